@@ -1,0 +1,164 @@
+package cloudstack
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// APIError is CloudStack's own refusal: its HTTP error code, the exception
+// class code, and its text.
+type APIError struct {
+	Command     string
+	ErrorCode   int
+	CSErrorCode int
+	Text        string
+	JobID       string // set when an async job failed
+}
+
+func (e *APIError) Error() string {
+	job := ""
+	if e.JobID != "" {
+		job = " (job " + e.JobID + ")"
+	}
+	return fmt.Sprintf("CloudStack %s failed%s: %s (error %d, cserrorcode %d)",
+		e.Command, job, e.Text, e.ErrorCode, e.CSErrorCode)
+}
+
+// CloudStack's ApiErrorCode values the CPI acts on.
+const (
+	CodeUnauthorized         = 401
+	CodeAPILimit             = 429
+	CodeParamError           = 431
+	CodeUnsupportedAction    = 432
+	CodeInsufficientCapacity = 533
+	CodeResourceUnavailable  = 534
+	CodeResourceAllocation   = 535
+	CodeResourceInUse        = 536
+)
+
+// IsCapacity says the error is CloudStack running out of room, which a retry
+// somewhere else or later may get past.
+func (e *APIError) IsCapacity() bool {
+	switch e.ErrorCode {
+	case CodeInsufficientCapacity, CodeResourceUnavailable, CodeResourceAllocation:
+		return true
+	}
+	return false
+}
+
+// CredentialsRefusedError is a 401: wrong keys, a bad signature, or a clock
+// so far off that the signature expired.
+type CredentialsRefusedError struct {
+	Endpoint string
+	Command  string
+}
+
+func (e *CredentialsRefusedError) Error() string {
+	return fmt.Sprintf("CloudStack at %s refused the credentials for %s (401): check cloudstack.api_key and "+
+		"cloudstack.secret_access_key, and that this machine's clock is right", e.Endpoint, e.Command)
+}
+
+// UnreachableError means no answer came from the endpoint.
+type UnreachableError struct {
+	Endpoint string
+	Err      error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("CloudStack at %s could not be reached: %v", e.Endpoint, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// TLSError means the endpoint's certificate was not trusted.
+type TLSError struct {
+	Endpoint string
+	Err      error
+}
+
+func (e *TLSError) Error() string {
+	return fmt.Sprintf("TLS connection to CloudStack at %s failed: %v (trust its CA with cloudstack.ca_cert)",
+		e.Endpoint, e.Err)
+}
+
+func (e *TLSError) Unwrap() error { return e.Err }
+
+// JobTimeoutError means CloudStack did not finish a job in time; the job may
+// still finish, so its id is kept for the operator.
+type JobTimeoutError struct {
+	Command string
+	JobID   string
+	Waited  time.Duration
+}
+
+func (e *JobTimeoutError) Error() string {
+	return fmt.Sprintf("CloudStack job %s of %s did not finish within %s; it may still complete",
+		e.JobID, e.Command, e.Waited.Round(time.Second))
+}
+
+// cloudstack-go flattens CloudStack errors into this text; the codes survive
+// only there.
+var csErrorText = regexp.MustCompile(`^CloudStack API error (\d+) \(CSExceptionErrorCode: (-?\d+)\): (?s)(.*)$`)
+
+// fail is the one place errors from cloudstack-go pass through: it types
+// them and strips the request URL, which holds the API key and signature.
+func (c *Client) fail(command string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if typed := alreadyTyped(err); typed != nil {
+		return typed
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if isTLSError(ue.Err) {
+			return &TLSError{Endpoint: c.endpoint, Err: ue.Err}
+		}
+		return &UnreachableError{Endpoint: c.endpoint, Err: ue.Err}
+	}
+	if m := csErrorText.FindStringSubmatch(err.Error()); m != nil {
+		code, _ := strconv.Atoi(m[1])
+		cscode, _ := strconv.Atoi(m[2])
+		if code == CodeUnauthorized {
+			return &CredentialsRefusedError{Endpoint: c.endpoint, Command: command}
+		}
+		return &APIError{Command: command, ErrorCode: code, CSErrorCode: cscode, Text: m[3]}
+	}
+	return fmt.Errorf("CloudStack %s at %s: unexpected answer: %v", command, c.endpoint, err)
+}
+
+// alreadyTyped finds an error this package made inside what cloudstack-go
+// or net/http wrapped around it.
+func alreadyTyped(err error) error {
+	var tlsErr *TLSError
+	var unreachable *UnreachableError
+	var api *APIError
+	var timeout *JobTimeoutError
+	switch {
+	case errors.As(err, &tlsErr):
+		return tlsErr
+	case errors.As(err, &unreachable):
+		return unreachable
+	case errors.As(err, &api):
+		return api
+	case errors.As(err, &timeout):
+		return timeout
+	}
+	return nil
+}
+
+func isTLSError(err error) bool {
+	var unknown x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	var record tls.RecordHeaderError
+	return errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
+		errors.As(err, &verify) || errors.As(err, &record)
+}

@@ -1,0 +1,77 @@
+package cloudstack
+
+import (
+	"encoding/json"
+	"time"
+
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// jobPolicy is our own async-job wait. cloudstack-go's sleeps 1 s, 2 s … 15 s
+// between polls, which costs up to 15 s of dead time per job; this starts
+// near 250 ms and doubles to about 2 s, bounded by the job timeout.
+type jobPolicy struct {
+	first, max, timeout time.Duration
+}
+
+type jobStatus struct {
+	JobID         string          `json:"jobid"`
+	JobStatus     int             `json:"jobstatus"`
+	JobResultCode int             `json:"jobresultcode"`
+	JobResultType string          `json:"jobresulttype"`
+	JobResult     json.RawMessage `json:"jobresult"`
+}
+
+type jobFailure struct {
+	ErrorCode   int    `json:"errorcode"`
+	CSErrorCode int    `json:"cserrorcode"`
+	ErrorText   string `json:"errortext"`
+}
+
+// waitJob polls queryAsyncJobResult until the job of command ends and
+// returns its jobresult object ({"<entity>": {...}}).
+func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
+	start := time.Now()
+	delay := c.jobs.first
+	for {
+		time.Sleep(delay)
+		st, err := c.queryJob(jobID)
+		if err != nil {
+			return nil, err
+		}
+		switch st.JobStatus {
+		case 1:
+			return st.JobResult, nil
+		case 2:
+			return nil, jobError(command, jobID, st)
+		}
+		if time.Since(start)+delay > c.jobs.timeout {
+			return nil, &JobTimeoutError{Command: command, JobID: jobID, Waited: time.Since(start)}
+		}
+		delay = min(delay*2, c.jobs.max)
+	}
+}
+
+// queryJob goes through CustomRequest: the generated QueryAsyncJobResult
+// retries every error three times, 401 included.
+func (c *Client) queryJob(jobID string) (*jobStatus, error) {
+	p := &csgo.CustomServiceParams{}
+	p.SetParam("jobid", jobID)
+	var st jobStatus
+	custom, _ := c.cs.Custom.(*csgo.CustomService)
+	if err := custom.CustomRequest("queryAsyncJobResult", p, &st); err != nil {
+		return nil, c.fail("queryAsyncJobResult", err)
+	}
+	return &st, nil
+}
+
+func jobError(command, jobID string, st *jobStatus) error {
+	var f jobFailure
+	if err := json.Unmarshal(st.JobResult, &f); err != nil || f.ErrorText == "" {
+		f.ErrorText = string(st.JobResult)
+	}
+	if f.ErrorCode == 0 {
+		f.ErrorCode = st.JobResultCode
+	}
+	return &APIError{Command: command, ErrorCode: f.ErrorCode, CSErrorCode: f.CSErrorCode, Text: f.ErrorText, JobID: jobID}
+}

@@ -1,0 +1,73 @@
+package cloudstack
+
+import (
+	"fmt"
+
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// VM is what the CPI needs to know of a CloudStack virtual machine.
+type VM struct {
+	ID         string
+	Name       string
+	State      string
+	ZoneID     string
+	Hypervisor string
+	NICs       []NIC
+}
+
+// NIC is one of a VM's network interfaces.
+type NIC struct {
+	ID        string
+	NetworkID string
+	IP        string
+	Netmask   string
+	Gateway   string
+	MAC       string
+	IsDefault bool
+}
+
+// Gone says CloudStack has let go of the VM, or is about to.
+func (vm *VM) Gone() bool {
+	return vm.State == "Destroyed" || vm.State == "Expunging" || vm.State == "Expunged"
+}
+
+// FindVM implements API.
+func (c *Client) FindVM(ref string) (*VM, error) {
+	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
+	p.SetListall(true)
+	if csgo.IsID(ref) {
+		p.SetId(ref)
+	} else {
+		// name= is a substring filter in CloudStack: compare exactly below.
+		p.SetName(ref)
+	}
+	resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
+	if err != nil {
+		return nil, c.fail("listVirtualMachines", err)
+	}
+	var found []*csgo.VirtualMachine
+	for _, vm := range resp.VirtualMachines {
+		if vm.Id == ref || vm.Name == ref {
+			found = append(found, vm)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return toVM(found[0]), nil
+	}
+	return nil, fmt.Errorf("%d CloudStack VMs are named %q; refusing to guess which one is meant", len(found), ref)
+}
+
+func toVM(v *csgo.VirtualMachine) *VM {
+	vm := &VM{ID: v.Id, Name: v.Name, State: v.State, ZoneID: v.Zoneid, Hypervisor: v.Hypervisor}
+	for _, n := range v.Nic {
+		vm.NICs = append(vm.NICs, NIC{
+			ID: n.Id, NetworkID: n.Networkid, IP: n.Ipaddress, Netmask: n.Netmask,
+			Gateway: n.Gateway, MAC: n.Macaddress, IsDefault: n.Isdefault,
+		})
+	}
+	return vm
+}

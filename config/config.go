@@ -1,0 +1,165 @@
+// Package config holds the schema of cpi.json: what an operator may set, the
+// defaults for what they leave out, and the checks that refuse a bad file
+// before the CPI talks to CloudStack.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Config is the whole of cpi.json.
+type Config struct {
+	CloudStack CloudStack `json:"cloudstack"`
+	Agent      Agent      `json:"agent"`
+	Registry   Registry   `json:"registry"`
+	Stemcell   Stemcell   `json:"stemcell"`
+	WebDAV     WebDAV     `json:"webdav"`
+}
+
+// CloudStack says where the management server is and how to talk to it.
+type CloudStack struct {
+	Endpoint        string `json:"endpoint"`
+	APIKey          string `json:"api_key"`
+	SecretAccessKey string `json:"secret_access_key"`
+	DefaultZone     string `json:"default_zone"`
+
+	// CACert is a PEM bundle trusted in addition to the system roots.
+	CACert        string `json:"ca_cert"`
+	SkipVerifySSL bool   `json:"skip_verify_ssl"`
+	// HTTPProxy overrides the proxy taken from HTTPS_PROXY/HTTP_PROXY/NO_PROXY.
+	HTTPProxy string `json:"http_proxy"`
+
+	RequestTimeout     Duration `json:"request_timeout"`
+	JobTimeout         Duration `json:"job_timeout"`
+	JobPollInterval    Duration `json:"job_poll_interval"`
+	JobPollMaxInterval Duration `json:"job_poll_max_interval"`
+	// MaxRetries bounds retries of transient failures (connection errors,
+	// 5xx without a CloudStack body, 429).
+	MaxRetries *int `json:"max_retries"`
+
+	DefaultComputeOffering       string `json:"default_compute_offering"`
+	DefaultDiskOffering          string `json:"default_disk_offering"`
+	DefaultEphemeralDiskOffering string `json:"default_ephemeral_disk_offering"`
+	DefaultKeyPair               string `json:"default_key_pair"`
+	// ExpungeVM destroys VMs with expunge=true; accounts that may not expunge
+	// fall back to a plain destroy.
+	ExpungeVM *bool `json:"expunge_vm"`
+}
+
+// Agent holds what every BOSH agent is told about the director.
+type Agent struct {
+	MBus      string    `json:"mbus"`
+	NTP       []string  `json:"ntp"`
+	Blobstore Blobstore `json:"blobstore"`
+}
+
+// Blobstore is the agent's blobstore; its options are provider-specific.
+type Blobstore struct {
+	Provider string         `json:"provider"`
+	Options  map[string]any `json:"options"`
+}
+
+// Registry is the BOSH registry for stemcells older than api_version 2:
+// endpoint and credentials for the CPI, listen and store_dir for `serve`.
+type Registry struct {
+	Endpoint string `json:"endpoint"`
+	Username string `json:"username"`
+	Password string `json:"password"`
+	Listen   string `json:"listen"`
+	StoreDir string `json:"store_dir"`
+}
+
+// Stemcell chooses how stemcell images reach CloudStack.
+type Stemcell struct {
+	// Publish is "upload" (getUploadParamsForTemplate + POST) or "webdav"
+	// (registerTemplate with a URL the secondary storage VM downloads).
+	Publish string   `json:"publish"`
+	Timeout Duration `json:"timeout"`
+}
+
+// WebDAV is the server that hands stemcell images to CloudStack's
+// secondary storage VM.
+type WebDAV struct {
+	Listen    string `json:"listen"`
+	PublicURL string `json:"public_url"`
+	Dir       string `json:"dir"`
+	Username  string `json:"username"`
+	Password  string `json:"password"`
+	DaemonURL string `json:"daemon_url"`
+}
+
+// Defaults an operator gets by leaving a key out.
+const (
+	DefaultRequestTimeout     = 60 * time.Second
+	DefaultJobTimeout         = 30 * time.Minute
+	DefaultJobPollInterval    = 250 * time.Millisecond
+	DefaultJobPollMaxInterval = 2 * time.Second
+	DefaultMaxRetries         = 5
+	DefaultStemcellTimeout    = 60 * time.Minute
+	PublishUpload             = "upload"
+	PublishWebDAV             = "webdav"
+)
+
+// Load reads, decodes, defaults and validates the file at path.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("reading CPI config: %w", err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("CPI config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Parse decodes cpi.json content, refusing unknown keys by their path.
+func Parse(data []byte) (Config, error) {
+	var raw any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return Config{}, fmt.Errorf("not valid JSON: %w", err)
+	}
+	var cfg Config
+	if err := checkKeys(raw, cfg, ""); err != nil {
+		return Config{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&cfg); err != nil {
+		return Config{}, fmt.Errorf("decoding: %w", err)
+	}
+	cfg.applyDefaults()
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func (c *Config) applyDefaults() {
+	cs := &c.CloudStack
+	defaultDuration(&cs.RequestTimeout, DefaultRequestTimeout)
+	defaultDuration(&cs.JobTimeout, DefaultJobTimeout)
+	defaultDuration(&cs.JobPollInterval, DefaultJobPollInterval)
+	defaultDuration(&cs.JobPollMaxInterval, DefaultJobPollMaxInterval)
+	if cs.MaxRetries == nil {
+		n := DefaultMaxRetries
+		cs.MaxRetries = &n
+	}
+	if cs.ExpungeVM == nil {
+		yes := true
+		cs.ExpungeVM = &yes
+	}
+	if c.Stemcell.Publish == "" {
+		c.Stemcell.Publish = PublishUpload
+	}
+	defaultDuration(&c.Stemcell.Timeout, DefaultStemcellTimeout)
+}
+
+func defaultDuration(d *Duration, def time.Duration) {
+	if *d == 0 {
+		*d = Duration(def)
+	}
+}

@@ -1,0 +1,45 @@
+package cpi
+
+import (
+	"errors"
+	"fmt"
+
+)
+
+// Error is a CPI error with the Bosh::Clouds type the director acts on;
+// bosh-cpi-go's dispatcher reads Type and CanRetry.
+type Error struct {
+	kind  string
+	retry bool
+	err   error
+}
+
+func (e *Error) Error() string  { return e.err.Error() }
+func (e *Error) Unwrap() error  { return e.err }
+func (e *Error) Type() string   { return "Bosh::Clouds::" + e.kind }
+func (e *Error) CanRetry() bool { return e.retry }
+
+// The error types of the CPI contract (bosh-director lib/cloud/errors.rb).
+func cloudError(err error) error { return &Error{kind: "CloudError", err: err} }
+
+func vmNotFound(cid string) error {
+	return &Error{kind: "VMNotFound", err: fmt.Errorf("VM %s not found in CloudStack", cid)}
+}
+
+func notImplemented(method string) error {
+	return &Error{kind: "NotImplemented", err: fmt.Errorf("%s is not implemented by this CPI yet", method)}
+}
+
+// wrap gives an error from the CloudStack layer the context an operator
+// needs and the type the director expects.
+func wrap(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	var typed *Error
+	if errors.As(err, &typed) {
+		return err
+	}
+	msg := fmt.Sprintf(format, args...)
+	return cloudError(fmt.Errorf("%s: %w", msg, err))
+}

@@ -1,0 +1,77 @@
+// Package cpi holds the CPI methods, grouped by resource: stemcells, VMs,
+// disks, snapshots and misc. Each turns a director request into calls on the
+// CloudStack layer and answers in the CPI contract's terms.
+package cpi
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
+	boshlog "github.com/cloudfoundry/bosh-utils/logger"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+)
+
+// Factory makes one CPI per request, as bosh-cpi-go asks.
+type Factory struct {
+	cfg    config.Config
+	cloud  cloudstack.API
+	logger boshlog.Logger
+}
+
+// NewFactory takes a validated config and a CloudStack layer. Anything that
+// can fail is done before: bosh-cpi-go reports an error from New as
+// NotImplemented, which would hide a config problem.
+func NewFactory(cfg config.Config, cloud cloudstack.API, logger boshlog.Logger) Factory {
+	return Factory{cfg: cfg, cloud: cloud, logger: logger}
+}
+
+// CallContext is what the director or bosh create-env sends beside the
+// arguments.
+type CallContext struct {
+	DirectorUUID       string
+	RequestID          string
+	StemcellAPIVersion int
+}
+
+// CPI serves one request.
+type CPI struct {
+	cfg    config.Config
+	cloud  cloudstack.API
+	logger boshlog.Logger
+	ctx    CallContext
+}
+
+var _ apiv1.CPI = CPI{}
+
+// New implements apiv1.CPIFactory.
+func (f Factory) New(ctx apiv1.CallContext) (apiv1.CPI, error) {
+	call, err := readContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return CPI{cfg: f.cfg, cloud: f.cloud, logger: f.logger, ctx: call}, nil
+}
+
+// readContext tolerates a request without context (an operator piping JSON
+// by hand) but not a malformed one: a misread stemcell api_version would
+// send agent settings the wrong way.
+func readContext(ctx apiv1.CallContext) (CallContext, error) {
+	if b, err := json.Marshal(ctx); err != nil || len(b) == 0 || string(b) == "null" {
+		return CallContext{}, nil
+	}
+	var raw struct {
+		DirectorUUID string `json:"director_uuid"`
+		RequestID    string `json:"request_id"`
+	}
+	if err := ctx.As(&raw); err != nil {
+		return CallContext{}, fmt.Errorf("reading the call context: %w", err)
+	}
+	version, err := apiv1.NewStemcellAPIVersion(ctx).Value()
+	if err != nil {
+		return CallContext{}, err
+	}
+	return CallContext{DirectorUUID: raw.DirectorUUID, RequestID: raw.RequestID, StemcellAPIVersion: version}, nil
+}

@@ -1,0 +1,11 @@
+package cpi
+
+import "github.com/cloudfoundry/bosh-cpi-go/apiv1"
+
+// StemcellFormats are the stemcell formats create_stemcell accepts.
+var StemcellFormats = []string{"cloudstack-vhdx"}
+
+// Info implements apiv1.CPI; bosh-cpi-go fills in api_version 2.
+func (c CPI) Info() (apiv1.Info, error) {
+	return apiv1.Info{StemcellFormats: StemcellFormats}, nil
+}

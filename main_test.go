@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type response struct {
+	Result any `json:"result"`
+	Error  *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+		Retry   bool   `json:"ok_to_retry"`
+	} `json:"error"`
+	Log *string `json:"log"`
+}
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cpi.json")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const goodConfig = `{"cloudstack":{"endpoint":"http://127.0.0.1:9/client/api","api_key":"k",
+  "secret_access_key":"s","default_zone":"z","max_retries":0}}`
+
+func call(t *testing.T, args []string, stdin string) (response, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	run(args, strings.NewReader(stdin), &out, &errOut)
+	var resp response
+	if err := json.Unmarshal(out.Bytes(), &resp); err != nil {
+		t.Fatalf("stdout is not a JSON response: %q (%v)", out.String(), err)
+	}
+	if resp.Log == nil {
+		t.Fatalf("response has no log string: %s", out.String())
+	}
+	return resp, errOut.String()
+}
+
+func TestInfo(t *testing.T) {
+	resp, _ := call(t, []string{"-configPath", writeConfig(t, goodConfig)},
+		`{"method":"info","arguments":[],"context":{"director_uuid":"d"}}`)
+	if resp.Error != nil {
+		t.Fatal(resp.Error.Message)
+	}
+	got, _ := json.Marshal(resp.Result)
+	if string(got) != `{"api_version":2,"stemcell_formats":["cloudstack-vhdx"]}` {
+		t.Fatalf("info = %s", got)
+	}
+}
+
+func TestBadInputAnswersJSONErrors(t *testing.T) {
+	good := writeConfig(t, goodConfig)
+	cases := map[string]struct {
+		args             []string
+		stdin, typ, want string
+	}{
+		"empty stdin":       {[]string{"-configPath", good}, "", "CpiError", "valid JSON"},
+		"not json":          {[]string{"-configPath", good}, "hello", "CpiError", "valid JSON"},
+		"wrong shape":       {[]string{"-configPath", good}, `["info"]`, "CpiError", "valid JSON"},
+		"no method":         {[]string{"-configPath", good}, `{"arguments":[]}`, "CpiError", "'method'"},
+		"no arguments":      {[]string{"-configPath", good}, `{"method":"info"}`, "CpiError", "'arguments'"},
+		"unknown method":    {[]string{"-configPath", good}, `{"method":"fly","arguments":[]}`, "NotImplemented", "fly"},
+		"api version 3":     {[]string{"-configPath", good}, `{"method":"info","arguments":[],"api_version":3}`, "NotImplemented", "max supported is '2'"},
+		"too few arguments": {[]string{"-configPath", good}, `{"method":"has_vm","arguments":[]}`, "CloudError", "arguments"},
+		"wrong type":        {[]string{"-configPath", good}, `{"method":"has_vm","arguments":[42]}`, "CloudError", "unmarshal"},
+		"no config flag":    {nil, `{"method":"info","arguments":[]}`, "CpiError", "-configPath"},
+		"missing config": {[]string{"-configPath", filepath.Join(t.TempDir(), "nope.json")},
+			`{"method":"info","arguments":[]}`, "CpiError", "nope.json"},
+		"unknown key": {[]string{"-configPath", writeConfig(t, strings.Replace(goodConfig, `"api_key"`, `"apikey":"x","api_key"`, 1))},
+			`{"method":"info","arguments":[]}`, "CpiError", "unknown key cloudstack.apikey"},
+		"bad endpoint": {[]string{"-configPath", writeConfig(t, strings.Replace(goodConfig, "http://127.0.0.1:9", "127.0.0.1:9", 1))},
+			`{"method":"info","arguments":[]}`, "CpiError", "cloudstack.endpoint"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			resp, _ := call(t, c.args, c.stdin)
+			if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::"+c.typ || !strings.Contains(resp.Error.Message, c.want) {
+				t.Fatalf("got %+v, want %s containing %q", resp.Error, c.typ, c.want)
+			}
+		})
+	}
+}
+
+func TestUnreadableConfig(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// root reads any file: a directory stands in for an unreadable one.
+		resp, _ := call(t, []string{"-configPath", t.TempDir()}, `{"method":"info","arguments":[]}`)
+		if resp.Error == nil || !strings.Contains(resp.Error.Message, "reading CPI config") {
+			t.Fatalf("got %+v", resp.Error)
+		}
+		return
+	}
+	path := writeConfig(t, goodConfig)
+	if err := os.Chmod(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := call(t, []string{"-configPath", path}, `{"method":"info","arguments":[]}`)
+	if resp.Error == nil || !strings.Contains(resp.Error.Message, "reading CPI config") {
+		t.Fatalf("got %+v", resp.Error)
+	}
+}
+
+func TestPanicBecomesCpiError(t *testing.T) {
+	var out, logs bytes.Buffer
+	code := guard(&out, newLogger(&logs, "cpi-7"), func() int { panic("boom") })
+	var resp response
+	if err := json.Unmarshal(out.Bytes(), &resp); err != nil || resp.Error == nil ||
+		resp.Error.Type != "Bosh::Clouds::CpiError" || !strings.Contains(resp.Error.Message, "boom") || code == 0 {
+		t.Fatalf("stdout %q code %d", out.String(), code)
+	}
+	if strings.Contains(out.String(), "goroutine") {
+		t.Fatal("a stack trace reached stdout")
+	}
+}
+
+func TestEveryLogLineCarriesTheRequestID(t *testing.T) {
+	_, logs := call(t, []string{"-configPath", writeConfig(t, goodConfig)},
+		`{"method":"info","arguments":[],"context":{"director_uuid":"d","request_id":"cpi-424242"}}`)
+	lines := strings.Split(strings.TrimSpace(logs), "\n")
+	if len(lines) == 0 || lines[0] == "" {
+		t.Fatal("no log lines")
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "[cpi-424242] ") {
+			t.Errorf("line without request id: %q", l)
+		}
+	}
+}
+
+func TestRequestArgumentsNeverLogged(t *testing.T) {
+	_, logs := call(t, []string{"-configPath", writeConfig(t, goodConfig)},
+		`{"method":"has_vm","arguments":["s3cr3t-password-in-args"],"context":{"request_id":"cpi-1"}}`)
+	if strings.Contains(logs, "s3cr3t-password-in-args") {
+		t.Fatalf("arguments leaked into logs:\n%s", logs)
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	var out bytes.Buffer
+	if code := run([]string{"-version"}, strings.NewReader(""), &out, &bytes.Buffer{}); code != 0 || strings.TrimSpace(out.String()) != version {
+		t.Fatalf("code %d out %q", code, out.String())
+	}
+}
