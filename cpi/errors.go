@@ -3,7 +3,6 @@ package cpi
 import (
 	"errors"
 	"fmt"
-
 )
 
 // Error is a CPI error with the Bosh::Clouds type the director acts on;
