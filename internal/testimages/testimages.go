@@ -1,0 +1,148 @@
+// Package testimages makes small, structurally valid disk images for tests:
+// a dynamic VHD, a QCOW2, an OVA and an OpenStack-style tgz, compressed the
+// way stemcells ship them.
+package testimages
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// VHD is a dynamic VHD of virtualSize bytes with no data blocks: footer
+// copy, dynamic header, block allocation table, footer.
+func VHD(virtualSize uint64) []byte {
+	const block = 2 << 20
+	entries := (virtualSize + block - 1) / block
+	batBytes := (entries*4 + 511) / 512 * 512
+	footer := vhdFooter(virtualSize)
+	var b bytes.Buffer
+	b.Write(footer)
+	b.Write(vhdDynamicHeader(uint32(entries)))
+	bat := bytes.Repeat([]byte{0xff}, int(batBytes))
+	b.Write(bat)
+	b.Write(footer)
+	return b.Bytes()
+}
+
+func vhdFooter(size uint64) []byte {
+	f := make([]byte, 512)
+	copy(f[0:], "conectix")
+	binary.BigEndian.PutUint32(f[8:], 2)           // features
+	binary.BigEndian.PutUint32(f[12:], 0x00010000) // version
+	binary.BigEndian.PutUint64(f[16:], 512)        // data offset: the dynamic header
+	copy(f[28:], "bosh")
+	binary.BigEndian.PutUint64(f[40:], size)
+	binary.BigEndian.PutUint64(f[48:], size)
+	binary.BigEndian.PutUint32(f[60:], 3) // disk type: dynamic
+	binary.BigEndian.PutUint32(f[64:], checksum(f))
+	return f
+}
+
+func vhdDynamicHeader(entries uint32) []byte {
+	h := make([]byte, 1024)
+	copy(h[0:], "cxsparse")
+	binary.BigEndian.PutUint64(h[8:], ^uint64(0))
+	binary.BigEndian.PutUint64(h[16:], 1536) // BAT offset
+	binary.BigEndian.PutUint32(h[24:], 0x00010000)
+	binary.BigEndian.PutUint32(h[28:], entries)
+	binary.BigEndian.PutUint32(h[32:], 2<<20)
+	binary.BigEndian.PutUint32(h[36:], checksum(h))
+	return h
+}
+
+func checksum(b []byte) uint32 {
+	var sum uint32
+	for _, c := range b {
+		sum += uint32(c)
+	}
+	return ^sum
+}
+
+// QCOW2 is a version 3 QCOW2 header with its L1 table inside the file.
+func QCOW2(virtualSize uint64) []byte {
+	const cluster = 1 << 16
+	img := make([]byte, 4*cluster)
+	copy(img[0:], "QFI\xfb")
+	binary.BigEndian.PutUint32(img[4:], 3)
+	binary.BigEndian.PutUint32(img[20:], 16) // cluster bits
+	binary.BigEndian.PutUint64(img[24:], virtualSize)
+	binary.BigEndian.PutUint32(img[36:], 1)              // L1 entries
+	binary.BigEndian.PutUint64(img[40:], 3*cluster)      // L1 offset
+	binary.BigEndian.PutUint64(img[48:], cluster)        // refcount table offset
+	binary.BigEndian.PutUint32(img[56:], 1)              // refcount table clusters
+	binary.BigEndian.PutUint32(img[96:], 4)              // refcount order
+	binary.BigEndian.PutUint32(img[100:], 104)           // header length
+	binary.BigEndian.PutUint64(img[cluster:], 2*cluster) // refcount block
+	for i := 0; i < 4; i++ {
+		binary.BigEndian.PutUint16(img[2*cluster+2*i:], 1)
+	}
+	return img
+}
+
+// Entry is one file of a tarball.
+type Entry struct {
+	Name string
+	Data []byte
+}
+
+// Tar packs entries in order.
+func Tar(entries ...Entry) []byte {
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	for _, e := range entries {
+		_ = tw.WriteHeader(&tar.Header{Name: e.Name, Mode: 0o644, Size: int64(len(e.Data)), Typeflag: tar.TypeReg})
+		_, _ = tw.Write(e.Data)
+	}
+	_ = tw.Close()
+	return b.Bytes()
+}
+
+// Gzip compresses data.
+func Gzip(data []byte) []byte {
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	_, _ = gz.Write(data)
+	_ = gz.Close()
+	return b.Bytes()
+}
+
+// Bzip2 compresses data with the bzip2 tool, as the stemcell builder does.
+func Bzip2(data []byte) ([]byte, error) {
+	cmd := exec.Command("bzip2", "-c", "-1")
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("bzip2 (Debian package bzip2) is needed to make test images: %w", err)
+	}
+	return out, nil
+}
+
+// OVA is a vSphere-style image set packed with the descriptor first.
+func OVA() []byte { return Tar(OVFEntries()...) }
+
+// OVFEntries are a vSphere stemcell's files.
+func OVFEntries() []Entry {
+	vmdk := append([]byte("KDMV"), make([]byte, 508)...)
+	return []Entry{
+		{Name: "image.ovf", Data: []byte(`<?xml version="1.0"?><Envelope xmlns="http://schemas.dmtf.org/ovf/envelope/1"/>`)},
+		{Name: "image.mf", Data: []byte("SHA1(image-disk1.vmdk)= 00\n")},
+		{Name: "image-disk1.vmdk", Data: vmdk},
+	}
+}
+
+// OpenStackTgz is an OpenStack-style stemcell image: a tgz of root.img.
+func OpenStackTgz(rootImg []byte) []byte {
+	return Gzip(Tar(Entry{Name: "root.img", Data: rootImg}))
+}
+
+// Write puts data in dir/name and returns the path.
+func Write(dir, name string, data []byte) (string, error) {
+	p := filepath.Join(dir, name)
+	return p, os.WriteFile(p, data, 0o600)
+}

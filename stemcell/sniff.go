@@ -1,0 +1,118 @@
+package stemcell
+
+import (
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+)
+
+// kind is what an image's bytes say it is, whatever its name claims.
+type kind string
+
+const (
+	kindUnknown kind = "unrecognised"
+	kindBzip2   kind = "bzip2"
+	kindGzip    kind = "gzip"
+	kindTar     kind = "tar"
+	kindQCOW2   kind = "QCOW2"
+	kindVHD     kind = "VHD"
+)
+
+const headerSize = 512
+
+var (
+	vhdCookie  = []byte("conectix")
+	qcow2Magic = []byte("QFI\xfb")
+)
+
+// sniff reads the first bytes of r; a dynamic VHD begins with a copy of its
+// footer, so "conectix" at 0 is a VHD.
+func sniff(head []byte) kind {
+	switch {
+	case len(head) >= 4 && bytes.HasPrefix(head, []byte("BZh")) && head[3] >= '1' && head[3] <= '9':
+		return kindBzip2
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		return kindGzip
+	case bytes.HasPrefix(head, qcow2Magic):
+		return kindQCOW2
+	case bytes.HasPrefix(head, vhdCookie):
+		return kindVHD
+	case len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar")):
+		return kindTar
+	}
+	return kindUnknown
+}
+
+// readHead returns up to n bytes from the start of r.
+func readHead(r io.Reader, n int) ([]byte, error) {
+	buf := make([]byte, n)
+	got, err := io.ReadFull(r, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return buf[:got], err
+}
+
+// innerKind looks through one layer of compression.
+func innerKind(f *os.File, outer kind) (kind, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return kindUnknown, err
+	}
+	var r io.Reader
+	switch outer {
+	case kindBzip2:
+		r = bzip2.NewReader(f)
+	case kindGzip:
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return kindUnknown, fmt.Errorf("corrupt gzip data: %w", err)
+		}
+		defer gz.Close()
+		r = gz
+	default:
+		return outer, nil
+	}
+	head, err := readHead(r, headerSize)
+	if err != nil {
+		return kindUnknown, fmt.Errorf("corrupt %s data: %w", outer, err)
+	}
+	return sniff(head), nil
+}
+
+// checkVHD insists on the footer at the end: a truncated VHD has lost it.
+func checkVHD(f *os.File, size int64) error {
+	if size < headerSize {
+		return fmt.Errorf("too short for a VHD (%d bytes)", size)
+	}
+	footer := make([]byte, len(vhdCookie))
+	if _, err := f.ReadAt(footer, size-headerSize); err != nil {
+		return err
+	}
+	if !bytes.Equal(footer, vhdCookie) {
+		return fmt.Errorf("no VHD footer at its end: the file is truncated or not a VHD")
+	}
+	return nil
+}
+
+// checkQCOW2 insists the L1 table lies inside the file, which a truncated
+// image fails.
+func checkQCOW2(f *os.File, size int64) error {
+	head := make([]byte, 48)
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return fmt.Errorf("too short for a QCOW2 header: %w", err)
+	}
+	version := binary.BigEndian.Uint32(head[4:8])
+	l1Size := int64(binary.BigEndian.Uint32(head[36:40]))
+	l1Offset := int64(binary.BigEndian.Uint64(head[40:48]))
+	if version != 2 && version != 3 {
+		return fmt.Errorf("QCOW2 version %d is not 2 or 3", version)
+	}
+	if l1Offset+8*l1Size > size {
+		return fmt.Errorf("its QCOW2 L1 table ends past the end of the file: the file is truncated")
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+// Package stemcell turns a stemcell's image into something CloudStack
+// accepts as a template: which hypervisor and format it is, a check that the
+// bytes really are that format, unpacking OpenStack- and vSphere-style
+// tarballs, and a streamed upload to the secondary storage VM.
+package stemcell
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CloudStack's hypervisor names.
+const (
+	XenServer = "XenServer"
+	KVM       = "KVM"
+	VMware    = "VMware"
+	Simulator = "Simulator"
+)
+
+// CloudStack's template formats.
+const (
+	VHD   = "VHD"
+	QCOW2 = "QCOW2"
+	OVA   = "OVA"
+	RAW   = "RAW"
+)
+
+// Spec is what the stemcell says of itself (stemcell.MF cloud_properties)
+// and what an operator overrides.
+type Spec struct {
+	Infrastructure string // cloudstack, openstack, vsphere, …
+	Hypervisor     string // xen, kvm, esxi, …
+	DiskFormat     string // vhdx, vhd, qcow2, ova, ovf, raw
+	// CloudStackHypervisor, when set, wins over what the stemcell says.
+	CloudStackHypervisor string
+}
+
+// Target is the CloudStack hypervisor and format the image is registered as.
+type Target struct {
+	Hypervisor string
+	Format     string
+}
+
+var hypervisorNames = map[string]string{
+	"xen": XenServer, "xenserver": XenServer, "xcp-ng": XenServer,
+	"kvm": KVM, "qemu": KVM,
+	"esxi": VMware, "vsphere": VMware, "vmware": VMware,
+	"simulator": Simulator,
+}
+
+var infrastructureHypervisors = map[string]string{
+	"cloudstack": XenServer, "openstack": KVM, "vsphere": VMware,
+}
+
+var formatNames = map[string]string{
+	"vhdx": VHD, "vhd": VHD, "qcow2": QCOW2, "ova": OVA, "ovf": OVA, "raw": RAW, "files": RAW,
+}
+
+var defaultFormats = map[string]string{XenServer: VHD, KVM: QCOW2, VMware: OVA, Simulator: VHD}
+
+// formats each hypervisor can boot from a template.
+var supported = map[string][]string{
+	XenServer: {VHD},
+	KVM:       {QCOW2, RAW},
+	VMware:    {OVA},
+	Simulator: {VHD, QCOW2, OVA, RAW},
+}
+
+// Choose decides the hypervisor and format, or says which value is unknown.
+func Choose(s Spec) (Target, error) {
+	hv, err := chooseHypervisor(s)
+	if err != nil {
+		return Target{}, err
+	}
+	format := defaultFormats[hv]
+	if s.DiskFormat != "" {
+		f, ok := formatNames[strings.ToLower(s.DiskFormat)]
+		if !ok {
+			return Target{}, fmt.Errorf("unknown stemcell disk_format %q (known: vhdx, vhd, qcow2, ova, ovf, raw)", s.DiskFormat)
+		}
+		format = f
+	}
+	for _, f := range supported[hv] {
+		if f == format {
+			return Target{Hypervisor: hv, Format: format}, nil
+		}
+	}
+	return Target{}, fmt.Errorf("CloudStack's %s hypervisor cannot boot a %s template (it takes %s)",
+		hv, format, strings.Join(supported[hv], ", "))
+}
+
+func chooseHypervisor(s Spec) (string, error) {
+	if s.CloudStackHypervisor != "" {
+		if hv, ok := hypervisorNames[strings.ToLower(s.CloudStackHypervisor)]; ok {
+			return hv, nil
+		}
+		return "", fmt.Errorf("unknown CloudStack hypervisor %q (known: XenServer, KVM, VMware, Simulator)", s.CloudStackHypervisor)
+	}
+	if s.Hypervisor != "" {
+		if hv, ok := hypervisorNames[strings.ToLower(s.Hypervisor)]; ok {
+			return hv, nil
+		}
+		return "", fmt.Errorf("unknown stemcell hypervisor %q (known: xen, kvm, esxi)", s.Hypervisor)
+	}
+	if hv, ok := infrastructureHypervisors[strings.ToLower(s.Infrastructure)]; ok {
+		return hv, nil
+	}
+	return "", fmt.Errorf("cannot tell the hypervisor of a stemcell for infrastructure %q with no hypervisor", s.Infrastructure)
+}
