@@ -1,12 +1,45 @@
 package cloudstack
 
+import (
+	"net/http"
+	"time"
+)
+
 // API is the seam the CPI methods depend on: everything they ask of
 // CloudStack, in the CPI's terms. *Client implements it against a real
 // management server; unit tests use a fake.
 type API interface {
+	// Endpoint is the API URL without credentials, for messages.
+	Endpoint() string
+
+	// UploadClient is an HTTP client for the secondary storage VM, with the
+	// API's TLS and proxy settings and no overall timeout.
+	UploadClient() *http.Client
+
 	// FindVM looks a VM up by UUID, or by exact name for the name-style
 	// CIDs of earlier CloudStack CPIs. Absent is (nil, nil).
 	FindVM(ref string) (*VM, error)
+
+	// FindZones resolves zone names or ids exactly; a missing one is an error.
+	FindZones(refs []string) ([]Zone, error)
+	// FindOSType resolves an OS type description or id to its id.
+	FindOSType(ref string) (string, error)
+
+	// GetUploadParams creates a template awaiting its bytes in the spec's
+	// first zone.
+	GetUploadParams(s TemplateSpec) (*UploadParams, error)
+	// RegisterTemplate has CloudStack download url into the spec's zones.
+	RegisterTemplate(s TemplateSpec, url string) (string, error)
+	// Templates lists every zone's copy of a template; none is empty.
+	Templates(id string) ([]Template, error)
+	// FindTemplateByName finds a template by exact name in a zone.
+	FindTemplateByName(name, zoneID string) (*Template, error)
+	// WaitTemplate waits until a template is ready in every zone.
+	WaitTemplate(id string, zoneIDs []string, timeout time.Duration, report func(Template)) error
+	// CopyTemplate copies a template to more zones.
+	CopyTemplate(id, fromZone string, toZones []string) error
+	// DeleteTemplate deletes a template from every zone.
+	DeleteTemplate(id string) error
 }
 
 var _ API = (*Client)(nil)

@@ -24,6 +24,7 @@ const logTag = "cloudstack"
 // Client talks to one CloudStack management server.
 type Client struct {
 	cs       *csgo.CloudStackClient
+	upload   *http.Client
 	endpoint string // scheme://host/path, never with credentials
 	logger   boshlog.Logger
 	jobs     jobPolicy
@@ -54,6 +55,7 @@ func New(cfg config.CloudStack, logger boshlog.Logger) (*Client, error) {
 		csgo.WithHTTPClient(httpClient))
 	return &Client{
 		cs:       cs,
+		upload:   &http.Client{Transport: base},
 		endpoint: safeEndpoint,
 		logger:   logger,
 		jobs: jobPolicy{
@@ -63,6 +65,9 @@ func New(cfg config.CloudStack, logger boshlog.Logger) (*Client, error) {
 		},
 	}, nil
 }
+
+// UploadClient implements API.
+func (c *Client) UploadClient() *http.Client { return c.upload }
 
 // Endpoint is the API URL without credentials, for messages.
 func (c *Client) Endpoint() string { return c.endpoint }

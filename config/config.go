@@ -79,6 +79,15 @@ type Stemcell struct {
 	// (registerTemplate with a URL the secondary storage VM downloads).
 	Publish string   `json:"publish"`
 	Timeout Duration `json:"timeout"`
+	// Zones to publish every stemcell to; empty means the default zone.
+	Zones []string `json:"zones"`
+	// Defaults for what a stemcell's cloud_properties may override.
+	Hypervisor  string `json:"hypervisor"` // XenServer, KVM, VMware or Simulator
+	OSType      string `json:"os_type"`    // a listOsTypes description
+	RequiresHVM *bool  `json:"requires_hvm"`
+	Bits        int    `json:"bits"`
+	Public      bool   `json:"public"`
+	Extractable bool   `json:"extractable"`
 }
 
 // WebDAV is the server that hands stemcell images to CloudStack's
@@ -100,6 +109,7 @@ const (
 	DefaultJobPollMaxInterval = 2 * time.Second
 	DefaultMaxRetries         = 5
 	DefaultStemcellTimeout    = 60 * time.Minute
+	DefaultStemcellOSType     = "Other Linux (64-bit)"
 	PublishUpload             = "upload"
 	PublishWebDAV             = "webdav"
 )
@@ -156,6 +166,12 @@ func (c *Config) applyDefaults() {
 		c.Stemcell.Publish = PublishUpload
 	}
 	defaultDuration(&c.Stemcell.Timeout, DefaultStemcellTimeout)
+	if c.Stemcell.OSType == "" {
+		c.Stemcell.OSType = DefaultStemcellOSType
+	}
+	if c.Stemcell.Bits == 0 {
+		c.Stemcell.Bits = 64
+	}
 }
 
 func defaultDuration(d *Duration, def time.Duration) {

@@ -52,6 +52,12 @@ func (c Config) validateServices() error {
 	default:
 		return fmt.Errorf("stemcell.publish is %q; want %q or %q", c.Stemcell.Publish, PublishUpload, PublishWebDAV)
 	}
+	if c.Stemcell.Publish == PublishWebDAV && c.WebDAV.Listen == "" && c.WebDAV.DaemonURL == "" {
+		return fmt.Errorf("stemcell.publish is webdav, so webdav.listen (HOST:PORT or HOST:LOW-HIGH) is required")
+	}
+	if b := c.Stemcell.Bits; b != 32 && b != 64 {
+		return fmt.Errorf("stemcell.bits is %d; want 32 or 64", b)
+	}
 	urls := []struct{ path, value string }{
 		{"registry.endpoint", c.Registry.Endpoint},
 		{"webdav.public_url", c.WebDAV.PublicURL},

@@ -3,8 +3,10 @@ package cpi_test
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 	boshlog "github.com/cloudfoundry/bosh-utils/logger"
@@ -16,14 +18,60 @@ import (
 
 // fakeCloud is the CloudStack layer as the CPI methods see it.
 type fakeCloud struct {
-	vms     map[string]*cloudstack.VM
-	err     error
-	lookups []string
+	vms       map[string]*cloudstack.VM
+	templates map[string][]cloudstack.Template
+	err       error
+	deleted   []string
 }
 
-func (f *fakeCloud) FindVM(ref string) (*cloudstack.VM, error) {
-	f.lookups = append(f.lookups, ref)
-	return f.vms[ref], f.err
+func (f *fakeCloud) Endpoint() string            { return "http://cs.test/client/api" }
+func (f *fakeCloud) UploadClient() *http.Client { return http.DefaultClient }
+
+func (f *fakeCloud) FindVM(ref string) (*cloudstack.VM, error) { return f.vms[ref], f.err }
+
+func (f *fakeCloud) FindZones(refs []string) ([]cloudstack.Zone, error) {
+	var zones []cloudstack.Zone
+	for _, r := range refs {
+		if r == "missing" {
+			return nil, errors.New(`no zone "missing"`)
+		}
+		zones = append(zones, cloudstack.Zone{ID: "id-" + r, Name: r})
+	}
+	return zones, f.err
+}
+
+func (f *fakeCloud) FindOSType(ref string) (string, error) { return "os-" + ref, f.err }
+
+func (f *fakeCloud) GetUploadParams(cloudstack.TemplateSpec) (*cloudstack.UploadParams, error) {
+	return nil, errors.New("not in this fake")
+}
+
+func (f *fakeCloud) RegisterTemplate(cloudstack.TemplateSpec, string) (string, error) {
+	return "", errors.New("not in this fake")
+}
+
+func (f *fakeCloud) Templates(id string) ([]cloudstack.Template, error) { return f.templates[id], f.err }
+
+func (f *fakeCloud) FindTemplateByName(name, zoneID string) (*cloudstack.Template, error) {
+	for _, copies := range f.templates {
+		for _, t := range copies {
+			if t.Name == name && t.ZoneID == zoneID {
+				return &t, nil
+			}
+		}
+	}
+	return nil, f.err
+}
+
+func (f *fakeCloud) WaitTemplate(string, []string, time.Duration, func(cloudstack.Template)) error {
+	return nil
+}
+
+func (f *fakeCloud) CopyTemplate(string, string, []string) error { return nil }
+
+func (f *fakeCloud) DeleteTemplate(id string) error {
+	f.deleted = append(f.deleted, id)
+	return f.err
 }
 
 func newCPI(t *testing.T, cloud cloudstack.API, context string) apiv1.CPI {
@@ -32,7 +80,9 @@ func newCPI(t *testing.T, cloud cloudstack.API, context string) apiv1.CPI {
 	if err := json.Unmarshal([]byte(context), &ctx); err != nil {
 		t.Fatal(err)
 	}
-	c, err := cpi.NewFactory(config.Config{}, cloud, boshlog.NewLogger(boshlog.LevelNone)).New(ctx)
+	cfg := config.Config{}
+	cfg.CloudStack.DefaultZone = "z1"
+	c, err := cpi.NewFactory(cfg, cloud, boshlog.NewLogger(boshlog.LevelNone)).New(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,204 @@
 package cpi
 
-import "github.com/cloudfoundry/bosh-cpi-go/apiv1"
+import (
+	"fmt"
+	"os"
+	"strings"
 
-// CreateStemcell implements apiv1.CPI.
-func (c CPI) CreateStemcell(string, apiv1.StemcellCloudProps) (apiv1.StemcellCID, error) {
-	return apiv1.StemcellCID{}, notImplemented("create_stemcell")
+	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
+)
+
+// lightPrefix marks the CID of a light stemcell: its template belongs to
+// someone else, so delete_stemcell must leave it alone.
+const lightPrefix = "light-"
+
+// stemcellProps are stemcell.MF's cloud_properties plus the overrides an
+// operator may add. Unknown keys are allowed: stemcells carry other IaaSes'.
+type stemcellProps struct {
+	Name           string     `json:"name"`
+	Version        flexString `json:"version"`
+	Infrastructure string     `json:"infrastructure"`
+	Hypervisor     string     `json:"hypervisor"`
+	DiskFormat     string     `json:"disk_format"`
+	Architecture   string     `json:"architecture"`
+
+	TemplateID   string `json:"template_id"`   // light stemcell, by id
+	TemplateName string `json:"template_name"` // light stemcell, by exact name per zone
+
+	CloudStackHypervisor string   `json:"cloudstack_hypervisor"`
+	CloudStackOSType     string   `json:"cloudstack_os_type"`
+	RequiresHVM          *bool    `json:"requires_hvm"`
+	Bits                 int      `json:"bits"`
+	Public               *bool    `json:"public"`
+	Extractable          *bool    `json:"extractable"`
+	Zones                []string `json:"zones"`
 }
 
-// DeleteStemcell implements apiv1.CPI.
-func (c CPI) DeleteStemcell(apiv1.StemcellCID) error { return notImplemented("delete_stemcell") }
+// CreateStemcell implements apiv1.CPI.
+func (c CPI) CreateStemcell(imagePath string, cp apiv1.StemcellCloudProps) (apiv1.StemcellCID, error) {
+	var props stemcellProps
+	if err := cp.As(&props); err != nil {
+		return apiv1.StemcellCID{}, cloudError(fmt.Errorf("reading the stemcell's cloud_properties: %w", err))
+	}
+	var id string
+	var err error
+	if props.TemplateID != "" || props.TemplateName != "" {
+		id, err = c.lightStemcell(props)
+	} else {
+		id, err = c.publishStemcell(imagePath, props)
+	}
+	if err != nil {
+		return apiv1.StemcellCID{}, wrap(err, "creating stemcell %s/%s", props.Name, props.Version)
+	}
+	return apiv1.NewStemcellCID(id), nil
+}
+
+// DeleteStemcell implements apiv1.CPI: gone already is success.
+func (c CPI) DeleteStemcell(cid apiv1.StemcellCID) error {
+	id := cid.AsString()
+	if strings.HasPrefix(id, lightPrefix) {
+		c.logger.Info("stemcell", "light stemcell %s: its template is not the CPI's to delete", id)
+		return nil
+	}
+	copies, err := c.cloud.Templates(id)
+	if err != nil {
+		return wrap(err, "looking up stemcell template %s", id)
+	}
+	if len(copies) == 0 {
+		c.logger.Info("stemcell", "template %s is already gone", id)
+		return nil
+	}
+	return wrap(c.cloud.DeleteTemplate(id), "deleting stemcell template %s", id)
+}
+
+func (c CPI) publishStemcell(imagePath string, props stemcellProps) (string, error) {
+	target, err := stemcell.Choose(stemcell.Spec{
+		Infrastructure:       props.Infrastructure,
+		Hypervisor:           props.Hypervisor,
+		DiskFormat:           props.DiskFormat,
+		CloudStackHypervisor: firstOf(props.CloudStackHypervisor, c.cfg.Stemcell.Hypervisor),
+	})
+	if err != nil {
+		return "", err
+	}
+	img, err := stemcell.Prepare(imagePath, target, os.TempDir())
+	if err != nil {
+		return "", err
+	}
+	defer img.Cleanup()
+	spec, err := c.templateSpec(props, target)
+	if err != nil {
+		return "", err
+	}
+	p := publisher{cpi: c, spec: spec, img: img}
+	if c.cfg.Stemcell.Publish == config.PublishWebDAV {
+		return p.byWebDAV()
+	}
+	return p.byUpload()
+}
+
+// templateSpec resolves zones and OS type: two lookups, before anything is
+// created, so a typo costs nothing to clean up.
+func (c CPI) templateSpec(props stemcellProps, target stemcell.Target) (cloudstack.TemplateSpec, error) {
+	zones, err := c.stemcellZones(props)
+	if err != nil {
+		return cloudstack.TemplateSpec{}, err
+	}
+	osType, err := c.cloud.FindOSType(firstOf(props.CloudStackOSType, c.cfg.Stemcell.OSType))
+	if err != nil {
+		return cloudstack.TemplateSpec{}, err
+	}
+	name := templateName(props.Name, string(props.Version))
+	s := c.cfg.Stemcell
+	return cloudstack.TemplateSpec{
+		Name:        name,
+		DisplayText: truncate(fmt.Sprintf("BOSH stemcell %s version %s", props.Name, props.Version), 255),
+		Format:      target.Format,
+		Hypervisor:  target.Hypervisor,
+		OSTypeID:    osType,
+		ZoneIDs:     zoneIDs(zones),
+		Bits:        firstInt(props.Bits, s.Bits),
+		Public:      boolOr(props.Public, s.Public),
+		Extractable: boolOr(props.Extractable, s.Extractable),
+		RequiresHVM: boolOr(props.RequiresHVM, boolOr(s.RequiresHVM, true)),
+	}, nil
+}
+
+func (c CPI) stemcellZones(props stemcellProps) ([]cloudstack.Zone, error) {
+	refs := props.Zones
+	if len(refs) == 0 {
+		refs = c.cfg.Stemcell.Zones
+	}
+	if len(refs) == 0 {
+		refs = []string{c.cfg.CloudStack.DefaultZone}
+	}
+	return c.cloud.FindZones(refs)
+}
+
+// lightStemcell checks the named template is ready in every zone; nothing
+// is uploaded.
+func (c CPI) lightStemcell(props stemcellProps) (string, error) {
+	zones, err := c.stemcellZones(props)
+	if err != nil {
+		return "", err
+	}
+	id := props.TemplateID
+	if id == "" {
+		if id, err = c.templateIDByName(props.TemplateName, zones); err != nil {
+			return "", err
+		}
+	}
+	copies, err := c.cloud.Templates(id)
+	if err != nil {
+		return "", err
+	}
+	for _, z := range zones {
+		if err := lightCopyReady(id, z, copies); err != nil {
+			return "", err
+		}
+	}
+	return lightPrefix + id, nil
+}
+
+func (c CPI) templateIDByName(name string, zones []cloudstack.Zone) (string, error) {
+	id := ""
+	for _, z := range zones {
+		t, err := c.cloud.FindTemplateByName(name, z.ID)
+		if err != nil {
+			return "", err
+		}
+		if t == nil {
+			return "", fmt.Errorf("light stemcell template %q does not exist in zone %s", name, z.Name)
+		}
+		if id != "" && t.ID != id {
+			return "", fmt.Errorf("light stemcell template %q is a different template in zone %s; name it by template_id", name, z.Name)
+		}
+		id = t.ID
+	}
+	return id, nil
+}
+
+func lightCopyReady(id string, z cloudstack.Zone, copies []cloudstack.Template) error {
+	for _, t := range copies {
+		if t.ZoneID != z.ID {
+			continue
+		}
+		if !t.IsReady {
+			return fmt.Errorf("light stemcell template %s is not ready in zone %s (status %q)", id, z.Name, t.Status)
+		}
+		return nil
+	}
+	return fmt.Errorf("light stemcell template %s does not exist in zone %s", id, z.Name)
+}
+
+func zoneIDs(zones []cloudstack.Zone) []string {
+	ids := make([]string, len(zones))
+	for i, z := range zones {
+		ids[i] = z.ID
+	}
+	return ids
+}

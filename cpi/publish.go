@@ -1,0 +1,95 @@
+package cpi
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
+	"github.com/bosh-cloudstack/cloudstack-cpi/webdav"
+)
+
+// publisher gets one prepared image into CloudStack as a template and, on
+// any failure, deletes the template it created before returning.
+type publisher struct {
+	cpi  CPI
+	spec cloudstack.TemplateSpec
+	img  *stemcell.Image
+}
+
+func (p publisher) byUpload() (string, error) {
+	deadline := time.Now().Add(p.cpi.cfg.Stemcell.Timeout.D())
+	up, err := p.cpi.cloud.GetUploadParams(p.spec)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	target := stemcell.UploadTarget{URL: up.PostURL, Signature: up.Signature, Metadata: up.Metadata, Expires: up.Expires}
+	progress := stemcell.Progress{Label: "uploading " + p.spec.Name, Log: p.log}
+	err = stemcell.Upload(ctx, p.cpi.cloud.UploadClient(), target, p.img, p.spec.Name, progress)
+	if err == nil {
+		err = p.wait(up.TemplateID, p.spec.ZoneIDs[:1], deadline)
+	}
+	if err == nil && len(p.spec.ZoneIDs) > 1 {
+		err = p.copyToOtherZones(up.TemplateID, deadline)
+	}
+	if err != nil {
+		return "", p.discard(up.TemplateID, err)
+	}
+	return up.TemplateID, nil
+}
+
+func (p publisher) copyToOtherZones(id string, deadline time.Time) error {
+	zones := p.spec.ZoneIDs
+	if err := p.cpi.cloud.CopyTemplate(id, zones[0], zones[1:]); err != nil {
+		return err
+	}
+	return p.wait(id, zones, deadline)
+}
+
+// byWebDAV serves the image from this process until CloudStack has it.
+func (p publisher) byWebDAV() (string, error) {
+	cfg := p.cpi.cfg.WebDAV
+	srv, err := webdav.Listen(cfg.Listen, cfg.PublicURL)
+	if err != nil {
+		return "", err
+	}
+	defer srv.Close(5 * time.Second)
+	url, err := srv.Publish(p.img.Path, p.spec.Name+p.img.Extension)
+	if err != nil {
+		return "", err
+	}
+	p.log("serving %s over WebDAV from %s for CloudStack's secondary storage", p.spec.Name, srv.Addr())
+	deadline := time.Now().Add(p.cpi.cfg.Stemcell.Timeout.D())
+	id, err := p.cpi.cloud.RegisterTemplate(p.spec, url)
+	if err != nil {
+		return "", err
+	}
+	if err := p.wait(id, p.spec.ZoneIDs, deadline); err != nil {
+		return "", p.discard(id, err)
+	}
+	return id, nil
+}
+
+func (p publisher) wait(id string, zones []string, deadline time.Time) error {
+	report := func(t cloudstack.Template) {
+		p.log("template %s in zone %s: %s", id, t.ZoneID, t.Status)
+	}
+	return p.cpi.cloud.WaitTemplate(id, zones, time.Until(deadline), report)
+}
+
+// discard deletes a template that will never be a stemcell; if that fails
+// too, the operator learns of both.
+func (p publisher) discard(id string, cause error) error {
+	p.log("deleting template %s after: %s", id, cause)
+	if err := p.cpi.cloud.DeleteTemplate(id); err != nil {
+		return fmt.Errorf("%w; deleting the half-made template %s failed too: %v", cause, id, err)
+	}
+	return fmt.Errorf("%w (template %s deleted)", cause, id)
+}
+
+func (p publisher) log(format string, args ...any) {
+	p.cpi.logger.Info("stemcell", format, args...)
+}
