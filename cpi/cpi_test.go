@@ -24,7 +24,7 @@ type fakeCloud struct {
 	deleted   []string
 }
 
-func (f *fakeCloud) Endpoint() string            { return "http://cs.test/client/api" }
+func (f *fakeCloud) Endpoint() string           { return "http://cs.test/client/api" }
 func (f *fakeCloud) UploadClient() *http.Client { return http.DefaultClient }
 
 func (f *fakeCloud) FindVM(ref string) (*cloudstack.VM, error) { return f.vms[ref], f.err }
@@ -50,7 +50,9 @@ func (f *fakeCloud) RegisterTemplate(cloudstack.TemplateSpec, string) (string, e
 	return "", errors.New("not in this fake")
 }
 
-func (f *fakeCloud) Templates(id string) ([]cloudstack.Template, error) { return f.templates[id], f.err }
+func (f *fakeCloud) Templates(id string) ([]cloudstack.Template, error) {
+	return f.templates[id], f.err
+}
 
 func (f *fakeCloud) FindTemplateByName(name, zoneID string) (*cloudstack.Template, error) {
 	for _, copies := range f.templates {

@@ -39,10 +39,10 @@ func TestLightStemcellRefusals(t *testing.T) {
 	}}
 	c := newCPI(t, cloud, `{}`)
 	cases := map[string]string{
-		`"template_id":"` + tplID + `"`:                     "not ready in zone z1",
+		`"template_id":"` + tplID + `"`:                        "not ready in zone z1",
 		`"template_id":"00000000-0000-4000-8000-000000000000"`: "does not exist in zone z1",
-		`"template_name":"nope"`:                              `"nope" does not exist in zone z1`,
-		`"template_id":"` + tplID + `","zones":["missing"]`: `no zone "missing"`,
+		`"template_name":"nope"`:                               `"nope" does not exist in zone z1`,
+		`"template_id":"` + tplID + `","zones":["missing"]`:    `no zone "missing"`,
 	}
 	for extra, want := range cases {
 		_, err := c.CreateStemcell("", lightProps(extra))
