@@ -1,0 +1,131 @@
+package simulator
+
+import (
+	"bytes"
+	"io"
+	"log"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestRequestLogRedactsSecrets drives every kind of secret through the API
+// and checks none reaches GET /sim/requests or the simulator's log.
+func TestRequestLogRedactsSecrets(t *testing.T) {
+	var logBuf syncBuffer
+	s := startSim(t, Options{Logger: log.New(&logBuf, "", 0)})
+	login, _ := s.login(map[string]string{"username": "admin", "password": "password"})
+	lr := login.inner(t, "loginresponse")
+	sessionKey := lr["sessionkey"].(string)
+	s.post(url.Values{"command": {"listZones"}, "sessionkey": {sessionKey}, "response": {"json"}},
+		cookie(login.cookies, "JSESSIONID"))
+	signedReq := signed(v3(map[string]string{"command": "listZones", "userdata": "c2VjcmV0LXVzZXJkYXRh"}, time.Minute), testKey, testSecret)
+	s.get(signedReq)
+	keys := s.call(map[string]string{"command": "registerUserKeys", "id": lr["userid"].(string)}).
+		inner(t, "registeruserkeysresponse")["userkeys"].(map[string]any)
+
+	raw := adminGet(t, s, "/sim/requests")
+	secrets := []string{testKey, testSecret, `"password":"password"`, sessionKey, signedReq.Get("signature"),
+		"c2VjcmV0LXVzZXJkYXRh", keys["apikey"].(string), keys["secretkey"].(string)}
+	for _, secret := range secrets {
+		if strings.Contains(raw, secret) {
+			t.Errorf("request log contains %q", secret)
+		}
+		if strings.Contains(logBuf.String(), secret) {
+			t.Errorf("simulator log contains %q", secret)
+		}
+	}
+	reqs, err := s.admin.Requests()
+	if err != nil || len(reqs) != 4 {
+		t.Fatalf("requests = %d, %v", len(reqs), err)
+	}
+	if reqs[0].Command != "login" || reqs[0].Params["password"] != redacted || reqs[2].Params["apiKey"] != redacted ||
+		reqs[2].Params["signature"] != redacted || reqs[2].Params["userdata"] != redacted || reqs[2].Params["command"] != "listZones" {
+		t.Fatalf("logged = %+v", reqs[:3])
+	}
+}
+
+func TestRequestLogFields(t *testing.T) {
+	s := startSim(t, Options{})
+	s.call(map[string]string{"command": "listZones"})
+	s.call(map[string]string{"command": "listzones"})
+	job := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)}).
+		inner(t, "preparehostformaintenanceresponse")["jobid"].(string)
+	queryJob(t, s, job)
+	queryJob(t, s, job)
+	reqs, err := s.admin.Requests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reqs[0].Command != "listZones" || reqs[0].Status != 200 || reqs[0].Method != http.MethodGet ||
+		reqs[0].LatencyMS < 0 || reqs[0].Time.IsZero() || reqs[1].Status != 401 {
+		t.Fatalf("logged = %+v", reqs[:2])
+	}
+	if reqs[3].Command != "prepareHostForMaintenance" || reqs[3].JobID != job {
+		t.Fatalf("async request logged as %+v", reqs[3])
+	}
+	if n, _ := s.admin.CountRequests("queryasyncjobresult"); n != 2 {
+		t.Fatalf("queryAsyncJobResult count = %d", n)
+	}
+	if err := s.admin.ClearRequests(); err != nil {
+		t.Fatal(err)
+	}
+	if reqs, _ := s.admin.Requests(); len(reqs) != 0 {
+		t.Fatalf("log not cleared: %d", len(reqs))
+	}
+}
+
+func TestAdminEndpointsNeedBasicAuth(t *testing.T) {
+	s := startSim(t, Options{})
+	for _, path := range []string{"/sim/health", "/sim/requests", "/sim/faults"} {
+		resp, err := http.Get(s.http.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s without auth: %d", path, resp.StatusCode)
+		}
+	}
+	if err := s.admin.Health(); err != nil {
+		t.Fatal(err)
+	}
+	api := &AdminClient{BaseURL: s.api}
+	if err := api.Health(); err != nil {
+		t.Fatalf("BaseURL ending in /client/api: %v", err)
+	}
+}
+
+func adminGet(t *testing.T, s *testSim, path string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, s.http.URL+path, nil)
+	req.SetBasicAuth(AdminUser, AdminPassword)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

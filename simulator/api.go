@@ -1,0 +1,170 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
+)
+
+// outcome is a reply plus what the request log needs to know about it.
+type outcome struct {
+	*reply
+	command string
+	jobID   string
+	fault   string
+}
+
+// serveAPI is the /client/api endpoint: CloudStack's ApiServlet.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		// The servlet only implements doGet and doPost.
+		w.Header().Set("Allow", "GET, POST")
+		http.Error(w, "HTTP method "+r.Method+" is not supported by this URL", http.StatusMethodNotAllowed)
+		return
+	}
+	start := time.Now()
+	raw, err := readParams(r)
+	if err != nil {
+		raw = rawParams{}
+	}
+	out := s.process(r, raw)
+	out.write(w)
+	latency := time.Since(start)
+	s.reqlog.add(LoggedRequest{Time: start.UTC(), Method: r.Method, Command: out.command,
+		Params: redact(raw), Status: out.status, LatencyMS: float64(latency.Microseconds()) / 1000,
+		JobID: out.jobID, Fault: out.fault})
+	s.logf("api %s %q %d %s", r.Method, out.command, out.status, latency.Round(time.Microsecond))
+}
+
+// exactAPI finds a command by its exact name: CloudStack's command map is
+// case-sensitive, so "listzones" does not exist.
+func exactAPI(command string) *schema.API {
+	api, ok := schema.Lookup(command)
+	if !ok || api.Name != command {
+		return nil
+	}
+	return api
+}
+
+// process runs one request through the servlet's stages: authenticators
+// (login/logout, which need no signature), authentication, fault injection,
+// then the command.
+func (s *Server) process(r *http.Request, raw rawParams) outcome {
+	command := raw["command"]
+	api := exactAPI(command)
+	out := outcome{command: command}
+	name := "errorresponse"
+	if api != nil {
+		out.command, name = api.Name, responseName(api.Name)
+	}
+	if command == "" {
+		out.reply = errorReply(name, unauthorized(badCredentials))
+		return out
+	}
+	var user *User
+	if command != "login" && command != "logout" {
+		var aerr *APIError
+		s.mu.Lock()
+		user, aerr = s.authenticate(r, raw, api)
+		s.mu.Unlock()
+		if aerr != nil {
+			out.reply = errorReply(name, aerr)
+			return out
+		}
+	}
+	fault := s.faults.match(out.command)
+	if fault != nil {
+		out.fault = fault.String()
+		sleep(r.Context(), fault.Delay)
+		if out.reply = fault.requestReply(name, api != nil && api.IsAsync); out.reply != nil {
+			return out
+		}
+	}
+	if user == nil {
+		out.reply = s.authenticator(r, raw)
+		return out
+	}
+	out.reply, out.jobID = s.execute(api, user, raw, fault)
+	return out
+}
+
+// authenticator answers login and logout.
+func (s *Server) authenticator(r *http.Request, raw rawParams) *reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if raw["command"] == "login" {
+		return s.login(raw, s.now())
+	}
+	return s.logout(r)
+}
+
+// requestReply is the answer a fault imposes on the request itself, or nil
+// when the request proceeds (delay only, or a job-stage fault).
+func (f *Fault) requestReply(name string, async bool) *reply {
+	switch {
+	case f.Raw:
+		return f.rawReply()
+	case f.ErrorCode != 0 && !f.failsJob(async):
+		return errorReply(name, f.apiError())
+	}
+	return nil
+}
+
+func (s *Server) authenticate(r *http.Request, raw rawParams, api *schema.API) (*User, *APIError) {
+	now := s.now()
+	if sess := s.sessionFor(r, now); sess != nil {
+		return s.sessionUser(r, sess, raw, api, now)
+	}
+	return s.verifySignature(raw, api, now)
+}
+
+// execute validates and runs an authenticated command.
+func (s *Server) execute(api *schema.API, user *User, raw rawParams, fault *Fault) (*reply, string) {
+	name := responseName(api.Name)
+	cmd, ok := commands[api.Name]
+	if !ok {
+		return errorReply(name, &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd, responseName: "errorresponse",
+			Text: fmt.Sprintf("The API command %s is not implemented by the CloudStack simulator", api.Name)}), ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.persist()
+	params, perr := unpack(raw)
+	if perr != nil {
+		return errorReply(name, perr), ""
+	}
+	c := &Call{Command: api.Name, API: api, Params: params, User: user,
+		Account: s.st.account(user.AccountID), srv: s, st: s.st}
+	if err := c.validate(); err != nil {
+		return errorReply(name, err), ""
+	}
+	if cmd.sync != nil {
+		body, err := cmd.sync(c)
+		if err != nil {
+			return errorReply(name, asAPIError(err)), ""
+		}
+		return okReply(name, body), ""
+	}
+	spec, err := cmd.async(c)
+	if err != nil {
+		return errorReply(name, asAPIError(err)), ""
+	}
+	body, job := s.submit(c, spec, fault)
+	return okReply(name, body), job.ID
+}
+
+// sleep waits d or until the client goes away.
+func sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,134 @@
+package simulator
+
+import (
+	"crypto/hmac"
+	"crypto/sha1"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+func TestCloudStackGoListsTheSeededZone(t *testing.T) {
+	s := startSim(t, Options{})
+	zones, err := s.client().Zone.ListZones(s.client().Zone.NewListZonesParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zones.Count != 1 || zones.Zones[0].Name != "Sandbox-simulator" || zones.Zones[0].Networktype != "Advanced" ||
+		zones.Zones[0].Allocationstate != "Enabled" {
+		t.Fatalf("zones = %+v", zones.Zones[0])
+	}
+}
+
+func TestLegacySignatureIgnoresExpires(t *testing.T) {
+	s := startSim(t, Options{})
+	// No signatureversion: expires is just another signed parameter.
+	r := s.get(signed(map[string]string{"command": "listZones", "expires": "2000-01-01T00:00:00+0000"}, testKey, testSecret))
+	if r.status != 200 || num(r.inner(t, "listzonesresponse")["count"]) != 1 {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+}
+
+func TestVersion3ExpiresFormats(t *testing.T) {
+	s := startSim(t, Options{})
+	future := time.Now().UTC().Add(time.Hour)
+	for _, expires := range []string{
+		future.Format("2006-01-02T15:04:05Z"),
+		future.Format("2006-01-02T15:04:05+00:00"),
+		future.Format("2006-01-02T15:04:05-0700"),
+		future.Format("2006-01-02T15:04:05.000000Z"),
+		future.Format("2006-01-02T15:04:05.000-0700"),
+	} {
+		for _, version := range []string{"signatureversion", "signatureVersion"} {
+			r := s.get(signed(map[string]string{"command": "listZones", version: "3", "expires": expires}, testKey, testSecret))
+			if r.status != 200 {
+				t.Errorf("%s=3 expires=%s: %d %s", version, expires, r.status, r.raw)
+			}
+		}
+	}
+}
+
+func TestVersion3RejectsExpiredAndMissingExpires(t *testing.T) {
+	s := startSim(t, Options{})
+	expired := s.get(signed(v3(map[string]string{"command": "listZones"}, -time.Minute), testKey, testSecret))
+	expired.wantError(t, "listzonesresponse", 401, 0, badCredentials)
+	noExpires := s.get(signed(map[string]string{"command": "listZones", "signatureversion": "3"}, testKey, testSecret))
+	noExpires.wantError(t, "listzonesresponse", 401, 0, badCredentials)
+}
+
+func TestWrongSecretIs401WithCloudStackBody(t *testing.T) {
+	s := startSim(t, Options{})
+	r := s.get(signed(v3(map[string]string{"command": "listZones"}, time.Minute), testKey, "wrong"))
+	want := `{"listzonesresponse":{"uuidList":[],"errorcode":401,"errortext":"unable to verify user credentials and/or request signature"}}`
+	if r.status != 401 || r.raw != want || r.contentType != "application/json; charset=UTF-8" {
+		t.Fatalf("%d %q %s", r.status, r.contentType, r.raw)
+	}
+	_, err := cloudstack.NewClient(s.api, testKey, "wrong", false).Zone.ListZones(&cloudstack.ListZonesParams{})
+	if err == nil || !strings.Contains(err.Error(), "CloudStack API error 401") {
+		t.Fatalf("cloudstack-go error = %v", err)
+	}
+}
+
+func TestUnknownKeyAndTamperedParametersAre401(t *testing.T) {
+	s := startSim(t, Options{})
+	s.get(signed(v3(map[string]string{"command": "listZones"}, time.Minute), "nokey", testSecret)).
+		wantError(t, "listzonesresponse", 401, 0, badCredentials)
+	v := signed(v3(map[string]string{"command": "listZones", "name": "a"}, time.Minute), testKey, testSecret)
+	v.Set("name", "b")
+	s.get(v).wantError(t, "listzonesresponse", 401, 0, badCredentials)
+}
+
+func TestUnknownCommandIs401(t *testing.T) {
+	s := startSim(t, Options{})
+	// CloudStack verifies the command exists before the signature, and its
+	// command names are case-sensitive.
+	for _, cmd := range []string{"noSuchCommand", "listzones"} {
+		s.call(map[string]string{"command": cmd}).wantError(t, "errorresponse", 401, 0, badCredentials)
+	}
+}
+
+// TestSignatureEncoding sends awkward values through cloudstack-go by GET
+// and POST: the server must rebuild exactly the string the client signed.
+func TestSignatureEncoding(t *testing.T) {
+	s := startSim(t, Options{})
+	cs := s.client()
+	custom := cs.Custom.(*cloudstack.CustomService)
+	for _, value := range []string{"a b", "a*b", "a+b", "a/b", "a=b&c", "ünïcødé ☁", "%41", "x,y;z'\"!()"} {
+		p := cs.Zone.NewListZonesParams()
+		p.SetKeyword(value)
+		if _, err := cs.Zone.ListZones(p); err != nil { // GET
+			t.Errorf("GET keyword=%q: %v", value, err)
+		}
+		cp := &cloudstack.CustomServiceParams{}
+		cp.SetParam("keyword", value)
+		var out map[string]any
+		if err := custom.CustomPostRequest("listZones", cp, &out); err != nil {
+			t.Errorf("POST keyword=%q: %v", value, err)
+		}
+	}
+}
+
+// TestTildeIsEncodedTheJavaWay: Java's URLEncoder encodes '~' (Go's and
+// Python's escaping do not), so only a signature over "%7E" is valid.
+func TestTildeIsEncodedTheJavaWay(t *testing.T) {
+	s := startSim(t, Options{})
+	goStyle := signed(v3(map[string]string{"command": "listZones", "keyword": "a~b"}, time.Minute), testKey, testSecret)
+	s.get(goStyle).wantError(t, "listzonesresponse", 401, 0, badCredentials)
+
+	expires := time.Now().UTC().Add(time.Minute).Format(time.RFC3339)
+	unsigned := "apiKey=" + testKey + "&command=listZones&expires=" + url.QueryEscape(expires) +
+		"&keyword=a%7Eb&response=json&signatureversion=3"
+	mac := hmac.New(sha1.New, []byte(testSecret))
+	mac.Write([]byte(strings.ToLower(unsigned)))
+	v := url.Values{"apiKey": {testKey}, "command": {"listZones"}, "expires": {expires}, "keyword": {"a~b"},
+		"response": {"json"}, "signatureversion": {"3"},
+		"signature": {base64.StdEncoding.EncodeToString(mac.Sum(nil))}}
+	if r := s.get(v); r.status != http.StatusOK {
+		t.Fatalf("Java-style signature refused: %d %s", r.status, r.raw)
+	}
+}

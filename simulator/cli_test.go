@@ -1,0 +1,92 @@
+package simulator
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// cloudstackCLI is Debian's CloudStack CLI (package cs), an independent
+// client: Python, signatureVersion=3 with "+0000" expiry times, GET by
+// default.
+const cloudstackCLI = "/usr/bin/cloudstack"
+
+// runCLI runs the CLI against the simulator with a private HOME and working
+// directory so no cloudstack.ini can interfere.
+func runCLI(t *testing.T, s *testSim, secret string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	if _, statErr := os.Stat(cloudstackCLI); statErr != nil {
+		t.Fatal("Debian's cloudstack CLI is missing: apt-get install cs")
+	}
+	home := t.TempDir()
+	cmd := exec.Command(cloudstackCLI, args...)
+	cmd.Dir = home
+	cmd.Env = append(envWithout("CLOUDSTACK_", "HOME="), "HOME="+home, "CLOUDSTACK_ENDPOINT="+s.api,
+		"CLOUDSTACK_KEY="+testKey, "CLOUDSTACK_SECRET="+secret)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+func envWithout(prefixes ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		keep := true
+		for _, p := range prefixes {
+			keep = keep && !strings.HasPrefix(kv, p)
+		}
+		if keep {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func TestCLIListZones(t *testing.T) {
+	s := startSim(t, Options{})
+	out, errOut, err := runCLI(t, s, testSecret, "listZones")
+	if err != nil || !strings.Contains(out, `"name": "Sandbox-simulator"`) {
+		t.Fatalf("listZones: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+	out, errOut, err = runCLI(t, s, testSecret, "--post", "listZones", "name=Sandbox-simulator")
+	if err != nil || !strings.Contains(out, `"count": 1`) {
+		t.Fatalf("--post listZones: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+	reqs, _ := s.admin.Requests()
+	if len(reqs) != 2 || reqs[0].Method != "GET" || reqs[1].Method != "POST" {
+		t.Fatalf("requests = %+v", reqs)
+	}
+}
+
+func TestCLIWrongSecret(t *testing.T) {
+	s := startSim(t, Options{})
+	out, errOut, err := runCLI(t, s, "wrong-secret", "listZones")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("exit: %v", err)
+	}
+	if !strings.Contains(errOut, "HTTP 401 response from CloudStack") ||
+		!strings.Contains(out, "unable to verify user credentials and/or request signature") {
+		t.Fatalf("stdout: %s\nstderr: %s", out, errOut)
+	}
+}
+
+// TestCLIAsyncJob: the CLI polls queryAsyncJobResult and reads jobstatus,
+// jobresultcode and jobresult.
+func TestCLIAsyncJob(t *testing.T) {
+	s := startSim(t, Options{})
+	host := firstHost(t, s)["id"].(string)
+	out, errOut, err := runCLI(t, s, testSecret, "prepareHostForMaintenance", "id="+host)
+	if err != nil || !strings.Contains(out, `"resourcestate": "Maintenance"`) {
+		t.Fatalf("prepareHostForMaintenance: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+	addFault(t, s, Fault{Command: "cancelHostMaintenance", ErrorCode: 530, ErrorText: "simulated failure"})
+	out, errOut, err = runCLI(t, s, testSecret, "cancelHostMaintenance", "id="+host)
+	if err == nil || !strings.Contains(errOut, "Job failure") || !strings.Contains(out, "simulated failure") {
+		t.Fatalf("failed job: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+}

@@ -1,0 +1,102 @@
+// Command cloudstack-simulator runs the CloudStack 4.22 API simulator.
+//
+//	cloudstack-simulator -listen 127.0.0.1:8080 -admin-keys KEY:SECRET -state sim.json
+//
+// It prints "cloudstack-simulator listening on http://ADDR/client/api" once
+// it accepts connections (with -listen 127.0.0.1:0 the line carries the
+// port actually chosen) and saves its state on SIGINT/SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "cloudstack-simulator:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("cloudstack-simulator", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:8080", "address to serve http://HOST:PORT/client/api on")
+	adminKeys := fs.String("admin-keys", "", "preset the admin user's API keys as KEY:SECRET")
+	hypervisor := fs.String("hypervisor", "XenServer", "hypervisor of the simulated hosts: XenServer, KVM, VMware or Simulator (a loaded -state keeps its own unless this is given)")
+	latency := fs.Duration("job-latency", 200*time.Millisecond, "how long async jobs take")
+	statePath := fs.String("state", "", "file keeping the state across restarts")
+	loopback := fs.Bool("allow-loopback-urls", false, "accept template URLs on loopback addresses")
+	quiet := fs.Bool("quiet", false, "do not log API requests to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	opts := simulator.Options{JobLatency: *latency, StatePath: *statePath, AllowLoopbackURLs: *loopback}
+	// An explicit -hypervisor also converts a loaded state; the default only
+	// applies to a new zone.
+	opts.Hypervisor = *hypervisor
+	if *statePath != "" && !flagSet(fs, "hypervisor") {
+		opts.Hypervisor = ""
+	}
+	if *adminKeys != "" {
+		key, secret, ok := strings.Cut(*adminKeys, ":")
+		if !ok || key == "" || secret == "" {
+			return errors.New("-admin-keys must be KEY:SECRET")
+		}
+		opts.AdminAPIKey, opts.AdminSecretKey = key, secret
+	}
+	if !*quiet {
+		opts.Logger = log.New(os.Stderr, "cloudstack-simulator: ", log.LstdFlags|log.Lmicroseconds)
+	}
+	sim, err := simulator.New(opts)
+	if err != nil {
+		return err
+	}
+	return serve(sim, *listen)
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// serve listens, announces the address, and shuts down gracefully on
+// SIGINT/SIGTERM: in-flight requests finish, then the state is saved.
+func serve(sim *simulator.Server, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		sim.Close()
+		return err
+	}
+	srv := &http.Server{Handler: sim.Handler(), ReadHeaderTimeout: 30 * time.Second}
+	fmt.Printf("cloudstack-simulator listening on http://%s/client/api\n", ln.Addr())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err = srv.Shutdown(shutdown)
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return errors.Join(err, sim.Close())
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+var listening = regexp.MustCompile(`^cloudstack-simulator listening on (http://127\.0\.0\.1:\d+/client/api)$`)
+
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cloudstack-simulator")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// start runs the binary and returns the API URL it announces.
+func start(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	select {
+	case line := <-lines:
+		m := listening.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("first line %q", line)
+		}
+		return cmd, m[1]
+	case <-time.After(30 * time.Second):
+		t.Fatal("no listening line")
+	}
+	return nil, ""
+}
+
+func TestBinaryServesAndSavesStateOnSIGTERM(t *testing.T) {
+	bin := build(t)
+	state := filepath.Join(t.TempDir(), "state.json")
+	cmd, url := start(t, bin, "-listen", "127.0.0.1:0", "-admin-keys", "key:secret", "-state", state,
+		"-hypervisor", "kvm", "-job-latency", "10ms", "-quiet")
+	cs := cloudstack.NewClient(url, "key", "secret", false)
+	zones, err := cs.Zone.ListZones(cs.Zone.NewListZonesParams())
+	if err != nil || zones.Count != 1 || zones.Zones[0].Name != "Sandbox-simulator" {
+		t.Fatalf("listZones = %+v, %v", zones, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v", err)
+	}
+	b, err := os.ReadFile(state)
+	if err != nil || !strings.Contains(string(b), zones.Zones[0].Id) || !strings.Contains(string(b), `"KVM"`) {
+		t.Fatalf("state file: %v", err)
+	}
+
+	// The zone and its hypervisor survive the restart.
+	_, url = start(t, bin, "-listen", "127.0.0.1:0", "-admin-keys", "key:secret", "-state", state, "-quiet")
+	cs = cloudstack.NewClient(url, "key", "secret", false)
+	again, err := cs.Zone.ListZones(&cloudstack.ListZonesParams{})
+	if err != nil || again.Zones[0].Id != zones.Zones[0].Id {
+		t.Fatalf("after restart: %+v, %v", again, err)
+	}
+	hv, err := cs.Hypervisor.ListHypervisors(&cloudstack.ListHypervisorsParams{})
+	if err != nil || hv.Hypervisors[0].Name != "KVM" {
+		t.Fatalf("hypervisor after restart: %+v, %v", hv, err)
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"-hypervisor", "Hyper-V"}, {"-admin-keys", "nocolon"}, {"-listen", "256.0.0.1:1"}} {
+		if err := run(append(args, "-quiet")); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}

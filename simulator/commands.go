@@ -1,0 +1,115 @@
+package simulator
+
+import (
+	"fmt"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
+)
+
+// Call is one API request that passed authentication and schema validation.
+// Handlers run with the server's state lock held, so they read and change
+// c.st freely; a handler that changes state calls c.changed so the state is
+// saved before the answer leaves.
+type Call struct {
+	Command string      // canonical command name, e.g. "listZones"
+	API     *schema.API // the command's 4.22 schema entry
+	Params  Params
+	User    *User
+	Account *Account
+
+	srv *Server
+	st  *state
+}
+
+// changed marks the state dirty: it is persisted when the request finishes.
+func (c *Call) changed() { c.srv.dirty = true }
+
+// syncFunc answers a synchronous command with the object that goes under
+// "<command>response" (for lists, see lister).
+type syncFunc func(c *Call) (any, error)
+
+// asyncFunc checks an asynchronous command's input synchronously - an error
+// is answered at once, as CloudStack does for parameter errors - and returns
+// the job to queue.
+type asyncFunc func(c *Call) (*asyncJob, error)
+
+// command is a registered command implementation. Exactly one of sync and
+// async is set, matching the command's isasync in the schema.
+type command struct {
+	name   string
+	idKind string // entity kind the command's "id"/"ids" parameters name
+	sync   syncFunc
+	async  asyncFunc
+}
+
+// commands maps canonical command names to their implementation. Families
+// fill it from init functions through register.
+var commands = map[string]command{}
+
+// register adds command implementations. It panics on programming errors
+// (unknown command, sync/async mismatch, duplicates) so they surface in the
+// first test run.
+func register(cmds ...command) {
+	for _, cmd := range cmds {
+		api, ok := schema.Lookup(cmd.name)
+		switch {
+		case !ok || api.Name != cmd.name:
+			panic(fmt.Sprintf("simulator: %q is not a CloudStack 4.22 command", cmd.name))
+		case api.IsAsync != (cmd.async != nil) || (cmd.sync == nil) == (cmd.async == nil):
+			panic(fmt.Sprintf("simulator: %s: isasync=%v does not match its handler", cmd.name, api.IsAsync))
+		}
+		if _, dup := commands[cmd.name]; dup {
+			panic(fmt.Sprintf("simulator: %s registered twice", cmd.name))
+		}
+		commands[cmd.name] = cmd
+	}
+}
+
+// Entity kinds, recorded with every UUID the simulator hands out so that a
+// UUID parameter naming nothing is rejected the way CloudStack rejects it.
+const (
+	kindDomain          = "domain"
+	kindAccount         = "account"
+	kindUser            = "user"
+	kindRole            = "role"
+	kindZone            = "zone"
+	kindPod             = "pod"
+	kindCluster         = "cluster"
+	kindHost            = "host"
+	kindPhysicalNetwork = "physicalnetwork"
+	kindNetwork         = "network"
+	kindNetworkOffering = "networkoffering"
+	kindVlanRange       = "vlaniprange"
+	kindServiceOffering = "serviceoffering"
+	kindDiskOffering    = "diskoffering"
+	kindOSCategory      = "oscategory"
+	kindOSType          = "ostype"
+	kindVM              = "virtualmachine"
+	kindNIC             = "nic"
+	kindJob             = "asyncjob"
+	kindMgmtServer      = "managementserver"
+)
+
+// paramKinds maps UUID parameter names to the entity kind they refer to, for
+// every kind the simulator stores. Parameters not listed here (or naming
+// kinds no family stores yet) are only checked for UUID syntax. Families that
+// add a kind add its parameter names from their init function.
+var paramKinds = map[string]string{
+	"domainid":          kindDomain,
+	"accountid":         kindAccount,
+	"userid":            kindUser,
+	"roleid":            kindRole,
+	"zoneid":            kindZone,
+	"podid":             kindPod,
+	"clusterid":         kindCluster,
+	"hostid":            kindHost,
+	"physicalnetworkid": kindPhysicalNetwork,
+	"networkid":         kindNetwork,
+	"networkofferingid": kindNetworkOffering,
+	"serviceofferingid": kindServiceOffering,
+	"diskofferingid":    kindDiskOffering,
+	"oscategoryid":      kindOSCategory,
+	"ostypeid":          kindOSType,
+	"virtualmachineid":  kindVM,
+	"jobid":             kindJob,
+}

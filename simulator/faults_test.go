@@ -1,0 +1,152 @@
+package simulator
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+func addFault(t *testing.T, s *testSim, f Fault) {
+	t.Helper()
+	if err := s.admin.AddFault(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFaultTimes(t *testing.T) {
+	s := startSim(t, Options{})
+	addFault(t, s, Fault{Command: "LISTZONES", Times: 2, ErrorCode: 530, ErrorText: "boom"})
+	for i := 0; i < 2; i++ {
+		s.call(map[string]string{"command": "listZones"}).wantError(t, "listzonesresponse", 530, 4250, "boom")
+	}
+	if r := s.call(map[string]string{"command": "listZones"}); r.status != 200 {
+		t.Fatalf("third call: %s", r.raw)
+	}
+	if rules, _ := s.admin.Faults(); len(rules) != 0 {
+		t.Fatalf("exhausted rule still listed: %+v", rules)
+	}
+	// Other commands are untouched.
+	addFault(t, s, Fault{Command: "listZones", ErrorCode: 533})
+	if r := s.call(map[string]string{"command": "listPods"}); r.status != 200 {
+		t.Fatalf("listPods: %s", r.raw)
+	}
+}
+
+func TestFaultProbabilityOneAndOrder(t *testing.T) {
+	s := startSim(t, Options{})
+	addFault(t, s, Fault{Command: "*", Probability: 1, ErrorCode: 429, ErrorText: "slow down"})
+	addFault(t, s, Fault{Command: "listZones", ErrorCode: 530}) // never reached: the first rule always fires
+	for i := 0; i < 3; i++ {
+		s.call(map[string]string{"command": "listZones"}).wantError(t, "listzonesresponse", 429, 4545, "slow down")
+	}
+	rules, err := s.admin.Faults()
+	if err != nil || len(rules) != 2 || rules[0].Fired != 3 || rules[1].Fired != 0 {
+		t.Fatalf("rules = %+v, %v", rules, err)
+	}
+	if err := s.admin.ClearFaults(); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.call(map[string]string{"command": "listZones"}); r.status != 200 {
+		t.Fatalf("after clear: %s", r.raw)
+	}
+}
+
+func TestFaultRaw503(t *testing.T) {
+	s := startSim(t, Options{})
+	addFault(t, s, Fault{Command: "listZones", Raw: true, ErrorCode: 503})
+	r := s.call(map[string]string{"command": "listZones"})
+	if r.status != 503 || !strings.HasPrefix(r.contentType, "text/plain") || r.raw != "503 Service Unavailable" {
+		t.Fatalf("%d %q %q", r.status, r.contentType, r.raw)
+	}
+	addFault(t, s, Fault{Command: "listZones", Raw: true})
+	if _, err := s.client().Zone.ListZones(&cloudstack.ListZonesParams{}); err == nil {
+		t.Fatal("cloudstack-go accepted a raw 503")
+	}
+}
+
+// TestFaultFailsJob: by default an async command's fault fails its job,
+// which queryAsyncJobResult then reports; the family rolls back.
+func TestFaultFailsJob(t *testing.T) {
+	s := startSim(t, Options{JobLatency: 10 * time.Millisecond})
+	host := firstHost(t, s)["id"].(string)
+	addFault(t, s, Fault{Command: "prepareHostForMaintenance", ErrorCode: 533, ErrorText: "no capacity"})
+	r := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": host})
+	job := waitJob(t, s, r.inner(t, "preparehostformaintenanceresponse")["jobid"].(string))
+	res, _ := job["jobresult"].(map[string]any)
+	if num(job["jobstatus"]) != 2 || num(job["jobresultcode"]) != 533 || num(res["errorcode"]) != 533 || res["errortext"] != "no capacity" {
+		t.Fatalf("failed job = %v", job)
+	}
+	if state := firstHost(t, s)["resourcestate"]; state != "Enabled" {
+		t.Fatalf("host left in %v", state)
+	}
+	_, err := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false).Host.PrepareHostForMaintenance(
+		&cloudstack.PrepareHostForMaintenanceParams{})
+	if err == nil {
+		t.Fatal("missing id accepted")
+	}
+}
+
+func TestFaultRequestStageOnAsyncCommand(t *testing.T) {
+	s := startSim(t, Options{})
+	addFault(t, s, Fault{Command: "prepareHostForMaintenance", ErrorCode: 533, Stage: StageRequest})
+	s.call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)}).
+		wantError(t, "preparehostformaintenanceresponse", 533, 4325, defaultErrorText)
+	if jobs := s.call(map[string]string{"command": "listAsyncJobs"}); jobs.raw != `{"listasyncjobsresponse":{}}` {
+		t.Fatalf("a job was queued: %s", jobs.raw)
+	}
+}
+
+func TestFaultPendingAndDelay(t *testing.T) {
+	s := startSim(t, Options{})
+	addFault(t, s, Fault{Command: "prepareHostForMaintenance", Pending: true})
+	r := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)})
+	jobID := r.inner(t, "preparehostformaintenanceresponse")["jobid"].(string)
+	time.Sleep(20 * time.Millisecond)
+	if num(queryJob(t, s, jobID)["jobstatus"]) != 0 {
+		t.Fatal("pending job completed")
+	}
+	addFault(t, s, Fault{Command: "listZones", Delay: 150 * time.Millisecond})
+	start := time.Now()
+	if r := s.call(map[string]string{"command": "listZones"}); r.status != 200 || time.Since(start) < 150*time.Millisecond {
+		t.Fatalf("delayed call: %d after %s", r.status, time.Since(start))
+	}
+}
+
+func TestFaultRulesAreChecked(t *testing.T) {
+	s := startSim(t, Options{})
+	for _, f := range []Fault{{}, {Command: "listZones"}, {Command: "listZones", ErrorCode: 200},
+		{Command: "listZones", ErrorCode: 530, Probability: 2}, {Command: "listZones", ErrorCode: 530, Stage: "later"}} {
+		if err := s.admin.AddFault(f); err == nil {
+			t.Errorf("rule %+v accepted", f)
+		}
+	}
+	if _, err := New(Options{Faults: []Fault{{Command: "x"}}}); err == nil {
+		t.Error("Options.Faults not checked")
+	}
+}
+
+func TestFaultJSONDelay(t *testing.T) {
+	var f Fault
+	if err := f.UnmarshalJSON([]byte(`{"command":"a","delay":"1.5s","errorcode":530}`)); err != nil || f.Delay != 1500*time.Millisecond {
+		t.Fatalf("%+v %v", f, err)
+	}
+	if err := f.UnmarshalJSON([]byte(`{"command":"a","delay":250}`)); err != nil || f.Delay != 250*time.Millisecond {
+		t.Fatalf("%+v %v", f, err)
+	}
+	b, _ := f.MarshalJSON()
+	if !strings.Contains(string(b), `"delay":"250ms"`) {
+		t.Fatalf("%s", b)
+	}
+}
+
+func TestFaultOnLogin(t *testing.T) {
+	s := startSim(t, Options{})
+	addFault(t, s, Fault{Command: "login", ErrorCode: 530})
+	r, _ := s.login(map[string]string{"username": "admin", "password": "password"})
+	r.wantError(t, "loginresponse", 530, 4250, defaultErrorText)
+	if r, _ := s.login(map[string]string{"username": "admin", "password": "password"}); r.status != 200 {
+		t.Fatalf("second login: %s", r.raw)
+	}
+}

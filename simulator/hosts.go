@@ -1,0 +1,143 @@
+package simulator
+
+import (
+	"fmt"
+	"time"
+)
+
+// Host is a hypervisor host. The capacity is the CloudStack simulator's mock
+// agent default: 4 cores at 8000 MHz and 8 GiB.
+type Host struct {
+	ID            string    `json:"id"`
+	InternalID    int64     `json:"internalid"`
+	Name          string    `json:"name"`
+	ClusterID     string    `json:"clusterid"`
+	PodID         string    `json:"podid"`
+	ZoneID        string    `json:"zoneid"`
+	Hypervisor    string    `json:"hypervisor"`
+	IPAddress     string    `json:"ipaddress"`
+	State         string    `json:"state"`         // Up, Down, ...
+	ResourceState string    `json:"resourcestate"` // Enabled, PrepareForMaintenance, Maintenance, ...
+	CPUNumber     int       `json:"cpunumber"`
+	CPUSpeed      int64     `json:"cpuspeed"`
+	MemoryTotal   int64     `json:"memorytotal"`
+	Created       time.Time `json:"created"`
+}
+
+func (h *Host) uuid() string { return h.ID }
+
+func newHost(st *state, clusterID, podID, zoneID, hv, ip string, now time.Time) *Host {
+	id, internal := st.newID(kindHost)
+	return &Host{ID: id, InternalID: internal, Name: "SimulatedAgent." + newUUID(), ClusterID: clusterID,
+		PodID: podID, ZoneID: zoneID, Hypervisor: hv, IPAddress: ip, State: "Up", ResourceState: "Enabled",
+		CPUNumber: 4, CPUSpeed: 8000, MemoryTotal: 8 << 30, Created: now}
+}
+
+// hypervisorVersion is what each hypervisor's hosts report.
+func hypervisorVersion(hv string) string {
+	switch hv {
+	case "XenServer":
+		return "8.2.0"
+	case "VMware":
+		return "8.0"
+	case "KVM":
+		return ""
+	}
+	return cloudStackVersion
+}
+
+func init() {
+	register(
+		command{name: "listHosts", idKind: kindHost, sync: listHosts},
+		command{name: "prepareHostForMaintenance", idKind: kindHost, async: prepareHostForMaintenance},
+		command{name: "cancelHostMaintenance", idKind: kindHost, async: cancelHostMaintenance},
+	)
+}
+
+// listHosts matches names with LIKE, as ListHostsCmd does.
+func listHosts(c *Call) (any, error) {
+	l := lister[*Host]{key: "host", id: (*Host).uuid, name: func(h *Host) string { return h.Name }, nameLike: true,
+		zone: func(h *Host) string { return h.ZoneID }, view: c.hostView}
+	p := c.Params
+	return l.run(c, c.st.Hosts, func(h *Host) bool {
+		return optEq(p.Get("podid"), h.PodID) && optEq(p.Get("clusterid"), h.ClusterID) &&
+			optEq(p.Get("hypervisor"), h.Hypervisor) && optEq(p.Get("state"), h.State) &&
+			optEq(p.Get("resourcestate"), h.ResourceState) && optEq(p.Get("type"), "Routing")
+	})
+}
+
+// allocation sums what the VMs placed on a host use.
+func (st *state) allocation(hostID string) (cpuMHz, memBytes int64) {
+	for _, vm := range st.VMs {
+		if vm.HostID == hostID && vm.usesHost() {
+			cpuMHz += int64(vm.CPUNumber) * int64(vm.CPUSpeed)
+			memBytes += int64(vm.Memory) << 20
+		}
+	}
+	return cpuMHz, memBytes
+}
+
+func (c *Call) hostView(h *Host) map[string]any {
+	z, p, cl := c.st.zone(h.ZoneID), c.st.pod(h.PodID), c.st.cluster(h.ClusterID)
+	cpu, mem := c.st.allocation(h.ID)
+	totalCPU := int64(h.CPUNumber) * h.CPUSpeed
+	return map[string]any{"id": h.ID, "name": h.Name, "type": "Routing", "state": h.State,
+		"resourcestate": h.ResourceState, "ipaddress": h.IPAddress, "hypervisor": h.Hypervisor,
+		"hypervisorversion": hypervisorVersion(h.Hypervisor), "version": cloudStackVersion,
+		"zoneid": z.ID, "zonename": z.Name, "podid": p.ID, "podname": p.Name, "clusterid": cl.ID,
+		"clustername": cl.Name, "clustertype": "CloudManaged", "cpunumber": h.CPUNumber, "cpusockets": 1,
+		"cpuspeed": h.CPUSpeed, "cpuwithoverprovisioning": fmt.Sprint(totalCPU),
+		"cpuallocatedvalue": cpu, "cpuallocated": percent(cpu, totalCPU),
+		"cpuallocatedpercentage": percent(cpu, totalCPU), "cpuallocatedwithoverprovisioning": percent(cpu, totalCPU),
+		"memorytotal": h.MemoryTotal, "memorywithoverprovisioning": fmt.Sprint(h.MemoryTotal),
+		"memoryallocated": mem, "memoryallocatedbytes": mem, "memoryallocatedpercentage": percent(mem, h.MemoryTotal),
+		"capabilities": "hvm", "created": csTime(h.Created), "lastpinged": csTime(time.Unix(1600000, 0)),
+		"managementserverid": c.st.ManagementServerID, "islocalstorageactive": false, "hahost": false,
+		"hasannotations": false, "arch": "x86_64", "encryptionsupported": true,
+		"hostha":              map[string]any{"haenable": false, "hastate": "Disabled"},
+		"outofbandmanagement": map[string]any{"enabled": false, "powerstate": "Disabled"}}
+}
+
+func percent(used, total int64) string {
+	if total <= 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%.2f%%", float64(used)*100/float64(total))
+}
+
+// prepareHostForMaintenance moves an enabled host to PrepareForMaintenance at
+// once and to Maintenance when the job completes.
+func prepareHostForMaintenance(c *Call) (*asyncJob, error) {
+	h, _ := byID(c.st.Hosts, c.Params.Get("id"))
+	if h.ResourceState != "Enabled" && h.ResourceState != "Disabled" {
+		return nil, internalError("Cannot perform maintain when resource state is %s, hostId = %d", h.ResourceState, h.InternalID)
+	}
+	previous := h.ResourceState
+	h.ResourceState = "PrepareForMaintenance"
+	c.changed()
+	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.PrepareForMaintenanceCmd", "Maintenance", previous), nil
+}
+
+// cancelHostMaintenance returns a host in (or entering) maintenance to
+// Enabled.
+func cancelHostMaintenance(c *Call) (*asyncJob, error) {
+	h, _ := byID(c.st.Hosts, c.Params.Get("id"))
+	switch h.ResourceState {
+	case "Maintenance", "PrepareForMaintenance", "ErrorInMaintenance":
+	default:
+		return nil, internalError("Cannot cancel maintenance when resource state is %s, hostId = %d", h.ResourceState, h.InternalID)
+	}
+	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.CancelMaintenanceCmd", "Enabled", h.ResourceState), nil
+}
+
+// hostJob sets the host's resource state to target when the job succeeds and
+// back to previous when it fails.
+func (c *Call) hostJob(h *Host, class, target, previous string) *asyncJob {
+	return &asyncJob{instanceType: "Host", instanceID: h.ID, cmdClass: class,
+		run: func() (any, error) {
+			h.ResourceState = target
+			return map[string]any{"host": c.hostView(h)}, nil
+		},
+		fail: func(*APIError) { h.ResourceState = previous },
+	}
+}

@@ -1,0 +1,183 @@
+package simulator
+
+import (
+	"fmt"
+	"time"
+)
+
+// Zone is an availability zone.
+type Zone struct {
+	ID          string    `json:"id"`
+	InternalID  int64     `json:"internalid"`
+	Name        string    `json:"name"`
+	NetworkType string    `json:"networktype"`
+	Allocation  string    `json:"allocationstate"`
+	DNS1        string    `json:"dns1"`
+	InternalDNS string    `json:"internaldns1"`
+	GuestCIDR   string    `json:"guestcidraddress"`
+	Token       string    `json:"zonetoken"`
+	Created     time.Time `json:"created"`
+}
+
+func (z *Zone) uuid() string { return z.ID }
+
+// Pod is a pod of a zone with its management IP range.
+type Pod struct {
+	ID         string `json:"id"`
+	InternalID int64  `json:"internalid"`
+	Name       string `json:"name"`
+	ZoneID     string `json:"zoneid"`
+	Gateway    string `json:"gateway"`
+	Netmask    string `json:"netmask"`
+	StartIP    string `json:"startip"`
+	EndIP      string `json:"endip"`
+	Allocation string `json:"allocationstate"`
+}
+
+func (p *Pod) uuid() string { return p.ID }
+
+// Cluster is a cluster of hosts of one hypervisor.
+type Cluster struct {
+	ID         string `json:"id"`
+	InternalID int64  `json:"internalid"`
+	Name       string `json:"name"`
+	PodID      string `json:"podid"`
+	ZoneID     string `json:"zoneid"`
+	Hypervisor string `json:"hypervisor"`
+	Allocation string `json:"allocationstate"`
+}
+
+func (c *Cluster) uuid() string { return c.ID }
+
+// seedInfra builds advanced.cfg's zone: Sandbox-simulator, POD0, cluster C0
+// with two hosts and C1 with one.
+func seedInfra(st *state, hypervisor string, now time.Time) {
+	zid, zint := st.newID(kindZone)
+	st.Zones = append(st.Zones, &Zone{ID: zid, InternalID: zint, Name: "Sandbox-simulator",
+		NetworkType: "Advanced", Allocation: "Enabled", DNS1: "10.147.28.6", InternalDNS: "10.147.28.6",
+		GuestCIDR: "10.1.1.0/24", Token: newUUID(), Created: now})
+	pid, pint := st.newID(kindPod)
+	st.Pods = append(st.Pods, &Pod{ID: pid, InternalID: pint, Name: "POD0", ZoneID: zid,
+		Gateway: "172.16.15.1", Netmask: "255.255.255.0", StartIP: "172.16.15.2", EndIP: "172.16.15.200",
+		Allocation: "Enabled"})
+	hostIP := 3
+	for i, hosts := range []int{2, 1} {
+		cid, cint := st.newID(kindCluster)
+		st.Clusters = append(st.Clusters, &Cluster{ID: cid, InternalID: cint, Name: fmt.Sprintf("C%d", i),
+			PodID: pid, ZoneID: zid, Hypervisor: hypervisor, Allocation: "Enabled"})
+		for h := 0; h < hosts; h++ {
+			st.Hosts = append(st.Hosts, newHost(st, cid, pid, zid, hypervisor, fmt.Sprintf("172.16.15.%d", hostIP), now))
+			hostIP++
+		}
+	}
+}
+
+// setHypervisor switches every cluster and host to hv (a restart with a
+// different -hypervisor flag).
+func (st *state) setHypervisor(hv string) {
+	for _, c := range st.Clusters {
+		c.Hypervisor = hv
+	}
+	for _, h := range st.Hosts {
+		h.Hypervisor = hv
+	}
+}
+
+func (st *state) zone(id string) *Zone       { z, _ := byID(st.Zones, id); return z }
+func (st *state) pod(id string) *Pod         { p, _ := byID(st.Pods, id); return p }
+func (st *state) cluster(id string) *Cluster { c, _ := byID(st.Clusters, id); return c }
+
+func init() {
+	register(
+		command{name: "listZones", idKind: kindZone, sync: listZones},
+		command{name: "listPods", idKind: kindPod, sync: listPods},
+		command{name: "listClusters", idKind: kindCluster, sync: listClusters},
+		command{name: "listHypervisors", sync: listHypervisors},
+		command{name: "listCapabilities", sync: listCapabilities},
+	)
+}
+
+func listZones(c *Call) (any, error) {
+	l := lister[*Zone]{key: "zone", id: (*Zone).uuid, name: func(z *Zone) string { return z.Name },
+		view: c.zoneView}
+	return l.run(c, c.st.Zones, func(z *Zone) bool { return optEq(c.Params.Get("networktype"), z.NetworkType) })
+}
+
+func (c *Call) zoneView(z *Zone) map[string]any {
+	return map[string]any{"id": z.ID, "name": z.Name, "networktype": z.NetworkType,
+		"allocationstate": z.Allocation, "dns1": z.DNS1, "internaldns1": z.InternalDNS,
+		"guestcidraddress": z.GuestCIDR, "zonetoken": z.Token, "securitygroupsenabled": false,
+		"localstorageenabled": false, "dhcpprovider": "VirtualRouter", "type": "Core",
+		"hasannotations": false, "ismultiarch": false, "isnsxenabled": false, "routedmodeenabled": false,
+		"allowuserspecifyvrmtu": false, "routerprivateinterfacemaxmtu": 1500,
+		"routerpublicinterfacemaxmtu": 1500, "tags": []any{}, "resourcedetails": map[string]string{}}
+}
+
+func listPods(c *Call) (any, error) {
+	l := lister[*Pod]{key: "pod", id: (*Pod).uuid, name: func(p *Pod) string { return p.Name },
+		zone: func(p *Pod) string { return p.ZoneID }, view: c.podView}
+	return l.run(c, c.st.Pods, func(p *Pod) bool { return optEq(c.Params.Get("allocationstate"), p.Allocation) })
+}
+
+func (c *Call) podView(p *Pod) map[string]any {
+	z := c.st.zone(p.ZoneID)
+	return map[string]any{"id": p.ID, "name": p.Name, "zoneid": z.ID, "zonename": z.Name,
+		"gateway": p.Gateway, "netmask": p.Netmask, "startip": []string{p.StartIP}, "endip": []string{p.EndIP},
+		"forsystemvms": []string{"0"}, "vlanid": []string{"vlan://untagged"}, "allocationstate": p.Allocation,
+		"hasannotations": false, "ipranges": []map[string]any{{"startip": p.StartIP, "endip": p.EndIP,
+			"gateway": p.Gateway, "forsystemvms": "0", "vlanid": "vlan://untagged"}}}
+}
+
+func listClusters(c *Call) (any, error) {
+	l := lister[*Cluster]{key: "cluster", id: (*Cluster).uuid, name: func(cl *Cluster) string { return cl.Name },
+		zone: func(cl *Cluster) string { return cl.ZoneID }, view: c.clusterView}
+	p := c.Params
+	return l.run(c, c.st.Clusters, func(cl *Cluster) bool {
+		return optEq(p.Get("podid"), cl.PodID) && optEq(p.Get("hypervisor"), cl.Hypervisor) &&
+			optEq(p.Get("allocationstate"), cl.Allocation) && optEq(p.Get("clustertype"), "CloudManaged") &&
+			optEq(p.Get("managedstate"), "Managed")
+	})
+}
+
+func (c *Call) clusterView(cl *Cluster) map[string]any {
+	z, p := c.st.zone(cl.ZoneID), c.st.pod(cl.PodID)
+	return map[string]any{"id": cl.ID, "name": cl.Name, "podid": p.ID, "podname": p.Name, "zoneid": z.ID,
+		"zonename": z.Name, "hypervisortype": cl.Hypervisor, "clustertype": "CloudManaged",
+		"allocationstate": cl.Allocation, "managedstate": "Managed", "cpuovercommitratio": "1.0",
+		"memoryovercommitratio": "1.0", "arch": "x86_64", "hasannotations": false,
+		"resourcedetails": map[string]string{"cpuOvercommitRatio": "1.0", "memoryOvercommitRatio": "1.0"}}
+}
+
+// listHypervisors answers the hypervisors of the zone's clusters.
+func listHypervisors(c *Call) (any, error) {
+	seen := map[string]bool{}
+	var views []map[string]any
+	for _, cl := range c.st.Clusters {
+		if optEq(c.Params.Get("zoneid"), cl.ZoneID) && !seen[cl.Hypervisor] {
+			seen[cl.Hypervisor] = true
+			views = append(views, map[string]any{"name": cl.Hypervisor})
+		}
+	}
+	return listBody("hypervisor", len(views), views), nil
+}
+
+// cloudStackVersion is the version the simulator claims to be.
+const cloudStackVersion = "4.22.0.0"
+
+func listCapabilities(c *Call) (any, error) {
+	return map[string]any{"capability": map[string]any{
+		"cloudstackversion": cloudStackVersion, "securitygroupsenabled": false,
+		"userpublictemplateenabled": true, "supportELB": "false", "projectinviterequired": false,
+		"allowusercreateprojects": true, "customdiskofferingminsize": 1, "customdiskofferingmaxsize": 1024,
+		"regionsecondaryenabled": false, "kvmsnapshotenabled": true, "allowuserviewdestroyedvm": false,
+		"allowuserexpungerecovervm": false, "allowuserexpungerecovervolume": true,
+		"allowuserviewalldomainaccounts": false, "allowuserforcestopvm": true,
+		"kubernetesserviceenabled": false, "kubernetesclusterexperimentalfeaturesenabled": false,
+		"dynamicrolesenabled": true, "dynamicscalingenabled": true, "instanceleaseenabled": false,
+		"defaultuipagesize": defaultPageSize, "apilimitinterval": 1, "apilimitmax": 0,
+		"customhypervisordisplayname": "Custom", "sharedfsvmmincpucount": 2, "sharedfsvmminramsize": 512,
+		"instancesstatsretentiontime": 720, "instancesstatsuseronly": false,
+		"instancesdisksstatsretentionenabled": false, "instancesdisksstatsretentiontime": 720,
+		"additionalconfigenabled": false, "extensionspath": "/usr/share/cloudstack-management/extensions",
+	}}, nil
+}

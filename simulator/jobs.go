@@ -1,0 +1,175 @@
+package simulator
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Job statuses as queryAsyncJobResult reports them.
+const (
+	jobPending   = 0
+	jobSucceeded = 1
+	jobFailed    = 2
+)
+
+// Job is an async job row. Its result is stored as the JSON CloudStack would
+// serialize, so it reads the same after a restart.
+type Job struct {
+	ID           string          `json:"id"`
+	InternalID   int64           `json:"internalid"`
+	Command      string          `json:"command"`
+	Cmd          string          `json:"cmd"` // Java command class, reported as "cmd"
+	AccountID    string          `json:"accountid"`
+	UserID       string          `json:"userid"`
+	InstanceType string          `json:"instancetype,omitempty"`
+	InstanceID   string          `json:"instanceid,omitempty"`
+	Status       int             `json:"status"`
+	ResultCode   int             `json:"resultcode"`
+	Result       json.RawMessage `json:"result,omitempty"`
+	Created      time.Time       `json:"created"`
+	Completed    *time.Time      `json:"completed,omitempty"`
+}
+
+func (j *Job) uuid() string { return j.ID }
+
+// asyncJob is what an async command hands the job engine once its input has
+// been checked.
+type asyncJob struct {
+	instanceType string // jobinstancetype, e.g. "VirtualMachine", "Host"
+	instanceID   string // jobinstanceid: the entity the job works on
+	created      bool   // a create command: the first answer also carries "id" = instanceID
+	cmdClass     string // Java class for "cmd", e.g. "org.apache.cloudstack.api.command.admin.vm.DeployVMCmdByAdmin"
+
+	// run completes the job with the state lock held. It returns the job
+	// result, e.g. map[string]any{"virtualmachine": view}, or an error
+	// (an *APIError keeps its codes; other errors become 530).
+	run func() (any, error)
+	// fail, if set, is called with the state lock held when the job fails,
+	// whether run failed or a fault failed it, so the family can roll back.
+	fail func(*APIError)
+}
+
+// submit records a job for an async command and schedules its completion
+// after the configured latency. The caller holds the state lock.
+func (s *Server) submit(c *Call, spec *asyncJob, fault *Fault) (map[string]any, *Job) {
+	id, internal := c.st.newID(kindJob)
+	job := &Job{ID: id, InternalID: internal, Command: c.Command, Cmd: spec.cmdClass,
+		AccountID: c.Account.ID, UserID: c.User.ID, InstanceType: spec.instanceType,
+		InstanceID: spec.instanceID, Status: jobPending, Created: s.now()}
+	if job.Cmd == "" {
+		job.Cmd = "org.apache.cloudstack.api.command." + c.Command
+	}
+	c.st.Jobs = append(c.st.Jobs, job)
+	c.changed()
+	body := map[string]any{"jobid": job.ID}
+	if spec.created {
+		body["id"] = spec.instanceID
+	}
+	switch {
+	case fault != nil && fault.Pending, s.closed:
+		// never completes: the caller sees jobstatus 0 forever
+	case s.opts.JobLatency <= 0:
+		s.finish(job, spec, fault)
+	default:
+		s.timers[job.ID] = time.AfterFunc(s.opts.JobLatency, func() { s.finishLater(job, spec, fault) })
+	}
+	return body, job
+}
+
+// finishLater runs on the timer goroutine.
+func (s *Server) finishLater(job *Job, spec *asyncJob, fault *Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.timers, job.ID)
+	if s.closed {
+		return // the state was saved with the job pending; a restart fails it
+	}
+	s.finish(job, spec, fault)
+	s.persist()
+}
+
+// finish completes a job: a job-stage fault fails it, otherwise the family's
+// run decides.
+func (s *Server) finish(job *Job, spec *asyncJob, fault *Fault) {
+	var result any
+	var err error
+	if fault != nil && fault.failsJob(true) {
+		err = fault.apiError()
+	} else {
+		result, err = spec.run()
+	}
+	if err != nil {
+		apiErr := asAPIError(err)
+		if spec.fail != nil {
+			spec.fail(apiErr)
+		}
+		s.completeJob(job, jobFailed, apiErr.Code, map[string]any{"errorcode": apiErr.Code, "errortext": apiErr.Text})
+		return
+	}
+	s.completeJob(job, jobSucceeded, 0, result)
+}
+
+func (s *Server) completeJob(job *Job, status, code int, result any) {
+	b, err := json.Marshal(result)
+	if err != nil {
+		status, code = jobFailed, codeInternalError
+		b, _ = json.Marshal(map[string]any{"errorcode": code, "errortext": "job result encoding failed"})
+	}
+	now := s.now()
+	job.Status, job.ResultCode, job.Result, job.Completed = status, code, b, &now
+	s.dirty = true
+}
+
+// failInterruptedJobs fails jobs a previous run left pending, as a management
+// server does with the jobs of a node that went away.
+func (st *state) failInterruptedJobs(now time.Time) {
+	for _, j := range st.Jobs {
+		if j.Status == jobPending {
+			j.Status, j.ResultCode = jobFailed, codeInternalError
+			j.Result, _ = json.Marshal(map[string]any{"errorcode": codeInternalError,
+				"errortext": "Job cancelled because of management server restart or shutdown"})
+			t := now
+			j.Completed = &t
+		}
+	}
+}
+
+func init() {
+	register(
+		command{name: "queryAsyncJobResult", sync: queryAsyncJobResult},
+		command{name: "listAsyncJobs", idKind: kindJob, sync: listAsyncJobs},
+	)
+}
+
+func queryAsyncJobResult(c *Call) (any, error) {
+	job, _ := byID(c.st.Jobs, c.Params.Get("jobid"))
+	return c.jobView(job), nil
+}
+
+func listAsyncJobs(c *Call) (any, error) {
+	l := lister[*Job]{key: "asyncjobs", id: (*Job).uuid, view: c.jobView,
+		keyword: func(j *Job) []string { return []string{j.Cmd} }}
+	return l.run(c, c.st.Jobs)
+}
+
+// jobView is AsyncJobResponse. A pending job has no result fields yet.
+func (c *Call) jobView(j *Job) map[string]any {
+	v := map[string]any{"jobid": j.ID, "accountid": j.AccountID, "userid": j.UserID, "cmd": j.Cmd,
+		"jobstatus": j.Status, "jobprocstatus": 0, "jobresultcode": j.ResultCode,
+		"created": csTime(j.Created), "managementserverid": c.st.ManagementServerID}
+	if a := c.st.account(j.AccountID); a != nil {
+		v["account"] = a.Name
+		if d := c.st.domain(a.DomainID); d != nil {
+			v["domainid"], v["domainpath"] = d.ID, d.displayPath()
+		}
+	}
+	if j.InstanceType != "" {
+		v["jobinstancetype"], v["jobinstanceid"] = j.InstanceType, j.InstanceID
+	}
+	if j.Status != jobPending {
+		v["jobresulttype"] = "object"
+		v["jobresult"] = j.Result
+		v["completed"] = csTime(*j.Completed)
+	}
+	return v
+}

@@ -1,0 +1,148 @@
+package simulator
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+func firstHost(t *testing.T, s *testSim) map[string]any {
+	t.Helper()
+	return items(t, s.call(map[string]string{"command": "listHosts"}).inner(t, "listhostsresponse"), "host")[0]
+}
+
+func queryJob(t *testing.T, s *testSim, jobID string) map[string]any {
+	t.Helper()
+	return s.call(map[string]string{"command": "queryAsyncJobResult", "jobid": jobID}).inner(t, "queryasyncjobresultresponse")
+}
+
+// waitJob polls until the job leaves jobstatus 0.
+func waitJob(t *testing.T, s *testSim, jobID string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if j := queryJob(t, s, jobID); num(j["jobstatus"]) != 0 {
+			return j
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("job %s still pending", jobID)
+	return nil
+}
+
+func TestAsyncJobLifecycle(t *testing.T) {
+	s := startSim(t, Options{JobLatency: 50 * time.Millisecond})
+	host := firstHost(t, s)
+	start := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": host["id"].(string)}).
+		inner(t, "preparehostformaintenanceresponse")
+	jobID, _ := start["jobid"].(string)
+	if jobID == "" || len(start) != 1 {
+		t.Fatalf("first answer = %v", start)
+	}
+	done := waitJob(t, s, jobID)
+	if num(done["jobstatus"]) != 1 || num(done["jobresultcode"]) != 0 || done["jobresulttype"] != "object" {
+		t.Fatalf("done job = %v", done)
+	}
+	result := done["jobresult"].(map[string]any)["host"].(map[string]any)
+	if result["resourcestate"] != "Maintenance" || result["id"] != host["id"] {
+		t.Fatalf("job result = %v", result)
+	}
+	jobs := s.call(map[string]string{"command": "listAsyncJobs"}).inner(t, "listasyncjobsresponse")
+	if num(jobs["count"]) != 1 || items(t, jobs, "asyncjobs")[0]["jobid"] != jobID {
+		t.Fatalf("listAsyncJobs = %v", jobs)
+	}
+}
+
+// TestJobWrapperMatchesRecordedResponse compares the finished job's keys
+// with the deployVirtualMachine job wrapper cloudstack-go recorded from a
+// real CloudStack simulator.
+func TestJobWrapperMatchesRecordedResponse(t *testing.T) {
+	recorded := recordedDeployJob(t)
+	s := startSim(t, Options{})
+	start := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)})
+	job := queryJob(t, s, start.inner(t, "preparehostformaintenanceresponse")["jobid"].(string))
+	for key, want := range recorded {
+		got, ok := job[key]
+		if !ok {
+			t.Errorf("missing %q (recorded %v)", key, want)
+			continue
+		}
+		if _, isNum := want.(float64); isNum {
+			if _, ok := got.(float64); !ok {
+				t.Errorf("%q = %v, want a number", key, got)
+			}
+		}
+	}
+	for _, key := range []string{"created", "completed"} {
+		if _, err := time.Parse("2006-01-02T15:04:05-0700", job[key].(string)); err != nil {
+			t.Errorf("%s: %v", key, err)
+		}
+	}
+}
+
+func recordedDeployJob(t *testing.T) map[string]any {
+	t.Helper()
+	dir := moduleDir(t, "github.com/apache/cloudstack-go/v2")
+	b, err := os.ReadFile(filepath.Join(dir, "test", "testdata", "VirtualMachineService.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixtures map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fixtures); err != nil {
+		t.Fatal(err)
+	}
+	var deploy map[string]map[string]any
+	if err := json.Unmarshal(fixtures["deployVirtualMachine"], &deploy); err != nil {
+		t.Fatal(err)
+	}
+	wrapper := deploy["deployvirtualmachineresponse"]
+	keys := make([]string, 0, len(wrapper))
+	for k := range wrapper {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) < 10 {
+		t.Fatalf("recorded wrapper has keys %v", keys)
+	}
+	return wrapper
+}
+
+func TestCloudStackGoAsyncClientWaitsForJob(t *testing.T) {
+	s := startSim(t, Options{JobLatency: 20 * time.Millisecond})
+	cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+	host := firstHost(t, s)["id"].(string)
+	h, err := cs.Host.PrepareHostForMaintenance(cs.Host.NewPrepareHostForMaintenanceParams(host))
+	if err != nil || h.Resourcestate != "Maintenance" {
+		t.Fatalf("prepareHostForMaintenance = %+v, %v", h, err)
+	}
+	h2, err := cs.Host.CancelHostMaintenance(cs.Host.NewCancelHostMaintenanceParams(host))
+	if err != nil || h2.Resourcestate != "Enabled" {
+		t.Fatalf("cancelHostMaintenance = %+v, %v", h2, err)
+	}
+	// A second cancel is refused at once, before any job is queued.
+	_, err = cs.Host.CancelHostMaintenance(cs.Host.NewCancelHostMaintenanceParams(host))
+	if err == nil {
+		t.Fatal("cancel of an enabled host accepted")
+	}
+}
+
+func TestPendingJobsDoNotBlockRequests(t *testing.T) {
+	s := startSim(t, Options{JobLatency: time.Hour})
+	host := firstHost(t, s)
+	start := time.Now()
+	r := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": host["id"].(string)})
+	jobID := r.inner(t, "preparehostformaintenanceresponse")["jobid"].(string)
+	pending := queryJob(t, s, jobID)
+	if num(pending["jobstatus"]) != 0 || pending["jobresult"] != nil || pending["completed"] != nil ||
+		pending["jobinstanceid"] != host["id"] || pending["jobinstancetype"] != "Host" || time.Since(start) > 5*time.Second {
+		t.Fatalf("pending job = %v", pending)
+	}
+	if state := firstHost(t, s)["resourcestate"]; state != "PrepareForMaintenance" {
+		t.Fatalf("host during the job: %v", state)
+	}
+}

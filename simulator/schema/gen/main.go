@@ -1,0 +1,116 @@
+// Command gen rebuilds apis.json.gz, the CloudStack API schema the simulator
+// validates requests against.
+//
+// The schema is CloudStack 4.22's own listApis answer as shipped by
+// cloudstack-go (generate/listApis.json in the module pinned by go.mod). Each
+// API's "response" array is dropped: the simulator never needs it and it makes
+// up most of the file's 5.6 MB.
+//
+// Run from the repository root:
+//
+//	go run ./simulator/schema/gen
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+const clientModule = "github.com/apache/cloudstack-go/v2"
+
+func main() {
+	out := flag.String("o", filepath.Join("simulator", "schema", "apis.json.gz"), "file to write")
+	flag.Parse()
+	log.SetFlags(0)
+
+	dir, err := moduleDir(clientModule)
+	if err != nil {
+		log.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "generate", "listApis.json"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	doc, err := trim(raw)
+	if err != nil {
+		log.Fatal(err)
+	}
+	gz, err := compress(doc)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := writeAtomic(*out, gz); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("wrote %s (%d bytes)\n", *out, len(gz))
+}
+
+// moduleDir asks the go command where the pinned module lives, so the
+// generator always reads the schema of the exact version go.mod names.
+func moduleDir(module string) (string, error) {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list %s: %w", module, err)
+	}
+	dir := strings.TrimSpace(string(b))
+	if dir == "" {
+		return "", fmt.Errorf("module %s is not downloaded (run go mod download)", module)
+	}
+	return dir, nil
+}
+
+// trim drops every API's "response" array and sorts the APIs by name so the
+// output is stable whatever order the upstream file uses.
+func trim(raw []byte) ([]byte, error) {
+	var doc struct {
+		API []map[string]json.RawMessage `json:"api"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("parse listApis.json: %w", err)
+	}
+	for _, api := range doc.API {
+		delete(api, "response")
+	}
+	sort.Slice(doc.API, func(i, j int) bool {
+		return string(doc.API[i]["name"]) < string(doc.API[j]["name"])
+	})
+	return json.Marshal(struct {
+		Count int                          `json:"count"`
+		API   []map[string]json.RawMessage `json:"api"`
+	}{len(doc.API), doc.API})
+}
+
+// compress gzips without a name or time stamp so reruns give identical bytes.
+func compress(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(b); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func writeAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

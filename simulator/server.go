@@ -1,0 +1,183 @@
+// Package simulator is a CloudStack 4.22 management server simulator: it
+// speaks the real API at /client/api (signature checks, sessions, schema
+// validation, async jobs, CloudStack's response and error shapes) over an
+// in-memory cloud seeded like the stock simulator's advanced zone, and adds
+// /sim/ endpoints for tests (request log, fault injection).
+//
+// Only response=json is supported: the simulator answers JSON whatever the
+// response parameter says, as the clients it serves all ask for JSON.
+package simulator
+
+import (
+	"cmp"
+	"fmt"
+	"log"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
+)
+
+// Options configure a Server.
+type Options struct {
+	// AdminAPIKey and AdminSecretKey preset the admin user's API keys. Empty
+	// leaves the admin without keys until registerUserKeys is called.
+	AdminAPIKey, AdminSecretKey string
+	// Hypervisor of the simulated hosts: XenServer, KVM, VMware or
+	// Simulator. Empty means XenServer for a new zone and keeps the stored
+	// hypervisor when the state is loaded.
+	Hypervisor string
+	// JobLatency is how long async jobs take. Zero completes a job before the
+	// request that queued it is answered.
+	JobLatency time.Duration
+	// StatePath persists the state there after every change and loads it at
+	// start. Empty keeps the state in memory.
+	StatePath string
+	// AllowLoopbackURLs lets template URLs point at loopback addresses,
+	// which CloudStack refuses (for tests serving images locally).
+	AllowLoopbackURLs bool
+	// Faults are fault-injection rules active from the start.
+	Faults []Fault
+	// FaultSeed seeds probabilistic fault rules; 0 means 1.
+	FaultSeed int64
+	// Logger gets one line per API request (method, command, status,
+	// latency; never parameters). Nil discards.
+	Logger *log.Logger
+}
+
+// Server is the simulator. Create it with New, serve Handler, Close it to
+// stop pending jobs and save the state.
+type Server struct {
+	opts    Options
+	faults  *faultSet
+	reqlog  requestLog
+	handler http.Handler
+
+	mu       sync.Mutex // guards everything below
+	st       *state
+	sessions map[string]*session
+	timers   map[string]*time.Timer
+	dirty    bool
+	closed   bool
+	saveErr  error
+}
+
+// New creates a simulator, loading Options.StatePath when it exists and
+// seeding a fresh zone otherwise.
+func New(opts Options) (*Server, error) {
+	if err := schema.Err(); err != nil {
+		return nil, err
+	}
+	if opts.Hypervisor != "" {
+		hv, err := canonicalHypervisor(opts.Hypervisor)
+		if err != nil {
+			return nil, err
+		}
+		opts.Hypervisor = hv
+	}
+	s := &Server{opts: opts, faults: newFaultSet(opts.FaultSeed),
+		sessions: map[string]*session{}, timers: map[string]*time.Timer{}}
+	for _, f := range opts.Faults {
+		if err := s.faults.add(f); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.loadOrSeed(); err != nil {
+		return nil, err
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+func (s *Server) loadOrSeed() error {
+	var st *state
+	if s.opts.StatePath != "" {
+		loaded, err := loadState(s.opts.StatePath)
+		if err != nil {
+			return err
+		}
+		st = loaded
+	}
+	if st == nil {
+		st = seedState(cmp.Or(s.opts.Hypervisor, defaultHypervisor), s.now())
+	} else {
+		st.failInterruptedJobs(s.now())
+		if s.opts.Hypervisor != "" {
+			st.setHypervisor(s.opts.Hypervisor)
+		}
+	}
+	if s.opts.AdminAPIKey != "" || s.opts.AdminSecretKey != "" {
+		admin := st.adminUser()
+		admin.APIKey, admin.SecretKey = s.opts.AdminAPIKey, s.opts.AdminSecretKey
+	}
+	s.st = st
+	s.dirty = true
+	s.persist()
+	return s.saveErr
+}
+
+func (s *Server) now() time.Time { return time.Now().UTC() }
+
+// persist saves the state if it changed; the caller holds the lock. A failed
+// save is remembered and reported by Close.
+func (s *Server) persist() {
+	if !s.dirty || s.opts.StatePath == "" {
+		s.dirty = false
+		return
+	}
+	s.dirty = false
+	if err := s.st.save(s.opts.StatePath); err != nil {
+		s.saveErr = err
+		s.logf("saving state: %v", err)
+	}
+}
+
+// Close stops pending jobs (they stay pending in the saved state and fail on
+// the next start, like jobs of a stopped management server) and saves.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for id, t := range s.timers {
+		t.Stop()
+		delete(s.timers, id)
+	}
+	s.dirty = true
+	s.persist()
+	return s.saveErr
+}
+
+// Handler serves the API at /client/api and the test endpoints under /sim/.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/client/api", s.serveAPI)
+	mux.HandleFunc("/client/api/", s.serveAPI)
+	mux.Handle("/sim/", s.adminHandler())
+	return mux
+}
+
+// ServeHTTP makes a Server usable as an http.Handler directly.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Logger != nil {
+		s.opts.Logger.Printf(format, args...)
+	}
+}
+
+// defaultHypervisor is what the hosts of a new zone run unless told
+// otherwise.
+const defaultHypervisor = "XenServer"
+
+func canonicalHypervisor(h string) (string, error) {
+	for _, known := range []string{"XenServer", "KVM", "VMware", "Simulator"} {
+		if strings.EqualFold(h, known) {
+			return known, nil
+		}
+	}
+	return "", fmt.Errorf("unsupported hypervisor %q (XenServer, KVM, VMware or Simulator)", h)
+}

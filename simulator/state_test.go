@@ -1,0 +1,114 @@
+package simulator
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+func (s *testSim) stop() {
+	s.http.Close()
+	if err := s.srv.Close(); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func TestStateSurvivesRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	s1 := startSim(t, Options{StatePath: path})
+	zone := s1.call(map[string]string{"command": "listZones"}).raw
+	user := items(t, s1.call(map[string]string{"command": "listUsers"}).inner(t, "listusersresponse"), "user")[0]
+	keys := s1.call(map[string]string{"command": "registerUserKeys", "id": user["id"].(string)}).
+		inner(t, "registeruserkeysresponse")["userkeys"].(map[string]any)
+	newKey, newSecret := keys["apikey"].(string), keys["secretkey"].(string)
+	cs := cloudstack.NewClient(s1.api, newKey, newSecret, false)
+	hosts, _ := cs.Host.ListHosts(cs.Host.NewListHostsParams())
+	done, err := cs.Host.PrepareHostForMaintenance(cs.Host.NewPrepareHostForMaintenanceParams(hosts.Hosts[0].Id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addFault(t, s1, Fault{Command: "prepareHostForMaintenance", Pending: true})
+	pending, err := cs.Host.PrepareHostForMaintenance(cs.Host.NewPrepareHostForMaintenanceParams(hosts.Hosts[1].Id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1.stop()
+	if leftovers, _ := filepath.Glob(path + ".tmp*"); len(leftovers) != 0 {
+		t.Fatalf("temporary files left: %v", leftovers)
+	}
+
+	s2 := startSimNoKeys(t, Options{StatePath: path})
+	cs2 := cloudstack.NewClient(s2.api, newKey, newSecret, false)
+	if got := s2.get(signed(v3(map[string]string{"command": "listZones"}, time.Minute), newKey, newSecret)).raw; got != zone {
+		t.Fatalf("zone after restart:\n%s\nbefore:\n%s", got, zone)
+	}
+	finished, err := cs2.Asyncjob.QueryAsyncJobResult(cs2.Asyncjob.NewQueryAsyncJobResultParams(done.JobID))
+	if err != nil || finished.Jobstatus != 1 {
+		t.Fatalf("finished job after restart = %+v, %v", finished, err)
+	}
+	cancelled, err := cs2.Asyncjob.QueryAsyncJobResult(cs2.Asyncjob.NewQueryAsyncJobResultParams(pending.JobID))
+	if err != nil || cancelled.Jobstatus != 2 || cancelled.Jobresultcode != 530 {
+		t.Fatalf("interrupted job after restart = %+v, %v", cancelled, err)
+	}
+	s2.srv.mu.Lock()
+	jobs := s2.srv.st.Counters[kindJob]
+	s2.srv.mu.Unlock()
+	if jobs != 2 {
+		t.Fatalf("job counter = %d, want 2", jobs)
+	}
+	s2.stop()
+
+	// -admin-keys on restart replaces the stored pair.
+	s3 := startSim(t, Options{StatePath: path})
+	if r := s3.call(map[string]string{"command": "listZones"}); r.status != 200 {
+		t.Fatalf("preset keys after restart: %s", r.raw)
+	}
+}
+
+func TestCorruptStateIsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Options{StatePath: path}); err == nil {
+		t.Fatal("corrupt state accepted")
+	}
+}
+
+// TestConcurrentClients runs many clients at once; run with -race.
+func TestConcurrentClients(t *testing.T) {
+	s := startSim(t, Options{JobLatency: 1})
+	hosts := items(t, s.call(map[string]string{"command": "listHosts"}).inner(t, "listhostsresponse"), "host")
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+			for j := 0; j < 5; j++ {
+				if _, err := cs.Zone.ListZones(cs.Zone.NewListZonesParams()); err != nil {
+					errs <- err
+				}
+				if _, err := cs.Host.ListHosts(cs.Host.NewListHostsParams()); err != nil {
+					errs <- err
+				}
+			}
+			if i < len(hosts) {
+				id := hosts[i]["id"].(string)
+				if _, err := cs.Host.PrepareHostForMaintenance(cs.Host.NewPrepareHostForMaintenanceParams(id)); err != nil {
+					errs <- err
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,96 @@
+package simulator
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMissingRequiredParameter(t *testing.T) {
+	s := startSim(t, Options{})
+	s.call(map[string]string{"command": "queryAsyncJobResult"}).wantError(t, "queryasyncjobresultresponse", 431, 9999,
+		"Unable to execute API command queryasyncjobresult due to missing parameter jobid")
+	s.call(map[string]string{"command": "getUserKeys"}).wantError(t, "getuserkeysresponse", 431, 9999,
+		"Unable to execute API command getuserkeys due to missing parameter id")
+}
+
+func TestMalformedAndUnknownUUIDs(t *testing.T) {
+	s := startSim(t, Options{})
+	for _, id := range []string{"not-a-uuid", "", "6b2c6e5e-0d2a-4a4e-9d43-2b8a3c8e7f10"} {
+		r := s.call(map[string]string{"command": "listZones", "id": id})
+		r.wantError(t, "listzonesresponse", 431, 4350, "Unable to execute API command listzones due to invalid value."+
+			" Invalid parameter id value="+id+" due to incorrect long value format, or entity does not exist or due to"+
+			" incorrect parameter annotation for the field in api cmd class.")
+	}
+	// An existing UUID of the wrong kind does not name a zone either.
+	host := items(t, s.call(map[string]string{"command": "listHosts"}).inner(t, "listhostsresponse"), "host")[0]
+	s.call(map[string]string{"command": "listZones", "id": host["id"].(string)}).wantError(t, "listzonesresponse", 431, 4350, "")
+	s.call(map[string]string{"command": "listZones", "ids": "x,y"}).wantError(t, "listzonesresponse", 431, 4350, "")
+}
+
+func TestIllTypedValues(t *testing.T) {
+	s := startSim(t, Options{})
+	cases := []struct {
+		params map[string]string
+		text   string
+	}{
+		{map[string]string{"command": "listZones", "page": "one", "pagesize": "5"},
+			"Unable to execute API command listzones due to invalid value one for parameter page"},
+		{map[string]string{"command": "listZones", "available": "yes"},
+			"Unable to execute API command listzones due to invalid value yes for parameter available"},
+		{map[string]string{"command": "listAsyncJobs", "startdate": "yesterday"},
+			"Unable to parse date yesterday for command listasyncjobs, please pass dates in the format mentioned in the api documentation"},
+		{map[string]string{"command": "listZones", "name": strings.Repeat("x", 256)},
+			"Unable to execute API command listzones due to invalid value. Value greater than max allowed length 255 for param: name"},
+	}
+	for _, c := range cases {
+		s.call(c.params).wantError(t, responseName(c.params["command"]), 431, 4350, c.text)
+	}
+	ok := s.call(map[string]string{"command": "listAsyncJobs", "startdate": "2024-01-02T03:04:05+0000", "listall": "TRUE"})
+	if ok.status != 200 {
+		t.Fatalf("valid values refused: %s", ok.raw)
+	}
+}
+
+func TestMalformedMapParameter(t *testing.T) {
+	s := startSim(t, Options{})
+	s.call(map[string]string{"command": "listZones", "tags[0]key": "a"}).wantError(t, "listzonesresponse", 430, 9999, "")
+	if r := s.call(map[string]string{"command": "listZones", "tags[0].key": "a", "tags[0].value": "b"}); r.status != 200 {
+		t.Fatalf("map parameter refused: %s", r.raw)
+	}
+}
+
+func TestUnimplementedCommandIs432(t *testing.T) {
+	s := startSim(t, Options{})
+	r := s.call(map[string]string{"command": "listLdapConfigurations"})
+	r.wantError(t, "errorresponse", 432, 4555, "The API command listLdapConfigurations is not implemented by the CloudStack simulator")
+}
+
+func TestListApisFromSchema(t *testing.T) {
+	s := startSim(t, Options{})
+	all := s.call(map[string]string{"command": "listApis"}).inner(t, "listapisresponse")
+	if num(all["count"]) != 912 {
+		t.Fatalf("count = %v", all["count"])
+	}
+	one := s.call(map[string]string{"command": "listApis", "name": "deployVirtualMachine"}).inner(t, "listapisresponse")
+	api := items(t, one, "api")
+	if num(one["count"]) != 1 || api[0]["name"] != "deployVirtualMachine" || api[0]["isasync"] != true || api[0]["params"] == nil {
+		t.Fatalf("listApis name=deployVirtualMachine = %v", one)
+	}
+	if _, has := api[0]["response"]; has {
+		t.Fatal("response descriptions should be dropped")
+	}
+	s.call(map[string]string{"command": "listApis", "name": "nope"}).wantError(t, "listapisresponse", 530, 9999, "")
+}
+
+func TestPagingRules(t *testing.T) {
+	s := startSim(t, Options{})
+	s.call(map[string]string{"command": "listZones", "pagesize": "5"}).wantError(t, "listzonesresponse", 431, 9999,
+		`"page" parameter is required when "pagesize" is specified`)
+	s.call(map[string]string{"command": "listZones", "page": "1"}).wantError(t, "listzonesresponse", 431, 9999,
+		`"pagesize" parameter is required when "page" is specified`)
+	s.call(map[string]string{"command": "listZones", "page": "1", "pagesize": "501"}).wantError(t, "listzonesresponse", 431, 4350,
+		"Page size can't exceed max allowed page size value: 500")
+	if r := s.call(map[string]string{"command": "listZones", "pagesize": "-1"}); r.status != 200 {
+		t.Fatalf("pagesize=-1: %s", r.raw)
+	}
+}

@@ -1,0 +1,211 @@
+package simulator
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// VirtualMachine is a guest VM. So far the simulator only lists VMs; the
+// deploy and lifecycle commands add rows to state.VMs and move State through
+// CloudStack's values (Starting, Running, Stopping, Stopped, Destroyed,
+// Expunging, Error). An expunged VM keeps its row with Removed set, because
+// CloudStack still resolves its UUID.
+type VirtualMachine struct {
+	ID                string            `json:"id"`
+	InternalID        int64             `json:"internalid"`
+	Name              string            `json:"name"`
+	DisplayName       string            `json:"displayname"`
+	InstanceName      string            `json:"instancename"` // i-<account>-<vm>-VM
+	State             string            `json:"state"`
+	ZoneID            string            `json:"zoneid"`
+	HostID            string            `json:"hostid,omitempty"`
+	LastHostID        string            `json:"lasthostid,omitempty"`
+	TemplateID        string            `json:"templateid,omitempty"`
+	OSTypeID          string            `json:"ostypeid,omitempty"`
+	ServiceOfferingID string            `json:"serviceofferingid"`
+	AccountID         string            `json:"accountid"`
+	UserID            string            `json:"userid"`
+	Hypervisor        string            `json:"hypervisor"`
+	CPUNumber         int               `json:"cpunumber"`
+	CPUSpeed          int               `json:"cpuspeed"` // MHz
+	Memory            int               `json:"memory"`   // MiB
+	PasswordEnabled   bool              `json:"passwordenabled"`
+	Password          string            `json:"password,omitempty"`
+	KeyPairs          []string          `json:"keypairs,omitempty"`
+	UserData          string            `json:"userdata,omitempty"` // base64 as sent
+	Group             string            `json:"group,omitempty"`
+	HAEnable          bool              `json:"haenable"`
+	Details           map[string]string `json:"details,omitempty"`
+	NICs              []*NIC            `json:"nics"`
+	Tags              []Tag             `json:"tags,omitempty"`
+	Created           time.Time         `json:"created"`
+	Removed           *time.Time        `json:"removed,omitempty"`
+}
+
+func (vm *VirtualMachine) uuid() string { return vm.ID }
+
+// usesHost reports whether the VM holds capacity on its host.
+func (vm *VirtualMachine) usesHost() bool {
+	switch vm.State {
+	case "Starting", "Running", "Stopping", "Migrating":
+		return true
+	}
+	return false
+}
+
+// NIC is a VM's network interface.
+type NIC struct {
+	ID         string `json:"id"`
+	NetworkID  string `json:"networkid"`
+	IPAddress  string `json:"ipaddress"`
+	MACAddress string `json:"macaddress"`
+	DeviceID   int    `json:"deviceid"`
+	IsDefault  bool   `json:"isdefault"`
+}
+
+// Tag is a resource tag.
+type Tag struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+func init() {
+	register(command{name: "listVirtualMachines", idKind: kindVM, sync: listVirtualMachines})
+}
+
+// listVirtualMachines never shows expunged VMs; name is a substring match
+// ("data for all matching VMs will be returned").
+func listVirtualMachines(c *Call) (any, error) {
+	l := lister[*VirtualMachine]{key: "virtualmachine", id: (*VirtualMachine).uuid,
+		name: func(vm *VirtualMachine) string { return vm.Name }, nameLike: true,
+		keyword: func(vm *VirtualMachine) []string { return []string{vm.Name, vm.DisplayName, vm.InstanceName, vm.State} },
+		zone:    func(vm *VirtualMachine) string { return vm.ZoneID }, view: c.vmView}
+	p := c.Params
+	return l.run(c, c.st.VMs, func(vm *VirtualMachine) bool {
+		return vm.Removed == nil && vmStateMatches(p.Get("state"), vm.State) &&
+			optEq(p.Get("hostid"), vm.HostID) && optEq(p.Get("templateid"), vm.TemplateID) &&
+			optEq(p.Get("serviceofferingid"), vm.ServiceOfferingID) && optEq(p.Get("userid"), vm.UserID) &&
+			optEq(p.Get("hypervisor"), vm.Hypervisor) && optEq(p.Get("keypair"), strings.Join(vm.KeyPairs, ",")) &&
+			(p.Get("networkid") == "" || vm.nicOn(p.Get("networkid")) != nil) && hasTags(vm.Tags, p.Map("tags"))
+	})
+}
+
+// vmStateMatches implements the state filter; "Present" means not destroyed.
+func vmStateMatches(want, have string) bool {
+	switch {
+	case want == "":
+		return true
+	case strings.EqualFold(want, "Present"):
+		return have != "Destroyed" && have != "Expunging"
+	}
+	return strings.EqualFold(want, have)
+}
+
+func (vm *VirtualMachine) nicOn(networkID string) *NIC {
+	for _, n := range vm.NICs {
+		if strings.EqualFold(n.NetworkID, networkID) {
+			return n
+		}
+	}
+	return nil
+}
+
+// hasTags is the tags[i].key/value filter: every given pair must be present.
+func hasTags(have []Tag, want []map[string]string) bool {
+	for _, w := range want {
+		found := false
+		for _, t := range have {
+			if t.Key == w["key"] && (w["value"] == "" || t.Value == w["value"]) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// vmView is UserVmResponse as listVirtualMachines and the VM jobs show it.
+func (c *Call) vmView(vm *VirtualMachine) map[string]any {
+	z, a, u := c.st.zone(vm.ZoneID), c.st.account(vm.AccountID), c.st.userByID(vm.UserID)
+	d := c.st.domain(a.DomainID)
+	v := map[string]any{"id": vm.ID, "name": vm.Name, "displayname": vm.DisplayName,
+		"instancename": vm.InstanceName, "state": vm.State, "zoneid": z.ID, "zonename": z.Name,
+		"account": a.Name, "domainid": d.ID, "domain": d.Name, "domainpath": d.displayPath(),
+		"userid": vm.UserID, "created": csTime(vm.Created), "hypervisor": vm.Hypervisor,
+		"cpunumber": vm.CPUNumber, "cpuspeed": vm.CPUSpeed, "memory": vm.Memory, "haenable": vm.HAEnable,
+		"passwordenabled": vm.PasswordEnabled, "rootdeviceid": 0, "rootdevicetype": "ROOT",
+		"displayvm": true, "isdynamicallyscalable": false, "deleteprotection": false, "hasannotations": false,
+		"bootmode": "legacy", "boottype": "Bios", "arch": "x86_64", "securitygroup": []any{},
+		"affinitygroup": []any{}, "tags": c.tagViews(vm), "details": orEmpty(vm.Details),
+		"nic": c.nicViews(vm)}
+	if u != nil {
+		v["username"] = u.Username
+	}
+	c.addVMRefs(v, vm)
+	return v
+}
+
+// addVMRefs adds the fields naming related entities that exist.
+func (c *Call) addVMRefs(v map[string]any, vm *VirtualMachine) {
+	if h, ok := byID(c.st.Hosts, vm.HostID); ok && vm.usesHost() {
+		v["hostid"], v["hostname"] = h.ID, h.Name
+	}
+	if so, ok := byID(c.st.ServiceOfferings, vm.ServiceOfferingID); ok {
+		v["serviceofferingid"], v["serviceofferingname"] = so.ID, so.Name
+	}
+	if os, ok := byID(c.st.OSTypes, vm.OSTypeID); ok {
+		v["ostypeid"], v["guestosid"], v["osdisplayname"] = os.ID, os.ID, os.Description
+	}
+	if vm.TemplateID != "" {
+		v["templateid"] = vm.TemplateID
+	}
+	if len(vm.KeyPairs) > 0 {
+		v["keypairs"] = strings.Join(vm.KeyPairs, ",")
+	}
+	if vm.Group != "" {
+		v["group"] = vm.Group
+	}
+	if len(vm.NICs) > 0 {
+		v["ipaddress"] = vm.NICs[0].IPAddress
+	}
+}
+
+func (c *Call) nicViews(vm *VirtualMachine) []map[string]any {
+	out := []map[string]any{}
+	for _, n := range vm.NICs {
+		net := c.st.network(n.NetworkID)
+		nv := map[string]any{"id": n.ID, "networkid": n.NetworkID, "ipaddress": n.IPAddress,
+			"macaddress": n.MACAddress, "isdefault": n.IsDefault, "deviceid": fmt.Sprint(n.DeviceID),
+			"traffictype": "Guest", "virtualmachineid": vm.ID, "secondaryip": []any{},
+			"extradhcpoption": []any{}, "mtu": 1500}
+		if net != nil {
+			nv["networkname"], nv["netmask"], nv["gateway"], nv["type"] = net.Name, net.Netmask, net.Gateway, net.Type
+			nv["broadcasturi"], nv["isolationuri"] = "vlan://"+net.VLAN, "vlan://"+net.VLAN
+		}
+		out = append(out, nv)
+	}
+	return out
+}
+
+func (c *Call) tagViews(vm *VirtualMachine) []map[string]any {
+	out := []map[string]any{}
+	a := c.st.account(vm.AccountID)
+	for _, t := range vm.Tags {
+		out = append(out, map[string]any{"key": t.Key, "value": t.Value, "resourcetype": "UserVm",
+			"resourceid": vm.ID, "account": a.Name, "domainid": a.DomainID})
+	}
+	return out
+}
+
+func orEmpty(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func (st *state) userByID(id string) *User { u, _ := byID(st.Users, id); return u }
