@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -50,6 +51,14 @@ func (e *APIError) IsCapacity() bool {
 		return true
 	}
 	return false
+}
+
+// IsNoSuchEntity says CloudStack refused a UUID parameter because nothing
+// (not even a removed row) has that UUID: for a lookup by id, absence.
+func IsNoSuchEntity(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && api.ErrorCode == CodeParamError &&
+		strings.Contains(api.Text, "entity does not exist")
 }
 
 // CredentialsRefusedError is a 401: wrong keys, a bad signature, or a clock

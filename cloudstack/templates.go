@@ -99,7 +99,11 @@ func (c *Client) Templates(id string) ([]Template, error) {
 	}
 	p := c.cs.Template.NewListTemplatesParams("executable")
 	p.SetId(id)
-	return c.listTemplates(p)
+	copies, err := c.listTemplates(p)
+	if IsNoSuchEntity(err) {
+		return nil, nil
+	}
+	return copies, err
 }
 
 // FindTemplateByName finds the template named exactly name in a zone.

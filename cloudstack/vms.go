@@ -44,7 +44,10 @@ func (c *Client) FindVM(ref string) (*VM, error) {
 	}
 	resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
 	if err != nil {
-		return nil, c.fail("listVirtualMachines", err)
+		if err = c.fail("listVirtualMachines", err); IsNoSuchEntity(err) {
+			return nil, nil
+		}
+		return nil, err
 	}
 	var found []*csgo.VirtualMachine
 	for _, vm := range resp.VirtualMachines {

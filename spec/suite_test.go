@@ -1,0 +1,243 @@
+// Package spec is the lifecycle suite: it builds the CPI and the simulator,
+// starts a simulator per test on a free loopback port, and drives the CPI
+// binary with the JSON a director sends, one process per call.
+package spec
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+)
+
+const (
+	apiKey    = "spec-api-key-3f9a"
+	secretKey = "spec-secret-key-b71c"
+	zoneName  = "Sandbox-simulator"
+)
+
+var cpiBin, simBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cpi-spec-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cpiBin, simBin = filepath.Join(dir, "cloudstack-cpi"), filepath.Join(dir, "cloudstack-simulator")
+	for bin, pkg := range map[string]string{cpiBin: "..", simBin: "../simulator/cmd/cloudstack-simulator"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// sim is one simulator process.
+type sim struct {
+	URL   string // …/client/api
+	Base  string
+	Admin *simulator.AdminClient
+}
+
+var listening = regexp.MustCompile(`listening on (http://\S+/client/api)`)
+
+func startSimulator(t *testing.T, args ...string) *sim {
+	t.Helper()
+	args = append([]string{"-listen", "127.0.0.1:0", "-admin-keys", apiKey + ":" + secretKey,
+		"-job-latency", "0s", "-allow-loopback-urls", "-quiet"}, args...)
+	cmd := exec.Command(simBin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case url := <-found:
+		base := strings.TrimSuffix(url, "/client/api")
+		return &sim{URL: url, Base: base, Admin: &simulator.AdminClient{BaseURL: base}}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the simulator did not say it was listening")
+	}
+	return nil
+}
+
+// env is a simulator and a cpi.json pointing at it.
+type env struct {
+	t      *testing.T
+	sim    *sim
+	config string
+}
+
+func newEnv(t *testing.T, edit func(cfg map[string]any), simArgs ...string) *env {
+	t.Helper()
+	s := startSimulator(t, simArgs...)
+	cfg := map[string]any{
+		"cloudstack": map[string]any{
+			"endpoint": s.URL, "api_key": apiKey, "secret_access_key": secretKey, "default_zone": zoneName,
+			"job_poll_interval": "50ms", "job_poll_max_interval": "200ms", "request_timeout": "10s",
+		},
+	}
+	if edit != nil {
+		edit(cfg)
+	}
+	return &env{t: t, sim: s, config: writeJSON(t, cfg)}
+}
+
+func writeJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "cpi.json")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func section(cfg map[string]any, name string) map[string]any {
+	if m, ok := cfg[name].(map[string]any); ok {
+		return m
+	}
+	m := map[string]any{}
+	cfg[name] = m
+	return m
+}
+
+// response is the CPI's answer.
+type response struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+		Retry   bool   `json:"ok_to_retry"`
+	} `json:"error"`
+	Log    *string `json:"log"`
+	Stdout string  `json:"-"`
+	Stderr string  `json:"-"`
+}
+
+func (r response) ok(t *testing.T) response {
+	t.Helper()
+	if r.Error != nil {
+		t.Fatalf("CPI error %s: %s\nstderr:\n%s", r.Error.Type, r.Error.Message, r.Stderr)
+	}
+	return r
+}
+
+func (r response) failed(t *testing.T, typ, contains string) response {
+	t.Helper()
+	if r.Error == nil || r.Error.Type != "Bosh::Clouds::"+typ || !strings.Contains(r.Error.Message, contains) {
+		t.Fatalf("want %s containing %q, got %s\nstderr:\n%s", typ, contains, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+func (r response) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Result, v); err != nil {
+		t.Fatalf("result %s: %v", r.Result, err)
+	}
+}
+
+// call runs the CPI once with a director-shaped request.
+func (e *env) call(method string, args ...any) response {
+	e.t.Helper()
+	if args == nil {
+		args = []any{}
+	}
+	req := map[string]any{"method": method, "arguments": args, "api_version": 2,
+		"context": map[string]any{"director_uuid": "spec-director", "request_id": "cpi-123456"}}
+	b, _ := json.Marshal(req)
+	return e.raw(string(b))
+}
+
+// raw pipes stdin to the CPI exactly as given.
+func (e *env) raw(stdin string) response {
+	e.t.Helper()
+	return runCPI(e.t, e.config, stdin)
+}
+
+func runCPI(t *testing.T, config, stdin string) response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cpiBin, "-configPath", config)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run() // the director ignores the exit code; so do we
+	var r response
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("stdout is not one JSON response: %q (%v)\nstderr:\n%s", stdout.String(), err, stderr.String())
+	}
+	if r.Log == nil {
+		t.Fatalf("the response has no log string: %s", stdout.String())
+	}
+	r.Stdout, r.Stderr = stdout.String(), stderr.String()
+	for _, secret := range []string{apiKey, secretKey} {
+		if strings.Contains(r.Stderr, secret) || strings.Contains(r.Stdout, secret) {
+			t.Fatalf("a secret reached the CPI's output:\nstdout: %s\nstderr:\n%s", r.Stdout, r.Stderr)
+		}
+	}
+	return r
+}
+
+// calls counts the CloudStack API calls in the simulator's log since the
+// last reset, by command.
+func (e *env) calls() map[string]int {
+	e.t.Helper()
+	reqs, err := e.sim.Admin.Requests()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, r := range reqs {
+		out[r.Command]++
+	}
+	return out
+}
+
+func (e *env) resetCalls() {
+	e.t.Helper()
+	if err := e.sim.Admin.ClearRequests(); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func total(calls map[string]int) int {
+	n := 0
+	for _, c := range calls {
+		n += c
+	}
+	return n
+}
