@@ -217,3 +217,16 @@ func TestCACertIsTrusted(t *testing.T) {
 		t.Fatalf("skip_verify_ssl: %v", err)
 	}
 }
+
+func TestHTTPProxyIsUsed(t *testing.T) {
+	var seenHost string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seenHost = r.URL.Host // a forward proxy sees the absolute URL
+		fmt.Fprint(w, vmList())
+	}))
+	defer proxy.Close()
+	c, _ := newClient(t, "http://cloudstack.invalid/client/api", func(cs *config.CloudStack) { cs.HTTPProxy = proxy.URL })
+	if _, err := c.FindVM("cpivm-x"); err != nil || seenHost != "cloudstack.invalid" {
+		t.Fatalf("err %v, proxy saw host %q", err, seenHost)
+	}
+}
