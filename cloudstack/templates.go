@@ -42,6 +42,26 @@ type TemplateSpec struct {
 	RequiresHVM bool
 }
 
+// templateParams is what registerTemplate and getUploadParamsForTemplate
+// share.
+type templateParams interface {
+	SetOstypeid(string)
+	SetBits(int)
+	SetIspublic(bool)
+	SetIsextractable(bool)
+	SetRequireshvm(bool)
+}
+
+func (s TemplateSpec) apply(p templateParams) {
+	if s.OSTypeID != "" {
+		p.SetOstypeid(s.OSTypeID)
+	}
+	p.SetBits(s.Bits)
+	p.SetIspublic(s.Public)
+	p.SetIsextractable(s.Extractable)
+	p.SetRequireshvm(s.RequiresHVM)
+}
+
 // UploadParams is where and how to POST a template's bytes.
 type UploadParams struct {
 	TemplateID string
@@ -55,13 +75,7 @@ type UploadParams struct {
 // returns where to POST its bytes; the template exists from here on.
 func (c *Client) GetUploadParams(s TemplateSpec) (*UploadParams, error) {
 	p := c.cs.Template.NewGetUploadParamsForTemplateParams(s.DisplayText, s.Format, s.Hypervisor, s.Name, s.ZoneIDs[0])
-	if s.OSTypeID != "" {
-		p.SetOstypeid(s.OSTypeID)
-	}
-	p.SetBits(s.Bits)
-	p.SetIspublic(s.Public)
-	p.SetIsextractable(s.Extractable)
-	p.SetRequireshvm(s.RequiresHVM)
+	s.apply(p)
 	r, err := c.cs.Template.GetUploadParamsForTemplate(p)
 	if err != nil {
 		return nil, c.fail("getUploadParamsForTemplate", err)
@@ -74,13 +88,7 @@ func (c *Client) GetUploadParams(s TemplateSpec) (*UploadParams, error) {
 func (c *Client) RegisterTemplate(s TemplateSpec, url string) (string, error) {
 	p := c.cs.Template.NewRegisterTemplateParams(s.DisplayText, s.Format, s.Hypervisor, s.Name, url)
 	p.SetZoneids(s.ZoneIDs)
-	if s.OSTypeID != "" {
-		p.SetOstypeid(s.OSTypeID)
-	}
-	p.SetBits(s.Bits)
-	p.SetIspublic(s.Public)
-	p.SetIsextractable(s.Extractable)
-	p.SetRequireshvm(s.RequiresHVM)
+	s.apply(p)
 	r, err := c.cs.Template.RegisterTemplate(p)
 	if err != nil {
 		return "", c.fail("registerTemplate", err)

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ type sim struct {
 
 var listening = regexp.MustCompile(`listening on (http://\S+/client/api)`)
 
-func startSimulator(t *testing.T, args ...string) *sim {
+func startSimulator(t testing.TB, args ...string) *sim {
 	t.Helper()
 	args = append([]string{"-listen", "127.0.0.1:0", "-admin-keys", apiKey + ":" + secretKey,
 		"-job-latency", "0s", "-allow-loopback-urls", "-quiet"}, args...)
@@ -91,12 +92,12 @@ func startSimulator(t *testing.T, args ...string) *sim {
 
 // env is a simulator and a cpi.json pointing at it.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	sim    *sim
 	config string
 }
 
-func newEnv(t *testing.T, edit func(cfg map[string]any), simArgs ...string) *env {
+func newEnv(t testing.TB, edit func(cfg map[string]any), simArgs ...string) *env {
 	t.Helper()
 	s := startSimulator(t, simArgs...)
 	cfg := map[string]any{
@@ -111,7 +112,7 @@ func newEnv(t *testing.T, edit func(cfg map[string]any), simArgs ...string) *env
 	return &env{t: t, sim: s, config: writeJSON(t, cfg)}
 }
 
-func writeJSON(t *testing.T, v any) string {
+func writeJSON(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -144,9 +145,11 @@ type response struct {
 	Log    *string `json:"log"`
 	Stdout string  `json:"-"`
 	Stderr string  `json:"-"`
+	// MaxRSS is the CPI process's peak resident memory.
+	MaxRSS int64 `json:"-"`
 }
 
-func (r response) ok(t *testing.T) response {
+func (r response) ok(t testing.TB) response {
 	t.Helper()
 	if r.Error != nil {
 		t.Fatalf("CPI error %s: %s\nstderr:\n%s", r.Error.Type, r.Error.Message, r.Stderr)
@@ -154,7 +157,7 @@ func (r response) ok(t *testing.T) response {
 	return r
 }
 
-func (r response) failed(t *testing.T, typ, contains string) response {
+func (r response) failed(t testing.TB, typ, contains string) response {
 	t.Helper()
 	if r.Error == nil || r.Error.Type != "Bosh::Clouds::"+typ || !strings.Contains(r.Error.Message, contains) {
 		t.Fatalf("want %s containing %q, got %s\nstderr:\n%s", typ, contains, r.Stdout, r.Stderr)
@@ -162,7 +165,7 @@ func (r response) failed(t *testing.T, typ, contains string) response {
 	return r
 }
 
-func (r response) decode(t *testing.T, v any) {
+func (r response) decode(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.Result, v); err != nil {
 		t.Fatalf("result %s: %v", r.Result, err)
@@ -187,7 +190,7 @@ func (e *env) raw(stdin string) response {
 	return runCPI(e.t, e.config, stdin)
 }
 
-func runCPI(t *testing.T, config, stdin string) response {
+func runCPI(t testing.TB, config, stdin string) response {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -204,6 +207,9 @@ func runCPI(t *testing.T, config, stdin string) response {
 		t.Fatalf("the response has no log string: %s", stdout.String())
 	}
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.MaxRSS = ru.Maxrss * 1024 // Linux reports KiB
+	}
 	for _, secret := range []string{apiKey, secretKey} {
 		if strings.Contains(r.Stderr, secret) || strings.Contains(r.Stdout, secret) {
 			t.Fatalf("a secret reached the CPI's output:\nstdout: %s\nstderr:\n%s", r.Stdout, r.Stderr)
@@ -241,3 +247,5 @@ func total(calls map[string]int) int {
 	}
 	return n
 }
+
+func jsonString(raw json.RawMessage, s *string) error { return json.Unmarshal(raw, s) }

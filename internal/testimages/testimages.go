@@ -5,6 +5,7 @@ package testimages
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
@@ -145,4 +146,44 @@ func OpenStackTgz(rootImg []byte) []byte {
 func Write(dir, name string, data []byte) (string, error) {
 	p := filepath.Join(dir, name)
 	return p, os.WriteFile(p, data, 0o600)
+}
+
+// WriteDynamicVHD streams a dynamic VHD whose every 2 MiB block is
+// allocated and filled, so the file is as big as its virtual size: for
+// benchmarks that need a large image without holding it in memory.
+func WriteDynamicVHD(path string, virtualSize uint64) error {
+	const block = 2 << 20
+	entries := (virtualSize + block - 1) / block
+	batBytes := (entries*4 + 511) / 512 * 512
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	footer := vhdFooter(virtualSize)
+	w.Write(footer)
+	w.Write(vhdDynamicHeader(uint32(entries)))
+	bat := make([]byte, batBytes)
+	for i := range bat {
+		bat[i] = 0xff
+	}
+	firstBlock := uint64(1536+batBytes) / 512
+	for i := uint64(0); i < entries; i++ {
+		binary.BigEndian.PutUint32(bat[4*i:], uint32(firstBlock+i*(block+512)/512))
+	}
+	w.Write(bat)
+	bitmap := bytes.Repeat([]byte{0xff}, 512)
+	data := bytes.Repeat([]byte("bosh-stemcell-data-"), block/19+1)[:block]
+	for i := uint64(0); i < entries; i++ {
+		w.Write(bitmap)
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+	}
+	w.Write(footer)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
 }
