@@ -20,6 +20,44 @@ type API interface {
 	// CIDs of earlier CloudStack CPIs. Absent is (nil, nil).
 	FindVM(ref string) (*VM, error)
 
+	// DeployVM deploys and waits; the VM id comes back even when the job
+	// failed, for cleanup.
+	DeployVM(s DeploySpec) (string, *VM, error)
+	// DestroyVM destroys a VM with the listed data volumes.
+	DestroyVM(id string, expunge bool, volumeIDs []string) error
+	// RebootVM reboots a running VM or starts a stopped one.
+	RebootVM(vm *VM) error
+	// SetDisplayName renames a VM in CloudStack's UI.
+	SetDisplayName(id, name string) error
+	// VMVolumes lists a VM's volumes.
+	VMVolumes(vmID string) ([]Volume, error)
+	// SetTags moves a resource from its current tags to the desired ones.
+	SetTags(resourceType, id string, current, desired map[string]string) error
+
+	// ServiceOfferings lists compute offerings.
+	ServiceOfferings() ([]ServiceOffering, error)
+	// FindServiceOffering resolves a compute offering by id or exact name.
+	FindServiceOffering(ref string) (*ServiceOffering, error)
+	// FindDiskOffering resolves a disk offering by id or exact name.
+	FindDiskOffering(ref string) (*DiskOffering, error)
+	// FindNetworks resolves a zone's networks by id or exact name.
+	FindNetworks(zoneID string, refs []string) (map[string]Network, error)
+	// FindOrCreateAffinityGroup returns the named group's id, creating it.
+	FindOrCreateAffinityGroup(name, kind string) (string, error)
+
+	// FindPublicIP returns an allocated public address, or nil.
+	FindPublicIP(zoneID, ip string) (*PublicIP, error)
+	// PublicIPByID returns an allocated public address by id, or nil.
+	PublicIPByID(id string) (*PublicIP, error)
+	// AcquirePublicIP associates a free address, tagged as the CPI's.
+	AcquirePublicIP(networkID, ip string) (*PublicIP, error)
+	// EnableStaticNAT points an address at a VM.
+	EnableStaticNAT(ipID, vmID, networkID string) error
+	// DisableStaticNAT undoes EnableStaticNAT.
+	DisableStaticNAT(ipID string) error
+	// ReleasePublicIP gives an address back.
+	ReleasePublicIP(ipID string) error
+
 	// FindZones resolves zone names or ids exactly; a missing one is an error.
 	FindZones(refs []string) ([]Zone, error)
 	// FindOSType resolves an OS type description or id to its id.

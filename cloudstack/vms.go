@@ -1,6 +1,7 @@
 package cloudstack
 
 import (
+	"encoding/json"
 	"fmt"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
@@ -8,12 +9,16 @@ import (
 
 // VM is what the CPI needs to know of a CloudStack virtual machine.
 type VM struct {
-	ID         string
-	Name       string
-	State      string
-	ZoneID     string
-	Hypervisor string
-	NICs       []NIC
+	ID          string
+	Name        string
+	State       string
+	ZoneID      string
+	Hypervisor  string
+	NICs        []NIC
+	PublicIPID  string // the static NAT address, if any
+	PublicIP    string
+	ServiceName string
+	Tags        map[string]string
 }
 
 // NIC is one of a VM's network interfaces.
@@ -64,8 +69,18 @@ func (c *Client) FindVM(ref string) (*VM, error) {
 	return nil, fmt.Errorf("%d CloudStack VMs are named %q; refusing to guess which one is meant", len(found), ref)
 }
 
+// parseVM reads a virtualmachine object from a job result.
+func parseVM(raw json.RawMessage) (*VM, error) {
+	var v csgo.VirtualMachine
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("reading CloudStack's virtualmachine: %w", err)
+	}
+	return toVM(&v), nil
+}
+
 func toVM(v *csgo.VirtualMachine) *VM {
-	vm := &VM{ID: v.Id, Name: v.Name, State: v.State, ZoneID: v.Zoneid, Hypervisor: v.Hypervisor}
+	vm := &VM{ID: v.Id, Name: v.Name, State: v.State, ZoneID: v.Zoneid, Hypervisor: v.Hypervisor,
+		PublicIPID: v.Publicipid, PublicIP: v.Publicip, ServiceName: v.Serviceofferingname, Tags: tagMap(v.Tags)}
 	for _, n := range v.Nic {
 		vm.NICs = append(vm.NICs, NIC{
 			ID: n.Id, NetworkID: n.Networkid, IP: n.Ipaddress, Netmask: n.Netmask,

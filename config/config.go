@@ -45,6 +45,13 @@ type CloudStack struct {
 	DefaultDiskOffering          string `json:"default_disk_offering"`
 	DefaultEphemeralDiskOffering string `json:"default_ephemeral_disk_offering"`
 	DefaultKeyPair               string `json:"default_key_pair"`
+	// DefaultCPUSpeed is the MHz a customized offering gets when a VM type
+	// gives cpu and ram but no cpu_speed.
+	DefaultCPUSpeed int `json:"default_cpu_speed"`
+	// AutoAntiAffinity puts every instance group's VMs in a host
+	// anti-affinity group named <director uuid>-<instance group>.
+	AutoAntiAffinity  bool   `json:"auto_anti_affinity"`
+	AffinityGroupType string `json:"affinity_group_type"`
 	// ExpungeVM destroys VMs with expunge=true; accounts that may not expunge
 	// fall back to a plain destroy.
 	ExpungeVM *bool `json:"expunge_vm"`
@@ -157,6 +164,12 @@ func (c *Config) applyDefaults() {
 	if cs.MaxRetries == nil {
 		n := DefaultMaxRetries
 		cs.MaxRetries = &n
+	}
+	if cs.DefaultCPUSpeed == 0 {
+		cs.DefaultCPUSpeed = 1000
+	}
+	if cs.AffinityGroupType == "" {
+		cs.AffinityGroupType = "host anti-affinity"
 	}
 	if cs.ExpungeVM == nil {
 		yes := true

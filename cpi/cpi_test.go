@@ -18,6 +18,9 @@ import (
 
 // fakeCloud is the CloudStack layer as the CPI methods see it.
 type fakeCloud struct {
+	// The VM, disk and network methods are exercised against the simulator
+	// in spec/; calling one here panics on the nil interface.
+	cloudstack.API
 	vms       map[string]*cloudstack.VM
 	templates map[string][]cloudstack.Template
 	err       error

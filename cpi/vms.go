@@ -1,8 +1,136 @@
 package cpi
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
+
+// CreateVM implements apiv1.CPI (API v1).
+func (c CPI) CreateVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
+	networks apiv1.Networks, _ []apiv1.DiskCID, env apiv1.VMEnv) (apiv1.VMCID, error) {
+	v, err := c.createVM(agentID, stemcellCID, cp, networks, env)
+	if err != nil {
+		return apiv1.VMCID{}, err
+	}
+	return apiv1.NewVMCID(v.vm.ID), nil
+}
+
+// CreateVMV2 implements apiv1.CPI (API v2): the networks come back with the
+// addresses CloudStack gave each NIC.
+func (c CPI) CreateVMV2(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
+	networks apiv1.Networks, _ []apiv1.DiskCID, env apiv1.VMEnv) (apiv1.VMCID, apiv1.Networks, error) {
+	v, err := c.createVM(agentID, stemcellCID, cp, networks, env)
+	if err != nil {
+		return apiv1.VMCID{}, nil, err
+	}
+	return apiv1.NewVMCID(v.vm.ID), v.resultNetworks(networks), nil
+}
+
+// resultNetworks copies the director's networks with each NIC's real IP.
+func (v *vmCreation) resultNetworks(in apiv1.Networks) apiv1.Networks {
+	out := apiv1.Networks{}
+	for name, n := range in {
+		out[name] = n
+	}
+	for i, plan := range v.plan.nics {
+		if i >= len(v.vm.NICs) || !plan.net.IsDynamic() {
+			continue
+		}
+		nic := v.vm.NICs[i]
+		net := apiv1.NewNetwork(apiv1.NetworkOpts{Type: plan.net.Type(), IP: nic.IP, Netmask: nic.Netmask,
+			Gateway: nic.Gateway, DNS: plan.net.DNS(), Default: plan.net.Default()})
+		net.SetMAC(nic.MAC)
+		out[plan.name] = net
+	}
+	return out
+}
+
+// DeleteVM implements apiv1.CPI: gone already is success; persistent disks
+// are detached by CloudStack and survive; the ephemeral disk goes with the
+// VM; a public IP the CPI acquired is released.
+func (c CPI) DeleteVM(cid apiv1.VMCID) error {
+	vm, err := c.cloud.FindVM(cid.AsString())
+	if err != nil {
+		return wrap(err, "looking up VM %s", cid.AsString())
+	}
+	if vm == nil || vm.State == "Expunging" {
+		c.logger.Info("vm", "VM %s is already gone", cid.AsString())
+		return c.forgetSettings(cid.AsString(), "")
+	}
+	if err := c.releaseVIP(vm); err != nil {
+		return wrap(err, "releasing the vip of VM %s", vm.ID)
+	}
+	vols, err := c.cloud.VMVolumes(vm.ID)
+	if err != nil {
+		return wrap(err, "listing the volumes of VM %s", vm.ID)
+	}
+	if vm.State != "Destroyed" || *c.cfg.CloudStack.ExpungeVM {
+		if err := c.destroyVM(vm.ID, ephemeralIDs(vols)); err != nil {
+			return wrap(err, "destroying VM %s", vm.ID)
+		}
+	}
+	return c.forgetSettings(vm.ID, vm.Name)
+}
+
+// destroyVM destroys with expunge when configured, and without it when the
+// account may not expunge, which leaves the VM Destroyed until CloudStack's
+// expunge interval.
+func (c CPI) destroyVM(id string, volumes []string) error {
+	expunge := *c.cfg.CloudStack.ExpungeVM
+	err := c.cloud.DestroyVM(id, expunge, volumes)
+	if expunge && isPermissionDenied(err) {
+		c.logger.Warn("vm", "expunging VM %s is not allowed for this account; destroying without expunge", id)
+		err = c.cloud.DestroyVM(id, false, volumes)
+	}
+	return err
+}
+
+func isPermissionDenied(err error) bool {
+	api, ok := err.(*cloudstack.APIError)
+	return ok && (api.ErrorCode == 531 || api.ErrorCode == 432 ||
+		strings.Contains(strings.ToLower(api.Text), "expunge"))
+}
+
+func (c CPI) releaseVIP(vm *cloudstack.VM) error {
+	if vm.PublicIPID == "" {
+		return nil
+	}
+	addr, err := c.cloud.PublicIPByID(vm.PublicIPID)
+	if err != nil || addr == nil {
+		return err
+	}
+	if err := c.cloud.DisableStaticNAT(addr.ID); err != nil {
+		return err
+	}
+	if addr.Tags[cloudstack.AcquiredTag] == "true" {
+		return c.cloud.ReleasePublicIP(addr.ID)
+	}
+	return nil
+}
+
+// ephemeralIDs are the data disks CloudStack created with the VM: they are
+// not persistent disks, which carry the CPI's disk name prefix.
+func ephemeralIDs(vols []cloudstack.Volume) []string {
+	var ids []string
+	for _, vol := range vols {
+		if vol.Type == "DATADISK" && !isPersistentName(vol.Name) {
+			ids = append(ids, vol.ID)
+		}
+	}
+	return ids
+}
+
+// Persistent disks are named by create_disk; earlier CPIs used cpi-disk-.
+func isPersistentName(name string) bool {
+	return strings.HasPrefix(name, diskNamePrefix) || strings.HasPrefix(name, "cpi-disk-")
+}
+
+const diskNamePrefix = "bosh-disk-"
 
 // HasVM implements apiv1.CPI: a VM CloudStack is destroying counts as gone,
 // so cloudcheck recreates it rather than waiting on a corpse.
@@ -14,31 +142,118 @@ func (c CPI) HasVM(cid apiv1.VMCID) (bool, error) {
 	return vm != nil && !vm.Gone(), nil
 }
 
-// RebootVM implements apiv1.CPI.
-func (c CPI) RebootVM(cid apiv1.VMCID) error { return notImplemented("reboot_vm") }
-
-// CreateVM implements apiv1.CPI (API v1).
-func (c CPI) CreateVM(apiv1.AgentID, apiv1.StemcellCID, apiv1.VMCloudProps, apiv1.Networks,
-	[]apiv1.DiskCID, apiv1.VMEnv) (apiv1.VMCID, error) {
-	return apiv1.VMCID{}, notImplemented("create_vm")
+// RebootVM implements apiv1.CPI; a stopped VM is started.
+func (c CPI) RebootVM(cid apiv1.VMCID) error {
+	vm, err := c.mustFindVM(cid)
+	if err != nil {
+		return err
+	}
+	return wrap(c.cloud.RebootVM(vm), "rebooting VM %s", vm.ID)
 }
 
-// CreateVMV2 implements apiv1.CPI (API v2).
-func (c CPI) CreateVMV2(apiv1.AgentID, apiv1.StemcellCID, apiv1.VMCloudProps, apiv1.Networks,
-	[]apiv1.DiskCID, apiv1.VMEnv) (apiv1.VMCID, apiv1.Networks, error) {
-	return apiv1.VMCID{}, nil, notImplemented("create_vm")
+func (c CPI) mustFindVM(cid apiv1.VMCID) (*cloudstack.VM, error) {
+	vm, err := c.cloud.FindVM(cid.AsString())
+	if err != nil {
+		return nil, wrap(err, "looking up VM %s", cid.AsString())
+	}
+	if vm == nil || vm.Gone() {
+		return nil, vmNotFound(cid.AsString())
+	}
+	return vm, nil
 }
 
-// DeleteVM implements apiv1.CPI.
-func (c CPI) DeleteVM(apiv1.VMCID) error { return notImplemented("delete_vm") }
-
-// CalculateVMCloudProperties implements apiv1.CPI.
-func (c CPI) CalculateVMCloudProperties(apiv1.VMResources) (apiv1.VMCloudProps, error) {
-	return nil, notImplemented("calculate_vm_cloud_properties")
+// SetVMMetadata implements apiv1.CPI: tags with replace semantics, and the
+// display name from the instance's name or group.
+func (c CPI) SetVMMetadata(cid apiv1.VMCID, meta apiv1.VMMeta) error {
+	vm, err := c.mustFindVM(cid)
+	if err != nil {
+		return err
+	}
+	tags := metadataTags(meta)
+	if err := c.cloud.SetTags(cloudstack.ResourceVM, vm.ID, vm.Tags, tags); err != nil {
+		return wrap(err, "tagging VM %s", vm.ID)
+	}
+	display := displayName(tags)
+	if display == "" {
+		return nil
+	}
+	return wrap(c.cloud.SetDisplayName(vm.ID, display), "naming VM %s", vm.ID)
 }
 
-// SetVMMetadata implements apiv1.CPI.
-func (c CPI) SetVMMetadata(apiv1.VMCID, apiv1.VMMeta) error { return notImplemented("set_vm_metadata") }
+func metadataTags(meta apiv1.VMMeta) map[string]string {
+	raw, _ := meta.MarshalJSON()
+	var m map[string]any
+	_ = jsonUnmarshal(raw, &m)
+	tags := map[string]string{}
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			tags[k] = s
+		} else if v != nil {
+			tags[k] = fmt.Sprint(v)
+		}
+	}
+	return tags
+}
 
-// GetDisks implements apiv1.CPI.
-func (c CPI) GetDisks(apiv1.VMCID) ([]apiv1.DiskCID, error) { return nil, notImplemented("get_disks") }
+// displayName: "name" is instance_group/uuid; compilation VMs have none.
+func displayName(tags map[string]string) string {
+	name := firstOf(tags["name"], tags["instance_group"], tags["job"])
+	if name == "" {
+		return ""
+	}
+	if tags["compiling"] != "" {
+		name = "compiling-" + tags["compiling"]
+	}
+	return truncate(strings.NewReplacer("/", "_").Replace(name), 255)
+}
+
+// CalculateVMCloudProperties implements apiv1.CPI: the smallest fixed
+// offering with enough CPUs and memory, else a customized one.
+func (c CPI) CalculateVMCloudProperties(res apiv1.VMResources) (apiv1.VMCloudProps, error) {
+	offerings, err := c.cloud.ServiceOfferings()
+	if err != nil {
+		return nil, wrap(err, "listing compute offerings")
+	}
+	var fits []cloudstack.ServiceOffering
+	custom := false
+	for _, o := range offerings {
+		custom = custom || o.Customized
+		if !o.Customized && o.CPUs >= res.CPU && o.MemoryMB >= res.RAM {
+			fits = append(fits, o)
+		}
+	}
+	props := map[string]any{"ephemeral_disk_size": res.EphemeralDiskSize}
+	if len(fits) > 0 {
+		sort.Slice(fits, func(i, j int) bool {
+			if fits[i].MemoryMB != fits[j].MemoryMB {
+				return fits[i].MemoryMB < fits[j].MemoryMB
+			}
+			return fits[i].CPUs < fits[j].CPUs
+		})
+		props["compute_offering"] = fits[0].Name
+	} else if custom {
+		props["cpu"], props["ram"] = res.CPU, res.RAM
+	} else {
+		return nil, cloudError(fmt.Errorf("no compute offering has %d CPUs and %d MiB, and none is customized", res.CPU, res.RAM))
+	}
+	return apiv1.NewVMCloudPropsFromMap(props), nil
+}
+
+// GetDisks implements apiv1.CPI: persistent disks only.
+func (c CPI) GetDisks(cid apiv1.VMCID) ([]apiv1.DiskCID, error) {
+	vm, err := c.mustFindVM(cid)
+	if err != nil {
+		return nil, err
+	}
+	vols, err := c.cloud.VMVolumes(vm.ID)
+	if err != nil {
+		return nil, wrap(err, "listing the volumes of VM %s", vm.ID)
+	}
+	var disks []apiv1.DiskCID
+	for _, v := range vols {
+		if v.Type == "DATADISK" && isPersistentName(v.Name) {
+			disks = append(disks, apiv1.NewDiskCID(v.ID))
+		}
+	}
+	return disks, nil
+}

@@ -1,0 +1,128 @@
+package cloudstack
+
+import (
+	"fmt"
+
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// PublicIP is an allocated public address.
+type PublicIP struct {
+	ID        string
+	IP        string
+	StaticNAT bool
+	VMID      string
+	NetworkID string
+	Tags      map[string]string
+}
+
+// AcquiredTag marks a public IP the CPI acquired, so delete_vm releases
+// only those and never an operator's reserved address.
+const AcquiredTag = "bosh-cpi-acquired"
+
+// FindPublicIP returns the allocated address ip in a zone, or nil.
+func (c *Client) FindPublicIP(zoneID, ip string) (*PublicIP, error) {
+	p := c.cs.Address.NewListPublicIpAddressesParams()
+	p.SetZoneid(zoneID)
+	p.SetIpaddress(ip)
+	return c.onePublicIP(p)
+}
+
+// PublicIPByID returns the allocated address with this id, or nil.
+func (c *Client) PublicIPByID(id string) (*PublicIP, error) {
+	p := c.cs.Address.NewListPublicIpAddressesParams()
+	p.SetId(id)
+	return c.onePublicIP(p)
+}
+
+func (c *Client) onePublicIP(p *csgo.ListPublicIpAddressesParams) (*PublicIP, error) {
+	p.SetAllocatedonly(true)
+	p.SetListall(true)
+	resp, err := c.cs.Address.ListPublicIpAddresses(p)
+	if err != nil {
+		if err = c.fail("listPublicIpAddresses", err); IsNoSuchEntity(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	for _, a := range resp.PublicIpAddresses {
+		return &PublicIP{ID: a.Id, IP: a.Ipaddress, StaticNAT: a.Isstaticnat, VMID: a.Virtualmachineid,
+			NetworkID: a.Associatednetworkid, Tags: tagMap(a.Tags)}, nil
+	}
+	return nil, nil
+}
+
+// AcquirePublicIP associates a specific free public address with a
+// network and tags it as the CPI's.
+func (c *Client) AcquirePublicIP(networkID, ip string) (*PublicIP, error) {
+	p := c.cs.Address.NewAssociateIpAddressParams()
+	p.SetNetworkid(networkID)
+	p.SetIpaddress(ip)
+	r, err := c.cs.Address.AssociateIpAddress(p)
+	if err != nil {
+		return nil, c.fail("associateIpAddress", err)
+	}
+	if _, err := c.waitJob("associateIpAddress", r.JobID); err != nil {
+		return nil, err
+	}
+	addr := &PublicIP{ID: r.Id, IP: ip, NetworkID: networkID}
+	if err := c.SetTags(ResourceIP, r.Id, nil, map[string]string{AcquiredTag: "true"}); err != nil {
+		return addr, err
+	}
+	return addr, nil
+}
+
+// EnableStaticNAT points a public address at a VM's NIC on a network.
+func (c *Client) EnableStaticNAT(ipID, vmID, networkID string) error {
+	p := c.cs.NAT.NewEnableStaticNatParams(ipID, vmID)
+	p.SetNetworkid(networkID)
+	_, err := c.cs.NAT.EnableStaticNat(p)
+	return c.fail("enableStaticNat", err)
+}
+
+// DisableStaticNAT releases a public address's static NAT.
+func (c *Client) DisableStaticNAT(ipID string) error {
+	r, err := c.cs.NAT.DisableStaticNat(c.cs.NAT.NewDisableStaticNatParams(ipID))
+	if err != nil {
+		return c.fail("disableStaticNat", err)
+	}
+	_, err = c.waitJob("disableStaticNat", r.JobID)
+	return err
+}
+
+// ReleasePublicIP gives a public address back to the zone.
+func (c *Client) ReleasePublicIP(ipID string) error {
+	r, err := c.cs.Address.DisassociateIpAddress(c.cs.Address.NewDisassociateIpAddressParams(ipID))
+	if err != nil {
+		return c.fail("disassociateIpAddress", err)
+	}
+	_, err = c.waitJob("disassociateIpAddress", r.JobID)
+	return err
+}
+
+// FindOrCreateAffinityGroup returns the id of the named affinity group,
+// creating it with type kind when it does not exist.
+func (c *Client) FindOrCreateAffinityGroup(name, kind string) (string, error) {
+	p := c.cs.AffinityGroup.NewListAffinityGroupsParams()
+	p.SetName(name)
+	resp, err := c.cs.AffinityGroup.ListAffinityGroups(p)
+	if err != nil {
+		return "", c.fail("listAffinityGroups", err)
+	}
+	for _, g := range resp.AffinityGroups {
+		if g.Name == name {
+			if g.Type != kind {
+				return "", fmt.Errorf("affinity group %q exists with type %q, not %q", name, g.Type, kind)
+			}
+			return g.Id, nil
+		}
+	}
+	r, err := c.cs.AffinityGroup.CreateAffinityGroup(c.cs.AffinityGroup.NewCreateAffinityGroupParams(name, kind))
+	if err != nil {
+		return "", c.fail("createAffinityGroup", err)
+	}
+	if _, err := c.waitJob("createAffinityGroup", r.JobID); err != nil {
+		return "", err
+	}
+	return r.Id, nil
+}

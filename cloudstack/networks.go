@@ -1,0 +1,59 @@
+package cloudstack
+
+import (
+	"fmt"
+
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// Network is a guest network a VM can have a NIC on.
+type Network struct {
+	ID      string
+	Name    string
+	ZoneID  string
+	CIDR    string
+	Gateway string
+	Netmask string
+	DNS     []string
+}
+
+// FindNetworks resolves guest networks of a zone by id or exact name in
+// one listNetworks call.
+func (c *Client) FindNetworks(zoneID string, refs []string) (map[string]Network, error) {
+	p := c.cs.Network.NewListNetworksParams()
+	p.SetZoneid(zoneID)
+	p.SetListall(true)
+	resp, err := c.cs.Network.ListNetworks(p)
+	if err != nil {
+		return nil, c.fail("listNetworks", err)
+	}
+	found := map[string]Network{}
+	for _, ref := range refs {
+		n := matchNetwork(resp.Networks, ref)
+		if n == nil {
+			return nil, fmt.Errorf("CloudStack has no network %q in zone %s", ref, zoneID)
+		}
+		found[ref] = *n
+	}
+	return found, nil
+}
+
+func matchNetwork(networks []*csgo.Network, ref string) *Network {
+	var hits []*csgo.Network
+	for _, n := range networks {
+		if n.Id == ref || n.Name == ref {
+			hits = append(hits, n)
+		}
+	}
+	if len(hits) != 1 {
+		return nil
+	}
+	n := hits[0]
+	net := &Network{ID: n.Id, Name: n.Name, ZoneID: n.Zoneid, CIDR: n.Cidr, Gateway: n.Gateway, Netmask: n.Netmask}
+	for _, d := range []string{n.Dns1, n.Dns2} {
+		if d != "" {
+			net.DNS = append(net.DNS, d)
+		}
+	}
+	return net
+}

@@ -1,0 +1,158 @@
+package cloudstack
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// DeploySpec is one deployVirtualMachine.
+type DeploySpec struct {
+	Name              string
+	DisplayName       string
+	ZoneID            string
+	ServiceOfferingID string
+	TemplateID        string
+	// Custom offerings: CPUs, CPUSpeed (MHz), MemoryMB.
+	CPUs, CPUSpeed, MemoryMB int
+	RootDiskGB               int
+	// The ephemeral disk, created inside the deploy with the VM.
+	DataDiskOfferingID string
+	DataDiskGB         int
+	NICs               []NICRequest
+	KeyPair            string
+	AffinityGroupIDs   []string
+	SecurityGroupIDs   []string
+	UserData           string // base64
+}
+
+// NICRequest asks for a NIC on a network, with a static IP or not.
+type NICRequest struct {
+	NetworkID string
+	IP        string
+	MAC       string
+}
+
+// DeployVM deploys and waits. The VM's id comes back even when the job
+// failed, so the caller can clean up what CloudStack left.
+func (c *Client) DeployVM(s DeploySpec) (string, *VM, error) {
+	p := c.cs.VirtualMachine.NewDeployVirtualMachineParams(s.ServiceOfferingID, s.TemplateID, s.ZoneID)
+	p.SetName(s.Name)
+	p.SetDisplayname(s.DisplayName)
+	var nics []map[string]string
+	for _, n := range s.NICs {
+		m := map[string]string{"networkid": n.NetworkID}
+		if n.IP != "" {
+			m["ip"] = n.IP
+		}
+		if n.MAC != "" {
+			m["mac"] = n.MAC
+		}
+		nics = append(nics, m)
+	}
+	p.SetIptonetworklist(nics)
+	details := map[string]string{}
+	if s.CPUs > 0 {
+		details["cpuNumber"] = strconv.Itoa(s.CPUs)
+		details["cpuSpeed"] = strconv.Itoa(s.CPUSpeed)
+		details["memory"] = strconv.Itoa(s.MemoryMB)
+	}
+	if len(details) > 0 {
+		p.SetDetails(details)
+	}
+	if s.RootDiskGB > 0 {
+		p.SetRootdisksize(int64(s.RootDiskGB))
+	}
+	if s.DataDiskOfferingID != "" {
+		p.SetDiskofferingid(s.DataDiskOfferingID)
+		if s.DataDiskGB > 0 {
+			p.SetSize(int64(s.DataDiskGB))
+		}
+	}
+	if s.KeyPair != "" {
+		p.SetKeypair(s.KeyPair)
+	}
+	if len(s.AffinityGroupIDs) > 0 {
+		p.SetAffinitygroupids(s.AffinityGroupIDs)
+	}
+	if len(s.SecurityGroupIDs) > 0 {
+		p.SetSecuritygroupids(s.SecurityGroupIDs)
+	}
+	if s.UserData != "" {
+		p.SetUserdata(s.UserData)
+	}
+	r, err := c.cs.VirtualMachine.DeployVirtualMachine(p)
+	if err != nil {
+		return "", nil, c.fail("deployVirtualMachine", err)
+	}
+	result, err := c.waitJob("deployVirtualMachine", r.JobID)
+	if err != nil {
+		return r.Id, nil, err
+	}
+	vm, err := vmFromJob(result)
+	if err != nil {
+		return r.Id, nil, err
+	}
+	return vm.ID, vm, nil
+}
+
+func vmFromJob(result json.RawMessage) (*VM, error) {
+	var wrapped struct {
+		VM json.RawMessage `json:"virtualmachine"`
+	}
+	if err := json.Unmarshal(result, &wrapped); err != nil || wrapped.VM == nil {
+		return nil, fmt.Errorf("CloudStack's deploy job answered without a virtualmachine: %s", truncateText(string(result), 200))
+	}
+	return parseVM(wrapped.VM)
+}
+
+// DestroyVM destroys a VM, expunging it when asked, and deletes the listed
+// data volumes with it.
+func (c *Client) DestroyVM(id string, expunge bool, volumeIDs []string) error {
+	p := c.cs.VirtualMachine.NewDestroyVirtualMachineParams(id)
+	if expunge {
+		p.SetExpunge(true)
+	}
+	if len(volumeIDs) > 0 {
+		p.SetVolumeids(volumeIDs)
+	}
+	r, err := c.cs.VirtualMachine.DestroyVirtualMachine(p)
+	if err != nil {
+		return c.fail("destroyVirtualMachine", err)
+	}
+	_, err = c.waitJob("destroyVirtualMachine", r.JobID)
+	return err
+}
+
+// RebootVM reboots a running VM, or starts a stopped one.
+func (c *Client) RebootVM(vm *VM) error {
+	if vm.State == "Stopped" {
+		r, err := c.cs.VirtualMachine.StartVirtualMachine(c.cs.VirtualMachine.NewStartVirtualMachineParams(vm.ID))
+		if err != nil {
+			return c.fail("startVirtualMachine", err)
+		}
+		_, err = c.waitJob("startVirtualMachine", r.JobID)
+		return err
+	}
+	r, err := c.cs.VirtualMachine.RebootVirtualMachine(c.cs.VirtualMachine.NewRebootVirtualMachineParams(vm.ID))
+	if err != nil {
+		return c.fail("rebootVirtualMachine", err)
+	}
+	_, err = c.waitJob("rebootVirtualMachine", r.JobID)
+	return err
+}
+
+// SetDisplayName renames a VM in CloudStack's UI; its host name stays.
+func (c *Client) SetDisplayName(id, name string) error {
+	p := c.cs.VirtualMachine.NewUpdateVirtualMachineParams(id)
+	p.SetDisplayname(name)
+	_, err := c.cs.VirtualMachine.UpdateVirtualMachine(p)
+	return c.fail("updateVirtualMachine", err)
+}
+
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

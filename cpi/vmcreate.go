@@ -1,0 +1,310 @@
+package cpi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+)
+
+// vmCreation is one create_vm: what it resolved and everything it created,
+// so that a failure at any step removes exactly what this call made.
+type vmCreation struct {
+	cpi      CPI
+	agentID  string
+	props    vmProps
+	plan     networkPlan
+	env      apiv1.VMEnv
+	spec     cloudstack.DeploySpec
+	vmID     string
+	vm       *cloudstack.VM
+	ipID     string // a public IP this call acquired
+	vipAddr  *cloudstack.PublicIP
+	ephemera bool // an ephemeral disk is created with the VM
+	registry bool // settings were written to the registry
+}
+
+func (c CPI) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
+	networks apiv1.Networks, env apiv1.VMEnv) (*vmCreation, error) {
+	props, err := readVMProps(cp)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	plan, refs, err := planNetworks(networks)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	v := &vmCreation{cpi: c, agentID: agentID.AsString(), props: props, plan: plan, env: env}
+	v.spec.TemplateID = strings.TrimPrefix(stemcellCID.AsString(), lightPrefix)
+	if err := v.resolve(refs); err != nil {
+		return nil, err
+	}
+	if err := v.create(); err != nil {
+		return nil, v.cleanup(err)
+	}
+	return v, nil
+}
+
+// resolve turns names into CloudStack ids: zone, offering, networks, disk
+// offering, affinity group; nothing is created but an affinity group.
+func (v *vmCreation) resolve(networkRefs []string) error {
+	c := v.cpi
+	zones, err := c.cloud.FindZones([]string{firstOf(v.props.Zone, c.cfg.CloudStack.DefaultZone)})
+	if err != nil {
+		return badInput(err)
+	}
+	v.spec.ZoneID = zones[0].ID
+	if err := v.resolveOffering(); err != nil {
+		return err
+	}
+	nets, err := c.cloud.FindNetworks(v.spec.ZoneID, networkRefs)
+	if err != nil {
+		return badInput(err)
+	}
+	for i := range v.plan.nics {
+		n := &v.plan.nics[i]
+		n.network = nets[networkRefs[i]]
+		ip := ""
+		if !n.net.IsDynamic() {
+			ip = n.net.IP()
+		}
+		v.spec.NICs = append(v.spec.NICs, cloudstack.NICRequest{NetworkID: n.network.ID, IP: ip, MAC: n.mac})
+	}
+	if err := v.resolveEphemeral(); err != nil {
+		return err
+	}
+	v.spec.KeyPair = firstOf(v.props.KeyPair, c.cfg.CloudStack.DefaultKeyPair)
+	v.spec.SecurityGroupIDs = v.props.SecurityGroups
+	return v.resolveAffinity()
+}
+
+func (v *vmCreation) resolveOffering() error {
+	c := v.cpi
+	if v.props.CPU > 0 {
+		offerings, err := c.cloud.ServiceOfferings()
+		if err != nil {
+			return err
+		}
+		for _, o := range offerings {
+			if o.Customized {
+				v.spec.ServiceOfferingID = o.ID
+				v.spec.CPUs, v.spec.MemoryMB = v.props.CPU, v.props.RAM
+				v.spec.CPUSpeed = firstInt(v.props.CPUSpeed, c.cfg.CloudStack.DefaultCPUSpeed)
+				return nil
+			}
+		}
+		return badInput(fmt.Errorf("cpu and ram need a customized compute offering, and CloudStack offers none"))
+	}
+	ref := firstOf(v.props.ComputeOffering, c.cfg.CloudStack.DefaultComputeOffering)
+	if ref == "" {
+		return badInput(fmt.Errorf("VM cloud_properties need compute_offering, or cpu and ram (no cloudstack.default_compute_offering)"))
+	}
+	o, err := c.cloud.FindServiceOffering(ref)
+	if err != nil {
+		return badInput(err)
+	}
+	if o.Customized {
+		return badInput(fmt.Errorf("compute offering %q is customized: give cpu and ram instead", ref))
+	}
+	v.spec.ServiceOfferingID = o.ID
+	v.spec.RootDiskGB = gib(v.props.RootDiskSize)
+	return nil
+}
+
+func (v *vmCreation) resolveEphemeral() error {
+	c := v.cpi
+	ref := firstOf(v.props.EphemeralDiskOffering, c.cfg.CloudStack.DefaultEphemeralDiskOffering)
+	if v.props.EphemeralDiskSize == 0 && v.props.EphemeralDiskOffering == "" {
+		return nil
+	}
+	if ref == "" {
+		return badInput(fmt.Errorf("ephemeral_disk_size needs ephemeral_disk_offering (or cloudstack.default_ephemeral_disk_offering)"))
+	}
+	o, err := c.cloud.FindDiskOffering(ref)
+	if err != nil {
+		return badInput(err)
+	}
+	v.spec.DataDiskOfferingID = o.ID
+	if o.Customized {
+		if v.props.EphemeralDiskSize == 0 {
+			return badInput(fmt.Errorf("disk offering %q is customized: ephemeral_disk_size is needed", ref))
+		}
+		v.spec.DataDiskGB = gib(v.props.EphemeralDiskSize)
+	}
+	v.ephemera = true
+	return nil
+}
+
+func (v *vmCreation) resolveAffinity() error {
+	c := v.cpi
+	name := v.props.AffinityGroup
+	if name == "" && c.cfg.CloudStack.AutoAntiAffinity {
+		if group := instanceGroup(v.env); group != "" {
+			name = fmt.Sprintf("%s-%s", c.ctx.DirectorUUID, group)
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	id, err := c.cloud.FindOrCreateAffinityGroup(truncate(name, 63), c.cfg.CloudStack.AffinityGroupType)
+	if err != nil {
+		return err
+	}
+	v.spec.AffinityGroupIDs = []string{id}
+	return nil
+}
+
+func instanceGroup(env apiv1.VMEnv) string {
+	var e struct {
+		Bosh struct {
+			Group string `json:"group"`
+		} `json:"bosh"`
+	}
+	if raw, err := env.MarshalJSON(); err == nil {
+		_ = json.Unmarshal(raw, &e)
+	}
+	return e.Bosh.Group
+}
+
+// gib rounds MiB up to whole GiB, as CloudStack sizes disks.
+func gib(mib int) int {
+	return (mib + 1023) / 1024
+}
+
+// badInput marks an error the director must not retry.
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	var typed *Error
+	if errors.As(err, &typed) {
+		return err
+	}
+	return &Error{kind: "VMCreationFailed", retry: false, err: err}
+}
+
+// create acquires the vip, writes the settings, deploys and points the vip
+// at the VM. Every step records what it made for cleanup.
+func (v *vmCreation) create() error {
+	name, err := newVMName()
+	if err != nil {
+		return err
+	}
+	v.spec.Name, v.spec.DisplayName = name, name
+	if v.plan.vip != nil {
+		if err := v.acquireVIP(); err != nil {
+			return err
+		}
+	}
+	if v.spec.UserData, err = v.userData(name); err != nil {
+		return err
+	}
+	id, vm, err := v.cpi.cloud.DeployVM(v.spec)
+	v.vmID = id
+	if err != nil {
+		return err
+	}
+	v.vm = vm
+	if v.plan.vip != nil {
+		return v.cpi.cloud.EnableStaticNAT(v.vipID(), vm.ID, v.plan.nics[0].network.ID)
+	}
+	return nil
+}
+
+func (v *vmCreation) acquireVIP() error {
+	ip := v.plan.vip.IP()
+	addr, err := v.cpi.cloud.FindPublicIP(v.spec.ZoneID, ip)
+	if err != nil {
+		return err
+	}
+	if addr != nil {
+		if addr.StaticNAT && addr.VMID != "" {
+			return badInput(fmt.Errorf("vip %s is already static NAT to VM %s", ip, addr.VMID))
+		}
+		v.vipAddr = addr
+		return nil
+	}
+	addr, err = v.cpi.cloud.AcquirePublicIP(v.plan.nics[0].network.ID, ip)
+	if addr != nil {
+		v.ipID, v.vipAddr = addr.ID, addr
+	}
+	return err
+}
+
+func (v *vmCreation) vipID() string { return v.vipAddr.ID }
+
+// userData is the full agent settings for current stemcells, or the
+// registry envelope with the settings PUT to the registry for old ones.
+func (v *vmCreation) userData(name string) (string, error) {
+	c := v.cpi
+	settings := c.agentSettings(v.agentID, name, v.plan, v.ephemera, v.env)
+	if c.ctx.StemcellAPIVersion >= 2 {
+		return encodeUserData(settings, "the agent settings")
+	}
+	reg, err := c.registryClient()
+	if err != nil {
+		return "", badInput(err)
+	}
+	raw, err := jsonMarshal(settings)
+	if err != nil {
+		return "", err
+	}
+	if err := reg.Put(name, raw); err != nil {
+		return "", err
+	}
+	v.registry = true
+	return encodeUserData(registryEnvelope(name, c.cfg.Registry, v.plan), "the registry user data")
+}
+
+// cleanup removes what this create_vm made, newest first, and returns the
+// cause typed for the director; cleanup failures are added to its text.
+func (v *vmCreation) cleanup(cause error) error {
+	c := v.cpi
+	var problems []string
+	note := func(what string, err error) {
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", what, err))
+		}
+	}
+	if v.vmID != "" {
+		note("destroying VM "+v.vmID, c.destroyVM(v.vmID, v.ephemeralVolumes()))
+	}
+	if v.ipID != "" {
+		note("releasing public IP "+v.plan.vip.IP(), c.cloud.ReleasePublicIP(v.ipID))
+	}
+	if v.registry {
+		if reg, err := c.registryClient(); err == nil {
+			note("deleting registry settings", reg.Delete(v.spec.Name))
+		}
+	}
+	c.logger.Warn("vm", "create_vm failed and was cleaned up: %s", cause)
+	if len(problems) > 0 {
+		cause = fmt.Errorf("%w; cleanup left things behind: %s", cause, strings.Join(problems, "; "))
+	}
+	return vmCreationFailed(cause)
+}
+
+func (v *vmCreation) ephemeralVolumes() []string {
+	vols, err := v.cpi.cloud.VMVolumes(v.vmID)
+	if err != nil {
+		return nil
+	}
+	return ephemeralIDs(vols)
+}
+
+// vmCreationFailed types a create_vm failure: capacity and time-outs are
+// worth retrying; bad input is not.
+func vmCreationFailed(err error) error {
+	var typed *Error
+	if errors.As(err, &typed) {
+		return err
+	}
+	var api *cloudstack.APIError
+	var timeout *cloudstack.JobTimeoutError
+	retry := errors.As(err, &timeout) || (errors.As(err, &api) && api.IsCapacity())
+	return &Error{kind: "VMCreationFailed", retry: retry, err: err}
+}
