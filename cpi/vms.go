@@ -58,7 +58,7 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 	if err != nil {
 		return wrap(err, "looking up VM %s", cid.AsString())
 	}
-	if vm == nil || vm.State == "Expunging" {
+	if vm == nil || vm.Gone() {
 		c.logger.Info("vm", "VM %s is already gone", cid.AsString())
 		return c.forgetSettings(cid.AsString(), "")
 	}
@@ -69,10 +69,8 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 	if err != nil {
 		return wrap(err, "listing the volumes of VM %s", vm.ID)
 	}
-	if vm.State != "Destroyed" || *c.cfg.CloudStack.ExpungeVM {
-		if err := c.destroyVM(vm.ID, ephemeralIDs(vols)); err != nil {
-			return wrap(err, "destroying VM %s", vm.ID)
-		}
+	if err := c.destroyVM(vm.ID, ephemeralIDs(vols)); err != nil {
+		return wrap(err, "destroying VM %s", vm.ID)
 	}
 	return c.forgetSettings(vm.ID, vm.Name)
 }
