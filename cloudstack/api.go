@@ -34,6 +34,25 @@ type API interface {
 	// SetTags moves a resource from its current tags to the desired ones.
 	SetTags(resourceType, id string, current, desired map[string]string) error
 
+	// FindVolume looks a volume up by UUID or exact name; absent is nil.
+	FindVolume(ref string) (*Volume, error)
+	// CreateVolume creates a data volume.
+	CreateVolume(name, zoneID, offeringID string, sizeGB int) (*Volume, error)
+	// AttachVolume attaches a volume; the answer carries its device id.
+	AttachVolume(id, vmID string) (*Volume, error)
+	// DetachVolume detaches a volume.
+	DetachVolume(id string) error
+	// DeleteVolume deletes a detached volume.
+	DeleteVolume(id string) error
+	// ResizeVolume grows a volume, optionally onto another offering.
+	ResizeVolume(id string, sizeGB int, offeringID string) error
+	// CreateSnapshot snapshots a volume.
+	CreateSnapshot(volumeID string) (*Snapshot, error)
+	// FindSnapshot returns a snapshot by id, or nil.
+	FindSnapshot(id string) (*Snapshot, error)
+	// DeleteSnapshot deletes a snapshot.
+	DeleteSnapshot(id string) error
+
 	// ServiceOfferings lists compute offerings.
 	ServiceOfferings() ([]ServiceOffering, error)
 	// FindServiceOffering resolves a compute offering by id or exact name.

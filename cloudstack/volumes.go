@@ -1,6 +1,11 @@
 package cloudstack
 
-import csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+import (
+	"encoding/json"
+	"fmt"
+
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+)
 
 // Volume is a CloudStack volume: ROOT or DATADISK.
 type Volume struct {
@@ -13,6 +18,9 @@ type Volume struct {
 	SizeGB   int64
 	State    string
 	Tags     map[string]string
+	// OfferingID and Customized describe its disk offering.
+	OfferingID string
+	VMState    string
 }
 
 // VMVolumes lists the volumes attached to a VM.
@@ -36,7 +44,8 @@ func (c *Client) VMVolumes(vmID string) ([]Volume, error) {
 
 func toVolume(v *csgo.Volume) Volume {
 	return Volume{ID: v.Id, Name: v.Name, Type: v.Type, DeviceID: v.Deviceid, VMID: v.Virtualmachineid,
-		ZoneID: v.Zoneid, SizeGB: v.Size >> 30, State: v.State, Tags: tagMap(v.Tags)}
+		ZoneID: v.Zoneid, SizeGB: v.Size >> 30, State: v.State, Tags: tagMap(v.Tags), OfferingID: v.Diskofferingid,
+		VMState: v.Vmstate}
 }
 
 func tagMap(tags []csgo.Tags) map[string]string {
@@ -45,4 +54,162 @@ func tagMap(tags []csgo.Tags) map[string]string {
 		m[t.Key] = t.Value
 	}
 	return m
+}
+
+// FindVolume looks a volume up by UUID, or by exact name for the name-style
+// CIDs of earlier CPIs. Absent is (nil, nil).
+func (c *Client) FindVolume(ref string) (*Volume, error) {
+	p := c.cs.Volume.NewListVolumesParams()
+	p.SetListall(true)
+	if csgo.IsID(ref) {
+		p.SetId(ref)
+	} else {
+		p.SetName(ref)
+	}
+	resp, err := c.cs.Volume.ListVolumes(p)
+	if err != nil {
+		if err = c.fail("listVolumes", err); IsNoSuchEntity(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	for _, v := range resp.Volumes {
+		if v.Id == ref || v.Name == ref {
+			vol := toVolume(v)
+			return &vol, nil
+		}
+	}
+	return nil, nil
+}
+
+// CreateVolume creates a data volume; sizeGB only for customized offerings.
+func (c *Client) CreateVolume(name, zoneID, offeringID string, sizeGB int) (*Volume, error) {
+	p := c.cs.Volume.NewCreateVolumeParams()
+	p.SetName(name)
+	p.SetZoneid(zoneID)
+	p.SetDiskofferingid(offeringID)
+	if sizeGB > 0 {
+		p.SetSize(int64(sizeGB))
+	}
+	r, err := c.cs.Volume.CreateVolume(p)
+	if err != nil {
+		return nil, c.fail("createVolume", err)
+	}
+	return c.volumeJob("createVolume", r.JobID)
+}
+
+// AttachVolume attaches a volume and returns it with the device id
+// CloudStack chose.
+func (c *Client) AttachVolume(id, vmID string) (*Volume, error) {
+	r, err := c.cs.Volume.AttachVolume(c.cs.Volume.NewAttachVolumeParams(id, vmID))
+	if err != nil {
+		return nil, c.fail("attachVolume", err)
+	}
+	return c.volumeJob("attachVolume", r.JobID)
+}
+
+// DetachVolume detaches a volume from whatever VM has it.
+func (c *Client) DetachVolume(id string) error {
+	p := c.cs.Volume.NewDetachVolumeParams()
+	p.SetId(id)
+	r, err := c.cs.Volume.DetachVolume(p)
+	if err != nil {
+		return c.fail("detachVolume", err)
+	}
+	_, err = c.waitJob("detachVolume", r.JobID)
+	return err
+}
+
+// DeleteVolume deletes a detached volume (a synchronous command).
+func (c *Client) DeleteVolume(id string) error {
+	_, err := c.cs.Volume.DeleteVolume(c.cs.Volume.NewDeleteVolumeParams(id))
+	return c.fail("deleteVolume", err)
+}
+
+// ResizeVolume grows a volume, moving it to offeringID when given.
+func (c *Client) ResizeVolume(id string, sizeGB int, offeringID string) error {
+	p := c.cs.Volume.NewResizeVolumeParams(id)
+	p.SetSize(int64(sizeGB))
+	if offeringID != "" {
+		p.SetDiskofferingid(offeringID)
+	}
+	r, err := c.cs.Volume.ResizeVolume(p)
+	if err != nil {
+		return c.fail("resizeVolume", err)
+	}
+	_, err = c.waitJob("resizeVolume", r.JobID)
+	return err
+}
+
+func (c *Client) volumeJob(command, jobID string) (*Volume, error) {
+	result, err := c.waitJob(command, jobID)
+	if err != nil {
+		return nil, err
+	}
+	var wrapped struct {
+		Volume *csgo.Volume `json:"volume"`
+	}
+	if err := json.Unmarshal(result, &wrapped); err != nil || wrapped.Volume == nil {
+		return nil, fmt.Errorf("CloudStack's %s job answered without a volume", command)
+	}
+	v := toVolume(wrapped.Volume)
+	return &v, nil
+}
+
+// Snapshot is a volume snapshot.
+type Snapshot struct {
+	ID, VolumeID, State string
+}
+
+// CreateSnapshot snapshots a volume and waits until it is backed up.
+func (c *Client) CreateSnapshot(volumeID string) (*Snapshot, error) {
+	r, err := c.cs.Snapshot.CreateSnapshot(c.cs.Snapshot.NewCreateSnapshotParams(volumeID))
+	if err != nil {
+		return nil, c.fail("createSnapshot", err)
+	}
+	result, err := c.waitJob("createSnapshot", r.JobID)
+	if err != nil {
+		return nil, err
+	}
+	var wrapped struct {
+		Snapshot *csgo.Snapshot `json:"snapshot"`
+	}
+	if err := json.Unmarshal(result, &wrapped); err != nil || wrapped.Snapshot == nil {
+		return nil, fmt.Errorf("CloudStack's createSnapshot job answered without a snapshot")
+	}
+	s := wrapped.Snapshot
+	return &Snapshot{ID: s.Id, VolumeID: s.Volumeid, State: s.State}, nil
+}
+
+// FindSnapshot returns a snapshot by id, or nil.
+func (c *Client) FindSnapshot(id string) (*Snapshot, error) {
+	if !csgo.IsID(id) {
+		return nil, nil
+	}
+	p := c.cs.Snapshot.NewListSnapshotsParams()
+	p.SetId(id)
+	p.SetListall(true)
+	resp, err := c.cs.Snapshot.ListSnapshots(p)
+	if err != nil {
+		if err = c.fail("listSnapshots", err); IsNoSuchEntity(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	for _, s := range resp.Snapshots {
+		if s.Id == id {
+			return &Snapshot{ID: s.Id, VolumeID: s.Volumeid, State: s.State}, nil
+		}
+	}
+	return nil, nil
+}
+
+// DeleteSnapshot deletes a snapshot.
+func (c *Client) DeleteSnapshot(id string) error {
+	r, err := c.cs.Snapshot.DeleteSnapshot(c.cs.Snapshot.NewDeleteSnapshotParams(id))
+	if err != nil {
+		return c.fail("deleteSnapshot", err)
+	}
+	_, err = c.waitJob("deleteSnapshot", r.JobID)
+	return err
 }

@@ -1,33 +1,303 @@
 package cpi
 
-import "github.com/cloudfoundry/bosh-cpi-go/apiv1"
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 
-// CreateDisk implements apiv1.CPI.
-func (c CPI) CreateDisk(int, apiv1.DiskCloudProps, *apiv1.VMCID) (apiv1.DiskCID, error) {
-	return apiv1.DiskCID{}, notImplemented("create_disk")
+	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
+)
+
+type diskProps struct {
+	DiskOffering string `json:"disk_offering"`
 }
 
-// DeleteDisk implements apiv1.CPI.
-func (c CPI) DeleteDisk(apiv1.DiskCID) error { return notImplemented("delete_disk") }
-
-// AttachDisk implements apiv1.CPI (API v1).
-func (c CPI) AttachDisk(apiv1.VMCID, apiv1.DiskCID) error { return notImplemented("attach_disk") }
-
-// AttachDiskV2 implements apiv1.CPI (API v2).
-func (c CPI) AttachDiskV2(apiv1.VMCID, apiv1.DiskCID) (apiv1.DiskHint, error) {
-	return apiv1.DiskHint{}, notImplemented("attach_disk")
+// CreateDisk implements apiv1.CPI: in the VM's zone when a VM is named.
+func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID) (apiv1.DiskCID, error) {
+	if sizeMiB <= 0 {
+		return apiv1.DiskCID{}, cloudError(fmt.Errorf("disk size %d MiB must be positive", sizeMiB))
+	}
+	var props diskProps
+	if err := cp.As(&props); err != nil {
+		return apiv1.DiskCID{}, cloudError(fmt.Errorf("disk cloud_properties: %w", err))
+	}
+	zoneID, err := c.diskZone(vmCID)
+	if err != nil {
+		return apiv1.DiskCID{}, err
+	}
+	ref := firstOf(props.DiskOffering, c.cfg.CloudStack.DefaultDiskOffering)
+	if ref == "" {
+		return apiv1.DiskCID{}, cloudError(fmt.Errorf("no disk_offering in cloud_properties and no cloudstack.default_disk_offering"))
+	}
+	offering, err := c.cloud.FindDiskOffering(ref)
+	if err != nil {
+		return apiv1.DiskCID{}, cloudError(err)
+	}
+	size := 0
+	if offering.Customized {
+		size = gib(sizeMiB)
+	} else if offering.SizeGB*1024 < int64(sizeMiB) {
+		return apiv1.DiskCID{}, cloudError(fmt.Errorf("disk offering %q has %d GiB, less than the %d MiB asked for",
+			ref, offering.SizeGB, sizeMiB))
+	}
+	name, err := newDiskName()
+	if err != nil {
+		return apiv1.DiskCID{}, err
+	}
+	vol, err := c.cloud.CreateVolume(name, zoneID, offering.ID, size)
+	if err != nil {
+		return apiv1.DiskCID{}, diskError(err, "creating a %d MiB disk", sizeMiB)
+	}
+	return apiv1.NewDiskCID(vol.ID), nil
 }
 
-// DetachDisk implements apiv1.CPI.
-func (c CPI) DetachDisk(apiv1.VMCID, apiv1.DiskCID) error { return notImplemented("detach_disk") }
+func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, error) {
+	if vmCID != nil {
+		vm, err := c.mustFindVM(*vmCID)
+		if err != nil {
+			return "", err
+		}
+		return vm.ZoneID, nil
+	}
+	zones, err := c.cloud.FindZones([]string{c.cfg.CloudStack.DefaultZone})
+	if err != nil {
+		return "", cloudError(err)
+	}
+	return zones[0].ID, nil
+}
 
-// SetDiskMetadata implements apiv1.CPI.
-func (c CPI) SetDiskMetadata(apiv1.DiskCID, apiv1.DiskMeta) error {
-	return notImplemented("set_disk_metadata")
+func newDiskName() (string, error) {
+	name, err := newVMName()
+	if err != nil {
+		return "", err
+	}
+	return diskNamePrefix + strings.TrimPrefix(name, "vm-"), nil
+}
+
+// DeleteDisk implements apiv1.CPI: gone already is success; attached is an
+// error, since deleting it would take it from a running VM.
+func (c CPI) DeleteDisk(cid apiv1.DiskCID) error {
+	vol, err := c.cloud.FindVolume(cid.AsString())
+	if err != nil {
+		return wrap(err, "looking up disk %s", cid.AsString())
+	}
+	if vol == nil || vol.State == "Destroy" || vol.State == "Expunged" {
+		return nil
+	}
+	if vol.VMID != "" {
+		return cloudError(fmt.Errorf("disk %s is attached to VM %s; detach it first", vol.ID, vol.VMID))
+	}
+	return diskError(c.cloud.DeleteVolume(vol.ID), "deleting disk %s", vol.ID)
 }
 
 // HasDisk implements apiv1.CPI.
-func (c CPI) HasDisk(apiv1.DiskCID) (bool, error) { return false, notImplemented("has_disk") }
+func (c CPI) HasDisk(cid apiv1.DiskCID) (bool, error) {
+	vol, err := c.cloud.FindVolume(cid.AsString())
+	if err != nil {
+		return false, wrap(err, "looking up disk %s", cid.AsString())
+	}
+	return vol != nil && vol.State != "Destroy" && vol.State != "Expunged", nil
+}
 
-// ResizeDisk implements apiv1.CPI.
-func (c CPI) ResizeDisk(apiv1.DiskCID, int) error { return notImplemented("resize_disk") }
+func (c CPI) mustFindDisk(cid apiv1.DiskCID) (*cloudstack.Volume, error) {
+	vol, err := c.cloud.FindVolume(cid.AsString())
+	if err != nil {
+		return nil, wrap(err, "looking up disk %s", cid.AsString())
+	}
+	if vol == nil || vol.State == "Destroy" || vol.State == "Expunged" {
+		return nil, diskNotFound(cid.AsString())
+	}
+	return vol, nil
+}
+
+// AttachDisk implements apiv1.CPI (API v1).
+func (c CPI) AttachDisk(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) error {
+	_, err := c.AttachDiskV2(vmCID, diskCID)
+	return err
+}
+
+// AttachDiskV2 implements apiv1.CPI (API v2): the hint tells the agent
+// where the disk appears; old stemcells get it through the registry too.
+func (c CPI) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.DiskHint, error) {
+	vm, err := c.mustFindVM(vmCID)
+	if err != nil {
+		return apiv1.DiskHint{}, err
+	}
+	vol, err := c.mustFindDisk(diskCID)
+	if err != nil {
+		return apiv1.DiskHint{}, err
+	}
+	switch {
+	case vol.VMID == vm.ID:
+		c.logger.Info("disk", "disk %s is already attached to VM %s", vol.ID, vm.ID)
+	case vol.VMID != "":
+		return apiv1.DiskHint{}, cloudError(fmt.Errorf("disk %s is attached to another VM, %s", vol.ID, vol.VMID))
+	case vol.ZoneID != vm.ZoneID:
+		return apiv1.DiskHint{}, cloudError(fmt.Errorf("disk %s is in zone %s, VM %s in zone %s", vol.ID, vol.ZoneID, vm.ID, vm.ZoneID))
+	default:
+		if vol, err = c.cloud.AttachVolume(vol.ID, vm.ID); err != nil {
+			return apiv1.DiskHint{}, diskError(err, "attaching disk %s to VM %s", diskCID.AsString(), vm.ID)
+		}
+	}
+	hint := diskHint(vm.Hypervisor, vol)
+	if err := c.updateRegistryDisks(vm, func(p map[string]any) { p[vol.ID] = hint }); err != nil {
+		return apiv1.DiskHint{}, err
+	}
+	return apiv1.NewDiskHintFromMap(hint), nil
+}
+
+// diskHint names the device for the device id CloudStack reports, in the
+// hypervisor's naming, plus the serial KVM exposes under /dev/disk/by-id.
+func diskHint(hypervisor string, vol *cloudstack.Volume) map[string]any {
+	prefix := map[string]string{"KVM": "/dev/vd", "VMware": "/dev/sd"}[hypervisor]
+	if prefix == "" {
+		prefix = "/dev/xvd"
+	}
+	return map[string]any{
+		"path":      prefix + string(rune('a'+vol.DeviceID)),
+		"volume_id": strconv.FormatInt(vol.DeviceID, 10),
+		"id":        kvmSerial(vol.ID),
+	}
+}
+
+func kvmSerial(uuid string) string {
+	s := strings.ReplaceAll(uuid, "-", "")
+	if len(s) > 20 {
+		s = s[:20]
+	}
+	return s
+}
+
+// DetachDisk implements apiv1.CPI: detached already is success; attached
+// elsewhere is DiskNotAttached.
+func (c CPI) DetachDisk(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) error {
+	vm, err := c.mustFindVM(vmCID)
+	if err != nil {
+		return err
+	}
+	vol, err := c.mustFindDisk(diskCID)
+	if err != nil {
+		return err
+	}
+	if vol.VMID != "" && vol.VMID != vm.ID {
+		return &Error{kind: "DiskNotAttached", err: fmt.Errorf("disk %s is attached to VM %s, not %s", vol.ID, vol.VMID, vm.ID)}
+	}
+	if vol.VMID == vm.ID {
+		if err := c.cloud.DetachVolume(vol.ID); err != nil {
+			return diskError(err, "detaching disk %s from VM %s", vol.ID, vm.ID)
+		}
+	}
+	return c.updateRegistryDisks(vm, func(p map[string]any) { delete(p, vol.ID) })
+}
+
+// updateRegistryDisks rewrites disks.persistent for old stemcells, whose
+// agents read it from the registry.
+func (c CPI) updateRegistryDisks(vm *cloudstack.VM, change func(map[string]any)) error {
+	if c.ctx.StemcellAPIVersion >= 2 || c.cfg.Registry.Endpoint == "" {
+		return nil
+	}
+	reg, err := c.registryClient()
+	if err != nil {
+		return cloudError(err)
+	}
+	raw, err := reg.Get(vm.Name)
+	if err == registry.ErrNotFound {
+		return nil // a VM created by another CPI, or with a current stemcell
+	}
+	if err != nil {
+		return cloudError(err)
+	}
+	var settings map[string]any
+	if err := json.Unmarshal(raw, &settings); err != nil {
+		return cloudError(fmt.Errorf("registry settings of VM %s: %w", vm.ID, err))
+	}
+	disks, _ := settings["disks"].(map[string]any)
+	if disks == nil {
+		disks = map[string]any{}
+		settings["disks"] = disks
+	}
+	persistent, _ := disks["persistent"].(map[string]any)
+	if persistent == nil {
+		persistent = map[string]any{}
+	}
+	change(persistent)
+	disks["persistent"] = persistent
+	updated, err := json.Marshal(settings)
+	if err != nil {
+		return err
+	}
+	return cloudError(reg.Put(vm.Name, updated))
+}
+
+// ResizeDisk implements apiv1.CPI: grow only; shrinking is NotSupported so
+// the director copies to a new disk instead.
+func (c CPI) ResizeDisk(cid apiv1.DiskCID, newMiB int) error {
+	vol, err := c.mustFindDisk(cid)
+	if err != nil {
+		return err
+	}
+	newGB := gib(newMiB)
+	switch {
+	case int64(newGB) == vol.SizeGB:
+		return nil
+	case int64(newGB) < vol.SizeGB:
+		return &Error{kind: "NotSupported", err: fmt.Errorf("disk %s is %d GiB; CloudStack cannot shrink it to %d GiB",
+			vol.ID, vol.SizeGB, newGB)}
+	}
+	offering, err := c.cloud.FindDiskOffering(vol.OfferingID)
+	if err != nil {
+		return cloudError(err)
+	}
+	target := ""
+	if !offering.Customized {
+		custom, err := c.cloud.FindDiskOffering(firstOf(c.cfg.CloudStack.DefaultDiskOffering, "Custom"))
+		if err != nil || !custom.Customized {
+			return &Error{kind: "NotSupported", err: fmt.Errorf("disk %s has a fixed offering and no customized one to move to", vol.ID)}
+		}
+		target = custom.ID
+	}
+	return diskError(c.cloud.ResizeVolume(vol.ID, newGB, target), "resizing disk %s to %d GiB", vol.ID, newGB)
+}
+
+// SetDiskMetadata implements apiv1.CPI.
+func (c CPI) SetDiskMetadata(cid apiv1.DiskCID, meta apiv1.DiskMeta) error {
+	vol, err := c.mustFindDisk(cid)
+	if err != nil {
+		return err
+	}
+	raw, _ := meta.MarshalJSON()
+	return wrap(c.cloud.SetTags(cloudstack.ResourceVolume, vol.ID, vol.Tags, stringMap(raw)), "tagging disk %s", vol.ID)
+}
+
+func stringMap(raw []byte) map[string]string {
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	out := map[string]string{}
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		} else if v != nil {
+			out[k] = fmt.Sprint(v)
+		}
+	}
+	return out
+}
+
+func diskNotFound(cid string) error {
+	return &Error{kind: "DiskNotFound", err: fmt.Errorf("disk %s not found in CloudStack", cid)}
+}
+
+// diskError types CloudStack's capacity refusals as NoDiskSpace.
+func diskError(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	if api, ok := err.(*cloudstack.APIError); ok && api.IsCapacity() {
+		return &Error{kind: "NoDiskSpace", retry: true, err: fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), err)}
+	}
+	return wrap(err, format, args...)
+}

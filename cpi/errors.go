@@ -19,7 +19,12 @@ func (e *Error) Type() string   { return "Bosh::Clouds::" + e.kind }
 func (e *Error) CanRetry() bool { return e.retry }
 
 // The error types of the CPI contract (bosh-director lib/cloud/errors.rb).
-func cloudError(err error) error { return &Error{kind: "CloudError", err: err} }
+func cloudError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{kind: "CloudError", err: err}
+}
 
 func vmNotFound(cid string) error {
 	return &Error{kind: "VMNotFound", err: fmt.Errorf("VM %s not found in CloudStack", cid)}
