@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build demo test test-unit lint cs-cli generate bench bench-stemcell clean
+.PHONY: all build demo test test-unit lint cs-cli generate bench bench-stemcell agentsettings clean
 
 all: build
 
@@ -16,8 +16,9 @@ build: ## bin/cloudstack-cpi and bin/cloudstack-simulator
 demo: build ## start the simulator, pipe real CPI requests through the binary, print each call and result
 	./hack/demo.sh
 
-test: lint cs-cli ## every test: unit, simulator, the real cloudstack CLI, and the lifecycle suite in spec/
+test: lint cs-cli ## every test: unit, simulator, the real cloudstack CLI, the real agent's settings code, the lifecycle suite
 	CGO_ENABLED=1 $(GO) test -race -count=1 ./...
+	cd tools && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 test-unit: ## the fast tests only (no spec/ lifecycle suite)
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /spec)
@@ -37,6 +38,9 @@ bench-stemcell: ## publish a 1 GiB image by upload and by WebDAV; peak RSS and t
 
 generate: ## regenerate simulator/schema/apis.json.gz from cloudstack-go's listApis.json
 	$(GO) generate ./simulator/schema
+
+agentsettings: ## bin/agentsettings: the real bosh-agent's settings code, from the tools module
+	cd tools && $(GO) build -o ../$(BIN)/agentsettings ./agentsettings
 
 clean:
 	rm -rf $(BIN)

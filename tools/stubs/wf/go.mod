@@ -1,0 +1,3 @@
+module inet.af/wf
+
+go 1.21
