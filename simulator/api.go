@@ -58,7 +58,7 @@ func (s *Server) process(r *http.Request, raw rawParams) outcome {
 	out := outcome{command: command}
 	name := "errorresponse"
 	if api != nil {
-		out.command, name = api.Name, responseName(api.Name)
+		out.command, name = api.Name, commandResponseName(api.Name)
 	}
 	if command == "" {
 		out.reply = errorReply(name, unauthorized(badCredentials))
@@ -87,7 +87,7 @@ func (s *Server) process(r *http.Request, raw rawParams) outcome {
 		out.reply = s.authenticator(r, raw)
 		return out
 	}
-	out.reply, out.jobID = s.execute(api, user, raw, fault)
+	out.reply, out.jobID = s.execute(r.Host, api, user, raw, fault)
 	return out
 }
 
@@ -122,8 +122,8 @@ func (s *Server) authenticate(r *http.Request, raw rawParams, api *schema.API) (
 }
 
 // execute validates and runs an authenticated command.
-func (s *Server) execute(api *schema.API, user *User, raw rawParams, fault *Fault) (*reply, string) {
-	name := responseName(api.Name)
+func (s *Server) execute(host string, api *schema.API, user *User, raw rawParams, fault *Fault) (*reply, string) {
+	name := commandResponseName(api.Name)
 	cmd, ok := commands[api.Name]
 	if !ok {
 		return errorReply(name, &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd, responseName: "errorresponse",
@@ -137,7 +137,7 @@ func (s *Server) execute(api *schema.API, user *User, raw rawParams, fault *Faul
 		return errorReply(name, perr), ""
 	}
 	c := &Call{Command: api.Name, API: api, Params: params, User: user,
-		Account: s.st.account(user.AccountID), srv: s, st: s.st}
+		Account: s.st.account(user.AccountID), host: host, srv: s, st: s.st}
 	if err := c.validate(); err != nil {
 		return errorReply(name, err), ""
 	}
@@ -154,6 +154,15 @@ func (s *Server) execute(api *schema.API, user *User, raw rawParams, fault *Faul
 	}
 	body, job := s.submit(c, spec, fault)
 	return okReply(name, body), job.ID
+}
+
+// commandResponseName is the answer's key for a command: CloudStack's
+// default unless the implementation names another.
+func commandResponseName(command string) string {
+	if cmd, ok := commands[command]; ok && cmd.responseName != "" {
+		return cmd.responseName
+	}
+	return responseName(command)
 }
 
 // sleep waits d or until the client goes away.

@@ -17,8 +17,9 @@ type Call struct {
 	User    *User
 	Account *Account
 
-	srv *Server
-	st  *state
+	host string // Host header of the request, for URLs pointing back at the simulator
+	srv  *Server
+	st   *state
 }
 
 // changed marks the state dirty: it is persisted when the request finishes.
@@ -40,6 +41,9 @@ type command struct {
 	idKind string // entity kind the command's "id"/"ids" parameters name
 	sync   syncFunc
 	async  asyncFunc
+	// responseName replaces "<command>response" as the answer's key, for the
+	// commands whose getCommandName says otherwise.
+	responseName string
 }
 
 // commands maps canonical command names to their implementation. Families
@@ -85,6 +89,7 @@ const (
 	kindOSCategory      = "oscategory"
 	kindOSType          = "ostype"
 	kindVM              = "virtualmachine"
+	kindTemplate        = "template"
 	kindNIC             = "nic"
 	kindJob             = "asyncjob"
 	kindMgmtServer      = "managementserver"

@@ -81,6 +81,9 @@ func (st *state) setHypervisor(hv string) {
 	for _, h := range st.Hosts {
 		h.Hypervisor = hv
 	}
+	if t := st.builtinTemplate(); t != nil {
+		t.Hypervisor = hv
+	}
 }
 
 func (st *state) zone(id string) *Zone       { z, _ := byID(st.Zones, id); return z }

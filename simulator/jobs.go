@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 )
@@ -47,6 +48,10 @@ type asyncJob struct {
 	// fail, if set, is called with the state lock held when the job fails,
 	// whether run failed or a fault failed it, so the family can roll back.
 	fail func(*APIError)
+	// await, if set, holds the job until it is closed: work the job waits
+	// for runs outside the state lock (a template copy). The job then
+	// completes at once; JobLatency does not apply.
+	await <-chan struct{}
 }
 
 // submit records a job for an async command and schedules its completion
@@ -68,6 +73,14 @@ func (s *Server) submit(c *Call, spec *asyncJob, fault *Fault) (map[string]any, 
 	switch {
 	case fault != nil && fault.Pending, s.closed:
 		// never completes: the caller sees jobstatus 0 forever
+	case spec.await != nil:
+		s.xfer.start("", func(ctx context.Context) {
+			select {
+			case <-spec.await:
+				s.finishLater(job, spec, fault)
+			case <-ctx.Done():
+			}
+		})
 	case s.opts.JobLatency <= 0:
 		s.finish(job, spec, fault)
 	default:

@@ -38,6 +38,16 @@ type Options struct {
 	// AllowLoopbackURLs lets template URLs point at loopback addresses,
 	// which CloudStack refuses (for tests serving images locally).
 	AllowLoopbackURLs bool
+	// TemplateLatency is how long each stage of a template download, upload
+	// or copy takes besides moving the bytes: the secondary storage VM
+	// picking the work up, installing the image. Zero runs them as fast as
+	// the bytes move.
+	TemplateLatency time.Duration
+	// ExtraZones adds advanced zones with these names next to
+	// Sandbox-simulator (each with a pod, a cluster and a host of the same
+	// hypervisor), e.g. for copyTemplate. A loaded state gains the ones it
+	// lacks.
+	ExtraZones []string
 	// Faults are fault-injection rules active from the start.
 	Faults []Fault
 	// FaultSeed seeds probabilistic fault rules; 0 means 1.
@@ -54,6 +64,7 @@ type Server struct {
 	faults  *faultSet
 	reqlog  requestLog
 	handler http.Handler
+	xfer    *transfers // template downloads, uploads and copies
 
 	mu       sync.Mutex // guards everything below
 	st       *state
@@ -77,7 +88,7 @@ func New(opts Options) (*Server, error) {
 		}
 		opts.Hypervisor = hv
 	}
-	s := &Server{opts: opts, faults: newFaultSet(opts.FaultSeed),
+	s := &Server{opts: opts, faults: newFaultSet(opts.FaultSeed), xfer: newTransfers(opts.StatePath),
 		sessions: map[string]*session{}, timers: map[string]*time.Timer{}}
 	for _, f := range opts.Faults {
 		if err := s.faults.add(f); err != nil {
@@ -104,9 +115,15 @@ func (s *Server) loadOrSeed() error {
 		st = seedState(cmp.Or(s.opts.Hypervisor, defaultHypervisor), s.now())
 	} else {
 		st.failInterruptedJobs(s.now())
+		st.failInterruptedTransfers()
+		seedTemplates(st, st.zoneHypervisor(), s.now())
 		if s.opts.Hypervisor != "" {
 			st.setHypervisor(s.opts.Hypervisor)
 		}
+	}
+	seedExtraZones(st, s.opts.ExtraZones, st.zoneHypervisor(), s.now())
+	if st.UploadKey == "" {
+		st.UploadKey = newKey()
 	}
 	if s.opts.AdminAPIKey != "" || s.opts.AdminSecretKey != "" {
 		admin := st.adminUser()
@@ -137,6 +154,8 @@ func (s *Server) persist() {
 // Close stops pending jobs (they stay pending in the saved state and fail on
 // the next start, like jobs of a stopped management server) and saves.
 func (s *Server) Close() error {
+	// Transfers take the lock to record progress: stop them first.
+	s.xfer.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
@@ -157,6 +176,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/client/api", s.serveAPI)
 	mux.HandleFunc("/client/api/", s.serveAPI)
 	mux.Handle("/sim/", s.adminHandler())
+	mux.HandleFunc("/upload/", s.serveUpload)
 	return mux
 }
 

@@ -49,6 +49,10 @@ type state struct {
 
 	VMs  []*VirtualMachine `json:"virtualmachines"`
 	Jobs []*Job            `json:"jobs"`
+
+	Templates []*Template `json:"templates"`
+	// UploadKey signs template upload parameters (CloudStack's SSVM PSK).
+	UploadKey string `json:"uploadkey"`
 }
 
 func newState() *state {
@@ -88,6 +92,7 @@ func seedState(hypervisor string, now time.Time) *state {
 	seedNetworks(st, now)
 	seedOfferings(st, now)
 	seedOSTypes(st)
+	seedTemplates(st, hypervisor, now)
 	return st
 }
 

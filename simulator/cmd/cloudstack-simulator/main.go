@@ -2,6 +2,9 @@
 //
 //	cloudstack-simulator -listen 127.0.0.1:8080 -admin-keys KEY:SECRET -state sim.json
 //
+// Template uploads (getUploadParamsForTemplate) are POSTed to
+// http://ADDR/upload/<template id> on the same listener.
+//
 // It prints "cloudstack-simulator listening on http://ADDR/client/api" once
 // it accepts connections (with -listen 127.0.0.1:0 the line carries the
 // port actually chosen) and saves its state on SIGINT/SIGTERM.
@@ -39,11 +42,15 @@ func run(args []string) error {
 	latency := fs.Duration("job-latency", 200*time.Millisecond, "how long async jobs take")
 	statePath := fs.String("state", "", "file keeping the state across restarts")
 	loopback := fs.Bool("allow-loopback-urls", false, "accept template URLs on loopback addresses")
+	templateLatency := fs.Duration("template-latency", 100*time.Millisecond, "how long each stage of a template download, upload or copy takes besides moving the bytes")
+	var extraZones zoneNames
+	fs.Var(&extraZones, "extra-zone", "add an advanced zone with this name next to Sandbox-simulator (repeatable)")
 	quiet := fs.Bool("quiet", false, "do not log API requests to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	opts := simulator.Options{JobLatency: *latency, StatePath: *statePath, AllowLoopbackURLs: *loopback}
+	opts := simulator.Options{JobLatency: *latency, StatePath: *statePath, AllowLoopbackURLs: *loopback,
+		TemplateLatency: *templateLatency, ExtraZones: extraZones}
 	// An explicit -hypervisor also converts a loaded state; the default only
 	// applies to a new zone.
 	opts.Hypervisor = *hypervisor
@@ -65,6 +72,19 @@ func run(args []string) error {
 		return err
 	}
 	return serve(sim, *listen)
+}
+
+// zoneNames collects repeated -extra-zone flags.
+type zoneNames []string
+
+func (z *zoneNames) String() string { return strings.Join(*z, ",") }
+
+func (z *zoneNames) Set(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return errors.New("empty zone name")
+	}
+	*z = append(*z, name)
+	return nil
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {

@@ -99,3 +99,21 @@ func TestBadFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestExtraZoneFlags(t *testing.T) {
+	bin := build(t)
+	_, url := start(t, bin, "-listen", "127.0.0.1:0", "-admin-keys", "key:secret", "-quiet",
+		"-extra-zone", "Sandbox-simulator-2", "-extra-zone", "Sandbox-simulator-3", "-template-latency", "0s")
+	cs := cloudstack.NewClient(url, "key", "secret", false)
+	zones, err := cs.Zone.ListZones(cs.Zone.NewListZonesParams())
+	if err != nil || zones.Count != 3 || zones.Zones[2].Name != "Sandbox-simulator-3" {
+		t.Fatalf("listZones = %+v, %v", zones, err)
+	}
+	templates, err := cs.Template.ListTemplates(cs.Template.NewListTemplatesParams("featured"))
+	if err != nil || templates.Count != 3 {
+		t.Fatalf("builtin template rows = %+v, %v", templates, err)
+	}
+	if err := run([]string{"-extra-zone", " ", "-quiet"}); err == nil {
+		t.Error("an empty -extra-zone was accepted")
+	}
+}

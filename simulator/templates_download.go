@@ -1,0 +1,467 @@
+package simulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// transfers runs the work a secondary storage VM does - downloading,
+// installing and copying template images - in goroutines that take the state
+// lock only to record progress, never while moving bytes. The images live in
+// a temporary directory removed when the simulator closes.
+type transfers struct {
+	base string // parent of dir: the state file's directory, or os.TempDir()
+
+	mu      sync.Mutex // guards the fields below
+	closed  bool
+	dir     string
+	running map[string]*running // per template copy ("<template>/<zone>")
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+func newTransfers(statePath string) *transfers {
+	base := os.TempDir()
+	if statePath != "" {
+		base = filepath.Dir(statePath)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &transfers{base: base, running: map[string]*running{}, ctx: ctx, cancel: cancel}
+}
+
+type running struct{ cancel context.CancelFunc }
+
+// start runs fn in a goroutine unless the simulator is closing. A non-empty
+// key names the template copy the work is for, so stop can cancel it.
+func (x *transfers) start(key string, fn func(ctx context.Context)) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return false
+	}
+	ctx, cancel := context.WithCancel(x.ctx)
+	me := &running{cancel: cancel}
+	if key != "" {
+		if old := x.running[key]; old != nil {
+			old.cancel()
+		}
+		x.running[key] = me
+	}
+	x.wg.Add(1)
+	go func() {
+		defer x.wg.Done()
+		defer cancel()
+		fn(ctx)
+		if key != "" {
+			x.mu.Lock()
+			if x.running[key] == me { // a restarted transfer may have taken the key
+				delete(x.running, key)
+			}
+			x.mu.Unlock()
+		}
+	}()
+	return true
+}
+
+// stop cancels the work on one template copy.
+func (x *transfers) stop(key string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if r := x.running[key]; r != nil {
+		r.cancel()
+	}
+}
+
+// imagePath is where a template copy's image is kept.
+func (x *transfers) imagePath(templateID, zoneID string) (string, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return "", errors.New("the simulator is shutting down")
+	}
+	if x.dir == "" {
+		dir, err := os.MkdirTemp(x.base, "cloudstack-simulator-images-")
+		if err != nil {
+			return "", err
+		}
+		x.dir = dir
+	}
+	return filepath.Join(x.dir, templateID+"-"+zoneID), nil
+}
+
+// existingImage is a copy's image path if the image is on disk.
+func (x *transfers) existingImage(templateID, zoneID string) string {
+	x.mu.Lock()
+	dir := x.dir
+	x.mu.Unlock()
+	if dir == "" {
+		return ""
+	}
+	p := filepath.Join(dir, templateID+"-"+zoneID)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// removeImage deletes a copy's image, if any.
+func (x *transfers) removeImage(templateID, zoneID string) {
+	if p := x.existingImage(templateID, zoneID); p != "" {
+		_ = os.Remove(p)
+	}
+}
+
+// close cancels all transfers, waits for them and removes the images.
+func (x *transfers) close() {
+	x.mu.Lock()
+	x.closed = true
+	x.mu.Unlock()
+	x.cancel()
+	x.wg.Wait()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.dir != "" {
+		_ = os.RemoveAll(x.dir)
+		x.dir = ""
+	}
+}
+
+func copyKey(templateID, zoneID string) string { return templateID + "/" + zoneID }
+
+// pause waits d, or less if ctx ends; it reports whether ctx is still alive.
+func pause(ctx context.Context, d time.Duration) bool {
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// withCopy runs fn on a template copy under the state lock, unless the
+// simulator closed or the copy went away (deleted template or zone copy); it
+// reports whether fn ran. persist saves the state afterwards.
+func (s *Server) withCopy(templateID, zoneID string, persist bool, fn func(t *Template, cp *TemplateCopy)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	t, _ := byID(s.st.Templates, templateID)
+	if t == nil || t.Removed != nil {
+		return false
+	}
+	cp := t.copyIn(zoneID)
+	if cp == nil {
+		return false
+	}
+	fn(t, cp)
+	s.dirty = true
+	if persist {
+		s.persist()
+	}
+	return true
+}
+
+// failCopy records a download or copy error as the SSVM reports it: the copy
+// is not ready and its status shows the error text.
+func (s *Server) failCopy(templateID, zoneID, text string) {
+	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
+		cp.DownloadState, cp.ErrorString = dlError, text
+	})
+	s.xfer.removeImage(templateID, zoneID)
+}
+
+// startDownload queues the secondary storage VM's download of a registered
+// template into one zone. The caller holds the state lock.
+func (s *Server) startDownload(t *Template, zoneID string) {
+	id, url, format := t.ID, t.URL, t.Format
+	s.xfer.start(copyKey(id, zoneID), func(ctx context.Context) {
+		s.download(ctx, id, zoneID, url, format)
+	})
+}
+
+// downloadClient is the SSVM's HTTP client: it does not follow redirects
+// (store.download.follow.redirects defaults to false).
+var downloadClient = &http.Client{
+	Transport: http.DefaultTransport.(*http.Transport).Clone(),
+	CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	},
+}
+
+// download does what the SSVM does with a registered URL: find the size,
+// fetch the bytes reporting progress, check the content, install.
+func (s *Server) download(ctx context.Context, id, zoneID, url, format string) {
+	if !pause(ctx, s.opts.TemplateLatency) {
+		return
+	}
+	size, err := remoteSize(ctx, url)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		s.failCopy(id, zoneID, err.Error())
+		return
+	}
+	dst, err := s.xfer.imagePath(id, zoneID)
+	if err != nil {
+		return
+	}
+	if !s.withCopy(id, zoneID, true, func(t *Template, cp *TemplateCopy) {
+		cp.DownloadState, cp.Percent, cp.ErrorString = dlInProgress, 0, ""
+	}) {
+		return
+	}
+	if err := s.fetch(ctx, id, zoneID, url, dst, size); err != nil {
+		if ctx.Err() == nil {
+			s.failCopy(id, zoneID, err.Error())
+		} else {
+			_ = os.Remove(dst)
+		}
+		return
+	}
+	s.install(ctx, id, zoneID, dst, url, format)
+}
+
+// install is the SSVM's post-download step: the copy shows "Installing
+// Template" while the image is checked, then becomes ready.
+func (s *Server) install(ctx context.Context, id, zoneID, file, url, format string) {
+	if !s.withCopy(id, zoneID, true, func(t *Template, cp *TemplateCopy) { cp.Percent = 100 }) {
+		_ = os.Remove(file)
+		return
+	}
+	if !pause(ctx, s.opts.TemplateLatency) {
+		return
+	}
+	uriPath := urlPath(url)
+	if found, err := checkFileType(file, uriPath); err != nil || found != "" {
+		text := "Failed to install: Template content is unsupported, or mismatch between selected format and template content. Found  : " + found
+		if err != nil {
+			text = "Failed to install: " + err.Error()
+		}
+		s.failCopy(id, zoneID, text)
+		return
+	}
+	info, err := verifyImage(file, uriPath, format)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		s.failCopy(id, zoneID, "Failed post download script: "+err.Error())
+		return
+	}
+	if !s.withCopy(id, zoneID, true, func(t *Template, cp *TemplateCopy) {
+		cp.DownloadState, cp.Percent, cp.ErrorString = dlDownloaded, 100, ""
+		cp.Size, cp.PhysicalSize = info.VirtualSize, info.PhysicalSize
+	}) {
+		_ = os.Remove(file)
+	}
+}
+
+// remoteSize asks for the image's length with HEAD, like UriUtils.getRemoteSize;
+// a server that does not answer HEAD is asked with GET by fetch.
+func remoteSize(ctx context.Context, url string) (int64, error) {
+	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(hctx, http.MethodHead, url, nil)
+	if err != nil {
+		return 0, fmt.Errorf("Failed to download template: Invalid URL %s", url)
+	}
+	resp, err := downloadClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("Failed to download template: Unable to establish connection with URL %s", url)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.ContentLength < 0 {
+		return -1, nil // fetch decides from the GET answer
+	}
+	return resp.ContentLength, nil
+}
+
+// fetch GETs the image into dst, recording the download percentage.
+func (s *Server) fetch(ctx context.Context, id, zoneID, url, dst string, size int64) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := downloadClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("Failed to download template: Unable to establish connection with URL %s", url)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusMovedPermanently || resp.StatusCode == http.StatusFound:
+		return fmt.Errorf("Failed to download %s due to redirection, response code: %d", url, resp.StatusCode)
+	case resp.StatusCode != http.StatusOK:
+		return fmt.Errorf("HTTP Server returned %d (expected 200 OK)", resp.StatusCode)
+	}
+	if size < 0 {
+		size = resp.ContentLength
+	}
+	if size < 0 {
+		return errors.New("Failed to receive length of download")
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	progress := &progressWriter{total: size, report: func(pct int) {
+		s.withCopy(id, zoneID, false, func(t *Template, cp *TemplateCopy) { cp.Percent = pct })
+	}}
+	n, err := io.CopyBuffer(io.MultiWriter(f, progress), resp.Body, make([]byte, 256<<10))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil && n < size:
+		return fmt.Errorf("Failed to download template: Downloaded %d bytes (incomplete download): %v", n, err)
+	case err != nil:
+		return fmt.Errorf("Failed to download template: %v", err)
+	case n < size:
+		return fmt.Errorf("Failed to download template: Downloaded %d bytes (incomplete download)", n)
+	}
+	return nil
+}
+
+// progressWriter reports whole percentages of total as bytes pass.
+type progressWriter struct {
+	total, done int64
+	last        int
+	report      func(int)
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	p.done += int64(len(b))
+	if p.total > 0 {
+		pct := int(100 * p.done / p.total)
+		pct = min(pct, 100)
+		if pct != p.last {
+			p.last = pct
+			p.report(pct)
+		}
+	}
+	return len(b), nil
+}
+
+// startCopy copies a ready template from one zone to another the way
+// copyTemplate does: the destination copy shows "n% Downloaded" while the
+// bytes move, "Installing Template", then "Download Complete". done is told
+// whether the copy succeeded. The caller holds the state lock.
+func (s *Server) startCopy(t *Template, from *TemplateCopy, toZone string, done func(ok bool)) bool {
+	id, srcZone, size, physical := t.ID, from.ZoneID, from.Size, from.PhysicalSize
+	return s.xfer.start(copyKey(id, toZone), func(ctx context.Context) {
+		ok := s.copyImage(ctx, id, srcZone, toZone, size, physical)
+		done(ok)
+	})
+}
+
+func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, size, physical int64) bool {
+	fail := func(text string) bool {
+		if ctx.Err() == nil {
+			s.failCopy(id, dstZone, text)
+		}
+		return false
+	}
+	if !pause(ctx, s.opts.TemplateLatency) {
+		return false
+	}
+	if !s.withCopy(id, dstZone, true, func(t *Template, cp *TemplateCopy) {
+		cp.DownloadState, cp.Percent, cp.ErrorString = dlInProgress, 0, ""
+	}) {
+		return false
+	}
+	report := func(pct int) {
+		s.withCopy(id, dstZone, false, func(t *Template, cp *TemplateCopy) { cp.Percent = pct })
+	}
+	if src := s.xfer.existingImage(id, srcZone); src != "" {
+		dst, err := s.xfer.imagePath(id, dstZone)
+		if err != nil {
+			return false
+		}
+		if err := copyFile(src, dst, report); err != nil {
+			_ = os.Remove(dst)
+			return fail("Failed to copy template: " + err.Error())
+		}
+	} else {
+		// no bytes on disk (the builtin template, or images of a previous
+		// run): the copy only takes time
+		for _, pct := range []int{25, 50, 75, 100} {
+			if !pause(ctx, s.opts.TemplateLatency/4) {
+				return false
+			}
+			report(pct)
+		}
+	}
+	if !s.withCopy(id, dstZone, true, func(t *Template, cp *TemplateCopy) { cp.Percent = 100 }) {
+		s.xfer.removeImage(id, dstZone)
+		return false
+	}
+	if !pause(ctx, s.opts.TemplateLatency) {
+		return false
+	}
+	return s.withCopy(id, dstZone, true, func(t *Template, cp *TemplateCopy) {
+		cp.DownloadState, cp.Percent, cp.ErrorString = dlDownloaded, 100, ""
+		cp.Size, cp.PhysicalSize = size, physical
+	})
+}
+
+func copyFile(src, dst string, report func(int)) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	progress := &progressWriter{total: st.Size(), report: report}
+	_, err = io.CopyBuffer(io.MultiWriter(out, progress), in, make([]byte, 256<<10))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// failInterruptedTransfers marks downloads and uploads a previous run left
+// unfinished as failed: their bytes went with that run's image directory.
+func (st *state) failInterruptedTransfers() {
+	for _, t := range st.Templates {
+		if t.Removed != nil {
+			continue
+		}
+		for _, cp := range t.Copies {
+			if cp.Removed != nil {
+				continue
+			}
+			switch {
+			case cp.UploadState == "" && (cp.DownloadState == dlNotDownloaded || cp.DownloadState == dlInProgress):
+				cp.DownloadState, cp.ErrorString = dlError, "Failed to download template: interrupted by a restart of the simulator"
+			case cp.UploadState != "" && cp.DownloadState == dlInProgress:
+				cp.DownloadState, cp.UploadState = dlError, uploadError
+				t.State = tsUploadError
+			}
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,359 @@
+package simulator
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha1"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// uploadTimeout is how long upload parameters stay valid and how long a
+// template may wait for its bytes before it is abandoned
+// (ImageStoreUploadMonitorImpl's upload operation timeout, 60 minutes).
+const uploadTimeout = 60 * time.Minute
+
+// maxUploadSizeGB is max.template.iso.size's default.
+const maxUploadSizeGB = 50
+
+// jodaTime is Joda's DateTime.toString() in UTC, the "expires" format.
+const jodaTime = "2006-01-02T15:04:05.000Z07:00"
+
+// uploadMetadata is what the metadata blob carries to the upload receiver,
+// like CloudStack's TemplateOrVolumePostUploadCommand (which CloudStack also
+// encrypts; here it is only encoded). Clients treat it as opaque.
+type uploadMetadata struct {
+	EntityUUID    string `json:"entityUUID"`
+	EntityID      int64  `json:"entityId"`
+	Name          string `json:"name"`
+	ImageFormat   string `json:"imageFormat"`
+	ZoneUUID      string `json:"zoneUUID"`
+	Type          string `json:"type"`
+	MaxUploadSize string `json:"maxUploadSize"` // GB
+}
+
+// getUploadParamsForTemplate registers a template whose bytes the client
+// POSTs itself, and answers where and how to POST them.
+func getUploadParamsForTemplate(c *Call) (any, error) {
+	p := c.Params
+	zoneParam := p.Get("zoneid")
+	if zoneParam == "-1" {
+		return nil, serverParamError("Invalid zoneid")
+	}
+	hvParam := p.Get("hypervisor")
+	deployAsIs := strings.EqualFold(hvParam, "VMware") && p.Bool("deployasis", false)
+	switch {
+	case !deployAsIs && p.Get("ostypeid") == "":
+		return nil, serverParamError("Missing parameter ostypeid")
+	case deployAsIs && p.Get("ostypeid") != "":
+		return nil, serverParamError("Invalid parameter ostypeid, not applicable for" +
+			"VMware when deploy-as-is is set to true")
+	}
+	hv := hypervisorType(hvParam)
+	if hv == "" {
+		return nil, invalidHypervisor("None") // CloudStack prints the parsed type
+	}
+	format, err := imageFormat(p.Get("format"))
+	if err != nil {
+		return nil, err
+	}
+	z := c.st.zoneByParam(zoneParam)
+	if z == nil {
+		return nil, serverParamError("Please specify a valid zone.")
+	}
+	if err := c.st.checkZoneHypervisor(z, hv); err != nil {
+		return nil, err
+	}
+	t, err := c.newTemplate(format, hv, deployAsIs)
+	if err != nil {
+		return nil, err
+	}
+	t.State, t.PostUpload = tsNotUploaded, true
+	t.Copies = []*TemplateCopy{{ZoneID: z.ID, DownloadState: dlNotUploaded, Created: t.Created}}
+	c.st.Templates = append(c.st.Templates, t)
+	c.changed()
+
+	// CloudStack answers https://<SSVM public IP or its dashed name under the
+	// SSL domain>/upload/<uuid> (use.https.to.upload defaults to true); the
+	// simulator receives uploads itself, over plain HTTP, on the address the
+	// API request came in on.
+	postURL := "http://" + c.host + "/upload/" + t.ID
+	expires := c.srv.now().Add(uploadTimeout).Format(jodaTime)
+	meta, _ := json.Marshal(uploadMetadata{EntityUUID: t.ID, EntityID: t.InternalID, Name: t.Name,
+		ImageFormat: format, ZoneUUID: z.ID, Type: "TEMPLATE", MaxUploadSize: itoa(maxUploadSizeGB)})
+	metadata := base64.StdEncoding.EncodeToString(meta)
+	return map[string]any{"getuploadparams": map[string]any{"id": t.ID, "postURL": postURL,
+		"metadata": metadata, "expires": expires,
+		"signature": c.st.uploadSignature(metadata + postURL + expires)}}, nil
+}
+
+// uploadSignature is EncryptionUtil.generateSignature: Base64 HMAC-SHA1 with
+// the key the management server shares with the SSVMs.
+func (st *state) uploadSignature(data string) string {
+	mac := hmac.New(sha1.New, []byte(st.UploadKey))
+	mac.Write([]byte(data))
+	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// uploadRefusal is a refused upload: the HTTP status and the text the SSVM answers.
+type uploadRefusal struct {
+	status int
+	text   string
+}
+
+// serveUpload is the SSVM's POST upload receiver (HttpUploadServerHandler,
+// NfsPostUploadRequestValidationService, NfsSecondaryStorageResource).
+// It needs no API signature: the signed headers from
+// getUploadParamsForTemplate authorise it. The file is streamed to disk.
+func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := strings.TrimPrefix(r.URL.Path, "/upload/")
+	status, text := s.receiveUpload(r, id)
+	w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, text)
+	latency := time.Since(start)
+	// The headers (signature, metadata) are never logged.
+	s.reqlog.add(LoggedRequest{Time: start.UTC(), Method: r.Method, Command: "upload",
+		Params: map[string]string{"id": id}, Status: status, LatencyMS: float64(latency.Microseconds()) / 1000})
+	s.logf("upload %s %q %d %s", r.Method, id, status, latency.Round(time.Microsecond))
+}
+
+func (s *Server) receiveUpload(r *http.Request, id string) (int, string) {
+	if r.Method != http.MethodPost {
+		return http.StatusBadRequest, "only post requests are allowed"
+	}
+	templateID, zoneID, uerr := s.admitUpload(r, id)
+	if uerr != nil {
+		return uerr.status, uerr.text
+	}
+	dst, err := s.xfer.imagePath(templateID, zoneID)
+	if err != nil {
+		s.uploadFailed(templateID, zoneID)
+		return http.StatusInternalServerError, "Internal Server Error"
+	}
+	filename, uerr := s.storeUpload(r, templateID, zoneID, dst)
+	if uerr != nil {
+		_ = os.Remove(dst)
+		return uerr.status, uerr.text
+	}
+	return s.installUpload(templateID, zoneID, dst, filename)
+}
+
+// admitUpload runs the checks made before any byte is read; failures after
+// the header check mark the upload failed, as updateStateMapWithError does.
+// It returns the template and zone ids.
+func (s *Server) admitUpload(r *http.Request, id string) (string, string, *uploadRefusal) {
+	signature, metadata, expires := r.Header.Get("X-Signature"), r.Header.Get("X-Metadata"), r.Header.Get("X-Expires")
+	host := r.Host
+	if fwd := r.Header.Get("X-Forwarded-Host"); fwd != "" {
+		host = fwd
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.persist()
+	bad := func(text string, poison bool) (string, string, *uploadRefusal) {
+		if poison {
+			s.poisonUpload(id)
+		}
+		return "", "", &uploadRefusal{http.StatusBadRequest, text}
+	}
+	if s.closed {
+		return "", "", &uploadRefusal{http.StatusServiceUnavailable, "the simulator is shutting down"}
+	}
+	if signature == "" || metadata == "" || expires == "" {
+		return bad("signature, metadata and expires are compulsory fields.", true)
+	}
+	if r.ContentLength <= 0 {
+		return bad("content length is not set in the request or has invalid value.", false)
+	}
+	want := s.st.uploadSignature(metadata + "http://" + host + "/upload/" + id + expires)
+	if subtle.ConstantTimeCompare([]byte(want), []byte(signature)) != 1 {
+		return bad("signature validation failed.", true)
+	}
+	deadline, err := time.Parse(time.RFC3339Nano, expires)
+	if err != nil || deadline.Before(s.now()) {
+		return bad("request not valid anymore.", true)
+	}
+	var meta uploadMetadata
+	raw, err := base64.StdEncoding.DecodeString(metadata)
+	if err == nil {
+		err = json.Unmarshal(raw, &meta)
+	}
+	if err != nil || !strings.EqualFold(meta.EntityUUID, id) {
+		return bad("unable decode and deserialize metadata.", true)
+	}
+	t, _ := byID(s.st.Templates, id)
+	var cp *TemplateCopy
+	if t != nil && t.Removed == nil {
+		cp = t.copyIn(meta.ZoneUUID)
+	}
+	switch {
+	case cp == nil:
+		return bad("The one time post url is already used", false)
+	case cp.UploadState != "":
+		return bad(fmt.Sprintf("The one time post url is already used and the upload is in %s state.", cp.UploadState), false)
+	}
+	if gb := (r.ContentLength + 1<<30 - 1) >> 30; gb > maxUploadSizeGB {
+		s.poisonUpload(id)
+		return bad(fmt.Sprintf("Maximum file upload size exceeded. Content Length received: %dGB. Maximum allowed size: %dGB.",
+			gb, maxUploadSizeGB), false)
+	}
+	// The SSVM now holds an upload entity; the management server sees the
+	// upload in progress.
+	cp.UploadState, cp.DownloadState, cp.Percent = uploadInProgress, dlInProgress, 0
+	t.State = tsUploadInProgress
+	s.dirty = true
+	return t.ID, cp.ZoneID, nil
+}
+
+// poisonUpload marks a template's pending upload failed. The caller holds
+// the state lock.
+func (s *Server) poisonUpload(id string) {
+	t, _ := byID(s.st.Templates, id)
+	if t == nil || t.Removed != nil || !t.PostUpload {
+		return
+	}
+	for _, cp := range t.liveCopies() {
+		if cp.UploadState == "" || cp.UploadState == uploadInProgress {
+			cp.UploadState, cp.DownloadState = uploadError, dlError
+			t.State = tsUploadError
+			s.dirty = true
+		}
+	}
+}
+
+// uploadFailed records a failed upload after it was admitted.
+func (s *Server) uploadFailed(templateID, zoneID string) {
+	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
+		cp.UploadState, cp.DownloadState = uploadError, dlError
+		t.State = tsUploadError
+	})
+}
+
+// storeUpload streams the multipart body's file part to dst and returns the
+// part's file name.
+func (s *Server) storeUpload(r *http.Request, templateID, zoneID, dst string) (string, *uploadRefusal) {
+	fail := func(status int, text string) (string, *uploadRefusal) {
+		s.uploadFailed(templateID, zoneID)
+		return "", &uploadRefusal{status, text}
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return fail(http.StatusInternalServerError, err.Error())
+	}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return fail(http.StatusUnprocessableEntity, "received entity is not a file")
+		}
+		if err != nil {
+			return fail(http.StatusInternalServerError, err.Error())
+		}
+		if part.FileName() == "" {
+			_, _ = io.Copy(io.Discard, part)
+			continue
+		}
+		name := part.FileName()
+		if err := s.writeUpload(r.Context(), part, dst, r.ContentLength, templateID, zoneID); err != nil {
+			return fail(http.StatusInternalServerError, "file receive failed or connection closed prematurely.")
+		}
+		return name, nil
+	}
+}
+
+// writeUpload copies the file part to disk, recording the percentage of the
+// request body received.
+func (s *Server) writeUpload(ctx context.Context, part io.Reader, dst string, total int64, templateID, zoneID string) error {
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	progress := &progressWriter{total: total, report: func(pct int) {
+		s.withCopy(templateID, zoneID, false, func(t *Template, cp *TemplateCopy) { cp.Percent = min(pct, 99) })
+	}}
+	_, err = io.CopyBuffer(io.MultiWriter(f, progress), &ctxReader{ctx: ctx, stop: s.xfer.ctx, r: part}, make([]byte, 256<<10))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ctxReader stops reading when the request or the simulator ends.
+type ctxReader struct {
+	ctx, stop context.Context
+	r         io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil || c.stop.Err() != nil {
+		return 0, errors.New("upload interrupted")
+	}
+	return c.r.Read(p)
+}
+
+// installUpload checks the received file like the SSVM (the file type
+// against the file name, then against the selected format, then the install
+// script's checks) and, when it passes, makes the template ready.
+func (s *Server) installUpload(templateID, zoneID, file, filename string) (int, string) {
+	fail := func(status int, text string) (int, string) {
+		s.uploadFailed(templateID, zoneID)
+		_ = os.Remove(file)
+		return status, text
+	}
+	var format string
+	if !s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
+		cp.Percent, format = 100, t.Format
+	}) {
+		_ = os.Remove(file)
+		return http.StatusInternalServerError, "upload entity not found"
+	}
+	found, err := checkFileType(file, filename)
+	if err != nil {
+		return fail(http.StatusInternalServerError, "Exception occurred: "+err.Error())
+	}
+	if found != "" {
+		return fail(http.StatusBadRequest, "File type mismatch between the sent file and the actual content. Received: "+found)
+	}
+	selected := format
+	if comp := compressionOfName(filename); comp != compNone && comp != compXz {
+		selected += "." + compExt(comp)
+	}
+	if found, _ := checkFileType(file, selected); found != "" {
+		return fail(http.StatusInternalServerError, "File type mismatch between uploaded file and selected format. Selected file format: "+
+			selected+". Received: "+found)
+	}
+	info, err := verifyImage(file, filename, format)
+	if err != nil {
+		return fail(http.StatusInternalServerError, err.Error())
+	}
+	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) { cp.UploadState = uploadCompleted })
+	// The management server notices the completed upload on its next poll.
+	finish := func() {
+		if !s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
+			cp.DownloadState, cp.Percent, cp.ErrorString = dlDownloaded, 100, ""
+			cp.Size, cp.PhysicalSize = info.VirtualSize, info.PhysicalSize
+			t.State = tsActive
+		}) {
+			s.xfer.removeImage(templateID, zoneID)
+		}
+	}
+	if s.opts.TemplateLatency <= 0 {
+		finish()
+	} else {
+		s.xfer.start("", func(ctx context.Context) {
+			if pause(ctx, s.opts.TemplateLatency) {
+				finish()
+			}
+		})
+	}
+	return http.StatusOK, "upload successful."
+}
