@@ -52,7 +52,7 @@ func TestInfo(t *testing.T) {
 		t.Fatal(resp.Error.Message)
 	}
 	got, _ := json.Marshal(resp.Result)
-	if string(got) != `{"api_version":2,"stemcell_formats":["cloudstack-vhdx"]}` {
+	if string(got) != `{"api_version":2,"stemcell_formats":["cloudstack-vhdx","openstack-qcow2","openstack-raw","vsphere-ova","vsphere-ovf"]}` {
 		t.Fatalf("info = %s", got)
 	}
 }

@@ -2,6 +2,7 @@ package cloudstack
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -20,13 +21,22 @@ type Template struct {
 	Hypervisor string
 }
 
-// Failed says CloudStack gave up on the template: its status is an error
-// text rather than progress.
+// Failed says CloudStack gave up on the template. CloudStack 4.22 shows
+// progress as a few fixed texts or "<n>% Downloaded"; anything else on a
+// template that is not ready is the secondary storage's error text.
 func (t Template) Failed() bool {
-	s := strings.ToLower(t.Status)
-	return !t.IsReady && (strings.Contains(s, "error") || strings.Contains(s, "fail") ||
-		strings.Contains(s, "abandoned") || strings.Contains(s, "not found"))
+	if t.IsReady {
+		return false
+	}
+	switch t.Status {
+	case "", "Processing", "Installing Template", "Download Complete", "Bypassed Secondary Storage",
+		"Not Uploaded", "Upload in Progress", "Uploaded":
+		return false
+	}
+	return !progressStatus.MatchString(t.Status)
 }
+
+var progressStatus = regexp.MustCompile(`^\d{1,3}% (Downloaded|Uploaded)$|^[A-Z_]+_IN_PROGRESS$|^NOT_DOWNLOADED$|^NOT_UPLOADED$`)
 
 // TemplateSpec is what registering a template needs.
 type TemplateSpec struct {

@@ -2,8 +2,9 @@ package cpi
 
 import "github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
-// StemcellFormats are the stemcell formats create_stemcell accepts.
-var StemcellFormats = []string{"cloudstack-vhdx"}
+// StemcellFormats are the stemcell formats create_stemcell accepts: the
+// CloudStack stemcell (XenServer), OpenStack's (KVM) and vSphere's (VMware).
+var StemcellFormats = []string{"cloudstack-vhdx", "openstack-qcow2", "openstack-raw", "vsphere-ova", "vsphere-ovf"}
 
 // Info implements apiv1.CPI; bosh-cpi-go fills in api_version 2.
 func (c CPI) Info() (apiv1.Info, error) {

@@ -2,7 +2,9 @@ package cpi
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
@@ -68,6 +70,9 @@ func (p publisher) byWebDAV() (string, error) {
 		return "", err
 	}
 	if err := p.wait(id, p.spec.ZoneIDs, deadline); err != nil {
+		// Stop serving first: a download still running then fails, and
+		// CloudStack lets a failed template be deleted.
+		_ = srv.Close(0)
 		return "", p.discard(id, err)
 	}
 	return id, nil
@@ -81,13 +86,37 @@ func (p publisher) wait(id string, zones []string, deadline time.Time) error {
 }
 
 // discard deletes a template that will never be a stemcell; if that fails
-// too, the operator learns of both.
+// too, the operator learns of both. CloudStack refuses to delete a template
+// while a transfer is still running, so that refusal is waited out.
 func (p publisher) discard(id string, cause error) error {
 	p.log("deleting template %s after: %s", id, cause)
-	if err := p.cpi.cloud.DeleteTemplate(id); err != nil {
-		return fmt.Errorf("%w; deleting the half-made template %s failed too: %v", cause, id, err)
+	deadline := time.Now().Add(discardPatience)
+	delay := time.Second
+	for {
+		err := p.cpi.cloud.DeleteTemplate(id)
+		if err == nil {
+			return fmt.Errorf("%w (template %s deleted)", cause, id)
+		}
+		if !transferBusy(err) || time.Now().Add(delay).After(deadline) {
+			return fmt.Errorf("%w; deleting the half-made template %s failed too: %v", cause, id, err)
+		}
+		p.log("template %s is still transferring; deleting it again in %s", id, delay)
+		time.Sleep(delay)
+		delay = min(2*delay, 10*time.Second)
 	}
-	return fmt.Errorf("%w (template %s deleted)", cause, id)
+}
+
+// discardPatience bounds how long a failed create_stemcell waits for
+// CloudStack to let go of its template.
+const discardPatience = 3 * time.Minute
+
+func transferBusy(err error) bool {
+	var api *cloudstack.APIError
+	if !errors.As(err, &api) {
+		return false
+	}
+	t := strings.ToLower(api.Text)
+	return strings.Contains(t, "currently being downloaded") || strings.Contains(t, "getting uploaded")
 }
 
 func (p publisher) log(format string, args ...any) {

@@ -116,7 +116,10 @@ type uploadRefusal struct {
 func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := strings.TrimPrefix(r.URL.Path, "/upload/")
-	status, text := s.receiveUpload(r, id)
+	status, text := s.uploadFault(id)
+	if status == 0 {
+		status, text = s.receiveUpload(r, id)
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, text)
@@ -125,6 +128,29 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	s.reqlog.add(LoggedRequest{Time: start.UTC(), Method: r.Method, Command: "upload",
 		Params: map[string]string{"id": id}, Status: status, LatencyMS: float64(latency.Microseconds()) / 1000})
 	s.logf("upload %s %q %d %s", r.Method, id, status, latency.Round(time.Microsecond))
+}
+
+// uploadFault applies a fault rule for the command "upload": the SSVM
+// answers in plain text, so a rule gives the status (400 by default) and
+// text, after its delay, and the upload is failed as a refused one is. It
+// returns 0 when no rule fires.
+func (s *Server) uploadFault(id string) (int, string) {
+	f := s.faults.match("upload")
+	if f == nil {
+		return 0, ""
+	}
+	time.Sleep(f.Delay)
+	if f.ErrorCode == 0 && !f.Raw {
+		return 0, ""
+	}
+	reply := f.rawReply()
+	if f.ErrorCode == 0 {
+		reply.status = http.StatusBadRequest
+	}
+	s.mu.Lock()
+	s.poisonUpload(id)
+	s.mu.Unlock()
+	return reply.status, reply.raw
 }
 
 func (s *Server) receiveUpload(r *http.Request, id string) (int, string) {

@@ -16,7 +16,7 @@ import (
 func TestInfoAnswersExactly(t *testing.T) {
 	e := newEnv(t, nil)
 	r := e.raw(`{"method":"info","arguments":[],"context":{"director_uuid":"d"}}`).ok(t)
-	want := `{"result":{"api_version":2,"stemcell_formats":["cloudstack-vhdx"]},"error":null,"log":""}`
+	want := `{"result":{"api_version":2,"stemcell_formats":["cloudstack-vhdx","openstack-qcow2","openstack-raw","vsphere-ova","vsphere-ovf"]},"error":null,"log":""}`
 	if r.Stdout != want {
 		t.Fatalf("stdout\n%s\nwant\n%s", r.Stdout, want)
 	}

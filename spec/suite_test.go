@@ -95,6 +95,10 @@ type env struct {
 	t      testing.TB
 	sim    *sim
 	config string
+	// stemcellAPIVersion goes into every call's context as the director
+	// sends it; 0 leaves it out, as for a stemcell the director does not know.
+	stemcellAPIVersion int
+	apiVersion         int
 }
 
 func newEnv(t testing.TB, edit func(cfg map[string]any), simArgs ...string) *env {
@@ -109,7 +113,7 @@ func newEnv(t testing.TB, edit func(cfg map[string]any), simArgs ...string) *env
 	if edit != nil {
 		edit(cfg)
 	}
-	return &env{t: t, sim: s, config: writeJSON(t, cfg)}
+	return &env{t: t, sim: s, config: writeJSON(t, cfg), stemcellAPIVersion: 3, apiVersion: 2}
 }
 
 func writeJSON(t testing.TB, v any) string {
@@ -178,8 +182,11 @@ func (e *env) call(method string, args ...any) response {
 	if args == nil {
 		args = []any{}
 	}
-	req := map[string]any{"method": method, "arguments": args, "api_version": 2,
-		"context": map[string]any{"director_uuid": "spec-director", "request_id": "cpi-123456"}}
+	ctx := map[string]any{"director_uuid": "spec-director", "request_id": "cpi-123456"}
+	if e.stemcellAPIVersion > 0 {
+		ctx["vm"] = map[string]any{"stemcell": map[string]any{"api_version": e.stemcellAPIVersion}}
+	}
+	req := map[string]any{"method": method, "arguments": args, "api_version": e.apiVersion, "context": ctx}
 	b, _ := json.Marshal(req)
 	return e.raw(string(b))
 }

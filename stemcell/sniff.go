@@ -76,9 +76,11 @@ func innerKind(f *os.File, outer kind) (kind, error) {
 	default:
 		return outer, nil
 	}
-	head, err := readHead(r, headerSize)
+	head := make([]byte, headerSize)
+	n, err := io.ReadFull(r, head)
 	if err != nil {
-		return kindUnknown, fmt.Errorf("corrupt %s data: %w", outer, err)
+		// No disk image is smaller than a sector once decompressed.
+		return kindUnknown, fmt.Errorf("its %s data ends or breaks after %d bytes (%v): the file is truncated or corrupt", outer, n, err)
 	}
 	return sniff(head), nil
 }
