@@ -149,7 +149,8 @@ func (s *Server) Close() error {
 	return s.saveErr
 }
 
-// Handler serves the API at /client/api and the test endpoints under /sim/.
+// Handler serves the API at /client/api, the test endpoints under /sim/ and
+// the virtual router's metadata service under /metadata/ (metadata.go).
 func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) routes() http.Handler {
@@ -157,6 +158,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/client/api", s.serveAPI)
 	mux.HandleFunc("/client/api/", s.serveAPI)
 	mux.Handle("/sim/", s.adminHandler())
+	mux.Handle("/metadata/", s.metadataHandler())
 	return mux
 }
 

@@ -49,6 +49,8 @@ type state struct {
 
 	VMs  []*VirtualMachine `json:"virtualmachines"`
 	Jobs []*Job            `json:"jobs"`
+
+	vmTables // volumes, tags, key pairs, affinity/security groups, public IPs (vmtables.go)
 }
 
 func newState() *state {
