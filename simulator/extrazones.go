@@ -45,8 +45,8 @@ func zoneNamed(st *state, name string) *Zone {
 	return nil
 }
 
-// zoneHypervisor is the hypervisor of the first zone's clusters.
-func (st *state) zoneHypervisor() string {
+// firstZoneHypervisor is the hypervisor of the first zone's clusters.
+func (st *state) firstZoneHypervisor() string {
 	if len(st.Clusters) > 0 {
 		return st.Clusters[0].Hypervisor
 	}

@@ -116,12 +116,12 @@ func (s *Server) loadOrSeed() error {
 	} else {
 		st.failInterruptedJobs(s.now())
 		st.failInterruptedTransfers()
-		seedTemplates(st, st.zoneHypervisor(), s.now())
+		seedTemplates(st, st.firstZoneHypervisor(), s.now())
 		if s.opts.Hypervisor != "" {
 			st.setHypervisor(s.opts.Hypervisor)
 		}
 	}
-	seedExtraZones(st, s.opts.ExtraZones, st.zoneHypervisor(), s.now())
+	seedExtraZones(st, s.opts.ExtraZones, st.firstZoneHypervisor(), s.now())
 	if st.UploadKey == "" {
 		st.UploadKey = newKey()
 	}
@@ -168,7 +168,8 @@ func (s *Server) Close() error {
 	return s.saveErr
 }
 
-// Handler serves the API at /client/api and the test endpoints under /sim/.
+// Handler serves the API at /client/api, the test endpoints under /sim/ and
+// the virtual router's metadata service under /metadata/ (metadata.go).
 func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) routes() http.Handler {
@@ -177,6 +178,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/client/api/", s.serveAPI)
 	mux.Handle("/sim/", s.adminHandler())
 	mux.HandleFunc("/upload/", s.serveUpload)
+	mux.Handle("/metadata/", s.metadataHandler())
 	return mux
 }
 

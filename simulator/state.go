@@ -53,6 +53,7 @@ type state struct {
 	Templates []*Template `json:"templates"`
 	// UploadKey signs template upload parameters (CloudStack's SSVM PSK).
 	UploadKey string `json:"uploadkey"`
+	vmTables         // volumes, tags, key pairs, affinity/security groups, public IPs (vmtables.go)
 }
 
 func newState() *state {

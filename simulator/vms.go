@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// VirtualMachine is a guest VM. So far the simulator only lists VMs; the
-// deploy and lifecycle commands add rows to state.VMs and move State through
-// CloudStack's values (Starting, Running, Stopping, Stopped, Destroyed,
-// Expunging, Error). An expunged VM keeps its row with Removed set, because
-// CloudStack still resolves its UUID.
+// VirtualMachine is a guest VM. deployVirtualMachine adds rows to state.VMs
+// and the lifecycle commands move State through CloudStack's values
+// (Starting, Running, Stopping, Stopped, Destroyed, Expunging, Error). An
+// expunged VM keeps its row with Removed set, because CloudStack still
+// resolves its UUID. Its tags live in the ResourceTag table (tags.go).
 type VirtualMachine struct {
 	ID                string            `json:"id"`
 	InternalID        int64             `json:"internalid"`
@@ -33,12 +33,14 @@ type VirtualMachine struct {
 	PasswordEnabled   bool              `json:"passwordenabled"`
 	Password          string            `json:"password,omitempty"`
 	KeyPairs          []string          `json:"keypairs,omitempty"`
-	UserData          string            `json:"userdata,omitempty"` // base64 as sent
+	SSHPublicKeys     string            `json:"sshpublickeys,omitempty"` // the key pairs' public keys at deploy, one per line
+	UserData          string            `json:"userdata,omitempty"`      // base64, re-encoded with padding
 	Group             string            `json:"group,omitempty"`
 	HAEnable          bool              `json:"haenable"`
 	Details           map[string]string `json:"details,omitempty"`
 	NICs              []*NIC            `json:"nics"`
-	Tags              []Tag             `json:"tags,omitempty"`
+	AffinityGroupIDs  []string          `json:"affinitygroupids,omitempty"`
+	SecurityGroupIDs  []string          `json:"securitygroupids,omitempty"`
 	Created           time.Time         `json:"created"`
 	Removed           *time.Time        `json:"removed,omitempty"`
 }
@@ -64,7 +66,8 @@ type NIC struct {
 	IsDefault  bool   `json:"isdefault"`
 }
 
-// Tag is a resource tag.
+// Tag is a key/value pair. Resource tags are kept in the ResourceTag table
+// (tags.go); use state.taggedWith for the tags[i] filter of list commands.
 type Tag struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
@@ -75,19 +78,33 @@ func init() {
 }
 
 // listVirtualMachines never shows expunged VMs; name is a substring match
-// ("data for all matching VMs will be returned").
+// ("data for all matching VMs will be returned"). User data is only shown
+// with userdata=true.
 func listVirtualMachines(c *Call) (any, error) {
 	l := lister[*VirtualMachine]{key: "virtualmachine", id: (*VirtualMachine).uuid,
 		name: func(vm *VirtualMachine) string { return vm.Name }, nameLike: true,
 		keyword: func(vm *VirtualMachine) []string { return []string{vm.Name, vm.DisplayName, vm.InstanceName, vm.State} },
 		zone:    func(vm *VirtualMachine) string { return vm.ZoneID }, view: c.vmView}
 	p := c.Params
+	if p.Bool("userdata", false) {
+		l.view = func(vm *VirtualMachine) map[string]any {
+			v := c.vmView(vm)
+			if vm.UserData != "" {
+				v["userdata"] = vm.UserData
+			}
+			return v
+		}
+	}
 	return l.run(c, c.st.VMs, func(vm *VirtualMachine) bool {
 		return vm.Removed == nil && vmStateMatches(p.Get("state"), vm.State) &&
 			optEq(p.Get("hostid"), vm.HostID) && optEq(p.Get("templateid"), vm.TemplateID) &&
 			optEq(p.Get("serviceofferingid"), vm.ServiceOfferingID) && optEq(p.Get("userid"), vm.UserID) &&
 			optEq(p.Get("hypervisor"), vm.Hypervisor) && optEq(p.Get("keypair"), strings.Join(vm.KeyPairs, ",")) &&
-			(p.Get("networkid") == "" || vm.nicOn(p.Get("networkid")) != nil) && hasTags(vm.Tags, p.Map("tags"))
+			(p.Get("networkid") == "" || vm.nicOn(p.Get("networkid")) != nil) &&
+			(p.Get("affinitygroupid") == "" || containsFold(vm.AffinityGroupIDs, p.Get("affinitygroupid"))) &&
+			(p.Get("securitygroupid") == "" || containsFold(vm.SecurityGroupIDs, p.Get("securitygroupid"))) &&
+			(!p.Has("haenable") || p.Bool("haenable", false) == vm.HAEnable) &&
+			c.st.taggedWith("UserVm", vm.ID, p.Map("tags"))
 	})
 }
 
@@ -139,9 +156,9 @@ func (c *Call) vmView(vm *VirtualMachine) map[string]any {
 		"cpunumber": vm.CPUNumber, "cpuspeed": vm.CPUSpeed, "memory": vm.Memory, "haenable": vm.HAEnable,
 		"passwordenabled": vm.PasswordEnabled, "rootdeviceid": 0, "rootdevicetype": "ROOT",
 		"displayvm": true, "isdynamicallyscalable": false, "deleteprotection": false, "hasannotations": false,
-		"bootmode": "legacy", "boottype": "Bios", "arch": "x86_64", "securitygroup": []any{},
-		"affinitygroup": []any{}, "tags": c.tagViews(vm), "details": orEmpty(vm.Details),
-		"nic": c.nicViews(vm)}
+		"bootmode": "legacy", "boottype": "Bios", "arch": "x86_64", "securitygroup": c.vmSecurityGroupViews(vm),
+		"affinitygroup": c.vmAffinityGroupViews(vm), "tags": c.resourceTagViews("UserVm", vm.ID),
+		"details": orEmpty(vm.Details), "nic": c.nicViews(vm)}
 	if u != nil {
 		v["username"] = u.Username
 	}
@@ -172,6 +189,37 @@ func (c *Call) addVMRefs(v map[string]any, vm *VirtualMachine) {
 	if len(vm.NICs) > 0 {
 		v["ipaddress"] = vm.NICs[0].IPAddress
 	}
+	if ip := c.st.staticNATOf(vm.ID); ip != nil {
+		v["publicip"], v["publicipid"] = ip.Address, ip.ID
+	}
+}
+
+// vmAffinityGroupViews are the VM's affinity groups as UserVmResponse lists
+// them.
+func (c *Call) vmAffinityGroupViews(vm *VirtualMachine) []map[string]any {
+	out := []map[string]any{}
+	for _, id := range vm.AffinityGroupIDs {
+		if g, ok := byID(c.st.AffinityGroups, id); ok {
+			v := map[string]any{"id": g.ID, "name": g.Name, "type": g.Type}
+			if g.Description != "" {
+				v["description"] = g.Description
+			}
+			c.addOwner(v, g.AccountID)
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (c *Call) vmSecurityGroupViews(vm *VirtualMachine) []map[string]any {
+	out := []map[string]any{}
+	for _, id := range vm.SecurityGroupIDs {
+		if g, ok := byID(c.st.SecurityGroups, id); ok {
+			out = append(out, map[string]any{"id": g.ID, "name": g.Name, "description": g.Description,
+				"ingressrule": []any{}, "egressrule": []any{}, "tags": []any{}})
+		}
+	}
+	return out
 }
 
 func (c *Call) nicViews(vm *VirtualMachine) []map[string]any {
@@ -187,16 +235,6 @@ func (c *Call) nicViews(vm *VirtualMachine) []map[string]any {
 			nv["broadcasturi"], nv["isolationuri"] = "vlan://"+net.VLAN, "vlan://"+net.VLAN
 		}
 		out = append(out, nv)
-	}
-	return out
-}
-
-func (c *Call) tagViews(vm *VirtualMachine) []map[string]any {
-	out := []map[string]any{}
-	a := c.st.account(vm.AccountID)
-	for _, t := range vm.Tags {
-		out = append(out, map[string]any{"key": t.Key, "value": t.Value, "resourcetype": "UserVm",
-			"resourceid": vm.ID, "account": a.Name, "domainid": a.DomainID})
 	}
 	return out
 }

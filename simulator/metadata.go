@@ -1,0 +1,117 @@
+package simulator
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+)
+
+// The virtual router's metadata service, as a guest sees it at
+// http://<router>/latest/...: the simulator serves every VM's view under
+// /metadata/<vm-uuid>/latest/..., so an agent's HTTP metadata source can be
+// pointed at http://HOST:PORT/metadata/<vm-uuid>.
+//
+//	/metadata/<vm>/latest/user-data           the user data, base64-decoded (404 when none)
+//	/metadata/<vm>/latest/meta-data/          the names below that have a value, one per line
+//	/metadata/<vm>/latest/meta-data/<name>    one value (404 when it has none)
+//
+// The values are those of NetworkModelImpl.generateVmData: service-offering
+// (display text), availability-zone (zone name), local-hostname (host
+// name), local-ipv4 (default NIC), public-ipv4 (the static NAT address, else
+// the guest address), public-hostname (the static NAT address only),
+// instance-id and vm-id (both the VM's UUID: CloudStack writes the UUID to
+// instance-id whenever the VM has one, although the admin guide still calls
+// it the instance name), public-keys (the key pairs' public keys, one per
+// line) and cloud-identifier.
+
+func (s *Server) metadataHandler() http.Handler {
+	return http.HandlerFunc(s.serveMetadata)
+}
+
+func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	vmID, path, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/metadata/"), "/")
+	s.mu.Lock()
+	body, ok := s.metadata(vmID, path)
+	s.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte(body))
+}
+
+// metadata answers one metadata path of a VM; the caller holds the lock.
+func (s *Server) metadata(vmID, path string) (string, bool) {
+	vm, found := byID(s.st.VMs, vmID)
+	if !found || vm.Removed != nil {
+		return "", false
+	}
+	switch path = strings.TrimSuffix(path, "/"); path {
+	case "latest":
+		return "user-data\nmeta-data\n", true
+	case "latest/user-data":
+		if vm.UserData == "" {
+			return "", false
+		}
+		b, err := base64.StdEncoding.DecodeString(vm.UserData)
+		return string(b), err == nil
+	case "latest/meta-data":
+		var names []string
+		for _, kv := range s.st.vmMetadata(vm) {
+			names = append(names, kv[0])
+		}
+		return strings.Join(names, "\n") + "\n", true
+	}
+	name, ok := strings.CutPrefix(path, "latest/meta-data/")
+	if !ok {
+		return "", false
+	}
+	for _, kv := range s.st.vmMetadata(vm) {
+		if kv[0] == name {
+			return kv[1], true
+		}
+	}
+	return "", false
+}
+
+// vmMetadata are the VM's meta-data names and values in the order the
+// router writes them; names without a value are left out.
+func (st *state) vmMetadata(vm *VirtualMachine) [][2]string {
+	var out [][2]string
+	add := func(name, value string) {
+		if value != "" {
+			out = append(out, [2]string{name, value})
+		}
+	}
+	if o, ok := byID(st.ServiceOfferings, vm.ServiceOfferingID); ok {
+		add("service-offering", o.DisplayText)
+	}
+	if z := st.zone(vm.ZoneID); z != nil {
+		add("availability-zone", z.Name)
+	}
+	add("local-hostname", vm.Name)
+	guestIP := ""
+	for _, n := range vm.NICs {
+		if n.IsDefault {
+			guestIP = n.IPAddress
+		}
+	}
+	add("local-ipv4", guestIP)
+	publicIP, publicHost := guestIP, ""
+	if ip := st.staticNATOf(vm.ID); ip != nil {
+		publicIP, publicHost = ip.Address, ip.Address
+	}
+	add("public-ipv4", publicIP)
+	add("public-hostname", publicHost)
+	add("instance-id", vm.ID)
+	add("vm-id", vm.ID)
+	add("public-keys", vm.SSHPublicKeys)
+	add("cloud-identifier", "CloudStack-{"+st.ManagementServerID+"}")
+	return out
+}

@@ -1,0 +1,346 @@
+package simulator
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// PublicIP is a row of CloudStack's user_ip_address table: every address of
+// a zone's public VLAN ranges has one, Free until associateIpAddress (or an
+// isolated network's source NAT) takes it. The row and its UUID survive
+// release, as in CloudStack.
+type PublicIP struct {
+	ID          string     `json:"id"`
+	InternalID  int64      `json:"internalid"`
+	Address     string     `json:"address"`
+	ZoneID      string     `json:"zoneid"`
+	VlanRangeID string     `json:"vlanrangeid"`
+	State       string     `json:"state"` // Free, Allocating, Allocated
+	AccountID   string     `json:"accountid,omitempty"`
+	NetworkID   string     `json:"networkid,omitempty"` // the guest network it is associated with
+	SourceNAT   bool       `json:"sourcenat,omitempty"`
+	StaticNAT   bool       `json:"staticnat,omitempty"`
+	VMID        string     `json:"vmid,omitempty"` // static NAT target
+	VMIP        string     `json:"vmip,omitempty"`
+	Allocated   *time.Time `json:"allocated,omitempty"`
+}
+
+func (ip *PublicIP) uuid() string { return ip.ID }
+
+func (ip *PublicIP) release() {
+	*ip = PublicIP{ID: ip.ID, InternalID: ip.InternalID, Address: ip.Address, ZoneID: ip.ZoneID,
+		VlanRangeID: ip.VlanRangeID, State: "Free"}
+}
+
+// String is IPAddressVO's toString, as CloudStack's error texts show it.
+func (st *state) ipString(ip *PublicIP) string {
+	zone := int64(0)
+	if z := st.zone(ip.ZoneID); z != nil {
+		zone = z.InternalID
+	}
+	return fmt.Sprintf("Ip[%s-%d]", ip.Address, zone)
+}
+
+func init() {
+	register(
+		command{name: "associateIpAddress", async: associateIpAddress},
+		command{name: "listPublicIpAddresses", idKind: kindPublicIP, sync: listPublicIpAddresses},
+		command{name: "disassociateIpAddress", idKind: kindPublicIP, async: disassociateIpAddress},
+		command{name: "enableStaticNat", sync: enableStaticNat},
+		command{name: "disableStaticNat", async: disableStaticNat},
+	)
+	registerTaggable("PublicIpAddress", func(st *state, id string) (string, bool) {
+		ip, ok := byID(st.PublicIPs, id)
+		if !ok || ip.State == "Free" {
+			return "", false
+		}
+		return ip.AccountID, true
+	})
+}
+
+// ensurePublicIPs gives every address of the public ranges its row and every
+// implemented isolated network its source NAT address (CloudStack takes it
+// when the network is implemented; the seeded network is). Older state
+// files get them on first use.
+func (c *Call) ensurePublicIPs() {
+	for _, r := range c.st.VlanRanges {
+		if c.st.hasIPsOf(r.ID) {
+			continue
+		}
+		start, err1 := netip.ParseAddr(r.StartIP)
+		end, err2 := netip.ParseAddr(r.EndIP)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		for a := start; a.Compare(end) <= 0; a = a.Next() {
+			id, internal := c.st.newID(kindPublicIP)
+			c.st.PublicIPs = append(c.st.PublicIPs, &PublicIP{ID: id, InternalID: internal, Address: a.String(),
+				ZoneID: r.ZoneID, VlanRangeID: r.ID, State: "Free"})
+		}
+		c.changed()
+	}
+	for _, n := range c.st.Networks {
+		if n.Type != "Isolated" || n.State != "Implemented" || c.st.sourceNATOf(n.ID) != nil {
+			continue
+		}
+		if ip := c.st.freePublicIP(n.ZoneID, ""); ip != nil {
+			c.allocatePublicIP(ip, n.AccountID)
+			ip.State, ip.NetworkID, ip.SourceNAT = "Allocated", n.ID, true
+		}
+	}
+}
+
+func (st *state) hasIPsOf(rangeID string) bool {
+	for _, ip := range st.PublicIPs {
+		if ip.VlanRangeID == rangeID {
+			return true
+		}
+	}
+	return false
+}
+
+func (st *state) sourceNATOf(networkID string) *PublicIP {
+	for _, ip := range st.PublicIPs {
+		if ip.SourceNAT && ip.NetworkID == networkID {
+			return ip
+		}
+	}
+	return nil
+}
+
+// freePublicIP is the lowest free address of the zone, or the requested one
+// if it is free.
+func (st *state) freePublicIP(zoneID, requested string) *PublicIP {
+	for _, ip := range st.PublicIPs {
+		if ip.ZoneID == zoneID && ip.State == "Free" && (requested == "" || ip.Address == requested) {
+			return ip
+		}
+	}
+	return nil
+}
+
+func (c *Call) allocatePublicIP(ip *PublicIP, accountID string) {
+	now := c.srv.now()
+	ip.State, ip.AccountID, ip.Allocated = "Allocating", accountID, &now
+	c.changed()
+}
+
+// staticNATOf is the public address static-NATed to a VM, if any.
+func (st *state) staticNATOf(vmID string) *PublicIP {
+	for _, ip := range st.PublicIPs {
+		if ip.StaticNAT && strings.EqualFold(ip.VMID, vmID) {
+			return ip
+		}
+	}
+	return nil
+}
+
+// isolatedNetworksOf are an account's isolated networks in a zone.
+func (st *state) isolatedNetworksOf(accountID, zoneID string) []*Network {
+	var out []*Network
+	for _, n := range st.Networks {
+		if n.AccountID == accountID && n.ZoneID == zoneID && n.Type == "Isolated" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// associateIpAddress takes a free address for the network (or, given only a
+// zone, for the account's isolated network there) at once, as CloudStack's
+// create phase does; the job finishes the association.
+func associateIpAddress(c *Call) (*asyncJob, error) {
+	c.ensurePublicIPs()
+	p := c.Params
+	if p.Get("vpcid") != "" {
+		return nil, paramError("Unable to find an active VPC by id %s", p.Get("vpcid"))
+	}
+	net := c.st.network(p.Get("networkid"))
+	zoneID := p.Get("zoneid")
+	switch {
+	case net != nil:
+		zoneID = net.ZoneID
+	case zoneID == "":
+		return nil, paramError("Unable to figure out zone to assign ip to. Please specify either zoneId, or networkId, or vpcId in the call")
+	default:
+		nets := c.st.isolatedNetworksOf(c.Account.ID, zoneID)
+		switch len(nets) {
+		case 0:
+			return nil, paramError("Account name=%s domain=%s doesn't have virtual networks in zone=%s",
+				c.Account.Name, c.st.domain(c.Account.DomainID).Name, c.st.zone(zoneID).Name)
+		case 1:
+			net = nets[0]
+		default:
+			return nil, paramError("Account has more than one isolated network in the zone")
+		}
+	}
+	ip := c.st.freePublicIP(zoneID, p.Get("ipaddress"))
+	if ip == nil {
+		return nil, &APIError{Code: codeCapacity, CSCode: csServerAPIException, Text: "Insufficient address capacity"}
+	}
+	c.allocatePublicIP(ip, c.Account.ID)
+	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID, created: true,
+		cmdClass: "org.apache.cloudstack.api.command.admin.address.AssociateIPAddrCmdByAdmin",
+		run: func() (any, error) {
+			ip.State, ip.NetworkID = "Allocated", net.ID
+			c.changed()
+			return map[string]any{"ipaddress": c.publicIPView(ip)}, nil
+		},
+		fail: func(*APIError) { ip.release() },
+	}, nil
+}
+
+// listPublicIpAddresses lists allocated addresses unless allocatedonly=false.
+func listPublicIpAddresses(c *Call) (any, error) {
+	c.ensurePublicIPs()
+	l := lister[*PublicIP]{key: "publicipaddress", id: (*PublicIP).uuid,
+		keyword: func(ip *PublicIP) []string { return []string{ip.Address} },
+		zone:    func(ip *PublicIP) string { return ip.ZoneID }, view: c.publicIPView}
+	p := c.Params
+	return l.run(c, c.st.PublicIPs, func(ip *PublicIP) bool {
+		return (!p.Bool("allocatedonly", true) || ip.State != "Free") && optEq(p.Get("ipaddress"), ip.Address) &&
+			optEq(p.Get("associatednetworkid"), ip.NetworkID) && optEq(p.Get("vlanid"), ip.VlanRangeID) &&
+			optEq(p.Get("state"), ip.State) && p.Bool("forvirtualnetwork", true) && !p.Bool("forsystemvms", false) &&
+			(!p.Has("isstaticnat") || p.Bool("isstaticnat", false) == ip.StaticNAT) &&
+			(!p.Has("issourcenat") || p.Bool("issourcenat", false) == ip.SourceNAT) &&
+			c.st.taggedWith("PublicIpAddress", ip.ID, p.Map("tags"))
+	})
+}
+
+// publicIPView is IPAddressResponse.
+func (c *Call) publicIPView(ip *PublicIP) map[string]any {
+	z := c.st.zone(ip.ZoneID)
+	v := map[string]any{"id": ip.ID, "ipaddress": ip.Address, "zoneid": z.ID, "zonename": z.Name,
+		"issourcenat": ip.SourceNAT, "isstaticnat": ip.StaticNAT, "issystem": false, "forvirtualnetwork": true,
+		"forsystemvms": false, "isportable": false, "fordisplay": true, "hasrules": false, "hasannotations": false,
+		"state": ip.State, "tags": c.resourceTagViews("PublicIpAddress", ip.ID)}
+	if r, ok := byID(c.st.VlanRanges, ip.VlanRangeID); ok {
+		v["vlanid"], v["vlanname"], v["physicalnetworkid"] = r.ID, r.VLAN, r.PhysicalNetworkID
+	}
+	if ip.Allocated != nil {
+		v["allocated"] = csTime(*ip.Allocated)
+		c.addOwner(v, ip.AccountID)
+	}
+	if n := c.st.network(ip.NetworkID); n != nil && ip.NetworkID != "" {
+		v["associatednetworkid"], v["associatednetworkname"] = n.ID, n.Name
+	}
+	if vm, ok := byID(c.st.VMs, ip.VMID); ok && ip.StaticNAT {
+		v["virtualmachineid"], v["virtualmachinename"], v["virtualmachinedisplayname"] = vm.ID, vm.Name, vm.DisplayName
+		v["virtualmachinetype"], v["vmipaddress"] = "UserVm", ip.VMIP
+	}
+	return v
+}
+
+// disassociateIpAddress releases an address in the job, disabling its static
+// NAT first; an isolated network's source NAT address cannot be released.
+func disassociateIpAddress(c *Call) (*asyncJob, error) {
+	p := c.Params
+	var ip *PublicIP
+	if id := p.Get("id"); id != "" {
+		ip, _ = byID(c.st.PublicIPs, id)
+	} else if addr := p.Get("ipaddress"); addr != "" {
+		for _, candidate := range c.st.PublicIPs {
+			if candidate.Address == addr {
+				ip = candidate
+			}
+		}
+	}
+	if ip == nil {
+		return nil, paramError("Unable to find ip address by id")
+	}
+	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID,
+		cmdClass: "org.apache.cloudstack.api.command.user.address.DisassociateIPAddrCmd",
+		run: func() (any, error) {
+			if ip.State == "Free" {
+				return success(), nil // "is not allocated, so do nothing"
+			}
+			if ip.SourceNAT {
+				return nil, internalError("ip address is used for source nat purposes and can not be disassociated.")
+			}
+			c.st.removeTagsOf("PublicIpAddress", ip.ID)
+			ip.release()
+			c.changed()
+			return success(), nil
+		}}, nil
+}
+
+// enableStaticNat is synchronous in CloudStack. Its checks follow
+// RulesManagerImpl.enableStaticNat; conflicts with another VM are 537.
+func enableStaticNat(c *Call) (any, error) {
+	p := c.Params
+	ip, _ := byID(c.st.PublicIPs, p.Get("ipaddressid"))
+	vm, _ := byID(c.st.VMs, p.Get("virtualmachineid"))
+	if ip == nil || ip.State == "Free" {
+		return nil, paramError("Unable to find ip address by id %s", p.Get("ipaddressid"))
+	}
+	networkID := firstNonEmpty(ip.NetworkID, p.Get("networkid"))
+	if networkID == "" {
+		return nil, paramError("Unable to enable static NAT for the ipAddress id=%d as IP is not associated with any network and no networkId is passed in", ip.InternalID)
+	}
+	net := c.st.network(networkID)
+	if net == nil {
+		return nil, paramError("Unable to find network by id")
+	}
+	if vm == nil || vm.Removed != nil {
+		return nil, paramError("Can't enable static nat for the address id=%d, invalid virtual machine id specified (%s).", ip.InternalID, p.Get("virtualmachineid"))
+	}
+	nic := vm.nicOn(net.ID)
+	if nic == nil {
+		return nil, paramError("Vm doesn't belong to the network with specified id")
+	}
+	if ip.NetworkID == "" {
+		return nil, paramError("Ip address %s is not assigned to the network %s", c.st.ipString(ip), networkString(net))
+	}
+	if !strings.EqualFold(ip.NetworkID, net.ID) {
+		return nil, paramError("Invalid network Id=%d. IP is associated with a different network than passed network id", net.InternalID)
+	}
+	switch vm.State {
+	case "Destroyed", "Expunging", "Error":
+		return nil, paramError("Invalid user vm: %d", vm.InternalID)
+	}
+	dstIP := nic.IPAddress
+	if guest := p.Get("vmguestip"); guest != "" && guest != dstIP {
+		return nil, paramError("VM ip %s address not belongs to the vm", guest)
+	}
+	if ip.SourceNAT {
+		return nil, paramError("Can't enable static, ip address %s is a sourceNat ip address", c.st.ipString(ip))
+	}
+	if ip.StaticNAT && !strings.EqualFold(ip.VMID, vm.ID) {
+		return nil, &APIError{Code: codeRuleConflict, CSCode: csServerAPIException,
+			Text: fmt.Sprintf("Failed to enable static for the ip address %s and vm id=%d as it's already assigned to antoher vm",
+				c.st.ipString(ip), vm.InternalID)}
+	}
+	if old := c.st.staticNATOf(vm.ID); old != nil && old.VMIP == dstIP {
+		return nil, paramError("Failed to enable static nat on the  ip %s with Id %s as the vm %s with Id %s is already associated with another public ip %s with id %s",
+			ip.Address, ip.ID, vm.InstanceName, vm.ID, old.Address, old.ID)
+	}
+	ip.StaticNAT, ip.VMID, ip.VMIP = true, vm.ID, dstIP
+	c.changed()
+	return success(), nil
+}
+
+// disableStaticNat clears an address's static NAT in the job.
+func disableStaticNat(c *Call) (*asyncJob, error) {
+	ip, found := byID(c.st.PublicIPs, c.Params.Get("ipaddressid"))
+	if !found {
+		return nil, paramError("Unable to find ip address by id %s", c.Params.Get("ipaddressid"))
+	}
+	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID,
+		cmdClass: "org.apache.cloudstack.api.command.user.nat.DisableStaticNatCmd",
+		run: func() (any, error) {
+			if !ip.StaticNAT {
+				return nil, paramError("Specified IP address id is not associated with any vm Id")
+			}
+			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
+			c.changed()
+			return success(), nil
+		}}, nil
+}
+
+// networkString is NetworkVO's toString, as CloudStack's error texts show
+// it. The simulator has one network offering, internal id 1.
+func networkString(n *Network) string {
+	return fmt.Sprintf(`Network {"id": %d, "name": "%s", "uuid": "%s", "networkofferingid": %d}`, n.InternalID, n.Name, n.ID, 1)
+}

@@ -1,0 +1,205 @@
+package simulator
+
+import (
+	"crypto/md5"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+)
+
+// SSHKeyPair is an account's SSH key pair. CloudStack keeps only the public
+// key; the private key of createSSHKeyPair is returned once.
+type SSHKeyPair struct {
+	ID          string    `json:"id"`
+	InternalID  int64     `json:"internalid"`
+	Name        string    `json:"name"`
+	AccountID   string    `json:"accountid"`
+	PublicKey   string    `json:"publickey"`
+	Fingerprint string    `json:"fingerprint"`
+	Created     time.Time `json:"created"`
+}
+
+func (k *SSHKeyPair) uuid() string { return k.ID }
+
+// sshKeyLength is ssh.key.length's default.
+const sshKeyLength = 2048
+
+func init() {
+	register(
+		command{name: "createSSHKeyPair", sync: createSSHKeyPair},
+		command{name: "registerSSHKeyPair", sync: registerSSHKeyPair},
+		command{name: "listSSHKeyPairs", idKind: kindSSHKeyPair, sync: listSSHKeyPairs},
+		command{name: "deleteSSHKeyPair", sync: deleteSSHKeyPair},
+	)
+}
+
+// keyPair finds an account's key pair by name; names compare
+// case-insensitively, as MySQL does.
+func (st *state) keyPair(accountID, name string) *SSHKeyPair {
+	for _, k := range st.SSHKeyPairs {
+		if k.AccountID == accountID && strings.EqualFold(k.Name, name) {
+			return k
+		}
+	}
+	return nil
+}
+
+func createSSHKeyPair(c *Call) (any, error) {
+	name := c.Params.Get("name")
+	if strings.TrimSpace(name) == "" {
+		return nil, paramError("Please specify a valid name for the key pair. The key name can't be empty")
+	}
+	if c.st.keyPair(c.Account.ID, name) != nil {
+		return nil, paramError("A key pair with name '%s' already exists.", name)
+	}
+	key, err := rsa.GenerateKey(rand.Reader, sshKeyLength)
+	if err != nil {
+		return nil, internalError("key generation failed: %v", err)
+	}
+	pub := "ssh-rsa " + base64.StdEncoding.EncodeToString(sshRSAPublicKey(&key.PublicKey))
+	k := c.saveKeyPair(name, pub)
+	v := c.keyPairView(k)
+	v["privatekey"] = string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+	return map[string]any{"keypair": v}, nil
+}
+
+// sshRSAPublicKey is the SSH wire encoding of an RSA public key (RFC 4253).
+func sshRSAPublicKey(pub *rsa.PublicKey) []byte {
+	var out []byte
+	out = sshString(out, []byte("ssh-rsa"))
+	out = sshString(out, mpint(big.NewInt(int64(pub.E))))
+	return sshString(out, mpint(pub.N))
+}
+
+func sshString(out, b []byte) []byte {
+	out = binary.BigEndian.AppendUint32(out, uint32(len(b)))
+	return append(out, b...)
+}
+
+// mpint is a positive big integer as SSH encodes it: big-endian with a
+// leading zero byte when the high bit is set.
+func mpint(n *big.Int) []byte {
+	b := n.Bytes()
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		b = append([]byte{0}, b...)
+	}
+	return b
+}
+
+func registerSSHKeyPair(c *Call) (any, error) {
+	name, material := c.Params.Get("name"), c.Params.Get("publickey")
+	if c.st.keyPair(c.Account.ID, name) != nil {
+		return nil, paramError("A key pair with name '%s' already exists for this account.", name)
+	}
+	pub, ok := publicKeyFromMaterial(material)
+	if !ok {
+		return nil, paramError("Public key is invalid")
+	}
+	for _, k := range c.st.SSHKeyPairs {
+		if k.AccountID == c.Account.ID && k.PublicKey == pub {
+			return nil, paramError("A key pair with key '%s' already exists for this account.", pub)
+		}
+	}
+	return map[string]any{"keypair": c.keyPairView(c.saveKeyPair(name, pub))}, nil
+}
+
+// publicKeyFromMaterial is SSHKeysHelper.getPublicKeyFromKeyMaterial: the
+// material may itself be base64-encoded; the result is "<type> <base64>"
+// without the comment.
+func publicKeyFromMaterial(material string) (string, bool) {
+	material = strings.TrimSpace(material)
+	if !strings.Contains(material, " ") {
+		decoded, err := base64.StdEncoding.DecodeString(material)
+		if err != nil {
+			return "", false
+		}
+		material = strings.TrimSpace(string(decoded))
+	}
+	known := false
+	for _, prefix := range []string{"ssh-rsa", "ssh-dss", "ecdsa-sha2-nistp", "ssh-ed25519"} {
+		known = known || strings.HasPrefix(material, prefix)
+	}
+	fields := strings.Fields(material)
+	if !known || len(fields) < 2 {
+		return "", false
+	}
+	if _, err := base64.StdEncoding.DecodeString(fields[1]); err != nil {
+		return "", false
+	}
+	return fields[0] + " " + fields[1], true
+}
+
+// fingerprint is SSHKeysHelper.getPublicKeyFingerprint: the MD5 of the key
+// blob in colon-separated hex.
+func fingerprint(pub string) string {
+	fields := strings.Fields(pub)
+	blob, _ := base64.StdEncoding.DecodeString(fields[len(fields)-1])
+	sum := md5.Sum(blob)
+	parts := make([]string, len(sum))
+	for i, b := range sum {
+		parts[i] = fmt.Sprintf("%02x", b)
+	}
+	return strings.Join(parts, ":")
+}
+
+func (c *Call) saveKeyPair(name, pub string) *SSHKeyPair {
+	id, internal := c.st.newID(kindSSHKeyPair)
+	k := &SSHKeyPair{ID: id, InternalID: internal, Name: name, AccountID: c.Account.ID, PublicKey: pub,
+		Fingerprint: fingerprint(pub), Created: c.srv.now()}
+	c.st.SSHKeyPairs = append(c.st.SSHKeyPairs, k)
+	c.changed()
+	return k
+}
+
+// keyPairView is SSHKeyPairResponse (the public key is not part of it).
+func (c *Call) keyPairView(k *SSHKeyPair) map[string]any {
+	v := map[string]any{"id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint, "hasannotations": false}
+	c.addOwner(v, k.AccountID)
+	return v
+}
+
+// listSSHKeyPairs matches name and fingerprint exactly; keyword is a
+// substring of either.
+func listSSHKeyPairs(c *Call) (any, error) {
+	l := lister[*SSHKeyPair]{key: "sshkeypair", id: (*SSHKeyPair).uuid, name: func(k *SSHKeyPair) string { return k.Name },
+		keyword: func(k *SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, view: c.keyPairView}
+	return l.run(c, c.st.SSHKeyPairs, func(k *SSHKeyPair) bool {
+		return optEq(c.Params.Get("fingerprint"), k.Fingerprint)
+	})
+}
+
+func deleteSSHKeyPair(c *Call) (any, error) {
+	name := c.Params.Get("name")
+	k := c.st.keyPair(c.Account.ID, name)
+	if k == nil {
+		return nil, paramError("A key pair with name '%s' does not exist for account %s in specified domain id", name, c.Account.Name)
+	}
+	var keep []*SSHKeyPair
+	for _, other := range c.st.SSHKeyPairs {
+		if other != k {
+			keep = append(keep, other)
+		}
+	}
+	c.st.SSHKeyPairs = keep
+	c.changed()
+	return success(), nil
+}
+
+// publicKeysOf are the public keys of the named key pairs, one per line, as
+// the VM's SSH.PublicKey detail holds them.
+func (st *state) publicKeysOf(accountID string, names []string) string {
+	var keys []string
+	for _, n := range names {
+		if k := st.keyPair(accountID, n); k != nil {
+			keys = append(keys, k.PublicKey)
+		}
+	}
+	return strings.Join(keys, "\n")
+}

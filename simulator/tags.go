@@ -1,0 +1,258 @@
+package simulator
+
+import (
+	"sort"
+	"strings"
+)
+
+// ResourceTag is a row of CloudStack's resource_tags table: UNIQUE on
+// (resource, type, key), key and value varchar(255). Resources refer to it
+// by type and UUID, so every family's list output can show its tags.
+type ResourceTag struct {
+	ID           string `json:"id"`
+	Key          string `json:"key"`
+	Value        string `json:"value"`
+	ResourceType string `json:"resourcetype"` // canonical ResourceObjectType name, e.g. "UserVm"
+	ResourceID   string `json:"resourceid"`   // the resource's UUID
+	AccountID    string `json:"accountid"`
+	Customer     string `json:"customer,omitempty"`
+}
+
+// maxTagLength is the width of resource_tags.key and .value.
+const maxTagLength = 255
+
+// taggable finds a live (not removed) resource of one type by UUID and
+// returns its owner account.
+type taggable func(st *state, id string) (accountID string, ok bool)
+
+// taggables are the resource types createTags can find; families register
+// theirs from init functions. MERGE: the templates family registers
+// "Template" here (and "ISO"/"Snapshot" when they exist).
+var taggables = map[string]taggable{}
+
+func registerTaggable(resourceType string, find taggable) { taggables[resourceType] = find }
+
+// resourceObjectTypes are the names of CloudStack's ResourceObjectType enum
+// that resourcetype may take (matched case-insensitively). Types the
+// simulator does not store are accepted, and their resources are never found.
+var resourceObjectTypes = []string{"UserVm", "Template", "VnfTemplate", "ISO", "Volume", "Snapshot", "Backup",
+	"Network", "DomainRouter", "Nic", "LoadBalancer", "PortForwardingRule", "FirewallRule", "SecurityGroup",
+	"SecurityGroupRule", "PublicIpAddress", "Project", "Account", "Vpc", "NetworkACL", "StaticRoute", "VMSnapshot",
+	"RemoteAccessVpn", "Zone", "ServiceOffering", "Storage", "PrivateGateway", "NetworkACLList", "VpnGateway",
+	"CustomerGateway", "VpnConnection", "User", "DiskOffering", "AutoScaleVmProfile", "AutoScaleVmGroup",
+	"LBStickinessPolicy", "LBHealthCheckPolicy", "SnapshotPolicy", "GuestOs", "NetworkOffering", "VpcOffering",
+	"Domain", "ObjectStore", "Bucket", "QuotaTariff", "KubernetesCluster", "KubernetesSupportedVersion", "SharedFS"}
+
+// resourceObjectType is ResourceManagerUtil.getResourceType.
+func resourceObjectType(s string) (string, *APIError) {
+	for _, t := range resourceObjectTypes {
+		if strings.EqualFold(t, s) {
+			return t, nil
+		}
+	}
+	return "", paramError("Invalid resource type %s", s)
+}
+
+func init() {
+	register(
+		command{name: "createTags", async: createTags},
+		command{name: "deleteTags", async: deleteTags},
+		command{name: "listTags", sync: listTags},
+	)
+}
+
+// tagPairs is TaggedResources.parseKeyValueMap: tags[i].key/value pairs,
+// a later pair replacing an earlier one with the same key, in request order.
+func tagPairs(p Params) (keys []string, values map[string]string) {
+	values = map[string]string{}
+	for _, m := range p.Map("tags") {
+		k, ok := m["key"]
+		if !ok {
+			continue
+		}
+		if _, seen := values[k]; !seen {
+			keys = append(keys, k)
+		}
+		values[k] = m["value"]
+	}
+	return keys, values
+}
+
+// createTags checks everything in the job, as CreateTagsCmd.execute does,
+// and creates all tags or none (one transaction in CloudStack).
+func createTags(c *Call) (*asyncJob, error) {
+	p := c.Params
+	ids, rawType, customer := p.List("resourceids"), p.Get("resourcetype"), p.Get("customer")
+	keys, values := tagPairs(p)
+	return &asyncJob{cmdClass: "org.apache.cloudstack.api.command.user.tag.CreateTagsCmd",
+		run: func() (any, error) {
+			typ, err := resourceObjectType(rawType)
+			if err != nil {
+				return nil, err
+			}
+			var created []*ResourceTag
+			for _, key := range keys {
+				for _, id := range ids {
+					find, ok := taggables[typ]
+					var owner string
+					if ok {
+						owner, ok = find(c.st, id)
+					}
+					if !ok {
+						return nil, paramError("Unable to find resource by uuid %s and type %s", id, typ)
+					}
+					value := values[key]
+					if value == "" {
+						return nil, paramError("Value for the key %s is either null or empty", key)
+					}
+					if len(key) > maxTagLength || len(value) > maxTagLength {
+						return nil, paramError("Tag key and value can't be longer than %d characters: key %s", maxTagLength, truncate(key, 40))
+					}
+					if c.st.findTag(typ, id, key) != nil || tagIn(created, typ, id, key) {
+						return nil, internalError("tag %s already on %s with id %s", key, typ, id)
+					}
+					tagID, _ := c.st.newID(kindResourceTag)
+					created = append(created, &ResourceTag{ID: tagID, Key: key, Value: value, ResourceType: typ,
+						ResourceID: strings.ToLower(id), AccountID: owner, Customer: customer})
+				}
+			}
+			if len(created) == 0 {
+				return nil, internalError("Failed to create resource tag(s)")
+			}
+			c.st.ResourceTags = append(c.st.ResourceTags, created...)
+			c.changed()
+			return success(), nil
+		}}, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+func tagIn(tags []*ResourceTag, typ, id, key string) bool {
+	for _, t := range tags {
+		if t.ResourceType == typ && strings.EqualFold(t.ResourceID, id) && strings.EqualFold(t.Key, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// findTag finds a resource's tag by key; MySQL's collation makes keys
+// case-insensitive.
+func (st *state) findTag(typ, id, key string) *ResourceTag {
+	for _, t := range st.ResourceTags {
+		if t.ResourceType == typ && strings.EqualFold(t.ResourceID, id) && strings.EqualFold(t.Key, key) {
+			return t
+		}
+	}
+	return nil
+}
+
+// deleteTags removes the given resources' tags: all of them without tags,
+// else those with a given key (and, when a value is given, that value).
+// Nothing to delete fails the job, as DeleteTagsCmd does.
+func deleteTags(c *Call) (*asyncJob, error) {
+	p := c.Params
+	ids, rawType := p.List("resourceids"), p.Get("resourcetype")
+	var want []map[string]string
+	for _, m := range p.Map("tags") {
+		want = append(want, m)
+	}
+	return &asyncJob{cmdClass: "org.apache.cloudstack.api.command.user.tag.DeleteTagsCmd",
+		run: func() (any, error) {
+			typ, err := resourceObjectType(rawType)
+			if err != nil {
+				return nil, err
+			}
+			var keep []*ResourceTag
+			deleted := 0
+			for _, t := range c.st.ResourceTags {
+				if t.ResourceType == typ && containsFold(ids, t.ResourceID) && tagSelected(t, want) {
+					deleted++
+					continue
+				}
+				keep = append(keep, t)
+			}
+			if deleted == 0 {
+				return nil, internalError("Failed to delete tags")
+			}
+			c.st.ResourceTags = keep
+			c.changed()
+			return success(), nil
+		}}, nil
+}
+
+func tagSelected(t *ResourceTag, want []map[string]string) bool {
+	if len(want) == 0 {
+		return true
+	}
+	for _, w := range want {
+		key, hasKey := w["key"]
+		if !hasKey || !strings.EqualFold(key, t.Key) {
+			continue
+		}
+		if value, hasValue := w["value"]; !hasValue || strings.EqualFold(value, t.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// removeTagsOf deletes a resource's tags, as expunging a resource does.
+func (st *state) removeTagsOf(typ, id string) {
+	var keep []*ResourceTag
+	for _, t := range st.ResourceTags {
+		if !(t.ResourceType == typ && strings.EqualFold(t.ResourceID, id)) {
+			keep = append(keep, t)
+		}
+	}
+	st.ResourceTags = keep
+}
+
+func listTags(c *Call) (any, error) {
+	l := lister[*ResourceTag]{key: "tag", id: func(t *ResourceTag) string { return t.ID },
+		keyword: func(t *ResourceTag) []string { return []string{t.Key, t.Value} }, view: c.tagView}
+	p := c.Params
+	return l.run(c, c.st.ResourceTags, func(t *ResourceTag) bool {
+		return optEq(p.Get("resourceid"), t.ResourceID) && optEq(p.Get("resourcetype"), t.ResourceType) &&
+			optEq(p.Get("key"), t.Key) && optEq(p.Get("value"), t.Value) && optEq(p.Get("customer"), t.Customer)
+	})
+}
+
+// tagView is ResourceTagResponse.
+func (c *Call) tagView(t *ResourceTag) map[string]any {
+	v := map[string]any{"key": t.Key, "value": t.Value, "resourcetype": t.ResourceType, "resourceid": t.ResourceID}
+	c.addOwner(v, t.AccountID)
+	if t.Customer != "" {
+		v["customer"] = t.Customer
+	}
+	return v
+}
+
+// resourceTagViews are a resource's tags as its own response lists them.
+func (c *Call) resourceTagViews(typ, id string) []map[string]any {
+	out := []map[string]any{}
+	for _, t := range c.st.ResourceTags {
+		if t.ResourceType == typ && strings.EqualFold(t.ResourceID, id) {
+			out = append(out, c.tagView(t))
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i]["key"].(string) < out[j]["key"].(string) })
+	return out
+}
+
+// taggedWith is the tags[i].key/value filter of list commands: every given
+// pair must be on the resource (an empty value matches any value).
+func (st *state) taggedWith(typ, id string, want []map[string]string) bool {
+	for _, w := range want {
+		t := st.findTag(typ, id, w["key"])
+		if t == nil || (w["value"] != "" && !strings.EqualFold(t.Value, w["value"])) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,382 @@
+package simulator
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+var macPattern = regexp.MustCompile(`^02:00(:[0-9a-f]{2}){4}$`)
+
+func TestDeployWithNetworkIDs(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	p := e.params("cpivm-one")
+	p.SetNetworkids([]string{e.net})
+	p.SetDisplayname("CPI VM one")
+	p.SetGroup("bosh")
+	vm := e.deploy(t, p)
+	if vm.State != "Running" || vm.Name != "cpivm-one" || vm.Displayname != "CPI VM one" || vm.Hostid == "" ||
+		vm.Hypervisor != "XenServer" || vm.Serviceofferingname != "Small Instance" || vm.Cpunumber != 1 ||
+		vm.Memory != 512 || vm.Templateid != e.template || vm.Zoneid != e.zone || vm.Group != "bosh" ||
+		!regexp.MustCompile(`^i-2-\d+-VM$`).MatchString(vm.Instancename) {
+		t.Fatalf("deployed VM = %+v", vm)
+	}
+	if len(vm.Nic) != 1 || !vm.Nic[0].Isdefault || vm.Nic[0].Networkid != e.net || !macPattern.MatchString(vm.Nic[0].Macaddress) ||
+		!netip.MustParsePrefix("10.1.1.0/24").Contains(netip.MustParseAddr(vm.Nic[0].Ipaddress)) ||
+		vm.Nic[0].Ipaddress == "10.1.1.1" || vm.Nic[0].Gateway != "10.1.1.1" {
+		t.Fatalf("NIC = %+v", vm.Nic)
+	}
+	listed := e.vm(t, vm.Id)
+	if listed.State != "Running" || listed.Ipaddress != vm.Nic[0].Ipaddress || listed.Userdata != "" {
+		t.Fatalf("listed VM = %+v", listed)
+	}
+	vols := e.volumes(t, vm.Id)
+	if len(vols) != 1 || vols[0].Type != "ROOT" || vols[0].Deviceid != 0 || vols[0].Size != 2<<30 ||
+		vols[0].State != "Ready" || vols[0].Storage != "PS0" || vols[0].Path == "" || vols[0].Vmstate != "Running" {
+		t.Fatalf("volumes = %+v", vols)
+	}
+}
+
+// TestDeployWithoutNameUsesDefaultNetwork: no networks in an advanced zone
+// means the account's isolated network; no name means VM-<uuid>.
+func TestDeployWithoutNameUsesDefaultNetwork(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	vm := e.deploy(t, e.params(""))
+	if vm.Name != "VM-"+vm.Id || vm.Displayname != vm.Name || len(vm.Nic) != 1 || vm.Nic[0].Networkid != e.net {
+		t.Fatalf("VM = %+v", vm)
+	}
+}
+
+func TestDeployWithIPToNetworkList(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	second := e.addNetwork(t, "second-network", "10.1.2.0/24", "10.1.2.1")
+	p := e.params("cpivm-two-nics")
+	p.SetIptonetworklist([]map[string]string{
+		{"networkid": e.net, "ip": "10.1.1.50"},
+		{"networkid": second, "mac": "02:AA:BB:CC:DD:EE"},
+	})
+	vm := e.deploy(t, p)
+	if len(vm.Nic) != 2 || vm.Nic[0].Ipaddress != "10.1.1.50" || !vm.Nic[0].Isdefault || vm.Nic[1].Isdefault ||
+		vm.Nic[1].Networkid != second || vm.Nic[1].Macaddress != "02:aa:bb:cc:dd:ee" || vm.Nic[1].Deviceid != "1" ||
+		!strings.HasPrefix(vm.Nic[1].Ipaddress, "10.1.2.") || vm.Ipaddress != "10.1.1.50" {
+		t.Fatalf("NICs = %+v", vm.Nic)
+	}
+	// networkids and iptonetworklist together.
+	p.SetName("cpivm-both")
+	p.SetNetworkids([]string{e.net})
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantAPIError(t, err, 431, "ipToNetworkMap can't be specified along with networkIds or ipAddress")
+}
+
+func TestDeployIPChecks(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	first := e.params("cpivm-ip")
+	first.SetIpaddress("10.1.1.20")
+	if vm := e.deploy(t, first); vm.Nic[0].Ipaddress != "10.1.1.20" {
+		t.Fatalf("requested address not used: %+v", vm.Nic)
+	}
+	for _, ip := range []string{"10.1.1.20", "10.9.9.9", "10.1.1.1", "10.1.1.255"} {
+		p := e.params("cpivm-other")
+		p.SetIpaddress(ip)
+		_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
+		wantAPIError(t, err, 533, `Unable to acquire Guest IP address for network Network {"id": `)
+	}
+	p := e.params("cpivm-other")
+	p.SetIpaddress("10.1.1.300")
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantAPIError(t, err, 431, "Invalid specified IPv4 address 10.1.1.300")
+	if l, _ := e.cs.VirtualMachine.ListVirtualMachines(e.cs.VirtualMachine.NewListVirtualMachinesParams()); l.Count != 1 {
+		t.Fatalf("refused deployments left VMs: %d", l.Count)
+	}
+}
+
+func TestDeployCustomOffering(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	p := e.customParams("cpivm-custom", 2, 2000, 3072)
+	p.SetRootdisksize(20)
+	vm := e.deploy(t, p)
+	if vm.Cpunumber != 2 || vm.Cpuspeed != 2000 || vm.Memory != 3072 || vm.Serviceofferingname != "Custom" ||
+		vm.Details["cpuNumber"] != "2" || vm.Details["rootdisksize"] != "20" {
+		t.Fatalf("custom VM = %+v", vm)
+	}
+	if vols := e.volumes(t, vm.Id); len(vols) != 1 || vols[0].Size != 20<<30 {
+		t.Fatalf("root volume = %+v", vols)
+	}
+	missing := e.params("cpivm-nodetails")
+	missing.SetServiceofferingid(e.custom)
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(missing)
+	wantAPIError(t, err, 431, "Need to specify custom parameter values cpu, cpu speed and memory when using custom offering")
+	noMem := e.params("cpivm-nomem")
+	noMem.SetServiceofferingid(e.custom)
+	noMem.SetDetails(map[string]string{"cpuNumber": "1", "cpuSpeed": "500"})
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(noMem)
+	wantAPIError(t, err, 431, "Invalid memory value, specify a value between 32 and 2147483647")
+	small := e.params("cpivm-smallroot")
+	small.SetRootdisksize(1)
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(small)
+	wantAPIError(t, err, 431, "Unsupported: rootdisksize override (1 GB) is smaller than template size 2.00 GB")
+}
+
+func TestDeployWithDataDisk(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	p := e.params("cpivm-data")
+	p.SetDiskofferingid(e.diskSmall)
+	vm := e.deploy(t, p)
+	vols := e.volumes(t, vm.Id)
+	if len(vols) != 2 || vols[1].Type != "DATADISK" || vols[1].Deviceid != 1 || vols[1].Size != 5<<30 ||
+		vols[1].Diskofferingid != e.diskSmall || !strings.HasPrefix(vols[0].Name, "ROOT-") ||
+		vols[1].Name != "DATA-"+strings.TrimPrefix(vols[0].Name, "ROOT-") {
+		t.Fatalf("volumes = %+v", vols)
+	}
+	lp := e.cs.Volume.NewListVolumesParams()
+	lp.SetType("DATADISK")
+	if l, err := e.cs.Volume.ListVolumes(lp); err != nil || l.Count != 1 || l.Volumes[0].Virtualmachineid != vm.Id {
+		t.Fatalf("listVolumes type=DATADISK = %+v, %v", l, err)
+	}
+	custom := e.params("cpivm-customdata")
+	custom.SetDiskofferingid(e.diskCustom)
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(custom)
+	wantAPIError(t, err, 431, "This disk offering requires a custom size specified")
+	custom.SetSize(50)
+	vm2 := e.deploy(t, custom)
+	if vols := e.volumes(t, vm2.Id); len(vols) != 2 || vols[1].Size != 50<<30 {
+		t.Fatalf("custom data disk = %+v", vols)
+	}
+}
+
+func TestDeployHostNameRules(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	const rule = `Invalid name. Vm name can contain ASCII letters 'a' through 'z', the digits '0' through '9', ` +
+		`and the hyphen ('-'), must be between 1 and 63 characters long, and can't start or end with "-" and can't start with digit`
+	for _, name := range []string{"1vm", "-vm", "vm-", "vm_1", "vm.example", strings.Repeat("a", 64)} {
+		_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.params(name))
+		wantAPIError(t, err, 431, rule)
+	}
+	for _, name := range []string{"a", "CPI-vm-9", strings.Repeat("a", 63)} {
+		if vm := e.deploy(t, e.params(name)); vm.Name != name {
+			t.Fatalf("name %q became %q", name, vm.Name)
+		}
+	}
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.params("CPI-vm-9"))
+	wantAPIError(t, err, 431, "The vm with hostName CPI-vm-9 already exists in the network domain: cs2cloud.internal; network=guest-network")
+}
+
+func TestDeployRefusals(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	p := e.params("cpivm-key")
+	p.SetKeypair("nosuchkey")
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantAPIError(t, err, 431, "Not all specified keypairs exist")
+
+	p = e.params("cpivm-ud")
+	p.SetUserdata(strings.Repeat("QUFB", 8193)) // 32772 characters
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantAPIError(t, err, 431, "User data has exceeded configurable max length : 32768")
+	p.SetUserdata("not base64!")
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantAPIError(t, err, 431, "User data is not base64 encoded")
+	p.SetUserdata(strings.Repeat("QUFB", 8192)) // exactly 32768
+	e.deploy(t, p)
+
+	p = e.params("cpivm-sg")
+	p.SetSecuritygroupnames([]string{"default"})
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantAPIError(t, err, 431, "Can't create vm with security groups; security group feature is not enabled per zone")
+
+	p = e.params("cpivm-ag")
+	p.SetAffinitygroupnames([]string{"nosuchgroup"})
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantAPIError(t, err, 431, "Unable to find affinity group by name nosuchgroup")
+
+	// A missing required parameter is caught before the handler.
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(&cloudstack.DeployVirtualMachineParams{})
+	wantAPIError(t, err, 431, "Unable to execute API command deployvirtualmachine due to missing parameter")
+}
+
+// TestDeployCapacityExhaustion fills the three 4×8000 MHz / 8 GiB hosts.
+func TestDeployCapacityExhaustion(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	hosts := map[string]bool{}
+	for _, name := range []string{"big-1", "big-2", "big-3"} {
+		vm := e.deploy(t, e.customParams(name, 4, 8000, 8192))
+		hosts[vm.Hostid] = true
+	}
+	if len(hosts) != 3 {
+		t.Fatalf("three full-host VMs on %d hosts", len(hosts))
+	}
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.customParams("big-4", 1, 500, 256))
+	wantJobError(t, err, 533, `Unable to create a deployment for VM instance {"id": "`)
+	lp := e.cs.VirtualMachine.NewListVirtualMachinesParams()
+	lp.SetName("big-4")
+	l, _ := e.cs.VirtualMachine.ListVirtualMachines(lp)
+	if l.Count != 1 || l.VirtualMachines[0].State != "Error" || len(l.VirtualMachines[0].Nic) != 0 {
+		t.Fatalf("failed VM = %+v", l.VirtualMachines)
+	}
+	// A VM larger than any host never fits.
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(e.customParams("huge", 5, 100, 256))
+	wantJobError(t, err, 533, "Unable to create a deployment for VM instance")
+	// Stopping one frees its host.
+	if _, err := e.cs.VirtualMachine.StopVirtualMachine(e.cs.VirtualMachine.NewStopVirtualMachineParams(e.vmByName(t, "big-1").Id)); err != nil {
+		t.Fatal(err)
+	}
+	e.deploy(t, e.customParams("big-5", 4, 8000, 8192))
+}
+
+func (e *vmEnv) vmByName(t *testing.T, name string) *cloudstack.VirtualMachine {
+	t.Helper()
+	p := e.cs.VirtualMachine.NewListVirtualMachinesParams()
+	p.SetName(name)
+	l, err := e.cs.VirtualMachine.ListVirtualMachines(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vm := range l.VirtualMachines {
+		if vm.Name == name {
+			return vm
+		}
+	}
+	t.Fatalf("no VM named %s", name)
+	return nil
+}
+
+func TestDeployAntiAffinity(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	g, err := e.cs.AffinityGroup.CreateAffinityGroup(e.cs.AffinityGroup.NewCreateAffinityGroupParams("spread", "host anti-affinity"))
+	if err != nil || g.Type != "host anti-affinity" {
+		t.Fatalf("createAffinityGroup = %+v, %v", g, err)
+	}
+	hosts := map[string]bool{}
+	for _, name := range []string{"member-1", "member-2", "member-3"} {
+		p := e.params(name)
+		p.SetAffinitygroupids([]string{g.Id})
+		vm := e.deploy(t, p)
+		if len(vm.Affinitygroup) != 1 || vm.Affinitygroup[0].Name != "spread" {
+			t.Fatalf("affinity groups of %s = %+v", name, vm.Affinitygroup)
+		}
+		hosts[vm.Hostid] = true
+	}
+	if len(hosts) != 3 {
+		t.Fatalf("members on %d distinct hosts", len(hosts))
+	}
+	p := e.params("member-4")
+	p.SetAffinitygroupnames([]string{"spread"})
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantJobError(t, err, 533, "Please check the affinity groups provided, there may not be sufficient capacity to follow them")
+
+	lp := e.cs.AffinityGroup.NewListAffinityGroupsParams()
+	lp.SetName("spread")
+	l, err := e.cs.AffinityGroup.ListAffinityGroups(lp)
+	if err != nil || l.Count != 1 || len(l.AffinityGroups[0].VirtualmachineIds) != 4 {
+		t.Fatalf("listAffinityGroups = %+v, %v", l, err)
+	}
+
+	// Host affinity keeps members together.
+	together, err := e.cs.AffinityGroup.CreateAffinityGroup(e.cs.AffinityGroup.NewCreateAffinityGroupParams("together", "host affinity"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var host string
+	for _, name := range []string{"pair-1", "pair-2"} {
+		p := e.params(name)
+		p.SetAffinitygroupids([]string{together.Id})
+		vm := e.deploy(t, p)
+		if host != "" && vm.Hostid != host {
+			t.Fatalf("host affinity members on %s and %s", host, vm.Hostid)
+		}
+		host = vm.Hostid
+	}
+}
+
+// TestDeployFaultInJob: a job-stage fault leaves the VM in Error without
+// host or addresses, so the address can be deployed again.
+func TestDeployFaultInJob(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	addFault(t, e.testSim, Fault{Command: "deployVirtualMachine", ErrorCode: 530, ErrorText: "injected"})
+	p := e.params("cpivm-fault")
+	p.SetIpaddress("10.1.1.77")
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantJobError(t, err, 530, "injected")
+	vm := e.vmByName(t, "cpivm-fault")
+	if vm.State != "Error" || vm.Hostid != "" || len(vm.Nic) != 0 {
+		t.Fatalf("VM after failed job = %+v", vm)
+	}
+	lp := e.cs.VirtualMachine.NewListVirtualMachinesParams()
+	lp.SetState("Running")
+	if l, _ := e.cs.VirtualMachine.ListVirtualMachines(lp); l.Count != 0 {
+		t.Fatalf("running VMs after the failed deploy: %+v", l.VirtualMachines)
+	}
+	for _, v := range e.volumes(t, vm.Id) {
+		if v.State != "Destroy" {
+			t.Fatalf("volume left %s", v.State)
+		}
+	}
+	again := e.params("cpivm-fault")
+	again.SetIpaddress("10.1.1.77")
+	if vm := e.deploy(t, again); vm.Nic[0].Ipaddress != "10.1.1.77" {
+		t.Fatalf("redeploy = %+v", vm.Nic)
+	}
+}
+
+// TestDeployResultMatchesRecordedResponse compares the job result's VM keys
+// with the deployVirtualMachine response cloudstack-go recorded.
+func TestDeployResultMatchesRecordedResponse(t *testing.T) {
+	dir := moduleDir(t, "github.com/apache/cloudstack-go/v2")
+	b, err := os.ReadFile(filepath.Join(dir, "test", "testdata", "VirtualMachineService.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixtures map[string]map[string]map[string]any
+	if err := json.Unmarshal(b, &fixtures); err != nil {
+		t.Fatal(err)
+	}
+	recorded := fixtures["deployVirtualMachine"]["deployvirtualmachineresponse"]["jobresult"].(map[string]any)["virtualmachine"].(map[string]any)
+
+	e := newVMEnv(t, Options{})
+	start, err := e.raw.VirtualMachine.DeployVirtualMachine(e.params("cpivm-keys"))
+	if err != nil || start.JobID == "" || start.Id == "" {
+		t.Fatalf("first answer = %+v, %v", start, err)
+	}
+	job := queryJob(t, e.testSim, start.JobID)
+	if job["jobinstancetype"] != "VirtualMachine" || job["jobinstanceid"] != start.Id ||
+		job["cmd"] != "org.apache.cloudstack.api.command.admin.vm.DeployVMCmdByAdmin" {
+		t.Fatalf("job = %v", job)
+	}
+	got := job["jobresult"].(map[string]any)["virtualmachine"].(map[string]any)
+	notYet := map[string]bool{"templatename": true, "templatedisplaytext": true, // MERGE: from the template table
+		"jobid": true, "jobstatus": true}
+	for key := range recorded {
+		if _, ok := got[key]; !ok && !notYet[key] {
+			t.Errorf("job result lacks %q", key)
+		}
+	}
+	nic := got["nic"].([]any)[0].(map[string]any)
+	for key := range recorded["nic"].([]any)[0].(map[string]any) {
+		if _, ok := nic[key]; !ok {
+			t.Errorf("NIC lacks %q", key)
+		}
+	}
+}
+
+func TestUserDataShownOnlyOnRequest(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	p := e.params("cpivm-userdata")
+	p.SetUserdata(base64.RawStdEncoding.EncodeToString([]byte("#!/bin/sh\necho hi\n"))) // no padding
+	vm := e.deploy(t, p)
+	if vm.Userdata != "" {
+		t.Fatalf("deploy result shows user data %q", vm.Userdata)
+	}
+	lp := e.cs.VirtualMachine.NewListVirtualMachinesParams()
+	lp.SetId(vm.Id)
+	lp.SetUserdata(true)
+	l, err := e.cs.VirtualMachine.ListVirtualMachines(lp)
+	if err != nil || l.VirtualMachines[0].Userdata != base64.StdEncoding.EncodeToString([]byte("#!/bin/sh\necho hi\n")) {
+		t.Fatalf("listVirtualMachines userdata=true = %+v, %v", l.VirtualMachines, err)
+	}
+}

@@ -1,0 +1,18 @@
+package simulator
+
+import "testing"
+
+// testTemplateID is the template every deployVirtualMachine test deploys
+// from: the seeded builtin template, ready in the seeded zone.
+func testTemplateID(t *testing.T, s *Server) string {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, tpl := range s.st.Templates {
+		if tpl.Name == builtinTemplateName && tpl.Removed == nil {
+			return tpl.ID
+		}
+	}
+	t.Fatal("the simulator has no builtin template")
+	return ""
+}

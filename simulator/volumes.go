@@ -1,0 +1,188 @@
+package simulator
+
+import (
+	"fmt"
+	"time"
+)
+
+// Volume types.
+const (
+	volumeRoot     = "ROOT"
+	volumeDataDisk = "DATADISK"
+)
+
+// Volume is a disk. deployVirtualMachine creates a VM's ROOT volume (device
+// 0) and, with diskofferingid, one DATADISK (device 1); createVolume,
+// attachVolume, detachVolume, deleteVolume and resizeVolume can be added on
+// this table (a detached volume has no VMID and no DeviceID).
+//
+// States follow CloudStack: Allocated (not yet on primary storage: the VM
+// was never started), Ready, Destroy (its VM was destroyed, or it was
+// deleted with the VM; recoverable) and Expunged. An expunged volume keeps
+// its row with Removed set, as CloudStack resolves removed UUIDs.
+type Volume struct {
+	ID                string     `json:"id"`
+	InternalID        int64      `json:"internalid"`
+	Name              string     `json:"name"`
+	Type              string     `json:"type"` // ROOT or DATADISK
+	ZoneID            string     `json:"zoneid"`
+	AccountID         string     `json:"accountid"`
+	VMID              string     `json:"virtualmachineid,omitempty"`
+	DeviceID          *int       `json:"deviceid,omitempty"` // set while attached
+	SizeBytes         int64      `json:"size"`
+	DiskOfferingID    string     `json:"diskofferingid,omitempty"`
+	ServiceOfferingID string     `json:"serviceofferingid,omitempty"` // ROOT volumes
+	TemplateID        string     `json:"templateid,omitempty"`        // ROOT volumes
+	Hypervisor        string     `json:"hypervisor"`
+	State             string     `json:"state"`
+	Path              string     `json:"path,omitempty"`    // set once created on primary storage
+	Storage           string     `json:"storage,omitempty"` // primary storage pool name
+	Created           time.Time  `json:"created"`
+	Attached          *time.Time `json:"attached,omitempty"`
+	Removed           *time.Time `json:"removed,omitempty"`
+}
+
+func (v *Volume) uuid() string { return v.ID }
+
+// primaryStorage is the pool volumes are created on: advanced.cfg's first
+// primary storage.
+const primaryStorage = "PS0"
+
+// newVolume adds a volume attached to vm at deviceID.
+func (st *state) newVolume(vm *VirtualMachine, typ string, deviceID int, size int64, now time.Time) *Volume {
+	id, internal := st.newID(kindVolume)
+	prefix := "DATA"
+	if typ == volumeRoot {
+		prefix = "ROOT"
+	}
+	dev := deviceID
+	at := now
+	v := &Volume{ID: id, InternalID: internal, Name: fmt.Sprintf("%s-%d", prefix, vm.InternalID), Type: typ,
+		ZoneID: vm.ZoneID, AccountID: vm.AccountID, VMID: vm.ID, DeviceID: &dev, SizeBytes: size,
+		Hypervisor: vm.Hypervisor, State: "Allocated", Created: now, Attached: &at}
+	st.Volumes = append(st.Volumes, v)
+	return v
+}
+
+// volumesOf lists the volumes attached to a VM, ROOT first.
+func (st *state) volumesOf(vmID string) []*Volume {
+	var out []*Volume
+	for _, v := range st.Volumes {
+		if v.Removed == nil && v.VMID == vmID {
+			if v.Type == volumeRoot {
+				out = append([]*Volume{v}, out...)
+			} else {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// createOnStorage moves an Allocated volume to Ready, as the first start of
+// its VM does.
+func (v *Volume) createOnStorage() {
+	if v.State == "Allocated" {
+		v.State, v.Path, v.Storage = "Ready", newUUID(), primaryStorage
+	}
+}
+
+// detach leaves a volume without a VM.
+func (v *Volume) detach() { v.VMID, v.DeviceID, v.Attached = "", nil, nil }
+
+// expunge removes a volume for good.
+func (v *Volume) expunge(now time.Time) {
+	v.detach()
+	v.State, v.Removed = "Expunged", &now
+}
+
+// cdromDeviceID is the device id XenServer reserves for the CD-ROM drive.
+const cdromDeviceID = 3
+
+// nextDeviceID is the device id attachVolume takes when none is given: the
+// lowest free id from 1, skipping 3, which CloudStack keeps for the CD-ROM
+// ("deviceId should be 1,2,4-15" in older volume managers; cloudstack.md
+// §8). That rule comes from XenServer; KVM (virtio names follow probe order)
+// and VMware (SCSI units) may number differently, which a future attach
+// implementation should check per hypervisor.
+func (st *state) nextDeviceID(vmID string) int {
+	used := map[int]bool{}
+	for _, v := range st.volumesOf(vmID) {
+		if v.DeviceID != nil {
+			used[*v.DeviceID] = true
+		}
+	}
+	for id := 1; ; id++ {
+		if id != cdromDeviceID && !used[id] {
+			return id
+		}
+	}
+}
+
+func init() {
+	register(command{name: "listVolumes", idKind: kindVolume, sync: listVolumes})
+	registerTaggable("Volume", func(st *state, id string) (string, bool) {
+		v, ok := byID(st.Volumes, id)
+		if !ok || v.Removed != nil {
+			return "", false
+		}
+		return v.AccountID, true
+	})
+}
+
+// listVolumes never shows expunged volumes; name is an exact
+// (case-insensitive) match, keyword a substring of the name.
+func listVolumes(c *Call) (any, error) {
+	l := lister[*Volume]{key: "volume", id: (*Volume).uuid, name: func(v *Volume) string { return v.Name },
+		zone: func(v *Volume) string { return v.ZoneID }, view: c.volumeView}
+	p := c.Params
+	return l.run(c, c.st.Volumes, func(v *Volume) bool {
+		return v.Removed == nil && optEq(p.Get("type"), v.Type) && optEq(p.Get("virtualmachineid"), v.VMID) &&
+			optEq(p.Get("diskofferingid"), v.DiskOfferingID) && optEq(p.Get("state"), v.State) &&
+			optEq(p.Get("serviceofferingid"), v.ServiceOfferingID) &&
+			c.st.taggedWith("Volume", v.ID, p.Map("tags"))
+	})
+}
+
+// volumeView is VolumeResponse.
+func (c *Call) volumeView(v *Volume) map[string]any {
+	z := c.st.zone(v.ZoneID)
+	out := map[string]any{"id": v.ID, "name": v.Name, "type": v.Type, "zoneid": z.ID, "zonename": z.Name,
+		"size": v.SizeBytes, "state": v.State, "created": csTime(v.Created), "hypervisor": v.Hypervisor,
+		"storagetype": "shared", "provisioningtype": "thin", "destroyed": v.State == "Destroy",
+		"isextractable": false, "displayvolume": true, "quiescevm": false, "supportsstoragesnapshot": false,
+		"hasannotations": false, "deleteprotection": false, "tags": c.resourceTagViews("Volume", v.ID)}
+	c.addOwner(out, v.AccountID)
+	if v.Path != "" {
+		out["path"], out["storage"] = v.Path, v.Storage
+	}
+	if vm, ok := byID(c.st.VMs, v.VMID); ok && v.VMID != "" {
+		out["virtualmachineid"], out["vmname"], out["vmdisplayname"] = vm.ID, vm.Name, vm.DisplayName
+		out["vmstate"], out["vmtype"] = vm.State, "User"
+		if v.DeviceID != nil {
+			out["deviceid"] = *v.DeviceID
+		}
+		if v.Attached != nil {
+			out["attached"] = csTime(*v.Attached)
+		}
+	}
+	if o, ok := byID(c.st.DiskOfferings, v.DiskOfferingID); ok {
+		out["diskofferingid"], out["diskofferingname"], out["diskofferingdisplaytext"] = o.ID, o.Name, o.DisplayText
+	}
+	if o, ok := byID(c.st.ServiceOfferings, v.ServiceOfferingID); ok {
+		out["serviceofferingid"], out["serviceofferingname"], out["serviceofferingdisplaytext"] = o.ID, o.Name, o.DisplayText
+	}
+	if v.TemplateID != "" {
+		out["templateid"] = v.TemplateID
+	}
+	return out
+}
+
+// volumeString is VolumeVO's toString, as CloudStack's error texts show it.
+func (st *state) volumeString(v *Volume) string {
+	vm := "null"
+	if owner, ok := byID(st.VMs, v.VMID); ok && v.VMID != "" {
+		vm = fmt.Sprint(owner.InternalID)
+	}
+	return fmt.Sprintf("Vol[%d|name=%s|vm=%s|%s]", v.InternalID, v.Name, vm, v.Type)
+}
