@@ -225,7 +225,7 @@ func (c *Client) WaitTemplate(id string, zoneIDs []string, timeout time.Duration
 		if time.Since(start)+delay > timeout {
 			return &TemplateTimeoutError{ID: id, Waited: time.Since(start), Pending: pending}
 		}
-		delay = min(delay*2, c.jobs.max)
+		delay = c.jobs.next(time.Since(start))
 	}
 }
 

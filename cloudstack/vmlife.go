@@ -22,7 +22,7 @@ type DeploySpec struct {
 	NICs               []NICRequest
 	KeyPair            string
 	AffinityGroupIDs   []string
-	SecurityGroupIDs   []string
+	SecurityGroups     []string // names
 	UserData           string // base64
 }
 
@@ -75,8 +75,8 @@ func (c *Client) DeployVM(s DeploySpec) (string, *VM, error) {
 	if len(s.AffinityGroupIDs) > 0 {
 		p.SetAffinitygroupids(s.AffinityGroupIDs)
 	}
-	if len(s.SecurityGroupIDs) > 0 {
-		p.SetSecuritygroupids(s.SecurityGroupIDs)
+	if len(s.SecurityGroups) > 0 {
+		p.SetSecuritygroupnames(s.SecurityGroups)
 	}
 	if s.UserData != "" {
 		p.SetUserdata(s.UserData)

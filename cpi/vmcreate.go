@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
@@ -71,6 +72,9 @@ func (v *vmCreation) resolve(networkRefs []string) error {
 		ip := ""
 		if !n.net.IsDynamic() {
 			ip = n.net.IP()
+			if err := checkInNetwork(ip, n.network); err != nil {
+				return badInput(fmt.Errorf("network %q: %w", n.name, err))
+			}
 		}
 		v.spec.NICs = append(v.spec.NICs, cloudstack.NICRequest{NetworkID: n.network.ID, IP: ip, MAC: n.mac})
 	}
@@ -78,7 +82,7 @@ func (v *vmCreation) resolve(networkRefs []string) error {
 		return err
 	}
 	v.spec.KeyPair = firstOf(v.props.KeyPair, c.cfg.CloudStack.DefaultKeyPair)
-	v.spec.SecurityGroupIDs = v.props.SecurityGroups
+	v.spec.SecurityGroups = v.props.SecurityGroups
 	return v.resolveAffinity()
 }
 
@@ -155,6 +159,30 @@ func (v *vmCreation) resolveAffinity() error {
 		return err
 	}
 	v.spec.AffinityGroupIDs = []string{id}
+	return nil
+}
+
+// checkInNetwork refuses a static IP outside the CloudStack network before
+// deploy: CloudStack answers that with a capacity error, which the director
+// would retry in vain.
+func checkInNetwork(ip string, n cloudstack.Network) error {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return fmt.Errorf("%q is not an IP address", ip)
+	}
+	if n.CIDR == "" {
+		return nil
+	}
+	prefix, err := netip.ParsePrefix(n.CIDR)
+	if err != nil {
+		return nil
+	}
+	if !prefix.Contains(addr) {
+		return fmt.Errorf("IP %s is outside CloudStack network %s (%s)", ip, n.Name, n.CIDR)
+	}
+	if ip == n.Gateway {
+		return fmt.Errorf("IP %s is the gateway of CloudStack network %s", ip, n.Name)
+	}
 	return nil
 }
 
@@ -306,5 +334,11 @@ func vmCreationFailed(err error) error {
 	var api *cloudstack.APIError
 	var timeout *cloudstack.JobTimeoutError
 	retry := errors.As(err, &timeout) || (errors.As(err, &api) && api.IsCapacity())
+	if api != nil && strings.Contains(api.Text, "Unable to acquire Guest IP address") {
+		// CloudStack's answer to a static IP another NIC holds: a
+		// capacity code, but no retry will free the address.
+		retry = false
+		err = fmt.Errorf("%w (is a requested static IP already in use?)", err)
+	}
 	return &Error{kind: "VMCreationFailed", retry: retry, err: err}
 }
