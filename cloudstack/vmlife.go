@@ -23,7 +23,7 @@ type DeploySpec struct {
 	KeyPair            string
 	AffinityGroupIDs   []string
 	SecurityGroups     []string // names
-	UserData           string // base64
+	UserData           string   // base64
 }
 
 // NICRequest asks for a NIC on a network, with a static IP or not.
