@@ -41,11 +41,24 @@ cpi "What the CPI supports" "{\"method\":\"info\",\"arguments\":[],$ctx}"
 cpi "Upload a CloudStack stemcell (bzip2'd VHD)" \
   "{\"method\":\"create_stemcell\",\"arguments\":[\"$out/image\",{\"name\":\"bosh-cloudstack-xen-ubuntu-jammy-go_agent\",\"version\":\"1.0\",\"infrastructure\":\"cloudstack\",\"hypervisor\":\"xen\",\"disk_format\":\"vhdx\",\"os_type\":\"linux\",\"architecture\":\"x86_64\"}],$ctx}"
 stemcell=$(jq -r '.result // empty' "$out/last.json")
+vmctx='"context":{"director_uuid":"demo-director","request_id":"cpi-000002","vm":{"stemcell":{"api_version":3}}}'
+cpi "Create a VM: a static IP on guest-network, a 2 GiB ephemeral disk (API v2 answers [vm_cid, networks])" \
+  "{\"method\":\"create_vm\",\"arguments\":[\"agent-demo\",\"$stemcell\",{\"compute_offering\":\"Small Instance\",\"ephemeral_disk_size\":2048,\"ephemeral_disk_offering\":\"Custom\"},{\"default\":{\"type\":\"manual\",\"ip\":\"10.1.1.10\",\"netmask\":\"255.255.255.0\",\"gateway\":\"10.1.1.1\",\"dns\":[\"10.1.1.2\"],\"default\":[\"dns\",\"gateway\"],\"cloud_properties\":{\"name\":\"guest-network\"}}},[],{\"bosh\":{\"group\":\"demo-web\"}}],\"api_version\":2,$vmctx}"
+vm=$(jq -r '.result[0] // empty' "$out/last.json")
+if [ -n "$vm" ]; then
+  printf '\n   The agent reads its settings from the virtual router'"'"'s metadata service:\n   '
+  curl -fsS "$base/metadata/$vm/latest/user-data" | jq -c '{agent_id, networks, disks}'
+  cpi "Tag the VM and name it after its instance" \
+    "{\"method\":\"set_vm_metadata\",\"arguments\":[\"$vm\",{\"director\":\"demo\",\"deployment\":\"demo\",\"instance_group\":\"web\",\"name\":\"web/0\",\"index\":\"0\"}],$vmctx}"
+  cpi "Does it exist?" "{\"method\":\"has_vm\",\"arguments\":[\"$vm\"],$vmctx}"
+  cpi "Delete it (the ephemeral disk goes with it)" "{\"method\":\"delete_vm\",\"arguments\":[\"$vm\"],$vmctx}"
+  cpi "Delete it again: deletes are idempotent" "{\"method\":\"delete_vm\",\"arguments\":[\"$vm\"],$vmctx}"
+fi
 cpi "Is there a VM by this name? (exact match, never a substring)" \
   "{\"method\":\"has_vm\",\"arguments\":[\"cpivm-does-not-exist\"],$ctx}"
 if [ -n "$stemcell" ]; then
   cpi "Delete the stemcell" "{\"method\":\"delete_stemcell\",\"arguments\":[\"$stemcell\"],$ctx}"
-  cpi "Delete it again: deletes are idempotent" "{\"method\":\"delete_stemcell\",\"arguments\":[\"$stemcell\"],$ctx}"
+  cpi "Delete it again" "{\"method\":\"delete_stemcell\",\"arguments\":[\"$stemcell\"],$ctx}"
 fi
 cpi "A method that does not exist" "{\"method\":\"fly\",\"arguments\":[],$ctx}"
 cpi "Malformed JSON" "{\"method\":"
