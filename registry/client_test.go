@@ -1,0 +1,125 @@
+package registry_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
+)
+
+// fakeRegistry records what the client sends and answers like the Ruby
+// registry.
+type fakeRegistry struct {
+	mu       sync.Mutex
+	settings map[string]string
+	auths    []string
+	paths    []string
+}
+
+func (f *fakeRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	user, pass, _ := r.BasicAuth()
+	f.auths = append(f.auths, user+":"+pass)
+	f.paths = append(f.paths, r.URL.EscapedPath())
+	id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/instances/"), "/settings")
+	switch r.Method {
+	case http.MethodPut:
+		body, _ := io.ReadAll(r.Body)
+		_, existed := f.settings[id]
+		f.settings[id] = string(body)
+		if existed {
+			w.WriteHeader(200)
+		} else {
+			w.WriteHeader(201)
+		}
+		io.WriteString(w, `{"status":"ok"}`)
+	case http.MethodGet:
+		s, ok := f.settings[id]
+		if !ok {
+			w.WriteHeader(404)
+			io.WriteString(w, `{"status":"not_found"}`)
+			return
+		}
+		b, _ := jsonString(s)
+		io.WriteString(w, `{"status":"ok","settings":`+b+`}`)
+	case http.MethodDelete:
+		if _, ok := f.settings[id]; !ok {
+			w.WriteHeader(404)
+			return
+		}
+		delete(f.settings, id)
+		io.WriteString(w, `{"status":"ok"}`)
+	}
+}
+
+func jsonString(s string) (string, error) {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String(), nil
+}
+
+func TestPutGetDelete(t *testing.T) {
+	f := &fakeRegistry{settings: map[string]string{}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	// Credentials in the endpoint URL become a header, never part of a path.
+	c, err := registry.NewClient(strings.Replace(srv.URL, "http://", "http://admin:s3cret@", 1), "", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Put("vm-1", []byte(`{"agent_id":"a"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Put("vm-1", []byte(`{"agent_id":"b"}`)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Get("vm-1")
+	if err != nil || string(got) != `{"agent_id":"b"}` {
+		t.Fatalf("%s %v", got, err)
+	}
+	if err := c.Delete("vm-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete("vm-1"); err != nil {
+		t.Fatalf("deleting absent settings must succeed: %v", err)
+	}
+	if _, err := c.Get("vm-1"); err != registry.ErrNotFound {
+		t.Fatalf("got %v", err)
+	}
+	for i, a := range f.auths {
+		if a != "admin:s3cret" || strings.Contains(f.paths[i], "s3cret") {
+			t.Fatalf("request %d: auth %q path %q", i, a, f.paths[i])
+		}
+	}
+}
+
+func TestBadIDsAndEndpoints(t *testing.T) {
+	c, err := registry.NewClient("http://127.0.0.1:1", "u", "p", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"", "..", "a/b", `a\b`} {
+		if err := c.Put(id, []byte("{}")); err == nil || !strings.Contains(err.Error(), "not a plain name") {
+			t.Errorf("id %q: %v", id, err)
+		}
+	}
+	if err := c.Put("vm", []byte("{}")); err == nil || strings.Contains(err.Error(), "p@") {
+		t.Errorf("unreachable registry: %v", err)
+	}
+	if _, err := registry.NewClient("ftp://x", "", "", nil); err == nil {
+		t.Error("an ftp endpoint must be refused")
+	}
+}
