@@ -1,0 +1,288 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// hypervisorTypes are HypervisorType's values (4.22) minus None.
+var hypervisorTypes = []string{"XenServer", "KVM", "VMware", "Hyperv", "VirtualBox", "Parralels", "BareMetal",
+	"Simulator", "Ovm", "Ovm3", "LXC", "Custom", "External"}
+
+// hypervisorType is HypervisorType.getType: "" for None.
+func hypervisorType(name string) string {
+	for _, h := range hypervisorTypes {
+		if strings.EqualFold(h, name) {
+			return h
+		}
+	}
+	return ""
+}
+
+func invalidHypervisor(shown string) *APIError {
+	return paramError("Hypervisor Type: %s is invalid. Supported Hypervisor types are: %s", shown,
+		strings.Join(hypervisorTypes, ", "))
+}
+
+// imageFormats are ImageFormat's values; the simulator can install the first six.
+var (
+	imageFormats     = []string{"QCOW2", "RAW", "VHD", "VHDX", "ISO", "OVA", "BAREMETAL", "VMDK", "VDI", "TAR", "ZIP", "DIR", "EXTERNAL"}
+	simulatedFormats = []string{"QCOW2", "RAW", "VHD", "VHDX", "ISO", "OVA"}
+)
+
+// imageFormat checks format as ImageFormat.valueOf(format.toUpperCase()) does.
+func imageFormat(format string) (string, *APIError) {
+	f := strings.ToUpper(format)
+	if !slices.Contains(imageFormats, f) {
+		return "", serverParamError("Image format: %s is incorrect. Supported formats are [%s]", format,
+			strings.Join(imageFormats, ", "))
+	}
+	if !slices.Contains(simulatedFormats, f) {
+		return "", paramError("Image format: %s is not supported by the CloudStack simulator, which installs %s",
+			format, strings.Join(simulatedFormats, ", "))
+	}
+	return f, nil
+}
+
+// checkZoneHypervisor refuses a template for a hypervisor none of the zone's
+// clusters runs: nothing could ever deploy it there.
+func (st *state) checkZoneHypervisor(z *Zone, hv string) *APIError {
+	var have []string
+	for _, cl := range st.Clusters {
+		if strings.EqualFold(cl.ZoneID, z.ID) && !slices.Contains(have, cl.Hypervisor) {
+			have = append(have, cl.Hypervisor)
+		}
+	}
+	if slices.Contains(have, hv) {
+		return nil
+	}
+	return paramError("Hypervisor %s is not supported in zone %s, whose hosts run %s", hv, z.Name, strings.Join(have, ", "))
+}
+
+// zoneByParam finds a zone by UUID or legacy numeric id.
+func (st *state) zoneByParam(v string) *Zone {
+	for _, z := range st.Zones {
+		if strings.EqualFold(z.ID, v) || fmt.Sprint(z.InternalID) == v {
+			return z
+		}
+	}
+	return nil
+}
+
+// templateZones resolves registerTemplate's zoneid/zoneids
+// (RegisterTemplateCmd.validateParameters and getZoneIds); nil means every
+// zone (cross-zone).
+func (c *Call) templateZones() ([]*Zone, *APIError) {
+	p := c.Params
+	zoneID, zoneIDs := p.Get("zoneid"), p.List("zoneids")
+	switch {
+	case zoneID != "" && len(zoneIDs) > 0:
+		return nil, serverParamError("Both zoneid and zoneids cannot be specified at the same time")
+	case zoneID == "" && len(zoneIDs) == 0:
+		return nil, serverParamError("Either zoneid or zoneids is required. Both cannot be null.")
+	case len(zoneIDs) > 1 && slices.Contains(zoneIDs, "-1"):
+		return nil, serverParamError("Parameter zoneids cannot combine all zones (-1) option with other zones")
+	case zoneID == "-1" || len(zoneIDs) == 1 && zoneIDs[0] == "-1":
+		return nil, nil
+	}
+	if zoneID != "" {
+		zoneIDs = []string{zoneID}
+	}
+	var zones []*Zone
+	for _, id := range zoneIDs {
+		z := c.st.zoneByParam(id)
+		if z == nil {
+			return nil, serverParamError("Please specify a valid zone.")
+		}
+		if !slices.Contains(zones, z) {
+			zones = append(zones, z)
+		}
+	}
+	return zones, nil
+}
+
+// registerTemplate registers a template from a URL. The answer comes at
+// once; the zone's secondary storage VM then downloads the URL in the
+// background (see download).
+func registerTemplate(c *Call) (any, error) {
+	p := c.Params
+	zones, err := c.templateZones()
+	if err != nil {
+		return nil, err
+	}
+	hvParam := p.Get("hypervisor")
+	deployAsIs := strings.EqualFold(hvParam, "VMware") && p.Bool("deployasis", false)
+	if !deployAsIs && p.Get("ostypeid") == "" {
+		return nil, serverParamError("Please provide a guest OS type")
+	}
+	format, err := imageFormat(p.Get("format"))
+	if err != nil {
+		return nil, err
+	}
+	rawURL := p.Get("url")
+	if strings.Contains(strings.ToLower(rawURL), "file://") {
+		return nil, paramError("File:// type urls are currently unsupported")
+	}
+	if err := c.srv.validateTemplateURL(format, rawURL); err != nil {
+		return nil, err
+	}
+	hv := hypervisorType(hvParam)
+	if hv == "" {
+		return nil, invalidHypervisor(hvParam)
+	}
+	crossZones := zones == nil
+	if crossZones {
+		zones = c.st.Zones
+	}
+	for _, z := range zones {
+		if err := c.st.checkZoneHypervisor(z, hv); err != nil {
+			return nil, err
+		}
+	}
+	t, err := c.newTemplate(format, hv, deployAsIs)
+	if err != nil {
+		return nil, err
+	}
+	t.URL, t.CrossZones, t.State = rawURL, crossZones, tsActive
+	now := c.srv.now()
+	views := []map[string]any{}
+	for _, z := range zones {
+		cp := &TemplateCopy{ZoneID: z.ID, DownloadState: dlNotDownloaded, Created: now}
+		t.Copies = append(t.Copies, cp)
+		views = append(views, c.templateView(templateRow{t, cp}))
+	}
+	c.st.Templates = append(c.st.Templates, t)
+	c.changed()
+	for _, z := range zones {
+		c.srv.startDownload(t, z.ID)
+	}
+	return listBody("template", len(views), views), nil
+}
+
+// newTemplate builds a user template from the parameters registerTemplate
+// and getUploadParamsForTemplate share (TemplateAdapterBase.prepare's
+// defaults: private, 64 bits, HVM, not extractable).
+func (c *Call) newTemplate(format, hv string, deployAsIs bool) (*Template, *APIError) {
+	p := c.Params
+	ttype := "USER"
+	if v := p.Get("templatetype"); v != "" {
+		ttype = strings.ToUpper(v)
+		if !slices.Contains([]string{"USER", "VNF", "SYSTEM", "ROUTING", "BUILTIN"}, ttype) {
+			return nil, paramError("Invalid template type %s. Valid options are: USER, VNF, SYSTEM, ROUTING, BUILTIN", v)
+		}
+	}
+	id, internal := c.st.newID(kindTemplate)
+	name := p.Get("name")
+	t := &Template{ID: id, InternalID: internal, Name: name, DisplayText: p.Get("displaytext"), Format: format,
+		Hypervisor: hv, OSTypeID: p.Get("ostypeid"), AccountID: c.Account.ID, Type: ttype,
+		Public: p.Bool("ispublic", false), Featured: c.Account.Type == 1 && p.Bool("isfeatured", false),
+		Extractable: p.Bool("isextractable", false), PasswordEnabled: p.Bool("passwordenabled", false),
+		SSHKeyEnabled: p.Bool("sshkeyenabled", false), DynamicallyScalable: p.Bool("isdynamicallyscalable", false),
+		RequiresHVM: p.Bool("requireshvm", true), Bits: int(p.Int("bits", 64)), Checksum: p.Get("checksum"),
+		DeployAsIs: deployAsIs, Created: c.srv.now()}
+	if strings.TrimSpace(t.DisplayText) == "" {
+		t.DisplayText = name
+	}
+	if d := p.Map("details"); len(d) > 0 {
+		t.Details = d[0]
+	}
+	if o, ok := byID(c.st.OSTypes, t.OSTypeID); ok {
+		t.OSTypeID = o.ID // canonical spelling
+	}
+	return t, nil
+}
+
+// extensionsByFormat are UriUtils' SUPPORTED_EXTENSIONS_BY_FORMAT (4.22, with
+// xz), without .metalink, which the simulator cannot follow.
+var extensionsByFormat = map[string][]string{
+	"vhd": {"vhd"}, "vhdx": {"vhdx"}, "qcow2": {"qcow2", "img"}, "ova": {"ova"}, "tar": {"tar"},
+	"raw": {"img", "raw"}, "vmdk": {"vmdk"}, "iso": {"iso"},
+}
+
+func pathHasExtension(lowerPath string, bases []string) bool {
+	for _, b := range bases {
+		for _, comp := range []string{"", ".zip", ".bz2", ".gz", ".xz"} {
+			if strings.HasSuffix(lowerPath, "."+b+comp) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// validateTemplateURL is UriUtils.validateUrl(format, url): an http(s) URL
+// on a host the secondary storage VM may download from, whose path ends in
+// an extension of the format. Errors are IllegalArgumentExceptions: 431 with
+// cserrorcode 9999.
+func (s *Server) validateTemplateURL(format, rawURL string) *APIError {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return serverParamError("Invalid URL: %s", rawURL)
+	}
+	if !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
+		return serverParamError("Unsupported scheme for url: %s", rawURL)
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	if host == "" {
+		ip = net.IPv4(127, 0, 0, 1) // Java resolves a missing host to loopback
+	}
+	if ip == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
+		cancel()
+		if err != nil || len(ips) == 0 {
+			return serverParamError("Unable to resolve %s", host)
+		}
+		ip = ips[0]
+		for _, a := range ips { // Java prefers IPv4 addresses
+			if a.To4() != nil {
+				ip = a
+				break
+			}
+		}
+	}
+	switch {
+	case ip.IsLoopback() && s.opts.AllowLoopbackURLs && host != "":
+	case ip.IsUnspecified() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsLoopback() || ip.IsMulticast():
+		return serverParamError("Illegal host specified in url")
+	case ip.IsPrivate():
+		// The SSVM only reaches datacenter-internal hosts listed in
+		// secstorage.allowed.internal.sites, which the simulator leaves empty.
+		return serverParamError("Illegal host specified in url: %s is a private address and "+
+			"secstorage.allowed.internal.sites does not list it", ip)
+	}
+	if ip.To4() == nil {
+		return serverParamError("IPV6 addresses not supported (%s)", ip)
+	}
+	lower := strings.ToLower(u.Path)
+	if !pathHasExtension(lower, extensionsByFormat[strings.ToLower(format)]) {
+		known := false
+		for _, bases := range extensionsByFormat {
+			known = known || pathHasExtension(lower, bases)
+		}
+		if !known {
+			return serverParamError("Please specify a valid %s", strings.ToLower(format))
+		}
+		return serverParamError("Please specify a valid URL. URL:%s is an invalid for the format %s", u.Path, strings.ToLower(format))
+	}
+	return nil
+}
+
+// urlPath is a URL's path, for the extension checks.
+func urlPath(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil {
+		return u.Path
+	}
+	return rawURL
+}
+
+// describeTemplate is VMTemplateVO.toString.
+func (t *Template) describe() string {
+	return fmt.Sprintf(`Template {"id":%d,"name":%q,"uuid":%q}`, t.InternalID, t.Name, t.ID)
+}

@@ -1,0 +1,147 @@
+package simulator
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// transfers runs the work a secondary storage VM does - downloading,
+// installing and copying template images - in goroutines that take the state
+// lock only to record progress, never while moving bytes. The images live in
+// a temporary directory removed when the simulator closes.
+type transfers struct {
+	base string // parent of dir: the state file's directory, or os.TempDir()
+
+	mu      sync.Mutex // guards the fields below
+	closed  bool
+	dir     string
+	running map[string]*running // per template copy ("<template>/<zone>")
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+func newTransfers(statePath string) *transfers {
+	base := os.TempDir()
+	if statePath != "" {
+		base = filepath.Dir(statePath)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &transfers{base: base, running: map[string]*running{}, ctx: ctx, cancel: cancel}
+}
+
+type running struct{ cancel context.CancelFunc }
+
+// start runs fn in a goroutine unless the simulator is closing. A non-empty
+// key names the template copy the work is for, so stop can cancel it.
+func (x *transfers) start(key string, fn func(ctx context.Context)) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return false
+	}
+	ctx, cancel := context.WithCancel(x.ctx)
+	me := &running{cancel: cancel}
+	if key != "" {
+		if old := x.running[key]; old != nil {
+			old.cancel()
+		}
+		x.running[key] = me
+	}
+	x.wg.Add(1)
+	go func() {
+		defer x.wg.Done()
+		defer cancel()
+		fn(ctx)
+		if key != "" {
+			x.mu.Lock()
+			if x.running[key] == me { // a restarted transfer may have taken the key
+				delete(x.running, key)
+			}
+			x.mu.Unlock()
+		}
+	}()
+	return true
+}
+
+// stop cancels the work on one template copy.
+func (x *transfers) stop(key string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if r := x.running[key]; r != nil {
+		r.cancel()
+	}
+}
+
+// imagePath is where a template copy's image is kept.
+func (x *transfers) imagePath(templateID, zoneID string) (string, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return "", errors.New("the simulator is shutting down")
+	}
+	if x.dir == "" {
+		dir, err := os.MkdirTemp(x.base, "cloudstack-simulator-images-")
+		if err != nil {
+			return "", err
+		}
+		x.dir = dir
+	}
+	return filepath.Join(x.dir, templateID+"-"+zoneID), nil
+}
+
+// existingImage is a copy's image path if the image is on disk.
+func (x *transfers) existingImage(templateID, zoneID string) string {
+	x.mu.Lock()
+	dir := x.dir
+	x.mu.Unlock()
+	if dir == "" {
+		return ""
+	}
+	p := filepath.Join(dir, templateID+"-"+zoneID)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// removeImage deletes a copy's image, if any.
+func (x *transfers) removeImage(templateID, zoneID string) {
+	if p := x.existingImage(templateID, zoneID); p != "" {
+		_ = os.Remove(p)
+	}
+}
+
+// close cancels all transfers, waits for them and removes the images.
+func (x *transfers) close() {
+	x.mu.Lock()
+	x.closed = true
+	x.mu.Unlock()
+	x.cancel()
+	x.wg.Wait()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.dir != "" {
+		_ = os.RemoveAll(x.dir)
+		x.dir = ""
+	}
+}
+
+func copyKey(templateID, zoneID string) string { return templateID + "/" + zoneID }
+
+// pause waits d, or less if ctx ends; it reports whether ctx is still alive.
+func pause(ctx context.Context, d time.Duration) bool {
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
+	return ctx.Err() == nil
+}

@@ -1,0 +1,202 @@
+package simulator
+
+import (
+	"fmt"
+	mrand "math/rand/v2"
+	"net"
+	"net/netip"
+	"strings"
+)
+
+// deployNetworks resolves networkids, iptonetworklist[i].networkid/ip/mac or
+// the account's default isolated network, and the ipaddress/macaddress of
+// the default (first) network.
+func (c *Call) deployNetworks(zone *Zone) ([]*nicPlan, error) {
+	p := c.Params
+	ipMap, ids := p.Map("iptonetworklist"), p.List("networkids")
+	var plans []*nicPlan
+	switch {
+	case len(ipMap) > 0:
+		if len(ids) > 0 || p.Get("ipaddress") != "" || p.Get("ip6address") != "" {
+			return nil, paramError("ipToNetworkMap can't be specified along with networkIds or ipAddress")
+		}
+		for _, m := range ipMap {
+			net := c.st.network(m["networkid"])
+			if net == nil || m["networkid"] == "" {
+				return nil, paramError("Unable to translate and find entity with networkId: %s", m["networkid"])
+			}
+			mac, err := requestedMAC(m["mac"])
+			if err != nil {
+				return nil, err
+			}
+			plans = append(plans, &nicPlan{net: net, ip: m["ip"], mac: mac})
+		}
+	case len(ids) > 0:
+		for _, id := range ids {
+			plans = append(plans, &nicPlan{net: c.st.network(id)})
+		}
+	default:
+		var usable []*Network
+		for _, n := range c.st.isolatedNetworksOf(c.Account.ID, zone.ID) {
+			if n.canUseForDeploy() {
+				usable = append(usable, n)
+			}
+		}
+		switch len(usable) {
+		case 0:
+			return nil, paramError("Unable to find a default network to start a vm for account %s; please specify networkIds", c.Account.Name)
+		case 1:
+			plans = append(plans, &nicPlan{net: usable[0]})
+		default:
+			return nil, paramError("More than 1 default Isolated networks are found for account %s; please specify networkIds", c.Account.Name)
+		}
+	}
+	if len(ipMap) == 0 {
+		mac, err := requestedMAC(p.Get("macaddress"))
+		if err != nil {
+			return nil, err
+		}
+		plans[0].ip, plans[0].mac = p.Get("ipaddress"), mac
+	}
+	for _, plan := range plans {
+		if plan.net == nil {
+			return nil, paramError("Unable to find network by id")
+		}
+		if plan.net.ZoneID != zone.ID {
+			return nil, paramError("Network id=%s doesn't belong to zone %s", plan.net.ID, zone.ID)
+		}
+		if plan.ip != "" {
+			if a, err := netip.ParseAddr(plan.ip); err != nil || !a.Is4() {
+				return nil, paramError("Invalid specified IPv4 address %s", plan.ip)
+			}
+		}
+		if plan.mac != "" && c.st.macInUse(plan.net.ID, plan.mac) {
+			return nil, paramError("The requested Mac address is already taken! %s", plan.mac)
+		}
+	}
+	return plans, nil
+}
+
+// requestedMAC checks and standardizes a requested MAC address.
+func requestedMAC(mac string) (string, error) {
+	if mac == "" {
+		return "", nil
+	}
+	hw, err := net.ParseMAC(mac)
+	if err != nil || len(hw) != 6 {
+		return "", paramError("Mac address is not valid: %s", mac)
+	}
+	if hw[0]&1 != 0 {
+		return "", paramError("Mac address is not unicast: %s", mac)
+	}
+	return hw.String(), nil
+}
+
+func (st *state) macInUse(networkID, mac string) bool {
+	for _, vm := range st.VMs {
+		if vm.Removed != nil {
+			continue
+		}
+		for _, n := range vm.NICs {
+			if n.NetworkID == networkID && strings.EqualFold(n.MACAddress, mac) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nextMAC hands out the next unused 02:00:xx:xx:xx:xx address.
+func (st *state) nextMAC() string {
+	for {
+		st.Counters["mac"]++
+		n := st.Counters["mac"]
+		mac := fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		used := false
+		for _, vm := range st.VMs {
+			for _, nic := range vm.NICs {
+				used = used || nic.MACAddress == mac
+			}
+		}
+		if !used {
+			return mac
+		}
+	}
+}
+
+// guestIPsInUse are the addresses of a network's NICs, VMs destroyed but
+// not expunged included.
+func (st *state) guestIPsInUse(networkID string) map[string]bool {
+	used := map[string]bool{}
+	for _, vm := range st.VMs {
+		if vm.Removed != nil {
+			continue
+		}
+		for _, n := range vm.NICs {
+			if n.NetworkID == networkID && n.IPAddress != "" {
+				used[n.IPAddress] = true
+			}
+		}
+	}
+	return used
+}
+
+// allocateGuestIPs gives each planned NIC its address. Like CloudStack's
+// IpAddressManagerImpl.acquireGuestIpAddress, a requested address must be
+// in the network's CIDR, not its network, broadcast or gateway address, and
+// free; otherwise, and when the network is full, the deployment fails with
+// InsufficientVirtualNetworkCapacityException (533). Unrequested addresses
+// are picked at random among the free ones, as CloudStack does.
+func (c *Call) allocateGuestIPs(plans []*nicPlan) error {
+	taken := map[string]map[string]bool{}
+	for _, plan := range plans {
+		if taken[plan.net.ID] == nil {
+			taken[plan.net.ID] = c.st.guestIPsInUse(plan.net.ID)
+		}
+		ip := acquireGuestIP(plan.net, plan.ip, taken[plan.net.ID])
+		if ip == "" {
+			return &APIError{Code: codeCapacity, CSCode: csServerAPIException,
+				Text: "Unable to acquire Guest IP address for network " + networkString(plan.net)}
+		}
+		plan.ip = ip
+		taken[plan.net.ID][ip] = true
+	}
+	return nil
+}
+
+func acquireGuestIP(n *Network, requested string, taken map[string]bool) string {
+	prefix, err := netip.ParsePrefix(n.CIDR)
+	if err != nil {
+		return ""
+	}
+	prefix = prefix.Masked()
+	broadcast := lastAddr(prefix)
+	usable := func(a netip.Addr) bool {
+		return prefix.Contains(a) && a != prefix.Addr() && a != broadcast && a.String() != n.Gateway && !taken[a.String()]
+	}
+	if requested != "" {
+		a, err := netip.ParseAddr(requested)
+		if err != nil || !usable(a) {
+			return ""
+		}
+		return a.String()
+	}
+	var free []netip.Addr
+	for a := prefix.Addr().Next(); a.IsValid() && a.Less(broadcast); a = a.Next() {
+		if usable(a) {
+			free = append(free, a)
+		}
+	}
+	if len(free) == 0 {
+		return ""
+	}
+	return free[mrand.IntN(len(free))].String()
+}
+
+func lastAddr(p netip.Prefix) netip.Addr {
+	b := p.Addr().As4()
+	host := 32 - p.Bits()
+	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	v |= uint32(1)<<host - 1
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
