@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build demo test test-unit lint cs-cli generate bench bench-stemcell agentsettings clean
+.PHONY: all build demo test test-unit lint cs-cli generate bench bench-stemcell bench-registry agentsettings clean
 
 all: build
 
@@ -31,10 +31,13 @@ lint: ## gofmt and go vet
 cs-cli: ## Debian's cloudstack CLI, which the simulator tests drive
 	./hack/ensure-cs-cli.sh
 
-bench: bench-stemcell ## every benchmark, as tables beside their references
+bench: bench-stemcell bench-registry ## every benchmark, as tables beside their references
 
 bench-stemcell: ## publish a 1 GiB image by upload and by WebDAV; peak RSS and throughput beside curl's
 	$(GO) test ./spec -run '^$$' -bench StemcellPublish -benchtime 1x -timeout 30m
+
+bench-registry: ## GET/s and durable PUT/s of `serve`'s registry, run as a second process, over loopback
+	$(GO) test ./spec -run '^$$' -bench Registry -benchtime 1x -timeout 10m
 
 generate: ## regenerate simulator/schema/apis.json.gz from cloudstack-go's listApis.json
 	$(GO) generate ./simulator/schema
