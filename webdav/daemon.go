@@ -150,6 +150,11 @@ func (d *Daemon) put(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Content-Length is required", http.StatusLengthRequired)
 		return
 	}
+	if free, err := freeSpace(d.dir); err == nil && r.ContentLength > free {
+		http.Error(w, "the image is larger than the daemon's free space", http.StatusRequestEntityTooLarge)
+		d.logf("webdav PUT /%s/%s: refused %d bytes, %d free", short(token), name, r.ContentLength, free)
+		return
+	}
 	tmp, err := tempIn(filepath.Join(d.dir, incomingDir))
 	if err != nil {
 		d.fail(w, "PUT", err)
@@ -164,7 +169,7 @@ func (d *Daemon) put(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		tmp.Close()
 		http.Error(w, "the upload did not complete", http.StatusBadRequest)
-		d.logf("webdav PUT /%s/%s: incomplete upload: %s", token, name, err)
+		d.logf("webdav PUT /%s/%s: incomplete upload: %s", short(token), name, err)
 		return
 	}
 	err = tmp.Sync()
@@ -182,7 +187,7 @@ func (d *Daemon) put(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, "PUT", err)
 		return
 	}
-	d.logf("webdav: stored %d bytes as /%s/%s", n, token, name)
+	d.logf("webdav: stored %d bytes as /%s/%s", n, short(token), name)
 	if existed {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -234,7 +239,7 @@ func (d *Daemon) delete(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, "DELETE", err)
 		return
 	}
-	d.logf("webdav: removed %s", strings.TrimPrefix(target, d.dir))
+	d.logf("webdav: removed /%s/%s", short(token), name)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -266,7 +271,7 @@ func (d *Daemon) Sweep(now time.Time) (int, error) {
 				errs = append(errs, err)
 				continue
 			}
-			d.logf("webdav: garbage-collected %s, untouched since %s", e.Name(), info.ModTime().UTC().Format(time.RFC3339))
+			d.logf("webdav: garbage-collected %s, untouched since %s", short(e.Name()), info.ModTime().UTC().Format(time.RFC3339))
 			removed++
 		}
 	}
@@ -374,6 +379,23 @@ func syncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+func freeSpace(dir string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
+}
+
+// short is enough of a token to tell images apart in a log, never enough
+// to fetch one: the token is all that protects an image.
+func short(token string) string {
+	if len(token) <= 6 {
+		return token
+	}
+	return token[:6] + "…"
 }
 
 func isNotEmpty(err error) bool {

@@ -1,8 +1,12 @@
 package webdav_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/base64"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -289,4 +293,55 @@ func dirEntries(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+func TestDaemonLogsNoToken(t *testing.T) {
+	dir := t.TempDir()
+	logs := &daemonLogs{}
+	d, err := webdav.NewDaemon(webdav.DaemonOptions{Dir: dir, Username: davUser, Password: davPass, MaxAge: time.Hour,
+		Logf: func(format string, args ...any) { logs.logf(fmt.Sprintf(format, args...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(d)
+	defer srv.Close()
+	img, err := handoff(t, srv, "").Publish(context.Background(), image(t, "x"), "i.vhd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := img.Remove(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	token := strings.Split(strings.TrimPrefix(img.URL, "http://ssvm-sees.example:8080/"), "/")[0]
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	if len(logs.lines) < 2 {
+		t.Fatalf("logs %v", logs.lines)
+	}
+	for _, l := range logs.lines {
+		if strings.Contains(l, token) || strings.Contains(l, davPass) {
+			t.Fatalf("the log shows a token or the password: %q", l)
+		}
+	}
+}
+
+func TestDaemonRefusesAnImageLargerThanItsDisk(t *testing.T) {
+	_, srv := startDaemon(t, t.TempDir(), true, time.Hour)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	req := "PUT /" + strings.Repeat("cd", 16) + "/huge.vhd HTTP/1.1\r\nHost: x\r\nContent-Length: 4611686018427387904\r\n" +
+		"Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(davUser+":"+davPass)) + "\r\n\r\n"
+	if _, err := conn.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a 4 EiB PUT: %d", resp.StatusCode)
+	}
 }
