@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build demo test test-unit lint cs-cli generate bench bench-stemcell bench-vm agentsettings clean
+.PHONY: all build demo test test-unit lint cs-cli generate bench bench-stemcell bench-vm bench-registry agentsettings clean
 
 all: build
 
@@ -31,13 +31,16 @@ lint: ## gofmt and go vet
 cs-cli: ## Debian's cloudstack CLI, which the simulator tests drive
 	./hack/ensure-cs-cli.sh
 
-bench: bench-stemcell bench-vm ## every benchmark, as tables beside their references
+bench: bench-stemcell bench-vm bench-registry ## every benchmark, as tables beside their references
 
 bench-vm: ## create_vm and delete_vm against 2 s jobs: wall time beside the jobs' latency, and call counts
 	$(GO) test ./spec -run '^$$' -bench CreateVMJobLatency -benchtime 1x -timeout 10m
 
 bench-stemcell: ## publish a 1 GiB image by upload and by WebDAV; peak RSS and throughput beside curl's
 	$(GO) test ./spec -run '^$$' -bench StemcellPublish -benchtime 1x -timeout 30m
+
+bench-registry: ## GET/s and durable PUT/s of `serve`'s registry, run as a second process, over loopback
+	$(GO) test ./spec -run '^$$' -bench Registry -benchtime 1x -timeout 10m
 
 generate: ## regenerate simulator/schema/apis.json.gz from cloudstack-go's listApis.json
 	$(GO) generate ./simulator/schema

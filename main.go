@@ -1,6 +1,7 @@
 // Command cloudstack-cpi is the BOSH external CPI for Apache CloudStack: it
 // reads one JSON request on stdin, answers one JSON response on stdout and
-// logs on stderr, once per call.
+// logs on stderr, once per call. `cloudstack-cpi serve` runs the registry
+// and the WebDAV daemon instead (servecmd.go).
 package main
 
 import (
@@ -27,6 +28,9 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "serve" {
+		return serveCommand(args[1:], stderr)
+	}
 	flags := flag.NewFlagSet("cloudstack-cpi", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	configPath := flags.String("configPath", "", "path to cpi.json")

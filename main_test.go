@@ -150,3 +150,17 @@ func TestVersionFlag(t *testing.T) {
 		t.Fatalf("code %d out %q", code, out.String())
 	}
 }
+
+func TestServeRefusesABadCommandLine(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"serve"}, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "usage") {
+		t.Fatalf("serve without -configPath: %d %q", code, errOut.String())
+	}
+	if code := run([]string{"serve", "-configPath", writeConfig(t, `{}`)}, strings.NewReader(""), &out, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), "nothing to serve") {
+		t.Fatalf("serve with nothing to serve: %d %q", code, errOut.String())
+	}
+	if out.Len() != 0 {
+		t.Fatalf("serve wrote to stdout: %q", out.String())
+	}
+}

@@ -71,13 +71,19 @@ type Blobstore struct {
 }
 
 // Registry is the BOSH registry for stemcells older than api_version 2:
-// endpoint and credentials for the CPI, listen and store_dir for `serve`.
+// endpoint and credentials for the CPI; listen, store_dir, open_get and TLS
+// for `serve`.
 type Registry struct {
 	Endpoint string `json:"endpoint"`
 	Username string `json:"username"`
 	Password string `json:"password"`
 	Listen   string `json:"listen"`
 	StoreDir string `json:"store_dir"`
+	// OpenGet lets agents read settings without credentials.
+	OpenGet bool `json:"open_get"`
+	// TLSCert and TLSKey (PEM) make `serve` answer HTTPS.
+	TLSCert string `json:"tls_cert"`
+	TLSKey  string `json:"tls_key"`
 }
 
 // Stemcell chooses how stemcell images reach CloudStack.
@@ -99,6 +105,9 @@ type Stemcell struct {
 
 // WebDAV is the server that hands stemcell images to CloudStack's
 // secondary storage VM.
+// With daemon_url the CPI hands images to a `serve` daemon (on the same
+// host through dir, from elsewhere by PUT with username and password);
+// without it, each create_stemcell serves its image itself on listen.
 type WebDAV struct {
 	Listen    string `json:"listen"`
 	PublicURL string `json:"public_url"`
@@ -106,6 +115,11 @@ type WebDAV struct {
 	Username  string `json:"username"`
 	Password  string `json:"password"`
 	DaemonURL string `json:"daemon_url"`
+	// MaxAge is how long the daemon keeps an image the CPI did not remove.
+	MaxAge Duration `json:"max_age"`
+	// TLSCert and TLSKey (PEM) make the daemon answer HTTPS.
+	TLSCert string `json:"tls_cert"`
+	TLSKey  string `json:"tls_key"`
 }
 
 // Defaults an operator gets by leaving a key out.
@@ -119,6 +133,7 @@ const (
 	DefaultStemcellOSType     = "Other Linux (64-bit)"
 	PublishUpload             = "upload"
 	PublishWebDAV             = "webdav"
+	DefaultWebDAVMaxAge       = 24 * time.Hour
 )
 
 // Load reads, decodes, defaults and validates the file at path.
@@ -134,8 +149,46 @@ func Load(path string) (Config, error) {
 	return cfg, nil
 }
 
+// LoadServe reads the file at path for `serve`: the sections it serves are
+// checked, and the cloudstack section is not needed.
+func LoadServe(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("reading config: %w", err)
+	}
+	cfg, err := ParseServe(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// ParseServe decodes config content for `serve`.
+func ParseServe(data []byte) (Config, error) {
+	cfg, err := decode(data)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := cfg.ValidateServe(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
 // Parse decodes cpi.json content, refusing unknown keys by their path.
 func Parse(data []byte) (Config, error) {
+	cfg, err := decode(data)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// decode reads and defaults cpi.json without validating it.
+func decode(data []byte) (Config, error) {
 	var raw any
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Config{}, fmt.Errorf("not valid JSON: %w", err)
@@ -149,9 +202,6 @@ func Parse(data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("decoding: %w", err)
 	}
 	cfg.applyDefaults()
-	if err := cfg.Validate(); err != nil {
-		return Config{}, err
-	}
 	return cfg, nil
 }
 
@@ -185,6 +235,7 @@ func (c *Config) applyDefaults() {
 	if c.Stemcell.Bits == 0 {
 		c.Stemcell.Bits = 64
 	}
+	defaultDuration(&c.WebDAV.MaxAge, DefaultWebDAVMaxAge)
 }
 
 func defaultDuration(d *Duration, def time.Duration) {

@@ -109,3 +109,21 @@ func TestLoadNamesTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestServeConfigNeedsNoCloudStackSection(t *testing.T) {
+	cfg, err := config.ParseServe([]byte(`{"registry":{"listen":"127.0.0.1:25777","store_dir":"/var/vcap/store/registry",
+	  "username":"u","password":"p","open_get":true},"webdav":{"listen":"0.0.0.0:25300","dir":"/var/vcap/store/webdav"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.RegistryServed() || !cfg.WebDAVServed() || !cfg.Registry.OpenGet {
+		t.Fatalf("%+v", cfg)
+	}
+	if cfg.WebDAV.MaxAge.D() != config.DefaultWebDAVMaxAge {
+		t.Errorf("webdav.max_age = %s", cfg.WebDAV.MaxAge)
+	}
+	// The CPI's own check still wants CloudStack.
+	if _, err := config.Parse([]byte(`{"registry":{"listen":"127.0.0.1:25777"}}`)); err == nil {
+		t.Error("the CPI accepted a config without cloudstack")
+	}
+}

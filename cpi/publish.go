@@ -78,6 +78,63 @@ func (p publisher) byWebDAV() (string, error) {
 	return id, nil
 }
 
+// byDaemon hands the image to the `serve` WebDAV daemon (webdav.daemon_url)
+// and registers the template with the daemon's public URL. The image is
+// taken back as soon as CloudStack has the template or gave up on it, so
+// delete_stemcell has nothing left on the daemon; what a crash leaves there
+// is removed by the daemon after webdav.max_age.
+func (p publisher) byDaemon() (string, error) {
+	cfg := p.cpi.cfg.WebDAV
+	handoff, err := webdav.NewHandoff(webdav.HandoffOptions{DaemonURL: cfg.DaemonURL, PublicURL: cfg.PublicURL,
+		Dir: cfg.Dir, Username: cfg.Username, Password: cfg.Password,
+		RootCAs: []string{p.cpi.cfg.CloudStack.CACert, cfg.TLSCert}})
+	if err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(p.cpi.cfg.Stemcell.Timeout.D())
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	name := p.spec.Name + p.img.Extension
+	if !webdav.ValidName(name) {
+		name = "stemcell" + p.img.Extension
+	}
+	start := time.Now()
+	image, err := handoff.Publish(ctx, p.img.Path, name)
+	if err != nil {
+		return "", err
+	}
+	how := "uploaded to"
+	if image.Local {
+		how = "placed in the directory of"
+	}
+	p.log("%s %s the WebDAV daemon in %s", p.spec.Name, how, time.Since(start).Round(time.Millisecond))
+	removed := false
+	remove := func() {
+		if removed {
+			return
+		}
+		removed = true
+		rctx, rcancel := context.WithTimeout(context.Background(), time.Minute)
+		defer rcancel()
+		if err := image.Remove(rctx); err != nil {
+			p.log("the image stays on the WebDAV daemon until webdav.max_age removes it: %s", err)
+			return
+		}
+		p.log("removed the image of %s from the WebDAV daemon", p.spec.Name)
+	}
+	defer remove()
+	id, err := p.cpi.cloud.RegisterTemplate(p.spec, image.URL)
+	if err != nil {
+		return "", err
+	}
+	if err := p.wait(id, p.spec.ZoneIDs, deadline); err != nil {
+		// Take the image back first, so that no download starts again.
+		remove()
+		return "", p.discard(id, err)
+	}
+	return id, nil
+}
+
 func (p publisher) wait(id string, zones []string, deadline time.Time) error {
 	report := func(t cloudstack.Template) {
 		p.log("template %s in zone %s: %s", id, t.ZoneID, t.Status)

@@ -96,6 +96,9 @@ func (c CPI) publishStemcell(imagePath string, props stemcellProps) (string, err
 	}
 	p := publisher{cpi: c, spec: spec, img: img}
 	if c.cfg.Stemcell.Publish == config.PublishWebDAV {
+		if c.cfg.WebDAV.DaemonURL != "" {
+			return p.byDaemon()
+		}
 		return p.byWebDAV()
 	}
 	return p.byUpload()
