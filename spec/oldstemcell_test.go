@@ -79,4 +79,3 @@ func TestOldStemcellWithoutARegistryIsRefused(t *testing.T) {
 		t.Fatal("a refused create_vm left something")
 	}
 }
-
