@@ -384,3 +384,60 @@ func TestFaultAtEachCreateVMCallLeavesNothingAndARetrySucceeds(t *testing.T) {
 		})
 	}
 }
+
+func TestAutoAntiAffinityKeyPairAndRootDisk(t *testing.T) {
+	e := newEnv(t, func(cfg map[string]any) { section(cfg, "cloudstack")["auto_anti_affinity"] = true })
+	stemcell := e.stemcell()
+	c := e.client()
+	key := "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHvR1Ztl5nhsbxhF0Hm4sGbjYvPJw4M4X6tG0Sg9B0m4 bosh"
+	if _, err := c.SSH.RegisterSSHKeyPair(c.SSH.NewRegisterSSHKeyPairParams("bosh-key", key)); err != nil {
+		t.Fatal(err)
+	}
+	props := map[string]any{"compute_offering": "Small Instance", "keypair": "bosh-key", "root_disk_size": 10240}
+	var result []json.RawMessage
+	e.call("create_vm", "agent-k", stemcell, props, map[string]any{"default": manualNet("10.1.1.50")}, []string{},
+		boshEnv).ok(t).decode(t, &result)
+	var cid string
+	_ = json.Unmarshal(result[0], &cid)
+	vm := e.vm(cid)
+	if len(vm.Affinitygroup) != 1 || vm.Affinitygroup[0].Name != "spec-director-spec-director-deployment-web" ||
+		vm.Affinitygroup[0].Type != "host anti-affinity" {
+		t.Fatalf("affinity groups %+v", vm.Affinitygroup)
+	}
+	if got := e.metadata(cid, "/latest/meta-data/public-keys"); !strings.Contains(got, "AAAAC3NzaC1lZDI1NTE5") {
+		t.Fatalf("public-keys %q", got)
+	}
+	for _, v := range e.volumes() {
+		if v.Virtualmachineid == cid && v.Type == "ROOT" && v.Size != 10<<30 {
+			t.Fatalf("root disk %d bytes, want 10 GiB", v.Size)
+		}
+	}
+}
+
+func TestDeleteVMWithoutExpungePermission(t *testing.T) {
+	e := newEnv(t, nil)
+	stemcell := e.stemcell()
+	var result []json.RawMessage
+	e.call("create_vm", "agent-e", stemcell, smallVM, map[string]any{"default": manualNet("10.1.1.51")}, []string{},
+		boshEnv).ok(t).decode(t, &result)
+	var cid string
+	_ = json.Unmarshal(result[0], &cid)
+	err := e.sim.Admin.AddFault(simulator.Fault{Command: "destroyVirtualMachine", ErrorCode: 531,
+		ErrorText: "Account admin does not have permission to expunge vm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.call("delete_vm", cid).ok(t)
+	if !strings.Contains(r.Stderr, "destroying without expunge") {
+		t.Errorf("no warning about the fallback in the log:\n%s", r.Stderr)
+	}
+	if state := e.vm(cid).State; state != "Destroyed" {
+		t.Fatalf("VM %s after the fallback", state)
+	}
+	var has bool
+	e.call("has_vm", cid).ok(t).decode(t, &has)
+	if has {
+		t.Fatal("a Destroyed VM is gone for the director")
+	}
+	e.call("delete_vm", cid).ok(t)
+}
