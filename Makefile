@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build demo test test-unit lint cs-cli generate bench bench-stemcell bench-vm bench-registry agentsettings clean
+.PHONY: all build demo test test-unit lint test-deps generate bench bench-stemcell bench-vm bench-registry agentsettings clean
 
 all: build
 
@@ -16,7 +16,7 @@ build: ## bin/cloudstack-cpi and bin/cloudstack-simulator
 demo: build ## start the simulator, pipe real CPI requests through the binary, print each call and result
 	./hack/demo.sh
 
-test: lint cs-cli ## every test: unit, simulator, the real cloudstack CLI, the real agent's settings code, the lifecycle suite
+test: lint test-deps ## every test: unit, simulator, the real cloudstack CLI, the real agent's settings code, the lifecycle suite
 	CGO_ENABLED=1 $(GO) test -race -count=1 ./...
 	cd tools && $(GO) vet ./... && $(GO) test -count=1 ./...
 
@@ -28,8 +28,8 @@ lint: ## gofmt and go vet
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-cs-cli: ## Debian's cloudstack CLI, which the simulator tests drive
-	./hack/ensure-cs-cli.sh
+test-deps: ## Debian packages the tests drive: the cloudstack CLI (cs), bzip2, xz-utils, curl
+	./hack/ensure-test-deps.sh
 
 bench: bench-stemcell bench-vm bench-registry ## every benchmark, as tables beside their references
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Makes sure the programs the tests use are installed: Debian's CloudStack
+# CLI (package cs, binary /usr/bin/cloudstack), an independent client the
+# simulator is checked against, and bzip2/xz, which make stemcell images the
+# way the stemcell builder does. As root it installs what is missing.
+set -euo pipefail
+declare -A package=([cloudstack]=cs [bzip2]=bzip2 [xz]=xz-utils [curl]=curl)
+missing=()
+for cmd in "${!package[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("${package[$cmd]}")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "The tests need Debian packages that are missing. Install them with: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq "${missing[@]}" >/dev/null
