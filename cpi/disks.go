@@ -1,6 +1,7 @@
 package cpi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -21,9 +22,9 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 	if sizeMiB <= 0 {
 		return apiv1.DiskCID{}, cloudError(fmt.Errorf("disk size %d MiB must be positive", sizeMiB))
 	}
-	var props diskProps
-	if err := cp.As(&props); err != nil {
-		return apiv1.DiskCID{}, cloudError(fmt.Errorf("disk cloud_properties: %w", err))
+	props, err := readDiskProps(cp)
+	if err != nil {
+		return apiv1.DiskCID{}, cloudError(err)
 	}
 	zoneID, err := c.diskZone(vmCID)
 	if err != nil {
@@ -53,6 +54,22 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 		return apiv1.DiskCID{}, diskError(err, "creating a %d MiB disk", sizeMiB)
 	}
 	return apiv1.NewDiskCID(vol.ID), nil
+}
+
+// readDiskProps refuses unknown keys, as readVMProps does: a misspelt
+// disk_offering must not silently become the default offering.
+func readDiskProps(cp apiv1.DiskCloudProps) (diskProps, error) {
+	var props diskProps
+	raw, err := json.Marshal(cp)
+	if err != nil {
+		return props, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&props); err != nil && string(raw) != "null" {
+		return props, fmt.Errorf("disk cloud_properties: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return props, nil
 }
 
 func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, error) {

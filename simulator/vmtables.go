@@ -24,6 +24,7 @@ type vmTables struct {
 	AffinityGroups []*AffinityGroup `json:"affinitygroups,omitempty"`
 	SecurityGroups []*SecurityGroup `json:"securitygroups,omitempty"`
 	PublicIPs      []*PublicIP      `json:"publicips,omitempty"`
+	Snapshots      []*Snapshot      `json:"snapshots,omitempty"` // volume snapshots (snapshots.go)
 }
 
 func init() {

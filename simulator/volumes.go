@@ -13,8 +13,8 @@ const (
 
 // Volume is a disk. deployVirtualMachine creates a VM's ROOT volume (device
 // 0) and, with diskofferingid, one DATADISK (device 1); createVolume,
-// attachVolume, detachVolume, deleteVolume and resizeVolume can be added on
-// this table (a detached volume has no VMID and no DeviceID).
+// attachVolume, detachVolume, deleteVolume and resizeVolume (volumeops.go)
+// work on the same table (a detached volume has no VMID and no DeviceID).
 //
 // States follow CloudStack: Allocated (not yet on primary storage: the VM
 // was never started), Ready, Destroy (its VM was destroyed, or it was
@@ -40,6 +40,7 @@ type Volume struct {
 	Created           time.Time  `json:"created"`
 	Attached          *time.Time `json:"attached,omitempty"`
 	Removed           *time.Time `json:"removed,omitempty"`
+	SnapshotID        string     `json:"snapshotid,omitempty"` // created from this snapshot
 }
 
 func (v *Volume) uuid() string { return v.ID }
@@ -96,28 +97,10 @@ func (v *Volume) expunge(now time.Time) {
 	v.State, v.Removed = "Expunged", &now
 }
 
-// cdromDeviceID is the device id XenServer reserves for the CD-ROM drive.
+// cdromDeviceID is the device id CloudStack reserves for the CD-ROM drive on
+// every hypervisor (VolumeHostTopologyServiceImpl.CDROM_DEVICE_ID): it is
+// never handed out, and asking for it fails ("deviceId should be 0,1,2,4-N").
 const cdromDeviceID = 3
-
-// nextDeviceID is the device id attachVolume takes when none is given: the
-// lowest free id from 1, skipping 3, which CloudStack keeps for the CD-ROM
-// ("deviceId should be 1,2,4-15" in older volume managers; cloudstack.md
-// §8). That rule comes from XenServer; KVM (virtio names follow probe order)
-// and VMware (SCSI units) may number differently, which a future attach
-// implementation should check per hypervisor.
-func (st *state) nextDeviceID(vmID string) int {
-	used := map[int]bool{}
-	for _, v := range st.volumesOf(vmID) {
-		if v.DeviceID != nil {
-			used[*v.DeviceID] = true
-		}
-	}
-	for id := 1; ; id++ {
-		if id != cdromDeviceID && !used[id] {
-			return id
-		}
-	}
-}
 
 func init() {
 	register(command{name: "listVolumes", idKind: kindVolume, sync: listVolumes})
@@ -130,14 +113,16 @@ func init() {
 	})
 }
 
-// listVolumes never shows expunged volumes; name is an exact
-// (case-insensitive) match, keyword a substring of the name.
+// listVolumes never shows expunged volumes. As QueryManagerImpl does, name
+// is an exact (case-insensitive) match, type a LIKE %type% match, and
+// keyword a substring of the name, the type or the state.
 func listVolumes(c *Call) (any, error) {
 	l := lister[*Volume]{key: "volume", id: (*Volume).uuid, name: func(v *Volume) string { return v.Name },
-		zone: func(v *Volume) string { return v.ZoneID }, view: c.volumeView}
+		keyword: func(v *Volume) []string { return []string{v.Name, v.Type, v.State} },
+		zone:    func(v *Volume) string { return v.ZoneID }, view: c.volumeView}
 	p := c.Params
 	return l.run(c, c.st.Volumes, func(v *Volume) bool {
-		return v.Removed == nil && optEq(p.Get("type"), v.Type) && optEq(p.Get("virtualmachineid"), v.VMID) &&
+		return v.Removed == nil && like(v.Type, p.Get("type")) && optEq(p.Get("virtualmachineid"), v.VMID) &&
 			optEq(p.Get("diskofferingid"), v.DiskOfferingID) && optEq(p.Get("state"), v.State) &&
 			optEq(p.Get("serviceofferingid"), v.ServiceOfferingID) &&
 			c.st.taggedWith("Volume", v.ID, p.Map("tags"))
@@ -174,6 +159,9 @@ func (c *Call) volumeView(v *Volume) map[string]any {
 	}
 	if v.TemplateID != "" {
 		out["templateid"] = v.TemplateID
+	}
+	if v.SnapshotID != "" {
+		out["snapshotid"] = v.SnapshotID
 	}
 	return out
 }

@@ -1,0 +1,168 @@
+package simulator
+
+import (
+	"strings"
+	"time"
+)
+
+const kindSnapshot = "snapshot"
+
+// Snapshot states the simulator goes through: BackingUp while the job runs
+// (CloudStack passes Allocated, Creating, CreatedOnPrimary and BackingUp),
+// BackedUp when done, Error when the job failed, Destroyed once deleted.
+const (
+	snapshotBackingUp = "BackingUp"
+	snapshotBackedUp  = "BackedUp"
+	snapshotError     = "Error"
+	snapshotDestroyed = "Destroyed"
+)
+
+// Snapshot is a manual volume snapshot. A deleted one keeps its row with
+// Removed set, as CloudStack resolves removed UUIDs.
+type Snapshot struct {
+	ID             string     `json:"id"`
+	InternalID     int64      `json:"internalid"`
+	Name           string     `json:"name"`
+	VolumeID       string     `json:"volumeid"`
+	ZoneID         string     `json:"zoneid"`
+	AccountID      string     `json:"accountid"`
+	DiskOfferingID string     `json:"diskofferingid,omitempty"`
+	SizeBytes      int64      `json:"size"` // the volume's size when taken
+	Hypervisor     string     `json:"hypervisor"`
+	State          string     `json:"state"`
+	Created        time.Time  `json:"created"`
+	Removed        *time.Time `json:"removed,omitempty"`
+}
+
+func (s *Snapshot) uuid() string { return s.ID }
+
+func init() {
+	register(
+		command{name: "createSnapshot", async: createSnapshot},
+		command{name: "deleteSnapshot", idKind: kindSnapshot, async: deleteSnapshot},
+		command{name: "listSnapshots", idKind: kindSnapshot, sync: listSnapshots},
+	)
+	paramKinds["snapshotid"] = kindSnapshot
+	registerTaggable("Snapshot", func(st *state, id string) (string, bool) {
+		s, ok := byID(st.Snapshots, id)
+		if !ok || s.Removed != nil {
+			return "", false
+		}
+		return s.AccountID, true
+	})
+}
+
+// snapshotInProgress reports whether a volume has a snapshot being taken,
+// which blocks deleting and resizing it.
+func (st *state) snapshotInProgress(volumeID string) bool {
+	for _, s := range st.Snapshots {
+		if s.Removed == nil && s.State == snapshotBackingUp && strings.EqualFold(s.VolumeID, volumeID) {
+			return true
+		}
+	}
+	return false
+}
+
+// createSnapshot is allocSnapshot (checked at once: the volume must be Ready,
+// i.e. have been created on primary storage by a VM) and the job that
+// backs the snapshot up. Without a name CloudStack names it
+// <VM host name or "detached">_<volume name>_<yyyyMMddHHmmss UTC>. tags are
+// put on the snapshot when it is done.
+func createSnapshot(c *Call) (*asyncJob, error) {
+	p := c.Params
+	v, ok := c.st.liveVolume(p.Get("volumeid"))
+	if !ok {
+		return nil, paramError("Creating snapshot failed due to volume:%s doesn't exist", c.st.volumeInternalID(p.Get("volumeid")))
+	}
+	if v.State != volumeReady {
+		return nil, paramError("Volume: %s is not in %s state but %s. Cannot take snapshot.", c.st.volumeString(v), volumeReady, v.State)
+	}
+	now := c.srv.now()
+	name := p.Get("name")
+	if name == "" {
+		owner := "detached"
+		if vm, found := byID(c.st.VMs, v.VMID); found && v.VMID != "" {
+			owner = vm.Name
+		}
+		name = owner + "_" + v.Name + "_" + now.Format("20060102150405")
+	}
+	id, internal := c.st.newID(kindSnapshot)
+	s := &Snapshot{ID: id, InternalID: internal, Name: name, VolumeID: v.ID, ZoneID: v.ZoneID, AccountID: v.AccountID,
+		DiskOfferingID: v.DiskOfferingID, SizeBytes: v.SizeBytes, Hypervisor: v.Hypervisor, State: snapshotBackingUp,
+		Created: now}
+	c.st.Snapshots = append(c.st.Snapshots, s)
+	c.changed()
+	keys, values := tagPairs(p)
+	return &asyncJob{instanceType: "Snapshot", instanceID: s.ID, created: true,
+		cmdClass: "org.apache.cloudstack.api.command.user.snapshot.CreateSnapshotCmd",
+		run: func() (any, error) {
+			s.State = snapshotBackedUp
+			for _, k := range keys {
+				if values[k] == "" {
+					continue
+				}
+				tagID, _ := c.st.newID(kindResourceTag)
+				c.st.ResourceTags = append(c.st.ResourceTags, &ResourceTag{ID: tagID, Key: k, Value: values[k],
+					ResourceType: "Snapshot", ResourceID: s.ID, AccountID: s.AccountID})
+			}
+			c.changed()
+			return map[string]any{"snapshot": c.snapshotView(s)}, nil
+		},
+		fail: func(*APIError) {
+			s.State = snapshotError
+			c.changed()
+		},
+	}, nil
+}
+
+// deleteSnapshot checks in the job: a deleted snapshot is not found, one
+// still being backed up cannot go (the text of DefaultSnapshotStrategy,
+// unverified against 4.22).
+func deleteSnapshot(c *Call) (*asyncJob, error) {
+	id := c.Params.Get("id")
+	return &asyncJob{instanceType: "Snapshot", instanceID: strings.ToLower(id),
+		cmdClass: "org.apache.cloudstack.api.command.user.snapshot.DeleteSnapshotCmd",
+		run: func() (any, error) {
+			s, ok := byID(c.st.Snapshots, id)
+			if !ok || s.Removed != nil {
+				return nil, paramError("unable to find a snapshot with id %s", snapshotInternalID(s, id))
+			}
+			if s.State != snapshotBackedUp && s.State != snapshotError {
+				return nil, paramError("Can't delete snapshot %d due to it is in %s Status", s.InternalID, s.State)
+			}
+			now := c.srv.now()
+			s.State, s.Removed = snapshotDestroyed, &now
+			c.st.removeTagsOf("Snapshot", s.ID)
+			c.changed()
+			return success(), nil
+		}}, nil
+}
+
+// listSnapshots never shows deleted snapshots; name and keyword are LIKE
+// %x% matches on the name, as SnapshotManagerImpl.listSnapshots does. Every
+// snapshot is MANUAL.
+func listSnapshots(c *Call) (any, error) {
+	l := lister[*Snapshot]{key: "snapshot", id: (*Snapshot).uuid, name: func(s *Snapshot) string { return s.Name },
+		nameLike: true, zone: func(s *Snapshot) string { return s.ZoneID }, view: c.snapshotView}
+	p := c.Params
+	return l.run(c, c.st.Snapshots, func(s *Snapshot) bool {
+		return s.Removed == nil && optEq(p.Get("volumeid"), s.VolumeID) && optEq(p.Get("snapshottype"), "MANUAL") &&
+			optEq(p.Get("intervaltype"), "MANUAL") && c.st.taggedWith("Snapshot", s.ID, p.Map("tags"))
+	})
+}
+
+// snapshotView is SnapshotResponse.
+func (c *Call) snapshotView(s *Snapshot) map[string]any {
+	out := map[string]any{"id": s.ID, "name": s.Name, "snapshottype": "MANUAL", "intervaltype": "MANUAL",
+		"volumeid": s.VolumeID, "created": csTime(s.Created), "state": s.State, "physicalsize": s.SizeBytes,
+		"virtualsize": s.SizeBytes, "revertable": false, "hasannotations": false, "chainsize": 0,
+		"tags": c.resourceTagViews("Snapshot", s.ID)}
+	c.addOwner(out, s.AccountID)
+	if z := c.st.zone(s.ZoneID); z != nil {
+		out["zoneid"], out["zonename"] = z.ID, z.Name
+	}
+	if v, ok := byID(c.st.Volumes, s.VolumeID); ok {
+		out["volumename"], out["volumetype"], out["volumestate"] = v.Name, v.Type, v.State
+	}
+	return out
+}

@@ -1,0 +1,525 @@
+package simulator
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The volume commands follow VolumeApiServiceImpl (4.22): createVolume
+// checks its input in the create phase and answers errors at once; the
+// other async commands check everything in their job, so their errors are
+// failed jobs. Jobs complete under the state lock one at a time, which is
+// what CloudStack's per-VM work queue does for attach and detach: two
+// concurrent attaches to one VM get different device ids.
+
+// Limits at CloudStack's defaults.
+const (
+	maxVolumeSizeGB = 2000 // storage.max.volume.size
+	// defaultMaxDataVolumes is the per-VM data disk limit when
+	// hypervisor_capabilities has no value (DEFAULT_MAX_DATA_VOLUMES).
+	defaultMaxDataVolumes = 6
+)
+
+// Volume states of the lazy allocation: a created volume is Allocated (in
+// the database only) until it is attached to a VM whose disks exist on
+// primary storage, or that VM starts; it is Ready from then on.
+const (
+	volumeAllocated = "Allocated"
+	volumeReady     = "Ready"
+)
+
+func init() {
+	register(
+		command{name: "createVolume", async: createVolume},
+		command{name: "attachVolume", idKind: kindVolume, async: attachVolume},
+		command{name: "detachVolume", idKind: kindVolume, async: detachVolume},
+		command{name: "deleteVolume", idKind: kindVolume, sync: deleteVolume},
+		command{name: "resizeVolume", idKind: kindVolume, async: resizeVolume},
+	)
+}
+
+// maxDataVolumes is hypervisor_capabilities.max_data_volumes_limit for the
+// hypervisor (and version) of the VM's host: the rows CloudStack 4.22 ships
+// for what the simulated hosts report. XenServer 8.2.0: 253
+// (schema-41500to41510); KVM: 32 (every KVM row); VMware 8.0: 59
+// (schema-41720to41800). The Simulator hypervisor has no row, so
+// CloudStack's fallback of 6 applies.
+func maxDataVolumes(hypervisor string) int {
+	switch hypervisor {
+	case "XenServer":
+		return 253
+	case "KVM":
+		return 32
+	case "VMware":
+		return 59
+	}
+	return defaultMaxDataVolumes
+}
+
+// vmHypervisor is the hypervisor of the VM's host, or last host, or its own.
+func (st *state) vmHypervisor(vm *VirtualMachine) string {
+	for _, id := range []string{vm.HostID, vm.LastHostID} {
+		if h, ok := byID(st.Hosts, id); ok && id != "" {
+			return h.Hypervisor
+		}
+	}
+	return vm.Hypervisor
+}
+
+// vmString is VMInstanceVO's toString as error texts show it.
+func vmString(vm *VirtualMachine) string {
+	return fmt.Sprintf(`VM instance {"id": "%d", "name": "%s", "uuid": "%s", "type"="User"}`, vm.InternalID, vm.InstanceName, vm.ID)
+}
+
+// deviceIDFor is getDeviceId: a requested device id must be in range, not
+// the CD-ROM's 3 and free; otherwise the lowest free id from 1, skipping 3,
+// on every hypervisor. The range is the data disk limit plus the ROOT disk
+// and the CD-ROM, so device ids run 0 to limit+1.
+func (st *state) deviceIDFor(vm *VirtualMachine, requested *int64) (int, error) {
+	maxID := maxDataVolumes(st.vmHypervisor(vm)) + 1
+	used := map[int]*Volume{}
+	for _, v := range st.volumesOf(vm.ID) {
+		if v.DeviceID != nil {
+			used[*v.DeviceID] = v
+		}
+	}
+	if requested != nil {
+		d := *requested
+		if d < 0 || d > int64(maxID) || d == cdromDeviceID {
+			return 0, internalError("deviceId should be 0,1,2,4-%d", maxID)
+		}
+		if v := used[int(d)]; v != nil {
+			return 0, internalError("deviceId %d is used by vol %s on vm %s", d, st.volumeString(v), vmString(vm))
+		}
+		return int(d), nil
+	}
+	for id := 1; id <= maxID; id++ {
+		if id != cdromDeviceID && used[id] == nil {
+			return id, nil
+		}
+	}
+	return 0, internalError("All device Ids are used by vm %s", vmString(vm))
+}
+
+// liveVolume finds a volume that is not expunged.
+func (st *state) liveVolume(id string) (*Volume, bool) {
+	v, ok := byID(st.Volumes, id)
+	return v, ok && v.Removed == nil
+}
+
+// volumeInternalID is the internal id CloudStack's texts show for a volume
+// UUID parameter (the parameter itself when no volume has it).
+func (st *state) volumeInternalID(id string) string {
+	if v, ok := byID(st.Volumes, id); ok {
+		return fmt.Sprint(v.InternalID)
+	}
+	return id
+}
+
+// createVolume is allocVolume, then the job. With a disk offering the
+// volume is only allocated: virtualmachineid is ignored, as CloudStack
+// ignores it unless the volume comes from a snapshot ("to be used with
+// snapshot Id"). From a snapshot the volume is created on primary storage
+// (Ready) and attached to virtualmachineid when given.
+func createVolume(c *Call) (*asyncJob, error) {
+	p := c.Params
+	offeringID, snapshotID := p.Get("diskofferingid"), p.Get("snapshotid")
+	if offeringID == "" && snapshotID == "" {
+		return nil, paramError("At least one of disk Offering ID or snapshot ID must be passed whilst creating volume")
+	}
+	snap, _ := byID(c.st.Snapshots, snapshotID)
+	if snap != nil && offeringID != "" {
+		if parent, ok := byID(c.st.Volumes, snap.VolumeID); ok && parent.Type != volumeRoot {
+			return nil, paramError("Disk Offering ID cannot be passed whilst creating volume from snapshot other than ROOT disk snapshots")
+		}
+	}
+	var offering *DiskOffering
+	var size int64
+	if offeringID != "" {
+		sizeGB, hasSize := p.Int("size", 0), p.Has("size")
+		if hasSize && sizeGB <= 0 {
+			return nil, paramError("Disk size must be larger than 0")
+		}
+		o, ok := byID(c.st.DiskOfferings, offeringID)
+		if !ok {
+			return nil, paramError("Please specify a valid disk offering.")
+		}
+		offering = o
+		switch {
+		case o.Customized && !hasSize:
+			return nil, paramError("This disk offering requires a custom size specified")
+		case o.Customized:
+			if err := customSizeInRange(sizeGB); err != nil {
+				return nil, err
+			}
+			size = sizeGB << 30
+		case hasSize:
+			return nil, paramError("This disk offering does not allow custom size")
+		default:
+			size = o.DiskSize << 30
+		}
+		if err := validateVolumeSize(size); err != nil {
+			return nil, err
+		}
+	}
+	zoneID := p.Get("zoneid")
+	var vm *VirtualMachine
+	if snapshotID != "" {
+		if snap == nil || snap.Removed != nil {
+			return nil, paramError("unable to find a snapshot with id %s", snapshotInternalID(snap, snapshotID))
+		}
+		if snap.State != snapshotBackedUp {
+			return nil, paramError("Snapshot id=%d is not in %s state yet and can't be used for volume creation", snap.InternalID, snapshotBackedUp)
+		}
+		if zoneID == "" {
+			zoneID = snap.ZoneID
+		}
+		if offering == nil {
+			offering, _ = byID(c.st.DiskOfferings, snap.DiskOfferingID)
+			size = snap.SizeBytes
+		} else if size < snap.SizeBytes {
+			return nil, paramError("Invalid size for volume creation: %dGB, snapshot size is: %dGB", size>>30, snap.SizeBytes>>30)
+		}
+		if id := p.Get("virtualmachineid"); id != "" {
+			found, ok := byID(c.st.VMs, id)
+			if !ok || found.Removed != nil {
+				return nil, paramError("Please specify a valid User VM.")
+			}
+			if found.State != "Running" && found.State != "Stopped" {
+				return nil, paramError("Please specify a VM that is either running or stopped.")
+			}
+			vm = found
+		}
+	}
+	zone := c.st.zone(zoneID)
+	if zone == nil || zoneID == "" {
+		return nil, paramError("Unable to find zone by id %s", firstNonEmpty(zoneID, "null"))
+	}
+	name := p.Get("name")
+	if strings.TrimSpace(name) == "" {
+		name = newUUID() // getRandomVolumeName
+	}
+	id, internal := c.st.newID(kindVolume)
+	v := &Volume{ID: id, InternalID: internal, Name: name, Type: volumeDataDisk, ZoneID: zone.ID,
+		AccountID: c.Account.ID, SizeBytes: size, Hypervisor: "None", State: volumeAllocated, Created: c.srv.now()}
+	if offering != nil {
+		v.DiskOfferingID = offering.ID
+	}
+	c.st.Volumes = append(c.st.Volumes, v)
+	c.changed()
+	return &asyncJob{instanceType: "Volume", instanceID: v.ID, created: true,
+		cmdClass: "org.apache.cloudstack.api.command.admin.volume.CreateVolumeCmdByAdmin",
+		run: func() (any, error) {
+			if snap != nil {
+				v.SnapshotID, v.Hypervisor = snap.ID, c.st.zoneHypervisor(zone.ID)
+				v.createOnStorage()
+				if vm != nil {
+					if err := c.attach(vm, v, nil); err != nil {
+						return nil, internalError("Volume: %s created successfully, but failed to attach the newly created volume to VM: %d due to error: %s",
+							v.ID, vm.InternalID, asAPIError(err).Text)
+					}
+				}
+				c.changed()
+			}
+			return map[string]any{"volume": c.volumeView(v)}, nil
+		},
+		// A failed creation leaves the volume destroyed (DestroyRequested).
+		fail: func(*APIError) {
+			v.State = "Destroy"
+			c.changed()
+		},
+	}, nil
+}
+
+func snapshotInternalID(s *Snapshot, id string) string {
+	if s != nil {
+		return fmt.Sprint(s.InternalID)
+	}
+	return id
+}
+
+// customSizeInRange is validateCustomDiskOfferingSizeRange.
+func customSizeInRange(gb int64) error {
+	if gb < customDiskMinSizeGB || gb > customDiskMaxSizeGB {
+		return paramError("Volume size: %d GB is out of allowed range. Min: %d. Max: %d", gb, customDiskMinSizeGB, customDiskMaxSizeGB)
+	}
+	return nil
+}
+
+// validateVolumeSize is validateVolumeSizeInBytes.
+func validateVolumeSize(size int64) error {
+	switch {
+	case size < 0 || (size > 0 && size < 1<<30):
+		return paramError("Please specify a size of at least 1 GB.")
+	case size > maxVolumeSizeGB<<30:
+		return paramError("Requested volume size is %s, but the maximum size allowed is %d GB.", humanSize(size), maxVolumeSizeGB)
+	}
+	return nil
+}
+
+// attachVolume is attachVolumeToVM, all of it in the job.
+func attachVolume(c *Call) (*asyncJob, error) {
+	p := c.Params
+	id, vmID := p.Get("id"), p.Get("virtualmachineid")
+	var deviceID *int64
+	if p.Has("deviceid") {
+		d := p.Int("deviceid", 0)
+		deviceID = &d
+	}
+	return &asyncJob{instanceType: "Volume", instanceID: strings.ToLower(id),
+		cmdClass: "org.apache.cloudstack.api.command.admin.volume.AttachVolumeCmdByAdmin",
+		run: func() (any, error) {
+			v, ok := c.st.liveVolume(id)
+			switch {
+			case !ok || (v.Type != volumeDataDisk && v.Type != volumeRoot):
+				return nil, paramError("Please specify a volume with the valid type: ROOT or DATADISK")
+			case v.VMID != "":
+				return nil, paramError("Please specify a volume that is not attached to any VM.")
+			case v.State == "Destroy":
+				return nil, paramError("Please specify a volume that is not destroyed.")
+			case v.State != volumeAllocated && v.State != volumeReady:
+				return nil, paramError("Volume state must be in Allocated, Ready or in Uploaded state")
+			}
+			vm, ok := byID(c.st.VMs, vmID)
+			switch {
+			case !ok || vm.Removed != nil:
+				return nil, paramError("Please specify a valid User VM.")
+			case vm.State != "Running" && vm.State != "Stopped":
+				return nil, paramError("Please specify a VM that is either running or stopped.")
+			case !strings.EqualFold(vm.ZoneID, v.ZoneID):
+				return nil, paramError("Please specify a VM that is in the same zone as the volume.")
+			}
+			if err := c.attach(vm, v, deviceID); err != nil {
+				return nil, err
+			}
+			return map[string]any{"volume": c.volumeView(v)}, nil
+		}}, nil
+}
+
+// attach checks the device id and the data disk limit, creates the volume on
+// primary storage when the VM's disks are there already (lazy allocation:
+// a VM that never started gets it created when it starts) and attaches it.
+func (c *Call) attach(vm *VirtualMachine, v *Volume, deviceID *int64) error {
+	vols := c.st.volumesOf(vm.ID)
+	if deviceID != nil && *deviceID == 0 {
+		if err := rootDetachAttachAllowed(vm); err != nil {
+			return err
+		}
+		for _, other := range vols {
+			if other.DeviceID != nil && *other.DeviceID == 0 {
+				return paramError("Vm already has root volume attached to it")
+			}
+		}
+	} else {
+		data := 0
+		for _, other := range vols {
+			if other.Type == volumeDataDisk {
+				data++
+			}
+		}
+		if limit := maxDataVolumes(c.st.vmHypervisor(vm)); data >= limit {
+			return paramError("The specified VM already has the maximum number of data disks (%d) attached. Please specify another VM.", limit)
+		}
+	}
+	dev, err := c.st.deviceIDFor(vm, deviceID)
+	if err != nil {
+		return err
+	}
+	if v.State == volumeAllocated && vmOnStorage(vols) {
+		v.createOnStorage()
+	}
+	now := c.srv.now()
+	v.VMID, v.DeviceID, v.Attached = vm.ID, &dev, &now
+	if v.Hypervisor == "" || v.Hypervisor == "None" {
+		v.Hypervisor = vm.Hypervisor
+	}
+	c.changed()
+	return nil
+}
+
+// vmOnStorage reports whether a VM's disks exist on primary storage: its
+// ROOT volume, or without one a data volume, is no longer Allocated.
+func vmOnStorage(vols []*Volume) bool {
+	for _, v := range vols {
+		if v.Type == volumeRoot {
+			return v.State != volumeAllocated
+		}
+	}
+	for _, v := range vols {
+		if v.State != volumeAllocated {
+			return true
+		}
+	}
+	return false
+}
+
+// rootDetachAttachAllowed is validateRootVolumeDetachAttach: only a Stopped
+// VM may lose or regain its ROOT volume.
+func rootDetachAttachAllowed(vm *VirtualMachine) error {
+	switch vm.Hypervisor {
+	case "XenServer", "VMware", "KVM", "Simulator":
+	default:
+		return paramError("Root volume detach is not supported for hypervisor type %s", vm.Hypervisor)
+	}
+	if vm.State != "Stopped" {
+		return paramError("Root volume detach can happen only when vm is in states: Stopped or Destroyed")
+	}
+	return nil
+}
+
+// detachVolume is detachVolumeFromVM: by id, or by virtualmachineid and
+// deviceid; all checks in the job. The volume keeps its storage.
+func detachVolume(c *Call) (*asyncJob, error) {
+	p := c.Params
+	id, vmID, hasDevice := p.Get("id"), p.Get("virtualmachineid"), p.Has("deviceid")
+	device := p.Int("deviceid", -1)
+	return &asyncJob{instanceType: "Volume", instanceID: strings.ToLower(id),
+		cmdClass: "org.apache.cloudstack.api.command.admin.volume.DetachVolumeCmdByAdmin",
+		run: func() (any, error) {
+			if (id == "" && (!hasDevice || vmID == "")) || (id != "" && (hasDevice || vmID != "")) {
+				return nil, paramError("Please provide either a volume id, or a tuple(device id, instance id)")
+			}
+			var v *Volume
+			if id != "" {
+				if found, ok := c.st.liveVolume(id); ok {
+					v = found
+				} else {
+					return nil, paramError("Unable to find volume with ID: %s", c.st.volumeInternalID(id))
+				}
+			} else {
+				for _, candidate := range c.st.volumesOf(vmID) {
+					if candidate.DeviceID != nil && int64(*candidate.DeviceID) == device {
+						v = candidate
+					}
+				}
+				if v == nil { // findByInstanceAndDeviceId(...).get(0) on an empty list
+					return nil, internalError("Index 0 out of bounds for length 0")
+				}
+			}
+			owner := firstNonEmpty(vmID, v.VMID)
+			if owner == "" {
+				return nil, paramError("The specified volume is not attached to a VM.")
+			}
+			vm, ok := byID(c.st.VMs, owner)
+			if !ok || (vm.State != "Running" && vm.State != "Stopped" && vm.State != "Destroyed") {
+				return nil, paramError("Please specify a VM that is either running or stopped.")
+			}
+			if v.Type == volumeRoot {
+				if err := rootDetachAttachAllowed(vm); err != nil {
+					return nil, err
+				}
+			}
+			v.detach()
+			c.changed()
+			return map[string]any{"volume": c.volumeView(v)}, nil
+		}}, nil
+}
+
+// deleteVolume (synchronous) is destroyVolume with expunge: a detached
+// volume is expunged at once, its row kept with removed set.
+func deleteVolume(c *Call) (any, error) {
+	id := c.Params.Get("id")
+	v, ok := c.st.liveVolume(id)
+	switch {
+	case !ok:
+		return nil, paramError("Unable to find volume with ID: %s", c.st.volumeInternalID(id))
+	case c.st.snapshotInProgress(v.ID):
+		return nil, paramError("There are snapshot operations in progress on the volume, unable to delete it")
+	case v.VMID != "":
+		if vm, found := byID(c.st.VMs, v.VMID); found && vm.Removed == nil {
+			return nil, paramError("Please specify a volume that is not attached to any VM.")
+		}
+	}
+	v.expunge(c.srv.now())
+	c.st.removeTagsOf("Volume", v.ID)
+	c.changed()
+	return success(), nil
+}
+
+// resizeVolume follows VolumeApiServiceImpl.resizeVolume. Without a new
+// disk offering the size may change unless the offering's size is strict
+// (4.17's disksizestrictness; no simulator offering is strict), so since
+// 4.17 a volume of a fixed offering resizes too - before, only a customized
+// offering allowed it. With a new offering, a fixed one sets the size and a
+// customized one takes size. Shrinking needs shrinkok; an Allocated volume
+// just changes in the database; XenServer cannot resize a disk attached to
+// a VM that is not Stopped.
+func resizeVolume(c *Call) (*asyncJob, error) {
+	p := c.Params
+	id, newOfferingID, shrinkOK := p.Get("id"), p.Get("diskofferingid"), p.Bool("shrinkok", false)
+	sizeGB, hasSize := p.Int("size", 0), p.Has("size")
+	return &asyncJob{instanceType: "Volume", instanceID: strings.ToLower(id),
+		cmdClass: "org.apache.cloudstack.api.command.admin.volume.ResizeVolumeCmdByAdmin",
+		run: func() (any, error) {
+			v, ok := c.st.liveVolume(id)
+			if !ok {
+				return nil, paramError("No such volume")
+			}
+			if c.st.snapshotInProgress(v.ID) {
+				return nil, internalError("There is/are unbacked up snapshot(s) on this volume, resize volume is not permitted, please try again later.")
+			}
+			offering, _ := byID(c.st.DiskOfferings, v.DiskOfferingID)
+			var newOffering *DiskOffering
+			if newOfferingID != "" {
+				newOffering, _ = byID(c.st.DiskOfferings, newOfferingID)
+			}
+			hv := v.Hypervisor
+			if v.State == volumeAllocated {
+				hv = "None" // not on a storage pool yet
+			}
+			switch hv {
+			case "KVM", "XenServer", "VMware", "Any", "None":
+			default:
+				return nil, paramError("Hypervisor %s does not support volume resize", hv)
+			}
+			if v.State != volumeReady && v.State != volumeAllocated {
+				return nil, paramError("Volume should be in ready or allocated state before attempting a resize. Volume %s is in state %s.", v.ID, v.State)
+			}
+			vm, attached := byID(c.st.VMs, v.VMID)
+			attached = attached && v.VMID != ""
+			newSize := v.SizeBytes
+			switch {
+			case newOffering == nil && hasSize:
+				if offering != nil && offering.Customized {
+					if err := customSizeInRange(sizeGB); err != nil {
+						return nil, err
+					}
+				}
+				newSize = sizeGB << 30
+			case newOffering != nil && newOffering.DiskSize > 0:
+				newSize = newOffering.DiskSize << 30
+			case newOffering != nil && newOffering.Customized:
+				if !hasSize {
+					return nil, paramError("The new disk offering requires that a size be specified.")
+				}
+				if err := customSizeInRange(sizeGB); err != nil {
+					return nil, err
+				}
+				newSize = sizeGB << 30
+			case newOffering != nil && hasSize:
+				return nil, paramError("You cannot pass in a custom disk size to a non-custom disk offering.")
+			}
+			if newOffering != nil && v.Type == volumeRoot && attached && newSize != v.SizeBytes && vm.State != "Stopped" {
+				return nil, paramError("Cannot resize ROOT volume [%s] when VM is not on Stopped State. VM %s is in state %s", v.Name, vm.InstanceName, vm.State)
+			}
+			current := v.SizeBytes
+			if current != newSize {
+				if err := validateVolumeSize(newSize); err != nil {
+					return nil, err
+				}
+				if current > newSize && !shrinkOK {
+					return nil, paramError("Going from existing size of %d to size of %d would shrink the volume."+
+						"Need to sign off by supplying the shrinkok parameter with value of true.", current, newSize)
+				}
+				if v.State == volumeReady && attached && hv == "XenServer" && vm.State != "Stopped" {
+					return nil, paramError("The VM must be stopped or the disk detached in order to resize with the XenServer Hypervisor.")
+				}
+			}
+			v.SizeBytes = newSize
+			if newOffering != nil {
+				v.DiskOfferingID = newOffering.ID
+			}
+			c.changed()
+			return map[string]any{"volume": c.volumeView(v)}, nil
+		}}, nil
+}
