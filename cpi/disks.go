@@ -175,10 +175,20 @@ func diskHint(hypervisor string, vol *cloudstack.Volume) map[string]any {
 		prefix = "/dev/xvd"
 	}
 	return map[string]any{
-		"path":      prefix + string(rune('a'+vol.DeviceID)),
+		"path":      prefix + driveLetters(vol.DeviceID),
 		"volume_id": strconv.FormatInt(vol.DeviceID, 10),
 		"id":        kvmSerial(vol.ID),
 	}
+}
+
+// driveLetters names the nth disk as Linux does: a … z, aa … az, ba …
+func driveLetters(n int64) string {
+	name := ""
+	for n >= 0 {
+		name = string(rune('a'+n%26)) + name
+		n = n/26 - 1
+	}
+	return name
 }
 
 func kvmSerial(uuid string) string {

@@ -79,3 +79,48 @@ func TestOldStemcellWithoutARegistryIsRefused(t *testing.T) {
 		t.Fatal("a refused create_vm left something")
 	}
 }
+
+// TestOldStemcellDisksGoThroughTheRegistry: for an old stemcell, attach_disk
+// and detach_disk rewrite disks.persistent in the registry, which the agent
+// reads over HTTP.
+func TestOldStemcellDisksGoThroughTheRegistry(t *testing.T) {
+	e, base := oldStemcellEnv(t)
+	stemcell := e.stemcell()
+	e.apiVersion = 1
+	var cid string
+	e.call("create_vm", "agent-old", stemcell, map[string]any{"compute_offering": "Small Instance"},
+		map[string]any{"default": manualNet("10.1.1.82")}, []string{}, boshEnv).ok(t).decode(t, &cid)
+	name := e.vm(cid).Name
+	var disk string
+	e.call("create_disk", 2048, map[string]any{"disk_offering": "Custom"}, cid).ok(t).decode(t, &disk)
+
+	r := e.call("attach_disk", cid, disk).ok(t)
+	if string(r.Result) != "null" {
+		t.Fatalf("API v1 attach_disk answered %s", r.Result)
+	}
+	persistent := func() map[string]map[string]any {
+		code, raw := registryGet(t, base, name)
+		var s struct {
+			Disks struct {
+				Persistent map[string]map[string]any `json:"persistent"`
+			} `json:"disks"`
+		}
+		if code != 200 || json.Unmarshal([]byte(raw), &s) != nil {
+			t.Fatalf("registry %d %s", code, raw)
+		}
+		return s.Disks.Persistent
+	}
+	hint := persistent()[disk]
+	if hint == nil || hint["path"] != "/dev/xvdb" || hint["volume_id"] != "1" {
+		t.Fatalf("registry disks after attach: %v", persistent())
+	}
+	e.call("detach_disk", cid, disk).ok(t)
+	if p := persistent(); len(p) != 0 {
+		t.Fatalf("registry disks after detach: %v", p)
+	}
+	e.call("delete_vm", cid).ok(t)
+	if code, _ := registryGet(t, base, name); code != 404 {
+		t.Fatal("delete_vm left the registry settings")
+	}
+	e.call("delete_disk", disk).ok(t)
+}
