@@ -13,7 +13,7 @@ build: ## bin/cloudstack-cpi and bin/cloudstack-simulator
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/cloudstack-cpi .
 	$(GO) build -o $(BIN)/cloudstack-simulator ./simulator/cmd/cloudstack-simulator
 
-demo: build ## start the simulator, pipe real CPI requests through the binary, print each call and result
+demo: build test-deps ## start the simulator, pipe real CPI requests through the binary, print each call and result
 	./hack/demo.sh
 
 test: lint test-deps ## every test: unit, simulator, the real cloudstack CLI, the real agent's settings code, the lifecycle suite
@@ -28,7 +28,7 @@ lint: ## gofmt and go vet
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-test-deps: ## Debian packages the tests drive: the cloudstack CLI (cs), bzip2, xz-utils, curl
+test-deps: ## Debian packages the tests and the demo drive: the cloudstack CLI (cs), bzip2, xz-utils, curl, jq
 	./hack/ensure-test-deps.sh
 
 bench: bench-stemcell bench-vm bench-registry ## every benchmark, as tables beside their references

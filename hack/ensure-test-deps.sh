@@ -4,7 +4,7 @@
 # simulator is checked against, and bzip2/xz, which make stemcell images the
 # way the stemcell builder does. As root it installs what is missing.
 set -euo pipefail
-declare -A package=([cloudstack]=cs [bzip2]=bzip2 [xz]=xz-utils [curl]=curl)
+declare -A package=([cloudstack]=cs [bzip2]=bzip2 [xz]=xz-utils [curl]=curl [jq]=jq)
 missing=()
 for cmd in "${!package[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${package[$cmd]}")
