@@ -62,10 +62,10 @@ func (c *Client) AcquirePublicIP(networkID, ip string) (*PublicIP, error) {
 	if err != nil {
 		return nil, c.fail("associateIpAddress", err)
 	}
-	if _, err := c.waitJob("associateIpAddress", r.JobID); err != nil {
-		return nil, err
-	}
 	addr := &PublicIP{ID: r.Id, IP: ip, NetworkID: networkID}
+	if _, err := c.waitJob("associateIpAddress", r.JobID); err != nil {
+		return addr, err // the job may still finish: the caller releases it
+	}
 	if err := c.SetTags(ResourceIP, r.Id, nil, map[string]string{AcquiredTag: "true"}); err != nil {
 		return addr, err
 	}
@@ -117,6 +117,18 @@ func (c *Client) FindOrCreateAffinityGroup(name, kind string) (string, error) {
 			return g.Id, nil
 		}
 	}
+	id, err := c.createAffinityGroup(name, kind)
+	if err != nil {
+		// Parallel create_vm calls of one instance group race to create
+		// its group; the loser uses the winner's.
+		if again, _ := c.findAffinityGroup(name); again != "" {
+			return again, nil
+		}
+	}
+	return id, err
+}
+
+func (c *Client) createAffinityGroup(name, kind string) (string, error) {
 	r, err := c.cs.AffinityGroup.CreateAffinityGroup(c.cs.AffinityGroup.NewCreateAffinityGroupParams(name, kind))
 	if err != nil {
 		return "", c.fail("createAffinityGroup", err)
@@ -125,4 +137,19 @@ func (c *Client) FindOrCreateAffinityGroup(name, kind string) (string, error) {
 		return "", err
 	}
 	return r.Id, nil
+}
+
+func (c *Client) findAffinityGroup(name string) (string, error) {
+	p := c.cs.AffinityGroup.NewListAffinityGroupsParams()
+	p.SetName(name)
+	resp, err := c.cs.AffinityGroup.ListAffinityGroups(p)
+	if err != nil {
+		return "", c.fail("listAffinityGroups", err)
+	}
+	for _, g := range resp.AffinityGroups {
+		if g.Name == name {
+			return g.Id, nil
+		}
+	}
+	return "", nil
 }

@@ -47,7 +47,7 @@ type API interface {
 	// ResizeVolume grows a volume, optionally onto another offering.
 	ResizeVolume(id string, sizeGB int, offeringID string) error
 	// CreateSnapshot snapshots a volume.
-	CreateSnapshot(volumeID string) (*Snapshot, error)
+	CreateSnapshot(volumeID string, tags map[string]string) (*Snapshot, error)
 	// FindSnapshot returns a snapshot by id, or nil.
 	FindSnapshot(id string) (*Snapshot, error)
 	// DeleteSnapshot deletes a snapshot.
@@ -57,6 +57,8 @@ type API interface {
 	ServiceOfferings() ([]ServiceOffering, error)
 	// FindServiceOffering resolves a compute offering by id or exact name.
 	FindServiceOffering(ref string) (*ServiceOffering, error)
+	// CustomDiskOffering returns a disk offering that takes a size.
+	CustomDiskOffering() (*DiskOffering, error)
 	// FindDiskOffering resolves a disk offering by id or exact name.
 	FindDiskOffering(ref string) (*DiskOffering, error)
 	// FindNetworks resolves a zone's networks by id or exact name.

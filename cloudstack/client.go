@@ -55,7 +55,7 @@ func New(cfg config.CloudStack, logger boshlog.Logger) (*Client, error) {
 		csgo.WithHTTPClient(httpClient))
 	return &Client{
 		cs:       cs,
-		upload:   &http.Client{Transport: base},
+		upload:   &http.Client{Transport: uploadTransport(base)},
 		endpoint: safeEndpoint,
 		logger:   logger,
 		jobs: jobPolicy{
@@ -71,6 +71,15 @@ func (c *Client) UploadClient() *http.Client { return c.upload }
 
 // Endpoint is the API URL without credentials, for messages.
 func (c *Client) Endpoint() string { return c.endpoint }
+
+// uploadTransport is the API's TLS and proxy without its header timeout:
+// the secondary storage VM answers an upload only after it has unpacked and
+// checked the image, which takes minutes; stemcell.timeout bounds it.
+func uploadTransport(api *http.Transport) *http.Transport {
+	t := api.Clone()
+	t.ResponseHeaderTimeout = 0
+	return t
+}
 
 func baseTransport(cfg config.CloudStack) (*http.Transport, error) {
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.SkipVerifySSL}

@@ -230,3 +230,32 @@ func TestHTTPProxyIsUsed(t *testing.T) {
 		t.Fatalf("err %v, proxy saw host %q", err, seenHost)
 	}
 }
+
+func TestCreatingCommandsAreNotResentAfterAnAmbiguousFailure(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Error(w, "bad gateway", http.StatusBadGateway) // CloudStack may have acted
+	}))
+	defer srv.Close()
+	c, _ := newClient(t, srv.URL+"/client/api", nil)
+	_, err := c.GetUploadParams(cloudstack.TemplateSpec{Name: "n", DisplayText: "n", Format: "VHD",
+		Hypervisor: "XenServer", ZoneIDs: []string{vmUUID}, Bits: 64})
+	if err == nil || calls.Load() != 1 {
+		t.Fatalf("getUploadParamsForTemplate sent %d times (err %v): it creates a template", calls.Load(), err)
+	}
+}
+
+func TestUploadsWaitForASlowSecondaryStorageVM(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(1500 * time.Millisecond) // unpacking and checking the image
+		fmt.Fprint(w, "upload successful.")
+	}))
+	defer srv.Close()
+	c, _ := newClient(t, srv.URL+"/client/api", func(cs *config.CloudStack) { cs.RequestTimeout = config.Duration(time.Second) })
+	resp, err := c.UploadClient().Post(srv.URL+"/upload/x", "text/plain", strings.NewReader("x"))
+	if err != nil {
+		t.Fatalf("the upload gave up before the SSVM answered: %v", err)
+	}
+	resp.Body.Close()
+}

@@ -29,7 +29,10 @@ func (c *Client) FindNetworks(zoneID string, refs []string) (map[string]Network,
 	}
 	found := map[string]Network{}
 	for _, ref := range refs {
-		n := matchNetwork(resp.Networks, ref)
+		n, hits := matchNetwork(resp.Networks, ref)
+		if hits > 1 {
+			return nil, fmt.Errorf("%d CloudStack networks in zone %s are named %q; name the one meant by id", hits, zoneID, ref)
+		}
 		if n == nil {
 			return nil, fmt.Errorf("CloudStack has no network %q in zone %s", ref, zoneID)
 		}
@@ -38,7 +41,7 @@ func (c *Client) FindNetworks(zoneID string, refs []string) (map[string]Network,
 	return found, nil
 }
 
-func matchNetwork(networks []*csgo.Network, ref string) *Network {
+func matchNetwork(networks []*csgo.Network, ref string) (*Network, int) {
 	var hits []*csgo.Network
 	for _, n := range networks {
 		if n.Id == ref || n.Name == ref {
@@ -46,7 +49,7 @@ func matchNetwork(networks []*csgo.Network, ref string) *Network {
 		}
 	}
 	if len(hits) != 1 {
-		return nil
+		return nil, len(hits)
 	}
 	n := hits[0]
 	net := &Network{ID: n.Id, Name: n.Name, ZoneID: n.Zoneid, CIDR: n.Cidr, Gateway: n.Gateway, Netmask: n.Netmask}
@@ -55,5 +58,5 @@ func matchNetwork(networks []*csgo.Network, ref string) *Network {
 			net.DNS = append(net.DNS, d)
 		}
 	}
-	return net
+	return net, 1
 }

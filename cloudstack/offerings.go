@@ -66,6 +66,25 @@ func toServiceOffering(o *csgo.ServiceOffering) ServiceOffering {
 		Customized: o.Iscustomized}
 }
 
+// CustomDiskOffering returns a customized disk offering (one that takes a
+// size), preferring one named "Custom".
+func (c *Client) CustomDiskOffering() (*DiskOffering, error) {
+	resp, err := c.cs.DiskOffering.ListDiskOfferings(c.cs.DiskOffering.NewListDiskOfferingsParams())
+	if err != nil {
+		return nil, c.fail("listDiskOfferings", err)
+	}
+	var found *DiskOffering
+	for _, o := range resp.DiskOfferings {
+		if o.Iscustomized && (found == nil || o.Name == "Custom") {
+			found = &DiskOffering{ID: o.Id, Name: o.Name, SizeGB: o.Disksize, Customized: true}
+		}
+	}
+	if found == nil {
+		return nil, fmt.Errorf("CloudStack offers no customized disk offering; name one with ephemeral_disk_offering")
+	}
+	return found, nil
+}
+
 // FindDiskOffering resolves a disk offering by id or exact name.
 func (c *Client) FindDiskOffering(ref string) (*DiskOffering, error) {
 	p := c.cs.DiskOffering.NewListDiskOfferingsParams()

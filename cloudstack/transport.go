@@ -143,9 +143,11 @@ func commandOf(req *http.Request) string {
 	return "unknown"
 }
 
+// isReadOnly: only lists and job queries are safe to send twice;
+// getUploadParamsForTemplate, for one, creates a template.
 func isReadOnly(command string) bool {
 	c := strings.ToLower(command)
-	return strings.HasPrefix(c, "list") || strings.HasPrefix(c, "query") || strings.HasPrefix(c, "get")
+	return strings.HasPrefix(c, "list") || c == "queryasyncjobresult"
 }
 
 func rewind(req *http.Request) (*http.Request, error) {

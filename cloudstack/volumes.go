@@ -73,13 +73,19 @@ func (c *Client) FindVolume(ref string) (*Volume, error) {
 		}
 		return nil, err
 	}
+	var found []Volume
 	for _, v := range resp.Volumes {
 		if v.Id == ref || v.Name == ref {
-			vol := toVolume(v)
-			return &vol, nil
+			found = append(found, toVolume(v))
 		}
 	}
-	return nil, nil
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &found[0], nil
+	}
+	return nil, fmt.Errorf("%d CloudStack volumes are named %q; refusing to guess which one is meant", len(found), ref)
 }
 
 // CreateVolume creates a data volume; sizeGB only for customized offerings.
@@ -161,9 +167,19 @@ type Snapshot struct {
 	ID, VolumeID, State string
 }
 
-// CreateSnapshot snapshots a volume and waits until it is backed up.
-func (c *Client) CreateSnapshot(volumeID string) (*Snapshot, error) {
-	r, err := c.cs.Snapshot.CreateSnapshot(c.cs.Snapshot.NewCreateSnapshotParams(volumeID))
+// CreateSnapshot snapshots a volume, tagged in the same call (so no
+// untagged snapshot is left if tagging would fail), and waits until it is
+// backed up.
+func (c *Client) CreateSnapshot(volumeID string, tags map[string]string) (*Snapshot, error) {
+	p := c.cs.Snapshot.NewCreateSnapshotParams(volumeID)
+	if len(tags) > 0 {
+		clean := make(map[string]string, len(tags))
+		for k, v := range tags {
+			clean[cut(k)] = cut(v)
+		}
+		p.SetTags(clean)
+	}
+	r, err := c.cs.Snapshot.CreateSnapshot(p)
 	if err != nil {
 		return nil, c.fail("createSnapshot", err)
 	}

@@ -77,7 +77,8 @@ func (c Config) validateServices() error {
 func checkURL(path, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("%s is not a URL: %w", path, err)
+		// url's own error quotes the whole URL, credentials and all.
+		return fmt.Errorf("%s is not a URL", path)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("%s must be an http:// or https:// URL, got %q", path, redactURL(u))

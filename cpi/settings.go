@@ -1,9 +1,13 @@
 package cpi
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
@@ -97,12 +101,36 @@ func (c CPI) registryClient() (*registry.Client, error) {
 		return nil, fmt.Errorf("this stemcell (api_version %d) reads its settings from a BOSH registry: "+
 			"set registry.endpoint, or use a stemcell with api_version 2 or later", c.ctx.StemcellAPIVersion)
 	}
-	return registry.NewClient(r.Endpoint, r.Username, r.Password, nil)
+	client, err := trustingClient(c.cfg.CloudStack.CACert, r.TLSCert)
+	if err != nil {
+		return nil, err
+	}
+	return registry.NewClient(r.Endpoint, r.Username, r.Password, client)
+}
+
+// trustingClient trusts the system roots plus the given PEM certificates:
+// serve's registry may use a private certificate.
+func trustingClient(pems ...string) (*http.Client, error) {
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	for _, p := range pems {
+		if p != "" && !pool.AppendCertsFromPEM([]byte(p)) {
+			return nil, fmt.Errorf("a configured certificate holds no PEM certificate")
+		}
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
+	return &http.Client{Transport: transport, Timeout: 30 * time.Second}, nil
 }
 
 // forgetSettings deletes an old stemcell's registry settings; current
 // stemcells keep none.
 func (c CPI) forgetSettings(ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
 	if c.ctx.StemcellAPIVersion >= 2 || c.cfg.Registry.Endpoint == "" {
 		return nil
 	}

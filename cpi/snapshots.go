@@ -2,8 +2,6 @@ package cpi
 
 import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
-
-	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
 // SnapshotDisk implements apiv1.CPI: the snapshot carries the metadata as
@@ -13,13 +11,10 @@ func (c CPI) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.Snapsho
 	if err != nil {
 		return apiv1.SnapshotCID{}, err
 	}
-	snap, err := c.cloud.CreateSnapshot(vol.ID)
+	raw, _ := meta.MarshalJSON()
+	snap, err := c.cloud.CreateSnapshot(vol.ID, stringMap(raw))
 	if err != nil {
 		return apiv1.SnapshotCID{}, diskError(err, "snapshotting disk %s", vol.ID)
-	}
-	raw, _ := meta.MarshalJSON()
-	if err := c.cloud.SetTags(cloudstack.ResourceSnapshot, snap.ID, nil, stringMap(raw)); err != nil {
-		return apiv1.SnapshotCID{}, wrap(err, "tagging snapshot %s of disk %s", snap.ID, vol.ID)
 	}
 	return apiv1.NewSnapshotCID(snap.ID), nil
 }

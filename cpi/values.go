@@ -36,6 +36,7 @@ func templateName(name, version string) string {
 	if name == "" {
 		name = "bosh-stemcell"
 	}
+	version = truncate(version, maxTemplateName/2)
 	if version == "" {
 		return truncate(name, maxTemplateName)
 	}

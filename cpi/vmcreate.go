@@ -27,6 +27,7 @@ type vmCreation struct {
 	vipAddr  *cloudstack.PublicIP
 	ephemera bool // an ephemeral disk is created with the VM
 	registry bool // settings were written to the registry
+	deployed bool // deployVirtualMachine was sent
 }
 
 func (c CPI) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
@@ -42,7 +43,7 @@ func (c CPI) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp a
 	v := &vmCreation{cpi: c, agentID: agentID.AsString(), props: props, plan: plan, env: env}
 	v.spec.TemplateID = strings.TrimPrefix(stemcellCID.AsString(), lightPrefix)
 	if err := v.resolve(refs); err != nil {
-		return nil, err
+		return nil, vmCreationFailed(err)
 	}
 	if err := v.create(); err != nil {
 		return nil, v.cleanup(err)
@@ -125,10 +126,15 @@ func (v *vmCreation) resolveEphemeral() error {
 	if v.props.EphemeralDiskSize == 0 && v.props.EphemeralDiskOffering == "" {
 		return nil
 	}
+	var o *cloudstack.DiskOffering
+	var err error
 	if ref == "" {
-		return badInput(fmt.Errorf("ephemeral_disk_size needs ephemeral_disk_offering (or cloudstack.default_ephemeral_disk_offering)"))
+		// calculate_vm_cloud_properties gives a size alone: any offering
+		// that takes a size serves.
+		o, err = c.cloud.CustomDiskOffering()
+	} else {
+		o, err = c.cloud.FindDiskOffering(ref)
 	}
-	o, err := c.cloud.FindDiskOffering(ref)
 	if err != nil {
 		return badInput(err)
 	}
@@ -231,6 +237,7 @@ func (v *vmCreation) create() error {
 	if v.spec.UserData, err = v.userData(name); err != nil {
 		return err
 	}
+	v.deployed = true
 	id, vm, err := v.cpi.cloud.DeployVM(v.spec)
 	v.vmID = id
 	if err != nil {
@@ -298,6 +305,12 @@ func (v *vmCreation) cleanup(cause error) error {
 			problems = append(problems, fmt.Sprintf("%s: %v", what, err))
 		}
 	}
+	if v.vmID == "" && v.deployed {
+		// The deploy's answer was lost: CloudStack may have the VM anyway.
+		if vm, err := c.cloud.FindVM(v.spec.Name); err == nil && vm != nil {
+			v.vmID = vm.ID
+		}
+	}
 	if v.vmID != "" {
 		note("destroying VM "+v.vmID, c.destroyVM(v.vmID, v.ephemeralVolumes()))
 	}
@@ -309,11 +322,16 @@ func (v *vmCreation) cleanup(cause error) error {
 			note("deleting registry settings", reg.Delete(v.spec.Name))
 		}
 	}
-	c.logger.Warn("vm", "create_vm failed and was cleaned up: %s", cause)
-	if len(problems) > 0 {
-		cause = fmt.Errorf("%w; cleanup left things behind: %s", cause, strings.Join(problems, "; "))
+	if len(problems) == 0 {
+		c.logger.Warn("vm", "create_vm failed and was cleaned up: %s", cause)
+		return vmCreationFailed(cause)
 	}
-	return vmCreationFailed(cause)
+	c.logger.Error("vm", "create_vm failed and its cleanup failed too: %s", strings.Join(problems, "; "))
+	err := vmCreationFailed(fmt.Errorf("%w; cleanup left things behind: %s", cause, strings.Join(problems, "; ")))
+	if typed, ok := err.(*Error); ok {
+		typed.retry = false // a retry would meet what is left
+	}
+	return err
 }
 
 func (v *vmCreation) ephemeralVolumes() []string {

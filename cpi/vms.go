@@ -37,17 +37,26 @@ func (v *vmCreation) resultNetworks(in apiv1.Networks) apiv1.Networks {
 	for name, n := range in {
 		out[name] = n
 	}
-	for i, plan := range v.plan.nics {
-		if i >= len(v.vm.NICs) || !plan.net.IsDynamic() {
+	for _, plan := range v.plan.nics {
+		nic, ok := nicByMAC(v.vm.NICs, plan.mac)
+		if !ok || !plan.net.IsDynamic() {
 			continue
 		}
-		nic := v.vm.NICs[i]
 		net := apiv1.NewNetwork(apiv1.NetworkOpts{Type: plan.net.Type(), IP: nic.IP, Netmask: nic.Netmask,
 			Gateway: nic.Gateway, DNS: plan.net.DNS(), Default: plan.net.Default()})
 		net.SetMAC(nic.MAC)
 		out[plan.name] = net
 	}
 	return out
+}
+
+func nicByMAC(nics []cloudstack.NIC, mac string) (cloudstack.NIC, bool) {
+	for _, n := range nics {
+		if strings.EqualFold(n.MAC, mac) {
+			return n, true
+		}
+	}
+	return cloudstack.NIC{}, false
 }
 
 // DeleteVM implements apiv1.CPI: gone already is success; persistent disks
@@ -58,9 +67,18 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 	if err != nil {
 		return wrap(err, "looking up VM %s", cid.AsString())
 	}
-	if vm == nil || vm.Gone() {
+	if vm == nil {
 		c.logger.Info("vm", "VM %s is already gone", cid.AsString())
-		return c.forgetSettings(cid.AsString(), "")
+		return c.forgetSettings(cid.AsString())
+	}
+	// Settings go first: a retry after a failed destroy still knows the
+	// VM's name, which keys them.
+	if err := c.forgetSettings(vm.Name); err != nil {
+		return err
+	}
+	if vm.Gone() {
+		c.logger.Info("vm", "VM %s is already %s", vm.ID, vm.State)
+		return nil
 	}
 	if err := c.releaseVIP(vm); err != nil {
 		return wrap(err, "releasing the vip of VM %s", vm.ID)
@@ -69,10 +87,7 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 	if err != nil {
 		return wrap(err, "listing the volumes of VM %s", vm.ID)
 	}
-	if err := c.destroyVM(vm.ID, ephemeralIDs(vols)); err != nil {
-		return wrap(err, "destroying VM %s", vm.ID)
-	}
-	return c.forgetSettings(vm.ID, vm.Name)
+	return wrap(c.destroyVM(vm.ID, ephemeralIDs(vols)), "destroying VM %s", vm.ID)
 }
 
 // destroyVM destroys with expunge when configured, and without it when the
@@ -102,30 +117,25 @@ func (c CPI) releaseVIP(vm *cloudstack.VM) error {
 	if err != nil || addr == nil {
 		return err
 	}
-	if err := c.cloud.DisableStaticNAT(addr.ID); err != nil {
-		return err
-	}
+	// Releasing an address the CPI acquired also ends its static NAT; doing
+	// it in one step leaves nothing unfindable if a retry is needed.
 	if addr.Tags[cloudstack.AcquiredTag] == "true" {
 		return c.cloud.ReleasePublicIP(addr.ID)
 	}
-	return nil
+	return c.cloud.DisableStaticNAT(addr.ID)
 }
 
-// ephemeralIDs are the data disks CloudStack created with the VM: they are
-// not persistent disks, which carry the CPI's disk name prefix.
+// ephemeralIDs are the data disks deployVirtualMachine created with the VM,
+// which CloudStack names DATA-<vm id>. Any other attached volume — a
+// persistent disk of this or an earlier CPI, or an operator's — survives.
 func ephemeralIDs(vols []cloudstack.Volume) []string {
 	var ids []string
 	for _, vol := range vols {
-		if vol.Type == "DATADISK" && !isPersistentName(vol.Name) {
+		if vol.Type == "DATADISK" && strings.HasPrefix(vol.Name, "DATA-") {
 			ids = append(ids, vol.ID)
 		}
 	}
 	return ids
-}
-
-// Persistent disks are named by create_disk; earlier CPIs used cpi-disk-.
-func isPersistentName(name string) bool {
-	return strings.HasPrefix(name, diskNamePrefix) || strings.HasPrefix(name, "cpi-disk-")
 }
 
 const diskNamePrefix = "bosh-disk-"
@@ -249,7 +259,7 @@ func (c CPI) GetDisks(cid apiv1.VMCID) ([]apiv1.DiskCID, error) {
 	}
 	var disks []apiv1.DiskCID
 	for _, v := range vols {
-		if v.Type == "DATADISK" && isPersistentName(v.Name) {
+		if v.Type == "DATADISK" && !strings.HasPrefix(v.Name, "DATA-") {
 			disks = append(disks, apiv1.NewDiskCID(v.ID))
 		}
 	}

@@ -371,7 +371,13 @@ func TestFaultAtEachCreateVMCallLeavesNothingAndARetrySucceeds(t *testing.T) {
 			}
 			r := e.call("create_vm", "agent-f", stemcell, props, networks, []string{}, boshEnv)
 			if r.Error == nil {
-				t.Fatalf("create_vm succeeded through a fault in %s", command)
+				// The CPI got past the fault (a lost answer to
+				// createAffinityGroup is found by listing again).
+				var got []json.RawMessage
+				r.decode(t, &got)
+				var id string
+				_ = json.Unmarshal(got[0], &id)
+				e.call("delete_vm", id).ok(t)
 			}
 			if vms, vols, ips := e.live(); vms+vols+ips != 0 {
 				t.Fatalf("a fault in %s left %d VMs, %d data volumes, %d public IPs", command, vms, vols, ips)
@@ -440,4 +446,51 @@ func TestDeleteVMWithoutExpungePermission(t *testing.T) {
 		t.Fatal("a Destroyed VM is gone for the director")
 	}
 	e.call("delete_vm", cid).ok(t)
+}
+
+// TestDeleteVMKeepsVolumesItDidNotCreate: only the ephemeral disk
+// (deployVirtualMachine's DATA- volume) goes with the VM; a volume an
+// operator or an earlier CPI attached survives.
+func TestDeleteVMKeepsVolumesItDidNotCreate(t *testing.T) {
+	e := newEnv(t, nil)
+	stemcell := e.stemcell()
+	var result []json.RawMessage
+	e.call("create_vm", "agent-v", stemcell, smallVM, map[string]any{"default": manualNet("10.1.1.52")}, []string{},
+		boshEnv).ok(t).decode(t, &result)
+	var cid string
+	_ = json.Unmarshal(result[0], &cid)
+	c := e.client()
+	offerings, err := c.DiskOffering.ListDiskOfferings(c.DiskOffering.NewListDiskOfferingsParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var small string
+	for _, o := range offerings.DiskOfferings {
+		if o.Name == "Small" {
+			small = o.Id
+		}
+	}
+	p := c.Volume.NewCreateVolumeParams()
+	p.SetName("volume-operators-data")
+	p.SetDiskofferingid(small)
+	p.SetZoneid(e.vm(cid).Zoneid)
+	vol, err := c.Volume.CreateVolume(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Volume.AttachVolume(c.Volume.NewAttachVolumeParams(vol.Id, cid)); err != nil {
+		t.Fatal(err)
+	}
+	var disks []string
+	e.call("get_disks", cid).ok(t).decode(t, &disks)
+	if len(disks) != 1 || disks[0] != vol.Id {
+		t.Fatalf("get_disks = %v; want the attached volume %s and not the ephemeral disk", disks, vol.Id)
+	}
+	e.call("delete_vm", cid).ok(t)
+	for _, v := range e.volumes() {
+		if v.Id == vol.Id {
+			return
+		}
+	}
+	t.Fatal("delete_vm deleted a volume it did not create")
 }
