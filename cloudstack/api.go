@@ -25,6 +25,8 @@ type API interface {
 	DeployVM(s DeploySpec) (string, *VM, error)
 	// DestroyVM destroys a VM with the listed data volumes.
 	DestroyVM(id string, expunge bool, volumeIDs []string) error
+	// ExpungeVM expunges a Destroyed VM.
+	ExpungeVM(id string) error
 	// RebootVM reboots a running VM or starts a stopped one.
 	RebootVM(vm *VM) error
 	// SetDisplayName renames a VM in CloudStack's UI.

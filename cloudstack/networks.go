@@ -20,16 +20,13 @@ type Network struct {
 // FindNetworks resolves guest networks of a zone by id or exact name in
 // one listNetworks call.
 func (c *Client) FindNetworks(zoneID string, refs []string) (map[string]Network, error) {
-	p := c.cs.Network.NewListNetworksParams()
-	p.SetZoneid(zoneID)
-	p.SetListall(true)
-	resp, err := c.cs.Network.ListNetworks(p)
+	networks, err := c.zoneNetworks(zoneID)
 	if err != nil {
-		return nil, c.fail("listNetworks", err)
+		return nil, err
 	}
 	found := map[string]Network{}
 	for _, ref := range refs {
-		n, hits := matchNetwork(resp.Networks, ref)
+		n, hits := matchNetwork(networks, ref)
 		if hits > 1 {
 			return nil, fmt.Errorf("%d CloudStack networks in zone %s are named %q; name the one meant by id", hits, zoneID, ref)
 		}
@@ -39,6 +36,30 @@ func (c *Client) FindNetworks(zoneID string, refs []string) (map[string]Network,
 		found[ref] = *n
 	}
 	return found, nil
+}
+
+// listPageSize is CloudStack's usual default.page.size.
+const listPageSize = 500
+
+// zoneNetworks pages through a zone's networks: a zone can have more than
+// one page of them.
+func (c *Client) zoneNetworks(zoneID string) ([]*csgo.Network, error) {
+	var all []*csgo.Network
+	for page := 1; ; page++ {
+		p := c.cs.Network.NewListNetworksParams()
+		p.SetZoneid(zoneID)
+		p.SetListall(true)
+		p.SetPage(page)
+		p.SetPagesize(listPageSize)
+		resp, err := c.cs.Network.ListNetworks(p)
+		if err != nil {
+			return nil, c.fail("listNetworks", err)
+		}
+		all = append(all, resp.Networks...)
+		if len(resp.Networks) < listPageSize || len(all) >= resp.Count {
+			return all, nil
+		}
+	}
 }
 
 func matchNetwork(networks []*csgo.Network, ref string) (*Network, int) {

@@ -124,6 +124,16 @@ func (c *Client) DestroyVM(id string, expunge bool, volumeIDs []string) error {
 	return err
 }
 
+// ExpungeVM expunges a Destroyed VM, freeing its host name and addresses.
+func (c *Client) ExpungeVM(id string) error {
+	r, err := c.cs.VirtualMachine.ExpungeVirtualMachine(c.cs.VirtualMachine.NewExpungeVirtualMachineParams(id))
+	if err != nil {
+		return c.fail("expungeVirtualMachine", err)
+	}
+	_, err = c.waitJob("expungeVirtualMachine", r.JobID)
+	return err
+}
+
 // RebootVM reboots a running VM, or starts a stopped one.
 func (c *Client) RebootVM(vm *VM) error {
 	if vm.State == "Stopped" {

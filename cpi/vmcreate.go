@@ -90,19 +90,15 @@ func (v *vmCreation) resolve(networkRefs []string) error {
 func (v *vmCreation) resolveOffering() error {
 	c := v.cpi
 	if v.props.CPU > 0 {
-		offerings, err := c.cloud.ServiceOfferings()
+		o, err := v.customOffering()
 		if err != nil {
 			return err
 		}
-		for _, o := range offerings {
-			if o.Customized {
-				v.spec.ServiceOfferingID = o.ID
-				v.spec.CPUs, v.spec.MemoryMB = v.props.CPU, v.props.RAM
-				v.spec.CPUSpeed = firstInt(v.props.CPUSpeed, c.cfg.CloudStack.DefaultCPUSpeed)
-				return nil
-			}
-		}
-		return badInput(fmt.Errorf("cpu and ram need a customized compute offering, and CloudStack offers none"))
+		v.spec.ServiceOfferingID = o.ID
+		v.spec.CPUs, v.spec.MemoryMB = v.props.CPU, v.props.RAM
+		v.spec.CPUSpeed = firstInt(v.props.CPUSpeed, c.cfg.CloudStack.DefaultCPUSpeed)
+		v.spec.RootDiskGB = gib(v.props.RootDiskSize)
+		return nil
 	}
 	ref := firstOf(v.props.ComputeOffering, c.cfg.CloudStack.DefaultComputeOffering)
 	if ref == "" {
@@ -118,6 +114,32 @@ func (v *vmCreation) resolveOffering() error {
 	v.spec.ServiceOfferingID = o.ID
 	v.spec.RootDiskGB = gib(v.props.RootDiskSize)
 	return nil
+}
+
+// customOffering is the customized offering cpu and ram run on: the one
+// compute_offering names, else the first CloudStack lists.
+func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
+	c := v.cpi
+	if ref := v.props.ComputeOffering; ref != "" {
+		o, err := c.cloud.FindServiceOffering(ref)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		if !o.Customized {
+			return nil, badInput(fmt.Errorf("compute offering %q is not customized, so cpu and ram cannot be set", ref))
+		}
+		return o, nil
+	}
+	offerings, err := c.cloud.ServiceOfferings()
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range offerings {
+		if o.Customized {
+			return &o, nil
+		}
+	}
+	return nil, badInput(fmt.Errorf("cpu and ram need a customized compute offering, and CloudStack offers none"))
 }
 
 func (v *vmCreation) resolveEphemeral() error {

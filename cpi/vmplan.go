@@ -46,9 +46,6 @@ func readVMProps(cp apiv1.VMCloudProps) (vmProps, error) {
 	if (props.CPU > 0) != (props.RAM > 0) {
 		return props, fmt.Errorf("VM cloud_properties: cpu and ram go together")
 	}
-	if props.CPU > 0 && props.ComputeOffering != "" {
-		return props, fmt.Errorf("VM cloud_properties: give compute_offering or cpu and ram, not both")
-	}
 	return props, nil
 }
 

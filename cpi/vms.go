@@ -76,6 +76,14 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 	if err := c.forgetSettings(vm.Name); err != nil {
 		return err
 	}
+	if vm.State == "Destroyed" && *c.cfg.CloudStack.ExpungeVM {
+		// Destroyed but not expunged (by hand, or by an account that
+		// may not expunge) it still holds its host name and addresses.
+		if err := c.cloud.ExpungeVM(vm.ID); err != nil && !isPermissionDenied(err) {
+			return wrap(err, "expunging VM %s", vm.ID)
+		}
+		return nil
+	}
 	if vm.Gone() {
 		c.logger.Info("vm", "VM %s is already %s", vm.ID, vm.State)
 		return nil

@@ -494,3 +494,30 @@ func TestDeleteVMKeepsVolumesItDidNotCreate(t *testing.T) {
 	}
 	t.Fatal("delete_vm deleted a volume it did not create")
 }
+
+func TestDeleteVMExpungesAVMDestroyedByHand(t *testing.T) {
+	e := newEnv(t, nil)
+	stemcell := e.stemcell()
+	var result []json.RawMessage
+	props := map[string]any{"compute_offering": "Custom", "cpu": 2, "ram": 2048}
+	e.call("create_vm", "agent-h", stemcell, props, map[string]any{"default": manualNet("10.1.1.53")}, []string{},
+		boshEnv).ok(t).decode(t, &result)
+	var cid string
+	_ = json.Unmarshal(result[0], &cid)
+	if vm := e.vm(cid); vm.Cpunumber != 2 || vm.Memory != 2048 {
+		t.Fatalf("custom offering VM has %d CPUs, %d MiB", vm.Cpunumber, vm.Memory)
+	}
+	c := e.client()
+	if _, err := c.VirtualMachine.DestroyVirtualMachine(c.VirtualMachine.NewDestroyVirtualMachineParams(cid)); err != nil {
+		t.Fatal(err)
+	}
+	e.call("delete_vm", cid).ok(t)
+	for _, vm := range e.vms() {
+		if vm.Id == cid && vm.State == "Destroyed" {
+			t.Fatal("delete_vm left a Destroyed VM holding its name and address")
+		}
+	}
+	// Its address is free again.
+	e.call("create_vm", "agent-h2", stemcell, props, map[string]any{"default": manualNet("10.1.1.53")}, []string{},
+		boshEnv).ok(t)
+}

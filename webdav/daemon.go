@@ -162,7 +162,7 @@ func (d *Daemon) put(w http.ResponseWriter, r *http.Request) {
 	}
 	tmpName := tmp.Name()
 	defer os.Remove(tmpName) // after the rename, nothing to remove
-	n, err := io.Copy(tmp, r.Body)
+	n, err := io.Copy(tmp, idleLimited(w, r.Body))
 	if err == nil && n != r.ContentLength {
 		err = fmt.Errorf("got %d of %d bytes", n, r.ContentLength)
 	}
@@ -193,6 +193,30 @@ func (d *Daemon) put(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusCreated)
+}
+
+// uploadIdle is how long an upload may send nothing before it is dropped:
+// a stalled client must not hold a goroutine and disk space forever.
+const uploadIdle = 2 * time.Minute
+
+// idleLimited extends the request's read deadline as bytes arrive.
+func idleLimited(w http.ResponseWriter, body io.Reader) io.Reader {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(uploadIdle))
+	return &deadlineReader{r: body, rc: rc}
+}
+
+type deadlineReader struct {
+	r  io.Reader
+	rc *http.ResponseController
+}
+
+func (d *deadlineReader) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if n > 0 {
+		_ = d.rc.SetReadDeadline(time.Now().Add(uploadIdle))
+	}
+	return n, err
 }
 
 func (d *Daemon) place(tmp, token, name string) (existed bool, err error) {
