@@ -6,10 +6,7 @@ require (
 	github.com/apache/cloudstack-go/v2 v2.19.0
 	github.com/cloudfoundry/bosh-cpi-go v0.0.0-20250111100038-3f19018803f1
 	github.com/cloudfoundry/bosh-utils v0.0.643
+	golang.org/x/net v0.62.0
 )
 
-require (
-	go.uber.org/mock v0.5.0 // indirect
-	golang.org/x/net v0.62.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-)
+require go.uber.org/mock v0.5.0 // indirect
