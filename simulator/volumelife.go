@@ -1,0 +1,164 @@
+package simulator
+
+import (
+	"strings"
+)
+
+// Detaching, deleting and resizing volumes.
+
+// detachVolume is detachVolumeFromVM: by id, or by virtualmachineid and
+// deviceid; all checks in the job. The volume keeps its storage.
+func detachVolume(c *Call) (*asyncJob, error) {
+	p := c.Params
+	id, vmID, hasDevice := p.Get("id"), p.Get("virtualmachineid"), p.Has("deviceid")
+	device := p.Int("deviceid", -1)
+	return &asyncJob{instanceType: "Volume", instanceID: strings.ToLower(id),
+		cmdClass: "org.apache.cloudstack.api.command.admin.volume.DetachVolumeCmdByAdmin",
+		run: func() (any, error) {
+			if (id == "" && (!hasDevice || vmID == "")) || (id != "" && (hasDevice || vmID != "")) {
+				return nil, paramError("Please provide either a volume id, or a tuple(device id, instance id)")
+			}
+			var v *Volume
+			if id != "" {
+				if found, ok := c.st.liveVolume(id); ok {
+					v = found
+				} else {
+					return nil, paramError("Unable to find volume with ID: %s", c.st.volumeInternalID(id))
+				}
+			} else {
+				for _, candidate := range c.st.volumesOf(vmID) {
+					if candidate.DeviceID != nil && int64(*candidate.DeviceID) == device {
+						v = candidate
+					}
+				}
+				if v == nil { // findByInstanceAndDeviceId(...).get(0) on an empty list
+					return nil, internalError("Index 0 out of bounds for length 0")
+				}
+			}
+			owner := firstNonEmpty(vmID, v.VMID)
+			if owner == "" {
+				return nil, paramError("The specified volume is not attached to a VM.")
+			}
+			vm, ok := byID(c.st.VMs, owner)
+			if !ok || (vm.State != "Running" && vm.State != "Stopped" && vm.State != "Destroyed") {
+				return nil, paramError("Please specify a VM that is either running or stopped.")
+			}
+			if v.Type == volumeRoot {
+				if err := rootDetachAttachAllowed(vm); err != nil {
+					return nil, err
+				}
+			}
+			v.detach()
+			c.changed()
+			return map[string]any{"volume": c.volumeView(v)}, nil
+		}}, nil
+}
+
+// deleteVolume (synchronous) is destroyVolume with expunge: a detached
+// volume is expunged at once, its row kept with removed set.
+func deleteVolume(c *Call) (any, error) {
+	id := c.Params.Get("id")
+	v, ok := c.st.liveVolume(id)
+	switch {
+	case !ok:
+		return nil, paramError("Unable to find volume with ID: %s", c.st.volumeInternalID(id))
+	case c.st.snapshotInProgress(v.ID):
+		return nil, paramError("There are snapshot operations in progress on the volume, unable to delete it")
+	case v.VMID != "":
+		if vm, found := byID(c.st.VMs, v.VMID); found && vm.Removed == nil {
+			return nil, paramError("Please specify a volume that is not attached to any VM.")
+		}
+	}
+	v.expunge(c.srv.now())
+	c.st.removeTagsOf("Volume", v.ID)
+	c.changed()
+	return success(), nil
+}
+
+// resizeVolume follows VolumeApiServiceImpl.resizeVolume. Without a new
+// disk offering the size may change unless the offering's size is strict
+// (4.17's disksizestrictness; no simulator offering is strict), so since
+// 4.17 a volume of a fixed offering resizes too - before, only a customized
+// offering allowed it. With a new offering, a fixed one sets the size and a
+// customized one takes size. Shrinking needs shrinkok; an Allocated volume
+// just changes in the database; XenServer cannot resize a disk attached to
+// a VM that is not Stopped.
+func resizeVolume(c *Call) (*asyncJob, error) {
+	p := c.Params
+	id, newOfferingID, shrinkOK := p.Get("id"), p.Get("diskofferingid"), p.Bool("shrinkok", false)
+	sizeGB, hasSize := p.Int("size", 0), p.Has("size")
+	return &asyncJob{instanceType: "Volume", instanceID: strings.ToLower(id),
+		cmdClass: "org.apache.cloudstack.api.command.admin.volume.ResizeVolumeCmdByAdmin",
+		run: func() (any, error) {
+			v, ok := c.st.liveVolume(id)
+			if !ok {
+				return nil, paramError("No such volume")
+			}
+			if c.st.snapshotInProgress(v.ID) {
+				return nil, internalError("There is/are unbacked up snapshot(s) on this volume, resize volume is not permitted, please try again later.")
+			}
+			offering, _ := byID(c.st.DiskOfferings, v.DiskOfferingID)
+			var newOffering *DiskOffering
+			if newOfferingID != "" {
+				newOffering, _ = byID(c.st.DiskOfferings, newOfferingID)
+			}
+			hv := v.Hypervisor
+			if v.State == volumeAllocated {
+				hv = "None" // not on a storage pool yet
+			}
+			switch hv {
+			case "KVM", "XenServer", "VMware", "Any", "None":
+			default:
+				return nil, paramError("Hypervisor %s does not support volume resize", hv)
+			}
+			if v.State != volumeReady && v.State != volumeAllocated {
+				return nil, paramError("Volume should be in ready or allocated state before attempting a resize. Volume %s is in state %s.", v.ID, v.State)
+			}
+			vm, attached := byID(c.st.VMs, v.VMID)
+			attached = attached && v.VMID != ""
+			newSize := v.SizeBytes
+			switch {
+			case newOffering == nil && hasSize:
+				if offering != nil && offering.Customized {
+					if err := customSizeInRange(sizeGB); err != nil {
+						return nil, err
+					}
+				}
+				newSize = sizeGB << 30
+			case newOffering != nil && newOffering.DiskSize > 0:
+				newSize = newOffering.DiskSize << 30
+			case newOffering != nil && newOffering.Customized:
+				if !hasSize {
+					return nil, paramError("The new disk offering requires that a size be specified.")
+				}
+				if err := customSizeInRange(sizeGB); err != nil {
+					return nil, err
+				}
+				newSize = sizeGB << 30
+			case newOffering != nil && hasSize:
+				return nil, paramError("You cannot pass in a custom disk size to a non-custom disk offering.")
+			}
+			if newOffering != nil && v.Type == volumeRoot && attached && newSize != v.SizeBytes && vm.State != "Stopped" {
+				return nil, paramError("Cannot resize ROOT volume [%s] when VM is not on Stopped State. VM %s is in state %s", v.Name, vm.InstanceName, vm.State)
+			}
+			current := v.SizeBytes
+			if current != newSize {
+				if err := validateVolumeSize(newSize); err != nil {
+					return nil, err
+				}
+				if current > newSize && !shrinkOK {
+					return nil, paramError("Going from existing size of %d to size of %d would shrink the volume."+
+						"Need to sign off by supplying the shrinkok parameter with value of true.", current, newSize)
+				}
+				if v.State == volumeReady && attached && hv == "XenServer" && vm.State != "Stopped" {
+					return nil, paramError("The VM must be stopped or the disk detached in order to resize with the XenServer Hypervisor.")
+				}
+			}
+			v.SizeBytes = newSize
+			if newOffering != nil {
+				v.DiskOfferingID = newOffering.ID
+			}
+			c.changed()
+			return map[string]any{"volume": c.volumeView(v)}, nil
+		}}, nil
+}
