@@ -103,25 +103,20 @@ func (c *Client) ReleasePublicIP(ipID string) error {
 // FindOrCreateAffinityGroup returns the id of the named affinity group,
 // creating it with type kind when it does not exist.
 func (c *Client) FindOrCreateAffinityGroup(name, kind string) (string, error) {
-	p := c.cs.AffinityGroup.NewListAffinityGroupsParams()
-	p.SetName(name)
-	resp, err := c.cs.AffinityGroup.ListAffinityGroups(p)
-	if err != nil {
-		return "", c.fail("listAffinityGroups", err)
+	id, found, err := c.findAffinityGroup(name)
+	switch {
+	case err != nil:
+		return "", err
+	case id != "" && found != kind:
+		return "", fmt.Errorf("affinity group %q exists with type %q, not %q", name, found, kind)
+	case id != "":
+		return id, nil
 	}
-	for _, g := range resp.AffinityGroups {
-		if g.Name == name {
-			if g.Type != kind {
-				return "", fmt.Errorf("affinity group %q exists with type %q, not %q", name, g.Type, kind)
-			}
-			return g.Id, nil
-		}
-	}
-	id, err := c.createAffinityGroup(name, kind)
+	id, err = c.createAffinityGroup(name, kind)
 	if err != nil {
 		// Parallel create_vm calls of one instance group race to create
 		// its group; the loser uses the winner's.
-		if again, _ := c.findAffinityGroup(name); again != "" {
+		if again, _, _ := c.findAffinityGroup(name); again != "" {
 			return again, nil
 		}
 	}
@@ -139,17 +134,19 @@ func (c *Client) createAffinityGroup(name, kind string) (string, error) {
 	return r.Id, nil
 }
 
-func (c *Client) findAffinityGroup(name string) (string, error) {
+// findAffinityGroup returns the id and type of the group named exactly
+// name, or "" when there is none.
+func (c *Client) findAffinityGroup(name string) (id, kind string, err error) {
 	p := c.cs.AffinityGroup.NewListAffinityGroupsParams()
 	p.SetName(name)
 	resp, err := c.cs.AffinityGroup.ListAffinityGroups(p)
 	if err != nil {
-		return "", c.fail("listAffinityGroups", err)
+		return "", "", c.fail("listAffinityGroups", err)
 	}
 	for _, g := range resp.AffinityGroups {
 		if g.Name == name {
-			return g.Id, nil
+			return g.Id, g.Type, nil
 		}
 	}
-	return "", nil
+	return "", "", nil
 }

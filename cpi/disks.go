@@ -1,7 +1,6 @@
 package cpi
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -60,16 +59,7 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 // disk_offering must not silently become the default offering.
 func readDiskProps(cp apiv1.DiskCloudProps) (diskProps, error) {
 	var props diskProps
-	raw, err := json.Marshal(cp)
-	if err != nil {
-		return props, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&props); err != nil && string(raw) != "null" {
-		return props, fmt.Errorf("disk cloud_properties: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return props, nil
+	return props, decodeStrict(cp, &props, "disk")
 }
 
 func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, error) {

@@ -29,16 +29,25 @@ type vmProps struct {
 	KeyPair               string   `json:"keypair"`
 }
 
-func readVMProps(cp apiv1.VMCloudProps) (vmProps, error) {
-	var props vmProps
+// decodeStrict reads cloud_properties into v, refusing keys v has no field
+// for: a typo must not silently give a VM or disk the wrong size.
+func decodeStrict(cp any, v any, what string) error {
 	raw, err := json.Marshal(cp)
-	if err != nil {
-		return props, err
+	if err != nil || string(raw) == "null" {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&props); err != nil && string(raw) != "null" {
-		return props, fmt.Errorf("VM cloud_properties: %s", strings.TrimPrefix(err.Error(), "json: "))
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s cloud_properties: %s", what, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+func readVMProps(cp apiv1.VMCloudProps) (vmProps, error) {
+	var props vmProps
+	if err := decodeStrict(cp, &props, "VM"); err != nil {
+		return props, err
 	}
 	if props.CPU < 0 || props.RAM < 0 || props.EphemeralDiskSize < 0 || props.RootDiskSize < 0 {
 		return props, fmt.Errorf("VM cloud_properties: cpu, ram and disk sizes must not be negative")
