@@ -3,6 +3,7 @@ package simulator
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -159,10 +160,72 @@ func queryAsyncJobResult(c *Call) (any, error) {
 	return c.jobView(job), nil
 }
 
+// listAsyncJobs is ListAsyncJobsCmd and QueryManagerImpl.
+// searchForAsyncJobsInternal: the jobs buildACLSearchParameters lets the
+// caller see (jobPermitted), keyword a substring of cmd, startdate keeping
+// jobs created on or after that day, managementserverid the executing
+// server's; in id order. ListAsyncJobsCmd is not among the commands
+// ParamProcessWorker gives the "yyyy-MM-dd HH:mm:ss" format, so startdate
+// is read as "yyyy-MM-dd" and its time of day ignored.
 func listAsyncJobs(c *Call) (any, error) {
-	l := lister[*Job]{key: "asyncjobs", id: (*Job).uuid, view: c.jobView,
+	p := c.Params
+	var since time.Time
+	if d := p.Get("startdate"); d != "" {
+		since, _ = time.Parse("2006-01-02", d[:10]) // validate checked the date
+	}
+	l := lister[*Job]{key: "asyncjobs", id: (*Job).uuid, view: c.listedJobView,
 		keyword: func(j *Job) []string { return []string{j.Cmd} }}
-	return l.run(c, c.st.Jobs)
+	return l.run(c, c.st.Jobs, func(j *Job) bool {
+		return c.jobPermitted(j) && !j.Created.Before(since) &&
+			optEq(p.Get("managementserverid"), c.st.ManagementServerID)
+	})
+}
+
+// Account.Type values (com.cloud.user.Account.Type) that buildACLSearchParameters
+// treats as admins.
+const (
+	accountTypeAdmin       = 1
+	accountTypeDomainAdmin = 2
+)
+
+// jobPermitted is AccountManagerImpl.buildACLSearchParameters as
+// searchForAsyncJobsInternal uses it: a caller that is not an admin sees its
+// own account's jobs; an admin sees its own too unless it names an account
+// (in domainid or its own domain), a domainid (that domain, or below it
+// with isrecursive) or asks for listall (its domain and below).
+func (c *Call) jobPermitted(j *Job) bool {
+	p := c.Params
+	owner := c.st.account(j.AccountID)
+	if owner == nil {
+		return false
+	}
+	admin := c.Account.Type == accountTypeAdmin || c.Account.Type == accountTypeDomainAdmin
+	domainID := firstNonEmpty(p.Get("domainid"), c.Account.DomainID)
+	switch {
+	case !admin:
+		return owner.ID == c.Account.ID
+	case p.Get("account") != "":
+		return strings.EqualFold(owner.Name, p.Get("account")) && strings.EqualFold(owner.DomainID, domainID)
+	case p.Get("domainid") != "" && !p.Bool("isrecursive", false) && !p.Bool("listall", false):
+		return strings.EqualFold(owner.DomainID, domainID)
+	case p.Get("domainid") != "" || p.Bool("listall", false):
+		return c.st.domainWithin(owner.DomainID, domainID)
+	}
+	return owner.ID == c.Account.ID
+}
+
+// domainWithin says domain id is base or below it (DomainVO path prefix).
+func (st *state) domainWithin(id, base string) bool {
+	d, b := st.domain(id), st.domain(base)
+	return d != nil && b != nil && strings.HasPrefix(d.Path, b.Path)
+}
+
+// listedJobView is AsyncJobJoinDaoImpl.newAsyncJobResponse, which, unlike
+// queryAsyncJobResult, leaves "completed" out.
+func (c *Call) listedJobView(j *Job) map[string]any {
+	v := c.jobView(j)
+	delete(v, "completed")
+	return v
 }
 
 // jobView is AsyncJobResponse. A pending job has no result fields yet.

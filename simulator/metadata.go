@@ -49,7 +49,10 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 // metadata answers one metadata path of a VM; the caller holds the lock.
 func (s *Server) metadata(vmID, path string) (string, bool) {
 	vm, found := byID(s.st.VMs, vmID)
-	if !found || vm.Removed != nil {
+	if !found || vm.Removed != nil || !s.st.userDataApplied(vm) {
+		// Only a network whose offering provides the UserData service has
+		// a virtual router serving the VM's data (UserVmManagerImpl.
+		// applyUserData).
 		return "", false
 	}
 	switch path = strings.TrimSuffix(path, "/"); path {

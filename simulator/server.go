@@ -52,6 +52,10 @@ type Options struct {
 	Faults []Fault
 	// FaultSeed seeds probabilistic fault rules; 0 means 1.
 	FaultSeed int64
+	// ExpungeInterval and ExpungeDelay are the expunge.interval and
+	// expunge.delay global settings (seconds) the expunge thread starts with;
+	// zero means CloudStack's default, 86400.
+	ExpungeInterval, ExpungeDelay int
 	// Logger gets one line per API request (method, command, status,
 	// latency; never parameters). Nil discards.
 	Logger *log.Logger
@@ -70,6 +74,7 @@ type Server struct {
 	st       *state
 	sessions map[string]*session
 	timers   map[string]*time.Timer
+	expunger *expungeTask
 	dirty    bool
 	closed   bool
 	saveErr  error
@@ -99,6 +104,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.handler = s.routes()
+	s.startExpungeTask()
 	return s, nil
 }
 
@@ -156,6 +162,7 @@ func (s *Server) persist() {
 func (s *Server) Close() error {
 	// Transfers take the lock to record progress: stop them first.
 	s.xfer.close()
+	s.stopExpungeTask()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true

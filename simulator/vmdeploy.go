@@ -96,6 +96,9 @@ func deployVirtualMachine(c *Call) (*asyncJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.checkUserDataService(plans[0].net, userData, keyNames, tmpl.passwordEnabled); err != nil {
+		return nil, err
+	}
 	name := p.Get("name")
 	if p.Has("name") {
 		if !verifyHostName(name) {
@@ -165,7 +168,7 @@ func deployVirtualMachine(c *Call) (*asyncJob, error) {
 // host name) when the expunge thread removes the VM; the simulator releases
 // them at once.
 func (c *Call) failDeploy(vm *VirtualMachine) {
-	vm.State, vm.HostID, vm.NICs = "Error", "", nil
+	vm.State, vm.HostID, vm.NICs, vm.UpdateTime = "Error", "", nil, c.srv.now()
 	for _, v := range c.st.volumesOf(vm.ID) {
 		v.State = "Destroy"
 	}

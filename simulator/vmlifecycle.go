@@ -1,7 +1,9 @@
 package simulator
 
 import (
+	"fmt"
 	"strings"
+	"time"
 )
 
 func init() {
@@ -44,9 +46,13 @@ func (c *Call) transition(job *asyncJob, vm *VirtualMachine, during string) {
 	job.fail = func(*APIError) { vm.State = previous }
 }
 
-// startVirtualMachine starts a Stopped VM: Starting during the job, then
-// Running, or back to Stopped with a 533 when no host fits. Starting a
-// running VM changes nothing.
+// startVirtualMachine is UserVmManagerImpl.startVirtualMachine(StartVMCmd)
+// inside the job: a Running VM is refused with InvalidParameterValueException
+// (431), then VirtualMachineManagerImpl.changeToStartState takes a Stopped VM
+// to Starting and Running (or back to Stopped with a 533 when no host
+// fits); a VM in a transitional state fails with "There are concurrent
+// operations on ..." and any other state (Destroyed, Error, ...) with
+// "Cannot start <vm> in <state> state", both 530.
 func startVirtualMachine(c *Call) (*asyncJob, error) {
 	job, vm := c.vmJob("admin.vm.StartVMCmdByAdmin")
 	if vm == nil {
@@ -54,7 +60,8 @@ func startVirtualMachine(c *Call) (*asyncJob, error) {
 	}
 	switch vm.State {
 	case "Running":
-		job.run = func() (any, error) { return c.vmResult(vm) }
+		text := fmt.Sprintf("The virtual machine %s (%s) is already running", vm.ID, vm.displayNameOrHostName())
+		job.run = func() (any, error) { return nil, paramError("%s", text) }
 	case "Stopped":
 		c.transition(job, vm, "Starting")
 		hostID := c.Params.Get("hostid")
@@ -65,44 +72,69 @@ func startVirtualMachine(c *Call) (*asyncJob, error) {
 			return c.vmResult(vm)
 		}
 	default:
-		state := vm.State
-		job.run = func() (any, error) {
-			return nil, internalError("Unable to start VM instance %s in state %s", vm.ID, state)
+		text := fmt.Sprintf("Cannot start %s in %s state", vmString(vm), vm.State)
+		if isTransitional(vm.State) {
+			text = "There are concurrent operations on " + vmString(vm)
 		}
+		job.run = func() (any, error) { return nil, internalError("%s", text) }
 	}
 	return job, nil
 }
 
+// displayNameOrHostName is VMInstanceVO.getDisplayNameOrHostName.
+func (vm *VirtualMachine) displayNameOrHostName() string {
+	if strings.TrimSpace(vm.DisplayName) != "" {
+		return vm.DisplayName
+	}
+	return vm.Name
+}
+
+// isTransitional is VirtualMachine.State.isTransitional.
+func isTransitional(state string) bool {
+	switch state {
+	case "Starting", "Stopping", "Migrating", "Expunging", "Restoring", "BackingUp":
+		return true
+	}
+	return false
+}
+
 // stopVM moves a VM off its host.
 func (c *Call) stopVM(vm *VirtualMachine) {
+	vm.stop()
+	c.changed()
+}
+
+func (vm *VirtualMachine) stop() {
 	if vm.HostID != "" {
 		vm.LastHostID = vm.HostID
 	}
 	vm.HostID, vm.State = "", "Stopped"
-	c.changed()
 }
 
-// stopVirtualMachine stops a VM (forced or not, the simulator's guests stop
-// at once): Stopping during the job, then Stopped. Stopping a stopped VM
-// changes nothing.
+// stopVirtualMachine is UserVmManagerImpl.stopVirtualMachine(vmId, forced)
+// and VirtualMachineManagerImpl.advanceStop: a VM that is Stopped,
+// Destroyed, Expunging or in Error is returned as it is; a VM without a host
+// (Starting before placement) is refused with "Unable to stop <vm>" (530)
+// unless forced, which marks it Stopped; any other VM is Stopping during
+// the job, then Stopped. The simulator's guests always answer the
+// StopCommand, so forced changes nothing else.
 func stopVirtualMachine(c *Call) (*asyncJob, error) {
 	job, vm := c.vmJob("admin.vm.StopVMCmdByAdmin")
 	if vm == nil {
 		return job, nil
 	}
-	switch vm.State {
-	case "Stopped":
+	forced := c.Params.Bool("forced", false)
+	switch {
+	case vm.State == "Stopped" || vm.State == "Destroyed" || vm.State == "Expunging" || vm.State == "Error":
 		job.run = func() (any, error) { return c.vmResult(vm) }
-	case "Running", "Starting", "Stopping":
+	case vm.HostID == "" && !forced:
+		text := "Unable to stop " + vmString(vm)
+		job.run = func() (any, error) { return nil, internalError("%s", text) }
+	default:
 		c.transition(job, vm, "Stopping")
 		job.run = func() (any, error) {
 			c.stopVM(vm)
 			return c.vmResult(vm)
-		}
-	default:
-		state := vm.State
-		job.run = func() (any, error) {
-			return nil, internalError("Unable to stop VM instance %s in state %s", vm.ID, state)
 		}
 	}
 	return job, nil
@@ -176,7 +208,7 @@ func destroyVirtualMachine(c *Call) (*asyncJob, error) {
 			c.expungeVM(vm)
 		} else {
 			c.stopVM(vm)
-			vm.State = "Destroyed"
+			vm.State, vm.UpdateTime = "Destroyed", now
 			for _, v := range c.st.volumesOf(vm.ID) {
 				if v.Type == volumeRoot {
 					v.State = "Destroy"
@@ -189,31 +221,37 @@ func destroyVirtualMachine(c *Call) (*asyncJob, error) {
 	return job, nil
 }
 
-// expungeVM removes a VM for good: its NICs (and so its addresses and host
-// name) are released, its static NAT disabled, its ROOT volume expunged,
-// its data volumes detached and its tags deleted.
+// expungeVM removes a VM for good (UserVmManagerImpl.expunge): its NICs,
+// and so its addresses and host name, are released
+// (releaseNetworkResourcesOnExpunge, then VirtualMachineManagerImpl.
+// advanceExpunge's cleanupNics), its static NAT disabled
+// (cleanupVmResources), its ROOT volume expunged, its data volumes detached
+// and its tags deleted.
 func (c *Call) expungeVM(vm *VirtualMachine) {
-	now := c.srv.now()
-	c.stopVM(vm)
-	vm.State, vm.Removed, vm.NICs = "Expunging", &now, nil
-	for _, v := range c.st.Volumes {
+	c.st.expungeVM(vm, c.srv.now())
+	c.changed()
+}
+
+func (st *state) expungeVM(vm *VirtualMachine, now time.Time) {
+	vm.stop()
+	vm.State, vm.Removed, vm.NICs, vm.UpdateTime = "Expunging", &now, nil, now
+	for _, v := range st.Volumes {
 		if v.Removed != nil || !strings.EqualFold(v.VMID, vm.ID) {
 			continue
 		}
 		if v.Type == volumeRoot {
 			v.expunge(now)
-			c.st.removeTagsOf("Volume", v.ID)
+			st.removeTagsOf("Volume", v.ID)
 		} else {
 			v.detach()
 		}
 	}
-	for _, ip := range c.st.PublicIPs {
+	for _, ip := range st.PublicIPs {
 		if ip.StaticNAT && strings.EqualFold(ip.VMID, vm.ID) {
 			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
 		}
 	}
-	c.st.removeTagsOf("UserVm", vm.ID)
-	c.changed()
+	st.removeTagsOf("UserVm", vm.ID)
 }
 
 // expungeVirtualMachine expunges a Destroyed (or Error) VM; an expunged VM
@@ -264,39 +302,167 @@ func recoverVirtualMachine(c *Call) (any, error) {
 	return map[string]any{"virtualmachine": c.vmView(vm)}, nil
 }
 
-// updateVirtualMachine changes a VM's display name, group, HA flag, host
-// name (checked like deployVirtualMachine's) or user data.
+// updateVirtualMachine is UserVmManagerImpl.updateVirtualMachine(UpdateVMCmd)
+// and updateVirtualMachine(long id, ...). It works on a VM in any state but
+// Error and Expunging, Running ones included. UpdateVMCmd.execute turns
+// every CloudRuntimeException, InvalidParameterValueException included,
+// into "Failed to update VM, due to <text>: " (530).
 func updateVirtualMachine(c *Call) (any, error) {
+	vm, err := c.updateVM()
+	if err != nil {
+		if e := asAPIError(err); e.Code == codeParamError || e.Code == codeInternalError {
+			return nil, internalError("Failed to update VM, due to %s: ", e.Text)
+		}
+		return nil, err
+	}
+	return map[string]any{"virtualmachine": c.vmView(vm)}, nil
+}
+
+func (c *Call) updateVM() (*VirtualMachine, error) {
 	p := c.Params
 	vm, found := byID(c.st.VMs, p.Get("id"))
-	if !found || vm.Removed != nil {
-		return nil, paramError("unable to find virtual machine %s", p.Get("id"))
+	if !found || vm.Removed != nil { // validateInputsAndPermissionForUpdateVirtualMachineCommand
+		id := p.Get("id")
+		if found {
+			id = fmt.Sprint(vm.InternalID)
+		}
+		return nil, paramError("unable to find virtual machine with id: %s", id)
 	}
-	userData := vm.UserData
-	if p.Has("userdata") {
-		ud, err := validateUserData(p.Get("userdata"))
+	if p.Has("userdata") && p.Has("userdataid") { // finalizeUserData
+		return nil, paramError("Both userdata and userdata ID inputs are not allowed, please provide only one")
+	}
+	details, err := c.updatedDetails(vm)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkInstanceName(vm); err != nil {
+		return nil, err
+	}
+	if vm.State == "Error" || vm.State == "Expunging" {
+		return nil, paramError("Vm with id %d is not in the right state", vm.InternalID)
+	}
+	userData, updateUserData := vm.UserData, p.Has("userdata")
+	if updateUserData {
+		// "check and replace newlines": the two characters \ and n.
+		ud, err := validateUserData(strings.ReplaceAll(p.Get("userdata"), `\n`, ""))
 		if err != nil {
 			return nil, err
 		}
 		userData = ud
 	}
-	if name := p.Get("name"); name != "" && name != vm.Name {
-		if !verifyHostName(name) {
-			return nil, hostNameError()
-		}
-		var plans []*nicPlan
-		for _, n := range vm.NICs {
-			if net := c.st.network(n.NetworkID); net != nil {
-				plans = append(plans, &nicPlan{net: net})
-			}
-		}
-		if n := c.st.hostNameTaken(name, plans, vm.ID); n != nil {
-			return nil, duplicateHostName(name, n)
-		}
-		vm.Name = name
+	if p.Bool("isdynamicallyscalable", false) {
+		return nil, c.dynamicScalingRefusal(vm)
 	}
-	if d := p.Get("displayname"); d != "" {
-		vm.DisplayName = d
+	if err := c.checkSecurityGroupUpdate(vm); err != nil {
+		return nil, err
+	}
+	name := p.Get("name")
+	if p.Has("name") && name != vm.Name {
+		if err := c.checkNewHostName(vm, name); err != nil {
+			return nil, err
+		}
+	}
+	c.applyUpdate(vm, details, userData)
+	if updateUserData && !c.st.userDataApplied(vm) {
+		// updateUserData runs after the row is saved: the VM keeps the new
+		// user data although the call fails.
+		return nil, internalError("Failed to reset userdata for the virtual machine ")
+	}
+	return vm, nil
+}
+
+// updatedDetails is the details handling of updateVirtualMachine(UpdateVMCmd):
+// cleanupdetails removes them all (the caller is root admin), details
+// replaces them and may not hold extraconfig; extraconfig itself needs
+// enable.additional.vm.configuration, false by default. The nil map means
+// no change.
+func (c *Call) updatedDetails(vm *VirtualMachine) (map[string]string, error) {
+	p := c.Params
+	if p.Bool("cleanupdetails", false) {
+		return map[string]string{}, nil
+	}
+	var details map[string]string
+	if m := p.Map("details"); len(m) > 0 {
+		details = m[0] // UpdateVMCmd.getDetails: the first details[i] entry
+		if _, ok := details["extraconfig"]; ok {
+			return nil, paramError("'extraconfig' should not be included in details as key")
+		}
+	}
+	if strings.TrimSpace(p.Get("extraconfig")) != "" {
+		return nil, paramError("attempted setting extraconfig but enable.additional.vm.configuration is disabled")
+	}
+	return details, nil
+}
+
+// checkInstanceName: another VM (not expunged) may not have the instance
+// name asked for.
+func (c *Call) checkInstanceName(vm *VirtualMachine) error {
+	name := c.Params.Get("instancename")
+	if name == "" {
+		return nil
+	}
+	for _, other := range c.st.VMs {
+		if other.Removed == nil && other.InstanceName == name && other.ID != vm.ID {
+			return internalError("Instance name : %s is not unique", name)
+		}
+	}
+	return nil
+}
+
+// dynamicScalingRefusal: isdynamicallyscalable=true needs the template, the
+// offering (CloudStack's default: enabled) and the global setting
+// enable.dynamic.scale.vm, which is false by default.
+func (c *Call) dynamicScalingRefusal(vm *VirtualMachine) error {
+	if t, ok := byID(c.st.Templates, vm.TemplateID); !ok || !t.DynamicallyScalable {
+		return paramError("Dynamic Scaling cannot be enabled for the VM since its template does not have dynamic scaling enabled")
+	}
+	return paramError("Dynamic Scaling cannot be enabled for the VM since corresponding global setting is set to false")
+}
+
+// checkSecurityGroupUpdate: security groups cannot be set on VMware, and in
+// a zone with security groups only on a Stopped VM.
+func (c *Call) checkSecurityGroupUpdate(vm *VirtualMachine) error {
+	if !c.Params.Has("securitygroupids") && !c.Params.Has("securitygroupnames") {
+		return nil
+	}
+	if strings.EqualFold(c.st.vmHypervisor(vm), "VMware") {
+		return paramError("Security group feature is not supported for vmWare hypervisor")
+	}
+	if z := c.st.zone(vm.ZoneID); z != nil && z.NetworkType == "Basic" && vm.State != "Stopped" {
+		return paramError("Virtual machine must be stopped prior to update security groups ")
+	}
+	return nil
+}
+
+// checkNewHostName is checkNameForRFCCompliance and
+// checkIfHostNameUniqueInNtwkDomain over the VM's networks.
+func (c *Call) checkNewHostName(vm *VirtualMachine, name string) error {
+	if !verifyHostName(name) {
+		return hostNameError()
+	}
+	var plans []*nicPlan
+	for _, n := range vm.NICs {
+		if net := c.st.network(n.NetworkID); net != nil {
+			plans = append(plans, &nicPlan{net: net})
+		}
+	}
+	if n := c.st.hostNameTaken(name, plans, vm.ID); n != nil {
+		return duplicateHostName(name, n)
+	}
+	return nil
+}
+
+// applyUpdate is UserVmDao.updateVM with the group and details changes.
+func (c *Call) applyUpdate(vm *VirtualMachine, details map[string]string, userData string) {
+	p := c.Params
+	if p.Has("displayname") {
+		vm.DisplayName = p.Get("displayname")
+	}
+	if p.Has("name") {
+		vm.Name = p.Get("name")
+	}
+	if name := p.Get("instancename"); name != "" {
+		vm.InstanceName = name
 	}
 	if p.Has("group") {
 		vm.Group = p.Get("group")
@@ -304,7 +470,12 @@ func updateVirtualMachine(c *Call) (any, error) {
 	if p.Has("haenable") {
 		vm.HAEnable = p.Bool("haenable", false)
 	}
+	if id := p.Get("ostypeid"); id != "" {
+		vm.OSTypeID = strings.ToLower(id)
+	}
+	if details != nil {
+		vm.Details = details
+	}
 	vm.UserData = userData
 	c.changed()
-	return map[string]any{"virtualmachine": c.vmView(vm)}, nil
 }

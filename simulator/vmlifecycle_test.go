@@ -208,7 +208,8 @@ func TestUpdateVirtualMachine(t *testing.T) {
 	p = e.cs.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
 	p.SetName("cpivm-taken")
 	_, err := e.cs.VirtualMachine.UpdateVirtualMachine(p)
-	wantAPIError(t, err, 431, "The vm with hostName cpivm-taken already exists")
+	// UpdateVMCmd turns the InvalidParameterValueException into a 530.
+	wantAPIError(t, err, 530, "Failed to update VM, due to The vm with hostName cpivm-taken already exists in the network domain: cs2cloud.internal; network=guest-network: ")
 }
 
 func TestDeployStoppedThenStart(t *testing.T) {
@@ -229,8 +230,10 @@ func TestDeployStoppedThenStart(t *testing.T) {
 	if v := e.volumes(t, vm.Id)[0]; v.State != "Ready" || v.Path == "" {
 		t.Fatalf("ROOT after the first start = %+v", v)
 	}
-	// Starting a running VM changes nothing.
-	if again, err := e.cs.VirtualMachine.StartVirtualMachine(e.cs.VirtualMachine.NewStartVirtualMachineParams(vm.Id)); err != nil || again.Hostid != started.Hostid {
-		t.Fatalf("second start = %+v, %v", again, err)
+	// Starting a running VM fails the job (UserVmManagerImpl.startVirtualMachine).
+	_, err = e.cs.VirtualMachine.StartVirtualMachine(e.cs.VirtualMachine.NewStartVirtualMachineParams(vm.Id))
+	wantJobError(t, err, 431, "The virtual machine "+vm.Id+" (cpivm-later) is already running")
+	if again := e.vm(t, vm.Id); again.Hostid != started.Hostid || again.State != "Running" {
+		t.Fatalf("after the refused start: %+v", again)
 	}
 }

@@ -42,7 +42,10 @@ type VirtualMachine struct {
 	AffinityGroupIDs  []string          `json:"affinitygroupids,omitempty"`
 	SecurityGroupIDs  []string          `json:"securitygroupids,omitempty"`
 	Created           time.Time         `json:"created"`
-	Removed           *time.Time        `json:"removed,omitempty"`
+	// UpdateTime is vm_instance.update_time as far as the expunge thread
+	// reads it: when the VM became Destroyed or Error.
+	UpdateTime time.Time  `json:"updatetime,omitempty"`
+	Removed    *time.Time `json:"removed,omitempty"`
 }
 
 func (vm *VirtualMachine) uuid() string { return vm.ID }
@@ -180,6 +183,14 @@ func (c *Call) addVMRefs(v map[string]any, vm *VirtualMachine) {
 	if vm.TemplateID != "" {
 		v["templateid"] = vm.TemplateID
 	}
+	// UserVmJoinDaoImpl.newUserVmResponse: the template's name and display
+	// text (the view joins removed templates too), and the VM's pending job.
+	if t, ok := byID(c.st.Templates, vm.TemplateID); ok {
+		v["templatename"], v["templatedisplaytext"] = t.Name, t.DisplayText
+	}
+	if j := c.st.pendingJobOn(vm.ID); j != nil {
+		v["jobid"], v["jobstatus"] = j.ID, j.Status
+	}
 	if len(vm.KeyPairs) > 0 {
 		v["keypairs"] = strings.Join(vm.KeyPairs, ",")
 	}
@@ -247,3 +258,13 @@ func orEmpty(m map[string]string) map[string]string {
 }
 
 func (st *state) userByID(id string) *User { u, _ := byID(st.Users, id); return u }
+
+// pendingJobOn is the job user_vm_view joins: one still pending on the VM.
+func (st *state) pendingJobOn(vmID string) *Job {
+	for _, j := range st.Jobs {
+		if j.Status == jobPending && j.InstanceType == "VirtualMachine" && strings.EqualFold(j.InstanceID, vmID) {
+			return j
+		}
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package simulator
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"math/big"
 	"net/url"
 	"strings"
@@ -86,4 +87,91 @@ func randomPassword(n int) string {
 		b[i] = alphabet[k.Int64()]
 	}
 	return string(b)
+}
+
+// userDataApplied is UserVmManagerImpl.updateUserDataInternal: the user
+// data reaches the VM through at least one NIC whose network offering
+// provides the UserData service (applyUserData); a VM without NICs gets
+// none.
+func (st *state) userDataApplied(vm *VirtualMachine) bool {
+	for _, n := range vm.NICs {
+		if net := st.network(n.NetworkID); net != nil && st.networkProvides(net, "UserData") {
+			return true
+		}
+	}
+	return false
+}
+
+// networkProvides is NetworkModelImpl.areServicesSupportedByNetworkOffering
+// for one service: the network's offering lists it. An offering without
+// recorded services is the seeded default isolated one (isolatedServices),
+// which provides UserData through the virtual router.
+func (st *state) networkProvides(n *Network, service string) bool {
+	services, ok := st.OfferingServices[n.OfferingID]
+	if !ok {
+		for _, s := range isolatedServices() {
+			services = append(services, s["name"].(string))
+		}
+	}
+	for _, s := range services {
+		if s == service {
+			return true
+		}
+	}
+	return false
+}
+
+// checkUserDataService is getUncheckedUserVmResource's check of the default
+// network: without the UserData service the VM could get neither user
+// data, nor SSH keys, nor a password.
+func (c *Call) checkUserDataService(def *Network, userData string, keyPairs []string, passwordEnabled bool) error {
+	if c.st.networkProvides(def, "UserData") {
+		return nil
+	}
+	switch {
+	case userData != "":
+		return paramError("Unable to deploy VM as UserData is provided while deploying the VM, but there is no support for UserData service in the default network %s/%s.", def.Name, def.ID)
+	case len(keyPairs) > 0:
+		return paramError("Unable to deploy VM as SSH keypair is provided while deploying the VM, but there is no support for UserData service in the default network %s/%s", def.Name, def.ID)
+	case passwordEnabled:
+		t, _ := byID(c.st.Templates, c.Params.Get("templateid"))
+		return paramError("Unable to deploy VM as template %d is password enabled, but there is no support for UserData service in the default network %s/%s", t.InternalID, def.Name, def.ID)
+	}
+	return nil
+}
+
+// defaultNetworkOf is the VM's default NIC's network, nil if it has none.
+func (st *state) defaultNetworkOf(vm *VirtualMachine) *Network {
+	for _, n := range vm.NICs {
+		if n.IsDefault {
+			return st.network(n.NetworkID)
+		}
+	}
+	return nil
+}
+
+func init() {
+	register(command{name: "getVirtualMachineUserData", sync: getVirtualMachineUserData})
+}
+
+// getVirtualMachineUserData is GetVMUserDataCmd and
+// UserVmManagerImpl.getVmUserData: the VM must not be expunged (UserVmDao.
+// findById skips removed rows) and the caller must have access to it
+// (checkAccess: its owner, or an admin above it; the simulator's caller is
+// root admin). The answer is VMUserDataResponse, "virtualmachineuserdata",
+// with the stored base64 user data, left out when the VM has none.
+func getVirtualMachineUserData(c *Call) (any, error) {
+	vm, found := byID(c.st.VMs, c.Params.Get("virtualmachineid"))
+	if !found || vm.Removed != nil {
+		id := c.Params.Get("virtualmachineid")
+		if found {
+			id = fmt.Sprint(vm.InternalID)
+		}
+		return nil, paramError("Unable to find virtual machine with id %s", id)
+	}
+	v := map[string]any{"virtualmachineid": vm.ID}
+	if vm.UserData != "" {
+		v["userdata"] = vm.UserData
+	}
+	return map[string]any{"virtualmachineuserdata": v}, nil
 }

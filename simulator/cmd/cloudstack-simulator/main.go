@@ -45,12 +45,15 @@ func run(args []string) error {
 	templateLatency := fs.Duration("template-latency", 100*time.Millisecond, "how long each stage of a template download, upload or copy takes besides moving the bytes")
 	var extraZones zoneNames
 	fs.Var(&extraZones, "extra-zone", "add an advanced zone with this name next to Sandbox-simulator (repeatable)")
+	expungeInterval := fs.Int("expunge-interval", 0, "the expunge.interval global setting in seconds: how often destroyed VMs are expunged (0: CloudStack's 86400)")
+	expungeDelay := fs.Int("expunge-delay", 0, "the expunge.delay global setting in seconds: how long a destroyed VM keeps its addresses and name (0: CloudStack's 86400)")
 	quiet := fs.Bool("quiet", false, "do not log API requests to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	opts := simulator.Options{JobLatency: *latency, StatePath: *statePath, AllowLoopbackURLs: *loopback,
-		TemplateLatency: *templateLatency, ExtraZones: extraZones}
+		TemplateLatency: *templateLatency, ExtraZones: extraZones, ExpungeInterval: *expungeInterval,
+		ExpungeDelay: *expungeDelay}
 	// An explicit -hypervisor also converts a loaded state; the default only
 	// applies to a new zone.
 	opts.Hypervisor = *hypervisor

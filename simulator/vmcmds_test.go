@@ -1,0 +1,392 @@
+package simulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// TestStartAndStopRefusals covers the states startVirtualMachine and
+// stopVirtualMachine refuse or pass through.
+func TestStartAndStopRefusals(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	vm := e.deploy(t, e.params("cpivm-states"))
+	internal := e.internalID(t, vm.Id)
+	vmText := fmt.Sprintf(`VM instance {"id": "%d", "name": "%s", "uuid": "%s", "type"="User"}`, internal, vm.Instancename, vm.Id)
+
+	_, err := e.cs.VirtualMachine.StartVirtualMachine(e.cs.VirtualMachine.NewStartVirtualMachineParams(vm.Id))
+	wantJobError(t, err, 431, "The virtual machine "+vm.Id+" (cpivm-states) is already running")
+
+	sp := e.cs.VirtualMachine.NewStopVirtualMachineParams(vm.Id)
+	sp.SetForced(true)
+	stopped, err := e.cs.VirtualMachine.StopVirtualMachine(sp)
+	if err != nil || stopped.State != "Stopped" || stopped.Hostid != "" {
+		t.Fatalf("forced stop = %+v, %v", stopped, err)
+	}
+	// Stopping a stopped VM answers it as it is.
+	again, err := e.cs.VirtualMachine.StopVirtualMachine(e.cs.VirtualMachine.NewStopVirtualMachineParams(vm.Id))
+	if err != nil || again.State != "Stopped" {
+		t.Fatalf("second stop = %+v, %v", again, err)
+	}
+
+	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.cs.VirtualMachine.StartVirtualMachine(e.cs.VirtualMachine.NewStartVirtualMachineParams(vm.Id))
+	wantJobError(t, err, 530, "Cannot start "+vmText+" in Destroyed state")
+	// advanceStop returns at once for a Destroyed VM.
+	if d, err := e.cs.VirtualMachine.StopVirtualMachine(e.cs.VirtualMachine.NewStopVirtualMachineParams(vm.Id)); err != nil || d.State != "Destroyed" {
+		t.Fatalf("stop of a destroyed VM = %+v, %v", d, err)
+	}
+}
+
+// TestStopWithoutHost: a VM not yet placed (Starting during its deploy job)
+// cannot be stopped unless forced.
+func TestStopWithoutHost(t *testing.T) {
+	e := newVMEnv(t, Options{JobLatency: 300 * time.Millisecond})
+	r, err := e.raw.VirtualMachine.DeployVirtualMachine(e.params("cpivm-placing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, err := e.raw.VirtualMachine.StopVirtualMachine(e.raw.VirtualMachine.NewStopVirtualMachineParams(r.Id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := e.waitJobDone(t, stop.JobID)
+	if j.Jobstatus != 2 || j.Jobresultcode != 530 || !strings.Contains(string(j.Jobresult), "Unable to stop VM instance") {
+		t.Fatalf("stop while Starting = %d %d %s", j.Jobstatus, j.Jobresultcode, j.Jobresult)
+	}
+	e.waitJobDone(t, r.JobID)
+}
+
+func (e *vmEnv) internalID(t *testing.T, vmID string) int64 {
+	t.Helper()
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
+	vm, ok := byID(e.srv.st.VMs, vmID)
+	if !ok {
+		t.Fatalf("no VM %s", vmID)
+	}
+	return vm.InternalID
+}
+
+// TestUpdateVirtualMachineRules: what updateVirtualMachine changes on a
+// Running VM, and its refusals, all 530 as UpdateVMCmd rewraps them.
+func TestUpdateVirtualMachineRules(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	vm := e.deploy(t, e.params("cpivm-rules"))
+	p := e.cs.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
+	p.SetName("cpivm-renamed")
+	p.SetDisplayname("shown")
+	p.SetGroup("web")
+	p.SetDetails(map[string]string{"keyboard": "us"})
+	if _, err := e.cs.VirtualMachine.UpdateVirtualMachine(p); err != nil {
+		t.Fatal(err)
+	}
+	// cloudstack-go reads the answer one level too high (its fields sit under
+	// "virtualmachine"), so the VM is read back.
+	got := e.vm(t, vm.Id)
+	if got.Name != "cpivm-renamed" || got.Displayname != "shown" || got.Group != "web" ||
+		got.State != "Running" || got.Details["keyboard"] != "us" {
+		t.Fatalf("update of a running VM = %+v", got)
+	}
+	body := e.rawCall(t, map[string]string{"command": "updateVirtualMachine", "id": vm.Id, "haenable": "true"})
+	if !strings.HasPrefix(body, `{"updatevirtualmachineresponse":{"virtualmachine":{`) || !strings.Contains(body, `"haenable":true`) {
+		t.Fatalf("updateVirtualMachine answer %s", body)
+	}
+	refused := func(edit func(*cloudstack.UpdateVirtualMachineParams), text string) {
+		t.Helper()
+		p := e.cs.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
+		edit(p)
+		_, err := e.cs.VirtualMachine.UpdateVirtualMachine(p)
+		wantAPIError(t, err, 530, "Failed to update VM, due to "+text+": ")
+	}
+	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetName("1-starts-with-a-digit") }, `Invalid name. Vm name can contain ASCII letters 'a' through 'z', the digits '0' through '9', `+
+		`and the hyphen ('-'), must be between 1 and 63 characters long, and can't start or end with "-" and can't start with digit`)
+	refused(func(p *cloudstack.UpdateVirtualMachineParams) {
+		p.SetUserdata("I2Nsb3VkLWNvbmZpZwo=")
+		p.SetUserdataid("0b9e0c8e-8f3a-4c1e-9d7e-1f2a3b4c5d6e")
+	}, "Both userdata and userdata ID inputs are not allowed, please provide only one")
+	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetDetails(map[string]string{"extraconfig": "x"}) },
+		"'extraconfig' should not be included in details as key")
+	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetIsdynamicallyscalable(true) },
+		"Dynamic Scaling cannot be enabled for the VM since its template does not have dynamic scaling enabled")
+	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetUserdata("not base64!") }, "User data is not base64 encoded")
+
+	other := e.deploy(t, e.params("cpivm-other"))
+	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetInstancename(other.Instancename) },
+		"Instance name : "+other.Instancename+" is not unique")
+
+	dp := e.cs.VirtualMachine.NewDestroyVirtualMachineParams(other.Id)
+	dp.SetExpunge(true)
+	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(dp); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.cs.VirtualMachine.UpdateVirtualMachine(e.cs.VirtualMachine.NewUpdateVirtualMachineParams(other.Id))
+	wantAPIError(t, err, 530, fmt.Sprintf("Failed to update VM, due to unable to find virtual machine with id: %d: ", e.internalID(t, other.Id)))
+}
+
+// TestUpdateErrorVM: a VM in Error (its deploy job failed) cannot be updated.
+func TestUpdateErrorVM(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	addFault(t, e.testSim, Fault{Command: "deployVirtualMachine", ErrorCode: 533})
+	r, err := e.raw.VirtualMachine.DeployVirtualMachine(e.params("cpivm-broken"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := e.waitJobDone(t, r.JobID); j.Jobstatus != 2 {
+		t.Fatalf("deploy with a fault = %+v", j)
+	}
+	_, err = e.cs.VirtualMachine.UpdateVirtualMachine(e.cs.VirtualMachine.NewUpdateVirtualMachineParams(r.Id))
+	wantAPIError(t, err, 530, fmt.Sprintf("Vm with id %d is not in the right state", e.internalID(t, r.Id)))
+}
+
+func TestGetVirtualMachineUserData(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	p := e.params("cpivm-ud")
+	p.SetUserdata("I2Nsb3VkLWNvbmZpZwo")
+	vm := e.deploy(t, p)
+	ud, err := e.cs.User.GetVirtualMachineUserData(e.cs.User.NewGetVirtualMachineUserDataParams(vm.Id))
+	if err != nil || ud.Virtualmachineid != vm.Id || ud.Userdata != "I2Nsb3VkLWNvbmZpZwo=" {
+		t.Fatalf("getVirtualMachineUserData = %+v, %v", ud, err)
+	}
+	bare := e.deploy(t, e.params("cpivm-noud"))
+	body := e.rawCall(t, map[string]string{"command": "getVirtualMachineUserData", "virtualmachineid": bare.Id})
+	if !strings.Contains(body, `{"getvirtualmachineuserdataresponse":{"virtualmachineuserdata":{"virtualmachineid":"`+bare.Id+`"}}}`) {
+		t.Fatalf("without user data: %s", body)
+	}
+	// The CLI reads the same answer.
+	out, errOut, err := runCLI(t, e.testSim, testSecret, "getVirtualMachineUserData", "virtualmachineid="+vm.Id)
+	if err != nil || !strings.Contains(out, `"userdata": "I2Nsb3VkLWNvbmZpZwo="`) {
+		t.Fatalf("CLI: %v\n%s\n%s", err, out, errOut)
+	}
+	dp := e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)
+	dp.SetExpunge(true)
+	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(dp); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.cs.User.GetVirtualMachineUserData(e.cs.User.NewGetVirtualMachineUserDataParams(vm.Id))
+	wantAPIError(t, err, 431, fmt.Sprintf("Unable to find virtual machine with id %d", e.internalID(t, vm.Id)))
+}
+
+// rawCall sends a signed GET and returns the body.
+func (e *vmEnv) rawCall(t *testing.T, params map[string]string) string {
+	t.Helper()
+	resp, err := http.Get(e.api + "?" + signed(params, testKey, testSecret).Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return b.String()
+}
+
+func TestListAsyncJobs(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	vm := e.deploy(t, e.params("cpivm-jobs"))
+	if _, err := e.cs.VirtualMachine.StopVirtualMachine(e.cs.VirtualMachine.NewStopVirtualMachineParams(vm.Id)); err != nil {
+		t.Fatal(err)
+	}
+	// Another account's job, which the caller sees only with listall.
+	e.srv.mu.Lock()
+	st := e.srv.st
+	aid, aint := st.newID(kindAccount)
+	st.Accounts = append(st.Accounts, &Account{ID: aid, InternalID: aint, Name: "tenant", Type: 0,
+		DomainID: st.Accounts[0].DomainID, State: "enabled", Created: time.Now()})
+	jid, jint := st.newID(kindJob)
+	st.Jobs = append(st.Jobs, &Job{ID: jid, InternalID: jint, Command: "stopVirtualMachine",
+		Cmd: "org.apache.cloudstack.api.command.user.vm.StopVMCmd", AccountID: aid, UserID: st.Users[0].ID,
+		Status: jobPending, Created: time.Now().UTC()})
+	e.srv.mu.Unlock()
+
+	list := func(edit func(*cloudstack.ListAsyncJobsParams)) []*cloudstack.AsyncJob {
+		t.Helper()
+		p := e.cs.Asyncjob.NewListAsyncJobsParams()
+		if edit != nil {
+			edit(p)
+		}
+		l, err := e.cs.Asyncjob.ListAsyncJobs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.AsyncJobs
+	}
+	own := list(nil)
+	if len(own) != 2 || own[0].Cmd != "org.apache.cloudstack.api.command.admin.vm.DeployVMCmdByAdmin" ||
+		own[1].Jobinstanceid != vm.Id || own[1].Jobinstancetype != "VirtualMachine" || own[1].Jobresulttype != "object" ||
+		own[1].Jobstatus != 1 || own[1].Completed != "" || own[1].Account != "admin" || own[1].Domainpath != "ROOT" {
+		t.Fatalf("own jobs = %+v", own)
+	}
+	var result struct {
+		VM struct {
+			State string `json:"state"`
+		} `json:"virtualmachine"`
+	}
+	if err := json.Unmarshal(own[1].Jobresult, &result); err != nil || result.VM.State != "Stopped" {
+		t.Fatalf("stop job result %s", own[1].Jobresult)
+	}
+	all := list(func(p *cloudstack.ListAsyncJobsParams) { p.SetListall(true) })
+	if len(all) != 3 || all[2].Account != "tenant" || all[2].Jobresulttype != "" || all[2].Jobresult != nil {
+		t.Fatalf("listall = %+v", all)
+	}
+	if k := list(func(p *cloudstack.ListAsyncJobsParams) { p.SetKeyword("stopvm") }); len(k) != 1 || k[0].Jobinstanceid != vm.Id {
+		t.Fatalf("keyword = %+v", k)
+	}
+	today := time.Now().UTC()
+	// The time of day is ignored: "yyyy-MM-dd".
+	if s := list(func(p *cloudstack.ListAsyncJobsParams) { p.SetStartdate(today.Format("2006-01-02") + " 23:59:59") }); len(s) != 2 {
+		t.Fatalf("startdate today = %+v", s)
+	}
+	if s := list(func(p *cloudstack.ListAsyncJobsParams) { p.SetStartdate(today.AddDate(0, 0, 1).Format("2006-01-02")) }); len(s) != 0 {
+		t.Fatalf("startdate tomorrow = %+v", s)
+	}
+	// cloudstack-go's SetManagementserverid panics in toURLValues (a UUID
+	// asserted as a string): the filter is sent raw.
+	msid := string(own[0].Managementserverid)
+	if body := e.rawCall(t, map[string]string{"command": "listAsyncJobs", "managementserverid": msid}); !strings.Contains(body, `"count":2`) {
+		t.Fatalf("managementserverid=%s: %s", msid, body)
+	}
+	other := "6a4c0b8e-1f2d-4e3c-9b5a-7d8e9f0a1b2c"
+	if body := e.rawCall(t, map[string]string{"command": "listAsyncJobs", "managementserverid": other}); !strings.Contains(body, `{"listasyncjobsresponse":{}}`) {
+		t.Fatalf("managementserverid=%s: %s", other, body)
+	}
+	if s := list(func(p *cloudstack.ListAsyncJobsParams) { p.SetAccount("tenant") }); len(s) != 1 || s[0].JobID != jid {
+		t.Fatalf("account=tenant = %+v", s)
+	}
+	out, errOut, err := runCLI(t, e.testSim, testSecret, "listAsyncJobs", "keyword=DeployVM")
+	if err != nil || !strings.Contains(out, `"count": 1`) || strings.Contains(out, `"completed"`) {
+		t.Fatalf("CLI: %v\n%s\n%s", err, out, errOut)
+	}
+}
+
+// TestVMResponseTemplateAndJob: the VM carries its template's name and
+// display text, and a pending job's id while one runs on it.
+func TestVMResponseTemplateAndJob(t *testing.T) {
+	e := newVMEnv(t, Options{JobLatency: 300 * time.Millisecond})
+	r, err := e.raw.VirtualMachine.DeployVirtualMachine(e.params("cpivm-tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := e.vm(t, r.Id)
+	if pending.JobID != r.JobID || pending.Jobstatus != 0 {
+		t.Fatalf("while deploying: jobid %q jobstatus %d, want %s 0", pending.JobID, pending.Jobstatus, r.JobID)
+	}
+	e.waitJobDone(t, r.JobID)
+	vm := e.vm(t, r.Id)
+	e.srv.mu.Lock()
+	tmpl, _ := byID(e.srv.st.Templates, e.template)
+	e.srv.mu.Unlock()
+	if vm.Templatename != tmpl.Name || vm.Templatedisplaytext != tmpl.DisplayText || vm.JobID != "" {
+		t.Fatalf("VM = template %q %q job %q; want %q %q", vm.Templatename, vm.Templatedisplaytext, vm.JobID, tmpl.Name, tmpl.DisplayText)
+	}
+}
+
+// TestExpungeThread: a Destroyed VM keeps its address until the expunge
+// thread removes it, expunge.delay (x 1.024) after the destroy.
+func TestExpungeThread(t *testing.T) {
+	e := newVMEnv(t, Options{ExpungeInterval: 1, ExpungeDelay: 1})
+	p := e.params("cpivm-held")
+	p.SetIpaddress("10.1.1.40")
+	vm := e.deploy(t, p)
+	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
+		t.Fatal(err)
+	}
+	destroyed := time.Now()
+	again := e.params("cpivm-again")
+	again.SetIpaddress("10.1.1.40")
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(again)
+	wantAPIError(t, err, 533, "Unable to acquire Guest IP address for network")
+	for e.stateOf(t, vm.Id) == "Destroyed" {
+		if time.Since(destroyed) > 5*time.Second {
+			t.Fatal("the expunge thread did not expunge the destroyed VM")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if waited := time.Since(destroyed); waited < 1024*time.Millisecond {
+		t.Fatalf("expunged after %s, before expunge.delay", waited)
+	}
+	if got := e.deploy(t, again); got.Nic[0].Ipaddress != "10.1.1.40" {
+		t.Fatalf("redeploy got %s", got.Nic[0].Ipaddress)
+	}
+}
+
+// TestDefaultExpungeDelayKeepsVMs: with CloudStack's defaults (a day) a
+// Destroyed VM stays.
+func TestDefaultExpungeDelay(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	if d := expungeDelay(e.srv.st); d != 24*time.Hour {
+		t.Fatalf("expunge.delay default %s", d)
+	}
+	vm := e.deploy(t, e.params("cpivm-stays"))
+	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.expungeDestroyed(expungeDelay(e.srv.st))
+	if s := e.stateOf(t, vm.Id); s != "Destroyed" {
+		t.Fatalf("state %q right after destroy", s)
+	}
+}
+
+// TestUserDataNeedsTheService: on a network whose offering lacks the
+// UserData service, deploy refuses user data and keys, the metadata
+// service has nothing for the VM, and updating user data fails after
+// storing it, as UserVmManagerImpl does.
+func TestUserDataNeedsTheService(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	bare := e.addNetwork(t, "no-userdata", "10.2.2.0/24", "10.2.2.1")
+	e.srv.mu.Lock()
+	st := e.srv.st
+	offering, _ := st.newID(kindNetworkOffering)
+	st.network(bare).OfferingID = offering
+	st.OfferingServices = map[string][]string{offering: {"Dhcp", "Dns", "SourceNat"}}
+	e.srv.mu.Unlock()
+
+	p := e.params("cpivm-nour")
+	p.SetNetworkids([]string{bare})
+	p.SetUserdata("I2Nsb3VkLWNvbmZpZwo=")
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantAPIError(t, err, 431, "Unable to deploy VM as UserData is provided while deploying the VM, but there is no support for UserData service in the default network no-userdata/"+bare+".")
+
+	p = e.params("cpivm-nour")
+	p.SetNetworkids([]string{bare})
+	vm := e.deploy(t, p)
+	if _, status := e.metadataFetch(t, vm.Id, "latest/meta-data/instance-id"); status != http.StatusNotFound {
+		t.Fatalf("metadata of a VM without the UserData service: %d", status)
+	}
+	up := e.cs.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
+	up.SetUserdata("I2Nsb3VkLWNvbmZpZwo=")
+	_, err = e.cs.VirtualMachine.UpdateVirtualMachine(up)
+	wantAPIError(t, err, 530, "Failed to update VM, due to Failed to reset userdata for the virtual machine : ")
+	ud, err := e.cs.User.GetVirtualMachineUserData(e.cs.User.NewGetVirtualMachineUserDataParams(vm.Id))
+	if err != nil || ud.Userdata != "I2Nsb3VkLWNvbmZpZwo=" {
+		t.Fatalf("user data after the failed update = %+v, %v", ud, err)
+	}
+	if _, status := e.metadataFetch(t, vm.Id, "latest/user-data"); status != http.StatusNotFound {
+		t.Fatalf("user data served without the service: %d", status)
+	}
+	// On the seeded network the same update reaches the metadata service.
+	sp := e.params("cpivm-withur")
+	sp.SetNetworkids([]string{e.net})
+	seeded := e.deploy(t, sp)
+	up = e.cs.VirtualMachine.NewUpdateVirtualMachineParams(seeded.Id)
+	up.SetUserdata("I2Nsb3VkLWNvbmZpZwo=")
+	if _, err := e.cs.VirtualMachine.UpdateVirtualMachine(up); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.metadataGet(t, seeded.Id, "latest/user-data"); got != "#cloud-config\n" {
+		t.Fatalf("user data = %q", got)
+	}
+}

@@ -1,0 +1,90 @@
+package simulator
+
+import (
+	"time"
+)
+
+// defaultExpungeSeconds is the default of the expunge.interval and
+// expunge.delay global settings (Config.ExpungeInterval, Config.ExpungeDelay:
+// "86400"); UserVmManagerImpl.configure falls back to expunge.interval when
+// expunge.delay is unset.
+const defaultExpungeSeconds = 86400
+
+// expungeDelay is the expunge.delay global setting: how long a Destroyed
+// VM keeps its addresses and host name before the expunge thread removes
+// it. The simulator has no global settings table yet, so it is the default.
+func expungeDelay(st *state) time.Duration {
+	return defaultExpungeSeconds * time.Second
+}
+
+// expungeInterval is the expunge.interval global setting: how often the
+// expunge thread runs.
+func expungeInterval(st *state) time.Duration {
+	return defaultExpungeSeconds * time.Second
+}
+
+// expungeTask is UserVmManagerImpl's ExpungeTask: scheduled with a fixed
+// delay of expunge.interval (first run one interval after start), it
+// expunges the VMs that have been Destroyed or in Error since before
+// now - expunge.delay. Both settings are read once, when the management
+// server starts (UserVmManagerImpl.configure, start).
+type expungeTask struct {
+	stop chan struct{}
+	done chan struct{}
+}
+
+// startExpungeTask starts the expunge thread with Options.ExpungeInterval
+// and Options.ExpungeDelay (seconds) when set, else the global settings.
+func (s *Server) startExpungeTask() {
+	interval, delay := expungeInterval(s.st), expungeDelay(s.st)
+	if s.opts.ExpungeInterval > 0 {
+		interval = time.Duration(s.opts.ExpungeInterval) * time.Second
+	}
+	if s.opts.ExpungeDelay > 0 {
+		delay = time.Duration(s.opts.ExpungeDelay) * time.Second
+	}
+	task := &expungeTask{stop: make(chan struct{}), done: make(chan struct{})}
+	s.expunger = task
+	go func() {
+		defer close(task.done)
+		for {
+			select {
+			case <-time.After(interval):
+				s.expungeDestroyed(delay)
+			case <-task.stop:
+				return
+			}
+		}
+	}()
+}
+
+// stopExpungeTask stops the thread and waits for a run in progress.
+func (s *Server) stopExpungeTask() {
+	if s.expunger != nil {
+		close(s.expunger.stop)
+		<-s.expunger.done
+		s.expunger = nil
+	}
+}
+
+// expungeDestroyed is one run of ExpungeTask: UserVmDao.findDestroyedVms
+// with the cut-off now - (expunge.delay << 10) milliseconds (the Java shifts
+// the seconds by 10 bits, so a delay of n seconds waits n x 1.024 s), then
+// expunge for each. Expunging is left out: in the simulator a VM is only
+// Expunging while its own expunge job runs.
+func (s *Server) expungeDestroyed(delay time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	now := s.now()
+	cutoff := now.Add(-time.Duration(int64(delay/time.Second)<<10) * time.Millisecond)
+	for _, vm := range s.st.VMs {
+		if vm.Removed == nil && (vm.State == "Destroyed" || vm.State == "Error") && vm.UpdateTime.Before(cutoff) {
+			s.st.expungeVM(vm, now)
+			s.dirty = true
+		}
+	}
+	s.persist()
+}
