@@ -19,6 +19,9 @@ type API interface {
 	// FindVM looks a VM up by UUID, or by exact name for the name-style
 	// CIDs of earlier CloudStack CPIs. Absent is (nil, nil).
 	FindVM(ref string) (*VM, error)
+	// VMWithIP finds the VM (Destroyed ones included) whose NIC on the
+	// network has the address; none is (nil, nil).
+	VMWithIP(networkID, ip string) (*VM, error)
 
 	// DeployVM deploys and waits; the VM id comes back even when the job
 	// failed, for cleanup.

@@ -37,6 +37,7 @@ const (
 	CodeAPILimit             = 429
 	CodeParamError           = 431
 	CodeUnsupportedAction    = 432
+	CodePermissionDenied     = 531
 	CodeInsufficientCapacity = 533
 	CodeResourceUnavailable  = 534
 	CodeResourceAllocation   = 535
@@ -59,6 +60,33 @@ func IsNoSuchEntity(err error) bool {
 	var api *APIError
 	return errors.As(err, &api) && api.ErrorCode == CodeParamError &&
 		strings.Contains(api.Text, "entity does not exist")
+}
+
+// csPermissionDenied is PermissionDeniedException's cserrorcode
+// (CSExceptionErrorCode).
+const csPermissionDenied = 4365
+
+// IsPermissionDenied says CloudStack refused the caller the action: a
+// PermissionDeniedException (531), e.g. destroyVirtualMachine's "Parameter
+// expunge can be passed by Admin only. Or when the
+// allow.user.expunge.recover.vm key is set." (UserVmManagerImpl.destroyVm),
+// or a command the caller's role may not call (432).
+func IsPermissionDenied(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && (api.ErrorCode == CodePermissionDenied || api.ErrorCode == CodeUnsupportedAction ||
+		api.CSErrorCode == csPermissionDenied)
+}
+
+// IsGuestIPUnavailable says deployVirtualMachine could not give a NIC its
+// guest address: GuestNetworkGuru.allocate's
+// InsufficientVirtualNetworkCapacityException (533) "Unable to acquire Guest
+// IP address for network ...", the answer when a requested address is
+// taken (a Destroyed VM keeps its addresses until it is expunged) or the
+// network is full.
+func IsGuestIPUnavailable(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && api.ErrorCode == CodeInsufficientCapacity &&
+		strings.Contains(api.Text, "Unable to acquire Guest IP address for network")
 }
 
 // CredentialsRefusedError is a 401: wrong keys, a bad signature, or a clock

@@ -37,6 +37,32 @@ func (vm *VM) Gone() bool {
 	return vm.State == "Destroyed" || vm.State == "Expunging" || vm.State == "Expunged"
 }
 
+// AwaitingExpunge says the VM is Destroyed but not expunged: it still holds
+// its host name and guest addresses until CloudStack's expunge thread
+// removes it, expunge.delay after the destroy (UserVmManagerImpl.expunge
+// releases them; VirtualMachineManagerImpl.advanceExpunge cleans the NICs).
+func (vm *VM) AwaitingExpunge() bool { return vm.State == "Destroyed" }
+
+// VMWithIP implements API.
+func (c *Client) VMWithIP(networkID, ip string) (*VM, error) {
+	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
+	p.SetListall(true)
+	p.SetNetworkid(networkID)
+	resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
+	if err != nil {
+		return nil, c.fail("listVirtualMachines", err)
+	}
+	for _, v := range resp.VirtualMachines {
+		vm := toVM(v)
+		for _, n := range vm.NICs {
+			if n.NetworkID == networkID && n.IP == ip {
+				return vm, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
 // FindVM implements API.
 func (c *Client) FindVM(ref string) (*VM, error) {
 	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()

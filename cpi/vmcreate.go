@@ -263,13 +263,49 @@ func (v *vmCreation) create() error {
 	id, vm, err := v.cpi.cloud.DeployVM(v.spec)
 	v.vmID = id
 	if err != nil {
-		return err
+		return v.explainAddress(err)
 	}
 	v.vm = vm
 	if v.plan.vip != nil {
 		return v.cpi.cloud.EnableStaticNAT(v.vipID(), vm.ID, v.plan.nics[0].network.ID)
 	}
 	return nil
+}
+
+// explainAddress names who holds a requested static IP when CloudStack
+// could not allocate it. A VM destroyed without expunge (delete_vm of an
+// account that may not expunge) keeps its addresses until CloudStack's
+// expunge thread removes it, so BOSH's recreate with the same IP fails
+// until then.
+func (v *vmCreation) explainAddress(err error) error {
+	if !cloudstack.IsGuestIPUnavailable(err) {
+		return err
+	}
+	var unexplained []string
+	for _, n := range v.plan.nics {
+		ip := n.net.IP()
+		if n.net.Type() != "manual" || ip == "" {
+			continue
+		}
+		holder, lookupErr := v.cpi.cloud.VMWithIP(n.network.ID, ip)
+		switch {
+		case lookupErr != nil || holder == nil:
+			unexplained = append(unexplained, ip)
+		case holder.AwaitingExpunge():
+			return fmt.Errorf("static IP %s on CloudStack network %s is still held by VM %s (%s), destroyed but not "+
+				"yet expunged: CloudStack frees a destroyed VM's addresses only when it expunges it, after the global "+
+				"setting expunge.delay; an admin (or an account allowed by allow.user.expunge.recover.vm) can expunge "+
+				"it now, otherwise retry later: %w", ip, n.network.Name, holder.ID, holder.Name, err)
+		default:
+			return fmt.Errorf("static IP %s on CloudStack network %s is in use by VM %s (%s, %s): %w",
+				ip, n.network.Name, holder.ID, holder.Name, holder.State, err)
+		}
+	}
+	if len(unexplained) > 0 {
+		return fmt.Errorf("CloudStack could not allocate static IP %s (taken, or outside the network's range): %w",
+			strings.Join(unexplained, ", "), err)
+	}
+	return err
 }
 
 func (v *vmCreation) acquireVIP() error {
@@ -374,11 +410,10 @@ func vmCreationFailed(err error) error {
 	var api *cloudstack.APIError
 	var timeout *cloudstack.JobTimeoutError
 	retry := errors.As(err, &timeout) || (errors.As(err, &api) && api.IsCapacity())
-	if api != nil && strings.Contains(api.Text, "Unable to acquire Guest IP address") {
-		// CloudStack's answer to a static IP another NIC holds: a
-		// capacity code, but no retry will free the address.
+	if cloudstack.IsGuestIPUnavailable(err) {
+		// A capacity code, but an immediate retry will not free the
+		// address (explainAddress said who holds it).
 		retry = false
-		err = fmt.Errorf("%w (is a requested static IP already in use?)", err)
 	}
 	return &Error{kind: "VMCreationFailed", retry: retry, err: err}
 }

@@ -76,10 +76,10 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 	if err := c.forgetSettings(vm.Name); err != nil {
 		return err
 	}
-	if vm.State == "Destroyed" && *c.cfg.CloudStack.ExpungeVM {
+	if vm.AwaitingExpunge() && *c.cfg.CloudStack.ExpungeVM {
 		// Destroyed but not expunged (by hand, or by an account that
 		// may not expunge) it still holds its host name and addresses.
-		if err := c.cloud.ExpungeVM(vm.ID); err != nil && !isPermissionDenied(err) {
+		if err := c.cloud.ExpungeVM(vm.ID); err != nil && !cloudstack.IsPermissionDenied(err) {
 			return wrap(err, "expunging VM %s", vm.ID)
 		}
 		return nil
@@ -104,17 +104,13 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 func (c CPI) destroyVM(id string, volumes []string) error {
 	expunge := *c.cfg.CloudStack.ExpungeVM
 	err := c.cloud.DestroyVM(id, expunge, volumes)
-	if expunge && isPermissionDenied(err) {
-		c.logger.Warn("vm", "expunging VM %s is not allowed for this account; destroying without expunge", id)
+	if expunge && cloudstack.IsPermissionDenied(err) {
+		c.logger.Warn("vm", "expunging VM %s is not allowed for this account (%s); destroying without expunge: "+
+			"the VM keeps its host name and IP addresses until CloudStack expunges it (global setting expunge.delay)",
+			id, err)
 		err = c.cloud.DestroyVM(id, false, volumes)
 	}
 	return err
-}
-
-func isPermissionDenied(err error) bool {
-	api, ok := err.(*cloudstack.APIError)
-	return ok && (api.ErrorCode == 531 || api.ErrorCode == 432 ||
-		strings.Contains(strings.ToLower(api.Text), "expunge"))
 }
 
 func (c CPI) releaseVIP(vm *cloudstack.VM) error {

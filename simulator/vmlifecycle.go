@@ -140,16 +140,22 @@ func stopVirtualMachine(c *Call) (*asyncJob, error) {
 	return job, nil
 }
 
-// rebootVirtualMachine reboots a running VM; any other state fails the job
-// as RebootVMCmd does.
+// rebootVirtualMachine is UserVmManagerImpl.rebootVirtualMachine(RebootVMCmd)
+// in the job: a VM that is not Running is refused with
+// InvalidParameterValueException (431); one the internal reboot does not
+// find on a host makes RebootVMCmd answer "Failed to reboot vm instance"
+// (530, RebootVMCmd.execute).
 func rebootVirtualMachine(c *Call) (*asyncJob, error) {
 	job, vm := c.vmJob("admin.vm.RebootVMCmdByAdmin")
 	if vm == nil {
 		return job, nil
 	}
 	job.run = func() (any, error) {
-		if vm.State != "Running" || vm.HostID == "" {
-			return nil, internalError("Failed to reboot vm instance")
+		if vm.State != "Running" {
+			return nil, paramError("The VM %s (%s) is not running, unable to reboot it", vm.ID, vm.displayNameOrHostName())
+		}
+		if vm.HostID == "" { // a ServerApiException: cserrorcode 9999
+			return nil, &APIError{Code: codeInternalError, CSCode: csServerAPIException, Text: "Failed to reboot vm instance"}
 		}
 		return c.vmResult(vm)
 	}

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,7 +31,8 @@ func TestVMStateTransitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := e.waitJobDone(t, r.JobID); j.Jobstatus != 2 || j.Jobresultcode != 530 {
+	if j := e.waitJobDone(t, r.JobID); j.Jobstatus != 2 || j.Jobresultcode != 431 ||
+		!strings.Contains(string(j.Jobresult), "(cpivm-life) is not running, unable to reboot it") {
 		t.Fatalf("reboot of a stopped VM = %+v", j)
 	}
 	e.vmAfter(t, "Starting", "Running", func() (string, string) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 
@@ -201,7 +202,8 @@ func TestCreateVMBadInputLeavesNothing(t *testing.T) {
 		{"ip outside the network", stemcell, smallVM, map[string]any{"default": manualNet("10.9.9.9")}, boshEnv, "10.9.9.9"},
 		{"user data over the limit", stemcell, smallVM, nets, huge, "vm.userdata.max.length"},
 		{"unknown stemcell", "0d6f3e4a-1111-4111-8111-111111111111", smallVM, nets, boshEnv, ""},
-		{"ip taken", stemcell, smallVM, map[string]any{"default": manualNet("10.1.1.99")}, boshEnv, "Guest IP"},
+		{"ip taken", stemcell, smallVM, map[string]any{"default": manualNet("10.1.1.99")}, boshEnv,
+			"static IP 10.1.1.99 on CloudStack network guest-network is in use by VM"},
 		{"vip of another VM", stemcell, smallVM, map[string]any{"default": manualNet("10.1.1.21"),
 			"public": map[string]any{"type": "vip", "ip": "192.168.2.99"}}, boshEnv, "already static NAT"},
 		{"security groups in an advanced zone", stemcell, map[string]any{"compute_offering": "Small Instance",
@@ -428,8 +430,7 @@ func TestDeleteVMWithoutExpungePermission(t *testing.T) {
 		boshEnv).ok(t).decode(t, &result)
 	var cid string
 	_ = json.Unmarshal(result[0], &cid)
-	err := e.sim.Admin.AddFault(simulator.Fault{Command: "destroyVirtualMachine", ErrorCode: 531,
-		ErrorText: "Account admin does not have permission to expunge vm"})
+	err := e.sim.Admin.AddFault(noExpungeFault)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,6 +447,55 @@ func TestDeleteVMWithoutExpungePermission(t *testing.T) {
 		t.Fatal("a Destroyed VM is gone for the director")
 	}
 	e.call("delete_vm", cid).ok(t)
+}
+
+// noExpungeFault is UserVmManagerImpl.destroyVm's refusal of expunge=true
+// for an account that is not an admin while allow.user.expunge.recover.vm
+// is false (its default): the job fails with a PermissionDeniedException.
+var noExpungeFault = simulator.Fault{Command: "destroyVirtualMachine", ErrorCode: 531, CSErrorCode: 4365,
+	ErrorText: "Parameter expunge can be passed by Admin only. Or when the allow.user.expunge.recover.vm key is set."}
+
+// TestRecreateWithSameIPWithoutExpungePermission is BOSH's recreate (delete_vm,
+// then create_vm with the same static IP) for an account that may not
+// expunge: the Destroyed VM keeps its guest IP until CloudStack's expunge
+// thread removes it (expunge.delay after the destroy), so create_vm fails
+// until then, naming the VM that holds the address, and passes after.
+func TestRecreateWithSameIPWithoutExpungePermission(t *testing.T) {
+	e := newEnv(t, nil, "-expunge-interval", "1", "-expunge-delay", "2")
+	stemcell := e.stemcell()
+	networks := map[string]any{"default": manualNet("10.1.1.56")}
+	var result []json.RawMessage
+	e.call("create_vm", "agent-r", stemcell, smallVM, networks, []string{}, boshEnv).ok(t).decode(t, &result)
+	var old string
+	_ = json.Unmarshal(result[0], &old)
+	if err := e.sim.Admin.AddFault(noExpungeFault); err != nil {
+		t.Fatal(err)
+	}
+	e.call("delete_vm", old).ok(t)
+	destroyed := time.Now()
+	r := e.call("create_vm", "agent-r", stemcell, smallVM, networks, []string{}, boshEnv).failed(t, "VMCreationFailed",
+		"static IP 10.1.1.56 on CloudStack network guest-network is still held by VM "+old)
+	if !strings.Contains(r.Error.Message, "destroyed but not yet expunged") || !strings.Contains(r.Error.Message, "expunge.delay") ||
+		r.Error.Retry {
+		t.Fatalf("create_vm error %+v", r.Error)
+	}
+	for e.vmState(old) == "Destroyed" {
+		if time.Since(destroyed) > 15*time.Second {
+			t.Fatal("CloudStack's expunge thread did not expunge the destroyed VM")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	e.call("create_vm", "agent-r", stemcell, smallVM, networks, []string{}, boshEnv).ok(t)
+}
+
+// vmState is the VM's state, "" once it is expunged.
+func (e *env) vmState(id string) string {
+	for _, vm := range e.vms() {
+		if vm.Id == id {
+			return vm.State
+		}
+	}
+	return ""
 }
 
 // TestDeleteVMKeepsVolumesItDidNotCreate: only the ephemeral disk

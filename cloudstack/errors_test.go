@@ -1,0 +1,62 @@
+package cloudstack_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+)
+
+// TestErrorNames feeds the classifiers the answers CloudStack gives, and
+// near misses.
+func TestErrorNames(t *testing.T) {
+	cases := []struct {
+		err             error
+		denied, ipTaken bool
+	}{
+		{&cloudstack.APIError{ErrorCode: 531, CSErrorCode: 4365,
+			Text: "Parameter expunge can be passed by Admin only. Or when the allow.user.expunge.recover.vm key is set."}, true, false},
+		{&cloudstack.APIError{ErrorCode: 531, CSErrorCode: 4365,
+			Text: "Expunging a vm can only be done by an Admin. Or when the allow.user.expunge.recover.vm key is set."}, true, false},
+		{&cloudstack.APIError{ErrorCode: 432, CSErrorCode: 9999,
+			Text: "The given command does not exist or it is not available for the user"}, true, false},
+		{&cloudstack.APIError{ErrorCode: 530, CSErrorCode: 4250, Text: "Failed to expunge vm with specified vmId"}, false, false},
+		{&cloudstack.APIError{ErrorCode: 533, CSErrorCode: 9999,
+			Text: "Unable to acquire Guest IP address for network Ntwk[204|Guest|8]"}, false, true},
+		{&cloudstack.APIError{ErrorCode: 533, CSErrorCode: 4335, Text: "Unable to create a deployment for VM instance"}, false, false},
+		{fmt.Errorf("creating VM: %w", &cloudstack.APIError{ErrorCode: 531, CSErrorCode: 4365}), true, false},
+		{errors.New("Unable to acquire Guest IP address for network"), false, false},
+		{nil, false, false},
+	}
+	for _, c := range cases {
+		if got := cloudstack.IsPermissionDenied(c.err); got != c.denied {
+			t.Errorf("IsPermissionDenied(%v) = %v", c.err, got)
+		}
+		if got := cloudstack.IsGuestIPUnavailable(c.err); got != c.ipTaken {
+			t.Errorf("IsGuestIPUnavailable(%v) = %v", c.err, got)
+		}
+	}
+}
+
+func TestVMWithIPFindsTheNIC(t *testing.T) {
+	const net = "11111111-2222-4333-8444-555555555555"
+	var gotNetwork string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotNetwork = r.URL.Query().Get("networkid")
+		fmt.Fprintf(w, `{"listvirtualmachinesresponse":{"count":2,"virtualmachine":[`+
+			`{"id":"a","name":"other","state":"Running","nic":[{"networkid":%q,"ipaddress":"10.1.1.9"}]},`+
+			`{"id":"b","name":"old","state":"Destroyed","nic":[{"networkid":%q,"ipaddress":"10.1.1.50"}]}]}}`, net, net)
+	}))
+	defer srv.Close()
+	c, _ := newClient(t, srv.URL+"/client/api", nil)
+	vm, err := c.VMWithIP(net, "10.1.1.50")
+	if err != nil || vm == nil || vm.ID != "b" || !vm.AwaitingExpunge() || gotNetwork != net {
+		t.Fatalf("VMWithIP = %+v, %v (networkid %q)", vm, err, gotNetwork)
+	}
+	if vm, err := c.VMWithIP(net, "10.1.1.51"); err != nil || vm != nil {
+		t.Fatalf("free address: %+v, %v", vm, err)
+	}
+}
