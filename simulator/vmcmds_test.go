@@ -390,3 +390,35 @@ func TestUserDataNeedsTheService(t *testing.T) {
 		t.Fatalf("user data = %q", got)
 	}
 }
+
+// TestStartOnGivenHost: a hostid that is not Enabled and Up, or lacks the
+// room, fails the job with 431 (allow.deploy.vm.if.deploy.on.given.host.fails
+// is false by default).
+func TestStartOnGivenHost(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	host := firstHost(t, e.testSim)
+	hostID, hostName := host["id"].(string), host["name"].(string)
+	p := e.params("cpivm-given")
+	p.SetStartvm(false)
+	vm := e.deploy(t, p)
+	if _, err := e.cs.Host.PrepareHostForMaintenance(e.cs.Host.NewPrepareHostForMaintenanceParams(hostID)); err != nil {
+		t.Fatal(err)
+	}
+	sp := e.cs.VirtualMachine.NewStartVirtualMachineParams(vm.Id)
+	sp.SetHostid(hostID)
+	_, err := e.cs.VirtualMachine.StartVirtualMachine(sp)
+	wantJobError(t, err, 431, "Unable to deploy the VM as the host: "+hostName+" is not in the right state")
+	if s := e.stateOf(t, vm.Id); s != "Stopped" {
+		t.Fatalf("state after the refused start: %s", s)
+	}
+	if _, err := e.cs.Host.CancelHostMaintenance(e.cs.Host.NewCancelHostMaintenanceParams(hostID)); err != nil {
+		t.Fatal(err)
+	}
+	big := e.customParams("cpivm-big", 64, 1000, 1024)
+	big.SetHostid(hostID)
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(big)
+	wantJobError(t, err, 431, "host has cpu capability? false, host has capacity? false")
+	if started, err := e.cs.VirtualMachine.StartVirtualMachine(sp); err != nil || started.Hostid != hostID {
+		t.Fatalf("start on the host = %+v, %v", started, err)
+	}
+}

@@ -149,6 +149,9 @@ func deployVirtualMachine(c *Call) (*asyncJob, error) {
 		cmdClass: "org.apache.cloudstack.api.command.admin.vm.DeployVMCmdByAdmin",
 		run: func() (any, error) {
 			if startVM {
+				if err := c.st.checkDestinationHost(vm, hostID); err != nil {
+					return nil, err
+				}
 				if err := c.startOn(vm, hostID); err != nil {
 					return nil, err
 				}

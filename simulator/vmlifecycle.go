@@ -66,6 +66,9 @@ func startVirtualMachine(c *Call) (*asyncJob, error) {
 		c.transition(job, vm, "Starting")
 		hostID := c.Params.Get("hostid")
 		job.run = func() (any, error) {
+			if err := c.st.checkDestinationHost(vm, hostID); err != nil {
+				return nil, err
+			}
 			if err := c.startOn(vm, hostID); err != nil {
 				return nil, err
 			}
@@ -79,6 +82,29 @@ func startVirtualMachine(c *Call) (*asyncJob, error) {
 		job.run = func() (any, error) { return nil, internalError("%s", text) }
 	}
 	return job, nil
+}
+
+// checkDestinationHost is the hostid part of startVirtualMachine
+// (getDestinationHost, then the capability and capacity check): the host
+// must be Enabled and Up, and, allow.deploy.vm.if.deploy.on.given.host.fails
+// being false by default, have the cores, speed and free capacity for the
+// VM; both refusals are InvalidParameterValueExceptions (431).
+func (st *state) checkDestinationHost(vm *VirtualMachine, hostID string) error {
+	h, ok := byID(st.Hosts, hostID)
+	if hostID == "" || !ok {
+		return nil
+	}
+	if h.ResourceState != "Enabled" || h.State != "Up" {
+		return paramError("Unable to deploy the VM as the host: %s is not in the right state", h.Name)
+	}
+	capable := vm.CPUNumber <= h.CPUNumber && int64(vm.CPUSpeed) <= h.CPUSpeed
+	cpu, mem := st.allocation(h.ID)
+	room := cpu+int64(vm.CPUNumber)*int64(vm.CPUSpeed) <= int64(h.CPUNumber)*h.CPUSpeed && mem+int64(vm.Memory)<<20 <= h.MemoryTotal
+	if !capable || !room {
+		return paramError("Cannot deploy the VM to specified host %d; host has cpu capability? %v, host has capacity? %v",
+			h.InternalID, capable, room)
+	}
+	return nil
 }
 
 // displayNameOrHostName is VMInstanceVO.getDisplayNameOrHostName.
