@@ -302,7 +302,11 @@ func (v *vmCreation) explainAddress(err error) error {
 		}
 	}
 	if len(unexplained) > 0 {
-		return fmt.Errorf("CloudStack could not allocate static IP %s (taken, or outside the network's range): %w",
+		// Accounts that are not admins do not see Destroyed VMs unless
+		// allow.user.view.destroyed.vm is set (QueryManagerImpl).
+		return fmt.Errorf("CloudStack could not allocate static IP %s: another VM holds it, perhaps one destroyed "+
+			"but not yet expunged (CloudStack frees a destroyed VM's addresses only when it expunges it, after the "+
+			"global setting expunge.delay; accounts without allow.user.view.destroyed.vm cannot list such VMs): %w",
 			strings.Join(unexplained, ", "), err)
 	}
 	return err

@@ -181,12 +181,10 @@ func listAsyncJobs(c *Call) (any, error) {
 	})
 }
 
-// Account.Type values (com.cloud.user.Account.Type) that buildACLSearchParameters
-// treats as admins.
-const (
-	accountTypeAdmin       = 1
-	accountTypeDomainAdmin = 2
-)
+// isAdmin is AccountManagerImpl.isAdmin: root, domain and resource domain
+// admins (com.cloud.user.Account.Type ADMIN 1, DOMAIN_ADMIN 2,
+// RESOURCE_DOMAIN_ADMIN 3).
+func (a *Account) isAdmin() bool { return a.Type >= 1 && a.Type <= 3 }
 
 // jobPermitted is AccountManagerImpl.buildACLSearchParameters as
 // searchForAsyncJobsInternal uses it: a caller that is not an admin sees its
@@ -199,7 +197,7 @@ func (c *Call) jobPermitted(j *Job) bool {
 	if owner == nil {
 		return false
 	}
-	admin := c.Account.Type == accountTypeAdmin || c.Account.Type == accountTypeDomainAdmin
+	admin := c.Account.isAdmin()
 	domainID := firstNonEmpty(p.Get("domainid"), c.Account.DomainID)
 	switch {
 	case !admin:

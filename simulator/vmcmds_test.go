@@ -201,11 +201,9 @@ func TestListAsyncJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another account's job, which the caller sees only with listall.
+	_, aid := e.addTenant(t, "tenant")
 	e.srv.mu.Lock()
 	st := e.srv.st
-	aid, aint := st.newID(kindAccount)
-	st.Accounts = append(st.Accounts, &Account{ID: aid, InternalID: aint, Name: "tenant", Type: 0,
-		DomainID: st.Accounts[0].DomainID, State: "enabled", Created: time.Now()})
 	jid, jint := st.newID(kindJob)
 	st.Jobs = append(st.Jobs, &Job{ID: jid, InternalID: jint, Command: "stopVirtualMachine",
 		Cmd: "org.apache.cloudstack.api.command.user.vm.StopVMCmd", AccountID: aid, UserID: st.Users[0].ID,
@@ -420,5 +418,45 @@ func TestStartOnGivenHost(t *testing.T) {
 	wantJobError(t, err, 431, "host has cpu capability? false, host has capacity? false")
 	if started, err := e.cs.VirtualMachine.StartVirtualMachine(sp); err != nil || started.Hostid != hostID {
 		t.Fatalf("start on the host = %+v, %v", started, err)
+	}
+}
+
+// addTenant adds an account that is not an admin, with a user holding API
+// keys, and returns a cloudstack-go client signing as that user.
+func (e *vmEnv) addTenant(t *testing.T, name string) (*cloudstack.CloudStackClient, string) {
+	t.Helper()
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
+	st := e.srv.st
+	aid, aint := st.newID(kindAccount)
+	st.Accounts = append(st.Accounts, &Account{ID: aid, InternalID: aint, Name: name, Type: 0,
+		DomainID: st.Accounts[0].DomainID, State: "enabled", Created: time.Now().UTC()})
+	uid, uint := st.newID(kindUser)
+	st.Users = append(st.Users, &User{ID: uid, InternalID: uint, Username: name, AccountID: aid, State: "enabled",
+		APIKey: name + "-key", SecretKey: name + "-secret"})
+	return cloudstack.NewAsyncClient(e.api, name+"-key", name+"-secret", false), aid
+}
+
+// TestTenantView: an account that is not an admin lists only its own jobs,
+// and no Destroyed VMs (allow.user.view.destroyed.vm is false).
+func TestTenantView(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	vm := e.deploy(t, e.params("cpivm-admins"))
+	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
+		t.Fatal(err)
+	}
+	tenant, _ := e.addTenant(t, "tenant")
+	lp := tenant.VirtualMachine.NewListVirtualMachinesParams()
+	lp.SetId(vm.Id)
+	if l, err := tenant.VirtualMachine.ListVirtualMachines(lp); err != nil || l.Count != 0 {
+		t.Fatalf("a tenant lists a Destroyed VM: %+v, %v", l, err)
+	}
+	if s := e.stateOf(t, vm.Id); s != "Destroyed" {
+		t.Fatalf("the admin sees %q", s)
+	}
+	jp := tenant.Asyncjob.NewListAsyncJobsParams()
+	jp.SetListall(true)
+	if l, err := tenant.Asyncjob.ListAsyncJobs(jp); err != nil || l.Count != 0 {
+		t.Fatalf("a tenant lists the admin's jobs: %+v, %v", l, err)
 	}
 }

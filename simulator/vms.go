@@ -98,8 +98,13 @@ func listVirtualMachines(c *Call) (any, error) {
 			return v
 		}
 	}
+	// QueryManagerImpl: accounts that are not admins do not see Destroyed and
+	// Expunging VMs while allow.user.view.destroyed.vm is false, its
+	// default.
+	hideDestroyed := !c.Account.isAdmin()
 	return l.run(c, c.st.VMs, func(vm *VirtualMachine) bool {
 		return vm.Removed == nil && vmStateMatches(p.Get("state"), vm.State) &&
+			(!hideDestroyed || (vm.State != "Destroyed" && vm.State != "Expunging")) &&
 			optEq(p.Get("hostid"), vm.HostID) && optEq(p.Get("templateid"), vm.TemplateID) &&
 			optEq(p.Get("serviceofferingid"), vm.ServiceOfferingID) && optEq(p.Get("userid"), vm.UserID) &&
 			optEq(p.Get("hypervisor"), vm.Hypervisor) && optEq(p.Get("keypair"), strings.Join(vm.KeyPairs, ",")) &&
