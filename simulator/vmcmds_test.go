@@ -34,6 +34,10 @@ func TestStartAndStopRefusals(t *testing.T) {
 		t.Fatalf("second stop = %+v, %v", again, err)
 	}
 
+	// Only a Destroyed VM can be recovered.
+	_, err = e.cs.VirtualMachine.RecoverVirtualMachine(e.cs.VirtualMachine.NewRecoverVirtualMachineParams(vm.Id))
+	wantAPIError(t, err, 431, fmt.Sprintf("Vm with id %d is not in the right state", internal))
+
 	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
 		t.Fatal(err)
 	}

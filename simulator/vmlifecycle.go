@@ -19,14 +19,19 @@ func init() {
 }
 
 // vmJob is an async VM command's job. CloudStack checks the VM inside the
-// job, so a VM that is gone fails the job (431), not the request.
-func (c *Call) vmJob(class string) (*asyncJob, *VirtualMachine) {
+// job, so a VM that is gone fails the job (431), not the request, with the
+// command's own text: UserVmDao.findById skips expunged rows, and the texts
+// name the internal id.
+func (c *Call) vmJob(class, notFound string) (*asyncJob, *VirtualMachine) {
 	id := c.Params.Get("id")
 	job := &asyncJob{instanceType: "VirtualMachine", instanceID: strings.ToLower(id),
 		cmdClass: "org.apache.cloudstack.api.command." + class}
 	vm, ok := byID(c.st.VMs, id)
 	if !ok || vm.Removed != nil {
-		job.run = func() (any, error) { return nil, paramError("Unable to find a virtual machine with specified vmId") }
+		if ok {
+			id = fmt.Sprint(vm.InternalID)
+		}
+		job.run = func() (any, error) { return nil, paramError("%s %s", notFound, id) }
 		return job, nil
 	}
 	return job, vm
@@ -54,7 +59,7 @@ func (c *Call) transition(job *asyncJob, vm *VirtualMachine, during string) {
 // operations on ..." and any other state (Destroyed, Error, ...) with
 // "Cannot start <vm> in <state> state", both 530.
 func startVirtualMachine(c *Call) (*asyncJob, error) {
-	job, vm := c.vmJob("admin.vm.StartVMCmdByAdmin")
+	job, vm := c.vmJob("admin.vm.StartVMCmdByAdmin", "unable to find a virtual machine with id")
 	if vm == nil {
 		return job, nil
 	}
@@ -145,7 +150,7 @@ func (vm *VirtualMachine) stop() {
 // the job, then Stopped. The simulator's guests always answer the
 // StopCommand, so forced changes nothing else.
 func stopVirtualMachine(c *Call) (*asyncJob, error) {
-	job, vm := c.vmJob("admin.vm.StopVMCmdByAdmin")
+	job, vm := c.vmJob("admin.vm.StopVMCmdByAdmin", "unable to find a virtual machine with id")
 	if vm == nil {
 		return job, nil
 	}
@@ -172,7 +177,7 @@ func stopVirtualMachine(c *Call) (*asyncJob, error) {
 // find on a host makes RebootVMCmd answer "Failed to reboot vm instance"
 // (530, RebootVMCmd.execute).
 func rebootVirtualMachine(c *Call) (*asyncJob, error) {
-	job, vm := c.vmJob("admin.vm.RebootVMCmdByAdmin")
+	job, vm := c.vmJob("admin.vm.RebootVMCmdByAdmin", "Unable to find a virtual machine with id")
 	if vm == nil {
 		return job, nil
 	}
@@ -195,7 +200,7 @@ func rebootVirtualMachine(c *Call) (*asyncJob, error) {
 // attached to the VM to delete with it; other data volumes stay attached
 // until the VM is expunged, which detaches them.
 func destroyVirtualMachine(c *Call) (*asyncJob, error) {
-	job, vm := c.vmJob("admin.vm.DestroyVMCmdByAdmin")
+	job, vm := c.vmJob("admin.vm.DestroyVMCmdByAdmin", "unable to find a virtual machine with id")
 	if vm == nil {
 		return job, nil
 	}
@@ -286,18 +291,18 @@ func (st *state) expungeVM(vm *VirtualMachine, now time.Time) {
 	st.removeTagsOf("UserVm", vm.ID)
 }
 
-// expungeVirtualMachine expunges a Destroyed (or Error) VM; an expunged VM
-// succeeds again, any other state fails the job as UserVmManagerImpl does.
+// expungeVirtualMachine is UserVmManagerImpl.expungeVm: it expunges a
+// Destroyed (or Error) VM; an expunged one is not found (UserVmDao.findById
+// skips removed rows, GenericDaoBase.findById, so expungeVm's "already
+// expunged" branch is never reached), any other state fails the job.
 func expungeVirtualMachine(c *Call) (*asyncJob, error) {
 	id := c.Params.Get("id")
 	job := &asyncJob{instanceType: "VirtualMachine", instanceID: strings.ToLower(id),
 		cmdClass: "org.apache.cloudstack.api.command.admin.vm.ExpungeVMCmd"}
 	vm, found := byID(c.st.VMs, id)
 	switch {
-	case !found: // a legacy numeric id
+	case !found || vm.Removed != nil:
 		job.run = func() (any, error) { return nil, paramError("Unable to find a virtual machine with specified vmId") }
-	case vm.Removed != nil:
-		job.run = func() (any, error) { return success(), nil }
 	case vm.State == "Destroyed" || vm.State == "Error" || vm.State == "Expunging":
 		c.transition(job, vm, "Expunging")
 		job.run = func() (any, error) {
@@ -312,25 +317,33 @@ func expungeVirtualMachine(c *Call) (*asyncJob, error) {
 	return job, nil
 }
 
-// recoverVirtualMachine (synchronous in 4.22) brings a Destroyed VM back as
-// Stopped with its ROOT volume; a VM in another state is returned as is.
+// recoverVirtualMachine (synchronous in 4.22) is UserVmManagerImpl.
+// recoverVirtualMachine: a Destroyed VM comes back Stopped with its ROOT
+// volume (recoverRootVolume); an expunged VM is not found and a VM in any
+// other state is refused (the caller is root admin, so
+// allow.user.expunge.recover.vm does not apply).
 func recoverVirtualMachine(c *Call) (any, error) {
 	vm, found := byID(c.st.VMs, c.Params.Get("id"))
 	if !found || vm.Removed != nil {
-		return nil, paramError("Unable to find a virtual machine with id %s", c.Params.Get("id"))
+		id := c.Params.Get("id")
+		if found {
+			id = fmt.Sprint(vm.InternalID)
+		}
+		return nil, paramError("unable to find a virtual machine with id %s", id)
 	}
-	if vm.State == "Destroyed" {
-		vm.State = "Stopped"
-		for _, v := range c.st.volumesOf(vm.ID) {
-			if v.State == "Destroy" {
-				v.State = "Ready"
-				if v.Path == "" {
-					v.State = "Allocated"
-				}
+	if vm.State != "Destroyed" {
+		return nil, paramError("Vm with id %d is not in the right state", vm.InternalID)
+	}
+	vm.State = "Stopped"
+	for _, v := range c.st.volumesOf(vm.ID) {
+		if v.State == "Destroy" {
+			v.State = "Ready"
+			if v.Path == "" {
+				v.State = "Allocated"
 			}
 		}
-		c.changed()
 	}
+	c.changed()
 	return map[string]any{"virtualmachine": c.vmView(vm)}, nil
 }
 

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -131,12 +132,13 @@ func TestDestroyKeepsNameUntilExpunged(t *testing.T) {
 	again := e.params("cpivm-dup")
 	again.SetIpaddress("10.1.1.30")
 	e.deploy(t, again)
-	// Destroying an expunged VM fails its job; expunging it again succeeds.
+	// Destroying, expunging or recovering an expunged VM: not found.
 	_, err = e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id))
+	wantJobError(t, err, 431, fmt.Sprintf("unable to find a virtual machine with id %d", e.internalID(t, vm.Id)))
+	_, err = e.cs.VirtualMachine.ExpungeVirtualMachine(e.cs.VirtualMachine.NewExpungeVirtualMachineParams(vm.Id))
 	wantJobError(t, err, 431, "Unable to find a virtual machine with specified vmId")
-	if _, err := e.cs.VirtualMachine.ExpungeVirtualMachine(e.cs.VirtualMachine.NewExpungeVirtualMachineParams(vm.Id)); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.cs.VirtualMachine.RecoverVirtualMachine(e.cs.VirtualMachine.NewRecoverVirtualMachineParams(vm.Id))
+	wantAPIError(t, err, 431, fmt.Sprintf("unable to find a virtual machine with id %d", e.internalID(t, vm.Id)))
 }
 
 func TestExpungeNeedsDestroy(t *testing.T) {
