@@ -173,7 +173,7 @@ func listAsyncJobs(c *Call) (any, error) {
 	if d := p.Get("startdate"); d != "" {
 		since, _ = time.Parse("2006-01-02", d[:10]) // validate checked the date
 	}
-	l := lister[*Job]{key: "asyncjobs", id: (*Job).uuid, view: c.listedJobView,
+	l := lister[*Job]{key: "asyncjobs", id: (*Job).uuid, view: c.jobView,
 		keyword: func(j *Job) []string { return []string{j.Cmd} }}
 	return l.run(c, c.st.Jobs, func(j *Job) bool {
 		return c.jobPermitted(j) && !j.Created.Before(since) &&
@@ -218,15 +218,10 @@ func (st *state) domainWithin(id, base string) bool {
 	return d != nil && b != nil && strings.HasPrefix(d.Path, b.Path)
 }
 
-// listedJobView is AsyncJobJoinDaoImpl.newAsyncJobResponse, which, unlike
-// queryAsyncJobResult, leaves "completed" out.
-func (c *Call) listedJobView(j *Job) map[string]any {
-	v := c.jobView(j)
-	delete(v, "completed")
-	return v
-}
-
-// jobView is AsyncJobResponse. A pending job has no result fields yet.
+// jobView is AsyncJobResponse as AsyncJobJoinDaoImpl.newAsyncJobResponse
+// fills it for listAsyncJobs (queryAsyncJobResult answers the same shape):
+// "completed" is its removed field, set when the job completes; a pending
+// job has no result fields yet.
 func (c *Call) jobView(j *Job) map[string]any {
 	v := map[string]any{"jobid": j.ID, "accountid": j.AccountID, "userid": j.UserID, "cmd": j.Cmd,
 		"jobstatus": j.Status, "jobprocstatus": 0, "jobresultcode": j.ResultCode,
