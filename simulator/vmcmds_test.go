@@ -99,8 +99,8 @@ func TestUpdateVirtualMachineRules(t *testing.T) {
 		got.State != "Running" || got.Details["keyboard"] != "us" {
 		t.Fatalf("update of a running VM = %+v", got)
 	}
-	body := e.rawCall(t, map[string]string{"command": "updateVirtualMachine", "id": vm.Id, "haenable": "true"})
-	if !strings.HasPrefix(body, `{"updatevirtualmachineresponse":{"virtualmachine":{`) || !strings.Contains(body, `"haenable":true`) {
+	body := e.rawCall(t, map[string]string{"command": "updateVirtualMachine", "id": vm.Id, "displayname": "raw"})
+	if !strings.HasPrefix(body, `{"updatevirtualmachineresponse":{"virtualmachine":{`) || !strings.Contains(body, `"displayname":"raw"`) {
 		t.Fatalf("updateVirtualMachine answer %s", body)
 	}
 	refused := func(edit func(*cloudstack.UpdateVirtualMachineParams), text string) {
@@ -362,6 +362,27 @@ func TestUserDataNeedsTheService(t *testing.T) {
 	_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
 	wantAPIError(t, err, 431, "Unable to deploy VM as UserData is provided while deploying the VM, but there is no support for UserData service in the default network no-userdata/"+bare+".")
 
+	if _, err := e.cs.SSH.CreateSSHKeyPair(e.cs.SSH.NewCreateSSHKeyPairParams("nour-key")); err != nil {
+		t.Fatal(err)
+	}
+	p = e.params("cpivm-nour")
+	p.SetNetworkids([]string{bare})
+	p.SetKeypair("nour-key")
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantAPIError(t, err, 431, "Unable to deploy VM as SSH keypair is provided while deploying the VM, but there is no support for UserData service in the default network no-userdata/"+bare)
+
+	e.srv.mu.Lock()
+	tmpl, _ := byID(e.srv.st.Templates, e.template)
+	tmpl.PasswordEnabled = true
+	e.srv.mu.Unlock()
+	p = e.params("cpivm-nour")
+	p.SetNetworkids([]string{bare})
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
+	wantAPIError(t, err, 431, fmt.Sprintf("Unable to deploy VM as template %d is password enabled, but there is no support for UserData service in the default network no-userdata/%s", tmpl.InternalID, bare))
+	e.srv.mu.Lock()
+	tmpl.PasswordEnabled = false
+	e.srv.mu.Unlock()
+
 	p = e.params("cpivm-nour")
 	p.SetNetworkids([]string{bare})
 	vm := e.deploy(t, p)
@@ -462,5 +483,32 @@ func TestTenantView(t *testing.T) {
 	jp.SetListall(true)
 	if l, err := tenant.Asyncjob.ListAsyncJobs(jp); err != nil || l.Count != 0 {
 		t.Fatalf("a tenant lists the admin's jobs: %+v, %v", l, err)
+	}
+}
+
+// TestCLIVMCommands drives stop, start and update with Debian's CLI, which
+// polls the jobs itself.
+func TestCLIVMCommands(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	vm := e.deploy(t, e.params("cpivm-cli"))
+	out, errOut, err := runCLI(t, e.testSim, testSecret, "stopVirtualMachine", "id="+vm.Id, "forced=true")
+	if err != nil || !strings.Contains(out, `"state": "Stopped"`) {
+		t.Fatalf("stop: %v\n%s\n%s", err, out, errOut)
+	}
+	out, errOut, err = runCLI(t, e.testSim, testSecret, "startVirtualMachine", "id="+vm.Id)
+	if err != nil || !strings.Contains(out, `"state": "Running"`) {
+		t.Fatalf("start: %v\n%s\n%s", err, out, errOut)
+	}
+	out, errOut, err = runCLI(t, e.testSim, testSecret, "startVirtualMachine", "id="+vm.Id)
+	if err == nil || !strings.Contains(out, "is already running") {
+		t.Fatalf("second start: %v\n%s\n%s", err, out, errOut)
+	}
+	out, errOut, err = runCLI(t, e.testSim, testSecret, "updateVirtualMachine", "id="+vm.Id, "name=-bad")
+	if err == nil || !strings.Contains(out, "Failed to update VM, due to Invalid name.") {
+		t.Fatalf("bad name: %v\n%s\n%s", err, out, errOut)
+	}
+	out, errOut, err = runCLI(t, e.testSim, testSecret, "updateVirtualMachine", "id="+vm.Id, "displayname=from-cli")
+	if err != nil || !strings.Contains(out, `"displayname": "from-cli"`) {
+		t.Fatalf("update: %v\n%s\n%s", err, out, errOut)
 	}
 }
