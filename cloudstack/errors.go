@@ -77,6 +77,21 @@ func IsPermissionDenied(err error) bool {
 		api.CSErrorCode == csPermissionDenied)
 }
 
+// IsExpungeRefused says CloudStack will not let this account expunge (or
+// recover) a VM: UserVmManagerImpl.destroyVm ("Parameter expunge can be
+// passed by Admin only. Or when the allow.user.expunge.recover.vm key is
+// set.") and expungeVm ("Expunging a vm can only be done by an Admin. Or
+// when the allow.user.expunge.recover.vm key is set.") throw a
+// PermissionDeniedException inside the job, which ApiAsyncJobDispatcher
+// reports as a plain 530: the setting's name in the text is the signal. A
+// role without expungeVirtualMachine gets a 432, or any other permission
+// refusal.
+func IsExpungeRefused(err error) bool {
+	var api *APIError
+	return IsPermissionDenied(err) ||
+		(errors.As(err, &api) && strings.Contains(api.Text, "allow.user.expunge.recover.vm"))
+}
+
 // IsGuestIPUnavailable says deployVirtualMachine could not give a NIC its
 // guest address: GuestNetworkGuru.allocate's
 // InsufficientVirtualNetworkCapacityException (533) "Unable to acquire Guest

@@ -13,27 +13,35 @@ import (
 // TestErrorNames feeds the classifiers the answers CloudStack gives, and
 // near misses.
 func TestErrorNames(t *testing.T) {
+	destroyText := "Parameter expunge can be passed by Admin only. Or when the allow.user.expunge.recover.vm key is set."
+	expungeText := "Expunging a vm can only be done by an Admin. Or when the allow.user.expunge.recover.vm key is set."
 	cases := []struct {
-		err             error
-		denied, ipTaken bool
+		err                      error
+		denied, expunge, ipTaken bool
 	}{
+		// What the jobs answer: ApiAsyncJobDispatcher makes them 530.
+		{&cloudstack.APIError{ErrorCode: 530, Text: destroyText}, false, true, false},
+		{&cloudstack.APIError{ErrorCode: 530, Text: expungeText}, false, true, false},
+		// A synchronous PermissionDeniedException (recoverVirtualMachine).
 		{&cloudstack.APIError{ErrorCode: 531, CSErrorCode: 4365,
-			Text: "Parameter expunge can be passed by Admin only. Or when the allow.user.expunge.recover.vm key is set."}, true, false},
-		{&cloudstack.APIError{ErrorCode: 531, CSErrorCode: 4365,
-			Text: "Expunging a vm can only be done by an Admin. Or when the allow.user.expunge.recover.vm key is set."}, true, false},
+			Text: "Recovering a vm can only be done by an Admin. Or when the allow.user.expunge.recover.vm key is set."}, true, true, false},
 		{&cloudstack.APIError{ErrorCode: 432, CSErrorCode: 9999,
-			Text: "The given command does not exist or it is not available for the user"}, true, false},
-		{&cloudstack.APIError{ErrorCode: 530, CSErrorCode: 4250, Text: "Failed to expunge vm with specified vmId"}, false, false},
+			Text: "The given command does not exist or it is not available for the user"}, true, true, false},
+		{&cloudstack.APIError{ErrorCode: 530, CSErrorCode: 4250, Text: "Failed to expunge vm with specified vmId"}, false, false, false},
 		{&cloudstack.APIError{ErrorCode: 533, CSErrorCode: 9999,
-			Text: "Unable to acquire Guest IP address for network Ntwk[204|Guest|8]"}, false, true},
-		{&cloudstack.APIError{ErrorCode: 533, CSErrorCode: 4335, Text: "Unable to create a deployment for VM instance"}, false, false},
-		{fmt.Errorf("creating VM: %w", &cloudstack.APIError{ErrorCode: 531, CSErrorCode: 4365}), true, false},
-		{errors.New("Unable to acquire Guest IP address for network"), false, false},
-		{nil, false, false},
+			Text: "Unable to acquire Guest IP address for network Ntwk[204|Guest|8]"}, false, false, true},
+		{&cloudstack.APIError{ErrorCode: 533, CSErrorCode: 4335, Text: "Unable to create a deployment for VM instance"}, false, false, false},
+		{fmt.Errorf("creating VM: %w", &cloudstack.APIError{ErrorCode: 531, CSErrorCode: 4365}), true, true, false},
+		{errors.New("Unable to acquire Guest IP address for network"), false, false, false},
+		{errors.New(destroyText), false, false, false},
+		{nil, false, false, false},
 	}
 	for _, c := range cases {
 		if got := cloudstack.IsPermissionDenied(c.err); got != c.denied {
 			t.Errorf("IsPermissionDenied(%v) = %v", c.err, got)
+		}
+		if got := cloudstack.IsExpungeRefused(c.err); got != c.expunge {
+			t.Errorf("IsExpungeRefused(%v) = %v", c.err, got)
 		}
 		if got := cloudstack.IsGuestIPUnavailable(c.err); got != c.ipTaken {
 			t.Errorf("IsGuestIPUnavailable(%v) = %v", c.err, got)

@@ -79,7 +79,7 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 	if vm.AwaitingExpunge() && *c.cfg.CloudStack.ExpungeVM {
 		// Destroyed but not expunged (by hand, or by an account that
 		// may not expunge) it still holds its host name and addresses.
-		if err := c.cloud.ExpungeVM(vm.ID); err != nil && !cloudstack.IsPermissionDenied(err) {
+		if err := c.cloud.ExpungeVM(vm.ID); err != nil && !cloudstack.IsExpungeRefused(err) {
 			return wrap(err, "expunging VM %s", vm.ID)
 		}
 		return nil
@@ -104,7 +104,7 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 func (c CPI) destroyVM(id string, volumes []string) error {
 	expunge := *c.cfg.CloudStack.ExpungeVM
 	err := c.cloud.DestroyVM(id, expunge, volumes)
-	if expunge && cloudstack.IsPermissionDenied(err) {
+	if expunge && cloudstack.IsExpungeRefused(err) {
 		c.logger.Warn("vm", "expunging VM %s is not allowed for this account (%s); destroying without expunge: "+
 			"the VM keeps its host name and IP addresses until CloudStack expunges it (global setting expunge.delay)",
 			id, err)

@@ -512,3 +512,39 @@ func TestCLIVMCommands(t *testing.T) {
 		t.Fatalf("update: %v\n%s\n%s", err, out, errOut)
 	}
 }
+
+// TestTenantMayNotExpunge: with allow.user.expunge.recover.vm false, an
+// account that is not an admin may destroy its VM but not expunge or
+// recover it; the destroyed VM then keeps its address.
+func TestTenantMayNotExpunge(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	tenant, aid := e.addTenant(t, "tenant")
+	p := e.params("cpivm-tenant")
+	p.SetIpaddress("10.1.1.45")
+	vm := e.deploy(t, p)
+	e.srv.mu.Lock()
+	owned, _ := byID(e.srv.st.VMs, vm.Id)
+	owned.AccountID = aid // the tenant's VM
+	e.srv.mu.Unlock()
+
+	dp := tenant.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)
+	dp.SetExpunge(true)
+	_, err := tenant.VirtualMachine.DestroyVirtualMachine(dp)
+	wantJobError(t, err, 530, "Parameter expunge can be passed by Admin only. Or when the allow.user.expunge.recover.vm key is set.")
+	if s := e.stateOf(t, vm.Id); s != "Running" {
+		t.Fatalf("state after the refused destroy: %s", s)
+	}
+	_, err = tenant.VirtualMachine.ExpungeVirtualMachine(tenant.VirtualMachine.NewExpungeVirtualMachineParams(vm.Id))
+	wantJobError(t, err, 530, "Please destroy vm with specified vmId before expunge")
+	if _, err := tenant.VirtualMachine.DestroyVirtualMachine(tenant.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tenant.VirtualMachine.ExpungeVirtualMachine(tenant.VirtualMachine.NewExpungeVirtualMachineParams(vm.Id))
+	wantJobError(t, err, 530, "Expunging a vm can only be done by an Admin. Or when the allow.user.expunge.recover.vm key is set.")
+	_, err = tenant.VirtualMachine.RecoverVirtualMachine(tenant.VirtualMachine.NewRecoverVirtualMachineParams(vm.Id))
+	wantAPIError(t, err, 531, "Recovering a vm can only be done by an Admin. Or when the allow.user.expunge.recover.vm key is set.")
+	again := e.params("cpivm-again")
+	again.SetIpaddress("10.1.1.45")
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(again)
+	wantAPIError(t, err, 533, "Unable to acquire Guest IP address for network")
+}

@@ -18,6 +18,11 @@ func init() {
 	)
 }
 
+// allowUserExpungeRecoverVM is UserVmManager.AllowUserExpungeRecoverVm,
+// false by default: only admins may expunge or recover VMs. The simulator
+// has no global settings yet, so it is always false.
+const allowUserExpungeRecoverVM = "allow.user.expunge.recover.vm"
+
 // vmJob is an async VM command's job. CloudStack checks the VM inside the
 // job, so a VM that is gone fails the job (431), not the request, with the
 // command's own text: UserVmDao.findById skips expunged rows, and the texts
@@ -201,10 +206,19 @@ func rebootVirtualMachine(c *Call) (*asyncJob, error) {
 // until the VM is expunged, which detaches them.
 func destroyVirtualMachine(c *Call) (*asyncJob, error) {
 	job, vm := c.vmJob("admin.vm.DestroyVMCmdByAdmin", "unable to find a virtual machine with id")
+	expunge := c.Params.Bool("expunge", false)
+	if expunge && !c.Account.isAdmin() {
+		// UserVmManagerImpl.destroyVm checks this first. The
+		// PermissionDeniedException is not a ServerApiException, so
+		// ApiAsyncJobDispatcher.runJob fails the job with 530.
+		job.run = func() (any, error) {
+			return nil, internalError("Parameter expunge can be passed by Admin only. Or when the %s key is set.", allowUserExpungeRecoverVM)
+		}
+		return job, nil
+	}
 	if vm == nil {
 		return job, nil
 	}
-	expunge := c.Params.Bool("expunge", false)
 	var volumes []*Volume
 	for _, id := range c.Params.List("volumeids") {
 		if v, ok := byID(c.st.Volumes, id); ok && v.Removed == nil {
@@ -303,15 +317,19 @@ func expungeVirtualMachine(c *Call) (*asyncJob, error) {
 	switch {
 	case !found || vm.Removed != nil:
 		job.run = func() (any, error) { return nil, paramError("Unable to find a virtual machine with specified vmId") }
-	case vm.State == "Destroyed" || vm.State == "Error" || vm.State == "Expunging":
+	case vm.State != "Destroyed" && vm.State != "Error" && vm.State != "Expunging":
+		job.run = func() (any, error) {
+			return nil, internalError("Please destroy vm with specified vmId before expunge")
+		}
+	case !c.Account.isAdmin(): // after the state check; a 530 from the job, as for destroy
+		job.run = func() (any, error) {
+			return nil, internalError("Expunging a vm can only be done by an Admin. Or when the %s key is set.", allowUserExpungeRecoverVM)
+		}
+	default:
 		c.transition(job, vm, "Expunging")
 		job.run = func() (any, error) {
 			c.expungeVM(vm)
 			return success(), nil
-		}
-	default:
-		job.run = func() (any, error) {
-			return nil, internalError("Please destroy vm with specified vmId before expunge")
 		}
 	}
 	return job, nil
@@ -330,6 +348,10 @@ func recoverVirtualMachine(c *Call) (any, error) {
 			id = fmt.Sprint(vm.InternalID)
 		}
 		return nil, paramError("unable to find a virtual machine with id %s", id)
+	}
+	if !c.Account.isAdmin() { // a synchronous PermissionDeniedException: 531
+		return nil, &APIError{Code: codeAccountError, CSCode: csPermissionDenied,
+			Text: "Recovering a vm can only be done by an Admin. Or when the " + allowUserExpungeRecoverVM + " key is set."}
 	}
 	if vm.State != "Destroyed" {
 		return nil, paramError("Vm with id %d is not in the right state", vm.InternalID)

@@ -451,8 +451,9 @@ func TestDeleteVMWithoutExpungePermission(t *testing.T) {
 
 // noExpungeFault is UserVmManagerImpl.destroyVm's refusal of expunge=true
 // for an account that is not an admin while allow.user.expunge.recover.vm
-// is false (its default): the job fails with a PermissionDeniedException.
-var noExpungeFault = simulator.Fault{Command: "destroyVirtualMachine", ErrorCode: 531, CSErrorCode: 4365,
+// is false (its default): a PermissionDeniedException in the job, which
+// ApiAsyncJobDispatcher reports as a 530.
+var noExpungeFault = simulator.Fault{Command: "destroyVirtualMachine", ErrorCode: 530,
 	ErrorText: "Parameter expunge can be passed by Admin only. Or when the allow.user.expunge.recover.vm key is set."}
 
 // TestRecreateWithSameIPWithoutExpungePermission is BOSH's recreate (delete_vm,
