@@ -79,7 +79,7 @@ func seedOfferings(st *state, now time.Time) {
 		{"name": "Medium Instance", "cpunumber": "1", "cpuspeed": "1000", "memory": "1024"},
 		{"name": "Custom", "customized": "true"},
 		{"name": "Custom Constrained", "customized": "true", "cpuspeed": "1000",
-			"mincpunumber": "1", "maxcpunumber": "4", "minmemory": "512", "maxmemory": "8192"},
+			"mincpunumber": "1", "maxcpunumber": "2", "minmemory": "512", "maxmemory": "4096"},
 	} {
 		if _, err := newServiceOffering(st, paramsOf(p), now); err != nil {
 			panic(err)
