@@ -14,7 +14,7 @@ import (
 // user VM offering createServiceOffering can make: Gson leaves out a null
 // cpunumber, cpuspeed or memory, and a constrained offering's limits are in
 // serviceofferingdetails.
-const offeringsAnswer = `{"listserviceofferingsresponse":{"count":6,"serviceoffering":[
+const offeringsAnswer = `{"listserviceofferingsresponse":{"count":7,"serviceoffering":[
 {"id":"fixed","name":"Fixed","cpunumber":2,"cpuspeed":1000,"memory":2048,"iscustomized":false},
 {"id":"fixed-zero-speed","name":"Zero speed","cpunumber":1,"cpuspeed":0,"memory":512,"iscustomized":false},
 {"id":"free","name":"Free","iscustomized":true},
@@ -22,7 +22,8 @@ const offeringsAnswer = `{"listserviceofferingsresponse":{"count":6,"serviceoffe
  "serviceofferingdetails":{"mincpunumber":"2","maxcpunumber":"8","minmemory":"1024","maxmemory":"16384"}},
 {"id":"cc-zero","name":"Constrained zero speed","cpuspeed":0,"iscustomized":true,
  "serviceofferingdetails":{"mincpunumber":"1","maxcpunumber":"2","minmemory":"512","maxmemory":"1024","other":"x"}},
-{"id":"cpu-open","name":"CPU open","cpuspeed":800,"memory":1024,"iscustomized":true}]}}`
+{"id":"cpu-open","name":"CPU open","cpuspeed":800,"memory":1024,"iscustomized":true},
+{"id":"mem-open","name":"Memory open","cpunumber":2,"cpuspeed":900,"iscustomized":true}]}}`
 
 func offeringsServer(t *testing.T) *cloudstack.Client {
 	t.Helper()
@@ -40,7 +41,7 @@ func offeringsServer(t *testing.T) *cloudstack.Client {
 
 func TestServiceOfferingsReadWhatIsOpen(t *testing.T) {
 	offerings, err := offeringsServer(t).ServiceOfferings()
-	if err != nil || len(offerings) != 6 {
+	if err != nil || len(offerings) != 7 {
 		t.Fatalf("offerings = %+v, %v", offerings, err)
 	}
 	byID := map[string]cloudstack.ServiceOffering{}
@@ -59,6 +60,8 @@ func TestServiceOfferingsReadWhatIsOpen(t *testing.T) {
 			MinCPUs: 1, MaxCPUs: 2, MinMemoryMB: 512, MaxMemoryMB: 1024},
 		"cpu-open": {ID: "cpu-open", Name: "CPU open", CPUSpeed: 800, MemoryMB: 1024, Customized: true,
 			SpeedFixed: true, MemoryFixed: true, MinCPUs: 1, MinMemoryMB: 32},
+		"mem-open": {ID: "mem-open", Name: "Memory open", CPUs: 2, CPUSpeed: 900, Customized: true,
+			CPUsFixed: true, SpeedFixed: true, MinCPUs: 1, MinMemoryMB: 32},
 	}
 	for id, w := range want {
 		if byID[id] != w {
@@ -91,6 +94,8 @@ func TestServiceOfferingLimits(t *testing.T) {
 		{"cc-zero", 2, 1024, 1, "at 0 MHz; the VM asks for 1 MHz"},
 		{"cpu-open", 3, 1024, 0, ""},
 		{"cpu-open", 3, 2048, 0, `takes 1 or more CPUs and exactly 1024 MiB of memory at 800 MHz; the VM asks for 2048 MiB of memory`},
+		{"mem-open", 2, 4096, 900, ""},
+		{"mem-open", 4, 4096, 0, `takes exactly 2 CPUs and 32 or more MiB of memory at 900 MHz; the VM asks for 4 CPUs`},
 	}
 	for _, tc := range cases {
 		err := o[tc.id].CheckCustom(tc.cpus, tc.mem, tc.speed)
