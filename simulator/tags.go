@@ -3,6 +3,7 @@ package simulator
 import (
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // ResourceTag is a row of CloudStack's resource_tags table: UNIQUE on
@@ -91,6 +92,8 @@ func createTags(c *Call) (*asyncJob, error) {
 				return nil, err
 			}
 			var created []*ResourceTag
+			// TaggedResourceManagerImpl.createTags: per key, per resource,
+			// the resource must exist, then the value must not be empty.
 			for _, key := range keys {
 				for _, id := range ids {
 					find, ok := taggables[typ]
@@ -105,7 +108,11 @@ func createTags(c *Call) (*asyncJob, error) {
 					if value == "" {
 						return nil, paramError("Value for the key %s is either null or empty", key)
 					}
-					if len(key) > maxTagLength || len(value) > maxTagLength {
+					// Departure: createTags checks no length; MySQL refuses a
+					// key or value over the varchar(255) columns (characters,
+					// not bytes) and the job fails with a DB exception (530).
+					// Here the refusal is a 431 with its own text.
+					if utf8.RuneCountInString(key) > maxTagLength || utf8.RuneCountInString(value) > maxTagLength {
 						return nil, paramError("Tag key and value can't be longer than %d characters: key %s", maxTagLength, truncate(key, 40))
 					}
 					if c.st.findTag(typ, id, key) != nil || tagIn(created, typ, id, key) {

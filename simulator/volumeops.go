@@ -329,7 +329,7 @@ func (c *Call) attach(vm *VirtualMachine, v *Volume, deviceID *int64) error {
 		v.createOnStorage()
 	}
 	now := c.srv.now()
-	v.VMID, v.DeviceID, v.Attached = vm.ID, &dev, &now
+	v.VMID, v.DeviceID, v.Attached, v.GuestIndex = vm.ID, &dev, &now, c.st.freeGuestIndex(vm.ID)
 	if v.Hypervisor == "" || v.Hypervisor == "None" {
 		v.Hypervisor = vm.Hypervisor
 	}

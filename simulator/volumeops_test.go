@@ -88,7 +88,7 @@ func TestCreateVolumeIsAllocatedLazily(t *testing.T) {
 	v := e.newVolume(t, "bosh-disk-1", e.diskCustom, 3)
 	if v.Id == "" || v.Name != "bosh-disk-1" || v.Type != "DATADISK" || v.Size != 3<<30 || v.State != "Allocated" ||
 		v.Zoneid != e.zone || v.Zonename != "Sandbox-simulator" || v.Diskofferingid != e.diskCustom ||
-		v.Diskofferingname != "Custom" || v.Storage != "" || v.Path != "" || v.Virtualmachineid != "" ||
+		v.Diskofferingname != "Custom" || v.Storage != "none" || v.Path != "" || v.Virtualmachineid != "" ||
 		v.Account != "admin" || v.Created == "" || v.Hypervisor != "None" {
 		t.Fatalf("createVolume answered %+v", v)
 	}
