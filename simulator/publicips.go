@@ -259,6 +259,7 @@ func disassociateIpAddress(c *Call) (*asyncJob, error) {
 			if ip.SourceNAT {
 				return nil, internalError("ip address is used for source nat purposes and can not be disassociated.")
 			}
+			c.cleanupIPRules(ip) // IpAddressManagerImpl.cleanupIpResources
 			c.st.removeTagsOf("PublicIpAddress", ip.ID)
 			ip.release()
 			c.changed()
@@ -307,6 +308,11 @@ func enableStaticNat(c *Call) (any, error) {
 	if ip.SourceNAT {
 		return nil, paramError("Can't enable static, ip address %s is a sourceNat ip address", c.st.ipString(ip))
 	}
+	// RulesManagerImpl.isIpReadyForStaticNat: an address with load balancer
+	// rules cannot become static NAT (there are no port forwarding rules).
+	if !ip.StaticNAT && len(c.st.rulesOnIP(ip.ID, purposeLB)) > 0 {
+		return nil, ruleConflict("Failed to enable static nat for the ip address %s as it already has LoadBalancing rules assigned", c.st.ipString(ip))
+	}
 	if ip.StaticNAT && !strings.EqualFold(ip.VMID, vm.ID) {
 		return nil, &APIError{Code: codeRuleConflict, CSCode: csServerAPIException,
 			Text: fmt.Sprintf("Failed to enable static for the ip address %s and vm id=%d as it's already assigned to antoher vm",
@@ -333,6 +339,7 @@ func disableStaticNat(c *Call) (*asyncJob, error) {
 			if !ip.StaticNAT {
 				return nil, paramError("Specified IP address id is not associated with any vm Id")
 			}
+			c.disableStaticNATRules(ip) // RulesManagerImpl.disableStaticNat revokes the address's rules first
 			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
 			c.changed()
 			return success(), nil
