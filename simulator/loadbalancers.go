@@ -103,6 +103,9 @@ func (c *Call) lbSourceIP() (*PublicIP, *APIError) {
 		if p.Get("account") == "" || p.Get("domainid") == "" {
 			return nil, paramError("Can't define IP owner. Either specify account/domainId or publicIpId")
 		}
+		if !c.st.hasAccount(p.Get("account"), p.Get("domainid")) {
+			return nil, paramError("Unable to find account %s in domain ID=%d", p.Get("account"), c.st.domain(p.Get("domainid")).InternalID)
+		}
 		if _, err := c.lbNetwork(nil); err != nil {
 			return nil, asCreateError(err)
 		}
@@ -116,6 +119,16 @@ func (c *Call) lbSourceIP() (*PublicIP, *APIError) {
 		return nil, asCreateError(err)
 	}
 	return ip, nil
+}
+
+// hasAccount is ApiDBUtils.findAccountByNameDomain finding an account.
+func (st *state) hasAccount(name, domainID string) bool {
+	for _, a := range st.Accounts {
+		if strings.EqualFold(a.Name, name) && strings.EqualFold(a.DomainID, domainID) {
+			return true
+		}
+	}
+	return false
 }
 
 // lbNetwork is CreateLoadBalancerRuleCmd.getNetworkId: networkid, else the
@@ -136,7 +149,7 @@ func (c *Call) lbNetwork(ip *PublicIP) (*Network, *APIError) {
 		switch len(nets) {
 		case 0:
 			return nil, paramError("Account name=%s domain=%s doesn't have virtual networks in zone=%s",
-				p.Get("account"), c.st.domain(owner.DomainID).Name, c.st.zone(zoneID).Name)
+				javaString(p.values, "account"), c.st.domain(owner.DomainID).Name, c.st.zone(zoneID).Name)
 		case 1:
 			return nets[0], nil
 		default:

@@ -103,15 +103,32 @@ func TestCreateLoadBalancerRule(t *testing.T) {
 		{withAlgorithm(e.lbParams(ip.Id, "algo", 82), "random"), 431, "Invalid algorithm: random"},
 		{withLBCIDR(e.lbParams(ip.Id, "cidr", 82), "10.0.0.0/40"), 431, "CIDR [10.0.0.0/40] is invalid."},
 		{withPrivatePort(e, ip.Id, 70000), 431, "privatePort is an invalid value: 70000"},
+		{withOwner(e, "admin", e.rootDomain(t), ""), 431, "Either networkId or zoneId or publicIpId has to be specified"},
+		{withOwner(e, "admin", e.rootDomain(t), e.zone), 431, "Unable to create load balance rule; can't find/allocate source IP"},
+		{withOwner(e, "nobody", e.rootDomain(t), e.zone), 431, "Unable to find account nobody in domain ID=1"},
 	} {
 		_, err := e.cs.LoadBalancer.CreateLoadBalancerRule(c.p)
 		wantAPIError(t, err, c.code, c.text)
+	}
+	// The firewall rule openfirewall creates conflicts like any other.
+	fwIP := e.associate(t)
+	if _, err := e.cs.Firewall.CreateFirewallRule(e.fwParams(fwIP.Id, "tcp", 1, 100)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.cs.LoadBalancer.CreateLoadBalancerRule(e.lbParams(fwIP.Id, "behind-fw", 80))
+	wantAPIError(t, err, 537, "The range specified, 80-80, conflicts with rule Rule[")
+	// As the production CloudStack CPI creates its lbs.
+	orange := e.lbParams(fwIP.Id, "orange", 80)
+	orange.SetZoneid(e.zone)
+	orange.SetOpenfirewall(false)
+	if _, err := e.cs.LoadBalancer.CreateLoadBalancerRule(orange); err != nil {
+		t.Fatalf("zoneid and publicipid: %v", err)
 	}
 	// An address with load balancer rules cannot become static NAT.
 	_, err = e.cs.NAT.EnableStaticNat(e.cs.NAT.NewEnableStaticNatParams(ip.Id, vm.Id))
 	wantAPIError(t, err, 537, "as it already has LoadBalancing rules assigned")
 
-	if got := e.lbRules(t, nil); len(got) != 2 || got[0].Id != lb.Id {
+	if got := e.lbRules(t, nil); len(got) != 3 || got[0].Id != lb.Id {
 		t.Fatalf("rules oldest first = %+v", got)
 	}
 	byName := e.lbRules(t, func(p *cloudstack.ListLoadBalancerRulesParams) { p.SetName("WEB") })
@@ -129,6 +146,23 @@ func withAlgorithm(p *cloudstack.CreateLoadBalancerRuleParams, a string) *clouds
 func withLBCIDR(p *cloudstack.CreateLoadBalancerRuleParams, cidr string) *cloudstack.CreateLoadBalancerRuleParams {
 	p.SetCidrlist([]string{cidr})
 	return p
+}
+
+func withOwner(e *vmEnv, account, domainID, zoneID string) *cloudstack.CreateLoadBalancerRuleParams {
+	p := e.lbParams("", "owned", 84)
+	if zoneID != "" {
+		p.SetZoneid(zoneID)
+	}
+	p.SetAccount(account)
+	p.SetDomainid(domainID)
+	return p
+}
+
+func (e *vmEnv) rootDomain(t *testing.T) string {
+	t.Helper()
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
+	return e.srv.st.Domains[0].ID
 }
 
 func withPrivatePort(e *vmEnv, ipID string, port int) *cloudstack.CreateLoadBalancerRuleParams {

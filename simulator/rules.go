@@ -284,8 +284,7 @@ func (c *Call) detectRulesConflict(n *NetRule) *APIError {
 			return ruleConflict("New rule is for a different network than what's specified in rule null") // rule.getXid() is never set
 		}
 		sameProto := strings.EqualFold(n.Protocol, r.Protocol)
-		if strings.EqualFold(n.Protocol, protoICMP) && sameProto && *n.ICMPCode == *r.ICMPCode &&
-			*n.ICMPType == *r.ICMPType && duplicated {
+		if strings.EqualFold(n.Protocol, protoICMP) && sameProto && duplicated && sameICMP(n, r) {
 			return paramError("New rule conflicts with existing rule: %s", r)
 		}
 		notNullPorts := n.StartPort != nil && n.EndPort != nil && r.StartPort != nil && r.EndPort != nil
@@ -303,6 +302,14 @@ func (c *Call) detectRulesConflict(n *NetRule) *APIError {
 		}
 	}
 	return nil
+}
+
+// sameICMP compares ICMP codes and types. Only firewall rules get them
+// (-1 by default); a static NAT rule of protocol icmp has none, where
+// CloudStack's comparison would throw a NullPointerException.
+func sameICMP(n, r *NetRule) bool {
+	return n.ICMPCode != nil && r.ICMPCode != nil && n.ICMPType != nil && r.ICMPType != nil &&
+		*n.ICMPCode == *r.ICMPCode && *n.ICMPType == *r.ICMPType
 }
 
 // conflictingCIDRs is FirewallManagerImpl.detectConflictingCidrs: two empty
