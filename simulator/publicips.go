@@ -214,8 +214,9 @@ func (c *Call) publicIPView(ip *PublicIP) map[string]any {
 	z := c.st.zone(ip.ZoneID)
 	v := map[string]any{"id": ip.ID, "ipaddress": ip.Address, "zoneid": z.ID, "zonename": z.Name,
 		"issourcenat": ip.SourceNAT, "isstaticnat": ip.StaticNAT, "issystem": false, "forvirtualnetwork": true,
-		"forsystemvms": false, "isportable": false, "fordisplay": true, "hasrules": false, "hasannotations": false,
+		"forsystemvms": false, "isportable": false, "fordisplay": true, "hasannotations": false,
 		"state": ip.State, "tags": c.resourceTagViews("PublicIpAddress", ip.ID)}
+	v["hasrules"] = c.st.hasRules(ip.ID) // ApiResponseHelper.createIPAddressResponse: countRulesByIpId > 0
 	if r, ok := byID(c.st.VlanRanges, ip.VlanRangeID); ok {
 		v["vlanid"], v["vlanname"], v["physicalnetworkid"] = r.ID, r.VLAN, r.PhysicalNetworkID
 	}

@@ -134,6 +134,17 @@ func (st *state) rulesOnIP(ipID, purpose string) []*NetRule {
 	return out
 }
 
+// hasRules is FirewallRulesDaoImpl.countRulesByIpId > 0: any rule on the
+// address that is not removed, whatever its state.
+func (st *state) hasRules(ipID string) bool {
+	for _, r := range st.Rules {
+		if r.Removed == nil && strings.EqualFold(r.IPID, ipID) {
+			return true
+		}
+	}
+	return false
+}
+
 // String is FirewallRuleVO.toString.
 func (r *NetRule) String() string {
 	return fmt.Sprintf("Rule[%d-%s-%s]", r.InternalID, r.Purpose, r.State)

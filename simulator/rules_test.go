@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -79,6 +78,9 @@ func TestFirewallRules(t *testing.T) {
 		ssh.Traffictype != "Ingress" || !ssh.Fordisplay {
 		t.Fatalf("createFirewallRule = %+v, %v", ssh, err)
 	}
+	if !e.hasRules(t, ip.Id) || e.hasRules(t, e.publicIPs(t, nil)[0].Id) {
+		t.Fatal("hasrules is not true for exactly the address with a rule")
+	}
 	ping := e.cs.Firewall.NewCreateFirewallRuleParams(ip.Id, "icmp")
 	icmp, err := e.cs.Firewall.CreateFirewallRule(ping)
 	if err != nil || icmp.Icmptype != -1 || icmp.Icmpcode != -1 || icmp.Startport != 0 {
@@ -138,6 +140,18 @@ func TestFirewallRules(t *testing.T) {
 	if got := e.firewallRules(t, ""); len(got) != 0 {
 		t.Fatalf("rules of a released address: %+v", got)
 	}
+}
+
+// hasRules is an address's hasrules in listPublicIpAddresses.
+func (e *vmEnv) hasRules(t *testing.T, id string) bool {
+	t.Helper()
+	p := e.cs.Address.NewListPublicIpAddressesParams()
+	p.SetId(id)
+	l := e.publicIPs(t, p)
+	if len(l) != 1 {
+		t.Fatalf("address %s: %+v", id, l)
+	}
+	return l[0].Hasrules
 }
 
 func withICMP(p *cloudstack.CreateFirewallRuleParams) *cloudstack.CreateFirewallRuleParams {
@@ -267,10 +281,4 @@ func TestExpungeRemovesStaticNATRules(t *testing.T) {
 	if err != nil || l.Count != 0 || len(e.firewallRules(t, ip.Id)) != 0 {
 		t.Fatalf("rules of an expunged VM = %+v, %v", l, err)
 	}
-}
-
-// jsonOf is a value's JSON, for failure messages.
-func jsonOf(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
