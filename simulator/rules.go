@@ -169,13 +169,18 @@ func (c *Call) newRule(r *NetRule) *NetRule {
 	return r
 }
 
-// removeRule is FirewallManagerImpl.removeRule: the row goes, and with it
-// the tags CloudStack keeps for it.
+// removeRule is FirewallManagerImpl.removeRule: the row goes, and
+// FirewallRulesDaoImpl.remove deletes a load balancer's LoadBalancer tags
+// and a firewall rule's FirewallRule tags (a static NAT rule's stay).
 func (c *Call) removeRule(r *NetRule) {
 	now := c.srv.now()
 	r.Removed = &now
-	c.st.removeTagsOf("FirewallRule", r.ID)
-	c.st.removeTagsOf("LoadBalancer", r.ID)
+	switch r.Purpose {
+	case purposeLB:
+		c.st.removeTagsOf("LoadBalancer", r.ID)
+	case purposeFirewall:
+		c.st.removeTagsOf("FirewallRule", r.ID)
+	}
 	c.changed()
 }
 
@@ -237,9 +242,10 @@ func (c *Call) revokeRulesOfIP(ipID, purpose string) {
 func validPort(p int) bool { return p >= 1 && p <= 65535 }
 
 // validateFirewallRule is FirewallManagerImpl.validateFirewallRule for an
-// address of an isolated network (VPC addresses do not exist here). caps are
-// the network service's SupportedProtocols, "" when the purpose has none
-// (static NAT).
+// address of an isolated network (VPC addresses do not exist here). The
+// protocol is checked against the virtual router's SupportedProtocols for
+// the purpose's service; static NAT has no such capability, so any
+// protocol passes there.
 func (c *Call) validateFirewallRule(ip *PublicIP, start, end *int, proto, purpose string) *APIError {
 	switch {
 	case start != nil && !validPort(*start):

@@ -125,8 +125,21 @@ func TestFirewallRules(t *testing.T) {
 	_, err = e.cs.Firewall.ListFirewallRules(free)
 	wantAPIError(t, err, 431, "not ready for firewall rules yet")
 
+	tag := e.cs.Resourcetags.NewCreateTagsParams([]string{ssh.Id}, "FirewallRule", map[string]string{"svc": "ssh"})
+	if _, err := e.cs.Resourcetags.CreateTags(tag); err != nil {
+		t.Fatal(err)
+	}
+	tagged := e.cs.Firewall.NewListFirewallRulesParams()
+	tagged.SetTags(map[string]string{"svc": "ssh"})
+	if l, err := e.cs.Firewall.ListFirewallRules(tagged); err != nil || l.Count != 1 || l.FirewallRules[0].Id != ssh.Id ||
+		len(l.FirewallRules[0].Tags) != 1 {
+		t.Fatalf("tagged firewall rules = %+v, %v", l, err)
+	}
 	if _, err := e.cs.Firewall.DeleteFirewallRule(e.cs.Firewall.NewDeleteFirewallRuleParams(ssh.Id)); err != nil {
 		t.Fatal(err)
+	}
+	if l, err := e.cs.Resourcetags.ListTags(e.cs.Resourcetags.NewListTagsParams()); err != nil || l.Count != 0 {
+		t.Fatalf("tags of a deleted rule = %+v, %v", l, err)
 	}
 	_, err = e.cs.Firewall.DeleteFirewallRule(e.cs.Firewall.NewDeleteFirewallRuleParams(ssh.Id))
 	wantAPIError(t, err, 431, "Unable to find firewall rule by ID=1")
