@@ -87,9 +87,11 @@ type ruleTables struct {
 
 func init() {
 	paramKinds["publicipid"] = kindPublicIP
+	// ResourceManagerUtilImpl.s_typeMap maps FirewallRule to FirewallRuleVO, the
+	// table every rule is in, and LoadBalancer to LoadBalancerVO.
 	registerTaggable("FirewallRule", func(st *state, id string) (string, bool) {
 		r := st.rule(id)
-		if r == nil || r.Purpose == purposeLB {
+		if r == nil {
 			return "", false
 		}
 		return r.AccountID, true
