@@ -208,6 +208,10 @@ func TestIpForwardingRules(t *testing.T) {
 	if err != nil || l.Count != 0 || len(l.IpForwardingRules) != 0 {
 		t.Fatalf("listIpForwardingRules without rules = %+v, %v", l, err)
 	}
+	free := e.cs.NAT.NewListIpForwardingRulesParams()
+	free.SetIpaddressid(e.freeIP(t))
+	_, err = e.cs.NAT.ListIpForwardingRules(free)
+	wantAPIError(t, err, 431, "not ready for port forwarding rules yet")
 	ip := e.associate(t)
 	create := map[string]string{"command": "createIpForwardingRule", "ipaddressid": ip.Id, "protocol": "TCP", "startport": "22"}
 	_, err = e.cs.NAT.CreateIpForwardingRule(e.cs.NAT.NewCreateIpForwardingRuleParams(ip.Id, "tcp", 22))
