@@ -119,7 +119,7 @@ func listFirewallRules(c *Call) (any, error) {
 	}
 	return c.listRules("firewallrule", c.firewallRuleView, func(r *NetRule) bool {
 		return r.Purpose == purposeFirewall && optEq(p.Get("ipaddressid"), r.IPID) &&
-			optEq(p.Get("networkid"), r.NetworkID) && (!p.Has("fordisplay") || p.Bool("fordisplay", true) == r.Display) &&
+			optEq(p.Get("networkid"), r.NetworkID) && displayed(p, r) &&
 			c.st.taggedWith("FirewallRule", r.ID, p.Map("tags"))
 	}), nil
 }

@@ -247,7 +247,7 @@ func listLoadBalancerRules(c *Call) (any, error) {
 		return optEq(p.Get("publicipid"), r.IPID) && optEq(p.Get("networkid"), r.NetworkID) &&
 			(p.Get("zoneid") == "" || (ip != nil && strings.EqualFold(ip.ZoneID, p.Get("zoneid")))) &&
 			(p.Get("virtualmachineid") == "" || r.LB.hasVM(p.Get("virtualmachineid"))) &&
-			(!p.Has("fordisplay") || p.Bool("fordisplay", true) == r.Display) &&
+			displayed(p, r) &&
 			c.st.taggedWith("LoadBalancer", r.ID, p.Map("tags"))
 	})
 }

@@ -147,6 +147,12 @@ func (st *state) hasRules(ipID string) bool {
 	return false
 }
 
+// displayed is the display filter of listFirewallRules and
+// listLoadBalancerRules: their getDisplay falls back to
+// BaseListAccountResourcesCmd.getDisplay, true, so without fordisplay only
+// rules shown to the user are listed.
+func displayed(p Params, r *NetRule) bool { return p.Bool("fordisplay", true) == r.Display }
+
 // String is FirewallRuleVO.toString.
 func (r *NetRule) String() string {
 	return fmt.Sprintf("Rule[%d-%s-%s]", r.InternalID, r.Purpose, r.State)

@@ -98,6 +98,16 @@ func TestFirewallRules(t *testing.T) {
 	if _, err := e.cs.Firewall.CreateFirewallRule(e.fwParams(ip.Id, "udp", 22, 22)); err != nil {
 		t.Fatalf("another protocol does not conflict: %v", err)
 	}
+	hidden := e.fwParams(ip.Id, "udp", 1000, 1000)
+	hidden.SetFordisplay(false)
+	if _, err := e.cs.Firewall.CreateFirewallRule(hidden); err != nil {
+		t.Fatal(err)
+	}
+	onlyHidden := e.cs.Firewall.NewListFirewallRulesParams()
+	onlyHidden.SetFordisplay(false)
+	if l, err := e.cs.Firewall.ListFirewallRules(onlyHidden); err != nil || l.Count != 1 || l.FirewallRules[0].Fordisplay {
+		t.Fatalf("fordisplay=false rules = %+v, %v", l, err)
+	}
 
 	for _, c := range []struct {
 		p    *cloudstack.CreateFirewallRuleParams
