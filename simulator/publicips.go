@@ -214,8 +214,9 @@ func (c *Call) publicIPView(ip *PublicIP) map[string]any {
 	z := c.st.zone(ip.ZoneID)
 	v := map[string]any{"id": ip.ID, "ipaddress": ip.Address, "zoneid": z.ID, "zonename": z.Name,
 		"issourcenat": ip.SourceNAT, "isstaticnat": ip.StaticNAT, "issystem": false, "forvirtualnetwork": true,
-		"forsystemvms": false, "isportable": false, "fordisplay": true, "hasrules": false, "hasannotations": false,
+		"forsystemvms": false, "isportable": false, "fordisplay": true, "hasannotations": false,
 		"state": ip.State, "tags": c.resourceTagViews("PublicIpAddress", ip.ID)}
+	v["hasrules"] = c.st.hasRules(ip.ID) // ApiResponseHelper.createIPAddressResponse: countRulesByIpId > 0
 	if r, ok := byID(c.st.VlanRanges, ip.VlanRangeID); ok {
 		v["vlanid"], v["vlanname"], v["physicalnetworkid"] = r.ID, r.VLAN, r.PhysicalNetworkID
 	}
@@ -259,6 +260,7 @@ func disassociateIpAddress(c *Call) (*asyncJob, error) {
 			if ip.SourceNAT {
 				return nil, internalError("ip address is used for source nat purposes and can not be disassociated.")
 			}
+			c.cleanupIPRules(ip) // IpAddressManagerImpl.cleanupIpResources
 			c.st.removeTagsOf("PublicIpAddress", ip.ID)
 			ip.release()
 			c.changed()
@@ -307,6 +309,11 @@ func enableStaticNat(c *Call) (any, error) {
 	if ip.SourceNAT {
 		return nil, paramError("Can't enable static, ip address %s is a sourceNat ip address", c.st.ipString(ip))
 	}
+	// RulesManagerImpl.isIpReadyForStaticNat: an address with load balancer
+	// rules cannot become static NAT (there are no port forwarding rules).
+	if !ip.StaticNAT && len(c.st.rulesOnIP(ip.ID, purposeLB)) > 0 {
+		return nil, ruleConflict("Failed to enable static nat for the ip address %s as it already has LoadBalancing rules assigned", c.st.ipString(ip))
+	}
 	if ip.StaticNAT && !strings.EqualFold(ip.VMID, vm.ID) {
 		return nil, &APIError{Code: codeRuleConflict, CSCode: csServerAPIException,
 			Text: fmt.Sprintf("Failed to enable static for the ip address %s and vm id=%d as it's already assigned to antoher vm",
@@ -333,6 +340,7 @@ func disableStaticNat(c *Call) (*asyncJob, error) {
 			if !ip.StaticNAT {
 				return nil, paramError("Specified IP address id is not associated with any vm Id")
 			}
+			c.disableStaticNATRules(ip) // RulesManagerImpl.disableStaticNat revokes the address's rules first
 			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
 			c.changed()
 			return success(), nil

@@ -190,8 +190,9 @@ func destroyVirtualMachine(c *Call) (*asyncJob, error) {
 }
 
 // expungeVM removes a VM for good: its NICs (and so its addresses and host
-// name) are released, its static NAT disabled, its ROOT volume expunged,
-// its data volumes detached and its tags deleted.
+// name) are released, its static NAT disabled and its network rules cleaned
+// up (cleanupVMRules), its ROOT volume expunged, its data volumes detached
+// and its tags deleted.
 func (c *Call) expungeVM(vm *VirtualMachine) {
 	now := c.srv.now()
 	c.stopVM(vm)
@@ -207,11 +208,7 @@ func (c *Call) expungeVM(vm *VirtualMachine) {
 			v.detach()
 		}
 	}
-	for _, ip := range c.st.PublicIPs {
-		if ip.StaticNAT && strings.EqualFold(ip.VMID, vm.ID) {
-			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
-		}
-	}
+	c.cleanupVMRules(vm)
 	c.st.removeTagsOf("UserVm", vm.ID)
 	c.changed()
 }
