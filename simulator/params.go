@@ -17,10 +17,11 @@ const maxBodyBytes = 4 << 20
 // value per name, names exactly as sent. Signatures are computed over these.
 type rawParams map[string]string
 
-// readParams merges a form body and the query string the way ApiServlet does:
-// the servlet's parameter map keeps the first value of each body parameter,
-// then utf8Fixup re-decodes the query string and overwrites, so the last
-// occurrence of a query parameter wins.
+// readParams merges a form body and the query string the way
+// ApiServlet.processRequestInContext does: the servlet's parameter map keeps
+// the first value of each body parameter, then ApiServlet.utf8Fixup
+// re-decodes the query string and overwrites, so the last occurrence of a
+// query parameter wins.
 func readParams(r *http.Request) (rawParams, error) {
 	p := rawParams{}
 	if r.Method == http.MethodPost && isForm(r.Header.Get("Content-Type")) {
@@ -79,8 +80,9 @@ type Params struct {
 	maps   map[string]map[int]map[string]string
 }
 
-// unpack mirrors ParamUnpackWorker, including its 430 for malformed array
-// parameters.
+// unpack is ParamUnpackWorker.handle, including its 430 for malformed array
+// parameters. Departure: a key starting with '[' is an array with an empty
+// name here, a plain parameter in the Java.
 func unpack(raw rawParams) (Params, *APIError) {
 	p := Params{values: map[string]string{}, maps: map[string]map[int]map[string]string{}}
 	for key, value := range raw {
@@ -137,8 +139,8 @@ func (p Params) Has(name string) bool {
 	return ok
 }
 
-// List splits a list parameter on commas, dropping empty items as
-// StringTokenizer does.
+// List splits a list parameter on commas, dropping empty items as the
+// StringTokenizer of ParamProcessWorker.setFieldValue does.
 func (p Params) List(name string) []string {
 	var out []string
 	for _, s := range strings.Split(p.values[name], ",") {
