@@ -146,6 +146,9 @@ func (s *Server) authenticate(r *http.Request, raw rawParams, api *schema.API) (
 // unimplemented command is a simulator answer (432, as for an unknown API).
 func (s *Server) execute(host string, api *schema.API, user *User, raw rawParams, fault *Fault) (*reply, string) {
 	name := commandResponseName(api.Name)
+	if key, bad := raw.withControlCharacter(); bad {
+		return errorReply(name, serverParamError("Received value containing illegal ASCII non-printable characters for parameter %s", key)), ""
+	}
 	cmd, ok := commands[api.Name]
 	if !ok {
 		return errorReply(name, &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd, responseName: "errorresponse",

@@ -73,6 +73,26 @@ func (p rawParams) sortedNames() []string {
 	return names
 }
 
+// withControlCharacter is ApiServer.checkCharacterInkParams: the first
+// parameter (by name; the Java's HashMap order is arbitrary) whose value holds
+// an ASCII control character other than LF and CR (CONTROL_CHARACTERS), except
+// activationrule.
+func (p rawParams) withControlCharacter() (string, bool) {
+	for _, name := range p.sortedNames() {
+		if name == "activationrule" {
+			continue
+		}
+		if strings.IndexFunc(p[name], isRefusedControl) >= 0 {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+func isRefusedControl(r rune) bool {
+	return (r < 0x20 && r != '\n' && r != '\r') || r == 0x7f
+}
+
 // Params are a request's parameters after CloudStack's ParamUnpackWorker:
 // names lowercased, "name[i].field=value" gathered into object arrays.
 type Params struct {

@@ -124,3 +124,21 @@ func TestOsTypesOrderedByName(t *testing.T) {
 		}
 	}
 }
+
+// TestControlCharactersRefused: ApiServer.checkCharacterInkParams refuses a
+// value with a control character other than LF and CR, before the command.
+func TestControlCharactersRefused(t *testing.T) {
+	s := startSim(t, Options{})
+	cs := s.client()
+	p := cs.Zone.NewListZonesParams()
+	p.SetName("Sandbox\tsimulator")
+	_, err := cs.Zone.ListZones(p)
+	want := "CloudStack API error 431 (CSExceptionErrorCode: 9999): Received value containing illegal ASCII non-printable characters for parameter name"
+	if err == nil || err.Error() != want {
+		t.Fatalf("tab in name: %v", err)
+	}
+	p.SetName("Sandbox\r\nsimulator")
+	if l, err := cs.Zone.ListZones(p); err != nil || l.Count != 0 {
+		t.Fatalf("CR LF in name: %+v, %v", l, err)
+	}
+}
