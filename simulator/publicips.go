@@ -149,8 +149,9 @@ func (st *state) isolatedNetworksOf(accountID, zoneID string) []*Network {
 }
 
 // associateIpAddress takes a free address for the network (or, given only a
-// zone, for the account's isolated network there) at once, as CloudStack's
-// create phase does; the job finishes the association.
+// zone, for the account's isolated network there) at once, as
+// AssociateIPAddrCmd.create (IpAddressManagerImpl.allocateIp) does; the job
+// (AssociateIPAddrCmd.execute, associateIPToGuestNetwork) finishes it.
 func associateIpAddress(c *Call) (*asyncJob, error) {
 	c.ensurePublicIPs()
 	p := c.Params
@@ -163,7 +164,7 @@ func associateIpAddress(c *Call) (*asyncJob, error) {
 	case net != nil:
 		zoneID = net.ZoneID
 	case zoneID == "":
-		return nil, paramError("Unable to figure out zone to assign ip to. Please specify either zoneId, or networkId, or vpcId in the call")
+		return nil, paramError("Unable to figure out zone to assign IP to. Please specify either zoneId, or networkId, or vpcId in the call") // AssociateIPAddrCmd.getZoneId
 	default:
 		nets := c.st.isolatedNetworksOf(c.Account.ID, zoneID)
 		switch len(nets) {
@@ -192,7 +193,8 @@ func associateIpAddress(c *Call) (*asyncJob, error) {
 	}, nil
 }
 
-// listPublicIpAddresses lists allocated addresses unless allocatedonly=false.
+// listPublicIpAddresses is ManagementServerImpl.searchForIPAddresses: allocated
+// addresses unless allocatedonly=false.
 func listPublicIpAddresses(c *Call) (any, error) {
 	c.ensurePublicIPs()
 	l := lister[*PublicIP]{key: "publicipaddress", id: (*PublicIP).uuid,
@@ -209,7 +211,7 @@ func listPublicIpAddresses(c *Call) (any, error) {
 	})
 }
 
-// publicIPView is IPAddressResponse.
+// publicIPView is ApiResponseHelper.createIPAddressResponse.
 func (c *Call) publicIPView(ip *PublicIP) map[string]any {
 	z := c.st.zone(ip.ZoneID)
 	v := map[string]any{"id": ip.ID, "ipaddress": ip.Address, "zoneid": z.ID, "zonename": z.Name,
@@ -235,7 +237,9 @@ func (c *Call) publicIPView(ip *PublicIP) map[string]any {
 }
 
 // disassociateIpAddress releases an address in the job, disabling its static
-// NAT first; an isolated network's source NAT address cannot be released.
+// NAT first; an isolated network's source NAT address cannot be released
+// (NetworkServiceImpl.releaseIpAddressInternal; its IllegalArgumentException
+// fails the job with 530).
 func disassociateIpAddress(c *Call) (*asyncJob, error) {
 	p := c.Params
 	var ip *PublicIP
@@ -328,7 +332,8 @@ func enableStaticNat(c *Call) (any, error) {
 	return success(), nil
 }
 
-// disableStaticNat clears an address's static NAT in the job.
+// disableStaticNat clears an address's static NAT in the job
+// (RulesManagerImpl.disableStaticNat).
 func disableStaticNat(c *Call) (*asyncJob, error) {
 	ip, found := byID(c.st.PublicIPs, c.Params.Get("ipaddressid"))
 	if !found {

@@ -80,7 +80,10 @@ func tagPairs(p Params) (keys []string, values map[string]string) {
 }
 
 // createTags checks everything in the job, as CreateTagsCmd.execute does,
-// and creates all tags or none (one transaction in CloudStack).
+// and creates all tags or none: TaggedResourceManagerImpl.createTags, one
+// transaction. Departure: over-long keys or values are refused here with a
+// text of the simulator's; CloudStack only finds out from the database
+// (varchar(255)), with whatever text its driver gives.
 func createTags(c *Call) (*asyncJob, error) {
 	p := c.Params
 	ids, rawType, customer := p.List("resourceids"), p.Get("resourcetype"), p.Get("customer")
@@ -160,8 +163,9 @@ func (st *state) findTag(typ, id, key string) *ResourceTag {
 }
 
 // deleteTags removes the given resources' tags: all of them without tags,
-// else those with a given key (and, when a value is given, that value).
-// Nothing to delete fails the job, as DeleteTagsCmd does.
+// else those with a given key (and, when a value is given, that value),
+// compared ignoring case (TaggedResourceManagerImpl.deleteTags). Nothing to
+// delete fails the job, as DeleteTagsCmd.execute does.
 func deleteTags(c *Call) (*asyncJob, error) {
 	p := c.Params
 	ids, rawType := p.List("resourceids"), p.Get("resourcetype")
@@ -220,6 +224,7 @@ func (st *state) removeTagsOf(typ, id string) {
 	st.ResourceTags = keep
 }
 
+// listTags is QueryManagerImpl.listTags.
 func listTags(c *Call) (any, error) {
 	l := lister[*ResourceTag]{key: "tag", id: func(t *ResourceTag) string { return t.ID },
 		keyword: func(t *ResourceTag) []string { return []string{t.Key, t.Value} }, view: c.tagView}
@@ -230,7 +235,7 @@ func listTags(c *Call) (any, error) {
 	})
 }
 
-// tagView is ResourceTagResponse.
+// tagView is ResourceTagJoinDaoImpl.newResourceTagResponse.
 func (c *Call) tagView(t *ResourceTag) map[string]any {
 	v := map[string]any{"key": t.Key, "value": t.Value, "resourcetype": t.ResourceType, "resourceid": t.ResourceID}
 	c.addOwner(v, t.AccountID)

@@ -626,7 +626,9 @@ func TestSnapshotInProgress(t *testing.T) {
 	_, err = e.cs.Volume.ResizeVolume(rp)
 	wantJobError(t, err, 530, "There is/are unbacked up snapshot(s) on this volume")
 	_, err = e.cs.Snapshot.DeleteSnapshot(e.cs.Snapshot.NewDeleteSnapshotParams(s.Id))
-	wantJobError(t, err, 431, "due to it is in BackingUp Status")
+	// DefaultSnapshotStrategy names it by SnapshotVO.toString.
+	wantJobError(t, err, 431, `Can't delete snapshot Snapshot {"uuid":"`+s.Id+`","name":"detached_busy_`)
+	wantJobError(t, err, 431, "} due to it is in BackingUp Status")
 }
 
 // TestDataDisksSurviveTheirVM: expunging a VM detaches the data disks it

@@ -117,7 +117,7 @@ func init() {
 	})
 }
 
-// listVolumes never shows expunged volumes. As QueryManagerImpl does, name
+// listVolumes never shows expunged volumes. As QueryManagerImpl.searchForVolumes does, name
 // is an exact (case-insensitive) match, type a LIKE %type% match, and
 // keyword a substring of the name, the type or the state.
 func listVolumes(c *Call) (any, error) {
@@ -133,7 +133,7 @@ func listVolumes(c *Call) (any, error) {
 	})
 }
 
-// volumeView is VolumeResponse.
+// volumeView is VolumeJoinDaoImpl.newVolumeResponse.
 func (c *Call) volumeView(v *Volume) map[string]any {
 	z := c.st.zone(v.ZoneID)
 	out := map[string]any{"id": v.ID, "name": v.Name, "type": v.Type, "zoneid": z.ID, "zonename": z.Name,
