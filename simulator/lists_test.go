@@ -43,6 +43,11 @@ func TestCloudStackGoListsOfferingsNetworksOSTypes(t *testing.T) {
 	if err != nil || os.Count != 3 || os.OsTypes[1].Description != "Ubuntu 22.04 LTS" || os.OsTypes[1].Oscategoryname != "Ubuntu" {
 		t.Fatalf("listOsTypes description=ubuntu = %+v, %v", os, err)
 	}
+	// The earlier CPIs' default os_type, which CloudStack seeds for XenServer.
+	op.SetDescription("Other PV (64-bit)")
+	if os, err = cs.GuestOS.ListOsTypes(op); err != nil || os.Count != 1 || os.OsTypes[0].Oscategoryname != "Other" {
+		t.Fatalf("listOsTypes description=Other PV (64-bit) = %+v, %v", os, err)
+	}
 	vr, err := cs.VLAN.ListVlanIpRanges(cs.VLAN.NewListVlanIpRangesParams())
 	if err != nil || vr.Count != 1 || vr.VlanIpRanges[0].Startip != "192.168.2.2" || vr.VlanIpRanges[0].Endip != "192.168.2.200" ||
 		vr.VlanIpRanges[0].Gateway != "192.168.2.1" {

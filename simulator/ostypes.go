@@ -26,7 +26,9 @@ type OSType struct {
 func (o *OSType) uuid() string { return o.ID }
 
 // osCatalogue is a realistic slice of CloudStack's guest OS table, by
-// category.
+// category (setup/db/create-schema.sql and the schema upgrades' guest_os
+// rows). "Other PV (32-bit)"/"Other PV (64-bit)" (guest_os 139/140) are the
+// XenServer PV types the earlier CloudStack CPIs default their os_type to.
 var osCatalogue = []struct {
 	category string
 	types    []string
@@ -34,7 +36,8 @@ var osCatalogue = []struct {
 	{"CentOS", []string{"CentOS 5.6 (64-bit)", "CentOS 7", "CentOS 8"}},
 	{"Debian", []string{"Debian GNU/Linux 11 (64-bit)", "Debian GNU/Linux 12 (64-bit)"}},
 	{"Ubuntu", []string{"Ubuntu 20.04 LTS", "Ubuntu 22.04 LTS", "Ubuntu 24.04 LTS"}},
-	{"Other", []string{"Other Linux (32-bit)", "Other Linux (64-bit)", "Other (64-bit)"}},
+	{"Other", []string{"Other Linux (32-bit)", "Other Linux (64-bit)", "Other (64-bit)",
+		"Other PV (32-bit)", "Other PV (64-bit)"}},
 	{"Windows", []string{"Windows Server 2022 (64-bit)"}},
 }
 

@@ -105,7 +105,7 @@ func TestCLIParameterProcessing(t *testing.T) {
 	}
 	// getStartIndex: a negative page is the first page.
 	out, errOut, err = runCLI(t, s, testSecret, "listOsTypes", "page=-3", "pagesize=1")
-	if err != nil || !strings.Contains(out, `"description": "CentOS 5.6 (64-bit)"`) || !strings.Contains(out, `"count": 12`) {
+	if err != nil || !strings.Contains(out, `"description": "CentOS 5.6 (64-bit)"`) || !strings.Contains(out, `"count": 14`) {
 		t.Fatalf("page=-3: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
 }
