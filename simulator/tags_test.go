@@ -22,3 +22,13 @@ func TestTagLimitsCountCharacters(t *testing.T) {
 	wantJobError(t, create(map[string]string{strings.Repeat("k", 256): "v"}), 431, "can't be longer than 255 characters")
 	wantJobError(t, create(map[string]string{"empty": ""}), 431, "Value for the key empty is either null or empty")
 }
+
+// resourceids is a list of plain strings: a name instead of a UUID is
+// accepted and the job fails, as the production Go CPI's createTags on a
+// volume name does on a real CloudStack.
+func TestCreateTagsOnAnUnknownResourceFailsInTheJob(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	_, err := e.cs.Resourcetags.CreateTags(e.cs.Resourcetags.NewCreateTagsParams([]string{"cpi-ephemeral-disk-1"}, "Volume",
+		map[string]string{"director": "d"}))
+	wantJobError(t, err, 431, "Unable to find resource by uuid cpi-ephemeral-disk-1 and type Volume")
+}

@@ -129,7 +129,11 @@ func (c *Call) checkUUID(cmd, display, name, v string) *APIError {
 // checkUUIDList checks the items of list parameters named "ids" or "<x>ids",
 // which CloudStack declares as lists of UUIDs.
 func (c *Call) checkUUIDList(cmd, display, name, v string) *APIError {
-	if !strings.HasSuffix(name, "ids") {
+	// CreateTagsCmd, DeleteTagsCmd and the resource-icon commands declare
+	// resourceids a LIST of STRING with no entityType, so
+	// ParamProcessWorker.translateUuidToInternalId leaves it alone and a bad
+	// id fails later, inside the job (TaggedResourceManagerImpl.createTags).
+	if !strings.HasSuffix(name, "ids") || name == "resourceids" {
 		return nil
 	}
 	for _, item := range c.Params.List(name) {
