@@ -77,6 +77,11 @@ func jobError(command, jobID string, st *jobStatus) error {
 	if err := json.Unmarshal(st.JobResult, &f); err != nil || f.ErrorText == "" {
 		f.ErrorText = string(st.JobResult)
 	}
+	if len(st.JobResult) == 0 || string(st.JobResult) == "null" {
+		// AsyncJobManagerImpl.cleanupLeftOverJobs fails the jobs a management
+		// server restart interrupted and leaves them no result to read.
+		f.ErrorText = "the job failed without a result; CloudStack's management server was probably restarted while it ran"
+	}
 	if f.ErrorCode == 0 {
 		f.ErrorCode = st.JobResultCode
 	}

@@ -56,6 +56,17 @@ func TestWaitJobFailureCarriesCloudStackError(t *testing.T) {
 	}
 }
 
+func TestWaitJobFailureWithoutAResultSaysSo(t *testing.T) {
+	srv, _ := jobServer(t, 0, fmt.Sprintf(`{"queryasyncjobresultresponse":{"jobid":%q,"jobstatus":2,
+	  "jobresultcode":530}}`, jobID))
+	c, _ := newClient(t, srv.URL+"/client/api", nil)
+	_, err := c.WaitJob("deployVirtualMachine", jobID)
+	var api *cloudstack.APIError
+	if !errors.As(err, &api) || api.ErrorCode != 530 || !strings.Contains(err.Error(), "without a result") {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestWaitJobTimeoutKeepsTheJobID(t *testing.T) {
 	srv, polls := jobServer(t, 1<<30, "")
 	c, _ := newClient(t, srv.URL+"/client/api", func(cs *config.CloudStack) {

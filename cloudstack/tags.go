@@ -1,5 +1,7 @@
 package cloudstack
 
+import "strings"
+
 // Resource types for tags.
 const (
 	ResourceVM       = "UserVm"
@@ -8,26 +10,33 @@ const (
 	ResourceIP       = "PublicIpAddress"
 )
 
-// MaxTagLength is CloudStack's resource_tags column width.
+// MaxTagLength is the width of resource_tags.key and .value: varchar(255),
+// counted in characters. createTags checks no length itself; MySQL refuses a
+// longer value and the whole job fails.
 const MaxTagLength = 255
 
 // SetTags gives a resource the desired tags, given the tags it has now.
-// CloudStack keeps one row per key, so a key whose value changes is deleted
-// before it is created again; unchanged keys cost nothing. Values longer
-// than CloudStack's column are cut.
+// CloudStack keeps one row per key, matched case-insensitively (the unique
+// key of resource_tags under MySQL's collation), so a key whose value
+// changes is deleted before it is created again; unchanged keys cost
+// nothing. A desired empty value removes the key: createTags refuses empty
+// values (TaggedResourceManagerImpl.createTags: "Value for the key … is
+// either null or empty"). Keys and values are cut to MaxTagLength.
 func (c *Client) SetTags(resourceType, id string, current, desired map[string]string) error {
 	stale := map[string]string{}
 	fresh := map[string]string{}
 	for k, v := range desired {
 		k, v = cut(k), cut(v)
-		old, has := current[k]
+		oldKey, old, has := lookupFold(current, k)
 		if has && old == v {
 			continue
 		}
 		if has {
-			stale[k] = old
+			stale[oldKey] = old
 		}
-		fresh[k] = v
+		if v != "" {
+			fresh[k] = v
+		}
 	}
 	if len(stale) > 0 {
 		del := c.cs.Resourcetags.NewDeleteTagsParams([]string{id}, resourceType)
@@ -49,6 +58,30 @@ func (c *Client) SetTags(resourceType, id string, current, desired map[string]st
 	}
 	_, err = c.waitJob("createTags", r.JobID)
 	return err
+}
+
+// sendableTags are the pairs createTags accepts: empty values left out,
+// keys and values cut to MaxTagLength.
+func sendableTags(tags map[string]string) map[string]string {
+	out := make(map[string]string, len(tags))
+	for k, v := range tags {
+		if v = cut(v); v != "" {
+			out[cut(k)] = v
+		}
+	}
+	return out
+}
+
+func lookupFold(m map[string]string, key string) (string, string, bool) {
+	if v, ok := m[key]; ok {
+		return key, v, true
+	}
+	for k, v := range m {
+		if strings.EqualFold(k, key) {
+			return k, v, true
+		}
+	}
+	return "", "", false
 }
 
 func cut(s string) string {

@@ -13,7 +13,7 @@ type VM struct {
 	Name        string
 	State       string
 	ZoneID      string
-	Hypervisor  string
+	Hypervisor  Hypervisor
 	NICs        []NIC
 	PublicIPID  string // the static NAT address, if any
 	PublicIP    string
@@ -105,7 +105,7 @@ func parseVM(raw json.RawMessage) (*VM, error) {
 }
 
 func toVM(v *csgo.VirtualMachine) *VM {
-	vm := &VM{ID: v.Id, Name: v.Name, State: v.State, ZoneID: v.Zoneid, Hypervisor: v.Hypervisor,
+	vm := &VM{ID: v.Id, Name: v.Name, State: v.State, ZoneID: v.Zoneid, Hypervisor: Hypervisor(v.Hypervisor),
 		PublicIPID: v.Publicipid, PublicIP: v.Publicip, ServiceName: v.Serviceofferingname, Tags: tagMap(v.Tags)}
 	for _, n := range v.Nic {
 		vm.NICs = append(vm.NICs, NIC{

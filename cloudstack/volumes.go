@@ -169,14 +169,10 @@ type Snapshot struct {
 
 // CreateSnapshot snapshots a volume, tagged in the same call (so no
 // untagged snapshot is left if tagging would fail), and waits until it is
-// backed up.
+// backed up. Tags with empty values are left out, as SetTags does.
 func (c *Client) CreateSnapshot(volumeID string, tags map[string]string) (*Snapshot, error) {
 	p := c.cs.Snapshot.NewCreateSnapshotParams(volumeID)
-	if len(tags) > 0 {
-		clean := make(map[string]string, len(tags))
-		for k, v := range tags {
-			clean[cut(k)] = cut(v)
-		}
+	if clean := sendableTags(tags); len(clean) > 0 {
 		p.SetTags(clean)
 	}
 	r, err := c.cs.Snapshot.CreateSnapshot(p)

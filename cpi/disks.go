@@ -157,18 +157,62 @@ func (c CPI) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.DiskH
 	return apiv1.NewDiskHintFromMap(hint), nil
 }
 
-// diskHint names the device for the device id CloudStack reports, in the
-// hypervisor's naming, plus the serial KVM exposes under /dev/disk/by-id.
-func diskHint(hypervisor string, vol *cloudstack.Volume) map[string]any {
-	prefix := map[string]string{"KVM": "/dev/vd", "VMware": "/dev/sd"}[hypervisor]
-	if prefix == "" {
-		prefix = "/dev/xvd"
-	}
+// diskHint tells the agent where the disk appears in the guest. The agent
+// of the CloudStack stemcell resolves it with bosh-agent's virtio resolver:
+// its id lookup globs /dev/disk/by-id for the disk CID (which no guest
+// device carries), then its mapped resolver takes path as given, following
+// a symlink, or a /dev/sdX path as /dev/xvdX, /dev/vdX or /dev/sdX in turn.
+// id is the KVM serial, for agents that match on it.
+func diskHint(hypervisor cloudstack.Hypervisor, vol *cloudstack.Volume) map[string]any {
 	return map[string]any{
-		"path":      prefix + driveLetters(vol.DeviceID),
+		"path":      guestDiskPath(hypervisor, vol),
 		"volume_id": strconv.FormatInt(vol.DeviceID, 10),
 		"id":        kvmSerial(vol.ID),
 	}
+}
+
+// guestDiskPath is the device the guest has for a data disk.
+//
+//   - XenServer: the VBD's userdevice is CloudStack's device id
+//     (CitrixResourceBase.createVbd at start, XenServerStorageProcessor.
+//     attachVolume on hot attach), and blkfront names xvd<letter> after it,
+//     so device 4 is xvde.
+//   - KVM: the guest kernel names virtio disks in PCI probe order, which a
+//     hot-plug can make anything; udev links /dev/disk/by-id/virtio-<serial>
+//     to the disk, with the serial libvirt was given
+//     (LibvirtComputingResource.createVbd and AttachVolume set it to
+//     diskUuidToSerial of the volume's UUID).
+//   - VMware: a hot-added disk takes the lowest free SCSI unit
+//     (VirtualMachineMO.attachDisk leaves the unit to
+//     VmwareHelper.prepareDiskDevice, which asks getNextDeviceNumber) and
+//     Linux the lowest free sd letter; CloudStack's device ids are the
+//     lowest free too, skipping the CD-ROM's 3, so the disk of device id n
+//     is the data disk of rank n, or n-1 past the CD-ROM: 4 is sdd.
+//   - Other hypervisors: the mapped /dev/sdX form of the device id, which
+//     the agent also tries as xvdX and vdX.
+func guestDiskPath(hypervisor cloudstack.Hypervisor, vol *cloudstack.Volume) string {
+	switch hypervisor {
+	case cloudstack.XenServer:
+		return "/dev/xvd" + driveLetters(vol.DeviceID)
+	case cloudstack.KVM:
+		return "/dev/disk/by-id/virtio-" + kvmSerial(vol.ID)
+	case cloudstack.VMware:
+		return "/dev/sd" + driveLetters(scsiRank(vol.DeviceID))
+	}
+	return "/dev/sd" + driveLetters(vol.DeviceID)
+}
+
+// cdromDeviceID is the device id CloudStack keeps for the CD-ROM on every
+// hypervisor; no disk has it.
+const cdromDeviceID = 3
+
+// scsiRank is the place among a VM's disks (ROOT is 0) of the disk with
+// CloudStack device id n.
+func scsiRank(n int64) int64 {
+	if n > cdromDeviceID {
+		return n - 1
+	}
+	return n
 }
 
 // driveLetters names the nth disk as Linux does: a … z, aa … az, ba …
@@ -181,6 +225,8 @@ func driveLetters(n int64) string {
 	return name
 }
 
+// kvmSerial is LibvirtComputingResource.diskUuidToSerial: the UUID without
+// hyphens, cut to 20 characters.
 func kvmSerial(uuid string) string {
 	s := strings.ReplaceAll(uuid, "-", "")
 	if len(s) > 20 {
@@ -286,22 +332,7 @@ func (c CPI) SetDiskMetadata(cid apiv1.DiskCID, meta apiv1.DiskMeta) error {
 	if err != nil {
 		return err
 	}
-	raw, _ := meta.MarshalJSON()
-	return wrap(c.cloud.SetTags(cloudstack.ResourceVolume, vol.ID, vol.Tags, stringMap(raw)), "tagging disk %s", vol.ID)
-}
-
-func stringMap(raw []byte) map[string]string {
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	out := map[string]string{}
-	for k, v := range m {
-		if s, ok := v.(string); ok {
-			out[k] = s
-		} else if v != nil {
-			out[k] = fmt.Sprint(v)
-		}
-	}
-	return out
+	return wrap(c.cloud.SetTags(cloudstack.ResourceVolume, vol.ID, vol.Tags, metadataTags(meta)), "tagging disk %s", vol.ID)
 }
 
 func diskNotFound(cid string) error {

@@ -16,8 +16,16 @@ import (
 )
 
 // Device paths in the /dev/sdX form: the stemcell's agent resolves them with
-// its virtio resolver, which tries /dev/xvdX (XenServer), /dev/vdX (KVM)
-// and /dev/sdX (VMware) in turn, so one form serves every hypervisor.
+// its virtio resolver, whose mapped lookup tries /dev/xvdX (XenServer),
+// /dev/vdX (KVM) and /dev/sdX (VMware) in turn, so one form serves every
+// hypervisor. User data is written before CloudStack creates the disks, so
+// the ephemeral disk's UUID (and KVM serial) is not known yet; its letter
+// is: deployVirtualMachine makes ROOT device 0 and the ephemeral disk
+// device 1, and every hypervisor presents boot-time disks in device order —
+// XenServer by userdevice (CitrixResourceBase.createVbd), KVM in a domain
+// whose disks are sorted by device id (LibvirtComputingResource.createVbd),
+// so virtio probes them vda, vdb, and VMware on SCSI units counted up over
+// the disks sorted by device id (VmwareResource's StartCommand).
 const (
 	systemDisk    = "/dev/sda"
 	ephemeralDisk = "/dev/sdb"

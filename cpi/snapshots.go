@@ -11,8 +11,7 @@ func (c CPI) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.Snapsho
 	if err != nil {
 		return apiv1.SnapshotCID{}, err
 	}
-	raw, _ := meta.MarshalJSON()
-	snap, err := c.cloud.CreateSnapshot(vol.ID, stringMap(raw))
+	snap, err := c.cloud.CreateSnapshot(vol.ID, metadataTags(meta))
 	if err != nil {
 		return apiv1.SnapshotCID{}, diskError(err, "snapshotting disk %s", vol.ID)
 	}

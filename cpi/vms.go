@@ -192,21 +192,6 @@ func (c CPI) SetVMMetadata(cid apiv1.VMCID, meta apiv1.VMMeta) error {
 	return wrap(c.cloud.SetDisplayName(vm.ID, display), "naming VM %s", vm.ID)
 }
 
-func metadataTags(meta apiv1.VMMeta) map[string]string {
-	raw, _ := meta.MarshalJSON()
-	var m map[string]any
-	_ = jsonUnmarshal(raw, &m)
-	tags := map[string]string{}
-	for k, v := range m {
-		if s, ok := v.(string); ok {
-			tags[k] = s
-		} else if v != nil {
-			tags[k] = fmt.Sprint(v)
-		}
-	}
-	return tags
-}
-
 // displayName: "name" is instance_group/uuid; compilation VMs have none.
 func displayName(tags map[string]string) string {
 	name := firstOf(tags["name"], tags["instance_group"], tags["job"])

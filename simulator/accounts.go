@@ -81,8 +81,9 @@ func passwordHash(salt, pw string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// newKey makes an API or secret key the way CloudStack does: 64 random bytes,
-// URL-safe Base64 without padding (86 characters).
+// newKey makes an API or secret key the way AccountManagerImpl's
+// createUserApiKey/createUserSecretKey do: 64 random bytes (an HmacSHA1
+// KeyGenerator key), URL-safe Base64 without padding (86 characters).
 func newKey() string {
 	b := make([]byte, 64)
 	_, _ = rand.Read(b)
@@ -130,8 +131,8 @@ func (st *state) userByAPIKey(key string) *User {
 func (st *state) account(id string) *Account { a, _ := byID(st.Accounts, id); return a }
 func (st *state) domain(id string) *Domain   { d, _ := byID(st.Domains, id); return d }
 
-// userActive is CloudStack's check that both the user and its account are
-// enabled before any request is accepted.
+// userActive is ApiServer.verifyRequest's (and verifyUser's) check that both
+// the user and its account are enabled before any request is accepted.
 func (st *state) userActive(u *User) bool {
 	a := st.account(u.AccountID)
 	return u.State == "enabled" && a != nil && a.State == "enabled"
@@ -148,6 +149,7 @@ func init() {
 	)
 }
 
+// listDomains is QueryManagerImpl.searchForDomains (DomainJoinDaoImpl renders).
 func listDomains(c *Call) (any, error) {
 	l := lister[*Domain]{key: "domain", id: (*Domain).uuid, name: func(d *Domain) string { return d.Name },
 		view: c.domainView}
@@ -155,6 +157,7 @@ func listDomains(c *Call) (any, error) {
 	return l.run(c, c.st.Domains, func(d *Domain) bool { return level < 0 || int64(d.Level) == level })
 }
 
+// listAccounts is QueryManagerImpl.searchForAccounts (AccountJoinDaoImpl renders).
 func listAccounts(c *Call) (any, error) {
 	l := lister[*Account]{key: "account", id: (*Account).uuid, name: func(a *Account) string { return a.Name },
 		view: c.accountView}
@@ -165,6 +168,7 @@ func listAccounts(c *Call) (any, error) {
 	})
 }
 
+// listUsers is QueryManagerImpl.searchForUsers (UserAccountJoinDaoImpl renders).
 func listUsers(c *Call) (any, error) {
 	l := lister[*User]{key: "user", id: (*User).uuid, view: c.userView,
 		keyword: func(u *User) []string { return []string{u.Username, u.Firstname, u.Lastname, u.Email} }}
@@ -182,6 +186,7 @@ func optEq(want, have string) bool {
 	return want == "" || strings.EqualFold(want, have)
 }
 
+// getUser is GetUserCmd.execute over AccountService.getUserByApiKey.
 func getUser(c *Call) (any, error) {
 	u := c.st.userByAPIKey(c.Params.Get("userapikey"))
 	if u == nil {
@@ -190,6 +195,7 @@ func getUser(c *Call) (any, error) {
 	return map[string]any{"user": c.userView(u)}, nil
 }
 
+// getUserKeys is AccountManagerImpl.getKeys(GetUserKeysCmd).
 func getUserKeys(c *Call) (any, error) {
 	u, _ := byID(c.st.Users, c.Params.Get("id"))
 	keys := map[string]any{}
@@ -199,8 +205,8 @@ func getUserKeys(c *Call) (any, error) {
 	return map[string]any{"userkeys": keys}, nil
 }
 
-// registerUserKeys replaces the user's key pair; the old pair stops working
-// at once.
+// registerUserKeys is AccountManagerImpl.createApiKeyAndSecretKey: the
+// user's key pair is replaced and the old pair stops working at once.
 func registerUserKeys(c *Call) (any, error) {
 	u, _ := byID(c.st.Users, c.Params.Get("id"))
 	u.APIKey, u.SecretKey = newKey(), newKey()

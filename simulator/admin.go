@@ -15,7 +15,8 @@ const (
 	AdminPassword = "password"
 )
 
-// adminHandler serves the test endpoints:
+// adminHandler serves the test endpoints (a simulator feature: CloudStack
+// has no /sim/):
 //
 //	GET    /sim/health    {"status":"ok"}
 //	GET    /sim/requests  the request log, oldest first ([]LoggedRequest)

@@ -39,6 +39,7 @@ func init() {
 	)
 }
 
+// listAffinityGroupTypes is AffinityGroupServiceImpl.listAffinityGroupTypes.
 func listAffinityGroupTypes(c *Call) (any, error) {
 	var views []map[string]any
 	for _, t := range affinityGroupTypes {
@@ -59,8 +60,9 @@ func (st *state) affinityGroupByName(accountID, name string) *AffinityGroup {
 	return nil
 }
 
-// createAffinityGroup creates the group at once (CloudStack's create phase)
-// and answers it from the job; a failed job removes it again.
+// createAffinityGroup creates the group at once (CreateAffinityGroupCmd.create,
+// AffinityGroupServiceImpl.createAffinityGroup) and answers it from the job;
+// a failed job removes it again.
 func createAffinityGroup(c *Call) (*asyncJob, error) {
 	p := c.Params
 	name, typ := p.Get("name"), p.Get("type")
@@ -122,6 +124,7 @@ func (st *state) members(g *AffinityGroup) []*VirtualMachine {
 	return out
 }
 
+// listAffinityGroups is QueryManagerImpl.searchForAffinityGroups.
 func listAffinityGroups(c *Call) (any, error) {
 	l := lister[*AffinityGroup]{key: "affinitygroup", id: (*AffinityGroup).uuid,
 		name: func(g *AffinityGroup) string { return g.Name }, view: c.affinityGroupView}
@@ -138,7 +141,7 @@ func listAffinityGroups(c *Call) (any, error) {
 	})
 }
 
-// affinityGroupView is AffinityGroupResponse.
+// affinityGroupView is AffinityGroupJoinDaoImpl.newAffinityGroupResponse.
 func (c *Call) affinityGroupView(g *AffinityGroup) map[string]any {
 	ids := []string{}
 	for _, vm := range c.st.members(g) {
@@ -152,7 +155,9 @@ func (c *Call) affinityGroupView(g *AffinityGroup) map[string]any {
 	return v
 }
 
-// deleteAffinityGroup removes a group by id or name; its VMs leave it.
+// deleteAffinityGroup is AffinityGroupServiceImpl.deleteAffinityGroup: by id
+// or name, its VMs leave it. Departure: a group not found is named by the
+// UUID sent, where the Java prints its internal id.
 func deleteAffinityGroup(c *Call) (*asyncJob, error) {
 	p := c.Params
 	id, name := p.Get("id"), p.Get("name")

@@ -17,7 +17,7 @@ type outcome struct {
 	fault   string
 }
 
-// serveAPI is the /client/api endpoint: CloudStack's ApiServlet.
+// serveAPI is the /client/api endpoint: ApiServlet.doGet/doPost.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		// The servlet only implements doGet and doPost.
@@ -39,8 +39,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	s.logf("api %s %q %d %s", r.Method, out.command, out.status, latency.Round(time.Microsecond))
 }
 
-// exactAPI finds a command by its exact name: CloudStack's command map is
-// case-sensitive, so "listzones" does not exist.
+// exactAPI finds a command by its exact name: ApiServer's
+// s_apiNameCmdClassMap is case-sensitive, so "listzones" does not exist.
 func exactAPI(command string) *schema.API {
 	api, ok := schema.Lookup(command)
 	if !ok || api.Name != command {
@@ -49,9 +49,9 @@ func exactAPI(command string) *schema.API {
 	return api
 }
 
-// process runs one request through the servlet's stages: authenticators
-// (login/logout, which need no signature), authentication, fault injection,
-// then the command.
+// process runs one request through ApiServlet.processRequestInContext's
+// stages: authenticators (login/logout, which need no signature),
+// authentication, fault injection (a simulator feature), then the command.
 func (s *Server) process(r *http.Request, raw rawParams) outcome {
 	command := raw["command"]
 	api := exactAPI(command)
@@ -59,9 +59,11 @@ func (s *Server) process(r *http.Request, raw rawParams) outcome {
 	name := "errorresponse"
 	if api != nil {
 		out.command, name = api.Name, commandResponseName(api.Name)
+	} else if command == "" && len(raw) > 0 {
+		name = "null" // ApiServer.getSerializedApiError leaves the response name null
 	}
 	if command == "" {
-		out.reply = errorReply(name, unauthorized(badCredentials))
+		out.reply = errorReply(name, s.noCommand(r, raw))
 		return out
 	}
 	var user *User
@@ -96,7 +98,7 @@ func (s *Server) authenticator(r *http.Request, raw rawParams) *reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if raw["command"] == "login" {
-		return s.login(raw, s.now())
+		return s.login(r.Method, raw, s.now())
 	}
 	return s.logout(r)
 }
@@ -113,6 +115,24 @@ func (f *Fault) requestReply(name string, async bool) *reply {
 	return nil
 }
 
+// noCommand is ApiServlet.processRequestInContext without a command: 400
+// "no command specified" for a live session whose key checks out, else
+// verifyRequest's refusal.
+func (s *Server) noCommand(r *http.Request, raw rawParams) *APIError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	sess := s.sessionFor(r, now)
+	if sess == nil {
+		return unauthorized(badCredentials)
+	}
+	if _, err := s.sessionCaller(r, sess, raw); err != nil {
+		return err
+	}
+	return &APIError{Code: http.StatusBadRequest, Text: "no command specified"}
+}
+
+// authenticate is the servlet's session check, else ApiServer.verifyRequest.
 func (s *Server) authenticate(r *http.Request, raw rawParams, api *schema.API) (*User, *APIError) {
 	now := s.now()
 	if sess := s.sessionFor(r, now); sess != nil {
@@ -121,9 +141,14 @@ func (s *Server) authenticate(r *http.Request, raw rawParams, api *schema.API) (
 	return s.verifySignature(raw, api, now)
 }
 
-// execute validates and runs an authenticated command.
+// execute is ApiServer.handleRequest and queueCommand: the dispatch chain
+// (unpack, validate) then the command, sync or as an async job. An
+// unimplemented command is a simulator answer (432, as for an unknown API).
 func (s *Server) execute(host string, api *schema.API, user *User, raw rawParams, fault *Fault) (*reply, string) {
 	name := commandResponseName(api.Name)
+	if key, bad := raw.withControlCharacter(); bad {
+		return errorReply(name, serverParamError("Received value containing illegal ASCII non-printable characters for parameter %s", key)), ""
+	}
 	cmd, ok := commands[api.Name]
 	if !ok {
 		return errorReply(name, &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd, responseName: "errorresponse",

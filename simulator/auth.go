@@ -12,9 +12,11 @@ import (
 )
 
 // verifySignature is ApiServer.verifyRequest for requests signed with API
-// keys. Every failure is the same 401, as in CloudStack, so a client cannot
-// tell a wrong key from a wrong signature, an expired request or a command
-// that does not exist.
+// keys. Every failure is the same 401 (ApiServlet.processRequestInContext),
+// so a client cannot tell a wrong key from a wrong signature, an expired
+// request or a command that does not exist. Not modelled (defaults kept):
+// enforce.post.requests.and.timestamps, api.key.access
+// (verifyApiKeyAccessAllowed), key pair permissions and validity dates.
 func (s *Server) verifySignature(raw rawParams, api *schema.API, now time.Time) (*User, *APIError) {
 	fail := unauthorized(badCredentials)
 	if api == nil {

@@ -10,8 +10,10 @@ func init() {
 	register(command{name: "listApis", sync: listApis})
 }
 
-// listApis answers from the 4.22 schema (without the per-API response
-// descriptions). Like ApiDiscoveryService, an unknown name is a 530.
+// listApis is ApiDiscoveryServiceImpl.listApis answered from the 4.22 schema
+// (without the per-API response descriptions); an unknown name is
+// ListApisCmd.execute's 530. Departure: every API is listed, as for the
+// root admin; role-based filtering is not modelled.
 func listApis(c *Call) (any, error) {
 	var apis []json.RawMessage
 	name := c.Params.Get("name")

@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// HTTP status codes CloudStack uses for API errors (ApiErrorCode). The body's
-// errorcode always equals the HTTP status.
+// HTTP status codes CloudStack uses for API errors (ApiErrorCode.getHttpCode).
+// The body's errorcode always equals the HTTP status
+// (ApiServer.getSerializedApiError).
 const (
 	codeUnauthorized   = 401
 	codeMalformedParam = 430
@@ -44,7 +45,8 @@ const (
 )
 
 // defaultCSCode is the cserrorcode CloudStack typically pairs with an HTTP
-// code, used when a fault rule names only the HTTP code.
+// code, used when a fault rule (a simulator feature, no Java) names only the
+// HTTP code: the code of the exception ApiServer.handleRequest wraps for it.
 func defaultCSCode(code int) int {
 	switch code {
 	case codeParamError:
@@ -98,8 +100,9 @@ func paramError(format string, args ...any) *APIError {
 	return &APIError{Code: codeParamError, CSCode: csInvalidParam, Text: fmt.Sprintf(format, args...)}
 }
 
-// serverParamError is a ServerApiException(PARAM_ERROR): 431 with 9999, what
-// CloudStack's parameter processing throws for missing parameters.
+// serverParamError is a ServerApiException(PARAM_ERROR) without a cause: 431
+// with 9999 (its constructor's CSExceptionErrorCode), what
+// ParamProcessWorker.processParameters throws for missing and bad values.
 func serverParamError(format string, args ...any) *APIError {
 	return &APIError{Code: codeParamError, CSCode: csServerAPIException, Text: fmt.Sprintf(format, args...)}
 }
@@ -117,7 +120,8 @@ func unauthorized(text string) *APIError {
 const badCredentials = "unable to verify user credentials and/or request signature"
 
 // asAPIError turns any handler error into an APIError; plain Go errors become
-// internal errors so they still reach the client in CloudStack's shape.
+// internal errors (ApiServer.handleRequest's catch-all INTERNAL_ERROR) so they
+// still reach the client in CloudStack's shape.
 func asAPIError(err error) *APIError {
 	if e, ok := err.(*APIError); ok {
 		return e
@@ -125,7 +129,9 @@ func asAPIError(err error) *APIError {
 	return internalError("%s", err.Error())
 }
 
-// errorBody is ExceptionResponse with Gson's field order.
+// errorBody is ExceptionResponse with Gson's field order. Departure: uuidList
+// is always empty; CloudStack lists the proxy objects some exceptions carry
+// (e.g. deleteSSHKeyPair's domainId).
 type errorBody struct {
 	UUIDList    []any  `json:"uuidList"`
 	ErrorCode   int    `json:"errorcode"`
@@ -143,6 +149,7 @@ type reply struct {
 	name    string // top-level key, e.g. "listzonesresponse"
 	body    any    // the object under name
 	raw     string // plain-text body (fault injection); replaces name/body
+	rawJSON bool   // raw goes out as JSON's content type, as HttpUtils.writeHttpResponse does
 	cookies []*http.Cookie
 	header  http.Header
 }
@@ -157,7 +164,8 @@ func errorReply(name string, e *APIError) *reply {
 	}
 	r := &reply{status: e.Code, name: name, body: e.body(), header: http.Header{}}
 	if e.Code != codeUnauthorized {
-		// CloudStack's servlet sets X-Description on ServerApiExceptions.
+		// ApiServlet sets X-Description on ServerApiExceptions (departure: here
+		// also on the 400 and 531 it writes without one).
 		r.header.Set("X-Description", oneLine(e.Text))
 	}
 	return r
@@ -167,15 +175,18 @@ func oneLine(s string) string {
 	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 }
 
-// responseName is CloudStack's default response key: the lowercased command
-// name plus "response".
+// responseName is CloudStack's default response key (BaseCmd.getCommandName
+// of most commands): the lowercased command name plus "response".
 func responseName(command string) string {
 	return strings.ToLower(command) + "response"
 }
 
-// jsonContentType is CloudStack's json.content.type default.
+// jsonContentType is the default of ApiServer.JSONcontentType
+// (json.content.type).
 const jsonContentType = "application/json; charset=UTF-8"
 
+// write is ApiResponseSerializer.toJSONSerializedString's envelope:
+// {"<responsename>": body}.
 func (r *reply) write(w http.ResponseWriter) {
 	for k, vs := range r.header {
 		for _, v := range vs {
@@ -187,6 +198,9 @@ func (r *reply) write(w http.ResponseWriter) {
 	}
 	if r.raw != "" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if r.rawJSON {
+			w.Header().Set("Content-Type", jsonContentType)
+		}
 		w.WriteHeader(r.status)
 		_, _ = w.Write([]byte(r.raw))
 		return

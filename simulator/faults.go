@@ -16,8 +16,9 @@ const (
 	StageJob     = "job"     // let the async job fail (jobstatus 2); the default for async commands
 )
 
-// Fault is a fault-injection rule. Rules are tried in the order they were
-// added; the first one whose command matches and that fires is applied.
+// Fault is a fault-injection rule (a simulator feature: no CloudStack Java
+// behind it). Rules are tried in the order they were added; the first one
+// whose command matches and that fires is applied.
 //
 // A rule fires on the next Times matching calls; with Probability set it
 // fires on each matching call with that probability instead (at most Times

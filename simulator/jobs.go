@@ -56,13 +56,15 @@ type asyncJob struct {
 }
 
 // submit records a job for an async command and schedules its completion
-// after the configured latency. The caller holds the state lock.
+// after the configured latency; the first answer is ApiServer's
+// getBaseAsyncResponse ({jobid}) or, for a create command,
+// getBaseAsyncCreateResponse ({jobid, id}). The caller holds the state lock.
 func (s *Server) submit(c *Call, spec *asyncJob, fault *Fault) (map[string]any, *Job) {
 	id, internal := c.st.newID(kindJob)
 	job := &Job{ID: id, InternalID: internal, Command: c.Command, Cmd: spec.cmdClass,
 		AccountID: c.Account.ID, UserID: c.User.ID, InstanceType: spec.instanceType,
 		InstanceID: spec.instanceID, Status: jobPending, Created: s.now()}
-	if job.Cmd == "" {
+	if job.Cmd == "" { // departure: a made-up class where the family names none
 		job.Cmd = "org.apache.cloudstack.api.command." + c.Command
 	}
 	c.st.Jobs = append(c.st.Jobs, job)
@@ -103,7 +105,9 @@ func (s *Server) finishLater(job *Job, spec *asyncJob, fault *Fault) {
 }
 
 // finish completes a job: a job-stage fault fails it, otherwise the family's
-// run decides.
+// run decides. A failure is ApiAsyncJobDispatcher.runJob's: jobresultcode is
+// the error's HTTP code, jobresult an ExceptionResponse, which
+// ResponseObjectTypeAdapter writes as just errorcode and errortext.
 func (s *Server) finish(job *Job, spec *asyncJob, fault *Fault) {
 	var result any
 	var err error
@@ -134,14 +138,15 @@ func (s *Server) completeJob(job *Job, status, code int, result any) {
 	s.dirty = true
 }
 
-// failInterruptedJobs fails jobs a previous run left pending, as a management
-// server does with the jobs of a node that went away.
+// failInterruptedJobs fails jobs a previous run left pending, as
+// AsyncJobManagerImpl.cleanupLeftOverJobs does. Its result is a plain
+// string, "job cancelled because of management server restart or shutdown",
+// which ApiSerializerHelper.fromSerializedString cannot read back (no class
+// prefix): queryAsyncJobResult then shows no jobresult at all.
 func (st *state) failInterruptedJobs(now time.Time) {
 	for _, j := range st.Jobs {
 		if j.Status == jobPending {
-			j.Status, j.ResultCode = jobFailed, codeInternalError
-			j.Result, _ = json.Marshal(map[string]any{"errorcode": codeInternalError,
-				"errortext": "Job cancelled because of management server restart or shutdown"})
+			j.Status, j.ResultCode, j.Result = jobFailed, codeInternalError, nil
 			t := now
 			j.Completed = &t
 		}
@@ -155,6 +160,8 @@ func init() {
 	)
 }
 
+// queryAsyncJobResult is QueryAsyncJobResultCmd.execute: the job's row as
+// ApiResponseHelper.queryJobResult renders it.
 func queryAsyncJobResult(c *Call) (any, error) {
 	job, _ := byID(c.st.Jobs, c.Params.Get("jobid"))
 	return c.jobView(job), nil
@@ -218,10 +225,11 @@ func (st *state) domainWithin(id, base string) bool {
 	return d != nil && b != nil && strings.HasPrefix(d.Path, b.Path)
 }
 
-// jobView is AsyncJobResponse as AsyncJobJoinDaoImpl.newAsyncJobResponse
-// fills it for listAsyncJobs (queryAsyncJobResult answers the same shape):
-// "completed" is its removed field, set when the job completes; a pending
-// job has no result fields yet.
+// jobView is AsyncJobJoinDaoImpl.newAsyncJobResponse, for listAsyncJobs and
+// queryAsyncJobResult alike: "completed" is AsyncJobResponse's removed field,
+// set when the job completes. A pending job has no result fields yet;
+// jobresulttype is "object" whenever a result object is read back (the
+// simulator never stores text results).
 func (c *Call) jobView(j *Job) map[string]any {
 	v := map[string]any{"jobid": j.ID, "accountid": j.AccountID, "userid": j.UserID, "cmd": j.Cmd,
 		"jobstatus": j.Status, "jobprocstatus": 0, "jobresultcode": j.ResultCode,
@@ -236,9 +244,10 @@ func (c *Call) jobView(j *Job) map[string]any {
 		v["jobinstancetype"], v["jobinstanceid"] = j.InstanceType, j.InstanceID
 	}
 	if j.Status != jobPending {
-		v["jobresulttype"] = "object"
-		v["jobresult"] = j.Result
 		v["completed"] = csTime(*j.Completed)
+	}
+	if len(j.Result) > 0 {
+		v["jobresulttype"], v["jobresult"] = "object", j.Result
 	}
 	return v
 }

@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// defaultPageSize is default.page.size: CloudStack caps every list at this
-// many rows, even without paging parameters, and refuses larger page sizes.
+// defaultPageSize is default.page.size (BaseListCmd.configure reads it):
+// every list is capped at this many rows, even without paging parameters,
+// and larger page sizes are refused.
 const defaultPageSize = 500
 
 // pageSizeUnlimited is the pagesize value that lifts the cap.
@@ -25,9 +26,11 @@ type lister[T any] struct {
 	view     func(T) map[string]any
 }
 
-// run filters rows, counts the matches, pages them and renders the page.
-// MySQL's default collation makes CloudStack's name comparisons
-// case-insensitive, so they are here too.
+// run filters rows, counts the matches, pages them and renders the page: the
+// searchAndCount(sc, Filter(startIndex, pageSizeVal)) of every list command
+// (e.g. SshKeyPairServiceImpl.listSshKeyPairs). MySQL's default collation
+// makes CloudStack's name comparisons case-insensitive, so they are here too.
+// Rows come in creation order; a family whose Java sorts otherwise sorts first.
 func (l lister[T]) run(c *Call, rows []T, keep ...func(T) bool) (any, error) {
 	var hits []T
 	for _, r := range rows {
@@ -107,8 +110,8 @@ func containsFold(list []string, s string) bool {
 	return false
 }
 
-// pageBounds applies page/pagesize as BaseListCmd does: without a page size
-// the default page size caps the result; page 0 counts as page 1. Validation
+// pageBounds is BaseListCmd.getPageSizeVal and getStartIndex: without a page
+// size default.page.size caps the result; a page below 1 is the first page. Validation
 // has already rejected inconsistent combinations.
 func pageBounds(p Params, total int) (start, end int) {
 	size := defaultPageSize
@@ -127,8 +130,9 @@ func pageBounds(p Params, total int) (start, end int) {
 	return start, end
 }
 
-// listBody is ListResponse as ApiResponseSerializer writes it: "{}" when
-// nothing matched, only the count when the page is past the end.
+// listBody is ListResponse as ApiResponseSerializer.toJSONSerializedString
+// writes it: "{}" when nothing matched, only the count when the page is past
+// the end.
 func listBody(key string, count int, items []map[string]any) map[string]any {
 	body := map[string]any{}
 	if count == 0 {
@@ -141,7 +145,11 @@ func listBody(key string, count int, items []map[string]any) map[string]any {
 	return body
 }
 
-// validatePaging enforces BaseListCmd's rules on page and pagesize.
+// validatePaging is BaseListCmd.validateSpecificParameters (9999: a bare
+// ServerApiException) then BaseListCmd.getPageSize (4350: its
+// InvalidParameterValueException reaches ApiServer.handleRequest, which keeps
+// the cause's code). A negative page is not refused: getStartIndex reads it
+// as the first page.
 func validatePaging(p Params) *APIError {
 	_, hasPage := p.values["page"]
 	sizeText, hasSize := p.values["pagesize"]
@@ -155,8 +163,6 @@ func validatePaging(p Params) *APIError {
 		return paramError("Page size can't exceed max allowed page size value: %d", defaultPageSize)
 	case hasSize && size == pageSizeUnlimited && hasPage:
 		return paramError("Can't specify page parameter when pagesize is -1 (Unlimited)")
-	case hasPage && p.Int("page", 0) < 0:
-		return paramError("Page parameter can't be less than 0")
 	}
 	return nil
 }

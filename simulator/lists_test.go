@@ -10,11 +10,13 @@ func TestCloudStackGoListsOfferingsNetworksOSTypes(t *testing.T) {
 	s := startSim(t, Options{})
 	cs := s.client()
 	so, err := cs.ServiceOffering.ListServiceOfferings(cs.ServiceOffering.NewListServiceOfferingsParams())
-	if err != nil || so.Count != 3 {
+	if err != nil || so.Count != 4 {
 		t.Fatalf("listServiceOfferings = %+v, %v", so, err)
 	}
-	small := so.ServiceOfferings[0]
-	if small.Name != "Small Instance" || small.Cpunumber != 1 || small.Cpuspeed != 500 || small.Memory != 512 || so.ServiceOfferings[2].Iscustomized != true {
+	small, constrained := so.ServiceOfferings[0], so.ServiceOfferings[3]
+	if small.Name != "Small Instance" || small.Cpunumber != 1 || small.Cpuspeed != 500 || small.Memory != 512 ||
+		!so.ServiceOfferings[2].Iscustomized || !constrained.Iscustomized || constrained.Cpuspeed != 1000 ||
+		constrained.Serviceofferingdetails["maxcpunumber"] != "2" || constrained.Serviceofferingdetails["minmemory"] != "512" {
 		t.Fatalf("service offerings = %+v", so.ServiceOfferings)
 	}
 	do, err := cs.DiskOffering.ListDiskOfferings(cs.DiskOffering.NewListDiskOfferingsParams())
@@ -40,6 +42,11 @@ func TestCloudStackGoListsOfferingsNetworksOSTypes(t *testing.T) {
 	os, err := cs.GuestOS.ListOsTypes(op)
 	if err != nil || os.Count != 3 || os.OsTypes[1].Description != "Ubuntu 22.04 LTS" || os.OsTypes[1].Oscategoryname != "Ubuntu" {
 		t.Fatalf("listOsTypes description=ubuntu = %+v, %v", os, err)
+	}
+	// The earlier CPIs' default os_type, which CloudStack seeds for XenServer.
+	op.SetDescription("Other PV (64-bit)")
+	if os, err = cs.GuestOS.ListOsTypes(op); err != nil || os.Count != 1 || os.OsTypes[0].Oscategoryname != "Other" {
+		t.Fatalf("listOsTypes description=Other PV (64-bit) = %+v, %v", os, err)
 	}
 	vr, err := cs.VLAN.ListVlanIpRanges(cs.VLAN.NewListVlanIpRangesParams())
 	if err != nil || vr.Count != 1 || vr.VlanIpRanges[0].Startip != "192.168.2.2" || vr.VlanIpRanges[0].Endip != "192.168.2.200" ||

@@ -23,6 +23,9 @@ import (
 // instance-id whenever the VM has one, although the admin guide still calls
 // it the instance name), public-keys (the key pairs' public keys, one per
 // line) and cloud-identifier.
+//
+// /metadata/<vm>/sim/disks is the simulator's own: the VM's disks as its
+// guest names them (guestdisks.go), which no real router serves.
 
 func (s *Server) metadataHandler() http.Handler {
 	return http.HandlerFunc(s.serveMetadata)
@@ -56,6 +59,8 @@ func (s *Server) metadata(vmID, path string) (string, bool) {
 		return "", false
 	}
 	switch path = strings.TrimSuffix(path, "/"); path {
+	case "sim/disks":
+		return s.st.guestDisksJSON(vm), true // not the router's: guestdisks.go
 	case "latest":
 		return "user-data\nmeta-data\n", true
 	case "latest/user-data":

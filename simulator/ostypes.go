@@ -1,5 +1,10 @@
 package simulator
 
+import (
+	"slices"
+	"strings"
+)
+
 // OSCategory groups OS types.
 type OSCategory struct {
 	ID         string `json:"id"`
@@ -21,7 +26,9 @@ type OSType struct {
 func (o *OSType) uuid() string { return o.ID }
 
 // osCatalogue is a realistic slice of CloudStack's guest OS table, by
-// category.
+// category (setup/db/create-schema.sql and the schema upgrades' guest_os
+// rows). "Other PV (32-bit)"/"Other PV (64-bit)" (guest_os 139/140) are the
+// XenServer PV types the earlier CloudStack CPIs default their os_type to.
 var osCatalogue = []struct {
 	category string
 	types    []string
@@ -29,7 +36,8 @@ var osCatalogue = []struct {
 	{"CentOS", []string{"CentOS 5.6 (64-bit)", "CentOS 7", "CentOS 8"}},
 	{"Debian", []string{"Debian GNU/Linux 11 (64-bit)", "Debian GNU/Linux 12 (64-bit)"}},
 	{"Ubuntu", []string{"Ubuntu 20.04 LTS", "Ubuntu 22.04 LTS", "Ubuntu 24.04 LTS"}},
-	{"Other", []string{"Other Linux (32-bit)", "Other Linux (64-bit)", "Other (64-bit)"}},
+	{"Other", []string{"Other Linux (32-bit)", "Other Linux (64-bit)", "Other (64-bit)",
+		"Other PV (32-bit)", "Other PV (64-bit)"}},
 	{"Windows", []string{"Windows Server 2022 (64-bit)"}},
 }
 
@@ -52,22 +60,29 @@ func init() {
 	)
 }
 
-// listOsTypes matches description with LIKE, as CloudStack does.
+// listOsTypes is GuestOSDaoImpl.listGuestOSByCriteria: description and
+// keyword are LIKE %x% on the display name, rows ordered by display name.
 func listOsTypes(c *Call) (any, error) {
 	l := lister[*OSType]{key: "ostype", id: (*OSType).uuid, view: c.osTypeView,
 		keyword: func(o *OSType) []string { return []string{o.Description} }}
 	p := c.Params
-	return l.run(c, c.st.OSTypes, func(o *OSType) bool {
+	rows := slices.Clone(c.st.OSTypes)
+	slices.SortStableFunc(rows, func(a, b *OSType) int {
+		return strings.Compare(strings.ToLower(a.Description), strings.ToLower(b.Description))
+	})
+	return l.run(c, rows, func(o *OSType) bool {
 		return like(o.Description, p.Get("description")) && optEq(p.Get("oscategoryid"), o.CategoryID)
 	})
 }
 
+// osTypeView is ApiResponseHelper.createGuestOSResponse.
 func (c *Call) osTypeView(o *OSType) map[string]any {
 	cat, _ := byID(c.st.OSCategories, o.CategoryID)
 	return map[string]any{"id": o.ID, "description": o.Description, "name": o.Description,
 		"oscategoryid": cat.ID, "oscategoryname": cat.Name, "isuserdefined": false, "fordisplay": true}
 }
 
+// listOsCategories is GuestOsManagementService.listGuestOSCategoriesByCriteria.
 func listOsCategories(c *Call) (any, error) {
 	l := lister[*OSCategory]{key: "oscategory", id: (*OSCategory).uuid,
 		name: func(o *OSCategory) string { return o.Name }, view: func(o *OSCategory) map[string]any {

@@ -17,10 +17,11 @@ const maxBodyBytes = 4 << 20
 // value per name, names exactly as sent. Signatures are computed over these.
 type rawParams map[string]string
 
-// readParams merges a form body and the query string the way ApiServlet does:
-// the servlet's parameter map keeps the first value of each body parameter,
-// then utf8Fixup re-decodes the query string and overwrites, so the last
-// occurrence of a query parameter wins.
+// readParams merges a form body and the query string the way
+// ApiServlet.processRequestInContext does: the servlet's parameter map keeps
+// the first value of each body parameter, then ApiServlet.utf8Fixup
+// re-decodes the query string and overwrites, so the last occurrence of a
+// query parameter wins.
 func readParams(r *http.Request) (rawParams, error) {
 	p := rawParams{}
 	if r.Method == http.MethodPost && isForm(r.Header.Get("Content-Type")) {
@@ -72,6 +73,26 @@ func (p rawParams) sortedNames() []string {
 	return names
 }
 
+// withControlCharacter is ApiServer.checkCharacterInkParams: the first
+// parameter (by name; the Java's HashMap order is arbitrary) whose value holds
+// an ASCII control character other than LF and CR (CONTROL_CHARACTERS), except
+// activationrule.
+func (p rawParams) withControlCharacter() (string, bool) {
+	for _, name := range p.sortedNames() {
+		if name == "activationrule" {
+			continue
+		}
+		if strings.IndexFunc(p[name], isRefusedControl) >= 0 {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+func isRefusedControl(r rune) bool {
+	return (r < 0x20 && r != '\n' && r != '\r') || r == 0x7f
+}
+
 // Params are a request's parameters after CloudStack's ParamUnpackWorker:
 // names lowercased, "name[i].field=value" gathered into object arrays.
 type Params struct {
@@ -79,8 +100,9 @@ type Params struct {
 	maps   map[string]map[int]map[string]string
 }
 
-// unpack mirrors ParamUnpackWorker, including its 430 for malformed array
-// parameters.
+// unpack is ParamUnpackWorker.handle, including its 430 for malformed array
+// parameters. Departure: a key starting with '[' is an array with an empty
+// name here, a plain parameter in the Java.
 func unpack(raw rawParams) (Params, *APIError) {
 	p := Params{values: map[string]string{}, maps: map[string]map[int]map[string]string{}}
 	for key, value := range raw {
@@ -137,8 +159,8 @@ func (p Params) Has(name string) bool {
 	return ok
 }
 
-// List splits a list parameter on commas, dropping empty items as
-// StringTokenizer does.
+// List splits a list parameter on commas, dropping empty items as the
+// StringTokenizer of ParamProcessWorker.setFieldValue does.
 func (p Params) List(name string) []string {
 	var out []string
 	for _, s := range strings.Split(p.values[name], ",") {

@@ -149,8 +149,9 @@ func (st *state) isolatedNetworksOf(accountID, zoneID string) []*Network {
 }
 
 // associateIpAddress takes a free address for the network (or, given only a
-// zone, for the account's isolated network there) at once, as CloudStack's
-// create phase does; the job finishes the association.
+// zone, for the account's isolated network there) at once, as
+// AssociateIPAddrCmd.create (IpAddressManagerImpl.allocateIp) does; the job
+// (AssociateIPAddrCmd.execute, associateIPToGuestNetwork) finishes it.
 func associateIpAddress(c *Call) (*asyncJob, error) {
 	c.ensurePublicIPs()
 	p := c.Params
@@ -163,7 +164,7 @@ func associateIpAddress(c *Call) (*asyncJob, error) {
 	case net != nil:
 		zoneID = net.ZoneID
 	case zoneID == "":
-		return nil, paramError("Unable to figure out zone to assign ip to. Please specify either zoneId, or networkId, or vpcId in the call")
+		return nil, paramError("Unable to figure out zone to assign IP to. Please specify either zoneId, or networkId, or vpcId in the call") // AssociateIPAddrCmd.getZoneId
 	default:
 		nets := c.st.isolatedNetworksOf(c.Account.ID, zoneID)
 		switch len(nets) {
@@ -192,7 +193,8 @@ func associateIpAddress(c *Call) (*asyncJob, error) {
 	}, nil
 }
 
-// listPublicIpAddresses lists allocated addresses unless allocatedonly=false.
+// listPublicIpAddresses is ManagementServerImpl.searchForIPAddresses: allocated
+// addresses unless allocatedonly=false.
 func listPublicIpAddresses(c *Call) (any, error) {
 	c.ensurePublicIPs()
 	l := lister[*PublicIP]{key: "publicipaddress", id: (*PublicIP).uuid,
@@ -209,13 +211,14 @@ func listPublicIpAddresses(c *Call) (any, error) {
 	})
 }
 
-// publicIPView is IPAddressResponse.
+// publicIPView is ApiResponseHelper.createIPAddressResponse.
 func (c *Call) publicIPView(ip *PublicIP) map[string]any {
 	z := c.st.zone(ip.ZoneID)
 	v := map[string]any{"id": ip.ID, "ipaddress": ip.Address, "zoneid": z.ID, "zonename": z.Name,
 		"issourcenat": ip.SourceNAT, "isstaticnat": ip.StaticNAT, "issystem": false, "forvirtualnetwork": true,
-		"forsystemvms": false, "isportable": false, "fordisplay": true, "hasrules": false, "hasannotations": false,
+		"forsystemvms": false, "isportable": false, "fordisplay": true, "hasannotations": false,
 		"state": ip.State, "tags": c.resourceTagViews("PublicIpAddress", ip.ID)}
+	v["hasrules"] = c.st.hasRules(ip.ID) // ApiResponseHelper.createIPAddressResponse: countRulesByIpId > 0
 	if r, ok := byID(c.st.VlanRanges, ip.VlanRangeID); ok {
 		v["vlanid"], v["vlanname"], v["physicalnetworkid"] = r.ID, r.VLAN, r.PhysicalNetworkID
 	}
@@ -234,7 +237,9 @@ func (c *Call) publicIPView(ip *PublicIP) map[string]any {
 }
 
 // disassociateIpAddress releases an address in the job, disabling its static
-// NAT first; an isolated network's source NAT address cannot be released.
+// NAT first; an isolated network's source NAT address cannot be released
+// (NetworkServiceImpl.releaseIpAddressInternal; its IllegalArgumentException
+// fails the job with 530).
 func disassociateIpAddress(c *Call) (*asyncJob, error) {
 	p := c.Params
 	var ip *PublicIP
@@ -259,6 +264,7 @@ func disassociateIpAddress(c *Call) (*asyncJob, error) {
 			if ip.SourceNAT {
 				return nil, internalError("ip address is used for source nat purposes and can not be disassociated.")
 			}
+			c.cleanupIPRules(ip) // IpAddressManagerImpl.cleanupIpResources
 			c.st.removeTagsOf("PublicIpAddress", ip.ID)
 			ip.release()
 			c.changed()
@@ -307,6 +313,11 @@ func enableStaticNat(c *Call) (any, error) {
 	if ip.SourceNAT {
 		return nil, paramError("Can't enable static, ip address %s is a sourceNat ip address", c.st.ipString(ip))
 	}
+	// RulesManagerImpl.isIpReadyForStaticNat: an address with load balancer
+	// rules cannot become static NAT (there are no port forwarding rules).
+	if !ip.StaticNAT && len(c.st.rulesOnIP(ip.ID, purposeLB)) > 0 {
+		return nil, ruleConflict("Failed to enable static nat for the ip address %s as it already has LoadBalancing rules assigned", c.st.ipString(ip))
+	}
 	if ip.StaticNAT && !strings.EqualFold(ip.VMID, vm.ID) {
 		return nil, &APIError{Code: codeRuleConflict, CSCode: csServerAPIException,
 			Text: fmt.Sprintf("Failed to enable static for the ip address %s and vm id=%d as it's already assigned to antoher vm",
@@ -321,7 +332,8 @@ func enableStaticNat(c *Call) (any, error) {
 	return success(), nil
 }
 
-// disableStaticNat clears an address's static NAT in the job.
+// disableStaticNat clears an address's static NAT in the job
+// (RulesManagerImpl.disableStaticNat).
 func disableStaticNat(c *Call) (*asyncJob, error) {
 	ip, found := byID(c.st.PublicIPs, c.Params.Get("ipaddressid"))
 	if !found {
@@ -333,6 +345,7 @@ func disableStaticNat(c *Call) (*asyncJob, error) {
 			if !ip.StaticNAT {
 				return nil, paramError("Specified IP address id is not associated with any vm Id")
 			}
+			c.disableStaticNATRules(ip) // RulesManagerImpl.disableStaticNat revokes the address's rules first
 			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
 			c.changed()
 			return success(), nil

@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// LoggedRequest is one API request as the admin endpoint reports it.
+// LoggedRequest is one API request as the admin endpoint reports it (the
+// request log is a simulator feature with no CloudStack counterpart).
 type LoggedRequest struct {
 	Time      time.Time         `json:"time"`
 	Method    string            `json:"method"`

@@ -48,7 +48,8 @@ func (st *state) securityGroupByName(accountID, name string) *SecurityGroup {
 }
 
 // ensureDefaultSecurityGroup creates the account's "default" group the first
-// time the account's groups are looked at.
+// time the account's groups are looked at. Departure: CloudStack creates it
+// with the account (SecurityGroupManagerImpl.createDefaultSecurityGroup).
 func (c *Call) ensureDefaultSecurityGroup() {
 	if c.st.securityGroupByName(c.Account.ID, defaultSecurityGroup) == nil {
 		c.addSecurityGroup(defaultSecurityGroup, "Default Security Group")
@@ -64,6 +65,7 @@ func (c *Call) addSecurityGroup(name, desc string) *SecurityGroup {
 	return g
 }
 
+// createSecurityGroup is SecurityGroupManagerImpl.createSecurityGroup.
 func createSecurityGroup(c *Call) (any, error) {
 	c.ensureDefaultSecurityGroup()
 	name := c.Params.Get("name")
@@ -74,7 +76,8 @@ func createSecurityGroup(c *Call) (any, error) {
 	return map[string]any{"securitygroup": c.securityGroupView(g)}, nil
 }
 
-// listSecurityGroups matches securitygroupname exactly.
+// listSecurityGroups is QueryManagerImpl.searchForSecurityGroups:
+// securitygroupname matches exactly.
 func listSecurityGroups(c *Call) (any, error) {
 	c.ensureDefaultSecurityGroup()
 	l := lister[*SecurityGroup]{key: "securitygroup", id: (*SecurityGroup).uuid,
@@ -92,7 +95,8 @@ func listSecurityGroups(c *Call) (any, error) {
 	})
 }
 
-// securityGroupView is SecurityGroupResponse (the simulator keeps no rules).
+// securityGroupView is SecurityGroupJoinDaoImpl.newSecurityGroupResponse
+// (the simulator keeps no rules).
 func (c *Call) securityGroupView(g *SecurityGroup) map[string]any {
 	ids := []string{}
 	for _, vm := range c.st.VMs {

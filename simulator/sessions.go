@@ -27,8 +27,9 @@ type session struct {
 	expires time.Time
 }
 
-// sessionFor returns the live session named by the JSESSIONID cookie. The
-// cookie carries a ".node0" route suffix, as Jetty's does.
+// sessionFor returns the live session named by the JSESSIONID cookie, which
+// carries Jetty's ".node0" suffix (HttpUtils.validateSessionKey requires it;
+// the simulator also takes the bare id).
 func (s *Server) sessionFor(r *http.Request, now time.Time) *session {
 	c, err := r.Cookie("JSESSIONID")
 	if err != nil {
@@ -43,10 +44,28 @@ func (s *Server) sessionFor(r *http.Request, now time.Time) *session {
 	return sess
 }
 
-// sessionUser authenticates a request that belongs to a session: the session
-// key must come as the sessionkey parameter or cookie, and every copy sent
-// must match (api.sessionkey.check.locations=CookieOrParameter).
+// sessionUser authenticates a request that belongs to a session: the
+// servlet's session checks, then ApiServer.verifyRequest with a logged-in
+// user, whose unknown command is checkCommandAvailable's PermissionDenied
+// (401, 9999, "errorresponse").
 func (s *Server) sessionUser(r *http.Request, sess *session, raw rawParams, api *schema.API, now time.Time) (*User, *APIError) {
+	user, err := s.sessionCaller(r, sess, raw)
+	if err != nil {
+		return nil, err
+	}
+	if api == nil {
+		return nil, &APIError{Code: codeUnauthorized, CSCode: csServerAPIException, responseName: "errorresponse",
+			Text: fmt.Sprintf("The given command '%s' either does not exist, is not available for user.", raw["command"])}
+	}
+	sess.expires = now.Add(sessionTimeout)
+	return user, nil
+}
+
+// sessionCaller is ApiServlet.processRequestInContext's check of a session:
+// HttpUtils.validateSessionKey (the key as the sessionkey parameter or
+// cookie, every copy sent matching: api.sessionkey.check.locations=
+// CookieOrParameter), then ApiServer.verifyUser. A failure ends the session.
+func (s *Server) sessionCaller(r *http.Request, sess *session, raw rawParams) (*User, *APIError) {
 	fromParam, hasParam := raw["sessionkey"]
 	fromCookie, hasCookie := "", false
 	if c, err := r.Cookie("sessionkey"); err == nil {
@@ -60,32 +79,37 @@ func (s *Server) sessionUser(r *http.Request, sess *session, raw rawParams, api 
 		delete(s.sessions, sess.id)
 		return nil, unauthorized("unable to verify user credentials")
 	}
-	if api == nil {
-		return nil, &APIError{Code: codeUnauthorized, CSCode: csServerAPIException, responseName: "errorresponse",
-			Text: fmt.Sprintf("The given command '%s' either does not exist, is not available for user.", raw["command"])}
-	}
-	sess.expires = now.Add(sessionTimeout)
 	return user, nil
 }
 
-// login is DefaultLoginAPIAuthenticatorCmd: username and password, optional
-// domain path or numeric domainId; no signature. Failures are 531 without a
-// cserrorcode.
-func (s *Server) login(raw rawParams, now time.Time) *reply {
-	fail := func(text string) *reply {
-		return errorReply("loginresponse", &APIError{Code: codeAccountError, Text: text})
+// login is DefaultLoginAPIAuthenticatorCmd.authenticate, then
+// ApiServer.loginUser: POST only, username and password, optional domain
+// path or domainid; no signature. Its ServerApiExceptions reach the client as
+// their bare message (ApiServlet.processRequestInContext), which for a failed
+// login is an error body serialized without cserrorcode.
+func (s *Server) login(method string, raw rawParams, now time.Time) *reply {
+	if method != http.MethodPost {
+		return &reply{status: http.StatusMethodNotAllowed, raw: "Please use HTTP POST to authenticate using this API", rawJSON: true}
 	}
-	username, password := raw["username"], raw["password"]
-	if username == "" || password == "" {
-		return fail("failed to authenticate user, check if username/password are correct")
+	fail := func(code int, text string) *reply {
+		return errorReply("loginresponse", &APIError{Code: code, Text: text})
 	}
-	dom, path := s.loginDomain(raw)
+	username, ok := raw["username"]
+	if !ok {
+		// No username: the authenticator throws with a null message, which
+		// the servlet prints.
+		return &reply{status: codeAccountError, raw: "null", rawJSON: true}
+	}
+	dom, path, badID := s.loginDomain(raw)
+	if badID {
+		return fail(codeUnauthorized, "Invalid domain id entered, please enter a valid one")
+	}
 	if dom == nil {
-		return fail("Unable to find the domain from the path " + path)
+		return fail(codeAccountError, "Unable to find the domain from the path "+path)
 	}
 	user := s.st.userInDomain(username, dom.ID)
-	if user == nil || !user.checkPassword(password) || !s.st.userActive(user) {
-		return fail(fmt.Sprintf("Failed to authenticate user %s in domain %d; please provide valid credentials", username, dom.InternalID))
+	if user == nil || !user.checkPassword(raw["password"]) || !s.st.userActive(user) {
+		return fail(codeAccountError, fmt.Sprintf("Failed to authenticate user %s in domain %d; please provide valid credentials", username, dom.InternalID))
 	}
 	sess := &session{id: randomHex(16), key: sessionKey(), userID: user.ID, expires: now.Add(sessionTimeout)}
 	s.sessions[sess.id] = sess
@@ -97,34 +121,52 @@ func (s *Server) login(raw rawParams, now time.Time) *reply {
 	return rep
 }
 
-// loginDomain resolves domainId (CloudStack's internal number) or the domain
-// path, which CloudStack normalises to "/path/"; neither means ROOT.
-func (s *Server) loginDomain(raw rawParams) (*Domain, string) {
-	if idText := firstOf(raw, "domainId", "domainid"); idText != "" {
-		id, _ := strconv.ParseInt(idText, 10, 64)
+// loginDomain resolves the login's domain: domainid as a domain UUID
+// (ApiServer.fetchDomainId) or CloudStack's internal number, anything else
+// refused; then DomainManagerImpl.findDomainByIdOrPath: an id of 1 or more
+// is looked up alone, otherwise the path as getDomainName normalises it
+// ("/path/"), otherwise ROOT. path is what the failure text shows: "null"
+// when no domain was sent.
+func (s *Server) loginDomain(raw rawParams) (dom *Domain, path string, badID bool) {
+	path = "null"
+	if p, ok := raw["domain"]; ok {
+		path = p
+		if !strings.HasSuffix(path, "/") {
+			path += "/"
+		}
+		if !strings.HasPrefix(path, "/") {
+			path = "/" + path
+		}
+	}
+	var id int64
+	if idText := firstOf(raw, "domainid", "domainId"); idText != "" {
+		if d, ok := byID(s.st.Domains, idText); ok {
+			return d, path, false
+		}
+		n, err := strconv.ParseInt(idText, 10, 64)
+		if err != nil {
+			return nil, path, true
+		}
+		id = n
+	}
+	if id >= 1 {
 		for _, d := range s.st.Domains {
 			if d.InternalID == id {
-				return d, idText
+				return d, path, false
 			}
 		}
-		return nil, idText
+		return nil, path, false
 	}
-	path := strings.TrimSpace(raw["domain"])
-	if path == "" {
-		path = "/"
-	}
-	if !strings.HasPrefix(path, "/") {
-		path = "/" + path
-	}
-	if !strings.HasSuffix(path, "/") {
-		path += "/"
+	want := "/"
+	if _, sent := raw["domain"]; sent {
+		want = strings.TrimSpace(path)
 	}
 	for _, d := range s.st.Domains {
-		if strings.EqualFold(d.Path, path) {
-			return d, path
+		if strings.EqualFold(d.Path, want) {
+			return d, path, false
 		}
 	}
-	return nil, path
+	return nil, path, false
 }
 
 func firstOf(raw rawParams, names ...string) string {
@@ -145,6 +187,8 @@ func (st *state) userInDomain(username, domainID string) *User {
 	return nil
 }
 
+// loginView is ApiServer.createLoginResponse over loginUser's session
+// attributes.
 func (s *Server) loginView(u *User, sess *session) map[string]any {
 	a := s.st.account(u.AccountID)
 	v := map[string]any{"username": u.Username, "userid": u.ID, "domainid": a.DomainID,
@@ -161,8 +205,9 @@ func (s *Server) loginView(u *User, sess *session) map[string]any {
 	return v
 }
 
-// logout ends the session named by the cookie, if any, and expires the
-// cookies the client sent, as the servlet does.
+// logout is DefaultLogoutAPIAuthenticatorCmd.authenticate ({"description":
+// "success"}) and ApiServlet's LOGOUT_API branch: the session ends and every
+// cookie the client sent is expired.
 func (s *Server) logout(r *http.Request) *reply {
 	if c, err := r.Cookie("JSESSIONID"); err == nil {
 		id, _, _ := strings.Cut(c.Value, ".")

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -113,6 +114,39 @@ func TestLoginFailures(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("domainId=1: %d %s", r.status, r.raw)
 	}
+	root := r.inner(t, "loginresponse")["domainid"].(string)
+	if r, _ = s.login(map[string]string{"username": "admin", "password": "password", "domainid": root}); r.status != 200 {
+		t.Fatalf("domainid=<ROOT's UUID>: %d %s", r.status, r.raw)
+	}
+	r, _ = s.login(map[string]string{"username": "admin", "password": "password", "domainid": "root"})
+	r.wantError(t, "loginresponse", 401, 0, "Invalid domain id entered, please enter a valid one")
+	r, _ = s.login(map[string]string{"username": "admin", "password": "password", "domainid": "7"})
+	r.wantError(t, "loginresponse", 531, 0, "Unable to find the domain from the path null")
+	// domainid 0 is no id: the path decides, and none means ROOT.
+	if r, _ = s.login(map[string]string{"username": "admin", "password": "password", "domainid": "0"}); r.status != 200 {
+		t.Fatalf("domainid=0: %d %s", r.status, r.raw)
+	}
+	r, _ = s.login(map[string]string{"username": "admin"})
+	r.wantError(t, "loginresponse", 531, 0, "Failed to authenticate user admin in domain 1; please provide valid credentials")
+	if r, _ = s.login(map[string]string{"password": "password"}); r.status != 531 || r.raw != "null" || r.contentType != jsonContentType {
+		t.Fatalf("no username: %d %q %q", r.status, r.contentType, r.raw)
+	}
+}
+
+// TestLoginNeedsPost: DefaultLoginAPIAuthenticatorCmd refuses other methods
+// with its bare message; cloudstack-go's Login posts and succeeds.
+func TestLoginNeedsPost(t *testing.T) {
+	s := startSimNoKeys(t, Options{})
+	v := url.Values{"command": {"login"}, "username": {"admin"}, "password": {"password"}, "response": {"json"}}
+	r := s.do(mustRequest(http.MethodGet, s.api+"?"+v.Encode(), nil))
+	if r.status != http.StatusMethodNotAllowed || r.raw != "Please use HTTP POST to authenticate using this API" ||
+		cookie(r.cookies, "sessionkey") != nil {
+		t.Fatalf("GET login: %d %s %v", r.status, r.raw, r.cookies)
+	}
+	cs := cloudstack.NewClient(s.api, "", "", false)
+	if _, err := cs.Authentication.Login(cs.Authentication.NewLoginParams("password", "admin")); err != nil {
+		t.Fatalf("cloudstack-go login: %v", err)
+	}
 }
 
 func TestRegisterUserKeysRotates(t *testing.T) {
@@ -151,4 +185,19 @@ func TestListAccountsAndDomains(t *testing.T) {
 	if err != nil || domains.Count != 1 || domains.Domains[0].Name != "ROOT" || domains.Domains[0].Path != "ROOT" {
 		t.Fatalf("listDomains = %+v, %v", domains, err)
 	}
+}
+
+// TestNoCommand: the servlet answers a live session 400 and anyone else 401;
+// with parameters but no command the error's name is getSerializedApiError's
+// null.
+func TestNoCommand(t *testing.T) {
+	s := startSim(t, Options{})
+	s.do(mustRequest(http.MethodGet, s.api, nil)).wantError(t, "errorresponse", 401, 0, badCredentials)
+	s.get(signed(v3(map[string]string{}, time.Minute), testKey, testSecret)).wantError(t, "null", 401, 0, badCredentials)
+	r, cookies := s.login(map[string]string{"username": "admin", "password": "password"})
+	key := r.inner(t, "loginresponse")["sessionkey"].(string)
+	s.post(url.Values{"sessionkey": {key}, "response": {"json"}}, cookie(cookies, "JSESSIONID")).
+		wantError(t, "null", 400, 0, "no command specified")
+	s.post(url.Values{"sessionkey": {"wrong"}, "response": {"json"}}, cookie(cookies, "JSESSIONID")).
+		wantError(t, "null", 401, 0, "unable to verify user credentials")
 }

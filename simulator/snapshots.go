@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -63,7 +64,7 @@ func (st *state) snapshotInProgress(volumeID string) bool {
 	return false
 }
 
-// createSnapshot is allocSnapshot (checked at once: the volume must be Ready,
+// createSnapshot is SnapshotManagerImpl.allocSnapshot (checked at once: the volume must be Ready,
 // i.e. have been created on primary storage by a VM) and the job that
 // backs the snapshot up. Without a name CloudStack names it
 // <VM host name or "detached">_<volume name>_<yyyyMMddHHmmss UTC>. tags are
@@ -116,8 +117,8 @@ func createSnapshot(c *Call) (*asyncJob, error) {
 }
 
 // deleteSnapshot checks in the job: a deleted snapshot is not found, one
-// still being backed up cannot go (the text of DefaultSnapshotStrategy,
-// unverified against 4.22).
+// still being backed up cannot go (DefaultSnapshotStrategy.deleteSnapshot,
+// which names the snapshot by SnapshotVO.toString; Error and BackedUp go).
 func deleteSnapshot(c *Call) (*asyncJob, error) {
 	id := c.Params.Get("id")
 	return &asyncJob{instanceType: "Snapshot", instanceID: strings.ToLower(id),
@@ -128,7 +129,7 @@ func deleteSnapshot(c *Call) (*asyncJob, error) {
 				return nil, paramError("unable to find a snapshot with id %s", snapshotInternalID(s, id))
 			}
 			if s.State != snapshotBackedUp && s.State != snapshotError {
-				return nil, paramError("Can't delete snapshot %d due to it is in %s Status", s.InternalID, s.State)
+				return nil, paramError("Can't delete snapshot %s due to it is in %s Status", c.st.snapshotString(s), s.State)
 			}
 			now := c.srv.now()
 			s.State, s.Removed = snapshotDestroyed, &now
@@ -139,7 +140,8 @@ func deleteSnapshot(c *Call) (*asyncJob, error) {
 }
 
 // listSnapshots never shows deleted snapshots; name and keyword are LIKE
-// %x% matches on the name, as SnapshotManagerImpl.listSnapshots does. Every
+// %x% matches on the name, as SnapshotManagerImpl.listSnapshots does
+// (QueryManagerImpl.searchForSnapshots in newer code). Every
 // snapshot is MANUAL.
 func listSnapshots(c *Call) (any, error) {
 	l := lister[*Snapshot]{key: "snapshot", id: (*Snapshot).uuid, name: func(s *Snapshot) string { return s.Name },
@@ -151,7 +153,16 @@ func listSnapshots(c *Call) (any, error) {
 	})
 }
 
-// snapshotView is SnapshotResponse.
+// snapshotString is SnapshotVO.toString: its ToStringBuilder JSON style.
+func (st *state) snapshotString(s *Snapshot) string {
+	volumeID := int64(0)
+	if v, ok := byID(st.Volumes, s.VolumeID); ok {
+		volumeID = v.InternalID
+	}
+	return fmt.Sprintf(`Snapshot {"uuid":"%s","name":"%s","volumeId":%d}`, s.ID, s.Name, volumeID)
+}
+
+// snapshotView is SnapshotJoinDaoImpl.newSnapshotResponse.
 func (c *Call) snapshotView(s *Snapshot) map[string]any {
 	out := map[string]any{"id": s.ID, "name": s.Name, "snapshottype": "MANUAL", "intervaltype": "MANUAL",
 		"volumeid": s.VolumeID, "created": csTime(s.Created), "state": s.State, "physicalsize": s.SizeBytes,

@@ -51,6 +51,8 @@ func (st *state) keyPair(accountID, name string) *SSHKeyPair {
 	return nil
 }
 
+// createSSHKeyPair is ManagementServerImpl.createSSHKeyPair
+// (SshKeyPairServiceImpl.createSshKeyPair on main).
 func createSSHKeyPair(c *Call) (any, error) {
 	name := c.Params.Get("name")
 	if strings.TrimSpace(name) == "" {
@@ -93,6 +95,8 @@ func mpint(n *big.Int) []byte {
 	return b
 }
 
+// registerSSHKeyPair is ManagementServerImpl.registerSSHKeyPair: the name,
+// then the key's validity, then the same key under another name.
 func registerSSHKeyPair(c *Call) (any, error) {
 	name, material := c.Params.Get("name"), c.Params.Get("publickey")
 	if c.st.keyPair(c.Account.ID, name) != nil {
@@ -158,15 +162,16 @@ func (c *Call) saveKeyPair(name, pub string) *SSHKeyPair {
 	return k
 }
 
-// keyPairView is SSHKeyPairResponse (the public key is not part of it).
+// keyPairView is SSHKeyPairResponse as the key pair commands fill it (the
+// public key is not part of it).
 func (c *Call) keyPairView(k *SSHKeyPair) map[string]any {
 	v := map[string]any{"id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint, "hasannotations": false}
 	c.addOwner(v, k.AccountID)
 	return v
 }
 
-// listSSHKeyPairs matches name and fingerprint exactly; keyword is a
-// substring of either.
+// listSSHKeyPairs is ManagementServerImpl.listSSHKeyPairs: name and
+// fingerprint match exactly, keyword is a substring of either.
 func listSSHKeyPairs(c *Call) (any, error) {
 	l := lister[*SSHKeyPair]{key: "sshkeypair", id: (*SSHKeyPair).uuid, name: func(k *SSHKeyPair) string { return k.Name },
 		keyword: func(k *SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, view: c.keyPairView}
@@ -175,6 +180,7 @@ func listSSHKeyPairs(c *Call) (any, error) {
 	})
 }
 
+// deleteSSHKeyPair is ManagementServerImpl.deleteSSHKeyPair.
 func deleteSSHKeyPair(c *Call) (any, error) {
 	name := c.Params.Get("name")
 	k := c.st.keyPair(c.Account.ID, name)

@@ -54,6 +54,9 @@ type state struct {
 	// UploadKey signs template upload parameters (CloudStack's SSVM PSK).
 	UploadKey string `json:"uploadkey"`
 	vmTables         // volumes, tags, key pairs, affinity/security groups, public IPs (vmtables.go)
+
+	// Firewall, static NAT and load balancer rules (rules.go).
+	ruleTables
 }
 
 func newState() *state {

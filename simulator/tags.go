@@ -3,6 +3,7 @@ package simulator
 import (
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // ResourceTag is a row of CloudStack's resource_tags table: UNIQUE on
@@ -79,7 +80,10 @@ func tagPairs(p Params) (keys []string, values map[string]string) {
 }
 
 // createTags checks everything in the job, as CreateTagsCmd.execute does,
-// and creates all tags or none (one transaction in CloudStack).
+// and creates all tags or none: TaggedResourceManagerImpl.createTags, one
+// transaction. Departure: over-long keys or values are refused here with a
+// text of the simulator's; CloudStack only finds out from the database
+// (varchar(255)), with whatever text its driver gives.
 func createTags(c *Call) (*asyncJob, error) {
 	p := c.Params
 	ids, rawType, customer := p.List("resourceids"), p.Get("resourcetype"), p.Get("customer")
@@ -91,6 +95,8 @@ func createTags(c *Call) (*asyncJob, error) {
 				return nil, err
 			}
 			var created []*ResourceTag
+			// TaggedResourceManagerImpl.createTags: per key, per resource,
+			// the resource must exist, then the value must not be empty.
 			for _, key := range keys {
 				for _, id := range ids {
 					find, ok := taggables[typ]
@@ -105,7 +111,11 @@ func createTags(c *Call) (*asyncJob, error) {
 					if value == "" {
 						return nil, paramError("Value for the key %s is either null or empty", key)
 					}
-					if len(key) > maxTagLength || len(value) > maxTagLength {
+					// Departure: createTags checks no length; MySQL refuses a
+					// key or value over the varchar(255) columns (characters,
+					// not bytes) and the job fails with a DB exception (530).
+					// Here the refusal is a 431 with its own text.
+					if utf8.RuneCountInString(key) > maxTagLength || utf8.RuneCountInString(value) > maxTagLength {
 						return nil, paramError("Tag key and value can't be longer than %d characters: key %s", maxTagLength, truncate(key, 40))
 					}
 					if c.st.findTag(typ, id, key) != nil || tagIn(created, typ, id, key) {
@@ -153,8 +163,9 @@ func (st *state) findTag(typ, id, key string) *ResourceTag {
 }
 
 // deleteTags removes the given resources' tags: all of them without tags,
-// else those with a given key (and, when a value is given, that value).
-// Nothing to delete fails the job, as DeleteTagsCmd does.
+// else those with a given key (and, when a value is given, that value),
+// compared ignoring case (TaggedResourceManagerImpl.deleteTags). Nothing to
+// delete fails the job, as DeleteTagsCmd.execute does.
 func deleteTags(c *Call) (*asyncJob, error) {
 	p := c.Params
 	ids, rawType := p.List("resourceids"), p.Get("resourcetype")
@@ -213,6 +224,7 @@ func (st *state) removeTagsOf(typ, id string) {
 	st.ResourceTags = keep
 }
 
+// listTags is QueryManagerImpl.listTags.
 func listTags(c *Call) (any, error) {
 	l := lister[*ResourceTag]{key: "tag", id: func(t *ResourceTag) string { return t.ID },
 		keyword: func(t *ResourceTag) []string { return []string{t.Key, t.Value} }, view: c.tagView}
@@ -223,7 +235,7 @@ func listTags(c *Call) (any, error) {
 	})
 }
 
-// tagView is ResourceTagResponse.
+// tagView is ResourceTagJoinDaoImpl.newResourceTagResponse.
 func (c *Call) tagView(t *ResourceTag) map[string]any {
 	v := map[string]any{"key": t.Key, "value": t.Value, "resourcetype": t.ResourceType, "resourceid": t.ResourceID}
 	c.addOwner(v, t.AccountID)

@@ -10,14 +10,17 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
-// uuidPattern is the UUID shape CloudStack's ParamProcessWorker accepts
-// (case-insensitive here, as the database lookup behind it is).
+// uuidPattern is the UUID shape of ParamProcessWorker.translateUuidToInternalId.
+// Departure: the Java pattern is lower-case only, and a 3.x+ parameter that
+// does not match is silently set to null; here any case matches and a
+// mismatch is refused (clients send the lower-case UUIDs CloudStack hands out).
 var uuidPattern = regexp.MustCompile(`^(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // validate checks a request against the command's 4.22 schema the way
-// ParamProcessWorker does: required parameters first, then each value's type,
-// then BaseListCmd's paging rules. Parameters the schema does not know are
-// ignored, as CloudStack ignores them.
+// ParamProcessWorker.processParameters does: required parameters first, then
+// each value's type (setFieldValue), then BaseListCmd.validateSpecificParameters
+// and getPageSize. Parameters the schema does not know are ignored, as
+// ParamGenericValidationWorker only logs them.
 func (c *Call) validate() *APIError {
 	cmd := strings.ToLower(c.API.Name)
 	for _, p := range c.API.Params {
@@ -38,16 +41,17 @@ func (c *Call) validate() *APIError {
 	return nil
 }
 
-// checkValue rejects values that do not convert to the parameter's type.
-// The messages are CloudStack's; the cserrorcode is 4350
-// (InvalidParameterValueException) for every bad value.
+// checkValue rejects values that do not convert to the parameter's type, as
+// ParamProcessWorker.setFieldValue does. processParameters rethrows every
+// failure as a ServerApiException(PARAM_ERROR) without its cause, so the
+// cserrorcode is always 9999.
 func (c *Call) checkValue(cmd string, p schema.Param, name string) *APIError {
 	v, plain := c.Params.values[name]
 	if !plain {
 		return nil // map parameters carry no type to check
 	}
 	invalid := func() *APIError {
-		return paramError("Unable to execute API command %s due to invalid value %s for parameter %s", cmd, v, p.Name)
+		return serverParamError("Unable to execute API command %s due to invalid value %s for parameter %s", cmd, v, p.Name)
 	}
 	switch p.Type {
 	case "uuid":
@@ -64,16 +68,16 @@ func (c *Call) checkValue(cmd string, p schema.Param, name string) *APIError {
 			return invalid()
 		}
 	case "boolean":
-		if !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
-			return invalid()
-		}
+		return nil // Boolean.valueOf: anything but "true" (any case) is false
 	case "date":
 		if !validDate(v) {
-			return paramError("Unable to parse date %s for command %s, please pass dates in the format mentioned in the api documentation", v, cmd)
+			return serverParamError("Unable to parse date %s for command %s, please pass dates in the format mentioned in the api documentation", v, cmd)
 		}
 	case "string":
+		// Departure: the Java text names the command class's field (e.g.
+		// displayText), which the schema does not carry; this names the parameter.
 		if p.Length > 0 && len(utf16.Encode([]rune(v))) > p.Length {
-			return paramError("Unable to execute API command %s due to invalid value. Value greater than max allowed length %d for param: %s", cmd, p.Length, p.Name)
+			return serverParamError("Unable to execute API command %s due to invalid value. Value greater than max allowed length %d for param: %s", cmd, p.Length, p.Name)
 		}
 	case "list":
 		return c.checkUUIDList(cmd, p.Name, name, v)
@@ -101,14 +105,15 @@ func validDate(v string) bool {
 	return err == nil
 }
 
-// checkUUID accepts a UUID of an existing (possibly removed) entity of the
-// right kind, CloudStack's "-1" placeholder, or a legacy numeric id. Anything
-// else gets translateUuidToInternalId's message.
+// checkUUID is ParamProcessWorker.translateUuidToInternalId: a UUID of an
+// existing (possibly removed, findByUuidIncludingRemoved) entity of the right
+// kind, the "-1" placeholder, or a numeric id. Departure: the Java takes
+// numeric ids only for pre-3.x parameters (empty "since"); here any.
 func (c *Call) checkUUID(cmd, display, name, v string) *APIError {
 	if v == "-1" || isPositiveInt(v) {
 		return nil
 	}
-	bad := paramError("Unable to execute API command %s due to invalid value. Invalid parameter %s value=%s"+
+	bad := serverParamError("Unable to execute API command %s due to invalid value. Invalid parameter %s value=%s"+
 		" due to incorrect long value format, or entity does not exist or due to incorrect parameter annotation"+
 		" for the field in api cmd class.", cmd, display, v)
 	if !uuidPattern.MatchString(v) {
@@ -124,7 +129,11 @@ func (c *Call) checkUUID(cmd, display, name, v string) *APIError {
 // checkUUIDList checks the items of list parameters named "ids" or "<x>ids",
 // which CloudStack declares as lists of UUIDs.
 func (c *Call) checkUUIDList(cmd, display, name, v string) *APIError {
-	if !strings.HasSuffix(name, "ids") {
+	// CreateTagsCmd, DeleteTagsCmd and the resource-icon commands declare
+	// resourceids a LIST of STRING with no entityType, so
+	// ParamProcessWorker.translateUuidToInternalId leaves it alone and a bad
+	// id fails later, inside the job (TaggedResourceManagerImpl.createTags).
+	if !strings.HasSuffix(name, "ids") || name == "resourceids" {
 		return nil
 	}
 	for _, item := range c.Params.List(name) {

@@ -17,14 +17,14 @@ func TestMalformedAndUnknownUUIDs(t *testing.T) {
 	s := startSim(t, Options{})
 	for _, id := range []string{"not-a-uuid", "", "6b2c6e5e-0d2a-4a4e-9d43-2b8a3c8e7f10"} {
 		r := s.call(map[string]string{"command": "listZones", "id": id})
-		r.wantError(t, "listzonesresponse", 431, 4350, "Unable to execute API command listzones due to invalid value."+
+		r.wantError(t, "listzonesresponse", 431, 9999, "Unable to execute API command listzones due to invalid value."+
 			" Invalid parameter id value="+id+" due to incorrect long value format, or entity does not exist or due to"+
 			" incorrect parameter annotation for the field in api cmd class.")
 	}
 	// An existing UUID of the wrong kind does not name a zone either.
 	host := items(t, s.call(map[string]string{"command": "listHosts"}).inner(t, "listhostsresponse"), "host")[0]
-	s.call(map[string]string{"command": "listZones", "id": host["id"].(string)}).wantError(t, "listzonesresponse", 431, 4350, "")
-	s.call(map[string]string{"command": "listZones", "ids": "x,y"}).wantError(t, "listzonesresponse", 431, 4350, "")
+	s.call(map[string]string{"command": "listZones", "id": host["id"].(string)}).wantError(t, "listzonesresponse", 431, 9999, "")
+	s.call(map[string]string{"command": "listZones", "ids": "x,y"}).wantError(t, "listzonesresponse", 431, 9999, "")
 }
 
 func TestIllTypedValues(t *testing.T) {
@@ -35,15 +35,14 @@ func TestIllTypedValues(t *testing.T) {
 	}{
 		{map[string]string{"command": "listZones", "page": "one", "pagesize": "5"},
 			"Unable to execute API command listzones due to invalid value one for parameter page"},
-		{map[string]string{"command": "listZones", "available": "yes"},
-			"Unable to execute API command listzones due to invalid value yes for parameter available"},
 		{map[string]string{"command": "listAsyncJobs", "startdate": "yesterday"},
 			"Unable to parse date yesterday for command listasyncjobs, please pass dates in the format mentioned in the api documentation"},
 		{map[string]string{"command": "listZones", "name": strings.Repeat("x", 256)},
 			"Unable to execute API command listzones due to invalid value. Value greater than max allowed length 255 for param: name"},
 	}
+	// ParamProcessWorker rethrows each as a bare ServerApiException: 9999.
 	for _, c := range cases {
-		s.call(c.params).wantError(t, responseName(c.params["command"]), 431, 4350, c.text)
+		s.call(c.params).wantError(t, responseName(c.params["command"]), 431, 9999, c.text)
 	}
 	ok := s.call(map[string]string{"command": "listAsyncJobs", "startdate": "2024-01-02T03:04:05+0000", "listall": "TRUE"})
 	if ok.status != 200 {
@@ -92,5 +91,54 @@ func TestPagingRules(t *testing.T) {
 		"Page size can't exceed max allowed page size value: 500")
 	if r := s.call(map[string]string{"command": "listZones", "pagesize": "-1"}); r.status != 200 {
 		t.Fatalf("pagesize=-1: %s", r.raw)
+	}
+}
+
+// TestCLIParameterProcessing: Debian's CLI sends what ParamProcessWorker and
+// BaseListCmd accept although a stricter server would refuse it.
+func TestCLIParameterProcessing(t *testing.T) {
+	s := startSim(t, Options{})
+	// Boolean.valueOf: "yes" is false, so only the category that is not featured.
+	out, errOut, err := runCLI(t, s, testSecret, "listOsCategories", "isfeatured=yes")
+	if err != nil || !strings.Contains(out, `"name": "Other"`) || strings.Contains(out, `"name": "Ubuntu"`) {
+		t.Fatalf("isfeatured=yes: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+	// getStartIndex: a negative page is the first page.
+	out, errOut, err = runCLI(t, s, testSecret, "listOsTypes", "page=-3", "pagesize=1")
+	if err != nil || !strings.Contains(out, `"description": "CentOS 5.6 (64-bit)"`) || !strings.Contains(out, `"count": 14`) {
+		t.Fatalf("page=-3: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+}
+
+// TestOsTypesOrderedByName: listGuestOSByCriteria sorts on the display name.
+func TestOsTypesOrderedByName(t *testing.T) {
+	s := startSim(t, Options{})
+	cs := s.client()
+	types, err := cs.GuestOS.ListOsTypes(cs.GuestOS.NewListOsTypesParams())
+	if err != nil || len(types.OsTypes) < 2 {
+		t.Fatalf("listOsTypes: %+v, %v", types, err)
+	}
+	for i := 1; i < len(types.OsTypes); i++ {
+		if a, b := strings.ToLower(types.OsTypes[i-1].Description), strings.ToLower(types.OsTypes[i].Description); a > b {
+			t.Fatalf("%q listed before %q", types.OsTypes[i-1].Description, types.OsTypes[i].Description)
+		}
+	}
+}
+
+// TestControlCharactersRefused: ApiServer.checkCharacterInkParams refuses a
+// value with a control character other than LF and CR, before the command.
+func TestControlCharactersRefused(t *testing.T) {
+	s := startSim(t, Options{})
+	cs := s.client()
+	p := cs.Zone.NewListZonesParams()
+	p.SetName("Sandbox\tsimulator")
+	_, err := cs.Zone.ListZones(p)
+	want := "CloudStack API error 431 (CSExceptionErrorCode: 9999): Received value containing illegal ASCII non-printable characters for parameter name"
+	if err == nil || err.Error() != want {
+		t.Fatalf("tab in name: %v", err)
+	}
+	p.SetName("Sandbox\r\nsimulator")
+	if l, err := cs.Zone.ListZones(p); err != nil || l.Count != 0 {
+		t.Fatalf("CR LF in name: %+v, %v", l, err)
 	}
 }

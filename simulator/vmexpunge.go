@@ -78,12 +78,11 @@ func (s *Server) expungeDestroyed(delay time.Duration) {
 	if s.closed {
 		return
 	}
-	now := s.now()
-	cutoff := now.Add(-time.Duration(int64(delay/time.Second)<<10) * time.Millisecond)
+	cutoff := s.now().Add(-time.Duration(int64(delay/time.Second)<<10) * time.Millisecond)
+	system := &Call{Command: "expungeVirtualMachine", srv: s, st: s.st} // the system account's task
 	for _, vm := range s.st.VMs {
 		if vm.Removed == nil && (vm.State == "Destroyed" || vm.State == "Error") && vm.UpdateTime.Before(cutoff) {
-			s.st.expungeVM(vm, now)
-			s.dirty = true
+			system.expungeVM(vm)
 		}
 	}
 	s.persist()

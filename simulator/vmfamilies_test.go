@@ -227,6 +227,8 @@ func TestPublicIPsAndStaticNAT(t *testing.T) {
 	}
 	_, err = e.cs.Address.AssociateIpAddress(byZone)
 	wantAPIError(t, err, 533, "Insufficient address capacity")
+	_, err = e.cs.Address.AssociateIpAddress(e.cs.Address.NewAssociateIpAddressParams())
+	wantAPIError(t, err, 431, "Unable to figure out zone to assign IP to. Please specify either zoneId, or networkId, or vpcId in the call")
 
 	vm1 := e.deploy(t, e.params("cpivm-nat1"))
 	vm2 := e.deploy(t, e.params("cpivm-nat2"))

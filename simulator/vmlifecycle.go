@@ -3,7 +3,6 @@ package simulator
 import (
 	"fmt"
 	"strings"
-	"time"
 )
 
 func init() {
@@ -275,34 +274,27 @@ func destroyVirtualMachine(c *Call) (*asyncJob, error) {
 // expungeVM removes a VM for good (UserVmManagerImpl.expunge): its NICs,
 // and so its addresses and host name, are released
 // (releaseNetworkResourcesOnExpunge, then VirtualMachineManagerImpl.
-// advanceExpunge's cleanupNics), its static NAT disabled
-// (cleanupVmResources), its ROOT volume expunged, its data volumes detached
-// and its tags deleted.
+// advanceExpunge's cleanupNics), its static NAT disabled and its network
+// rules cleaned up (cleanupVmResources, cleanupVMRules), its ROOT volume
+// expunged, its data volumes detached and its tags deleted.
 func (c *Call) expungeVM(vm *VirtualMachine) {
-	c.st.expungeVM(vm, c.srv.now())
-	c.changed()
-}
-
-func (st *state) expungeVM(vm *VirtualMachine, now time.Time) {
+	now := c.srv.now()
 	vm.stop()
 	vm.State, vm.Removed, vm.NICs, vm.UpdateTime = "Expunging", &now, nil, now
-	for _, v := range st.Volumes {
+	for _, v := range c.st.Volumes {
 		if v.Removed != nil || !strings.EqualFold(v.VMID, vm.ID) {
 			continue
 		}
 		if v.Type == volumeRoot {
 			v.expunge(now)
-			st.removeTagsOf("Volume", v.ID)
+			c.st.removeTagsOf("Volume", v.ID)
 		} else {
 			v.detach()
 		}
 	}
-	for _, ip := range st.PublicIPs {
-		if ip.StaticNAT && strings.EqualFold(ip.VMID, vm.ID) {
-			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
-		}
-	}
-	st.removeTagsOf("UserVm", vm.ID)
+	c.cleanupVMRules(vm)
+	c.st.removeTagsOf("UserVm", vm.ID)
+	c.changed()
 }
 
 // expungeVirtualMachine is UserVmManagerImpl.expungeVm: it expunges a

@@ -6,7 +6,7 @@ import (
 
 // Detaching, deleting and resizing volumes.
 
-// detachVolume is detachVolumeFromVM: by id, or by virtualmachineid and
+// detachVolume is VolumeApiServiceImpl.detachVolumeFromVM: by id, or by virtualmachineid and
 // deviceid; all checks in the job. The volume keeps its storage.
 func detachVolume(c *Call) (*asyncJob, error) {
 	p := c.Params
@@ -54,7 +54,7 @@ func detachVolume(c *Call) (*asyncJob, error) {
 		}}, nil
 }
 
-// deleteVolume (synchronous) is destroyVolume with expunge: a detached
+// deleteVolume (synchronous) is VolumeApiServiceImpl.deleteVolume, destroyVolume with expunge: a detached
 // volume is expunged at once, its row kept with removed set.
 func deleteVolume(c *Call) (any, error) {
 	id := c.Params.Get("id")

@@ -71,7 +71,7 @@ func vmString(vm *VirtualMachine) string {
 	return fmt.Sprintf(`VM instance {"id": "%d", "name": "%s", "uuid": "%s", "type"="User"}`, vm.InternalID, vm.InstanceName, vm.ID)
 }
 
-// deviceIDFor is getDeviceId: a requested device id must be in range, not
+// deviceIDFor is VolumeApiServiceImpl.getDeviceId: a requested device id must be in range, not
 // the CD-ROM's 3 and free; otherwise the lowest free id from 1, skipping 3,
 // on every hypervisor. The range is the data disk limit plus the ROOT disk
 // and the CD-ROM, so device ids run 0 to limit+1.
@@ -116,7 +116,7 @@ func (st *state) volumeInternalID(id string) string {
 	return id
 }
 
-// createVolume is allocVolume, then the job. With a disk offering the
+// createVolume is VolumeApiServiceImpl.allocVolume, then the job. With a disk offering the
 // volume is only allocated: virtualmachineid is ignored, as CloudStack
 // ignores it unless the volume comes from a snapshot ("to be used with
 // snapshot Id"). From a snapshot the volume is created on primary storage
@@ -238,7 +238,7 @@ func snapshotInternalID(s *Snapshot, id string) string {
 	return id
 }
 
-// customSizeInRange is validateCustomDiskOfferingSizeRange.
+// customSizeInRange is VolumeApiServiceImpl.validateCustomDiskOfferingSizeRange.
 func customSizeInRange(gb int64) error {
 	if gb < customDiskMinSizeGB || gb > customDiskMaxSizeGB {
 		return paramError("Volume size: %d GB is out of allowed range. Min: %d. Max: %d", gb, customDiskMinSizeGB, customDiskMaxSizeGB)
@@ -246,7 +246,7 @@ func customSizeInRange(gb int64) error {
 	return nil
 }
 
-// validateVolumeSize is validateVolumeSizeInBytes.
+// validateVolumeSize is VolumeApiServiceImpl.validateVolumeSizeInBytes.
 func validateVolumeSize(size int64) error {
 	switch {
 	case size < 0 || (size > 0 && size < 1<<30):
@@ -257,7 +257,7 @@ func validateVolumeSize(size int64) error {
 	return nil
 }
 
-// attachVolume is attachVolumeToVM, all of it in the job.
+// attachVolume is VolumeApiServiceImpl.attachVolumeToVM, all of it in the job.
 func attachVolume(c *Call) (*asyncJob, error) {
 	p := c.Params
 	id, vmID := p.Get("id"), p.Get("virtualmachineid")
@@ -329,7 +329,7 @@ func (c *Call) attach(vm *VirtualMachine, v *Volume, deviceID *int64) error {
 		v.createOnStorage()
 	}
 	now := c.srv.now()
-	v.VMID, v.DeviceID, v.Attached = vm.ID, &dev, &now
+	v.VMID, v.DeviceID, v.Attached, v.GuestIndex = vm.ID, &dev, &now, c.st.freeGuestIndex(vm.ID)
 	if v.Hypervisor == "" || v.Hypervisor == "None" {
 		v.Hypervisor = vm.Hypervisor
 	}
@@ -353,7 +353,7 @@ func vmOnStorage(vols []*Volume) bool {
 	return false
 }
 
-// rootDetachAttachAllowed is validateRootVolumeDetachAttach: only a Stopped
+// rootDetachAttachAllowed is VolumeApiServiceImpl.validateRootVolumeDetachAttach: only a Stopped
 // VM may lose or regain its ROOT volume.
 func rootDetachAttachAllowed(vm *VirtualMachine) error {
 	switch vm.Hypervisor {

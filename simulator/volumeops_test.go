@@ -88,7 +88,7 @@ func TestCreateVolumeIsAllocatedLazily(t *testing.T) {
 	v := e.newVolume(t, "bosh-disk-1", e.diskCustom, 3)
 	if v.Id == "" || v.Name != "bosh-disk-1" || v.Type != "DATADISK" || v.Size != 3<<30 || v.State != "Allocated" ||
 		v.Zoneid != e.zone || v.Zonename != "Sandbox-simulator" || v.Diskofferingid != e.diskCustom ||
-		v.Diskofferingname != "Custom" || v.Storage != "" || v.Path != "" || v.Virtualmachineid != "" ||
+		v.Diskofferingname != "Custom" || v.Storage != "none" || v.Path != "" || v.Virtualmachineid != "" ||
 		v.Account != "admin" || v.Created == "" || v.Hypervisor != "None" {
 		t.Fatalf("createVolume answered %+v", v)
 	}
@@ -626,7 +626,9 @@ func TestSnapshotInProgress(t *testing.T) {
 	_, err = e.cs.Volume.ResizeVolume(rp)
 	wantJobError(t, err, 530, "There is/are unbacked up snapshot(s) on this volume")
 	_, err = e.cs.Snapshot.DeleteSnapshot(e.cs.Snapshot.NewDeleteSnapshotParams(s.Id))
-	wantJobError(t, err, 431, "due to it is in BackingUp Status")
+	// DefaultSnapshotStrategy names it by SnapshotVO.toString.
+	wantJobError(t, err, 431, `Can't delete snapshot Snapshot {"uuid":"`+s.Id+`","name":"detached_busy_`)
+	wantJobError(t, err, 431, "} due to it is in BackingUp Status")
 }
 
 // TestDataDisksSurviveTheirVM: expunging a VM detaches the data disks it

@@ -41,6 +41,9 @@ type Volume struct {
 	Attached          *time.Time `json:"attached,omitempty"`
 	Removed           *time.Time `json:"removed,omitempty"`
 	SnapshotID        string     `json:"snapshotid,omitempty"` // created from this snapshot
+	// GuestIndex is the place the guest's kernel gave the disk when it
+	// appeared (guestdisks.go); set while attached.
+	GuestIndex *int `json:"guestindex,omitempty"`
 }
 
 func (v *Volume) uuid() string { return v.ID }
@@ -61,6 +64,7 @@ func (st *state) newVolume(vm *VirtualMachine, typ string, deviceID int, size in
 	v := &Volume{ID: id, InternalID: internal, Name: fmt.Sprintf("%s-%d", prefix, vm.InternalID), Type: typ,
 		ZoneID: vm.ZoneID, AccountID: vm.AccountID, VMID: vm.ID, DeviceID: &dev, SizeBytes: size,
 		Hypervisor: vm.Hypervisor, State: "Allocated", Created: now, Attached: &at}
+	v.GuestIndex = st.freeGuestIndex(vm.ID)
 	st.Volumes = append(st.Volumes, v)
 	return v
 }
@@ -89,7 +93,7 @@ func (v *Volume) createOnStorage() {
 }
 
 // detach leaves a volume without a VM.
-func (v *Volume) detach() { v.VMID, v.DeviceID, v.Attached = "", nil, nil }
+func (v *Volume) detach() { v.VMID, v.DeviceID, v.Attached, v.GuestIndex = "", nil, nil, nil }
 
 // expunge removes a volume for good.
 func (v *Volume) expunge(now time.Time) {
@@ -113,7 +117,7 @@ func init() {
 	})
 }
 
-// listVolumes never shows expunged volumes. As QueryManagerImpl does, name
+// listVolumes never shows expunged volumes. As QueryManagerImpl.searchForVolumes does, name
 // is an exact (case-insensitive) match, type a LIKE %type% match, and
 // keyword a substring of the name, the type or the state.
 func listVolumes(c *Call) (any, error) {
@@ -129,17 +133,22 @@ func listVolumes(c *Call) (any, error) {
 	})
 }
 
-// volumeView is VolumeResponse.
+// volumeView is VolumeJoinDaoImpl.newVolumeResponse.
 func (c *Call) volumeView(v *Volume) map[string]any {
 	z := c.st.zone(v.ZoneID)
 	out := map[string]any{"id": v.ID, "name": v.Name, "type": v.Type, "zoneid": z.ID, "zonename": z.Name,
-		"size": v.SizeBytes, "state": v.State, "created": csTime(v.Created), "hypervisor": v.Hypervisor,
-		"storagetype": "shared", "provisioningtype": "thin", "destroyed": v.State == "Destroy",
+		"size": v.SizeBytes, "state": v.State, "created": csTime(v.Created), "provisioningtype": "thin", "destroyed": v.State == "Destroy",
 		"isextractable": false, "displayvolume": true, "quiescevm": false, "supportsstoragesnapshot": false,
 		"hasannotations": false, "deleteprotection": false, "tags": c.resourceTagViews("Volume", v.ID)}
 	c.addOwner(out, v.AccountID)
-	if v.Path != "" {
-		out["path"], out["storage"] = v.Path, v.Storage
+	if c.fullView() {
+		// VolumeJoinDaoImpl.newVolumeResponse: the hypervisor, the pool
+		// ("none" before the volume is on one) and the path for the root
+		// admin's view only.
+		out["hypervisor"], out["storagetype"], out["storage"] = v.Hypervisor, "shared", firstNonEmpty(v.Storage, "none")
+		if v.Path != "" {
+			out["path"] = v.Path
+		}
 	}
 	if vm, ok := byID(c.st.VMs, v.VMID); ok && v.VMID != "" {
 		out["virtualmachineid"], out["vmname"], out["vmdisplayname"] = vm.ID, vm.Name, vm.DisplayName
@@ -165,6 +174,10 @@ func (c *Call) volumeView(v *Volume) map[string]any {
 	}
 	return out
 }
+
+// fullView is ResponseView.Full, which the root admin's commands (the
+// …CmdByAdmin classes) answer with.
+func (c *Call) fullView() bool { return c.Account != nil && c.Account.Type == 1 }
 
 // volumeString is VolumeVO's toString, as CloudStack's error texts show it.
 func (st *state) volumeString(v *Volume) string {

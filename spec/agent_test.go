@@ -9,29 +9,31 @@ import (
 )
 
 var (
-	agentOnce sync.Once
-	agentBin  string
-	agentErr  error
+	toolsMu    sync.Mutex
+	toolsBuilt = map[string]string{}
 )
 
-// agentSettingsTool builds tools/agentsettings: the real bosh-agent's
-// settings code, in its own module.
-func agentSettingsTool(t *testing.T) string {
+// tool builds a command of tools/ (the real bosh-agent's code, in its own
+// module) once per test binary and returns its path.
+func tool(t *testing.T, name string) string {
 	t.Helper()
-	agentOnce.Do(func() {
-		agentBin = filepath.Join(filepath.Dir(cpiBin), "agentsettings")
-		cmd := exec.Command("go", "build", "-o", agentBin, "./agentsettings")
-		cmd.Dir = "../tools"
-		if out, err := cmd.CombinedOutput(); err != nil {
-			agentErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if agentErr != nil {
-		t.Fatalf("building tools/agentsettings: %v", agentErr)
+	toolsMu.Lock()
+	defer toolsMu.Unlock()
+	if bin, ok := toolsBuilt[name]; ok {
+		return bin
 	}
-	return agentBin
+	bin := filepath.Join(filepath.Dir(cpiBin), name)
+	cmd := exec.Command("go", "build", "-o", bin, "./"+name)
+	cmd.Dir = "../tools"
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building tools/%s: %v\n%s", name, err, out)
+	}
+	toolsBuilt[name] = bin
+	return bin
 }
+
+// agentSettingsTool is tools/agentsettings: bosh-agent's settings source.
+func agentSettingsTool(t *testing.T) string { return tool(t, "agentsettings") }
 
 // TestTheRealAgentReadsTheSettings boots nothing: it points bosh-agent
 // v2.769.0's HTTP settings source at the simulator's metadata service for a

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
-
-	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
 )
 
 // Disk tests for current stemcells (context vm.stemcell.api_version 3): the
@@ -192,23 +190,6 @@ func (e *env) snapshots() []*csgo.Snapshot {
 		e.t.Fatal(err)
 	}
 	return resp.Snapshots
-}
-
-// TestDiskHintsOnKVM: virtio disk names follow the device id CloudStack
-// reports, and id is the serial KVM gives the disk.
-func TestDiskHintsOnKVM(t *testing.T) {
-	e := newEnv(t, nil, "-hypervisor", "KVM")
-	var stemcell string
-	e.call("create_stemcell", writeImage(t, testimages.QCOW2(1<<30)), stemcellMF("openstack", "kvm", "qcow2")).ok(t).decode(t, &stemcell)
-	vm := e.createVM(stemcell, "10.1.1.71")
-	a := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
-	b := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
-	if h := e.attachDisk(vm, a); h != (diskHint{Path: "/dev/vdc", VolumeID: "2", ID: serial(a)}) {
-		t.Fatalf("KVM hint %+v", h)
-	}
-	if h := e.attachDisk(vm, b); h != (diskHint{Path: "/dev/vde", VolumeID: "4", ID: serial(b)}) {
-		t.Fatalf("KVM hint past the CD-ROM %+v", h)
-	}
 }
 
 func TestDiskErrors(t *testing.T) {

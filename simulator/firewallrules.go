@@ -1,0 +1,202 @@
+package simulator
+
+import (
+	"strings"
+)
+
+func init() {
+	register(
+		command{name: "createFirewallRule", async: createFirewallRule},
+		command{name: "listFirewallRules", idKind: kindFirewallRule, sync: listFirewallRules},
+		command{name: "deleteFirewallRule", idKind: kindFirewallRule, async: deleteFirewallRule},
+	)
+}
+
+// firewallSpec is an ingress firewall rule to create
+// (FirewallManagerImpl.createFirewallRuleForNonVPC's arguments).
+type firewallSpec struct {
+	start, end         *int
+	proto              string
+	cidrs              []string
+	icmpCode, icmpType *int
+	related            string
+	system             bool
+	display            bool
+}
+
+// optInt is an optional integer parameter (nil when absent).
+func optInt(p Params, name string) *int {
+	if !p.Has(name) {
+		return nil
+	}
+	v := int(p.Int(name, 0))
+	return &v
+}
+
+// createFirewallRule follows CreateFirewallRuleCmd.create (source CIDR
+// check, then FirewallManagerImpl.createIngressFirewallRule) at once and
+// CreateFirewallRuleCmd.execute (applyIngressFwRules) in the job.
+func createFirewallRule(c *Call) (*asyncJob, error) {
+	p := c.Params
+	ip, _ := byID(c.st.PublicIPs, p.Get("ipaddressid"))
+	proto := strings.TrimSpace(p.Get("protocol")) // CreateFirewallRuleCmd.getProtocol
+	spec := firewallSpec{start: optInt(p, "startport"), end: optInt(p, "endport"), proto: proto,
+		cidrs: []string{allIPv4CIDRs}, icmpCode: optInt(p, "icmpcode"), icmpType: optInt(p, "icmptype"),
+		system: strings.EqualFold(p.Get("type"), "system"), display: p.Bool("fordisplay", true)}
+	if spec.end == nil { // getSourcePortEnd: the start port when no end port is given
+		spec.end = spec.start
+	}
+	if strings.EqualFold(proto, protoICMP) { // getIcmpCode / getIcmpType default to -1 for ICMP
+		spec.icmpCode, spec.icmpType = orMinusOne(spec.icmpCode), orMinusOne(spec.icmpType)
+	}
+	if p.Has("cidrlist") {
+		spec.cidrs = p.List("cidrlist")
+	}
+	for _, cidr := range spec.cidrs {
+		if !validCIDR(cidr) {
+			return nil, serverParamError("Source CIDRs formatting error %s", cidr)
+		}
+	}
+	if ip.NetworkID == "" { // CreateFirewallRuleCmd.getNetworkId
+		return nil, paramError("Unable to create firewall rule for the IP address ID=%d as IP is not associated with any network and no networkId is passed in", ip.InternalID)
+	}
+	rule, err := c.createFirewallRuleFor(ip, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &asyncJob{instanceType: "FirewallRule", instanceID: rule.ID, created: true,
+		cmdClass: "org.apache.cloudstack.api.command.user.firewall.CreateFirewallRuleCmd",
+		run: func() (any, error) {
+			c.applyRules(ip.ID, purposeFirewall)
+			return map[string]any{"firewallrule": c.firewallRuleView(rule)}, nil
+		},
+		fail: func(*APIError) { // execute's finally: revokeIngressFwRule
+			rule.State = ruleRevoke
+			c.applyRules(ip.ID, purposeFirewall)
+		}}, nil
+}
+
+func orMinusOne(v *int) *int {
+	if v != nil {
+		return v
+	}
+	m := -1
+	return &m
+}
+
+// createFirewallRuleFor is FirewallManagerImpl.createFirewallRuleForNonVPC
+// for an ingress rule on ip. A conflicting new rule is not kept (CloudStack
+// persists it, finds the conflict and rolls the transaction back).
+func (c *Call) createFirewallRuleFor(ip *PublicIP, s firewallSpec) (*NetRule, *APIError) {
+	if err := c.validateFirewallRule(ip, s.start, s.end, s.proto, purposeFirewall); err != nil {
+		return nil, err
+	}
+	icmp := strings.EqualFold(s.proto, protoICMP)
+	switch {
+	case !icmp && (s.icmpCode != nil || s.icmpType != nil):
+		return nil, paramError("Can specify icmpCode and icmpType for ICMP protocol only")
+	case icmp && (s.start != nil || s.end != nil):
+		return nil, paramError("Can't specify start/end port when protocol is ICMP")
+	}
+	rule := &NetRule{Purpose: purposeFirewall, IPID: ip.ID, NetworkID: ip.NetworkID, AccountID: ip.AccountID,
+		Protocol: strings.ToLower(s.proto), StartPort: s.start, EndPort: s.end, CIDRs: s.cidrs,
+		ICMPCode: s.icmpCode, ICMPType: s.icmpType, Related: s.related, System: s.system, Display: s.display}
+	if !s.system { // only user rules are checked for conflicts
+		rule.State = ruleAdd
+		if err := c.detectRulesConflict(rule); err != nil {
+			return nil, err
+		}
+	}
+	return c.newRule(rule), nil
+}
+
+// listFirewallRules is FirewallManagerImpl.listFirewallRules: ingress
+// firewall rules, newest first (Filter "id", ascending=false).
+func listFirewallRules(c *Call) (any, error) {
+	p := c.Params
+	if err := c.ipReadyForRules(p.Get("ipaddressid"), "firewall rules"); err != nil {
+		return nil, err
+	}
+	return c.listRules("firewallrule", c.firewallRuleView, func(r *NetRule) bool {
+		return r.Purpose == purposeFirewall && optEq(p.Get("ipaddressid"), r.IPID) &&
+			optEq(p.Get("networkid"), r.NetworkID) && displayed(p, r) &&
+			c.st.taggedWith("FirewallRule", r.ID, p.Map("tags"))
+	}), nil
+}
+
+// ipReadyForRules is the ipaddressid check of the rule list commands: the
+// address must be allocated (IPAddressVO.readyToUse).
+func (c *Call) ipReadyForRules(ipID, what string) *APIError {
+	if ipID == "" {
+		return nil
+	}
+	if ip, ok := byID(c.st.PublicIPs, ipID); !ok || ip.State != "Allocated" {
+		internal := int64(0)
+		if ok {
+			internal = ip.InternalID
+		}
+		return paramError("Ip address id=%d not ready for %s yet", internal, what)
+	}
+	return nil
+}
+
+// listRules lists live rules newest first, as the rule list commands'
+// Filter("id", false) orders them. listFirewallRules and
+// listIpForwardingRules take BaseListCmd's keyword and never read it.
+func (c *Call) listRules(key string, view func(*NetRule) map[string]any, keep func(*NetRule) bool) map[string]any {
+	var hits []*NetRule
+	for i := len(c.st.Rules) - 1; i >= 0; i-- {
+		r := c.st.Rules[i]
+		if r.Removed == nil && optEq(c.Params.Get("id"), r.ID) && keep(r) {
+			hits = append(hits, r)
+		}
+	}
+	start, end := pageBounds(c.Params, len(hits))
+	views := make([]map[string]any, 0, end-start)
+	for _, r := range hits[start:end] {
+		views = append(views, view(r))
+	}
+	return listBody(key, len(hits), views)
+}
+
+// firewallRuleView is ApiLoadBalancerFirewallResponseServiceImpl.createFirewallResponse.
+func (c *Call) firewallRuleView(r *NetRule) map[string]any {
+	v := map[string]any{"id": r.ID, "protocol": r.Protocol, "cidrlist": strings.Join(r.CIDRs, ","),
+		"destcidrlist": "", "networkid": r.NetworkID, "fordisplay": r.Display, "traffictype": "Ingress",
+		"tags": c.resourceTagViews("FirewallRule", r.ID), "state": r.viewState()}
+	if r.StartPort != nil {
+		v["startport"] = *r.StartPort
+	}
+	if r.EndPort != nil {
+		v["endport"] = *r.EndPort
+	}
+	if r.ICMPCode != nil {
+		v["icmpcode"] = *r.ICMPCode
+	}
+	if r.ICMPType != nil {
+		v["icmptype"] = *r.ICMPType
+	}
+	if ip, ok := byID(c.st.PublicIPs, r.IPID); ok {
+		v["ipaddressid"], v["ipaddress"] = ip.ID, ip.Address
+	}
+	return v
+}
+
+// deleteFirewallRule is DeleteFirewallRuleCmd: the owner lookup refuses a
+// removed rule at once; FirewallManagerImpl.revokeFirewallRule refuses a
+// rule of another purpose in the job.
+func deleteFirewallRule(c *Call) (*asyncJob, error) {
+	job, rule, err := c.ruleJob("firewall.DeleteFirewallRuleCmd", "Unable to find firewall rule by ID=", c.st.rule)
+	if err != nil {
+		return nil, err
+	}
+	job.run = func() (any, error) {
+		if rule.Purpose != purposeFirewall || rule.Removed != nil {
+			return nil, paramError("Unable to find %d having purpose [Firewall, Ipv6Firewall]", rule.InternalID)
+		}
+		rule.State = ruleRevoke
+		c.applyRules(rule.IPID, purposeFirewall)
+		return success(), nil
+	}
+	return job, nil
+}

@@ -1,0 +1,97 @@
+package simulator
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type guestView struct {
+	Hypervisor string      `json:"hypervisor"`
+	Disks      []guestDisk `json:"disks"`
+}
+
+func (e *vmEnv) guestDisks(t *testing.T, vmID string) guestView {
+	t.Helper()
+	var v guestView
+	if err := json.Unmarshal([]byte(e.metadataGet(t, vmID, "sim/disks")), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// A VM with its ephemeral disk gets disks a and b (devices 2 and 4); a is
+// detached and c attached, taking device 2 again: XenServer names disks by
+// device number, the others by the order they appeared (the lowest free
+// letter), and KVM links each by its serial.
+func TestGuestDiskNamesPerHypervisor(t *testing.T) {
+	for _, c := range []struct {
+		hypervisor string
+		names      []string // ROOT, ephemeral, c (device 2), b (device 4)
+	}{
+		{"XenServer", []string{"xvda", "xvdb", "xvdc", "xvde"}},
+		{"KVM", []string{"vda", "vdb", "vdc", "vdd"}},
+		{"VMware", []string{"sda", "sdb", "sdc", "sdd"}},
+		{"Simulator", []string{"", "", "", ""}},
+	} {
+		t.Run(c.hypervisor, func(t *testing.T) {
+			e := newVMEnv(t, Options{Hypervisor: c.hypervisor})
+			vm := e.dataVM(t, "cpivm-disks")
+			a := e.newVolume(t, "a", e.diskSmall, 0).Id
+			b := e.newVolume(t, "b", e.diskSmall, 0).Id
+			cv := e.newVolume(t, "c", e.diskSmall, 0).Id
+			e.attachVol(t, a, vm)
+			e.attachVol(t, b, vm)
+			if _, err := e.detachVol(a); err != nil {
+				t.Fatal(err)
+			}
+			if d := e.attachVol(t, cv, vm).Deviceid; d != 2 {
+				t.Fatalf("c at device %d", d)
+			}
+			view := e.guestDisks(t, vm)
+			if view.Hypervisor != c.hypervisor || len(view.Disks) != 4 {
+				t.Fatalf("view %+v", view)
+			}
+			for i, want := range []struct {
+				id     string
+				device int
+			}{{"", 0}, {"", 1}, {cv, 2}, {b, 4}} {
+				d := view.Disks[i]
+				if d.DeviceID != want.device || (want.id != "" && d.VolumeID != want.id) || d.Name != c.names[i] {
+					t.Errorf("disk %d: %+v, want device %d named %q", i, d, want.device, c.names[i])
+				}
+				serial := strings.ReplaceAll(d.VolumeID, "-", "")[:20]
+				if hasLinks := len(d.Links) == 1 && d.Links[0] == "disk/by-id/virtio-"+serial; hasLinks != (c.hypervisor == "KVM") {
+					t.Errorf("disk %d links %v", i, d.Links)
+				}
+			}
+		})
+	}
+}
+
+func TestGuestDisksOfAnUnknownVMAreNotFound(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	if _, status := e.metadataFetch(t, "0d6f3e4a-5555-4555-8555-555555555555", "sim/disks"); status != 404 {
+		t.Fatalf("status %d", status)
+	}
+}
+
+// VolumeJoinDaoImpl.newVolumeResponse: path, hypervisor and storage pool
+// are for the root admin's view.
+func TestVolumePathIsForTheRootAdminOnly(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	vm := e.dataVM(t, "cpivm-view")
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
+	v := e.srv.st.volumesOf(vm)[0]
+	admin := &Call{srv: e.srv, st: e.srv.st, Account: e.srv.st.Accounts[0]}
+	user := &Call{srv: e.srv, st: e.srv.st, Account: &Account{ID: "u", Type: 0}}
+	if full := admin.volumeView(v); full["path"] != v.Path || full["hypervisor"] != "XenServer" || full["storage"] != "PS0" {
+		t.Errorf("root admin's view %v", full)
+	}
+	for _, k := range []string{"path", "hypervisor", "storage", "storagetype"} {
+		if got, ok := user.volumeView(v)[k]; ok {
+			t.Errorf("a user sees %s = %v", k, got)
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package simulator
+
+import (
+	"strings"
+)
+
+func init() {
+	register(
+		command{name: "createIpForwardingRule", async: createIpForwardingRule},
+		command{name: "listIpForwardingRules", idKind: kindFirewallRule, sync: listIpForwardingRules},
+		command{name: "deleteIpForwardingRule", idKind: kindFirewallRule, async: deleteIpForwardingRule},
+	)
+}
+
+// createIpForwardingRule follows CreateIpForwardingRuleCmd.create
+// (RulesManagerImpl.createStaticNatRule) at once and its execute
+// (applyIngressFirewallRules, applyStaticNatRules) in the job. The address
+// must have static NAT enabled; openfirewall (default true) opens the ports
+// for 0.0.0.0/0 with a firewall rule related to the new rule.
+func createIpForwardingRule(c *Call) (*asyncJob, error) {
+	p := c.Params
+	if p.Has("cidrlist") {
+		return nil, paramError("Parameter cidrList is deprecated; if you need to open firewall rule for the specific CIDR, please refer to createFirewallRule command")
+	}
+	ip, _ := byID(c.st.PublicIPs, p.Get("ipaddressid"))
+	if ip.SourceNAT || !ip.StaticNAT || ip.VMID == "" {
+		return nil, ruleConflict("Can't do static nat on ip address: %s", ip.Address)
+	}
+	start := int(p.Int("startport", 0))
+	end := start // getSourcePortEnd: the start port when no end port is given
+	if e := optInt(p, "endport"); e != nil {
+		end = *e
+	}
+	proto := p.Get("protocol")
+	if err := c.validateFirewallRule(ip, &start, &end, proto, purposeStaticNat); err != nil {
+		return nil, err
+	}
+	rule := &NetRule{Purpose: purposeStaticNat, State: ruleAdd, IPID: ip.ID, NetworkID: ip.NetworkID,
+		AccountID: ip.AccountID, Protocol: strings.ToLower(proto), StartPort: &start, EndPort: &end, Display: true}
+	rule = c.newRule(rule)
+	var err *APIError
+	if p.Bool("openfirewall", true) {
+		err = c.createRuleForAllCidrs(ip, start, end, proto, rule.ID)
+	}
+	if err == nil {
+		err = c.detectRulesConflict(rule)
+	}
+	if err != nil { // the transaction rolls back: neither rule stays
+		c.revokeRelatedFirewallRule(rule.ID)
+		c.removeRule(rule)
+		return nil, err
+	}
+	return &asyncJob{instanceType: "FirewallRule", instanceID: rule.ID, created: true,
+		cmdClass: "org.apache.cloudstack.api.command.user.nat.CreateIpForwardingRuleCmd",
+		run: func() (any, error) {
+			c.applyRules(ip.ID, purposeFirewall)
+			c.applyRules(ip.ID, purposeStaticNat)
+			return map[string]any{"ipforwardingrule": c.ipForwardingView(rule)}, nil
+		},
+		fail: func(*APIError) { // execute's finally: revoke both rules
+			c.revokeRelatedFirewallRule(rule.ID)
+			rule.State = ruleRevoke
+			c.applyRules(ip.ID, purposeStaticNat)
+		}}, nil
+}
+
+// listIpForwardingRules is RulesManagerImpl.searchStaticNatRules: static
+// NAT rules, newest first; virtualmachineid matches the VM the rule's
+// address is static-NATed to. Nothing found is an empty list.
+func listIpForwardingRules(c *Call) (any, error) {
+	p := c.Params
+	if err := c.ipReadyForRules(p.Get("ipaddressid"), "port forwarding rules"); err != nil {
+		return nil, err
+	}
+	return c.listRules("ipforwardingrule", c.ipForwardingView, func(r *NetRule) bool {
+		ip, _ := byID(c.st.PublicIPs, r.IPID)
+		return r.Purpose == purposeStaticNat && optEq(p.Get("ipaddressid"), r.IPID) &&
+			(p.Get("virtualmachineid") == "" || (ip != nil && strings.EqualFold(ip.VMID, p.Get("virtualmachineid"))))
+	}), nil
+}
+
+// ipForwardingView is ApiLoadBalancerFirewallResponseServiceImpl.
+// createIpForwardingRuleResponse. IpForwardingRuleResponse declares
+// ipaddressid a Long and the address's database id goes there, so it is a
+// JSON number, not the address's UUID.
+func (c *Call) ipForwardingView(r *NetRule) map[string]any {
+	v := map[string]any{"id": r.ID, "protocol": r.Protocol, "startport": *r.StartPort, "endport": *r.EndPort,
+		"state": r.viewState()}
+	ip, ok := byID(c.st.PublicIPs, r.IPID)
+	if !ok {
+		return v
+	}
+	v["ipaddressid"], v["ipaddress"] = ip.InternalID, ip.Address
+	if vm, found := byID(c.st.VMs, ip.VMID); found && ip.VMIP != "" && vm.Removed == nil {
+		v["virtualmachineid"], v["virtualmachinename"] = vm.ID, vm.Name
+		v["virtualmachinedisplayname"] = firstNonEmpty(vm.DisplayName, vm.Name)
+	}
+	return v
+}
+
+// deleteIpForwardingRule is DeleteIpForwardingRuleCmd: the related
+// firewall rule and then the rule are revoked
+// (RulesManagerImpl.revokeStaticNatRule). Like CloudStack, it takes the id
+// of any rule; one of another purpose is only marked revoked, because
+// applying the address's static NAT rules does not touch it.
+func deleteIpForwardingRule(c *Call) (*asyncJob, error) {
+	job, rule, err := c.ruleJob("nat.DeleteIpForwardingRuleCmd", "Unable to find static NAT rule by ID: ", c.st.rule)
+	if err != nil {
+		return nil, err
+	}
+	job.run = func() (any, error) {
+		if rule.Removed != nil {
+			return nil, paramError("Unable to find %d", rule.InternalID)
+		}
+		c.revokeRelatedFirewallRule(rule.ID)
+		rule.State = ruleRevoke
+		c.applyRules(rule.IPID, purposeStaticNat)
+		return success(), nil
+	}
+	return job, nil
+}

@@ -1,0 +1,628 @@
+package simulator
+
+import (
+	"net/netip"
+	"strings"
+)
+
+func init() {
+	register(
+		command{name: "createLoadBalancerRule", async: createLoadBalancerRule},
+		command{name: "listLoadBalancerRules", idKind: kindFirewallRule, sync: listLoadBalancerRules},
+		command{name: "assignToLoadBalancerRule", idKind: kindFirewallRule, async: assignToLoadBalancerRule},
+		command{name: "removeFromLoadBalancerRule", idKind: kindFirewallRule, async: removeFromLoadBalancerRule},
+		command{name: "listLoadBalancerRuleInstances", idKind: kindFirewallRule, sync: listLoadBalancerRuleInstances},
+		command{name: "deleteLoadBalancerRule", idKind: kindFirewallRule, async: deleteLoadBalancerRule},
+		command{name: "updateLoadBalancerRule", idKind: kindFirewallRule, async: updateLoadBalancerRule},
+	)
+}
+
+func (lb *LBRule) hasVM(vmID string) bool {
+	for _, m := range lb.Members {
+		if strings.EqualFold(m.VMID, vmID) {
+			return true
+		}
+	}
+	return false
+}
+
+func (lb *LBRule) dropVM(vmID string) {
+	var keep []LBMember
+	for _, m := range lb.Members {
+		if !strings.EqualFold(m.VMID, vmID) {
+			keep = append(keep, m)
+		}
+	}
+	lb.Members = keep
+}
+
+// lbRule is a live load balancer rule by UUID.
+func (st *state) lbRule(id string) *NetRule {
+	if r := st.rule(id); r != nil && r.Purpose == purposeLB {
+		return r
+	}
+	return nil
+}
+
+// validAlgorithm is NetUtils.isValidAlgorithm.
+func validAlgorithm(a string) bool {
+	switch strings.ToLower(a) {
+	case "roundrobin", "leastconn", "source":
+		return true
+	}
+	return false
+}
+
+// createLoadBalancerRule follows CreateLoadBalancerRuleCmd.create
+// (LoadBalancingRulesManagerImpl.createPublicLoadBalancerRule and
+// createPublicLoadBalancer) at once and CreateLoadBalancerRuleCmd.execute
+// (applyIngressFirewallRules) in the job. The rule stays in state Add until
+// a VM is assigned.
+func createLoadBalancerRule(c *Call) (*asyncJob, error) {
+	ip, err := c.lbSourceIP()
+	if err != nil {
+		return nil, err
+	}
+	rule, err := c.createPublicLoadBalancer(ip)
+	if err != nil {
+		return nil, asCreateError(err)
+	}
+	open := c.Params.Bool("openfirewall", true)
+	return &asyncJob{instanceType: "FirewallRule", instanceID: rule.ID, created: true,
+		cmdClass: "org.apache.cloudstack.api.command.user.loadbalancer.CreateLoadBalancerRuleCmd",
+		run: func() (any, error) {
+			if open {
+				c.applyRules(ip.ID, purposeFirewall)
+			}
+			return map[string]any{"loadbalancer": c.lbView(rule)}, nil
+		},
+		fail: func(*APIError) { // execute's finally: revoke the firewall rule, delete the rule
+			c.revokeRelatedFirewallRule(rule.ID)
+			c.deleteLB(rule)
+		}}, nil
+}
+
+// asCreateError is CreateLoadBalancerRuleCmd.create's catch: an
+// InvalidParameterValueException becomes a ServerApiException PARAM_ERROR.
+func asCreateError(err *APIError) *APIError {
+	if err.Code == codeParamError {
+		return serverParamError("%s", err.Text)
+	}
+	return err
+}
+
+// lbSourceIP is what CreateLoadBalancerRuleCmd.getEntityOwnerId (called
+// before create) and getSourceIpAddressId decide: the owner comes from the
+// public address, so without publicipid there is no rule to create (an
+// account/domainid owner without an address ends in createPublicLoadBalancerRule's
+// "can't find/allocate source IP").
+func (c *Call) lbSourceIP() (*PublicIP, *APIError) {
+	p := c.Params
+	id := p.Get("publicipid")
+	if id == "" {
+		if p.Get("account") == "" || p.Get("domainid") == "" {
+			return nil, paramError("Can't define IP owner. Either specify account/domainId or publicIpId")
+		}
+		if !c.st.hasAccount(p.Get("account"), p.Get("domainid")) {
+			return nil, paramError("Unable to find account %s in domain ID=%d", p.Get("account"), c.st.domain(p.Get("domainid")).InternalID)
+		}
+		if _, err := c.lbNetwork(nil); err != nil {
+			return nil, asCreateError(err)
+		}
+		return nil, serverParamError("Unable to create load balance rule; can't find/allocate source IP")
+	}
+	ip, _ := byID(c.st.PublicIPs, id)
+	if ip.State != "Allocated" { // IpAddress.readyToUse
+		return nil, paramError("Unable to create load balancer rule, invalid IP address ID %d", ip.InternalID)
+	}
+	if _, err := c.lbNetwork(ip); err != nil {
+		return nil, asCreateError(err)
+	}
+	return ip, nil
+}
+
+// hasAccount is ApiDBUtils.findAccountByNameDomain finding an account.
+func (st *state) hasAccount(name, domainID string) bool {
+	for _, a := range st.Accounts {
+		if strings.EqualFold(a.Name, name) && strings.EqualFold(a.DomainID, domainID) {
+			return true
+		}
+	}
+	return false
+}
+
+// lbNetwork is CreateLoadBalancerRuleCmd.getNetworkId: networkid, else the
+// owner's only isolated network in zoneid, else the address's network.
+// createPublicLoadBalancer then uses the address's network whatever this
+// answered, so only its refusals matter.
+func (c *Call) lbNetwork(ip *PublicIP) (*Network, *APIError) {
+	p := c.Params
+	if n := c.st.network(p.Get("networkid")); n != nil && p.Get("networkid") != "" {
+		return n, nil
+	}
+	if zoneID := p.Get("zoneid"); zoneID != "" {
+		owner := c.Account
+		if ip != nil {
+			owner = c.st.account(ip.AccountID)
+		}
+		nets := c.st.isolatedNetworksOf(owner.ID, zoneID)
+		switch len(nets) {
+		case 0:
+			return nil, paramError("Account name=%s domain=%s doesn't have virtual networks in zone=%s",
+				javaString(p.values, "account"), c.st.domain(owner.DomainID).Name, c.st.zone(zoneID).Name)
+		case 1:
+			return nets[0], nil
+		default:
+			return nil, paramError("Account has more than one isolated network in the zone")
+		}
+	}
+	if ip == nil {
+		return nil, paramError("Either networkId or zoneId or publicIpId has to be specified")
+	}
+	if ip.NetworkID == "" {
+		return nil, paramError("IP address ID=%d is not associated with any network", ip.InternalID)
+	}
+	return c.st.network(ip.NetworkID), nil
+}
+
+// createPublicLoadBalancer is the checks and the persisting of
+// LoadBalancingRulesManagerImpl.createPublicLoadBalancerRule and
+// createPublicLoadBalancer. CreateLoadBalancerRuleCmd.getProtocol is always
+// tcp: the protocol parameter is the rule's lb_protocol.
+func (c *Call) createPublicLoadBalancer(ip *PublicIP) (*NetRule, *APIError) {
+	p := c.Params
+	src, dst := int(p.Int("publicport", 0)), int(p.Int("privateport", 0))
+	algorithm := p.Get("algorithm")
+	switch {
+	case src == dnsPort && ip.SourceNAT: // the default isolated offering has the Dns service
+		return nil, paramError("Error adding load balancer rule, cannot add port 53 with network service offering having DNS service and Source NAT.")
+	case ip.StaticNAT:
+		return nil, ruleConflict("Can't do load balance on ip address: %s", ip.Address)
+	}
+	cidrs, err := lbCIDRString(p.List("cidrlist"))
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !validPort(dst):
+		return nil, paramError("privatePort is an invalid value: %d", dst)
+	case !validAlgorithm(algorithm):
+		return nil, paramError("Invalid algorithm: %s", algorithm)
+	}
+	if err := c.validateFirewallRule(ip, &src, &src, "tcp", purposeLB); err != nil {
+		return nil, err
+	}
+	if src == haproxyStatsPort { // VirtualRouterElement.validateHAProxyLBRule
+		return nil, paramError("LB service provider cannot support this rule")
+	}
+	rule := c.newRule(&NetRule{Purpose: purposeLB, IPID: ip.ID, NetworkID: ip.NetworkID, AccountID: ip.AccountID,
+		Protocol: "tcp", StartPort: &src, EndPort: &src, Display: p.Bool("fordisplay", true),
+		LB: &LBRule{Name: p.Get("name"), Description: p.Get("description"), Algorithm: algorithm, PrivatePort: dst,
+			Protocol: strings.TrimSpace(strings.ToLower(p.Get("protocol"))), CIDRList: cidrs}})
+	var conflict *APIError
+	if p.Bool("openfirewall", true) {
+		conflict = c.createRuleForAllCidrs(ip, src, src, "tcp", rule.ID)
+	}
+	if conflict == nil {
+		conflict = c.detectRulesConflict(rule)
+	}
+	if conflict != nil {
+		c.revokeRelatedFirewallRule(rule.ID)
+		c.removeRule(rule)
+		return nil, conflict
+	}
+	return rule, nil
+}
+
+// lbCIDRString is LoadBalancingRulesManagerImpl.generateCidrString: each
+// entry is trimmed and must be a CIDR or an address; they are kept space
+// separated.
+func lbCIDRString(list []string) (string, *APIError) {
+	var out []string
+	for _, cidr := range list {
+		cidr = strings.TrimSpace(cidr)
+		_, errAddr := netip.ParseAddr(cidr)
+		if !validCIDR(cidr) && errAddr != nil {
+			return "", serverParamError("CIDR [%s] is invalid.", cidr)
+		}
+		out = append(out, cidr)
+	}
+	return strings.Join(out, " "), nil
+}
+
+// listLoadBalancerRules is LoadBalancingRulesManagerImpl.searchForLoadBalancers:
+// oldest first, name exact, keyword in name or description.
+func listLoadBalancerRules(c *Call) (any, error) {
+	p := c.Params
+	l := lister[*NetRule]{key: "loadbalancerrule", id: (*NetRule).uuid, name: func(r *NetRule) string { return r.LB.Name },
+		keyword: func(r *NetRule) []string { return []string{r.LB.Name, r.LB.Description} }, view: c.lbView}
+	var lbs []*NetRule
+	for _, r := range c.st.Rules {
+		if r.Removed == nil && r.LB != nil {
+			lbs = append(lbs, r)
+		}
+	}
+	return l.run(c, lbs, func(r *NetRule) bool {
+		ip, _ := byID(c.st.PublicIPs, r.IPID)
+		return optEq(p.Get("publicipid"), r.IPID) && optEq(p.Get("networkid"), r.NetworkID) &&
+			(p.Get("zoneid") == "" || (ip != nil && strings.EqualFold(ip.ZoneID, p.Get("zoneid")))) &&
+			(p.Get("virtualmachineid") == "" || r.LB.hasVM(p.Get("virtualmachineid"))) &&
+			displayed(p, r) &&
+			c.st.taggedWith("LoadBalancer", r.ID, p.Map("tags"))
+	})
+}
+
+// lbView is ApiLoadBalancerFirewallResponseServiceImpl.createLoadBalancerResponse.
+func (c *Call) lbView(r *NetRule) map[string]any {
+	v := map[string]any{"id": r.ID, "name": r.LB.Name, "publicport": itoa(*r.StartPort),
+		"privateport": itoa(r.LB.PrivatePort), "algorithm": r.LB.Algorithm, "fordisplay": r.Display,
+		"state": r.viewState(), "networkid": r.NetworkID, "tags": c.resourceTagViews("LoadBalancer", r.ID)}
+	for k, s := range map[string]string{"description": r.LB.Description, "protocol": r.LB.Protocol, "cidrlist": r.LB.CIDRList} {
+		if s != "" {
+			v[k] = s
+		}
+	}
+	if ip, ok := byID(c.st.PublicIPs, r.IPID); ok {
+		v["publicipid"], v["publicip"] = ip.ID, ip.Address
+		if z := c.st.zone(ip.ZoneID); z != nil {
+			v["zoneid"], v["zonename"] = z.ID, z.Name
+		}
+	}
+	c.addOwner(v, r.AccountID)
+	return v
+}
+
+// applyLB is the end of LoadBalancingRulesManagerImpl.applyLoadBalancerRules
+// once the virtual router took the configuration: the rule is Active, or
+// back to Add when no VM is left behind it.
+func (c *Call) applyLB(r *NetRule) {
+	r.State = ruleActive
+	if len(r.LB.Members) == 0 {
+		r.State = ruleAdd
+	}
+	c.changed()
+}
+
+// deleteLB is LoadBalancingRulesManagerImpl.deleteLoadBalancerRule: the
+// mappings and the rule go, unless a firewall rule still names it as
+// related (then it stays revoked).
+func (c *Call) deleteLB(r *NetRule) {
+	r.State, r.LB.Members = ruleRevoke, nil
+	if c.st.relatedRuleOf(r.ID) == nil {
+		c.removeRule(r)
+	}
+	c.changed()
+}
+
+// lbJob is ruleJob for the load balancer commands, whose getSyncObjId
+// looks the rule up as a load balancer.
+func (c *Call) lbJob(class, notFound string) (*asyncJob, *NetRule, error) {
+	job, r, err := c.ruleJob("loadbalancer."+class, notFound, c.st.lbRule)
+	if job != nil {
+		job.instanceType, job.instanceID = "", "" // only create and delete name their rule
+	}
+	return job, r, err
+}
+
+// vmIPMap reads vmidipmap as getVmIdIpListMap does: VM internal id order is
+// kept by returning pairs. checkIP is AssignToLoadBalancerRuleCmd's IPv4
+// check, which RemoveFromLoadBalancerRuleCmd lacks.
+func (c *Call) vmIPMap(checkIP bool) ([]LBMember, *APIError) {
+	var out []LBMember
+	for _, m := range c.Params.Map("vmidipmap") {
+		vmID, vmIP := javaString(m, "vmid"), javaString(m, "vmip")
+		vm, ok := byID(c.st.VMs, vmID)
+		if !ok {
+			return nil, paramError("Unable to find virtual machine ID: %s", vmID)
+		}
+		if addr, err := netip.ParseAddr(vmIP); checkIP && (err != nil || !addr.Is4()) {
+			return nil, paramError("Invalid ip address %s passed in vmidipmap for vmid %s", vmIP, vmID)
+		}
+		out = append(out, LBMember{VMID: vm.ID, VMIP: m["vmip"]})
+	}
+	return out, nil
+}
+
+// javaString is a map entry as Java's string concatenation prints it: a
+// missing one is "null" (cloudstack-go sends vmidipmap as key/value pairs,
+// so CloudStack finds no vmid).
+func javaString(m map[string]string, key string) string {
+	if v, ok := m[key]; ok {
+		return v
+	}
+	return "null"
+}
+
+// assignToLoadBalancerRule is LoadBalancingRulesManagerImpl.assignToLoadBalancer,
+// run in the job.
+func assignToLoadBalancerRule(c *Call) (*asyncJob, error) {
+	job, r, err := c.lbJob("AssignToLoadBalancerRuleCmd", "Unable to find load balancer rule: ")
+	if err != nil {
+		return nil, err
+	}
+	ids := c.Params.List("virtualmachineids")
+	job.run = func() (any, error) {
+		pairs, err := c.vmIPMap(true)
+		if err != nil {
+			return nil, err
+		}
+		add, err := c.lbMembersToAdd(r, ids, pairs)
+		if err != nil {
+			return nil, err
+		}
+		r.LB.Members = append(r.LB.Members, add...)
+		c.applyLB(r)
+		return success(), nil
+	}
+	return job, nil
+}
+
+// lbMembersToAdd checks each VM as assignToLoadBalancer does and returns
+// the new mappings: the VM's address on the rule's network unless vmidipmap
+// names addresses (which must be the primary one: the simulator has no
+// secondary addresses); a VM named in both gets both.
+func (c *Call) lbMembersToAdd(r *NetRule, ids []string, pairs []LBMember) ([]LBMember, *APIError) {
+	if len(ids) == 0 && len(pairs) == 0 {
+		return nil, paramError("Both instanceids and vmidipmap  can't be null")
+	}
+	wanted := map[string][]string{}
+	var order []string
+	note := func(vmID, ip string) {
+		key := strings.ToLower(vmID)
+		if _, seen := wanted[key]; !seen {
+			order = append(order, key)
+		}
+		if ip != "" {
+			wanted[key] = append(wanted[key], ip)
+		} else if wanted[key] == nil {
+			wanted[key] = []string{}
+		}
+	}
+	for _, m := range pairs {
+		note(m.VMID, m.VMIP)
+	}
+	for _, id := range ids {
+		note(id, "")
+	}
+	var add []LBMember
+	for _, key := range order {
+		vm, _ := byID(c.st.VMs, key)
+		ips, err := c.lbMemberIPs(r, vm, wanted[key], containsFold(ids, key))
+		if err != nil {
+			return nil, err
+		}
+		for _, ip := range ips {
+			add = append(add, LBMember{VMID: vm.ID, VMIP: ip})
+		}
+	}
+	return add, nil
+}
+
+// lbMemberIPs checks one VM and returns the addresses to map.
+func (c *Call) lbMemberIPs(r *NetRule, vm *VirtualMachine, ips []string, listed bool) ([]string, *APIError) {
+	if vm == nil || vm.Removed != nil || vm.State == "Destroyed" || vm.State == "Expunging" {
+		return nil, paramError("Invalid instance id specified")
+	}
+	if !strings.EqualFold(vm.AccountID, r.AccountID) { // RulesManagerImpl.checkRuleAndUserVm
+		return nil, paramError("New rule %s and vm id=%d belong to different accounts", r, vm.InternalID)
+	}
+	nic := vm.nicOn(r.NetworkID)
+	if nic == nil {
+		return nil, paramError("VM with id specified cannot be added because it doesn't belong in the same network.")
+	}
+	primary := nic.IPAddress
+	check := ips
+	if len(check) == 0 {
+		check = []string{primary}
+	}
+	for _, m := range r.LB.Members {
+		if strings.EqualFold(m.VMID, vm.ID) && containsFold(check, m.VMIP) {
+			return nil, paramError("VM %d with %s is already mapped to load balancer.", vm.InternalID, m.VMIP)
+		}
+	}
+	for _, ip := range ips {
+		if ip != primary { // NicSecondaryIpDao finds none
+			return nil, paramError("VM ip %s specified does not belong to nic in network %d", ip, c.st.network(r.NetworkID).InternalID)
+		}
+	}
+	out := append([]string{}, ips...)
+	if len(ips) == 0 || listed {
+		out = append(out, primary)
+	}
+	return dedupe(out), nil
+}
+
+// dedupe keeps the first of equal strings (the HashSet of the persisting loop).
+func dedupe(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if !containsFold(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// removeFromLoadBalancerRule is LoadBalancingRulesManagerImpl.removeFromLoadBalancerInternal,
+// run in the job. Every refusal there is answered as
+// RemoveFromLoadBalancerRuleCmd.execute does: 431 "Failed to remove
+// instance from load balancer rule". A VM that is not behind the rule is
+// no error (its mappings are an empty list).
+func removeFromLoadBalancerRule(c *Call) (*asyncJob, error) {
+	job, r, err := c.lbJob("RemoveFromLoadBalancerRuleCmd", "Unable to find load balancer rule: ")
+	if err != nil {
+		return nil, err
+	}
+	ids := c.Params.List("virtualmachineids")
+	job.run = func() (any, error) {
+		pairs, err := c.vmIPMap(false)
+		if err != nil {
+			return nil, err
+		}
+		failed := serverParamError("Failed to remove instance from load balancer rule")
+		if len(ids) == 0 && len(pairs) == 0 {
+			return nil, failed
+		}
+		for _, m := range pairs {
+			if !containsMember(r.LB.Members, m) {
+				return nil, failed
+			}
+		}
+		r.LB.removeMembers(ids, pairs)
+		c.applyLB(r)
+		return success(), nil
+	}
+	return job, nil
+}
+
+// removeMembers drops every mapping of the listed VMs and the named
+// VM/address pairs.
+func (lb *LBRule) removeMembers(ids []string, pairs []LBMember) {
+	var keep []LBMember
+	for _, m := range lb.Members {
+		if !containsFold(ids, m.VMID) && !containsMember(pairs, m) {
+			keep = append(keep, m)
+		}
+	}
+	lb.Members = keep
+}
+
+func containsMember(list []LBMember, m LBMember) bool {
+	for _, x := range list {
+		if strings.EqualFold(x.VMID, m.VMID) && x.VMIP == m.VMIP {
+			return true
+		}
+	}
+	return false
+}
+
+// listLoadBalancerRuleInstances is ListLoadBalancerRuleInstancesCmd and
+// LoadBalancingRulesManagerImpl.listLoadBalancerInstances: the rule's VMs
+// that are not Destroyed, Expunging, Error or Unknown, each once. Every
+// mapped VM counts as applied, so applied=false lists none. It neither
+// pages nor reads keyword.
+func listLoadBalancerRuleInstances(c *Call) (any, error) {
+	id := c.Params.Get("id")
+	r := c.st.lbRule(id)
+	if r == nil {
+		return nil, internalError("Unable to find the load balancer with ID [%d].", c.st.ruleInternalID(id))
+	}
+	var vms []*VirtualMachine
+	for _, m := range r.LB.Members {
+		vm, ok := byID(c.st.VMs, m.VMID)
+		if !ok || vm.Removed != nil || containsVM(vms, vm) {
+			continue
+		}
+		switch vm.State {
+		case "Destroyed", "Expunging", "Error", "Unknown":
+			continue
+		}
+		vms = append(vms, vm)
+	}
+	if !c.Params.Bool("applied", true) {
+		vms = nil
+	}
+	views := make([]map[string]any, 0, len(vms))
+	for _, vm := range vms {
+		views = append(views, c.lbInstanceView(r, vm))
+	}
+	key := "loadbalancerruleinstance"
+	if c.Params.Bool("lbvmips", false) {
+		key = "lbrulevmidip"
+	}
+	return listBody(key, len(views), views), nil
+}
+
+func containsVM(list []*VirtualMachine, vm *VirtualMachine) bool {
+	for _, x := range list {
+		if x == vm {
+			return true
+		}
+	}
+	return false
+}
+
+// lbInstanceView is a UserVmResponse ("loadbalancerruleinstance"), or with
+// lbvmips a LoadBalancerRuleVmMapResponse holding it and the VM's mapped
+// addresses. The mapping's service state is null until a health check sets
+// it, so servicestate is absent.
+func (c *Call) lbInstanceView(r *NetRule, vm *VirtualMachine) map[string]any {
+	v := c.vmView(vm)
+	if !c.Params.Bool("lbvmips", false) {
+		return v
+	}
+	var ips []string
+	for _, m := range r.LB.Members {
+		if strings.EqualFold(m.VMID, vm.ID) {
+			ips = append(ips, m.VMIP)
+		}
+	}
+	return map[string]any{"loadbalancerruleinstance": v, "lbvmipaddresses": ips}
+}
+
+// deleteLoadBalancerRule is DeleteLoadBalancerRuleCmd: the related firewall
+// rule is revoked, then the rule deleted.
+func deleteLoadBalancerRule(c *Call) (*asyncJob, error) {
+	job, r, err := c.lbJob("DeleteLoadBalancerRuleCmd", "Unable to find load balancer rule: ")
+	if err != nil {
+		return nil, err
+	}
+	job.instanceType, job.instanceID = "FirewallRule", r.ID // getApiResourceType
+	job.run = func() (any, error) {
+		c.revokeRelatedFirewallRule(r.ID)
+		c.deleteLB(r)
+		return success(), nil
+	}
+	return job, nil
+}
+
+// updateLoadBalancerRule is LoadBalancingRulesManagerImpl.updateLoadBalancerRule:
+// name, description, algorithm (not validated there), fordisplay, protocol
+// and cidrlist change; a changed algorithm or CIDR list is applied again.
+func updateLoadBalancerRule(c *Call) (*asyncJob, error) {
+	job, r, err := c.lbJob("UpdateLoadBalancerRuleCmd", "Unable to find load balancer rule by ID ")
+	if err != nil {
+		return nil, err
+	}
+	p := c.Params
+	job.run = func() (any, error) {
+		cidrs := r.LB.CIDRList
+		if p.Has("cidrlist") {
+			joined := strings.Join(p.List("cidrlist"), ",")
+			if joined != "" && !validCIDRList(joined) {
+				return nil, paramError("Invalid CIDR list: %s", joined)
+			}
+			cidrs = joined
+		}
+		changed := (p.Has("algorithm") && p.Get("algorithm") != r.LB.Algorithm) || cidrs != r.LB.CIDRList
+		for name, field := range map[string]*string{"name": &r.LB.Name, "description": &r.LB.Description, "algorithm": &r.LB.Algorithm} {
+			if p.Has(name) {
+				*field = p.Get(name)
+			}
+		}
+		if strings.TrimSpace(p.Get("protocol")) != "" {
+			r.LB.Protocol = p.Get("protocol")
+		}
+		if p.Has("fordisplay") {
+			r.Display = p.Bool("fordisplay", true)
+		}
+		r.LB.CIDRList = cidrs
+		if changed {
+			c.applyLB(r)
+		}
+		c.changed()
+		return map[string]any{"loadbalancer": c.lbView(r)}, nil
+	}
+	return job, nil
+}
+
+// validCIDRList is NetUtils.isValidCidrList: comma separated IPv4 or IPv6
+// CIDRs.
+func validCIDRList(list string) bool {
+	for _, cidr := range strings.Split(list, ",") {
+		if !validCIDR(strings.TrimSpace(cidr)) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,156 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
+)
+
+// guestDisks is the simulator's view of a VM's disks as the guest names
+// them (/metadata/<vm>/sim/disks).
+type guestDisks struct {
+	Hypervisor string `json:"hypervisor"`
+	Disks      []struct {
+		VolumeID string   `json:"volumeid"`
+		DeviceID int      `json:"deviceid"`
+		Name     string   `json:"name"`
+		Links    []string `json:"links"`
+	} `json:"disks"`
+}
+
+// stemcellFor publishes a stemcell CloudStack runs on the hypervisor.
+func (e *env) stemcellFor(hypervisor string) string {
+	e.t.Helper()
+	var cid string
+	switch hypervisor {
+	case "KVM":
+		e.call("create_stemcell", writeImage(e.t, testimages.QCOW2(1<<30)), stemcellMF("openstack", "kvm", "qcow2")).ok(e.t).decode(e.t, &cid)
+	case "VMware":
+		e.call("create_stemcell", writeImage(e.t, testimages.OVA()), stemcellMF("vsphere", "esxi", "ova")).ok(e.t).decode(e.t, &cid)
+	default:
+		return e.stemcell()
+	}
+	return cid
+}
+
+// TestTheRealAgentFindsEveryDisk attaches two persistent disks to a VM
+// with an ephemeral disk, then migrates one (attach a third, detach the
+// first, as the director's disk migration does), lays out the /dev the
+// guest would have from the simulator's view, and lets bosh-agent
+// v2.769.0's own virtio resolver (tools/devicepaths) find the ephemeral
+// disk from the user data and each persistent disk from its attach_disk
+// hint. On KVM the guest's letters are swapped among the hot-plugged disks:
+// the kernel names them in probe order, which the hint must not depend on.
+func TestTheRealAgentFindsEveryDisk(t *testing.T) {
+	resolver := tool(t, "devicepaths")
+	for _, hypervisor := range []string{"XenServer", "KVM", "VMware"} {
+		t.Run(hypervisor, func(t *testing.T) {
+			e := newEnv(t, nil, "-hypervisor", hypervisor)
+			vm := e.createVM(e.stemcellFor(hypervisor), "10.1.1.75")
+			hints := map[string]diskHint{}
+			var disks []string
+			for range 3 {
+				disks = append(disks, e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm))
+			}
+			hints[disks[0]] = e.attachDisk(vm, disks[0])
+			hints[disks[1]] = e.attachDisk(vm, disks[1])
+			e.call("detach_disk", vm, disks[0]).ok(t)
+			delete(hints, disks[0])
+			hints[disks[2]] = e.attachDisk(vm, disks[2]) // device 2 again
+			if hints[disks[1]].VolumeID != "4" || hints[disks[2]].VolumeID != "2" {
+				t.Fatalf("device ids %+v; want 4 for the second disk (3 is the CD-ROM's), 2 for the third", hints)
+			}
+
+			var view guestDisks
+			if err := json.Unmarshal([]byte(e.metadata(vm, "/sim/disks")), &view); err != nil || view.Hypervisor != hypervisor {
+				t.Fatalf("the guest's disks: %+v, %v", view, err)
+			}
+			names := map[string]string{} // volume → guest device
+			ephemeral := ""
+			for _, d := range view.Disks {
+				names[d.VolumeID] = d.Name
+				if d.DeviceID == 1 {
+					ephemeral = d.VolumeID
+				}
+			}
+			if hypervisor == "KVM" {
+				names[disks[1]], names[disks[2]] = names[disks[2]], names[disks[1]]
+			}
+			root := guestDevTree(t, view, names)
+
+			var userData struct {
+				Disks struct {
+					Ephemeral any `json:"ephemeral"`
+				} `json:"disks"`
+			}
+			if err := json.Unmarshal([]byte(e.metadata(vm, "/latest/user-data")), &userData); err != nil {
+				t.Fatal(err)
+			}
+			found := runResolver(t, resolver, root, userData.Disks.Ephemeral, hints)
+			if want := "/dev/" + names[ephemeral]; found.Ephemeral.Path != want {
+				t.Errorf("ephemeral disk %+v found as %+v, want %s", userData.Disks.Ephemeral, found.Ephemeral, want)
+			}
+			for cid, hint := range hints {
+				if want, got := "/dev/"+names[cid], found.Persistent[cid]; got.Path != want {
+					t.Errorf("disk %s (hint %+v) found as %+v, want %s", cid, hint, got, want)
+				}
+			}
+		})
+	}
+}
+
+// guestDevTree lays out the guest's /dev under a temporary directory:
+// each disk a plain file under its name, udev's links relative, as udev
+// makes them.
+func guestDevTree(t *testing.T, view guestDisks, names map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "dev/disk/by-id"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range view.Disks {
+		name := names[d.VolumeID]
+		if name == "" {
+			t.Fatalf("the simulator names no device for %+v", d)
+		}
+		if err := os.WriteFile(filepath.Join(root, "dev", name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, link := range d.Links {
+			target, _ := filepath.Rel(filepath.Dir(filepath.Join("/dev", link)), filepath.Join("/dev", name))
+			if err := os.Symlink(target, filepath.Join(root, "dev", link)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return root
+}
+
+type resolved struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// runResolver runs tools/devicepaths on the settings the agent would hold:
+// the ephemeral disk from user data, the persistent disks' hints.
+func runResolver(t *testing.T, bin, root string, ephemeral any, hints map[string]diskHint) (out struct {
+	Ephemeral  resolved            `json:"ephemeral"`
+	Persistent map[string]resolved `json:"persistent"`
+}) {
+	t.Helper()
+	settings, _ := json.Marshal(map[string]any{"disks": map[string]any{"ephemeral": ephemeral, "persistent": hints}})
+	cmd := exec.Command(bin, "-root", root, "-mapped-timeout", "1s")
+	cmd.Stdin = bytes.NewReader(settings)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil || json.Unmarshal(stdout, &out) != nil {
+		t.Fatalf("devicepaths: %v\n%s\n%s", err, stdout, stderr.String())
+	}
+	return out
+}

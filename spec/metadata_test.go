@@ -1,0 +1,53 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+// The director's metadata as tags: CloudStack refuses a tag with an empty
+// value (TaggedResourceManagerImpl.createTags), so empty values are left
+// out, and one that empties a tag removes it; nested values are JSON; keys
+// and values are cut to resource_tags' 255 characters.
+func TestMetadataWithEmptyNestedAndLongValues(t *testing.T) {
+	e := newEnv(t, nil)
+	vm := e.createVM(e.stemcell(), "10.1.1.76")
+	long := strings.Repeat("ü", 300)
+	meta := map[string]any{"director": "spec-director", "deployment": "cf", "name": "web/0", "index": 0,
+		"empty": "", "none": nil, "custom": map[string]any{"team": "x", "ids": []int{1, 2}}, "long": long}
+	want := map[string]string{"director": "spec-director", "deployment": "cf", "name": "web/0", "index": "0",
+		"custom": `{"ids":[1,2],"team":"x"}`, "long": strings.Repeat("ü", 255)}
+
+	e.call("set_vm_metadata", vm, meta).ok(t)
+	assertTags(t, "VM", tagsOf(e.vm(vm).Tags), want)
+
+	meta["deployment"] = "" // emptied: the tag goes
+	delete(want, "deployment")
+	e.call("set_vm_metadata", vm, meta).ok(t)
+	assertTags(t, "VM after emptying deployment", tagsOf(e.vm(vm).Tags), want)
+
+	disk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
+	e.attachDisk(vm, disk)
+	e.call("set_disk_metadata", disk, meta).ok(t)
+	assertTags(t, "disk", tagsOf(e.volume(disk).Tags), want)
+
+	e.call("snapshot_disk", disk, meta).ok(t)
+	snaps := e.snapshots()
+	if len(snaps) != 1 {
+		t.Fatalf("snapshots %+v", snaps)
+	}
+	assertTags(t, "snapshot", tagsOf(snaps[0].Tags), want)
+}
+
+func assertTags(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s tags %v, want %v", what, got, want)
+		return
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s tag %s = %q, want %q", what, k, got[k], v)
+		}
+	}
+}
