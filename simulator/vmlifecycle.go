@@ -124,10 +124,11 @@ func (vm *VirtualMachine) displayNameOrHostName() string {
 	return vm.Name
 }
 
-// isTransitional is VirtualMachine.State.isTransitional.
+// isTransitional is VirtualMachine.State.isTransitional (the states built
+// with transitional=true).
 func isTransitional(state string) bool {
 	switch state {
-	case "Starting", "Stopping", "Migrating", "Expunging", "Restoring", "BackingUp":
+	case "Starting", "Stopping", "Migrating", "Expunging", "Restoring":
 		return true
 	}
 	return false
