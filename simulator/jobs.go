@@ -154,6 +154,7 @@ func (st *state) failInterruptedJobs(now time.Time) {
 }
 
 func init() {
+	paramKinds["managementserverid"] = kindMgmtServer // ManagementServerResponse UUIDs
 	register(
 		command{name: "queryAsyncJobResult", sync: queryAsyncJobResult},
 		command{name: "listAsyncJobs", idKind: kindJob, sync: listAsyncJobs},
@@ -170,8 +171,9 @@ func queryAsyncJobResult(c *Call) (any, error) {
 // listAsyncJobs is ListAsyncJobsCmd and QueryManagerImpl.
 // searchForAsyncJobsInternal: the jobs buildACLSearchParameters lets the
 // caller see (jobPermitted), keyword a substring of cmd, startdate keeping
-// jobs created on or after that day, managementserverid the executing
-// server's; in id order. ListAsyncJobsCmd is not among the commands
+// jobs created on or after that day, managementserverid the jobs executing
+// on that server (executing_msid, which AsyncJobManagerImpl.completeAsyncJob
+// clears); in id order. ListAsyncJobsCmd is not among the commands
 // ParamProcessWorker gives the "yyyy-MM-dd HH:mm:ss" format, so startdate
 // is read as "yyyy-MM-dd" and its time of day ignored.
 func listAsyncJobs(c *Call) (any, error) {
@@ -182,9 +184,10 @@ func listAsyncJobs(c *Call) (any, error) {
 	}
 	l := lister[*Job]{key: "asyncjobs", id: (*Job).uuid, view: c.jobView,
 		keyword: func(j *Job) []string { return []string{j.Cmd} }}
+	msid := p.Get("managementserverid") // the jobs executing there: pending ones
 	return l.run(c, c.st.Jobs, func(j *Job) bool {
 		return c.jobPermitted(j) && !j.Created.Before(since) &&
-			optEq(p.Get("managementserverid"), c.st.ManagementServerID)
+			(msid == "" || j.Status == jobPending && strings.EqualFold(msid, c.st.ManagementServerID))
 	})
 }
 
@@ -232,8 +235,12 @@ func (st *state) domainWithin(id, base string) bool {
 // simulator never stores text results).
 func (c *Call) jobView(j *Job) map[string]any {
 	v := map[string]any{"jobid": j.ID, "accountid": j.AccountID, "userid": j.UserID, "cmd": j.Cmd,
-		"jobstatus": j.Status, "jobprocstatus": 0, "jobresultcode": j.ResultCode,
-		"created": csTime(j.Created), "managementserverid": c.st.ManagementServerID}
+		"jobstatus": j.Status, "jobprocstatus": 0, "jobresultcode": j.ResultCode, "created": csTime(j.Created)}
+	if j.Status == jobPending {
+		// The executing server, set while the job runs: completeAsyncJob
+		// clears executing_msid, and the response shows it only when set.
+		v["managementserverid"] = c.st.ManagementServerID
+	}
 	if a := c.st.account(j.AccountID); a != nil {
 		v["account"] = a.Name
 		if d := c.st.domain(a.DomainID); d != nil {

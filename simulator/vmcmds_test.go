@@ -255,14 +255,20 @@ func TestListAsyncJobs(t *testing.T) {
 	if s := list(func(p *cloudstack.ListAsyncJobsParams) { p.SetStartdate(today.AddDate(0, 0, 1).Format("2006-01-02")) }); len(s) != 0 {
 		t.Fatalf("startdate tomorrow = %+v", s)
 	}
-	// cloudstack-go's SetManagementserverid panics in toURLValues (a UUID
-	// asserted as a string): the filter is sent raw.
-	msid := string(own[0].Managementserverid)
-	if body := e.rawCall(t, map[string]string{"command": "listAsyncJobs", "managementserverid": msid}); !strings.Contains(body, `"count":2`) {
+	// Only a job still executing names its management server, and only such
+	// jobs match managementserverid. cloudstack-go's SetManagementserverid
+	// panics in toURLValues (a UUID asserted as a string): it is sent raw.
+	if own[1].Managementserverid != "" || all[2].Managementserverid == "" {
+		t.Fatalf("managementserverid of a finished job %q, of a pending one %q", own[1].Managementserverid, all[2].Managementserverid)
+	}
+	msid := string(all[2].Managementserverid)
+	body := e.rawCall(t, map[string]string{"command": "listAsyncJobs", "managementserverid": msid, "listall": "true"})
+	if !strings.Contains(body, `"count":1`) || !strings.Contains(body, jid) {
 		t.Fatalf("managementserverid=%s: %s", msid, body)
 	}
 	other := "6a4c0b8e-1f2d-4e3c-9b5a-7d8e9f0a1b2c"
-	if body := e.rawCall(t, map[string]string{"command": "listAsyncJobs", "managementserverid": other}); !strings.Contains(body, `{"listasyncjobsresponse":{}}`) {
+	body = e.rawCall(t, map[string]string{"command": "listAsyncJobs", "managementserverid": other})
+	if !strings.Contains(body, `"errorcode":431`) || !strings.Contains(body, "Invalid parameter managementserverid value="+other) {
 		t.Fatalf("managementserverid=%s: %s", other, body)
 	}
 	if s := list(func(p *cloudstack.ListAsyncJobsParams) { p.SetAccount("tenant") }); len(s) != 1 || s[0].JobID != jid {
