@@ -121,6 +121,8 @@ func TestUpdateVirtualMachineRules(t *testing.T) {
 	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetIsdynamicallyscalable(true) },
 		"Dynamic Scaling cannot be enabled for the VM since its template does not have dynamic scaling enabled")
 	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetUserdata("not base64!") }, "User data is not base64 encoded")
+	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetHaenable(true) },
+		"Can't enable ha for the vm as it's created from the Service offering having HA disabled")
 
 	other := e.deploy(t, e.params("cpivm-other"))
 	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetInstancename(other.Instancename) },

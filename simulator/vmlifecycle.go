@@ -401,6 +401,10 @@ func (c *Call) updateVM() (*VirtualMachine, error) {
 	if vm.State == "Error" || vm.State == "Expunging" {
 		return nil, paramError("Vm with id %d is not in the right state", vm.InternalID)
 	}
+	// updateVirtualMachine: ha is the parameter, else the VM's own setting.
+	if so, ok := byID(c.st.ServiceOfferings, vm.ServiceOfferingID); ok && !so.OfferHA && p.Bool("haenable", vm.HAEnable) {
+		return nil, paramError("Can't enable ha for the vm as it's created from the Service offering having HA disabled")
+	}
 	userData, updateUserData := vm.UserData, p.Has("userdata")
 	if updateUserData {
 		// "check and replace newlines": the two characters \ and n.
