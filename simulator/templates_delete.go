@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 )
 
 // deleteTemplate removes a template from one zone or all (TemplateManagerImpl.deleteTemplate
@@ -29,9 +28,6 @@ func deleteTemplate(c *Call) (*asyncJob, error) {
 }
 
 func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced bool) *APIError {
-	if c.st.abandonUploads(c.srv.now()) {
-		c.changed()
-	}
 	if t == nil || t.Removed != nil {
 		return paramError("Unable to find Template with id %s", internalIDText(t, idParam))
 	}
@@ -49,6 +45,7 @@ func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced boo
 		}
 		return paramError("%s", msg)
 	}
+	// TemplateAdapterBase.prepareDelete
 	if t.Format == "ISO" {
 		return paramError("Please specify a valid Template.")
 	}
@@ -64,6 +61,8 @@ func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced boo
 			doomed = append(doomed, cp)
 		}
 	}
+	// HypervisorTemplateAdapter.delete: a CloudRuntimeException (530), so an
+	// upload the monitor has seen start (DOWNLOAD_IN_PROGRESS) is refused too
 	for _, cp := range doomed {
 		if cp.DownloadState == dlInProgress {
 			return internalError("Please specify a template that is not currently being downloaded.")
@@ -219,22 +218,4 @@ func (c *Call) copyPlan(t *Template) ([]*Zone, *TemplateCopy, *APIError) {
 		return nil, nil, paramError("There is no Template %s ready on image store.", t.describe())
 	}
 	return dests, source, nil
-}
-
-// abandonUploads marks templates whose upload never started within the
-// upload timeout as abandoned, as ImageStoreUploadMonitorImpl does. It
-// reports whether anything changed.
-func (st *state) abandonUploads(now time.Time) bool {
-	changed := false
-	for _, t := range st.Templates {
-		if t.Removed != nil || t.State != tsNotUploaded || now.Sub(t.Created) <= uploadTimeout {
-			continue
-		}
-		t.State = tsUploadAbandoned
-		for _, cp := range t.liveCopies() {
-			cp.DownloadState = dlAbandoned
-		}
-		changed = true
-	}
-	return changed
 }

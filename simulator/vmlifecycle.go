@@ -274,7 +274,7 @@ func updateVirtualMachine(c *Call) (any, error) {
 	}
 	userData := vm.UserData
 	if p.Has("userdata") {
-		ud, err := validateUserData(p.Get("userdata"))
+		ud, err := c.st.validateUserData(p.Get("userdata"))
 		if err != nil {
 			return nil, err
 		}
