@@ -119,7 +119,7 @@ type uploadRefusal struct {
 func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := strings.TrimPrefix(r.URL.Path, "/upload/")
-	status, text := s.uploadFault(id)
+	status, text := s.uploadFault(r, id)
 	if status == 0 {
 		status, text = s.receiveUpload(r, id)
 	}
@@ -136,13 +136,17 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 // uploadFault applies a fault rule for the command "upload": the SSVM
 // answers in plain text, so a rule gives the status (400 by default) and
 // text, after its delay, and the upload is failed as a refused one is. It
-// returns 0 when no rule fires.
-func (s *Server) uploadFault(id string) (int, string) {
+// returns 0 when no rule fires. A client that goes away during the delay
+// leaves the SSVM with no upload entity, as if it never POSTed.
+func (s *Server) uploadFault(r *http.Request, id string) (int, string) {
 	f := s.faults.match("upload")
 	if f == nil {
 		return 0, ""
 	}
-	time.Sleep(f.Delay)
+	sleep(r.Context(), f.Delay)
+	if r.Context().Err() != nil {
+		return http.StatusServiceUnavailable, "client gone"
+	}
 	if f.ErrorCode == 0 && !f.Raw {
 		return 0, ""
 	}
