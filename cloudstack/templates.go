@@ -62,6 +62,16 @@ func (t Template) Failed() bool {
 	return len(t.DownloadStates) > 0
 }
 
+// Progress is the status for an operator: CloudStack's, or the download
+// states while the status is the empty error string a registration starts
+// with.
+func (t Template) Progress() string {
+	if t.Status == "" {
+		return strings.Join(t.DownloadStates, ", ")
+	}
+	return t.Status
+}
+
 // TemplateSpec is what registering a template needs.
 type TemplateSpec struct {
 	Name        string

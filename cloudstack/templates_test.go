@@ -89,6 +89,9 @@ func TestTemplateProgressThatUsedToReadAsFailure(t *testing.T) {
 	if mixed.Failed() {
 		t.Error("a copy still downloading on another image store is not failed")
 	}
+	if got := (cloudstack.Template{DownloadStates: []string{"NOT_DOWNLOADED"}}).Progress(); got != "NOT_DOWNLOADED" {
+		t.Errorf("an empty status reads as the download state, got %q", got)
+	}
 	if !(cloudstack.Template{Status: "UploadAbandoned"}).Failed() {
 		t.Error("an abandoned upload is a failure")
 	}

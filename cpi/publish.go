@@ -136,7 +136,7 @@ func (p publisher) byDaemon() (string, error) {
 
 func (p publisher) wait(id string, zones []string, deadline time.Time) error {
 	report := func(t cloudstack.Template) {
-		p.log("template %s in zone %s: %s", id, t.ZoneID, t.Status)
+		p.log("template %s in zone %s: %s", id, t.ZoneID, t.Progress())
 	}
 	return p.cpi.cloud.WaitTemplate(id, zones, time.Until(deadline), report)
 }
