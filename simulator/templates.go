@@ -212,7 +212,7 @@ type templateRow struct {
 
 // templateFilters are VirtualMachineTemplate.TemplateFilter's values; the
 // parameter is matched case-sensitively (TemplateFilter.valueOf).
-var templateFilters = []string{"featured", "self", "selfexecutable", "sharedexecutable", "executable", "community", "all"}
+var templateFilters = []string{"featured", "self", "selfexecutable", "shared", "sharedexecutable", "executable", "community", "system", "all"}
 
 func listTemplates(c *Call) (any, error) {
 	p := c.Params
@@ -256,8 +256,10 @@ func (c *Call) filterAdmits(filter string, r templateRow) bool {
 		return own
 	case "selfexecutable":
 		return own && ready
-	case "sharedexecutable":
+	case "shared", "sharedexecutable":
 		return false // no launch permissions are ever granted
+	case "system":
+		return r.t.Type == "SYSTEM"
 	case "executable":
 		return (own || r.t.Public || r.t.Featured) && (ready || c.Account.Type == 1 && c.Params.Get("account") == "")
 	case "community":

@@ -423,6 +423,8 @@ func TestListTemplatesFiltersAndPaging(t *testing.T) {
 	check(map[string]string{"templatefilter": "all", "hypervisor": "KVM"}, 0)
 	check(map[string]string{"templatefilter": "all", "page": "2", "pagesize": "2"}, 5, "alpha@Sandbox-simulator", "alpha@Sandbox-simulator-2")
 	check(map[string]string{"templatefilter": "all", "page": "3", "pagesize": "2"}, 5, "beta@Sandbox-simulator")
+	check(map[string]string{"templatefilter": "shared"}, 0) // VirtualMachineTemplate.TemplateFilter has shared and system
+	check(map[string]string{"templatefilter": "system"}, 0)
 
 	s.call(map[string]string{"command": "listTemplates", "templatefilter": "Featured"}).wantError(t, "listtemplatesresponse",
 		431, 9999, "No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.Featured")

@@ -57,7 +57,8 @@ func (s *Server) checkUploads(timeout time.Duration) {
 // handleTemplateStatusResponse is ImageStoreUploadMonitorImpl's
 // handleTemplateStatusResponse for the SSVM's answer (UploadStatusAnswer:
 // the entity's status, UNKNOWN when the SSVM has none); timedOut says the
-// copy is older than upload.operation.timeout. It reports a change.
+// copy is older than upload.operation.timeout. It reports a change. The
+// template state changes follow VirtualMachineTemplate.State's machine.
 func handleTemplateStatusResponse(t *Template, cp *TemplateCopy, timedOut bool) bool {
 	switch cp.UploadState {
 	case uploadCompleted:
