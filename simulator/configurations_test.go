@@ -98,16 +98,22 @@ func TestUpdateConfigurationValidatesAsCloudStack(t *testing.T) {
 	}
 }
 
-func TestConfigurationsAreForTheRootAdminOnly(t *testing.T) {
-	s := startSim(t, Options{})
+// addTenant adds a user account (type 0) whose user signs with
+// tenant-key/tenant-secret.
+func addTenant(s *testSim) {
 	s.srv.mu.Lock()
+	defer s.srv.mu.Unlock()
 	id, internal := s.srv.st.newID(kindAccount)
 	acct := &Account{ID: id, InternalID: internal, Name: "tenant", Type: 0, DomainID: s.srv.st.Domains[0].ID, State: "enabled"}
 	uid, uinternal := s.srv.st.newID(kindUser)
 	s.srv.st.Accounts = append(s.srv.st.Accounts, acct)
 	s.srv.st.Users = append(s.srv.st.Users, &User{ID: uid, InternalID: uinternal, Username: "tenant", AccountID: id,
 		State: "enabled", APIKey: "tenant-key", SecretKey: "tenant-secret"})
-	s.srv.mu.Unlock()
+}
+
+func TestConfigurationsAreForTheRootAdminOnly(t *testing.T) {
+	s := startSim(t, Options{})
+	addTenant(s)
 	for _, cmd := range []string{"listConfigurations", "updateConfiguration"} {
 		r := s.get(signed(v3(map[string]string{"command": cmd, "name": "expunge.delay", "value": "1"}, time.Minute), "tenant-key", "tenant-secret"))
 		r.wantError(t, strings.ToLower(cmd)+"response", 432, 9999,
@@ -213,5 +219,21 @@ func TestPrivateTemplateHostsFailInTheSSVM(t *testing.T) {
 	}
 	if got := internalSites("0.0.0.0/0, 10.0.0.0/8 ,bogus"); len(got) != 1 || got[0].String() != "10.0.0.0/8" {
 		t.Errorf("internal sites parsed as %v", got)
+	}
+}
+
+// TestTemplateStatusOnlyForAdminsAndOwners: TemplateJoinDaoImpl shows status
+// and url in the full view or to the owner.
+func TestTemplateStatusOnlyForAdminsAndOwners(t *testing.T) {
+	s := startSim(t, Options{})
+	addTenant(s)
+	r := s.get(signed(v3(map[string]string{"command": "listTemplates", "templatefilter": "featured"}, time.Minute), "tenant-key", "tenant-secret"))
+	row := items(t, r.inner(t, "listtemplatesresponse"), "template")[0]
+	if _, ok := row["status"]; ok || row["url"] != nil {
+		t.Errorf("a user sees the builtin template's status or url: %v", row)
+	}
+	admin := items(t, s.call(map[string]string{"command": "listTemplates", "templatefilter": "featured"}).inner(t, "listtemplatesresponse"), "template")[0]
+	if admin["status"] != "Download Complete" || admin["url"] == nil {
+		t.Errorf("the admin view: %v", admin)
 	}
 }

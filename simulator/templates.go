@@ -268,7 +268,7 @@ func (c *Call) filterAdmits(filter string, r templateRow) bool {
 	return c.Account.Type == 1 || own // all
 }
 
-// templateView is TemplateResponse for one zone copy (admin view).
+// templateView is TemplateJoinDaoImpl.newTemplateResponse for one zone copy.
 func (c *Call) templateView(r templateRow) map[string]any {
 	t, cp := r.t, r.cp
 	v := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "ispublic": t.Public,
@@ -276,12 +276,16 @@ func (c *Call) templateView(r templateRow) map[string]any {
 		"format": t.Format, "isfeatured": t.Featured, "crossZones": t.CrossZones, "templatetype": t.Type,
 		"hypervisor": t.Hypervisor, "isextractable": t.Extractable && t.Type != "SYSTEM", "bits": t.Bits,
 		"sshkeyenabled": t.SSHKeyEnabled, "isdynamicallyscalable": t.DynamicallyScalable, "directdownload": false,
-		"deployasis": t.DeployAsIs, "requireshvm": t.RequiresHVM, "status": cp.status(t), "hasannotations": false,
+		"deployasis": t.DeployAsIs, "requireshvm": t.RequiresHVM, "hasannotations": false,
 		"arch": "x86_64", "forcks": false, "tags": []any{}, "details": orEmpty(t.Details),
 		"downloaddetails": []map[string]string{{"datastore": c.st.imageStoreName(cp.ZoneID),
 			"downloadPercent": itoa(cp.Percent), "downloadState": cp.DownloadState}}}
-	if t.URL != "" {
-		v["url"] = t.URL
+	// status and url only in the full (admin) view or for the owner
+	if c.Account.Type == 1 || c.Account.Type == 2 || t.AccountID == c.Account.ID {
+		v["status"] = cp.status(t)
+		if t.URL != "" {
+			v["url"] = t.URL
+		}
 	}
 	if z := c.st.zone(cp.ZoneID); z != nil {
 		v["zoneid"], v["zonename"] = z.ID, z.Name
