@@ -23,7 +23,7 @@ var (
 	// error strings template_store_ref can hold: none (NULL), the ""
 	// DownloadListener's first answer stores, and SSVM error texts.
 	errorStrings = []*string{nil, ptr(""), ptr("HTTP Server returned 404 (expected 200 OK)"),
-		ptr("The host did not accept the connection within timeout of 5000 ms"),
+		ptr("Connection timed out"),
 		ptr("Failed post download script: bzip2 data invalid: unexpected EOF"), ptr("Downloaded 10 bytes (incomplete download)")}
 )
 

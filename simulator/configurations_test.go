@@ -199,7 +199,7 @@ func TestPrivateTemplateHostsFailInTheSSVM(t *testing.T) {
 	}
 	id := r.RegisterTemplate[0].Id
 	row, _ := waitTemplate(t, s, id, zone, func(r *cloudstack.Template) bool { return downloadState(r) == "DOWNLOAD_ERROR" })
-	if row.Status != "The host did not accept the connection within timeout of 5000 ms" || row.Isready {
+	if row.Status != "Connection timed out" || row.Isready {
 		t.Fatalf("download from an uncovered private host: %+v", row)
 	}
 	s.call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": "10.1.0.0/16,192.168.7.7"})

@@ -297,9 +297,11 @@ func internalSites(value string) []*net.IPNet {
 // reaches a site-local (RFC 1918) host only through the routes
 // NfsSecondaryStorageResource adds on SecStorageVMSetupCommand for the
 // internal sites; any other goes out of its public interface and gets no
-// answer within HttpTemplateDownloader's 5 s connection timeout (HttpClient's
-// ConnectTimeoutException). "" when the download can go ahead. The simulator
-// does not try the connection.
+// answer, and HttpTemplateDownloader.download stores the IOException's
+// message (its connection manager sets no timeout: the kernel's connect
+// timeout ends it, java.net.ConnectException). "" when the download can go
+// ahead. Departures: the simulator does not try the connection, and fails at
+// once rather than after the kernel's two minutes or so.
 func (s *Server) ssvmUnreachable(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -323,7 +325,7 @@ func (s *Server) ssvmUnreachable(rawURL string) string {
 			return ""
 		}
 	}
-	return "The host did not accept the connection within timeout of 5000 ms"
+	return "Connection timed out"
 }
 
 // urlPath is a URL's path, for the extension checks.
