@@ -171,13 +171,14 @@ func (s *Server) fetch(ctx context.Context, id, zoneID, url, dst string, size in
 	case resp.StatusCode == http.StatusMovedPermanently || resp.StatusCode == http.StatusFound:
 		return fmt.Errorf("Failed to download %s due to redirection, response code: %d", url, resp.StatusCode)
 	case resp.StatusCode != http.StatusOK:
-		return fmt.Errorf("HTTP Server returned %d (expected 200 OK)", resp.StatusCode)
+		// HttpTemplateDownloader.checkServerResponse, spaces included
+		return fmt.Errorf(" HTTP Server returned %d (expected 200 OK) ", resp.StatusCode)
 	}
 	if size < 0 {
 		size = resp.ContentLength
 	}
 	if size < 0 {
-		return errors.New("Failed to receive length of download")
+		return errors.New(" Failed to receive length of download ") // HttpTemplateDownloader.tryAndGetRemoteSize
 	}
 	f, err := os.Create(dst)
 	if err != nil {

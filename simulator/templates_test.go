@@ -180,7 +180,7 @@ func waitTemplate(t *testing.T, s *testSim, id, zone string, done func(*cloudsta
 }
 
 func settled(row *cloudstack.Template) bool {
-	return row.Isready || strings.HasPrefix(row.Status, "Failed") || strings.HasPrefix(row.Status, "HTTP")
+	return row.Isready || strings.HasPrefix(row.Status, "Failed") || strings.HasPrefix(strings.TrimSpace(row.Status), "HTTP")
 }
 
 func TestRegisterTemplateDownloadsWithProgress(t *testing.T) {
@@ -323,7 +323,7 @@ func TestRegisterTemplateDownloadFailures(t *testing.T) {
 	cases := []struct {
 		format, url, status string
 	}{
-		{"VHD", images.URL + "/missing.vhd.bz2", "HTTP Server returned 404 (expected 200 OK)"},
+		{"VHD", images.URL + "/missing.vhd.bz2", " HTTP Server returned 404 (expected 200 OK) "},
 		{"VHD", deadURL, "Failed to download template: Unable to establish connection with URL " + deadURL},
 		{"VHD", redirect.URL + "/moved.vhd", "Failed to download " + redirect.URL + "/moved.vhd due to redirection, response code: 302"},
 		{"VHD", images.add("/qcow-inside.vhd.bz2", bzipped(t, qcow)),
@@ -682,4 +682,22 @@ func TestTemplatesSurviveRestart(t *testing.T) {
 	if status, text := postImageTo(t, target, strings.TrimPrefix(s1.http.URL, "http://"), uploadHeaders(up), "image.vhd.bz2", img); status != 200 {
 		t.Fatalf("upload after restart: %d %s", status, text)
 	}
+}
+
+// TestRegisterTemplateCompressionSuffixes: UriUtils.COMMPRESSION_FORMATS are
+// zip, bz2 and gz; xz is refused at API time.
+func TestRegisterTemplateCompressionSuffixes(t *testing.T) {
+	s := startSim(t, Options{AllowLoopbackURLs: true})
+	images := newImageServer(t)
+	zone := zoneID(t, s, "Sandbox-simulator")
+	register := func(path string) response {
+		return s.call(map[string]string{"command": "registerTemplate", "name": "c", "displaytext": "c", "format": "VHD",
+			"hypervisor": "XenServer", "zoneid": zone, "ostypeid": osTypeID(t, s), "url": images.URL + path})
+	}
+	for _, ext := range []string{".vhd", ".vhd.zip", ".vhd.bz2", ".vhd.gz", ".VHD.GZ"} {
+		if r := register("/t" + ext); r.status != 200 {
+			t.Errorf("%s refused: %s", ext, r.raw)
+		}
+	}
+	register("/t.vhd.xz").wantError(t, "registertemplateresponse", 431, 9999, "Please specify a valid vhd")
 }
