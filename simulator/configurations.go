@@ -187,7 +187,7 @@ func listConfigurations(c *Call) (any, error) {
 // setting (ListCfgsByCmd.setScope leaves scope out at global scope).
 func (c *Call) configView(d *settingDef) map[string]any {
 	v := map[string]any{"category": d.category, "name": d.name, "description": d.description,
-		"isdynamic": d.dynamic, "component": d.component, "type": d.kind}
+		"isdynamic": d.dynamic, "component": d.component, "type": configValueType(d.kind)}
 	if val := c.st.settingValue(d.name); val != nil {
 		v["value"] = *val
 	}
@@ -195,6 +195,15 @@ func (c *Call) configView(d *settingDef) map[string]any {
 		v["defaultvalue"] = *d.defaultValue
 	}
 	return v
+}
+
+// configValueType is ConfigurationManagerImpl.parseConfigurationTypeIntoString
+// (Configuration.ValueType) for the modelled types.
+func configValueType(kind string) string {
+	if kind == configTypeInteger {
+		return "Number"
+	}
+	return "String"
 }
 
 // updateConfiguration is ConfigurationManagerImpl.updateConfiguration for

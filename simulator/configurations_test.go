@@ -35,11 +35,12 @@ func TestListConfigurationsShowsTheModelledSettings(t *testing.T) {
 	}
 	up := listSettings(t, s.client(), "upload.monitoring")
 	if len(up) != 1 || up[0].Value != "60" || up[0].Defaultvalue != "60" || !up[0].Isdynamic ||
-		up[0].Category != "Advanced" || up[0].Component != "ImageStoreUploadMonitor" || up[0].Scope != "" {
+		up[0].Category != "Advanced" || up[0].Component != "ImageStoreUploadMonitor" || up[0].Scope != "" ||
+		up[0].Type != "Number" {
 		t.Fatalf("upload.monitoring.interval = %+v", up)
 	}
 	sites := listSettings(t, s.client(), "secstorage.allowed.internal.sites")
-	if len(sites) != 1 || sites[0].Value != "" || sites[0].Defaultvalue != "" || sites[0].Isdynamic {
+	if len(sites) != 1 || sites[0].Value != "" || sites[0].Defaultvalue != "" || sites[0].Isdynamic || sites[0].Type != "String" {
 		t.Fatalf("secstorage.allowed.internal.sites = %+v", sites)
 	}
 	r := s.call(map[string]string{"command": "listConfigurations", "name": "secstorage.allowed.internal.sites"})
