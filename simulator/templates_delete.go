@@ -31,6 +31,8 @@ func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced boo
 	if t == nil || t.Removed != nil {
 		return paramError("Unable to find Template with id %s", internalIDText(t, idParam))
 	}
+	// TemplateManagerImpl.deleteTemplate: VMs using the template first, then
+	// the adapter's prepareDelete and delete
 	var users []string
 	for _, vm := range c.st.VMs {
 		// Hook: deployed VMs record their template; expunged ones no longer count.
