@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build demo test test-unit lint test-deps generate bench bench-stemcell bench-vm bench-registry agentsettings clean
+.PHONY: all build demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-registry agentsettings clean
 
 all: build
 
@@ -31,13 +31,16 @@ lint: ## gofmt and go vet
 test-deps: ## Debian packages the tests and the demo drive: the cloudstack CLI (cs), bzip2, xz-utils, curl, jq
 	./hack/ensure-test-deps.sh
 
-bench: bench-stemcell bench-vm bench-registry ## every benchmark, as tables beside their references
+bench: bench-stemcell bench-upload-monitor bench-vm bench-registry ## every benchmark, as tables beside their references
 
 bench-vm: ## create_vm and delete_vm against 2 s jobs: wall time beside the jobs' latency, and call counts
 	$(GO) test ./spec -run '^$$' -bench CreateVMJobLatency -benchtime 1x -timeout 10m
 
 bench-stemcell: ## publish a 1 GiB image by upload and by WebDAV; peak RSS and throughput beside curl's
 	$(GO) test ./spec -run '^$$' -bench StemcellPublish -benchtime 1x -timeout 30m
+
+bench-upload-monitor: ## create_stemcell by upload and WebDAV beside upload.monitoring.interval (1 s, 10 s, CloudStack's default 60 s)
+	$(GO) test ./spec -run '^$$' -bench StemcellUploadMonitor -benchtime 1x -timeout 20m
 
 bench-registry: ## GET/s and durable PUT/s of `serve`'s registry, run as a second process, over loopback
 	$(GO) test ./spec -run '^$$' -bench Registry -benchtime 1x -timeout 10m

@@ -1,8 +1,10 @@
 package cloudstack
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
+	"net"
+	"net/url"
 	"strings"
 	"time"
 
@@ -19,24 +21,56 @@ type Template struct {
 	IsReady    bool
 	Format     string
 	Hypervisor string
+	// DownloadStates are downloaddetails' downloadState, one per image store
+	// of the zone (VMTemplateStorageResourceAssoc.Status names).
+	DownloadStates []string
 }
 
-// Failed says CloudStack gave up on the template. CloudStack 4.22 shows
-// progress as a few fixed texts or "<n>% Downloaded"; anything else on a
-// template that is not ready is the secondary storage's error text.
+// Template states (VirtualMachineTemplate.State) that are final failures.
+// listTemplates has no state field: getTemplateStatus shows the state's
+// name as the status when the copy is in no download state and has no
+// error string, which is how a failed or abandoned upload shows.
+const (
+	TemplateUploadError     = "UploadError"
+	TemplateUploadAbandoned = "UploadAbandoned"
+)
+
+// failedDownloadStates are the download states CloudStack leaves a copy in
+// when it gave up: BaseImageStoreDriverImpl fails the registration on
+// DOWNLOAD_ERROR, ABANDONED and UNKNOWN answers, and ImageStoreUploadMonitorImpl
+// ends failed uploads in DOWNLOAD_ERROR, ABANDONED or UPLOAD_ERROR.
+var failedDownloadStates = map[string]bool{"DOWNLOAD_ERROR": true, "ABANDONED": true, "UNKNOWN": true, "UPLOAD_ERROR": true}
+
+// Failed says CloudStack gave up on the template, judged from explicit
+// signals only: every image store's download state is a failure, or the
+// status names a failed upload state. An error text in the status (the
+// SSVM's) comes only with such a download state, so it is the reason, not a
+// signal of its own; every other status and state - NotUploaded, Active,
+// "", n% Downloaded - is progress.
 func (t Template) Failed() bool {
 	if t.IsReady {
 		return false
 	}
-	switch t.Status {
-	case "", "Processing", "Installing Template", "Download Complete", "Bypassed Secondary Storage",
-		"Not Uploaded", "Upload in Progress", "Uploaded":
-		return false
+	if t.Status == TemplateUploadError || t.Status == TemplateUploadAbandoned {
+		return true
 	}
-	return !progressStatus.MatchString(t.Status)
+	for _, s := range t.DownloadStates {
+		if !failedDownloadStates[s] {
+			return false
+		}
+	}
+	return len(t.DownloadStates) > 0
 }
 
-var progressStatus = regexp.MustCompile(`^\d{1,3}% (Downloaded|Uploaded)$|^[A-Z_]+_IN_PROGRESS$|^NOT_DOWNLOADED$|^NOT_UPLOADED$`)
+// Progress is the status for an operator: CloudStack's, or the download
+// states while the status is the empty error string a registration starts
+// with.
+func (t Template) Progress() string {
+	if t.Status == "" {
+		return strings.Join(t.DownloadStates, ", ")
+	}
+	return t.Status
+}
 
 // TemplateSpec is what registering a template needs.
 type TemplateSpec struct {
@@ -155,8 +189,12 @@ func (c *Client) listTemplates(p *csgo.ListTemplatesParams) ([]Template, error) 
 	}
 	out := make([]Template, 0, len(resp.Templates))
 	for _, t := range resp.Templates {
-		out = append(out, Template{ID: t.Id, Name: t.Name, ZoneID: t.Zoneid, Status: t.Status, IsReady: t.Isready,
-			Format: t.Format, Hypervisor: t.Hypervisor})
+		row := Template{ID: t.Id, Name: t.Name, ZoneID: t.Zoneid, Status: t.Status, IsReady: t.Isready,
+			Format: t.Format, Hypervisor: t.Hypervisor}
+		for _, d := range t.Downloaddetails {
+			row.DownloadStates = append(row.DownloadStates, d["downloadState"])
+		}
+		out = append(out, row)
 	}
 	return out, nil
 }
@@ -193,10 +231,16 @@ func (e *TemplateTimeoutError) Error() string {
 // TemplateFailedError carries the status text CloudStack gave up with.
 type TemplateFailedError struct {
 	ID, ZoneID, Status string
+	DownloadStates     []string
 }
 
 func (e *TemplateFailedError) Error() string {
-	return fmt.Sprintf("CloudStack could not install template %s in zone %s: %s", e.ID, e.ZoneID, e.Status)
+	status := e.Status
+	if status == "" {
+		status = "no error text"
+	}
+	return fmt.Sprintf("CloudStack could not install template %s in zone %s: %s (download state %s)",
+		e.ID, e.ZoneID, status, strings.Join(e.DownloadStates, ", "))
 }
 
 // WaitTemplate polls listTemplates until template id is ready in every zone,
@@ -241,12 +285,51 @@ func pendingCopies(id string, zoneIDs []string, copies []Template) ([]Template, 
 		case !ok:
 			pending = append(pending, Template{ID: id, ZoneID: z, Status: "not yet listed"})
 		case t.Failed():
-			return nil, &TemplateFailedError{ID: id, ZoneID: z, Status: t.Status}
+			return nil, &TemplateFailedError{ID: id, ZoneID: z, Status: t.Status, DownloadStates: t.DownloadStates}
 		case !t.IsReady:
 			pending = append(pending, t)
 		}
 	}
 	return pending, nil
+}
+
+// IsTemplateBusy says CloudStack refused to delete a template because a
+// transfer is pending: TemplateAdapterBase.prepareDelete while the template
+// is NotUploaded or UploadInProgress (which lasts until the upload monitor
+// finishes or abandons it), HypervisorTemplateAdapter.delete while a copy
+// is DOWNLOAD_IN_PROGRESS.
+func IsTemplateBusy(err error) bool {
+	var api *APIError
+	if !errors.As(err, &api) {
+		return false
+	}
+	return strings.Contains(api.Text, "is either getting uploaded or it may be initiated shortly") ||
+		strings.Contains(api.Text, "not currently being downloaded")
+}
+
+// InternalSiteHint is what an operator needs when CloudStack failed to
+// download a template from url: for a host with a private (RFC 1918)
+// address, that the secondary storage VM reaches such hosts only in the
+// networks of the global setting secstorage.allowed.internal.sites, which
+// CloudStack hands to the SSVM when the management server and the SSVM
+// start. "" for any other host.
+func InternalSiteHint(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	ip := net.ParseIP(u.Hostname())
+	if ip == nil || ip.To4() == nil || !ip.IsPrivate() {
+		return ""
+	}
+	return fmt.Sprintf("CloudStack's secondary storage VM downloads from a private address such as %s only if the "+
+		"global setting secstorage.allowed.internal.sites lists its network: add the director's network (e.g. %s) "+
+		"to it, then restart the management server and the secondary storage VM, which read it when they start",
+		ip, privateNetwork(ip))
+}
+
+func privateNetwork(ip net.IP) string {
+	return (&net.IPNet{IP: ip.Mask(net.CIDRMask(24, 32)), Mask: net.CIDRMask(24, 32)}).String()
 }
 
 // DeleteTemplate deletes template id from every zone, waiting for the job.

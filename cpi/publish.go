@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
@@ -73,7 +72,7 @@ func (p publisher) byWebDAV() (string, error) {
 		// Stop serving first: a download still running then fails, and
 		// CloudStack lets a failed template be deleted.
 		_ = srv.Close(0)
-		return "", p.discard(id, err)
+		return "", p.discard(id, withSiteHint(err, url))
 	}
 	return id, nil
 }
@@ -130,34 +129,53 @@ func (p publisher) byDaemon() (string, error) {
 	if err := p.wait(id, p.spec.ZoneIDs, deadline); err != nil {
 		// Take the image back first, so that no download starts again.
 		remove()
-		return "", p.discard(id, err)
+		return "", p.discard(id, withSiteHint(err, image.URL))
 	}
 	return id, nil
 }
 
 func (p publisher) wait(id string, zones []string, deadline time.Time) error {
 	report := func(t cloudstack.Template) {
-		p.log("template %s in zone %s: %s", id, t.ZoneID, t.Status)
+		p.log("template %s in zone %s: %s", id, t.ZoneID, t.Progress())
 	}
 	return p.cpi.cloud.WaitTemplate(id, zones, time.Until(deadline), report)
 }
 
+// withSiteHint adds, to CloudStack's failure to download url, what to do
+// when url's host is private: the SSVM's routes to private networks.
+func withSiteHint(err error, url string) error {
+	var failed *cloudstack.TemplateFailedError
+	if hint := cloudstack.InternalSiteHint(url); hint != "" && errors.As(err, &failed) {
+		return fmt.Errorf("%w; %s", err, hint)
+	}
+	return err
+}
+
 // discard deletes a template that will never be a stemcell; if that fails
 // too, the operator learns of both. CloudStack refuses to delete a template
-// while a transfer is still running, so that refusal is waited out.
+// while a transfer is pending - an upload it has not finished or abandoned
+// yet, a download in progress - so that refusal is waited out for a while.
 func (p publisher) discard(id string, cause error) error {
 	p.log("deleting template %s after: %s", id, cause)
 	deadline := time.Now().Add(discardPatience)
 	delay := time.Second
+	waited := false
 	for {
 		err := p.cpi.cloud.DeleteTemplate(id)
-		if err == nil {
+		switch {
+		case err == nil && waited:
+			return fmt.Errorf("%w (template %s deleted once CloudStack let go of its pending transfer)", cause, id)
+		case err == nil:
 			return fmt.Errorf("%w (template %s deleted)", cause, id)
-		}
-		if !transferBusy(err) || time.Now().Add(delay).After(deadline) {
+		case cloudstack.IsTemplateBusy(err) && time.Now().Add(delay).After(deadline):
+			return fmt.Errorf("%w; CloudStack still refuses to delete the half-made template %s after %s: %v. "+
+				"It gives up an upload that never started after upload.operation.timeout (60 minutes by default) "+
+				"and a download when it fails; delete the template then", cause, id, discardPatience, err)
+		case !cloudstack.IsTemplateBusy(err):
 			return fmt.Errorf("%w; deleting the half-made template %s failed too: %v", cause, id, err)
 		}
 		p.log("template %s is still transferring; deleting it again in %s", id, delay)
+		waited = true
 		time.Sleep(delay)
 		delay = min(2*delay, 10*time.Second)
 	}
@@ -166,15 +184,6 @@ func (p publisher) discard(id string, cause error) error {
 // discardPatience bounds how long a failed create_stemcell waits for
 // CloudStack to let go of its template.
 const discardPatience = 3 * time.Minute
-
-func transferBusy(err error) bool {
-	var api *cloudstack.APIError
-	if !errors.As(err, &api) {
-		return false
-	}
-	t := strings.ToLower(api.Text)
-	return strings.Contains(t, "currently being downloaded") || strings.Contains(t, "getting uploaded")
-}
 
 func (p publisher) log(format string, args ...any) {
 	p.cpi.logger.Info("stemcell", format, args...)

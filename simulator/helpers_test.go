@@ -41,9 +41,20 @@ func startSim(t *testing.T, opts Options) *testSim {
 	return startSimNoKeys(t, opts)
 }
 
+// testUploadMonitorInterval is how often the upload monitor of a test
+// simulator polls unless the test sets Options.UploadMonitorInterval; a
+// negative value there keeps the setting's own (60 s).
+const testUploadMonitorInterval = 20 * time.Millisecond
+
 // startSimNoKeys starts a simulator whose admin has only the keys opts names.
 func startSimNoKeys(t *testing.T, opts Options) *testSim {
 	t.Helper()
+	switch {
+	case opts.UploadMonitorInterval == 0:
+		opts.UploadMonitorInterval = testUploadMonitorInterval
+	case opts.UploadMonitorInterval < 0:
+		opts.UploadMonitorInterval = 0
+	}
 	srv, err := New(opts)
 	if err != nil {
 		t.Fatal(err)

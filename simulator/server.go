@@ -12,6 +12,7 @@ import (
 	"cmp"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -43,6 +44,16 @@ type Options struct {
 	// picking the work up, installing the image. Zero runs them as fast as
 	// the bytes move.
 	TemplateLatency time.Duration
+	// UploadMonitorInterval sets upload.monitoring.interval at start (the
+	// setting shows it in whole seconds, rounded up); zero keeps the stored
+	// setting (60 s by default). The management server's upload monitor
+	// notices a finished POST upload only on its next poll.
+	UploadMonitorInterval time.Duration
+	// UploadOperationTimeout sets upload.operation.timeout at start (the
+	// setting shows whole minutes, rounded up): how long upload parameters
+	// stay valid and after which a pending upload is abandoned or failed.
+	// Zero keeps the stored setting (60 minutes by default).
+	UploadOperationTimeout time.Duration
 	// ExtraZones adds advanced zones with these names next to
 	// Sandbox-simulator (each with a pod, a cluster and a host of the same
 	// hypervisor), e.g. for copyTemplate. A loaded state gains the ones it
@@ -52,9 +63,9 @@ type Options struct {
 	Faults []Fault
 	// FaultSeed seeds probabilistic fault rules; 0 means 1.
 	FaultSeed int64
-	// ExpungeInterval and ExpungeDelay are the expunge.interval and
-	// expunge.delay global settings (seconds) the expunge thread starts with;
-	// zero means CloudStack's default, 86400.
+	// ExpungeInterval and ExpungeDelay set the expunge.interval and
+	// expunge.delay global settings (seconds) at start; zero keeps the stored
+	// settings (CloudStack's default, 86400).
 	ExpungeInterval, ExpungeDelay int
 	// Logger gets one line per API request (method, command, status,
 	// latency; never parameters). Nil discards.
@@ -69,6 +80,10 @@ type Server struct {
 	reqlog  requestLog
 	handler http.Handler
 	xfer    *transfers // template downloads, uploads and copies
+	// ssvmSites are the networks the secondary storage VM routes to through
+	// the management network: secstorage.allowed.internal.sites as it was at
+	// start (templates_register.go).
+	ssvmSites []*net.IPNet
 
 	mu       sync.Mutex // guards everything below
 	st       *state
@@ -103,6 +118,8 @@ func New(opts Options) (*Server, error) {
 	if err := s.loadOrSeed(); err != nil {
 		return nil, err
 	}
+	s.ssvmSites = internalSites(s.st.setting(settingInternalSites))
+	s.startUploadMonitor()
 	s.handler = s.routes()
 	s.startExpungeTask()
 	return s, nil
@@ -128,6 +145,10 @@ func (s *Server) loadOrSeed() error {
 		}
 	}
 	seedExtraZones(st, s.opts.ExtraZones, st.firstZoneHypervisor(), s.now())
+	st.presetDurationSetting(settingUploadInterval, s.opts.UploadMonitorInterval, time.Second)
+	st.presetDurationSetting(settingUploadTimeout, s.opts.UploadOperationTimeout, time.Minute)
+	st.presetDurationSetting(settingExpungeInterval, time.Duration(s.opts.ExpungeInterval)*time.Second, time.Second)
+	st.presetDurationSetting(settingExpungeDelay, time.Duration(s.opts.ExpungeDelay)*time.Second, time.Second)
 	if st.UploadKey == "" {
 		st.UploadKey = newKey()
 	}

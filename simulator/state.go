@@ -50,6 +50,10 @@ type state struct {
 	VMs  []*VirtualMachine `json:"virtualmachines"`
 	Jobs []*Job            `json:"jobs"`
 
+	// Settings are the global settings an operator changed (configurations.go);
+	// a nil value is SQL NULL.
+	Settings map[string]*string `json:"settings,omitempty"`
+
 	Templates []*Template `json:"templates"`
 	// UploadKey signs template upload parameters (CloudStack's SSVM PSK).
 	UploadKey string `json:"uploadkey"`

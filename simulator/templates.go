@@ -49,12 +49,20 @@ type TemplateCopy struct {
 	ZoneID        string     `json:"zoneid"`
 	DownloadState string     `json:"downloadstate"` // NOT_DOWNLOADED, DOWNLOAD_IN_PROGRESS, DOWNLOADED, DOWNLOAD_ERROR, NOT_UPLOADED, ABANDONED
 	Percent       int        `json:"downloadpercent"`
-	ErrorString   string     `json:"errorstring,omitempty"`
+	ErrorString   *string    `json:"errorstring,omitempty"`  // nil is SQL NULL, which getTemplateStatus tells from ""
 	Size          int64      `json:"size,omitempty"`         // virtual size
 	PhysicalSize  int64      `json:"physicalsize,omitempty"` // bytes on the image store
-	UploadState   string     `json:"uploadstate,omitempty"`  // the SSVM's upload entity: IN_PROGRESS, COMPLETED, ERROR
 	Created       time.Time  `json:"created"`
 	Removed       *time.Time `json:"removed,omitempty"`
+
+	// The SSVM's upload entity for a POSTed template, which the management
+	// server learns of only when its upload monitor polls (upload_monitor.go):
+	// its status (IN_PROGRESS, COMPLETED, ERROR; "" when the SSVM has none),
+	// percentage and, once installed, the image's sizes.
+	UploadState        string `json:"uploadstate,omitempty"`
+	UploadPercent      int    `json:"uploadpercent,omitempty"`
+	UploadSize         int64  `json:"uploadsize,omitempty"`
+	UploadPhysicalSize int64  `json:"uploadphysicalsize,omitempty"`
 }
 
 // Download states (VMTemplateStorageResourceAssoc.Status).
@@ -65,6 +73,7 @@ const (
 	dlError         = "DOWNLOAD_ERROR"
 	dlNotUploaded   = "NOT_UPLOADED"
 	dlAbandoned     = "ABANDONED"
+	dlBypassed      = "BYPASSED"
 )
 
 // Template states (VirtualMachineTemplate.State).
@@ -84,10 +93,16 @@ const (
 	uploadError      = "ERROR"
 )
 
+// ready is TemplateJoinDaoImpl's isready: the template_store_ref state is
+// Ready, which every path that sets DOWNLOADED sets with it
+// (TemplateServiceImpl's create callback, ImageStoreUploadMonitorImpl's
+// COMPLETED case), and no other path does.
 func (cp *TemplateCopy) ready() bool { return cp.DownloadState == dlDownloaded }
 
-// status is TemplateJoinDaoImpl.getTemplateStatus (4.22).
-func (cp *TemplateCopy) status() string {
+// status is TemplateJoinDaoImpl.getTemplateStatus: its initial "Processing"
+// is always overwritten. Outside the download states it is the error string
+// when one is stored (even an empty one), else the template's state name.
+func (cp *TemplateCopy) status(t *Template) string {
 	switch {
 	case cp.DownloadState == dlDownloaded:
 		return "Download Complete"
@@ -95,11 +110,16 @@ func (cp *TemplateCopy) status() string {
 		return "Installing Template"
 	case cp.DownloadState == dlInProgress:
 		return fmt.Sprintf("%d%% Downloaded", cp.Percent)
-	case strings.TrimSpace(cp.ErrorString) != "":
-		return strings.TrimSpace(cp.ErrorString)
+	case cp.DownloadState == dlBypassed:
+		return "Bypassed Secondary Storage"
+	case cp.ErrorString == nil:
+		return t.State
 	}
-	return "Processing"
+	return *cp.ErrorString
 }
+
+// errorText is a value for TemplateCopy.ErrorString.
+func errorText(s string) *string { return &s }
 
 // copyIn is the template's live copy in a zone, nil if none.
 func (t *Template) copyIn(zoneID string) *TemplateCopy {
@@ -192,16 +212,13 @@ type templateRow struct {
 
 // templateFilters are VirtualMachineTemplate.TemplateFilter's values; the
 // parameter is matched case-sensitively (TemplateFilter.valueOf).
-var templateFilters = []string{"featured", "self", "selfexecutable", "sharedexecutable", "executable", "community", "all"}
+var templateFilters = []string{"featured", "self", "selfexecutable", "shared", "sharedexecutable", "executable", "community", "system", "all"}
 
 func listTemplates(c *Call) (any, error) {
 	p := c.Params
 	filter := p.Get("templatefilter")
 	if !slices.Contains(templateFilters, filter) {
 		return nil, serverParamError("No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.%s", filter)
-	}
-	if c.st.abandonUploads(c.srv.now()) {
-		c.changed()
 	}
 	showRemoved := p.Bool("showremoved", false)
 	var rows []templateRow
@@ -239,8 +256,10 @@ func (c *Call) filterAdmits(filter string, r templateRow) bool {
 		return own
 	case "selfexecutable":
 		return own && ready
-	case "sharedexecutable":
+	case "shared", "sharedexecutable":
 		return false // no launch permissions are ever granted
+	case "system":
+		return r.t.Type == "SYSTEM"
 	case "executable":
 		return (own || r.t.Public || r.t.Featured) && (ready || c.Account.Type == 1 && c.Params.Get("account") == "")
 	case "community":
@@ -249,7 +268,7 @@ func (c *Call) filterAdmits(filter string, r templateRow) bool {
 	return c.Account.Type == 1 || own // all
 }
 
-// templateView is TemplateResponse for one zone copy (admin view).
+// templateView is TemplateJoinDaoImpl.newTemplateResponse for one zone copy.
 func (c *Call) templateView(r templateRow) map[string]any {
 	t, cp := r.t, r.cp
 	v := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "ispublic": t.Public,
@@ -257,12 +276,16 @@ func (c *Call) templateView(r templateRow) map[string]any {
 		"format": t.Format, "isfeatured": t.Featured, "crossZones": t.CrossZones, "templatetype": t.Type,
 		"hypervisor": t.Hypervisor, "isextractable": t.Extractable && t.Type != "SYSTEM", "bits": t.Bits,
 		"sshkeyenabled": t.SSHKeyEnabled, "isdynamicallyscalable": t.DynamicallyScalable, "directdownload": false,
-		"deployasis": t.DeployAsIs, "requireshvm": t.RequiresHVM, "status": cp.status(), "hasannotations": false,
+		"deployasis": t.DeployAsIs, "requireshvm": t.RequiresHVM, "hasannotations": false,
 		"arch": "x86_64", "forcks": false, "tags": []any{}, "details": orEmpty(t.Details),
 		"downloaddetails": []map[string]string{{"datastore": c.st.imageStoreName(cp.ZoneID),
 			"downloadPercent": itoa(cp.Percent), "downloadState": cp.DownloadState}}}
-	if t.URL != "" {
-		v["url"] = t.URL
+	// status and url only in the full (admin) view or for the owner
+	if c.Account.Type == 1 || c.Account.Type == 2 || t.AccountID == c.Account.ID {
+		v["status"] = cp.status(t)
+		if t.URL != "" {
+			v["url"] = t.URL
+		}
 	}
 	if z := c.st.zone(cp.ZoneID); z != nil {
 		v["zoneid"], v["zonename"] = z.ID, z.Name

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 )
 
 // deleteTemplate removes a template from one zone or all (TemplateManagerImpl.deleteTemplate
@@ -29,12 +28,11 @@ func deleteTemplate(c *Call) (*asyncJob, error) {
 }
 
 func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced bool) *APIError {
-	if c.st.abandonUploads(c.srv.now()) {
-		c.changed()
-	}
 	if t == nil || t.Removed != nil {
 		return paramError("Unable to find Template with id %s", internalIDText(t, idParam))
 	}
+	// TemplateManagerImpl.deleteTemplate: VMs using the template first, then
+	// the adapter's prepareDelete and delete
 	var users []string
 	for _, vm := range c.st.VMs {
 		// Hook: deployed VMs record their template; expunged ones no longer count.
@@ -49,6 +47,7 @@ func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced boo
 		}
 		return paramError("%s", msg)
 	}
+	// TemplateAdapterBase.prepareDelete
 	if t.Format == "ISO" {
 		return paramError("Please specify a valid Template.")
 	}
@@ -64,6 +63,8 @@ func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced boo
 			doomed = append(doomed, cp)
 		}
 	}
+	// HypervisorTemplateAdapter.delete: a CloudRuntimeException (530), so an
+	// upload the monitor has seen start (DOWNLOAD_IN_PROGRESS) is refused too
 	for _, cp := range doomed {
 		if cp.DownloadState == dlInProgress {
 			return internalError("Please specify a template that is not currently being downloaded.")
@@ -219,22 +220,4 @@ func (c *Call) copyPlan(t *Template) ([]*Zone, *TemplateCopy, *APIError) {
 		return nil, nil, paramError("There is no Template %s ready on image store.", t.describe())
 	}
 	return dests, source, nil
-}
-
-// abandonUploads marks templates whose upload never started within the
-// upload timeout as abandoned, as ImageStoreUploadMonitorImpl does. It
-// reports whether anything changed.
-func (st *state) abandonUploads(now time.Time) bool {
-	changed := false
-	for _, t := range st.Templates {
-		if t.Removed != nil || t.State != tsNotUploaded || now.Sub(t.Created) <= uploadTimeout {
-			continue
-		}
-		t.State = tsUploadAbandoned
-		for _, cp := range t.liveCopies() {
-			cp.DownloadState = dlAbandoned
-		}
-		changed = true
-	}
-	return changed
 }

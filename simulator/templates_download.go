@@ -40,7 +40,7 @@ func (s *Server) withCopy(templateID, zoneID string, persist bool, fn func(t *Te
 // is not ready and its status shows the error text.
 func (s *Server) failCopy(templateID, zoneID, text string) {
 	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
-		cp.DownloadState, cp.ErrorString = dlError, text
+		cp.DownloadState, cp.ErrorString = dlError, errorText(text)
 	})
 	s.xfer.removeImage(templateID, zoneID)
 }
@@ -69,6 +69,10 @@ func (s *Server) download(ctx context.Context, id, zoneID, url, format string) {
 	if !pause(ctx, s.opts.TemplateLatency) {
 		return
 	}
+	if text := s.ssvmUnreachable(url); text != "" {
+		s.failCopy(id, zoneID, text)
+		return
+	}
 	size, err := remoteSize(ctx, url)
 	if ctx.Err() != nil {
 		return
@@ -82,7 +86,7 @@ func (s *Server) download(ctx context.Context, id, zoneID, url, format string) {
 		return
 	}
 	if !s.withCopy(id, zoneID, true, func(t *Template, cp *TemplateCopy) {
-		cp.DownloadState, cp.Percent, cp.ErrorString = dlInProgress, 0, ""
+		cp.DownloadState, cp.Percent, cp.ErrorString = dlInProgress, 0, nil
 	}) {
 		return
 	}
@@ -125,7 +129,7 @@ func (s *Server) install(ctx context.Context, id, zoneID, file, url, format stri
 		return
 	}
 	if !s.withCopy(id, zoneID, true, func(t *Template, cp *TemplateCopy) {
-		cp.DownloadState, cp.Percent, cp.ErrorString = dlDownloaded, 100, ""
+		cp.DownloadState, cp.Percent, cp.ErrorString = dlDownloaded, 100, nil
 		cp.Size, cp.PhysicalSize = info.VirtualSize, info.PhysicalSize
 	}) {
 		_ = os.Remove(file)
@@ -167,13 +171,14 @@ func (s *Server) fetch(ctx context.Context, id, zoneID, url, dst string, size in
 	case resp.StatusCode == http.StatusMovedPermanently || resp.StatusCode == http.StatusFound:
 		return fmt.Errorf("Failed to download %s due to redirection, response code: %d", url, resp.StatusCode)
 	case resp.StatusCode != http.StatusOK:
-		return fmt.Errorf("HTTP Server returned %d (expected 200 OK)", resp.StatusCode)
+		// HttpTemplateDownloader.checkServerResponse, spaces included
+		return fmt.Errorf(" HTTP Server returned %d (expected 200 OK) ", resp.StatusCode)
 	}
 	if size < 0 {
 		size = resp.ContentLength
 	}
 	if size < 0 {
-		return errors.New("Failed to receive length of download")
+		return errors.New(" Failed to receive length of download ") // HttpTemplateDownloader.tryAndGetRemoteSize
 	}
 	f, err := os.Create(dst)
 	if err != nil {
@@ -242,7 +247,7 @@ func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, siz
 		return false
 	}
 	if !s.withCopy(id, dstZone, true, func(t *Template, cp *TemplateCopy) {
-		cp.DownloadState, cp.Percent, cp.ErrorString = dlInProgress, 0, ""
+		cp.DownloadState, cp.Percent, cp.ErrorString = dlInProgress, 0, nil
 	}) {
 		return false
 	}
@@ -276,7 +281,7 @@ func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, siz
 		return false
 	}
 	return s.withCopy(id, dstZone, true, func(t *Template, cp *TemplateCopy) {
-		cp.DownloadState, cp.Percent, cp.ErrorString = dlDownloaded, 100, ""
+		cp.DownloadState, cp.Percent, cp.ErrorString = dlDownloaded, 100, nil
 		cp.Size, cp.PhysicalSize = size, physical
 	})
 }
@@ -303,23 +308,24 @@ func copyFile(src, dst string, report func(int)) error {
 	return err
 }
 
-// failInterruptedTransfers marks downloads and uploads a previous run left
-// unfinished as failed: their bytes went with that run's image directory.
+// failInterruptedTransfers marks downloads a previous run left unfinished
+// as failed: their bytes went with that run's image directory. The SSVM's
+// upload entities lived in its memory, so after a restart its answer to the
+// upload monitor is UNKNOWN for every pending upload
+// (ImageStoreUploadMonitorImpl then abandons a NotUploaded template after
+// upload.operation.timeout and leaves an UploadInProgress one as it is).
 func (st *state) failInterruptedTransfers() {
 	for _, t := range st.Templates {
 		if t.Removed != nil {
 			continue
 		}
 		for _, cp := range t.Copies {
-			if cp.Removed != nil {
-				continue
-			}
 			switch {
-			case cp.UploadState == "" && (cp.DownloadState == dlNotDownloaded || cp.DownloadState == dlInProgress):
-				cp.DownloadState, cp.ErrorString = dlError, "Failed to download template: interrupted by a restart of the simulator"
-			case cp.UploadState != "" && cp.DownloadState == dlInProgress:
-				cp.DownloadState, cp.UploadState = dlError, uploadError
-				t.State = tsUploadError
+			case cp.Removed != nil:
+			case cp.UploadState != "":
+				cp.UploadState, cp.UploadPercent = "", 0
+			case cp.DownloadState == dlNotDownloaded || cp.DownloadState == dlInProgress:
+				cp.DownloadState, cp.ErrorString = dlError, errorText("Failed to download template: interrupted by a restart of the simulator")
 			}
 		}
 	}

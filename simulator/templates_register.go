@@ -152,7 +152,10 @@ func registerTemplate(c *Call) (any, error) {
 	now := c.srv.now()
 	views := []map[string]any{}
 	for _, z := range zones {
-		cp := &TemplateCopy{ZoneID: z.ID, DownloadState: dlNotDownloaded, Created: now}
+		// The DownloadListener's constructor reports DownloadAnswer("",
+		// NOT_DOWNLOADED) at once: the error string is "" from the start
+		// (BaseImageStoreDriverImpl.createTemplateAsyncCallback).
+		cp := &TemplateCopy{ZoneID: z.ID, DownloadState: dlNotDownloaded, ErrorString: errorText(""), Created: now}
 		t.Copies = append(t.Copies, cp)
 		views = append(views, c.templateView(templateRow{t, cp}))
 	}
@@ -197,8 +200,8 @@ func (c *Call) newTemplate(format, hv string, deployAsIs bool) (*Template, *APIE
 	return t, nil
 }
 
-// extensionsByFormat are UriUtils' SUPPORTED_EXTENSIONS_BY_FORMAT (4.22, with
-// xz), without .metalink, which the simulator cannot follow.
+// extensionsByFormat are UriUtils' SUPPORTED_EXTENSIONS_BY_FORMAT, without
+// .metalink, which the simulator cannot follow.
 var extensionsByFormat = map[string][]string{
 	"vhd": {"vhd"}, "vhdx": {"vhdx"}, "qcow2": {"qcow2", "img"}, "ova": {"ova"}, "tar": {"tar"},
 	"raw": {"img", "raw"}, "vmdk": {"vmdk"}, "iso": {"iso"},
@@ -206,7 +209,7 @@ var extensionsByFormat = map[string][]string{
 
 func pathHasExtension(lowerPath string, bases []string) bool {
 	for _, b := range bases {
-		for _, comp := range []string{"", ".zip", ".bz2", ".gz", ".xz"} {
+		for _, comp := range []string{"", ".zip", ".bz2", ".gz"} { // UriUtils.COMMPRESSION_FORMATS
 			if strings.HasSuffix(lowerPath, "."+b+comp) {
 				return true
 			}
@@ -216,9 +219,11 @@ func pathHasExtension(lowerPath string, bases []string) bool {
 }
 
 // validateTemplateURL is UriUtils.validateUrl(format, url): an http(s) URL
-// on a host the secondary storage VM may download from, whose path ends in
-// an extension of the format. Errors are IllegalArgumentExceptions: 431 with
-// cserrorcode 9999.
+// whose host is not any-local, link-local, loopback or multicast (private
+// hosts pass: whether the SSVM reaches them shows when it downloads) and
+// whose path ends in an extension of the format. Errors are
+// IllegalArgumentExceptions: 431 with cserrorcode 9999. Departure: with
+// AllowLoopbackURLs loopback hosts pass, for tests serving images locally.
 func (s *Server) validateTemplateURL(format, rawURL string) *APIError {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -251,11 +256,6 @@ func (s *Server) validateTemplateURL(format, rawURL string) *APIError {
 	case ip.IsLoopback() && s.opts.AllowLoopbackURLs && host != "":
 	case ip.IsUnspecified() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsLoopback() || ip.IsMulticast():
 		return serverParamError("Illegal host specified in url")
-	case ip.IsPrivate():
-		// The SSVM only reaches datacenter-internal hosts listed in
-		// secstorage.allowed.internal.sites, which the simulator leaves empty.
-		return serverParamError("Illegal host specified in url: %s is a private address and "+
-			"secstorage.allowed.internal.sites does not list it", ip)
 	}
 	if ip.To4() == nil {
 		return serverParamError("IPV6 addresses not supported (%s)", ip)
@@ -272,6 +272,60 @@ func (s *Server) validateTemplateURL(format, rawURL string) *APIError {
 		return serverParamError("Please specify a valid URL. URL:%s is an invalid for the format %s", u.Path, strings.ToLower(format))
 	}
 	return nil
+}
+
+// internalSites parses secstorage.allowed.internal.sites as
+// SecondaryStorageManagerImpl.generateVMSetupCommand hands it to the SSVM
+// (comma-separated CIDRs or addresses), leaving out 0.0.0.0 sites, which the
+// setting's description says are not valid.
+func internalSites(value string) []*net.IPNet {
+	var nets []*net.IPNet
+	for _, site := range strings.Split(value, ",") {
+		site = strings.TrimSpace(site)
+		if !strings.Contains(site, "/") {
+			site += "/32"
+		}
+		_, n, err := net.ParseCIDR(site)
+		if err == nil && n.IP.To4() != nil && !n.IP.Equal(net.IPv4zero) {
+			nets = append(nets, n)
+		}
+	}
+	return nets
+}
+
+// ssvmUnreachable is the error of a download the SSVM cannot route: it
+// reaches a site-local (RFC 1918) host only through the routes
+// NfsSecondaryStorageResource adds on SecStorageVMSetupCommand for the
+// internal sites; any other goes out of its public interface and gets no
+// answer, and HttpTemplateDownloader.download stores the IOException's
+// message (its connection manager sets no timeout: the kernel's connect
+// timeout ends it, java.net.ConnectException). "" when the download can go
+// ahead. Departures: the simulator does not try the connection, and fails at
+// once rather than after the kernel's two minutes or so.
+func (s *Server) ssvmUnreachable(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	ip := net.ParseIP(u.Hostname())
+	if ip == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		ips, err := net.DefaultResolver.LookupIP(ctx, "ip4", u.Hostname())
+		cancel()
+		if err != nil || len(ips) == 0 {
+			return ""
+		}
+		ip = ips[0]
+	}
+	if ip = ip.To4(); ip == nil || !ip.IsPrivate() {
+		return ""
+	}
+	for _, n := range s.ssvmSites {
+		if n.Contains(ip) {
+			return ""
+		}
+	}
+	return "Connection timed out"
 }
 
 // urlPath is a URL's path, for the extension checks.

@@ -180,7 +180,7 @@ func waitTemplate(t *testing.T, s *testSim, id, zone string, done func(*cloudsta
 }
 
 func settled(row *cloudstack.Template) bool {
-	return row.Isready || strings.HasPrefix(row.Status, "Failed") || strings.HasPrefix(row.Status, "HTTP")
+	return row.Isready || strings.HasPrefix(row.Status, "Failed") || strings.HasPrefix(strings.TrimSpace(row.Status), "HTTP")
 }
 
 func TestRegisterTemplateDownloadsWithProgress(t *testing.T) {
@@ -201,7 +201,7 @@ func TestRegisterTemplateDownloadsWithProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := r.RegisterTemplate[0]
-	if r.Count != 1 || got.Isready || got.Status != "Processing" || got.Format != "VHD" || got.Hypervisor != "XenServer" ||
+	if r.Count != 1 || got.Isready || got.Status != "" || got.Format != "VHD" || got.Hypervisor != "XenServer" ||
 		got.Zoneid != zone || got.Templatetype != "USER" || got.Ispublic || got.Bits != 64 || !got.Requireshvm ||
 		got.Checksum != "abc" || got.Account != "admin" || got.Url != url {
 		t.Fatalf("registerTemplate answered %+v", got)
@@ -278,8 +278,9 @@ func TestRegisterTemplateRefusesBadInput(t *testing.T) {
 		{with("url", "http://127.0.0.1:8080/t.vhd.bz2"), 9999, "Illegal host specified in url"},
 		{with("url", "http://localhost/t.vhd"), 9999, "Illegal host specified in url"},
 		{with("url", "http://169.254.169.254/t.vhd"), 9999, "Illegal host specified in url"},
-		{with("url", "http://10.1.2.3/t.vhd"), 9999, "Illegal host specified in url: 10.1.2.3 is a private address and secstorage.allowed.internal.sites does not list it"},
-		{with("url", "http://192.168.1.1/t.vhd"), 9999, "Illegal host specified in url: 192.168.1.1 is a private address and secstorage.allowed.internal.sites does not list it"},
+		{with("url", "http://0.0.0.0/t.vhd"), 9999, "Illegal host specified in url"},
+		{with("url", "http://224.0.0.1/t.vhd"), 9999, "Illegal host specified in url"},
+		{with("url", "http://198.51.100.7/t.vhd.xz"), 9999, "Please specify a valid vhd"},
 		{with("url", "http://[2001:db8::1]/t.vhd"), 9999, "IPV6 addresses not supported (2001:db8::1)"},
 		{with("url", "ftp://198.51.100.7/t.vhd"), 9999, "Unsupported scheme for url: ftp://198.51.100.7/t.vhd"},
 		{with("url", "file:///tmp/t.vhd"), 4350, "File:// type urls are currently unsupported"},
@@ -322,7 +323,7 @@ func TestRegisterTemplateDownloadFailures(t *testing.T) {
 	cases := []struct {
 		format, url, status string
 	}{
-		{"VHD", images.URL + "/missing.vhd.bz2", "HTTP Server returned 404 (expected 200 OK)"},
+		{"VHD", images.URL + "/missing.vhd.bz2", " HTTP Server returned 404 (expected 200 OK) "},
 		{"VHD", deadURL, "Failed to download template: Unable to establish connection with URL " + deadURL},
 		{"VHD", redirect.URL + "/moved.vhd", "Failed to download " + redirect.URL + "/moved.vhd due to redirection, response code: 302"},
 		{"VHD", images.add("/qcow-inside.vhd.bz2", bzipped(t, qcow)),
@@ -346,7 +347,7 @@ func TestRegisterTemplateDownloadFailures(t *testing.T) {
 	}
 	for i, c := range cases {
 		row, _ := waitTemplate(t, s, ids[i], zone, func(r *cloudstack.Template) bool {
-			return r.Status != "Processing" && !strings.HasSuffix(r.Status, "Downloaded") && r.Status != "Installing Template"
+			return r.Status != "" && !strings.HasSuffix(r.Status, "Downloaded") && r.Status != "Installing Template"
 		})
 		if row.Isready || row.Status != c.status {
 			t.Errorf("%s: isready %v, status %q\nwant %q", c.url, row.Isready, row.Status, c.status)
@@ -422,6 +423,8 @@ func TestListTemplatesFiltersAndPaging(t *testing.T) {
 	check(map[string]string{"templatefilter": "all", "hypervisor": "KVM"}, 0)
 	check(map[string]string{"templatefilter": "all", "page": "2", "pagesize": "2"}, 5, "alpha@Sandbox-simulator", "alpha@Sandbox-simulator-2")
 	check(map[string]string{"templatefilter": "all", "page": "3", "pagesize": "2"}, 5, "beta@Sandbox-simulator")
+	check(map[string]string{"templatefilter": "shared"}, 0) // VirtualMachineTemplate.TemplateFilter has shared and system
+	check(map[string]string{"templatefilter": "system"}, 0)
 
 	s.call(map[string]string{"command": "listTemplates", "templatefilter": "Featured"}).wantError(t, "listtemplatesresponse",
 		431, 9999, "No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.Featured")
@@ -679,4 +682,22 @@ func TestTemplatesSurviveRestart(t *testing.T) {
 	if status, text := postImageTo(t, target, strings.TrimPrefix(s1.http.URL, "http://"), uploadHeaders(up), "image.vhd.bz2", img); status != 200 {
 		t.Fatalf("upload after restart: %d %s", status, text)
 	}
+}
+
+// TestRegisterTemplateCompressionSuffixes: UriUtils.COMMPRESSION_FORMATS are
+// zip, bz2 and gz; xz is refused at API time.
+func TestRegisterTemplateCompressionSuffixes(t *testing.T) {
+	s := startSim(t, Options{AllowLoopbackURLs: true})
+	images := newImageServer(t)
+	zone := zoneID(t, s, "Sandbox-simulator")
+	register := func(path string) response {
+		return s.call(map[string]string{"command": "registerTemplate", "name": "c", "displaytext": "c", "format": "VHD",
+			"hypervisor": "XenServer", "zoneid": zone, "ostypeid": osTypeID(t, s), "url": images.URL + path})
+	}
+	for _, ext := range []string{".vhd", ".vhd.zip", ".vhd.bz2", ".vhd.gz", ".VHD.GZ"} {
+		if r := register("/t" + ext); r.status != 200 {
+			t.Errorf("%s refused: %s", ext, r.raw)
+		}
+	}
+	register("/t.vhd.xz").wantError(t, "registertemplateresponse", 431, 9999, "Please specify a valid vhd")
 }

@@ -16,11 +16,6 @@ import (
 	"time"
 )
 
-// uploadTimeout is how long upload parameters stay valid and how long a
-// template may wait for its bytes before it is abandoned
-// (ImageStoreUploadMonitorImpl's upload operation timeout, 60 minutes).
-const uploadTimeout = 60 * time.Minute
-
 // maxUploadSizeGB is max.template.iso.size's default.
 const maxUploadSizeGB = 50
 
@@ -82,18 +77,26 @@ func getUploadParamsForTemplate(c *Call) (any, error) {
 	c.changed()
 
 	// CloudStack answers https://<SSVM public IP or its dashed name under the
-	// SSL domain>/upload/<uuid> (use.https.to.upload defaults to true); the
-	// simulator receives uploads itself, over plain HTTP, on the address the
-	// API request came in on.
+	// SSL domain>/upload/<uuid> (use.https.to.upload defaults to true) and
+	// signs that URL; the simulator receives uploads itself, over plain HTTP,
+	// on the address the API request came in on, and signs the https URL the
+	// SSVM's handler checks (see admitUpload).
 	postURL := "http://" + c.host + "/upload/" + t.ID
-	expires := c.srv.now().Add(uploadTimeout).Format(jodaTime)
+	// TemplateManagerImpl on GetUploadParamsForTemplateCmd: the parameters expire
+	// after upload.operation.timeout minutes, read now (the setting is dynamic).
+	expires := c.srv.now().Add(time.Duration(c.st.settingInt(settingUploadTimeout)) * time.Minute).Format(jodaTime)
 	meta, _ := json.Marshal(uploadMetadata{EntityUUID: t.ID, EntityID: t.InternalID, Name: t.Name,
 		ImageFormat: format, ZoneUUID: z.ID, Type: "TEMPLATE", MaxUploadSize: itoa(maxUploadSizeGB)})
 	metadata := base64.StdEncoding.EncodeToString(meta)
 	return map[string]any{"getuploadparams": map[string]any{"id": t.ID, "postURL": postURL,
 		"metadata": metadata, "expires": expires,
-		"signature": c.st.uploadSignature(metadata + postURL + expires)}}, nil
+		"signature": c.st.uploadSignature(metadata + signedUploadURL(c.host, t.ID) + expires)}}, nil
 }
+
+// signedUploadURL is the URL an upload's signature covers:
+// HttpUploadServerHandler checks it as "https://" + the x-forwarded-host
+// header (the SSVM's web server proxies to the handler) + "/upload/" + uuid.
+func signedUploadURL(host, id string) string { return "https://" + host + "/upload/" + id }
 
 // uploadSignature is EncryptionUtil.generateSignature: Base64 HMAC-SHA1 with
 // the key the management server shares with the SSVMs.
@@ -116,7 +119,7 @@ type uploadRefusal struct {
 func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := strings.TrimPrefix(r.URL.Path, "/upload/")
-	status, text := s.uploadFault(id)
+	status, text := s.uploadFault(r, id)
 	if status == 0 {
 		status, text = s.receiveUpload(r, id)
 	}
@@ -133,13 +136,17 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 // uploadFault applies a fault rule for the command "upload": the SSVM
 // answers in plain text, so a rule gives the status (400 by default) and
 // text, after its delay, and the upload is failed as a refused one is. It
-// returns 0 when no rule fires.
-func (s *Server) uploadFault(id string) (int, string) {
+// returns 0 when no rule fires. A client that goes away during the delay
+// leaves the SSVM with no upload entity, as if it never POSTed.
+func (s *Server) uploadFault(r *http.Request, id string) (int, string) {
 	f := s.faults.match("upload")
 	if f == nil {
 		return 0, ""
 	}
-	time.Sleep(f.Delay)
+	sleep(r.Context(), f.Delay)
+	if r.Context().Err() != nil {
+		return http.StatusServiceUnavailable, "client gone"
+	}
 	if f.ErrorCode == 0 && !f.Raw {
 		return 0, ""
 	}
@@ -179,6 +186,8 @@ func (s *Server) receiveUpload(r *http.Request, id string) (int, string) {
 // It returns the template and zone ids.
 func (s *Server) admitUpload(r *http.Request, id string) (string, string, *uploadRefusal) {
 	signature, metadata, expires := r.Header.Get("X-Signature"), r.Header.Get("X-Metadata"), r.Header.Get("X-Expires")
+	// HttpUploadServerHandler reads x-forwarded-host; a client POSTing to
+	// the simulator directly has no proxy in between, so Host stands in.
 	host := r.Host
 	if fwd := r.Header.Get("X-Forwarded-Host"); fwd != "" {
 		host = fwd
@@ -201,7 +210,7 @@ func (s *Server) admitUpload(r *http.Request, id string) (string, string, *uploa
 	if r.ContentLength <= 0 {
 		return bad("content length is not set in the request or has invalid value.", false)
 	}
-	want := s.st.uploadSignature(metadata + "http://" + host + "/upload/" + id + expires)
+	want := s.st.uploadSignature(metadata + signedUploadURL(host, id) + expires)
 	if subtle.ConstantTimeCompare([]byte(want), []byte(signature)) != 1 {
 		return bad("signature validation failed.", true)
 	}
@@ -233,16 +242,16 @@ func (s *Server) admitUpload(r *http.Request, id string) (string, string, *uploa
 		return bad(fmt.Sprintf("Maximum file upload size exceeded. Content Length received: %dGB. Maximum allowed size: %dGB.",
 			gb, maxUploadSizeGB), false)
 	}
-	// The SSVM now holds an upload entity; the management server sees the
-	// upload in progress.
-	cp.UploadState, cp.DownloadState, cp.Percent = uploadInProgress, dlInProgress, 0
-	t.State = tsUploadInProgress
+	// The SSVM now holds an upload entity; the management server learns of
+	// it on its upload monitor's next poll.
+	cp.UploadState, cp.UploadPercent = uploadInProgress, 0
 	s.dirty = true
 	return t.ID, cp.ZoneID, nil
 }
 
-// poisonUpload marks a template's pending upload failed. The caller holds
-// the state lock.
+// poisonUpload marks a template's pending upload failed on the SSVM
+// (NfsSecondaryStorageResource.updateStateMapWithError); the upload monitor
+// reports it. The caller holds the state lock.
 func (s *Server) poisonUpload(id string) {
 	t, _ := byID(s.st.Templates, id)
 	if t == nil || t.Removed != nil || !t.PostUpload {
@@ -250,19 +259,15 @@ func (s *Server) poisonUpload(id string) {
 	}
 	for _, cp := range t.liveCopies() {
 		if cp.UploadState == "" || cp.UploadState == uploadInProgress {
-			cp.UploadState, cp.DownloadState = uploadError, dlError
-			t.State = tsUploadError
+			cp.UploadState = uploadError
 			s.dirty = true
 		}
 	}
 }
 
-// uploadFailed records a failed upload after it was admitted.
+// uploadFailed records on the SSVM that an admitted upload failed.
 func (s *Server) uploadFailed(templateID, zoneID string) {
-	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
-		cp.UploadState, cp.DownloadState = uploadError, dlError
-		t.State = tsUploadError
-	})
+	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) { cp.UploadState = uploadError })
 }
 
 // storeUpload streams the multipart body's file part to dst and returns the
@@ -304,7 +309,7 @@ func (s *Server) writeUpload(ctx context.Context, part io.Reader, dst string, to
 		return err
 	}
 	progress := &progressWriter{total: total, report: func(pct int) {
-		s.withCopy(templateID, zoneID, false, func(t *Template, cp *TemplateCopy) { cp.Percent = min(pct, 99) })
+		s.withCopy(templateID, zoneID, false, func(t *Template, cp *TemplateCopy) { cp.UploadPercent = min(pct, 99) })
 	}}
 	_, err = io.CopyBuffer(io.MultiWriter(f, progress), &ctxReader{ctx: ctx, stop: s.xfer.ctx, r: part}, make([]byte, 256<<10))
 	if cerr := f.Close(); err == nil {
@@ -337,7 +342,7 @@ func (s *Server) installUpload(templateID, zoneID, file, filename string) (int, 
 	}
 	var format string
 	if !s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
-		cp.Percent, format = 100, t.Format
+		cp.UploadPercent, format = 100, t.Format
 	}) {
 		_ = os.Remove(file)
 		return http.StatusInternalServerError, "upload entity not found"
@@ -361,25 +366,10 @@ func (s *Server) installUpload(templateID, zoneID, file, filename string) (int, 
 	if err != nil {
 		return fail(http.StatusInternalServerError, err.Error())
 	}
-	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) { cp.UploadState = uploadCompleted })
-	// The management server notices the completed upload on its next poll.
-	finish := func() {
-		if !s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
-			cp.DownloadState, cp.Percent, cp.ErrorString = dlDownloaded, 100, ""
-			cp.Size, cp.PhysicalSize = info.VirtualSize, info.PhysicalSize
-			t.State = tsActive
-		}) {
-			s.xfer.removeImage(templateID, zoneID)
-		}
-	}
-	if s.opts.TemplateLatency <= 0 {
-		finish()
-	} else {
-		s.xfer.start("", func(ctx context.Context) {
-			if pause(ctx, s.opts.TemplateLatency) {
-				finish()
-			}
-		})
-	}
+	// The SSVM's entity is complete; the template becomes ready when the
+	// management server's upload monitor next polls.
+	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
+		cp.UploadState, cp.UploadSize, cp.UploadPhysicalSize = uploadCompleted, info.VirtualSize, info.PhysicalSize
+	})
 	return http.StatusOK, "upload successful."
 }

@@ -118,12 +118,14 @@ func TestGetUploadParamsThroughCloudStackGo(t *testing.T) {
 	key := s.srv.st.UploadKey
 	s.srv.mu.Unlock()
 	mac := hmac.New(sha1.New, []byte(key))
-	mac.Write([]byte(up.Metadata + up.PostURL + up.Expires))
+	// CloudStack signs the https URL its SSVM serves; the simulator serves http.
+	mac.Write([]byte(up.Metadata + "https://" + strings.TrimPrefix(up.PostURL, "http://") + up.Expires))
 	if base64.StdEncoding.EncodeToString(mac.Sum(nil)) != up.Signature {
-		t.Fatal("signature is not HMAC-SHA1 over metadata + postURL + expires")
+		t.Fatal("signature is not HMAC-SHA1 over metadata + https postURL + expires")
 	}
 	rows := listTemplate(t, s, up.Id)
-	if len(rows) != 1 || rows[0].Isready || rows[0].Status != "Processing" || rows[0].Format != "VHD" {
+	if len(rows) != 1 || rows[0].Isready || rows[0].Status != "NotUploaded" || rows[0].Format != "VHD" ||
+		len(rows[0].Downloaddetails) != 1 || rows[0].Downloaddetails[0]["downloadState"] != "NOT_UPLOADED" {
 		t.Fatalf("template waiting for its upload = %+v", rows)
 	}
 
@@ -210,7 +212,7 @@ func TestUploadRefusals(t *testing.T) {
 	expiredParams := func(up *cloudstack.GetUploadParamsForTemplateResponse) map[string]string {
 		past := time.Now().UTC().Add(-time.Minute).Format("2006-01-02T15:04:05.000Z07:00")
 		s.srv.mu.Lock()
-		sig := s.srv.st.uploadSignature(up.Metadata + up.PostURL + past)
+		sig := s.srv.st.uploadSignature(up.Metadata + "https://" + strings.TrimPrefix(up.PostURL, "http://") + past)
 		s.srv.mu.Unlock()
 		return map[string]string{"X-signature": sig, "X-metadata": up.Metadata, "X-expires": past}
 	}

@@ -9,7 +9,6 @@ import (
 
 // Limits deployVirtualMachine enforces, at CloudStack's defaults.
 const (
-	userDataMaxLength    = 32768   // vm.userdata.max.length
 	userDataMaxPOST      = 1048576 // UserDataManagerImpl's MAX_HTTP_POST_LENGTH
 	customDiskMinSizeGB  = 1       // custom.diskoffering.size.min
 	customDiskMaxSizeGB  = 1024    // custom.diskoffering.size.max
@@ -92,7 +91,7 @@ func deployVirtualMachine(c *Call) (*asyncJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	userData, err := validateUserData(p.Get("userdata"))
+	userData, err := c.st.validateUserData(p.Get("userdata"))
 	if err != nil {
 		return nil, err
 	}

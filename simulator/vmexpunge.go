@@ -4,23 +4,17 @@ import (
 	"time"
 )
 
-// defaultExpungeSeconds is the default of the expunge.interval and
-// expunge.delay global settings (Config.ExpungeInterval, Config.ExpungeDelay:
-// "86400"); UserVmManagerImpl.configure falls back to expunge.interval when
-// expunge.delay is unset.
-const defaultExpungeSeconds = 86400
-
-// expungeDelay is the expunge.delay global setting: how long a Destroyed
-// VM keeps its addresses and host name before the expunge thread removes
-// it. The simulator has no global settings table yet, so it is the default.
+// expungeDelay is the expunge.delay global setting (Config.ExpungeDelay):
+// how long a Destroyed VM keeps its addresses and host name before the
+// expunge thread removes it.
 func expungeDelay(st *state) time.Duration {
-	return defaultExpungeSeconds * time.Second
+	return time.Duration(st.settingInt(settingExpungeDelay)) * time.Second
 }
 
-// expungeInterval is the expunge.interval global setting: how often the
-// expunge thread runs.
+// expungeInterval is the expunge.interval global setting
+// (Config.ExpungeInterval): how often the expunge thread runs.
 func expungeInterval(st *state) time.Duration {
-	return defaultExpungeSeconds * time.Second
+	return time.Duration(st.settingInt(settingExpungeInterval)) * time.Second
 }
 
 // expungeTask is UserVmManagerImpl's ExpungeTask: scheduled with a fixed
@@ -33,16 +27,10 @@ type expungeTask struct {
 	done chan struct{}
 }
 
-// startExpungeTask starts the expunge thread with Options.ExpungeInterval
-// and Options.ExpungeDelay (seconds) when set, else the global settings.
+// startExpungeTask starts the expunge thread with the settings as they are
+// at start (Options.ExpungeInterval/ExpungeDelay preset them).
 func (s *Server) startExpungeTask() {
 	interval, delay := expungeInterval(s.st), expungeDelay(s.st)
-	if s.opts.ExpungeInterval > 0 {
-		interval = time.Duration(s.opts.ExpungeInterval) * time.Second
-	}
-	if s.opts.ExpungeDelay > 0 {
-		delay = time.Duration(s.opts.ExpungeDelay) * time.Second
-	}
 	task := &expungeTask{stop: make(chan struct{}), done: make(chan struct{})}
 	s.expunger = task
 	go func() {

@@ -408,7 +408,7 @@ func (c *Call) updateVM() (*VirtualMachine, error) {
 	userData, updateUserData := vm.UserData, p.Has("userdata")
 	if updateUserData {
 		// "check and replace newlines": the two characters \ and n.
-		ud, err := validateUserData(strings.ReplaceAll(p.Get("userdata"), `\n`, ""))
+		ud, err := c.st.validateUserData(strings.ReplaceAll(p.Get("userdata"), `\n`, ""))
 		if err != nil {
 			return nil, err
 		}

@@ -11,9 +11,10 @@ import (
 
 // validateUserData is UserDataManagerImpl.validateUserData for a POST
 // request (the simulator applies the POST limit to GET requests too): the
-// base64 text, at most vm.userdata.max.length characters, is stored
+// base64 text, at most vm.userdata.max.length characters (read at each call,
+// as validateAndDecodeByHTTPMethod reads the dynamic setting), is stored
 // re-encoded with padding.
-func validateUserData(ud string) (string, error) {
+func (st *state) validateUserData(ud string) (string, error) {
 	if ud == "" {
 		return "", nil
 	}
@@ -30,8 +31,8 @@ func validateUserData(ud string) (string, error) {
 	if len(ud) >= userDataMaxPOST {
 		return "", paramError("User data is too long for an http POST request")
 	}
-	if len(ud) > userDataMaxLength {
-		return "", paramError("User data has exceeded configurable max length : %d", userDataMaxLength)
+	if maxLen := st.settingInt(settingUserDataMaxLen); len(ud) > maxLen {
+		return "", paramError("User data has exceeded configurable max length : %d", maxLen)
 	}
 	decoded := decodeBase64Lenient(ud)
 	if len(decoded) < 1 {

@@ -60,7 +60,7 @@ var listening = regexp.MustCompile(`listening on (http://\S+/client/api)`)
 func startSimulator(t testing.TB, args ...string) *sim {
 	t.Helper()
 	args = append([]string{"-listen", "127.0.0.1:0", "-admin-keys", apiKey + ":" + secretKey,
-		"-job-latency", "0s", "-allow-loopback-urls", "-quiet"}, args...)
+		"-job-latency", "0s", "-allow-loopback-urls", "-upload-monitoring-interval", "100ms", "-quiet"}, args...)
 	cmd := exec.Command(simBin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

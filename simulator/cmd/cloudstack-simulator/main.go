@@ -43,6 +43,8 @@ func run(args []string) error {
 	statePath := fs.String("state", "", "file keeping the state across restarts")
 	loopback := fs.Bool("allow-loopback-urls", false, "accept template URLs on loopback addresses")
 	templateLatency := fs.Duration("template-latency", 100*time.Millisecond, "how long each stage of a template download, upload or copy takes besides moving the bytes")
+	uploadInterval := fs.Duration("upload-monitoring-interval", 0, "set the global setting upload.monitoring.interval at start: how often the management server polls the SSVM about POSTed templates, which become ready only then (0 keeps the setting: 60s unless changed; finer than CloudStack's whole seconds for tests)")
+	uploadTimeout := fs.Duration("upload-operation-timeout", 0, "set the global setting upload.operation.timeout at start: when upload parameters expire and a pending upload is abandoned (0 keeps the setting: 60m unless changed)")
 	var extraZones zoneNames
 	fs.Var(&extraZones, "extra-zone", "add an advanced zone with this name next to Sandbox-simulator (repeatable)")
 	expungeInterval := fs.Int("expunge-interval", 0, "the expunge.interval global setting in seconds: how often destroyed VMs are expunged (0: CloudStack's 86400)")
@@ -53,7 +55,7 @@ func run(args []string) error {
 	}
 	opts := simulator.Options{JobLatency: *latency, StatePath: *statePath, AllowLoopbackURLs: *loopback,
 		TemplateLatency: *templateLatency, ExtraZones: extraZones, ExpungeInterval: *expungeInterval,
-		ExpungeDelay: *expungeDelay}
+		ExpungeDelay: *expungeDelay, UploadMonitorInterval: *uploadInterval, UploadOperationTimeout: *uploadTimeout}
 	// An explicit -hypervisor also converts a loaded state; the default only
 	// applies to a new zone.
 	opts.Hypervisor = *hypervisor

@@ -1,0 +1,249 @@
+package simulator
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+func listSettings(t *testing.T, cs *cloudstack.CloudStackClient, name string) []*cloudstack.Configuration {
+	t.Helper()
+	p := cs.Configuration.NewListConfigurationsParams()
+	if name != "" {
+		p.SetName(name)
+	}
+	r, err := cs.Configuration.ListConfigurations(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Configurations
+}
+
+// The -expunge-* flags set the settings the expunge thread reads at start.
+func TestExpungeFlagsSetTheSettings(t *testing.T) {
+	s := startSim(t, Options{ExpungeInterval: 7, ExpungeDelay: 5})
+	d, i := listSettings(t, s.client(), "expunge.delay"), listSettings(t, s.client(), "expunge.interval")
+	if len(d) != 1 || d[0].Value != "5" || d[0].Defaultvalue != "86400" || len(i) != 1 || i[0].Value != "7" {
+		t.Fatalf("expunge.delay = %+v, expunge.interval = %+v", d, i)
+	}
+}
+
+func TestListConfigurationsShowsTheModelledSettings(t *testing.T) {
+	s := startSim(t, Options{UploadMonitorInterval: -1})
+	all := listSettings(t, s.client(), "")
+	var names []string
+	for _, c := range all {
+		names = append(names, c.Name)
+	}
+	want := "expunge.delay expunge.interval secstorage.allowed.internal.sites upload.monitoring.interval upload.operation.timeout vm.userdata.max.length"
+	if strings.Join(names, " ") != want {
+		t.Fatalf("settings = %q", names)
+	}
+	up := listSettings(t, s.client(), "upload.monitoring")
+	if len(up) != 1 || up[0].Value != "60" || up[0].Defaultvalue != "60" || !up[0].Isdynamic ||
+		up[0].Category != "Advanced" || up[0].Component != "ImageStoreUploadMonitor" || up[0].Scope != "" ||
+		up[0].Type != "Number" {
+		t.Fatalf("upload.monitoring.interval = %+v", up)
+	}
+	sites := listSettings(t, s.client(), "secstorage.allowed.internal.sites")
+	if len(sites) != 1 || sites[0].Value != "" || sites[0].Defaultvalue != "" || sites[0].Isdynamic || sites[0].Type != "String" {
+		t.Fatalf("secstorage.allowed.internal.sites = %+v", sites)
+	}
+	r := s.call(map[string]string{"command": "listConfigurations", "name": "secstorage.allowed.internal.sites"})
+	if strings.Contains(r.raw, `"value"`) || strings.Contains(r.raw, `"defaultvalue"`) {
+		t.Errorf("a null value and default are left out: %s", r.raw)
+	}
+	if got := s.call(map[string]string{"command": "listConfigurations", "keyword": "IMAGESTOREUPLOAD"}).raw; !strings.Contains(got, `"count":2`) {
+		t.Errorf("keyword over the component: %s", got)
+	}
+	if got := s.call(map[string]string{"command": "listConfigurations", "zoneid": zoneID(t, s, "Sandbox-simulator")}).raw; got != `{"listconfigurationsresponse":{}}` {
+		t.Errorf("no modelled setting has zone scope: %s", got)
+	}
+}
+
+func TestUpdateConfigurationValidatesAsCloudStack(t *testing.T) {
+	s := startSim(t, Options{})
+	cs := s.client()
+	p := cs.Configuration.NewUpdateConfigurationParams("vm.userdata.max.length")
+	p.SetValue("4096")
+	r, err := cs.Configuration.UpdateConfiguration(p)
+	if err != nil || r.Value != "4096" || r.Defaultvalue != "32768" {
+		t.Fatalf("updateConfiguration: %+v, %v", r, err)
+	}
+	name := "updateconfigurationresponse"
+	for _, c := range []struct{ name, value, text string }{
+		{"no.such.setting", "1", "Config parameter with name no.such.setting doesn't exist"},
+		{"upload.monitoring.interval", "soon", "There was error in trying to parse value: soon. Please enter a valid integer value for parameter upload.monitoring.interval"},
+		{"expunge.delay", "", "There was error in trying to parse value: null. Please enter a valid integer value for parameter expunge.delay"},
+		{"vm.userdata.max.length", "0", "Please enter a positive value for the configuration parameter:vm.userdata.max.length"},
+		{"vm.userdata.max.length", "2000000", "Please enter a value less than 1048576 for the configuration parameter:vm.userdata.max.length"},
+	} {
+		s.call(map[string]string{"command": "updateConfiguration", "name": c.name, "value": c.value}).
+			wantError(t, name, 431, 4350, c.text)
+	}
+	s.call(map[string]string{"command": "updateConfiguration", "name": "expunge.delay", "value": "5",
+		"zoneid": zoneID(t, s, "Sandbox-simulator")}).wantError(t, name, 431, 4350, "Invalid scope id provided for the parameter expunge.delay")
+
+	// A blank value stores null.
+	sites := s.call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": "10.0.0.0/8"})
+	if !strings.Contains(sites.raw, `"value":"10.0.0.0/8"`) {
+		t.Fatalf("set: %s", sites.raw)
+	}
+	cleared := s.call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": " "})
+	if strings.Contains(cleared.raw, `"value"`) {
+		t.Fatalf("cleared: %s", cleared.raw)
+	}
+
+	// Through Debian's CLI too.
+	out, errOut, err := runCLI(t, s, testSecret, "updateConfiguration", "name=expunge.delay", "value=120")
+	if err != nil || !strings.Contains(out, `"value": "120"`) {
+		t.Fatalf("cli: %v\n%s\n%s", err, out, errOut)
+	}
+	out, _, err = runCLI(t, s, testSecret, "listConfigurations", "name=expunge.delay")
+	if err != nil || !strings.Contains(out, `"value": "120"`) || !strings.Contains(out, `"defaultvalue": "86400"`) {
+		t.Fatalf("cli list: %v\n%s", err, out)
+	}
+}
+
+// addTenant adds a user account (type 0) whose user signs with
+// tenant-key/tenant-secret.
+func addTenant(s *testSim) {
+	s.srv.mu.Lock()
+	defer s.srv.mu.Unlock()
+	id, internal := s.srv.st.newID(kindAccount)
+	acct := &Account{ID: id, InternalID: internal, Name: "tenant", Type: 0, DomainID: s.srv.st.Domains[0].ID, State: "enabled"}
+	uid, uinternal := s.srv.st.newID(kindUser)
+	s.srv.st.Accounts = append(s.srv.st.Accounts, acct)
+	s.srv.st.Users = append(s.srv.st.Users, &User{ID: uid, InternalID: uinternal, Username: "tenant", AccountID: id,
+		State: "enabled", APIKey: "tenant-key", SecretKey: "tenant-secret"})
+}
+
+func TestConfigurationsAreForTheRootAdminOnly(t *testing.T) {
+	s := startSim(t, Options{})
+	addTenant(s)
+	for _, cmd := range []string{"listConfigurations", "updateConfiguration"} {
+		r := s.get(signed(v3(map[string]string{"command": cmd, "name": "expunge.delay", "value": "1"}, time.Minute), "tenant-key", "tenant-secret"))
+		r.wantError(t, strings.ToLower(cmd)+"response", 432, 9999,
+			"The given command '"+cmd+"' either does not exist, is not available for user.")
+	}
+}
+
+// TestUserDataMaxLengthFollowsTheSetting: UserDataManagerImpl reads
+// vm.userdata.max.length at every call.
+func TestUserDataMaxLengthFollowsTheSetting(t *testing.T) {
+	s := startSim(t, Options{})
+	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "8"})
+	s.srv.mu.Lock()
+	_, err := s.srv.st.validateUserData("aGVsbG8gd29ybGQ=") // 16 characters
+	s.srv.mu.Unlock()
+	if err == nil || asAPIError(err).Text != "User data has exceeded configurable max length : 8" {
+		t.Fatalf("16 characters over a limit of 8: %v", err)
+	}
+	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "16"})
+	s.srv.mu.Lock()
+	_, err = s.srv.st.validateUserData("aGVsbG8gd29ybGQ=")
+	s.srv.mu.Unlock()
+	if err != nil {
+		t.Fatalf("16 characters at a limit of 16: %v", err)
+	}
+}
+
+// TestUploadSettingsTakeEffectAsInCloudStack: the upload parameters'
+// expiry reads upload.operation.timeout at once; the monitor reads both
+// settings when it starts, so an interval changed at run time applies after
+// a restart.
+func TestUploadSettingsTakeEffectAsInCloudStack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	s := startSim(t, Options{StatePath: path, UploadMonitorInterval: time.Hour})
+	s.call(map[string]string{"command": "updateConfiguration", "name": "upload.operation.timeout", "value": "5"})
+	up := getUploadParams(t, s, "soon-expired", "VHD")
+	expires, err := time.Parse(jodaTime, up.Expires)
+	if err != nil || time.Until(expires) > 5*time.Minute || time.Until(expires) < 4*time.Minute {
+		t.Fatalf("expires %q with a 5 minute timeout", up.Expires)
+	}
+	s.call(map[string]string{"command": "updateConfiguration", "name": "upload.monitoring.interval", "value": "1"})
+	vhd := paddedVHD(1<<30, 64<<10)
+	if status, text := postImage(t, up, uploadHeaders(up), "i.vhd", vhd); status != 200 {
+		t.Fatalf("upload: %d %q", status, text)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if row := listTemplate(t, s, up.Id)[0]; row.Isready || row.Status != "NotUploaded" {
+		t.Fatalf("the running monitor still polls hourly: %+v", row)
+	}
+	s.stop()
+	s2 := startSim(t, Options{StatePath: path, UploadMonitorInterval: -1})
+	// The restarted SSVM lost the upload; a fresh one completes within the
+	// interval now stored (1 s).
+	up2 := getUploadParams(t, s2, "after-restart", "VHD")
+	if status, text := postImage(t, up2, uploadHeaders(up2), "i.vhd", vhd); status != 200 {
+		t.Fatalf("upload: %d %q", status, text)
+	}
+	start := time.Now()
+	row, _ := waitTemplate(t, s2, up2.Id, listTemplate(t, s2, up2.Id)[0].Zoneid, func(r *cloudstack.Template) bool { return r.Isready })
+	if row.Status != "Download Complete" || time.Since(start) > 3*time.Second {
+		t.Fatalf("after the restart: %+v in %s", row, time.Since(start))
+	}
+	if row := listTemplate(t, s2, up.Id)[0]; row.Isready || row.Status != "NotUploaded" {
+		t.Fatalf("the upload the restart lost stays NotUploaded until abandoned: %+v", row)
+	}
+}
+
+// TestPrivateTemplateHostsFailInTheSSVM: UriUtils.validateUrl lets a private
+// host through; the SSVM then has no route to it unless
+// secstorage.allowed.internal.sites covered it when the SSVM started. The
+// simulator does not try the connection.
+func TestPrivateTemplateHostsFailInTheSSVM(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	s := startSim(t, Options{StatePath: path})
+	zone := zoneID(t, s, "Sandbox-simulator")
+	cs := s.client()
+	p := cs.Template.NewRegisterTemplateParams("private", "vhd", "XenServer", "private", "http://10.1.2.3:8080/s.vhd.bz2")
+	p.SetZoneid(zone)
+	p.SetOstypeid(osTypeID(t, s))
+	r, err := cs.Template.RegisterTemplate(p)
+	if err != nil {
+		t.Fatalf("a private host passes the API's checks: %v", err)
+	}
+	id := r.RegisterTemplate[0].Id
+	row, _ := waitTemplate(t, s, id, zone, func(r *cloudstack.Template) bool { return downloadState(r) == "DOWNLOAD_ERROR" })
+	if row.Status != "Connection timed out" || row.Isready {
+		t.Fatalf("download from an uncovered private host: %+v", row)
+	}
+	s.call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": "10.1.0.0/16,192.168.7.7"})
+	s.srv.mu.Lock()
+	before := s.srv.ssvmUnreachable("http://10.1.2.3/s.vhd")
+	s.srv.mu.Unlock()
+	if before == "" {
+		t.Fatal("the running SSVM got its routes when it started")
+	}
+	s.stop()
+	s2 := startSim(t, Options{StatePath: path})
+	for url, want := range map[string]bool{"http://10.1.2.3/s.vhd": true, "http://192.168.7.7/s.vhd": true,
+		"http://192.168.7.8/s.vhd": false, "http://172.16.0.1/s.vhd": false, "http://198.51.100.7/s.vhd": true} {
+		if got := s2.srv.ssvmUnreachable(url) == ""; got != want {
+			t.Errorf("%s reachable = %v after the restart", url, got)
+		}
+	}
+	if got := internalSites("0.0.0.0/0, 10.0.0.0/8 ,bogus"); len(got) != 1 || got[0].String() != "10.0.0.0/8" {
+		t.Errorf("internal sites parsed as %v", got)
+	}
+}
+
+// TestTemplateStatusOnlyForAdminsAndOwners: TemplateJoinDaoImpl shows status
+// and url in the full view or to the owner.
+func TestTemplateStatusOnlyForAdminsAndOwners(t *testing.T) {
+	s := startSim(t, Options{})
+	addTenant(s)
+	r := s.get(signed(v3(map[string]string{"command": "listTemplates", "templatefilter": "featured"}, time.Minute), "tenant-key", "tenant-secret"))
+	row := items(t, r.inner(t, "listtemplatesresponse"), "template")[0]
+	if _, ok := row["status"]; ok || row["url"] != nil {
+		t.Errorf("a user sees the builtin template's status or url: %v", row)
+	}
+	admin := items(t, s.call(map[string]string{"command": "listTemplates", "templatefilter": "featured"}).inner(t, "listtemplatesresponse"), "template")[0]
+	if admin["status"] != "Download Complete" || admin["url"] == nil {
+		t.Errorf("the admin view: %v", admin)
+	}
+}

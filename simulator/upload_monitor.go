@@ -1,0 +1,91 @@
+package simulator
+
+import (
+	"context"
+	"time"
+)
+
+// startUploadMonitor is ImageStoreUploadMonitorImpl: configure() reads
+// upload.monitoring.interval and upload.operation.timeout once, start()
+// schedules UploadStatusCheck with a fixed delay of the interval (the first
+// check one interval after start). Changing either setting later takes effect
+// at the next start, as in CloudStack. Options.UploadMonitorInterval and
+// UploadOperationTimeout give them finer than the settings' whole seconds and
+// minutes, for tests.
+func (s *Server) startUploadMonitor() {
+	interval := s.opts.UploadMonitorInterval
+	if interval <= 0 {
+		interval = time.Duration(s.st.settingInt(settingUploadInterval)) * time.Second
+	}
+	timeout := s.opts.UploadOperationTimeout
+	if timeout <= 0 {
+		timeout = time.Duration(s.st.settingInt(settingUploadTimeout)) * time.Minute
+	}
+	if interval <= 0 {
+		return // scheduleWithFixedDelay refuses a delay that is not positive: no monitor runs
+	}
+	s.xfer.start("", func(ctx context.Context) {
+		for pause(ctx, interval) {
+			s.checkUploads(timeout)
+		}
+	})
+}
+
+// checkUploads is UploadStatusCheck.runInContext for templates: every image
+// store copy of a template in state NotUploaded or UploadInProgress gets the
+// SSVM's answer about its upload entity.
+func (s *Server) checkUploads(timeout time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	now := s.now()
+	for _, t := range s.st.Templates {
+		if t.Removed != nil || t.State != tsNotUploaded && t.State != tsUploadInProgress {
+			continue
+		}
+		for _, cp := range t.liveCopies() {
+			if handleTemplateStatusResponse(t, cp, now.Sub(cp.Created) > timeout) {
+				s.dirty = true
+			}
+		}
+	}
+	s.persist()
+}
+
+// handleTemplateStatusResponse is ImageStoreUploadMonitorImpl's
+// handleTemplateStatusResponse for the SSVM's answer (UploadStatusAnswer:
+// the entity's status, UNKNOWN when the SSVM has none); timedOut says the
+// copy is older than upload.operation.timeout. It reports a change. The
+// template state changes follow VirtualMachineTemplate.State's machine.
+func handleTemplateStatusResponse(t *Template, cp *TemplateCopy, timedOut bool) bool {
+	switch cp.UploadState {
+	case uploadCompleted:
+		cp.DownloadState, cp.Percent = dlDownloaded, 100
+		cp.Size, cp.PhysicalSize = cp.UploadSize, cp.UploadPhysicalSize
+		t.State = tsActive // OperationSucceeded
+	case uploadInProgress:
+		switch {
+		case t.State == tsNotUploaded:
+			cp.DownloadState, cp.Percent = dlInProgress, cp.UploadPercent
+			t.State = tsUploadInProgress // UploadRequested
+		case timedOut:
+			cp.DownloadState = dlError
+			t.State = tsUploadError // OperationFailed
+		default:
+			cp.Percent = cp.UploadPercent
+		}
+	case uploadError:
+		// The SSVM's error text goes to the alert, not to the error string.
+		cp.DownloadState = dlError
+		t.State = tsUploadError // OperationFailed
+	default: // UNKNOWN
+		if t.State != tsNotUploaded || !timedOut {
+			return false
+		}
+		cp.DownloadState = dlAbandoned
+		t.State = tsUploadAbandoned // OperationTimeout
+	}
+	return true
+}

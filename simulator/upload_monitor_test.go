@@ -1,0 +1,145 @@
+package simulator
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+func downloadState(row *cloudstack.Template) string {
+	if len(row.Downloaddetails) != 1 {
+		return "?"
+	}
+	return row.Downloaddetails[0]["downloadState"]
+}
+
+func deleteTemplateErr(s *testSim, id string) error {
+	cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+	_, err := cs.Template.DeleteTemplate(cs.Template.NewDeleteTemplateParams(id))
+	return err
+}
+
+const uploadPending = "The template is either getting uploaded or it may be initiated shortly, please wait for it to be completed"
+
+// TestUploadBecomesReadyOnTheMonitorsPoll: the SSVM accepts the bytes at
+// once, the template stays NotUploaded until the management server polls.
+func TestUploadBecomesReadyOnTheMonitorsPoll(t *testing.T) {
+	s := startSim(t, Options{UploadMonitorInterval: 400 * time.Millisecond})
+	up := getUploadParams(t, s, "polled", "VHD")
+	vhd := paddedVHD(1<<30, 64<<10)
+	start := time.Now()
+	if status, text := postImage(t, up, uploadHeaders(up), "i.vhd", vhd); status != 200 {
+		t.Fatalf("upload: %d %q", status, text)
+	}
+	row := listTemplate(t, s, up.Id)[0]
+	if time.Since(start) < 300*time.Millisecond && (row.Isready || row.Status != "NotUploaded" || downloadState(row) != "NOT_UPLOADED") {
+		t.Fatalf("before the monitor polled: %+v", row)
+	}
+	row, seen := waitTemplate(t, s, up.Id, row.Zoneid, func(r *cloudstack.Template) bool { return r.Isready })
+	if row.Status != "Download Complete" || downloadState(row) != "DOWNLOADED" || row.Size != 1<<30 || seen[0] != "NotUploaded" {
+		t.Fatalf("after the poll: %+v (statuses %q)", row, seen)
+	}
+}
+
+// TestUploadMonitorFailsAndAbandons: an upload in progress past
+// upload.operation.timeout fails (UploadError), one that never started is
+// abandoned (UploadAbandoned); deleteTemplate refuses both until then.
+func TestUploadMonitorFailsAndAbandons(t *testing.T) {
+	s := startSim(t, Options{UploadMonitorInterval: 30 * time.Millisecond, UploadOperationTimeout: 1500 * time.Millisecond})
+	idle := getUploadParams(t, s, "never-sent", "VHD")
+	slow := getUploadParams(t, s, "stalled", "VHD")
+	zone := listTemplate(t, s, slow.Id)[0].Zoneid
+
+	vhd := paddedVHD(1<<30, 1<<20)
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { _ = pw.CloseWithError(io.ErrUnexpectedEOF) }) // before the simulator's cleanup
+	body, ctype, length := multipartBody("i.vhd", pr, int64(len(vhd)))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, _ := http.NewRequest(http.MethodPost, slow.PostURL, body)
+		req.ContentLength = length
+		req.Header.Set("Content-Type", ctype)
+		for k, v := range uploadHeaders(slow) {
+			req.Header[k] = []string{v}
+		}
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	if _, err := pw.Write(vhd[:len(vhd)/2]); err != nil {
+		t.Fatal(err)
+	}
+	row, _ := waitTemplate(t, s, slow.Id, zone, func(r *cloudstack.Template) bool { return downloadState(r) == "DOWNLOAD_IN_PROGRESS" })
+	if !strings.HasSuffix(row.Status, "% Downloaded") || row.Isready {
+		t.Fatalf("upload in progress: %+v", row)
+	}
+	if err := deleteTemplateErr(s, slow.Id); err == nil || !strings.Contains(err.Error(), uploadPending) {
+		t.Fatalf("deleting an upload in progress: %v", err)
+	}
+	if err := deleteTemplateErr(s, idle.Id); err == nil || !strings.Contains(err.Error(), uploadPending) {
+		t.Fatalf("deleting an upload not started: %v", err)
+	}
+	row, _ = waitTemplate(t, s, slow.Id, zone, func(r *cloudstack.Template) bool { return r.Status == "UploadError" })
+	if downloadState(row) != "DOWNLOAD_ERROR" || row.Isready {
+		t.Fatalf("timed-out upload: %+v", row)
+	}
+	// The SSVM may still finish receiving: the monitor no longer looks.
+	if _, err := pw.Write(vhd[len(vhd)/2:]); err != nil {
+		t.Fatal(err)
+	}
+	_ = pw.Close()
+	<-done
+	row, _ = waitTemplate(t, s, idle.Id, zone, func(r *cloudstack.Template) bool { return r.Status == "UploadAbandoned" })
+	if downloadState(row) != "ABANDONED" || row.Isready {
+		t.Fatalf("abandoned upload: %+v", row)
+	}
+	for _, id := range []string{slow.Id, idle.Id} {
+		if err := deleteTemplateErr(s, id); err != nil {
+			t.Fatalf("deleting failed upload %s: %v", id, err)
+		}
+	}
+}
+
+// TestRefusedUploadShowsUploadError: the SSVM's error text goes to the
+// uploader and an alert; listTemplates shows the template state.
+func TestRefusedUploadShowsUploadError(t *testing.T) {
+	s := startSim(t, Options{})
+	up := getUploadParams(t, s, "refused", "VHD")
+	vhd := paddedVHD(1<<30, 64<<10)
+	if status, _ := postImage(t, up, uploadHeaders(up), "i.vhd", vhd[:len(vhd)-700]); status != 500 {
+		t.Fatalf("truncated upload answered %d", status)
+	}
+	row, _ := waitTemplate(t, s, up.Id, listTemplate(t, s, up.Id)[0].Zoneid, func(r *cloudstack.Template) bool { return r.Status != "NotUploaded" })
+	if row.Status != "UploadError" || downloadState(row) != "DOWNLOAD_ERROR" || row.Isready {
+		t.Fatalf("refused upload: %+v", row)
+	}
+	if err := deleteTemplateErr(s, up.Id); err != nil {
+		t.Fatalf("deleting a failed upload: %v", err)
+	}
+}
+
+// TestUploadSignatureCoversTheForwardedHost: HttpUploadServerHandler checks
+// the signature against https:// + x-forwarded-host.
+func TestUploadSignatureCoversTheForwardedHost(t *testing.T) {
+	s := startSim(t, Options{})
+	vhd := paddedVHD(1<<30, 64<<10)
+	up := getUploadParams(t, s, "proxied", "VHD")
+	u, _ := url.Parse(up.PostURL)
+	h := uploadHeaders(up)
+	h["X-Forwarded-Host"] = u.Host
+	if status, text := postImageTo(t, up.PostURL, "ssvm-proxy.internal:8443", h, "i.vhd", vhd); status != 200 {
+		t.Fatalf("through a proxy that forwards the host: %d %q", status, text)
+	}
+	up2 := getUploadParams(t, s, "misforwarded", "VHD")
+	h2 := uploadHeaders(up2)
+	h2["X-Forwarded-Host"] = "elsewhere.example:443"
+	if status, text := postImage(t, up2, h2, "i.vhd", vhd); status != 400 || text != "signature validation failed." {
+		t.Fatalf("a forwarded host the signature does not cover: %d %q", status, text)
+	}
+}
