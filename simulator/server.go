@@ -43,6 +43,11 @@ type Options struct {
 	// picking the work up, installing the image. Zero runs them as fast as
 	// the bytes move.
 	TemplateLatency time.Duration
+	// Empty starts a new state with only the root admin (and the OS types
+	// and builtin template CloudStack installs with): no zone, no
+	// offerings. A harness deploys them through the API. A loaded state is
+	// kept as it is.
+	Empty bool
 	// ExtraZones adds advanced zones with these names next to
 	// Sandbox-simulator (each with a pod, a cluster and a host of the same
 	// hypervisor), e.g. for copyTemplate. A loaded state gains the ones it
@@ -112,7 +117,7 @@ func (s *Server) loadOrSeed() error {
 		st = loaded
 	}
 	if st == nil {
-		st = seedState(cmp.Or(s.opts.Hypervisor, defaultHypervisor), s.now())
+		st = seedState(cmp.Or(s.opts.Hypervisor, defaultHypervisor), s.opts.Empty, s.now())
 	} else {
 		st.failInterruptedJobs(s.now())
 		st.failInterruptedTransfers()
