@@ -10,11 +10,13 @@ func TestCloudStackGoListsOfferingsNetworksOSTypes(t *testing.T) {
 	s := startSim(t, Options{})
 	cs := s.client()
 	so, err := cs.ServiceOffering.ListServiceOfferings(cs.ServiceOffering.NewListServiceOfferingsParams())
-	if err != nil || so.Count != 3 {
+	if err != nil || so.Count != 4 {
 		t.Fatalf("listServiceOfferings = %+v, %v", so, err)
 	}
-	small := so.ServiceOfferings[0]
-	if small.Name != "Small Instance" || small.Cpunumber != 1 || small.Cpuspeed != 500 || small.Memory != 512 || so.ServiceOfferings[2].Iscustomized != true {
+	small, constrained := so.ServiceOfferings[0], so.ServiceOfferings[3]
+	if small.Name != "Small Instance" || small.Cpunumber != 1 || small.Cpuspeed != 500 || small.Memory != 512 ||
+		!so.ServiceOfferings[2].Iscustomized || !constrained.Iscustomized || constrained.Cpuspeed != 1000 ||
+		constrained.Serviceofferingdetails["maxcpunumber"] != "4" || constrained.Serviceofferingdetails["minmemory"] != "512" {
 		t.Fatalf("service offerings = %+v", so.ServiceOfferings)
 	}
 	do, err := cs.DiskOffering.ListDiskOfferings(cs.DiskOffering.NewListDiskOfferingsParams())

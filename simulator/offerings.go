@@ -2,58 +2,105 @@ package simulator
 
 import "time"
 
-// ServiceOffering is a compute offering. A customized offering leaves CPU and
-// memory to deployVirtualMachine's details.
+// ServiceOffering is a compute offering (ServiceOfferingVO). CPUNumber,
+// CPUSpeed and Memory are nil where the offering leaves them to
+// deployVirtualMachine's details: all three on an unconstrained customized
+// offering, CPU and memory on a custom constrained one, whose limits are in
+// Details (ConfigurationManagerImpl.createServiceOffering).
 type ServiceOffering struct {
-	ID          string    `json:"id"`
-	InternalID  int64     `json:"internalid"`
-	Name        string    `json:"name"`
-	DisplayText string    `json:"displaytext"`
-	CPUNumber   int       `json:"cpunumber,omitempty"`
-	CPUSpeed    int       `json:"cpuspeed,omitempty"`
-	Memory      int       `json:"memory,omitempty"` // MiB
-	Customized  bool      `json:"iscustomized"`
-	Created     time.Time `json:"created"`
+	ID          string `json:"id"`
+	InternalID  int64  `json:"internalid"`
+	Name        string `json:"name"`
+	DisplayText string `json:"displaytext"`
+	CPUNumber   *int   `json:"cpunumber,omitempty"`
+	CPUSpeed    *int   `json:"cpuspeed,omitempty"` // MHz
+	Memory      *int   `json:"memory,omitempty"`   // MiB
+	// Details are the service_offering_details rows shown to every caller
+	// (mincpunumber, maxcpunumber, minmemory, maxmemory and the admin's own).
+	Details          map[string]string `json:"details,omitempty"`
+	ProvisioningType string            `json:"provisioningtype,omitempty"`
+	LocalStorage     bool              `json:"localstorage,omitempty"`
+	OfferHA          bool              `json:"offerha,omitempty"`
+	LimitCPUUse      bool              `json:"limitcpuuse,omitempty"`
+	Volatile         bool              `json:"isvolatile,omitempty"`
+	HostTags         string            `json:"hosttags,omitempty"`
+	StorageTags      string            `json:"storagetags,omitempty"`
+	NetworkRate      *int              `json:"networkrate,omitempty"`
+	NoDynamicScaling bool              `json:"nodynamicscaling,omitempty"`
+	DiskStrictness   bool              `json:"diskofferingstrictness,omitempty"`
+	EncryptRoot      bool              `json:"encryptroot,omitempty"`
+	RootDiskSizeGB   int64             `json:"rootdisksize,omitempty"`
+	CacheMode        string            `json:"cachemode,omitempty"`
+	Inactive         bool              `json:"inactive,omitempty"`
+	Created          time.Time         `json:"created"`
 }
 
 func (o *ServiceOffering) uuid() string { return o.ID }
 
+// dynamic is ServiceOfferingVO.isDynamic: any of CPU, speed or memory left
+// to the deployment.
+func (o *ServiceOffering) dynamic() bool {
+	return o.CPUNumber == nil || o.CPUSpeed == nil || o.Memory == nil
+}
+
 // DiskOffering is a data disk offering; DiskSize is in GiB, 0 for customized
 // offerings.
 type DiskOffering struct {
-	ID          string    `json:"id"`
-	InternalID  int64     `json:"internalid"`
-	Name        string    `json:"name"`
-	DisplayText string    `json:"displaytext"`
-	DiskSize    int64     `json:"disksize"`
-	Customized  bool      `json:"iscustomized"`
-	Created     time.Time `json:"created"`
+	ID               string            `json:"id"`
+	InternalID       int64             `json:"internalid"`
+	Name             string            `json:"name"`
+	DisplayText      string            `json:"displaytext"`
+	DiskSize         int64             `json:"disksize"`
+	Customized       bool              `json:"iscustomized"`
+	ProvisioningType string            `json:"provisioningtype,omitempty"`
+	LocalStorage     bool              `json:"localstorage,omitempty"`
+	Tags             string            `json:"tags,omitempty"`
+	Hidden           bool              `json:"hidden,omitempty"` // displayoffering=false
+	CustomizedIOPS   *bool             `json:"customizediops,omitempty"`
+	MinIOPS          *int64            `json:"miniops,omitempty"`
+	MaxIOPS          *int64            `json:"maxiops,omitempty"`
+	SizeStrictness   bool              `json:"disksizestrictness,omitempty"`
+	Encrypt          bool              `json:"encrypt,omitempty"`
+	CacheMode        string            `json:"cachemode,omitempty"`
+	Details          map[string]string `json:"details,omitempty"`
+	Inactive         bool              `json:"inactive,omitempty"`
+	Created          time.Time         `json:"created"`
 }
 
 func (o *DiskOffering) uuid() string { return o.ID }
 
-// seedOfferings creates the simulator's stock compute offerings plus a
-// customized one, and disk offerings small to large plus a customized one.
+// seedOfferings creates the simulator's stock compute offerings - two fixed
+// ones, an unconstrained customized one and a custom constrained one - and
+// disk offerings small to large plus a customized one, through the same
+// code createServiceOffering and createDiskOffering use.
 func seedOfferings(st *state, now time.Time) {
-	for _, o := range []ServiceOffering{
-		{Name: "Small Instance", DisplayText: "Small Instance", CPUNumber: 1, CPUSpeed: 500, Memory: 512},
-		{Name: "Medium Instance", DisplayText: "Medium Instance", CPUNumber: 1, CPUSpeed: 1000, Memory: 1024},
-		{Name: "Custom", DisplayText: "Custom", Customized: true},
+	for _, p := range []map[string]string{
+		{"name": "Small Instance", "cpunumber": "1", "cpuspeed": "500", "memory": "512"},
+		{"name": "Medium Instance", "cpunumber": "1", "cpuspeed": "1000", "memory": "1024"},
+		{"name": "Custom", "customized": "true"},
+		{"name": "Custom Constrained", "customized": "true", "cpuspeed": "1000",
+			"mincpunumber": "1", "maxcpunumber": "4", "minmemory": "512", "maxmemory": "8192"},
 	} {
-		o.ID, o.InternalID = st.newID(kindServiceOffering)
-		o.Created = now
-		st.ServiceOfferings = append(st.ServiceOfferings, &o)
+		if _, err := newServiceOffering(st, paramsOf(p), now); err != nil {
+			panic(err)
+		}
 	}
-	for _, o := range []DiskOffering{
-		{Name: "Small", DisplayText: "Small Disk, 5 GB", DiskSize: 5},
-		{Name: "Medium", DisplayText: "Medium Disk, 20 GB", DiskSize: 20},
-		{Name: "Large", DisplayText: "Large Disk, 100 GB", DiskSize: 100},
-		{Name: "Custom", DisplayText: "Custom Disk", Customized: true},
+	for _, p := range []map[string]string{
+		{"name": "Small", "displaytext": "Small Disk, 5 GB", "disksize": "5"},
+		{"name": "Medium", "displaytext": "Medium Disk, 20 GB", "disksize": "20"},
+		{"name": "Large", "displaytext": "Large Disk, 100 GB", "disksize": "100"},
+		{"name": "Custom", "displaytext": "Custom Disk", "customized": "true"},
 	} {
-		o.ID, o.InternalID = st.newID(kindDiskOffering)
-		o.Created = now
-		st.DiskOfferings = append(st.DiskOfferings, &o)
+		if _, err := newDiskOffering(st, paramsOf(p), now); err != nil {
+			panic(err)
+		}
 	}
+}
+
+// paramsOf turns plain name/value pairs into Params, for requests the
+// simulator makes to itself.
+func paramsOf(m map[string]string) Params {
+	return Params{values: m}
 }
 
 func init() {
@@ -72,38 +119,80 @@ func listServiceOfferings(c *Call) (any, error) {
 		view:    serviceOfferingView}
 	p := c.Params
 	return l.run(c, c.st.ServiceOfferings, func(o *ServiceOffering) bool {
-		return !p.Bool("issystem", false) && p.Get("systemvmtype") == "" && activeState(p) &&
-			optEq(p.Get("storagetype"), "shared") && fits(o, p)
+		return !p.Bool("issystem", false) && p.Get("systemvmtype") == "" && stateMatches(p, o.Inactive) &&
+			optEq(p.Get("storagetype"), storageType(o.LocalStorage)) && fits(o, p)
 	})
 }
 
 // fits applies the 4.15 filters: the offering must offer at least the asked
-// CPU count, speed and memory (customized offerings fit anything).
+// CPU count, speed and memory; what the offering leaves open fits anything.
 func fits(o *ServiceOffering, p Params) bool {
-	if o.Customized {
+	atLeast := func(have *int, name string) bool { return have == nil || int64(*have) >= p.Int(name, 0) }
+	return atLeast(o.CPUNumber, "cpunumber") && atLeast(o.CPUSpeed, "cpuspeed") && atLeast(o.Memory, "memory")
+}
+
+// stateMatches is the 4.19 state filter: Active by default, "all" for both.
+func stateMatches(p Params, inactive bool) bool {
+	switch s := p.Get("state"); {
+	case optEq(s, "all") && s != "":
 		return true
+	case optEq(s, "Inactive") && s != "":
+		return inactive
 	}
-	return int64(o.CPUNumber) >= p.Int("cpunumber", 0) && int64(o.CPUSpeed) >= p.Int("cpuspeed", 0) &&
-		int64(o.Memory) >= p.Int("memory", 0)
+	return !inactive
 }
 
-// activeState is the 4.19 state filter: Active by default, "all" for both.
-func activeState(p Params) bool {
-	s := p.Get("state")
-	return s == "" || optEq(s, "Active") || optEq(s, "all")
+func storageType(local bool) string {
+	if local {
+		return "local"
+	}
+	return "shared"
 }
 
+func stateName(inactive bool) string {
+	if inactive {
+		return "Inactive"
+	}
+	return "Active"
+}
+
+// serviceOfferingView is ServiceOfferingJoinDaoImpl.newServiceOfferingResponse;
+// Gson leaves out what is null (cpunumber, cpuspeed and memory of what a
+// customized offering leaves open).
 func serviceOfferingView(o *ServiceOffering) map[string]any {
 	v := map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "created": csTime(o.Created),
-		"iscustomized": o.Customized, "storagetype": "shared", "provisioningtype": "thin", "offerha": false,
-		"limitcpuuse": false, "isvolatile": false, "issystem": false, "defaultuse": false,
-		"iscustomizediops": false, "cacheMode": "none", "dynamicscalingenabled": true,
-		"diskofferingstrictness": false, "encryptroot": false, "hasannotations": false, "state": "Active",
-		"purgeresources": false, "gpudisplay": false, "rootdisksize": 0}
-	if !o.Customized {
-		v["cpunumber"], v["cpuspeed"], v["memory"] = o.CPUNumber, o.CPUSpeed, o.Memory
+		"iscustomized": o.dynamic(), "storagetype": storageType(o.LocalStorage),
+		"provisioningtype": firstNonEmpty(o.ProvisioningType, "thin"), "offerha": o.OfferHA,
+		"limitcpuuse": o.LimitCPUUse, "isvolatile": o.Volatile, "issystem": false, "defaultuse": false,
+		"iscustomizediops": false, "cacheMode": firstNonEmpty(o.CacheMode, "none"),
+		"dynamicscalingenabled": !o.NoDynamicScaling, "diskofferingstrictness": o.DiskStrictness,
+		"encryptroot": o.EncryptRoot, "hasannotations": false, "state": stateName(o.Inactive),
+		"purgeresources": false, "gpudisplay": false, "rootdisksize": o.RootDiskSizeGB}
+	setInt := func(key string, n *int) {
+		if n != nil {
+			v[key] = *n
+		}
+	}
+	setInt("cpunumber", o.CPUNumber)
+	setInt("cpuspeed", o.CPUSpeed)
+	setInt("memory", o.Memory)
+	setInt("networkrate", o.NetworkRate)
+	if len(o.Details) > 0 {
+		v["serviceofferingdetails"] = o.Details
+	}
+	if o.HostTags != "" {
+		v["hosttags"] = o.HostTags
+	}
+	if o.StorageTags != "" {
+		v["storagetags"] = o.StorageTags
 	}
 	return v
+}
+
+// limit reads one of a constrained offering's min/max details
+// (NumbersUtil.parseInt with the caller's default).
+func (o *ServiceOffering) limit(key string, def int) int {
+	return parseIntOr(o.Details[key], def)
 }
 
 func listDiskOfferings(c *Call) (any, error) {
@@ -113,14 +202,30 @@ func listDiskOfferings(c *Call) (any, error) {
 		view:    diskOfferingView}
 	p := c.Params
 	return l.run(c, c.st.DiskOfferings, func(o *DiskOffering) bool {
-		return activeState(p) && optEq(p.Get("storagetype"), "shared") && !p.Bool("encrypt", false)
+		return stateMatches(p, o.Inactive) && optEq(p.Get("storagetype"), storageType(o.LocalStorage)) &&
+			p.Bool("encrypt", o.Encrypt) == o.Encrypt
 	})
 }
 
+// diskOfferingView is DiskOfferingJoinDaoImpl.newDiskOfferingResponse.
 func diskOfferingView(o *DiskOffering) map[string]any {
-	return map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "disksize": o.DiskSize,
-		"iscustomized": o.Customized, "created": csTime(o.Created), "storagetype": "shared",
-		"provisioningtype": "thin", "cacheMode": "none", "displayoffering": true, "encrypt": false,
-		"iscustomizediops": false, "disksizestrictness": false, "hasannotations": false, "state": "Active",
+	v := map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "disksize": o.DiskSize,
+		"iscustomized": o.Customized, "created": csTime(o.Created), "storagetype": storageType(o.LocalStorage),
+		"provisioningtype": firstNonEmpty(o.ProvisioningType, "thin"), "cacheMode": firstNonEmpty(o.CacheMode, "none"),
+		"displayoffering": !o.Hidden, "encrypt": o.Encrypt, "iscustomizediops": o.CustomizedIOPS != nil && *o.CustomizedIOPS,
+		"disksizestrictness": o.SizeStrictness, "hasannotations": false, "state": stateName(o.Inactive),
 		"suitableforvirtualmachine": true}
+	if o.MinIOPS != nil {
+		v["miniops"] = *o.MinIOPS
+	}
+	if o.MaxIOPS != nil {
+		v["maxiops"] = *o.MaxIOPS
+	}
+	if o.Tags != "" {
+		v["tags"] = o.Tags
+	}
+	if len(o.Details) > 0 {
+		v["details"] = o.Details
+	}
+	return v
 }

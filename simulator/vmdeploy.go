@@ -288,25 +288,60 @@ func deployDetails(p Params) map[string]string {
 	return details
 }
 
-// computeOf is the VM's CPU and memory: the offering's, or for a customized
-// offering the details (UserVmManagerImpl.validateCustomParameters).
+// computeOf is the VM's CPU, speed and memory: a fixed offering's own, or
+// for a dynamic one what validateCustomParameters accepts from the details,
+// filled in as ServiceOfferingDaoImpl.getComputeOffering does.
 func computeOf(o *ServiceOffering, details map[string]string) (cpu, speed, mem int, err error) {
-	if !o.Customized {
-		return o.CPUNumber, o.CPUSpeed, o.Memory, nil
+	if !o.dynamic() {
+		return *o.CPUNumber, *o.CPUSpeed, *o.Memory, nil
 	}
+	if err := validateCustomParameters(o, details); err != nil {
+		return 0, 0, 0, err
+	}
+	pick := func(fixed *int, key string) int {
+		if fixed != nil {
+			return *fixed
+		}
+		return parseIntOr(details[key], -1)
+	}
+	return pick(o.CPUNumber, "cpuNumber"), pick(o.CPUSpeed, "cpuSpeed"), pick(o.Memory, "memory"), nil
+}
+
+// validateCustomParameters is UserVmManagerImpl.validateCustomParameters: what
+// the offering leaves open must come in the details, within the offering's
+// limits (vm.serviceoffering.cpu.cores.max and ram.size.max at their default,
+// no limit); what it fixes may not be overridden.
+func validateCustomParameters(o *ServiceOffering, details map[string]string) error {
 	if len(details) == 0 {
-		return 0, 0, 0, paramError("Need to specify custom parameter values cpu, cpu speed and memory when using custom offering")
+		return paramError("Need to specify custom parameter values cpu, cpu speed and memory when using custom offering")
 	}
-	if cpu = parseIntOr(details["cpuNumber"], -1); cpu < 1 {
-		return 0, 0, 0, paramError("Invalid cpu cores value, specify a value between 1 and %d", customParameterLimit)
+	inRange := func(key, label string, lo, hi int) error {
+		if n := parseIntOr(details[key], -1); n < lo || n > hi {
+			return paramError("Invalid %s value, specify a value between %d and %d", label, lo, hi)
+		}
+		return nil
 	}
-	if speed = parseIntOr(details["cpuSpeed"], -1); speed <= 0 {
-		return 0, 0, 0, paramError("Invalid cpu speed value, specify a value between 1 and %d", customParameterLimit)
+	for _, v := range []struct {
+		fixed       *int
+		key, label  string
+		lo, hi, cap int
+	}{
+		{o.CPUNumber, "cpuNumber", "cpu cores", o.limit("mincpunumber", 1), o.limit("maxcpunumber", customParameterLimit), offeringMaxCPUCores},
+		// isCustomCpuSpeedSupported is false once the offering has a speed.
+		{o.CPUSpeed, "cpuSpeed", "cpu speed", 1, customParameterLimit, 0},
+		{o.Memory, "memory", "memory", o.limit("minmemory", 32), o.limit("maxmemory", customParameterLimit), offeringMaxRAMSize},
+	} {
+		_, given := details[v.key]
+		switch {
+		case v.fixed == nil:
+			if err := inRange(v.key, v.label, v.lo, min(v.hi, maxOr(v.cap))); err != nil {
+				return err
+			}
+		case given:
+			return paramError("The %s of this offering id:%s is not customizable. This is predefined in the template.", v.label, o.ID)
+		}
 	}
-	if mem = parseIntOr(details["memory"], -1); mem < 32 {
-		return 0, 0, 0, paramError("Invalid memory value, specify a value between 32 and %d", customParameterLimit)
-	}
-	return cpu, speed, mem, nil
+	return nil
 }
 
 // parseIntOr is NumbersUtil.parseInt.

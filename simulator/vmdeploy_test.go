@@ -3,6 +3,7 @@ package simulator
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -378,5 +379,48 @@ func TestUserDataShownOnlyOnRequest(t *testing.T) {
 	l, err := e.cs.VirtualMachine.ListVirtualMachines(lp)
 	if err != nil || l.VirtualMachines[0].Userdata != base64.StdEncoding.EncodeToString([]byte("#!/bin/sh\necho hi\n")) {
 		t.Fatalf("listVirtualMachines userdata=true = %+v, %v", l.VirtualMachines, err)
+	}
+}
+
+// TestDeployConstrainedOffering: the seeded custom constrained offering
+// (1-4 CPUs, 512-8192 MB, 1000 MHz) takes cpuNumber and memory within its
+// limits and refuses a cpuSpeed, as validateCustomParameters does.
+func TestDeployConstrainedOffering(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	e.srv.mu.Lock()
+	cc := e.srv.st.ServiceOfferings[3]
+	e.srv.mu.Unlock()
+	deploy := func(name string, details map[string]string) (*cloudstack.DeployVirtualMachineResponse, error) {
+		p := e.params(name)
+		p.SetServiceofferingid(cc.ID)
+		p.SetDetails(details)
+		return e.cs.VirtualMachine.DeployVirtualMachine(p)
+	}
+	vm, err := deploy("cpivm-cc", map[string]string{"cpuNumber": "4", "memory": "512"})
+	if err != nil || vm.Cpunumber != 4 || vm.Cpuspeed != 1000 || vm.Memory != 512 {
+		t.Fatalf("constrained VM = %+v, %v", vm, err)
+	}
+	refusals := []struct {
+		details map[string]string
+		text    string
+	}{
+		{map[string]string{"cpuNumber": "2", "cpuSpeed": "2000", "memory": "1024"},
+			"The cpu speed of this offering id:" + cc.ID + " is not customizable. This is predefined in the template."},
+		{map[string]string{"cpuNumber": "5", "memory": "1024"}, "Invalid cpu cores value, specify a value between 1 and 4"},
+		{map[string]string{"memory": "1024"}, "Invalid cpu cores value, specify a value between 1 and 4"},
+		{map[string]string{"cpuNumber": "2", "memory": "8193"}, "Invalid memory value, specify a value between 512 and 8192"},
+		{map[string]string{"cpuNumber": "2", "memory": "256"}, "Invalid memory value, specify a value between 512 and 8192"},
+	}
+	for i, r := range refusals {
+		_, err := deploy(fmt.Sprintf("cpivm-refused-%d", i), r.details)
+		wantAPIError(t, err, 431, r.text)
+	}
+	fixed := e.params("cpivm-fixed-speed")
+	fixed.SetDetails(map[string]string{"cpuSpeed": "100"})
+	if vm, err := e.cs.VirtualMachine.DeployVirtualMachine(fixed); err != nil || vm.Cpuspeed != 500 {
+		t.Fatalf("a fixed offering takes no custom parameters into account: %+v, %v", vm, err)
+	}
+	if l, _ := e.cs.VirtualMachine.ListVirtualMachines(e.cs.VirtualMachine.NewListVirtualMachinesParams()); l.Count != 2 {
+		t.Fatalf("refused deployments left VMs: %d", l.Count)
 	}
 }

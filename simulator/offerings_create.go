@@ -1,0 +1,430 @@
+package simulator
+
+import (
+	"math"
+	"strings"
+	"time"
+)
+
+// Global settings createServiceOffering reads, at CloudStack's defaults.
+const (
+	offeringMaxCPUCores = 0 // vm.serviceoffering.cpu.cores.max; 0 is no limit
+	offeringMaxRAMSize  = 0 // vm.serviceoffering.ram.size.max (MB); 0 is no limit
+)
+
+func init() {
+	register(
+		command{name: "createServiceOffering", sync: createServiceOffering},
+		command{name: "createDiskOffering", sync: createDiskOffering},
+		command{name: "deleteServiceOffering", idKind: kindServiceOffering, sync: deleteServiceOffering},
+		command{name: "deleteDiskOffering", idKind: kindDiskOffering, sync: deleteDiskOffering},
+	)
+}
+
+func createServiceOffering(c *Call) (any, error) {
+	o, err := newServiceOffering(c.st, c.Params, c.srv.now())
+	if err != nil {
+		return nil, err
+	}
+	c.changed()
+	return map[string]any{"serviceoffering": serviceOfferingView(o)}, nil
+}
+
+func createDiskOffering(c *Call) (any, error) {
+	o, err := newDiskOffering(c.st, c.Params, c.srv.now())
+	if err != nil {
+		return nil, err
+	}
+	c.changed()
+	return map[string]any{"diskoffering": diskOfferingView(o)}, nil
+}
+
+// optInt is an Integer parameter: nil when absent or blank, as
+// setFieldValue leaves it.
+func optInt(p Params, name string) *int {
+	if strings.TrimSpace(p.Get(name)) == "" {
+		return nil
+	}
+	n := int(p.Int(name, 0))
+	return &n
+}
+
+func optInt64(p Params, name string) *int64 {
+	if strings.TrimSpace(p.Get(name)) == "" {
+		return nil
+	}
+	n := p.Int(name, 0)
+	return &n
+}
+
+func optBool(p Params, name string) *bool {
+	if !p.Has(name) {
+		return nil
+	}
+	b := p.Bool(name, false)
+	return &b
+}
+
+func anyNil(ps ...*int) bool {
+	for _, p := range ps {
+		if p == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func allNil(ps ...*int) bool {
+	for _, p := range ps {
+		if p != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// maxOr is a "0 means Integer.MAX_VALUE" setting.
+func maxOr(setting int) int {
+	if setting == 0 {
+		return math.MaxInt32
+	}
+	return setting
+}
+
+// newServiceOffering is ConfigurationManagerImpl.createServiceOffering (the
+// command's checks, then the persisting overload), for the API and the seed.
+func newServiceOffering(st *state, p Params, now time.Time) (*ServiceOffering, error) {
+	name := p.Get("name")
+	if name == "" { // CreateServiceOfferingCmd.getServiceOfferingName
+		return nil, paramError("Failed to create service offering because offering name has not been spified.")
+	}
+	o := &ServiceOffering{Name: name, DisplayText: firstNonEmpty(p.Get("displaytext"), name), // getDisplayText
+		CPUNumber: optInt(p, "cpunumber"), CPUSpeed: optInt(p, "cpuspeed"), Memory: optInt(p, "memory")}
+	if err := o.checkCompute(p); err != nil {
+		return nil, err
+	}
+	if err := o.checkPlacement(p); err != nil {
+		return nil, err
+	}
+	if err := o.checkDisk(p, st); err != nil {
+		return nil, err
+	}
+	if err := o.takeDetails(p); err != nil {
+		return nil, err
+	}
+	o.ID, o.InternalID = st.newID(kindServiceOffering)
+	o.Created = now
+	st.ServiceOfferings = append(st.ServiceOfferings, o)
+	return o, nil
+}
+
+// checkCompute is createServiceOffering's CPU and memory rules.
+// CreateServiceOfferingCmd.isCustomized: the customized parameter, else
+// "cpunumber or memory missing". A customized offering is unconstrained
+// (no cpuspeed, no limits) or custom constrained (cpuspeed and all four
+// limits, which go to the offering's details).
+func (o *ServiceOffering) checkCompute(p Params) error {
+	minCPU, maxCPU := optInt(p, "mincpunumber"), optInt(p, "maxcpunumber")
+	minMem, maxMem := optInt(p, "minmemory"), optInt(p, "maxmemory")
+	customized := o.CPUNumber == nil || o.Memory == nil
+	if b := optBool(p, "customized"); b != nil {
+		customized = *b
+	}
+	fail := func(what string) error {
+		return paramError("Failed to create service offering %s: specify the %s", o.Name, what)
+	}
+	if !customized {
+		switch maxCores, maxRAM := maxOr(offeringMaxCPUCores), maxOr(offeringMaxRAMSize); {
+		case o.CPUNumber != nil && (*o.CPUNumber <= 0 || *o.CPUNumber > maxCores):
+			return fail("cpu number value between 1 and " + itoa(maxCores))
+		case o.CPUSpeed == nil || *o.CPUSpeed < 0:
+			return fail("cpu speed value between 0 and " + itoa(math.MaxInt32))
+		case o.Memory != nil && (*o.Memory < 32 || *o.Memory > maxRAM):
+			return fail("memory value between 32 and " + itoa(maxRAM) + " MB")
+		}
+		return nil
+	}
+	if o.CPUNumber != nil || o.Memory != nil {
+		return paramError("For creating a custom compute offering cpu and memory all should be null")
+	}
+	limits := []*int{minCPU, maxCPU, minMem, maxMem, o.CPUSpeed}
+	if anyNil(limits...) {
+		if !allNil(limits...) {
+			return paramError("For creating a custom compute offering min/max cpu and min/max memory/cpu speed should all be null or all specified")
+		}
+		return nil
+	}
+	switch {
+	case *o.CPUSpeed < 0:
+		return fail("cpu speed value between 1 and " + itoa(math.MaxInt32))
+	case *maxCPU <= 0 || *minCPU <= 0:
+		return fail("minimum or minimum cpu number value between 1 and " + itoa(math.MaxInt32))
+	case *minMem < 32:
+		return fail("memory value between 32 and " + itoa(math.MaxInt32) + " MB")
+	}
+	o.Details = map[string]string{"minmemory": itoa(*minMem), "maxmemory": itoa(*maxMem),
+		"mincpunumber": itoa(*minCPU), "maxcpunumber": itoa(*maxCPU)}
+	return nil
+}
+
+// checkPlacement is createServiceOffering's storage type, system VM, network
+// rate and cache mode rules.
+func (o *ServiceOffering) checkPlacement(p Params) error {
+	o.OfferHA, o.LimitCPUUse, o.Volatile = p.Bool("offerha", false), p.Bool("limitcpuuse", false), p.Bool("isvolatile", false)
+	if err := validateCacheMode(p.Get("cachemode")); err != nil {
+		return err
+	}
+	o.CacheMode = strings.ToLower(p.Get("cachemode"))
+	switch st := p.Get("storagetype"); {
+	case strings.EqualFold(st, "local"):
+		if o.OfferHA {
+			return paramError("HA offering with local storage is not supported. ")
+		}
+		o.LocalStorage = true
+	case st != "" && !strings.EqualFold(st, "shared"):
+		return paramError("Invalid storage type %s specified, valid types are: 'local' and 'shared'", st)
+	}
+	if p.Bool("issystem", false) {
+		// The simulator runs no system VMs; it refuses to hold their offerings.
+		return &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd,
+			Text: "System VM offerings are not implemented by the CloudStack simulator"}
+	}
+	if o.NetworkRate = optInt(p, "networkrate"); o.NetworkRate != nil && *o.NetworkRate < 0 {
+		return paramError("Failed to create service offering %s: specify the network rate value more than 0", o.Name)
+	}
+	o.HostTags, o.StorageTags = cleanupTags(p.Get("hosttags")), cleanupTags(p.Get("tags"))
+	o.NoDynamicScaling = !p.Bool("dynamicscalingenabled", true)
+	o.DiskStrictness, o.EncryptRoot = p.Bool("diskofferingstrictness", false), p.Bool("encryptroot", false)
+	return nil
+}
+
+// checkDisk is the root disk half: the disk offering it maps to, or the
+// rules createDiskOfferingInternal applies to the one it makes.
+func (o *ServiceOffering) checkDisk(p Params, st *state) error {
+	if p.Get("storagepolicy") != "" {
+		return paramError("Please specify a valid vSphere storage policy id")
+	}
+	if id := p.Get("diskofferingid"); id != "" {
+		if _, ok := byID(st.DiskOfferings, id); !ok {
+			return paramError("Please specify a valid disk offering.")
+		}
+	}
+	if p.Get("vgpuprofileid") != "" { // validateVgpuProfileAndGetGpuCount: the simulator has no GPUs
+		return paramError("Please specify a valid vgpu profile.")
+	}
+	if err := checkIOPS(p); err != nil {
+		return err
+	}
+	if size := optInt64(p, "rootdisksize"); size != nil {
+		if *size <= 0 {
+			return paramError("The Root disk size is of %d GB but it must be greater than 0.", *size)
+		}
+		if *size > maxVolumeSizeGB {
+			return paramError("The maximum size for a disk is %d GB.", maxVolumeSizeGB)
+		}
+		o.RootDiskSizeGB = *size
+	}
+	if r := optInt(p, "hypervisorsnapshotreserve"); r != nil && *r < 0 {
+		return paramError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
+	}
+	o.ProvisioningType = strings.ToLower(firstNonEmpty(p.Get("provisioningtype"), "thin"))
+	return nil
+}
+
+// takeDetails adds serviceofferingdetails to the offering's details
+// (createServiceOffering's details loop; bandwidth and IOPS limits belong to
+// the disk offering).
+func (o *ServiceOffering) takeDetails(p Params) error {
+	details := offeringDetails(p.Map("serviceofferingdetails"))
+	_, pci := details["pciDevice"]
+	_, vgpu := details["vgpuType"]
+	if pci != vgpu {
+		return paramError("Please specify the pciDevice and vgpuType correctly.")
+	}
+	for k, v := range details {
+		if strings.HasPrefix(k, "extraconfig") && !strings.HasPrefix(k, "extraconfig-dpdk-") {
+			return paramError("Only extraconfig for DPDK are supported in service offering details")
+		}
+		if strings.EqualFold(k, "bandwidthLimitInMbps") || strings.EqualFold(k, "iopsLimit") {
+			continue
+		}
+		if o.Details == nil {
+			o.Details = map[string]string{}
+		}
+		o.Details[k] = v
+	}
+	return nil
+}
+
+// offeringDetails is CreateServiceOfferingCmd.getDetails: key/value pairs,
+// or each entry's own fields.
+func offeringDetails(entries []map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, e := range entries {
+		if e["key"] != "" && e["value"] != "" {
+			out[e["key"]] = e["value"]
+			continue
+		}
+		for k, v := range e {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// checkIOPS is createDiskOfferingInternal's (and persistDiskOffering's) min
+// and max IOPS rule for offerings whose IOPS are not customized.
+func checkIOPS(p Params) error {
+	custom := optBool(p, "customizediops")
+	if custom == nil || *custom {
+		return nil
+	}
+	minIOPS, maxIOPS := optInt64(p, "miniops"), optInt64(p, "maxiops")
+	if minIOPS == nil && maxIOPS == nil {
+		return nil
+	}
+	if minIOPS == nil || *minIOPS <= 0 {
+		return paramError("The min IOPS must be greater than 0.")
+	}
+	if maxIOPS == nil || *minIOPS > *maxIOPS {
+		return paramError("The min IOPS must be less than or equal to the max IOPS.")
+	}
+	return nil
+}
+
+// validateCacheMode is ConfigurationManagerImpl.validateCacheMode
+// (DiskOffering.DiskCacheMode).
+func validateCacheMode(mode string) error {
+	switch strings.ToLower(mode) {
+	case "", "none", "writeback", "writethrough", "hypervisor_default":
+		return nil
+	}
+	return paramError("Invalid cache mode (%s). Please specify one of the following valid cache mode parameters: none, writeback, writethrough or hypervisor_default.", mode)
+}
+
+// cleanupTags is com.cloud.utils.StringUtils.cleanupTags: trimmed,
+// comma-separated, empty entries dropped.
+func cleanupTags(tags string) string {
+	var out []string
+	for _, t := range strings.Split(tags, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// newDiskOffering is ConfigurationManagerImpl.createDiskOffering and
+// persistDiskOffering, for the API and the seed.
+func newDiskOffering(st *state, p Params, now time.Time) (*DiskOffering, error) {
+	name := p.Get("name")
+	o := &DiskOffering{Name: name, DisplayText: firstNonEmpty(p.Get("displaytext"), name), // CreateDiskOfferingCmd.getDisplayText
+		Customized: p.Bool("customized", false), Hidden: !p.Bool("displayoffering", true),
+		SizeStrictness: p.Bool("disksizestrictness", false), Encrypt: p.Bool("encrypt", false)}
+	size := optInt64(p, "disksize")
+	switch {
+	case !o.Customized && size == nil:
+		return nil, paramError("Disksize is required for a non-customized disk offering")
+	case o.Customized && size != nil:
+		return nil, paramError("Disksize is not allowed for a customized disk offering")
+	}
+	if err := validateCacheMode(p.Get("cachemode")); err != nil {
+		return nil, err
+	}
+	switch t := p.Get("storagetype"); {
+	case strings.EqualFold(t, "local"):
+		o.LocalStorage = true
+	case t != "" && !strings.EqualFold(t, "shared"):
+		return nil, paramError("Invalid storage type %s specified, valid types are: 'local' and 'shared'", t)
+	}
+	if p.Get("storagepolicy") != "" {
+		return nil, paramError("Please specify a valid vSphere storage policy id")
+	}
+	if err := checkRates(p); err != nil {
+		return nil, err
+	}
+	if size != nil && *size <= 0 {
+		return nil, paramError("Please specify a disk size of at least 1 GB.")
+	} else if size != nil && *size > maxVolumeSizeGB {
+		return nil, paramError("The maximum size for a disk is %d GB.", maxVolumeSizeGB)
+	}
+	if size != nil {
+		o.DiskSize = *size
+	} else {
+		o.Customized = true // persistDiskOffering: diskSize == 0 makes it customized
+	}
+	if err := o.takeIOPS(p); err != nil {
+		return nil, err
+	}
+	if r := optInt(p, "hypervisorsnapshotreserve"); r != nil && *r < 0 {
+		return nil, paramError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
+	}
+	o.ProvisioningType = strings.ToLower(firstNonEmpty(p.Get("provisioningtype"), "thin"))
+	o.CacheMode, o.Tags = strings.ToLower(p.Get("cachemode")), cleanupTags(p.Get("tags"))
+	if d := offeringDetails(p.Map("details")); len(d) > 0 {
+		o.Details = d
+	}
+	o.ID, o.InternalID = st.newID(kindDiskOffering)
+	o.Created = now
+	st.DiskOfferings = append(st.DiskOfferings, o)
+	return o, nil
+}
+
+// takeIOPS is persistDiskOffering's IOPS rule: customized IOPS (or none
+// said) keeps no min/max; fixed IOPS default to 0/0.
+func (o *DiskOffering) takeIOPS(p Params) error {
+	if err := checkIOPS(p); err != nil {
+		return err
+	}
+	o.CustomizedIOPS = optBool(p, "customizediops")
+	if o.CustomizedIOPS == nil || *o.CustomizedIOPS {
+		return nil
+	}
+	minIOPS, maxIOPS := optInt64(p, "miniops"), optInt64(p, "maxiops")
+	zero := int64(0)
+	if minIOPS == nil {
+		minIOPS = &zero
+	}
+	if maxIOPS == nil {
+		maxIOPS = &zero
+	}
+	o.MinIOPS, o.MaxIOPS = minIOPS, maxIOPS
+	return nil
+}
+
+// checkRates is validateMaxRateEqualsOrGreater for the four rate pairs.
+func checkRates(p Params) error {
+	for _, r := range []struct{ rate, max, label string }{
+		{"iopsreadrate", "iopsreadratemax", "IOPS Read"}, {"iopswriterate", "iopswriteratemax", "IOPS Write"},
+		{"bytesreadrate", "bytesreadratemax", "Bytes Read"}, {"byteswriterate", "byteswriteratemax", "Bytes Write"},
+	} {
+		n, m := optInt64(p, r.rate), optInt64(p, r.max)
+		if n != nil && m != nil && *m < *n {
+			return paramError("%s rate (%d) cannot be greater than %s maximum rate (%d)", r.label, *n, r.label, *m)
+		}
+	}
+	return nil
+}
+
+// deleteServiceOffering is ConfigurationManagerImpl.deleteServiceOffering:
+// the offering becomes Inactive (VMs keep using it).
+func deleteServiceOffering(c *Call) (any, error) {
+	o, ok := byID(c.st.ServiceOfferings, c.Params.Get("id"))
+	if !ok {
+		return nil, paramError("unable to find service offering %s", c.Params.Get("id"))
+	}
+	o.Inactive = true
+	c.changed()
+	return success(), nil
+}
+
+// deleteDiskOffering is ConfigurationManagerImpl.deleteDiskOffering.
+func deleteDiskOffering(c *Call) (any, error) {
+	o, ok := byID(c.st.DiskOfferings, c.Params.Get("id"))
+	if !ok {
+		return nil, paramError("Unable to find disk offering by id %s", c.Params.Get("id"))
+	}
+	o.Inactive = true
+	c.changed()
+	return success(), nil
+}
