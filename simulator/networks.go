@@ -107,16 +107,12 @@ func (c *Call) networkView(n *Network) map[string]any {
 	if o == nil {
 		o = legacyIsolatedOffering(n.OfferingID)
 	}
-	broadcast := ""
-	if n.VLAN != "" {
-		broadcast = "vlan://" + n.VLAN
-	}
-	return map[string]any{"id": n.ID, "name": n.Name, "displaytext": n.DisplayText, "zoneid": z.ID,
+	v := map[string]any{"id": n.ID, "name": n.Name, "displaytext": n.DisplayText, "zoneid": z.ID,
 		"zonename": z.Name, "physicalnetworkid": n.PhysicalNetworkID, "networkofferingid": n.OfferingID,
 		"networkofferingname": o.Name, "networkofferingdisplaytext": o.DisplayText,
 		"networkofferingconservemode": o.ConserveMode, "networkofferingavailability": o.Availability, "type": n.Type,
 		"state": n.State, "traffictype": "Guest", "broadcastdomaintype": "Vlan",
-		"broadcasturi": broadcast, "vlan": n.VLAN, "gateway": n.Gateway, "netmask": n.Netmask,
+		"gateway": n.Gateway, "netmask": n.Netmask,
 		"cidr": n.CIDR, "dns1": z.DNS1, "networkdomain": n.NetworkDomain, "acltype": or(n.ACLType, "Account"),
 		"account": a.Name, "domainid": d.ID, "domain": d.Name, "domainpath": d.displayPath(),
 		"issystem": false, "isdefault": false, "ispersistent": false, "canusefordeploy": n.canUseForDeploy(),
@@ -125,6 +121,11 @@ func (c *Call) networkView(n *Network) map[string]any {
 		"strechedl2subnet": false, "hasannotations": false, "internetprotocol": "IPv4", "privatemtu": 1500,
 		"publicmtu": 1500, "related": n.ID, "created": csTime(n.Created), "tags": []any{},
 		"details": map[string]string{}, "service": o.serviceViews()}
+	// An Allocated network has no broadcast URI or VLAN until implemented.
+	if n.VLAN != "" {
+		v["broadcasturi"], v["vlan"] = "vlan://"+n.VLAN, n.VLAN
+	}
+	return v
 }
 
 // legacyIsolatedOffering stands in for the offering of a network saved by
