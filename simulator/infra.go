@@ -90,12 +90,13 @@ func listZones(c *Call) (any, error) {
 func (c *Call) zoneView(z *Zone) map[string]any {
 	v := map[string]any{"id": z.ID, "name": z.Name, "networktype": z.NetworkType,
 		"allocationstate": z.Allocation, "dns1": z.DNS1, "internaldns1": z.InternalDNS,
-		"guestcidraddress": z.GuestCIDR, "zonetoken": z.Token, "securitygroupsenabled": false,
+		"zonetoken": z.Token, "securitygroupsenabled": false,
 		"localstorageenabled": false, "dhcpprovider": "VirtualRouter", "type": "Core",
 		"hasannotations": false, "ismultiarch": false, "isnsxenabled": false, "routedmodeenabled": false,
 		"allowuserspecifyvrmtu": false, "routerprivateinterfacemaxmtu": 1500,
 		"routerpublicinterfacemaxmtu": 1500, "tags": []any{}, "resourcedetails": map[string]string{}}
-	for k, val := range map[string]string{"dns2": z.DNS2, "internaldns2": z.InternalDNS2, "domain": z.Domain} {
+	for k, val := range map[string]string{"dns2": z.DNS2, "internaldns2": z.InternalDNS2, "domain": z.Domain,
+		"guestcidraddress": z.GuestCIDR} {
 		if val != "" {
 			v[k] = val
 		}
