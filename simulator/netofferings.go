@@ -189,13 +189,16 @@ func (o *NetworkOffering) setProviders(providers map[string][]string) *APIError 
 }
 
 // updateNetworkOffering follows ConfigurationManagerImpl.updateNetworkOffering
-// for name, display text, availability, state and tags. Departure: the
-// sort key, domains, zones and load-balancer settings are not stored.
+// for name, display text, state (case-insensitive), tags and availability
+// (Required only for an Isolated offering with SourceNat, and only one
+// offering of the system may be Required). Departure: the sort key, maximum
+// connections, domains and zones are not stored, and new tags are not
+// checked against the physical networks' tags.
 func updateNetworkOffering(c *Call) (any, error) {
 	p := c.Params
-	o, _ := byID(c.st.NetworkOfferings, p.Get("id"))
+	o := c.st.networkOffering(p.Get("id"))
 	if o == nil {
-		return nil, paramError("Unable to find network offering %s", p.Get("id"))
+		return nil, paramError("unable to find network offering %s", p.Get("id"))
 	}
 	if err := c.st.updateNetworkOffering(o, p.Get("name"), p.Get("displaytext"), p.Get("availability"), p.Get("state")); err != nil {
 		return nil, err
@@ -209,7 +212,7 @@ func updateNetworkOffering(c *Call) (any, error) {
 
 func (st *state) updateNetworkOffering(o *NetworkOffering, name, text, availability, stateName string) *APIError {
 	if stateName != "" {
-		s := canonical([]string{"Enabled", "Disabled"}, stateName)
+		s := canonical([]string{"Disabled", "Enabled"}, stateName)
 		if s == "" {
 			return paramError("Incorrect state value: %s", stateName)
 		}
@@ -220,15 +223,21 @@ func (st *state) updateNetworkOffering(o *NetworkOffering, name, text, availabil
 		if a == "" {
 			return paramError("Invalid value for Availability. Supported types: Required, Optional")
 		}
-		if a == "Required" && o.GuestType != "Isolated" {
-			return paramError("Availability can be Required only for networkOfferings of type Isolated")
+		if a == "Required" {
+			if o.GuestType != "Isolated" || !o.has("SourceNat") {
+				return paramError("Availability can be Required only for networkOfferings of type Isolated and with SourceNat enabled")
+			}
+			for _, other := range st.NetworkOfferings {
+				if other != o && other.Availability == "Required" {
+					return paramError("System already has network offering id=%d with availability Required", other.InternalID)
+				}
+			}
 		}
-		o.Availability = a
+		availability = a
 	}
 	o.Name, o.DisplayText = or(name, o.Name), or(text, o.DisplayText)
-	if stateName != "" {
-		o.State = stateName
-	}
+	o.Availability = or(availability, o.Availability)
+	o.State = or(stateName, o.State)
 	return nil
 }
 

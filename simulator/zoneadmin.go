@@ -228,7 +228,8 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 	}
 	for _, other := range st.Pods {
 		if other.ZoneID == z.ID && strings.EqualFold(other.Name, s.Name) {
-			return nil, paramError("A pod with name: %s already exists in zone %s. Please specify a different pod name.", s.Name, z.Name)
+			// checkPodAttributes
+			return nil, paramError("A pod with name: %s already exists in zone %d. Please specify a different pod name. ", s.Name, z.InternalID)
 		}
 	}
 	switch {
