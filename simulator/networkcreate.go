@@ -78,16 +78,12 @@ func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
 	if pn.State != "Enabled" {
 		return nil, paramError("Specified physical network id is in incorrect state:%s", or(pn.State, "Disabled"))
 	}
-	if (s.Gateway == "") != (s.Netmask == "") {
-		return nil, paramError("gateway and netmask should be specified together")
+	cidr, err := guestCIDROf(s)
+	if err != nil {
+		return nil, err
 	}
-	cidr := ""
-	if s.Gateway != "" {
-		pfx, ok := cidrOf(s.Gateway, s.Netmask)
-		if !ok {
-			return nil, paramError("Invalid gateway IP provided or netmask")
-		}
-		cidr = pfx.String()
+	if o.GuestType == "Shared" && !o.SpecifyVLAN && s.VLAN != "" {
+		return nil, paramError("Cannot specify vlanId when create a network from network offering with specifyvlan=false")
 	}
 	needsCIDR := o.GuestType == "Shared" || o.GuestType == "Isolated" && !o.has("SourceNat") && !o.has("Gateway")
 	if cidr == "" && needsCIDR {
@@ -115,7 +111,7 @@ func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
 	n := &Network{Name: s.Name, DisplayText: or(s.DisplayText, s.Name), ZoneID: z.ID, PhysicalNetworkID: pn.ID,
 		OfferingID: o.ID, Type: o.GuestType, State: "Allocated", Gateway: gateway, Netmask: netmask, CIDR: cidr,
 		NetworkDomain: domain, AccountID: s.Account.ID, ACLType: or(s.ACLType, "Account"), StartIP: s.StartIP,
-		EndIP: s.EndIP, Created: now}
+		EndIP: or(s.EndIP, s.StartIP), Created: now}
 	if o.GuestType == "Shared" {
 		n.State, n.VLAN = "Setup", strings.TrimPrefix(s.VLAN, "vlan://")
 		n.ACLType = or(s.ACLType, "Domain")
@@ -123,6 +119,37 @@ func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
 	n.ID, n.InternalID = st.newID(kindNetwork)
 	st.Networks = append(st.Networks, n)
 	return n, nil
+}
+
+// guestCIDROf is createGuestNetwork's IPv4 checks: a start IP needs a
+// gateway and netmask, the end IP defaults to the start IP, and the gateway
+// may be neither the network's nor its broadcast address.
+func guestCIDROf(s networkSpec) (string, *APIError) {
+	if s.StartIP != "" {
+		if !validIPv4(s.StartIP) {
+			return "", paramError("Invalid format for the startIp parameter")
+		}
+		if s.EndIP != "" && !validIPv4(s.EndIP) {
+			return "", paramError("Invalid format for the endIp parameter")
+		}
+		if s.Gateway == "" || s.Netmask == "" {
+			return "", paramError("gateway and netmask should be defined when startIP/endIP are passed in")
+		}
+	}
+	if s.Gateway == "" || s.Netmask == "" {
+		return "", nil
+	}
+	if !validIPv4(s.Gateway) {
+		return "", paramError("Invalid gateway")
+	}
+	pfx, ok := cidrOf(s.Gateway, s.Netmask)
+	if !ok {
+		return "", paramError("Invalid netmask")
+	}
+	if gw := parseAddr(s.Gateway); pfx.Bits() < 31 && (gw == pfx.Addr() || gw == lastAddr(pfx)) {
+		return "", paramError("Invalid gateway IP provided. Either the IP is broadcast or network IP.")
+	}
+	return pfx.String(), nil
 }
 
 // guestPhysicalNetwork is the named physical network, or the zone's one

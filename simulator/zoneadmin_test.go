@@ -226,6 +226,14 @@ func TestAdminZoneRefusals(t *testing.T) {
 		{"isolated network with a public CIDR", map[string]string{"command": "createNetwork", "name": "pub",
 			"zoneid": tz.zone, "networkofferingid": tz.offering, "gateway": "8.8.8.1", "netmask": "255.255.255.0"},
 			431, 4350, "Virtual Guest Cidr 8.8.8.0/24 is not RFC 1918 or 6598 compliant"},
+		{"isolated network gateway on the network address", map[string]string{"command": "createNetwork", "name": "n0",
+			"zoneid": tz.zone, "networkofferingid": tz.offering, "gateway": "10.2.0.0", "netmask": "255.255.255.0"},
+			431, 4350, "Invalid gateway IP provided. Either the IP is broadcast or network IP."},
+		{"start IP without a gateway", map[string]string{"command": "createNetwork", "name": "n0",
+			"zoneid": tz.zone, "networkofferingid": tz.offering, "startip": "10.2.0.5"},
+			431, 4350, "gateway and netmask should be defined when startIP/endIP are passed in"},
+		{"unknown offering state", map[string]string{"command": "updateNetworkOffering", "id": tz.offering,
+			"state": "Retired"}, 431, 4350, "Incorrect state value: Retired"},
 		{"zone with a public guest CIDR", map[string]string{"command": "createZone", "name": "Z2", "networktype": "Advanced",
 			"dns1": "8.8.8.8", "internaldns1": "8.8.8.8", "guestcidraddress": "8.8.0.0/16"},
 			431, 4350, "Please enter a valid guest cidr"},
@@ -304,7 +312,10 @@ func TestNetworkRulesOfOfferings(t *testing.T) {
 	if _, err := cs.NetworkOffering.UpdateNetworkOffering(uo); err != nil {
 		t.Fatal(err)
 	}
-	call(map[string]string{"name": "s1"}).wantError(t, "createnetworkresponse", 431, 4350,
+	s.call(map[string]string{"command": "updateNetworkOffering", "id": shared.Id, "availability": "required"}).wantError(t,
+		"updatenetworkofferingresponse", 431, 4350,
+		"Availability can be Required only for networkOfferings of type Isolated and with SourceNat enabled")
+	call(map[string]string{"name": "s1", "vlan": "300"}).wantError(t, "createnetworkresponse", 431, 4350,
 		"Gateway/netmask are required when creating Shared networks.")
 	n := call(map[string]string{"name": "s1", "gateway": "8.8.8.1", "netmask": "255.255.255.0", "vlan": "300",
 		"startip": "8.8.8.10", "endip": "8.8.8.20"}).inner(t, "createnetworkresponse")["network"].(map[string]any)
@@ -441,4 +452,13 @@ func normalized(t *testing.T, v any) any {
 func isGenerated(v any) bool {
 	s, _ := v.(string)
 	return strings.HasPrefix(s, "SimulatedAgent.")
+}
+
+// TestOnlyOneRequiredNetworkOffering: the seeded default isolated offering
+// is Required, so no other offering may become Required.
+func TestOnlyOneRequiredNetworkOffering(t *testing.T) {
+	s := startSim(t, Options{})
+	id := createIsolatedOffering(t, cloudstack.NewAsyncClient(s.api, testKey, testSecret, false))
+	s.call(map[string]string{"command": "updateNetworkOffering", "id": id, "availability": "Required"}).wantError(t,
+		"updatenetworkofferingresponse", 431, 4350, "System already has network offering id=1 with availability Required")
 }
