@@ -105,7 +105,8 @@ func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
 	gateway, netmask := s.Gateway, s.Netmask
 	if cidr == "" && o.GuestType == "Isolated" {
 		if cidr, gateway, netmask = zoneGuestCIDR(z); cidr == "" {
-			return nil, paramError("Zone %s has no guest CIDR for network %s", z.Name, s.Name)
+			// GuestNetworkGuru.design (the network and zone named, not toString'd)
+			return nil, internalError("Can't design network %s; guest CIDR is not configured per zone %s", s.Name, z.Name)
 		}
 	}
 	n := &Network{Name: s.Name, DisplayText: or(s.DisplayText, s.Name), ZoneID: z.ID, PhysicalNetworkID: pn.ID,
@@ -173,7 +174,7 @@ func (st *state) guestPhysicalNetwork(z *Zone, id string) (*PhysicalNetwork, *AP
 }
 
 // zoneGuestCIDR is GuestNetworkGuru.design's default: the zone's guest CIDR
-// with its first address as the gateway.
+// with its first host address (getIpRangeStartIpFromCidr) as the gateway.
 func zoneGuestCIDR(z *Zone) (cidr, gateway, netmask string) {
 	p, ok := parseCIDR(z.GuestCIDR)
 	if !ok {

@@ -105,7 +105,7 @@ func (c *Call) networkView(n *Network) map[string]any {
 	d := c.st.domain(a.DomainID)
 	o := c.st.networkOffering(n.OfferingID)
 	if o == nil {
-		o = legacyIsolatedOffering(n.OfferingID)
+		o = &NetworkOffering{} // every network has its offering; never nil in a consistent state
 	}
 	v := map[string]any{"id": n.ID, "name": n.Name, "displaytext": n.DisplayText, "zoneid": z.ID,
 		"zonename": z.Name, "physicalnetworkid": n.PhysicalNetworkID, "networkofferingid": n.OfferingID,
@@ -126,15 +126,6 @@ func (c *Call) networkView(n *Network) map[string]any {
 		v["broadcasturi"], v["vlan"] = "vlan://"+n.VLAN, n.VLAN
 	}
 	return v
-}
-
-// legacyIsolatedOffering stands in for the offering of a network saved by
-// an older simulator, which had no network offering table: the seeded
-// isolated offering (zonedeploy.go).
-func legacyIsolatedOffering(id string) *NetworkOffering {
-	o := isolatedOfferingSpec()
-	return &NetworkOffering{ID: id, Name: o.Name, DisplayText: o.DisplayText, GuestType: "Isolated",
-		Availability: "Required", State: "Enabled", ConserveMode: true, Services: o.Providers}
 }
 
 func listVlanIpRanges(c *Call) (any, error) {

@@ -11,7 +11,9 @@ import (
 )
 
 // stateVersion is bumped when the state file's layout changes incompatibly.
-const stateVersion = 1
+// 2: zones are built through the admin API's tables (storage pools, network
+// offerings, providers); a version 1 zone has no primary storage.
+const stateVersion = 2
 
 // state is everything CloudStack would keep in its database. It is saved as
 // one JSON document; families add their tables as fields.

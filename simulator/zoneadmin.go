@@ -198,8 +198,9 @@ func createPod(c *Call) (any, error) {
 }
 
 // createPod follows ConfigurationManagerImpl.createPod (both overloads),
-// checkPodRangeParametersBasicsForNonEdgeZone, checkIpRange and
-// checkPodCidrSubnets. A pod is Enabled unless told otherwise; the end IP
+// checkPodRangeParametersBasicsForNonEdgeZone and checkPodAttributes
+// (checkIpRange, checkOverlapPublicIpRange, checkPodCidrSubnets with
+// check.pod.cidrs true, as advanced.cfg sets it). A pod is Enabled unless told otherwise; the end IP
 // defaults to the end of the pod's CIDR.
 func (st *state) createPod(s podSpec) (*Pod, error) {
 	z := st.zone(s.ZoneID)
@@ -239,6 +240,12 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 		return nil, paramError("The end address of the IP range is not in the CIDR subnet.")
 	case ipLess(s.EndIP, s.StartIP):
 		return nil, paramError("The start IP address must have a lower value than the end IP address.")
+	}
+	if ip := st.publicIPIn(z.ID, s.StartIP, s.EndIP); ip != "" {
+		// checkOverlapPublicIpRange
+		return nil, paramError("The Start IP and endIP address range overlap with Public IP :%s", ip)
+	}
+	switch {
 	case rangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway):
 		return nil, paramError("The gateway shouldn't overlap start/end ip addresses")
 	}
@@ -250,6 +257,20 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 		StartIP: s.StartIP, EndIP: s.EndIP, Allocation: s.Allocation}
 	st.Pods = append(st.Pods, pod)
 	return pod, nil
+}
+
+// publicIPIn is the lowest public address of the zone's ranges within
+// start..end, or "".
+func (st *state) publicIPIn(zoneID, start, end string) string {
+	for _, r := range st.VlanRanges {
+		if r.ZoneID == zoneID && rangesOverlap(start, end, r.StartIP, r.EndIP) {
+			if ipLess(r.StartIP, start) {
+				return start
+			}
+			return r.StartIP
+		}
+	}
+	return ""
 }
 
 // checkPodCIDRSubnets is ConfigurationManagerImpl.checkPodCidrSubnets: a new
