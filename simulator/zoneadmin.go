@@ -379,14 +379,14 @@ func (st *state) zoneAndPod(zoneID, podID string) (*Zone, *Pod, *APIError) {
 
 // hostSpec is addHost's input.
 type hostSpec struct {
-	ZoneID, PodID, ClusterID, ClusterName, Hypervisor, URL, Allocation string
+	ZoneID, PodID, ClusterID, ClusterName, Hypervisor, URL, Username, Password, Allocation string
 }
 
 func addHost(c *Call) (any, error) {
 	p := c.Params
 	h, err := c.st.addHost(hostSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), ClusterID: p.Get("clusterid"),
 		ClusterName: p.Get("clustername"), Hypervisor: p.Get("hypervisor"), URL: p.Get("url"),
-		Allocation: p.Get("allocationstate")}, c.srv.now())
+		Username: p.Get("username"), Password: p.Get("password"), Allocation: p.Get("allocationstate")}, c.srv.now())
 	if err != nil {
 		return nil, err
 	}
@@ -395,37 +395,62 @@ func addHost(c *Call) (any, error) {
 	return listBody("host", 1, []map[string]any{c.hostView(h)}), nil
 }
 
-// addHost follows ResourceManagerImpl.discoverHosts for one simulated agent:
-// the zone, pod and cluster must exist and belong together, and the host
-// runs its cluster's hypervisor. The agent connects at once (the simulator's
-// mock agent), so the host is Up with the mock agent's capacity. The host's
-// IP is the URL's host when it is an address, otherwise the next free
-// address of the pod's range. Departure: the texts for a cluster of another
-// pod or hypervisor are the simulator's own.
+// addHost follows ResourceManagerImpl.discoverHosts and discoverHostsFull
+// for one simulated agent: without a cluster the host gets a "Standalone-"
+// cluster of its URL; a cluster named is found or created in the pod;
+// credentials are required (KVM: a username). The discoverer of a host's
+// hypervisor finds nothing in a cluster of another hypervisor (as
+// XenServerDiscoverer.find and its siblings do), which AddHostCmd reports as
+// the DiscoveryException's text. The agent connects at once (the
+// simulator's mock agent): the host is Up with the mock agent's capacity,
+// its IP the URL's host when that is an address, otherwise the next free
+// address of the pod's range.
 func (st *state) addHost(s hostSpec, now time.Time) (*Host, error) {
-	z, pod, err := st.zoneAndPod(s.ZoneID, s.PodID)
-	if err != nil {
-		return nil, err
+	z := st.zone(s.ZoneID)
+	if z == nil {
+		return nil, paramError("Can't find zone by id %s", s.ZoneID)
+	}
+	pod := st.pod(s.PodID)
+	if pod == nil {
+		return nil, paramError("Can't find pod by id %s", s.PodID)
+	}
+	if pod.ZoneID != z.ID {
+		return nil, paramError("Pod with specified podId%d doesn't belong to the zone with specified zoneId%d", pod.InternalID, z.InternalID)
+	}
+	if s.ClusterName == "" && s.ClusterID == "" {
+		s.ClusterName = "Standalone-" + s.URL
+	}
+	switch {
+	case s.ClusterName != "" && s.ClusterID != "":
+		return nil, paramError("Can't specify cluster by both id and name")
+	case s.Hypervisor == "":
+		return nil, paramError("Need to specify Hypervisor Type")
+	case strings.EqualFold(s.Hypervisor, "KVM") && s.Username == "":
+		return nil, paramError("Username need to be provided.")
+	case !strings.EqualFold(s.Hypervisor, "KVM") && !strings.EqualFold(s.Hypervisor, "VMware") && (s.Username == "" || s.Password == ""):
+		return nil, paramError("Username and Password need to be provided.")
+	case !strings.Contains(s.URL, "://"):
+		return nil, paramError("uri.scheme is null %s, add nfs:// (or cifs://) as a prefix", s.URL)
+	}
+	hv, hvErr := canonicalHypervisor(s.Hypervisor)
+	if hvErr != nil {
+		return nil, discoveryError("Do not support HypervisorType %s for %s", s.Hypervisor, s.URL)
 	}
 	cl := st.cluster(s.ClusterID)
-	if cl == nil && s.ClusterName != "" {
-		for _, other := range st.Clusters {
-			if other.PodID == pod.ID && strings.EqualFold(other.Name, s.ClusterName) {
-				cl = other
-			}
+	if s.ClusterName != "" {
+		cl = st.clusterNamed(pod.ID, s.ClusterName)
+		if cl == nil {
+			id, internal := st.newID(kindCluster)
+			cl = &Cluster{ID: id, InternalID: internal, Name: s.ClusterName, PodID: pod.ID, ZoneID: z.ID, Hypervisor: hv,
+				Allocation: "Enabled"}
+			st.Clusters = append(st.Clusters, cl)
 		}
 	}
 	if cl == nil {
-		return nil, paramError("Can't find cluster by the id or name specified")
+		return nil, paramError("Can't find cluster by id %s", s.ClusterID)
 	}
-	if cl.PodID != pod.ID {
-		return nil, paramError("Cluster %s does not belong to pod %s", cl.Name, pod.Name)
-	}
-	if !strings.EqualFold(s.Hypervisor, cl.Hypervisor) {
-		return nil, paramError("Cannot add host of hypervisor %s to cluster %s of hypervisor %s", s.Hypervisor, cl.Name, cl.Hypervisor)
-	}
-	if err := checkAllocationState(s.Allocation); err != nil {
-		return nil, err
+	if cl.PodID != pod.ID || cl.Hypervisor != hv {
+		return nil, discoveryError("Unable to add the host: Cannot find the server resources at %s", s.URL)
 	}
 	h := newHost(st, cl.ID, pod.ID, z.ID, cl.Hypervisor, st.hostAddress(pod, s.URL), now)
 	if s.Allocation == "Disabled" {
@@ -433,6 +458,21 @@ func (st *state) addHost(s hostSpec, now time.Time) (*Host, error) {
 	}
 	st.Hosts = append(st.Hosts, h)
 	return h, nil
+}
+
+// discoveryError is a DiscoveryException as AddHostCmd reports it: a
+// ServerApiException(INTERNAL_ERROR) with its message.
+func discoveryError(format string, args ...any) *APIError {
+	return &APIError{Code: codeInternalError, CSCode: csServerAPIException, Text: fmt.Sprintf(format, args...)}
+}
+
+func (st *state) clusterNamed(podID, name string) *Cluster {
+	for _, cl := range st.Clusters {
+		if cl.PodID == podID && cl.Name == name {
+			return cl
+		}
+	}
+	return nil
 }
 
 // hostAddress is the URL's host if it is an IPv4 address, otherwise the

@@ -268,7 +268,11 @@ func TestAdminZoneRefusals(t *testing.T) {
 			"clustername": "C9", "clustertype": "CloudManaged", "hypervisor": "Hyper-Z"},
 			431, 4350, "Unable to resolve Hyper-Z to a supported "},
 		{"host of another hypervisor than its cluster", map[string]string{"command": "addHost", "zoneid": tz.zone,
-			"podid": tz.pod, "clusterid": tz.cluster, "hypervisor": "VMware", "url": "http://sim/c0/h9"}, 431, 4350, ""},
+			"podid": tz.pod, "clusterid": tz.cluster, "hypervisor": "XenServer", "url": "http://sim/c0/h9", "username": "root",
+			"password": "password"}, 530, 9999, "Unable to add the host: Cannot find the server resources at http://sim/c0/h9"},
+		{"host without credentials", map[string]string{"command": "addHost", "zoneid": tz.zone, "podid": tz.pod,
+			"clusterid": tz.cluster, "hypervisor": "XenServer", "url": "http://sim/c0/h9"},
+			431, 4350, "Username and Password need to be provided."},
 		{"zone-wide pool without a hypervisor", map[string]string{"command": "createStoragePool", "zoneid": tz.zone,
 			"name": "ZW", "scope": "zone", "url": "nfs://10.147.28.6:/zw"},
 			431, 4350, "Missing parameter hypervisor. Hypervisor type is required to create zone wide primary storage."},
@@ -467,4 +471,18 @@ func TestOnlyOneRequiredNetworkOffering(t *testing.T) {
 	id := createIsolatedOffering(t, cloudstack.NewAsyncClient(s.api, testKey, testSecret, false))
 	s.call(map[string]string{"command": "updateNetworkOffering", "id": id, "availability": "Required"}).wantError(t,
 		"updatenetworkofferingresponse", 431, 4350, "System already has network offering id=1 with availability Required")
+}
+
+// TestHostWithoutAClusterGetsAStandaloneOne: discoverHosts names the
+// cluster after the URL when none is given.
+func TestHostWithoutAClusterGetsAStandaloneOne(t *testing.T) {
+	s := startSim(t, Options{Empty: true})
+	tz := deployTestZone(t, cloudstack.NewAsyncClient(s.api, testKey, testSecret, false))
+	body := s.call(map[string]string{"command": "addHost", "zoneid": tz.zone, "podid": tz.pod, "hypervisor": "KVM",
+		"url": "http://10.0.0.9", "username": "root"}).inner(t, "addhostresponse")
+	hosts := items(t, body, "host")
+	if len(hosts) != 1 || hosts[0]["clustername"] != "Standalone-http://10.0.0.9" || hosts[0]["ipaddress"] != "10.0.0.9" ||
+		hosts[0]["hypervisor"] != "KVM" {
+		t.Fatalf("addHost: %v", body)
+	}
 }

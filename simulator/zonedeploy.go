@@ -70,7 +70,8 @@ func (st *state) deployZone(l zoneLayout, now time.Time) *Zone {
 		c := must(st.addCluster(clusterSpec{ZoneID: z.ID, PodID: pod.ID, Name: cl.Name, Hypervisor: l.Hypervisor,
 			ClusterType: "CloudManaged"}))
 		for _, url := range cl.Hosts {
-			must(st.addHost(hostSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Hypervisor: l.Hypervisor, URL: url}, now))
+			must(st.addHost(hostSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Hypervisor: l.Hypervisor, URL: url,
+				Username: "root", Password: "password"}, now))
 		}
 		for _, name := range cl.Pools {
 			must(st.createStoragePool(poolSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Name: name,
