@@ -73,18 +73,20 @@ func createStoragePool(c *Call) (any, error) {
 	return map[string]any{"storagepool": c.poolView(pool)}, nil
 }
 
-// createStoragePool follows StorageManagerImpl.createPool: the scope is the
-// cluster's unless scope=zone, which needs a hypervisor that supports
-// zone-wide pools; a cluster pool's hypervisor is its cluster's. The
-// simulator's mock storage accepts any URL that parses; its pool is Up at
-// once. Departure: the pool is not mounted on the hosts (nothing to mount).
+// createStoragePool follows StorageManagerImpl.createPool: the scope is
+// CLUSTER unless told otherwise and then needs a cluster; a ZONE pool needs
+// a hypervisor that supports zone-wide pools (KVM, VMware, Hyperv, LXC, Any,
+// Simulator); a cluster pool's hypervisor is its cluster's. The simulator's
+// mock storage accepts any URL with a scheme and the pool is Up at once.
+// Departure: the text for a URL without a scheme is the simulator's own (the
+// data store lifecycle's), and the pool is not mounted on the hosts.
 func (st *state) createStoragePool(s poolSpec, now time.Time) (*StoragePool, error) {
 	scope := strings.ToUpper(or(s.Scope, "CLUSTER"))
-	if scope != "CLUSTER" && scope != "ZONE" {
-		return nil, paramError("Invalid scope %s", s.Scope)
+	if scope != "CLUSTER" && scope != "ZONE" && scope != "HOST" && scope != "REGION" && scope != "GLOBAL" {
+		return nil, paramError("invalid scope for pool %s", s.Scope)
 	}
-	if s.ClusterID != "" && s.PodID == "" {
-		return nil, paramError("Cluster id requires pod id")
+	if scope != "CLUSTER" && scope != "ZONE" {
+		return nil, notImplemented("Only cluster and zone storage pools are implemented by the CloudStack simulator")
 	}
 	if scope == "CLUSTER" && s.ClusterID == "" {
 		return nil, paramError("cluster id can't be null, if scope is cluster")
@@ -101,9 +103,6 @@ func (st *state) createStoragePool(s poolSpec, now time.Time) (*StoragePool, err
 		pool.Hypervisor = hv
 	} else {
 		cl := st.cluster(s.ClusterID)
-		if cl == nil {
-			return nil, paramError("unable to find cluster by id %s", s.ClusterID)
-		}
 		pool.PodID, pool.ClusterID, pool.Hypervisor = cl.PodID, cl.ID, cl.Hypervisor
 	}
 	z := st.zone(s.ZoneID)
@@ -111,7 +110,7 @@ func (st *state) createStoragePool(s poolSpec, now time.Time) (*StoragePool, err
 		return nil, paramError("unable to find zone by id %s", s.ZoneID)
 	}
 	if u, err := url.Parse(s.URL); err != nil || u.Scheme == "" {
-		return nil, paramError("%s is not a valid uri", s.URL)
+		return nil, internalError("Failed to add data store: %s is not a valid uri", s.URL)
 	}
 	pool.ZoneID = z.ID
 	pool.ID, pool.InternalID = st.newID(kindStoragePool)
