@@ -192,26 +192,34 @@ func addImageStore(c *Call) (any, error) {
 	return map[string]any{"imagestore": c.imageStoreView(s)}, nil
 }
 
-// addImageStore follows StorageManagerImpl.discoverImageStore for NFS: the
-// store belongs to a zone, which must exist; a name defaults to the URL.
-// Once the first store of a zone exists, the secondary storage VM
-// downloads the builtin template there (TemplateServiceImpl's template
-// sync); the simulator's copy is downloaded at once. Departure: only the
-// NFS provider is modelled.
+// addImageStore follows discoverImageStore (StorageManagerImpl, the image
+// store service in 4.22): the name defaults to the URL and is unique; NFS
+// stores are zone-wide, so a zone is required; then the secondary storage
+// VM syncs the builtin template to the store (handleTemplateSync,
+// associateCrosszoneTemplatesToZone), which the simulator's mock SSVM
+// finishes at once. Departure: only the NFS provider is modelled.
 func (st *state) addImageStore(s storeSpec, now time.Time) (*ImageStore, error) {
 	if !strings.EqualFold(s.Provider, "NFS") {
 		return nil, notImplemented("Only NFS image stores are implemented by the CloudStack simulator")
+	}
+	name := or(s.Name, s.URL)
+	for _, other := range st.ImageStores {
+		if strings.EqualFold(other.Name, name) {
+			return nil, paramError("The image store with name %s already exists, try creating with another name", name)
+		}
+	}
+	if s.ZoneID == "" {
+		return nil, paramError("Image store provider NFS does not support scope REGION")
 	}
 	z := st.zone(s.ZoneID)
 	if z == nil {
 		return nil, paramError("Can't find zone by id %s", s.ZoneID)
 	}
 	if u, err := url.Parse(s.URL); err != nil || u.Scheme == "" {
-		return nil, paramError("%s is not a valid uri", s.URL)
+		return nil, internalError("Failed to add data store: %s is not a valid uri", s.URL)
 	}
 	id, internal := st.newID(kindImageStore)
-	store := &ImageStore{ID: id, InternalID: internal, Name: or(s.Name, s.URL), ZoneID: z.ID, URL: s.URL,
-		Provider: "NFS", Created: now}
+	store := &ImageStore{ID: id, InternalID: internal, Name: name, ZoneID: z.ID, URL: s.URL, Provider: "NFS", Created: now}
 	st.ImageStores = append(st.ImageStores, store)
 	if t := st.builtinTemplate(); t != nil {
 		st.addBuiltinCopy(t, z.ID, now)
