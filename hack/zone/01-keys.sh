@@ -7,7 +7,7 @@
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
-if [ -s "$ZONE_OUT/keys.env" ] && [ -n "${CLOUDSTACK_KEY:-}" ] && cs listZones >/dev/null 2>&1; then
+if [ -s "$ZONE_OUT/keys.env" ] && [ -n "${CLOUDSTACK_KEY:-}" ] && (cs listZones) >/dev/null 2>&1; then
   log "keys in $ZONE_OUT/keys.env work; keeping them"
   exit 0
 fi
