@@ -26,6 +26,8 @@ func seedExtraZones(st *state, names []string, hypervisor string, now time.Time)
 		l.Name, l.PhysicalNetwork = name, name+"-pnet"
 		l.PodGateway, l.PodStart, l.PodEnd = pod+"1", pod+"2", pod+"200"
 		l.PublicGateway, l.PublicStart, l.PublicEnd = public+"1", public+"2", public+"200"
+		// Image store names (their URLs by default) are unique.
+		l.SecondaryURL = fmt.Sprintf("nfs://%s:/export/home/sandbox/secondary-%d", l.DNS, n)
 		l.Clusters = []clusterLayout{{Name: "C0", Hosts: []string{"http://sim/c0/h0"}, Pools: []string{"PS0"}}}
 		st.deployZone(l, now)
 	}

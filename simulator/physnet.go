@@ -351,7 +351,8 @@ func listTrafficTypes(c *Call) (any, error) {
 }
 
 // listNetworkServiceProviders is NetworkServiceImpl.listNetworkServiceProviders:
-// name and state match exactly and the newest provider comes first.
+// name and state match whole (case-insensitively, as MySQL compares them) and
+// the newest provider comes first.
 func listNetworkServiceProviders(c *Call) (any, error) {
 	l := lister[*NetworkServiceProvider]{key: "networkserviceprovider", id: (*NetworkServiceProvider).uuid,
 		view: providerView}
@@ -360,7 +361,7 @@ func listNetworkServiceProviders(c *Call) (any, error) {
 	slices.Reverse(rows)
 	return l.run(c, rows, func(n *NetworkServiceProvider) bool {
 		return optEq(p.Get("physicalnetworkid"), n.PhysicalNetworkID) &&
-			(p.Get("name") == "" || p.Get("name") == n.Name) && (p.Get("state") == "" || p.Get("state") == n.State)
+			optEq(p.Get("name"), n.Name) && optEq(p.Get("state"), n.State)
 	})
 }
 
