@@ -2,18 +2,35 @@ package cloudstack
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
-// ServiceOffering is a compute offering.
+// ServiceOffering is a compute offering. CloudStack's answer leaves out
+// what an offering leaves to the deployment (a null cpunumber, cpuspeed or
+// memory is not serialized); a deployment gives those in its details, within
+// the limits a custom constrained offering keeps in serviceofferingdetails
+// (UserVmManagerImpl.validateCustomParameters). What the offering sets
+// cannot be sent.
 type ServiceOffering struct {
-	ID         string
-	Name       string
-	CPUs       int
-	CPUSpeed   int // MHz
-	MemoryMB   int
+	ID       string
+	Name     string
+	CPUs     int // the offering's own values, 0 where it leaves them open
+	CPUSpeed int // MHz
+	MemoryMB int
+	// Customized is iscustomized: something is left to the deployment.
 	Customized bool
+	// CPUsFixed, SpeedFixed and MemoryFixed say the offering sets that value.
+	CPUsFixed, SpeedFixed, MemoryFixed bool
+	// Constrained is a custom constrained offering: it limits the CPUs and
+	// memory a deployment may ask for.
+	Constrained bool
+	// The limits on what is open; CloudStack's defaults where the offering
+	// names none (1 CPU, 32 MiB, no maximum: 0).
+	MinCPUs, MaxCPUs, MinMemoryMB, MaxMemoryMB int
 }
 
 // DiskOffering is a disk offering; Customized ones take a size.
@@ -24,46 +41,142 @@ type DiskOffering struct {
 	Customized bool
 }
 
-// ServiceOfferings lists every compute offering the account can use.
-func (c *Client) ServiceOfferings() ([]ServiceOffering, error) {
-	p := c.cs.ServiceOffering.NewListServiceOfferingsParams()
-	resp, err := c.cs.ServiceOffering.ListServiceOfferings(p)
-	if err != nil {
+// offeringJSON is listServiceOfferings' serviceoffering, read with
+// pointers so an absent value is told apart from a zero.
+type offeringJSON struct {
+	ID           string            `json:"id"`
+	Name         string            `json:"name"`
+	CPUNumber    *int              `json:"cpunumber"`
+	CPUSpeed     *int              `json:"cpuspeed"`
+	Memory       *int              `json:"memory"`
+	IsCustomized bool              `json:"iscustomized"`
+	Details      map[string]string `json:"serviceofferingdetails"`
+}
+
+type offeringList struct {
+	Offerings []offeringJSON `json:"serviceoffering"`
+}
+
+// Defaults validateCustomParameters applies where an offering names no limit.
+const (
+	defaultMinCPUs     = 1
+	defaultMinMemoryMB = 32
+)
+
+func (o offeringJSON) typed() ServiceOffering {
+	so := ServiceOffering{ID: o.ID, Name: o.Name, Customized: o.IsCustomized,
+		CPUsFixed: o.CPUNumber != nil, SpeedFixed: o.CPUSpeed != nil, MemoryFixed: o.Memory != nil}
+	for _, v := range []struct {
+		from *int
+		to   *int
+	}{{o.CPUNumber, &so.CPUs}, {o.CPUSpeed, &so.CPUSpeed}, {o.Memory, &so.MemoryMB}} {
+		if v.from != nil {
+			*v.to = *v.from
+		}
+	}
+	limit := func(key string, def int) int {
+		v, ok := o.Details[key]
+		if ok {
+			so.Constrained = true
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 || n >= math.MaxInt32 {
+			return def // NumbersUtil.parseInt's default, as CloudStack reads it
+		}
+		return n
+	}
+	so.MinCPUs, so.MaxCPUs = limit("mincpunumber", defaultMinCPUs), limit("maxcpunumber", 0)
+	so.MinMemoryMB, so.MaxMemoryMB = limit("minmemory", defaultMinMemoryMB), limit("maxmemory", 0)
+	return so
+}
+
+// listOfferings runs listServiceOfferings through CustomRequest:
+// cloudstack-go's own ServiceOffering reads an absent cpuspeed as 0, which a
+// fixed offering may also have.
+func (c *Client) listOfferings(params map[string]string) ([]ServiceOffering, error) {
+	p := &csgo.CustomServiceParams{}
+	for k, v := range params {
+		p.SetParam(k, v)
+	}
+	var l offeringList
+	custom, _ := c.cs.Custom.(*csgo.CustomService)
+	if err := custom.CustomRequest("listServiceOfferings", p, &l); err != nil {
 		return nil, c.fail("listServiceOfferings", err)
 	}
-	out := make([]ServiceOffering, 0, len(resp.ServiceOfferings))
-	for _, o := range resp.ServiceOfferings {
-		out = append(out, toServiceOffering(o))
+	out := make([]ServiceOffering, 0, len(l.Offerings))
+	for _, o := range l.Offerings {
+		out = append(out, o.typed())
 	}
 	return out, nil
 }
 
+// ServiceOfferings lists every compute offering the account can use.
+func (c *Client) ServiceOfferings() ([]ServiceOffering, error) {
+	return c.listOfferings(nil)
+}
+
 // FindServiceOffering resolves a compute offering by id or exact name.
 func (c *Client) FindServiceOffering(ref string) (*ServiceOffering, error) {
-	p := c.cs.ServiceOffering.NewListServiceOfferingsParams()
+	key := "name"
 	if csgo.IsID(ref) {
-		p.SetId(ref)
-	} else {
-		p.SetName(ref)
+		key = "id"
 	}
-	resp, err := c.cs.ServiceOffering.ListServiceOfferings(p)
-	if err = c.fail("listServiceOfferings", err); err != nil && !IsNoSuchEntity(err) {
+	offerings, err := c.listOfferings(map[string]string{key: ref})
+	if err != nil && !IsNoSuchEntity(err) {
 		return nil, err
 	}
-	if resp != nil {
-		for _, o := range resp.ServiceOfferings {
-			if o.Id == ref || o.Name == ref {
-				so := toServiceOffering(o)
-				return &so, nil
-			}
+	for _, o := range offerings {
+		if o.ID == ref || o.Name == ref {
+			return &o, nil
 		}
 	}
 	return nil, fmt.Errorf("CloudStack has no compute offering %q", ref)
 }
 
-func toServiceOffering(o *csgo.ServiceOffering) ServiceOffering {
-	return ServiceOffering{ID: o.Id, Name: o.Name, CPUs: o.Cpunumber, CPUSpeed: o.Cpuspeed, MemoryMB: o.Memory,
-		Customized: o.Iscustomized}
+// Takes reports whether a deployment asking for cpus, memMB and (when not
+// 0) speed MHz fits the offering: each value open and within its limits, or
+// the offering's own.
+func (o ServiceOffering) Takes(cpus, memMB, speed int) bool {
+	return o.CheckCustom(cpus, memMB, speed) == nil
+}
+
+// CheckCustom is Takes with an error naming the offering and its limits.
+func (o ServiceOffering) CheckCustom(cpus, memMB, speed int) error {
+	var bad []string
+	if o.CPUsFixed && cpus != o.CPUs || !o.CPUsFixed && !within(cpus, o.MinCPUs, o.MaxCPUs) {
+		bad = append(bad, fmt.Sprintf("%d CPUs", cpus))
+	}
+	if o.MemoryFixed && memMB != o.MemoryMB || !o.MemoryFixed && !within(memMB, o.MinMemoryMB, o.MaxMemoryMB) {
+		bad = append(bad, fmt.Sprintf("%d MiB of memory", memMB))
+	}
+	if o.SpeedFixed && speed != 0 && speed != o.CPUSpeed {
+		bad = append(bad, fmt.Sprintf("%d MHz", speed))
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("compute offering %q takes %s; the VM asks for %s", o.Name, o.Limits(), strings.Join(bad, " and "))
+}
+
+func within(n, lo, hi int) bool { return n >= lo && (hi == 0 || n <= hi) }
+
+// Limits describes what the offering takes, for errors.
+func (o ServiceOffering) Limits() string {
+	span := func(fixed bool, own, lo, hi int, unit string) string {
+		switch {
+		case fixed:
+			return fmt.Sprintf("exactly %d %s", own, unit)
+		case hi == 0:
+			return fmt.Sprintf("%d or more %s", lo, unit)
+		}
+		return fmt.Sprintf("%d to %d %s", lo, hi, unit)
+	}
+	s := span(o.CPUsFixed, o.CPUs, o.MinCPUs, o.MaxCPUs, "CPUs") + " and " +
+		span(o.MemoryFixed, o.MemoryMB, o.MinMemoryMB, o.MaxMemoryMB, "MiB of memory")
+	if o.SpeedFixed {
+		s += fmt.Sprintf(" at %d MHz", o.CPUSpeed)
+	}
+	return s
 }
 
 // CustomDiskOffering returns a customized disk offering (one that takes a

@@ -13,7 +13,9 @@ type DeploySpec struct {
 	ZoneID            string
 	ServiceOfferingID string
 	TemplateID        string
-	// Custom offerings: CPUs, CPUSpeed (MHz), MemoryMB.
+	// What a customized offering leaves open: CPUs, CPUSpeed (MHz),
+	// MemoryMB; each is sent only when not 0, since CloudStack refuses a
+	// value the offering sets.
 	CPUs, CPUSpeed, MemoryMB int
 	RootDiskGB               int
 	// The ephemeral disk, created inside the deploy with the VM.
@@ -52,10 +54,10 @@ func (c *Client) DeployVM(s DeploySpec) (string, *VM, error) {
 	}
 	p.SetIptonetworklist(nics)
 	details := map[string]string{}
-	if s.CPUs > 0 {
-		details["cpuNumber"] = strconv.Itoa(s.CPUs)
-		details["cpuSpeed"] = strconv.Itoa(s.CPUSpeed)
-		details["memory"] = strconv.Itoa(s.MemoryMB)
+	for key, n := range map[string]int{"cpuNumber": s.CPUs, "cpuSpeed": s.CPUSpeed, "memory": s.MemoryMB} {
+		if n > 0 {
+			details[key] = strconv.Itoa(n)
+		}
 	}
 	if len(details) > 0 {
 		p.SetDetails(details)

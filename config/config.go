@@ -45,8 +45,8 @@ type CloudStack struct {
 	DefaultDiskOffering          string `json:"default_disk_offering"`
 	DefaultEphemeralDiskOffering string `json:"default_ephemeral_disk_offering"`
 	DefaultKeyPair               string `json:"default_key_pair"`
-	// DefaultCPUSpeed is the MHz a customized offering gets when a VM type
-	// gives cpu and ram but no cpu_speed.
+	// DefaultCPUSpeed is the MHz a customized offering whose speed is
+	// settable gets when a VM type gives cpu and ram but no cpu_speed.
 	DefaultCPUSpeed int `json:"default_cpu_speed"`
 	// AutoAntiAffinity puts every instance group's VMs in a host
 	// anti-affinity group named <director uuid>-<instance group>.

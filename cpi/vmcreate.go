@@ -95,9 +95,18 @@ func (v *vmCreation) resolveOffering() error {
 			return err
 		}
 		v.spec.ServiceOfferingID = o.ID
-		v.spec.CPUs, v.spec.MemoryMB = v.props.CPU, v.props.RAM
-		v.spec.CPUSpeed = firstInt(v.props.CPUSpeed, c.cfg.CloudStack.DefaultCPUSpeed)
 		v.spec.RootDiskGB = gib(v.props.RootDiskSize)
+		// Only what the offering leaves open is sent: CloudStack refuses
+		// the rest, a cpuSpeed on a constrained offering included.
+		if !o.CPUsFixed {
+			v.spec.CPUs = v.props.CPU
+		}
+		if !o.MemoryFixed {
+			v.spec.MemoryMB = v.props.RAM
+		}
+		if !o.SpeedFixed {
+			v.spec.CPUSpeed = firstInt(v.props.CPUSpeed, c.cfg.CloudStack.DefaultCPUSpeed)
+		}
 		return nil
 	}
 	ref := firstOf(v.props.ComputeOffering, c.cfg.CloudStack.DefaultComputeOffering)
@@ -117,9 +126,12 @@ func (v *vmCreation) resolveOffering() error {
 }
 
 // customOffering is the customized offering cpu and ram run on: the one
-// compute_offering names, else the first CloudStack lists.
+// compute_offering names, if it takes them; else the first custom
+// constrained offering whose limits take them, else the first other
+// customized offering that does.
 func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
 	c := v.cpi
+	cpu, ram, speed := v.props.CPU, v.props.RAM, v.props.CPUSpeed
 	if ref := v.props.ComputeOffering; ref != "" {
 		o, err := c.cloud.FindServiceOffering(ref)
 		if err != nil {
@@ -128,18 +140,39 @@ func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
 		if !o.Customized {
 			return nil, badInput(fmt.Errorf("compute offering %q is not customized, so cpu and ram cannot be set", ref))
 		}
-		return o, nil
+		return o, badInput(o.CheckCustom(cpu, ram, speed))
 	}
 	offerings, err := c.cloud.ServiceOfferings()
 	if err != nil {
 		return nil, err
 	}
-	for _, o := range offerings {
-		if o.Customized {
-			return &o, nil
+	var pick *cloudstack.ServiceOffering
+	var misfits []string
+	for i := range offerings {
+		o := &offerings[i]
+		switch {
+		case !o.Customized:
+		case !o.Takes(cpu, ram, speed):
+			misfits = append(misfits, fmt.Sprintf("%q takes %s", o.Name, o.Limits()))
+		case pick == nil || o.Constrained && !pick.Constrained:
+			pick = o
 		}
 	}
+	switch {
+	case pick != nil:
+		return pick, nil
+	case len(misfits) > 0:
+		return nil, badInput(fmt.Errorf("no customized compute offering takes %d CPUs and %d MiB of memory%s: %s",
+			cpu, ram, speedText(speed), strings.Join(misfits, "; ")))
+	}
 	return nil, badInput(fmt.Errorf("cpu and ram need a customized compute offering, and CloudStack offers none"))
+}
+
+func speedText(mhz int) string {
+	if mhz == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" at %d MHz", mhz)
 }
 
 func (v *vmCreation) resolveEphemeral() error {

@@ -16,7 +16,7 @@ func TestCloudStackGoListsOfferingsNetworksOSTypes(t *testing.T) {
 	small, constrained := so.ServiceOfferings[0], so.ServiceOfferings[3]
 	if small.Name != "Small Instance" || small.Cpunumber != 1 || small.Cpuspeed != 500 || small.Memory != 512 ||
 		!so.ServiceOfferings[2].Iscustomized || !constrained.Iscustomized || constrained.Cpuspeed != 1000 ||
-		constrained.Serviceofferingdetails["maxcpunumber"] != "4" || constrained.Serviceofferingdetails["minmemory"] != "512" {
+		constrained.Serviceofferingdetails["maxcpunumber"] != "2" || constrained.Serviceofferingdetails["minmemory"] != "512" {
 		t.Fatalf("service offerings = %+v", so.ServiceOfferings)
 	}
 	do, err := cs.DiskOffering.ListDiskOfferings(cs.DiskOffering.NewListDiskOfferingsParams())

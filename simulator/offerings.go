@@ -79,7 +79,7 @@ func seedOfferings(st *state, now time.Time) {
 		{"name": "Medium Instance", "cpunumber": "1", "cpuspeed": "1000", "memory": "1024"},
 		{"name": "Custom", "customized": "true"},
 		{"name": "Custom Constrained", "customized": "true", "cpuspeed": "1000",
-			"mincpunumber": "1", "maxcpunumber": "4", "minmemory": "512", "maxmemory": "8192"},
+			"mincpunumber": "1", "maxcpunumber": "2", "minmemory": "512", "maxmemory": "4096"},
 	} {
 		if _, err := newServiceOffering(st, paramsOf(p), now); err != nil {
 			panic(err)
@@ -124,11 +124,25 @@ func listServiceOfferings(c *Call) (any, error) {
 	})
 }
 
-// fits applies the 4.15 filters: the offering must offer at least the asked
-// CPU count, speed and memory; what the offering leaves open fits anything.
+// fits is the cpunumber, memory and cpuspeed filters of
+// QueryManagerImpl.searchForServiceOfferingIdsAndCount: a fixed value at
+// least the one asked; an open one without limits; or limits (from
+// serviceofferingdetails) that take it. An open speed fits any.
 func fits(o *ServiceOffering, p Params) bool {
-	atLeast := func(have *int, name string) bool { return have == nil || int64(*have) >= p.Int(name, 0) }
-	return atLeast(o.CPUNumber, "cpunumber") && atLeast(o.CPUSpeed, "cpuspeed") && atLeast(o.Memory, "memory")
+	takes := func(have *int, param, minKey, maxKey string) bool {
+		if p.Get(param) == "" {
+			return true
+		}
+		x := int(p.Int(param, 0))
+		if have != nil {
+			return *have >= x
+		}
+		lo, hasMin := o.Details[minKey]
+		hi, hasMax := o.Details[maxKey]
+		return !hasMin || hasMax && parseIntOr(lo, x+1) <= x && parseIntOr(hi, x-1) >= x
+	}
+	return takes(o.CPUNumber, "cpunumber", "mincpunumber", "maxcpunumber") &&
+		takes(o.Memory, "memory", "minmemory", "maxmemory") && takes(o.CPUSpeed, "cpuspeed", "", "")
 }
 
 // stateMatches is the 4.19 state filter: Active by default, "all" for both.

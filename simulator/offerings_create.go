@@ -39,9 +39,9 @@ func createDiskOffering(c *Call) (any, error) {
 	return map[string]any{"diskoffering": diskOfferingView(o)}, nil
 }
 
-// optInt is an Integer parameter: nil when absent or blank, as
+// nullableInt is an Integer parameter: nil when absent or blank, as
 // setFieldValue leaves it.
-func optInt(p Params, name string) *int {
+func nullableInt(p Params, name string) *int {
 	if strings.TrimSpace(p.Get(name)) == "" {
 		return nil
 	}
@@ -49,7 +49,7 @@ func optInt(p Params, name string) *int {
 	return &n
 }
 
-func optInt64(p Params, name string) *int64 {
+func nullableInt64(p Params, name string) *int64 {
 	if strings.TrimSpace(p.Get(name)) == "" {
 		return nil
 	}
@@ -57,7 +57,7 @@ func optInt64(p Params, name string) *int64 {
 	return &n
 }
 
-func optBool(p Params, name string) *bool {
+func nullableBool(p Params, name string) *bool {
 	if !p.Has(name) {
 		return nil
 	}
@@ -99,7 +99,7 @@ func newServiceOffering(st *state, p Params, now time.Time) (*ServiceOffering, e
 		return nil, paramError("Failed to create service offering because offering name has not been spified.")
 	}
 	o := &ServiceOffering{Name: name, DisplayText: firstNonEmpty(p.Get("displaytext"), name), // getDisplayText
-		CPUNumber: optInt(p, "cpunumber"), CPUSpeed: optInt(p, "cpuspeed"), Memory: optInt(p, "memory")}
+		CPUNumber: nullableInt(p, "cpunumber"), CPUSpeed: nullableInt(p, "cpuspeed"), Memory: nullableInt(p, "memory")}
 	if err := o.checkCompute(p); err != nil {
 		return nil, err
 	}
@@ -124,10 +124,10 @@ func newServiceOffering(st *state, p Params, now time.Time) (*ServiceOffering, e
 // (no cpuspeed, no limits) or custom constrained (cpuspeed and all four
 // limits, which go to the offering's details).
 func (o *ServiceOffering) checkCompute(p Params) error {
-	minCPU, maxCPU := optInt(p, "mincpunumber"), optInt(p, "maxcpunumber")
-	minMem, maxMem := optInt(p, "minmemory"), optInt(p, "maxmemory")
+	minCPU, maxCPU := nullableInt(p, "mincpunumber"), nullableInt(p, "maxcpunumber")
+	minMem, maxMem := nullableInt(p, "minmemory"), nullableInt(p, "maxmemory")
 	customized := o.CPUNumber == nil || o.Memory == nil
-	if b := optBool(p, "customized"); b != nil {
+	if b := nullableBool(p, "customized"); b != nil {
 		customized = *b
 	}
 	fail := func(what string) error {
@@ -189,7 +189,7 @@ func (o *ServiceOffering) checkPlacement(p Params) error {
 		return &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd,
 			Text: "System VM offerings are not implemented by the CloudStack simulator"}
 	}
-	if o.NetworkRate = optInt(p, "networkrate"); o.NetworkRate != nil && *o.NetworkRate < 0 {
+	if o.NetworkRate = nullableInt(p, "networkrate"); o.NetworkRate != nil && *o.NetworkRate < 0 {
 		return paramError("Failed to create service offering %s: specify the network rate value more than 0", o.Name)
 	}
 	o.HostTags, o.StorageTags = cleanupTags(p.Get("hosttags")), cleanupTags(p.Get("tags"))
@@ -215,7 +215,7 @@ func (o *ServiceOffering) checkDisk(p Params, st *state) error {
 	if err := checkIOPS(p); err != nil {
 		return err
 	}
-	if size := optInt64(p, "rootdisksize"); size != nil {
+	if size := nullableInt64(p, "rootdisksize"); size != nil {
 		if *size <= 0 {
 			return paramError("The Root disk size is of %d GB but it must be greater than 0.", *size)
 		}
@@ -224,7 +224,7 @@ func (o *ServiceOffering) checkDisk(p Params, st *state) error {
 		}
 		o.RootDiskSizeGB = *size
 	}
-	if r := optInt(p, "hypervisorsnapshotreserve"); r != nil && *r < 0 {
+	if r := nullableInt(p, "hypervisorsnapshotreserve"); r != nil && *r < 0 {
 		return paramError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
 	}
 	o.ProvisioningType = strings.ToLower(firstNonEmpty(p.Get("provisioningtype"), "thin"))
@@ -275,11 +275,11 @@ func offeringDetails(entries []map[string]string) map[string]string {
 // checkIOPS is createDiskOfferingInternal's (and persistDiskOffering's) min
 // and max IOPS rule for offerings whose IOPS are not customized.
 func checkIOPS(p Params) error {
-	custom := optBool(p, "customizediops")
+	custom := nullableBool(p, "customizediops")
 	if custom == nil || *custom {
 		return nil
 	}
-	minIOPS, maxIOPS := optInt64(p, "miniops"), optInt64(p, "maxiops")
+	minIOPS, maxIOPS := nullableInt64(p, "miniops"), nullableInt64(p, "maxiops")
 	if minIOPS == nil && maxIOPS == nil {
 		return nil
 	}
@@ -321,7 +321,7 @@ func newDiskOffering(st *state, p Params, now time.Time) (*DiskOffering, error) 
 	o := &DiskOffering{Name: name, DisplayText: firstNonEmpty(p.Get("displaytext"), name), // CreateDiskOfferingCmd.getDisplayText
 		Customized: p.Bool("customized", false), Hidden: !p.Bool("displayoffering", true),
 		SizeStrictness: p.Bool("disksizestrictness", false), Encrypt: p.Bool("encrypt", false)}
-	size := optInt64(p, "disksize")
+	size := nullableInt64(p, "disksize")
 	switch {
 	case !o.Customized && size == nil:
 		return nil, paramError("Disksize is required for a non-customized disk offering")
@@ -356,7 +356,7 @@ func newDiskOffering(st *state, p Params, now time.Time) (*DiskOffering, error) 
 	if err := o.takeIOPS(p); err != nil {
 		return nil, err
 	}
-	if r := optInt(p, "hypervisorsnapshotreserve"); r != nil && *r < 0 {
+	if r := nullableInt(p, "hypervisorsnapshotreserve"); r != nil && *r < 0 {
 		return nil, paramError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
 	}
 	o.ProvisioningType = strings.ToLower(firstNonEmpty(p.Get("provisioningtype"), "thin"))
@@ -376,11 +376,11 @@ func (o *DiskOffering) takeIOPS(p Params) error {
 	if err := checkIOPS(p); err != nil {
 		return err
 	}
-	o.CustomizedIOPS = optBool(p, "customizediops")
+	o.CustomizedIOPS = nullableBool(p, "customizediops")
 	if o.CustomizedIOPS == nil || *o.CustomizedIOPS {
 		return nil
 	}
-	minIOPS, maxIOPS := optInt64(p, "miniops"), optInt64(p, "maxiops")
+	minIOPS, maxIOPS := nullableInt64(p, "miniops"), nullableInt64(p, "maxiops")
 	zero := int64(0)
 	if minIOPS == nil {
 		minIOPS = &zero
@@ -398,7 +398,7 @@ func checkRates(p Params) error {
 		{"iopsreadrate", "iopsreadratemax", "IOPS Read"}, {"iopswriterate", "iopswriteratemax", "IOPS Write"},
 		{"bytesreadrate", "bytesreadratemax", "Bytes Read"}, {"byteswriterate", "byteswriteratemax", "Bytes Write"},
 	} {
-		n, m := optInt64(p, r.rate), optInt64(p, r.max)
+		n, m := nullableInt64(p, r.rate), nullableInt64(p, r.max)
 		if n != nil && m != nil && *m < *n {
 			return paramError("%s rate (%d) cannot be greater than %s maximum rate (%d)", r.label, *n, r.label, *m)
 		}

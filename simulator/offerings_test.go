@@ -209,3 +209,48 @@ func TestCLICreateOfferings(t *testing.T) {
 		t.Fatalf("createDiskOffering: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
 }
+
+// listServiceOfferings' cpunumber and memory filters read a constrained
+// offering's limits; an open value without limits fits anything.
+func TestListServiceOfferingsFiltersByCompute(t *testing.T) {
+	s := startSim(t, Options{})
+	cs := s.client()
+	names := func(cpu, mem, speed int) string {
+		t.Helper()
+		p := cs.ServiceOffering.NewListServiceOfferingsParams()
+		if cpu > 0 {
+			p.SetCpunumber(cpu)
+		}
+		if mem > 0 {
+			p.SetMemory(mem)
+		}
+		if speed > 0 {
+			p.SetCpuspeed(speed)
+		}
+		l, err := cs.ServiceOffering.ListServiceOfferings(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, o := range l.ServiceOfferings {
+			out = append(out, o.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	for _, tc := range []struct {
+		cpu, mem, speed int
+		want            string
+	}{
+		{1, 0, 0, "Small Instance,Medium Instance,Custom,Custom Constrained"},
+		{2, 0, 0, "Custom,Custom Constrained"},
+		{3, 0, 0, "Custom"},
+		{0, 1024, 0, "Medium Instance,Custom,Custom Constrained"},
+		{0, 256, 0, "Small Instance,Medium Instance,Custom"},
+		{0, 0, 800, "Medium Instance,Custom,Custom Constrained"},
+		{0, 0, 1200, "Custom"},
+	} {
+		if got := names(tc.cpu, tc.mem, tc.speed); got != tc.want {
+			t.Errorf("cpunumber=%d memory=%d cpuspeed=%d: %s, want %s", tc.cpu, tc.mem, tc.speed, got, tc.want)
+		}
+	}
+}

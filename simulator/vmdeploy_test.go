@@ -383,7 +383,7 @@ func TestUserDataShownOnlyOnRequest(t *testing.T) {
 }
 
 // TestDeployConstrainedOffering: the seeded custom constrained offering
-// (1-4 CPUs, 512-8192 MB, 1000 MHz) takes cpuNumber and memory within its
+// (1-2 CPUs, 512-4096 MB, 1000 MHz) takes cpuNumber and memory within its
 // limits and refuses a cpuSpeed, as validateCustomParameters does.
 func TestDeployConstrainedOffering(t *testing.T) {
 	e := newVMEnv(t, Options{})
@@ -396,8 +396,8 @@ func TestDeployConstrainedOffering(t *testing.T) {
 		p.SetDetails(details)
 		return e.cs.VirtualMachine.DeployVirtualMachine(p)
 	}
-	vm, err := deploy("cpivm-cc", map[string]string{"cpuNumber": "4", "memory": "512"})
-	if err != nil || vm.Cpunumber != 4 || vm.Cpuspeed != 1000 || vm.Memory != 512 {
+	vm, err := deploy("cpivm-cc", map[string]string{"cpuNumber": "2", "memory": "512"})
+	if err != nil || vm.Cpunumber != 2 || vm.Cpuspeed != 1000 || vm.Memory != 512 {
 		t.Fatalf("constrained VM = %+v, %v", vm, err)
 	}
 	refusals := []struct {
@@ -406,10 +406,10 @@ func TestDeployConstrainedOffering(t *testing.T) {
 	}{
 		{map[string]string{"cpuNumber": "2", "cpuSpeed": "2000", "memory": "1024"},
 			"The cpu speed of this offering id:" + cc.ID + " is not customizable. This is predefined in the template."},
-		{map[string]string{"cpuNumber": "5", "memory": "1024"}, "Invalid cpu cores value, specify a value between 1 and 4"},
-		{map[string]string{"memory": "1024"}, "Invalid cpu cores value, specify a value between 1 and 4"},
-		{map[string]string{"cpuNumber": "2", "memory": "8193"}, "Invalid memory value, specify a value between 512 and 8192"},
-		{map[string]string{"cpuNumber": "2", "memory": "256"}, "Invalid memory value, specify a value between 512 and 8192"},
+		{map[string]string{"cpuNumber": "3", "memory": "1024"}, "Invalid cpu cores value, specify a value between 1 and 2"},
+		{map[string]string{"memory": "1024"}, "Invalid cpu cores value, specify a value between 1 and 2"},
+		{map[string]string{"cpuNumber": "2", "memory": "4097"}, "Invalid memory value, specify a value between 512 and 4096"},
+		{map[string]string{"cpuNumber": "2", "memory": "256"}, "Invalid memory value, specify a value between 512 and 4096"},
 	}
 	for i, r := range refusals {
 		_, err := deploy(fmt.Sprintf("cpivm-refused-%d", i), r.details)
