@@ -21,8 +21,8 @@ compute() {
 compute "Small Instance" cpunumber=1 cpuspeed=500 memory=512
 compute "Medium Instance" cpunumber=1 cpuspeed=1000 memory=1024
 compute "Custom" customized=true
-compute "Custom Constrained" customized=true cpuspeed=1000 mincpunumber=1 maxcpunumber=4 \
-  minmemory=512 maxmemory=8192
+compute "Custom Constrained" customized=true cpuspeed=1000 mincpunumber=1 maxcpunumber=2 \
+  minmemory=512 maxmemory=4096
 
 # disk NAME DISPLAYTEXT key=value...: a disk offering unless one has that name.
 disk() {
