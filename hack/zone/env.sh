@@ -17,7 +17,7 @@
 : "${ZONE_NAME:=Sandbox-simulator}"
 : "${ZONE_DNS:=10.147.28.6}"             # dns1 and internaldns1
 : "${GUEST_CIDR:=10.1.1.0/24}"           # the zone's guest CIDR (RFC 1918/6598)
-: "${HYPERVISOR:=XenServer}"             # Simulator for apache/cloudstack-simulator
+: "${HYPERVISOR:=XenServer}"             # Simulator for apache/cloudstack-simulator; our simulator's -hypervisor
 : "${PHYSICAL_NETWORK:=Sandbox-pnet}"
 : "${GUEST_VLANS:=100-200}"              # the physical network's guest VLAN range
 : "${POD_NAME:=POD0}"
