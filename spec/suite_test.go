@@ -84,7 +84,9 @@ func deployZone(dir, statePath string) error {
 	if err != nil {
 		return err
 	}
-	deploy := exec.Command("bash", "../hack/zone/deploy.sh")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	deploy := exec.CommandContext(ctx, "bash", "../hack/zone/deploy.sh")
 	deploy.Env = append(os.Environ(), "CLOUDSTACK_ENDPOINT="+url, "ZONE_OUT="+filepath.Join(dir, "zone"),
 		"CLOUDSTACK_KEY=", "CLOUDSTACK_SECRET=")
 	if out, err := deploy.CombinedOutput(); err != nil {
