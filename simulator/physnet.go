@@ -33,14 +33,14 @@ type NetworkServiceProvider struct {
 
 func (n *NetworkServiceProvider) uuid() string { return n.ID }
 
-// VirtualRouterElement is a VirtualRouter or VpcVirtualRouter provider's
-// element (VirtualRouterProviderVO), which must be enabled before its
-// provider can be.
+// VirtualRouterElement is a VirtualRouter, VpcVirtualRouter or InternalLbVm
+// provider's element (VirtualRouterProviderVO, one table for the three
+// types), which must be enabled before its provider can be.
 type VirtualRouterElement struct {
 	ID         string `json:"id"`
 	InternalID int64  `json:"internalid"`
 	NSPID      string `json:"nspid"`
-	Type       string `json:"type"` // VirtualRouter, VPCVirtualRouter
+	Type       string `json:"type"` // VirtualRouter, VPCVirtualRouter, InternalLbVm
 	Enabled    bool   `json:"enabled"`
 }
 
@@ -63,6 +63,8 @@ func init() {
 		command{name: "updateNetworkServiceProvider", idKind: kindProvider, async: updateNetworkServiceProvider},
 		command{name: "listVirtualRouterElements", idKind: kindVRElement, sync: listVirtualRouterElements},
 		command{name: "configureVirtualRouterElement", idKind: kindVRElement, async: configureVirtualRouterElement},
+		command{name: "listInternalLoadBalancerElements", idKind: kindVRElement, sync: listInternalLoadBalancerElements},
+		command{name: "configureInternalLoadBalancerElement", idKind: kindVRElement, async: configureInternalLoadBalancerElement},
 	)
 }
 
@@ -132,11 +134,14 @@ func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) 
 		"InternalLbVm", "Tungsten", "ConfigDrive", "Nsx", "Netris"} {
 		nsp := st.addProvider(pn, name)
 		switch name {
-		case "VirtualRouter", "VpcVirtualRouter":
-			// VirtualRouterElement.addElement: a disabled element per provider.
+		case "VirtualRouter", "VpcVirtualRouter", "InternalLbVm":
+			// VirtualRouterElement.addElement and
+			// InternalLoadBalancerElement.addInternalLoadBalancerElement: a
+			// disabled element per provider.
 			eid, eint := st.newID(kindVRElement)
 			st.VRElements = append(st.VRElements, &VirtualRouterElement{ID: eid, InternalID: eint, NSPID: nsp.ID,
-				Type: map[string]string{"VirtualRouter": "VirtualRouter", "VpcVirtualRouter": "VPCVirtualRouter"}[name]})
+				Type: map[string]string{"VirtualRouter": "VirtualRouter", "VpcVirtualRouter": "VPCVirtualRouter",
+					"InternalLbVm": "InternalLbVm"}[name]})
 		case "BaremetalPxeProvider", "ConfigDrive", "Netris":
 			nsp.State = "Enabled"
 		}
@@ -427,8 +432,10 @@ func (st *state) setProviderState(nsp *NetworkServiceProvider, state string) *AP
 	return nil
 }
 
-// providerReady is the element's isReady: virtual routers need their element
-// enabled; the simulator's other providers are always ready.
+// providerReady is the element's isReady: virtual routers and internal load
+// balancers need their element enabled (VirtualRouterElement.isReady,
+// InternalLoadBalancerElement.isReady); the simulator's other providers are
+// always ready.
 func (st *state) providerReady(nsp *NetworkServiceProvider) bool {
 	if e := st.vrElementOf(nsp.ID); e != nil {
 		return e.Enabled
@@ -445,11 +452,23 @@ func (st *state) vrElementOf(nspID string) *VirtualRouterElement {
 	return nil
 }
 
+// listVirtualRouterElements lists the virtual routers' elements; the
+// internal load balancers' share the table but have their own command.
 func listVirtualRouterElements(c *Call) (any, error) {
-	l := lister[*VirtualRouterElement]{key: "virtualrouterelement", id: (*VirtualRouterElement).uuid,
-		view: c.vrElementView}
+	return c.listElements("virtualrouterelement", func(e *VirtualRouterElement) bool { return e.Type != "InternalLbVm" })
+}
+
+// listInternalLoadBalancerElements is
+// InternalLoadBalancerElement.searchForInternalLoadBalancerElements: only
+// InternalLbVm elements.
+func listInternalLoadBalancerElements(c *Call) (any, error) {
+	return c.listElements("internalloadbalancerelement", func(e *VirtualRouterElement) bool { return e.Type == "InternalLbVm" })
+}
+
+func (c *Call) listElements(key string, ofType func(*VirtualRouterElement) bool) (any, error) {
+	l := lister[*VirtualRouterElement]{key: key, id: (*VirtualRouterElement).uuid, view: c.vrElementView}
 	p := c.Params
-	return l.run(c, c.st.VRElements, func(e *VirtualRouterElement) bool {
+	return l.run(c, c.st.VRElements, ofType, func(e *VirtualRouterElement) bool {
 		return optEq(p.Get("nspid"), e.NSPID) && (!p.Has("enabled") || p.Bool("enabled", false) == e.Enabled)
 	})
 }
@@ -466,11 +485,27 @@ func (c *Call) vrElementView(e *VirtualRouterElement) map[string]any {
 // the element's enabled flag.
 func configureVirtualRouterElement(c *Call) (*asyncJob, error) {
 	e, _ := byID(c.st.VRElements, c.Params.Get("id"))
+	return c.configureElement(e, "virtualrouterelement",
+		"org.apache.cloudstack.api.command.admin.router.ConfigureVirtualRouterElementCmd"), nil
+}
+
+// configureInternalLoadBalancerElement is
+// InternalLoadBalancerElement.configureInternalLoadBalancerElement: only an
+// InternalLbVm element.
+func configureInternalLoadBalancerElement(c *Call) (*asyncJob, error) {
+	e, _ := byID(c.st.VRElements, c.Params.Get("id"))
+	if e.Type != "InternalLbVm" {
+		return nil, paramError("Can't find InternalLbVm element with network service provider id %d to be used as a provider for InternalLbVm", e.InternalID)
+	}
+	return c.configureElement(e, "internalloadbalancerelement",
+		"org.apache.cloudstack.api.command.admin.internallb.ConfigureInternalLoadBalancerElementCmd"), nil
+}
+
+func (c *Call) configureElement(e *VirtualRouterElement, key, class string) *asyncJob {
 	enabled := c.Params.Bool("enabled", false)
-	return &asyncJob{instanceType: "None", instanceID: e.ID,
-		cmdClass: "org.apache.cloudstack.api.command.admin.router.ConfigureVirtualRouterElementCmd",
+	return &asyncJob{instanceType: "None", instanceID: e.ID, cmdClass: class,
 		run: func() (any, error) {
 			e.Enabled = enabled
-			return map[string]any{"virtualrouterelement": c.vrElementView(e)}, nil
-		}}, nil
+			return map[string]any{key: c.vrElementView(e)}, nil
+		}}
 }

@@ -371,6 +371,24 @@ func TestProviderNeedsItsElementEnabled(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Provider is not ready, cannot Enable the provider, please configure the provider first") {
 		t.Fatalf("enabling an unconfigured provider: %v", err)
 	}
+	lp.SetName("VirtualRouter")
+	vr, _ := cs.Network.ListNetworkServiceProviders(lp)
+	ep := cs.Router.NewListVirtualRouterElementsParams()
+	ep.SetNspid(vr.NetworkServiceProviders[0].Id)
+	els, _ := cs.Router.ListVirtualRouterElements(ep)
+	_, err = cs.InternalLB.ConfigureInternalLoadBalancerElement(
+		cs.InternalLB.NewConfigureInternalLoadBalancerElementParams(true, els.VirtualRouterElements[0].Id))
+	if err == nil || !strings.Contains(err.Error(), "Can't find InternalLbVm element with network service provider id") {
+		t.Fatalf("configuring a virtual router's element as an internal load balancer's: %v", err)
+	}
+	lp.SetName("InternalLbVm")
+	ilb, _ := cs.Network.ListNetworkServiceProviders(lp)
+	ip := cs.InternalLB.NewListInternalLoadBalancerElementsParams()
+	ip.SetNspid(ilb.NetworkServiceProviders[0].Id)
+	ilbEls, err := cs.InternalLB.ListInternalLoadBalancerElements(ip)
+	if err != nil || ilbEls.Count != 1 || ilbEls.InternalLoadBalancerElements[0].Enabled {
+		t.Fatalf("listInternalLoadBalancerElements: %+v, %v", ilbEls, err)
+	}
 	uz := cs.Zone.NewUpdateZoneParams(z.Id)
 	uz.SetAllocationstate("Enabled")
 	_, err = cs.Zone.UpdateZone(uz)
@@ -411,7 +429,8 @@ func TestZoneScriptsBuildTheSeededZone(t *testing.T) {
 	}
 	for _, list := range []string{"listZones", "listPhysicalNetworks", "listPods", "listClusters", "listHosts",
 		"listStoragePools", "listImageStores", "listVlanIpRanges", "listNetworkOfferings", "listServiceOfferings",
-		"listDiskOfferings", "listTemplates"} {
+		"listDiskOfferings", "listTemplates", "listNetworkServiceProviders", "listVirtualRouterElements",
+		"listInternalLoadBalancerElements"} {
 		params := map[string]string{"command": list}
 		if list == "listTemplates" {
 			params["templatefilter"] = "all"

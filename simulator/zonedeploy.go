@@ -53,8 +53,7 @@ func (st *state) deployZone(l zoneLayout, now time.Time) *Zone {
 	for _, t := range []string{"Guest", "Management", "Public"} {
 		must(st.addTrafficTypeTo(pn, t))
 	}
-	// configureProviders: the virtual routers' elements, then the providers.
-	// InternalLbVm is enabled without its element (not modelled).
+	// configureProviders: each provider's element, then the provider.
 	for _, name := range []string{"VirtualRouter", "VpcVirtualRouter", "InternalLbVm"} {
 		nsp := st.providerNamed(pn.ID, name)
 		if e := st.vrElementOf(nsp.ID); e != nil {

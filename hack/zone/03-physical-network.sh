@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # 03-physical-network.sh: the zone's physical network carrying Guest,
-# Management and Public traffic, its virtual router providers enabled
-# (configureVirtualRouterElement, then updateNetworkServiceProvider, as
+# Management and Public traffic, its virtual router and internal load
+# balancer providers enabled (configureVirtualRouterElement or
+# configureInternalLoadBalancerElement, then updateNetworkServiceProvider, as
 # marvin's configureProviders does) and the network enabled with its guest
 # VLAN range.
 set -euo pipefail
@@ -23,13 +24,18 @@ for traffic in Guest Management Public; do
   fi
 done
 
-for provider in VirtualRouter VpcVirtualRouter; do
+for provider in VirtualRouter VpcVirtualRouter InternalLbVm; do
   nsp=$(cs listNetworkServiceProviders physicalnetworkid="$pnet" name="$provider" |
     jq -r '.networkserviceprovider[0] | "\(.id) \(.state)"')
   read -r nsp_id nsp_state <<<"$nsp"
   [ "$nsp_state" = Enabled ] && continue
-  element=$(cs listVirtualRouterElements nspid="$nsp_id" | jq -r '.virtualrouterelement[0].id')
-  cs configureVirtualRouterElement id="$element" enabled=true >/dev/null
+  if [ "$provider" = InternalLbVm ]; then
+    element=$(cs listInternalLoadBalancerElements nspid="$nsp_id" | jq -r '.internalloadbalancerelement[0].id')
+    cs configureInternalLoadBalancerElement id="$element" enabled=true >/dev/null
+  else
+    element=$(cs listVirtualRouterElements nspid="$nsp_id" | jq -r '.virtualrouterelement[0].id')
+    cs configureVirtualRouterElement id="$element" enabled=true >/dev/null
+  fi
   cs updateNetworkServiceProvider id="$nsp_id" state=Enabled >/dev/null
   log "enabled provider $provider"
 done
