@@ -363,28 +363,30 @@ func TestProviderNeedsItsElementEnabled(t *testing.T) {
 	if err != nil || all.Count != 9 || all.NetworkServiceProviders[0].Name != "Netris" {
 		t.Fatalf("default providers, newest first: %+v, %v", all, err)
 	}
-	lp.SetName("VpcVirtualRouter")
-	nsps, _ := cs.Network.ListNetworkServiceProviders(lp)
-	upp := cs.Network.NewUpdateNetworkServiceProviderParams(nsps.NetworkServiceProviders[0].Id)
+	provider := func(name string) string {
+		lp.SetName(name)
+		nsps, err := cs.Network.ListNetworkServiceProviders(lp)
+		if err != nil || nsps.Count != 1 {
+			t.Fatalf("provider %s: %+v, %v", name, nsps, err)
+		}
+		return nsps.NetworkServiceProviders[0].Id
+	}
+	upp := cs.Network.NewUpdateNetworkServiceProviderParams(provider("VpcVirtualRouter"))
 	upp.SetState("Enabled")
 	_, err = cs.Network.UpdateNetworkServiceProvider(upp)
 	if err == nil || !strings.Contains(err.Error(), "Provider is not ready, cannot Enable the provider, please configure the provider first") {
 		t.Fatalf("enabling an unconfigured provider: %v", err)
 	}
-	lp.SetName("VirtualRouter")
-	vr, _ := cs.Network.ListNetworkServiceProviders(lp)
 	ep := cs.Router.NewListVirtualRouterElementsParams()
-	ep.SetNspid(vr.NetworkServiceProviders[0].Id)
+	ep.SetNspid(provider("VirtualRouter"))
 	els, _ := cs.Router.ListVirtualRouterElements(ep)
 	_, err = cs.InternalLB.ConfigureInternalLoadBalancerElement(
 		cs.InternalLB.NewConfigureInternalLoadBalancerElementParams(true, els.VirtualRouterElements[0].Id))
 	if err == nil || !strings.Contains(err.Error(), "Can't find InternalLbVm element with network service provider id") {
 		t.Fatalf("configuring a virtual router's element as an internal load balancer's: %v", err)
 	}
-	lp.SetName("InternalLbVm")
-	ilb, _ := cs.Network.ListNetworkServiceProviders(lp)
 	ip := cs.InternalLB.NewListInternalLoadBalancerElementsParams()
-	ip.SetNspid(ilb.NetworkServiceProviders[0].Id)
+	ip.SetNspid(provider("InternalLbVm"))
 	ilbEls, err := cs.InternalLB.ListInternalLoadBalancerElements(ip)
 	if err != nil || ilbEls.Count != 1 || ilbEls.InternalLoadBalancerElements[0].Enabled {
 		t.Fatalf("listInternalLoadBalancerElements: %+v, %v", ilbEls, err)
