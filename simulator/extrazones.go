@@ -7,32 +7,29 @@ import (
 )
 
 // seedExtraZones adds Options.ExtraZones: more advanced zones next to
-// Sandbox-simulator, each with a pod, one cluster of one host running the
-// zone's hypervisor, and the builtin template. Zones already in the state
-// (by name) are kept as they are.
+// Sandbox-simulator, each deployed like it (zonedeploy.go) with a pod, one
+// cluster of one host running the zone's hypervisor, a primary and a
+// secondary storage (which gives it the builtin template) and a public
+// range, but no guest network. Zones already in the state (by name) are
+// kept as they are.
 func seedExtraZones(st *state, names []string, hypervisor string, now time.Time) {
 	for _, name := range names {
 		if strings.TrimSpace(name) == "" || zoneNamed(st, name) != nil {
 			continue
 		}
 		n := len(st.Zones) // 1 for the first extra zone
-		first := st.Zones[0]
-		zid, zint := st.newID(kindZone)
-		st.Zones = append(st.Zones, &Zone{ID: zid, InternalID: zint, Name: name, NetworkType: "Advanced",
-			Allocation: "Enabled", DNS1: first.DNS1, InternalDNS: first.InternalDNS, GuestCIDR: first.GuestCIDR,
-			Token: newUUID(), Created: now})
-		subnet := fmt.Sprintf("172.16.%d.", 15+n)
-		pid, pint := st.newID(kindPod)
-		st.Pods = append(st.Pods, &Pod{ID: pid, InternalID: pint, Name: "POD0", ZoneID: zid,
-			Gateway: subnet + "1", Netmask: "255.255.255.0", StartIP: subnet + "2", EndIP: subnet + "200",
-			Allocation: "Enabled"})
-		cid, cint := st.newID(kindCluster)
-		st.Clusters = append(st.Clusters, &Cluster{ID: cid, InternalID: cint, Name: "C0", PodID: pid, ZoneID: zid,
-			Hypervisor: hypervisor, Allocation: "Enabled"})
-		st.Hosts = append(st.Hosts, newHost(st, cid, pid, zid, hypervisor, subnet+"3", now))
-		if t := st.builtinTemplate(); t != nil {
-			st.addBuiltinCopy(t, zid, now)
+		l := advancedCfg(hypervisor)
+		if len(st.Zones) > 0 {
+			l.DNS, l.GuestCIDR = st.Zones[0].DNS1, st.Zones[0].GuestCIDR
 		}
+		pod, public := fmt.Sprintf("172.16.%d.", 15+n), fmt.Sprintf("192.168.%d.", 2+n)
+		l.Name, l.PhysicalNetwork = name, name+"-pnet"
+		l.PodGateway, l.PodStart, l.PodEnd = pod+"1", pod+"2", pod+"200"
+		l.PublicGateway, l.PublicStart, l.PublicEnd = public+"1", public+"2", public+"200"
+		// Image store names (their URLs by default) are unique.
+		l.SecondaryURL = fmt.Sprintf("nfs://%s:/export/home/sandbox/secondary-%d", l.DNS, n)
+		l.Clusters = []clusterLayout{{Name: "C0", Hosts: []string{"http://sim/c0/h0"}, Pools: []string{"PS0"}}}
+		st.deployZone(l, now)
 	}
 }
 

@@ -1,22 +1,22 @@
 package simulator
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // Zone is an availability zone.
 type Zone struct {
-	ID          string    `json:"id"`
-	InternalID  int64     `json:"internalid"`
-	Name        string    `json:"name"`
-	NetworkType string    `json:"networktype"`
-	Allocation  string    `json:"allocationstate"`
-	DNS1        string    `json:"dns1"`
-	InternalDNS string    `json:"internaldns1"`
-	GuestCIDR   string    `json:"guestcidraddress"`
-	Token       string    `json:"zonetoken"`
-	Created     time.Time `json:"created"`
+	ID           string    `json:"id"`
+	InternalID   int64     `json:"internalid"`
+	Name         string    `json:"name"`
+	NetworkType  string    `json:"networktype"`
+	Allocation   string    `json:"allocationstate"`
+	DNS1         string    `json:"dns1"`
+	DNS2         string    `json:"dns2,omitempty"`
+	InternalDNS  string    `json:"internaldns1"`
+	InternalDNS2 string    `json:"internaldns2,omitempty"`
+	GuestCIDR    string    `json:"guestcidraddress"`
+	Domain       string    `json:"domain,omitempty"` // the zone's network domain
+	Token        string    `json:"zonetoken"`
+	Created      time.Time `json:"created"`
 }
 
 func (z *Zone) uuid() string { return z.ID }
@@ -49,29 +49,6 @@ type Cluster struct {
 
 func (c *Cluster) uuid() string { return c.ID }
 
-// seedInfra builds advanced.cfg's zone: Sandbox-simulator, POD0, cluster C0
-// with two hosts and C1 with one.
-func seedInfra(st *state, hypervisor string, now time.Time) {
-	zid, zint := st.newID(kindZone)
-	st.Zones = append(st.Zones, &Zone{ID: zid, InternalID: zint, Name: "Sandbox-simulator",
-		NetworkType: "Advanced", Allocation: "Enabled", DNS1: "10.147.28.6", InternalDNS: "10.147.28.6",
-		GuestCIDR: "10.1.1.0/24", Token: newUUID(), Created: now})
-	pid, pint := st.newID(kindPod)
-	st.Pods = append(st.Pods, &Pod{ID: pid, InternalID: pint, Name: "POD0", ZoneID: zid,
-		Gateway: "172.16.15.1", Netmask: "255.255.255.0", StartIP: "172.16.15.2", EndIP: "172.16.15.200",
-		Allocation: "Enabled"})
-	hostIP := 3
-	for i, hosts := range []int{2, 1} {
-		cid, cint := st.newID(kindCluster)
-		st.Clusters = append(st.Clusters, &Cluster{ID: cid, InternalID: cint, Name: fmt.Sprintf("C%d", i),
-			PodID: pid, ZoneID: zid, Hypervisor: hypervisor, Allocation: "Enabled"})
-		for h := 0; h < hosts; h++ {
-			st.Hosts = append(st.Hosts, newHost(st, cid, pid, zid, hypervisor, fmt.Sprintf("172.16.15.%d", hostIP), now))
-			hostIP++
-		}
-	}
-}
-
 // setHypervisor switches every cluster and host to hv (a restart with a
 // different -hypervisor flag).
 func (st *state) setHypervisor(hv string) {
@@ -80,6 +57,9 @@ func (st *state) setHypervisor(hv string) {
 	}
 	for _, h := range st.Hosts {
 		h.Hypervisor = hv
+	}
+	for _, p := range st.StoragePools {
+		p.Hypervisor = hv
 	}
 	if t := st.builtinTemplate(); t != nil {
 		t.Hypervisor = hv
@@ -106,14 +86,22 @@ func listZones(c *Call) (any, error) {
 	return l.run(c, c.st.Zones, func(z *Zone) bool { return optEq(c.Params.Get("networktype"), z.NetworkType) })
 }
 
+// zoneView is ApiResponseHelper.createZoneResponse's ZoneResponse.
 func (c *Call) zoneView(z *Zone) map[string]any {
-	return map[string]any{"id": z.ID, "name": z.Name, "networktype": z.NetworkType,
+	v := map[string]any{"id": z.ID, "name": z.Name, "networktype": z.NetworkType,
 		"allocationstate": z.Allocation, "dns1": z.DNS1, "internaldns1": z.InternalDNS,
-		"guestcidraddress": z.GuestCIDR, "zonetoken": z.Token, "securitygroupsenabled": false,
+		"zonetoken": z.Token, "securitygroupsenabled": false,
 		"localstorageenabled": false, "dhcpprovider": "VirtualRouter", "type": "Core",
 		"hasannotations": false, "ismultiarch": false, "isnsxenabled": false, "routedmodeenabled": false,
 		"allowuserspecifyvrmtu": false, "routerprivateinterfacemaxmtu": 1500,
 		"routerpublicinterfacemaxmtu": 1500, "tags": []any{}, "resourcedetails": map[string]string{}}
+	for k, val := range map[string]string{"dns2": z.DNS2, "internaldns2": z.InternalDNS2, "domain": z.Domain,
+		"guestcidraddress": z.GuestCIDR} {
+		if val != "" {
+			v[k] = val
+		}
+	}
+	return v
 }
 
 func listPods(c *Call) (any, error) {

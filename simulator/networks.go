@@ -7,11 +7,15 @@ import (
 
 // PhysicalNetwork is a zone's physical network carrying the guest VLANs.
 type PhysicalNetwork struct {
-	ID         string `json:"id"`
-	InternalID int64  `json:"internalid"`
-	Name       string `json:"name"`
-	ZoneID     string `json:"zoneid"`
-	VLAN       string `json:"vlan"` // guest VLAN range, e.g. "100-200"
+	ID                   string `json:"id"`
+	InternalID           int64  `json:"internalid"`
+	Name                 string `json:"name"`
+	ZoneID               string `json:"zoneid"`
+	VLAN                 string `json:"vlan"`            // guest VLAN ranges, e.g. "100-200"
+	State                string `json:"state,omitempty"` // Enabled, Disabled
+	IsolationMethods     string `json:"isolationmethods,omitempty"`
+	BroadcastDomainRange string `json:"broadcastdomainrange,omitempty"`
+	Tags                 string `json:"tags,omitempty"`
 }
 
 func (p *PhysicalNetwork) uuid() string { return p.ID }
@@ -33,6 +37,9 @@ type Network struct {
 	VLAN              string    `json:"vlan"`
 	NetworkDomain     string    `json:"networkdomain"`
 	AccountID         string    `json:"accountid"`
+	ACLType           string    `json:"acltype,omitempty"` // Account, Domain
+	StartIP           string    `json:"startip,omitempty"` // a Shared network's range
+	EndIP             string    `json:"endip,omitempty"`
 	Created           time.Time `json:"created"`
 }
 
@@ -54,33 +61,6 @@ type VlanRange struct {
 
 func (v *VlanRange) uuid() string { return v.ID }
 
-// Network offering of the seeded guest network (there is no network offering
-// table yet; the id is recorded so the UUID resolves).
-const (
-	isolatedOfferingName = "DefaultIsolatedNetworkOfferingWithSourceNatService"
-	isolatedOfferingText = "Offering for Isolated networks with Source Nat service enabled"
-)
-
-// seedNetworks adds advanced.cfg's physical network (guest VLANs 100-200),
-// its public range 192.168.2.2-200 and an isolated guest network.
-func seedNetworks(st *state, now time.Time) {
-	zone := st.Zones[0]
-	pid, pint := st.newID(kindPhysicalNetwork)
-	st.PhysicalNetworks = append(st.PhysicalNetworks, &PhysicalNetwork{ID: pid, InternalID: pint,
-		Name: "Sandbox-pnet", ZoneID: zone.ID, VLAN: "100-200"})
-	vid, vint := st.newID(kindVlanRange)
-	st.VlanRanges = append(st.VlanRanges, &VlanRange{ID: vid, InternalID: vint, ZoneID: zone.ID,
-		PhysicalNetworkID: pid, VLAN: "vlan://50", Gateway: "192.168.2.1", Netmask: "255.255.255.0",
-		CIDR: "192.168.2.0/24", StartIP: "192.168.2.2", EndIP: "192.168.2.200"})
-	offering, _ := st.newID(kindNetworkOffering)
-	nid, nint := st.newID(kindNetwork)
-	st.Networks = append(st.Networks, &Network{ID: nid, InternalID: nint, Name: "guest-network",
-		DisplayText: "guest-network", ZoneID: zone.ID, PhysicalNetworkID: pid, OfferingID: offering,
-		Type: "Isolated", State: "Implemented", Gateway: "10.1.1.1", Netmask: "255.255.255.0",
-		CIDR: "10.1.1.0/24", VLAN: "100", NetworkDomain: "cs2cloud.internal",
-		AccountID: st.Accounts[0].ID, Created: now})
-}
-
 func (st *state) network(id string) *Network { n, _ := byID(st.Networks, id); return n }
 
 func init() {
@@ -93,12 +73,8 @@ func init() {
 
 func listPhysicalNetworks(c *Call) (any, error) {
 	l := lister[*PhysicalNetwork]{key: "physicalnetwork", id: (*PhysicalNetwork).uuid,
-		name: func(p *PhysicalNetwork) string { return p.Name }, zone: func(p *PhysicalNetwork) string { return p.ZoneID },
-		view: func(p *PhysicalNetwork) map[string]any {
-			z := c.st.zone(p.ZoneID)
-			return map[string]any{"id": p.ID, "name": p.Name, "zoneid": z.ID, "zonename": z.Name,
-				"vlan": p.VLAN, "state": "Enabled", "isolationmethods": "VLAN", "broadcastdomainrange": "ZONE"}
-		}}
+		name: func(p *PhysicalNetwork) string { return p.Name }, nameLike: true,
+		zone: func(p *PhysicalNetwork) string { return p.ZoneID }, view: c.physnetView}
 	return l.run(c, c.st.PhysicalNetworks)
 }
 
@@ -112,7 +88,7 @@ func listNetworks(c *Call) (any, error) {
 		return (typ == "" || strings.EqualFold(typ, "all") || strings.EqualFold(typ, n.Type)) &&
 			optEq(p.Get("traffictype"), "Guest") && optEq(p.Get("physicalnetworkid"), n.PhysicalNetworkID) &&
 			optEq(p.Get("networkofferingid"), n.OfferingID) && optEq(p.Get("vlan"), n.VLAN) &&
-			optEq(p.Get("acltype"), "Account") && (!p.Bool("issystem", false)) &&
+			optEq(p.Get("acltype"), or(n.ACLType, "Account")) && (!p.Bool("issystem", false)) &&
 			(!p.Bool("forvpc", false)) && (!p.Bool("canusefordeploy", false) || n.canUseForDeploy()) &&
 			(!p.Has("restartrequired") || !p.Bool("restartrequired", false))
 	})
@@ -122,35 +98,34 @@ func (n *Network) canUseForDeploy() bool {
 	return n.State == "Implemented" || n.State == "Allocated" || n.State == "Setup"
 }
 
+// networkView is ApiResponseHelper.createNetworkResponse; the offering's
+// fields come from the network's offering.
 func (c *Call) networkView(n *Network) map[string]any {
 	z, a := c.st.zone(n.ZoneID), c.st.account(n.AccountID)
 	d := c.st.domain(a.DomainID)
-	return map[string]any{"id": n.ID, "name": n.Name, "displaytext": n.DisplayText, "zoneid": z.ID,
+	o := c.st.networkOffering(n.OfferingID)
+	if o == nil {
+		o = &NetworkOffering{} // every network has its offering; never nil in a consistent state
+	}
+	v := map[string]any{"id": n.ID, "name": n.Name, "displaytext": n.DisplayText, "zoneid": z.ID,
 		"zonename": z.Name, "physicalnetworkid": n.PhysicalNetworkID, "networkofferingid": n.OfferingID,
-		"networkofferingname": isolatedOfferingName, "networkofferingdisplaytext": isolatedOfferingText,
-		"networkofferingconservemode": true, "networkofferingavailability": "Required", "type": n.Type,
+		"networkofferingname": o.Name, "networkofferingdisplaytext": o.DisplayText,
+		"networkofferingconservemode": o.ConserveMode, "networkofferingavailability": o.Availability, "type": n.Type,
 		"state": n.State, "traffictype": "Guest", "broadcastdomaintype": "Vlan",
-		"broadcasturi": "vlan://" + n.VLAN, "vlan": n.VLAN, "gateway": n.Gateway, "netmask": n.Netmask,
-		"cidr": n.CIDR, "dns1": z.DNS1, "networkdomain": n.NetworkDomain, "acltype": "Account",
+		"gateway": n.Gateway, "netmask": n.Netmask,
+		"cidr": n.CIDR, "dns1": z.DNS1, "networkdomain": n.NetworkDomain, "acltype": or(n.ACLType, "Account"),
 		"account": a.Name, "domainid": d.ID, "domain": d.Name, "domainpath": d.displayPath(),
 		"issystem": false, "isdefault": false, "ispersistent": false, "canusefordeploy": n.canUseForDeploy(),
-		"restartrequired": false, "specifyipranges": false, "specifyvlan": false, "redundantrouter": false,
-		"displaynetwork": true, "egressdefaultpolicy": false, "supportsvmautoscaling": true,
+		"restartrequired": false, "specifyipranges": o.SpecifyIPRanges, "specifyvlan": o.SpecifyVLAN, "redundantrouter": false,
+		"displaynetwork": true, "egressdefaultpolicy": o.EgressDefault, "supportsvmautoscaling": true,
 		"strechedl2subnet": false, "hasannotations": false, "internetprotocol": "IPv4", "privatemtu": 1500,
 		"publicmtu": 1500, "related": n.ID, "created": csTime(n.Created), "tags": []any{},
-		"details": map[string]string{}, "service": isolatedServices()}
-}
-
-// isolatedServices lists the services of the default isolated offering, all
-// provided by the virtual router.
-func isolatedServices() []map[string]any {
-	var out []map[string]any
-	for _, name := range []string{"Dhcp", "Dns", "UserData", "SourceNat", "StaticNat", "PortForwarding",
-		"Firewall", "Lb", "Vpn", "NetworkACL"} {
-		out = append(out, map[string]any{"name": name,
-			"provider": []map[string]any{{"name": "VirtualRouter"}}})
+		"details": map[string]string{}, "service": o.serviceViews()}
+	// An Allocated network has no broadcast URI or VLAN until implemented.
+	if n.VLAN != "" {
+		v["broadcasturi"], v["vlan"] = "vlan://"+n.VLAN, n.VLAN
 	}
-	return out
+	return v
 }
 
 func listVlanIpRanges(c *Call) (any, error) {

@@ -54,6 +54,11 @@ type Options struct {
 	// stay valid and after which a pending upload is abandoned or failed.
 	// Zero keeps the stored setting (60 minutes by default).
 	UploadOperationTimeout time.Duration
+	// Empty starts a new state with only the root admin (and the OS types
+	// and builtin template CloudStack installs with): no zone, no
+	// offerings. A harness deploys them through the API. A loaded state is
+	// kept as it is.
+	Empty bool
 	// ExtraZones adds advanced zones with these names next to
 	// Sandbox-simulator (each with a pod, a cluster and a host of the same
 	// hypervisor), e.g. for copyTemplate. A loaded state gains the ones it
@@ -135,7 +140,7 @@ func (s *Server) loadOrSeed() error {
 		st = loaded
 	}
 	if st == nil {
-		st = seedState(cmp.Or(s.opts.Hypervisor, defaultHypervisor), s.now())
+		st = seedState(cmp.Or(s.opts.Hypervisor, defaultHypervisor), s.opts.Empty, s.now())
 	} else {
 		st.failInterruptedJobs(s.now())
 		st.failInterruptedTransfers()

@@ -11,7 +11,9 @@ import (
 )
 
 // stateVersion is bumped when the state file's layout changes incompatibly.
-const stateVersion = 1
+// 2: zones are built through the admin API's tables (storage pools, network
+// offerings, providers); a version 1 zone has no primary storage.
+const stateVersion = 2
 
 // state is everything CloudStack would keep in its database. It is saved as
 // one JSON document; families add their tables as fields.
@@ -38,9 +40,16 @@ type state struct {
 	Clusters []*Cluster `json:"clusters"`
 	Hosts    []*Host    `json:"hosts"`
 
-	PhysicalNetworks []*PhysicalNetwork `json:"physicalnetworks"`
-	Networks         []*Network         `json:"networks"`
-	VlanRanges       []*VlanRange       `json:"vlanranges"`
+	StoragePools []*StoragePool `json:"storagepools"`
+	ImageStores  []*ImageStore  `json:"imagestores"`
+
+	PhysicalNetworks []*PhysicalNetwork        `json:"physicalnetworks"`
+	TrafficTypes     []*TrafficType            `json:"traffictypes"`
+	Providers        []*NetworkServiceProvider `json:"networkserviceproviders"`
+	VRElements       []*VirtualRouterElement   `json:"virtualrouterelements"`
+	NetworkOfferings []*NetworkOffering        `json:"networkofferings"`
+	Networks         []*Network                `json:"networks"`
+	VlanRanges       []*VlanRange              `json:"vlanranges"`
 
 	ServiceOfferings []*ServiceOffering `json:"serviceofferings"`
 	DiskOfferings    []*DiskOffering    `json:"diskofferings"`
@@ -91,16 +100,20 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// seedState builds the stock simulator zone (marvin's setup/dev/advanced.cfg).
-func seedState(hypervisor string, now time.Time) *state {
+// seedState builds a fresh management server: the root admin, the OS types
+// and the builtin template CloudStack installs with, and unless empty the
+// stock simulator zone (marvin's setup/dev/advanced.cfg, zonedeploy.go) and
+// offerings.
+func seedState(hypervisor string, empty bool, now time.Time) *state {
 	st := newState()
 	st.ManagementServerID, _ = st.newID(kindMgmtServer)
 	seedAccounts(st, now)
-	seedInfra(st, hypervisor, now)
-	seedNetworks(st, now)
-	seedOfferings(st, now)
 	seedOSTypes(st)
 	seedTemplates(st, hypervisor, now)
+	if !empty {
+		seedZone(st, hypervisor, now)
+		seedOfferings(st, now)
+	}
 	return st
 }
 

@@ -359,9 +359,11 @@ func TestUserDataNeedsTheService(t *testing.T) {
 	bare := e.addNetwork(t, "no-userdata", "10.2.2.0/24", "10.2.2.1")
 	e.srv.mu.Lock()
 	st := e.srv.st
-	offering, _ := st.newID(kindNetworkOffering)
+	offering, internal := st.newID(kindNetworkOffering)
+	st.NetworkOfferings = append(st.NetworkOfferings, &NetworkOffering{ID: offering, InternalID: internal,
+		Name: "no-userdata", GuestType: "Isolated", State: "Enabled", Services: map[string][]string{
+			"Dhcp": {"VirtualRouter"}, "Dns": {"VirtualRouter"}, "SourceNat": {"VirtualRouter"}}})
 	st.network(bare).OfferingID = offering
-	st.OfferingServices = map[string][]string{offering: {"Dhcp", "Dns", "SourceNat"}}
 	e.srv.mu.Unlock()
 
 	p := e.params("cpivm-nour")

@@ -29,7 +29,8 @@ func (st *state) osTypeByDescription(desc string) string {
 // cores of enough speed, and free CPU (cores × MHz) and memory for the VM
 // (overprovisioning factors are 1.0).
 func (st *state) hostFits(h *Host, vm *VirtualMachine) bool {
-	if h.State != "Up" || h.ResourceState != "Enabled" || h.ZoneID != vm.ZoneID || !strings.EqualFold(h.Hypervisor, vm.Hypervisor) {
+	if h.State != "Up" || h.ResourceState != "Enabled" || h.ZoneID != vm.ZoneID || !strings.EqualFold(h.Hypervisor, vm.Hypervisor) ||
+		!st.hasPrimaryStorage(h) {
 		return false
 	}
 	if vm.CPUNumber > h.CPUNumber || int64(vm.CPUSpeed) > h.CPUSpeed {
@@ -122,6 +123,14 @@ func capacityError(vm *VirtualMachine, affinityApplied bool) *APIError {
 // startOn runs a VM: places it, creates its volumes on primary storage and
 // moves it to Running.
 func (c *Call) startOn(vm *VirtualMachine, requestedHost string) error {
+	// NetworkOrchestrator.prepare implements the VM's networks first.
+	for _, nic := range vm.NICs {
+		if n := c.st.network(nic.NetworkID); n != nil {
+			if err := c.st.implementNetwork(n); err != nil {
+				return err
+			}
+		}
+	}
 	h, affinity := c.st.placeVM(vm, requestedHost)
 	if h == nil {
 		return capacityError(vm, affinity)

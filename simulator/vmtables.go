@@ -25,10 +25,6 @@ type vmTables struct {
 	SecurityGroups []*SecurityGroup `json:"securitygroups,omitempty"`
 	PublicIPs      []*PublicIP      `json:"publicips,omitempty"`
 	Snapshots      []*Snapshot      `json:"snapshots,omitempty"` // volume snapshots (snapshots.go)
-	// OfferingServices are the services of network offerings other than
-	// the seeded default isolated one (isolatedServices), by offering id,
-	// until the simulator has a network offering table.
-	OfferingServices map[string][]string `json:"offeringservices,omitempty"`
 }
 
 func init() {

@@ -104,22 +104,14 @@ func (st *state) userDataApplied(vm *VirtualMachine) bool {
 }
 
 // networkProvides is NetworkModelImpl.areServicesSupportedByNetworkOffering
-// for one service: the network's offering lists it. An offering without
-// recorded services is the seeded default isolated one (isolatedServices),
-// which provides UserData through the virtual router.
+// for one service: the network's offering lists it.
 func (st *state) networkProvides(n *Network, service string) bool {
-	services, ok := st.OfferingServices[n.OfferingID]
-	if !ok {
-		for _, s := range isolatedServices() {
-			services = append(services, s["name"].(string))
-		}
+	o := st.networkOffering(n.OfferingID)
+	if o == nil {
+		return false
 	}
-	for _, s := range services {
-		if s == service {
-			return true
-		}
-	}
-	return false
+	_, ok := o.Services[service]
+	return ok
 }
 
 // checkUserDataService is getUncheckedUserVmResource's check of the default

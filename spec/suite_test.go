@@ -30,47 +30,81 @@ const (
 
 var cpiBin, simBin string
 
-func TestMain(m *testing.M) {
+// zoneState is the state of a simulator started with -empty whose zone was
+// then deployed through the API by hack/zone/deploy.sh, as a harness deploys
+// a fresh CloudStack. Every test's simulator starts from a copy of it.
+var zoneState string
+
+func TestMain(m *testing.M) { os.Exit(runSuite(m)) }
+
+func runSuite(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "cpi-spec-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
+	defer os.RemoveAll(dir)
 	cpiBin, simBin = filepath.Join(dir, "cloudstack-cpi"), filepath.Join(dir, "cloudstack-simulator")
 	for bin, pkg := range map[string]string{cpiBin: "..", simBin: "../simulator/cmd/cloudstack-simulator"} {
 		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
-			os.Exit(1)
+			return 1
 		}
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	zoneState = filepath.Join(dir, "zone.json")
+	if err := deployZone(dir, zoneState); err != nil {
+		fmt.Fprintln(os.Stderr, "deploying the zone through the API:", err)
+		return 1
+	}
+	return m.Run()
 }
 
-// sim is one simulator process.
-type sim struct {
-	URL   string // …/client/api
-	Base  string
-	Admin *simulator.AdminClient
-}
-
-var listening = regexp.MustCompile(`listening on (http://\S+/client/api)`)
-
-func startSimulator(t testing.TB, args ...string) *sim {
-	t.Helper()
-	args = append([]string{"-listen", "127.0.0.1:0", "-admin-keys", apiKey + ":" + secretKey,
-		"-job-latency", "0s", "-allow-loopback-urls", "-upload-monitoring-interval", "100ms", "-quiet"}, args...)
-	cmd := exec.Command(simBin, args...)
+// deployZone starts an -empty simulator keeping its state at statePath, runs
+// the zone deploy scripts against it with the CLI, and stops it gracefully so
+// the state is saved. The simulator is stopped on every path.
+func deployZone(dir, statePath string) error {
+	cmd := exec.Command(simBin, "-listen", "127.0.0.1:0", "-empty", "-state", statePath,
+		"-admin-keys", apiKey+":"+secretKey, "-job-latency", "0s", "-quiet")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	cmd.Stderr = io.Discard
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}()
+	url, err := awaitListening(stdout, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	deploy := exec.CommandContext(ctx, "bash", "../hack/zone/deploy.sh")
+	deploy.Env = append(os.Environ(), "CLOUDSTACK_ENDPOINT="+url, "ZONE_OUT="+filepath.Join(dir, "zone"),
+		"CLOUDSTACK_KEY=", "CLOUDSTACK_SECRET=")
+	if out, err := deploy.CombinedOutput(); err != nil {
+		return fmt.Errorf("hack/zone/deploy.sh: %v\n%s", err, out)
+	}
+	stopped = true
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		_ = cmd.Process.Kill()
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("stopping the simulator: %v", err)
+	}
+	return nil
+}
+
+// awaitListening reads the simulator's stdout until it announces its API
+// URL (and keeps draining it afterwards).
+func awaitListening(stdout io.Reader, timeout time.Duration) (string, error) {
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -82,12 +116,51 @@ func startSimulator(t testing.TB, args ...string) *sim {
 	}()
 	select {
 	case url := <-found:
-		base := strings.TrimSuffix(url, "/client/api")
-		return &sim{URL: url, Base: base, Admin: &simulator.AdminClient{BaseURL: base}}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the simulator did not say it was listening")
+		return url, nil
+	case <-time.After(timeout):
+		return "", fmt.Errorf("the simulator did not say it was listening")
 	}
-	return nil
+}
+
+// sim is one simulator process.
+type sim struct {
+	URL   string // …/client/api
+	Base  string
+	Admin *simulator.AdminClient
+}
+
+var listening = regexp.MustCompile(`listening on (http://\S+/client/api)`)
+
+// startSimulator starts a simulator on a copy of the API-deployed zone's
+// state (zoneState).
+func startSimulator(t testing.TB, args ...string) *sim {
+	t.Helper()
+	state, err := os.ReadFile(zoneState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statePath := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(statePath, state, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args = append([]string{"-listen", "127.0.0.1:0", "-admin-keys", apiKey + ":" + secretKey, "-state", statePath,
+		"-job-latency", "0s", "-allow-loopback-urls", "-upload-monitoring-interval", "100ms", "-quiet"}, args...)
+	cmd := exec.Command(simBin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	url, err := awaitListening(stdout, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(url, "/client/api")
+	return &sim{URL: url, Base: base, Admin: &simulator.AdminClient{BaseURL: base}}
 }
 
 // env is a simulator and a cpi.json pointing at it.

@@ -2,6 +2,10 @@
 //
 //	cloudstack-simulator -listen 127.0.0.1:8080 -admin-keys KEY:SECRET -state sim.json
 //
+// With -empty a new state has only the root admin (admin/password; its keys
+// are -admin-keys if given) and no zone: the zone is then deployed through
+// the admin API (hack/zone/ does it with the cloudstack CLI).
+//
 // Template uploads (getUploadParamsForTemplate) are POSTed to
 // http://ADDR/upload/<template id> on the same listener.
 //
@@ -49,13 +53,15 @@ func run(args []string) error {
 	fs.Var(&extraZones, "extra-zone", "add an advanced zone with this name next to Sandbox-simulator (repeatable)")
 	expungeInterval := fs.Int("expunge-interval", 0, "the expunge.interval global setting in seconds: how often destroyed VMs are expunged (0: CloudStack's 86400)")
 	expungeDelay := fs.Int("expunge-delay", 0, "the expunge.delay global setting in seconds: how long a destroyed VM keeps its addresses and name (0: CloudStack's 86400)")
+	empty := fs.Bool("empty", false, "start a new state with only the root admin and no zone or offerings (deploy them through the API, e.g. with hack/zone/)")
 	quiet := fs.Bool("quiet", false, "do not log API requests to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	opts := simulator.Options{JobLatency: *latency, StatePath: *statePath, AllowLoopbackURLs: *loopback,
 		TemplateLatency: *templateLatency, ExtraZones: extraZones, ExpungeInterval: *expungeInterval,
-		ExpungeDelay: *expungeDelay, UploadMonitorInterval: *uploadInterval, UploadOperationTimeout: *uploadTimeout}
+		ExpungeDelay: *expungeDelay, UploadMonitorInterval: *uploadInterval, UploadOperationTimeout: *uploadTimeout,
+		Empty: *empty}
 	// An explicit -hypervisor also converts a loaded state; the default only
 	// applies to a new zone.
 	opts.Hypervisor = *hypervisor

@@ -117,3 +117,19 @@ func TestExtraZoneFlags(t *testing.T) {
 		t.Error("an empty -extra-zone was accepted")
 	}
 }
+
+// TestEmptyFlag: -empty starts with the admin (keys from -admin-keys) and
+// no zone; a state saved later keeps whatever was deployed.
+func TestEmptyFlag(t *testing.T) {
+	bin := build(t)
+	_, url := start(t, bin, "-listen", "127.0.0.1:0", "-admin-keys", "key:secret", "-empty", "-quiet")
+	cs := cloudstack.NewClient(url, "key", "secret", false)
+	zones, err := cs.Zone.ListZones(cs.Zone.NewListZonesParams())
+	if err != nil || zones.Count != 0 {
+		t.Fatalf("listZones = %+v, %v", zones, err)
+	}
+	offerings, err := cs.ServiceOffering.ListServiceOfferings(cs.ServiceOffering.NewListServiceOfferingsParams())
+	if err != nil || offerings.Count != 0 {
+		t.Fatalf("listServiceOfferings = %+v, %v", offerings, err)
+	}
+}

@@ -1,0 +1,316 @@
+package simulator
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Network offerings: ConfigurationManagerImpl.createNetworkOffering and
+// updateNetworkOffering, NetworkOfferingJoinDao's listing.
+
+// NetworkOffering is a guest network offering.
+type NetworkOffering struct {
+	ID              string              `json:"id"`
+	InternalID      int64               `json:"internalid"`
+	Name            string              `json:"name"`
+	DisplayText     string              `json:"displaytext"`
+	GuestType       string              `json:"guestiptype"` // Isolated, Shared, L2
+	Availability    string              `json:"availability"`
+	State           string              `json:"state"` // Enabled, Disabled
+	ConserveMode    bool                `json:"conservemode"`
+	SpecifyVLAN     bool                `json:"specifyvlan"`
+	SpecifyIPRanges bool                `json:"specifyipranges"`
+	Persistent      bool                `json:"ispersistent"`
+	EgressDefault   bool                `json:"egressdefaultpolicy"`
+	ForVPC          bool                `json:"forvpc"`
+	Tags            string              `json:"tags,omitempty"`
+	Services        map[string][]string `json:"services"` // service -> providers
+	Created         time.Time           `json:"created"`
+}
+
+func (o *NetworkOffering) uuid() string { return o.ID }
+
+func init() {
+	register(
+		command{name: "createNetworkOffering", sync: createNetworkOffering},
+		command{name: "updateNetworkOffering", idKind: kindNetworkOffering, sync: updateNetworkOffering},
+		command{name: "listNetworkOfferings", idKind: kindNetworkOffering, sync: listNetworkOfferings},
+	)
+}
+
+// networkServices are Network.Service's names (getService matches them
+// case-insensitively).
+var networkServices = []string{"Vpn", "Dhcp", "Dns", "Gateway", "Firewall", "Lb", "UserData", "SourceNat",
+	"StaticNat", "PortForwarding", "SecurityGroup", "NetworkACL", "Connectivity", "BaremetalPxeService"}
+
+// networkProviders are the Network.Provider names the simulator's physical
+// networks carry (Provider.getProvider matches case-insensitively).
+var networkProviders = []string{"VirtualRouter", "VpcVirtualRouter", "SecurityGroupProvider", "ConfigDrive",
+	"InternalLbVm", "BaremetalPxeProvider", "Tungsten", "Nsx", "Netris"}
+
+func canonical(names []string, s string) string {
+	for _, n := range names {
+		if strings.EqualFold(n, s) {
+			return n
+		}
+	}
+	return ""
+}
+
+// offeringSpec is createNetworkOffering's input after CreateNetworkOfferingCmd's
+// defaults (display text the name, availability Optional, conserve mode and
+// egress default policy true, not enabled).
+type offeringSpec struct {
+	Name, DisplayText, GuestType, TrafficType, Availability, Tags string
+	Services                                                      []string
+	Providers                                                     map[string][]string
+	ConserveMode, SpecifyVLAN, SpecifyIPRanges, Persistent        bool
+	EgressDefault, Enable                                         bool
+	ForVPC                                                        *bool
+}
+
+func createNetworkOffering(c *Call) (any, error) {
+	p := c.Params
+	s := offeringSpec{Name: p.Get("name"), DisplayText: or(p.Get("displaytext"), p.Get("name")),
+		GuestType: p.Get("guestiptype"), TrafficType: p.Get("traffictype"), Availability: or(p.Get("availability"), "Optional"),
+		Tags: p.Get("tags"), Services: p.List("supportedservices"), Providers: map[string][]string{},
+		ConserveMode: p.Bool("conservemode", true), SpecifyVLAN: p.Bool("specifyvlan", false),
+		SpecifyIPRanges: p.Bool("specifyipranges", false), Persistent: p.Bool("ispersistent", false),
+		EgressDefault: p.Bool("egressdefaultpolicy", true), Enable: p.Bool("enable", false)}
+	if p.Has("forvpc") {
+		v := p.Bool("forvpc", false)
+		s.ForVPC = &v
+	}
+	// CreateNetworkOfferingCmd.getServiceProviders
+	for _, m := range p.Map("serviceproviderlist") {
+		s.Providers[m["service"]] = append(s.Providers[m["service"]], m["provider"])
+	}
+	o, err := c.st.createNetworkOffering(s, c.srv.now())
+	if err != nil {
+		return nil, err
+	}
+	c.changed()
+	return map[string]any{"networkoffering": networkOfferingView(o)}, nil
+}
+
+// createNetworkOffering follows ConfigurationManagerImpl.createNetworkOffering:
+// Guest traffic only; the guest type Shared, Isolated or L2; availability
+// Required or Optional; every service valid (Gateway is implied by
+// SourceNat); each service given in serviceproviderlist must be supported,
+// one provider unless Lb; the VR may serve UserData only when it serves
+// Dhcp. Departure: service capabilities, IPv6, domain/zone scoping and
+// service offerings for the router are not modelled.
+func (st *state) createNetworkOffering(s offeringSpec, now time.Time) (*NetworkOffering, error) {
+	if !strings.EqualFold(s.TrafficType, "Guest") {
+		if canonical(trafficTypes, s.TrafficType) == "" && !strings.EqualFold(s.TrafficType, "Control") {
+			return nil, paramError("Invalid value for traffictype. Supported traffic types: Public, Management, Control, Guest, Vlan or Storage")
+		}
+		return nil, paramError("Only traffic type Guest is supported in the current release")
+	}
+	guestType := canonical([]string{"Isolated", "Shared", "L2"}, s.GuestType)
+	if guestType == "" {
+		return nil, paramError("Invalid \"type\" parameter is given; can have Shared and Isolated values")
+	}
+	availability := canonical([]string{"Required", "Optional"}, s.Availability)
+	if availability == "" {
+		return nil, paramError("Invalid value for Availability. Supported types: Required, Optional")
+	}
+	o := &NetworkOffering{Name: s.Name, DisplayText: s.DisplayText, GuestType: guestType, Availability: availability,
+		State: "Disabled", ConserveMode: s.ConserveMode, SpecifyVLAN: s.SpecifyVLAN, SpecifyIPRanges: s.SpecifyIPRanges,
+		Persistent: s.Persistent, EgressDefault: s.EgressDefault, Tags: s.Tags, Services: map[string][]string{},
+		Created: now}
+	forVPC := s.ForVPC
+	for _, name := range s.Services {
+		svc := canonical(networkServices, name)
+		if svc == "" || svc == "Gateway" {
+			return nil, paramError("Invalid service %s", name)
+		}
+		if forVPC == nil && (svc == "SecurityGroup" || svc == "Firewall" || svc == "NetworkACL") {
+			v := svc == "NetworkACL"
+			forVPC = &v
+		}
+		if svc == "SecurityGroup" {
+			if guestType != "Shared" {
+				return nil, paramError("Security group service is supported for network offerings with guest ip type Shared")
+			}
+			o.Services[svc] = []string{"SecurityGroupProvider"}
+			continue
+		}
+		o.Services[svc] = []string{}
+	}
+	if err := o.setProviders(s.Providers); err != nil {
+		return nil, err
+	}
+	if p, ok := o.Services["SourceNat"]; ok {
+		o.Services["Gateway"] = p
+	}
+	o.ForVPC = forVPC != nil && *forVPC
+	if s.Enable {
+		o.State = "Enabled"
+	}
+	o.ID, o.InternalID = st.newID(kindNetworkOffering)
+	st.NetworkOfferings = append(st.NetworkOfferings, o)
+	return o, nil
+}
+
+// setProviders is createNetworkOffering's provider loop.
+func (o *NetworkOffering) setProviders(providers map[string][]string) *APIError {
+	var dhcp string
+	vrUserData := false
+	for name, provs := range providers {
+		svc := canonical(networkServices, name)
+		if _, ok := o.Services[svc]; !ok || svc == "" {
+			return paramError("Service %s is not enabled for the network offering, can't add a provider to it", name)
+		}
+		if svc != "Lb" && len(provs) > 1 {
+			return paramError("In the current release only one provider can be specified for the service if the service is not LB")
+		}
+		var list []string
+		for _, pn := range provs {
+			prov := canonical(networkProviders, pn)
+			if prov == "" {
+				return paramError("Invalid service provider: %s", pn)
+			}
+			if svc == "Dhcp" {
+				dhcp = prov
+			}
+			if svc == "UserData" && prov == "VirtualRouter" {
+				vrUserData = true
+			}
+			list = append(list, prov)
+		}
+		o.Services[svc] = list
+	}
+	if dhcp == "" && vrUserData {
+		return paramError("Without VR as dhcp provider, User data can't selected for VR. Please select VR as DHCP provider ")
+	}
+	return nil
+}
+
+// updateNetworkOffering follows ConfigurationManagerImpl.updateNetworkOffering
+// for name, display text, state (case-insensitive), tags and availability
+// (Required only for an Isolated offering with SourceNat, and only one
+// offering of the system may be Required). Departure: the sort key, maximum
+// connections, domains and zones are not stored, and new tags are not
+// checked against the physical networks' tags.
+func updateNetworkOffering(c *Call) (any, error) {
+	p := c.Params
+	o := c.st.networkOffering(p.Get("id"))
+	if o == nil {
+		return nil, paramError("unable to find network offering %s", p.Get("id"))
+	}
+	if err := c.st.updateNetworkOffering(o, p.Get("name"), p.Get("displaytext"), p.Get("availability"), p.Get("state")); err != nil {
+		return nil, err
+	}
+	if p.Has("tags") {
+		o.Tags = p.Get("tags")
+	}
+	c.changed()
+	return map[string]any{"networkoffering": networkOfferingView(o)}, nil
+}
+
+func (st *state) updateNetworkOffering(o *NetworkOffering, name, text, availability, stateName string) *APIError {
+	if stateName != "" {
+		s := canonical([]string{"Disabled", "Enabled"}, stateName)
+		if s == "" {
+			return paramError("Incorrect state value: %s", stateName)
+		}
+		stateName = s
+	}
+	if availability != "" {
+		a := canonical([]string{"Required", "Optional"}, availability)
+		if a == "" {
+			return paramError("Invalid value for Availability. Supported types: Required, Optional")
+		}
+		if a == "Required" {
+			if o.GuestType != "Isolated" || !o.has("SourceNat") {
+				return paramError("Availability can be Required only for networkOfferings of type Isolated and with SourceNat enabled")
+			}
+			for _, other := range st.NetworkOfferings {
+				if other != o && other.Availability == "Required" {
+					return paramError("System already has network offering id=%d with availability Required", other.InternalID)
+				}
+			}
+		}
+		availability = a
+	}
+	o.Name, o.DisplayText = or(name, o.Name), or(text, o.DisplayText)
+	o.Availability = or(availability, o.Availability)
+	o.State = or(stateName, o.State)
+	return nil
+}
+
+func (st *state) networkOffering(id string) *NetworkOffering {
+	o, _ := byID(st.NetworkOfferings, id)
+	return o
+}
+
+func (st *state) networkOfferingNamed(name string) *NetworkOffering {
+	for _, o := range st.NetworkOfferings {
+		if strings.EqualFold(o.Name, name) {
+			return o
+		}
+	}
+	return nil
+}
+
+// listNetworkOfferings follows ConfigurationManagerImpl.searchForNetworkOfferings
+// for the filters the simulator's offerings have.
+func listNetworkOfferings(c *Call) (any, error) {
+	l := lister[*NetworkOffering]{key: "networkoffering", id: (*NetworkOffering).uuid,
+		name:    func(o *NetworkOffering) string { return o.Name },
+		keyword: func(o *NetworkOffering) []string { return []string{o.Name, o.DisplayText} },
+		view:    networkOfferingView}
+	p := c.Params
+	return l.run(c, c.st.NetworkOfferings, func(o *NetworkOffering) bool {
+		return optEq(p.Get("guestiptype"), o.GuestType) && optEq(p.Get("state"), o.State) &&
+			optEq(p.Get("availability"), o.Availability) && optEq(p.Get("traffictype"), "Guest") &&
+			(!p.Has("specifyvlan") || p.Bool("specifyvlan", false) == o.SpecifyVLAN) &&
+			(!p.Has("forvpc") || p.Bool("forvpc", false) == o.ForVPC) &&
+			(!p.Has("isdefault") || !p.Bool("isdefault", false)) &&
+			(!p.Has("sourcenatsupported") || p.Bool("sourcenatsupported", false) == o.has("SourceNat")) &&
+			hasAll(o, p.List("supportedservices"))
+	})
+}
+
+func (o *NetworkOffering) has(svc string) bool { _, ok := o.Services[svc]; return ok }
+
+func hasAll(o *NetworkOffering, services []string) bool {
+	for _, s := range services {
+		if !o.has(canonical(networkServices, s)) {
+			return false
+		}
+	}
+	return true
+}
+
+// networkOfferingView is ApiResponseHelper.createNetworkOfferingResponse.
+func networkOfferingView(o *NetworkOffering) map[string]any {
+	return map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "traffictype": "Guest",
+		"isdefault": false, "specifyvlan": o.SpecifyVLAN, "conservemode": o.ConserveMode,
+		"specifyipranges": o.SpecifyIPRanges, "availability": o.Availability, "state": o.State,
+		"guestiptype": o.GuestType, "forvpc": o.ForVPC, "fortungsten": false, "fornsx": false,
+		"ispersistent": o.Persistent, "egressdefaultpolicy": o.EgressDefault, "supportsstrechedl2subnet": false,
+		"supportspublicaccess": false, "supportsinternallb": false, "internetprotocol": "IPv4",
+		"created": csTime(o.Created), "hasannotations": false, "networkrate": 200, "service": o.serviceViews(),
+		"tags": o.Tags}
+}
+
+// serviceViews are the offering's services in Network.Service's order, each
+// with its providers.
+func (o *NetworkOffering) serviceViews() []map[string]any {
+	out := []map[string]any{}
+	for _, svc := range networkServices {
+		provs, ok := o.Services[svc]
+		if !ok {
+			continue
+		}
+		pv := []map[string]any{}
+		for _, p := range slices.Sorted(slices.Values(provs)) {
+			pv = append(pv, map[string]any{"name": p})
+		}
+		out = append(out, map[string]any{"name": svc, "provider": pv})
+	}
+	return out
+}

@@ -1,0 +1,237 @@
+package simulator
+
+import (
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// createNetwork and the network's implementation: NetworkServiceImpl.createGuestNetwork,
+// GuestNetworkCreationPreparationServiceImpl (its checks), GuestNetworkGuru.
+
+func init() {
+	register(command{name: "createNetwork", sync: createNetwork})
+}
+
+// guestDomainSuffix is guest.domain.suffix's default.
+const guestDomainSuffix = "cloud.internal"
+
+// networkSpec is createNetwork's input.
+type networkSpec struct {
+	Name, DisplayText, OfferingID, ZoneID, PhysicalNetworkID       string
+	Gateway, Netmask, StartIP, EndIP, VLAN, NetworkDomain, ACLType string
+	Account                                                        *Account
+}
+
+func createNetwork(c *Call) (any, error) {
+	p := c.Params
+	owner := c.Account
+	if name := p.Get("account"); name != "" {
+		owner = c.st.accountNamed(name, or(p.Get("domainid"), owner.DomainID))
+		if owner == nil {
+			return nil, paramError("Unable to find account %s in specified domain", name)
+		}
+	}
+	n, err := c.st.createNetwork(networkSpec{Name: p.Get("name"), DisplayText: p.Get("displaytext"),
+		OfferingID: p.Get("networkofferingid"), ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
+		Gateway: p.Get("gateway"), Netmask: p.Get("netmask"), StartIP: p.Get("startip"), EndIP: p.Get("endip"),
+		VLAN: p.Get("vlan"), NetworkDomain: p.Get("networkdomain"), ACLType: p.Get("acltype"), Account: owner},
+		c.srv.now())
+	if err != nil {
+		return nil, err
+	}
+	c.changed()
+	return map[string]any{"network": c.networkView(n)}, nil
+}
+
+// createNetwork follows NetworkServiceImpl.createGuestNetwork and
+// GuestNetworkCreationPreparationServiceImpl.prepareGuestNetworkCreation:
+// the offering and the physical network (the zone's one carrying Guest
+// traffic unless named) must be Enabled; Shared networks need a gateway and
+// netmask; an Isolated network's CIDR must be RFC 1918 or 6598
+// (validateGuestCidr; an admin's Shared network may use any range); an
+// Isolated network without a gateway takes the zone's guest CIDR
+// (GuestNetworkGuru.design). The network domain defaults to
+// "cs" + the owner's hex id + guest.domain.suffix (normalizeNetworkDomain).
+// Isolated networks start Allocated and are implemented when a VM first
+// starts on them; Shared ones are Setup. Departure: a Shared network's
+// start/end IP range is recorded but guest addresses come from its whole
+// CIDR; IPv6, VPC tiers and private VLANs are not modelled.
+func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
+	o := st.networkOffering(s.OfferingID)
+	if o == nil {
+		return nil, paramError("Unable to find network offering by id %s", s.OfferingID)
+	}
+	z := st.zone(s.ZoneID)
+	if z == nil {
+		return nil, paramError("Specified zone id was not found")
+	}
+	pn, err := st.guestPhysicalNetwork(z, s.PhysicalNetworkID)
+	if err != nil {
+		return nil, err
+	}
+	if o.State != "Enabled" {
+		return nil, paramError("Can't use specified network offering id as its state is not Enabled")
+	}
+	if pn.State != "Enabled" {
+		return nil, paramError("Specified physical network id is in incorrect state:%s", or(pn.State, "Disabled"))
+	}
+	cidr, err := guestCIDROf(s)
+	if err != nil {
+		return nil, err
+	}
+	if o.GuestType == "Shared" && !o.SpecifyVLAN && s.VLAN != "" {
+		return nil, paramError("Cannot specify vlanId when create a network from network offering with specifyvlan=false")
+	}
+	needsCIDR := o.GuestType == "Shared" || o.GuestType == "Isolated" && !o.has("SourceNat") && !o.has("Gateway")
+	if cidr == "" && needsCIDR {
+		if o.GuestType == "Shared" {
+			return nil, paramError("Gateway/netmask are required when creating Shared networks.")
+		}
+		return nil, paramError("gateway/netmask are required when create network of type Isolated with service SourceNat disabled")
+	}
+	if cidr != "" && o.GuestType == "Isolated" && !validateGuestCIDR(cidr) {
+		return nil, paramError("Virtual Guest Cidr %s is not RFC 1918 or 6598 compliant", cidr)
+	}
+	domain := s.NetworkDomain
+	if domain != "" && !verifyDomainName(domain) {
+		return nil, invalidNetworkDomain()
+	}
+	if domain == "" {
+		domain = "cs" + strconv.FormatInt(s.Account.InternalID, 16) + guestDomainSuffix
+	}
+	gateway, netmask := s.Gateway, s.Netmask
+	if cidr == "" && o.GuestType == "Isolated" {
+		if cidr, gateway, netmask = zoneGuestCIDR(z); cidr == "" {
+			// GuestNetworkGuru.design (the network and zone named, not toString'd)
+			return nil, internalError("Can't design network %s; guest CIDR is not configured per zone %s", s.Name, z.Name)
+		}
+	}
+	n := &Network{Name: s.Name, DisplayText: or(s.DisplayText, s.Name), ZoneID: z.ID, PhysicalNetworkID: pn.ID,
+		OfferingID: o.ID, Type: o.GuestType, State: "Allocated", Gateway: gateway, Netmask: netmask, CIDR: cidr,
+		NetworkDomain: domain, AccountID: s.Account.ID, ACLType: or(s.ACLType, "Account"), StartIP: s.StartIP,
+		EndIP: or(s.EndIP, s.StartIP), Created: now}
+	if o.GuestType == "Shared" {
+		n.State, n.VLAN = "Setup", strings.TrimPrefix(s.VLAN, "vlan://")
+		n.ACLType = or(s.ACLType, "Domain")
+	}
+	n.ID, n.InternalID = st.newID(kindNetwork)
+	st.Networks = append(st.Networks, n)
+	return n, nil
+}
+
+// guestCIDROf is createGuestNetwork's IPv4 checks: a start IP needs a
+// gateway and netmask, the end IP defaults to the start IP, and the gateway
+// may be neither the network's nor its broadcast address.
+func guestCIDROf(s networkSpec) (string, *APIError) {
+	if s.StartIP != "" {
+		if !validIPv4(s.StartIP) {
+			return "", paramError("Invalid format for the startIp parameter")
+		}
+		if s.EndIP != "" && !validIPv4(s.EndIP) {
+			return "", paramError("Invalid format for the endIp parameter")
+		}
+		if s.Gateway == "" || s.Netmask == "" {
+			return "", paramError("gateway and netmask should be defined when startIP/endIP are passed in")
+		}
+	}
+	if s.Gateway == "" || s.Netmask == "" {
+		return "", nil
+	}
+	if !validIPv4(s.Gateway) {
+		return "", paramError("Invalid gateway")
+	}
+	pfx, ok := cidrOf(s.Gateway, s.Netmask)
+	if !ok {
+		return "", paramError("Invalid netmask")
+	}
+	if gw := parseAddr(s.Gateway); pfx.Bits() < 31 && (gw == pfx.Addr() || gw == lastAddr(pfx)) {
+		return "", paramError("Invalid gateway IP provided. Either the IP is broadcast or network IP.")
+	}
+	return pfx.String(), nil
+}
+
+// guestPhysicalNetwork is the named physical network, or the zone's one
+// carrying Guest traffic (NetworkModelImpl.findPhysicalNetworkId).
+func (st *state) guestPhysicalNetwork(z *Zone, id string) (*PhysicalNetwork, *APIError) {
+	if id != "" {
+		pn, ok := byID(st.PhysicalNetworks, id)
+		if !ok || pn.ZoneID != z.ID {
+			return nil, paramError("Unable to find physical network by id %s in zone %s", id, z.Name)
+		}
+		return pn, nil
+	}
+	pns := st.physicalNetworksWithTraffic(z.ID, "Guest")
+	switch len(pns) {
+	case 0:
+		return nil, paramError("Unable to find physical network in zone id=%d with traffic type Guest", z.InternalID)
+	case 1:
+		return pns[0], nil
+	}
+	return nil, paramError("More than one physical networks exist in zone id=%d with traffic type=Guest. Specify the physical network id", z.InternalID)
+}
+
+// zoneGuestCIDR is GuestNetworkGuru.design's default: the zone's guest CIDR
+// with its first host address (getIpRangeStartIpFromCidr) as the gateway.
+func zoneGuestCIDR(z *Zone) (cidr, gateway, netmask string) {
+	p, ok := parseCIDR(z.GuestCIDR)
+	if !ok {
+		return "", "", ""
+	}
+	p = p.Masked()
+	mask := netip.AddrFrom4([4]byte{}).As4()
+	for i := 0; i < p.Bits(); i++ {
+		mask[i/8] |= 0x80 >> (i % 8)
+	}
+	return p.String(), p.Addr().Next().String(), netip.AddrFrom4(mask).String()
+}
+
+// implementNetwork is NetworkOrchestrator.implementNetwork for an Allocated
+// Isolated network: GuestNetworkGuru.implement takes the lowest guest VLAN
+// of the physical network's range no other network of the zone holds, and
+// the network is Implemented (its source NAT address is taken on first use
+// of the public IP commands, ensurePublicIPs). Departure: no virtual router
+// is started.
+func (st *state) implementNetwork(n *Network) *APIError {
+	if n.State != "Allocated" || n.Type != "Isolated" {
+		return nil
+	}
+	pn, ok := byID(st.PhysicalNetworks, n.PhysicalNetworkID)
+	if !ok {
+		return internalError("Unable to implement network %s: no physical network", n.Name)
+	}
+	used := map[string]bool{}
+	for _, other := range st.Networks {
+		if other.ZoneID == n.ZoneID && other.VLAN != "" {
+			used[other.VLAN] = true
+		}
+	}
+	for _, r := range strings.Split(pn.VLAN, ",") {
+		lo, hi, _ := strings.Cut(r, "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		for v := a; v <= b; v++ {
+			if !used[strconv.Itoa(v)] {
+				n.VLAN, n.State = strconv.Itoa(v), "Implemented"
+				return nil
+			}
+		}
+	}
+	return &APIError{Code: codeCapacity, CSCode: csInsufficientCap,
+		Text: fmt.Sprintf("Unable to allocate guest vlan for network %s in physical network %s", n.Name, pn.Name)}
+}
+
+// accountNamed finds an active account by name in a domain.
+func (st *state) accountNamed(name, domainID string) *Account {
+	for _, a := range st.Accounts {
+		if strings.EqualFold(a.Name, name) && strings.EqualFold(a.DomainID, domainID) {
+			return a
+		}
+	}
+	return nil
+}

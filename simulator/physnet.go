@@ -1,0 +1,511 @@
+package simulator
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Physical networks, their traffic types, network service providers and the
+// virtual router element: NetworkServiceImpl (and its provider helpers), as
+// marvin's deployDataCenter drives them.
+
+// TrafficType is a traffic type carried by a physical network
+// (PhysicalNetworkTrafficTypeVO).
+type TrafficType struct {
+	ID                string `json:"id"`
+	InternalID        int64  `json:"internalid"`
+	PhysicalNetworkID string `json:"physicalnetworkid"`
+	Type              string `json:"traffictype"` // Guest, Management, Public, Storage
+}
+
+func (t *TrafficType) uuid() string { return t.ID }
+
+// NetworkServiceProvider is a provider on a physical network
+// (PhysicalNetworkServiceProviderVO).
+type NetworkServiceProvider struct {
+	ID                string `json:"id"`
+	InternalID        int64  `json:"internalid"`
+	PhysicalNetworkID string `json:"physicalnetworkid"`
+	Name              string `json:"name"`
+	State             string `json:"state"` // Enabled, Disabled
+}
+
+func (n *NetworkServiceProvider) uuid() string { return n.ID }
+
+// VirtualRouterElement is a VirtualRouter, VpcVirtualRouter or InternalLbVm
+// provider's element (VirtualRouterProviderVO, one table for the three
+// types), which must be enabled before its provider can be.
+type VirtualRouterElement struct {
+	ID         string `json:"id"`
+	InternalID int64  `json:"internalid"`
+	NSPID      string `json:"nspid"`
+	Type       string `json:"type"` // VirtualRouter, VPCVirtualRouter, InternalLbVm
+	Enabled    bool   `json:"enabled"`
+}
+
+func (e *VirtualRouterElement) uuid() string { return e.ID }
+
+const (
+	kindTrafficType = "traffictype"
+	kindProvider    = "networkserviceprovider"
+	kindVRElement   = "virtualrouterelement"
+)
+
+func init() {
+	paramKinds["nspid"] = kindProvider
+	register(
+		command{name: "createPhysicalNetwork", async: createPhysicalNetwork},
+		command{name: "updatePhysicalNetwork", idKind: kindPhysicalNetwork, async: updatePhysicalNetwork},
+		command{name: "addTrafficType", async: addTrafficType},
+		command{name: "listTrafficTypes", idKind: kindTrafficType, sync: listTrafficTypes},
+		command{name: "listNetworkServiceProviders", idKind: kindProvider, sync: listNetworkServiceProviders},
+		command{name: "updateNetworkServiceProvider", idKind: kindProvider, async: updateNetworkServiceProvider},
+		command{name: "listVirtualRouterElements", idKind: kindVRElement, sync: listVirtualRouterElements},
+		command{name: "configureVirtualRouterElement", idKind: kindVRElement, async: configureVirtualRouterElement},
+		command{name: "listInternalLoadBalancerElements", idKind: kindVRElement, sync: listInternalLoadBalancerElements},
+		command{name: "configureInternalLoadBalancerElement", idKind: kindVRElement, async: configureInternalLoadBalancerElement},
+	)
+}
+
+// physnetSpec is createPhysicalNetwork's input.
+type physnetSpec struct {
+	ZoneID, Name, VLAN, BroadcastDomainRange string
+	IsolationMethods, Tags                   []string
+}
+
+func createPhysicalNetwork(c *Call) (*asyncJob, error) {
+	p := c.Params
+	pn, err := c.st.createPhysicalNetwork(physnetSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), VLAN: p.Get("vlan"),
+		BroadcastDomainRange: p.Get("broadcastdomainrange"), IsolationMethods: p.List("isolationmethods"),
+		Tags: p.List("tags")})
+	if err != nil {
+		return nil, err
+	}
+	c.changed()
+	// A BaseAsyncCreateCmd: the entity exists when the job is queued.
+	return &asyncJob{instanceType: "PhysicalNetwork", instanceID: pn.ID, created: true,
+		cmdClass: "org.apache.cloudstack.api.command.admin.network.CreatePhysicalNetworkCmd",
+		run:      func() (any, error) { return map[string]any{"physicalnetwork": c.physnetView(pn)}, nil }}, nil
+}
+
+// createPhysicalNetwork follows NetworkServiceImpl.createPhysicalNetwork: a
+// zone that is Enabled takes no new physical network; the broadcast domain
+// range of an advanced zone is ZONE; the network starts Disabled with the
+// default providers an advanced zone gets (addDefaultVirtualRouterToPhysicalNetwork
+// and the rest, in that order; BaremetalPxeProvider, ConfigDrive and Netris
+// enabled at once, as their helpers do).
+func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) {
+	z := st.zone(s.ZoneID)
+	if z == nil {
+		return nil, paramError("Please specify a valid zone.")
+	}
+	if z.Allocation == "Enabled" {
+		return nil, permissionDenied("Cannot create PhysicalNetwork since the Zone is currently enabled, zone Id: %d", z.InternalID)
+	}
+	if len(s.Tags) > 1 {
+		return nil, paramError("Only one tag can be specified for a physical network at this time")
+	}
+	if len(s.IsolationMethods) > 1 {
+		return nil, paramError("Only one isolationMethod can be specified for a physical network at this time")
+	}
+	if r := s.BroadcastDomainRange; r != "" {
+		switch strings.ToUpper(r) {
+		case "ZONE":
+		case "POD":
+			return nil, paramError("Advance zone can have broadcast domain type of value ZONE only")
+		default:
+			return nil, paramError("Unable to resolve broadcastDomainRange '%s' to a supported value {Pod or Zone}", r)
+		}
+	}
+	id, internal := st.newID(kindPhysicalNetwork)
+	pn := &PhysicalNetwork{ID: id, InternalID: internal, Name: s.Name, ZoneID: z.ID, State: "Disabled",
+		IsolationMethods: strings.Join(s.IsolationMethods, ","), BroadcastDomainRange: "ZONE",
+		Tags: strings.Join(s.Tags, ",")}
+	if s.VLAN != "" {
+		vlan, err := normalizeVnetRanges(pn, s.VLAN)
+		if err != nil {
+			return nil, err
+		}
+		pn.VLAN = vlan
+	}
+	st.PhysicalNetworks = append(st.PhysicalNetworks, pn)
+	for _, name := range []string{"VirtualRouter", "SecurityGroupProvider", "VpcVirtualRouter", "BaremetalPxeProvider",
+		"InternalLbVm", "Tungsten", "ConfigDrive", "Nsx", "Netris"} {
+		nsp := st.addProvider(pn, name)
+		switch name {
+		case "VirtualRouter", "VpcVirtualRouter", "InternalLbVm":
+			// VirtualRouterElement.addElement and
+			// InternalLoadBalancerElement.addInternalLoadBalancerElement: a
+			// disabled element per provider.
+			eid, eint := st.newID(kindVRElement)
+			st.VRElements = append(st.VRElements, &VirtualRouterElement{ID: eid, InternalID: eint, NSPID: nsp.ID,
+				Type: map[string]string{"VirtualRouter": "VirtualRouter", "VpcVirtualRouter": "VPCVirtualRouter",
+					"InternalLbVm": "InternalLbVm"}[name]})
+		case "BaremetalPxeProvider", "ConfigDrive", "Netris":
+			nsp.State = "Enabled"
+		}
+	}
+	return pn, nil
+}
+
+func (st *state) addProvider(pn *PhysicalNetwork, name string) *NetworkServiceProvider {
+	id, internal := st.newID(kindProvider)
+	nsp := &NetworkServiceProvider{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Name: name, State: "Disabled"}
+	st.Providers = append(st.Providers, nsp)
+	return nsp
+}
+
+// VLAN id limits of NetworkServiceImpl.validateVlanRange for VLAN isolation.
+const (
+	minVLAN = 0
+	maxVLAN = 4095
+)
+
+// normalizeVnetRanges is NetworkServiceImpl.validateVlanRange and
+// generateVnetString: "100-200,300-310" checked and merged. Departure: only
+// VLAN isolation's limits (GRE and VXLAN physical networks are not modelled).
+func normalizeVnetRanges(pn *PhysicalNetwork, ranges string) (string, error) {
+	msg := " between " + strconv.Itoa(minVLAN) + " and " + strconv.Itoa(maxVLAN)
+	var vnets []int
+	for _, r := range strings.Split(ranges, ",") {
+		parts := strings.Split(r, "-")
+		if len(parts) == 1 && parts[0] == "" {
+			continue
+		}
+		if len(parts) < 2 {
+			return "", paramError("Please provide valid vnet range. vnet range should be a comma separated list of vlan ranges. example 500-500,600-601%s", msg)
+		}
+		start, err1 := strconv.Atoi(parts[0])
+		end, err2 := strconv.Atoi(parts[1])
+		if err1 != nil || err2 != nil {
+			return "", paramError("Please provide valid vnet range. The vnet range should be a comma separated list example 2001-2012,3000-3005.%s", msg)
+		}
+		if start < minVLAN || end > maxVLAN {
+			return "", paramError("Vnet range has to be%s", msg)
+		}
+		if start > end {
+			return "", paramError("Vnet range has to be%s and start range should be lesser than or equal to stop range", msg)
+		}
+		for v := start; v <= end; v++ {
+			if !slices.Contains(vnets, v) {
+				vnets = append(vnets, v)
+			}
+		}
+	}
+	slices.Sort(vnets)
+	var out []string
+	for i := 0; i < len(vnets); {
+		j := i
+		for j+1 < len(vnets) && vnets[j+1] == vnets[j]+1 {
+			j++
+		}
+		out = append(out, strconv.Itoa(vnets[i])+"-"+strconv.Itoa(vnets[j]))
+		i = j + 1
+	}
+	return strings.Join(out, ","), nil
+}
+
+// vnetInRange reports whether a VLAN id lies in a physical network's guest
+// VLAN ranges (DataCenterDao.findVnet).
+func (pn *PhysicalNetwork) vnetInRange(vlan string) bool {
+	v, err := strconv.Atoi(strings.TrimPrefix(vlan, "vlan://"))
+	if err != nil {
+		return false
+	}
+	for _, r := range strings.Split(pn.VLAN, ",") {
+		lo, hi, _ := strings.Cut(r, "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if err1 == nil && err2 == nil && v >= a && v <= b {
+			return true
+		}
+	}
+	return false
+}
+
+// updatePhysicalNetwork follows NetworkServiceImpl.updatePhysicalNetwork for
+// state and the guest VLAN range. Departure: shrinking the range is not
+// checked against VLANs in use.
+func updatePhysicalNetwork(c *Call) (*asyncJob, error) {
+	p := c.Params
+	pn, _ := byID(c.st.PhysicalNetworks, p.Get("id"))
+	if len(p.List("tags")) > 1 {
+		return nil, paramError("Unable to support more than one tag on network yet")
+	}
+	state := p.Get("state")
+	if state != "" && state != "Enabled" && state != "Disabled" {
+		return nil, paramError("Unable to resolve state '%s' to a supported value {Enabled or Disabled}", state)
+	}
+	vlan := pn.VLAN
+	if p.Has("vlan") {
+		v, err := normalizeVnetRanges(pn, p.Get("vlan"))
+		if err != nil {
+			return nil, err
+		}
+		vlan = v
+	}
+	return &asyncJob{instanceType: "PhysicalNetwork", instanceID: pn.ID,
+		cmdClass: "org.apache.cloudstack.api.command.admin.network.UpdatePhysicalNetworkCmd",
+		run: func() (any, error) {
+			pn.update(state, vlan)
+			if p.Has("tags") {
+				pn.Tags = strings.Join(p.List("tags"), ",")
+			}
+			return map[string]any{"physicalnetwork": c.physnetView(pn)}, nil
+		}}, nil
+}
+
+// update sets a checked state (empty keeps it) and guest VLAN ranges.
+func (pn *PhysicalNetwork) update(state, vlan string) {
+	if state != "" {
+		pn.State = state
+	}
+	pn.VLAN = vlan
+}
+
+// physnetView is ApiResponseHelper.createPhysicalNetworkResponse.
+func (c *Call) physnetView(pn *PhysicalNetwork) map[string]any {
+	z := c.st.zone(pn.ZoneID)
+	v := map[string]any{"id": pn.ID, "name": pn.Name, "zoneid": z.ID, "zonename": z.Name,
+		"state": or(pn.State, "Enabled"), "isolationmethods": or(pn.IsolationMethods, "VLAN"),
+		"broadcastdomainrange": or(pn.BroadcastDomainRange, "ZONE")}
+	if pn.VLAN != "" {
+		v["vlan"] = pn.VLAN
+	}
+	if pn.Tags != "" {
+		v["tags"] = pn.Tags
+	}
+	return v
+}
+
+// addTrafficType follows NetworkServiceImpl.addTrafficTypeToPhysicalNetwork:
+// a physical network carries a traffic type once, and a zone carries
+// Management, Control, Public and Storage on one physical network only.
+func addTrafficType(c *Call) (*asyncJob, error) {
+	p := c.Params
+	pn, ok := byID(c.st.PhysicalNetworks, p.Get("physicalnetworkid"))
+	if !ok {
+		return nil, paramError("Physical Network id=%s doesn't exist in the system", p.Get("physicalnetworkid"))
+	}
+	tt, err := c.st.addTrafficTypeTo(pn, p.Get("traffictype"))
+	if err != nil {
+		return nil, err
+	}
+	c.changed()
+	return &asyncJob{instanceType: "PhysicalNetworkTrafficType", instanceID: tt.ID, created: true,
+		cmdClass: "org.apache.cloudstack.api.command.admin.usage.AddTrafficTypeCmd",
+		run:      func() (any, error) { return map[string]any{"traffictype": trafficTypeView(tt)}, nil }}, nil
+}
+
+// trafficTypes are Networks.TrafficType's values (valueOf is case-sensitive).
+var trafficTypes = []string{"None", "Public", "Guest", "Storage", "Management", "Control", "Vpn"}
+
+func (st *state) addTrafficTypeTo(pn *PhysicalNetwork, typ string) (*TrafficType, error) {
+	if typ != "" && !slices.Contains(trafficTypes, typ) {
+		return nil, paramError("Unable to resolve trafficType '%s' to a supported value", typ)
+	}
+	if st.trafficTypeOf(pn.ID, typ) != nil {
+		return nil, internalError("This physical network already supports the traffic type: %s", typ)
+	}
+	if typ != "Guest" && len(st.physicalNetworksWithTraffic(pn.ZoneID, typ)) > 0 {
+		return nil, internalError("Fail to add the traffic type to physical network because Zone already has a physical network with this traffic type: %s", typ)
+	}
+	return st.addTrafficTypeRow(pn, typ), nil
+}
+
+func (st *state) addTrafficTypeRow(pn *PhysicalNetwork, typ string) *TrafficType {
+	id, internal := st.newID(kindTrafficType)
+	tt := &TrafficType{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Type: typ}
+	st.TrafficTypes = append(st.TrafficTypes, tt)
+	return tt
+}
+
+func (st *state) trafficTypeOf(physnetID, typ string) *TrafficType {
+	for _, t := range st.TrafficTypes {
+		if t.PhysicalNetworkID == physnetID && t.Type == typ {
+			return t
+		}
+	}
+	return nil
+}
+
+// physicalNetworksWithTraffic is PhysicalNetworkDao.listByZoneAndTrafficType.
+func (st *state) physicalNetworksWithTraffic(zoneID, typ string) []*PhysicalNetwork {
+	var out []*PhysicalNetwork
+	for _, pn := range st.PhysicalNetworks {
+		if pn.ZoneID == zoneID && st.trafficTypeOf(pn.ID, typ) != nil {
+			out = append(out, pn)
+		}
+	}
+	return out
+}
+
+// trafficTypeView is ApiResponseHelper.createTrafficTypeResponse; no
+// hypervisor network labels are stored.
+func trafficTypeView(t *TrafficType) map[string]any {
+	return map[string]any{"id": t.ID, "traffictype": t.Type, "physicalnetworkid": t.PhysicalNetworkID}
+}
+
+func listTrafficTypes(c *Call) (any, error) {
+	l := lister[*TrafficType]{key: "traffictype", id: (*TrafficType).uuid,
+		keyword: func(t *TrafficType) []string { return []string{t.Type} }, view: trafficTypeView}
+	return l.run(c, c.st.TrafficTypes, func(t *TrafficType) bool {
+		return strings.EqualFold(t.PhysicalNetworkID, c.Params.Get("physicalnetworkid"))
+	})
+}
+
+// listNetworkServiceProviders is NetworkServiceImpl.listNetworkServiceProviders:
+// name and state match whole (case-insensitively, as MySQL compares them) and
+// the newest provider comes first.
+func listNetworkServiceProviders(c *Call) (any, error) {
+	l := lister[*NetworkServiceProvider]{key: "networkserviceprovider", id: (*NetworkServiceProvider).uuid,
+		view: providerView}
+	p := c.Params
+	rows := slices.Clone(c.st.Providers)
+	slices.Reverse(rows)
+	return l.run(c, rows, func(n *NetworkServiceProvider) bool {
+		return optEq(p.Get("physicalnetworkid"), n.PhysicalNetworkID) &&
+			optEq(p.Get("name"), n.Name) && optEq(p.Get("state"), n.State)
+	})
+}
+
+// providerView is ApiResponseHelper.createNetworkServiceProviderResponse.
+func providerView(n *NetworkServiceProvider) map[string]any {
+	return map[string]any{"id": n.ID, "name": n.Name, "physicalnetworkid": n.PhysicalNetworkID, "state": n.State,
+		"canenableindividualservice": n.Name == "VirtualRouter" || n.Name == "VpcVirtualRouter",
+		"servicelist":                providerServices(n.Name)}
+}
+
+// providerServices are the services of the providers' elements'
+// getCapabilities, for the providers the simulator's offerings use.
+func providerServices(name string) []string {
+	switch name {
+	case "VirtualRouter":
+		return []string{"Vpn", "Dhcp", "Dns", "Gateway", "Firewall", "Lb", "SourceNat", "StaticNat", "PortForwarding", "UserData"}
+	case "VpcVirtualRouter":
+		return []string{"Vpn", "Dhcp", "Dns", "Gateway", "Lb", "SourceNat", "StaticNat", "PortForwarding", "UserData", "NetworkACL"}
+	case "ConfigDrive":
+		return []string{"UserData"}
+	case "SecurityGroupProvider":
+		return []string{"SecurityGroup"}
+	}
+	return []string{}
+}
+
+// updateNetworkServiceProvider follows NetworkServiceImpl.updateNetworkServiceProvider:
+// enabling needs the element ready (VirtualRouterElement.isReady: its
+// element configured enabled); Shutdown cannot be set.
+func updateNetworkServiceProvider(c *Call) (*asyncJob, error) {
+	p := c.Params
+	nsp, _ := byID(c.st.Providers, p.Get("id"))
+	state := p.Get("state")
+	switch state {
+	case "", "Enabled", "Disabled":
+	case "Shutdown":
+		return nil, paramError("Updating the provider state to 'Shutdown' is not supported")
+	default:
+		return nil, paramError("Unable to resolve state '%s' to a supported value {Enabled or Disabled}", state)
+	}
+	if p.Has("servicelist") && nsp.Name != "VirtualRouter" && nsp.Name != "VpcVirtualRouter" {
+		return nil, paramError("Cannot update set of Services for this Service Provider '%s'", nsp.Name)
+	}
+	return &asyncJob{instanceType: "PhysicalNetworkServiceProvider", instanceID: nsp.ID,
+		cmdClass: "org.apache.cloudstack.api.command.admin.network.UpdateNetworkServiceProviderCmd",
+		run: func() (any, error) {
+			if err := c.st.setProviderState(nsp, state); err != nil {
+				return nil, err
+			}
+			return map[string]any{"networkserviceprovider": providerView(nsp)}, nil
+		}}, nil
+}
+
+// setProviderState applies a checked state; enabling needs the provider
+// ready.
+func (st *state) setProviderState(nsp *NetworkServiceProvider, state string) *APIError {
+	if state == "Enabled" && !st.providerReady(nsp) {
+		return internalError("Provider is not ready, cannot Enable the provider, please configure the provider first")
+	}
+	if state != "" {
+		nsp.State = state
+	}
+	return nil
+}
+
+// providerReady is the element's isReady: virtual routers and internal load
+// balancers need their element enabled (VirtualRouterElement.isReady,
+// InternalLoadBalancerElement.isReady); the simulator's other providers are
+// always ready.
+func (st *state) providerReady(nsp *NetworkServiceProvider) bool {
+	if e := st.vrElementOf(nsp.ID); e != nil {
+		return e.Enabled
+	}
+	return true
+}
+
+func (st *state) vrElementOf(nspID string) *VirtualRouterElement {
+	for _, e := range st.VRElements {
+		if e.NSPID == nspID {
+			return e
+		}
+	}
+	return nil
+}
+
+// listVirtualRouterElements lists the virtual routers' elements; the
+// internal load balancers' share the table but have their own command.
+func listVirtualRouterElements(c *Call) (any, error) {
+	return c.listElements("virtualrouterelement", func(e *VirtualRouterElement) bool { return e.Type != "InternalLbVm" })
+}
+
+// listInternalLoadBalancerElements is
+// InternalLoadBalancerElement.searchForInternalLoadBalancerElements: only
+// InternalLbVm elements.
+func listInternalLoadBalancerElements(c *Call) (any, error) {
+	return c.listElements("internalloadbalancerelement", func(e *VirtualRouterElement) bool { return e.Type == "InternalLbVm" })
+}
+
+func (c *Call) listElements(key string, ofType func(*VirtualRouterElement) bool) (any, error) {
+	l := lister[*VirtualRouterElement]{key: key, id: (*VirtualRouterElement).uuid, view: c.vrElementView}
+	p := c.Params
+	return l.run(c, c.st.VRElements, ofType, func(e *VirtualRouterElement) bool {
+		return optEq(p.Get("nspid"), e.NSPID) && (!p.Has("enabled") || p.Bool("enabled", false) == e.Enabled)
+	})
+}
+
+// vrElementView is ApiResponseHelper.createVirtualRouterProviderResponse.
+func (c *Call) vrElementView(e *VirtualRouterElement) map[string]any {
+	root := c.st.Domains[0]
+	admin := c.st.Accounts[0]
+	return map[string]any{"id": e.ID, "nspid": e.NSPID, "enabled": e.Enabled, "account": admin.Name,
+		"domainid": root.ID, "domain": root.Name, "domainpath": root.displayPath()}
+}
+
+// configureVirtualRouterElement is VirtualRouterElement.configure: it sets
+// the element's enabled flag.
+func configureVirtualRouterElement(c *Call) (*asyncJob, error) {
+	e, _ := byID(c.st.VRElements, c.Params.Get("id"))
+	return c.configureElement(e, "virtualrouterelement",
+		"org.apache.cloudstack.api.command.admin.router.ConfigureVirtualRouterElementCmd"), nil
+}
+
+// configureInternalLoadBalancerElement is
+// InternalLoadBalancerElement.configureInternalLoadBalancerElement: only an
+// InternalLbVm element.
+func configureInternalLoadBalancerElement(c *Call) (*asyncJob, error) {
+	e, _ := byID(c.st.VRElements, c.Params.Get("id"))
+	if e.Type != "InternalLbVm" {
+		return nil, paramError("Can't find InternalLbVm element with network service provider id %d to be used as a provider for InternalLbVm", e.InternalID)
+	}
+	return c.configureElement(e, "internalloadbalancerelement",
+		"org.apache.cloudstack.api.command.admin.internallb.ConfigureInternalLoadBalancerElementCmd"), nil
+}
+
+func (c *Call) configureElement(e *VirtualRouterElement, key, class string) *asyncJob {
+	enabled := c.Params.Bool("enabled", false)
+	return &asyncJob{instanceType: "None", instanceID: e.ID, cmdClass: class,
+		run: func() (any, error) {
+			e.Enabled = enabled
+			return map[string]any{key: c.vrElementView(e)}, nil
+		}}
+}

@@ -1,0 +1,130 @@
+package simulator
+
+import "strings"
+
+// createVlanIpRange for a zone's public addresses:
+// ConfigurationManagerImpl.createVlanAndPublicIpRange and validateIpRange.
+
+func init() {
+	register(command{name: "createVlanIpRange", sync: createVlanIpRange})
+}
+
+// vlanSpec is createVlanIpRange's input.
+type vlanSpec struct {
+	ZoneID, PhysicalNetworkID, VLAN, Gateway, Netmask, StartIP, EndIP string
+	ForVirtualNetwork                                                 bool
+}
+
+func createVlanIpRange(c *Call) (any, error) {
+	p := c.Params
+	if p.Get("networkid") != "" || p.Get("podid") != "" || p.Get("account") != "" || p.Get("projectid") != "" ||
+		p.Get("ip6cidr") != "" || !p.Bool("forvirtualnetwork", true) {
+		return nil, notImplemented("Only public IPv4 ranges of a zone are implemented by the CloudStack simulator")
+	}
+	r, err := c.st.createVlanRange(vlanSpec{ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
+		VLAN: p.Get("vlan"), Gateway: p.Get("gateway"), Netmask: p.Get("netmask"), StartIP: p.Get("startip"),
+		EndIP: p.Get("endip"), ForVirtualNetwork: true})
+	if err != nil {
+		return nil, err
+	}
+	c.changed()
+	return map[string]any{"vlan": c.vlanRangeView(r)}, nil
+}
+
+// createVlanRange follows createVlanAndPublicIpRange(CreateVlanIpRangeCmd)
+// and its inner overload for a public range of an advanced zone, in their
+// order: the end IP defaults to the start IP; the physical network is the
+// named one or the zone's one carrying Public traffic; the range may not
+// overlap a pod's (checkOverlapPrivateIpRange); the public network needs a
+// VLAN ("untagged" is one); the gateway, netmask and range must agree; a
+// range over the zone's guest CIDR on a guest VLAN is refused;
+// checkPublicIpRangeErrors; then a VLAN in the physical network's guest
+// range is refused. Departure: the text for a range overlapping another
+// public range (checkZoneVlanIpOverlap) is the simulator's own.
+func (st *state) createVlanRange(s vlanSpec) (*VlanRange, error) {
+	if s.StartIP == "" {
+		return nil, paramError("StartIP or IPv6 CIDR is missing in the parameters!")
+	}
+	s.EndIP = or(s.EndIP, s.StartIP)
+	z := st.zone(s.ZoneID)
+	if z == nil {
+		return nil, paramError("Unable to find zone by id %s", s.ZoneID)
+	}
+	pn, err := st.publicPhysicalNetwork(z, s.PhysicalNetworkID)
+	if err != nil {
+		return nil, err
+	}
+	if validIPv4(s.StartIP) && validIPv4(s.EndIP) {
+		for _, pod := range st.Pods {
+			if pod.ZoneID == z.ID && rangesOverlap(s.StartIP, s.EndIP, pod.StartIP, pod.EndIP) {
+				return nil, paramError("The Start IP and EndIP address range overlap with private IP :%s:%s", pod.StartIP, pod.EndIP)
+			}
+		}
+	}
+	if s.VLAN == "" {
+		return nil, paramError("Unable to determine vlan id or untagged vlan for public network")
+	}
+	tag := "vlan://" + strings.TrimPrefix(s.VLAN, "vlan://") // BroadcastDomainType.Vlan.toUri
+	if !validIPv4(s.Gateway) {
+		return nil, paramError("Please specify a valid gateway")
+	}
+	if !validNetmask(s.Netmask) {
+		return nil, paramError("Please specify a valid netmask")
+	}
+	cidr, _ := cidrOf(s.Gateway, s.Netmask)
+	if !validIPv4(s.StartIP) || !validIPv4(s.EndIP) || !cidr.Contains(parseAddr(s.StartIP)) || !cidr.Contains(parseAddr(s.EndIP)) {
+		return nil, paramError("Please specify a valid IP range or valid netmask or valid gateway")
+	}
+	guestVLAN := !strings.EqualFold(tag, "vlan://untagged") && pn.vnetInRange(tag)
+	if g, ok := parseCIDR(z.GuestCIDR); ok && g.Overlaps(cidr) && guestVLAN {
+		return nil, paramError("The new IP range you have specified has  overlapped with the guest network in zone: %salong with existing Vlan also. Please specify a different gateway/netmask", z.Name)
+	}
+	if err := checkPublicIPRangeErrors(s, cidr.Bits()); err != nil {
+		return nil, err
+	}
+	for _, r := range st.VlanRanges {
+		if r.ZoneID == z.ID && rangesOverlap(s.StartIP, s.EndIP, r.StartIP, r.EndIP) {
+			return nil, paramError("The IP range %s-%s overlaps with the range %s-%s of zone %s", s.StartIP, s.EndIP, r.StartIP, r.EndIP, z.Name)
+		}
+	}
+	if guestVLAN {
+		return nil, paramError("The VLAN tag %s is already being used for dynamic vlan allocation for the guest network in zone %s", tag, z.Name)
+	}
+	id, internal := st.newID(kindVlanRange)
+	r := &VlanRange{ID: id, InternalID: internal, ZoneID: z.ID, PhysicalNetworkID: pn.ID, VLAN: tag,
+		Gateway: s.Gateway, Netmask: s.Netmask, CIDR: cidr.String(), StartIP: s.StartIP, EndIP: s.EndIP}
+	st.VlanRanges = append(st.VlanRanges, r)
+	return r, nil
+}
+
+// publicPhysicalNetwork is the named physical network or the zone's default
+// one for Public traffic (getDefaultPhysicalNetworkByZoneAndTrafficType).
+func (st *state) publicPhysicalNetwork(z *Zone, id string) (*PhysicalNetwork, *APIError) {
+	if id != "" {
+		pn, ok := byID(st.PhysicalNetworks, id)
+		if !ok {
+			return nil, paramError("Unable to find Physical Network with id=%s", id)
+		}
+		return pn, nil
+	}
+	switch pns := st.physicalNetworksWithTraffic(z.ID, "Public"); len(pns) {
+	case 0:
+		return nil, paramError("Unable to find the default physical network with traffic=Public in the specified zone id")
+	case 1:
+		return pns[0], nil
+	}
+	return nil, paramError("More than one physical networks exist in zone id=%d with traffic type=Public", z.InternalID)
+}
+
+// checkPublicIPRangeErrors is ConfigurationManagerImpl.checkPublicIpRangeErrors
+// for a range already known to lie in the gateway's subnet.
+func checkPublicIPRangeErrors(s vlanSpec, bits int) *APIError {
+	if ipLess(s.EndIP, s.StartIP) {
+		return paramError("Please specify a valid IP range.")
+	}
+	// RFC 3021: a /31 has no gateway to keep out of the range.
+	if bits != 31 && rangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway) {
+		return paramError("The gateway ip should not be the part of the ip range being added.")
+	}
+	return nil
+}

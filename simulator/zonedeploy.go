@@ -1,0 +1,136 @@
+package simulator
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The seeded zone is marvin's setup/dev/advanced.cfg, deployed the way
+// deployDataCenter.py deploys it (createZones, createPhysicalNetwork,
+// configureProviders, updatePhysicalNetwork, createPods, createClusters,
+// createPrimaryStorages, createVlanIpRanges, createSecondaryStorages,
+// enableZone), through the functions the admin commands call. Without
+// -empty the simulator starts with it; with -empty a harness makes the same
+// calls over the API (hack/zone/).
+
+// zoneLayout is one advanced zone of advanced.cfg's shape.
+type zoneLayout struct {
+	Name, PhysicalNetwork, DNS, GuestCIDR string
+	GuestVLANs, Hypervisor                string
+	PodGateway, PodStart, PodEnd, Netmask string
+	PublicVLAN, PublicGateway             string
+	PublicStart, PublicEnd                string
+	Clusters                              []clusterLayout
+	SecondaryURL                          string
+}
+
+type clusterLayout struct {
+	Name  string
+	Hosts []string // host URLs
+	Pools []string // primary storage names, created as nfs://DNS:/export/home/sandbox/<name lowercased>
+}
+
+// advancedCfg is advanced.cfg's Sandbox-simulator zone.
+func advancedCfg(hypervisor string) zoneLayout {
+	return zoneLayout{Name: "Sandbox-simulator", PhysicalNetwork: "Sandbox-pnet", DNS: "10.147.28.6", GuestCIDR: "10.1.1.0/24", GuestVLANs: "100-200",
+		Hypervisor: hypervisor, PodGateway: "172.16.15.1", PodStart: "172.16.15.2", PodEnd: "172.16.15.200",
+		Netmask: "255.255.255.0", PublicVLAN: "50", PublicGateway: "192.168.2.1", PublicStart: "192.168.2.2",
+		PublicEnd: "192.168.2.200", SecondaryURL: "nfs://10.147.28.6:/export/home/sandbox/secondary",
+		Clusters: []clusterLayout{
+			{Name: "C0", Hosts: []string{"http://sim/c0/h0", "http://sim/c0/h1"}, Pools: []string{"PS0", "PS1"}},
+			{Name: "C1", Hosts: []string{"http://sim/c1/h0"}, Pools: []string{"PS2"}},
+		}}
+}
+
+// deployZone builds a zone as deployDataCenter does and enables it. Any
+// error is a programming error in the layout.
+func (st *state) deployZone(l zoneLayout, now time.Time) *Zone {
+	z := must(st.createZone(zoneSpec{Name: l.Name, NetworkType: "Advanced", DNS1: l.DNS, InternalDNS1: l.DNS,
+		GuestCIDR: l.GuestCIDR}, now))
+	pn := must(st.createPhysicalNetwork(physnetSpec{ZoneID: z.ID, Name: l.PhysicalNetwork,
+		IsolationMethods: []string{"VLAN"}}))
+	for _, t := range []string{"Guest", "Management", "Public"} {
+		must(st.addTrafficTypeTo(pn, t))
+	}
+	// configureProviders: each provider's element, then the provider.
+	for _, name := range []string{"VirtualRouter", "VpcVirtualRouter", "InternalLbVm"} {
+		nsp := st.providerNamed(pn.ID, name)
+		if e := st.vrElementOf(nsp.ID); e != nil {
+			e.Enabled = true
+		}
+		mustOK(st.setProviderState(nsp, "Enabled"))
+	}
+	vlans := must(normalizeVnetRanges(pn, l.GuestVLANs))
+	pn.update("Enabled", vlans)
+	pod := must(st.createPod(podSpec{ZoneID: z.ID, Name: "POD0", Gateway: l.PodGateway, Netmask: l.Netmask,
+		StartIP: l.PodStart, EndIP: l.PodEnd}))
+	for _, cl := range l.Clusters {
+		c := must(st.addCluster(clusterSpec{ZoneID: z.ID, PodID: pod.ID, Name: cl.Name, Hypervisor: l.Hypervisor,
+			ClusterType: "CloudManaged"}))
+		for _, url := range cl.Hosts {
+			must(st.addHost(hostSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Hypervisor: l.Hypervisor, URL: url,
+				Username: "root", Password: "password"}, now))
+		}
+		for _, name := range cl.Pools {
+			must(st.createStoragePool(poolSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Name: name,
+				URL: fmt.Sprintf("nfs://%s:/export/home/sandbox/%s", l.DNS, strings.ToLower(name))}, now))
+		}
+	}
+	must(st.createVlanRange(vlanSpec{ZoneID: z.ID, VLAN: l.PublicVLAN, Gateway: l.PublicGateway,
+		Netmask: l.Netmask, StartIP: l.PublicStart, EndIP: l.PublicEnd, ForVirtualNetwork: true}))
+	must(st.addImageStore(storeSpec{ZoneID: z.ID, URL: l.SecondaryURL, Provider: "NFS"}, now))
+	mustOK(st.checkZoneCanBeEnabled(z))
+	z.Allocation = "Enabled"
+	return z
+}
+
+// isolatedOfferingSpec is DefaultIsolatedNetworkOfferingWithSourceNatService,
+// which CloudStack creates at installation
+// (ConfigurationServerImpl.createDefaultNetworkOfferings), as createNetworkOffering
+// takes it.
+func isolatedOfferingSpec() offeringSpec {
+	vr := []string{"VirtualRouter"}
+	providers := map[string][]string{}
+	services := []string{"Dhcp", "Dns", "UserData", "SourceNat", "StaticNat", "PortForwarding", "Firewall", "Lb", "Vpn"}
+	for _, s := range services {
+		providers[s] = vr
+	}
+	return offeringSpec{Name: "DefaultIsolatedNetworkOfferingWithSourceNatService",
+		DisplayText: "Offering for Isolated networks with Source Nat service enabled", GuestType: "Isolated",
+		TrafficType: "Guest", Availability: "Required", Services: services, Providers: providers,
+		ConserveMode: true, EgressDefault: false, Enable: true}
+}
+
+// seedZone deploys advanced.cfg's zone, the default isolated offering and
+// the admin's guest network, implemented (VLAN 100 and a source NAT
+// address), as the stock simulator's zone has after its first VM.
+func seedZone(st *state, hypervisor string, now time.Time) {
+	z := st.deployZone(advancedCfg(hypervisor), now)
+	o := must(st.createNetworkOffering(isolatedOfferingSpec(), now))
+	n := must(st.createNetwork(networkSpec{Name: "guest-network", DisplayText: "guest-network", OfferingID: o.ID,
+		ZoneID: z.ID, Account: st.Accounts[0]}, now))
+	mustOK(st.implementNetwork(n))
+}
+
+func (st *state) providerNamed(physnetID, name string) *NetworkServiceProvider {
+	for _, n := range st.Providers {
+		if n.PhysicalNetworkID == physnetID && n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(fmt.Sprintf("simulator: seeding the zone: %v", err))
+	}
+	return v
+}
+
+func mustOK(err *APIError) {
+	if err != nil {
+		panic(fmt.Sprintf("simulator: seeding the zone: %v", err))
+	}
+}
