@@ -3,6 +3,7 @@ package cloudstack
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -22,6 +23,26 @@ type Volume struct {
 	OfferingID string
 	VMState    string
 }
+
+// Gone says CloudStack has deleted the volume or is deleting it: the
+// Volume.State values past a delete (Destroy, the recoverable state
+// deleteVolume leaves, then Destroying, Expunging, Expunged).
+func (v *Volume) Gone() bool {
+	switch v.State {
+	case "Destroy", "Destroying", "Expunging", "Expunged":
+		return true
+	}
+	return false
+}
+
+// IsDataDisk says the volume is a data disk (Volume.Type DATADISK), not a
+// VM's ROOT.
+func (v *Volume) IsDataDisk() bool { return v.Type == "DATADISK" }
+
+// CreatedWithVM says deployVirtualMachine made this data disk with its VM
+// from the deployment's disk offering: VolumeOrchestrator.allocateRawVolume
+// names it DATA-<vm id>. The CPI's ephemeral disk is such a disk.
+func (v *Volume) CreatedWithVM() bool { return v.IsDataDisk() && strings.HasPrefix(v.Name, "DATA-") }
 
 // VMVolumes lists the volumes attached to a VM.
 func (c *Client) VMVolumes(vmID string) ([]Volume, error) {
@@ -166,6 +187,10 @@ func (c *Client) volumeJob(command, jobID string) (*Volume, error) {
 type Snapshot struct {
 	ID, VolumeID, State string
 }
+
+// Gone says CloudStack has deleted the snapshot or is deleting it
+// (Snapshot.State Destroying, Destroyed).
+func (s *Snapshot) Gone() bool { return s.State == "Destroying" || s.State == "Destroyed" }
 
 // CreateSnapshot snapshots a volume, tagged in the same call (so no
 // untagged snapshot is left if tagging would fail), and waits until it is

@@ -23,6 +23,8 @@ type fakeCloud struct {
 	cloudstack.API
 	vms       map[string]*cloudstack.VM
 	templates map[string][]cloudstack.Template
+	volumes   map[string]*cloudstack.Volume
+	snapshots map[string]*cloudstack.Snapshot
 	err       error
 	deleted   []string
 }
@@ -31,6 +33,12 @@ func (f *fakeCloud) Endpoint() string           { return "http://cs.test/client/
 func (f *fakeCloud) UploadClient() *http.Client { return http.DefaultClient }
 
 func (f *fakeCloud) FindVM(ref string) (*cloudstack.VM, error) { return f.vms[ref], f.err }
+
+func (f *fakeCloud) FindVolume(ref string) (*cloudstack.Volume, error) { return f.volumes[ref], f.err }
+
+func (f *fakeCloud) FindSnapshot(id string) (*cloudstack.Snapshot, error) {
+	return f.snapshots[id], f.err
+}
 
 func (f *fakeCloud) FindZones(refs []string) ([]cloudstack.Zone, error) {
 	var zones []cloudstack.Zone
@@ -113,6 +121,39 @@ func TestHasVM(t *testing.T) {
 		got, err := c.HasVM(apiv1.NewVMCID(cid))
 		if err != nil || got != want {
 			t.Errorf("has_vm(%s) = %v, %v; want %v", cid, got, err, want)
+		}
+	}
+}
+
+// TestDisksAndSnapshotsOnTheirWayOut: every Volume.State and
+// Snapshot.State past a delete reads as gone, so has_disk is false and
+// delete_disk / delete_snapshot succeed without asking CloudStack again.
+func TestDisksAndSnapshotsOnTheirWayOut(t *testing.T) {
+	cloud := &fakeCloud{volumes: map[string]*cloudstack.Volume{}, snapshots: map[string]*cloudstack.Snapshot{}}
+	for _, state := range []string{"Ready", "Allocated", "Destroy", "Destroying", "Expunging", "Expunged"} {
+		cloud.volumes[state] = &cloudstack.Volume{ID: state, State: state}
+	}
+	for _, state := range []string{"BackedUp", "Destroying", "Destroyed"} {
+		cloud.snapshots[state] = &cloudstack.Snapshot{ID: state, State: state}
+	}
+	c := newCPI(t, cloud, `{"director_uuid":"d"}`)
+	for cid, want := range map[string]bool{"Ready": true, "Allocated": true, "Destroy": false, "Destroying": false,
+		"Expunging": false, "Expunged": false, "absent": false} {
+		got, err := c.HasDisk(apiv1.NewDiskCID(cid))
+		if err != nil || got != want {
+			t.Errorf("has_disk of a %s volume = %v, %v; want %v", cid, got, err, want)
+		}
+		if !want {
+			// A gone volume is not asked about again: DeleteVolume would
+			// panic on the fake.
+			if err := c.DeleteDisk(apiv1.NewDiskCID(cid)); err != nil {
+				t.Errorf("delete_disk of a %s volume: %v", cid, err)
+			}
+		}
+	}
+	for _, cid := range []string{"Destroying", "Destroyed", "absent"} {
+		if err := c.DeleteSnapshot(apiv1.NewSnapshotCID(cid)); err != nil {
+			t.Errorf("delete_snapshot of a %s snapshot: %v", cid, err)
 		}
 	}
 }

@@ -92,7 +92,7 @@ func (c CPI) DeleteDisk(cid apiv1.DiskCID) error {
 	if err != nil {
 		return wrap(err, "looking up disk %s", cid.AsString())
 	}
-	if vol == nil || vol.State == "Destroy" || vol.State == "Expunged" {
+	if vol == nil || vol.Gone() {
 		return nil
 	}
 	if vol.VMID != "" {
@@ -107,7 +107,7 @@ func (c CPI) HasDisk(cid apiv1.DiskCID) (bool, error) {
 	if err != nil {
 		return false, wrap(err, "looking up disk %s", cid.AsString())
 	}
-	return vol != nil && vol.State != "Destroy" && vol.State != "Expunged", nil
+	return vol != nil && !vol.Gone(), nil
 }
 
 func (c CPI) mustFindDisk(cid apiv1.DiskCID) (*cloudstack.Volume, error) {
@@ -115,7 +115,7 @@ func (c CPI) mustFindDisk(cid apiv1.DiskCID) (*cloudstack.Volume, error) {
 	if err != nil {
 		return nil, wrap(err, "looking up disk %s", cid.AsString())
 	}
-	if vol == nil || vol.State == "Destroy" || vol.State == "Expunged" {
+	if vol == nil || vol.Gone() {
 		return nil, diskNotFound(cid.AsString())
 	}
 	return vol, nil

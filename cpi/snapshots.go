@@ -24,7 +24,7 @@ func (c CPI) DeleteSnapshot(cid apiv1.SnapshotCID) error {
 	if err != nil {
 		return wrap(err, "looking up snapshot %s", cid.AsString())
 	}
-	if snap == nil || snap.State == "Destroyed" {
+	if snap == nil || snap.Gone() {
 		return nil
 	}
 	return wrap(c.cloud.DeleteSnapshot(snap.ID), "deleting snapshot %s", snap.ID)

@@ -135,7 +135,7 @@ func (c CPI) releaseVIP(vm *cloudstack.VM) error {
 func ephemeralIDs(vols []cloudstack.Volume) []string {
 	var ids []string
 	for _, vol := range vols {
-		if vol.Type == "DATADISK" && strings.HasPrefix(vol.Name, "DATA-") {
+		if vol.CreatedWithVM() {
 			ids = append(ids, vol.ID)
 		}
 	}
@@ -248,7 +248,7 @@ func (c CPI) GetDisks(cid apiv1.VMCID) ([]apiv1.DiskCID, error) {
 	}
 	var disks []apiv1.DiskCID
 	for _, v := range vols {
-		if v.Type == "DATADISK" && !strings.HasPrefix(v.Name, "DATA-") {
+		if v.IsDataDisk() && !v.CreatedWithVM() {
 			disks = append(disks, apiv1.NewDiskCID(v.ID))
 		}
 	}
