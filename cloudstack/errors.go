@@ -93,15 +93,22 @@ func IsExpungeRefused(err error) bool {
 }
 
 // IsGuestIPUnavailable says deployVirtualMachine could not give a NIC its
-// guest address: GuestNetworkGuru.allocate's
-// InsufficientVirtualNetworkCapacityException (533) "Unable to acquire Guest
-// IP address for network ...", the answer when a requested address is
-// taken (a Destroyed VM keeps its addresses until it is expunged) or the
-// network is full.
+// guest address, the answer when a requested address is taken (a Destroyed
+// VM keeps its addresses until it is expunged) or the network is full. Both
+// are 533s, with the text of the network's guru:
+//   - Isolated (and L2-less VPC tier) networks: GuestNetworkGuru.allocate's
+//     InsufficientVirtualNetworkCapacityException "Unable to acquire Guest IP
+//     address for network ...";
+//   - Shared networks: DirectNetworkGuru.allocate takes the address from the
+//     network's VLAN IP range (IpAddressManagerImpl.allocateDirectIp, then
+//     fetchNewPublicIp with the requested address), whose
+//     InsufficientAddressCapacityException says "Insufficient address
+//     capacity".
 func IsGuestIPUnavailable(err error) bool {
 	var api *APIError
 	return errors.As(err, &api) && api.ErrorCode == CodeInsufficientCapacity &&
-		strings.Contains(api.Text, "Unable to acquire Guest IP address for network")
+		(strings.Contains(api.Text, "Unable to acquire Guest IP address for network") ||
+			strings.Contains(api.Text, "Insufficient address capacity"))
 }
 
 // CredentialsRefusedError is a 401: wrong keys, a bad signature, or a clock

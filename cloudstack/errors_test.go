@@ -30,7 +30,11 @@ func TestErrorNames(t *testing.T) {
 		{&cloudstack.APIError{ErrorCode: 530, CSErrorCode: 4250, Text: "Failed to expunge vm with specified vmId"}, false, false, false},
 		{&cloudstack.APIError{ErrorCode: 533, CSErrorCode: 9999,
 			Text: "Unable to acquire Guest IP address for network Ntwk[204|Guest|8]"}, false, false, true},
+		// A Shared network's requested address is taken
+		// (IpAddressManagerImpl.fetchNewPublicIp).
+		{&cloudstack.APIError{ErrorCode: 533, CSErrorCode: 9999, Text: "Insufficient address capacity"}, false, false, true},
 		{&cloudstack.APIError{ErrorCode: 533, CSErrorCode: 4335, Text: "Unable to create a deployment for VM instance"}, false, false, false},
+		{&cloudstack.APIError{ErrorCode: 530, Text: "Insufficient address capacity"}, false, false, false},
 		{fmt.Errorf("creating VM: %w", &cloudstack.APIError{ErrorCode: 531, CSErrorCode: 4365}), true, true, false},
 		{errors.New("Unable to acquire Guest IP address for network"), false, false, false},
 		{errors.New(destroyText), false, false, false},

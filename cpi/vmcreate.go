@@ -337,9 +337,10 @@ func (v *vmCreation) explainAddress(err error) error {
 	if len(unexplained) > 0 {
 		// Accounts that are not admins do not see Destroyed VMs unless
 		// allow.user.view.destroyed.vm is set (QueryManagerImpl).
-		return fmt.Errorf("CloudStack could not allocate static IP %s: another VM holds it, perhaps one destroyed "+
-			"but not yet expunged (CloudStack frees a destroyed VM's addresses only when it expunges it, after the "+
-			"global setting expunge.delay; accounts without allow.user.view.destroyed.vm cannot list such VMs): %w",
+		return fmt.Errorf("CloudStack could not allocate static IP %s and no VM this account can list holds it: "+
+			"perhaps a VM destroyed but not yet expunged does (CloudStack frees a destroyed VM's addresses only when "+
+			"it expunges it, after the global setting expunge.delay; accounts without allow.user.view.destroyed.vm "+
+			"cannot list such VMs), or the address is reserved or outside the network's IP range: %w",
 			strings.Join(unexplained, ", "), err)
 	}
 	return err
