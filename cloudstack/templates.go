@@ -223,7 +223,7 @@ type TemplateTimeoutError struct {
 func (e *TemplateTimeoutError) Error() string {
 	var states []string
 	for _, t := range e.Pending {
-		states = append(states, fmt.Sprintf("zone %s: %q", t.ZoneID, t.Status))
+		states = append(states, fmt.Sprintf("zone %s: %q", t.ZoneID, t.Progress()))
 	}
 	return fmt.Sprintf("template %s was not ready after %s (%s)", e.ID, e.Waited.Round(time.Second), strings.Join(states, "; "))
 }

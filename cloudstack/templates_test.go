@@ -153,6 +153,17 @@ func TestWaitTemplateReadsDownloadDetails(t *testing.T) {
 	if !errors.As(err, &timeout) || !strings.Contains(err.Error(), `"NotUploaded"`) {
 		t.Fatalf("a template that stays NotUploaded times out: %v", err)
 	}
+
+	// Right after registerTemplate the status is the empty error string
+	// DownloadListener's first answer stores: the timeout names the
+	// download state instead of "".
+	srv4 := templateServer(t, [][]map[string]any{{row("", "NOT_DOWNLOADED", false)}})
+	defer srv4.Close()
+	c4, _ := newClient(t, srv4.URL, nil)
+	err = c4.WaitTemplate(tplID, []string{"z1"}, 300*time.Millisecond, nil)
+	if !errors.As(err, &timeout) || !strings.Contains(err.Error(), `zone z1: "NOT_DOWNLOADED"`) {
+		t.Fatalf("a template that stays NOT_DOWNLOADED times out naming it: %v", err)
+	}
 }
 
 func TestInternalSiteHint(t *testing.T) {
