@@ -24,6 +24,7 @@ type fakeCloud struct {
 	vms       map[string]*cloudstack.VM
 	templates map[string][]cloudstack.Template
 	volumes   map[string]*cloudstack.Volume
+	offerings []cloudstack.ServiceOffering
 	snapshots map[string]*cloudstack.Snapshot
 	err       error
 	deleted   []string
@@ -38,6 +39,10 @@ func (f *fakeCloud) FindVolume(ref string) (*cloudstack.Volume, error) { return 
 
 func (f *fakeCloud) FindSnapshot(id string) (*cloudstack.Snapshot, error) {
 	return f.snapshots[id], f.err
+}
+
+func (f *fakeCloud) ServiceOfferings() ([]cloudstack.ServiceOffering, error) {
+	return f.offerings, f.err
 }
 
 func (f *fakeCloud) FindZones(refs []string) ([]cloudstack.Zone, error) {
@@ -156,6 +161,33 @@ func TestDisksAndSnapshotsOnTheirWayOut(t *testing.T) {
 			t.Errorf("delete_snapshot of a %s snapshot: %v", cid, err)
 		}
 	}
+}
+
+// TestCalculatedSizesFitACustomizedOffering: calculate_vm_cloud_properties
+// answers cpu and ram only when a customized offering's limits take them,
+// and otherwise names those limits rather than leaving create_vm to fail.
+func TestCalculatedSizesFitACustomizedOffering(t *testing.T) {
+	small := cloudstack.ServiceOffering{Name: "Small", CPUs: 1, MemoryMB: 512, CPUsFixed: true, MemoryFixed: true, SpeedFixed: true}
+	constrained := cloudstack.ServiceOffering{Name: "Custom Constrained", Customized: true, Constrained: true,
+		SpeedFixed: true, CPUSpeed: 1000, MinCPUs: 1, MaxCPUs: 2, MinMemoryMB: 512, MaxMemoryMB: 4096}
+	c := newCPI(t, &fakeCloud{offerings: []cloudstack.ServiceOffering{small, constrained}}, `{"director_uuid":"d"}`)
+	props, err := c.CalculateVMCloudProperties(apiv1.VMResources{CPU: 2, RAM: 2048})
+	if err != nil {
+		t.Fatalf("2 CPUs and 2048 MiB fit the constrained offering: %v", err)
+	}
+	var got map[string]any
+	if raw, _ := json.Marshal(props); json.Unmarshal(raw, &got) != nil || got["cpu"] != float64(2) || got["ram"] != float64(2048) {
+		t.Fatalf("calculate_vm_cloud_properties = %s", mustJSON(props))
+	}
+	_, err = c.CalculateVMCloudProperties(apiv1.VMResources{CPU: 8, RAM: 65536})
+	if err == nil || !strings.Contains(err.Error(), `"Custom Constrained" takes 1 to 2 CPUs and 512 to 4096 MiB of memory`) {
+		t.Fatalf("8 CPUs fit no offering: %v", err)
+	}
+}
+
+func mustJSON(v any) string {
+	raw, _ := json.Marshal(v)
+	return string(raw)
 }
 
 func TestHasVMErrorIsACloudErrorNamingTheVM(t *testing.T) {

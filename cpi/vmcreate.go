@@ -146,6 +146,15 @@ func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
 	if err != nil {
 		return nil, err
 	}
+	o, err := pickCustom(offerings, cpu, ram, speed)
+	return o, badInput(err)
+}
+
+// pickCustom chooses among offerings the customized one for cpu, ram and
+// speed (0: any): a custom constrained offering whose limits take them
+// first, else another customized one that does. The error names every
+// customized offering's limits.
+func pickCustom(offerings []cloudstack.ServiceOffering, cpu, ram, speed int) (*cloudstack.ServiceOffering, error) {
 	var pick *cloudstack.ServiceOffering
 	var misfits []string
 	for i := range offerings {
@@ -162,10 +171,10 @@ func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
 	case pick != nil:
 		return pick, nil
 	case len(misfits) > 0:
-		return nil, badInput(fmt.Errorf("no customized compute offering takes %d CPUs and %d MiB of memory%s: %s",
-			cpu, ram, speedText(speed), strings.Join(misfits, "; ")))
+		return nil, fmt.Errorf("no customized compute offering takes %d CPUs and %d MiB of memory%s: %s",
+			cpu, ram, speedText(speed), strings.Join(misfits, "; "))
 	}
-	return nil, badInput(fmt.Errorf("cpu and ram need a customized compute offering, and CloudStack offers none"))
+	return nil, fmt.Errorf("cpu and ram need a customized compute offering, and CloudStack offers none")
 }
 
 func speedText(mhz int) string {

@@ -205,16 +205,15 @@ func displayName(tags map[string]string) string {
 }
 
 // CalculateVMCloudProperties implements apiv1.CPI: the smallest fixed
-// offering with enough CPUs and memory, else a customized one.
+// offering with enough CPUs and memory, else cpu and ram for a customized
+// one whose limits take them (which create_vm then picks).
 func (c CPI) CalculateVMCloudProperties(res apiv1.VMResources) (apiv1.VMCloudProps, error) {
 	offerings, err := c.cloud.ServiceOfferings()
 	if err != nil {
 		return nil, wrap(err, "listing compute offerings")
 	}
 	var fits []cloudstack.ServiceOffering
-	custom := false
 	for _, o := range offerings {
-		custom = custom || o.Customized
 		if !o.Customized && o.CPUs >= res.CPU && o.MemoryMB >= res.RAM {
 			fits = append(fits, o)
 		}
@@ -228,10 +227,10 @@ func (c CPI) CalculateVMCloudProperties(res apiv1.VMResources) (apiv1.VMCloudPro
 			return fits[i].CPUs < fits[j].CPUs
 		})
 		props["compute_offering"] = fits[0].Name
-	} else if custom {
+	} else if _, err := pickCustom(offerings, res.CPU, res.RAM, 0); err == nil {
 		props["cpu"], props["ram"] = res.CPU, res.RAM
 	} else {
-		return nil, cloudError(fmt.Errorf("no compute offering has %d CPUs and %d MiB, and none is customized", res.CPU, res.RAM))
+		return nil, cloudError(fmt.Errorf("no fixed compute offering has %d CPUs and %d MiB, and %w", res.CPU, res.RAM, err))
 	}
 	return apiv1.NewVMCloudPropsFromMap(props), nil
 }
