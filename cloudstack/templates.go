@@ -239,6 +239,9 @@ func (e *TemplateFailedError) Error() string {
 	if status == "" {
 		status = "no error text"
 	}
+	if len(e.DownloadStates) == 0 {
+		return fmt.Sprintf("CloudStack could not install template %s in zone %s: %s", e.ID, e.ZoneID, status)
+	}
 	return fmt.Sprintf("CloudStack could not install template %s in zone %s: %s (download state %s)",
 		e.ID, e.ZoneID, status, strings.Join(e.DownloadStates, ", "))
 }

@@ -166,6 +166,19 @@ func TestWaitTemplateReadsDownloadDetails(t *testing.T) {
 	}
 }
 
+func TestTemplateFailedErrorNamesWhatCloudStackShowed(t *testing.T) {
+	for e, want := range map[*cloudstack.TemplateFailedError]string{
+		{ID: "t1", ZoneID: "z1", Status: "HTTP Server returned 404 (expected 200 OK)", DownloadStates: []string{"DOWNLOAD_ERROR"}}: "CloudStack could not install template t1 in zone z1: HTTP Server returned 404 (expected 200 OK) (download state DOWNLOAD_ERROR)",
+		{ID: "t1", ZoneID: "z1", Status: "", DownloadStates: []string{"ABANDONED"}}:                                                "CloudStack could not install template t1 in zone z1: no error text (download state ABANDONED)",
+		// A failed upload's state name, with no downloaddetails to show.
+		{ID: "t1", ZoneID: "z1", Status: "UploadAbandoned"}: "CloudStack could not install template t1 in zone z1: UploadAbandoned",
+	} {
+		if got := e.Error(); got != want {
+			t.Errorf("got  %q\nwant %q", got, want)
+		}
+	}
+}
+
 func TestInternalSiteHint(t *testing.T) {
 	for url, want := range map[string]string{
 		"http://10.0.3.7:8443/stemcell.vhd.bz2": "10.0.3.0/24",
