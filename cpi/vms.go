@@ -79,10 +79,13 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 	if vm.AwaitingExpunge() && *c.cfg.CloudStack.ExpungeVM {
 		// Destroyed but not expunged (by hand, or by an account that
 		// may not expunge) it still holds its host name and addresses.
-		if err := c.cloud.ExpungeVM(vm.ID); err != nil && !cloudstack.IsExpungeRefused(err) {
-			return wrap(err, "expunging VM %s", vm.ID)
+		err := c.cloud.ExpungeVM(vm.ID)
+		if cloudstack.IsExpungeRefused(err) {
+			c.logger.Warn("vm", "VM %s is destroyed and this account may not expunge it (%s): it keeps its host name "+
+				"and IP addresses until CloudStack expunges it (global setting expunge.delay)", vm.ID, err)
+			return nil
 		}
-		return nil
+		return wrap(err, "expunging VM %s", vm.ID)
 	}
 	if vm.Gone() {
 		c.logger.Info("vm", "VM %s is already %s", vm.ID, vm.State)

@@ -446,7 +446,16 @@ func TestDeleteVMWithoutExpungePermission(t *testing.T) {
 	if has {
 		t.Fatal("a Destroyed VM is gone for the director")
 	}
-	e.call("delete_vm", cid).ok(t)
+	// A retry finds the VM Destroyed, and may not expunge it either
+	// (UserVmManagerImpl.expungeVm's refusal): success, with a warning.
+	if err := e.sim.Admin.AddFault(simulator.Fault{Command: "expungeVirtualMachine", ErrorCode: 530,
+		ErrorText: "Expunging a vm can only be done by an Admin. Or when the allow.user.expunge.recover.vm key is set."}); err != nil {
+		t.Fatal(err)
+	}
+	r = e.call("delete_vm", cid).ok(t)
+	if !strings.Contains(r.Stderr, "may not expunge it") || !strings.Contains(r.Stderr, "expunge.delay") {
+		t.Errorf("no warning that the destroyed VM keeps its addresses:\n%s", r.Stderr)
+	}
 }
 
 // noExpungeFault is UserVmManagerImpl.destroyVm's refusal of expunge=true
