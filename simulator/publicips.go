@@ -271,9 +271,9 @@ func (c *Call) publicIPView(ip *PublicIP) map[string]any {
 }
 
 // disassociateIpAddress releases an address in the job, disabling its static
-// NAT first; an isolated network's source NAT address cannot be released
-// (NetworkServiceImpl.releaseIpAddressInternal; its IllegalArgumentException
-// fails the job with 530).
+// NAT first; a source NAT address cannot be released unless its network is
+// still Allocated (NetworkServiceImpl.releaseIpAddressInternal; its
+// IllegalArgumentException fails the job with 530).
 func disassociateIpAddress(c *Call) (*asyncJob, error) {
 	p := c.Params
 	var ip *PublicIP
@@ -295,7 +295,7 @@ func disassociateIpAddress(c *Call) (*asyncJob, error) {
 			if ip.State == "Free" {
 				return success(), nil // "is not allocated, so do nothing"
 			}
-			if ip.SourceNAT {
+			if n := c.st.network(ip.NetworkID); ip.SourceNAT && n != nil && n.State != "Allocated" {
 				return nil, internalError("ip address is used for source nat purposes and can not be disassociated.")
 			}
 			c.cleanupIPRules(ip) // IpAddressManagerImpl.cleanupIpResources
