@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
@@ -226,4 +227,28 @@ func TestNonConserveModeAddressServesOneService(t *testing.T) {
 	}
 	ip := e.associateTo(t, n.Id)
 	e.createLB(t, ip.Id, "web", 80)
+}
+
+// TestCLIServiceRefusals: Debian's cloudstack CLI sees the refusals as
+// CloudStack gives them - a failed association job, a 530 firewall rule.
+func TestCLIServiceRefusals(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	noSNAT := e.networkOf(t, "cli-no-snat", e.offeringWith(t, "cli-no-snat", "Isolated", true, "Dhcp", "Dns"),
+		func(p *cloudstack.CreateNetworkParams) {
+			p.SetGateway("10.6.6.1")
+			p.SetNetmask("255.255.255.0")
+		})
+	out, errOut, err := runCLI(t, e.testSim, testSecret, "associateIpAddress", "networkid="+noSNAT.Id)
+	if err == nil || !strings.Contains(errOut, "Job failure") ||
+		!strings.Contains(out, "ip address can be associated only to the network of guest type Isolated with the SourceNat enabled") {
+		t.Fatalf("associateIpAddress without SourceNat: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+	natOnly := e.networkOf(t, "cli-nat-only", e.offeringWith(t, "cli-nat-only", "Isolated", true, "Dhcp", "Dns", "SourceNat", "StaticNat"), nil)
+	e.vmOn(t, "cpivm-cli-natonly", natOnly.Id)
+	ip := e.associateTo(t, natOnly.Id)
+	out, errOut, err = runCLI(t, e.testSim, testSecret, "createFirewallRule", "ipaddressid="+ip.Id, "protocol=tcp", "startport=22")
+	if err == nil || !strings.Contains(out+errOut, "HTTP 530 response from CloudStack") ||
+		!strings.Contains(out+errOut, "Service Firewall is not supported in the network id=") {
+		t.Fatalf("createFirewallRule without Firewall: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
 }
