@@ -199,6 +199,29 @@ func TestAddressesNeedAnAddressService(t *testing.T) {
 	}
 }
 
+// TestOpenFirewallNeedsTheFirewallService: a load balancer rule opening the
+// firewall (openfirewall, the default) makes its address used for Lb, so the
+// firewall rule createRuleForAllCidrs adds finds no Firewall provider; without
+// openfirewall the rule is created.
+func TestOpenFirewallNeedsTheFirewallService(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	n := e.networkOf(t, "lb-only", e.offeringWith(t, "lb-only", "Isolated", true, "Dhcp", "Dns", "SourceNat", "Lb"), nil)
+	e.vmOn(t, "cpivm-lbonly", n.Id)
+	ip := e.associateTo(t, n.Id)
+	lb := map[string]string{"command": "createLoadBalancerRule", "publicipid": ip.Id, "name": "web",
+		"algorithm": "roundrobin", "publicport": "80", "privateport": "8080"}
+	e.call(lb).wantError(t, "createloadbalancerruleresponse", 431, 9999,
+		"There is no new provider for IP "+ip.Ipaddress+" of service Firewall!")
+	if got := e.lbRules(t, nil); len(got) != 0 {
+		t.Fatalf("rules after the refusal: %+v", got)
+	}
+	closed := e.lbParams(ip.Id, "web", 80)
+	closed.SetOpenfirewall(false)
+	if r, err := e.cs.LoadBalancer.CreateLoadBalancerRule(closed); err != nil || r.State != "Add" {
+		t.Fatalf("rule without a firewall rule = %+v, %v", r, err)
+	}
+}
+
 // allAddresses lists every address, free ones included.
 func allAddresses(e *vmEnv) *cloudstack.ListPublicIpAddressesParams {
 	p := e.cs.Address.NewListPublicIpAddressesParams()
