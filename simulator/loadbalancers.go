@@ -219,6 +219,11 @@ func (c *Call) createPublicLoadBalancer(ip *PublicIP) (*NetRule, *APIError) {
 	if conflict != nil {
 		c.revokeRelatedFirewallRule(rule.ID)
 		c.removeRule(rule)
+		if conflict.CSCode == csUnsupportedService {
+			// createPublicLoadBalancerRule's catch keeps only rule conflicts and
+			// invalid parameters; any other failure leaves no rule and this.
+			return nil, internalError("Failed to create load balancer rule: %s", rule.LB.Name)
+		}
 		return nil, conflict
 	}
 	return rule, nil

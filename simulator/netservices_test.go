@@ -199,6 +199,33 @@ func TestAddressesNeedAnAddressService(t *testing.T) {
 	}
 }
 
+// TestSharedLoadBalancerWithoutFirewall: checkIpForService passes every
+// address outside Isolated networks, so opening the firewall for a load
+// balancer rule reaches getNetworkServiceCapabilities(Firewall), whose
+// UnsupportedServiceException createPublicLoadBalancerRule swallows into
+// its own failure.
+func TestSharedLoadBalancerWithoutFirewall(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	off := e.offeringWith(t, "shared-lb", "Shared", true, "Dhcp", "Dns", "UserData", "Lb")
+	n := e.networkOf(t, "shared-lb", off, func(p *cloudstack.CreateNetworkParams) {
+		p.SetGateway("10.7.7.1")
+		p.SetNetmask("255.255.255.0")
+		p.SetVlan("402")
+	})
+	ip := e.associateTo(t, n.Id)
+	e.call(map[string]string{"command": "createLoadBalancerRule", "publicipid": ip.Id, "name": "web",
+		"algorithm": "roundrobin", "publicport": "80", "privateport": "8080"}).wantError(t,
+		"createloadbalancerruleresponse", 530, 4250, "Failed to create load balancer rule: web")
+	if got := e.lbRules(t, nil); len(got) != 0 {
+		t.Fatalf("rules after the failure: %+v", got)
+	}
+	closed := e.lbParams(ip.Id, "web", 80)
+	closed.SetOpenfirewall(false)
+	if _, err := e.cs.LoadBalancer.CreateLoadBalancerRule(closed); err != nil {
+		t.Fatalf("rule without a firewall rule: %v", err)
+	}
+}
+
 // TestOpenFirewallNeedsTheFirewallService: a load balancer rule opening the
 // firewall (openfirewall, the default) makes its address used for Lb, so the
 // firewall rule createRuleForAllCidrs adds finds no Firewall provider; without
