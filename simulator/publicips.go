@@ -153,8 +153,10 @@ func (st *state) isolatedNetworksOf(accountID, zoneID string) []*Network {
 
 // associateIpAddress takes a free address for the network (or, given only a
 // zone, for the account's isolated network there) at once, as
-// AssociateIPAddrCmd.create (IpAddressManagerImpl.allocateIp) does; the job
-// (AssociateIPAddrCmd.execute, associateIPToGuestNetwork) finishes it.
+// AssociateIPAddrCmd.create (NetworkServiceImpl.allocateIP,
+// IpAddressManagerImpl.allocateIp) does; the job (AssociateIPAddrCmd.execute,
+// associateIPToGuestNetwork) finishes it. Both refuse networks whose
+// offering lacks the services a public address needs.
 func associateIpAddress(c *Call) (*asyncJob, error) {
 	c.ensurePublicIPs()
 	p := c.Params
