@@ -85,9 +85,13 @@ func orMinusOne(v *int) *int {
 }
 
 // createFirewallRuleFor is FirewallManagerImpl.createFirewallRuleForNonVPC
-// for an ingress rule on ip. A conflicting new rule is not kept (CloudStack
+// for an ingress rule on ip: checkIpForService(Firewall), then
+// validateFirewallRule. A conflicting new rule is not kept (CloudStack
 // persists it, finds the conflict and rolls the transaction back).
 func (c *Call) createFirewallRuleFor(ip *PublicIP, s firewallSpec) (*NetRule, *APIError) {
+	if err := c.st.checkIPForService(ip, "Firewall", ""); err != nil {
+		return nil, err
+	}
 	if err := c.validateFirewallRule(ip, s.start, s.end, s.proto, purposeFirewall); err != nil {
 		return nil, err
 	}

@@ -15,8 +15,10 @@ func init() {
 // createIpForwardingRule follows CreateIpForwardingRuleCmd.create
 // (RulesManagerImpl.createStaticNatRule) at once and its execute
 // (applyIngressFirewallRules, applyStaticNatRules) in the job. The address
-// must have static NAT enabled; openfirewall (default true) opens the ports
-// for 0.0.0.0/0 with a firewall rule related to the new rule.
+// must have static NAT enabled and be usable for StaticNat
+// (checkIpForService); openfirewall (default true) opens the ports for
+// 0.0.0.0/0 with a firewall rule related to the new rule, which needs the
+// network's Firewall service (createRuleForAllCidrs).
 func createIpForwardingRule(c *Call) (*asyncJob, error) {
 	p := c.Params
 	if p.Has("cidrlist") {
@@ -33,6 +35,9 @@ func createIpForwardingRule(c *Call) (*asyncJob, error) {
 	}
 	proto := p.Get("protocol")
 	if err := c.validateFirewallRule(ip, &start, &end, proto, purposeStaticNat); err != nil {
+		return nil, err
+	}
+	if err := c.st.checkIPForService(ip, "StaticNat", ""); err != nil { // createStaticNatRule
 		return nil, err
 	}
 	rule := &NetRule{Purpose: purposeStaticNat, State: ruleAdd, IPID: ip.ID, NetworkID: ip.NetworkID,

@@ -166,15 +166,20 @@ func (c *Call) lbNetwork(ip *PublicIP) (*Network, *APIError) {
 }
 
 // createPublicLoadBalancer is the checks and the persisting of
-// LoadBalancingRulesManagerImpl.createPublicLoadBalancerRule and
-// createPublicLoadBalancer. CreateLoadBalancerRuleCmd.getProtocol is always
-// tcp: the protocol parameter is the rule's lb_protocol.
+// LoadBalancingRulesManagerImpl.createPublicLoadBalancerRule (port 53 on a
+// source NAT address of an offering with Dns; checkIpForService(Lb)) and
+// createPublicLoadBalancer (isLbServiceSupportedInNetwork, then
+// validateFirewallRule). CreateLoadBalancerRuleCmd.getProtocol is always
+// tcp: the protocol parameter is the rule's lb_protocol. The algorithm is
+// checked by NetUtils.isValidAlgorithm only: the Lb capability
+// SupportedLBAlgorithms is not consulted on this path.
 func (c *Call) createPublicLoadBalancer(ip *PublicIP) (*NetRule, *APIError) {
 	p := c.Params
 	src, dst := int(p.Int("publicport", 0)), int(p.Int("privateport", 0))
 	algorithm := p.Get("algorithm")
+	net := c.st.network(ip.NetworkID)
 	switch {
-	case src == dnsPort && ip.SourceNAT: // the default isolated offering has the Dns service
+	case src == dnsPort && ip.SourceNAT && net != nil && c.st.networkProvides(net, "Dns"):
 		return nil, paramError("Error adding load balancer rule, cannot add port 53 with network service offering having DNS service and Source NAT.")
 	case ip.StaticNAT:
 		return nil, ruleConflict("Can't do load balance on ip address: %s", ip.Address)
@@ -183,11 +188,16 @@ func (c *Call) createPublicLoadBalancer(ip *PublicIP) (*NetRule, *APIError) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.st.checkIPForService(ip, "Lb", ""); err != nil {
+		return nil, err
+	}
 	switch {
 	case !validPort(dst):
 		return nil, paramError("privatePort is an invalid value: %d", dst)
 	case !validAlgorithm(algorithm):
 		return nil, paramError("Invalid algorithm: %s", algorithm)
+	case net != nil && !c.st.networkProvides(net, "Lb"): // isLbServiceSupportedInNetwork
+		return nil, paramError("LB service is not supported in specified network id")
 	}
 	if err := c.validateFirewallRule(ip, &src, &src, "tcp", purposeLB); err != nil {
 		return nil, err
@@ -209,6 +219,11 @@ func (c *Call) createPublicLoadBalancer(ip *PublicIP) (*NetRule, *APIError) {
 	if conflict != nil {
 		c.revokeRelatedFirewallRule(rule.ID)
 		c.removeRule(rule)
+		if conflict.CSCode == csUnsupportedService {
+			// createPublicLoadBalancerRule's catch keeps only rule conflicts and
+			// invalid parameters; any other failure leaves no rule and this.
+			return nil, internalError("Failed to create load balancer rule: %s", rule.LB.Name)
+		}
 		return nil, conflict
 	}
 	return rule, nil

@@ -82,7 +82,10 @@ func (c *Call) ensurePublicIPs() {
 		c.changed()
 	}
 	for _, n := range c.st.Networks {
-		if n.Type != "Isolated" || n.State != "Implemented" || c.st.sourceNATOf(n.ID) != nil {
+		// NetworkOrchestrator.implementNetworkElementsAndResources: only a
+		// network whose offering has SourceNat gets the address.
+		if n.Type != "Isolated" || n.State != "Implemented" || c.st.sourceNATOf(n.ID) != nil ||
+			!c.st.networkProvides(n, "SourceNat") {
 			continue
 		}
 		if ip := c.st.freePublicIP(n.ZoneID, ""); ip != nil {
@@ -150,8 +153,10 @@ func (st *state) isolatedNetworksOf(accountID, zoneID string) []*Network {
 
 // associateIpAddress takes a free address for the network (or, given only a
 // zone, for the account's isolated network there) at once, as
-// AssociateIPAddrCmd.create (IpAddressManagerImpl.allocateIp) does; the job
-// (AssociateIPAddrCmd.execute, associateIPToGuestNetwork) finishes it.
+// AssociateIPAddrCmd.create (NetworkServiceImpl.allocateIP,
+// IpAddressManagerImpl.allocateIp) does; the job (AssociateIPAddrCmd.execute,
+// associateIPToGuestNetwork) finishes it. Both refuse networks whose
+// offering lacks the services a public address needs.
 func associateIpAddress(c *Call) (*asyncJob, error) {
 	c.ensurePublicIPs()
 	p := c.Params
@@ -177,6 +182,9 @@ func associateIpAddress(c *Call) (*asyncJob, error) {
 			return nil, paramError("Account has more than one isolated network in the zone")
 		}
 	}
+	if err := c.st.checkSharedForIPs(net); err != nil {
+		return nil, err
+	}
 	ip := c.st.freePublicIP(zoneID, p.Get("ipaddress"))
 	if ip == nil {
 		return nil, &APIError{Code: codeCapacity, CSCode: csServerAPIException, Text: "Insufficient address capacity"}
@@ -185,12 +193,40 @@ func associateIpAddress(c *Call) (*asyncJob, error) {
 	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID, created: true,
 		cmdClass: "org.apache.cloudstack.api.command.admin.address.AssociateIPAddrCmdByAdmin",
 		run: func() (any, error) {
+			if err := c.st.checkIsolatedForIPs(net); err != nil {
+				return nil, err
+			}
 			ip.State, ip.NetworkID = "Allocated", net.ID
 			c.changed()
 			return map[string]any{"ipaddress": c.publicIPView(ip)}, nil
 		},
-		fail: func(*APIError) { ip.release() },
+		fail: func(*APIError) { ip.release() }, // associateIPToGuestNetwork's releaseOnFailure
 	}, nil
+}
+
+// checkSharedForIPs is NetworkServiceImpl.allocateIP's refusal at create:
+// in an advanced zone a Shared network takes public addresses only if its
+// offering has a service that uses them.
+func (st *state) checkSharedForIPs(n *Network) *APIError {
+	if n.Type != "Shared" || sharedOfferingWithServices(st.networkOffering(n.OfferingID)) {
+		return nil
+	}
+	return paramError("Associate IP address can only be called on the shared networks in the advanced zone" +
+		" with Firewall/Source Nat/Static Nat/Port Forwarding/Load balancing services enabled")
+}
+
+// checkIsolatedForIPs is IpAddressManagerImpl.associateIPToGuestNetwork's
+// refusal in the job: an Isolated network takes public addresses only with
+// the SourceNat service (the address is then unassigned). Its check of a
+// Shared network repeats allocateIP's, which refused at create already.
+// Departure: isSourceNatAvailableForNetwork is not followed - the first
+// address associated with an isolated network that has no source NAT
+// address yet (one never implemented) is not made its source NAT.
+func (st *state) checkIsolatedForIPs(n *Network) *APIError {
+	if n.Type != "Isolated" || st.networkProvides(n, "SourceNat") {
+		return nil
+	}
+	return paramError("In zone of type Advanced ip address can be associated only to the network of guest type Isolated with the SourceNat enabled")
 }
 
 // listPublicIpAddresses is ManagementServerImpl.searchForIPAddresses: allocated
@@ -237,9 +273,9 @@ func (c *Call) publicIPView(ip *PublicIP) map[string]any {
 }
 
 // disassociateIpAddress releases an address in the job, disabling its static
-// NAT first; an isolated network's source NAT address cannot be released
-// (NetworkServiceImpl.releaseIpAddressInternal; its IllegalArgumentException
-// fails the job with 530).
+// NAT first; a source NAT address cannot be released unless its network is
+// still Allocated (NetworkServiceImpl.releaseIpAddressInternal; its
+// IllegalArgumentException fails the job with 530).
 func disassociateIpAddress(c *Call) (*asyncJob, error) {
 	p := c.Params
 	var ip *PublicIP
@@ -261,7 +297,7 @@ func disassociateIpAddress(c *Call) (*asyncJob, error) {
 			if ip.State == "Free" {
 				return success(), nil // "is not allocated, so do nothing"
 			}
-			if ip.SourceNAT {
+			if n := c.st.network(ip.NetworkID); ip.SourceNAT && n != nil && n.State != "Allocated" {
 				return nil, internalError("ip address is used for source nat purposes and can not be disassociated.")
 			}
 			c.cleanupIPRules(ip) // IpAddressManagerImpl.cleanupIpResources
@@ -273,7 +309,9 @@ func disassociateIpAddress(c *Call) (*asyncJob, error) {
 }
 
 // enableStaticNat is synchronous in CloudStack. Its checks follow
-// RulesManagerImpl.enableStaticNat; conflicts with another VM are 537.
+// RulesManagerImpl.enableStaticNat (the network must provide StaticNat, the
+// address be usable for it: checkIpForService) and isIpReadyForStaticNat;
+// conflicts with another VM are 537.
 func enableStaticNat(c *Call) (any, error) {
 	p := c.Params
 	ip, _ := byID(c.st.PublicIPs, p.Get("ipaddressid"))
@@ -296,11 +334,17 @@ func enableStaticNat(c *Call) (any, error) {
 	if nic == nil {
 		return nil, paramError("Vm doesn't belong to the network with specified id")
 	}
+	if !c.st.networkProvides(net, "StaticNat") { // areServicesSupportedInNetwork(StaticNat)
+		return nil, paramError("Unable to create static nat rule; StaticNat service is not supported in network with specified id")
+	}
 	if ip.NetworkID == "" {
 		return nil, paramError("Ip address %s is not assigned to the network %s", c.st.ipString(ip), networkString(net))
 	}
 	if !strings.EqualFold(ip.NetworkID, net.ID) {
 		return nil, paramError("Invalid network Id=%d. IP is associated with a different network than passed network id", net.InternalID)
+	}
+	if err := c.st.checkIPForService(ip, "StaticNat", ""); err != nil {
+		return nil, err
 	}
 	switch vm.State {
 	case "Destroyed", "Expunging", "Error":

@@ -251,8 +251,9 @@ func validPort(p int) bool { return p >= 1 && p <= 65535 }
 
 // validateFirewallRule is FirewallManagerImpl.validateFirewallRule for an
 // address of an isolated network (VPC addresses do not exist here). The
-// protocol is checked against the virtual router's SupportedProtocols for
-// the purpose's service; static NAT has no such capability, so any
+// purpose's service must be in the network (getNetworkServiceCapabilities,
+// UnsupportedServiceException) and the protocol among the virtual router's
+// SupportedProtocols for it; static NAT reads no capabilities, so any
 // protocol passes there.
 func (c *Call) validateFirewallRule(ip *PublicIP, start, end *int, proto, purpose string) *APIError {
 	switch {
@@ -266,10 +267,14 @@ func (c *Call) validateFirewallRule(ip *PublicIP, start, end *int, proto, purpos
 		return paramError("Unable to create firewall rule ; ip with specified id is not associated with any network")
 	}
 	caps := map[string]string{purposeFirewall: firewallProtocols, purposeLB: lbProtocols}[purpose]
+	if caps == "" {
+		return nil
+	}
+	if err := c.st.requireService(c.st.network(ip.NetworkID), ruleServices[purpose]); err != nil {
+		return err
+	}
 	lower := strings.ToLower(proto)
 	switch {
-	case caps == "":
-		return nil
 	case !strings.Contains(caps, lower):
 		return paramError("Protocol %s is not supported in zone %d", proto, c.st.zone(ip.ZoneID).InternalID)
 	case lower == protoICMP && purpose != purposeFirewall:

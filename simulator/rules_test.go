@@ -12,13 +12,7 @@ import (
 // associate takes a public address for the seeded network.
 func (e *vmEnv) associate(t *testing.T) *cloudstack.AssociateIpAddressResponse {
 	t.Helper()
-	p := e.cs.Address.NewAssociateIpAddressParams()
-	p.SetNetworkid(e.net)
-	ip, err := e.cs.Address.AssociateIpAddress(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ip
+	return e.associateTo(t, e.net)
 }
 
 func (e *vmEnv) firewallRules(t *testing.T, ipID string) []*cloudstack.FirewallRule {

@@ -1,0 +1,136 @@
+package simulator
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The network-service checks the rule families share: what a network's
+// offering provides and what an address is already used for
+// (NetworkModelImpl.checkIpForService, getIpToServices,
+// getNetworkServiceCapabilities).
+
+// csUnsupportedService is UnsupportedServiceException's CSExceptionErrorCode.
+const csUnsupportedService = 4390
+
+// unsupportedService is an UnsupportedServiceException (a
+// CloudRuntimeException) as ApiServer.handleRequest's catch-all answers it:
+// 530 with the exception's own code and its text (the caller is an admin).
+func unsupportedService(service string, n *Network) *APIError {
+	// NetworkModelImpl.getNetworkServiceCapabilities: the network's internal
+	// id, not its UUID ("TBD: networkId to uuid").
+	return &APIError{Code: codeInternalError, CSCode: csUnsupportedService,
+		Text: fmt.Sprintf("Service %s is not supported in the network id=%d", service, n.InternalID)}
+}
+
+// requireService is the refusal of NetworkModelImpl.getNetworkServiceCapabilities,
+// which the rule families call for a service's capabilities (the protocols
+// the provider supports): the network's offering must provide the service.
+// Departure: the provider is taken to be the virtual router, whose
+// capabilities the callers hold; "is not supported by the element" (a
+// provider without capabilities for the service) cannot happen.
+func (st *state) requireService(n *Network, service string) *APIError {
+	if n == nil || st.networkProvides(n, service) {
+		return nil
+	}
+	return unsupportedService(service, n)
+}
+
+// ruleServices maps a rule purpose to the service getIpToServices counts it
+// as (port forwarding and VPN rules do not exist here).
+var ruleServices = map[string]string{purposeStaticNat: "StaticNat", purposeLB: "Lb", purposeFirewall: "Firewall"}
+
+// ipServices is NetworkModelImpl.getIpToServices for one address with
+// postApplyRules false: SourceNat for the source NAT address; nothing more
+// while it is Allocating; then the services of its rules that are not
+// revoked (firewall rules only if includingFirewall) and StaticNat when
+// static NAT points at a VM, or, when those are none, of its revoked rules
+// too and StaticNat when static NAT is on. Services are in Network.Service's
+// order.
+func (st *state) ipServices(ip *PublicIP, includingFirewall bool) []string {
+	set := map[string]bool{}
+	if ip.SourceNAT {
+		set["SourceNat"] = true
+	}
+	if ip.State != "Allocating" {
+		purposes := st.rulePurposes(ip, false, includingFirewall)
+		if ip.StaticNAT && ip.VMID != "" {
+			purposes[purposeStaticNat] = true
+		}
+		if len(purposes) == 0 {
+			purposes = st.rulePurposes(ip, true, includingFirewall)
+			if ip.StaticNAT {
+				purposes[purposeStaticNat] = true
+			}
+		}
+		for p := range purposes {
+			set[ruleServices[p]] = true
+		}
+	}
+	var out []string
+	for _, s := range networkServices {
+		if set[s] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// rulePurposes is NetworkModelImpl.getPublicIpPurposeInRules: the purposes
+// of an address's live rules, revoked ones only if includeRevoked.
+func (st *state) rulePurposes(ip *PublicIP, includeRevoked, includingFirewall bool) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range st.Rules {
+		if r.Removed != nil || !strings.EqualFold(r.IPID, ip.ID) || (!includeRevoked && r.State == ruleRevoke) {
+			continue
+		}
+		if r.Purpose != purposeFirewall || includingFirewall {
+			out[r.Purpose] = true
+		}
+	}
+	return out
+}
+
+// checkIPForService is NetworkModelImpl.checkIpForService: nothing is
+// checked outside Isolated offerings; an address already used for some
+// service may take another only if the network provides it
+// (canIpUsedForService); without conserve mode an address serves one
+// service besides firewall rules (canIpUsedForNonConserveService).
+// networkID "" is the address's network. Departure: canIpUsedForService's
+// IpDeployingRequester comparison of the old and new providers is not made
+// (every provider of these services is the virtual router here).
+func (st *state) checkIPForService(ip *PublicIP, service, networkID string) *APIError {
+	n := st.network(firstNonEmpty(networkID, ip.NetworkID))
+	if n == nil {
+		return nil
+	}
+	o := st.networkOffering(n.OfferingID)
+	if o == nil || o.GuestType != "Isolated" {
+		return nil
+	}
+	if len(st.ipServices(ip, true)) > 0 && !st.networkProvides(n, service) {
+		return paramError("There is no new provider for IP %s of service %s!", ip.Address, service)
+	}
+	if o.ConserveMode {
+		return nil
+	}
+	used := st.ipServices(ip, false)
+	switch {
+	case len(used) == 0:
+		return nil
+	case len(used) != 1:
+		return paramError("There are multiple services used ip %s.", ip.Address)
+	case used[0] != service && service != "Firewall":
+		return paramError("The IP %s is already used as %s rather than %s", ip.Address, used[0], service)
+	}
+	return nil
+}
+
+// sharedOfferingWithServices is IpAddressManagerImpl.isSharedNetworkOfferingWithServices
+// (NetworkServiceImpl.allocateIP has the same test): a Shared offering with
+// any of the services a public address can serve.
+func sharedOfferingWithServices(o *NetworkOffering) bool {
+	return o != nil && o.GuestType == "Shared" && slices.ContainsFunc(
+		[]string{"SourceNat", "StaticNat", "Firewall", "PortForwarding", "Lb"}, o.has)
+}
