@@ -11,6 +11,7 @@ type PublicIP struct {
 	ID        string
 	IP        string
 	StaticNAT bool
+	SourceNAT bool // the network's source NAT address: never static NAT
 	VMID      string
 	NetworkID string
 	Tags      map[string]string
@@ -46,7 +47,7 @@ func (c *Client) onePublicIP(p *csgo.ListPublicIpAddressesParams) (*PublicIP, er
 		return nil, err
 	}
 	for _, a := range resp.PublicIpAddresses {
-		return &PublicIP{ID: a.Id, IP: a.Ipaddress, StaticNAT: a.Isstaticnat, VMID: a.Virtualmachineid,
+		return &PublicIP{ID: a.Id, IP: a.Ipaddress, StaticNAT: a.Isstaticnat, SourceNAT: a.Issourcenat, VMID: a.Virtualmachineid,
 			NetworkID: a.Associatednetworkid, Tags: tagMap(a.Tags)}, nil
 	}
 	return nil, nil

@@ -285,8 +285,13 @@ func badInput(err error) error {
 	return &Error{kind: "VMCreationFailed", retry: false, err: err}
 }
 
-// create acquires the vip, writes the settings, deploys and points the vip
-// at the VM. Every step records what it made for cleanup.
+// create checks the vip, writes the settings, deploys, then acquires the
+// vip and points it at the VM. Every step records what it made for cleanup.
+// The vip is acquired only after the deploy has implemented the network:
+// CloudStack makes the first address associated with an Isolated network
+// that was never implemented its source NAT address
+// (IpAddressManagerImpl.isSourceNatAvailableForNetwork), which can be
+// neither static-NATed nor released.
 func (v *vmCreation) create() error {
 	name, err := newVMName()
 	if err != nil {
@@ -294,7 +299,7 @@ func (v *vmCreation) create() error {
 	}
 	v.spec.Name, v.spec.DisplayName = name, name
 	if v.plan.vip != nil {
-		if err := v.acquireVIP(); err != nil {
+		if err := v.checkVIP(); err != nil {
 			return err
 		}
 	}
@@ -308,10 +313,13 @@ func (v *vmCreation) create() error {
 		return v.explainAddress(err)
 	}
 	v.vm = vm
-	if v.plan.vip != nil {
-		return v.cpi.cloud.EnableStaticNAT(v.vipID(), vm.ID, v.plan.nics[0].network.ID)
+	if v.plan.vip == nil {
+		return nil
 	}
-	return nil
+	if err := v.acquireVIP(); err != nil {
+		return err
+	}
+	return v.cpi.cloud.EnableStaticNAT(v.vipID(), vm.ID, v.plan.nics[0].network.ID)
 }
 
 // explainAddress names who holds a requested static IP when CloudStack
@@ -355,20 +363,34 @@ func (v *vmCreation) explainAddress(err error) error {
 	return err
 }
 
-func (v *vmCreation) acquireVIP() error {
+// checkVIP refuses, before anything is created, a vip that is already
+// another VM's or is its network's source NAT address, and remembers an
+// address the operator allocated.
+func (v *vmCreation) checkVIP() error {
 	ip := v.plan.vip.IP()
 	addr, err := v.cpi.cloud.FindPublicIP(v.spec.ZoneID, ip)
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
+	case addr == nil:
+		return nil
+	case addr.StaticNAT && addr.VMID != "":
+		return badInput(fmt.Errorf("vip %s is already static NAT to VM %s", ip, addr.VMID))
+	case addr.SourceNAT:
+		return badInput(fmt.Errorf("vip %s is the source NAT address of its CloudStack network, which CloudStack "+
+			"cannot static-NAT to a VM: choose another public IP", ip))
 	}
-	if addr != nil {
-		if addr.StaticNAT && addr.VMID != "" {
-			return badInput(fmt.Errorf("vip %s is already static NAT to VM %s", ip, addr.VMID))
-		}
-		v.vipAddr = addr
+	v.vipAddr = addr
+	return nil
+}
+
+// acquireVIP associates the vip with the VM's first network unless the
+// operator had allocated it.
+func (v *vmCreation) acquireVIP() error {
+	if v.vipAddr != nil {
 		return nil
 	}
-	addr, err = v.cpi.cloud.AcquirePublicIP(v.plan.nics[0].network.ID, ip)
+	addr, err := v.cpi.cloud.AcquirePublicIP(v.plan.nics[0].network.ID, v.plan.vip.IP())
 	if addr != nil {
 		v.ipID, v.vipAddr = addr.ID, addr
 	}

@@ -197,6 +197,10 @@ func associateIpAddress(c *Call) (*asyncJob, error) {
 				return nil, err
 			}
 			ip.State, ip.NetworkID = "Allocated", net.ID
+			// isSourceNatAvailableForNetwork: the first address of an Isolated
+			// network without a source NAT address (one never implemented)
+			// becomes its source NAT.
+			ip.SourceNAT = net.Type == "Isolated" && c.st.sourceNATOf(net.ID) == nil // no VPCs or portable IPs here
 			c.changed()
 			return map[string]any{"ipaddress": c.publicIPView(ip)}, nil
 		},
@@ -219,9 +223,6 @@ func (st *state) checkSharedForIPs(n *Network) *APIError {
 // refusal in the job: an Isolated network takes public addresses only with
 // the SourceNat service (the address is then unassigned). Its check of a
 // Shared network repeats allocateIP's, which refused at create already.
-// Departure: isSourceNatAvailableForNetwork is not followed - the first
-// address associated with an isolated network that has no source NAT
-// address yet (one never implemented) is not made its source NAT.
 func (st *state) checkIsolatedForIPs(n *Network) *APIError {
 	if n.Type != "Isolated" || st.networkProvides(n, "SourceNat") {
 		return nil

@@ -312,6 +312,34 @@ func TestCreateVMWithTwoNICsAVipAndAnAffinityGroup(t *testing.T) {
 	}
 }
 
+// The first VM implements the network, which gets a source NAT address;
+// naming that address as a vip is refused before anything is created,
+// because CloudStack cannot static-NAT it.
+func TestVipThatIsTheSourceNATIsRefused(t *testing.T) {
+	e := newEnv(t, nil)
+	stemcell := e.stemcell()
+	props := map[string]any{"compute_offering": "Small Instance"}
+	e.call("create_vm", "agent-snat-1", stemcell, props, map[string]any{"default": manualNet("10.1.1.31")},
+		[]string{}, boshEnv).ok(t)
+	var snat string
+	for _, ip := range e.publicIPs() {
+		if ip.Issourcenat {
+			snat = ip.Ipaddress
+		}
+	}
+	if snat == "" {
+		t.Fatal("the implemented network has no source NAT address")
+	}
+	vms, _, _ := e.live()
+	e.resetCalls()
+	networks := map[string]any{"default": manualNet("10.1.1.32"), "public": map[string]any{"type": "vip", "ip": snat}}
+	e.call("create_vm", "agent-snat-2", stemcell, props, networks, []string{}, boshEnv).
+		failed(t, "VMCreationFailed", "source NAT address")
+	if after, _, _ := e.live(); after != vms || e.calls()["deployVirtualMachine"] != 0 {
+		t.Fatalf("a refused vip left %d VMs (had %d), deploys sent: %d", after, vms, e.calls()["deployVirtualMachine"])
+	}
+}
+
 func TestVMMetadataRebootAndCloudProperties(t *testing.T) {
 	e := newEnv(t, nil)
 	stemcell := e.stemcell()
