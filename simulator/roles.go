@@ -147,12 +147,12 @@ var rolePermissions = map[string]roleSet{
 	"listImageStores":           rsNone,          // admin.storage.ListImageStoresCmd: none
 	// Physical networks and providers.
 	"createPhysicalNetwork":                rsNone,                          // admin.network.CreatePhysicalNetworkCmd: none
-	"updatePhysicalNetwork":                rsNone,                          // admin.network.UpdatePhysicalNetworkCmd: no sql row (annotation not read)
+	"updatePhysicalNetwork":                rsNone,                          // admin.network.UpdatePhysicalNetworkCmd: none
 	"listPhysicalNetworks":                 rsNone,                          // admin.network.ListPhysicalNetworksCmd: none
 	"addTrafficType":                       rsNone,                          // admin.usage.AddTrafficTypeCmd: none
 	"listTrafficTypes":                     rsNone,                          // admin.usage.ListTrafficTypesCmd: none
 	"listNetworkServiceProviders":          rsNone,                          // admin.network.ListNetworkServiceProvidersCmd: none
-	"updateNetworkServiceProvider":         rsNone,                          // admin.network.UpdateNetworkServiceProviderCmd: no sql row (annotation not read)
+	"updateNetworkServiceProvider":         rsNone,                          // admin.network.UpdateNetworkServiceProviderCmd: none
 	"listVirtualRouterElements":            rsResourceAdmin | rsDomainAdmin, // admin.router.ListVirtualRouterElementsCmd: sql 2, 3
 	"configureVirtualRouterElement":        rsResourceAdmin | rsDomainAdmin, // admin.router.ConfigureVirtualRouterElementCmd: sql 2, 3
 	"listInternalLoadBalancerElements":     rsResourceAdmin | rsDomainAdmin, // admin.internallb.ListInternalLoadBalancerElementsCmd: sql 2, 3
@@ -161,7 +161,7 @@ var rolePermissions = map[string]roleSet{
 	"listVlanIpRanges":                     rsNone,                          // admin.vlan.ListVlanIpRangesCmd: none
 	// Offerings.
 	"createNetworkOffering": rsNone,                          // admin.network.CreateNetworkOfferingCmd: none
-	"updateNetworkOffering": rsNone,                          // admin.network.UpdateNetworkOfferingCmd: no sql row (annotation not read)
+	"updateNetworkOffering": rsNone,                          // admin.network.UpdateNetworkOfferingCmd: none
 	"listNetworkOfferings":  rsTenants,                       // user.network.ListNetworkOfferingsCmd: sql 2, 3, 4
 	"createServiceOffering": rsResourceAdmin | rsDomainAdmin, // admin.offering.CreateServiceOfferingCmd: sql 2, 3
 	"deleteServiceOffering": rsResourceAdmin | rsDomainAdmin, // admin.offering.DeleteServiceOfferingCmd: sql 2, 3

@@ -147,3 +147,26 @@ func TestCreateAccountRoles(t *testing.T) {
 		"email": "n@example.org", "firstname": "N", "lastname": "O"})
 	r.wantError(t, "createaccountresponse", 431, 9999, "Neither account type and role ID are not provided")
 }
+
+// TestListApisFollowsTheRole: a User discovers the commands it may call and
+// not the others (ApiDiscoveryServiceImpl.listApis through the checker).
+func TestListApisFollowsTheRole(t *testing.T) {
+	s := startSim(t, Options{})
+	key, secret := newAccount(t, s, "tenant", 0)
+	tenant := cloudstack.NewClient(s.api, key, secret, false)
+	l, err := tenant.APIDiscovery.ListApis(tenant.APIDiscovery.NewListApisParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, a := range l.Apis {
+		seen[a.Name] = true
+	}
+	if !seen["deployVirtualMachine"] || !seen["listApis"] || seen["listHosts"] || seen["createAccount"] || l.Count != len(l.Apis) {
+		t.Fatalf("a User discovers %d APIs: %v", l.Count, seen)
+	}
+	p := tenant.APIDiscovery.NewListApisParams()
+	p.SetName("listHosts")
+	_, err = tenant.APIDiscovery.ListApis(p)
+	wantAPIError(t, err, 530, "Api Discovery plugin was unable to find an api by that name or process any apis")
+}
