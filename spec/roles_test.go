@@ -69,7 +69,7 @@ func TestLifecycleWithUserRoleKeys(t *testing.T) {
 	}
 	e.call("delete_stemcell", stemcell).failed(t, "CloudError", "because there are [1] VM instances using it")
 	deadline := time.Now().Add(20 * time.Second)
-	for e.listed(vm) {
+	for e.vmState(vm) != "" {
 		if time.Now().After(deadline) {
 			t.Fatal("the expunge thread did not remove the Destroyed VM")
 		}
@@ -92,16 +92,6 @@ func TestLifecycleWithUserRoleKeys(t *testing.T) {
 			t.Fatal("the account's keys reached the CPI's output")
 		}
 	}
-}
-
-// listed says listVirtualMachines (the root admin's, listall) still has the VM.
-func (e *env) listed(id string) bool {
-	for _, v := range e.vms() {
-		if v.Id == id {
-			return true
-		}
-	}
-	return false
 }
 
 // ownNetwork creates an isolated network as the account (a User may not use
