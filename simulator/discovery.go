@@ -21,7 +21,7 @@ func listApis(c *Call) (any, error) {
 	var apis []json.RawMessage
 	name := c.Params.Get("name")
 	for _, api := range schema.All() {
-		if (name == "" || api.Name == name) && c.st.commandAvailable(c.User, api.Name) == nil {
+		if (name == "" || api.Name == name) && roleAllows(c.Account, api.Name) {
 			apis = append(apis, api.Raw)
 		}
 	}
