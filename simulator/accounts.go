@@ -39,6 +39,9 @@ type Account struct {
 	State      string    `json:"state"`
 	IsDefault  bool      `json:"isdefault"`
 	Created    time.Time `json:"created"`
+	// RoleID is the default role (roles.go) it was created with; 0 for the
+	// role its type maps to.
+	RoleID int `json:"roleid,omitempty"`
 }
 
 func (a *Account) uuid() string { return a.ID }
@@ -94,6 +97,7 @@ func newKey() string {
 // with CloudStack's internal ids: the system account and user take id 1.
 func seedAccounts(st *state, now time.Time) {
 	st.RootAdminRoleID, _ = st.newID(kindRole)
+	seedRoles(st)
 	did, dint := st.newID(kindDomain)
 	st.Domains = append(st.Domains, &Domain{ID: did, InternalID: dint, Name: "ROOT", Path: "/", Created: now})
 	st.Counters[kindAccount], st.Counters[kindUser] = 1, 1
@@ -238,7 +242,7 @@ func (c *Call) accountView(a *Account) map[string]any {
 	v := map[string]any{"id": a.ID, "name": a.Name, "accounttype": a.Type, "domainid": d.ID,
 		"domain": d.Name, "domainpath": d.displayPath(), "state": a.State, "isdefault": a.IsDefault,
 		"created": csTime(a.Created), "groups": []string{}, "iscleanuprequired": false}
-	for k, val := range c.roleFields() {
+	for k, val := range c.roleFields(a) {
 		v[k] = val
 	}
 	for k, val := range c.st.resourceUsage(a.ID) {
@@ -274,10 +278,6 @@ func (st *state) resourceUsage(accountID string) map[string]any {
 	return v
 }
 
-func (c *Call) roleFields() map[string]any {
-	return map[string]any{"roleid": c.st.RootAdminRoleID, "roletype": "Admin", "rolename": "Root Admin"}
-}
-
 // userView never includes the secret key: 4.22 only reveals it through
 // getUserKeys.
 func (c *Call) userView(u *User) map[string]any {
@@ -288,7 +288,7 @@ func (c *Call) userView(u *User) map[string]any {
 		"accountid": a.ID, "accounttype": a.Type, "usersource": "native", "domainid": d.ID,
 		"domain": d.Name, "iscallerchilddomain": false, "isdefault": u.IsDefault,
 		"is2faenabled": false, "is2famandated": false, "apikeyaccess": "Inherit"}
-	for k, val := range c.roleFields() {
+	for k, val := range c.roleFields(a) {
 		v[k] = val
 	}
 	if u.Email != "" {

@@ -50,7 +50,14 @@ func (s *Server) verifySignature(raw rawParams, api *schema.API, now time.Time) 
 		}
 	}
 	user := s.st.userByAPIKey(apiKey)
-	if user == nil || !s.st.userActive(user) || user.SecretKey == "" {
+	if user == nil || !s.st.userActive(user) {
+		return nil, fail
+	}
+	// verifyRequest asks commandAvailable before it checks the signature.
+	if err := s.st.commandAvailable(user, api.Name); err != nil {
+		return nil, err
+	}
+	if user.SecretKey == "" {
 		return nil, fail
 	}
 	if !validSignature(strings.Join(parts, "&"), user.SecretKey, signature) {

@@ -18,6 +18,12 @@ const cloudstackCLI = "/usr/bin/cloudstack"
 // directory so no cloudstack.ini can interfere.
 func runCLI(t *testing.T, s *testSim, secret string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	return runCLIAs(t, s, testKey, secret, args...)
+}
+
+// runCLIAs is runCLI with another user's keys.
+func runCLIAs(t *testing.T, s *testSim, key, secret string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	if _, statErr := os.Stat(cloudstackCLI); statErr != nil {
 		t.Fatal("Debian's cloudstack CLI is missing: apt-get install cs")
 	}
@@ -25,7 +31,7 @@ func runCLI(t *testing.T, s *testSim, secret string, args ...string) (stdout, st
 	cmd := exec.Command(cloudstackCLI, args...)
 	cmd.Dir = home
 	cmd.Env = append(envWithout("CLOUDSTACK_", "HOME="), "HOME="+home, "CLOUDSTACK_ENDPOINT="+s.api,
-		"CLOUDSTACK_KEY="+testKey, "CLOUDSTACK_SECRET="+secret)
+		"CLOUDSTACK_KEY="+key, "CLOUDSTACK_SECRET="+secret)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()

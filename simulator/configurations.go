@@ -124,16 +124,6 @@ func init() {
 	)
 }
 
-// requireRootAdmin refuses a command a non-root-admin role may not call, as
-// ApiServer.checkCommandAvailable does under the default roles.
-func (c *Call) requireRootAdmin() *APIError {
-	if c.Account != nil && c.Account.Type == 1 {
-		return nil
-	}
-	return &APIError{Code: codeUnsupported, CSCode: csServerAPIException,
-		Text: fmt.Sprintf("The given command '%s' either does not exist, is not available for user.", c.Command)}
-}
-
 // scopeParams are the scope parameters of listConfigurations and
 // updateConfiguration, in the order getParamCount reads them.
 var scopeParams = []string{"zoneid", "clusterid", "accountid", "domainid", "storageid", "imagestoreuuid"}
@@ -161,9 +151,6 @@ func (c *Call) configScope() (string, *APIError) {
 // never listed, and a scope parameter lists the settings of that scope -
 // none of the modelled ones, which are all Global.
 func listConfigurations(c *Call) (any, error) {
-	if err := c.requireRootAdmin(); err != nil {
-		return nil, err
-	}
 	p := c.Params
 	if p.Get("subgroup") != "" && p.Get("group") == "" {
 		return nil, paramError("Configuration group name must be specified with the subgroup name")
@@ -216,9 +203,6 @@ func configValueType(kind string) string {
 // "null" stores null. The change takes effect when the code that uses the
 // setting reads it, which for some settings is only at start-up.
 func updateConfiguration(c *Call) (any, error) {
-	if err := c.requireRootAdmin(); err != nil {
-		return nil, err
-	}
 	name := c.Params.Get("name")
 	d := settingDefByName(name)
 	if d == nil {

@@ -126,8 +126,8 @@ func TestConfigurationsAreForTheRootAdminOnly(t *testing.T) {
 	addTenant(s)
 	for _, cmd := range []string{"listConfigurations", "updateConfiguration"} {
 		r := s.get(signed(v3(map[string]string{"command": cmd, "name": "expunge.delay", "value": "1"}, time.Minute), "tenant-key", "tenant-secret"))
-		r.wantError(t, strings.ToLower(cmd)+"response", 432, 9999,
-			"The given command '"+cmd+"' either does not exist, is not available for user.")
+		r.wantError(t, "errorresponse", 432, 9999,
+			"The API ["+cmd+"] does not exist or is not available for the account tenant.")
 	}
 }
 

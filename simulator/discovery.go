@@ -11,14 +11,17 @@ func init() {
 }
 
 // listApis is ApiDiscoveryServiceImpl.listApis answered from the 4.22 schema
-// (without the per-API response descriptions); an unknown name is
-// ListApisCmd.execute's 530. Departure: every API is listed, as for the
-// root admin; role-based filtering is not modelled.
+// (without the per-API response descriptions); an unknown name, or one the
+// caller's role may not call, is ListApisCmd.execute's 530. A role other
+// than the root admin sees the APIs the role check lets it call
+// (getApisAllowedToUser); departure: those are only among the commands the
+// simulator implements (rolePermissions), where CloudStack lists every API
+// the role may call. Parameters authorized per role are not filtered.
 func listApis(c *Call) (any, error) {
 	var apis []json.RawMessage
 	name := c.Params.Get("name")
 	for _, api := range schema.All() {
-		if name == "" || api.Name == name {
+		if (name == "" || api.Name == name) && roleAllows(c.Account, api.Name) {
 			apis = append(apis, api.Raw)
 		}
 	}

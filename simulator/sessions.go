@@ -57,6 +57,9 @@ func (s *Server) sessionUser(r *http.Request, sess *session, raw rawParams, api 
 		return nil, &APIError{Code: codeUnauthorized, CSCode: csServerAPIException, responseName: "errorresponse",
 			Text: fmt.Sprintf("The given command '%s' either does not exist, is not available for user.", raw["command"])}
 	}
+	if err := s.st.commandAvailable(user, api.Name); err != nil {
+		return nil, err
+	}
 	sess.expires = now.Add(sessionTimeout)
 	return user, nil
 }

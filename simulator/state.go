@@ -30,6 +30,8 @@ type state struct {
 
 	ManagementServerID string `json:"managementserverid"`
 	RootAdminRoleID    string `json:"rootadminroleid"`
+	// RoleIDs are the other default roles' UUIDs by role id (roles.go).
+	RoleIDs map[string]string `json:"roleids,omitempty"`
 
 	Domains  []*Domain  `json:"domains"`
 	Accounts []*Account `json:"accounts"`

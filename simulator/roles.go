@@ -1,0 +1,295 @@
+package simulator
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Roles and the role-based API check of a stock 4.22: ApiServer.verifyRequest
+// calls checkCommandAvailable, whose APIChecker chain is, with the default
+// dynamic roles, DynamicRoleBasedAPIAccessChecker.checkAccess. The root admin
+// role (id 1, type Admin) may call everything; any other role may call a
+// command when one of its role_permissions rules allows it, or, when no rule
+// matches, when the command's @APICommand(authorized = ...) names the role's
+// type (checkApiPermissionByRole; authorized() defaults to {}).
+//
+// The default roles' rules on a fresh install are the ALLOW rows of
+// create-default-role-api-mappings.sql (engine/schema/src/main/resources/
+// META-INF/db), which Upgrade481to490.setupRolesAndPermissionsForDynamicChecker
+// runs on every new database (the upgrades run from the 4.0 schema). They
+// hold no DENY rule, so a command is available to a default role when its row
+// is there or its annotation names the role.
+
+// roleType is org.apache.cloudstack.acl.RoleType; its value is the id of the
+// default role of that type (RoleType.getId).
+type roleType int
+
+const (
+	roleAdmin         roleType = 1
+	roleResourceAdmin roleType = 2
+	roleDomainAdmin   roleType = 3
+	roleUser          roleType = 4
+)
+
+// defaultRoles are the default roles' names and types (the roles rows of
+// schema-481to490.sql).
+var defaultRoles = map[roleType]struct{ name, kind string }{
+	roleAdmin:         {"Root Admin", "Admin"},
+	roleResourceAdmin: {"Resource Admin", "ResourceAdmin"},
+	roleDomainAdmin:   {"Domain Admin", "DomainAdmin"},
+	roleUser:          {"User", "User"},
+}
+
+// roleForAccountType is RoleType.getByAccountType for the account types the
+// simulator creates (Account.Type: 0 NORMAL, 1 ADMIN, 2 DOMAIN_ADMIN,
+// 3 RESOURCE_DOMAIN_ADMIN); 0 is returned for any other.
+func roleForAccountType(t int) roleType {
+	switch t {
+	case 0:
+		return roleUser
+	case 1:
+		return roleAdmin
+	case 2:
+		return roleDomainAdmin
+	case 3:
+		return roleResourceAdmin
+	}
+	return 0
+}
+
+// accountTypeForRole is RoleType.getAccountTypeByRole for a default role.
+func accountTypeForRole(r roleType) int {
+	switch r {
+	case roleAdmin:
+		return 1
+	case roleDomainAdmin:
+		return 2
+	case roleResourceAdmin:
+		return 3
+	}
+	return 0
+}
+
+// role is the account's default role: the one it was created with, else the
+// one its type maps to (Upgrade481to490.migrateAccountsToDefaultRoles).
+func (a *Account) role() roleType {
+	if a.RoleID != 0 {
+		return roleType(a.RoleID)
+	}
+	return roleForAccountType(a.Type)
+}
+
+// roleSet is a set of the non-root default roles.
+type roleSet uint8
+
+const (
+	rsResourceAdmin roleSet = 1 << iota
+	rsDomainAdmin
+	rsUser
+	rsNone    roleSet = 0
+	rsTenants         = rsResourceAdmin | rsDomainAdmin | rsUser
+)
+
+func (r roleType) in(s roleSet) bool {
+	switch r {
+	case roleAdmin:
+		return true
+	case roleResourceAdmin:
+		return s&rsResourceAdmin != 0
+	case roleDomainAdmin:
+		return s&rsDomainAdmin != 0
+	case roleUser:
+		return s&rsUser != 0
+	}
+	return false
+}
+
+// rolePermissions says which non-root default roles may call each command
+// the simulator implements: the union of the roles whose rows of
+// create-default-role-api-mappings.sql allow it (role ids 2, 3, 4) and the
+// types its Cmd class's @APICommand authorizes. The comment names the Cmd
+// class (under api/src/main/java/org/apache/cloudstack/api/command/) and
+// where the answer comes from: "sql" rows, "annotation", or "none" when the
+// class's @APICommand has no authorized and no default role has a row.
+var rolePermissions = map[string]roleSet{
+	// Accounts, users, keys.
+	"listDomains":      rsResourceAdmin | rsDomainAdmin, // admin.domain.ListDomainsCmd: sql 2, 3
+	"listAccounts":     rsTenants,                       // user.account.ListAccountsCmd: sql 2, 3, 4
+	"createAccount":    rsResourceAdmin | rsDomainAdmin, // admin.account.CreateAccountCmd: sql 2, 3 (no authorized)
+	"listUsers":        rsTenants,                       // admin.user.ListUsersCmd: sql 2, 3, 4
+	"getUser":          rsNone,                          // admin.user.GetUserCmd: none
+	"getUserKeys":      rsTenants,                       // admin.user.GetUserKeysCmd: annotation {User, Admin, DomainAdmin, ResourceAdmin}
+	"registerUserKeys": rsTenants,                       // admin.user.RegisterCmd: sql 2, 3, 4
+	// Discovery, jobs, capabilities.
+	"listApis":            rsTenants, // ApiDiscovery's ListApisCmd: sql 2, 3, 4
+	"listCapabilities":    rsTenants, // user.config.ListCapabilitiesCmd: sql 2, 3, 4
+	"queryAsyncJobResult": rsTenants, // user.job.QueryAsyncJobResultCmd: sql 2, 3, 4
+	"listAsyncJobs":       rsTenants, // user.job.ListAsyncJobsCmd: sql 2, 3, 4
+	"listHypervisors":     rsTenants, // user.config.ListHypervisorsCmd: sql 2, 3, 4
+	// Settings.
+	"listConfigurations":  rsNone, // admin.config.ListCfgsByCmd: none (see the fidelity table on later upgrades)
+	"updateConfiguration": rsNone, // admin.config.UpdateCfgCmd: none
+	// Zones and infrastructure.
+	"listZones":                 rsTenants,       // user.zone.ListZonesCmd: sql 2, 3, 4
+	"createZone":                rsNone,          // admin.zone.CreateZoneCmd: none
+	"updateZone":                rsNone,          // admin.zone.UpdateZoneCmd: none
+	"createPod":                 rsNone,          // admin.pod.CreatePodCmd: none
+	"listPods":                  rsResourceAdmin, // admin.pod.ListPodsByCmd: sql 2
+	"addCluster":                rsNone,          // admin.cluster.AddClusterCmd: none
+	"listClusters":              rsResourceAdmin, // admin.cluster.ListClustersCmd: sql 2
+	"addHost":                   rsResourceAdmin, // admin.host.AddHostCmd: sql 2
+	"listHosts":                 rsResourceAdmin, // admin.host.ListHostsCmd: sql 2
+	"prepareHostForMaintenance": rsNone,          // admin.host.PrepareForMaintenanceCmd: none
+	"cancelHostMaintenance":     rsNone,          // admin.host.CancelMaintenanceCmd: none
+	"createStoragePool":         rsNone,          // admin.storage.CreateStoragePoolCmd: none
+	"listStoragePools":          rsResourceAdmin, // admin.storage.ListStoragePoolsCmd: sql 2
+	"addImageStore":             rsNone,          // admin.storage.AddImageStoreCmd: none
+	"listImageStores":           rsNone,          // admin.storage.ListImageStoresCmd: none
+	// Physical networks and providers.
+	"createPhysicalNetwork":                rsNone,                          // admin.network.CreatePhysicalNetworkCmd: none
+	"updatePhysicalNetwork":                rsNone,                          // admin.network.UpdatePhysicalNetworkCmd: none
+	"listPhysicalNetworks":                 rsNone,                          // admin.network.ListPhysicalNetworksCmd: none
+	"addTrafficType":                       rsNone,                          // admin.usage.AddTrafficTypeCmd: none
+	"listTrafficTypes":                     rsNone,                          // admin.usage.ListTrafficTypesCmd: none
+	"listNetworkServiceProviders":          rsNone,                          // admin.network.ListNetworkServiceProvidersCmd: none
+	"updateNetworkServiceProvider":         rsNone,                          // admin.network.UpdateNetworkServiceProviderCmd: none
+	"listVirtualRouterElements":            rsResourceAdmin | rsDomainAdmin, // admin.router.ListVirtualRouterElementsCmd: sql 2, 3
+	"configureVirtualRouterElement":        rsResourceAdmin | rsDomainAdmin, // admin.router.ConfigureVirtualRouterElementCmd: sql 2, 3
+	"listInternalLoadBalancerElements":     rsResourceAdmin | rsDomainAdmin, // admin.internallb.ListInternalLoadBalancerElementsCmd: sql 2, 3
+	"configureInternalLoadBalancerElement": rsResourceAdmin | rsDomainAdmin, // admin.internallb.ConfigureInternalLoadBalancerElementCmd: sql 2, 3
+	"createVlanIpRange":                    rsNone,                          // admin.vlan.CreateVlanIpRangeCmd: none
+	"listVlanIpRanges":                     rsNone,                          // admin.vlan.ListVlanIpRangesCmd: none
+	// Offerings.
+	"createNetworkOffering": rsNone,                          // admin.network.CreateNetworkOfferingCmd: none
+	"updateNetworkOffering": rsNone,                          // admin.network.UpdateNetworkOfferingCmd: none
+	"listNetworkOfferings":  rsTenants,                       // user.network.ListNetworkOfferingsCmd: sql 2, 3, 4
+	"createServiceOffering": rsResourceAdmin | rsDomainAdmin, // admin.offering.CreateServiceOfferingCmd: sql 2, 3
+	"deleteServiceOffering": rsResourceAdmin | rsDomainAdmin, // admin.offering.DeleteServiceOfferingCmd: sql 2, 3
+	"listServiceOfferings":  rsTenants,                       // user.offering.ListServiceOfferingsCmd: sql 2, 3, 4
+	"createDiskOffering":    rsResourceAdmin | rsDomainAdmin, // admin.offering.CreateDiskOfferingCmd: sql 2, 3
+	"deleteDiskOffering":    rsResourceAdmin | rsDomainAdmin, // admin.offering.DeleteDiskOfferingCmd: sql 2, 3
+	"listDiskOfferings":     rsTenants,                       // user.offering.ListDiskOfferingsCmd: sql 2, 3, 4
+	"listOsTypes":           rsTenants,                       // user.guest.ListGuestOsCmd: sql 2, 3, 4
+	"listOsCategories":      rsTenants,                       // user.guest.ListGuestOsCategoriesCmd: sql 2, 3, 4
+	// Templates.
+	"listTemplates":              rsTenants, // user.template.ListTemplatesCmd: sql 2, 3, 4
+	"registerTemplate":           rsTenants, // user.template.RegisterTemplateCmd: sql 2, 3, 4
+	"deleteTemplate":             rsTenants, // user.template.DeleteTemplateCmd: sql 2, 3, 4
+	"copyTemplate":               rsTenants, // user.template.CopyTemplateCmd: sql 2, 3, 4
+	"getUploadParamsForTemplate": rsTenants, // user.template.GetUploadParamsForTemplateCmd: sql 2, 3, 4
+	// Virtual machines.
+	"deployVirtualMachine":      rsTenants, // user.vm.DeployVMCmd: sql 2, 3, 4
+	"listVirtualMachines":       rsTenants, // user.vm.ListVMsCmd: sql 2, 3, 4
+	"startVirtualMachine":       rsTenants, // user.vm.StartVMCmd: sql 2, 3, 4
+	"stopVirtualMachine":        rsTenants, // user.vm.StopVMCmd: sql 2, 3, 4
+	"rebootVirtualMachine":      rsTenants, // user.vm.RebootVMCmd: sql 2, 3, 4
+	"destroyVirtualMachine":     rsTenants, // user.vm.DestroyVMCmd: sql 2, 3, 4
+	"expungeVirtualMachine":     rsTenants, // admin.vm.ExpungeVMCmd: sql 2, 3, 4 (UserVmManagerImpl still checks allow.user.expunge.recover.vm)
+	"recoverVirtualMachine":     rsTenants, // admin.vm.RecoverVMCmd: sql 2, 3, 4 (same setting)
+	"updateVirtualMachine":      rsTenants, // user.vm.UpdateVMCmd: sql 2, 3, 4
+	"getVirtualMachineUserData": rsTenants, // admin.vm.GetVMUserDataCmd: sql 2, 3, 4
+	// Volumes and snapshots.
+	"listVolumes":    rsTenants, // user.volume.ListVolumesCmd: sql 2, 3, 4
+	"createVolume":   rsTenants, // user.volume.CreateVolumeCmd: sql 2, 3, 4
+	"attachVolume":   rsTenants, // user.volume.AttachVolumeCmd: sql 2, 3, 4
+	"detachVolume":   rsTenants, // user.volume.DetachVolumeCmd: sql 2, 3, 4
+	"deleteVolume":   rsTenants, // user.volume.DeleteVolumeCmd: sql 2, 3, 4
+	"resizeVolume":   rsTenants, // user.volume.ResizeVolumeCmd: sql 2, 3, 4
+	"createSnapshot": rsTenants, // user.snapshot.CreateSnapshotCmd: sql 2, 3, 4
+	"deleteSnapshot": rsTenants, // user.snapshot.DeleteSnapshotCmd: sql 2, 3, 4
+	"listSnapshots":  rsTenants, // user.snapshot.ListSnapshotsCmd: sql 2, 3, 4
+	// Tags, key pairs, groups.
+	"createTags":             rsTenants, // user.tag.CreateTagsCmd: sql 2, 3, 4
+	"deleteTags":             rsTenants, // user.tag.DeleteTagsCmd: sql 2, 3, 4
+	"listTags":               rsTenants, // user.tag.ListTagsCmd: sql 2, 3, 4
+	"createSSHKeyPair":       rsTenants, // user.ssh.CreateSSHKeyPairCmd: sql 2, 3, 4
+	"registerSSHKeyPair":     rsTenants, // user.ssh.RegisterSSHKeyPairCmd: sql 2, 3, 4
+	"listSSHKeyPairs":        rsTenants, // user.ssh.ListSSHKeyPairsCmd: sql 2, 3, 4
+	"deleteSSHKeyPair":       rsTenants, // user.ssh.DeleteSSHKeyPairCmd: sql 2, 3, 4
+	"listAffinityGroupTypes": rsTenants, // user.affinitygroup.ListAffinityGroupTypesCmd: sql 2, 3, 4
+	"createAffinityGroup":    rsTenants, // user.affinitygroup.CreateAffinityGroupCmd: sql 2, 3, 4
+	"listAffinityGroups":     rsTenants, // user.affinitygroup.ListAffinityGroupsCmd: sql 2, 3, 4
+	"deleteAffinityGroup":    rsTenants, // user.affinitygroup.DeleteAffinityGroupCmd: sql 2, 3, 4
+	"createSecurityGroup":    rsTenants, // user.securitygroup.CreateSecurityGroupCmd: sql 2, 3, 4
+	"listSecurityGroups":     rsTenants, // user.securitygroup.ListSecurityGroupsCmd: sql 2, 3, 4
+	// Networks, addresses, rules.
+	"createNetwork":                 rsTenants, // user.network.CreateNetworkCmd: sql 2, 3, 4
+	"listNetworks":                  rsTenants, // user.network.ListNetworksCmd: sql 2, 3, 4
+	"associateIpAddress":            rsTenants, // user.address.AssociateIPAddrCmd: sql 2, 3, 4
+	"disassociateIpAddress":         rsTenants, // user.address.DisassociateIPAddrCmd: sql 2, 3, 4
+	"listPublicIpAddresses":         rsTenants, // user.address.ListPublicIpAddressesCmd: sql 2, 3, 4
+	"enableStaticNat":               rsTenants, // user.nat.EnableStaticNatCmd: sql 2, 3, 4
+	"disableStaticNat":              rsTenants, // user.nat.DisableStaticNatCmd: sql 2, 3, 4
+	"createIpForwardingRule":        rsTenants, // user.nat.CreateIpForwardingRuleCmd: sql 2, 3, 4
+	"deleteIpForwardingRule":        rsTenants, // user.nat.DeleteIpForwardingRuleCmd: sql 2, 3, 4
+	"listIpForwardingRules":         rsTenants, // user.nat.ListIpForwardingRulesCmd: sql 2, 3, 4
+	"createFirewallRule":            rsTenants, // user.firewall.CreateFirewallRuleCmd: sql 2, 3, 4
+	"deleteFirewallRule":            rsTenants, // user.firewall.DeleteFirewallRuleCmd: sql 2, 3, 4
+	"listFirewallRules":             rsTenants, // user.firewall.ListFirewallRulesCmd: sql 2, 3, 4
+	"createLoadBalancerRule":        rsTenants, // user.loadbalancer.CreateLoadBalancerRuleCmd: sql 2, 3, 4
+	"deleteLoadBalancerRule":        rsTenants, // user.loadbalancer.DeleteLoadBalancerRuleCmd: sql 2, 3, 4
+	"updateLoadBalancerRule":        rsTenants, // user.loadbalancer.UpdateLoadBalancerRuleCmd: sql 2, 3, 4
+	"listLoadBalancerRules":         rsTenants, // user.loadbalancer.ListLoadBalancerRulesCmd: sql 2, 3, 4
+	"assignToLoadBalancerRule":      rsTenants, // user.loadbalancer.AssignToLoadBalancerRuleCmd: sql 2, 3, 4
+	"removeFromLoadBalancerRule":    rsTenants, // user.loadbalancer.RemoveFromLoadBalancerRuleCmd: sql 2, 3, 4
+	"listLoadBalancerRuleInstances": rsTenants, // user.loadbalancer.ListLoadBalancerRuleInstancesCmd: sql 2, 3, 4
+}
+
+// commandAvailable is DynamicRoleBasedAPIAccessChecker.checkAccess as
+// ApiServer.commandAvailable reports it: the checker's
+// UnavailableCommandException becomes a 432 ServerApiException
+// (UNSUPPORTED_ACTION_ERROR, answered as "errorresponse",
+// getSerializedApiError). A command the simulator does not implement passes,
+// so that its answer names the gap.
+func (st *state) commandAvailable(u *User, command string) *APIError {
+	a := st.account(u.AccountID)
+	if _, implemented := commands[command]; !implemented || roleAllows(a, command) {
+		return nil
+	}
+	name := ""
+	if a != nil {
+		name = a.Name
+	}
+	return &APIError{Code: codeUnsupported, CSCode: csServerAPIException, responseName: "errorresponse",
+		Text: fmt.Sprintf("The API [%s] does not exist or is not available for the account %s.", command, name)}
+}
+
+// roleAllows is checkApiPermissionByRole over rolePermissions: a command
+// without a row is the root admin's only.
+func roleAllows(a *Account, command string) bool {
+	return a != nil && a.role().in(rolePermissions[command])
+}
+
+// roleUUID is the UUID of a default role (seeded with the root admin).
+func (st *state) roleUUID(r roleType) string {
+	if r == roleAdmin {
+		return st.RootAdminRoleID
+	}
+	return st.RoleIDs[fmt.Sprint(int(r))]
+}
+
+// seedRoles gives the other default roles their UUIDs.
+func seedRoles(st *state) {
+	st.RoleIDs = map[string]string{}
+	for _, r := range []roleType{roleResourceAdmin, roleDomainAdmin, roleUser} {
+		st.RoleIDs[fmt.Sprint(int(r))], _ = st.newID(kindRole)
+	}
+}
+
+// roleByUUID finds the default role a roleid parameter names.
+func (st *state) roleByUUID(id string) roleType {
+	for r := range defaultRoles {
+		if u := st.roleUUID(r); u != "" && strings.EqualFold(u, id) {
+			return r
+		}
+	}
+	return 0
+}
+
+// roleFields are the role fields of an account's or user's response
+// (AccountJoinDaoImpl / UserAccountJoinDaoImpl: roleid, roletype, rolename).
+func (c *Call) roleFields(a *Account) map[string]any {
+	r := a.role()
+	d := defaultRoles[r]
+	return map[string]any{"roleid": c.st.roleUUID(r), "roletype": d.kind, "rolename": d.name}
+}

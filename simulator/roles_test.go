@@ -1,0 +1,175 @@
+package simulator
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// TestEveryCommandHasARoleRow: a command registered without a row would be
+// root-admin only by accident, so each needs its Cmd class's answer.
+func TestEveryCommandHasARoleRow(t *testing.T) {
+	for name := range commands {
+		if _, ok := rolePermissions[name]; !ok {
+			t.Errorf("%s has no row in rolePermissions", name)
+		}
+	}
+	for name := range rolePermissions {
+		if _, ok := commands[name]; !ok {
+			t.Errorf("rolePermissions names %s, which the simulator does not implement", name)
+		}
+	}
+}
+
+// newAccount creates an account through createAccount as the root admin and
+// gives its user keys with registerUserKeys.
+func newAccount(t *testing.T, s *testSim, name string, accountType int) (key, secret string) {
+	t.Helper()
+	cs := s.client()
+	p := cs.Account.NewCreateAccountParams(name+"@example.org", "Ten", "Ant", "s3cret", name)
+	p.SetAccounttype(accountType)
+	a, err := cs.Account.CreateAccount(p)
+	if err != nil {
+		t.Fatalf("createAccount %s: %v", name, err)
+	}
+	if len(a.User) != 1 || a.Name != name || a.Accounttype != accountType {
+		t.Fatalf("createAccount: %+v", a)
+	}
+	keys, err := cs.User.RegisterUserKeys(cs.User.NewRegisterUserKeysParams(a.User[0].Id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys.Apikey, keys.Secretkey
+}
+
+// TestUserRoleRefusedAdminCommand: a User-role account may list zones but
+// not hosts; the refusal is the checker's 432 "errorresponse".
+func TestUserRoleRefusedAdminCommand(t *testing.T) {
+	s := startSim(t, Options{})
+	key, secret := newAccount(t, s, "tenant", 0)
+	tenant := cloudstack.NewClient(s.api, key, secret, false)
+	if l, err := tenant.Zone.ListZones(tenant.Zone.NewListZonesParams()); err != nil || l.Count != 1 {
+		t.Fatalf("a User lists zones: %+v, %v", l, err)
+	}
+	_, err := tenant.Host.ListHosts(tenant.Host.NewListHostsParams())
+	wantAPIError(t, err, 432, "The API [listHosts] does not exist or is not available for the account tenant.")
+
+	r := s.get(signed(v3(map[string]string{"command": "listHosts"}, 60e9), key, secret))
+	r.wantError(t, "errorresponse", 432, 9999, "The API [listHosts] does not exist or is not available for the account tenant.")
+	// A command the simulator lacks names the gap, whoever calls it.
+	r = s.get(signed(v3(map[string]string{"command": "listIsos"}, 60e9), key, secret))
+	r.wantError(t, "errorresponse", 432, csUnavailableCmd, "The API command listIsos is not implemented by the CloudStack simulator")
+}
+
+// TestRoleCheckPrecedesSignature: verifyRequest asks commandAvailable before
+// it computes the signature, so a badly signed forbidden call is refused as
+// unavailable, a badly signed permitted one as unauthenticated.
+func TestRoleCheckPrecedesSignature(t *testing.T) {
+	s := startSim(t, Options{})
+	key, _ := newAccount(t, s, "tenant", 0)
+	bad := signed(v3(map[string]string{"command": "listHosts"}, 60e9), key, "wrong")
+	s.get(bad).wantError(t, "errorresponse", 432, 9999, "")
+	bad = signed(v3(map[string]string{"command": "listZones"}, 60e9), key, "wrong")
+	s.get(bad).wantError(t, "listzonesresponse", 401, 0, badCredentials)
+}
+
+// TestCLIRoleRefusal: Debian's CLI sees the refusal as an HTTP 432 and the
+// permitted call as usual.
+func TestCLIRoleRefusal(t *testing.T) {
+	s := startSim(t, Options{})
+	key, secret := newAccount(t, s, "tenant", 0)
+	out, errOut, err := runCLIAs(t, s, key, secret, "listHosts")
+	if err == nil || !strings.Contains(errOut, "HTTP 432 response from CloudStack") ||
+		!strings.Contains(out, `"errortext": "The API [listHosts] does not exist or is not available for the account tenant."`) {
+		t.Fatalf("listHosts: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+	out, errOut, err = runCLIAs(t, s, key, secret, "listServiceOfferings")
+	if err != nil || !strings.Contains(out, `"serviceoffering"`) {
+		t.Fatalf("listServiceOfferings: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+}
+
+// TestSessionRoleCheck: a logged-in User is refused the same way.
+func TestSessionRoleCheck(t *testing.T) {
+	s := startSim(t, Options{})
+	newAccount(t, s, "tenant", 0)
+	r, cookies := s.login(map[string]string{"username": "tenant", "password": "s3cret"})
+	lr := r.inner(t, "loginresponse")
+	if lr["type"] != "0" {
+		t.Fatalf("login: %s", r.raw)
+	}
+	v := url.Values{"command": {"listClusters"}, "sessionkey": {lr["sessionkey"].(string)}, "response": {"json"}}
+	s.post(v, cookie(cookies, "JSESSIONID")).wantError(t, "errorresponse", 432, 9999,
+		"The API [listClusters] does not exist or is not available for the account tenant.")
+}
+
+// TestCreateAccountRoles: a new account carries its type's default role; a
+// User may not create accounts; a Domain Admin may create a User but not a
+// root admin (checkRoleEscalation); usernames are unique in a domain.
+func TestCreateAccountRoles(t *testing.T) {
+	s := startSim(t, Options{})
+	cs := s.client()
+	userKey, userSecret := newAccount(t, s, "tenant", 0)
+	daKey, daSecret := newAccount(t, s, "domainadmin", 2)
+
+	l, err := cs.Account.ListAccounts(&cloudstack.ListAccountsParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := map[string]string{}
+	for _, a := range l.Accounts {
+		roles[a.Name] = a.Roletype + "/" + a.Rolename
+	}
+	if roles["admin"] != "Admin/Root Admin" || roles["tenant"] != "User/User" || roles["domainadmin"] != "DomainAdmin/Domain Admin" {
+		t.Fatalf("roles = %v", roles)
+	}
+
+	tenant := cloudstack.NewClient(s.api, userKey, userSecret, false)
+	_, err = tenant.Account.CreateAccount(tenant.Account.NewCreateAccountParams("x@example.org", "X", "Y", "pw", "x"))
+	wantAPIError(t, err, 432, "The API [createAccount] does not exist or is not available for the account tenant.")
+
+	da := cloudstack.NewClient(s.api, daKey, daSecret, false)
+	p := da.Account.NewCreateAccountParams("u@example.org", "U", "V", "pw", "byda")
+	p.SetAccounttype(0)
+	if _, err := da.Account.CreateAccount(p); err != nil {
+		t.Fatalf("a Domain Admin creates a User: %v", err)
+	}
+	p = da.Account.NewCreateAccountParams("r@example.org", "R", "S", "pw", "rootbyda")
+	p.SetAccounttype(1)
+	_, err = da.Account.CreateAccount(p)
+	wantAPIError(t, err, 531, "can not create an account with access to more privileges they have themself.")
+
+	p = cs.Account.NewCreateAccountParams("t@example.org", "T", "U", "pw", "tenant")
+	p.SetAccounttype(0)
+	_, err = cs.Account.CreateAccount(p)
+	wantAPIError(t, err, 431, "The user tenant already exists in domain ROOT")
+
+	r := s.call(map[string]string{"command": "createAccount", "username": "n", "password": "pw",
+		"email": "n@example.org", "firstname": "N", "lastname": "O"})
+	r.wantError(t, "createaccountresponse", 431, 9999, "Neither account type and role ID are not provided")
+}
+
+// TestListApisFollowsTheRole: a User discovers the commands it may call and
+// not the others (ApiDiscoveryServiceImpl.listApis through the checker).
+func TestListApisFollowsTheRole(t *testing.T) {
+	s := startSim(t, Options{})
+	key, secret := newAccount(t, s, "tenant", 0)
+	tenant := cloudstack.NewClient(s.api, key, secret, false)
+	l, err := tenant.APIDiscovery.ListApis(tenant.APIDiscovery.NewListApisParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, a := range l.Apis {
+		seen[a.Name] = true
+	}
+	if !seen["deployVirtualMachine"] || !seen["listApis"] || seen["listHosts"] || seen["createAccount"] || l.Count != len(l.Apis) {
+		t.Fatalf("a User discovers %d APIs: %v", l.Count, seen)
+	}
+	p := tenant.APIDiscovery.NewListApisParams()
+	p.SetName("listHosts")
+	_, err = tenant.APIDiscovery.ListApis(p)
+	wantAPIError(t, err, 530, "Api Discovery plugin was unable to find an api by that name or process any apis")
+}
