@@ -102,8 +102,9 @@ type API interface {
 	WaitTemplate(id string, zoneIDs []string, timeout time.Duration, report func(Template)) error
 	// CopyTemplate copies a template to more zones.
 	CopyTemplate(id, fromZone string, toZones []string) error
-	// DeleteTemplate deletes a template from every zone.
-	DeleteTemplate(id string) error
+	// DeleteTemplate deletes a template from every zone; forced deletes it
+	// although VMs were deployed from it.
+	DeleteTemplate(id string, forced bool) error
 }
 
 var _ API = (*Client)(nil)

@@ -310,6 +310,15 @@ func IsTemplateBusy(err error) bool {
 		strings.Contains(api.Text, "not currently being downloaded")
 }
 
+// IsTemplateInUse says CloudStack refused to delete a template because VMs
+// not yet expunged were deployed from it (TemplateManagerImpl.deleteTemplate,
+// skipped when forced): Destroyed VMs count until CloudStack's expunge
+// thread removes them, after expunge.delay.
+func IsTemplateInUse(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && strings.Contains(api.Text, "VM instances using it")
+}
+
 // InternalSiteHint is what an operator needs when CloudStack failed to
 // download a template from url: for a host with a private (RFC 1918)
 // address, that the secondary storage VM reaches such hosts only in the
@@ -336,8 +345,11 @@ func privateNetwork(ip net.IP) string {
 }
 
 // DeleteTemplate deletes template id from every zone, waiting for the job.
-func (c *Client) DeleteTemplate(id string) error {
+func (c *Client) DeleteTemplate(id string, forced bool) error {
 	p := c.cs.Template.NewDeleteTemplateParams(id)
+	if forced {
+		p.SetForced(true)
+	}
 	r, err := c.cs.Template.DeleteTemplate(p)
 	if err != nil {
 		return c.fail("deleteTemplate", err)

@@ -87,7 +87,7 @@ func (f *fakeCloud) WaitTemplate(string, []string, time.Duration, func(cloudstac
 
 func (f *fakeCloud) CopyTemplate(string, string, []string) error { return nil }
 
-func (f *fakeCloud) DeleteTemplate(id string) error {
+func (f *fakeCloud) DeleteTemplate(id string, _ bool) error {
 	f.deleted = append(f.deleted, id)
 	return f.err
 }

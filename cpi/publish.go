@@ -161,7 +161,7 @@ func (p publisher) discard(id string, cause error) error {
 	delay := time.Second
 	waited := false
 	for {
-		err := p.cpi.cloud.DeleteTemplate(id)
+		err := p.cpi.cloud.DeleteTemplate(id, false)
 		switch {
 		case err == nil && waited:
 			return fmt.Errorf("%w (template %s deleted once CloudStack let go of its pending transfer)", cause, id)

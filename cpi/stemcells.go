@@ -72,7 +72,16 @@ func (c CPI) DeleteStemcell(cid apiv1.StemcellCID) error {
 		c.logger.Info("stemcell", "template %s is already gone", id)
 		return nil
 	}
-	return wrap(c.cloud.DeleteTemplate(id), "deleting stemcell template %s", id)
+	err = c.cloud.DeleteTemplate(id, false)
+	if cloudstack.IsTemplateInUse(err) {
+		// The director deletes only stemcells none of its VMs use; those
+		// left are destroyed ones CloudStack has not expunged yet (an
+		// account that may not expunge leaves them for expunge.delay), or
+		// someone else's. A deleted template affects neither.
+		c.logger.Warn("stemcell", "template %s is still used by VMs CloudStack has not expunged (%s): deleting it with forced=true", id, err)
+		err = c.cloud.DeleteTemplate(id, true)
+	}
+	return wrap(err, "deleting stemcell template %s", id)
 }
 
 func (c CPI) publishStemcell(imagePath string, props stemcellProps) (string, error) {

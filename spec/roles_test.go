@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -38,23 +37,26 @@ func (e *env) asAccount(name string, accountType int, roleType string) (*env, st
 // account's keys: every command it sends is one the default User role may
 // call, and delete_vm copes with the User's refusal to expunge by leaving
 // the VM Destroyed. Until the expunge thread removes it (expunge.delay, a
-// day by default), that VM still uses its template, so delete_stemcell fails
-// as TemplateManagerImpl refuses; afterwards it succeeds.
+// day by default), that VM still uses its template, which TemplateManagerImpl
+// refuses to delete unless forced: delete_stemcell deletes it forced, and
+// says so.
 func TestLifecycleWithUserRoleKeys(t *testing.T) {
-	e, key, secret := newEnv(t, nil, "-expunge-interval", "1", "-expunge-delay", "2").asAccount("bosh", 0, "User")
+	e, key, secret := newEnv(t, nil).asAccount("bosh", 0, "User")
 	vm, stemcell := e.lifecycle(key, secret)
 	if s := e.vmState(vm); s != "Destroyed" {
 		t.Fatalf("the User's VM is %q after delete_vm", s)
 	}
-	e.call("delete_stemcell", stemcell).failed(t, "CloudError", "because there are [1] VM instances using it")
-	deadline := time.Now().Add(20 * time.Second)
-	for e.vmState(vm) != "" {
-		if time.Now().After(deadline) {
-			t.Fatal("the expunge thread did not remove the Destroyed VM")
-		}
-		time.Sleep(200 * time.Millisecond)
+	e.resetCalls()
+	r := e.call("delete_stemcell", stemcell).ok(t)
+	if !strings.Contains(r.Stderr, "deleting it with forced=true") || e.calls()["deleteTemplate"] != 2 {
+		t.Fatalf("delete_stemcell of a template a Destroyed VM uses: calls %v\n%s", e.calls(), r.Stderr)
 	}
-	e.call("delete_stemcell", stemcell).ok(t)
+	c := e.client()
+	p := c.Template.NewListTemplatesParams("all")
+	p.SetId(stemcell)
+	if left, err := c.Template.ListTemplates(p); err != nil || left.Count != 0 {
+		t.Fatalf("delete_stemcell left the template: %+v, %v", left, err)
+	}
 }
 
 // TestLifecycleWithDomainAdminKeys: a Domain Admin may call every command
