@@ -1,0 +1,52 @@
+package simulator
+
+import (
+	"testing"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount checks the
+// filters of QueryManagerImpl.searchForUserVMIdsAndCount through
+// cloudstack-go: keyword (names LIKE, state EQ, the NICs' addresses, the
+// instance name for a root admin), the any-pair tag join, and the refusals.
+func TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	alpha := e.deploy(t, e.params("alpha"))
+	beta := e.deploy(t, e.params("beta"))
+	list := func(set func(p *cloudstack.ListVirtualMachinesParams)) (*cloudstack.ListVirtualMachinesResponse, error) {
+		p := e.cs.VirtualMachine.NewListVirtualMachinesParams()
+		set(p)
+		return e.cs.VirtualMachine.ListVirtualMachines(p)
+	}
+	count := func(what string, want int, set func(p *cloudstack.ListVirtualMachinesParams)) {
+		t.Helper()
+		l, err := list(set)
+		if err != nil || l.Count != want {
+			t.Fatalf("%s: %+v, %v; want %d VMs", what, l, err, want)
+		}
+	}
+	count("keyword=<beta's address>", 1, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword(beta.Nic[0].Ipaddress) })
+	count("keyword=Run (state is EQ)", 0, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword("Run") })
+	count("keyword=running", 2, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword("running") })
+	count("keyword=<instance name>", 1, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword(alpha.Instancename) })
+	count("name=alph (EQ)", 0, func(p *cloudstack.ListVirtualMachinesParams) { p.SetName("alph") })
+	count("name=ALPHA", 1, func(p *cloudstack.ListVirtualMachinesParams) { p.SetName("ALPHA") })
+
+	for id, tags := range map[string]map[string]string{alpha.Id: {"role": "a"}, beta.Id: {"tier": "b"}} {
+		if _, err := e.cs.Resourcetags.CreateTags(e.cs.Resourcetags.NewCreateTagsParams([]string{id}, "UserVm", tags)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count("tags role=a or tier=b", 2, func(p *cloudstack.ListVirtualMachinesParams) {
+		p.SetTags(map[string]string{"role": "a", "tier": "b"})
+	})
+	count("tags role=a, other=x", 1, func(p *cloudstack.ListVirtualMachinesParams) {
+		p.SetTags(map[string]string{"role": "a", "other": "x"})
+	})
+
+	_, err := list(func(p *cloudstack.ListVirtualMachinesParams) { p.SetHypervisor("Xen") })
+	wantAPIError(t, err, 431, "Invalid HypervisorType Xen")
+	_, err = list(func(p *cloudstack.ListVirtualMachinesParams) { p.SetId(alpha.Id); p.SetIds([]string{beta.Id}) })
+	wantAPIError(t, err, 431, "Specify either id or ids but not both parameters")
+}
