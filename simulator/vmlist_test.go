@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
@@ -49,4 +50,38 @@ func TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount(t *testing.T) {
 	wantAPIError(t, err, 431, "Invalid HypervisorType Xen")
 	_, err = list(func(p *cloudstack.ListVirtualMachinesParams) { p.SetId(alpha.Id); p.SetIds([]string{beta.Id}) })
 	wantAPIError(t, err, 431, "Specify either id or ids but not both parameters")
+}
+
+// TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd checks
+// BaseDeployVMCmd.getMacAddress (NetUtils.isValidMac, isUnicastMac,
+// standardizeMacAddress) and getIpToNetworkMap's one entry per network.
+func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	for i, c := range []struct{ mac, want string }{
+		{"2:0:0:a:b:c", "02:00:00:0a:0b:0c"},
+		{"02.00.00.00.00.0D", "02:00:00:00:00:0d"},
+		{"02-00-00-00-01-0e", "02:00:00:00:01:0e"},
+	} {
+		p := e.params(fmt.Sprintf("mac-%d", i))
+		p.SetMacaddress(c.mac)
+		if vm := e.deploy(t, p); vm.Nic[0].Macaddress != c.want {
+			t.Fatalf("macaddress=%s: NIC MAC %s, want %s", c.mac, vm.Nic[0].Macaddress, c.want)
+		}
+	}
+	for _, c := range []struct{ mac, text string }{
+		{"0200.0000.0001", "Mac address is not valid: 0200.0000.0001"},
+		{"02:00-00:00:00:01", "Mac address is not valid: 02:00-00:00:00:01"},
+		{"02:00:00:00:001:01", "Mac address is not valid: 02:00:00:00:001:01"},
+		{"01:00:5e:00:00:01", "Mac address is not unicast: 01:00:5e:00:00:01"},
+	} {
+		p := e.params("mac-bad")
+		p.SetMacaddress(c.mac)
+		_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
+		wantAPIError(t, err, 431, c.text)
+	}
+	p := e.params("twice")
+	p.SetIptonetworklist([]map[string]string{{"networkid": e.net, "ip": "10.1.1.60"}, {"networkid": e.net, "ip": "10.1.1.61"}})
+	if vm := e.deploy(t, p); len(vm.Nic) != 1 || vm.Nic[0].Ipaddress != "10.1.1.61" {
+		t.Fatalf("a network named twice in iptonetworklist: NICs %+v, want one with 10.1.1.61", vm.Nic)
+	}
 }
