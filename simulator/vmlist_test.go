@@ -3,6 +3,7 @@ package simulator
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -84,4 +85,26 @@ func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
 	if vm := e.deploy(t, p); len(vm.Nic) != 1 || vm.Nic[0].Ipaddress != "10.1.1.61" {
 		t.Fatalf("a network named twice in iptonetworklist: NICs %+v, want one with 10.1.1.61", vm.Nic)
 	}
+}
+
+// TestDeployRefusesTemplatesNotReadyInTheZone checks the template checks of
+// deployVirtualMachine's create phase: no copy in the zone is 431 (
+// UserVmManagerImpl), a copy not DOWNLOADED is 530 (VolumeOrchestrator).
+func TestDeployRefusesTemplatesNotReadyInTheZone(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	e.srv.mu.Lock()
+	tmpl, _ := byID(e.srv.st.Templates, e.template)
+	cp := tmpl.copyIn(e.zone)
+	name, internal, zoneInternal := tmpl.Name, tmpl.InternalID, e.srv.st.zone(e.zone).InternalID
+	cp.DownloadState = "DOWNLOAD_IN_PROGRESS"
+	e.srv.mu.Unlock()
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-ready"))
+	wantAPIError(t, err, 530, fmt.Sprintf("Template %s has not been completely downloaded to zone %d", name, zoneInternal))
+
+	e.srv.mu.Lock()
+	now := time.Now()
+	cp.Removed = &now
+	e.srv.mu.Unlock()
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-in-zone"))
+	wantAPIError(t, err, 431, fmt.Sprintf("The template %d is not available for use", internal))
 }
