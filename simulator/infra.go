@@ -80,13 +80,33 @@ func init() {
 	)
 }
 
+// listZones is QueryManagerImpl.listDataCentersInternal: id, else name
+// (EQ), else keyword (name or description LIKE; zones here have no
+// description); networktype EQ. A caller that is not a root admin does not
+// see Disabled zones (buildSearchCriteriaForUserDomainAndAbove,
+// buildSearchCriteriaForDomainAdmins: allocationState NEQ Disabled).
+// Not modelled: available, domainid and dedication, tags, showcapacities.
 func listZones(c *Call) (any, error) {
+	p := c.Params
 	l := lister[*Zone]{key: "zone", id: (*Zone).uuid, name: func(z *Zone) string { return z.Name },
+		keyword: func(z *Zone) []string {
+			if p.Get("id") != "" || p.Get("name") != "" {
+				return []string{p.Get("keyword")} // keyword is not read: let it match
+			}
+			return []string{z.Name}
+		},
 		view: c.zoneView}
-	return l.run(c, c.st.Zones, func(z *Zone) bool { return optEq(c.Params.Get("networktype"), z.NetworkType) })
+	if p.Get("id") != "" {
+		l.name = nil // id wins over name
+	}
+	rootAdmin := c.Account.Type == 1
+	return l.run(c, c.st.Zones, func(z *Zone) bool {
+		return optEq(p.Get("networktype"), z.NetworkType) && (rootAdmin || z.Allocation != "Disabled")
+	})
 }
 
-// zoneView is ApiResponseHelper.createZoneResponse's ZoneResponse.
+// zoneView is ApiResponseHelper.createZoneResponse's ZoneResponse (built by
+// DataCenterJoinDaoImpl.newDataCenterResponse in 4.22; not re-read).
 func (c *Call) zoneView(z *Zone) map[string]any {
 	v := map[string]any{"id": z.ID, "name": z.Name, "networktype": z.NetworkType,
 		"allocationstate": z.Allocation, "dns1": z.DNS1, "internaldns1": z.InternalDNS,

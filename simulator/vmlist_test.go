@@ -108,3 +108,41 @@ func TestDeployRefusesTemplatesNotReadyInTheZone(t *testing.T) {
 	_, err = e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-in-zone"))
 	wantAPIError(t, err, 431, fmt.Sprintf("The template %d is not available for use", internal))
 }
+
+// TestListZonesAsListDataCentersInternal: name is EQ and id wins over it; a
+// caller that is not a root admin does not see Disabled zones.
+func TestListZonesAsListDataCentersInternal(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	tenant, _ := e.addTenant(t, "tenant")
+	zones := func(cs *cloudstack.CloudStackClient, set func(p *cloudstack.ListZonesParams)) int {
+		t.Helper()
+		p := cs.Zone.NewListZonesParams()
+		set(p)
+		l, err := cs.Zone.ListZones(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Count
+	}
+	none := func(*cloudstack.ListZonesParams) {}
+	if n := zones(e.cs, func(p *cloudstack.ListZonesParams) { p.SetName("sandbox") }); n != 0 {
+		t.Fatalf("name=sandbox (EQ) matched %d zones", n)
+	}
+	if n := zones(e.cs, func(p *cloudstack.ListZonesParams) { p.SetId(e.zone); p.SetName("other") }); n != 1 {
+		t.Fatalf("id with another name matched %d zones, want 1", n)
+	}
+	if n := zones(tenant, none); n != 1 {
+		t.Fatalf("the tenant sees %d enabled zones, want 1", n)
+	}
+	up := e.cs.Zone.NewUpdateZoneParams(e.zone)
+	up.SetAllocationstate("Disabled")
+	if _, err := e.cs.Zone.UpdateZone(up); err != nil {
+		t.Fatal(err)
+	}
+	if n := zones(tenant, none); n != 0 {
+		t.Fatalf("the tenant sees %d zones, want no Disabled one", n)
+	}
+	if n := zones(e.cs, none); n != 1 {
+		t.Fatalf("the root admin sees %d zones, want the Disabled one", n)
+	}
+}
