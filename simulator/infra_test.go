@@ -1,0 +1,65 @@
+package simulator
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// TestListZonesAsListDataCentersInternal: name is EQ and id wins over it; a
+// caller that is not a root admin does not see Disabled zones.
+func TestListZonesAsListDataCentersInternal(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	tenant, _ := e.addTenant(t, "tenant")
+	zones := func(cs *cloudstack.CloudStackClient, set func(p *cloudstack.ListZonesParams)) int {
+		t.Helper()
+		p := cs.Zone.NewListZonesParams()
+		set(p)
+		l, err := cs.Zone.ListZones(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Count
+	}
+	none := func(*cloudstack.ListZonesParams) {}
+	if n := zones(e.cs, func(p *cloudstack.ListZonesParams) { p.SetName("sandbox") }); n != 0 {
+		t.Fatalf("name=sandbox (EQ) matched %d zones", n)
+	}
+	if n := zones(e.cs, func(p *cloudstack.ListZonesParams) { p.SetId(e.zone); p.SetName("other") }); n != 1 {
+		t.Fatalf("id with another name matched %d zones, want 1", n)
+	}
+	if n := zones(tenant, none); n != 1 {
+		t.Fatalf("the tenant sees %d enabled zones, want 1", n)
+	}
+	up := e.cs.Zone.NewUpdateZoneParams(e.zone)
+	up.SetAllocationstate("Disabled")
+	if _, err := e.cs.Zone.UpdateZone(up); err != nil {
+		t.Fatal(err)
+	}
+	if n := zones(tenant, none); n != 0 {
+		t.Fatalf("the tenant sees %d zones, want no Disabled one", n)
+	}
+	if n := zones(e.cs, none); n != 1 {
+		t.Fatalf("the root admin sees %d zones, want the Disabled one", n)
+	}
+}
+
+// TestHostMaintenanceRefusalsFailTheJob: ResourceManagerImpl.maintain(cmd)
+// and cancelMaintenance(cmd) refuse inside the job, with their texts.
+func TestHostMaintenanceRefusalsFailTheJob(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	e.srv.mu.Lock()
+	host, internal := e.srv.st.Hosts[0].ID, e.srv.st.Hosts[0].InternalID
+	e.srv.mu.Unlock()
+	_, err := e.cs.Host.CancelHostMaintenance(e.cs.Host.NewCancelHostMaintenanceParams(host))
+	wantJobError(t, err, 530, fmt.Sprintf("Cannot perform cancelMaintenance when resource state is Enabled, hostId = %d", internal))
+	if h, err := e.cs.Host.PrepareHostForMaintenance(e.cs.Host.NewPrepareHostForMaintenanceParams(host)); err != nil || h.Resourcestate != "Maintenance" {
+		t.Fatalf("prepareHostForMaintenance = %+v, %v", h, err)
+	}
+	_, err = e.cs.Host.PrepareHostForMaintenance(e.cs.Host.NewPrepareHostForMaintenanceParams(host))
+	wantJobError(t, err, 530, "Host is already in state Maintenance. Cannot recall for maintenance until resolved.")
+	if h, err := e.cs.Host.CancelHostMaintenance(e.cs.Host.NewCancelHostMaintenanceParams(host)); err != nil || h.Resourcestate != "Enabled" {
+		t.Fatalf("cancelHostMaintenance = %+v, %v", h, err)
+	}
+}
