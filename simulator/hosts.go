@@ -106,18 +106,24 @@ func percent(used, total int64) string {
 }
 
 // prepareHostForMaintenance is PrepareForMaintenanceCmd.execute →
-// ResourceManagerImpl.maintain(cmd), inside the job: the refusals are job
-// failures (CloudRuntimeException, 530) with the Java's texts, checked in
-// its order (ResourceState.canAttemptMaintenance taken as Enabled or
-// Disabled, the states the simulator's hosts can leave for maintenance;
-// not re-read). Departure: the mock agent has no VMs to migrate, so the
-// job ends with the host in Maintenance; CloudStack's job answers it in
+// ResourceManagerImpl.maintain(cmd): its refusals fail the job
+// (CloudRuntimeException, 530) with the Java's texts, in its order
+// (ResourceState.canAttemptMaintenance taken as Enabled or Disabled, the
+// states the simulator's hosts can leave for maintenance; not re-read).
+// They are decided when the job is queued, as the job starts at once in
+// CloudStack; doMaintain then moves the host to PrepareForMaintenance.
+// Departure: the mock agent has no VMs to migrate, so the job ends with
+// the host in Maintenance; CloudStack's job answers it in
 // PrepareForMaintenance and the background maintenance check moves it on.
 func prepareHostForMaintenance(c *Call) (*asyncJob, error) {
 	h, _ := byID(c.st.Hosts, c.Params.Get("id"))
 	previous := h.ResourceState
-	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.PrepareForMaintenanceCmd", "Maintenance", previous,
-		func() error { return c.st.maintenanceRefusal(h) }), nil
+	refused := c.st.maintenanceRefusal(h)
+	if refused == nil {
+		h.ResourceState = "PrepareForMaintenance"
+		c.changed()
+	}
+	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.PrepareForMaintenanceCmd", "Maintenance", previous, refused), nil
 }
 
 // maintenanceRefusal is ResourceManagerImpl.maintain(cmd)'s checks.
@@ -148,28 +154,27 @@ func (st *state) maintenanceRefusal(h *Host) error {
 }
 
 // cancelHostMaintenance is CancelMaintenanceCmd.execute →
-// ResourceManagerImpl.cancelMaintenance(cmd), inside the job: a host not
-// in a maintenance state (ResourceState.isMaintenanceState) fails the job;
-// otherwise it returns to Enabled.
+// ResourceManagerImpl.cancelMaintenance(cmd): a host not in a maintenance
+// state (ResourceState.isMaintenanceState) fails the job; otherwise it
+// returns to Enabled.
 func cancelHostMaintenance(c *Call) (*asyncJob, error) {
 	h, _ := byID(c.st.Hosts, c.Params.Get("id"))
-	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.CancelMaintenanceCmd", "Enabled", h.ResourceState,
-		func() error {
-			switch h.ResourceState {
-			case "Maintenance", "PrepareForMaintenance", "ErrorInMaintenance", "ErrorInPrepareForMaintenance":
-				return nil
-			}
-			return internalError("Cannot perform cancelMaintenance when resource state is %s, hostId = %d", h.ResourceState, h.InternalID)
-		}), nil
+	var refused error
+	switch h.ResourceState {
+	case "Maintenance", "PrepareForMaintenance", "ErrorInMaintenance", "ErrorInPrepareForMaintenance":
+	default:
+		refused = internalError("Cannot perform cancelMaintenance when resource state is %s, hostId = %d", h.ResourceState, h.InternalID)
+	}
+	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.CancelMaintenanceCmd", "Enabled", h.ResourceState, refused), nil
 }
 
 // hostJob sets the host's resource state to target when the job succeeds and
 // back to previous when it fails.
-func (c *Call) hostJob(h *Host, class, target, previous string, refusal func() error) *asyncJob {
+func (c *Call) hostJob(h *Host, class, target, previous string, refused error) *asyncJob {
 	return &asyncJob{instanceType: "Host", instanceID: h.ID, cmdClass: class,
 		run: func() (any, error) {
-			if err := refusal(); err != nil {
-				return nil, err
+			if refused != nil {
+				return nil, refused
 			}
 			h.ResourceState = target
 			return map[string]any{"host": c.hostView(h)}, nil

@@ -121,7 +121,7 @@ func listVirtualMachines(c *Call) (any, error) {
 			(p.Get("affinitygroupid") == "" || containsFold(vm.AffinityGroupIDs, p.Get("affinitygroupid"))) &&
 			(p.Get("securitygroupid") == "" || containsFold(vm.SecurityGroupIDs, p.Get("securitygroupid"))) &&
 			(!p.Has("haenable") || p.Bool("haenable", false) == vm.HAEnable) &&
-			c.st.vmTaggedWithAny(vm.ID, p.Map("tags"))
+			c.st.taggedWithAny("UserVm", vm.ID, p.Map("tags"))
 	})
 }
 
@@ -146,12 +146,12 @@ func (st *state) vmKeywordFields(vm *VirtualMachine, kw string, rootAdmin bool) 
 	return fields
 }
 
-// vmTaggedWithAny is listVirtualMachines' tag join: resource type UserVm and
-// (key0 = value0 OR key1 = value1 ...); an empty value matches any value,
-// as the simulator's other tag filters have it.
-func (st *state) vmTaggedWithAny(vmID string, want []map[string]string) bool {
+// taggedWithAny is the tag join of listVirtualMachines and listNetworks:
+// the resource type and (key0 = value0 OR key1 = value1 ...); an empty value
+// matches any value, as the simulator's other tag filters have it.
+func (st *state) taggedWithAny(typ, id string, want []map[string]string) bool {
 	for _, w := range want {
-		if st.taggedWith("UserVm", vmID, []map[string]string{w}) {
+		if st.taggedWith(typ, id, []map[string]string{w}) {
 			return true
 		}
 	}
