@@ -175,20 +175,32 @@ func listHypervisors(c *Call) (any, error) {
 // cloudStackVersion is the version the simulator claims to be.
 const cloudStackVersion = "4.22.0.0"
 
+// listCapabilities is ManagementServerImpl.listCapabilities (ListCapabilitiesCmd)
+// with 4.22's defaults: the allowUser* flags are the setting OR an admin
+// caller; apiLimitInterval/apiLimitMax only with api.throttling.enabled
+// (false); extensionspath only for a root admin; cloudstackversion as
+// exposeCloudStackVersionInApiListCapabilities allows (taken as true; its
+// default not read). Not served: snapshotshowchainsize and the VPN
+// customer gateway parameters (their defaults not read).
 func listCapabilities(c *Call) (any, error) {
-	return map[string]any{"capability": map[string]any{
+	admin := c.Account.isAdmin()
+	capability := map[string]any{
 		"cloudstackversion": cloudStackVersion, "securitygroupsenabled": false,
 		"userpublictemplateenabled": true, "supportELB": "false", "projectinviterequired": false,
 		"allowusercreateprojects": true, "customdiskofferingminsize": 1, "customdiskofferingmaxsize": 1024,
-		"regionsecondaryenabled": false, "kvmsnapshotenabled": true, "allowuserviewdestroyedvm": false,
-		"allowuserexpungerecovervm": false, "allowuserexpungerecovervolume": true,
+		"regionsecondaryenabled": false, "kvmsnapshotenabled": true, "allowuserviewdestroyedvm": admin,
+		"allowuserexpungerecovervm": admin, "allowuserexpungerecovervolume": true,
 		"allowuserviewalldomainaccounts": false, "allowuserforcestopvm": true,
 		"kubernetesserviceenabled": false, "kubernetesclusterexperimentalfeaturesenabled": false,
 		"dynamicrolesenabled": true, "dynamicscalingenabled": true, "instanceleaseenabled": false,
-		"defaultuipagesize": defaultPageSize, "apilimitinterval": 1, "apilimitmax": 0,
+		"defaultuipagesize": defaultPageSize,
 		"customhypervisordisplayname": "Custom", "sharedfsvmmincpucount": 2, "sharedfsvmminramsize": 512,
 		"instancesstatsretentiontime": 720, "instancesstatsuseronly": false,
 		"instancesdisksstatsretentionenabled": false, "instancesdisksstatsretentiontime": 720,
-		"additionalconfigenabled": false, "extensionspath": "/usr/share/cloudstack-management/extensions",
-	}}, nil
+		"additionalconfigenabled": false,
+	}
+	if c.Account.Type == 1 {
+		capability["extensionspath"] = "/usr/share/cloudstack-management/extensions"
+	}
+	return map[string]any{"capability": capability}, nil
 }

@@ -63,3 +63,24 @@ func TestHostMaintenanceRefusalsFailTheJob(t *testing.T) {
 		t.Fatalf("cancelHostMaintenance = %+v, %v", h, err)
 	}
 }
+
+// TestListCapabilitiesAsManagementServerImpl: the allowUser* flags are true
+// for an admin, the API limits are absent without api.throttling.enabled,
+// and extensionspath is only for a root admin (checked on the raw answer).
+func TestListCapabilitiesAsManagementServerImpl(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	tenant, _ := e.addTenant(t, "tenant")
+	admin, err := e.cs.Configuration.ListCapabilities(e.cs.Configuration.NewListCapabilitiesParams())
+	if err != nil || !admin.Capabilities.Allowuserviewdestroyedvm || !admin.Capabilities.Allowuserexpungerecovervm ||
+		admin.Capabilities.Extensionspath == "" {
+		t.Fatalf("listCapabilities as the root admin = %+v, %v", admin, err)
+	}
+	user, err := tenant.Configuration.ListCapabilities(tenant.Configuration.NewListCapabilitiesParams())
+	if err != nil || user.Capabilities.Allowuserviewdestroyedvm || user.Capabilities.Extensionspath != "" {
+		t.Fatalf("listCapabilities as a user = %+v, %v", user, err)
+	}
+	raw := e.call(map[string]string{"command": "listCapabilities"}).inner(t, "listcapabilitiesresponse")
+	if capability := raw["capability"].(map[string]any); capability["apilimitinterval"] != nil || capability["apilimitmax"] != nil {
+		t.Fatalf("API limits shown without api.throttling.enabled: %v", capability)
+	}
+}
