@@ -193,7 +193,7 @@ func listCapabilities(c *Call) (any, error) {
 		"allowuserviewalldomainaccounts": false, "allowuserforcestopvm": true,
 		"kubernetesserviceenabled": false, "kubernetesclusterexperimentalfeaturesenabled": false,
 		"dynamicrolesenabled": true, "dynamicscalingenabled": true, "instanceleaseenabled": false,
-		"defaultuipagesize": defaultPageSize,
+		"defaultuipagesize":           defaultPageSize,
 		"customhypervisordisplayname": "Custom", "sharedfsvmmincpucount": 2, "sharedfsvmminramsize": 512,
 		"instancesstatsretentiontime": 720, "instancesstatsuseronly": false,
 		"instancesdisksstatsretentionenabled": false, "instancesdisksstatsretentiontime": 720,
