@@ -54,10 +54,15 @@ func init() {
 	)
 }
 
-// listHosts matches names with LIKE, as ListHostsCmd does.
+// listHosts is QueryManagerImpl.searchForServerIdsAndCount: name EQ; keyword
+// name, status, type or version LIKE; type, state (the status), zone, pod,
+// cluster, resourcestate and hypervisor EQ; id ascending. Not modelled:
+// out-of-band management, HA hosts, arch, management server, storage
+// access groups.
 func listHosts(c *Call) (any, error) {
-	l := lister[*Host]{key: "host", id: (*Host).uuid, name: func(h *Host) string { return h.Name }, nameLike: true,
-		zone: func(h *Host) string { return h.ZoneID }, view: c.hostView}
+	l := lister[*Host]{key: "host", id: (*Host).uuid, name: func(h *Host) string { return h.Name },
+		keyword: func(h *Host) []string { return []string{h.Name, h.State, "Routing", cloudStackVersion} },
+		zone:    func(h *Host) string { return h.ZoneID }, view: c.hostView}
 	p := c.Params
 	return l.run(c, c.st.Hosts, func(h *Host) bool {
 		return optEq(p.Get("podid"), h.PodID) && optEq(p.Get("clusterid"), h.ClusterID) &&
@@ -77,6 +82,8 @@ func (st *state) allocation(hostID string) (cpuMHz, memBytes int64) {
 	return cpuMHz, memBytes
 }
 
+// hostView is the HostResponse of HostJoinDaoImpl.newHostResponse (not
+// re-read): capacity from the VMs placed on the host, overcommit 1.0.
 func (c *Call) hostView(h *Host) map[string]any {
 	z, p, cl := c.st.zone(h.ZoneID), c.st.pod(h.PodID), c.st.cluster(h.ClusterID)
 	cpu, mem := c.st.allocation(h.ID)

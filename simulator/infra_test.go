@@ -84,3 +84,28 @@ func TestListCapabilitiesAsManagementServerImpl(t *testing.T) {
 		t.Fatalf("API limits shown without api.throttling.enabled: %v", capability)
 	}
 }
+
+// TestListHostsNameIsEQ: searchForServerIdsAndCount compares name with EQ
+// and keyword with LIKE.
+func TestListHostsNameIsEQ(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	count := func(set func(p *cloudstack.ListHostsParams)) int {
+		t.Helper()
+		p := e.cs.Host.NewListHostsParams()
+		set(p)
+		l, err := e.cs.Host.ListHosts(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Count
+	}
+	if n := count(func(p *cloudstack.ListHostsParams) { p.SetName("SimulatedAgent") }); n != 0 {
+		t.Fatalf("name=SimulatedAgent (EQ) matched %d hosts", n)
+	}
+	if n := count(func(p *cloudstack.ListHostsParams) { p.SetKeyword("simulatedagent") }); n == 0 {
+		t.Fatal("keyword=simulatedagent (LIKE) matched no host")
+	}
+	if n := count(func(p *cloudstack.ListHostsParams) { p.SetKeyword("routing") }); n == 0 {
+		t.Fatal("keyword=routing (the type) matched no host")
+	}
+}
