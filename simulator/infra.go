@@ -124,6 +124,9 @@ func (c *Call) zoneView(z *Zone) map[string]any {
 	return v
 }
 
+// listPods is searchForPods (ManagementServerImpl; PodVlanListingServiceImpl
+// on main): id, name EQ (as main; an older release used LIKE), zone and
+// allocationstate EQ (the keyword part not read: LIKE on the name here).
 func listPods(c *Call) (any, error) {
 	l := lister[*Pod]{key: "pod", id: (*Pod).uuid, name: func(p *Pod) string { return p.Name },
 		zone: func(p *Pod) string { return p.ZoneID }, view: c.podView}
@@ -139,6 +142,8 @@ func (c *Call) podView(p *Pod) map[string]any {
 			"gateway": p.Gateway, "forsystemvms": "0", "vlanid": "vlan://untagged"}}}
 }
 
+// listClusters is ManagementServerImpl.searchForClusters (not re-read):
+// every cluster is CloudManaged and Managed.
 func listClusters(c *Call) (any, error) {
 	l := lister[*Cluster]{key: "cluster", id: (*Cluster).uuid, name: func(cl *Cluster) string { return cl.Name },
 		zone: func(cl *Cluster) string { return cl.ZoneID }, view: c.clusterView}
@@ -159,7 +164,8 @@ func (c *Call) clusterView(cl *Cluster) map[string]any {
 		"resourcedetails": map[string]string{"cpuOvercommitRatio": "1.0", "memoryOvercommitRatio": "1.0"}}
 }
 
-// listHypervisors answers the hypervisors of the zone's clusters.
+// listHypervisors answers the hypervisors of the zone's clusters
+// (ManagementServerImpl.getHypervisors, not re-read).
 func listHypervisors(c *Call) (any, error) {
 	seen := map[string]bool{}
 	var views []map[string]any
