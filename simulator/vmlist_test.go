@@ -102,3 +102,22 @@ func TestDeployRefusesTemplatesNotReadyInTheZone(t *testing.T) {
 	_, err = e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-in-zone"))
 	wantAPIError(t, err, 431, fmt.Sprintf("The template %d is not available for use", internal))
 }
+
+// TestDeployOnARequestedHostIgnoresAffinity: planDeployment's specified-host
+// branch returns before the affinity processors run.
+func TestDeployOnARequestedHostIgnoresAffinity(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	g, err := e.cs.AffinityGroup.CreateAffinityGroup(e.cs.AffinityGroup.NewCreateAffinityGroupParams("spread", "host anti-affinity"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := e.params("first")
+	first.SetAffinitygroupids([]string{g.Id})
+	vm := e.deploy(t, first)
+	second := e.params("second")
+	second.SetAffinitygroupids([]string{g.Id})
+	second.SetHostid(vm.Hostid)
+	if got := e.deploy(t, second); got.Hostid != vm.Hostid {
+		t.Fatalf("the requested host %s was not used: %s", vm.Hostid, got.Hostid)
+	}
+}

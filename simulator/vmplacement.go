@@ -86,11 +86,14 @@ func (st *state) affinityRules(vm *VirtualMachine) (avoid, only map[string]bool,
 	return avoid, only, applied
 }
 
-// placeVM picks a host for a VM being started: a requested host
-// (deployVirtualMachine/startVirtualMachine hostid) must fit or nothing
-// does; else the VM's last host if it still fits; else the first host
-// that fits (DeploymentPlanningManagerImpl.planDeployment's order, not
-// re-read here). Departure: FirstFitAllocator.allocateTo shuffles the
+// placeVM picks a host for a VM being started, in
+// DeploymentPlanningManagerImpl.planDeployment's order: a requested host
+// (deployVirtualMachine/startVirtualMachine hostid) must fit, affinity
+// groups aside, or nothing does; else, with the affinity processors' avoid
+// set, the VM's last host if it still fits (considerLastHost); else the
+// first host that fits. Departure: the last host must also be Enabled
+// (the Java checks its status only; a disabled host reaches the avoid set
+// only through avoidDisabledResources). Departure: FirstFitAllocator.allocateTo shuffles the
 // hosts under vm.allocation.algorithm's default, random; the simulator
 // takes them in creation order (its firstfit) so tests are stable.
 // It returns nil when nothing fits.
@@ -100,8 +103,10 @@ func (st *state) placeVM(vm *VirtualMachine, requestedHost string) (*Host, bool)
 		return !avoid[h.ID] && (only == nil || only[h.ID]) && st.hostFits(h, vm)
 	}
 	if requestedHost != "" {
+		// DeploymentPlanningManagerImpl.planDeployment returns from the
+		// specified-host branch before it runs the affinity processors.
 		h, found := byID(st.Hosts, requestedHost)
-		if found && ok(h) {
+		if found && st.hostFits(h, vm) {
 			return h, applied
 		}
 		return nil, applied
