@@ -105,18 +105,25 @@ func listZones(c *Call) (any, error) {
 	})
 }
 
-// zoneView is ApiResponseHelper.createZoneResponse's ZoneResponse (built by
-// DataCenterJoinDaoImpl.newDataCenterResponse in 4.22; not re-read).
+// zoneView is DataCenterJoinDaoImpl.newDataCenterResponse's ZoneResponse:
+// the DNS servers and the guest CIDR only in ResponseView.Full (the
+// ...ByAdmin command a root admin's role maps to; account type 1 here).
 func (c *Call) zoneView(z *Zone) map[string]any {
 	v := map[string]any{"id": z.ID, "name": z.Name, "networktype": z.NetworkType,
-		"allocationstate": z.Allocation, "dns1": z.DNS1, "internaldns1": z.InternalDNS,
+		"allocationstate": z.Allocation,
 		"zonetoken": z.Token, "securitygroupsenabled": false,
 		"localstorageenabled": false, "dhcpprovider": "VirtualRouter", "type": "Core",
 		"hasannotations": false, "ismultiarch": false, "isnsxenabled": false, "routedmodeenabled": false,
 		"allowuserspecifyvrmtu": false, "routerprivateinterfacemaxmtu": 1500,
 		"routerpublicinterfacemaxmtu": 1500, "tags": []any{}, "resourcedetails": map[string]string{}}
-	for k, val := range map[string]string{"dns2": z.DNS2, "internaldns2": z.InternalDNS2, "domain": z.Domain,
-		"guestcidraddress": z.GuestCIDR} {
+	shown := map[string]string{"domain": z.Domain}
+	if c.Account.Type == 1 {
+		for k, val := range map[string]string{"dns1": z.DNS1, "dns2": z.DNS2, "internaldns1": z.InternalDNS,
+			"internaldns2": z.InternalDNS2, "guestcidraddress": z.GuestCIDR} {
+			shown[k] = val
+		}
+	}
+	for k, val := range shown {
 		if val != "" {
 			v[k] = val
 		}

@@ -32,6 +32,16 @@ func TestListZonesAsListDataCentersInternal(t *testing.T) {
 	if n := zones(tenant, none); n != 1 {
 		t.Fatalf("the tenant sees %d enabled zones, want 1", n)
 	}
+	// DataCenterJoinDaoImpl.newDataCenterResponse: DNS servers and the guest
+	// CIDR only in the full (admin) view.
+	mine, err := tenant.Zone.ListZones(tenant.Zone.NewListZonesParams())
+	if err != nil || mine.Zones[0].Dns1 != "" || mine.Zones[0].Internaldns1 != "" || mine.Zones[0].Guestcidraddress != "" {
+		t.Fatalf("the tenant's zone view = %+v, %v", mine.Zones[0], err)
+	}
+	full, err := e.cs.Zone.ListZones(e.cs.Zone.NewListZonesParams())
+	if err != nil || full.Zones[0].Dns1 == "" || full.Zones[0].Internaldns1 == "" {
+		t.Fatalf("the root admin's zone view = %+v, %v", full.Zones[0], err)
+	}
 	up := e.cs.Zone.NewUpdateZoneParams(e.zone)
 	up.SetAllocationstate("Disabled")
 	if _, err := e.cs.Zone.UpdateZone(up); err != nil {
