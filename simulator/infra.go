@@ -110,8 +110,7 @@ func listZones(c *Call) (any, error) {
 // ...ByAdmin command a root admin's role maps to; account type 1 here).
 func (c *Call) zoneView(z *Zone) map[string]any {
 	v := map[string]any{"id": z.ID, "name": z.Name, "networktype": z.NetworkType,
-		"allocationstate": z.Allocation,
-		"zonetoken":       z.Token, "securitygroupsenabled": false,
+		"allocationstate": z.Allocation, "zonetoken": z.Token, "securitygroupsenabled": false,
 		"localstorageenabled": false, "dhcpprovider": "VirtualRouter", "type": "Core",
 		"hasannotations": false, "ismultiarch": false, "isnsxenabled": false, "routedmodeenabled": false,
 		"allowuserspecifyvrmtu": false, "routerprivateinterfacemaxmtu": 1500,
