@@ -83,17 +83,18 @@ func TestDeployMACsAsBaseDeployVMCmd(t *testing.T) {
 
 // TestDeployRefusesTemplatesNotReadyInTheZone checks the template checks of
 // deployVirtualMachine's create phase: no copy in the zone is 431 (
-// UserVmManagerImpl), a copy not DOWNLOADED is 530 (VolumeOrchestrator).
+// UserVmManagerImpl), a copy not DOWNLOADED is 530
+// (TemplateManagerImpl.getTemplateSize).
 func TestDeployRefusesTemplatesNotReadyInTheZone(t *testing.T) {
 	e := newVMEnv(t, Options{})
 	e.srv.mu.Lock()
 	tmpl, _ := byID(e.srv.st.Templates, e.template)
 	cp := tmpl.copyIn(e.zone)
-	name, internal, zoneInternal := tmpl.Name, tmpl.InternalID, e.srv.st.zone(e.zone).InternalID
+	internal, zoneInternal := tmpl.InternalID, e.srv.st.zone(e.zone).InternalID
 	cp.DownloadState = "DOWNLOAD_IN_PROGRESS"
 	e.srv.mu.Unlock()
 	_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-ready"))
-	wantAPIError(t, err, 530, fmt.Sprintf("Template %s has not been completely downloaded to zone %d", name, zoneInternal))
+	wantAPIError(t, err, 530, fmt.Sprintf("Template %d has not been completely downloaded to zone %d", internal, zoneInternal))
 
 	e.srv.mu.Lock()
 	now := time.Now()
