@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"fmt"
 	"strings"
 	"time"
 )
@@ -179,7 +178,8 @@ func (vm *VirtualMachine) nicOn(networkID string) *NIC {
 	return nil
 }
 
-// vmView is UserVmResponse as listVirtualMachines and the VM jobs show it.
+// vmView is UserVmResponse as listVirtualMachines and the VM jobs show it:
+// UserVmJoinDaoImpl.newUserVmResponse with details=all (the default).
 func (c *Call) vmView(vm *VirtualMachine) map[string]any {
 	z, a, u := c.st.zone(vm.ZoneID), c.st.account(vm.AccountID), c.st.userByID(vm.UserID)
 	d := c.st.domain(a.DomainID)
@@ -264,14 +264,17 @@ func (c *Call) vmSecurityGroupViews(vm *VirtualMachine) []map[string]any {
 	return out
 }
 
+// nicViews are the VM's NICs as UserVmJoinDaoImpl.setUserVmResponse builds
+// them: no deviceid ("where do we find" it: never set) and no
+// virtualmachineid ("makes no sense on a nested nic object"); the NICs come
+// in device order. Not re-checked: mtu.
 func (c *Call) nicViews(vm *VirtualMachine) []map[string]any {
 	out := []map[string]any{}
 	for _, n := range vm.NICs {
 		net := c.st.network(n.NetworkID)
 		nv := map[string]any{"id": n.ID, "networkid": n.NetworkID, "ipaddress": n.IPAddress,
-			"macaddress": n.MACAddress, "isdefault": n.IsDefault, "deviceid": fmt.Sprint(n.DeviceID),
-			"traffictype": "Guest", "virtualmachineid": vm.ID, "secondaryip": []any{},
-			"extradhcpoption": []any{}, "mtu": 1500}
+			"macaddress": n.MACAddress, "isdefault": n.IsDefault, "traffictype": "Guest",
+			"secondaryip": []any{}, "extradhcpoption": []any{}, "mtu": 1500}
 		if net != nil {
 			nv["networkname"], nv["netmask"], nv["gateway"], nv["type"] = net.Name, net.Netmask, net.Gateway, net.Type
 			nv["broadcasturi"], nv["isolationuri"] = "vlan://"+net.VLAN, "vlan://"+net.VLAN
