@@ -152,8 +152,9 @@ func (c *Call) networkView(n *Network) map[string]any {
 		"strechedl2subnet": false, "hasannotations": false, "internetprotocol": "IPv4", "privatemtu": 1500,
 		"publicmtu": 1500, "related": n.ID, "created": csTime(n.Created), "tags": []any{},
 		"details": map[string]string{}, "service": o.serviceViews()}
-	// An Allocated network has no broadcast URI or VLAN until implemented.
-	if n.VLAN != "" {
+	// An Allocated network has no broadcast URI or VLAN until implemented;
+	// createNetworkResponse returns them "only to Root admin" (the Full view).
+	if n.VLAN != "" && c.Account.Type == 1 {
 		v["broadcasturi"], v["vlan"] = "vlan://"+n.VLAN, n.VLAN
 	}
 	return v

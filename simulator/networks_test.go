@@ -39,3 +39,21 @@ func TestListNetworksAsSearchForNetworks(t *testing.T) {
 	_, err = list(func(p *cloudstack.ListNetworksParams) { p.SetNetworkfilter("Mine") })
 	wantAPIError(t, err, 431, "Invalid value of networkfilter: Mine")
 }
+
+// TestNetworkVLANOnlyForTheRootAdmin: ApiResponseHelper.createNetworkResponse
+// returns the broadcast URI and VLAN in the Full view only.
+func TestNetworkVLANOnlyForTheRootAdmin(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	e.deploy(t, e.params("implements-the-network"))
+	tenant, _ := e.addTenant(t, "tenant")
+	p := e.cs.Network.NewListNetworksParams()
+	p.SetId(e.net)
+	admin, err := e.cs.Network.ListNetworks(p)
+	if err != nil || admin.Count != 1 || admin.Networks[0].Vlan == "" || admin.Networks[0].Broadcasturi == "" {
+		t.Fatalf("the root admin's network = %+v, %v", admin, err)
+	}
+	user, err := tenant.Network.ListNetworks(p)
+	if err != nil || user.Count != 1 || user.Networks[0].Vlan != "" || user.Networks[0].Broadcasturi != "" {
+		t.Fatalf("a user's network = %+v, %v", user, err)
+	}
+}
