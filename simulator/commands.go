@@ -46,8 +46,9 @@ type command struct {
 	responseName string
 }
 
-// commands maps canonical command names to their implementation. Families
-// fill it from init functions through register.
+// commands maps canonical command names to their implementation, as
+// ApiServer's s_apiNameCmdClassMap maps a command name to its class.
+// Families fill it from init functions through register.
 var commands = map[string]command{}
 
 // register adds command implementations. It panics on programming errors
@@ -70,7 +71,9 @@ func register(cmds ...command) {
 }
 
 // Entity kinds, recorded with every UUID the simulator hands out so that a
-// UUID parameter naming nothing is rejected the way CloudStack rejects it.
+// UUID parameter naming nothing is rejected the way CloudStack rejects it
+// (ParamProcessWorker.translateUuidToInternalId over the parameter's
+// entityType).
 const (
 	kindDomain          = "domain"
 	kindAccount         = "account"

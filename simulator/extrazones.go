@@ -11,7 +11,11 @@ import (
 // cluster of one host running the zone's hypervisor, a primary and a
 // secondary storage (which gives it the builtin template) and a public
 // range, but no guest network. Zones already in the state (by name) are
-// kept as they are.
+// kept as they are. A simulator feature with no Java of its own: each zone
+// is made by the functions that follow ConfigurationManagerImpl.createZone,
+// createPod, ResourceManagerImpl.discoverCluster/discoverHosts and
+// StorageManagerImpl (zonedeploy.go), as marvin's deployDataCenter calls
+// them.
 func seedExtraZones(st *state, names []string, hypervisor string, now time.Time) {
 	for _, name := range names {
 		if strings.TrimSpace(name) == "" || zoneNamed(st, name) != nil {

@@ -54,10 +54,15 @@ func init() {
 	)
 }
 
-// listHosts matches names with LIKE, as ListHostsCmd does.
+// listHosts is QueryManagerImpl.searchForServerIdsAndCount: name EQ; keyword
+// name, status, type or version LIKE; type, state (the status), zone, pod,
+// cluster, resourcestate and hypervisor EQ; id ascending. Not modelled:
+// out-of-band management, HA hosts, arch, management server, storage
+// access groups.
 func listHosts(c *Call) (any, error) {
-	l := lister[*Host]{key: "host", id: (*Host).uuid, name: func(h *Host) string { return h.Name }, nameLike: true,
-		zone: func(h *Host) string { return h.ZoneID }, view: c.hostView}
+	l := lister[*Host]{key: "host", id: (*Host).uuid, name: func(h *Host) string { return h.Name },
+		keyword: func(h *Host) []string { return []string{h.Name, h.State, "Routing", cloudStackVersion} },
+		zone:    func(h *Host) string { return h.ZoneID }, view: c.hostView}
 	p := c.Params
 	return l.run(c, c.st.Hosts, func(h *Host) bool {
 		return optEq(p.Get("podid"), h.PodID) && optEq(p.Get("clusterid"), h.ClusterID) &&
@@ -77,6 +82,8 @@ func (st *state) allocation(hostID string) (cpuMHz, memBytes int64) {
 	return cpuMHz, memBytes
 }
 
+// hostView is the HostResponse of HostJoinDaoImpl.newHostResponse (not
+// re-read): capacity from the VMs placed on the host, overcommit 1.0.
 func (c *Call) hostView(h *Host) map[string]any {
 	z, p, cl := c.st.zone(h.ZoneID), c.st.pod(h.PodID), c.st.cluster(h.ClusterID)
 	cpu, mem := c.st.allocation(h.ID)
@@ -105,36 +112,77 @@ func percent(used, total int64) string {
 	return fmt.Sprintf("%.2f%%", float64(used)*100/float64(total))
 }
 
-// prepareHostForMaintenance moves an enabled host to PrepareForMaintenance at
-// once and to Maintenance when the job completes.
+// prepareHostForMaintenance is PrepareForMaintenanceCmd.execute →
+// ResourceManagerImpl.maintain(cmd): its refusals fail the job
+// (CloudRuntimeException, 530) with the Java's texts, in its order
+// (ResourceState.canAttemptMaintenance taken as Enabled or Disabled, the
+// states the simulator's hosts can leave for maintenance; not re-read).
+// They are decided when the job is queued, as the job starts at once in
+// CloudStack; doMaintain then moves the host to PrepareForMaintenance.
+// Departure: the mock agent has no VMs to migrate, so the job ends with
+// the host in Maintenance; CloudStack's job answers it in
+// PrepareForMaintenance and the background maintenance check moves it on.
 func prepareHostForMaintenance(c *Call) (*asyncJob, error) {
 	h, _ := byID(c.st.Hosts, c.Params.Get("id"))
-	if h.ResourceState != "Enabled" && h.ResourceState != "Disabled" {
-		return nil, internalError("Cannot perform maintain when resource state is %s, hostId = %d", h.ResourceState, h.InternalID)
-	}
 	previous := h.ResourceState
-	h.ResourceState = "PrepareForMaintenance"
-	c.changed()
-	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.PrepareForMaintenanceCmd", "Maintenance", previous), nil
+	refused := c.st.maintenanceRefusal(h)
+	if refused == nil {
+		h.ResourceState = "PrepareForMaintenance"
+		c.changed()
+	}
+	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.PrepareForMaintenanceCmd", "Maintenance", previous, refused), nil
 }
 
-// cancelHostMaintenance returns a host in (or entering) maintenance to
-// Enabled.
+// maintenanceRefusal is ResourceManagerImpl.maintain(cmd)'s checks.
+func (st *state) maintenanceRefusal(h *Host) error {
+	if h.ResourceState != "Enabled" && h.ResourceState != "Disabled" {
+		return internalError("Host is already in state %s. Cannot recall for maintenance until resolved.", h.ResourceState)
+	}
+	for _, o := range st.Hosts {
+		if o.ClusterID == h.ClusterID && (o.ResourceState == "PrepareForMaintenance" || o.ResourceState == "ErrorInPrepareForMaintenance") {
+			return internalError("There are other servers attempting migrations for maintenance. "+
+				"Found hosts in PrepareForMaintenance OR ErrorInPrepareForMaintenance STATUS in cluster %d", st.cluster(h.ClusterID).InternalID)
+		}
+	}
+	for _, vm := range st.VMs {
+		if vm.HostID != h.ID || vm.Removed != nil {
+			continue
+		}
+		switch vm.State {
+		case "Migrating":
+			return internalError("Host contains incoming VMs migrating. Please wait for them to complete before putting to maintenance.")
+		case "Starting", "Stopping":
+			return internalError("Host contains VMs in starting/stopping state. Please wait for them to complete before putting to maintenance.")
+		case "Error", "Unknown":
+			return internalError("Host contains VMs in error/unknown/shutdown state. Please fix errors to proceed.")
+		}
+	}
+	return nil
+}
+
+// cancelHostMaintenance is CancelMaintenanceCmd.execute →
+// ResourceManagerImpl.cancelMaintenance(cmd): a host not in a maintenance
+// state (ResourceState.isMaintenanceState) fails the job; otherwise it
+// returns to Enabled.
 func cancelHostMaintenance(c *Call) (*asyncJob, error) {
 	h, _ := byID(c.st.Hosts, c.Params.Get("id"))
+	var refused error
 	switch h.ResourceState {
-	case "Maintenance", "PrepareForMaintenance", "ErrorInMaintenance":
+	case "Maintenance", "PrepareForMaintenance", "ErrorInMaintenance", "ErrorInPrepareForMaintenance":
 	default:
-		return nil, internalError("Cannot cancel maintenance when resource state is %s, hostId = %d", h.ResourceState, h.InternalID)
+		refused = internalError("Cannot perform cancelMaintenance when resource state is %s, hostId = %d", h.ResourceState, h.InternalID)
 	}
-	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.CancelMaintenanceCmd", "Enabled", h.ResourceState), nil
+	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.CancelMaintenanceCmd", "Enabled", h.ResourceState, refused), nil
 }
 
 // hostJob sets the host's resource state to target when the job succeeds and
 // back to previous when it fails.
-func (c *Call) hostJob(h *Host, class, target, previous string) *asyncJob {
+func (c *Call) hostJob(h *Host, class, target, previous string, refused error) *asyncJob {
 	return &asyncJob{instanceType: "Host", instanceID: h.ID, cmdClass: class,
 		run: func() (any, error) {
+			if refused != nil {
+				return nil, refused
+			}
 			h.ResourceState = target
 			return map[string]any{"host": c.hostView(h)}, nil
 		},

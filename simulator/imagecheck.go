@@ -21,13 +21,20 @@ import (
 // stages, both reading the image as a stream from disk, never whole into
 // memory:
 //
-//   - describeFile and extensionAccepts mirror ImageStoreUtil.checkTemplateFormat:
-//     `file [-z]` describes the content and the description must suit the
-//     extension of the URL path or upload file name;
-//   - verifyImage stands in for the post-download processing (createtmplt.sh,
-//     vhd-util check, qemu-img info): the compression must be what the name
-//     says and must decompress to its end, and the image inside must really
-//     be of the template's format.
+//   - describeFile and extensionAccepts mirror ImageStoreUtil.checkTemplateFormat
+//     (utils/…/imagestore/ImageStoreUtil.java): `file [-z] <path> | cut -d: -f2`
+//     (-z when ImageStoreUtil.isCompressedExtension) describes the content and
+//     the description must suit the extension of the URL path or upload file
+//     name (isCorrectExtension over UriUtils.getSupportedExtensions);
+//   - verifyImage stands in for the post-download processing: the format
+//     processors' virtual sizes (QCOW2Processor.getTemplateVirtualSize: 8
+//     bytes at offset 24; VhdProcessor.getTemplateVirtualSize: the footer
+//     copy at the top, current size at offset 48) and the scripts around them
+//     (createtmplt.sh, vhd-util check, qemu-img info, not read). Departure:
+//     the compression must be what the name says and must decompress to its
+//     end, and the image inside must be well-formed for its format - the
+//     texts are the simulator's; VhdProcessor itself falls back to the file
+//     length where the simulator refuses a VHD without its cookie.
 
 // compression names, as the extensions .bz2, .gz, .zip and .xz announce them.
 const (
@@ -73,7 +80,8 @@ func compressionOfContent(head []byte) string {
 const headSize = 64 << 10
 
 // describe is what `file` prints for content starting with head (after the
-// colon).
+// colon), for the magic numbers checkTemplateFormat's cases look for.
+// Departure: a small table of file(1)'s magic, not libmagic itself.
 func describe(head []byte) string {
 	switch {
 	case len(head) == 0:
@@ -151,7 +159,10 @@ func readHead(r io.Reader) ([]byte, error) {
 
 // extensionAccepts is ImageStoreUtil.checkTemplateFormat's verdict: whether a
 // description suits the extension of name (a URL path, an upload file name,
-// or the selected format plus the file's compression extension).
+// or the selected format plus the file's compression extension), case by
+// case in its order. An extension counts with any compression suffix
+// (UriUtils.buildExtensionSet; xz since 4.22); qcow2 includes .img
+// (UriUtils' SUPPORTED_EXTENSIONS_BY_FORMAT since apache/cloudstack#4013).
 func extensionAccepts(desc, name string) bool {
 	has := func(ext string) bool {
 		n := strings.ToLower(name)
@@ -164,7 +175,8 @@ func extensionAccepts(desc, name string) bool {
 	}
 	switch {
 	case (strings.Contains(desc, "VMware") || strings.Contains(desc, "data")) && has("vmdk"):
-	case (strings.Contains(desc, "boot") || strings.Contains(desc, "data")) && (has("raw") || has("img")):
+	case (strings.Contains(desc, "x86 boot") || strings.Contains(desc, "DOS/MBR boot sector") ||
+		strings.Contains(desc, "data")) && (has("raw") || has("img")):
 	case strings.Contains(desc, "QEMU QCOW") && (has("qcow2") || has("img")):
 	case strings.Contains(desc, "Microsoft Disk Image") && (has("vhd") || has("vhdx")):
 	case strings.Contains(desc, "POSIX tar") && (has("ova") || has("tar")):
@@ -327,7 +339,8 @@ func verifyStream(r io.Reader, name, format string) (imageInfo, error) {
 		if total < 1024 || !bytes.HasPrefix(tail, []byte("conectix")) {
 			return info, fmt.Errorf("%s is not a valid VHD: no footer (\"conectix\" cookie) in its last 512 bytes, the image is truncated", base)
 		}
-		info.VirtualSize = int64(binary.BigEndian.Uint64(tail[48:56]))
+		// VhdProcessor.getTemplateVirtualSize reads the footer copy at the top.
+		info.VirtualSize = int64(binary.BigEndian.Uint64(head[48:56]))
 	case "VHDX":
 		if !bytes.HasPrefix(head, []byte("vhdxfile")) {
 			return info, fmt.Errorf("%s is not a valid VHDX: no \"vhdxfile\" signature (found %s)", base, describe(head))

@@ -80,23 +80,49 @@ func init() {
 	)
 }
 
+// listZones is QueryManagerImpl.listDataCentersInternal: id, else name
+// (EQ), else keyword (name or description LIKE; zones here have no
+// description); networktype EQ. A caller that is not a root admin does not
+// see Disabled zones (buildSearchCriteriaForUserDomainAndAbove,
+// buildSearchCriteriaForDomainAdmins: allocationState NEQ Disabled).
+// Not modelled: available, domainid and dedication, tags, showcapacities.
 func listZones(c *Call) (any, error) {
+	p := c.Params
 	l := lister[*Zone]{key: "zone", id: (*Zone).uuid, name: func(z *Zone) string { return z.Name },
+		keyword: func(z *Zone) []string {
+			if p.Get("id") != "" || p.Get("name") != "" {
+				return []string{p.Get("keyword")} // keyword is not read: let it match
+			}
+			return []string{z.Name}
+		},
 		view: c.zoneView}
-	return l.run(c, c.st.Zones, func(z *Zone) bool { return optEq(c.Params.Get("networktype"), z.NetworkType) })
+	if p.Get("id") != "" {
+		l.name = nil // id wins over name
+	}
+	rootAdmin := c.Account.Type == 1
+	return l.run(c, c.st.Zones, func(z *Zone) bool {
+		return optEq(p.Get("networktype"), z.NetworkType) && (rootAdmin || z.Allocation != "Disabled")
+	})
 }
 
-// zoneView is ApiResponseHelper.createZoneResponse's ZoneResponse.
+// zoneView is DataCenterJoinDaoImpl.newDataCenterResponse's ZoneResponse:
+// the DNS servers and the guest CIDR only in ResponseView.Full (the
+// ...ByAdmin command a root admin's role maps to; account type 1 here).
 func (c *Call) zoneView(z *Zone) map[string]any {
 	v := map[string]any{"id": z.ID, "name": z.Name, "networktype": z.NetworkType,
-		"allocationstate": z.Allocation, "dns1": z.DNS1, "internaldns1": z.InternalDNS,
-		"zonetoken": z.Token, "securitygroupsenabled": false,
+		"allocationstate": z.Allocation, "zonetoken": z.Token, "securitygroupsenabled": false,
 		"localstorageenabled": false, "dhcpprovider": "VirtualRouter", "type": "Core",
 		"hasannotations": false, "ismultiarch": false, "isnsxenabled": false, "routedmodeenabled": false,
 		"allowuserspecifyvrmtu": false, "routerprivateinterfacemaxmtu": 1500,
 		"routerpublicinterfacemaxmtu": 1500, "tags": []any{}, "resourcedetails": map[string]string{}}
-	for k, val := range map[string]string{"dns2": z.DNS2, "internaldns2": z.InternalDNS2, "domain": z.Domain,
-		"guestcidraddress": z.GuestCIDR} {
+	shown := map[string]string{"domain": z.Domain}
+	if c.Account.Type == 1 {
+		for k, val := range map[string]string{"dns1": z.DNS1, "dns2": z.DNS2, "internaldns1": z.InternalDNS,
+			"internaldns2": z.InternalDNS2, "guestcidraddress": z.GuestCIDR} {
+			shown[k] = val
+		}
+	}
+	for k, val := range shown {
 		if val != "" {
 			v[k] = val
 		}
@@ -104,6 +130,9 @@ func (c *Call) zoneView(z *Zone) map[string]any {
 	return v
 }
 
+// listPods is searchForPods (ManagementServerImpl; PodVlanListingServiceImpl
+// on main): id, name EQ (as main; an older release used LIKE), zone and
+// allocationstate EQ (the keyword part not read: LIKE on the name here).
 func listPods(c *Call) (any, error) {
 	l := lister[*Pod]{key: "pod", id: (*Pod).uuid, name: func(p *Pod) string { return p.Name },
 		zone: func(p *Pod) string { return p.ZoneID }, view: c.podView}
@@ -119,6 +148,8 @@ func (c *Call) podView(p *Pod) map[string]any {
 			"gateway": p.Gateway, "forsystemvms": "0", "vlanid": "vlan://untagged"}}}
 }
 
+// listClusters is ManagementServerImpl.searchForClusters (not re-read):
+// every cluster is CloudManaged and Managed.
 func listClusters(c *Call) (any, error) {
 	l := lister[*Cluster]{key: "cluster", id: (*Cluster).uuid, name: func(cl *Cluster) string { return cl.Name },
 		zone: func(cl *Cluster) string { return cl.ZoneID }, view: c.clusterView}
@@ -139,7 +170,8 @@ func (c *Call) clusterView(cl *Cluster) map[string]any {
 		"resourcedetails": map[string]string{"cpuOvercommitRatio": "1.0", "memoryOvercommitRatio": "1.0"}}
 }
 
-// listHypervisors answers the hypervisors of the zone's clusters.
+// listHypervisors answers the hypervisors of the zone's clusters
+// (ManagementServerImpl.getHypervisors, not re-read).
 func listHypervisors(c *Call) (any, error) {
 	seen := map[string]bool{}
 	var views []map[string]any
@@ -155,20 +187,31 @@ func listHypervisors(c *Call) (any, error) {
 // cloudStackVersion is the version the simulator claims to be.
 const cloudStackVersion = "4.22.0.0"
 
+// listCapabilities is ManagementServerImpl.listCapabilities (ListCapabilitiesCmd)
+// with 4.22's defaults: the allowUser* flags are the setting OR an admin
+// caller; apiLimitInterval/apiLimitMax only with api.throttling.enabled
+// (false); extensionspath only for a root admin; cloudstackversion as
+// exposeCloudStackVersionInApiListCapabilities allows (taken as true; its
+// default not read). Not served: snapshotshowchainsize and the VPN
+// customer gateway parameters (their defaults not read).
 func listCapabilities(c *Call) (any, error) {
-	return map[string]any{"capability": map[string]any{
+	admin := c.Account.isAdmin()
+	capability := map[string]any{
 		"cloudstackversion": cloudStackVersion, "securitygroupsenabled": false,
 		"userpublictemplateenabled": true, "supportELB": "false", "projectinviterequired": false,
 		"allowusercreateprojects": true, "customdiskofferingminsize": 1, "customdiskofferingmaxsize": 1024,
-		"regionsecondaryenabled": false, "kvmsnapshotenabled": true, "allowuserviewdestroyedvm": false,
-		"allowuserexpungerecovervm": false, "allowuserexpungerecovervolume": true,
+		"regionsecondaryenabled": false, "kvmsnapshotenabled": true, "allowuserviewdestroyedvm": admin,
+		"allowuserexpungerecovervm": admin, "allowuserexpungerecovervolume": true,
 		"allowuserviewalldomainaccounts": false, "allowuserforcestopvm": true,
 		"kubernetesserviceenabled": false, "kubernetesclusterexperimentalfeaturesenabled": false,
 		"dynamicrolesenabled": true, "dynamicscalingenabled": true, "instanceleaseenabled": false,
-		"defaultuipagesize": defaultPageSize, "apilimitinterval": 1, "apilimitmax": 0,
-		"customhypervisordisplayname": "Custom", "sharedfsvmmincpucount": 2, "sharedfsvmminramsize": 512,
+		"defaultuipagesize": defaultPageSize, "customhypervisordisplayname": "Custom", "sharedfsvmmincpucount": 2, "sharedfsvmminramsize": 512,
 		"instancesstatsretentiontime": 720, "instancesstatsuseronly": false,
 		"instancesdisksstatsretentionenabled": false, "instancesdisksstatsretentiontime": 720,
-		"additionalconfigenabled": false, "extensionspath": "/usr/share/cloudstack-management/extensions",
-	}}, nil
+		"additionalconfigenabled": false,
+	}
+	if c.Account.Type == 1 {
+		capability["extensionspath"] = "/usr/share/cloudstack-management/extensions"
+	}
+	return map[string]any{"capability": capability}, nil
 }

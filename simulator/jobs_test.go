@@ -124,7 +124,7 @@ func TestCloudStackGoAsyncClientWaitsForJob(t *testing.T) {
 	if err != nil || h2.Resourcestate != "Enabled" {
 		t.Fatalf("cancelHostMaintenance = %+v, %v", h2, err)
 	}
-	// A second cancel is refused at once, before any job is queued.
+	// A second cancel fails its job (ResourceManagerImpl.cancelMaintenance).
 	_, err = cs.Host.CancelHostMaintenance(cs.Host.NewCancelHostMaintenanceParams(host))
 	if err == nil {
 		t.Fatal("cancel of an enabled host accepted")

@@ -142,11 +142,15 @@ func TestNameFilters(t *testing.T) {
 	if num(kw["count"]) != 2 {
 		t.Fatalf("keyword=INSTANCE: %v", kw)
 	}
-	// listVirtualMachines name is a substring match.
+	// listVirtualMachines name is the host name, EQ (QueryManagerImpl.
+	// searchForUserVMIdsAndCount), case-insensitive as MySQL compares.
 	addVMs(s, "cpivm-one", "cpivm-two", "other")
-	vms := s.call(map[string]string{"command": "listVirtualMachines", "name": "CPIVM"}).inner(t, "listvirtualmachinesresponse")
-	if num(vms["count"]) != 2 {
-		t.Fatalf("name=CPIVM: %v", vms)
+	if r := s.call(map[string]string{"command": "listVirtualMachines", "name": "CPIVM"}); r.raw != `{"listvirtualmachinesresponse":{}}` {
+		t.Fatalf("name=CPIVM should match no VM: %s", r.raw)
+	}
+	vms := s.call(map[string]string{"command": "listVirtualMachines", "name": "CPIVM-ONE"}).inner(t, "listvirtualmachinesresponse")
+	if num(vms["count"]) != 1 {
+		t.Fatalf("name=CPIVM-ONE: %v", vms)
 	}
 	cs := s.client()
 	p := cs.VirtualMachine.NewListVirtualMachinesParams()

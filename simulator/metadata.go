@@ -15,14 +15,21 @@ import (
 //	/metadata/<vm>/latest/meta-data/          the names below that have a value, one per line
 //	/metadata/<vm>/latest/meta-data/<name>    one value (404 when it has none)
 //
-// The values are those of NetworkModelImpl.generateVmData: service-offering
-// (display text), availability-zone (zone name), local-hostname (host
-// name), local-ipv4 (default NIC), public-ipv4 (the static NAT address, else
-// the guest address), public-hostname (the static NAT address only),
-// instance-id and vm-id (both the VM's UUID: CloudStack writes the UUID to
-// instance-id whenever the VM has one, although the admin guide still calls
-// it the instance name), public-keys (the key pairs' public keys, one per
-// line) and cloud-identifier.
+// The values are those of NetworkModelImpl.generateVmData, in its order:
+// service-offering (display text), availability-zone (zone name),
+// local-hostname (host name), local-ipv4 (default NIC), public-ipv4 (the
+// address IPAddressDao.findByAssociatedVmId finds, i.e. the static NAT
+// one, else the guest address), public-hostname (in an advanced zone the
+// static NAT address only), instance-id and vm-id (both the VM's UUID when
+// it has one), public-keys (the key pairs' public keys, one per line) and
+// cloud-identifier ("CloudStack-{" + cloud.identifier + "}"). Not served
+// (departures, none of them read by the CPI or bosh-agent):
+// hypervisor-host-name (the host name the caller of generateVmData passes),
+// cloud-domain/cloud-domain-id (only with
+// VirtualMachineManager.AllowExposeDomainInMetadata), cloud-name (only with
+// MetadataCustomCloudName), the password files and the user-data details;
+// the meta-data/ index, one name per line, is the simulator's rendering of
+// the files the router writes.
 //
 // /metadata/<vm>/sim/disks is the simulator's own: the VM's disks as its
 // guest names them (guestdisks.go), which no real router serves.

@@ -78,22 +78,53 @@ func listPhysicalNetworks(c *Call) (any, error) {
 	return l.run(c, c.st.PhysicalNetworks)
 }
 
+// listNetworks is NetworkServiceImpl.searchForNetworks (createNetworkSearchCriteria):
+// name EQ, keyword name LIKE, type/traffictype/acltype/physicalnetworkid/
+// networkofferingid/restartrequired/specifyipranges EQ, vlan as the
+// broadcast URI, tags any one key/value pair, then canusefordeploy as
+// NetworkModelImpl.canUseForDeploy equals it; ordered by id descending (the
+// Filter "id", false): the newest network first. A caller that is not a
+// root admin gets issystem=false; the simulator has no system networks, so
+// issystem=true lists none. Not modelled: the account/domain/shared scoping
+// (every caller is its own account or the root admin), supportedservices,
+// forvpc=true and vpcid (no VPCs), associatednetworkid, display.
 func listNetworks(c *Call) (any, error) {
-	l := lister[*Network]{key: "network", id: (*Network).uuid, name: func(n *Network) string { return n.Name },
-		keyword: func(n *Network) []string { return []string{n.Name, n.DisplayText} },
-		zone:    func(n *Network) string { return n.ZoneID }, view: c.networkView}
 	p := c.Params
-	return l.run(c, c.st.Networks, func(n *Network) bool {
+	if f := p.Get("networkfilter"); f != "" && !containsFold(networkFilters, f) {
+		return nil, paramError("Invalid value of networkfilter: %s", f)
+	}
+	l := lister[*Network]{key: "network", id: (*Network).uuid, name: func(n *Network) string { return n.Name },
+		zone: func(n *Network) string { return n.ZoneID }, view: c.networkView}
+	newestFirst := make([]*Network, 0, len(c.st.Networks))
+	for i := len(c.st.Networks) - 1; i >= 0; i-- {
+		newestFirst = append(newestFirst, c.st.Networks[i])
+	}
+	return l.run(c, newestFirst, func(n *Network) bool {
 		typ := p.Get("type")
 		return (typ == "" || strings.EqualFold(typ, "all") || strings.EqualFold(typ, n.Type)) &&
 			optEq(p.Get("traffictype"), "Guest") && optEq(p.Get("physicalnetworkid"), n.PhysicalNetworkID) &&
-			optEq(p.Get("networkofferingid"), n.OfferingID) && optEq(p.Get("vlan"), n.VLAN) &&
-			optEq(p.Get("acltype"), or(n.ACLType, "Account")) && (!p.Bool("issystem", false)) &&
-			(!p.Bool("forvpc", false)) && (!p.Bool("canusefordeploy", false) || n.canUseForDeploy()) &&
-			(!p.Has("restartrequired") || !p.Bool("restartrequired", false))
+			optEq(p.Get("networkofferingid"), n.OfferingID) &&
+			(p.Get("vlan") == "" || strings.TrimPrefix(p.Get("vlan"), "vlan://") == n.VLAN) &&
+			optEq(p.Get("acltype"), or(n.ACLType, "Account")) && !p.Bool("issystem", false) &&
+			!p.Bool("forvpc", false) && p.Get("vpcid") == "" &&
+			(!p.Has("canusefordeploy") || p.Bool("canusefordeploy", false) == n.canUseForDeploy()) &&
+			(!p.Has("restartrequired") || !p.Bool("restartrequired", false)) &&
+			(!p.Has("specifyipranges") || p.Bool("specifyipranges", false) == c.st.networkSpecifiesIPRanges(n)) &&
+			c.st.taggedWithAny("Network", n.ID, p.Map("tags"))
 	})
 }
 
+// networkFilters are Network.NetworkFilter's values as searchForNetworks
+// uses them.
+var networkFilters = []string{"Account", "Domain", "AccountDomain", "Shared", "All"}
+
+func (st *state) networkSpecifiesIPRanges(n *Network) bool {
+	o := st.networkOffering(n.OfferingID)
+	return o != nil && o.SpecifyIPRanges
+}
+
+// canUseForDeploy is NetworkModelImpl.canUseForDeploy as the simulator's
+// networks can be: Allocated, Setup or Implemented (not re-read).
 func (n *Network) canUseForDeploy() bool {
 	return n.State == "Implemented" || n.State == "Allocated" || n.State == "Setup"
 }
@@ -121,8 +152,9 @@ func (c *Call) networkView(n *Network) map[string]any {
 		"strechedl2subnet": false, "hasannotations": false, "internetprotocol": "IPv4", "privatemtu": 1500,
 		"publicmtu": 1500, "related": n.ID, "created": csTime(n.Created), "tags": []any{},
 		"details": map[string]string{}, "service": o.serviceViews()}
-	// An Allocated network has no broadcast URI or VLAN until implemented.
-	if n.VLAN != "" {
+	// An Allocated network has no broadcast URI or VLAN until implemented;
+	// createNetworkResponse returns them "only to Root admin" (the Full view).
+	if n.VLAN != "" && c.Account.Type == 1 {
 		v["broadcasturi"], v["vlan"] = "vlan://"+n.VLAN, n.VLAN
 	}
 	return v

@@ -12,7 +12,11 @@ import (
 // transfers runs the work a secondary storage VM does - downloading,
 // installing and copying template images - in goroutines that take the state
 // lock only to record progress, never while moving bytes. The images live in
-// a temporary directory removed when the simulator closes.
+// a temporary directory removed when the simulator closes. It is a
+// simulator mechanism with no CloudStack behaviour of its own: what runs in
+// it cites its Java where it is written (templates_download.go: the
+// SSVM's download and install; upload.go: HttpUploadServerHandler;
+// imagecheck.go: ImageStoreUtil.checkTemplateFormat and the processors).
 type transfers struct {
 	base string // parent of dir: the state file's directory, or os.TempDir()
 

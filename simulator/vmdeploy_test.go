@@ -65,7 +65,7 @@ func TestDeployWithIPToNetworkList(t *testing.T) {
 	})
 	vm := e.deploy(t, p)
 	if len(vm.Nic) != 2 || vm.Nic[0].Ipaddress != "10.1.1.50" || !vm.Nic[0].Isdefault || vm.Nic[1].Isdefault ||
-		vm.Nic[1].Networkid != second || vm.Nic[1].Macaddress != "02:aa:bb:cc:dd:ee" || vm.Nic[1].Deviceid != "1" ||
+		vm.Nic[1].Networkid != second || vm.Nic[1].Macaddress != "02:aa:bb:cc:dd:ee" || vm.Nic[1].Deviceid != "" ||
 		!strings.HasPrefix(vm.Nic[1].Ipaddress, "10.1.2.") || vm.Ipaddress != "10.1.1.50" {
 		t.Fatalf("NICs = %+v", vm.Nic)
 	}

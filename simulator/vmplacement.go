@@ -1,12 +1,9 @@
 package simulator
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // zoneHypervisor is the hypervisor of a zone's hosts: CloudStack takes a
-// zone's hypervisors from its clusters.
+// zone's hypervisors from its clusters. The simulator's zones have one.
 func (st *state) zoneHypervisor(zoneID string) string {
 	for _, cl := range st.Clusters {
 		if cl.ZoneID == zoneID {
@@ -25,9 +22,14 @@ func (st *state) osTypeByDescription(desc string) string {
 	return ""
 }
 
-// hostFits is the capacity check of CloudStack's host allocators: enough
-// cores of enough speed, and free CPU (cores × MHz) and memory for the VM
-// (overprovisioning factors are 1.0).
+// hostFits is what FirstFitAllocator.allocateTo asks of a host: Up and
+// Enabled in the plan's zone with the VM's hypervisor
+// (ResourceManagerImpl.listAllUpAndEnabledNonHAHosts over the planner's
+// clusters), a pool for its volumes (the storage pool allocators), then
+// CapacityManagerImpl.checkIfHostHasCpuCapabilityAndCapacity: cores and
+// speed per core (checkIfHostHasCpuCapability), free CPU (cores × MHz) and
+// memory (checkIfHostHasCapacity; overcommit ratios 1.0, the cluster
+// defaults). Not modelled: host tags, GPUs, checkIfHostReachMaxGuestLimit.
 func (st *state) hostFits(h *Host, vm *VirtualMachine) bool {
 	if h.State != "Up" || h.ResourceState != "Enabled" || h.ZoneID != vm.ZoneID || !strings.EqualFold(h.Hypervisor, vm.Hypervisor) ||
 		!st.hasPrimaryStorage(h) {
@@ -41,10 +43,12 @@ func (st *state) hostFits(h *Host, vm *VirtualMachine) bool {
 		mem+int64(vm.Memory)<<20 <= h.MemoryTotal
 }
 
-// affinityRules are the host constraints of a VM's affinity groups: host
-// anti-affinity avoids the hosts running other members; host affinity
-// restricts the VM to the hosts running other members, if any run (strict,
-// like CloudStack's HostAffinityProcessor).
+// affinityRules are the host constraints of a VM's affinity groups (the
+// HostAntiAffinityProcessor and HostAffinityProcessor, not re-read): anti-
+// affinity avoids the hosts running other members; affinity restricts the
+// VM to the hosts running other members, if any run. "applied" is
+// VirtualMachineManagerImpl's areAffinityGroupsAssociated, which adds the
+// hint to the 533 text.
 func (st *state) affinityRules(vm *VirtualMachine) (avoid, only map[string]bool, applied bool) {
 	avoid = map[string]bool{}
 	for _, gid := range vm.AffinityGroupIDs {
@@ -82,9 +86,16 @@ func (st *state) affinityRules(vm *VirtualMachine) (avoid, only map[string]bool,
 	return avoid, only, applied
 }
 
-// placeVM picks a host for a VM being started: the requested host, else its
-// last host, else the first host that fits in the zone's host order
-// (CloudStack's firstfit allocator; its default, random, would shuffle).
+// placeVM picks a host for a VM being started, in
+// DeploymentPlanningManagerImpl.planDeployment's order: a requested host
+// (deployVirtualMachine/startVirtualMachine hostid) must fit, affinity
+// groups aside, or nothing does; else, with the affinity processors' avoid
+// set, the VM's last host if it still fits (considerLastHost); else the
+// first host that fits. Departure: the last host must also be Enabled
+// (the Java checks its status only; a disabled host reaches the avoid set
+// only through avoidDisabledResources). Departure: FirstFitAllocator.allocateTo shuffles the
+// hosts under vm.allocation.algorithm's default, random; the simulator
+// takes them in creation order (its firstfit) so tests are stable.
 // It returns nil when nothing fits.
 func (st *state) placeVM(vm *VirtualMachine, requestedHost string) (*Host, bool) {
 	avoid, only, applied := st.affinityRules(vm)
@@ -92,8 +103,10 @@ func (st *state) placeVM(vm *VirtualMachine, requestedHost string) (*Host, bool)
 		return !avoid[h.ID] && (only == nil || only[h.ID]) && st.hostFits(h, vm)
 	}
 	if requestedHost != "" {
+		// DeploymentPlanningManagerImpl.planDeployment returns from the
+		// specified-host branch before it runs the affinity processors.
 		h, found := byID(st.Hosts, requestedHost)
-		if found && ok(h) {
+		if found && st.hostFits(h, vm) {
 			return h, applied
 		}
 		return nil, applied
@@ -109,18 +122,22 @@ func (st *state) placeVM(vm *VirtualMachine, requestedHost string) (*Host, bool)
 	return nil, applied
 }
 
-// capacityError is the InsufficientServerCapacityException a failed
-// deployment ends with, as DeployVMCmd/StartVMCmd report it: errorcode 533.
+// capacityError is VirtualMachineManagerImpl.orchestrateStart's
+// InsufficientServerCapacityException "Unable to create a deployment for "
+// + vmProfile (VirtualMachineProfileImpl.toString is VMInstanceVO.toString,
+// vmString's form), as DeployVMCmd.execute/StartVMCmd.execute report it:
+// INSUFFICIENT_CAPACITY_ERROR (533), with the affinity hint appended when
+// isAffinityApplied.
 func capacityError(vm *VirtualMachine, affinityApplied bool) *APIError {
-	text := fmt.Sprintf(`Unable to create a deployment for VM instance {"id": "%d", "name": "%s", "uuid": "%s", "type"="User"}`,
-		vm.InternalID, vm.InstanceName, vm.ID)
+	text := "Unable to create a deployment for " + vmString(vm)
 	if affinityApplied {
 		text += ", Please check the affinity groups provided, there may not be sufficient capacity to follow them"
 	}
 	return &APIError{Code: codeCapacity, CSCode: csInsufficientServerCap, Text: text}
 }
 
-// startOn runs a VM: places it, creates its volumes on primary storage and
+// startOn runs a VM (VirtualMachineManagerImpl.orchestrateStart): places it,
+// creates its volumes on primary storage (VolumeOrchestrator.prepare) and
 // moves it to Running.
 func (c *Call) startOn(vm *VirtualMachine, requestedHost string) error {
 	// NetworkOrchestrator.prepare implements the VM's networks first.

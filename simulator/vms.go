@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"fmt"
 	"strings"
 	"time"
 )
@@ -80,15 +79,25 @@ func init() {
 	register(command{name: "listVirtualMachines", idKind: kindVM, sync: listVirtualMachines})
 }
 
-// listVirtualMachines never shows expunged VMs; name is a substring match
-// ("data for all matching VMs will be returned"). User data is only shown
-// with userdata=true.
+// listVirtualMachines is QueryManagerImpl.searchForUserVMs →
+// searchForUserVMIdsAndCount: expunged VMs are never listed (user_vm_view
+// has no removed rows); name is host name EQ (MySQL's collation makes it
+// case-insensitive); hostid is read only from a root admin; tags match
+// when any one key/value pair does (the tag join ORs them); user data is
+// shown only with userdata=true (ListVMsCmd).
 func listVirtualMachines(c *Call) (any, error) {
-	l := lister[*VirtualMachine]{key: "virtualmachine", id: (*VirtualMachine).uuid,
-		name: func(vm *VirtualMachine) string { return vm.Name }, nameLike: true,
-		keyword: func(vm *VirtualMachine) []string { return []string{vm.Name, vm.DisplayName, vm.InstanceName, vm.State} },
-		zone:    func(vm *VirtualMachine) string { return vm.ZoneID }, view: c.vmView}
 	p := c.Params
+	if hv := p.Get("hypervisor"); hv != "" && hypervisorType(hv) == "" {
+		return nil, paramError("Invalid HypervisorType %s", hv) // HypervisorType.getType == None
+	}
+	if p.Get("id") != "" && len(p.List("ids")) > 0 {
+		return nil, paramError("Specify either id or ids but not both parameters")
+	}
+	rootAdmin := c.Account.Type == 1
+	l := lister[*VirtualMachine]{key: "virtualmachine", id: (*VirtualMachine).uuid,
+		name:    func(vm *VirtualMachine) string { return vm.Name },
+		keyword: func(vm *VirtualMachine) []string { return c.st.vmKeywordFields(vm, p.Get("keyword"), rootAdmin) },
+		zone:    func(vm *VirtualMachine) string { return vm.ZoneID }, view: c.vmView}
 	if p.Bool("userdata", false) {
 		l.view = func(vm *VirtualMachine) map[string]any {
 			v := c.vmView(vm)
@@ -98,25 +107,58 @@ func listVirtualMachines(c *Call) (any, error) {
 			return v
 		}
 	}
-	// QueryManagerImpl: accounts that are not admins do not see Destroyed and
-	// Expunging VMs while allow.user.view.destroyed.vm is false, its
-	// default.
+	// Accounts that are not admins do not see Destroyed and Expunging VMs
+	// while allow.user.view.destroyed.vm is false, its default.
 	hideDestroyed := !c.Account.isAdmin()
 	return l.run(c, c.st.VMs, func(vm *VirtualMachine) bool {
 		return vm.Removed == nil && vmStateMatches(p.Get("state"), vm.State) &&
 			(!hideDestroyed || (vm.State != "Destroyed" && vm.State != "Expunging")) &&
-			optEq(p.Get("hostid"), vm.HostID) && optEq(p.Get("templateid"), vm.TemplateID) &&
+			(!rootAdmin || optEq(p.Get("hostid"), vm.HostID)) && optEq(p.Get("templateid"), vm.TemplateID) &&
 			optEq(p.Get("serviceofferingid"), vm.ServiceOfferingID) && optEq(p.Get("userid"), vm.UserID) &&
 			optEq(p.Get("hypervisor"), vm.Hypervisor) && optEq(p.Get("keypair"), strings.Join(vm.KeyPairs, ",")) &&
 			(p.Get("networkid") == "" || vm.nicOn(p.Get("networkid")) != nil) &&
 			(p.Get("affinitygroupid") == "" || containsFold(vm.AffinityGroupIDs, p.Get("affinitygroupid"))) &&
 			(p.Get("securitygroupid") == "" || containsFold(vm.SecurityGroupIDs, p.Get("securitygroupid"))) &&
 			(!p.Has("haenable") || p.Bool("haenable", false) == vm.HAEnable) &&
-			c.st.taggedWith("UserVm", vm.ID, p.Map("tags"))
+			c.st.taggedWithAny("UserVm", vm.ID, p.Map("tags"))
 	})
 }
 
-// vmStateMatches implements the state filter; "Present" means not destroyed.
+// vmKeywordFields are the fields searchForUserVMIdsAndCount matches keyword
+// against with LIKE: display name, host name, the NICs' addresses, the
+// static NAT address and, for a root admin, the instance name; the state
+// is compared with EQ, so it is a field only when it equals the keyword.
+func (st *state) vmKeywordFields(vm *VirtualMachine, kw string, rootAdmin bool) []string {
+	fields := []string{vm.DisplayName, vm.Name}
+	if strings.EqualFold(vm.State, kw) {
+		fields = append(fields, vm.State)
+	}
+	if rootAdmin {
+		fields = append(fields, vm.InstanceName)
+	}
+	for _, n := range vm.NICs {
+		fields = append(fields, n.IPAddress)
+	}
+	if ip := st.staticNATOf(vm.ID); ip != nil {
+		fields = append(fields, ip.Address)
+	}
+	return fields
+}
+
+// taggedWithAny is the tag join of listVirtualMachines and listNetworks:
+// the resource type and (key0 = value0 OR key1 = value1 ...); an empty value
+// matches any value, as the simulator's other tag filters have it.
+func (st *state) taggedWithAny(typ, id string, want []map[string]string) bool {
+	for _, w := range want {
+		if st.taggedWith(typ, id, []map[string]string{w}) {
+			return true
+		}
+	}
+	return len(want) == 0
+}
+
+// vmStateMatches is the state filter: "present" is stateNIN (Destroyed,
+// Expunging), any other value stateEQ.
 func vmStateMatches(want, have string) bool {
 	switch {
 	case want == "":
@@ -136,24 +178,8 @@ func (vm *VirtualMachine) nicOn(networkID string) *NIC {
 	return nil
 }
 
-// hasTags is the tags[i].key/value filter: every given pair must be present.
-func hasTags(have []Tag, want []map[string]string) bool {
-	for _, w := range want {
-		found := false
-		for _, t := range have {
-			if t.Key == w["key"] && (w["value"] == "" || t.Value == w["value"]) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-// vmView is UserVmResponse as listVirtualMachines and the VM jobs show it.
+// vmView is UserVmResponse as listVirtualMachines and the VM jobs show it:
+// UserVmJoinDaoImpl.newUserVmResponse with details=all (the default).
 func (c *Call) vmView(vm *VirtualMachine) map[string]any {
 	z, a, u := c.st.zone(vm.ZoneID), c.st.account(vm.AccountID), c.st.userByID(vm.UserID)
 	d := c.st.domain(a.DomainID)
@@ -238,14 +264,17 @@ func (c *Call) vmSecurityGroupViews(vm *VirtualMachine) []map[string]any {
 	return out
 }
 
+// nicViews are the VM's NICs as UserVmJoinDaoImpl.setUserVmResponse builds
+// them: no deviceid ("where do we find" it: never set) and no
+// virtualmachineid ("makes no sense on a nested nic object"); the NICs come
+// in device order. Not re-checked: mtu.
 func (c *Call) nicViews(vm *VirtualMachine) []map[string]any {
 	out := []map[string]any{}
 	for _, n := range vm.NICs {
 		net := c.st.network(n.NetworkID)
 		nv := map[string]any{"id": n.ID, "networkid": n.NetworkID, "ipaddress": n.IPAddress,
-			"macaddress": n.MACAddress, "isdefault": n.IsDefault, "deviceid": fmt.Sprint(n.DeviceID),
-			"traffictype": "Guest", "virtualmachineid": vm.ID, "secondaryip": []any{},
-			"extradhcpoption": []any{}, "mtu": 1500}
+			"macaddress": n.MACAddress, "isdefault": n.IsDefault, "traffictype": "Guest",
+			"secondaryip": []any{}, "extradhcpoption": []any{}, "mtu": 1500}
 		if net != nil {
 			nv["networkname"], nv["netmask"], nv["gateway"], nv["type"] = net.Name, net.Netmask, net.Gateway, net.Type
 			nv["broadcasturi"], nv["isolationuri"] = "vlan://"+net.VLAN, "vlan://"+net.VLAN

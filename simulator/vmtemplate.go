@@ -8,22 +8,34 @@ type deployTemplate struct {
 	sizeBytes       int64 // the ROOT volume's size unless rootdisksize asks for more
 }
 
-// templateForDeploy resolves deployVirtualMachine's templateid in zoneID:
-// the template must exist, be ready in that zone, and suit the zone's
-// hypervisor, as UserVmManagerImpl insists.
+// templateForDeploy resolves deployVirtualMachine's templateid in zoneID, in
+// the order deployVirtualMachine's create phase checks it (synchronously,
+// before the job): UserVmManagerImpl.deployVirtualMachine ("Unable to use
+// template", 431), createVirtualMachine's template_zone_ref look-up ("The
+// template <id> is not available for use", 431, id the internal one), then
+// the ROOT volume's size, TemplateManagerImpl.getTemplateSize, which needs a
+// DOWNLOADED copy in the zone (TemplateDataStoreDao.
+// findByTemplateZoneDownloadStatus: a CloudRuntimeException, 530, naming the
+// template's and the zone's internal ids). Departure: a template of another hypervisor than the zone's is
+// refused here with the simulator's text; CloudStack lets the planner find
+// no host for it (533).
 func (c *Call) templateForDeploy(zoneID, templateID string) (deployTemplate, error) {
 	t, _ := byID(c.st.Templates, templateID)
 	if t == nil || t.Removed != nil {
 		return deployTemplate{}, paramError("Unable to use template %s", templateID)
 	}
 	cp := t.copyIn(zoneID)
-	if cp == nil || cp.DownloadState != dlDownloaded {
-		return deployTemplate{}, paramError("Template %s has not been completely downloaded to zone %s", t.ID, zoneID)
+	if cp == nil {
+		return deployTemplate{}, paramError("The template %d is not available for use", t.InternalID)
+	}
+	if cp.DownloadState != dlDownloaded {
+		return deployTemplate{}, internalError("Template %d has not been completely downloaded to zone %d", t.InternalID, c.st.zone(zoneID).InternalID)
 	}
 	hv := c.st.zoneHypervisor(zoneID)
 	if t.Hypervisor != hv {
 		return deployTemplate{}, paramError("Template %s is for hypervisor %s, but zone %s runs %s", t.ID, t.Hypervisor, zoneID, hv)
 	}
+	// The ROOT volume takes the copy's size (getTemplateSize).
 	size := cp.Size
 	if size == 0 {
 		size = 5 << 30

@@ -1,0 +1,59 @@
+package simulator
+
+import (
+	"testing"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// TestListNetworksAsSearchForNetworks: newest first (id descending), name
+// EQ, keyword on the name only, canusefordeploy compared both ways, and an
+// unknown networkfilter refused.
+func TestListNetworksAsSearchForNetworks(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	second := e.addNetwork(t, "second-network", "10.1.2.0/24", "10.1.2.1")
+	e.srv.mu.Lock()
+	e.srv.st.network(second).DisplayText = "described elsewhere"
+	e.srv.mu.Unlock()
+	list := func(set func(p *cloudstack.ListNetworksParams)) (*cloudstack.ListNetworksResponse, error) {
+		p := e.cs.Network.NewListNetworksParams()
+		set(p)
+		return e.cs.Network.ListNetworks(p)
+	}
+	all, err := list(func(*cloudstack.ListNetworksParams) {})
+	if err != nil || all.Count != 2 || all.Networks[0].Id != second || all.Networks[1].Id != e.net {
+		t.Fatalf("listNetworks = %+v, %v; want the new network first", all, err)
+	}
+	if l, err := list(func(p *cloudstack.ListNetworksParams) { p.SetName("second") }); err != nil || l.Count != 0 {
+		t.Fatalf("name=second (EQ) = %+v, %v", l, err)
+	}
+	if l, err := list(func(p *cloudstack.ListNetworksParams) { p.SetKeyword("SECOND") }); err != nil || l.Count != 1 {
+		t.Fatalf("keyword=SECOND = %+v, %v", l, err)
+	}
+	if l, err := list(func(p *cloudstack.ListNetworksParams) { p.SetKeyword("elsewhere") }); err != nil || l.Count != 0 {
+		t.Fatalf("keyword on the display text = %+v, %v", l, err)
+	}
+	if l, err := list(func(p *cloudstack.ListNetworksParams) { p.SetCanusefordeploy(false) }); err != nil || l.Count != 0 {
+		t.Fatalf("canusefordeploy=false = %+v, %v; every network here can be used", l, err)
+	}
+	_, err = list(func(p *cloudstack.ListNetworksParams) { p.SetNetworkfilter("Mine") })
+	wantAPIError(t, err, 431, "Invalid value of networkfilter: Mine")
+}
+
+// TestNetworkVLANOnlyForTheRootAdmin: ApiResponseHelper.createNetworkResponse
+// returns the broadcast URI and VLAN in the Full view only.
+func TestNetworkVLANOnlyForTheRootAdmin(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	e.deploy(t, e.params("implements-the-network"))
+	tenant, _ := e.addTenant(t, "tenant")
+	p := e.cs.Network.NewListNetworksParams()
+	p.SetId(e.net)
+	admin, err := e.cs.Network.ListNetworks(p)
+	if err != nil || admin.Count != 1 || admin.Networks[0].Vlan == "" || admin.Networks[0].Broadcasturi == "" {
+		t.Fatalf("the root admin's network = %+v, %v", admin, err)
+	}
+	user, err := tenant.Network.ListNetworks(p)
+	if err != nil || user.Count != 1 || user.Networks[0].Vlan != "" || user.Networks[0].Broadcasturi != "" {
+		t.Fatalf("a user's network = %+v, %v", user, err)
+	}
+}

@@ -1,0 +1,124 @@
+package simulator
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount checks the
+// filters of QueryManagerImpl.searchForUserVMIdsAndCount through
+// cloudstack-go: keyword (names LIKE, state EQ, the NICs' addresses, the
+// instance name for a root admin), the any-pair tag join, and the refusals.
+func TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	alpha := e.deploy(t, e.params("alpha"))
+	beta := e.deploy(t, e.params("beta"))
+	list := func(set func(p *cloudstack.ListVirtualMachinesParams)) (*cloudstack.ListVirtualMachinesResponse, error) {
+		p := e.cs.VirtualMachine.NewListVirtualMachinesParams()
+		set(p)
+		return e.cs.VirtualMachine.ListVirtualMachines(p)
+	}
+	count := func(what string, want int, set func(p *cloudstack.ListVirtualMachinesParams)) {
+		t.Helper()
+		l, err := list(set)
+		if err != nil || l.Count != want {
+			t.Fatalf("%s: %+v, %v; want %d VMs", what, l, err, want)
+		}
+	}
+	count("keyword=<beta's address>", 1, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword(beta.Nic[0].Ipaddress) })
+	count("keyword=Run (state is EQ)", 0, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword("Run") })
+	count("keyword=running", 2, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword("running") })
+	count("keyword=<instance name>", 1, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword(alpha.Instancename) })
+	count("name=alph (EQ)", 0, func(p *cloudstack.ListVirtualMachinesParams) { p.SetName("alph") })
+	count("name=ALPHA", 1, func(p *cloudstack.ListVirtualMachinesParams) { p.SetName("ALPHA") })
+
+	for id, tags := range map[string]map[string]string{alpha.Id: {"role": "a"}, beta.Id: {"tier": "b"}} {
+		if _, err := e.cs.Resourcetags.CreateTags(e.cs.Resourcetags.NewCreateTagsParams([]string{id}, "UserVm", tags)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count("tags role=a or tier=b", 2, func(p *cloudstack.ListVirtualMachinesParams) {
+		p.SetTags(map[string]string{"role": "a", "tier": "b"})
+	})
+	count("tags role=a, other=x", 1, func(p *cloudstack.ListVirtualMachinesParams) {
+		p.SetTags(map[string]string{"role": "a", "other": "x"})
+	})
+
+	_, err := list(func(p *cloudstack.ListVirtualMachinesParams) { p.SetHypervisor("Xen") })
+	wantAPIError(t, err, 431, "Invalid HypervisorType Xen")
+	_, err = list(func(p *cloudstack.ListVirtualMachinesParams) { p.SetId(alpha.Id); p.SetIds([]string{beta.Id}) })
+	wantAPIError(t, err, 431, "Specify either id or ids but not both parameters")
+}
+
+// TestDeployMACsAsBaseDeployVMCmd checks BaseDeployVMCmd.getMacAddress
+// (NetUtils.isValidMac, isUnicastMac, standardizeMacAddress).
+func TestDeployMACsAsBaseDeployVMCmd(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	for i, c := range []struct{ mac, want string }{
+		{"2:0:0:a:b:c", "02:00:00:0a:0b:0c"},
+		{"02.00.00.00.00.0D", "02:00:00:00:00:0d"},
+		{"02-00-00-00-01-0e", "02:00:00:00:01:0e"},
+	} {
+		p := e.params(fmt.Sprintf("mac-%d", i))
+		p.SetMacaddress(c.mac)
+		if vm := e.deploy(t, p); vm.Nic[0].Macaddress != c.want {
+			t.Fatalf("macaddress=%s: NIC MAC %s, want %s", c.mac, vm.Nic[0].Macaddress, c.want)
+		}
+	}
+	for _, c := range []struct{ mac, text string }{
+		{"0200.0000.0001", "Mac address is not valid: 0200.0000.0001"},
+		{"02:00-00:00:00:01", "Mac address is not valid: 02:00-00:00:00:01"},
+		{"02:00:00:00:001:01", "Mac address is not valid: 02:00:00:00:001:01"},
+		{"01:00:5e:00:00:01", "Mac address is not unicast: 01:00:5e:00:00:01"},
+	} {
+		p := e.params("mac-bad")
+		p.SetMacaddress(c.mac)
+		_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
+		wantAPIError(t, err, 431, c.text)
+	}
+}
+
+// TestDeployRefusesTemplatesNotReadyInTheZone checks the template checks of
+// deployVirtualMachine's create phase: no copy in the zone is 431 (
+// UserVmManagerImpl), a copy not DOWNLOADED is 530
+// (TemplateManagerImpl.getTemplateSize).
+func TestDeployRefusesTemplatesNotReadyInTheZone(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	e.srv.mu.Lock()
+	tmpl, _ := byID(e.srv.st.Templates, e.template)
+	cp := tmpl.copyIn(e.zone)
+	internal, zoneInternal := tmpl.InternalID, e.srv.st.zone(e.zone).InternalID
+	cp.DownloadState = "DOWNLOAD_IN_PROGRESS"
+	e.srv.mu.Unlock()
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-ready"))
+	wantAPIError(t, err, 530, fmt.Sprintf("Template %d has not been completely downloaded to zone %d", internal, zoneInternal))
+
+	e.srv.mu.Lock()
+	now := time.Now()
+	cp.Removed = &now
+	e.srv.mu.Unlock()
+	_, err = e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-in-zone"))
+	wantAPIError(t, err, 431, fmt.Sprintf("The template %d is not available for use", internal))
+}
+
+// TestDeployOnARequestedHostIgnoresAffinity: planDeployment's specified-host
+// branch returns before the affinity processors run.
+func TestDeployOnARequestedHostIgnoresAffinity(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	g, err := e.cs.AffinityGroup.CreateAffinityGroup(e.cs.AffinityGroup.NewCreateAffinityGroupParams("spread", "host anti-affinity"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := e.params("first")
+	first.SetAffinitygroupids([]string{g.Id})
+	vm := e.deploy(t, first)
+	second := e.params("second")
+	second.SetAffinitygroupids([]string{g.Id})
+	second.SetHostid(vm.Hostid)
+	if got := e.deploy(t, second); got.Hostid != vm.Hostid {
+		t.Fatalf("the requested host %s was not used: %s", vm.Hostid, got.Hostid)
+	}
+}
