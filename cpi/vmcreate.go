@@ -67,9 +67,17 @@ func (v *vmCreation) resolve(networkRefs []string) error {
 	if err != nil {
 		return badInput(err)
 	}
+	seen := map[string]string{}
 	for i := range v.plan.nics {
 		n := &v.plan.nics[i]
 		n.network = nets[networkRefs[i]]
+		// BaseDeployVMCmd.getIpToNetworkMap keys the NICs by network: two
+		// entries for one network would silently become one NIC.
+		if other, dup := seen[n.network.ID]; dup {
+			return badInput(fmt.Errorf("networks %q and %q are both CloudStack network %s: CloudStack gives a VM "+
+				"one NIC per network", other, n.name, n.network.Name))
+		}
+		seen[n.network.ID] = n.name
 		ip := ""
 		if !n.net.IsDynamic() {
 			ip = n.net.IP()

@@ -53,9 +53,10 @@ func TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount(t *testing.T) {
 	wantAPIError(t, err, 431, "Specify either id or ids but not both parameters")
 }
 
-// TestDeployMACsAsBaseDeployVMCmd checks BaseDeployVMCmd.getMacAddress
-// (NetUtils.isValidMac, isUnicastMac, standardizeMacAddress).
-func TestDeployMACsAsBaseDeployVMCmd(t *testing.T) {
+// TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd checks
+// BaseDeployVMCmd.getMacAddress (NetUtils.isValidMac, isUnicastMac,
+// standardizeMacAddress) and getIpToNetworkMap's one entry per network.
+func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
 	e := newVMEnv(t, Options{})
 	for i, c := range []struct{ mac, want string }{
 		{"2:0:0:a:b:c", "02:00:00:0a:0b:0c"},
@@ -78,6 +79,11 @@ func TestDeployMACsAsBaseDeployVMCmd(t *testing.T) {
 		p.SetMacaddress(c.mac)
 		_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
 		wantAPIError(t, err, 431, c.text)
+	}
+	p := e.params("twice")
+	p.SetIptonetworklist([]map[string]string{{"networkid": e.net, "ip": "10.1.1.60"}, {"networkid": e.net, "ip": "10.1.1.61"}})
+	if vm := e.deploy(t, p); len(vm.Nic) != 1 || vm.Nic[0].Ipaddress != "10.1.1.61" {
+		t.Fatalf("a network named twice in iptonetworklist: NICs %+v, want one with 10.1.1.61", vm.Nic)
 	}
 }
 

@@ -74,17 +74,13 @@ func (c *Call) deployNetworks(zone *Zone) ([]*nicPlan, error) {
 	return plans, nil
 }
 
-// ipToNetworkPlans reads iptonetworklist as BaseDeployVMCmd.getIpToNetworkMap
-// does (getNetworkIdFomIpMap, getIpAddressesFromIpMap), one NIC per entry.
-// Known departure: the Java's map is a LinkedHashMap keyed by network, so a
-// network named twice gives ONE NIC, with the later entry's addresses; the
-// simulator gives one NIC per entry because the CPI sends one entry per BOSH
-// network and its spec (TestCreateVMWithTwoNICsAVipAndAnAffinityGroup, two
-// BOSH networks on one CloudStack network) relies on two NICs - on a real
-// CloudStack that VM gets one NIC and the manual address is lost. Left for
-// the CPI to refuse or merge; then this should follow the Java.
+// ipToNetworkPlans is BaseDeployVMCmd.getIpToNetworkMap: a LinkedHashMap
+// keyed by network, so a network named twice keeps its first place and
+// takes the later entry's addresses (getNetworkIdFomIpMap,
+// getIpAddressesFromIpMap).
 func (c *Call) ipToNetworkPlans(ipMap []map[string]string) ([]*nicPlan, error) {
 	var plans []*nicPlan
+	at := map[string]int{}
 	for _, m := range ipMap {
 		net := c.st.network(m["networkid"])
 		if net == nil || m["networkid"] == "" {
@@ -94,7 +90,13 @@ func (c *Call) ipToNetworkPlans(ipMap []map[string]string) ([]*nicPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		plans = append(plans, &nicPlan{net: net, ip: m["ip"], mac: mac})
+		plan := &nicPlan{net: net, ip: m["ip"], mac: mac}
+		if i, seen := at[net.ID]; seen {
+			plans[i] = plan
+			continue
+		}
+		at[net.ID] = len(plans)
+		plans = append(plans, plan)
 	}
 	return plans, nil
 }

@@ -279,9 +279,10 @@ func (e *env) live() (vms, volumes, ips int) {
 func TestCreateVMWithTwoNICsAVipAndAnAffinityGroup(t *testing.T) {
 	e := newEnv(t, nil)
 	stemcell := e.stemcell()
+	e.ownNetwork(apiKey, secretKey, "second-network")
 	networks := map[string]any{
 		"default": manualNet("10.1.1.30"),
-		"second":  map[string]any{"type": "dynamic", "cloud_properties": map[string]any{"name": "guest-network"}},
+		"second":  map[string]any{"type": "dynamic", "cloud_properties": map[string]any{"name": "second-network"}},
 		"public":  map[string]any{"type": "vip", "ip": "192.168.2.50"},
 	}
 	props := map[string]any{"compute_offering": "Small Instance", "affinity_group": "web-spread"}
@@ -309,6 +310,24 @@ func TestCreateVMWithTwoNICsAVipAndAnAffinityGroup(t *testing.T) {
 	e.call("delete_vm", cid).ok(t)
 	if _, _, ips := e.live(); ips != 0 {
 		t.Fatal("delete_vm kept the vip the CPI acquired")
+	}
+}
+
+// CloudStack keys a VM's NICs by network (BaseDeployVMCmd.getIpToNetworkMap):
+// two BOSH networks on one CloudStack network would become one NIC, so they
+// are refused before anything is created.
+func TestTwoBOSHNetworksOnOneCloudStackNetworkAreRefused(t *testing.T) {
+	e := newEnv(t, nil)
+	stemcell := e.stemcell()
+	e.resetCalls()
+	networks := map[string]any{
+		"default": manualNet("10.1.1.30"),
+		"second":  map[string]any{"type": "dynamic", "cloud_properties": map[string]any{"name": "guest-network"}},
+	}
+	e.call("create_vm", "agent-twice", stemcell, map[string]any{"compute_offering": "Small Instance"}, networks,
+		[]string{}, boshEnv).failed(t, "VMCreationFailed", `networks "default" and "second" are both CloudStack network guest-network`)
+	if vms, _, _ := e.live(); vms != 0 || e.calls()["deployVirtualMachine"] != 0 {
+		t.Fatalf("%d VMs, %d deploys after a refused network plan", vms, e.calls()["deployVirtualMachine"])
 	}
 }
 
