@@ -4,7 +4,9 @@ go 1.26.0
 
 require (
 	github.com/cloudfoundry/bosh-agent/v2 v2.769.0
+	github.com/cloudfoundry/bosh-cli/v7 v7.9.13
 	github.com/cloudfoundry/bosh-utils v0.0.555
+	gopkg.in/yaml.v2 v2.4.0
 )
 
 require (
@@ -29,7 +31,6 @@ require (
 	github.com/charlievieth/fs v0.0.3 // indirect
 	github.com/cheggaaa/pb/v3 v3.1.7 // indirect
 	github.com/clipperhouse/uax29/v2 v2.2.0 // indirect
-	github.com/cloudfoundry/bosh-cli/v7 v7.9.13 // indirect
 	github.com/cloudfoundry/bosh-davcli v0.0.437 // indirect
 	github.com/cloudfoundry/bosh-gcscli v0.0.322 // indirect
 	github.com/cloudfoundry/bosh-s3cli v0.0.382 // indirect
@@ -109,7 +110,6 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20250825161204-c5933d9347a5 // indirect
 	google.golang.org/grpc v1.76.0-dev // indirect
 	google.golang.org/protobuf v1.36.10 // indirect
-	gopkg.in/yaml.v2 v2.4.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	inet.af/wf v0.0.0-20221017222439-36129f591884 // indirect
 )
