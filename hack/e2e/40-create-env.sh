@@ -23,7 +23,7 @@ fi
 [ -x "$E2E_BOSH" ] || die "no bosh CLI at $E2E_BOSH: run 20-release.sh"
 [ -s "$E2E_CPI_RELEASE" ] || die "no CPI release at $E2E_CPI_RELEASE: run 20-release.sh"
 [ -s "$E2E_STEMCELL" ] || die "no stemcell at $E2E_STEMCELL: run 30-stemcell.sh"
-[ -f "$E2E_ROOT/manifests/cpi.yml" ] || die "no manifests/cpi.yml in $E2E_ROOT"
+[ -f "$E2E_CPI_OPS" ] || die "no ops file $E2E_CPI_OPS (manifests/cpi.yml)"
 
 export HOME=$E2E_OUT/home # bosh's ~/.bosh (installations, caches) stays in $E2E_OUT
 mkdir -p "$HOME"
@@ -40,7 +40,7 @@ if [ ! -s "$release" ]; then
 fi
 
 args=(
-  "$E2E_DIR/manifest.yml" -o "$E2E_ROOT/manifests/cpi.yml" -o "$E2E_DIR/ops.yml"
+  "$E2E_DIR/manifest.yml" -o "$E2E_CPI_OPS" -o "$E2E_DIR/ops.yml"
   --state "$E2E_OUT/bosh-state.json" --vars-store "$E2E_OUT/creds.yml"
   -v e2e_release="$release" -v cpi_release="$E2E_CPI_RELEASE"
   -v stemcell_url="file://$E2E_STEMCELL" -v stemcell_sha1="$(sha1sum "$E2E_STEMCELL" | cut -d' ' -f1)"

@@ -27,9 +27,16 @@ E2E_ROOT=$(cd "$E2E_DIR/../.." && pwd)
 : "${E2E_STEMCELL:=$E2E_OUT/stemcell.tgz}"
 : "${E2E_STEMCELL_VERSION:=0.0.1}"
 : "${E2E_CPI_RELEASE:=$E2E_ROOT/bin/cloudstack-cpi-release.tgz}"
+: "${E2E_CPI_OPS:=$E2E_ROOT/manifests/cpi.yml}" # the operators' ops file the manifest is built with
 : "${E2E_BOSH:=$E2E_ROOT/bin/bosh}"
 : "${E2E_AGENT:=$E2E_ROOT/bin/bosh-agent}"
 : "${GO:=go}"
+# The Go build cache the CPI package's packaging uses, on the host (create-env
+# installing the CPI) and on the VM (the agent compiling the co-located job):
+# one cache for both and for every create-env of a run. Point it outside
+# $E2E_OUT to keep it warm across runs.
+: "${E2E_GOCACHE:=$E2E_OUT/gocache}"
+export CLOUDSTACK_CPI_GOCACHE=$E2E_GOCACHE
 
 # The zone deploy scripts (hack/zone/) write their keys and key pair here.
 : "${CLOUDSTACK_ENDPOINT:=http://$E2E_SIM_LISTEN/client/api}"

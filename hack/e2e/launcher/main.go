@@ -212,7 +212,11 @@ func (l *launcher) start(vmID string) error {
 	}
 	defer out.Close()
 	cmd := exec.Command(l.agentBin, "-P", "dummy", "-M", "dummy", "-b", base, "-C", cfgPath)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	// The stemcell's agent installs packages and jobs in /var/vcap/packages
+	// and /var/vcap/jobs, where packaging scripts and bin/cpi look by
+	// default; here they are in the base directory, so say where.
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "BOSH_PACKAGES_DIR="+filepath.Join(base, "packages"),
+		"BOSH_JOBS_DIR="+filepath.Join(base, "jobs"))
 	cmd.Stdout, cmd.Stderr = out, out
 	// Its own process group, so stopping it ends the job scripts it runs;
 	// Pdeathsig, so no agent outlives a killed launcher.
