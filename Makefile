@@ -5,13 +5,23 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-registry agentsettings clean
+.PHONY: all build tools release demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-registry agentsettings clean
 
 all: build
 
 build: ## bin/cloudstack-cpi and bin/cloudstack-simulator
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/cloudstack-cpi .
 	$(GO) build -o $(BIN)/cloudstack-simulator ./simulator/cmd/cloudstack-simulator
+
+BOSH_CLI_VERSION := 7.9.13
+
+tools: ## bin/bosh (bosh-cli v$(BOSH_CLI_VERSION)) and bin/bosh-agent (v2.769.0), from the tools module
+	cd tools && $(GO) build -ldflags "-X 'github.com/cloudfoundry/bosh-cli/v7/cmd.VersionLabel=$(BOSH_CLI_VERSION)'" \
+	  -o ../$(BIN)/bosh github.com/cloudfoundry/bosh-cli/v7
+	cd tools && $(GO) build -o ../$(BIN)/bosh-agent github.com/cloudfoundry/bosh-agent/v2/main
+
+release: tools ## the BOSH release bosh-cloudstack-cpi: bin/cloudstack-cpi-release.tgz (bosh create-release, offline)
+	./hack/release/make-release.sh
 
 demo: build test-deps ## start the simulator, pipe real CPI requests through the binary, print each call and result
 	./hack/demo.sh

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Makes sure the programs the tests use are installed: Debian's CloudStack
 # CLI (package cs, binary /usr/bin/cloudstack), an independent client the
-# simulator is checked against, and bzip2/xz, which make stemcell images the
-# way the stemcell builder does. As root it installs what is missing.
+# simulator is checked against, bzip2/xz, which make stemcell images the
+# way the stemcell builder does, and ruby, which bosh-cli's template renderer
+# runs (manifests/ tests). As root it installs what is missing.
 set -euo pipefail
-declare -A package=([cloudstack]=cs [bzip2]=bzip2 [xz]=xz-utils [curl]=curl [jq]=jq)
+declare -A package=([cloudstack]=cs [ruby]=ruby [bzip2]=bzip2 [xz]=xz-utils [curl]=curl [jq]=jq)
 missing=()
 for cmd in "${!package[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${package[$cmd]}")
