@@ -42,7 +42,7 @@ fi
 args=(
   "$E2E_DIR/manifest.yml" -o "$E2E_CPI_OPS" -o "$E2E_DIR/ops.yml"
   --state "$E2E_OUT/bosh-state.json" --vars-store "$E2E_OUT/creds.yml"
-  -v e2e_release="$release" -v cpi_release="$E2E_CPI_RELEASE"
+  -v e2e_release="$release" -v cloudstack_cpi_release_url="file://$E2E_CPI_RELEASE"
   -v stemcell_url="file://$E2E_STEMCELL" -v stemcell_sha1="$(sha1sum "$E2E_STEMCELL" | cut -d' ' -f1)"
   -v internal_ip="$E2E_STATIC_IP" -v internal_gw="$E2E_GATEWAY" -v internal_cidr="${E2E_GUEST_CIDR%.*}.0/${E2E_GUEST_CIDR#*/}"
   -v network_name="$GUEST_NETWORK" -v cloudstack_zone="$ZONE_NAME"
