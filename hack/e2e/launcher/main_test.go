@@ -129,7 +129,9 @@ func TestLauncherFollowsTheVMs(t *testing.T) {
 		t.Errorf("BOSH_PACKAGES_DIR and BOSH_JOBS_DIR %q, want %q", dirs, want)
 	}
 	var cfg struct {
-		Infrastructure struct{ Settings struct{ Sources []map[string]string } }
+		Infrastructure struct {
+			Settings struct{ Sources []map[string]string }
+		}
 	}
 	b, _ := os.ReadFile(filepath.Join(base, "agent.json"))
 	if err := json.Unmarshal(b, &cfg); err != nil || len(cfg.Infrastructure.Settings.Sources) != 1 ||
