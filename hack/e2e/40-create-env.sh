@@ -20,6 +20,11 @@ if [ -z "${CS_API_KEY:-}" ]; then
   . "$E2E_OUT/keys.env"
   set +a
 fi
+# The harness's simulator, when it started one, must still be running: bosh
+# would otherwise fail call by call, or wait for an agent that never comes.
+if [ -s "$PIDS/simulator" ] && ! alive simulator; then
+  die "the simulator (pid $(cat "$PIDS/simulator")) is not running: make e2e-down, then make e2e-up"
+fi
 [ -x "$E2E_BOSH" ] || die "no bosh CLI at $E2E_BOSH: run 20-release.sh"
 [ -s "$E2E_CPI_RELEASE" ] || die "no CPI release at $E2E_CPI_RELEASE: run 20-release.sh"
 [ -s "$E2E_STEMCELL" ] || die "no stemcell at $E2E_STEMCELL: run 30-stemcell.sh"
