@@ -6,6 +6,12 @@
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
+# An existing stemcell is kept: a new tarball (other mtimes, other sha1)
+# would make the next create-env upload it and recreate the VM.
+if [ -s "$E2E_STEMCELL" ]; then
+  log "stemcell $E2E_STEMCELL exists"
+  exit 0
+fi
 work=$E2E_OUT/stemcell
 rm -rf "$work"
 mkdir -p "$work"
