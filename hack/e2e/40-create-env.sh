@@ -8,7 +8,9 @@
 # create-env with an unchanged manifest changes nothing.
 #
 # The VM size and disk size come from E2E_COMPUTE_OFFERING and E2E_DISK_SIZE,
-# the API from CS_API_URL, CS_API_KEY, CS_SECRET_KEY (default: $E2E_OUT/keys.env).
+# the API from CS_API_URL, CS_API_KEY, CS_SECRET_KEY (default: $E2E_OUT/keys.env),
+# zone, network and key pair from CS_ZONE, CS_NETWORK, CS_KEY_PAIR (default:
+# the names hack/zone/ deploys).
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -50,9 +52,9 @@ args=(
   -v e2e_release="$release" -v cloudstack_cpi_release_url="file://$E2E_CPI_RELEASE"
   -v stemcell_url="file://$E2E_STEMCELL" -v stemcell_sha1="$(sha1sum "$E2E_STEMCELL" | cut -d' ' -f1)"
   -v internal_ip="$E2E_STATIC_IP" -v internal_gw="$E2E_GATEWAY" -v internal_cidr="${E2E_GUEST_CIDR%.*}.0/${E2E_GUEST_CIDR#*/}"
-  -v network_name="$GUEST_NETWORK" -v cloudstack_zone="$ZONE_NAME"
+  -v network_name="${CS_NETWORK:-$GUEST_NETWORK}" -v cloudstack_zone="${CS_ZONE:-$ZONE_NAME}"
   -v cloudstack_endpoint="$CS_API_URL" -v cloudstack_api_key="$CS_API_KEY"
-  -v cloudstack_secret_access_key="$CS_SECRET_KEY" -v cloudstack_default_key_name="$KEYPAIR_NAME"
+  -v cloudstack_secret_access_key="$CS_SECRET_KEY" -v cloudstack_default_key_name="${CS_KEY_PAIR:-$KEYPAIR_NAME}"
   -v cloudstack_compute_offering="$E2E_COMPUTE_OFFERING" -v cloudstack_disk_offering="$E2E_DISK_OFFERING"
   -v e2e_disk_size="$E2E_DISK_SIZE" -v e2e_greeting="${E2E_GREETING:-hello from the e2e suite}"
 )
