@@ -23,7 +23,7 @@ fill_src() {
   # The module's own files: tracked and untracked-but-not-ignored, without
   # tests, the separate tools module, docs and the release's own directories.
   git ls-files -z --cached --others --exclude-standard |
-    grep -zv -E '^(src|jobs|packages|manifests|tools|docs|spec|hack|\.ci|config/[^/]*\.yml$)|_test\.go$|/testdata/' |
+    grep -zv -E '^(src|jobs|packages|manifests|tools|docs|spec|hack|\.ci)/|^config/[^/]*\.yml$|_test\.go$|/testdata/' |
     while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done |
     tar --null -T - -cf - | tar -xf - -C "$dst"
   git describe --tags --always --dirty 2>/dev/null > "$dst/VERSION" || echo dev > "$dst/VERSION"
