@@ -103,6 +103,10 @@ func (s *suite) assertDeployed(t *testing.T, d deployment, offering, greeting st
 	if !hasNIC(vm, s.Network, s.StaticIP) {
 		t.Errorf("VM %s has no NIC with %s on network %s: %+v", d.VM, s.StaticIP, s.Network, vm.Nic)
 	}
+	// create-env's set_vm_metadata: the tags delete-env must take away.
+	if len(s.tags(t, d.VM)) == 0 {
+		t.Errorf("VM %s has no tags: set_vm_metadata left none", d.VM)
+	}
 	vol := s.volume(t, d.Disk)
 	if vol == nil || vol.Virtualmachineid != d.VM || vol.Type != "DATADISK" {
 		t.Fatalf("disk %s is not a data disk attached to VM %s: %+v", d.Disk, d.VM, vol)
