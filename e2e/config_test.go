@@ -1,0 +1,81 @@
+//go:build e2e
+
+// Package e2e is the end-to-end suite: the real bosh CLI's create-env, its
+// updates and delete-env drive the CPI release against a CloudStack (the
+// simulated environment of hack/e2e, or a real one), and every step is
+// checked through the CloudStack API and, where the agents run beside the
+// suite, through the real bosh-agent's own state.
+//
+// It is configured from the environment only (make test-e2e sets every
+// variable from hack/e2e/_out/). A missing variable skips the suite with a
+// message naming it, except with CI=true, where it fails.
+package e2e
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// config is the suite's environment.
+type config struct {
+	APIURL, APIKey, SecretKey string
+	Zone, Network             string
+	ComputeOffering           string // create-env's VM size
+	ComputeOfferingUpdate     string // the update's
+	DiskOffering              string
+	DiskSize, DiskSizeUpdate  int // MiB
+	Stemcell                  string
+	StaticIP                  string
+	CreateEnv                 string // the script running `bosh create-env|delete-env`
+	BoshState                 string // bosh's deployment state file
+	Creds                     string // bosh's vars store
+	Bosh                      string // the bosh CLI
+	// AgentDir holds each VM's agent base directory (<AgentDir>/<vm cid>)
+	// when the agents run beside the suite, as in hack/e2e; empty against a
+	// real CloudStack, where the agent's state is read through its mbus only.
+	AgentDir string
+}
+
+var required = []string{"CS_API_URL", "CS_API_KEY", "CS_SECRET_KEY", "CS_ZONE", "CS_NETWORK",
+	"CS_COMPUTE_OFFERING", "CS_COMPUTE_OFFERING_UPDATE", "CS_DISK_OFFERING", "E2E_STEMCELL", "E2E_STATIC_IP",
+	"E2E_CREATE_ENV", "E2E_BOSH_STATE", "E2E_CREDS", "E2E_BOSH"}
+
+// loadConfig reads the environment, skipping (or, with CI=true, failing)
+// when any required variable is unset.
+func loadConfig(t *testing.T) config {
+	t.Helper()
+	var missing []string
+	get := func(name string) string {
+		v := os.Getenv(name)
+		if v == "" {
+			missing = append(missing, name)
+		}
+		return v
+	}
+	c := config{
+		APIURL: get("CS_API_URL"), APIKey: get("CS_API_KEY"), SecretKey: get("CS_SECRET_KEY"),
+		Zone: get("CS_ZONE"), Network: get("CS_NETWORK"),
+		ComputeOffering: get("CS_COMPUTE_OFFERING"), ComputeOfferingUpdate: get("CS_COMPUTE_OFFERING_UPDATE"),
+		DiskOffering: get("CS_DISK_OFFERING"), Stemcell: get("E2E_STEMCELL"), StaticIP: get("E2E_STATIC_IP"),
+		CreateEnv: get("E2E_CREATE_ENV"), BoshState: get("E2E_BOSH_STATE"), Creds: get("E2E_CREDS"),
+		Bosh: get("E2E_BOSH"), AgentDir: os.Getenv("E2E_AGENT_DIR"),
+		DiskSize: mib(os.Getenv("E2E_DISK_SIZE"), 1024), DiskSizeUpdate: mib(os.Getenv("E2E_DISK_SIZE_UPDATE"), 2048),
+	}
+	if len(missing) > 0 {
+		msg := "the e2e suite needs " + strings.Join(missing, ", ") + " (make test-e2e sets them from hack/e2e/_out/)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return c
+}
+
+func mib(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return n
+	}
+	return def
+}

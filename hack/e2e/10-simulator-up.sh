@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# 10-simulator-up.sh: the private network namespace, the simulator in it
+# (started with -empty: a fresh CloudStack with only the root admin), and the
+# zone deployed through the API with the cloudstack CLI (hack/zone/), plus
+# the offerings bosh-deployment's cloudstack ops file names. Readiness is
+# checked in stages: the port answers, the admin can log in, the zone is
+# deployed. API keys are minted into $E2E_OUT/keys.env as a harness does on a
+# real CloudStack (hack/zone/01-keys.sh). Safe to re-run.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+
+command -v cloudstack >/dev/null || die "the cloudstack CLI is missing: make test-deps"
+
+if [ -n "$E2E_NETNS" ]; then
+  [ "$(id -u)" -eq 0 ] || die "making the network namespace $E2E_NETNS needs root (or set E2E_NETNS= inside one)"
+  if ! ip netns list | grep -qw "$E2E_NETNS"; then
+    ip netns add "$E2E_NETNS"
+    log "created network namespace $E2E_NETNS"
+  fi
+  in_ns ip link set lo up
+  in_ns ip -4 addr show dev lo | grep -qF " ${E2E_GUEST_CIDR} " || in_ns ip addr add "$E2E_GUEST_CIDR" dev lo
+fi
+
+sim=$E2E_OUT/cloudstack-simulator
+if ! alive simulator; then
+  (cd "$E2E_ROOT" && $GO build -o "$sim" ./simulator/cmd/cloudstack-simulator)
+  start simulator "$E2E_OUT/simulator.log" "$sim" -listen "$E2E_SIM_LISTEN" -empty -state "$E2E_OUT/simulator.json" \
+    -job-latency "$E2E_JOB_LATENCY" -allow-loopback-urls -upload-monitoring-interval 1s
+  log "started the simulator (pid $(cat "$PIDS/simulator")), log in $E2E_OUT/simulator.log"
+fi
+
+# Stage 1: the port answers at all.
+wait_for "$E2E_READY_TIMEOUT" "the simulator to listen on $E2E_SIM_LISTEN" \
+  in_ns curl -sS -o /dev/null "http://$E2E_SIM_LISTEN/client/api"
+# Stage 2: the API accepts the admin's credentials.
+login() {
+  in_ns curl -sS --data-urlencode command=login --data-urlencode username=admin --data-urlencode password=password \
+    --data-urlencode domain=/ --data-urlencode response=json "$CLOUDSTACK_ENDPOINT" | jq -e '.loginresponse.sessionkey'
+}
+wait_for "$E2E_READY_TIMEOUT" "the simulator to accept the admin's login" login
+
+# Stage 3: the zone, deployed through the API as on a fresh CloudStack.
+in_ns bash "$E2E_ROOT/hack/zone/deploy.sh"
+
+# The offerings bosh-deployment's cloudstack/cpi.yml names: the customized
+# disk offering shared.custom (persistent and ephemeral disks).
+if [ -z "$(zone find_id listDiskOfferings ".name == \"$E2E_DISK_OFFERING\"" name="$E2E_DISK_OFFERING")" ]; then
+  zone cs createDiskOffering name="$E2E_DISK_OFFERING" displaytext="$E2E_DISK_OFFERING" customized=true >/dev/null
+  log "created disk offering $E2E_DISK_OFFERING"
+fi
+zone_uuid=$(zone zone_id)
+[ "$(zone cs listZones id="$zone_uuid" | jq -r '.zone[0].allocationstate')" = Enabled ] ||
+  die "zone $ZONE_NAME is not enabled"
+
+. "$ZONE_OUT/keys.env"
+umask 077
+cat >"$E2E_OUT/keys.env" <<KEYS
+CS_API_URL=$CLOUDSTACK_ENDPOINT
+CS_API_KEY=$CLOUDSTACK_KEY
+CS_SECRET_KEY=$CLOUDSTACK_SECRET
+KEYS
+log "zone $ZONE_NAME is up; API keys in $E2E_OUT/keys.env"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# test.sh [go test flags]: the e2e suite (build tag e2e, package e2e/)
+# against the environment up.sh made, with its variables set from $E2E_OUT.
+# The suite runs inside the namespace, where the simulator and the agents
+# are; it stops with a message when the environment is not up.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+
+if [ ! -s "$E2E_OUT/keys.env" ] || ! alive simulator || ! alive launcher; then
+  die "the e2e environment is not up (no simulator or launcher recorded in $E2E_OUT): run make e2e-up first"
+fi
+set -a
+. "$E2E_OUT/keys.env"
+CS_ZONE=$ZONE_NAME
+CS_NETWORK=$GUEST_NETWORK
+CS_COMPUTE_OFFERING=$E2E_COMPUTE_OFFERING
+CS_COMPUTE_OFFERING_UPDATE=$E2E_COMPUTE_OFFERING_UPDATE
+CS_DISK_OFFERING=$E2E_DISK_OFFERING
+E2E_CREATE_ENV=$E2E_DIR/40-create-env.sh
+E2E_BOSH_STATE=$E2E_OUT/bosh-state.json
+E2E_CREDS=$E2E_OUT/creds.yml
+E2E_AGENT_DIR=$E2E_OUT/agents
+set +a
+export E2E_STEMCELL E2E_STATIC_IP E2E_BOSH E2E_DISK_SIZE E2E_DISK_SIZE_UPDATE
+(cd "$E2E_ROOT" && $GO test -c -tags e2e -o "$E2E_OUT/e2e.test" ./e2e)
+cd "$E2E_ROOT/e2e"
+in_ns "$E2E_OUT/e2e.test" -test.v -test.count=1 -test.timeout 60m "$@"
