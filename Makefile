@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build tools release demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-registry agentsettings clean
+.PHONY: all build tools release demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-registry agentsettings clean demo-deps e2e-deps
 
 all: build
 
@@ -23,14 +23,16 @@ tools: ## bin/bosh (bosh-cli v$(BOSH_CLI_VERSION)) and bin/bosh-agent (v2.769.0)
 release: tools ## the BOSH release bosh-cloudstack-cpi: bin/cloudstack-cpi-release.tgz (bosh create-release, offline)
 	./hack/release/make-release.sh
 
-demo: build test-deps ## start the simulator, pipe real CPI requests through the binary, print each call and result
+demo: build demo-deps ## start the simulator, pipe real CPI requests through the binary, print each call and result
 	./hack/demo.sh
 
 test: lint test-deps ## every test: unit, simulator, the real cloudstack CLI, the real agent's settings code, the lifecycle suite
+	@cc=$$($(GO) env CC); command -v "$${cc%% *}" >/dev/null || \
+	  { echo "make test runs go test -race, which needs a C compiler ($$cc): apt-get install gcc" >&2; exit 1; }
 	CGO_ENABLED=1 $(GO) test -race -count=1 ./...
 	cd tools && $(GO) vet ./... && $(GO) test -count=1 ./...
 
-test-unit: ## the fast tests only (no spec/ lifecycle suite)
+test-unit: test-deps ## the fast tests only (no spec/ lifecycle suite)
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /spec)
 
 lint: ## gofmt and go vet
@@ -38,21 +40,27 @@ lint: ## gofmt and go vet
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-test-deps: ## Debian packages the tests and the demo drive: the cloudstack CLI (cs), bzip2, xz-utils, curl, jq
-	./hack/ensure-test-deps.sh
+test-deps: ## Debian packages the tests drive: the cloudstack CLI (cs), ruby, bzip2, xz-utils, curl, jq
+	./hack/ensure-test-deps.sh test
+
+demo-deps: ## Debian packages the demo drives: jq, curl, bzip2
+	./hack/ensure-test-deps.sh demo
+
+e2e-deps: ## Debian packages e2e-up drives: the cloudstack CLI (cs), ruby, jq, curl, bzip2, iproute2
+	./hack/ensure-test-deps.sh e2e
 
 bench: bench-stemcell bench-upload-monitor bench-vm bench-registry ## every benchmark, as tables beside their references
 
-bench-vm: ## create_vm and delete_vm against 2 s jobs: wall time beside the jobs' latency, and call counts
+bench-vm: test-deps ## create_vm and delete_vm against 2 s jobs: wall time beside the jobs' latency, and call counts
 	$(GO) test ./spec -run '^$$' -bench CreateVMJobLatency -benchtime 1x -timeout 10m
 
-bench-stemcell: ## publish a 1 GiB image by upload and by WebDAV; peak RSS and throughput beside curl's
+bench-stemcell: test-deps ## publish a 1 GiB image by upload and by WebDAV; peak RSS and throughput beside curl's
 	$(GO) test ./spec -run '^$$' -bench StemcellPublish -benchtime 1x -timeout 30m
 
-bench-upload-monitor: ## create_stemcell by upload and WebDAV beside upload.monitoring.interval (1 s, 10 s, CloudStack's default 60 s)
+bench-upload-monitor: test-deps ## create_stemcell by upload and WebDAV beside upload.monitoring.interval (1 s, 10 s, CloudStack's default 60 s)
 	$(GO) test ./spec -run '^$$' -bench StemcellUploadMonitor -benchtime 1x -timeout 20m
 
-bench-registry: ## GET/s and durable PUT/s of `serve`'s registry, run as a second process, over loopback
+bench-registry: test-deps ## GET/s and durable PUT/s of `serve`'s registry, run as a second process, over loopback
 	$(GO) test ./spec -run '^$$' -bench Registry -benchtime 1x -timeout 10m
 
 generate: ## regenerate simulator/schema/apis.json.gz from cloudstack-go's listApis.json
@@ -68,7 +76,7 @@ clean:
 # namespace) and the e2e suite (build tag e2e) that runs against it.
 .PHONY: e2e-up test-e2e e2e-down
 
-e2e-up: test-deps ## the simulator with an API-deployed zone, the release, a stemcell, the agent launcher and bosh create-env, in a private network namespace
+e2e-up: e2e-deps ## the simulator with an API-deployed zone, the release, a stemcell, the agent launcher and bosh create-env, in a private network namespace
 	./hack/e2e/up.sh
 
 test-e2e: ## the e2e suite against the environment of e2e-up: create-env, VM and disk updates, the director's bin/cpi, delete-env
