@@ -51,7 +51,7 @@ e2e-deps: ## Debian packages e2e-up drives: the cloudstack CLI (cs), ruby, jq, c
 
 bench: bench-stemcell bench-upload-monitor bench-vm bench-registry ## every benchmark, as tables beside their references
 
-bench-vm: test-deps ## create_vm and delete_vm against 2 s jobs: wall time beside the jobs' latency, and call counts
+bench-vm: test-deps ## the README's VM table: create_vm and delete_vm call counts with instant jobs, wall time against 2 s jobs
 	$(GO) test ./spec -run '^$$' -bench CreateVMJobLatency -benchtime 1x -timeout 10m
 
 bench-stemcell: test-deps ## publish a 1 GiB image by upload and by WebDAV; peak RSS and throughput beside curl's
