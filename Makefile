@@ -54,7 +54,7 @@ bench: bench-stemcell bench-upload-monitor bench-vm bench-registry ## every benc
 bench-vm: test-deps ## the README's VM table: create_vm and delete_vm call counts with instant jobs, wall time against 2 s jobs
 	$(GO) test ./spec -run '^$$' -bench CreateVMJobLatency -benchtime 1x -timeout 10m
 
-bench-stemcell: test-deps ## publish a 1 GiB image by upload and by WebDAV; peak RSS and throughput beside curl's
+bench-stemcell: test-deps ## the README's stemcell table: publish a 1 GiB image by upload and by WebDAV; peak RSS and throughput beside curl's
 	$(GO) test ./spec -run '^$$' -bench StemcellPublish -benchtime 1x -timeout 30m
 
 bench-upload-monitor: test-deps ## create_stemcell by upload and WebDAV beside upload.monitoring.interval (1 s, 10 s, CloudStack's default 60 s)

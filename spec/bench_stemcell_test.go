@@ -15,7 +15,7 @@ import (
 // BENCH_IMAGE_MIB changes it) through upload and through WebDAV, and
 // uploads the same file with curl to the same simulator endpoint as the
 // reference. Each row is the whole job: bytes sent, CloudStack's check,
-// template ready. Run with: make bench-stemcell
+// template ready. It prints the README's table. Run with: make bench-stemcell
 func BenchmarkStemcellPublish(b *testing.B) {
 	mib := uint64(1024)
 	if v := os.Getenv("BENCH_IMAGE_MIB"); v != "" {
@@ -33,19 +33,20 @@ func BenchmarkStemcellPublish(b *testing.B) {
 	upload := publishOnce(b, image, props, nil)
 	webdav := publishOnce(b, image, props, webdavConfig)
 
-	fmt.Printf("\nPublishing a %.2f GiB stemcell image to the simulator over loopback\n", float64(size)/(1<<30))
-	fmt.Printf("%-28s %10s %10s %14s %10s\n", "path", "seconds", "MB/s", "peak RSS MiB", "vs curl")
+	fmt.Printf("\nThe README's stemcell table: a %.2f GiB image published to the simulator over loopback\n\n", float64(size)/(1<<30))
+	fmt.Println("| path | seconds | MB/s | peak RSS of the CPI | vs curl |")
+	fmt.Println("|---|---|---|---|---|")
 	row := func(name string, d time.Duration, rss int64) {
 		mbps := float64(size) / 1e6 / d.Seconds()
-		rssText := "-"
+		rssText := "–"
 		if rss > 0 {
-			rssText = fmt.Sprintf("%.1f", float64(rss)/(1<<20))
+			rssText = fmt.Sprintf("%.1f MiB", float64(rss)/(1<<20))
 		}
-		fmt.Printf("%-28s %10.2f %10.1f %14s %9.2fx\n", name, d.Seconds(), mbps, rssText, curl.Seconds()/d.Seconds())
+		fmt.Printf("| %s | %.2f | %.1f | %s | %.2f× |\n", name, d.Seconds(), mbps, rssText, curl.Seconds()/d.Seconds())
 	}
 	row("curl upload (reference)", curl, 0)
-	row("cpi create_stemcell upload", upload.took, upload.rss)
-	row("cpi create_stemcell webdav", webdav.took, webdav.rss)
+	row("create_stemcell, upload", upload.took, upload.rss)
+	row("create_stemcell, webdav", webdav.took, webdav.rss)
 	b.ReportMetric(float64(upload.rss)/(1<<20), "upload-peak-RSS-MiB")
 	b.ReportMetric(float64(webdav.rss)/(1<<20), "webdav-peak-RSS-MiB")
 	b.ReportMetric(curl.Seconds()/upload.took.Seconds(), "upload-vs-curl")
