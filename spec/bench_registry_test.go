@@ -67,13 +67,17 @@ func BenchmarkRegistry(b *testing.B) {
 
 	fmt.Printf("\nBOSH registry of `cloudstack-cpi serve` over loopback: %d clients, %.0f s per operation, %d-byte settings, %d instances\n",
 		clients, seconds, len(settings), ids)
-	fmt.Printf("%-14s %10s %12s %9s %9s %8s\n", "operation", "target/s", "measured/s", "p50 ms", "p99 ms", "errors")
+	fmt.Printf("\nThe README's registry table:\n\n| operation | target | measured | p50 | p99 |\n|---|---|---|---|---|\n")
 	row := func(name string, target float64, r hammered) {
-		verdict := "ok"
+		verdict := ""
 		if r.rate < target {
-			verdict = "BELOW TARGET"
+			verdict = " (below target)"
 		}
-		fmt.Printf("%-14s %10.0f %12.0f %9.2f %9.2f %8d  %s\n", name, target, r.rate, ms(r.p50), ms(r.p99), r.errors, verdict)
+		if r.errors > 0 {
+			verdict += fmt.Sprintf(" (%d errors)", r.errors)
+		}
+		fmt.Printf("| registry %s | ≥ %s/s | %s/s%s | %.1f ms | %.0f ms |\n", name, thousands(target), thousands(r.rate),
+			verdict, ms(r.p50), ms(r.p99))
 	}
 	row("GET", 2000, gets)
 	row("durable PUT", 500, puts)
@@ -134,3 +138,12 @@ func hammer(b *testing.B, n int, d time.Duration, op func() bool) hammered {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// thousands writes a rate rounded to whole numbers with comma separators.
+func thousands(v float64) string {
+	s := fmt.Sprintf("%.0f", v)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
