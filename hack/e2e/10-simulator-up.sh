@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# 10-simulator-up.sh: the private network namespace, the simulator in it
+# 10-simulator-up.sh: the private network namespace (E2E_NETNS, see env.sh:
+# without one, host loopback and a Shared network in 127.0.0.0/8), the simulator in it
 # (started with -empty: a fresh CloudStack with only the root admin), and the
 # zone deployed through the API with the cloudstack CLI (hack/zone/), plus
 # the offerings bosh-deployment's cloudstack ops file names. Readiness is
@@ -7,18 +8,19 @@
 # deployed. API keys are minted into $E2E_OUT/keys.env as a harness does on a
 # real CloudStack (hack/zone/01-keys.sh). Safe to re-run.
 set -euo pipefail
+E2E_SETUP_NETNS=1 # under E2E_NETNS=auto, env.sh tries to make the namespace
 . "$(dirname "$0")/env.sh"
 
 command -v cloudstack >/dev/null || die "the cloudstack CLI is missing: make test-deps"
 
-if [ -n "$E2E_NETNS" ]; then
-  [ "$(id -u)" -eq 0 ] || die "making the network namespace $E2E_NETNS needs root (or set E2E_NETNS= inside one)"
-  if ! ip netns list | grep -qw "$E2E_NETNS"; then
-    ip netns add "$E2E_NETNS"
-    log "created network namespace $E2E_NETNS"
-  fi
+if [ -n "$E2E_NS" ]; then
+  make_netns || die "no network namespace $E2E_NS (E2E_NETNS=on): run as root, or set E2E_NETNS=auto or off"
   in_ns ip link set lo up
   in_ns ip -4 addr show dev lo | grep -qF " ${E2E_GUEST_CIDR} " || in_ns ip addr add "$E2E_GUEST_CIDR" dev lo
+  echo "$E2E_NS" >"$NETNS_RECORD"
+else
+  echo off >"$NETNS_RECORD"
+  log "running on host loopback: the VM goes to the Shared network $SHARED_NETWORK (${E2E_GUEST_CIDR})"
 fi
 
 sim=$E2E_OUT/cloudstack-simulator
