@@ -25,6 +25,10 @@ fi
 
 sim=$E2E_OUT/cloudstack-simulator
 if ! alive simulator; then
+  # Another program on the address (on host loopback: another harness's
+  # simulator) would answer for ours and get our zone.
+  ! in_ns curl -sS -o /dev/null --max-time 2 "http://$E2E_SIM_LISTEN/" 2>/dev/null ||
+    die "something else listens on $E2E_SIM_LISTEN: stop it or set E2E_SIM_LISTEN"
   (cd "$E2E_ROOT" && $GO build -o "$sim" ./simulator/cmd/cloudstack-simulator)
   start simulator "$E2E_OUT/simulator.log" "$sim" -listen "$E2E_SIM_LISTEN" -empty -state "$E2E_OUT/simulator.json" \
     -job-latency "$E2E_JOB_LATENCY" -allow-loopback-urls -upload-monitoring-interval 1s
@@ -34,6 +38,7 @@ fi
 # Stage 1: the port answers at all.
 wait_for "$E2E_READY_TIMEOUT" "the simulator to listen on $E2E_SIM_LISTEN" \
   in_ns curl -sS -o /dev/null "http://$E2E_SIM_LISTEN/client/api"
+alive simulator || die "the simulator exited: see $E2E_OUT/simulator.log"
 # Stage 2: the API accepts the admin's credentials.
 login() {
   in_ns curl -sS --data-urlencode command=login --data-urlencode username=admin --data-urlencode password=password \
