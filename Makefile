@@ -72,11 +72,12 @@ agentsettings: ## bin/agentsettings: the real bosh-agent's settings code, from t
 clean:
 	rm -rf $(BIN)
 
-# The simulated environment of hack/e2e (as root: it makes a network
-# namespace) and the e2e suite (build tag e2e) that runs against it.
+# The simulated environment of hack/e2e (in a network namespace it makes as
+# root, else on host loopback; E2E_NETNS=on|off|auto, see hack/e2e/env.sh)
+# and the e2e suite (build tag e2e) that runs against it.
 .PHONY: e2e-up test-e2e e2e-down
 
-e2e-up: e2e-deps ## the simulator with an API-deployed zone, the release, a stemcell, the agent launcher and bosh create-env, in a private network namespace
+e2e-up: e2e-deps ## the simulator with an API-deployed zone, the release, a stemcell, the agent launcher and bosh create-env, in a private network namespace (E2E_NETNS=off: on host loopback)
 	./hack/e2e/up.sh
 
 test-e2e: ## the e2e suite against the environment of e2e-up: create-env, VM and disk updates, the director's bin/cpi, delete-env

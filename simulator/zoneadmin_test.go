@@ -1,7 +1,10 @@
 package simulator
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -446,6 +449,62 @@ func TestZoneScriptsBuildTheSeededZone(t *testing.T) {
 	nets := items(t, empty.call(map[string]string{"command": "listNetworks"}).inner(t, "listnetworksresponse"), "network")
 	if len(nets) != 1 || nets[0]["name"] != "guest-network" || nets[0]["state"] != "Allocated" || nets[0]["cidr"] != "10.1.1.0/24" {
 		t.Fatalf("guest network: %v", nets)
+	}
+}
+
+// TestZoneScriptsMakeALoopbackSharedNetwork runs hack/zone/deploy.sh with
+// SHARED_NETWORK, as the e2e harness does where it can make no network
+// namespace: the admin's Shared network in 127.1.1.0/24 on
+// DefaultSharedNetworkOffering takes a VM at a static loopback address, and
+// the metadata service answers for it (the offering has UserData).
+func TestZoneScriptsMakeALoopbackSharedNetwork(t *testing.T) {
+	if _, err := os.Stat(cloudstackCLI); err != nil {
+		t.Fatal("Debian's cloudstack CLI is missing: apt-get install cs")
+	}
+	s := startSim(t, Options{Empty: true})
+	cmd := exec.Command("bash", filepath.Join("..", "hack", "zone", "deploy.sh"))
+	cmd.Env = append(envWithout("CLOUDSTACK_", "ZONE_OUT=", "SHARED_NETWORK"), "CLOUDSTACK_ENDPOINT="+s.api,
+		"ZONE_OUT="+t.TempDir(), "SHARED_NETWORK=loopback-network", "SHARED_NETWORK_GATEWAY=127.1.1.1",
+		"SHARED_NETWORK_NETMASK=255.255.255.0", "SHARED_NETWORK_START=127.1.1.2", "SHARED_NETWORK_END=127.1.1.254")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("deploy.sh: %v\n%s", err, out)
+	}
+	cs := s.client()
+	lp := cs.Network.NewListNetworksParams()
+	lp.SetName("loopback-network")
+	lp.SetListall(true)
+	nets, err := cs.Network.ListNetworks(lp)
+	if err != nil || nets.Count != 1 {
+		t.Fatalf("listNetworks: %+v, %v", nets, err)
+	}
+	n := nets.Networks[0]
+	if n.Type != "Shared" || n.Cidr != "127.1.1.0/24" || n.Gateway != "127.1.1.1" ||
+		n.Networkofferingname != "DefaultSharedNetworkOffering" {
+		t.Fatalf("the Shared network: %+v", n)
+	}
+	so, err := cs.ServiceOffering.ListServiceOfferings(&cloudstack.ListServiceOfferingsParams{})
+	if err != nil || so.Count == 0 {
+		t.Fatalf("listServiceOfferings: %+v, %v", so, err)
+	}
+	tmpl, err := cs.Template.ListTemplates(cs.Template.NewListTemplatesParams("all"))
+	if err != nil || tmpl.Count == 0 {
+		t.Fatalf("listTemplates: %+v, %v", tmpl, err)
+	}
+	dp := cs.VirtualMachine.NewDeployVirtualMachineParams(so.ServiceOfferings[0].Id, tmpl.Templates[0].Id, n.Zoneid)
+	dp.SetNetworkids([]string{n.Id})
+	dp.SetIpaddress("127.1.1.10")
+	dp.SetUserdata(base64.StdEncoding.EncodeToString([]byte("settings")))
+	vm, err := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false).VirtualMachine.DeployVirtualMachine(dp)
+	if err != nil || vm.State != "Running" || len(vm.Nic) != 1 || vm.Nic[0].Ipaddress != "127.1.1.10" {
+		t.Fatalf("deployVirtualMachine: %+v, %v", vm, err)
+	}
+	resp, err := s.http.Client().Get(s.http.URL + "/metadata/" + vm.Id + "/latest/user-data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusOK || string(b) != "settings" {
+		t.Fatalf("the metadata service: %d %q", resp.StatusCode, b)
 	}
 }
 

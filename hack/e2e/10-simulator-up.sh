@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# 10-simulator-up.sh: the private network namespace, the simulator in it
+# 10-simulator-up.sh: the private network namespace (E2E_NETNS, see env.sh:
+# without one, host loopback and a Shared network in 127.0.0.0/8), the simulator in it
 # (started with -empty: a fresh CloudStack with only the root admin), and the
 # zone deployed through the API with the cloudstack CLI (hack/zone/), plus
 # the offerings bosh-deployment's cloudstack ops file names. Readiness is
@@ -7,22 +8,27 @@
 # deployed. API keys are minted into $E2E_OUT/keys.env as a harness does on a
 # real CloudStack (hack/zone/01-keys.sh). Safe to re-run.
 set -euo pipefail
+E2E_SETUP_NETNS=1 # under E2E_NETNS=auto, env.sh tries to make the namespace
 . "$(dirname "$0")/env.sh"
 
 command -v cloudstack >/dev/null || die "the cloudstack CLI is missing: make test-deps"
 
-if [ -n "$E2E_NETNS" ]; then
-  [ "$(id -u)" -eq 0 ] || die "making the network namespace $E2E_NETNS needs root (or set E2E_NETNS= inside one)"
-  if ! ip netns list | grep -qw "$E2E_NETNS"; then
-    ip netns add "$E2E_NETNS"
-    log "created network namespace $E2E_NETNS"
-  fi
+if [ -n "$E2E_NS" ]; then
+  make_netns || die "no network namespace $E2E_NS (E2E_NETNS=on): run as root, or set E2E_NETNS=auto or off"
   in_ns ip link set lo up
   in_ns ip -4 addr show dev lo | grep -qF " ${E2E_GUEST_CIDR} " || in_ns ip addr add "$E2E_GUEST_CIDR" dev lo
+  echo "$E2E_NS" >"$NETNS_RECORD"
+else
+  echo off >"$NETNS_RECORD"
+  log "running on host loopback: the VM goes to the Shared network $SHARED_NETWORK (${E2E_GUEST_CIDR})"
 fi
 
 sim=$E2E_OUT/cloudstack-simulator
 if ! alive simulator; then
+  # Another program on the address (on host loopback: another harness's
+  # simulator) would answer for ours and get our zone.
+  ! in_ns curl -sS -o /dev/null --max-time 2 "http://$E2E_SIM_LISTEN/" 2>/dev/null ||
+    die "something else listens on $E2E_SIM_LISTEN: stop it or set E2E_SIM_LISTEN"
   (cd "$E2E_ROOT" && $GO build -o "$sim" ./simulator/cmd/cloudstack-simulator)
   start simulator "$E2E_OUT/simulator.log" "$sim" -listen "$E2E_SIM_LISTEN" -empty -state "$E2E_OUT/simulator.json" \
     -job-latency "$E2E_JOB_LATENCY" -allow-loopback-urls -upload-monitoring-interval 1s
@@ -32,6 +38,7 @@ fi
 # Stage 1: the port answers at all.
 wait_for "$E2E_READY_TIMEOUT" "the simulator to listen on $E2E_SIM_LISTEN" \
   in_ns curl -sS -o /dev/null "http://$E2E_SIM_LISTEN/client/api"
+alive simulator || die "the simulator exited: see $E2E_OUT/simulator.log"
 # Stage 2: the API accepts the admin's credentials.
 login() {
   in_ns curl -sS --data-urlencode command=login --data-urlencode username=admin --data-urlencode password=password \

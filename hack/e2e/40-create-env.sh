@@ -2,7 +2,7 @@
 # 40-create-env.sh [create-env|delete-env]: the test release (hack/e2e/release)
 # built into $E2E_OUT, and `bosh create-env` (or delete-env) of manifest.yml
 # with the operators' ops file manifests/cpi.yml and this harness's
-# ops.yml, inside the namespace and under a timeout (an agent that never
+# ops.yml, inside the namespace (if any) and under a timeout (an agent that never
 # answers would keep bosh waiting ten minutes). bosh keeps its state, its
 # generated variables and its HOME in $E2E_OUT. Safe to re-run: a second
 # create-env with an unchanged manifest changes nothing.
@@ -10,7 +10,9 @@
 # The VM size and disk size come from E2E_COMPUTE_OFFERING and E2E_DISK_SIZE,
 # the API from CS_API_URL, CS_API_KEY, CS_SECRET_KEY (default: $E2E_OUT/keys.env),
 # zone, network and key pair from CS_ZONE, CS_NETWORK, CS_KEY_PAIR (default:
-# the names hack/zone/ deploys).
+# the names hack/zone/ deploys), the address the agent's mbus binds from
+# E2E_AGENT_MBUS_HOST (env.sh: 0.0.0.0 in the namespace, the VM's IP on the
+# host).
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -52,11 +54,11 @@ args=(
   -v e2e_release="$release" -v cloudstack_cpi_release_url="file://$E2E_CPI_RELEASE"
   -v stemcell_url="file://$E2E_STEMCELL" -v stemcell_sha1="$(sha1sum "$E2E_STEMCELL" | cut -d' ' -f1)"
   -v internal_ip="$E2E_STATIC_IP" -v internal_gw="$E2E_GATEWAY" -v internal_cidr="${E2E_GUEST_CIDR%.*}.0/${E2E_GUEST_CIDR#*/}"
-  -v network_name="${CS_NETWORK:-$GUEST_NETWORK}" -v cloudstack_zone="${CS_ZONE:-$ZONE_NAME}"
+  -v network_name="${CS_NETWORK:-$E2E_NETWORK}" -v cloudstack_zone="${CS_ZONE:-$ZONE_NAME}"
   -v cloudstack_endpoint="$CS_API_URL" -v cloudstack_api_key="$CS_API_KEY"
   -v cloudstack_secret_access_key="$CS_SECRET_KEY" -v cloudstack_default_key_name="${CS_KEY_PAIR:-$KEYPAIR_NAME}"
   -v cloudstack_compute_offering="$E2E_COMPUTE_OFFERING" -v cloudstack_disk_offering="$E2E_DISK_OFFERING"
-  -v e2e_disk_size="$E2E_DISK_SIZE" -v e2e_greeting="${E2E_GREETING:-hello from the e2e suite}"
+  -v agent_mbus_host="$E2E_AGENT_MBUS_HOST" -v e2e_disk_size="$E2E_DISK_SIZE" -v e2e_greeting="${E2E_GREETING:-hello from the e2e suite}"
 )
 for ops in ${E2E_OPS:-}; do args+=(-o "$ops"); done
 

@@ -2,23 +2,89 @@
 # any tunable from the environment. Everything the harness makes goes to
 # $E2E_OUT (git-ignored); down.sh removes it.
 #
-# By default everything (simulator, agent launcher, agents, bosh, the suite)
-# runs inside the private network namespace $E2E_NETNS, whose lo carries
-# 127.0.0.1 and the zone's guest network $E2E_GUEST_CIDR: no address outside
-# the namespace is ever used. Making it needs root (ip netns).
+# E2E_NETNS chooses where everything (simulator, agent launcher, agents,
+# bosh, the suite) runs:
+#   on    inside the private network namespace $E2E_NETNS_NAME (needs root:
+#         ip netns), whose lo carries 127.0.0.1 and the zone's stock guest
+#         network $E2E_GUEST_CIDR (10.1.1.0/24); agents bind 0.0.0.0:6868.
+#         No address outside the namespace is ever used.
+#   off   on the host's loopback: the zone also gets a Shared guest network
+#         in 127.0.0.0/8 (127.1.1.0/24, created by the admin), the VM's
+#         static IP is in it and its agent binds that address only. No
+#         address outside 127.0.0.0/8 is ever used.
+#   auto  (default) on when 10-simulator-up.sh can make the namespace (root,
+#         and `ip netns add` works), else off.
+# 10-simulator-up.sh records its choice in $E2E_OUT/netns; under auto every
+# later script (and down.sh) follows that record.
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 E2E_ROOT=$(cd "$E2E_DIR/../.." && pwd)
 : "${E2E_OUT:=$E2E_DIR/_out}"
-: "${E2E_NETNS:=cloudstack-cpi-e2e}"
-: "${E2E_GUEST_CIDR:=10.1.1.1/24}"        # put on the namespace's lo: the stock guest network
-: "${E2E_SIM_LISTEN:=127.0.0.1:8080}"     # the simulator, inside the namespace
+: "${E2E_NETNS:=auto}"
+: "${E2E_NETNS_NAME:=cloudstack-cpi-e2e}"
+NETNS_RECORD=$E2E_OUT/netns
+
+log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+# make_netns: the namespace $E2E_NETNS_NAME exists, made now if need be.
+make_netns() {
+  [ "$(id -u)" -eq 0 ] || { log "making the network namespace $E2E_NETNS_NAME needs root"; return 1; }
+  ip netns list 2>/dev/null | grep -qw "$E2E_NETNS_NAME" && return 0
+  ip netns add "$E2E_NETNS_NAME" || return 1
+  log "created network namespace $E2E_NETNS_NAME"
+}
+
+# E2E_NS: the namespace everything runs in, empty for the host. Under auto
+# only a script that sets E2E_SETUP_NETNS (10-simulator-up.sh) tries to make
+# one; the others follow the record, and without one run on the host.
+case $E2E_NETNS in
+  on) E2E_NS=$E2E_NETNS_NAME ;;
+  off) E2E_NS= ;;
+  auto)
+    if [ -s "$NETNS_RECORD" ]; then
+      E2E_NS=$(cat "$NETNS_RECORD")
+    elif [ -n "${E2E_SETUP_NETNS:-}" ] && make_netns; then
+      E2E_NS=$E2E_NETNS_NAME
+    else
+      [ -n "${E2E_SETUP_NETNS:-}" ] && log "no network namespace: falling back to host loopback (E2E_NETNS=off)"
+      E2E_NS=
+    fi
+    ;;
+  *) die "E2E_NETNS is '$E2E_NETNS': it must be on, off or auto" ;;
+esac
+[ "$E2E_NS" = off ] && E2E_NS=
+
+if [ -n "$E2E_NS" ]; then
+  : "${E2E_GUEST_CIDR:=10.1.1.1/24}"      # put on the namespace's lo: the stock guest network
+  : "${E2E_SIM_LISTEN:=127.0.0.1:8080}"   # the simulator, inside the namespace
+  : "${E2E_STATIC_IP:=10.1.1.10}"         # the VM's static IP on the guest network
+  : "${E2E_GATEWAY:=10.1.1.1}"
+  : "${E2E_AGENT_MBUS_HOST:=0.0.0.0}"     # the address the agent's mbus binds
+else
+  # Host loopback: all of 127.0.0.0/8 is local, so the VM's address in the
+  # Shared network is one its agent can listen on. The simulator listens on
+  # the network's gateway (where a guest finds its virtual router's metadata
+  # service), not on a port of 127.0.0.1 that other programs may hold.
+  : "${E2E_GUEST_CIDR:=127.1.1.1/24}"
+  : "${E2E_SIM_LISTEN:=127.1.1.1:8080}"
+  : "${E2E_STATIC_IP:=127.1.1.10}"
+  : "${E2E_GATEWAY:=127.1.1.1}"
+  : "${E2E_AGENT_MBUS_HOST:=$E2E_STATIC_IP}" # the VM's own address: never 0.0.0.0 on the host
+  # The Shared network hack/zone/12-shared-network.sh creates.
+  : "${SHARED_NETWORK:=loopback-network}"
+  : "${SHARED_NETWORK_GATEWAY:=$E2E_GATEWAY}"
+  : "${SHARED_NETWORK_NETMASK:=255.255.255.0}"
+  : "${SHARED_NETWORK_START:=${E2E_GATEWAY%.*}.2}"
+  : "${SHARED_NETWORK_END:=${E2E_GATEWAY%.*}.254}"
+  export SHARED_NETWORK SHARED_NETWORK_GATEWAY SHARED_NETWORK_NETMASK SHARED_NETWORK_START SHARED_NETWORK_END
+  # Loopback is never a proxy's business (curl and Go read CIDRs here).
+  export NO_PROXY="${NO_PROXY:+$NO_PROXY,}127.0.0.0/8" no_proxy="${no_proxy:+$no_proxy,}127.0.0.0/8"
+fi
 : "${E2E_JOB_LATENCY:=200ms}"             # how long the simulator's async jobs take
 : "${E2E_READY_TIMEOUT:=30}"              # seconds each readiness stage may take
 : "${E2E_CREATE_ENV_TIMEOUT:=900}"        # seconds a create-env or delete-env may take
 : "${E2E_POLL_INTERVAL:=300ms}"           # how often the launcher lists VMs
-: "${E2E_STATIC_IP:=10.1.1.10}"           # the VM's static IP on the guest network
-: "${E2E_GATEWAY:=10.1.1.1}"
 : "${E2E_COMPUTE_OFFERING:=Small Instance}"
 : "${E2E_COMPUTE_OFFERING_UPDATE:=Medium Instance}"  # the update test's other VM size
 : "${E2E_DISK_OFFERING:=shared.custom}"   # bosh-deployment's cloudstack ops file names it
@@ -46,18 +112,17 @@ export CLOUDSTACK_ENDPOINT
 : "${GUEST_NETWORK:=guest-network}"
 : "${KEYPAIR_NAME:=bosh}"
 export ZONE_NAME GUEST_NETWORK KEYPAIR_NAME
+# The network the VM goes to: the stock guest network in the namespace, the
+# loopback Shared network on the host.
+E2E_NETWORK=${SHARED_NETWORK:-$GUEST_NETWORK}
 
 # Long-running processes record their pids here; down.sh stops them.
 PIDS="$E2E_OUT/pids"
 
-log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
-die() { log "$*"; exit 1; }
-
-# in_ns CMD...: run CMD inside the namespace (or here when E2E_NETNS is empty
-# and the caller is already inside one, e.g. the suite's own processes).
+# in_ns CMD...: run CMD inside the namespace, or here on the host.
 in_ns() {
-  if [ -n "$E2E_NETNS" ]; then
-    ip netns exec "$E2E_NETNS" "$@"
+  if [ -n "$E2E_NS" ]; then
+    ip netns exec "$E2E_NS" "$@"
   else
     "$@"
   fi
@@ -77,14 +142,14 @@ alive() {
   kill -0 "$pid" 2>/dev/null
 }
 
-# start NAME LOG CMD...: start CMD in the namespace, in its own session, with
-# its pid in $PIDS/NAME and its output in LOG.
+# start NAME LOG CMD...: start CMD in the namespace (or on the host), in its
+# own session, with its pid in $PIDS/NAME and its output in LOG.
 start() {
   local name=$1 out=$2
   shift 2
   mkdir -p "$PIDS"
-  if [ -n "$E2E_NETNS" ]; then
-    setsid ip netns exec "$E2E_NETNS" "$@" >"$out" 2>&1 </dev/null &
+  if [ -n "$E2E_NS" ]; then
+    setsid ip netns exec "$E2E_NS" "$@" >"$out" 2>&1 </dev/null &
   else
     setsid "$@" >"$out" 2>&1 </dev/null &
   fi

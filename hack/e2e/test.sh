@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh [go test flags]: the e2e suite (build tag e2e, package e2e/)
 # against the environment up.sh made, with its variables set from $E2E_OUT.
-# The suite runs inside the namespace, where the simulator and the agents
+# The suite runs inside the namespace (if any), where the simulator and the agents
 # are; it stops with a message when the environment is not up.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
@@ -12,7 +12,7 @@ fi
 set -a
 . "$E2E_OUT/keys.env"
 CS_ZONE=$ZONE_NAME
-CS_NETWORK=$GUEST_NETWORK
+CS_NETWORK=$E2E_NETWORK
 CS_COMPUTE_OFFERING=$E2E_COMPUTE_OFFERING
 CS_COMPUTE_OFFERING_UPDATE=$E2E_COMPUTE_OFFERING_UPDATE
 CS_DISK_OFFERING=$E2E_DISK_OFFERING

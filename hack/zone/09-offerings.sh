@@ -4,8 +4,9 @@
 # offerings (createServiceOffering), fixed and customized disk offerings
 # (createDiskOffering), and the isolated network offering with source NAT
 # (createNetworkOffering, then updateNetworkOffering state=Enabled, as new
-# network offerings start Disabled). A real CloudStack has
-# $NETWORK_OFFERING from installation; it is then only enabled if needed.
+# network offerings start Disabled), and, when SHARED_NETWORK is set, the
+# Shared one it uses. A real CloudStack has both from installation; they
+# are then only enabled if needed.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -38,22 +39,37 @@ disk Medium "Medium Disk, 20 GB" disksize=20
 disk Large "Large Disk, 100 GB" disksize=100
 disk Custom "Custom Disk" customized=true
 
-offering=$(cs listNetworkOfferings name="$NETWORK_OFFERING" |
-  jq -r --arg n "$NETWORK_OFFERING" '[.networkoffering[]? | select(.name == $n)][0] // empty | "\(.id) \(.state)"')
-read -r id state <<<"$offering" || true
-if [ -z "$id" ]; then
-  services=(Dhcp Dns UserData SourceNat StaticNat PortForwarding Firewall Lb Vpn)
-  args=(name="$NETWORK_OFFERING" displaytext="Offering for Isolated networks with Source Nat service enabled"
-    guestiptype=Isolated traffictype=Guest availability=Required conservemode=true egressdefaultpolicy=false
-    supportedservices="$(IFS=,; echo "${services[*]}")")
-  for i in "${!services[@]}"; do
-    args+=("serviceproviderlist[$i].service=${services[$i]}" "serviceproviderlist[$i].provider=VirtualRouter")
-  done
-  id=$(cs createNetworkOffering "${args[@]}" | jq -r '.networkoffering.id')
-  state=Disabled
-  log "created network offering $NETWORK_OFFERING"
-fi
-if [ "$state" != Enabled ]; then
-  cs updateNetworkOffering id="$id" state=Enabled >/dev/null
-  log "enabled network offering $NETWORK_OFFERING"
+# network_offering NAME SERVICES KEY=VALUE...: the network offering NAME
+# with SERVICES (comma-separated), each by the VirtualRouter, created unless
+# one has that name, and Enabled.
+network_offering() {
+  local name=$1 services=$2 id state
+  shift 2
+  read -r id state <<<"$(cs listNetworkOfferings name="$name" |
+    jq -r --arg n "$name" '[.networkoffering[]? | select(.name == $n)][0] // empty | "\(.id) \(.state)"')" || true
+  if [ -z "$id" ]; then
+    local args=(name="$name" traffictype=Guest supportedservices="$services" "$@") svc i=0
+    for svc in ${services//,/ }; do
+      args+=("serviceproviderlist[$i].service=$svc" "serviceproviderlist[$i].provider=VirtualRouter")
+      i=$((i + 1))
+    done
+    id=$(cs createNetworkOffering "${args[@]}" | jq -r '.networkoffering.id')
+    state=Disabled
+    log "created network offering $name"
+  fi
+  if [ "$state" != Enabled ]; then
+    cs updateNetworkOffering id="$id" state=Enabled >/dev/null
+    log "enabled network offering $name"
+  fi
+}
+network_offering "$NETWORK_OFFERING" Dhcp,Dns,UserData,SourceNat,StaticNat,PortForwarding,Firewall,Lb,Vpn \
+  displaytext="Offering for Isolated networks with Source Nat service enabled" guestiptype=Isolated \
+  availability=Required conservemode=true egressdefaultpolicy=false
+if [ -n "$SHARED_NETWORK" ]; then
+  # As CloudStack's installation makes DefaultSharedNetworkOffering
+  # (ConfigurationServerImpl.createDefaultNetworkOfferings): Dhcp, Dns and
+  # UserData by the virtual router (UserData: the metadata service answers
+  # the VM's agent), the VLAN and IP range given per network.
+  network_offering "$SHARED_NETWORK_OFFERING" Dhcp,Dns,UserData displaytext="Offering for Shared networks" \
+    guestiptype=Shared availability=Optional specifyvlan=true specifyipranges=true
 fi

@@ -41,6 +41,16 @@
 : "${GUEST_NETWORK:=guest-network}"
 : "${GUEST_NETWORK_GATEWAY:=}"           # empty: the zone's guest CIDR
 : "${GUEST_NETWORK_NETMASK:=}"
+# A Shared guest network the admin creates (12-shared-network.sh) when
+# SHARED_NETWORK names one: an admin's Shared network may use any range, e.g.
+# one in 127.0.0.0/8 for agents listening on the host's loopback.
+: "${SHARED_NETWORK:=}"
+: "${SHARED_NETWORK_OFFERING:=DefaultSharedNetworkOffering}"
+: "${SHARED_NETWORK_GATEWAY:=}"
+: "${SHARED_NETWORK_NETMASK:=}"
+: "${SHARED_NETWORK_START:=}"          # the range guests get addresses from
+: "${SHARED_NETWORK_END:=}"
+: "${SHARED_NETWORK_VLAN:=untagged}"
 : "${KEYPAIR_NAME:=bosh}"
 : "${KEYPAIR_PUBLIC_KEY:=}"              # empty: createSSHKeyPair, private key in $ZONE_OUT
 
