@@ -51,12 +51,43 @@ func runSuite(m *testing.M) int {
 			return 1
 		}
 	}
+	// Every process the suite starts (and the suite itself) makes its
+	// temporary files below tmp, so what a run leaves behind shows there.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	os.Setenv("TMPDIR", tmp)
 	zoneState = filepath.Join(dir, "zone.json")
 	if err := deployZone(dir, zoneState); err != nil {
 		fmt.Fprintln(os.Stderr, "deploying the zone through the API:", err)
 		return 1
 	}
-	return m.Run()
+	code := m.Run()
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		fmt.Fprintf(os.Stderr, "FAIL: the suite left temporary files behind: %s\n", strings.Join(names, ", "))
+		return 1
+	}
+	return code
+}
+
+// stopGracefully stops a child with SIGTERM, as monit and an operator do,
+// so it removes its temporary files; SIGKILL only if it does not exit.
+func stopGracefully(cmd *exec.Cmd) {
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
 }
 
 // deployZone starts an -empty simulator keeping its state at statePath, runs
@@ -154,7 +185,7 @@ func startSimulator(t testing.TB, args ...string) *sim {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() { stopGracefully(cmd) })
 	url, err := awaitListening(stdout, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
