@@ -1,3 +1,7 @@
+// The request log is a test instrument of the simulator's own: no
+// CloudStack Java stands behind it (docs/simulator-fidelity.md, "Simulator
+// features with no Java"); it keeps no parameter values, so no secret.
+
 package simulator
 
 import (

@@ -1,0 +1,266 @@
+package simulator
+
+// Load balancer members: assignToLoadBalancerRule, removeFromLoadBalancerRule
+// and listLoadBalancerRuleInstances (LoadBalancingRulesManagerImpl), split
+// from loadbalancers.go, which creates, lists, updates and deletes the rules.
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// vmIPMap reads vmidipmap as getVmIdIpListMap does: VM internal id order is
+// kept by returning pairs. checkIP is AssignToLoadBalancerRuleCmd's IPv4
+// check, which RemoveFromLoadBalancerRuleCmd lacks.
+func (c *Call) vmIPMap(checkIP bool) ([]LBMember, *APIError) {
+	var out []LBMember
+	for _, m := range c.Params.Map("vmidipmap") {
+		vmID, vmIP := javaString(m, "vmid"), javaString(m, "vmip")
+		vm, ok := byID(c.st.VMs, vmID)
+		if !ok {
+			return nil, paramError("Unable to find virtual machine ID: %s", vmID)
+		}
+		if addr, err := netip.ParseAddr(vmIP); checkIP && (err != nil || !addr.Is4()) {
+			return nil, paramError("Invalid ip address %s passed in vmidipmap for vmid %s", vmIP, vmID)
+		}
+		out = append(out, LBMember{VMID: vm.ID, VMIP: m["vmip"]})
+	}
+	return out, nil
+}
+
+// javaString is a map entry as Java's string concatenation prints it: a
+// missing one is "null" (cloudstack-go sends vmidipmap as key/value pairs,
+// so CloudStack finds no vmid).
+func javaString(m map[string]string, key string) string {
+	if v, ok := m[key]; ok {
+		return v
+	}
+	return "null"
+}
+
+// assignToLoadBalancerRule is LoadBalancingRulesManagerImpl.assignToLoadBalancer,
+// run in the job.
+func assignToLoadBalancerRule(c *Call) (*asyncJob, error) {
+	job, r, err := c.lbJob("AssignToLoadBalancerRuleCmd", "Unable to find load balancer rule: ")
+	if err != nil {
+		return nil, err
+	}
+	ids := c.Params.List("virtualmachineids")
+	job.run = func() (any, error) {
+		pairs, err := c.vmIPMap(true)
+		if err != nil {
+			return nil, err
+		}
+		add, err := c.lbMembersToAdd(r, ids, pairs)
+		if err != nil {
+			return nil, err
+		}
+		r.LB.Members = append(r.LB.Members, add...)
+		c.applyLB(r)
+		return success(), nil
+	}
+	return job, nil
+}
+
+// lbMembersToAdd checks each VM as assignToLoadBalancer does and returns
+// the new mappings: the VM's address on the rule's network unless vmidipmap
+// names addresses (which must be the primary one: the simulator has no
+// secondary addresses); a VM named in both gets both.
+func (c *Call) lbMembersToAdd(r *NetRule, ids []string, pairs []LBMember) ([]LBMember, *APIError) {
+	if len(ids) == 0 && len(pairs) == 0 {
+		return nil, paramError("Both instanceids and vmidipmap  can't be null")
+	}
+	wanted := map[string][]string{}
+	var order []string
+	note := func(vmID, ip string) {
+		key := strings.ToLower(vmID)
+		if _, seen := wanted[key]; !seen {
+			order = append(order, key)
+		}
+		if ip != "" {
+			wanted[key] = append(wanted[key], ip)
+		} else if wanted[key] == nil {
+			wanted[key] = []string{}
+		}
+	}
+	for _, m := range pairs {
+		note(m.VMID, m.VMIP)
+	}
+	for _, id := range ids {
+		note(id, "")
+	}
+	var add []LBMember
+	for _, key := range order {
+		vm, _ := byID(c.st.VMs, key)
+		ips, err := c.lbMemberIPs(r, vm, wanted[key], containsFold(ids, key))
+		if err != nil {
+			return nil, err
+		}
+		for _, ip := range ips {
+			add = append(add, LBMember{VMID: vm.ID, VMIP: ip})
+		}
+	}
+	return add, nil
+}
+
+// lbMemberIPs checks one VM and returns the addresses to map.
+func (c *Call) lbMemberIPs(r *NetRule, vm *VirtualMachine, ips []string, listed bool) ([]string, *APIError) {
+	if vm == nil || vm.Removed != nil || vm.State == "Destroyed" || vm.State == "Expunging" {
+		return nil, paramError("Invalid instance id specified")
+	}
+	if !strings.EqualFold(vm.AccountID, r.AccountID) { // RulesManagerImpl.checkRuleAndUserVm
+		return nil, paramError("New rule %s and vm id=%d belong to different accounts", r, vm.InternalID)
+	}
+	nic := vm.nicOn(r.NetworkID)
+	if nic == nil {
+		return nil, paramError("VM with id specified cannot be added because it doesn't belong in the same network.")
+	}
+	primary := nic.IPAddress
+	check := ips
+	if len(check) == 0 {
+		check = []string{primary}
+	}
+	for _, m := range r.LB.Members {
+		if strings.EqualFold(m.VMID, vm.ID) && containsFold(check, m.VMIP) {
+			return nil, paramError("VM %d with %s is already mapped to load balancer.", vm.InternalID, m.VMIP)
+		}
+	}
+	for _, ip := range ips {
+		if ip != primary { // NicSecondaryIpDao finds none
+			return nil, paramError("VM ip %s specified does not belong to nic in network %d", ip, c.st.network(r.NetworkID).InternalID)
+		}
+	}
+	out := append([]string{}, ips...)
+	if len(ips) == 0 || listed {
+		out = append(out, primary)
+	}
+	return dedupe(out), nil
+}
+
+// dedupe keeps the first of equal strings (the HashSet of the persisting loop).
+func dedupe(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if !containsFold(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// removeFromLoadBalancerRule is LoadBalancingRulesManagerImpl.removeFromLoadBalancerInternal,
+// run in the job. Every refusal there is answered as
+// RemoveFromLoadBalancerRuleCmd.execute does: 431 "Failed to remove
+// instance from load balancer rule". A VM that is not behind the rule is
+// no error (its mappings are an empty list).
+func removeFromLoadBalancerRule(c *Call) (*asyncJob, error) {
+	job, r, err := c.lbJob("RemoveFromLoadBalancerRuleCmd", "Unable to find load balancer rule: ")
+	if err != nil {
+		return nil, err
+	}
+	ids := c.Params.List("virtualmachineids")
+	job.run = func() (any, error) {
+		pairs, err := c.vmIPMap(false)
+		if err != nil {
+			return nil, err
+		}
+		failed := serverParamError("Failed to remove instance from load balancer rule")
+		if len(ids) == 0 && len(pairs) == 0 {
+			return nil, failed
+		}
+		for _, m := range pairs {
+			if !containsMember(r.LB.Members, m) {
+				return nil, failed
+			}
+		}
+		r.LB.removeMembers(ids, pairs)
+		c.applyLB(r)
+		return success(), nil
+	}
+	return job, nil
+}
+
+// removeMembers drops every mapping of the listed VMs and the named
+// VM/address pairs.
+func (lb *LBRule) removeMembers(ids []string, pairs []LBMember) {
+	var keep []LBMember
+	for _, m := range lb.Members {
+		if !containsFold(ids, m.VMID) && !containsMember(pairs, m) {
+			keep = append(keep, m)
+		}
+	}
+	lb.Members = keep
+}
+
+func containsMember(list []LBMember, m LBMember) bool {
+	for _, x := range list {
+		if strings.EqualFold(x.VMID, m.VMID) && x.VMIP == m.VMIP {
+			return true
+		}
+	}
+	return false
+}
+
+// listLoadBalancerRuleInstances is ListLoadBalancerRuleInstancesCmd and
+// LoadBalancingRulesManagerImpl.listLoadBalancerInstances: the rule's VMs
+// that are not Destroyed, Expunging, Error or Unknown, each once. Every
+// mapped VM counts as applied, so applied=false lists none. It neither
+// pages nor reads keyword.
+func listLoadBalancerRuleInstances(c *Call) (any, error) {
+	id := c.Params.Get("id")
+	r := c.st.lbRule(id)
+	if r == nil {
+		return nil, internalError("Unable to find the load balancer with ID [%d].", c.st.ruleInternalID(id))
+	}
+	var vms []*VirtualMachine
+	for _, m := range r.LB.Members {
+		vm, ok := byID(c.st.VMs, m.VMID)
+		if !ok || vm.Removed != nil || containsVM(vms, vm) {
+			continue
+		}
+		switch vm.State {
+		case "Destroyed", "Expunging", "Error", "Unknown":
+			continue
+		}
+		vms = append(vms, vm)
+	}
+	if !c.Params.Bool("applied", true) {
+		vms = nil
+	}
+	views := make([]map[string]any, 0, len(vms))
+	for _, vm := range vms {
+		views = append(views, c.lbInstanceView(r, vm))
+	}
+	key := "loadbalancerruleinstance"
+	if c.Params.Bool("lbvmips", false) {
+		key = "lbrulevmidip"
+	}
+	return listBody(key, len(views), views), nil
+}
+
+func containsVM(list []*VirtualMachine, vm *VirtualMachine) bool {
+	for _, x := range list {
+		if x == vm {
+			return true
+		}
+	}
+	return false
+}
+
+// lbInstanceView is a UserVmResponse ("loadbalancerruleinstance"), or with
+// lbvmips a LoadBalancerRuleVmMapResponse holding it and the VM's mapped
+// addresses. The mapping's service state is null until a health check sets
+// it, so servicestate is absent.
+func (c *Call) lbInstanceView(r *NetRule, vm *VirtualMachine) map[string]any {
+	v := c.vmView(vm)
+	if !c.Params.Bool("lbvmips", false) {
+		return v
+	}
+	var ips []string
+	for _, m := range r.LB.Members {
+		if strings.EqualFold(m.VMID, vm.ID) {
+			ips = append(ips, m.VMIP)
+		}
+	}
+	return map[string]any{"loadbalancerruleinstance": v, "lbvmipaddresses": ips}
+}
