@@ -15,6 +15,7 @@ type outcome struct {
 	command string
 	jobID   string
 	fault   string
+	lost    bool // a fault drops the connection instead of answering
 }
 
 // serveAPI is the /client/api endpoint: ApiServlet.doGet/doPost.
@@ -31,12 +32,19 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		raw = rawParams{}
 	}
 	out := s.process(r, raw)
-	out.write(w)
+	if !out.lost {
+		out.write(w)
+	}
 	latency := time.Since(start)
 	s.reqlog.add(LoggedRequest{Time: start.UTC(), Method: r.Method, Command: out.command,
 		Params: redact(raw), Status: out.status, LatencyMS: float64(latency.Microseconds()) / 1000,
 		JobID: out.jobID, Fault: out.fault})
 	s.logf("api %s %q %d %s", r.Method, out.command, out.status, latency.Round(time.Microsecond))
+	if out.lost {
+		// The command has run; the client sees the connection end with
+		// no answer, as when a proxy or the network fails on the way back.
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // exactAPI finds a command by its exact name: ApiServer's
@@ -90,6 +98,7 @@ func (s *Server) process(r *http.Request, raw rawParams) outcome {
 		return out
 	}
 	out.reply, out.jobID = s.execute(r.Host, api, user, raw, fault)
+	out.lost = fault != nil && fault.Lost
 	return out
 }
 

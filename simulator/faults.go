@@ -33,6 +33,7 @@ type Fault struct {
 	ErrorText   string        `json:"errortext,omitempty"`   // defaults to CloudStack's generic error text
 	Delay       time.Duration `json:"-"`                     // extra latency before the request is processed; JSON "delay": "1.5s" or milliseconds
 	Pending     bool          `json:"pending,omitempty"`     // the async job never completes
+	Lost        bool          `json:"lost,omitempty"`        // the command runs, then the connection is dropped before the answer
 	Raw         bool          `json:"raw,omitempty"`         // plain-text HTTP error without a CloudStack body (e.g. 503 from a proxy)
 	Stage       string        `json:"stage,omitempty"`       // StageRequest or StageJob
 
@@ -94,8 +95,10 @@ func (f *Fault) check() error {
 		return fmt.Errorf("fault: stage must be %q or %q", StageRequest, StageJob)
 	case f.ErrorCode != 0 && (f.ErrorCode < 400 || f.ErrorCode > 599):
 		return fmt.Errorf("fault: errorcode must be an HTTP error status")
-	case f.ErrorCode == 0 && !f.Raw && !f.Pending && f.Delay <= 0:
-		return fmt.Errorf("fault: set errorcode, raw, pending or delay")
+	case f.Lost && (f.ErrorCode != 0 || f.Raw):
+		return fmt.Errorf("fault: a lost answer has no errorcode and is not raw: the command runs and its answer never arrives")
+	case f.ErrorCode == 0 && !f.Raw && !f.Pending && !f.Lost && f.Delay <= 0:
+		return fmt.Errorf("fault: set errorcode, raw, pending, lost or delay")
 	}
 	return nil
 }
@@ -144,6 +147,9 @@ func (f *Fault) String() string {
 	}
 	if f.Pending {
 		parts = append(parts, "pending")
+	}
+	if f.Lost {
+		parts = append(parts, "answer lost")
 	}
 	if f.Stage != "" {
 		parts = append(parts, "stage "+f.Stage)

@@ -150,3 +150,30 @@ func TestFaultOnLogin(t *testing.T) {
 		t.Fatalf("second login: %s", r.raw)
 	}
 }
+
+// A lost answer: the command runs, but the client gets no answer.
+func TestFaultLostAnswer(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	addFault(t, e.testSim, Fault{Command: "createVolume", Lost: true})
+	// A fresh client: its first request opens a new connection, which Go's
+	// transport never replays.
+	cs := e.client()
+	if _, err := cs.Volume.CreateVolume(e.volumeParams("lost-1", e.diskCustom, 1)); err == nil {
+		t.Fatal("createVolume answered despite a lost-answer fault")
+	}
+	p := cs.Volume.NewListVolumesParams()
+	p.SetName("lost-1")
+	vols, err := cs.Volume.ListVolumes(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vols.Count != 1 {
+		t.Fatalf("the command ran %d times, want once", vols.Count)
+	}
+	if rules, _ := e.admin.Faults(); len(rules) != 0 {
+		t.Fatalf("rule not consumed: %+v", rules)
+	}
+	if err := e.admin.AddFault(Fault{Command: "listZones", Lost: true, ErrorCode: 530}); err == nil {
+		t.Fatal("a lost answer with an error code was accepted")
+	}
+}

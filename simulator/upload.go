@@ -119,9 +119,13 @@ type uploadRefusal struct {
 func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := strings.TrimPrefix(r.URL.Path, "/upload/")
-	status, text := s.uploadFault(r, id)
+	status, text, lost := s.uploadFault(r, id)
 	if status == 0 {
 		status, text = s.receiveUpload(r, id)
+	}
+	if lost {
+		s.logf("upload %s %q %d, answer lost (fault)", r.Method, id, status)
+		panic(http.ErrAbortHandler)
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
 	w.WriteHeader(status)
@@ -136,19 +140,20 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 // uploadFault applies a fault rule for the command "upload": the SSVM
 // answers in plain text, so a rule gives the status (400 by default) and
 // text, after its delay, and the upload is failed as a refused one is. It
-// returns 0 when no rule fires. A client that goes away during the delay
-// leaves the SSVM with no upload entity, as if it never POSTed.
-func (s *Server) uploadFault(r *http.Request, id string) (int, string) {
+// returns 0 when no rule fires, and whether the answer is to be lost after
+// the upload is received. A client that goes away during the delay leaves
+// the SSVM with no upload entity, as if it never POSTed.
+func (s *Server) uploadFault(r *http.Request, id string) (int, string, bool) {
 	f := s.faults.match("upload")
 	if f == nil {
-		return 0, ""
+		return 0, "", false
 	}
 	sleep(r.Context(), f.Delay)
 	if r.Context().Err() != nil {
-		return http.StatusServiceUnavailable, "client gone"
+		return http.StatusServiceUnavailable, "client gone", false
 	}
 	if f.ErrorCode == 0 && !f.Raw {
-		return 0, ""
+		return 0, "", f.Lost
 	}
 	reply := f.rawReply()
 	if f.ErrorCode == 0 {
@@ -157,7 +162,7 @@ func (s *Server) uploadFault(r *http.Request, id string) (int, string) {
 	s.mu.Lock()
 	s.poisonUpload(id)
 	s.mu.Unlock()
-	return reply.status, reply.raw
+	return reply.status, reply.raw, false
 }
 
 func (s *Server) receiveUpload(r *http.Request, id string) (int, string) {
