@@ -91,3 +91,17 @@ func cut(s string) string {
 	}
 	return s
 }
+
+// Marks: the tags that make a resource recognisably the CPI's, so that a
+// later call can find and remove what an interrupted one left (a crash, a
+// lost answer, a job that never finished).
+const (
+	// DirectorTag holds the uuid of the director whose CPI created the
+	// resource (the request context's director_uuid).
+	DirectorTag = "bosh-director-uuid"
+	// AgentTag holds the agent_id of the VM a resource was created for.
+	AgentTag = "bosh-agent-id"
+	// IncompleteTag marks a resource whose creating call has not finished;
+	// success removes it, so a resource that still has it is a leftover.
+	IncompleteTag = "bosh-cpi-incomplete"
+)

@@ -20,13 +20,15 @@ const (
 // behind it). Rules are tried in the order they were added; the first one
 // whose command matches and that fires is applied.
 //
-// A rule fires on the next Times matching calls; with Probability set it
+// A rule lets its first Skip matching calls pass, then fires on the next
+// Times matching calls; with Probability set it
 // fires on each matching call with that probability instead (at most Times
 // times when Times is also set). A rule with neither fires once. Probability
 // draws come from a seeded generator, so runs are reproducible.
 type Fault struct {
 	Command     string        `json:"command"`               // API command, case-insensitive; "*" matches every command
 	Times       int           `json:"times,omitempty"`       // fire on the next N matching calls
+	Skip        int           `json:"skip,omitempty"`        // let the first N matching calls pass first
 	Probability float64       `json:"probability,omitempty"` // fire with this probability (0..1)
 	ErrorCode   int           `json:"errorcode,omitempty"`   // HTTP status and errorcode, e.g. 530, 533, 431, 429
 	CSErrorCode int           `json:"cserrorcode,omitempty"` // defaults to what CloudStack pairs with ErrorCode
@@ -89,8 +91,8 @@ func (f *Fault) check() error {
 	switch {
 	case strings.TrimSpace(f.Command) == "":
 		return fmt.Errorf("fault: command is required")
-	case f.Times < 0 || f.Probability < 0 || f.Probability > 1:
-		return fmt.Errorf("fault: times must be >= 0 and probability within 0..1")
+	case f.Times < 0 || f.Skip < 0 || f.Probability < 0 || f.Probability > 1:
+		return fmt.Errorf("fault: times and skip must be >= 0 and probability within 0..1")
 	case f.Stage != "" && f.Stage != StageRequest && f.Stage != StageJob:
 		return fmt.Errorf("fault: stage must be %q or %q", StageRequest, StageJob)
 	case f.ErrorCode != 0 && (f.ErrorCode < 400 || f.ErrorCode > 599):
@@ -208,6 +210,10 @@ func (fs *faultSet) match(command string) *Fault {
 	defer fs.mu.Unlock()
 	for i, f := range fs.rules {
 		if f.Command != "*" && !strings.EqualFold(f.Command, command) {
+			continue
+		}
+		if f.Skip > 0 {
+			f.Skip--
 			continue
 		}
 		if f.Probability > 0 && fs.rng.Float64() >= f.Probability {

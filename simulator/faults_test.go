@@ -177,3 +177,19 @@ func TestFaultLostAnswer(t *testing.T) {
 		t.Fatal("a lost answer with an error code was accepted")
 	}
 }
+
+// Skip lets a test hit the n-th call of a command, e.g. the second
+// createTags of a create_vm.
+func TestFaultSkip(t *testing.T) {
+	s := startSim(t, Options{})
+	addFault(t, s, Fault{Command: "listZones", Skip: 2, ErrorCode: 530})
+	for i := 0; i < 2; i++ {
+		if r := s.call(map[string]string{"command": "listZones"}); r.status != 200 {
+			t.Fatalf("call %d: %s", i+1, r.raw)
+		}
+	}
+	s.call(map[string]string{"command": "listZones"}).wantError(t, "listzonesresponse", 530, 4250, "")
+	if r := s.call(map[string]string{"command": "listZones"}); r.status != 200 {
+		t.Fatalf("fourth call: %s", r.raw)
+	}
+}
