@@ -115,6 +115,9 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, faults: newFaultSet(opts.FaultSeed), xfer: newTransfers(opts.StatePath),
 		sessions: map[string]*session{}, timers: map[string]*time.Timer{}}
+	if n := sweepImageDirs(s.xfer.base); n > 0 {
+		s.logf("removed %d image directories left by simulators that are gone", n)
+	}
 	for _, f := range opts.Faults {
 		if err := s.faults.add(f); err != nil {
 			return nil, err

@@ -23,6 +23,7 @@ type transfers struct {
 	mu      sync.Mutex // guards the fields below
 	closed  bool
 	dir     string
+	lock    *os.File            // held while dir is in use (imagedirs.go)
 	running map[string]*running // per template copy ("<template>/<zone>")
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -89,11 +90,11 @@ func (x *transfers) imagePath(templateID, zoneID string) (string, error) {
 		return "", errors.New("the simulator is shutting down")
 	}
 	if x.dir == "" {
-		dir, err := os.MkdirTemp(x.base, "cloudstack-simulator-images-")
+		dir, lock, err := makeImageDir(x.base)
 		if err != nil {
 			return "", err
 		}
-		x.dir = dir
+		x.dir, x.lock = dir, lock
 	}
 	return filepath.Join(x.dir, templateID+"-"+zoneID), nil
 }
@@ -131,7 +132,8 @@ func (x *transfers) close() {
 	defer x.mu.Unlock()
 	if x.dir != "" {
 		_ = os.RemoveAll(x.dir)
-		x.dir = ""
+		_ = x.lock.Close()
+		x.dir, x.lock = "", nil
 	}
 }
 
