@@ -51,8 +51,14 @@ type API interface {
 	DeleteVolume(id string) error
 	// ResizeVolume grows a volume, optionally onto another offering.
 	ResizeVolume(id string, sizeGB int, offeringID string) error
-	// CreateSnapshot snapshots a volume.
-	CreateSnapshot(volumeID string, tags map[string]string) (*Snapshot, error)
+	// CreateSnapshot snapshots a volume under a unique name.
+	CreateSnapshot(volumeID, name string, tags map[string]string) (*Snapshot, error)
+	// SettledVolume finds the volume of that exact name once no job works
+	// on it or the deadline has passed; absent is nil.
+	SettledVolume(name string, deadline time.Time) (*Volume, error)
+	// SettledSnapshot finds the volume's snapshot of that exact name once no
+	// job works on it or the deadline has passed; absent is nil.
+	SettledSnapshot(volumeID, name string, deadline time.Time) (*Snapshot, error)
 	// FindSnapshot returns a snapshot by id, or nil.
 	FindSnapshot(id string) (*Snapshot, error)
 	// DeleteSnapshot deletes a snapshot.

@@ -221,3 +221,25 @@ func isTLSError(err error) bool {
 	return errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
 		errors.As(err, &verify) || errors.As(err, &record)
 }
+
+// NotActedOn says CloudStack certainly did not act on a mutating request
+// that failed: it refused the request itself (an async command's checks
+// run before its job is queued, so no job exists), refused the
+// credentials, or was never reached (the dial or the TLS handshake
+// failed). Anything else (a lost answer, a failed job, a failed poll, a job
+// timeout) may have left what the command creates.
+func NotActedOn(err error) bool {
+	var api *APIError
+	var creds *CredentialsRefusedError
+	var tlsErr *TLSError
+	var unreachable *UnreachableError
+	switch {
+	case errors.As(err, &api):
+		return api.JobID == "" && api.Command != "queryAsyncJobResult"
+	case errors.As(err, &creds), errors.As(err, &tlsErr):
+		return true
+	case errors.As(err, &unreachable):
+		return isDialError(unreachable.Err)
+	}
+	return false
+}

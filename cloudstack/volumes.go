@@ -35,6 +35,17 @@ func (v *Volume) Gone() bool {
 	return false
 }
 
+// Busy says a job still works on the volume: Volume.State's passing
+// states (Creating, Migrating, Snapshotting, RevertSnapshotting, Resizing,
+// Copying, Attaching), which end in Ready, Allocated or Uploaded.
+func (v *Volume) Busy() bool {
+	switch v.State {
+	case "Creating", "Migrating", "Snapshotting", "RevertSnapshotting", "Resizing", "Copying", "Attaching":
+		return true
+	}
+	return false
+}
+
 // IsDataDisk says the volume is a data disk (Volume.Type DATADISK), not a
 // VM's ROOT.
 func (v *Volume) IsDataDisk() bool { return v.Type == "DATADISK" }
@@ -181,72 +192,4 @@ func (c *Client) volumeJob(command, jobID string) (*Volume, error) {
 	}
 	v := toVolume(wrapped.Volume)
 	return &v, nil
-}
-
-// Snapshot is a volume snapshot.
-type Snapshot struct {
-	ID, VolumeID, State string
-}
-
-// Gone says CloudStack has deleted the snapshot or is deleting it
-// (Snapshot.State Destroying, Destroyed).
-func (s *Snapshot) Gone() bool { return s.State == "Destroying" || s.State == "Destroyed" }
-
-// CreateSnapshot snapshots a volume, tagged in the same call (so no
-// untagged snapshot is left if tagging would fail), and waits until it is
-// backed up. Tags with empty values are left out, as SetTags does.
-func (c *Client) CreateSnapshot(volumeID string, tags map[string]string) (*Snapshot, error) {
-	p := c.cs.Snapshot.NewCreateSnapshotParams(volumeID)
-	if clean := sendableTags(tags); len(clean) > 0 {
-		p.SetTags(clean)
-	}
-	r, err := c.cs.Snapshot.CreateSnapshot(p)
-	if err != nil {
-		return nil, c.fail("createSnapshot", err)
-	}
-	result, err := c.waitJob("createSnapshot", r.JobID)
-	if err != nil {
-		return nil, err
-	}
-	var wrapped struct {
-		Snapshot *csgo.Snapshot `json:"snapshot"`
-	}
-	if err := json.Unmarshal(result, &wrapped); err != nil || wrapped.Snapshot == nil {
-		return nil, fmt.Errorf("CloudStack's createSnapshot job answered without a snapshot")
-	}
-	s := wrapped.Snapshot
-	return &Snapshot{ID: s.Id, VolumeID: s.Volumeid, State: s.State}, nil
-}
-
-// FindSnapshot returns a snapshot by id, or nil.
-func (c *Client) FindSnapshot(id string) (*Snapshot, error) {
-	if !csgo.IsID(id) {
-		return nil, nil
-	}
-	p := c.cs.Snapshot.NewListSnapshotsParams()
-	p.SetId(id)
-	p.SetListall(true)
-	resp, err := c.cs.Snapshot.ListSnapshots(p)
-	if err != nil {
-		if err = c.fail("listSnapshots", err); IsNoSuchEntity(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	for _, s := range resp.Snapshots {
-		if s.Id == id {
-			return &Snapshot{ID: s.Id, VolumeID: s.Volumeid, State: s.State}, nil
-		}
-	}
-	return nil, nil
-}
-
-// DeleteSnapshot deletes a snapshot.
-func (c *Client) DeleteSnapshot(id string) error {
-	r, err := c.cs.Snapshot.DeleteSnapshot(c.cs.Snapshot.NewDeleteSnapshotParams(id))
-	if err != nil {
-		return c.fail("deleteSnapshot", err)
-	}
-	_, err = c.waitJob("deleteSnapshot", r.JobID)
-	return err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
@@ -48,11 +49,34 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 	if err != nil {
 		return apiv1.DiskCID{}, err
 	}
+	start := time.Now()
 	vol, err := c.cloud.CreateVolume(name, zoneID, offering.ID, size)
 	if err != nil {
-		return apiv1.DiskCID{}, diskError(err, "creating a %d MiB disk", sizeMiB)
+		return apiv1.DiskCID{}, c.undoCreateDisk(name, start, diskError(err, "creating a %d MiB disk %s", sizeMiB, name), err)
 	}
 	return apiv1.NewDiskCID(vol.ID), nil
+}
+
+// undoCreateDisk finds, after an uncertain outcome, the volume the call may
+// have made by its unique name, waits (within the job timeout from start)
+// until no job works on it, and deletes it, so that the director never gets
+// an error while a disk it cannot know of stays behind.
+func (c CPI) undoCreateDisk(name string, start time.Time, failed, cause error) error {
+	if cloudstack.NotActedOn(cause) {
+		return failed
+	}
+	vol, err := c.cloud.SettledVolume(name, start.Add(c.cfg.CloudStack.JobTimeout.D()))
+	switch {
+	case err != nil:
+		return leftBehind(failed, "a volume named %s may still exist in CloudStack (looking it up failed: %v)", name, err)
+	case vol == nil:
+		return nothingLeft(failed, "CloudStack has no volume named %s", name)
+	}
+	if err := c.cloud.DeleteVolume(vol.ID); err != nil {
+		return leftBehind(failed, "volume %s (%s, %s) is still in CloudStack: deleting it failed: %v", vol.ID, name, vol.State, err)
+	}
+	c.logger.Info("disk", "deleted volume %s (%s), which the failed create_disk had made", vol.ID, name)
+	return nothingLeft(failed, "the volume it made, %s (%s), was deleted", vol.ID, name)
 }
 
 // readDiskProps refuses unknown keys, as readVMProps does: a misspelt
