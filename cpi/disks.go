@@ -1,7 +1,6 @@
 package cpi
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
-	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
 )
 
 type diskProps struct {
@@ -162,6 +160,7 @@ func (c CPI) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.DiskH
 	if err != nil {
 		return apiv1.DiskHint{}, err
 	}
+	attached := false
 	switch {
 	case vol.VMID == vm.ID:
 		c.logger.Info("disk", "disk %s is already attached to VM %s", vol.ID, vm.ID)
@@ -173,10 +172,11 @@ func (c CPI) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.DiskH
 		if vol, err = c.cloud.AttachVolume(vol.ID, vm.ID); err != nil {
 			return apiv1.DiskHint{}, diskError(err, "attaching disk %s to VM %s", diskCID.AsString(), vm.ID)
 		}
+		attached = true
 	}
 	hint := diskHint(vm.Hypervisor, vol)
 	if err := c.updateRegistryDisks(vm, func(p map[string]any) { p[vol.ID] = hint }); err != nil {
-		return apiv1.DiskHint{}, err
+		return apiv1.DiskHint{}, c.undoAttach(vm, vol, attached, err)
 	}
 	return apiv1.NewDiskHintFromMap(hint), nil
 }
@@ -273,51 +273,17 @@ func (c CPI) DetachDisk(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) error {
 	if vol.VMID != "" && vol.VMID != vm.ID {
 		return &Error{kind: "DiskNotAttached", err: fmt.Errorf("disk %s is attached to VM %s, not %s", vol.ID, vol.VMID, vm.ID)}
 	}
+	detached := false
 	if vol.VMID == vm.ID {
 		if err := c.cloud.DetachVolume(vol.ID); err != nil {
 			return diskError(err, "detaching disk %s from VM %s", vol.ID, vm.ID)
 		}
+		detached = true
 	}
-	return c.updateRegistryDisks(vm, func(p map[string]any) { delete(p, vol.ID) })
-}
-
-// updateRegistryDisks rewrites disks.persistent for old stemcells, whose
-// agents read it from the registry.
-func (c CPI) updateRegistryDisks(vm *cloudstack.VM, change func(map[string]any)) error {
-	if c.ctx.StemcellAPIVersion >= 2 || c.cfg.Registry.Endpoint == "" {
-		return nil
+	if err := c.updateRegistryDisks(vm, func(p map[string]any) { delete(p, vol.ID) }); err != nil {
+		return c.undoDetach(vm, vol, detached, err)
 	}
-	reg, err := c.registryClient()
-	if err != nil {
-		return cloudError(err)
-	}
-	raw, err := reg.Get(vm.Name)
-	if err == registry.ErrNotFound {
-		return nil // a VM created by another CPI, or with a current stemcell
-	}
-	if err != nil {
-		return cloudError(err)
-	}
-	var settings map[string]any
-	if err := json.Unmarshal(raw, &settings); err != nil {
-		return cloudError(fmt.Errorf("registry settings of VM %s: %w", vm.ID, err))
-	}
-	disks, _ := settings["disks"].(map[string]any)
-	if disks == nil {
-		disks = map[string]any{}
-		settings["disks"] = disks
-	}
-	persistent, _ := disks["persistent"].(map[string]any)
-	if persistent == nil {
-		persistent = map[string]any{}
-	}
-	change(persistent)
-	disks["persistent"] = persistent
-	updated, err := json.Marshal(settings)
-	if err != nil {
-		return err
-	}
-	return cloudError(reg.Put(vm.Name, updated))
+	return nil
 }
 
 // ResizeDisk implements apiv1.CPI: grow only; shrinking is NotSupported so
