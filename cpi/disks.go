@@ -287,8 +287,14 @@ func (c CPI) DetachDisk(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) error {
 }
 
 // ResizeDisk implements apiv1.CPI: grow only; shrinking is NotSupported so
-// the director copies to a new disk instead.
+// the director copies to a new disk instead; a size of 0 or less is bad
+// input.
 func (c CPI) ResizeDisk(cid apiv1.DiskCID, newMiB int) error {
+	if newMiB <= 0 {
+		// A null size decodes as 0: bad input, not something to copy around.
+		return cloudError(fmt.Errorf("resize_disk of disk %s: the new size must be a positive number of MiB, got %d "+
+			"(a missing or null size reads as 0)", cid.AsString(), newMiB))
+	}
 	vol, err := c.mustFindDisk(cid)
 	if err != nil {
 		return err
