@@ -41,6 +41,8 @@ type API interface {
 
 	// FindVolume looks a volume up by UUID or exact name; absent is nil.
 	FindVolume(ref string) (*Volume, error)
+	// VolumesNamedLike lists the data volumes whose name contains s.
+	VolumesNamedLike(s string) ([]Volume, error)
 	// CreateVolume creates a data volume.
 	CreateVolume(name, zoneID, offeringID string, sizeGB int) (*Volume, error)
 	// AttachVolume attaches a volume; the answer carries its device id.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -22,6 +23,9 @@ type Volume struct {
 	// OfferingID and Customized describe its disk offering.
 	OfferingID string
 	VMState    string
+	// Created is when CloudStack made it, by the management server's clock;
+	// zero when CloudStack's answer had no readable time.
+	Created time.Time
 }
 
 // Gone says CloudStack has deleted the volume or is deleting it: the
@@ -77,7 +81,40 @@ func (c *Client) VMVolumes(vmID string) ([]Volume, error) {
 func toVolume(v *csgo.Volume) Volume {
 	return Volume{ID: v.Id, Name: v.Name, Type: v.Type, DeviceID: v.Deviceid, VMID: v.Virtualmachineid,
 		ZoneID: v.Zoneid, SizeGB: v.Size >> 30, State: v.State, Tags: tagMap(v.Tags), OfferingID: v.Diskofferingid,
-		VMState: v.Vmstate}
+		VMState: v.Vmstate, Created: csTime(v.Created)}
+}
+
+// csTime reads CloudStack's dates, which ApiResponseSerializer writes
+// as yyyy-MM-dd'T'HH:mm:ssZ.
+func csTime(s string) time.Time {
+	t, _ := time.Parse("2006-01-02T15:04:05-0700", s)
+	return t
+}
+
+// NeverUsed says the volume has never been created on primary storage
+// (Volume.State Allocated: "allocated but has not been created yet"), which
+// happens once a running VM has it. It holds no data.
+func (v *Volume) NeverUsed() bool { return v.State == "Allocated" }
+
+// VolumesNamedLike lists the data volumes whose name contains s: listVolumes'
+// keyword is a LIKE %s% on the name, the state or the type
+// (QueryManagerImpl.searchForVolumes), so the caller matches the name itself.
+func (c *Client) VolumesNamedLike(s string) ([]Volume, error) {
+	p := c.cs.Volume.NewListVolumesParams()
+	p.SetKeyword(s)
+	p.SetType("DATADISK")
+	p.SetListall(true)
+	resp, err := c.cs.Volume.ListVolumes(p)
+	if err != nil {
+		return nil, c.fail("listVolumes", err)
+	}
+	var out []Volume
+	for _, v := range resp.Volumes {
+		if strings.Contains(v.Name, s) {
+			out = append(out, toVolume(v))
+		}
+	}
+	return out, nil
 }
 
 func tagMap(tags []csgo.Tags) map[string]string {

@@ -24,7 +24,7 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 	if err != nil {
 		return apiv1.DiskCID{}, cloudError(err)
 	}
-	zoneID, err := c.diskZone(vmCID)
+	zoneID, vmID, err := c.diskZone(vmCID)
 	if err != nil {
 		return apiv1.DiskCID{}, err
 	}
@@ -43,9 +43,12 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 		return apiv1.DiskCID{}, cloudError(fmt.Errorf("disk offering %q has %d GiB, less than the %d MiB asked for",
 			ref, offering.SizeGB, sizeMiB))
 	}
-	name, err := newDiskName()
+	name, err := newDiskName(vmID)
 	if err != nil {
 		return apiv1.DiskCID{}, err
+	}
+	if vmID != "" {
+		c.removeInterruptedDisks(vmID)
 	}
 	start := time.Now()
 	vol, err := c.cloud.CreateVolume(name, zoneID, offering.ID, size)
@@ -84,27 +87,83 @@ func readDiskProps(cp apiv1.DiskCloudProps) (diskProps, error) {
 	return props, decodeStrict(cp, &props, "disk")
 }
 
-func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, error) {
+// diskZone is the zone of the VM the disk is for (and that VM's id), or
+// the default zone.
+func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, string, error) {
 	if vmCID != nil {
 		vm, err := c.mustFindVM(*vmCID)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		return vm.ZoneID, nil
+		return vm.ZoneID, vm.ID, nil
 	}
 	zones, err := c.cloud.FindZones([]string{c.cfg.CloudStack.DefaultZone})
 	if err != nil {
-		return "", cloudError(err)
+		return "", "", cloudError(err)
 	}
-	return zones[0].ID, nil
+	return zones[0].ID, "", nil
 }
 
-func newDiskName() (string, error) {
+// newDiskName is unique, and names the VM a disk is for, so that the next
+// create_disk for that VM finds what an interrupted one left.
+func newDiskName(vmID string) (string, error) {
 	name, err := newVMName()
 	if err != nil {
 		return "", err
 	}
-	return diskNamePrefix + strings.TrimPrefix(name, "vm-"), nil
+	name = diskNamePrefix + strings.TrimPrefix(name, "vm-")
+	if vmID != "" {
+		name += diskForInfix + vmID
+	}
+	return name, nil
+}
+
+// diskForInfix joins a disk's unique name to the id of the VM it is for.
+const diskForInfix = "-for-"
+
+// removeInterruptedDisks deletes what create_disk calls for the VM that
+// died (kill -9, a lost machine) left: detached disks named for the VM that
+// never held data and are older than any create_disk call can last. The
+// director creates a VM's disks one at a time, but the age keeps a disk
+// just made by a call still running safe all the same. A disk the director
+// was told of but never attached holds no data either: removing it costs
+// nothing, and delete_disk of it later succeeds. Failures are logged: a
+// leftover blocks nothing.
+func (c CPI) removeInterruptedDisks(vmID string) {
+	suffix := diskForInfix + vmID
+	vols, err := c.cloud.VolumesNamedLike(suffix)
+	if err != nil {
+		c.logger.Warn("disk", "looking for disks interrupted create_disk calls left for VM %s: %s", vmID, err)
+		return
+	}
+	removed := 0
+	for _, v := range vols {
+		if !c.interruptedDisk(v, suffix) {
+			continue
+		}
+		if err := c.cloud.DeleteVolume(v.ID); err != nil {
+			c.logger.Warn("disk", "deleting disk %s (%s), which an interrupted create_disk left: %s", v.ID, v.Name, err)
+			continue
+		}
+		removed++
+	}
+	if removed > 0 {
+		c.logger.Info("disk", "deleted %d disk(s) that interrupted create_disk calls for VM %s left", removed, vmID)
+	}
+}
+
+func (c CPI) interruptedDisk(v cloudstack.Volume, suffix string) bool {
+	return strings.HasPrefix(v.Name, diskNamePrefix) && strings.HasSuffix(v.Name, suffix) && v.VMID == "" &&
+		v.NeverUsed() && !v.Created.IsZero() && time.Since(v.Created) > c.longestCall()
+}
+
+// longestCall bounds how long a create_disk call can still be running
+// after it made its volume: its job's timeout and a few requests (a
+// request's timeout covers its retries), plus a second for CloudStack's
+// times, which it gives in whole seconds.
+func (c CPI) longestCall() time.Duration {
+	cs := c.cfg.CloudStack
+	return cs.JobTimeout.D() + 5*cs.RequestTimeout.D() + time.Second
 }
 
 // DeleteDisk implements apiv1.CPI: gone already is success; attached is an
