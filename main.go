@@ -89,7 +89,7 @@ func dispatch(configPath string, request []byte, stdout io.Writer, logger boshlo
 	// secrets (env, blobstore credentials): it only gets warnings.
 	quiet := boshlog.NewWriterLogger(boshlog.LevelWarn, io.Discard)
 	dispatcher := rpc.NewJSONDispatcher(apiv1.NewActionFactory(factory), rpc.NewJSONCaller(), quiet)
-	if _, err := stdout.Write(dispatcher.Dispatch(request)); err != nil {
+	if _, err := stdout.Write(capResponse(dispatcher.Dispatch(request))); err != nil {
 		logger.Error("main", "writing the response: %s", err)
 		return 1
 	}
@@ -97,7 +97,7 @@ func dispatch(configPath string, request []byte, stdout io.Writer, logger boshlo
 }
 
 func writeCPIError(w io.Writer, message string) {
-	resp := rpc.Response{Error: &rpc.ResponseError{Type: "Bosh::Clouds::CpiError", Message: message}}
+	resp := rpc.Response{Error: &rpc.ResponseError{Type: "Bosh::Clouds::CpiError", Message: capMessage(message)}}
 	b, _ := json.Marshal(resp)
 	_, _ = w.Write(b)
 }

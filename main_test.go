@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 type response struct {
@@ -162,5 +163,33 @@ func TestServeRefusesABadCommandLine(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Fatalf("serve wrote to stdout: %q", out.String())
+	}
+}
+
+// TestErrorMessagesCapWhatTheyEcho: a huge CID, method name or config key
+// comes back cut to a few KiB, saying how much was cut.
+func TestErrorMessagesCapWhatTheyEcho(t *testing.T) {
+	huge := strings.Repeat("é", 1<<19) // 1 MiB of two-byte characters
+	good := writeConfig(t, goodConfig)
+	cases := map[string]struct {
+		args  []string
+		stdin string
+	}{
+		"method": {[]string{"-configPath", good}, `{"method":"` + huge + `","arguments":[]}`},
+		"config key": {[]string{"-configPath", writeConfig(t, strings.Replace(goodConfig, `"api_key"`, `"`+huge+`":"x","api_key"`, 1))},
+			`{"method":"info","arguments":[]}`},
+		"resize_disk size": {[]string{"-configPath", good}, `{"method":"resize_disk","arguments":["` + huge + `",0]}`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			resp, _ := call(t, c.args, c.stdin)
+			if resp.Error == nil {
+				t.Fatal("no error")
+			}
+			m := resp.Error.Message
+			if len(m) > maxErrorMessage+64 || !strings.Contains(m, "bytes cut)") || !utf8.ValidString(m) {
+				t.Fatalf("%d bytes of message, ending %q", len(m), m[max(0, len(m)-80):])
+			}
+		})
 	}
 }

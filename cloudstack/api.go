@@ -41,6 +41,8 @@ type API interface {
 
 	// FindVolume looks a volume up by UUID or exact name; absent is nil.
 	FindVolume(ref string) (*Volume, error)
+	// VolumesNamedLike lists the data volumes whose name contains s.
+	VolumesNamedLike(s string) ([]Volume, error)
 	// CreateVolume creates a data volume.
 	CreateVolume(name, zoneID, offeringID string, sizeGB int) (*Volume, error)
 	// AttachVolume attaches a volume; the answer carries its device id.
@@ -51,8 +53,14 @@ type API interface {
 	DeleteVolume(id string) error
 	// ResizeVolume grows a volume, optionally onto another offering.
 	ResizeVolume(id string, sizeGB int, offeringID string) error
-	// CreateSnapshot snapshots a volume.
-	CreateSnapshot(volumeID string, tags map[string]string) (*Snapshot, error)
+	// CreateSnapshot snapshots a volume under a unique name.
+	CreateSnapshot(volumeID, name string, tags map[string]string) (*Snapshot, error)
+	// SettledVolume finds the volume of that exact name once no job works
+	// on it or the deadline has passed; absent is nil.
+	SettledVolume(name string, deadline time.Time) (*Volume, error)
+	// SettledSnapshot finds the volume's snapshot of that exact name once no
+	// job works on it or the deadline has passed; absent is nil.
+	SettledSnapshot(volumeID, name string, deadline time.Time) (*Snapshot, error)
 	// FindSnapshot returns a snapshot by id, or nil.
 	FindSnapshot(id string) (*Snapshot, error)
 	// DeleteSnapshot deletes a snapshot.

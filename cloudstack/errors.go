@@ -179,6 +179,11 @@ func (c *Client) fail(command string, err error) error {
 		if isTLSError(ue.Err) {
 			return &TLSError{Endpoint: c.endpoint, Err: ue.Err}
 		}
+		if !isDialError(ue.Err) {
+			if plain := c.plainHTTPToTLS(ue.Err); plain != nil {
+				return plain
+			}
+		}
 		return &UnreachableError{Endpoint: c.endpoint, Err: ue.Err}
 	}
 	if m := csErrorText.FindStringSubmatch(err.Error()); m != nil {
@@ -188,6 +193,9 @@ func (c *Client) fail(command string, err error) error {
 			return &CredentialsRefusedError{Endpoint: c.endpoint, Command: command}
 		}
 		return &APIError{Command: command, ErrorCode: code, CSErrorCode: cscode, Text: m[3]}
+	}
+	if plain := c.plainHTTPToTLS(err); plain != nil {
+		return plain
 	}
 	return fmt.Errorf("CloudStack %s at %s: unexpected answer: %v", command, c.endpoint, err)
 }
@@ -199,7 +207,10 @@ func alreadyTyped(err error) error {
 	var unreachable *UnreachableError
 	var api *APIError
 	var timeout *JobTimeoutError
+	var plain *PlainHTTPError
 	switch {
+	case errors.As(err, &plain):
+		return plain
 	case errors.As(err, &tlsErr):
 		return tlsErr
 	case errors.As(err, &unreachable):
@@ -220,4 +231,27 @@ func isTLSError(err error) bool {
 	var record tls.RecordHeaderError
 	return errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
 		errors.As(err, &verify) || errors.As(err, &record)
+}
+
+// NotActedOn says CloudStack certainly did not act on a mutating request
+// that failed: it refused the request itself (an async command's checks
+// run before its job is queued, so no job exists), refused the
+// credentials, or was never reached (the dial or the TLS handshake
+// failed). Anything else (a lost answer, a failed job, a failed poll, a job
+// timeout) may have left what the command creates.
+func NotActedOn(err error) bool {
+	var api *APIError
+	var creds *CredentialsRefusedError
+	var tlsErr *TLSError
+	var plain *PlainHTTPError
+	var unreachable *UnreachableError
+	switch {
+	case errors.As(err, &api):
+		return api.JobID == "" && api.Command != "queryAsyncJobResult"
+	case errors.As(err, &creds), errors.As(err, &tlsErr), errors.As(err, &plain):
+		return true
+	case errors.As(err, &unreachable):
+		return isDialError(unreachable.Err)
+	}
+	return false
 }

@@ -86,7 +86,7 @@ func TestSetTagsWithOnlyEmptyValuesSendsNothing(t *testing.T) {
 func TestSnapshotTagsLeaveOutEmptyValues(t *testing.T) {
 	ts, endpoint := newTagServer(t)
 	c, _ := newClient(t, endpoint, nil)
-	if _, err := c.CreateSnapshot("v1", map[string]string{"director": "d", "index": ""}); err != nil {
+	if _, err := c.CreateSnapshot("v1", "bosh-snapshot-1", map[string]string{"director": "d", "index": ""}); err != nil {
 		t.Fatal(err)
 	}
 	if got := ts.sent["createSnapshot"]; len(got) != 1 || len(got[0]) != 1 || got[0]["director"] != "d" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -22,6 +23,9 @@ type Volume struct {
 	// OfferingID and Customized describe its disk offering.
 	OfferingID string
 	VMState    string
+	// Created is when CloudStack made it, by the management server's clock;
+	// zero when CloudStack's answer had no readable time.
+	Created time.Time
 }
 
 // Gone says CloudStack has deleted the volume or is deleting it: the
@@ -30,6 +34,17 @@ type Volume struct {
 func (v *Volume) Gone() bool {
 	switch v.State {
 	case "Destroy", "Destroying", "Expunging", "Expunged":
+		return true
+	}
+	return false
+}
+
+// Busy says a job still works on the volume: Volume.State's passing
+// states (Creating, Migrating, Snapshotting, RevertSnapshotting, Resizing,
+// Copying, Attaching), which end in Ready, Allocated or Uploaded.
+func (v *Volume) Busy() bool {
+	switch v.State {
+	case "Creating", "Migrating", "Snapshotting", "RevertSnapshotting", "Resizing", "Copying", "Attaching":
 		return true
 	}
 	return false
@@ -66,7 +81,40 @@ func (c *Client) VMVolumes(vmID string) ([]Volume, error) {
 func toVolume(v *csgo.Volume) Volume {
 	return Volume{ID: v.Id, Name: v.Name, Type: v.Type, DeviceID: v.Deviceid, VMID: v.Virtualmachineid,
 		ZoneID: v.Zoneid, SizeGB: v.Size >> 30, State: v.State, Tags: tagMap(v.Tags), OfferingID: v.Diskofferingid,
-		VMState: v.Vmstate}
+		VMState: v.Vmstate, Created: csTime(v.Created)}
+}
+
+// csTime reads CloudStack's dates, which ApiResponseSerializer writes
+// as yyyy-MM-dd'T'HH:mm:ssZ.
+func csTime(s string) time.Time {
+	t, _ := time.Parse("2006-01-02T15:04:05-0700", s)
+	return t
+}
+
+// NeverUsed says the volume has never been created on primary storage
+// (Volume.State Allocated: "allocated but has not been created yet"), which
+// happens once a running VM has it. It holds no data.
+func (v *Volume) NeverUsed() bool { return v.State == "Allocated" }
+
+// VolumesNamedLike lists the data volumes whose name contains s: listVolumes'
+// keyword is a LIKE %s% on the name, the state or the type
+// (QueryManagerImpl.searchForVolumes), so the caller matches the name itself.
+func (c *Client) VolumesNamedLike(s string) ([]Volume, error) {
+	p := c.cs.Volume.NewListVolumesParams()
+	p.SetKeyword(s)
+	p.SetType("DATADISK")
+	p.SetListall(true)
+	resp, err := c.cs.Volume.ListVolumes(p)
+	if err != nil {
+		return nil, c.fail("listVolumes", err)
+	}
+	var out []Volume
+	for _, v := range resp.Volumes {
+		if strings.Contains(v.Name, s) {
+			out = append(out, toVolume(v))
+		}
+	}
+	return out, nil
 }
 
 func tagMap(tags []csgo.Tags) map[string]string {
@@ -181,72 +229,4 @@ func (c *Client) volumeJob(command, jobID string) (*Volume, error) {
 	}
 	v := toVolume(wrapped.Volume)
 	return &v, nil
-}
-
-// Snapshot is a volume snapshot.
-type Snapshot struct {
-	ID, VolumeID, State string
-}
-
-// Gone says CloudStack has deleted the snapshot or is deleting it
-// (Snapshot.State Destroying, Destroyed).
-func (s *Snapshot) Gone() bool { return s.State == "Destroying" || s.State == "Destroyed" }
-
-// CreateSnapshot snapshots a volume, tagged in the same call (so no
-// untagged snapshot is left if tagging would fail), and waits until it is
-// backed up. Tags with empty values are left out, as SetTags does.
-func (c *Client) CreateSnapshot(volumeID string, tags map[string]string) (*Snapshot, error) {
-	p := c.cs.Snapshot.NewCreateSnapshotParams(volumeID)
-	if clean := sendableTags(tags); len(clean) > 0 {
-		p.SetTags(clean)
-	}
-	r, err := c.cs.Snapshot.CreateSnapshot(p)
-	if err != nil {
-		return nil, c.fail("createSnapshot", err)
-	}
-	result, err := c.waitJob("createSnapshot", r.JobID)
-	if err != nil {
-		return nil, err
-	}
-	var wrapped struct {
-		Snapshot *csgo.Snapshot `json:"snapshot"`
-	}
-	if err := json.Unmarshal(result, &wrapped); err != nil || wrapped.Snapshot == nil {
-		return nil, fmt.Errorf("CloudStack's createSnapshot job answered without a snapshot")
-	}
-	s := wrapped.Snapshot
-	return &Snapshot{ID: s.Id, VolumeID: s.Volumeid, State: s.State}, nil
-}
-
-// FindSnapshot returns a snapshot by id, or nil.
-func (c *Client) FindSnapshot(id string) (*Snapshot, error) {
-	if !csgo.IsID(id) {
-		return nil, nil
-	}
-	p := c.cs.Snapshot.NewListSnapshotsParams()
-	p.SetId(id)
-	p.SetListall(true)
-	resp, err := c.cs.Snapshot.ListSnapshots(p)
-	if err != nil {
-		if err = c.fail("listSnapshots", err); IsNoSuchEntity(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	for _, s := range resp.Snapshots {
-		if s.Id == id {
-			return &Snapshot{ID: s.Id, VolumeID: s.Volumeid, State: s.State}, nil
-		}
-	}
-	return nil, nil
-}
-
-// DeleteSnapshot deletes a snapshot.
-func (c *Client) DeleteSnapshot(id string) error {
-	r, err := c.cs.Snapshot.DeleteSnapshot(c.cs.Snapshot.NewDeleteSnapshotParams(id))
-	if err != nil {
-		return c.fail("deleteSnapshot", err)
-	}
-	_, err = c.waitJob("deleteSnapshot", r.JobID)
-	return err
 }

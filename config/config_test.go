@@ -127,3 +127,66 @@ func TestServeConfigNeedsNoCloudStackSection(t *testing.T) {
 		t.Error("the CPI accepted a config without cloudstack")
 	}
 }
+
+// TestRefusesWhatCannotWork: values that decode but could only fail later
+// are refused, naming the key.
+func TestRefusesWhatCannotWork(t *testing.T) {
+	cs := func(extra string) string { return strings.Replace(minimal, `}}`, `,`+extra+`}}`, 1) }
+	section := func(extra string) string { return strings.Replace(minimal, `}}`, `},`+extra+`}`, 1) }
+	endpoint := func(u string) string { return strings.Replace(minimal, "https://cs.example.com/client/api", u, 1) }
+	cases := map[string]struct{ json, want string }{
+		"endpoint with a query":      {endpoint("https://cs.example.com/client/api?apiKey=x"), "cloudstack.endpoint"},
+		"endpoint with an empty ?":   {endpoint("https://cs.example.com/client/api?"), "must not have a query string"},
+		"endpoint with a fragment":   {endpoint("https://cs.example.com/client/api#x"), "cloudstack.endpoint"},
+		"endpoint without a path":    {endpoint("https://cs.example.com:8443"), "ending in /client/api"},
+		"endpoint with another path": {endpoint("https://cs.example.com/client"), "ending in /client/api"},
+		"webdav listen garbage":      {section(`"webdav":{"listen":"nowhere"}`), "webdav.listen"},
+		"webdav listen bad port":     {section(`"webdav":{"listen":"0.0.0.0:http"}`), "webdav.listen"},
+		"webdav listen port too big": {section(`"webdav":{"listen":"0.0.0.0:70000"}`), "webdav.listen"},
+		"webdav reversed range":      {section(`"webdav":{"listen":"0.0.0.0:25310-25300"}`), "webdav.listen \"0.0.0.0:25310-25300\": the port range runs backwards"},
+		"unknown affinity type":      {cs(`"affinity_group_type":"anti-affinity"`), "cloudstack.affinity_group_type"},
+		"explicit dedication":        {cs(`"affinity_group_type":"ExplicitDedication"`), "cloudstack.affinity_group_type"},
+		"mbus not a URL":             {section(`"agent":{"mbus":"10.0.0.6:4222"}`), "agent.mbus"},
+		"mbus without a host":        {section(`"agent":{"mbus":"nats://"}`), "agent.mbus"},
+		"job timeout 1ns":            {cs(`"job_timeout":"1ns"`), "cloudstack.job_timeout is 1ns; it must be at least 1s"},
+		"request timeout 10ms":       {cs(`"request_timeout":"10ms"`), "cloudstack.request_timeout"},
+		"poll interval 1µs":          {cs(`"job_poll_interval":"1us","job_poll_max_interval":"1us"`), "cloudstack.job_poll_interval"},
+		"stemcell timeout 1ms":       {section(`"stemcell":{"timeout":"1ms"}`), "stemcell.timeout"},
+		"webdav max age 1ms":         {section(`"webdav":{"max_age":"1ms"}`), "webdav.max_age"},
+		"negative cpu speed":         {cs(`"default_cpu_speed":-1`), "cloudstack.default_cpu_speed"},
+		"registry without password":  {section(`"registry":{"endpoint":"http://reg:25777","username":"u"}`), "registry.password"},
+		"registry without any auth":  {section(`"registry":{"endpoint":"http://reg:25777"}`), "registry.username"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := config.Parse([]byte(c.json))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestAcceptsWhatWorks: the edges of the refusals above still pass.
+func TestAcceptsWhatWorks(t *testing.T) {
+	cs := func(extra string) string { return strings.Replace(minimal, `}}`, `,`+extra+`}}`, 1) }
+	section := func(extra string) string { return strings.Replace(minimal, `}}`, `},`+extra+`}`, 1) }
+	for name, body := range map[string]string{
+		"endpoint with a trailing slash": strings.Replace(minimal, "/client/api", "/client/api/", 1),
+		"webdav one port":                section(`"webdav":{"listen":"0.0.0.0:25300"}`),
+		"webdav range":                   section(`"webdav":{"listen":"[::1]:25300-25310"}`),
+		"non-strict affinity":            cs(`"affinity_group_type":"non-strict host anti-affinity"`),
+		"host affinity":                  cs(`"affinity_group_type":"host affinity"`),
+		"create-env mbus":                section(`"agent":{"mbus":"https://mbus:pw@0.0.0.0:6868"}`),
+		"director mbus":                  section(`"agent":{"mbus":"nats://nats:pw@10.0.0.6:4222"}`),
+		"minimum durations":              cs(`"job_timeout":"1s","request_timeout":1,"job_poll_interval":"10ms","job_poll_max_interval":"10ms"`),
+		"registry password in the URL":   section(`"registry":{"endpoint":"http://u:pw@reg:25777"}`),
+		"registry credentials":           section(`"registry":{"endpoint":"http://reg:25777","username":"u","password":"p"}`),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := config.Parse([]byte(body)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

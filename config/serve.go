@@ -77,6 +77,28 @@ func checkListen(path, listen string) error {
 	return nil
 }
 
+// checkListenRange wants HOST:PORT or HOST:LOW-HIGH with LOW <= HIGH, the
+// in-call WebDAV server's form.
+func checkListenRange(path, listen string) error {
+	_, ports, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("%s %q: want HOST:PORT or HOST:LOW-HIGH (%v)", path, listen, err)
+	}
+	low, high, isRange := strings.Cut(ports, "-")
+	if !isRange {
+		high = low
+	}
+	from, err1 := strconv.Atoi(low)
+	to, err2 := strconv.Atoi(high)
+	switch {
+	case err1 != nil || err2 != nil || from < 0 || to > 65535:
+		return fmt.Errorf("%s %q: want HOST:PORT or HOST:LOW-HIGH with ports 0-65535", path, listen)
+	case from > to:
+		return fmt.Errorf("%s %q: the port range runs backwards (%d > %d)", path, listen, from, to)
+	}
+	return nil
+}
+
 func checkKeyPair(section, cert, key string) error {
 	if cert == "" && key == "" {
 		return nil

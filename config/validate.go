@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%s is required", r.path)
 		}
 	}
-	if err := checkURL("cloudstack.endpoint", cs.Endpoint); err != nil {
+	if err := checkEndpoint(cs.Endpoint); err != nil {
 		return err
 	}
 	if cs.HTTPProxy != "" {
@@ -43,7 +44,109 @@ func (c Config) Validate() error {
 		return fmt.Errorf("cloudstack.job_poll_max_interval (%s) is shorter than cloudstack.job_poll_interval (%s)",
 			cs.JobPollMaxInterval, cs.JobPollInterval)
 	}
+	if err := c.checkMinimums(); err != nil {
+		return err
+	}
+	if cs.DefaultCPUSpeed < 0 {
+		return fmt.Errorf("cloudstack.default_cpu_speed is %d; it must be a positive number of MHz", cs.DefaultCPUSpeed)
+	}
+	if !slices.Contains(AffinityGroupTypes, cs.AffinityGroupType) {
+		return fmt.Errorf("cloudstack.affinity_group_type is %q; want one of %q", cs.AffinityGroupType, AffinityGroupTypes)
+	}
+	if c.Agent.MBus != "" {
+		if err := checkAnyURL("agent.mbus", c.Agent.MBus); err != nil {
+			return err
+		}
+	}
+	if err := c.checkRegistryCredentials(); err != nil {
+		return err
+	}
 	return c.validateServices()
+}
+
+// AffinityGroupTypes are the types a CPI's groups may have: the types of
+// the AffinityGroupProcessor plugins of CloudStack 4.22 an account can
+// create groups of (HostAntiAffinityProcessor, HostAffinityProcessor,
+// NonStrictHostAntiAffinityProcessor, NonStrictHostAffinityProcessor, as
+// their spring contexts name them). ExplicitDedication is left out: its
+// groups are made by dedicating resources, not by createAffinityGroup.
+var AffinityGroupTypes = []string{"host anti-affinity", "host affinity",
+	"non-strict host anti-affinity", "non-strict host affinity"}
+
+// Minimums below which a duration cannot work: a request or a job needs at
+// least a second, a poll loop at 10 ms would only load CloudStack.
+const (
+	MinTimeout      = time.Second
+	MinPollInterval = 10 * time.Millisecond
+)
+
+func (c Config) checkMinimums() error {
+	cs := c.CloudStack
+	for _, d := range []struct {
+		path    string
+		value   Duration
+		atLeast time.Duration
+	}{
+		{"cloudstack.request_timeout", cs.RequestTimeout, MinTimeout},
+		{"cloudstack.job_timeout", cs.JobTimeout, MinTimeout},
+		{"cloudstack.job_poll_interval", cs.JobPollInterval, MinPollInterval},
+		{"cloudstack.job_poll_max_interval", cs.JobPollMaxInterval, MinPollInterval},
+		{"stemcell.timeout", c.Stemcell.Timeout, MinTimeout},
+	} {
+		if d.value.D() < d.atLeast {
+			return fmt.Errorf("%s is %s; it must be at least %s", d.path, d.value, d.atLeast)
+		}
+	}
+	return nil
+}
+
+// checkEndpoint wants CloudStack's API URL, http(s)://host[:port]/client/api:
+// cloudstack-go appends "?<signed query>" to it as given.
+func checkEndpoint(raw string) error {
+	const path = "cloudstack.endpoint"
+	if err := checkURL(path, raw); err != nil {
+		return err
+	}
+	u, _ := url.Parse(raw)
+	switch {
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return fmt.Errorf("%s %q must not have a query string or a fragment: the CPI adds its own query", path, redactURL(u))
+	case !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/client/api"):
+		return fmt.Errorf("%s %q must be CloudStack's API URL, with a path ending in /client/api "+
+			"(e.g. https://cloudstack.example.com:8443/client/api)", path, redactURL(u))
+	}
+	return nil
+}
+
+// checkAnyURL wants an absolute URL with a host, of any scheme (nats://,
+// https://).
+func checkAnyURL(path, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%s is not a URL", path)
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return fmt.Errorf("%s %q must be a URL like nats://user:password@host:4222", path, redactURL(u))
+	}
+	return nil
+}
+
+// checkRegistryCredentials: a BOSH registry asks for basic auth, so an
+// endpoint without a password could only fail later, at create_vm.
+func (c Config) checkRegistryCredentials() error {
+	r := c.Registry
+	if r.Endpoint == "" {
+		return nil
+	}
+	if u, err := url.Parse(r.Endpoint); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			return nil
+		}
+	}
+	if r.Username == "" || r.Password == "" {
+		return fmt.Errorf("registry.endpoint needs registry.username and registry.password")
+	}
+	return nil
 }
 
 func (c Config) validateServices() error {
@@ -54,6 +157,14 @@ func (c Config) validateServices() error {
 	}
 	if c.Stemcell.Publish == PublishWebDAV && c.WebDAV.Listen == "" && c.WebDAV.DaemonURL == "" {
 		return fmt.Errorf("stemcell.publish is webdav, so webdav.listen (HOST:PORT or HOST:LOW-HIGH) is required")
+	}
+	if c.WebDAV.Listen != "" {
+		if err := checkListenRange("webdav.listen", c.WebDAV.Listen); err != nil {
+			return err
+		}
+	}
+	if c.WebDAV.MaxAge.D() < MinTimeout {
+		return fmt.Errorf("webdav.max_age is %s; it must be at least %s", c.WebDAV.MaxAge, MinTimeout)
 	}
 	if b := c.Stemcell.Bits; b != 32 && b != 64 {
 		return fmt.Errorf("stemcell.bits is %d; want 32 or 64", b)

@@ -1,15 +1,14 @@
 package cpi
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
-	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
 )
 
 type diskProps struct {
@@ -25,7 +24,7 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 	if err != nil {
 		return apiv1.DiskCID{}, cloudError(err)
 	}
-	zoneID, err := c.diskZone(vmCID)
+	zoneID, vmID, err := c.diskZone(vmCID)
 	if err != nil {
 		return apiv1.DiskCID{}, err
 	}
@@ -44,15 +43,41 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 		return apiv1.DiskCID{}, cloudError(fmt.Errorf("disk offering %q has %d GiB, less than the %d MiB asked for",
 			ref, offering.SizeGB, sizeMiB))
 	}
-	name, err := newDiskName()
+	name, err := newDiskName(vmID)
 	if err != nil {
 		return apiv1.DiskCID{}, err
 	}
+	if vmID != "" {
+		c.removeInterruptedDisks(vmID)
+	}
+	start := time.Now()
 	vol, err := c.cloud.CreateVolume(name, zoneID, offering.ID, size)
 	if err != nil {
-		return apiv1.DiskCID{}, diskError(err, "creating a %d MiB disk", sizeMiB)
+		return apiv1.DiskCID{}, c.undoCreateDisk(name, start, diskError(err, "creating a %d MiB disk %s", sizeMiB, name), err)
 	}
 	return apiv1.NewDiskCID(vol.ID), nil
+}
+
+// undoCreateDisk finds, after an uncertain outcome, the volume the call may
+// have made by its unique name, waits (within the job timeout from start)
+// until no job works on it, and deletes it, so that the director never gets
+// an error while a disk it cannot know of stays behind.
+func (c CPI) undoCreateDisk(name string, start time.Time, failed, cause error) error {
+	if cloudstack.NotActedOn(cause) {
+		return failed
+	}
+	vol, err := c.cloud.SettledVolume(name, start.Add(c.cfg.CloudStack.JobTimeout.D()))
+	switch {
+	case err != nil:
+		return leftBehind(failed, "a volume named %s may still exist in CloudStack (looking it up failed: %v)", name, err)
+	case vol == nil:
+		return nothingLeft(failed, "CloudStack has no volume named %s", name)
+	}
+	if err := c.cloud.DeleteVolume(vol.ID); err != nil {
+		return leftBehind(failed, "volume %s (%s, %s) is still in CloudStack: deleting it failed: %v", vol.ID, name, vol.State, err)
+	}
+	c.logger.Info("disk", "deleted volume %s (%s), which the failed create_disk had made", vol.ID, name)
+	return nothingLeft(failed, "the volume it made, %s (%s), was deleted", vol.ID, name)
 }
 
 // readDiskProps refuses unknown keys, as readVMProps does: a misspelt
@@ -62,27 +87,83 @@ func readDiskProps(cp apiv1.DiskCloudProps) (diskProps, error) {
 	return props, decodeStrict(cp, &props, "disk")
 }
 
-func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, error) {
+// diskZone is the zone of the VM the disk is for (and that VM's id), or
+// the default zone.
+func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, string, error) {
 	if vmCID != nil {
 		vm, err := c.mustFindVM(*vmCID)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		return vm.ZoneID, nil
+		return vm.ZoneID, vm.ID, nil
 	}
 	zones, err := c.cloud.FindZones([]string{c.cfg.CloudStack.DefaultZone})
 	if err != nil {
-		return "", cloudError(err)
+		return "", "", cloudError(err)
 	}
-	return zones[0].ID, nil
+	return zones[0].ID, "", nil
 }
 
-func newDiskName() (string, error) {
+// newDiskName is unique, and names the VM a disk is for, so that the next
+// create_disk for that VM finds what an interrupted one left.
+func newDiskName(vmID string) (string, error) {
 	name, err := newVMName()
 	if err != nil {
 		return "", err
 	}
-	return diskNamePrefix + strings.TrimPrefix(name, "vm-"), nil
+	name = diskNamePrefix + strings.TrimPrefix(name, "vm-")
+	if vmID != "" {
+		name += diskForInfix + vmID
+	}
+	return name, nil
+}
+
+// diskForInfix joins a disk's unique name to the id of the VM it is for.
+const diskForInfix = "-for-"
+
+// removeInterruptedDisks deletes what create_disk calls for the VM that
+// died (kill -9, a lost machine) left: detached disks named for the VM that
+// never held data and are older than any create_disk call can last. The
+// director creates a VM's disks one at a time, but the age keeps a disk
+// just made by a call still running safe all the same. A disk the director
+// was told of but never attached holds no data either: removing it costs
+// nothing, and delete_disk of it later succeeds. Failures are logged: a
+// leftover blocks nothing.
+func (c CPI) removeInterruptedDisks(vmID string) {
+	suffix := diskForInfix + vmID
+	vols, err := c.cloud.VolumesNamedLike(suffix)
+	if err != nil {
+		c.logger.Warn("disk", "looking for disks interrupted create_disk calls left for VM %s: %s", vmID, err)
+		return
+	}
+	removed := 0
+	for _, v := range vols {
+		if !c.interruptedDisk(v, suffix) {
+			continue
+		}
+		if err := c.cloud.DeleteVolume(v.ID); err != nil {
+			c.logger.Warn("disk", "deleting disk %s (%s), which an interrupted create_disk left: %s", v.ID, v.Name, err)
+			continue
+		}
+		removed++
+	}
+	if removed > 0 {
+		c.logger.Info("disk", "deleted %d disk(s) that interrupted create_disk calls for VM %s left", removed, vmID)
+	}
+}
+
+func (c CPI) interruptedDisk(v cloudstack.Volume, suffix string) bool {
+	return strings.HasPrefix(v.Name, diskNamePrefix) && strings.HasSuffix(v.Name, suffix) && v.VMID == "" &&
+		v.NeverUsed() && !v.Created.IsZero() && time.Since(v.Created) > c.longestCall()
+}
+
+// longestCall bounds how long a create_disk call can still be running
+// after it made its volume: its job's timeout and a few requests (a
+// request's timeout covers its retries), plus a second for CloudStack's
+// times, which it gives in whole seconds.
+func (c CPI) longestCall() time.Duration {
+	cs := c.cfg.CloudStack
+	return cs.JobTimeout.D() + 5*cs.RequestTimeout.D() + time.Second
 }
 
 // DeleteDisk implements apiv1.CPI: gone already is success; attached is an
@@ -138,6 +219,7 @@ func (c CPI) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.DiskH
 	if err != nil {
 		return apiv1.DiskHint{}, err
 	}
+	attached := false
 	switch {
 	case vol.VMID == vm.ID:
 		c.logger.Info("disk", "disk %s is already attached to VM %s", vol.ID, vm.ID)
@@ -149,10 +231,11 @@ func (c CPI) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.DiskH
 		if vol, err = c.cloud.AttachVolume(vol.ID, vm.ID); err != nil {
 			return apiv1.DiskHint{}, diskError(err, "attaching disk %s to VM %s", diskCID.AsString(), vm.ID)
 		}
+		attached = true
 	}
 	hint := diskHint(vm.Hypervisor, vol)
 	if err := c.updateRegistryDisks(vm, func(p map[string]any) { p[vol.ID] = hint }); err != nil {
-		return apiv1.DiskHint{}, err
+		return apiv1.DiskHint{}, c.undoAttach(vm, vol, attached, err)
 	}
 	return apiv1.NewDiskHintFromMap(hint), nil
 }
@@ -249,56 +332,28 @@ func (c CPI) DetachDisk(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) error {
 	if vol.VMID != "" && vol.VMID != vm.ID {
 		return &Error{kind: "DiskNotAttached", err: fmt.Errorf("disk %s is attached to VM %s, not %s", vol.ID, vol.VMID, vm.ID)}
 	}
+	detached := false
 	if vol.VMID == vm.ID {
 		if err := c.cloud.DetachVolume(vol.ID); err != nil {
 			return diskError(err, "detaching disk %s from VM %s", vol.ID, vm.ID)
 		}
+		detached = true
 	}
-	return c.updateRegistryDisks(vm, func(p map[string]any) { delete(p, vol.ID) })
-}
-
-// updateRegistryDisks rewrites disks.persistent for old stemcells, whose
-// agents read it from the registry.
-func (c CPI) updateRegistryDisks(vm *cloudstack.VM, change func(map[string]any)) error {
-	if c.ctx.StemcellAPIVersion >= 2 || c.cfg.Registry.Endpoint == "" {
-		return nil
+	if err := c.updateRegistryDisks(vm, func(p map[string]any) { delete(p, vol.ID) }); err != nil {
+		return c.undoDetach(vm, vol, detached, err)
 	}
-	reg, err := c.registryClient()
-	if err != nil {
-		return cloudError(err)
-	}
-	raw, err := reg.Get(vm.Name)
-	if err == registry.ErrNotFound {
-		return nil // a VM created by another CPI, or with a current stemcell
-	}
-	if err != nil {
-		return cloudError(err)
-	}
-	var settings map[string]any
-	if err := json.Unmarshal(raw, &settings); err != nil {
-		return cloudError(fmt.Errorf("registry settings of VM %s: %w", vm.ID, err))
-	}
-	disks, _ := settings["disks"].(map[string]any)
-	if disks == nil {
-		disks = map[string]any{}
-		settings["disks"] = disks
-	}
-	persistent, _ := disks["persistent"].(map[string]any)
-	if persistent == nil {
-		persistent = map[string]any{}
-	}
-	change(persistent)
-	disks["persistent"] = persistent
-	updated, err := json.Marshal(settings)
-	if err != nil {
-		return err
-	}
-	return cloudError(reg.Put(vm.Name, updated))
+	return nil
 }
 
 // ResizeDisk implements apiv1.CPI: grow only; shrinking is NotSupported so
-// the director copies to a new disk instead.
+// the director copies to a new disk instead; a size of 0 or less is bad
+// input.
 func (c CPI) ResizeDisk(cid apiv1.DiskCID, newMiB int) error {
+	if newMiB <= 0 {
+		// A null size decodes as 0: bad input, not something to copy around.
+		return cloudError(fmt.Errorf("resize_disk of disk %s: the new size must be a positive number of MiB, got %d "+
+			"(a missing or null size reads as 0)", cid.AsString(), newMiB))
+	}
 	vol, err := c.mustFindDisk(cid)
 	if err != nil {
 		return err

@@ -47,3 +47,24 @@ func wrap(err error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	return cloudError(fmt.Errorf("%s: %w", msg, err))
 }
+
+// leftBehind is the error of a call that failed with something of its own
+// still in CloudStack: what is there, and never ok_to_retry, since a retry
+// would add another.
+func leftBehind(failed error, format string, args ...any) error {
+	return &Error{kind: kindOf(failed), err: fmt.Errorf("%w; %s", failed, fmt.Sprintf(format, args...))}
+}
+
+// nothingLeft is the error of a call that failed but left nothing behind:
+// a retry is safe.
+func nothingLeft(failed error, format string, args ...any) error {
+	return &Error{kind: kindOf(failed), retry: true, err: fmt.Errorf("%w; %s", failed, fmt.Sprintf(format, args...))}
+}
+
+func kindOf(err error) string {
+	var typed *Error
+	if errors.As(err, &typed) {
+		return typed.kind
+	}
+	return "CloudError"
+}

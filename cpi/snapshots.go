@@ -1,7 +1,12 @@
 package cpi
 
 import (
+	"strings"
+	"time"
+
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
 // SnapshotDisk implements apiv1.CPI: the snapshot carries the metadata as
@@ -11,11 +16,55 @@ func (c CPI) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.Snapsho
 	if err != nil {
 		return apiv1.SnapshotCID{}, err
 	}
-	snap, err := c.cloud.CreateSnapshot(vol.ID, metadataTags(meta))
+	name, err := newSnapshotName()
 	if err != nil {
-		return apiv1.SnapshotCID{}, diskError(err, "snapshotting disk %s", vol.ID)
+		return apiv1.SnapshotCID{}, err
+	}
+	tags := metadataTags(meta)
+	if c.ctx.DirectorUUID != "" {
+		tags[cloudstack.DirectorTag] = c.ctx.DirectorUUID
+	}
+	start := time.Now()
+	snap, err := c.cloud.CreateSnapshot(vol.ID, name, tags)
+	if err != nil {
+		failed := diskError(err, "snapshotting disk %s as %s", vol.ID, name)
+		return apiv1.SnapshotCID{}, c.undoSnapshot(vol.ID, name, start, failed, err)
 	}
 	return apiv1.NewSnapshotCID(snap.ID), nil
+}
+
+// snapshotNamePrefix starts the unique name every snapshot gets, by which
+// a snapshot_disk that lost CloudStack's answer finds it.
+const snapshotNamePrefix = "bosh-snapshot-"
+
+func newSnapshotName() (string, error) {
+	name, err := newVMName()
+	return snapshotNamePrefix + strings.TrimPrefix(name, "vm-"), err
+}
+
+// undoSnapshot finds, after an uncertain outcome, the snapshot the call may
+// have made by its unique name, waits (within the job timeout from start)
+// until it is backed up or failed, and deletes it.
+func (c CPI) undoSnapshot(volumeID, name string, start time.Time, failed, cause error) error {
+	if cloudstack.NotActedOn(cause) {
+		return failed
+	}
+	snap, err := c.cloud.SettledSnapshot(volumeID, name, start.Add(c.cfg.CloudStack.JobTimeout.D()))
+	switch {
+	case err != nil:
+		return leftBehind(failed, "a snapshot named %s of disk %s may still exist in CloudStack (looking it up failed: %v)",
+			name, volumeID, err)
+	case snap == nil:
+		return nothingLeft(failed, "CloudStack has no snapshot named %s", name)
+	case snap.Busy():
+		return leftBehind(failed, "snapshot %s (%s) is still %s after %s; delete it once CloudStack has finished it",
+			snap.ID, name, snap.State, c.cfg.CloudStack.JobTimeout)
+	}
+	if err := c.cloud.DeleteSnapshot(snap.ID); err != nil {
+		return leftBehind(failed, "snapshot %s (%s, %s) is still in CloudStack: deleting it failed: %v", snap.ID, name, snap.State, err)
+	}
+	c.logger.Info("disk", "deleted snapshot %s (%s), which the failed snapshot_disk had made", snap.ID, name)
+	return nothingLeft(failed, "the snapshot it made, %s (%s), was deleted", snap.ID, name)
 }
 
 // DeleteSnapshot implements apiv1.CPI: gone already is success.

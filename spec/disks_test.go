@@ -220,6 +220,14 @@ func TestDiskErrors(t *testing.T) {
 	}
 
 	disk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
+	// A size of 0, below or null is bad input, not a shrink to copy around.
+	e.resetCalls()
+	for _, size := range []any{0, -1024, nil} {
+		e.call("resize_disk", disk, size).failed(t, "CloudError", "must be a positive number of MiB")
+	}
+	if n := total(e.calls()); n != 0 {
+		t.Fatalf("bad resize_disk input made %d CloudStack calls", n)
+	}
 	// Never attached, the disk has no storage yet: nothing to snapshot.
 	e.call("snapshot_disk", disk, diskMeta).failed(t, "CloudError", "is not in Ready state but Allocated")
 	e.call("snapshot_disk", "0d6f3e4a-5555-4555-8555-555555555555", diskMeta).failed(t, "DiskNotFound", "0d6f3e4a-5555")

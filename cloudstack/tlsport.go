@@ -1,0 +1,52 @@
+package cloudstack
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/url"
+	"time"
+)
+
+// PlainHTTPError means cloudstack.endpoint says http:// but the port
+// answers TLS. Servers answer plain HTTP on a TLS port in their own ways
+// (Go's with a 400 "Client sent an HTTP request to an HTTPS server.",
+// nginx's with an HTML page, Jetty's by closing the connection), none of it
+// JSON, so the CPI asks the port itself.
+type PlainHTTPError struct {
+	Endpoint string
+	Err      error
+}
+
+func (e *PlainHTTPError) Error() string {
+	return fmt.Sprintf("cloudstack.endpoint %s is http://, but that port speaks HTTPS: use https:// (%v)", e.Endpoint, e.Err)
+}
+
+func (e *PlainHTTPError) Unwrap() error { return e.Err }
+
+// tlsProbeTimeout bounds the handshake that tells a TLS port.
+const tlsProbeTimeout = 3 * time.Second
+
+// plainHTTPToTLS turns the failure of a request to an http:// endpoint into
+// a PlainHTTPError when the endpoint's port completes a TLS handshake. The
+// probe sends no request and no credentials, and runs only after a
+// failure.
+func (c *Client) plainHTTPToTLS(err error) error {
+	u, perr := url.Parse(c.endpoint)
+	if perr != nil || u.Scheme != "http" {
+		return nil
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	dialer := &net.Dialer{Timeout: tlsProbeTimeout}
+	// Only whether the port speaks TLS matters, not whom: nothing is sent.
+	conn, derr := tls.DialWithDialer(dialer, "tcp", net.JoinHostPort(u.Hostname(), port),
+		&tls.Config{InsecureSkipVerify: true})
+	if derr != nil {
+		return nil
+	}
+	conn.Close()
+	return &PlainHTTPError{Endpoint: c.endpoint, Err: err}
+}
