@@ -201,6 +201,7 @@ func init() {
 			responseName: "postuploadtemplateresponse"},
 		command{name: "deleteTemplate", idKind: kindTemplate, async: deleteTemplate},
 		command{name: "copyTemplate", idKind: kindTemplate, async: copyTemplate},
+		command{name: "updateTemplate", idKind: kindTemplate, sync: updateTemplate},
 	)
 }
 
