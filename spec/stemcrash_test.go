@@ -175,30 +175,39 @@ func TestStemcellLostAnswerAtEachCall(t *testing.T) {
 		image, props := xenStemcell(t)
 		var cid string
 		base.call("create_stemcell", image, props).ok(t).decode(t, &cid)
-		reqs, err := base.sim.Admin.Requests()
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen := map[string]int{}
-		for _, req := range reqs {
-			skip := seen[req.Command]
-			seen[req.Command]++
-			t.Run(fmt.Sprintf("%s/%s#%d", publish, req.Command, skip+1), func(t *testing.T) {
-				e := crashEnv(t, publish)
-				if err := e.sim.Admin.AddFault(simulator.Fault{Command: req.Command, Lost: true, Skip: skip}); err != nil {
-					t.Fatal(err)
-				}
-				image, props := xenStemcell(t)
-				r := e.call("create_stemcell", image, props)
-				var got string
-				if r.Error == nil {
-					r.decode(t, &got)
-				} else if left := e.census(); len(left) > 0 && !strings.Contains(r.Error.Message, "is left in CloudStack") {
-					t.Fatalf("CloudStack holds %v, but the error does not say what is left: %s", left, r.Error.Message)
-				}
-				e.converge(got)
-			})
-		}
+		base.eachCall(publish+"/", func(t *testing.T, lose simulator.Fault) {
+			e := crashEnv(t, publish)
+			if err := e.sim.Admin.AddFault(lose); err != nil {
+				t.Fatal(err)
+			}
+			image, props := xenStemcell(t)
+			r := e.call("create_stemcell", image, props)
+			var got string
+			if r.Error == nil {
+				r.decode(t, &got)
+			} else if left := e.census(); len(left) > 0 && !strings.Contains(r.Error.Message, "is left in CloudStack") {
+				t.Fatalf("CloudStack holds %v, but the error does not say what is left: %s", left, r.Error.Message)
+			}
+			e.converge(got)
+		})
+	}
+}
+
+// eachCall runs one subtest per CloudStack call in the simulator's request
+// log, each given the fault that loses that call's answer (the n-th of its
+// command).
+func (e *env) eachCall(prefix string, run func(t *testing.T, lose simulator.Fault)) {
+	t := e.t.(*testing.T)
+	reqs, err := e.sim.Admin.Requests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, req := range reqs {
+		skip := seen[req.Command]
+		seen[req.Command]++
+		lose := simulator.Fault{Command: req.Command, Lost: true, Skip: skip}
+		t.Run(fmt.Sprintf("%s%s#%d", prefix, req.Command, skip+1), func(t *testing.T) { run(t, lose) })
 	}
 }
 
@@ -238,26 +247,17 @@ func TestDeleteStemcellLostAnswerAtEachCall(t *testing.T) {
 	base.call("create_stemcell", image, props).ok(t).decode(t, &cid)
 	base.resetCalls()
 	base.call("delete_stemcell", cid).ok(t)
-	reqs, err := base.sim.Admin.Requests()
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]int{}
-	for _, req := range reqs {
-		skip := seen[req.Command]
-		seen[req.Command]++
-		t.Run(fmt.Sprintf("%s#%d", req.Command, skip+1), func(t *testing.T) {
-			e := crashEnv(t, "upload")
-			image, props := xenStemcell(t)
-			var cid string
-			e.call("create_stemcell", image, props).ok(t).decode(t, &cid)
-			if err := e.sim.Admin.AddFault(simulator.Fault{Command: req.Command, Lost: true, Skip: skip}); err != nil {
-				t.Fatal(err)
-			}
-			if r := e.call("delete_stemcell", cid); r.Error != nil {
-				e.call("delete_stemcell", cid).ok(t) // the director's retry
-			}
-			e.assertOnlyKnown()
-		})
-	}
+	base.eachCall("", func(t *testing.T, lose simulator.Fault) {
+		e := crashEnv(t, "upload")
+		image, props := xenStemcell(t)
+		var cid string
+		e.call("create_stemcell", image, props).ok(t).decode(t, &cid)
+		if err := e.sim.Admin.AddFault(lose); err != nil {
+			t.Fatal(err)
+		}
+		if r := e.call("delete_stemcell", cid); r.Error != nil {
+			e.call("delete_stemcell", cid).ok(t) // the director's retry
+		}
+		e.assertOnlyKnown()
+	})
 }
