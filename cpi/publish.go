@@ -200,8 +200,8 @@ func (p publisher) unsure(command string, cause error) error {
 // discard deletes a template that will never be a stemcell; if CloudStack
 // refuses, the template stays marked incomplete, and the error says so.
 // CloudStack refuses while a transfer is pending - an upload it has not
-// finished or abandoned yet, a download in progress - which only a download
-// the CPI stopped serving ends soon enough to wait for (p.patience).
+// finished or abandoned yet, a download in progress - which is tried again
+// for p.patience only.
 func (p publisher) discard(id string, cause error) error {
 	p.log("deleting template %s after: %s", id, cause)
 	deadline := time.Now().Add(p.patience)

@@ -24,11 +24,23 @@ import (
 // after it.
 const crashOperationTimeout = 2 * time.Second
 
+// crashEnv is an env publishing by upload, by the in-call WebDAV server
+// ("webdav") or through a WebDAV daemon on the same host ("daemon").
 func crashEnv(t *testing.T, publish string) *env {
 	t.Helper()
+	var daemon *serveProc
+	dir := t.TempDir()
+	if publish == "daemon" {
+		daemon = startServe(t, daemonConfig(dir))
+	}
 	return newEnv(t, func(cfg map[string]any) {
-		if publish == "webdav" {
+		switch publish {
+		case "webdav":
 			webdavConfig(cfg)
+		case "daemon":
+			section(cfg, "stemcell")["publish"] = "webdav"
+			w := section(cfg, "webdav")
+			w["daemon_url"], w["dir"] = daemon.url("webdav"), dir
 		}
 	}, "-upload-operation-timeout", crashOperationTimeout.String())
 }
@@ -118,8 +130,13 @@ func (e *env) killDuring(t *testing.T, f simulator.Fault) {
 	time.Sleep(100 * time.Millisecond)
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
+	e.clearFaults()
+}
+
+func (e *env) clearFaults() {
+	e.t.Helper()
 	if err := e.sim.Admin.ClearFaults(); err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
 }
 
@@ -149,6 +166,7 @@ func TestStemcellKilledAtEachStep(t *testing.T) {
 		{"upload/posting the bytes", "upload", "upload", 0},
 		{"upload/waiting for the template", "upload", "listTemplates", 1},
 		{"webdav/waiting for the download", "webdav", "listTemplates", 1},
+		{"daemon/waiting for the download", "daemon", "listTemplates", 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -166,11 +184,12 @@ func TestStemcellKilledAtEachStep(t *testing.T) {
 
 // TestStemcellLostAnswerAtEachCall loses the answer of each CloudStack call
 // a create_stemcell makes, in turn (the call reaches CloudStack, which acts;
-// the answer never reaches the CPI), by upload and by WebDAV. Whatever the
+// the answer never reaches the CPI), by upload, by WebDAV and through the
+// WebDAV daemon. Whatever the
 // CPI answers, the census shows only what the director knows after its next
 // create_stemcell, and that retry succeeds.
 func TestStemcellLostAnswerAtEachCall(t *testing.T) {
-	for _, publish := range []string{"upload", "webdav"} {
+	for _, publish := range []string{"upload", "webdav", "daemon"} {
 		base := crashEnv(t, publish)
 		image, props := xenStemcell(t)
 		var cid string
@@ -182,6 +201,7 @@ func TestStemcellLostAnswerAtEachCall(t *testing.T) {
 			}
 			image, props := xenStemcell(t)
 			r := e.call("create_stemcell", image, props)
+			e.clearFaults() // a fault that did not fire must not hit the census
 			var got string
 			if r.Error == nil {
 				r.decode(t, &got)
@@ -223,6 +243,7 @@ func TestConnectionResetAfterGetUploadParams(t *testing.T) {
 	}
 	image, props := xenStemcell(t)
 	r := e.call("create_stemcell", image, props)
+	e.clearFaults()
 	left := e.census()
 	if len(left) != 1 {
 		t.Fatalf("want exactly the one template the lost call created, CloudStack holds %v", left)
@@ -255,7 +276,9 @@ func TestDeleteStemcellLostAnswerAtEachCall(t *testing.T) {
 		if err := e.sim.Admin.AddFault(lose); err != nil {
 			t.Fatal(err)
 		}
-		if r := e.call("delete_stemcell", cid); r.Error != nil {
+		r := e.call("delete_stemcell", cid)
+		e.clearFaults()
+		if r.Error != nil {
 			e.call("delete_stemcell", cid).ok(t) // the director's retry
 		}
 		e.assertOnlyKnown()
