@@ -284,3 +284,37 @@ func TestDeleteStemcellLostAnswerAtEachCall(t *testing.T) {
 		e.assertOnlyKnown()
 	})
 }
+
+// TestStemcellCopyWithAnUncertainOutcome: copying the template to a second
+// zone ends in a failed poll (queryAsyncJobResult answers an error) or a job
+// that never finishes (job_timeout). The copy may still be running, so the
+// template may or may not go at once; either way the error says which, and
+// after the director's next create_stemcell CloudStack holds only what it
+// knows.
+func TestStemcellCopyWithAnUncertainOutcome(t *testing.T) {
+	for name, f := range map[string]simulator.Fault{
+		"failed poll": {Command: "queryAsyncJobResult", ErrorCode: 530, Stage: simulator.StageRequest},
+		"job timeout": {Command: "copyTemplate", Pending: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, func(cfg map[string]any) {
+				section(cfg, "stemcell")["zones"] = []string{zoneName, "Sandbox-simulator-2"}
+				section(cfg, "cloudstack")["job_timeout"] = "2s"
+			}, "-extra-zone", "Sandbox-simulator-2", "-upload-operation-timeout", crashOperationTimeout.String())
+			if err := e.sim.Admin.AddFault(f); err != nil {
+				t.Fatal(err)
+			}
+			image, props := xenStemcell(t)
+			r := e.call("create_stemcell", image, props)
+			e.clearFaults()
+			if r.Error == nil {
+				t.Fatalf("create_stemcell succeeded despite the %s", name)
+			}
+			if left := e.census(); len(left) == 0 && !strings.Contains(r.Error.Message, "deleted)") ||
+				len(left) > 0 && !strings.Contains(r.Error.Message, "template "+left[0]+" (") {
+				t.Fatalf("CloudStack holds %v; the error does not say so: %s", left, r.Error.Message)
+			}
+			e.converge()
+		})
+	}
+}
