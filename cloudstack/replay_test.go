@@ -137,3 +137,35 @@ func TestLostAnswerOfAListIsRetriedByOurRule(t *testing.T) {
 		t.Errorf("the retry should be our transport's, logged:\n%s", logs.String())
 	}
 }
+
+// TestGetUploadParamsGoesByPostSignedAndIntact: the converted request is a
+// POST form whose signature CloudStack verifies and whose non-ASCII text
+// arrives as sent.
+func TestGetUploadParamsGoesByPostSignedAndIntact(t *testing.T) {
+	s := startReplaySim(t)
+	c, _ := newClient(t, s.api, nil)
+	z := zone(t, c)
+	osType, err := c.FindOSType("Other Linux (64-bit)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "BOSH stemcell überlegt & 100% [bosh-director-uuid=d]"
+	up, err := c.GetUploadParams(cloudstack.TemplateSpec{Name: "posted", DisplayText: text, Format: "VHD",
+		Hypervisor: "XenServer", OSTypeID: osType, ZoneIDs: []string{z.ID}, Bits: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, err := s.admin.Requests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range reqs {
+		if r.Command == "getUploadParamsForTemplate" && r.Method != "POST" {
+			t.Errorf("getUploadParamsForTemplate went by %s", r.Method)
+		}
+	}
+	own, err := c.OwnTemplates("posted")
+	if err != nil || len(own) != 1 || own[0].ID != up.TemplateID || own[0].DisplayText != text {
+		t.Fatalf("listed %+v, %v; want display text %q", own, err, text)
+	}
+}

@@ -170,7 +170,9 @@ func asPostForm(req *http.Request) *http.Request {
 	u := *req.URL
 	u.RawQuery = ""
 	r.URL = &u
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	// The query's escapes are of UTF-8 bytes; ApiServlet.utf8Fixup decodes
+	// only a query string as UTF-8, so the body says its charset.
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8")
 	r.ContentLength = int64(len(form))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(form)), nil }
 	r.Body, _ = r.GetBody()
