@@ -65,6 +65,19 @@ func zone(t *testing.T, c *cloudstack.Client) cloudstack.Zone {
 	return zones[0]
 }
 
+// templateSpec is a VHD template in the seeded zone; looking the zone up
+// leaves a kept-alive connection for the next request.
+func templateSpec(t *testing.T, c *cloudstack.Client, name, text string) cloudstack.TemplateSpec {
+	t.Helper()
+	z := zone(t, c)
+	osType, err := c.FindOSType("Other Linux (64-bit)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cloudstack.TemplateSpec{Name: name, DisplayText: text, Format: "VHD", Hypervisor: "XenServer",
+		OSTypeID: osType, ZoneIDs: []string{z.ID}, Bits: 64}
+}
+
 // TestLostAnswerOfGetUploadParamsIsNotReplayed: net/http replays a GET
 // whose reused connection died after it was written; getUploadParamsForTemplate
 // creates a template each time it runs, so the CPI must see the loss and
@@ -72,15 +85,9 @@ func zone(t *testing.T, c *cloudstack.Client) cloudstack.Zone {
 func TestLostAnswerOfGetUploadParamsIsNotReplayed(t *testing.T) {
 	s := startReplaySim(t)
 	c, _ := newClient(t, s.api, nil)
-	z := zone(t, c)
-	osType, err := c.FindOSType("Other Linux (64-bit)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := templateSpec(t, c, "replayed", "replayed")
 	s.lose(t, "getUploadParamsForTemplate")
-	_, err = c.GetUploadParams(cloudstack.TemplateSpec{Name: "replayed", DisplayText: "replayed", Format: "VHD",
-		Hypervisor: "XenServer", OSTypeID: osType, ZoneIDs: []string{z.ID}, Bits: 64})
-	if err == nil {
+	if _, err := c.GetUploadParams(spec); err == nil {
 		t.Fatal("the lost answer was hidden: the request was sent again and answered")
 	}
 	if n := s.count(t, "getUploadParamsForTemplate"); n != 1 {
@@ -144,14 +151,8 @@ func TestLostAnswerOfAListIsRetriedByOurRule(t *testing.T) {
 func TestGetUploadParamsGoesByPostSignedAndIntact(t *testing.T) {
 	s := startReplaySim(t)
 	c, _ := newClient(t, s.api, nil)
-	z := zone(t, c)
-	osType, err := c.FindOSType("Other Linux (64-bit)")
-	if err != nil {
-		t.Fatal(err)
-	}
 	text := "BOSH stemcell überlegt & 100% [bosh-director-uuid=d]"
-	up, err := c.GetUploadParams(cloudstack.TemplateSpec{Name: "posted", DisplayText: text, Format: "VHD",
-		Hypervisor: "XenServer", OSTypeID: osType, ZoneIDs: []string{z.ID}, Bits: 64})
+	up, err := c.GetUploadParams(templateSpec(t, c, "posted", text))
 	if err != nil {
 		t.Fatal(err)
 	}
