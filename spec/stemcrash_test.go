@@ -318,3 +318,30 @@ func TestStemcellCopyWithAnUncertainOutcome(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteStemcellRemovesLeftovers: delete_stemcell sweeps too. A killed
+// create_stemcell left a template awaiting bytes that never come; while
+// CloudStack refuses to delete it, delete_stemcell logs that it remains;
+// once CloudStack abandoned it, the next delete_stemcell removes it.
+func TestDeleteStemcellRemovesLeftovers(t *testing.T) {
+	e := crashEnv(t, "upload")
+	var first, second string
+	for _, cid := range []*string{&first, &second} {
+		image, props := xenStemcell(t)
+		e.call("create_stemcell", image, props).ok(t).decode(t, cid)
+	}
+	e.killDuring(t, simulator.Fault{Command: "upload", Delay: time.Minute})
+	r := e.call("delete_stemcell", first).ok(t)
+	if !strings.Contains(r.Stderr, "1 template(s) that interrupted create_stemcell calls left remain") {
+		t.Errorf("delete_stemcell should log the leftover CloudStack does not let go of yet:\n%s", r.Stderr)
+	}
+	if left := e.census(); len(left) != 2 || !slices.Contains(left, second) {
+		t.Fatalf("after the first delete_stemcell CloudStack holds %v", left)
+	}
+	time.Sleep(crashOperationTimeout + 500*time.Millisecond)
+	r = e.call("delete_stemcell", second).ok(t)
+	if !strings.Contains(r.Stderr, "removed 1 template(s) that interrupted create_stemcell calls left") {
+		t.Errorf("delete_stemcell should log the leftover it removed:\n%s", r.Stderr)
+	}
+	e.assertOnlyKnown()
+}
