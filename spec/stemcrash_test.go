@@ -151,20 +151,25 @@ func (e *env) faultFired() bool {
 }
 
 // TestStemcellKilledAtEachStep kills create_stemcell with SIGKILL inside
-// each step after it created its template (held there by a delay on the
-// step's request): the bytes on their way, the wait for CloudStack. The
+// each step that creates or follows its template (held there by a delay on
+// the step's request): the creating request in flight, the bytes on their
+// way, the wait for CloudStack. The
 // next create_stemcell removes what the dead call left. Not covered, and
 // not coverable: a kill after CloudStack took the incomplete mark off
 // (updateTemplate) and before the director read the answer leaves a
 // finished stemcell the director does not know.
 func TestStemcellKilledAtEachStep(t *testing.T) {
-	hold := simulator.Fault{Delay: time.Minute}
+	// Long enough to kill the CPI inside the request; short, because the
+	// SSVM's receiver sleeps it out with the request body unread.
+	hold := simulator.Fault{Delay: 5 * time.Second}
 	cases := []struct {
 		name, publish, command string
 		skip                   int
 	}{
+		{"upload/creating the template", "upload", "getUploadParamsForTemplate", 0},
 		{"upload/posting the bytes", "upload", "upload", 0},
 		{"upload/waiting for the template", "upload", "listTemplates", 1},
+		{"webdav/registering the template", "webdav", "registerTemplate", 0},
 		{"webdav/waiting for the download", "webdav", "listTemplates", 1},
 		{"daemon/waiting for the download", "daemon", "listTemplates", 1},
 	}
@@ -174,6 +179,12 @@ func TestStemcellKilledAtEachStep(t *testing.T) {
 			f := hold
 			f.Command, f.Skip = c.command, c.skip
 			e.killDuring(t, f)
+			// CloudStack finishes a request whose client died; a held
+			// creating request runs once the connection is gone.
+			deadline := time.Now().Add(5 * time.Second)
+			for len(e.census()) == 0 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
 			if left := e.census(); len(left) != 1 {
 				t.Fatalf("the killed call should have left its template, CloudStack holds %v", left)
 			}
@@ -330,7 +341,7 @@ func TestDeleteStemcellRemovesLeftovers(t *testing.T) {
 		image, props := xenStemcell(t)
 		e.call("create_stemcell", image, props).ok(t).decode(t, cid)
 	}
-	e.killDuring(t, simulator.Fault{Command: "upload", Delay: time.Minute})
+	e.killDuring(t, simulator.Fault{Command: "upload", Delay: 5 * time.Second})
 	r := e.call("delete_stemcell", first).ok(t)
 	if !strings.Contains(r.Stderr, "1 template(s) that interrupted create_stemcell calls left remain") {
 		t.Errorf("delete_stemcell should log the leftover CloudStack does not let go of yet:\n%s", r.Stderr)

@@ -45,7 +45,8 @@ func TestStemcellUploadThatNeverArrives(t *testing.T) {
 	e := newEnv(t, func(cfg map[string]any) {
 		section(cfg, "stemcell")["timeout"] = "2s"
 	}, "-upload-operation-timeout", operationTimeout.String())
-	if err := e.sim.Admin.AddFault(simulator.Fault{Command: "upload", Delay: time.Minute}); err != nil {
+	// Past the CPI's 2 s: the SSVM's receiver sleeps it out, the body unread.
+	if err := e.sim.Admin.AddFault(simulator.Fault{Command: "upload", Delay: 8 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
