@@ -12,9 +12,7 @@ var templateUpdateUnmodelled = []string{"arch", "bootable", "isrouting", "cleanu
 // (id 1, verifyTemplateId) may not change, and a parameter that is given
 // replaces the field, in any template state. Departures: checkAccess
 // (OperateEntry) is not modelled, as elsewhere the caller may act on every
-// template it can name; the other parameters answer "not implemented"; the
-// answer is the template's row in its first zone, where
-// TemplateJoinDaoImpl.newUpdateResponse leaves the zone's fields out.
+// template it can name; the other parameters answer "not implemented".
 func updateTemplate(c *Call) (any, error) {
 	p := c.Params
 	t, found := byID(c.st.Templates, p.Get("id"))
@@ -36,9 +34,16 @@ func updateTemplate(c *Call) (any, error) {
 		t.DisplayText = p.Get("displaytext")
 	}
 	c.changed()
-	view := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText}
-	if copies := t.liveCopies(); len(copies) > 0 {
-		view = c.templateView(templateRow{t, copies[0]})
-	}
-	return map[string]any{"template": view}, nil
+	return map[string]any{"template": c.templateUpdateView(t)}, nil
+}
+
+// templateUpdateView is TemplateJoinDaoImpl.newUpdateResponse, "to keep
+// compatibility with the 4.1 API": the template without its zones, status
+// or download details. The simulator's templates are never bootable=false.
+func (c *Call) templateUpdateView(t *Template) map[string]any {
+	v := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "ispublic": t.Public,
+		"created": csTime(t.Created), "format": t.Format, "bootable": true, "hypervisor": t.Hypervisor,
+		"isdynamicallyscalable": t.DynamicallyScalable, "details": orEmpty(t.Details), "tags": []any{}}
+	c.templateOwner(t, v)
+	return v
 }

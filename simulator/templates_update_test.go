@@ -23,19 +23,25 @@ func TestUpdateTemplateNameAndDisplayText(t *testing.T) {
 	if err != nil || got.Count != 1 {
 		t.Fatalf("%v %+v", err, got)
 	}
-	if tpl := got.Templates[0]; tpl.Displaytext != "after, with a mark" || tpl.Name != "before" || tpl.Status != "NotUploaded" {
-		t.Fatalf("after updateTemplate: name %q displaytext %q status %q", tpl.Name, tpl.Displaytext, tpl.Status)
+	if listed := got.Templates[0]; listed.Displaytext != "after, with a mark" || listed.Name != "before" || listed.Status != "NotUploaded" {
+		t.Fatalf("after updateTemplate: name %q displaytext %q status %q", listed.Name, listed.Displaytext, listed.Status)
 	}
 	r := s.call(map[string]string{"command": "updateTemplate", "id": up.Id, "name": "renamed", "response": "json"})
-	if tpl, _ := r.inner(t, "updatetemplateresponse")["template"].(map[string]any); tpl["name"] != "renamed" {
+	tpl, _ := r.inner(t, "updatetemplateresponse")["template"].(map[string]any)
+	if tpl["name"] != "renamed" || tpl["displaytext"] != "after, with a mark" || tpl["ostypeid"] == nil {
 		t.Fatalf("the answer should carry the template: %s", r.raw)
+	}
+	for _, k := range []string{"zoneid", "status", "isready", "downloaddetails"} {
+		if _, ok := tpl[k]; ok {
+			t.Errorf("newUpdateResponse has no %s: %s", k, r.raw)
+		}
 	}
 	r = s.call(map[string]string{"command": "updateTemplate", "id": up.Id, "sortkey": "3", "response": "json"})
 	r.wantError(t, "updatetemplateresponse", 432, 4555, "updateTemplate's sortkey is not implemented by the CloudStack simulator")
 
 	s.srv.mu.Lock()
-	tpl, _ := byID(s.srv.st.Templates, up.Id)
-	tpl.State = tsUploadAbandoned
+	stored, _ := byID(s.srv.st.Templates, up.Id)
+	stored.State = tsUploadAbandoned
 	s.srv.mu.Unlock()
 	d := cs.Template.NewDeleteTemplateParams(up.Id)
 	if _, err := cs.Template.DeleteTemplate(d); err != nil {
