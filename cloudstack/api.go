@@ -113,6 +113,11 @@ type API interface {
 	// DeleteTemplate deletes a template from every zone; forced deletes it
 	// although VMs were deployed from it.
 	DeleteTemplate(id string, forced bool) error
+	// OwnTemplates lists the account's own templates in every zone and
+	// state, named exactly name unless name is "".
+	OwnTemplates(name string) ([]Template, error)
+	// SetTemplateDisplayText replaces a template's display text.
+	SetTemplateDisplayText(id, text string) error
 }
 
 var _ API = (*Client)(nil)

@@ -14,13 +14,14 @@ import (
 // Template is one zone's copy of a CloudStack template: a template in three
 // zones is three of these with one ID.
 type Template struct {
-	ID         string
-	Name       string
-	ZoneID     string
-	Status     string
-	IsReady    bool
-	Format     string
-	Hypervisor string
+	ID          string
+	Name        string
+	DisplayText string
+	ZoneID      string
+	Status      string
+	IsReady     bool
+	Format      string
+	Hypervisor  string
 	// DownloadStates are downloaddetails' downloadState, one per image store
 	// of the zone (VMTemplateStorageResourceAssoc.Status names).
 	DownloadStates []string
@@ -182,6 +183,37 @@ func (c *Client) FindTemplateByName(name, zoneID string) (*Template, error) {
 	return nil, fmt.Errorf("%d templates are named %q in zone %s; name the one meant by id", len(found), name, zoneID)
 }
 
+// OwnTemplates lists every zone's copy of the account's own templates, in
+// any state (templatefilter=self), named exactly name unless name is "".
+func (c *Client) OwnTemplates(name string) ([]Template, error) {
+	p := c.cs.Template.NewListTemplatesParams("self")
+	if name != "" {
+		p.SetName(name) // a substring filter: compared exactly below
+	}
+	all, err := c.listTemplates(p)
+	if err != nil || name == "" {
+		return all, err
+	}
+	var named []Template
+	for _, t := range all {
+		if t.Name == name {
+			named = append(named, t)
+		}
+	}
+	return named, nil
+}
+
+// SetTemplateDisplayText replaces a template's display text (updateTemplate,
+// a synchronous command).
+func (c *Client) SetTemplateDisplayText(id, text string) error {
+	p := c.cs.Template.NewUpdateTemplateParams(id)
+	p.SetDisplaytext(text)
+	if _, err := c.cs.Template.UpdateTemplate(p); err != nil {
+		return c.fail("updateTemplate", err)
+	}
+	return nil
+}
+
 func (c *Client) listTemplates(p *csgo.ListTemplatesParams) ([]Template, error) {
 	resp, err := c.cs.Template.ListTemplates(p)
 	if err != nil {
@@ -189,8 +221,8 @@ func (c *Client) listTemplates(p *csgo.ListTemplatesParams) ([]Template, error) 
 	}
 	out := make([]Template, 0, len(resp.Templates))
 	for _, t := range resp.Templates {
-		row := Template{ID: t.Id, Name: t.Name, ZoneID: t.Zoneid, Status: t.Status, IsReady: t.Isready,
-			Format: t.Format, Hypervisor: t.Hypervisor}
+		row := Template{ID: t.Id, Name: t.Name, DisplayText: t.Displaytext, ZoneID: t.Zoneid, Status: t.Status,
+			IsReady: t.Isready, Format: t.Format, Hypervisor: t.Hypervisor}
 		for _, d := range t.Downloaddetails {
 			row.DownloadStates = append(row.DownloadStates, d["downloadState"])
 		}

@@ -33,6 +33,9 @@ const (
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	command := commandOf(req)
 	readOnly := isReadOnly(command)
+	if !readOnly && req.Method == http.MethodGet {
+		req = asPostForm(req)
+	}
 	backoff := firstBackoff
 	for attempt := 1; ; attempt++ {
 		r, err := rewind(req)
@@ -148,6 +151,32 @@ func commandOf(req *http.Request) string {
 func isReadOnly(command string) bool {
 	c := strings.ToLower(command)
 	return strings.HasPrefix(c, "list") || c == "queryasyncjobresult"
+}
+
+// asPostForm moves a GET's query into a POST form body. net/http's
+// Transport silently sends a GET again on a fresh connection when a reused
+// one dies after the request was written (Transport.roundTrip's retry of
+// replayable requests), beneath our rule; it never does that with a POST
+// whose body was written. cloudstack-go sends getUploadParamsForTemplate,
+// which creates a template, by GET. CloudStack takes every command by POST
+// as well: ApiServlet.processRequestInContext, behind doGet and doPost
+// alike, reads req.getParameterMap() (the query and a form body) and
+// ApiServer.verifyRequest signs over those parameters, not the method, so
+// the signed query goes unchanged into the body.
+func asPostForm(req *http.Request) *http.Request {
+	form := req.URL.RawQuery
+	r := req.Clone(req.Context())
+	r.Method = http.MethodPost
+	u := *req.URL
+	u.RawQuery = ""
+	r.URL = &u
+	// The query's escapes are of UTF-8 bytes; ApiServlet.utf8Fixup decodes
+	// only a query string as UTF-8, so the body says its charset.
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8")
+	r.ContentLength = int64(len(form))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(form)), nil }
+	r.Body, _ = r.GetBody()
+	return r
 }
 
 func rewind(req *http.Request) (*http.Request, error) {

@@ -87,6 +87,14 @@ func (f *fakeCloud) WaitTemplate(string, []string, time.Duration, func(cloudstac
 
 func (f *fakeCloud) CopyTemplate(string, string, []string) error { return nil }
 
+func (f *fakeCloud) OwnTemplates(string) ([]cloudstack.Template, error) {
+	var all []cloudstack.Template
+	for _, copies := range f.templates {
+		all = append(all, copies...)
+	}
+	return all, f.err
+}
+
 func (f *fakeCloud) DeleteTemplate(id string, _ bool) error {
 	f.deleted = append(f.deleted, id)
 	return f.err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
@@ -12,24 +13,37 @@ import (
 )
 
 // publisher gets one prepared image into CloudStack as a template and, on
-// any failure, deletes the template it created before returning.
+// any failure, deletes the template it created before returning, or says
+// that it is left, marked, for a later call to remove.
 type publisher struct {
 	cpi  CPI
-	spec cloudstack.TemplateSpec
-	img  *stemcell.Image
+	spec cloudstack.TemplateSpec // its display text marked incomplete
+	// published is the display text once the stemcell is complete.
+	published string
+	img       *stemcell.Image
+	// patience is how long a refused delete is tried again: a download the
+	// CPI stopped serving fails soon (downloadPatience); an upload is
+	// settled only by CloudStack's upload monitor, worth one of its polls
+	// when the SSVM refused the bytes (refusedUploadPatience) and nothing
+	// when they never arrived, which it abandons after an hour.
+	patience time.Duration
 }
 
 func (p publisher) byUpload() (string, error) {
 	deadline := time.Now().Add(p.cpi.cfg.Stemcell.Timeout.D())
 	up, err := p.cpi.cloud.GetUploadParams(p.spec)
 	if err != nil {
-		return "", err
+		return "", p.unsure("getUploadParamsForTemplate", err)
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	target := stemcell.UploadTarget{URL: up.PostURL, Signature: up.Signature, Metadata: up.Metadata, Expires: up.Expires}
 	progress := stemcell.Progress{Label: "uploading " + p.spec.Name, Log: p.log}
 	err = stemcell.Upload(ctx, p.cpi.cloud.UploadClient(), target, p.img, p.spec.Name, progress)
+	var refused *stemcell.UploadRefusedError
+	if errors.As(err, &refused) {
+		p.patience = refusedUploadPatience
+	}
 	if err == nil {
 		err = p.wait(up.TemplateID, p.spec.ZoneIDs[:1], deadline)
 	}
@@ -39,7 +53,7 @@ func (p publisher) byUpload() (string, error) {
 	if err != nil {
 		return "", p.discard(up.TemplateID, err)
 	}
-	return up.TemplateID, nil
+	return p.finish(up.TemplateID)
 }
 
 func (p publisher) copyToOtherZones(id string, deadline time.Time) error {
@@ -66,7 +80,8 @@ func (p publisher) byWebDAV() (string, error) {
 	deadline := time.Now().Add(p.cpi.cfg.Stemcell.Timeout.D())
 	id, err := p.cpi.cloud.RegisterTemplate(p.spec, url)
 	if err != nil {
-		return "", err
+		_ = srv.Close(0)
+		return "", p.unsure("registerTemplate", err)
 	}
 	if err := p.wait(id, p.spec.ZoneIDs, deadline); err != nil {
 		// Stop serving first: a download still running then fails, and
@@ -74,7 +89,7 @@ func (p publisher) byWebDAV() (string, error) {
 		_ = srv.Close(0)
 		return "", p.discard(id, withSiteHint(err, url))
 	}
-	return id, nil
+	return p.finish(id)
 }
 
 // byDaemon hands the image to the `serve` WebDAV daemon (webdav.daemon_url)
@@ -124,14 +139,15 @@ func (p publisher) byDaemon() (string, error) {
 	defer remove()
 	id, err := p.cpi.cloud.RegisterTemplate(p.spec, image.URL)
 	if err != nil {
-		return "", err
+		remove()
+		return "", p.unsure("registerTemplate", err)
 	}
 	if err := p.wait(id, p.spec.ZoneIDs, deadline); err != nil {
 		// Take the image back first, so that no download starts again.
 		remove()
 		return "", p.discard(id, withSiteHint(err, image.URL))
 	}
-	return id, nil
+	return p.finish(id)
 }
 
 func (p publisher) wait(id string, zones []string, deadline time.Time) error {
@@ -151,39 +167,105 @@ func withSiteHint(err error, url string) error {
 	return err
 }
 
-// discard deletes a template that will never be a stemcell; if that fails
-// too, the operator learns of both. CloudStack refuses to delete a template
-// while a transfer is pending - an upload it has not finished or abandoned
-// yet, a download in progress - so that refusal is waited out for a while.
+// finish takes the incomplete mark off a template that is ready: from here
+// on it is a stemcell the director knows. If that fails, the template goes
+// like any failed one.
+func (p publisher) finish(id string) (string, error) {
+	if err := p.cpi.cloud.SetTemplateDisplayText(id, p.published); err != nil {
+		return "", p.discard(id, fmt.Errorf("template %s is ready, but taking its incomplete mark off failed: %w", id, err))
+	}
+	return id, nil
+}
+
+// unsure settles a creating command that failed: CloudStack may have
+// created the template all the same (the answer was lost, a poll failed),
+// so it is looked up by the attempt's own name and removed.
+func (p publisher) unsure(command string, cause error) error {
+	found, err := p.cpi.cloud.OwnTemplates(p.spec.Name)
+	if err != nil {
+		return fmt.Errorf("%w; whether %s created template %s could not be checked (%v): if it did, the template is "+
+			"marked incomplete and a later create_stemcell or delete_stemcell removes it", cause, command, p.spec.Name, err)
+	}
+	ids := templateIDs(found)
+	if len(ids) == 0 {
+		return fmt.Errorf("%w (CloudStack has no template named %s: nothing is left)", cause, p.spec.Name)
+	}
+	p.log("%s failed but created template %s", command, ids[0])
+	for _, id := range ids {
+		cause = p.discard(id, cause)
+	}
+	return cause
+}
+
+// discard deletes a template that will never be a stemcell; if CloudStack
+// refuses, the template stays marked incomplete, and the error says so.
+// CloudStack refuses while a transfer is pending - an upload it has not
+// finished or abandoned yet, a download in progress - which is tried again
+// for p.patience only.
 func (p publisher) discard(id string, cause error) error {
 	p.log("deleting template %s after: %s", id, cause)
-	deadline := time.Now().Add(discardPatience)
+	deadline := time.Now().Add(p.patience)
 	delay := time.Second
-	waited := false
 	for {
 		err := p.cpi.cloud.DeleteTemplate(id, false)
-		switch {
-		case err == nil && waited:
-			return fmt.Errorf("%w (template %s deleted once CloudStack let go of its pending transfer)", cause, id)
-		case err == nil:
+		if err == nil {
 			return fmt.Errorf("%w (template %s deleted)", cause, id)
-		case cloudstack.IsTemplateBusy(err) && time.Now().Add(delay).After(deadline):
-			return fmt.Errorf("%w; CloudStack still refuses to delete the half-made template %s after %s: %v. "+
-				"It gives up an upload that never started after upload.operation.timeout (60 minutes by default) "+
-				"and a download when it fails; delete the template then", cause, id, discardPatience, err)
-		case !cloudstack.IsTemplateBusy(err):
-			return fmt.Errorf("%w; deleting the half-made template %s failed too: %v", cause, id, err)
+		}
+		if !cloudstack.IsTemplateBusy(err) || time.Now().Add(delay).After(deadline) {
+			return p.leftBehind(id, cause, err)
 		}
 		p.log("template %s is still transferring; deleting it again in %s", id, delay)
-		waited = true
 		time.Sleep(delay)
-		delay = min(2*delay, 10*time.Second)
+		delay = min(2*delay, 5*time.Second)
 	}
 }
 
-// discardPatience bounds how long a failed create_stemcell waits for
-// CloudStack to let go of its template.
-const discardPatience = 3 * time.Minute
+// leftBehind is the error for a template whose delete failed: a lost
+// answer or a failed poll may have deleted it all the same, so CloudStack
+// is asked.
+func (p publisher) leftBehind(id string, cause, deleteErr error) error {
+	found, err := p.cpi.cloud.OwnTemplates(p.spec.Name)
+	if err == nil && !containsID(found, id) {
+		return fmt.Errorf("%w (template %s deleted)", cause, id)
+	}
+	hint := ""
+	if cloudstack.IsTemplateBusy(deleteErr) {
+		hint = " CloudStack deletes no template while an upload is pending (it fails or abandons an upload that " +
+			"never completed after upload.operation.timeout, 60 minutes by default) or a download runs."
+	}
+	return fmt.Errorf("%w; template %s (%s) is left in CloudStack, marked as an incomplete stemcell of this director: "+
+		"deleting it failed: %v.%s The next create_stemcell or delete_stemcell removes it once CloudStack allows",
+		cause, id, p.spec.Name, deleteErr, hint)
+}
+
+func templateIDs(copies []cloudstack.Template) []string {
+	var ids []string
+	for _, t := range copies {
+		if !slices.Contains(ids, t.ID) {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids
+}
+
+func containsID(copies []cloudstack.Template, id string) bool {
+	for _, t := range copies {
+		if t.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// downloadPatience bounds how long a failed create_stemcell by WebDAV waits
+// for CloudStack to let go of a download it stopped serving.
+const downloadPatience = 30 * time.Second
+
+// refusedUploadPatience covers one poll of CloudStack's upload monitor
+// (upload.monitoring.interval, 60 s by default), which turns an upload the
+// SSVM refused into UploadError (ImageStoreUploadMonitorImpl
+// handleTemplateStatusResponse), after which the template may be deleted.
+const refusedUploadPatience = 90 * time.Second
 
 func (p publisher) log(format string, args ...any) {
 	p.cpi.logger.Info("stemcell", format, args...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
@@ -64,6 +65,7 @@ func (c CPI) DeleteStemcell(cid apiv1.StemcellCID) error {
 		c.logger.Info("stemcell", "light stemcell %s: its template is not the CPI's to delete", id)
 		return nil
 	}
+	c.sweepTemplates()
 	copies, err := c.cloud.Templates(id)
 	if err != nil {
 		return wrap(err, "looking up stemcell template %s", id)
@@ -103,14 +105,27 @@ func (c CPI) publishStemcell(imagePath string, props stemcellProps) (string, err
 	if err != nil {
 		return "", err
 	}
-	p := publisher{cpi: c, spec: spec, img: img}
+	c.sweepTemplates()
+	p := publisher{cpi: c, spec: spec, img: img, published: c.templateMark(false).Apply(spec.DisplayText)}
+	p.spec.DisplayText = c.templateMark(true).Apply(spec.DisplayText)
 	if c.cfg.Stemcell.Publish == config.PublishWebDAV {
+		p.patience = downloadPatience
 		if c.cfg.WebDAV.DaemonURL != "" {
 			return p.byDaemon()
 		}
 		return p.byWebDAV()
 	}
 	return p.byUpload()
+}
+
+// templateMark is this director's mark on a template, incomplete while this
+// call runs.
+func (c CPI) templateMark(incomplete bool) cloudstack.TemplateMark {
+	m := cloudstack.TemplateMark{Director: c.ctx.DirectorUUID}
+	if incomplete {
+		m.Incomplete, m.Owner, m.Until = true, thisProcess(), time.Now().Add(c.markLifetime())
+	}
+	return m
 }
 
 // templateSpec resolves zones and OS type: two lookups, before anything is
@@ -124,7 +139,11 @@ func (c CPI) templateSpec(props stemcellProps, target stemcell.Target) (cloudsta
 	if err != nil {
 		return cloudstack.TemplateSpec{}, err
 	}
-	name := templateName(props.Name, string(props.Version))
+	// The attempt's token makes the name its own (a lost answer is then
+	// settled by name) within maxTemplateName.
+	token := attemptToken()
+	name := strings.TrimRight(truncate(templateName(props.Name, string(props.Version)), maxTemplateName-len(token)-1), "-.") +
+		"-" + token
 	s := c.cfg.Stemcell
 	return cloudstack.TemplateSpec{
 		Name:        name,

@@ -1,8 +1,13 @@
 package cpi_test
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
@@ -82,5 +87,47 @@ func TestBadImageFailsBeforeCloudStack(t *testing.T) {
 	_ = p.UnmarshalJSON([]byte(`{"name":"s","version":"1","infrastructure":"cloudstack","hypervisor":"hyperv"}`))
 	if _, err = c.CreateStemcell("/nonexistent/image", p); err == nil || !strings.Contains(err.Error(), "hyperv") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestDeleteStemcellSweepsLeftoversOfDeadCalls: delete_stemcell removes
+// this director's templates that a create_stemcell which no longer runs
+// left marked incomplete, and nothing else: not a call that still runs
+// here, nor one on another host whose time is not up, nor other
+// directors' templates, nor finished stemcells.
+func TestDeleteStemcellSweepsLeftoversOfDeadCalls(t *testing.T) {
+	host, _ := os.Hostname()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	later, past := time.Now().Add(time.Hour), time.Now().Add(-time.Minute)
+	mark := func(director, owner string, until time.Time) string {
+		return cloudstack.TemplateMark{Director: director, Incomplete: true, Owner: owner, Until: until}.Apply("s")
+	}
+	deadHere := fmt.Sprintf("%d@%s", dead.ProcessState.Pid(), host)
+	rows := map[string]string{
+		"killed-here":            mark("d", deadHere, later),
+		"time-up-elsewhere":      mark("d", "7@elsewhere", past),
+		"running-here":           mark("d", fmt.Sprintf("%d@%s", os.Getpid(), host), later),
+		"running-elsewhere":      mark("d", "7@elsewhere", later),
+		"other-director":         mark("other", deadHere, later),
+		"published":              cloudstack.TemplateMark{Director: "d"}.Apply("s"),
+		"an-operators":           "golden image",
+		"killed-here-second-row": "",
+	}
+	cloud := &fakeCloud{templates: map[string][]cloudstack.Template{}}
+	for id, text := range rows {
+		cloud.templates[id] = []cloudstack.Template{{ID: id, ZoneID: "id-z1", DisplayText: text}}
+	}
+	// A template in two zones is two rows with one id: deleted once.
+	cloud.templates["killed-here-second-row"] = []cloudstack.Template{{ID: "killed-here", ZoneID: "id-z2", DisplayText: rows["killed-here"]}}
+	c := newCPI(t, cloud, `{"director_uuid":"d"}`)
+	if err := c.DeleteStemcell(apiv1.NewStemcellCID("published")); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(cloud.deleted)
+	if want := []string{"killed-here", "published", "time-up-elsewhere"}; !slices.Equal(cloud.deleted, want) {
+		t.Fatalf("deleted %v, want %v", cloud.deleted, want)
 	}
 }

@@ -177,6 +177,7 @@ var rolePermissions = map[string]roleSet{
 	"deleteTemplate":             rsTenants, // user.template.DeleteTemplateCmd: sql 2, 3, 4
 	"copyTemplate":               rsTenants, // user.template.CopyTemplateCmd: sql 2, 3, 4
 	"getUploadParamsForTemplate": rsTenants, // user.template.GetUploadParamsForTemplateCmd: sql 2, 3, 4
+	"updateTemplate":             rsTenants, // user.template.UpdateTemplateCmd: sql 2, 3, 4
 	// Virtual machines.
 	"deployVirtualMachine":      rsTenants, // user.vm.DeployVMCmd: sql 2, 3, 4
 	"listVirtualMachines":       rsTenants, // user.vm.ListVMsCmd: sql 2, 3, 4

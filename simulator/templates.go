@@ -201,6 +201,7 @@ func init() {
 			responseName: "postuploadtemplateresponse"},
 		command{name: "deleteTemplate", idKind: kindTemplate, async: deleteTemplate},
 		command{name: "copyTemplate", idKind: kindTemplate, async: copyTemplate},
+		command{name: "updateTemplate", idKind: kindTemplate, sync: updateTemplate},
 	)
 }
 
@@ -290,17 +291,8 @@ func (c *Call) templateView(r templateRow) map[string]any {
 	if z := c.st.zone(cp.ZoneID); z != nil {
 		v["zoneid"], v["zonename"] = z.ID, z.Name
 	}
-	if o, ok := byID(c.st.OSTypes, t.OSTypeID); ok {
-		v["ostypeid"], v["ostypename"] = o.ID, o.Description
-	}
-	account, domain := "system", c.st.Domains[0]
-	if a := c.st.account(t.AccountID); a != nil {
-		account = a.Name
-		if d := c.st.domain(a.DomainID); d != nil {
-			domain = d
-		}
-	}
-	v["account"], v["domain"], v["domainid"], v["domainpath"] = account, domain.Name, domain.ID, domain.displayPath()
+	domain := c.templateOwner(t, v)
+	v["domainpath"] = domain.displayPath()
 	if cp.Size > 0 {
 		v["size"] = cp.Size
 	}
@@ -314,6 +306,24 @@ func (c *Call) templateView(r templateRow) map[string]any {
 		v["removed"] = csTime(*cp.Removed)
 	}
 	return v
+}
+
+// templateOwner adds the OS type and the owner (account, domain; the
+// system account's for a builtin template) to a template's view and
+// returns the owner's domain.
+func (c *Call) templateOwner(t *Template, v map[string]any) *Domain {
+	if o, ok := byID(c.st.OSTypes, t.OSTypeID); ok {
+		v["ostypeid"], v["ostypename"] = o.ID, o.Description
+	}
+	account, domain := "system", c.st.Domains[0]
+	if a := c.st.account(t.AccountID); a != nil {
+		account = a.Name
+		if d := c.st.domain(a.DomainID); d != nil {
+			domain = d
+		}
+	}
+	v["account"], v["domain"], v["domainid"] = account, domain.Name, domain.ID
+	return domain
 }
 
 // checksumValue strips a "{ALGORITHM}" prefix (DigestHelper.getHashValueFromChecksumValue).

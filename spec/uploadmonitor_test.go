@@ -37,21 +37,44 @@ func TestStemcellWithARealisticUploadMonitor(t *testing.T) {
 
 // TestStemcellUploadThatNeverArrives: the bytes never reach the SSVM, so
 // the template stays NotUploaded and CloudStack refuses to delete it until
-// its upload monitor abandons it after upload.operation.timeout; the CPI
-// waits for that, deletes it and says so.
+// its upload monitor abandons it after upload.operation.timeout. The CPI
+// does not wait for that: it answers at once that the template is left,
+// marked, and the next create_stemcell removes it once CloudStack allows.
 func TestStemcellUploadThatNeverArrives(t *testing.T) {
+	const operationTimeout = 3 * time.Second
 	e := newEnv(t, func(cfg map[string]any) {
 		section(cfg, "stemcell")["timeout"] = "2s"
-	}, "-upload-operation-timeout", "4s")
-	if err := e.sim.Admin.AddFault(simulator.Fault{Command: "upload", Delay: time.Minute}); err != nil {
+	}, "-upload-operation-timeout", operationTimeout.String())
+	// Past the CPI's 2 s: the SSVM's receiver sleeps it out, the body unread.
+	if err := e.sim.Admin.AddFault(simulator.Fault{Command: "upload", Delay: 8 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now()
 	r := e.call("create_stemcell", writeImage(t, bzippedVHD(t)), stemcellMF("cloudstack", "xen", "vhdx"))
-	if r.Error == nil || !strings.Contains(r.Error.Message, "deleted once CloudStack let go of its pending transfer") {
-		t.Fatalf("want the template deleted after CloudStack abandoned it, got %s\nstderr:\n%s", r.Stdout, r.Stderr)
+	if r.Error == nil || !strings.Contains(r.Error.Message, "is left in CloudStack, marked as an incomplete stemcell") ||
+		!strings.Contains(r.Error.Message, "upload.operation.timeout") {
+		t.Fatalf("want the template reported left and marked, got %s\nstderr:\n%s", r.Stdout, r.Stderr)
 	}
-	if !strings.Contains(r.Stderr, "still transferring") {
-		t.Errorf("the CPI should have logged CloudStack's refusal while the upload was pending:\n%s", r.Stderr)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the failed upload blocked create_stemcell for %s", took)
 	}
+	left := e.ourTemplates()
+	if len(left) != 1 || left[0].Status != "NotUploaded" {
+		t.Fatalf("want the one NotUploaded template left, got %+v", left)
+	}
+	if err := e.sim.Admin.ClearFaults(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(operationTimeout + time.Second) // CloudStack abandons it
+	var cid string
+	r = e.call("create_stemcell", writeImage(t, bzippedVHD(t)), stemcellMF("cloudstack", "xen", "vhdx")).ok(t)
+	r.decode(t, &cid)
+	if !strings.Contains(r.Stderr, "removed 1 template(s) that interrupted create_stemcell calls left: "+left[0].Id) {
+		t.Errorf("the next create_stemcell should have removed and logged the leftover:\n%s", r.Stderr)
+	}
+	if tpls := e.ourTemplates(); len(tpls) != 1 || tpls[0].Id != cid {
+		t.Fatalf("after the next create_stemcell: %+v", tpls)
+	}
+	e.call("delete_stemcell", cid).ok(t)
 	e.assertNoTemplatesLeft()
 }

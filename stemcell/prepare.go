@@ -26,6 +26,9 @@ func (i *Image) Cleanup() {
 // tarball (OpenStack's root.img, vSphere's OVF files) into tmpDir as a
 // stream when CloudStack needs the inner file. Nothing is read into memory.
 func Prepare(path string, t Target, tmpDir string) (*Image, error) {
+	if err := checkRegular(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening stemcell image: %w", err)
@@ -36,6 +39,7 @@ func Prepare(path string, t Target, tmpDir string) (*Image, error) {
 		return nil, fmt.Errorf("reading stemcell image: %w", err)
 	}
 	if !st.Mode().IsRegular() {
+		// Swapped for something else between the two looks.
 		return nil, fmt.Errorf("stemcell image %s is not a regular file", path)
 	}
 	head, err := readHead(f, headerSize)
@@ -54,6 +58,38 @@ func Prepare(path string, t Target, tmpDir string) (*Image, error) {
 	}
 	img.Target = t
 	return img, nil
+}
+
+// checkRegular refuses what is not a regular file before it is opened:
+// opening a FIFO blocks until a writer comes, and a device or socket is no
+// image. A symbolic link to a regular file is fine.
+func checkRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("opening stemcell image: %w", err)
+	}
+	if kind := fileKind(st.Mode()); kind != "" {
+		return fmt.Errorf("stemcell image %s is %s, not a regular file", path, kind)
+	}
+	return nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return ""
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file"
 }
 
 type preparer struct {

@@ -7,11 +7,14 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
 	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
@@ -254,4 +257,46 @@ func asRefused(err error, target **stemcell.UploadRefusedError) bool {
 	r, ok := err.(*stemcell.UploadRefusedError)
 	*target = r
 	return ok
+}
+
+// TestPrepareRefusesSpecialFilesBeforeOpeningThem: opening a FIFO blocks
+// until a writer comes, so Prepare must refuse it (and sockets, devices,
+// directories) from a look at the path alone, and promptly.
+func TestPrepareRefusesSpecialFilesBeforeOpeningThem(t *testing.T) {
+	dir := t.TempDir()
+	fifo := dir + "/fifo"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := dir + "/sock"
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	link := dir + "/link-to-fifo"
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{fifo: "a named pipe (FIFO)", link: "a named pipe (FIFO)", sock: "a socket",
+		"/dev/null": "a character device", dir: "a directory"}
+	for path, want := range cases {
+		done := make(chan error, 1)
+		go func() {
+			_, err := stemcell.Prepare(path, xen, t.TempDir())
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want+", not a regular file") {
+				t.Errorf("%s: got %v, want %q", path, err, want)
+			}
+		case <-time.After(5 * time.Second):
+			// Unblock the goroutine so the test leaves nothing behind.
+			if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+			}
+			t.Fatalf("%s: Prepare blocked: it opened the special file", path)
+		}
+	}
 }

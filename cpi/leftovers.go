@@ -1,0 +1,104 @@
+package cpi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+)
+
+// attemptToken makes each create_stemcell's template name its own, so that
+// after a lost answer the call finds exactly what it created.
+func attemptToken() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail on Linux
+	return hex.EncodeToString(b)
+}
+
+// thisProcess names the running CPI process for a template's incomplete
+// mark: a later call on the same host can tell whether it still runs.
+func thisProcess() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%d@%s", os.Getpid(), host)
+}
+
+// running says whether the process a mark names may still be running: on
+// this host, unless kill(pid, 0) finds no such process; on another host,
+// until the mark's time is up. A reused pid only makes a leftover wait for
+// its time.
+func running(m cloudstack.TemplateMark, now time.Time) bool {
+	if now.After(m.Until) {
+		return false
+	}
+	pidText, host, ok := strings.Cut(m.Owner, "@")
+	self, _ := os.Hostname()
+	pid, err := strconv.Atoi(pidText)
+	if !ok || err != nil || pid <= 0 || host != self {
+		return true
+	}
+	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+// markLifetime bounds how long a create_stemcell can run after it created
+// its template: the stemcell timeout, then deleting what failed (a job),
+// then margin for the requests around them.
+func (c CPI) markLifetime() time.Duration {
+	return c.cfg.Stemcell.Timeout.D() + c.cfg.CloudStack.JobTimeout.D() + 15*time.Minute
+}
+
+// leftovers are this director's templates that a create_stemcell which
+// no longer runs left marked incomplete: killed, or answered before
+// CloudStack let go of the template.
+func (c CPI) leftovers(all []cloudstack.Template) []string {
+	now := time.Now()
+	seen := map[string]bool{}
+	var ids []string
+	for _, t := range all {
+		m, ok := t.Mark()
+		if seen[t.ID] || !ok || !m.Incomplete || m.Director != c.ctx.DirectorUUID || running(m, now) {
+			continue
+		}
+		seen[t.ID] = true
+		ids = append(ids, t.ID)
+	}
+	return ids
+}
+
+// sweepTemplates deletes the leftovers CloudStack lets go of and logs how
+// many it removed and how many remain. It never fails the call: what it
+// cannot remove now, a later call removes.
+func (c CPI) sweepTemplates() {
+	all, err := c.cloud.OwnTemplates("")
+	if err != nil {
+		c.logger.Warn("stemcell", "looking for templates that interrupted create_stemcell calls left: %s", err)
+		return
+	}
+	ids := c.leftovers(all)
+	if len(ids) == 0 {
+		return
+	}
+	var removed, remain []string
+	var last error
+	for _, id := range ids {
+		if err := c.cloud.DeleteTemplate(id, false); err != nil {
+			remain, last = append(remain, id), err
+			continue
+		}
+		removed = append(removed, id)
+	}
+	if len(removed) > 0 {
+		c.logger.Info("stemcell", "removed %d template(s) that interrupted create_stemcell calls left: %s",
+			len(removed), strings.Join(removed, ", "))
+	}
+	if len(remain) > 0 {
+		c.logger.Warn("stemcell", "%d template(s) that interrupted create_stemcell calls left remain until CloudStack "+
+			"lets them be deleted: %s (last refusal: %s)", len(remain), strings.Join(remain, ", "), last)
+	}
+}

@@ -1,0 +1,49 @@
+package simulator
+
+// templateUpdateUnmodelled are updateTemplate's parameters beyond the name
+// and display text: the simulator refuses them rather than ignore them.
+var templateUpdateUnmodelled = []string{"arch", "bootable", "isrouting", "cleanupdetails", "ostypeid", "templatetag",
+	"templatetype", "requireshvm", "details", "isdynamicallyscalable", "forceupdateostype", "forcks", "format",
+	"sshkeyenabled", "passwordenabled", "sortkey"}
+
+// updateTemplate is UpdateTemplateCmd through
+// TemplateManagerImpl.updateTemplateOrIso, for the name and the display
+// text: the template must exist and not be removed, the system template
+// (id 1, verifyTemplateId) may not change, and a parameter that is given
+// replaces the field, in any template state. Departures: checkAccess
+// (OperateEntry) is not modelled, as elsewhere the caller may act on every
+// template it can name; the other parameters answer "not implemented".
+func updateTemplate(c *Call) (any, error) {
+	p := c.Params
+	t, found := byID(c.st.Templates, p.Get("id"))
+	if !found || t.Removed != nil {
+		return nil, paramError("Unable to find Template/ISO with specified id")
+	}
+	if t.InternalID == 1 {
+		return nil, paramError("Unable to update template/iso of specified id")
+	}
+	for _, k := range templateUpdateUnmodelled {
+		if p.Has(k) {
+			return nil, notImplemented("updateTemplate's " + k + " is not implemented by the CloudStack simulator")
+		}
+	}
+	if p.Has("name") {
+		t.Name = p.Get("name")
+	}
+	if p.Has("displaytext") {
+		t.DisplayText = p.Get("displaytext")
+	}
+	c.changed()
+	return map[string]any{"template": c.templateUpdateView(t)}, nil
+}
+
+// templateUpdateView is TemplateJoinDaoImpl.newUpdateResponse, "to keep
+// compatibility with the 4.1 API": the template without its zones, status
+// or download details. The simulator's templates are never bootable=false.
+func (c *Call) templateUpdateView(t *Template) map[string]any {
+	v := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "ispublic": t.Public,
+		"created": csTime(t.Created), "format": t.Format, "bootable": true, "hypervisor": t.Hypervisor,
+		"isdynamicallyscalable": t.DynamicallyScalable, "details": orEmpty(t.Details), "tags": []any{}}
+	c.templateOwner(t, v)
+	return v
+}

@@ -1,0 +1,52 @@
+package simulator
+
+import (
+	"testing"
+)
+
+// TestUpdateTemplateNameAndDisplayText: updateTemplate changes what it is
+// given, in any template state (here NotUploaded), and listTemplates shows
+// it; a removed template is not found; parameters the simulator does not
+// model are refused, not ignored.
+func TestUpdateTemplateNameAndDisplayText(t *testing.T) {
+	s := startSim(t, Options{})
+	cs := s.client()
+	up := getUploadParams(t, s, "before", "VHD")
+	p := cs.Template.NewUpdateTemplateParams(up.Id)
+	p.SetDisplaytext("after, with a mark")
+	if _, err := cs.Template.UpdateTemplate(p); err != nil {
+		t.Fatal(err)
+	}
+	l := cs.Template.NewListTemplatesParams("self")
+	l.SetId(up.Id)
+	got, err := cs.Template.ListTemplates(l)
+	if err != nil || got.Count != 1 {
+		t.Fatalf("%v %+v", err, got)
+	}
+	if listed := got.Templates[0]; listed.Displaytext != "after, with a mark" || listed.Name != "before" || listed.Status != "NotUploaded" {
+		t.Fatalf("after updateTemplate: name %q displaytext %q status %q", listed.Name, listed.Displaytext, listed.Status)
+	}
+	r := s.call(map[string]string{"command": "updateTemplate", "id": up.Id, "name": "renamed", "response": "json"})
+	tpl, _ := r.inner(t, "updatetemplateresponse")["template"].(map[string]any)
+	if tpl["name"] != "renamed" || tpl["displaytext"] != "after, with a mark" || tpl["ostypeid"] == nil {
+		t.Fatalf("the answer should carry the template: %s", r.raw)
+	}
+	for _, k := range []string{"zoneid", "status", "isready", "downloaddetails"} {
+		if _, ok := tpl[k]; ok {
+			t.Errorf("newUpdateResponse has no %s: %s", k, r.raw)
+		}
+	}
+	r = s.call(map[string]string{"command": "updateTemplate", "id": up.Id, "sortkey": "3", "response": "json"})
+	r.wantError(t, "updatetemplateresponse", 432, 4555, "updateTemplate's sortkey is not implemented by the CloudStack simulator")
+
+	s.srv.mu.Lock()
+	stored, _ := byID(s.srv.st.Templates, up.Id)
+	stored.State = tsUploadAbandoned
+	s.srv.mu.Unlock()
+	d := cs.Template.NewDeleteTemplateParams(up.Id)
+	if _, err := cs.Template.DeleteTemplate(d); err != nil {
+		t.Fatal(err)
+	}
+	r = s.call(map[string]string{"command": "updateTemplate", "id": up.Id, "displaytext": "x", "response": "json"})
+	r.wantError(t, "updatetemplateresponse", 431, 4350, "Unable to find Template/ISO with specified id")
+}
