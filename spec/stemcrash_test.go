@@ -103,9 +103,9 @@ func (e *env) request(method string, args ...any) string {
 	return string(b)
 }
 
-// killDuring starts create_stemcell, waits until the CPI is inside the
+// killCreateStemcellDuring starts create_stemcell, waits until the CPI is inside the
 // call the fault delays, and kills it with SIGKILL.
-func (e *env) killDuring(t *testing.T, f simulator.Fault) {
+func (e *env) killCreateStemcellDuring(t *testing.T, f simulator.Fault) {
 	t.Helper()
 	if err := e.sim.Admin.AddFault(f); err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestStemcellKilledAtEachStep(t *testing.T) {
 			e := crashEnv(t, c.publish)
 			f := hold
 			f.Command, f.Skip = c.command, c.skip
-			e.killDuring(t, f)
+			e.killCreateStemcellDuring(t, f)
 			// CloudStack finishes a request whose client died; a held
 			// creating request runs once the connection is gone.
 			deadline := time.Now().Add(5 * time.Second)
@@ -341,7 +341,7 @@ func TestDeleteStemcellRemovesLeftovers(t *testing.T) {
 		image, props := xenStemcell(t)
 		e.call("create_stemcell", image, props).ok(t).decode(t, cid)
 	}
-	e.killDuring(t, simulator.Fault{Command: "upload", Delay: 5 * time.Second})
+	e.killCreateStemcellDuring(t, simulator.Fault{Command: "upload", Delay: 5 * time.Second})
 	r := e.call("delete_stemcell", first).ok(t)
 	if !strings.Contains(r.Stderr, "1 template(s) that interrupted create_stemcell calls left remain") {
 		t.Errorf("delete_stemcell should log the leftover CloudStack does not let go of yet:\n%s", r.Stderr)
