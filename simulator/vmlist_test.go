@@ -65,6 +65,9 @@ func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
 	} {
 		p := e.params(fmt.Sprintf("mac-%d", i))
 		p.SetMacaddress(c.mac)
+		// Fixed addresses: a random one could take 10.1.1.61, which the
+		// last deploy asks for.
+		p.SetIpaddress(fmt.Sprintf("10.1.1.%d", 50+i))
 		if vm := e.deploy(t, p); vm.Nic[0].Macaddress != c.want {
 			t.Fatalf("macaddress=%s: NIC MAC %s, want %s", c.mac, vm.Nic[0].Macaddress, c.want)
 		}
