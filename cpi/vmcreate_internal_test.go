@@ -79,7 +79,9 @@ func TestSupersedesOnlyThisDirectorsEarlierAttempts(t *testing.T) {
 	v := &vmCreation{cpi: CPI{ctx: CallContext{DirectorUUID: "dir-1"}}, agentID: "agent-new",
 		plan: networkPlan{vip: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "vip", IP: "192.168.2.5"})},
 		spec: cloudstack.DeploySpec{NICs: []cloudstack.NICRequest{{NetworkID: "n1", IP: "10.1.1.5"}, {NetworkID: "n2"}}}}
-	mark := func(director, vip, agent string) string { return cloudstack.NewMark(director, vip, agent).DisplayName() }
+	mark := func(director, vip, agent string) string {
+		return cloudstack.NewMark(director, vip, agent).DisplayName()
+	}
 	nic := func(network, ip string) []cloudstack.NIC { return []cloudstack.NIC{{NetworkID: network, IP: ip}} }
 	for _, c := range []struct {
 		what string
