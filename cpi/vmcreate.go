@@ -522,13 +522,19 @@ func (v *vmCreation) cleanup(cause error) error {
 			problems = append(problems, fmt.Sprintf("%s: %v", what, err))
 		}
 	}
+	var removed []string
 	vm, err := v.madeVM()
 	note(fmt.Sprintf("looking up VM %s", firstOf(v.vmID, v.spec.Name)), err)
 	switch {
 	case vm != nil:
 		// Its vip (acquired, or intended and untagged), settings and
 		// ephemeral disk go with it.
-		note("removing VM "+vm.ID, c.removeVM(vm))
+		err := c.removeVM(vm)
+		note("removing VM "+vm.ID, err)
+		if err == nil {
+			removed = append(removed, fmt.Sprintf("VM %s (%s), with its ephemeral disk and any public IP acquired for it",
+				vm.ID, vm.Name))
+		}
 	case v.ipID != "":
 		note("releasing public IP "+v.plan.vip.IP(), c.cloud.ReleasePublicIP(v.ipID))
 	}
@@ -539,12 +545,28 @@ func (v *vmCreation) cleanup(cause error) error {
 	}
 	if len(problems) == 0 {
 		c.logger.Warn("vm", "create_vm failed and was cleaned up: %s", cause)
-		return vmCreationFailed(cause)
+		return v.cleanedUp(cause, removed)
 	}
 	c.logger.Error("vm", "create_vm failed and its cleanup failed too: %s", strings.Join(problems, "; "))
 	err = vmCreationFailed(fmt.Errorf("%w; cleanup left things behind: %s", cause, strings.Join(problems, "; ")))
 	if typed, ok := err.(*Error); ok {
 		typed.retry = false // a retry would meet what is left
+	}
+	return err
+}
+
+// cleanedUp types a failure whose cleanup left nothing. An answer lost on
+// the way back (CloudStack unreachable in the middle of the call) is worth
+// the director's retry once what CloudStack did anyway is removed.
+func (v *vmCreation) cleanedUp(cause error, removed []string) error {
+	err := cause
+	if len(removed) > 0 {
+		err = fmt.Errorf("%w; removed what this create_vm had made: %s", cause, strings.Join(removed, ", "))
+	}
+	err = vmCreationFailed(err)
+	var unreachable *cloudstack.UnreachableError
+	if typed, ok := err.(*Error); ok && errors.As(cause, &unreachable) {
+		typed.retry = true
 	}
 	return err
 }
