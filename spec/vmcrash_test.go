@@ -80,6 +80,12 @@ func (e *env) crashStemcell() string {
 // it, before it could act on the answer.
 func (e *env) killDuring(s step, agent string) {
 	e.t.Helper()
+	e.killRequestDuring(s, e.request("create_vm", agent, e.crashStemcell(), crashProps, crashNetworks, []string{}, boshEnv))
+}
+
+// killRequestDuring is killDuring for any request.
+func (e *env) killRequestDuring(s step, stdin string) {
+	e.t.Helper()
 	if err := e.sim.Admin.AddFault(simulator.Fault{Command: s.command, Skip: s.skip, Delay: time.Minute}); err != nil {
 		e.t.Fatal(err)
 	}
@@ -87,8 +93,7 @@ func (e *env) killDuring(s step, agent string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, cpiBin, "-configPath", e.config)
-	cmd.Stdin = strings.NewReader(e.request("create_vm", agent, e.crashStemcell(), crashProps, crashNetworks,
-		[]string{}, boshEnv))
+	cmd.Stdin = strings.NewReader(stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -273,5 +278,107 @@ func (e *env) completeButUnanswered() {
 	cid := e.createCrashVM("agent-after-delete")
 	e.censusOf(cid)
 	e.call("delete_vm", cid).ok(e.t)
+	e.censusOf("")
+}
+
+// afterDeploy is the step just after deployVirtualMachine's job finished.
+var afterDeploy = step{command: "queryAsyncJobResult"}
+
+// TestCreateVMNeverTouchesAnotherDirectorsLeftover: an incomplete VM of
+// another director holding the static IP and the vip stays; create_vm
+// fails naming it, without ok_to_retry.
+func TestCreateVMNeverTouchesAnotherDirectorsLeftover(t *testing.T) {
+	e := newEnv(t, nil)
+	req := e.request("create_vm", "agent-other", e.crashStemcell(), crashProps, crashNetworks, []string{}, boshEnv)
+	other := strings.Replace(req, `"director_uuid":"spec-director"`, `"director_uuid":"other-director"`, 1)
+	if other == req {
+		t.Fatalf("no director_uuid to replace in %s", req)
+	}
+	e.killRequestDuring(afterDeploy, other)
+	vms := e.vms()
+	if len(vms) != 1 {
+		t.Fatalf("%d VMs after the crash", len(vms))
+	}
+	r := e.call("create_vm", "agent-mine", e.crashStemcell(), crashProps, crashNetworks, []string{}, boshEnv).
+		failed(t, "VMCreationFailed", vms[0].Id)
+	if r.Error.Retry {
+		t.Fatalf("ok_to_retry while another director's VM holds the address: %s", r.Error.Message)
+	}
+	if after := e.vms(); len(after) != 1 || after[0].Id != vms[0].Id || after[0].State != vms[0].State {
+		t.Fatalf("another director's VM %s (%s) was touched: now %d VMs", vms[0].Id, vms[0].State, len(after))
+	}
+	e.call("delete_vm", vms[0].Id).ok(t)
+	e.censusOf("")
+}
+
+// TestDeleteVMReleasesTheVIPAnIncompleteVMMeantToAcquire: killed between
+// associateIpAddress and its createTags, the address is untagged; the VM's
+// intent makes it the CPI's, so delete_vm of the VM releases it.
+func TestDeleteVMReleasesTheVIPAnIncompleteVMMeantToAcquire(t *testing.T) {
+	e := newEnv(t, nil)
+	var afterAssociate step
+	for i, s := range e.createVMSteps() {
+		if s.command == "associateIpAddress" {
+			afterAssociate = e.createVMSteps()[i+1]
+			break
+		}
+	}
+	if afterAssociate.command != "queryAsyncJobResult" {
+		t.Fatalf("associateIpAddress is not followed by its job poll: %v", afterAssociate)
+	}
+	e.killDuring(afterAssociate, "agent-killed")
+	var untagged bool
+	for _, ip := range e.publicIPs() {
+		untagged = untagged || ip.Ipaddress == crashVIP && len(ip.Tags) == 0
+	}
+	vms := e.vms()
+	if !untagged || len(vms) != 1 {
+		t.Fatalf("want the vip acquired and untagged and one VM, got IPs %+v and %d VMs", e.publicIPs(), len(vms))
+	}
+	e.call("delete_vm", vms[0].Id).ok(t)
+	e.censusOf("")
+}
+
+// TestCreateVMRetryWithTheSameAgentConverges: a VM on a dynamic network
+// alone has no address to be recognised by; the director's retry with the
+// same agent_id still finds the incomplete VM and leaves one.
+func TestCreateVMRetryWithTheSameAgentConverges(t *testing.T) {
+	e := newEnv(t, nil)
+	dynamic := map[string]any{"default": map[string]any{"type": "dynamic", "dns": []string{"10.1.1.2"},
+		"default": []string{"dns", "gateway"}, "cloud_properties": map[string]any{"name": "guest-network"}}}
+	e.killRequestDuring(afterDeploy, e.request("create_vm", "agent-same", e.crashStemcell(), crashProps, dynamic,
+		[]string{}, boshEnv))
+	var result []json.RawMessage
+	e.call("create_vm", "agent-same", e.crashStemcell(), crashProps, dynamic, []string{}, boshEnv).ok(t).decode(t, &result)
+	var cid string
+	_ = json.Unmarshal(result[0], &cid)
+	if vms := e.vms(); len(vms) != 1 || vms[0].Id != cid {
+		t.Fatalf("want only VM %s, got %d VMs", cid, len(vms))
+	}
+	e.call("delete_vm", cid).ok(t)
+	e.censusOf("")
+}
+
+// TestCreateVMConvergenceRemovesTheLeftoversRegistrySettings: for an old
+// stemcell the settings of the incomplete VM, keyed by its name, go with it.
+func TestCreateVMConvergenceRemovesTheLeftoversRegistrySettings(t *testing.T) {
+	e, base := oldStemcellEnv(t)
+	e.killDuring(afterDeploy, "agent-killed")
+	vms := e.vms()
+	if len(vms) != 1 {
+		t.Fatalf("%d VMs after the crash", len(vms))
+	}
+	if code, _ := registryGet(t, base, vms[0].Name); code != 200 {
+		t.Fatalf("the killed create_vm wrote no settings for %s (%d)", vms[0].Name, code)
+	}
+	cid := e.createCrashVM("agent-next")
+	e.censusOf(cid)
+	if code, _ := registryGet(t, base, vms[0].Name); code != 404 {
+		t.Fatalf("the leftover's registry settings survived (%d)", code)
+	}
+	if code, _ := registryGet(t, base, e.vm(cid).Name); code != 200 {
+		t.Fatalf("the new VM has no registry settings (%d)", code)
+	}
+	e.call("delete_vm", cid).ok(t)
 	e.censusOf("")
 }
