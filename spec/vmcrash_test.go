@@ -141,8 +141,12 @@ func (e *env) censusOf(cid string) {
 	e.t.Helper()
 	var problems []string
 	for _, vm := range e.vms() {
-		if vm.Id != cid {
+		switch {
+		case vm.Id != cid:
 			problems = append(problems, fmt.Sprintf("VM %s (%s, %s, %q)", vm.Id, vm.Name, vm.State, vm.Displayname))
+		case vm.Displayname != vm.Name || !tagged(vm.Tags, cloudstack.DirectorTag) || !tagged(vm.Tags, cloudstack.AgentTag):
+			problems = append(problems, fmt.Sprintf("VM %s is not marked complete: display name %q, tags %v",
+				vm.Id, vm.Displayname, vm.Tags))
 		}
 	}
 	for _, v := range e.volumes() {
