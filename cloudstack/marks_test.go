@@ -52,6 +52,7 @@ func TestAcquiredForTrustsTheTagOrAnUntaggedIntent(t *testing.T) {
 		{"untagged, static NAT to the VM", cloudstack.PublicIP{IP: "192.168.2.5", NetworkID: "net-1", VMID: "vm-1"}, incomplete, true},
 		{"untagged, the VM complete", cloudstack.PublicIP{IP: "192.168.2.5", NetworkID: "net-1"}, complete, false},
 		{"untagged, another address", cloudstack.PublicIP{IP: "192.168.2.6", NetworkID: "net-1"}, incomplete, false},
+		{"untagged, intended, not associated yet", cloudstack.PublicIP{IP: "192.168.2.5"}, incomplete, true},
 		{"untagged, another network", cloudstack.PublicIP{IP: "192.168.2.5", NetworkID: "net-2"}, incomplete, false},
 		{"untagged, source NAT", cloudstack.PublicIP{IP: "192.168.2.5", NetworkID: "net-1", SourceNAT: true}, incomplete, false},
 		{"the operator's tags", cloudstack.PublicIP{IP: "192.168.2.5", NetworkID: "net-1", Tags: map[string]string{"owner": "ops"}}, incomplete, false},

@@ -386,3 +386,36 @@ func TestCreateVMConvergenceRemovesTheLeftoversRegistrySettings(t *testing.T) {
 	e.call("delete_vm", cid).ok(t)
 	e.censusOf("")
 }
+
+// TestCreateVMJobTimeoutAtEachJob: a job of create_vm that never finishes
+// (the deploy, the VM's tags, associateIpAddress, the vip's tags) ends in a
+// job timeout; what the job may still make is removed before create_vm
+// answers, ok_to_retry comes only with nothing left, and the director's
+// next attempt leaves exactly one VM.
+func TestCreateVMJobTimeoutAtEachJob(t *testing.T) {
+	e := newEnv(t, func(cfg map[string]any) { section(cfg, "cloudstack")["job_timeout"] = "1s" })
+	for _, s := range []step{{"deployVirtualMachine", 0}, {"createTags", 0}, {"associateIpAddress", 0}, {"createTags", 1}} {
+		if !t.Run(s.String(), func(t *testing.T) {
+			e.t = t
+			defer e.sim.Admin.ClearFaults()
+			if err := e.sim.Admin.AddFault(simulator.Fault{Command: s.command, Skip: s.skip, Pending: true}); err != nil {
+				t.Fatal(err)
+			}
+			r := e.call("create_vm", "agent-pending", e.crashStemcell(), crashProps, crashNetworks, []string{}, boshEnv).
+				failed(t, "VMCreationFailed", "did not finish within 1s")
+			t.Logf("create_vm answered %s (ok_to_retry %v)", r.Error.Message, r.Error.Retry)
+			agent := "agent-pending"
+			if r.Error.Retry {
+				e.censusOf("")
+			} else {
+				agent = "agent-after-pending"
+			}
+			cid := e.createCrashVM(agent)
+			e.censusOf(cid)
+			e.call("delete_vm", cid).ok(t)
+			e.censusOf("")
+		}) {
+			break
+		}
+	}
+}
