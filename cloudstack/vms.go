@@ -107,8 +107,9 @@ func parseVM(raw json.RawMessage) (*VM, error) {
 }
 
 func toVM(v *csgo.VirtualMachine) *VM {
-	vm := &VM{ID: v.Id, Name: v.Name, DisplayName: v.Displayname, State: v.State, ZoneID: v.Zoneid, Hypervisor: Hypervisor(v.Hypervisor),
-		PublicIPID: v.Publicipid, PublicIP: v.Publicip, ServiceName: v.Serviceofferingname, Tags: tagMap(v.Tags)}
+	vm := &VM{ID: v.Id, Name: v.Name, DisplayName: v.Displayname, State: v.State, ZoneID: v.Zoneid,
+		Hypervisor: Hypervisor(v.Hypervisor), PublicIPID: v.Publicipid, PublicIP: v.Publicip,
+		ServiceName: v.Serviceofferingname, Tags: tagMap(v.Tags)}
 	for _, n := range v.Nic {
 		vm.NICs = append(vm.NICs, NIC{
 			ID: n.Id, NetworkID: n.Networkid, IP: n.Ipaddress, Netmask: n.Netmask,
