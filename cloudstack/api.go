@@ -22,6 +22,9 @@ type API interface {
 	// VMWithIP finds the VM (Destroyed ones included) whose NIC on the
 	// network has the address; none is (nil, nil).
 	VMWithIP(networkID, ip string) (*VM, error)
+	// IncompleteVMs lists the VMs whose create_vm by this director never
+	// finished (their display name still carries its Mark).
+	IncompleteVMs(director string) ([]*VM, error)
 
 	// DeployVM deploys and waits; the VM id comes back even when the job
 	// failed, for cleanup.

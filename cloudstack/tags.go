@@ -104,4 +104,9 @@ const (
 	// IncompleteTag marks a resource whose creating call has not finished;
 	// success removes it, so a resource that still has it is a leftover.
 	IncompleteTag = "bosh-cpi-incomplete"
+	// VIPIntentTag names the vip an incomplete VM's create_vm is about to
+	// acquire, recorded before associateIpAddress: an address that intent
+	// names and that has no AcquiredTag yet is the CPI's, not the
+	// operator's (a crash between associateIpAddress and its createTags).
+	VIPIntentTag = "bosh-cpi-vip"
 )

@@ -3,6 +3,7 @@ package cloudstack
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -11,6 +12,7 @@ import (
 type VM struct {
 	ID          string
 	Name        string
+	DisplayName string
 	State       string
 	ZoneID      string
 	Hypervisor  Hypervisor
@@ -105,8 +107,9 @@ func parseVM(raw json.RawMessage) (*VM, error) {
 }
 
 func toVM(v *csgo.VirtualMachine) *VM {
-	vm := &VM{ID: v.Id, Name: v.Name, State: v.State, ZoneID: v.Zoneid, Hypervisor: Hypervisor(v.Hypervisor),
-		PublicIPID: v.Publicipid, PublicIP: v.Publicip, ServiceName: v.Serviceofferingname, Tags: tagMap(v.Tags)}
+	vm := &VM{ID: v.Id, Name: v.Name, DisplayName: v.Displayname, State: v.State, ZoneID: v.Zoneid,
+		Hypervisor: Hypervisor(v.Hypervisor), PublicIPID: v.Publicipid, PublicIP: v.Publicip,
+		ServiceName: v.Serviceofferingname, Tags: tagMap(v.Tags)}
 	for _, n := range v.Nic {
 		vm.NICs = append(vm.NICs, NIC{
 			ID: n.Id, NetworkID: n.Networkid, IP: n.Ipaddress, Netmask: n.Netmask,
@@ -114,4 +117,81 @@ func toVM(v *csgo.VirtualMachine) *VM {
 		})
 	}
 	return vm
+}
+
+// Mark is what an incomplete VM's display name says of it: deployed by
+// create_vm for this director and agent, about to acquire this vip (empty
+// when the CPI acquires none), and not finished. deployVirtualMachine
+// takes no tags, so the display name is the one mark that exists from the
+// instant the VM does; create_vm's last step gives the VM its host name
+// as display name again, which is what makes it complete.
+type Mark struct {
+	Director string
+	VIP      string
+	Agent    string
+}
+
+// maxDisplayName is the width of vm_instance.display_name: varchar(255).
+const maxDisplayName = 255
+
+// NewMark is the mark of a create_vm, the agent id cut so that the display
+// name fits (the agent id goes last for that reason).
+func NewMark(director, vip, agent string) Mark {
+	m := Mark{Director: director, VIP: vip}
+	room := maxDisplayName - len([]rune(m.DisplayName()))
+	if r := []rune(agent); len(r) > room && room >= 0 {
+		agent = string(r[:room])
+	}
+	m.Agent = agent
+	return m
+}
+
+// DisplayName is the display name that carries the mark.
+func (m Mark) DisplayName() string {
+	return fmt.Sprintf("%s %s=%s %s=%s %s=%s", IncompleteTag, DirectorTag, m.Director, VIPIntentTag, m.VIP,
+		AgentTag, m.Agent)
+}
+
+// directorKeyword is what listVirtualMachines' keyword (a LIKE on the
+// display name among other fields) narrows the listing to.
+func (m Mark) directorKeyword() string {
+	return fmt.Sprintf("%s %s=%s", IncompleteTag, DirectorTag, m.Director)
+}
+
+// IncompleteMark reads the mark of a VM whose create_vm never finished;
+// false for a complete VM, the operator's, or one renamed since.
+func (vm *VM) IncompleteMark() (Mark, bool) {
+	var m Mark
+	rest, ok := strings.CutPrefix(vm.DisplayName, IncompleteTag+" "+DirectorTag+"=")
+	if !ok {
+		return m, false
+	}
+	if m.Director, rest, ok = strings.Cut(rest, " "+VIPIntentTag+"="); !ok {
+		return m, false
+	}
+	if m.VIP, m.Agent, ok = strings.Cut(rest, " "+AgentTag+"="); !ok {
+		return Mark{}, false
+	}
+	return m, true
+}
+
+// IncompleteVMs lists the VMs (Destroyed ones included, where the account
+// may see them) that carry an incomplete mark of this director.
+func (c *Client) IncompleteVMs(director string) ([]*VM, error) {
+	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
+	p.SetListall(true)
+	p.SetKeyword(Mark{Director: director}.directorKeyword())
+	resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
+	if err != nil {
+		return nil, c.fail("listVirtualMachines", err)
+	}
+	var out []*VM
+	for _, v := range resp.VirtualMachines {
+		// keyword is a substring match (and _ a wildcard): compare exactly.
+		vm := toVM(v)
+		if m, ok := vm.IncompleteMark(); ok && m.Director == director {
+			out = append(out, vm)
+		}
+	}
+	return out, nil
 }

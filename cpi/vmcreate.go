@@ -28,6 +28,7 @@ type vmCreation struct {
 	ephemera bool // an ephemeral disk is created with the VM
 	registry bool // settings were written to the registry
 	deployed bool // deployVirtualMachine was sent
+	mark     cloudstack.Mark
 }
 
 func (c CPI) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
@@ -293,24 +294,32 @@ func badInput(err error) error {
 	return &Error{kind: "VMCreationFailed", retry: false, err: err}
 }
 
-// create checks the vip, writes the settings, deploys, then acquires the
-// vip and points it at the VM. Every step records what it made for cleanup.
-// The vip is acquired only after the deploy has implemented the network:
-// CloudStack makes the first address associated with an Isolated network
-// that was never implemented its source NAT address
-// (IpAddressManagerImpl.isSourceNatAvailableForNetwork), which can be
-// neither static-NATed nor released.
+// create removes what earlier attempts left, checks the vip, writes the
+// settings, deploys, then acquires the vip and points it at the VM. Every
+// step records what it made for cleanup. The VM carries its Mark from the
+// instant it exists (as display name: deployVirtualMachine takes no tags)
+// until the last step clears it, so a crash at any point leaves a VM the
+// next create_vm recognises. The vip is acquired only after the deploy has
+// implemented the network: CloudStack makes the first address associated
+// with an Isolated network that was never implemented its source NAT
+// address (IpAddressManagerImpl.isSourceNatAvailableForNetwork), which can
+// be neither static-NATed nor released.
 func (v *vmCreation) create() error {
 	name, err := newVMName()
 	if err != nil {
 		return err
 	}
-	v.spec.Name, v.spec.DisplayName = name, name
+	v.spec.Name = name
+	if err := v.converge(); err != nil {
+		return err
+	}
 	if v.plan.vip != nil {
 		if err := v.checkVIP(); err != nil {
 			return err
 		}
 	}
+	v.mark = cloudstack.NewMark(v.cpi.ctx.DirectorUUID, v.intendedVIP(), v.agentID)
+	v.spec.DisplayName = v.mark.DisplayName()
 	if v.spec.UserData, err = v.userData(name); err != nil {
 		return err
 	}
@@ -321,13 +330,84 @@ func (v *vmCreation) create() error {
 		return v.explainAddress(err)
 	}
 	v.vm = vm
-	if v.plan.vip == nil {
-		return nil
-	}
-	if err := v.acquireVIP(); err != nil {
+	if err := v.tagVM(); err != nil {
 		return err
 	}
-	return v.cpi.cloud.EnableStaticNAT(v.vipID(), vm.ID, v.plan.nics[0].network.ID)
+	if v.plan.vip != nil {
+		if err := v.acquireVIP(); err != nil {
+			return err
+		}
+		if err := v.cpi.cloud.EnableStaticNAT(v.vipID(), vm.ID, v.plan.nics[0].network.ID); err != nil {
+			return err
+		}
+	}
+	// The mark goes last: from here on the VM is the director's to delete.
+	return v.cpi.cloud.SetDisplayName(vm.ID, name)
+}
+
+// tagVM gives the VM the marks that outlive create_vm.
+func (v *vmCreation) tagVM() error {
+	tags := map[string]string{cloudstack.DirectorTag: v.cpi.ctx.DirectorUUID, cloudstack.AgentTag: v.agentID}
+	return v.cpi.cloud.SetTags(cloudstack.ResourceVM, v.vm.ID, v.vm.Tags, tags)
+}
+
+// intendedVIP is the vip this call will acquire: none when the operator
+// allocated the address, which then only gets static NAT.
+func (v *vmCreation) intendedVIP() string {
+	if v.plan.vip == nil || v.vipAddr != nil {
+		return ""
+	}
+	return v.plan.vip.IP()
+}
+
+// converge removes this director's VMs whose create_vm never finished and
+// that stand in this one's way: the same agent_id (the director's retry),
+// a requested static IP, or the requested vip (static NAT to it, or an
+// intent to acquire it). The director's next attempt after a crash has a
+// new agent_id but the same addresses, so they are what finds the
+// leftover. A complete VM, another director's or the operator's is never
+// touched: then explainAddress says who holds the address.
+func (v *vmCreation) converge() error {
+	c := v.cpi
+	vms, err := c.cloud.IncompleteVMs(c.ctx.DirectorUUID)
+	if err != nil {
+		return err
+	}
+	for _, vm := range vms {
+		if !v.supersedes(vm) {
+			continue
+		}
+		mark, _ := vm.IncompleteMark()
+		c.logger.Warn("vm", "removing VM %s (%s, %s), left incomplete by an earlier create_vm for agent %s",
+			vm.ID, vm.Name, vm.State, mark.Agent)
+		if err := c.removeVM(vm); err != nil {
+			return fmt.Errorf("removing VM %s (%s), left incomplete by an earlier create_vm for agent %s: %w",
+				vm.ID, vm.Name, mark.Agent, err)
+		}
+	}
+	return nil
+}
+
+// supersedes says an incomplete VM is an earlier attempt at this one.
+func (v *vmCreation) supersedes(vm *cloudstack.VM) bool {
+	mark, ok := vm.IncompleteMark()
+	own := cloudstack.NewMark(v.cpi.ctx.DirectorUUID, "", v.agentID)
+	switch {
+	case !ok || mark.Director != own.Director:
+		return false
+	case mark.Agent == own.Agent:
+		return true
+	case v.plan.vip != nil && (mark.VIP == v.plan.vip.IP() || vm.PublicIP == v.plan.vip.IP()):
+		return true
+	}
+	for _, want := range v.spec.NICs {
+		for _, nic := range vm.NICs {
+			if want.IP != "" && nic.NetworkID == want.NetworkID && nic.IP == want.IP {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // explainAddress names who holds a requested static IP when CloudStack
@@ -430,8 +510,10 @@ func (v *vmCreation) userData(name string) (string, error) {
 	return encodeUserData(registryEnvelope(name, c.cfg.Registry, v.plan), "the registry user data")
 }
 
-// cleanup removes what this create_vm made, newest first, and returns the
-// cause typed for the director; cleanup failures are added to its text.
+// cleanup removes what this create_vm made and returns the cause typed for
+// the director; what could not be removed is added to its text, and then
+// the director must not retry blindly. The VM is looked up afresh: the
+// deploy's answer may have been lost, and static NAT came after it.
 func (v *vmCreation) cleanup(cause error) error {
 	c := v.cpi
 	var problems []string
@@ -440,41 +522,66 @@ func (v *vmCreation) cleanup(cause error) error {
 			problems = append(problems, fmt.Sprintf("%s: %v", what, err))
 		}
 	}
-	if v.vmID == "" && v.deployed {
-		// The deploy's answer was lost: CloudStack may have the VM anyway.
-		if vm, err := c.cloud.FindVM(v.spec.Name); err == nil && vm != nil {
-			v.vmID = vm.ID
+	var removed []string
+	vm, err := v.madeVM()
+	note(fmt.Sprintf("looking up VM %s", firstOf(v.vmID, v.spec.Name)), err)
+	switch {
+	case vm != nil:
+		// Its vip (acquired, or intended and untagged), settings and
+		// ephemeral disk go with it.
+		err := c.removeVM(vm)
+		note("removing VM "+vm.ID, err)
+		if err == nil {
+			removed = append(removed, fmt.Sprintf("VM %s (%s), with its ephemeral disk and any public IP acquired for it",
+				vm.ID, vm.Name))
 		}
-	}
-	if v.vmID != "" {
-		note("destroying VM "+v.vmID, c.destroyVM(v.vmID, v.ephemeralVolumes()))
-	}
-	if v.ipID != "" {
+	case v.ipID != "":
 		note("releasing public IP "+v.plan.vip.IP(), c.cloud.ReleasePublicIP(v.ipID))
 	}
-	if v.registry {
+	if v.registry && vm == nil {
 		if reg, err := c.registryClient(); err == nil {
 			note("deleting registry settings", reg.Delete(v.spec.Name))
 		}
 	}
 	if len(problems) == 0 {
 		c.logger.Warn("vm", "create_vm failed and was cleaned up: %s", cause)
-		return vmCreationFailed(cause)
+		return v.cleanedUp(cause, removed)
 	}
 	c.logger.Error("vm", "create_vm failed and its cleanup failed too: %s", strings.Join(problems, "; "))
-	err := vmCreationFailed(fmt.Errorf("%w; cleanup left things behind: %s", cause, strings.Join(problems, "; ")))
+	err = vmCreationFailed(fmt.Errorf("%w; cleanup left things behind: %s", cause, strings.Join(problems, "; ")))
 	if typed, ok := err.(*Error); ok {
 		typed.retry = false // a retry would meet what is left
 	}
 	return err
 }
 
-func (v *vmCreation) ephemeralVolumes() []string {
-	vols, err := v.cpi.cloud.VMVolumes(v.vmID)
-	if err != nil {
-		return nil
+// cleanedUp types a failure whose cleanup left nothing. An answer lost on
+// the way back (CloudStack unreachable in the middle of the call) is worth
+// the director's retry once what CloudStack did anyway is removed.
+func (v *vmCreation) cleanedUp(cause error, removed []string) error {
+	err := cause
+	if len(removed) > 0 {
+		err = fmt.Errorf("%w; removed what this create_vm had made: %s", cause, strings.Join(removed, ", "))
 	}
-	return ephemeralIDs(vols)
+	err = vmCreationFailed(err)
+	var unreachable *cloudstack.UnreachableError
+	if typed, ok := err.(*Error); ok && errors.As(cause, &unreachable) {
+		typed.retry = true
+	}
+	return err
+}
+
+// madeVM is the VM this call deployed as CloudStack has it now, or nil.
+// When the deploy's answer was lost, CloudStack may have the VM anyway:
+// its host name, unique to this call, finds it.
+func (v *vmCreation) madeVM() (*cloudstack.VM, error) {
+	switch {
+	case v.vmID != "":
+		return v.cpi.cloud.FindVM(v.vmID)
+	case v.deployed:
+		return v.cpi.cloud.FindVM(v.spec.Name)
+	}
+	return nil, nil
 }
 
 // vmCreationFailed types a create_vm failure: capacity and time-outs are

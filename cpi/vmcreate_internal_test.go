@@ -1,6 +1,7 @@
 package cpi
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -67,5 +68,66 @@ func TestTakenAddressIsNotRetried(t *testing.T) {
 		if !errors.As(err, &typed) || typed.retry != retry {
 			t.Errorf("%q: %#v, want ok_to_retry %v", text, err, retry)
 		}
+	}
+}
+
+// TestSupersedesOnlyThisDirectorsEarlierAttempts: an incomplete VM of this
+// director is an earlier attempt when it has the agent id, a requested
+// static IP on the same network, or the vip (intended or static NAT); a
+// complete VM or another director's never is.
+func TestSupersedesOnlyThisDirectorsEarlierAttempts(t *testing.T) {
+	v := &vmCreation{cpi: CPI{ctx: CallContext{DirectorUUID: "dir-1"}}, agentID: "agent-new",
+		plan: networkPlan{vip: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "vip", IP: "192.168.2.5"})},
+		spec: cloudstack.DeploySpec{NICs: []cloudstack.NICRequest{{NetworkID: "n1", IP: "10.1.1.5"}, {NetworkID: "n2"}}}}
+	mark := func(director, vip, agent string) string {
+		return cloudstack.NewMark(director, vip, agent).DisplayName()
+	}
+	nic := func(network, ip string) []cloudstack.NIC { return []cloudstack.NIC{{NetworkID: network, IP: ip}} }
+	for _, c := range []struct {
+		what string
+		vm   cloudstack.VM
+		want bool
+	}{
+		{"same agent id", cloudstack.VM{DisplayName: mark("dir-1", "", "agent-new")}, true},
+		{"same static IP", cloudstack.VM{DisplayName: mark("dir-1", "", "agent-old"), NICs: nic("n1", "10.1.1.5")}, true},
+		{"vip intended", cloudstack.VM{DisplayName: mark("dir-1", "192.168.2.5", "agent-old"), NICs: nic("n1", "10.1.1.9")}, true},
+		{"vip static NAT", cloudstack.VM{DisplayName: mark("dir-1", "", "agent-old"), PublicIP: "192.168.2.5"}, true},
+		{"other addresses", cloudstack.VM{DisplayName: mark("dir-1", "192.168.2.6", "agent-old"), NICs: nic("n1", "10.1.1.9")}, false},
+		{"same IP on another network", cloudstack.VM{DisplayName: mark("dir-1", "", "agent-old"), NICs: nic("n3", "10.1.1.5")}, false},
+		{"a dynamic NIC's address", cloudstack.VM{DisplayName: mark("dir-1", "", "agent-old"), NICs: nic("n2", "")}, false},
+		{"another director", cloudstack.VM{DisplayName: mark("dir-2", "192.168.2.5", "agent-new"), NICs: nic("n1", "10.1.1.5")}, false},
+		{"complete", cloudstack.VM{DisplayName: "web_0", NICs: nic("n1", "10.1.1.5"), PublicIP: "192.168.2.5"}, false},
+	} {
+		if got := v.supersedes(&c.vm); got != c.want {
+			t.Errorf("%s: supersedes = %v, want %v", c.what, got, c.want)
+		}
+	}
+}
+
+func TestNetworkCloudPropertiesRefuseUnknownKeys(t *testing.T) {
+	manual := func(cp string) apiv1.Networks {
+		var nets apiv1.Networks
+		raw := `{"default":{"type":"manual","ip":"10.1.1.5","netmask":"255.255.255.0","gateway":"10.1.1.1",` +
+			`"cloud_properties":` + cp + `}}`
+		if err := json.Unmarshal([]byte(raw), &nets); err != nil {
+			t.Fatal(err)
+		}
+		return nets
+	}
+	for cp, want := range map[string]string{
+		`{"name":"guest","undiscoverable":true}`:   "",
+		`{"name":"guest","undiscoverable":"true"}`: "",
+		`{"name":"guest","subnet":"x"}`:            `network "default" cloud_properties: unknown field "subnet"`,
+		`{}`:                                       `network "default": cloud_properties.name must name a CloudStack network`,
+	} {
+		_, _, err := planNetworks(manual(cp))
+		if (want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", cp, err, want)
+		}
+	}
+	var vip apiv1.Networks
+	_ = json.Unmarshal([]byte(`{"public":{"type":"vip","ip":"192.168.2.5","cloud_properties":{"nmae":"x"}}}`), &vip)
+	if _, _, err := planNetworks(vip); err == nil || !strings.Contains(err.Error(), `network "public" cloud_properties: unknown field "nmae"`) {
+		t.Errorf("a vip network's unknown key: %v", err)
 	}
 }

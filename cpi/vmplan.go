@@ -74,8 +74,13 @@ type networkPlan struct {
 	vipName string
 }
 
-type networkNames struct {
-	Name string `json:"name"`
+// networkProps are a network's cloud_properties. Unknown keys are refused
+// like VM and disk keys. undiscoverable is the earlier CloudStack CPIs'
+// key, accepted in any form so their manifests keep working, and not
+// acted on yet.
+type networkProps struct {
+	Name           string          `json:"name"`
+	Undiscoverable json.RawMessage `json:"undiscoverable"`
 }
 
 func planNetworks(networks apiv1.Networks) (networkPlan, []string, error) {
@@ -94,6 +99,10 @@ func planNetworks(networks apiv1.Networks) (networkPlan, []string, error) {
 	})
 	for _, name := range names {
 		net := networks[name]
+		var cp networkProps
+		if err := decodeStrict(net.CloudProps(), &cp, fmt.Sprintf("network %q", name)); err != nil {
+			return plan, nil, err
+		}
 		switch net.Type() {
 		case "vip":
 			if plan.vip != nil {
@@ -104,8 +113,7 @@ func planNetworks(networks apiv1.Networks) (networkPlan, []string, error) {
 			}
 			plan.vip, plan.vipName = net, name
 		case "manual", "dynamic":
-			var cp networkNames
-			if err := net.CloudProps().As(&cp); err != nil || cp.Name == "" {
+			if cp.Name == "" {
 				return plan, nil, fmt.Errorf("network %q: cloud_properties.name must name a CloudStack network", name)
 			}
 			if net.Type() == "manual" && net.IP() == "" {

@@ -71,10 +71,23 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 		c.logger.Info("vm", "VM %s is already gone", cid.AsString())
 		return c.forgetSettings(cid.AsString())
 	}
+	return c.removeVM(vm)
+}
+
+// removeVM removes a VM with its registry settings, the vip the CPI
+// acquired for it and its ephemeral disk: delete_vm, and create_vm's
+// removal of what it or an earlier attempt left.
+func (c CPI) removeVM(vm *cloudstack.VM) error {
 	// Settings go first: a retry after a failed destroy still knows the
 	// VM's name, which keys them.
 	if err := c.forgetSettings(vm.Name); err != nil {
 		return err
+	}
+	// The vip goes before the VM: a Destroyed VM still holds its static
+	// NAT until CloudStack expunges it, and an incomplete VM's intent is
+	// the only thing that makes an untagged address the CPI's.
+	if err := c.releaseVIP(vm); err != nil {
+		return wrap(err, "releasing the vip of VM %s", vm.ID)
 	}
 	if vm.AwaitingExpunge() && *c.cfg.CloudStack.ExpungeVM {
 		// Destroyed but not expunged (by hand, or by an account that
@@ -90,9 +103,6 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 	if vm.Gone() {
 		c.logger.Info("vm", "VM %s is already %s", vm.ID, vm.State)
 		return nil
-	}
-	if err := c.releaseVIP(vm); err != nil {
-		return wrap(err, "releasing the vip of VM %s", vm.ID)
 	}
 	vols, err := c.cloud.VMVolumes(vm.ID)
 	if err != nil {
@@ -116,20 +126,37 @@ func (c CPI) destroyVM(id string, volumes []string) error {
 	return err
 }
 
+// releaseVIP ends a VM's static NAT, releasing the address when the CPI
+// acquired it, and releases the address an incomplete VM's create_vm
+// meant to acquire if it did so without tagging it yet.
 func (c CPI) releaseVIP(vm *cloudstack.VM) error {
-	if vm.PublicIPID == "" {
+	if vm.PublicIPID != "" {
+		addr, err := c.cloud.PublicIPByID(vm.PublicIPID)
+		if err != nil {
+			return err
+		}
+		// Releasing an address the CPI acquired also ends its static NAT;
+		// doing it in one step leaves nothing unfindable if a retry is
+		// needed.
+		switch {
+		case addr == nil:
+		case addr.AcquiredFor(vm):
+			return c.cloud.ReleasePublicIP(addr.ID)
+		default:
+			return c.cloud.DisableStaticNAT(addr.ID)
+		}
+	}
+	mark, incomplete := vm.IncompleteMark()
+	if !incomplete || mark.VIP == "" || mark.VIP == vm.PublicIP {
 		return nil
 	}
-	addr, err := c.cloud.PublicIPByID(vm.PublicIPID)
-	if err != nil || addr == nil {
+	addr, err := c.cloud.FindPublicIP(vm.ZoneID, mark.VIP)
+	if err != nil || addr == nil || !addr.AcquiredFor(vm) {
 		return err
 	}
-	// Releasing an address the CPI acquired also ends its static NAT; doing
-	// it in one step leaves nothing unfindable if a retry is needed.
-	if addr.Tags[cloudstack.AcquiredTag] == "true" {
-		return c.cloud.ReleasePublicIP(addr.ID)
-	}
-	return c.cloud.DisableStaticNAT(addr.ID)
+	c.logger.Warn("vm", "releasing public IP %s (%s), acquired for VM %s by a create_vm that never finished",
+		addr.IP, addr.ID, vm.ID)
+	return c.cloud.ReleasePublicIP(addr.ID)
 }
 
 // ephemeralIDs are the data disks deployVirtualMachine created with the VM,

@@ -18,13 +18,15 @@ func TestMetadataWithEmptyNestedAndLongValues(t *testing.T) {
 	want := map[string]string{"director": "spec-director", "deployment": "cf", "name": "web/0", "index": "0",
 		"custom": `{"ids":[1,2],"team":"x"}`, "long": strings.Repeat("ü", 255)}
 
+	// create_vm's marks stay beside the metadata.
+	marks := map[string]string{"bosh-director-uuid": "spec-director", "bosh-agent-id": "agent-10.1.1.76"}
 	e.call("set_vm_metadata", vm, meta).ok(t)
-	assertTags(t, "VM", tagsOf(e.vm(vm).Tags), want)
+	assertTags(t, "VM", tagsOf(e.vm(vm).Tags), with(want, marks))
 
 	meta["deployment"] = "" // emptied: the tag goes
 	delete(want, "deployment")
 	e.call("set_vm_metadata", vm, meta).ok(t)
-	assertTags(t, "VM after emptying deployment", tagsOf(e.vm(vm).Tags), want)
+	assertTags(t, "VM after emptying deployment", tagsOf(e.vm(vm).Tags), with(want, marks))
 
 	disk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
 	e.attachDisk(vm, disk)
@@ -50,4 +52,15 @@ func assertTags(t *testing.T, what string, got, want map[string]string) {
 			t.Errorf("%s tag %s = %q, want %q", what, k, got[k], v)
 		}
 	}
+}
+
+func with(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }

@@ -122,8 +122,8 @@ func TestCreateVMV2WithManualNetworkAndEphemeralDisk(t *testing.T) {
 		t.Fatalf("v2 create_vm answered %s", r.Result)
 	}
 	calls := e.calls()
-	if total(calls) > 7 {
-		t.Errorf("create_vm made %d CloudStack calls (target 7): %v", total(calls), calls)
+	if total(calls) > 10 {
+		t.Errorf("create_vm made %d CloudStack calls (target 10): %v", total(calls), calls)
 	}
 	vm := e.vm(cid)
 	if vm.State != "Running" || len(vm.Nic) != 1 || vm.Nic[0].Ipaddress != "10.1.1.10" {
