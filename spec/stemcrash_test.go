@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -94,13 +93,6 @@ func (e *env) converge(known ...string) {
 		}
 	}
 	e.assertOnlyKnown()
-}
-
-// request is a director-shaped request, as env.call sends it.
-func (e *env) request(method string, args ...any) string {
-	ctx := map[string]any{"director_uuid": "spec-director", "request_id": "cpi-crash"}
-	b, _ := json.Marshal(map[string]any{"method": method, "arguments": args, "api_version": e.apiVersion, "context": ctx})
-	return string(b)
 }
 
 // killCreateStemcellDuring starts create_stemcell, waits until the CPI is inside the

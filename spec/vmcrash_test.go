@@ -74,16 +74,16 @@ func (e *env) crashStemcell() string {
 	return crashStemcells[e]
 }
 
-// killDuring starts create_vm, holds step s's request in the simulator,
+// killCreateVMDuring starts create_vm, holds step s's request in the simulator,
 // kills the CPI with SIGKILL while it waits for the answer, and returns
 // once the simulator has run the request: a crash just after the CPI sent
 // it, before it could act on the answer.
-func (e *env) killDuring(s step, agent string) {
+func (e *env) killCreateVMDuring(s step, agent string) {
 	e.t.Helper()
 	e.killRequestDuring(s, e.request("create_vm", agent, e.crashStemcell(), crashProps, crashNetworks, []string{}, boshEnv))
 }
 
-// killRequestDuring is killDuring for any request.
+// killRequestDuring is killCreateVMDuring for any request.
 func (e *env) killRequestDuring(s step, stdin string) {
 	e.t.Helper()
 	if err := e.sim.Admin.AddFault(simulator.Fault{Command: s.command, Skip: s.skip, Delay: time.Minute}); err != nil {
@@ -195,7 +195,7 @@ func TestCreateVMConvergesAfterACrashAtEachCall(t *testing.T) {
 		// What a failed step leaves would fail every later one.
 		if !t.Run(s.String(), func(t *testing.T) {
 			e.t = t
-			e.killDuring(s, fmt.Sprintf("agent-killed-%d", i))
+			e.killCreateVMDuring(s, fmt.Sprintf("agent-killed-%d", i))
 			if s.command == "updateVirtualMachine" {
 				e.completeButUnanswered()
 				return
@@ -330,7 +330,7 @@ func TestDeleteVMReleasesTheVIPAnIncompleteVMMeantToAcquire(t *testing.T) {
 	if afterAssociate.command != "queryAsyncJobResult" {
 		t.Fatalf("associateIpAddress is not followed by its job poll: %v", afterAssociate)
 	}
-	e.killDuring(afterAssociate, "agent-killed")
+	e.killCreateVMDuring(afterAssociate, "agent-killed")
 	var untagged bool
 	for _, ip := range e.publicIPs() {
 		untagged = untagged || ip.Ipaddress == crashVIP && len(ip.Tags) == 0
@@ -367,7 +367,7 @@ func TestCreateVMRetryWithTheSameAgentConverges(t *testing.T) {
 // stemcell the settings of the incomplete VM, keyed by its name, go with it.
 func TestCreateVMConvergenceRemovesTheLeftoversRegistrySettings(t *testing.T) {
 	e, base := oldStemcellEnv(t)
-	e.killDuring(afterDeploy, "agent-killed")
+	e.killCreateVMDuring(afterDeploy, "agent-killed")
 	vms := e.vms()
 	if len(vms) != 1 {
 		t.Fatalf("%d VMs after the crash", len(vms))
