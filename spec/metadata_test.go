@@ -38,7 +38,8 @@ func TestMetadataWithEmptyNestedAndLongValues(t *testing.T) {
 	if len(snaps) != 1 {
 		t.Fatalf("snapshots %+v", snaps)
 	}
-	assertTags(t, "snapshot", tagsOf(snaps[0].Tags), want)
+	// snapshot_disk marks the snapshot as this director's in createSnapshot.
+	assertTags(t, "snapshot", tagsOf(snaps[0].Tags), with(want, map[string]string{"bosh-director-uuid": "spec-director"}))
 }
 
 func assertTags(t *testing.T, what string, got, want map[string]string) {
