@@ -283,6 +283,11 @@ func (r response) decode(t testing.TB, v any) {
 // call runs the CPI once with a director-shaped request.
 func (e *env) call(method string, args ...any) response {
 	e.t.Helper()
+	return e.raw(e.request(method, args...))
+}
+
+// request is the JSON a director sends for a call.
+func (e *env) request(method string, args ...any) string {
 	if args == nil {
 		args = []any{}
 	}
@@ -292,7 +297,7 @@ func (e *env) call(method string, args ...any) response {
 	}
 	req := map[string]any{"method": method, "arguments": args, "api_version": e.apiVersion, "context": ctx}
 	b, _ := json.Marshal(req)
-	return e.raw(string(b))
+	return string(b)
 }
 
 // raw pipes stdin to the CPI exactly as given.

@@ -1,0 +1,182 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// director plays the BOSH director for the crash and lost-answer tests:
+// it remembers the CIDs the CPI gave back and has not deleted, and checks
+// the census against them.
+type director struct {
+	e     *env
+	base  ledger
+	holds known
+	leaks int // resources beyond what the director knew, over all censuses
+	// deferUploads lets templates CloudStack will not delete yet (an
+	// upload not finished) wait for a later, strict census.
+	deferUploads bool
+	image        string // the stemcell image the director uploads
+	size         int    // MiB resize_disk adds, growing with each case
+}
+
+func newDirector(e *env) *director { return &director{e: e, base: e.baseline()} }
+
+// check takes the census; every extra resource is an error naming it. The
+// extras are then swept away so the next round starts clean. It returns
+// how many there were.
+func (d *director) check(when string) int {
+	d.e.t.Helper()
+	extra := d.e.leaks(d.base, d.holds)
+	if d.deferUploads {
+		extra = d.deferred(when, extra)
+	}
+	if len(extra) == 0 {
+		return 0
+	}
+	d.leaks += len(extra)
+	d.e.t.Errorf("%s: %d CloudStack resources beyond what the director knows (%s):\n%s",
+		when, len(extra), d.holds, describe(extra))
+	d.e.sweep(d.base, extra)
+	return len(extra)
+}
+
+// deferred logs and leaves out the templates whose upload has not
+// finished: CloudStack refuses to delete them until the upload completes
+// or times out (TemplateManagerImpl's "getting uploaded" refusal).
+func (d *director) deferred(when string, extra []resource) []resource {
+	var out []resource
+	for _, r := range extra {
+		if r.Kind == "template" && awaitingUpload(r.State) {
+			d.e.t.Logf("%s: deferred until the upload timeout: %s", when, r)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// awaitingUpload says whether a template status is one of an upload not
+// finished: NotUploaded, or the percentages of UploadInProgress.
+func awaitingUpload(status string) bool {
+	return status == "NotUploaded" || strings.HasSuffix(status, "% Downloaded") || status == "Installing Template"
+}
+
+func (k known) String() string {
+	return fmt.Sprintf("VMs %v, disks %v, snapshots %v, stemcells %v", k.VMs, k.Disks, k.Snapshots, k.Stemcells)
+}
+
+func drop(list []string, id string) []string {
+	var out []string
+	for _, x := range list {
+		if x != id {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// cid reads the CID from a result: a string, or a v2 create_vm's [cid, networks].
+func cid(r response) string {
+	var s string
+	if json.Unmarshal(r.Result, &s) == nil {
+		return s
+	}
+	var pair []json.RawMessage
+	if json.Unmarshal(r.Result, &pair) == nil && len(pair) > 0 && json.Unmarshal(pair[0], &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// outcome is how a call ended from the director's side.
+type outcome struct {
+	killed bool      // the CPI died before answering
+	r      *response // the answer, when there was one
+}
+
+func (o outcome) String() string {
+	switch {
+	case o.killed:
+		return "killed"
+	case o.r.Error != nil:
+		return fmt.Sprintf("%s (ok_to_retry %v): %s", o.r.Error.Type, o.r.Error.Retry, clip(o.r.Error.Message, 300))
+	}
+	return "answered " + clip(string(o.r.Result), 100)
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// callKilled runs the CPI as call does, and SIGKILLs it after the given
+// time unless it answered first. The process gets its own temporary
+// directory: what a killed CPI leaves there is counted, not the suite's
+// concern (nothing runs after kill -9 to remove it).
+func (e *env) callKilled(after time.Duration, tmp string, method string, args ...any) outcome {
+	e.t.Helper()
+	cmd := exec.Command(cpiBin, "-configPath", e.config)
+	cmd.Stdin = strings.NewReader(e.request(method, args...))
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	timer := time.AfterFunc(after, func() { _ = cmd.Process.Kill() })
+	_ = cmd.Wait()
+	timer.Stop()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+		return outcome{killed: true}
+	}
+	var r response
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		e.t.Fatalf("%s: stdout is not one JSON response: %q (%v)\nstderr:\n%s", method, stdout.String(), err, stderr.String())
+	}
+	r.Stdout, r.Stderr = stdout.String(), stderr.String()
+	return outcome{r: &r}
+}
+
+// timed runs a call and says how long it took.
+func (e *env) timed(method string, args ...any) (response, time.Duration) {
+	e.t.Helper()
+	start := time.Now()
+	r := e.call(method, args...)
+	return r, time.Since(start)
+}
+
+// tally is one method's line of a summary table.
+type tally struct {
+	method                  string
+	calls, cases, faults    int
+	killed, answered, leaks int
+	failed                  int // the director's next step did not succeed
+}
+
+func printTallies(t *testing.T, title string, rows []*tally, crash bool) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", title)
+	if crash {
+		fmt.Fprintf(&b, "| method | kills tried | killed | answered first | next step failed | leaks |\n|---|---|---|---|---|---|\n")
+		for _, r := range rows {
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", r.method, r.cases, r.killed, r.answered, r.failed, r.leaks)
+		}
+	} else {
+		fmt.Fprintf(&b, "| method | calls | cases | faults fired | retry failed | leaks |\n|---|---|---|---|---|---|\n")
+		for _, r := range rows {
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", r.method, r.calls, r.cases, r.faults, r.failed, r.leaks)
+		}
+	}
+	t.Log(b.String())
+}
