@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -279,5 +280,67 @@ func (e *env) sweep(base ledger, rs []resource) {
 		if swept[r.Kind+" "+r.ID] {
 			base[r.Kind+" "+r.ID] = true
 		}
+	}
+}
+
+// TestCensusSeesWhatTheDirectorDoesNotKnow: the census counts nothing the
+// director holds (nor a held VM's ROOT volume, ephemeral disk, vip and
+// affinity group), and everything it has forgotten, of every kind the CPI
+// creates, a Destroyed VM included; the sweep then removes it all.
+func TestCensusSeesWhatTheDirectorDoesNotKnow(t *testing.T) {
+	e := newEnv(t, nil)
+	d := newDirector(e)
+	d.holds.Stemcells = []string{e.stemcell()}
+	vipNets := func(ip, vip string) map[string]any {
+		return map[string]any{"default": manualNet(ip), "public": map[string]any{"type": "vip", "ip": vip}}
+	}
+	props := map[string]any{"compute_offering": "Small Instance", "ephemeral_disk_size": 1024,
+		"ephemeral_disk_offering": "Custom", "affinity_group": "census"}
+	vmOf := func(agent, ip, vip string) string {
+		return cid(e.call("create_vm", agent, d.holds.Stemcells[0], props, vipNets(ip, vip), []string{}, boshEnv).ok(t))
+	}
+	d.holds.VMs = []string{vmOf("census-1", "10.1.1.110", "192.168.2.110")}
+	d.holds.Disks = []string{e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, nil)}
+	e.attachDisk(d.holds.VMs[0], d.holds.Disks[0])
+	if extra := e.leaks(d.base, d.holds); len(extra) != 0 {
+		t.Fatalf("the census counts what the director holds:\n%s", describe(extra))
+	}
+
+	// Forgotten: a VM in another affinity group, a disk, a snapshot, a stemcell.
+	props["affinity_group"] = "census-forgotten"
+	lostVM := vmOf("census-2", "10.1.1.111", "192.168.2.111")
+	lostDisk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, nil)
+	lostSnap := cid(e.call("snapshot_disk", d.holds.Disks[0], diskMeta).ok(t))
+	lostStemcell := e.stemcell()
+	c := e.client()
+	if _, err := c.VirtualMachine.DestroyVirtualMachine(c.VirtualMachine.NewDestroyVirtualMachineParams(lostVM)); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	extra := e.leaks(d.base, d.holds)
+	for _, r := range extra {
+		kinds[r.Kind]++
+		if r.ID == lostVM && r.State != "Destroyed" {
+			t.Errorf("the forgotten VM is %s, want Destroyed (without expunge)", r.State)
+		}
+	}
+	// The Destroyed VM's ROOT volume is in Destroy, gone with the VM; its
+	// ephemeral disk is still attached to it.
+	want := map[string]int{"VM": 1, "volume/ROOT": 0, "volume/DATADISK": 2, "snapshot": 1, "public IP": 1,
+		"template": 1, "affinity group": 1}
+	for k, n := range want {
+		if kinds[k] != n {
+			t.Errorf("census: %d %s, want %d; extras (forgot VM %s, disk %s, snapshot %s, stemcell %s):\n%s",
+				kinds[k], k, n, lostVM, lostDisk, lostSnap, lostStemcell, describe(extra))
+		}
+	}
+	e.sweep(d.base, extra)
+	for _, r := range extra {
+		if d.base[r.Kind+" "+r.ID] {
+			t.Errorf("the sweep could not remove %s", r)
+		}
+	}
+	if left := e.leaks(d.base, d.holds); len(left) != 0 {
+		t.Fatalf("after the sweep:\n%s", describe(left))
 	}
 }

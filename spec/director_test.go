@@ -29,23 +29,21 @@ type director struct {
 
 func newDirector(e *env) *director { return &director{e: e, base: e.baseline()} }
 
-// check takes the census; every extra resource is an error naming it. The
-// extras are then swept away so the next round starts clean. It returns
-// how many there were.
-func (d *director) check(when string) int {
+// check takes the census; every extra resource is an error naming it, and
+// is then swept away so the next round starts clean.
+func (d *director) check(when string) {
 	d.e.t.Helper()
 	extra := d.e.leaks(d.base, d.holds)
 	if d.deferUploads {
 		extra = d.deferred(when, extra)
 	}
 	if len(extra) == 0 {
-		return 0
+		return
 	}
 	d.leaks += len(extra)
 	d.e.t.Errorf("%s: %d CloudStack resources beyond what the director knows (%s):\n%s",
 		when, len(extra), d.holds, describe(extra))
 	d.e.sweep(d.base, extra)
-	return len(extra)
 }
 
 // deferred logs and leaves out the templates whose upload has not

@@ -66,7 +66,7 @@ func (m lostMethod) run(t *testing.T) *tally {
 	calls := e.sequence()
 	m.undo(d)
 	tl.calls = len(calls)
-	tl.leaks += d.check("after an uninterrupted " + m.name)
+	d.check("after an uninterrupted " + m.name)
 	for i, c := range calls {
 		name := fmt.Sprintf("%s, answer of %s #%d lost (call %d of %d)", m.name, c.command, c.k+1, i+1, len(calls))
 		tl.cases++
@@ -77,9 +77,9 @@ func (m lostMethod) run(t *testing.T) *tally {
 		if !ok {
 			tl.failed++
 		}
-		tl.leaks += d.check(name + ", after the director's next step")
+		d.check(name + ", after the director's next step")
 		m.undo(d)
-		tl.leaks += d.check(name + ", after the director undid it")
+		d.check(name + ", after the director undid it")
 	}
 	if m.awaits {
 		time.Sleep(uploadTimeout + time.Second)
@@ -87,8 +87,9 @@ func (m lostMethod) run(t *testing.T) *tally {
 		m.step(d)
 		m.done(d, d.callOK(m.method, m.args(d, "lost-settle")...))
 		m.undo(d)
-		tl.leaks += d.check(m.name + ": after the upload timeout, the call and its undoing once more")
+		d.check(m.name + ": after the upload timeout, the call and its undoing once more")
 	}
+	tl.leaks = d.leaks
 	return tl
 }
 
@@ -125,7 +126,9 @@ func (m lostMethod) lose(d *director, c call, agent, name string) (fired, ok boo
 		m.done(d, r)
 		return fired, true
 	}
-	if !r.Error.Retry {
+	if r.Error.Retry {
+		d.check(name + ", answered ok_to_retry (nothing may be left behind)")
+	} else {
 		agent += "-next"
 	}
 	again := e.call(m.method, m.args(d, agent)...)
