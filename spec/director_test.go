@@ -155,10 +155,12 @@ func (e *env) timed(method string, args ...any) (response, time.Duration) {
 
 // tally is one method's line of a summary table.
 type tally struct {
-	method                  string
-	calls, cases, faults    int
-	killed, answered, leaks int
-	failed                  int // the director's next step did not succeed
+	method               string
+	calls, cases, faults int
+	killed, answered     int
+	failed               int // the director's next step did not succeed
+	dirty                int // rounds or cases that left resources behind
+	leaks                int // the resources they left
 }
 
 func printTallies(t *testing.T, title string, rows []*tally, crash bool) {
@@ -166,15 +168,24 @@ func printTallies(t *testing.T, title string, rows []*tally, crash bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", title)
 	if crash {
-		fmt.Fprintf(&b, "| method | kills tried | killed | answered first | next step failed | leaks |\n|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| method | kills tried | killed | answered first | next call failed | rounds leaking | resources leaked |\n|---|---|---|---|---|---|---|\n")
 		for _, r := range rows {
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", r.method, r.cases, r.killed, r.answered, r.failed, r.leaks)
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d |\n", r.method, r.cases, r.killed, r.answered, r.failed, r.dirty, r.leaks)
 		}
 	} else {
-		fmt.Fprintf(&b, "| method | calls | cases | faults fired | retry failed | leaks |\n|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| method | calls | cases | faults fired | retry failed | cases leaking | resources leaked |\n|---|---|---|---|---|---|---|\n")
 		for _, r := range rows {
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", r.method, r.calls, r.cases, r.faults, r.failed, r.leaks)
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d |\n", r.method, r.calls, r.cases, r.faults, r.failed, r.dirty, r.leaks)
 		}
 	}
+	var sum tally
+	for _, r := range rows {
+		sum.cases, sum.faults, sum.killed, sum.dirty, sum.leaks = sum.cases+r.cases, sum.faults+r.faults, sum.killed+r.killed, sum.dirty+r.dirty, sum.leaks+r.leaks
+	}
+	landed, what := sum.faults, "faults fired"
+	if crash {
+		landed, what = sum.killed, "kills landed"
+	}
+	fmt.Fprintf(&b, "total: %d cases (%d %s), %d leaking, %d resources leaked\n", sum.cases, landed, what, sum.dirty, sum.leaks)
 	t.Log(b.String())
 }

@@ -70,6 +70,7 @@ func (m lostMethod) run(t *testing.T) *tally {
 	for i, c := range calls {
 		name := fmt.Sprintf("%s, answer of %s #%d lost (call %d of %d)", m.name, c.command, c.k+1, i+1, len(calls))
 		tl.cases++
+		before := d.leaks
 		fired, ok := m.lose(d, c, fmt.Sprintf("lost-%d", i), name)
 		if fired {
 			tl.faults++
@@ -80,14 +81,20 @@ func (m lostMethod) run(t *testing.T) *tally {
 		d.check(name + ", after the director's next step")
 		m.undo(d)
 		d.check(name + ", after the director undid it")
+		if d.leaks > before {
+			tl.dirty++
+		}
 	}
-	if m.awaits {
+	if before := d.leaks; m.awaits {
 		time.Sleep(uploadTimeout + time.Second)
 		d.deferUploads = false
 		m.step(d)
 		m.done(d, d.callOK(m.method, m.args(d, "lost-settle")...))
 		m.undo(d)
 		d.check(m.name + ": after the upload timeout, the call and its undoing once more")
+		if d.leaks > before {
+			tl.dirty++
+		}
 	}
 	tl.leaks = d.leaks
 	return tl
