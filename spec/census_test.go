@@ -65,8 +65,8 @@ func (k known) has(list []string, id string) bool {
 	return false
 }
 
-// census lists every resource now.
-func (e *env) census() []resource {
+// inventory lists every resource the census counts, now.
+func (e *env) inventory() []resource {
 	e.t.Helper()
 	var out []resource
 	c := e.client()
@@ -141,7 +141,7 @@ type ledger map[string]bool
 func (e *env) baseline() ledger {
 	e.t.Helper()
 	l := ledger{}
-	for _, r := range e.census() {
+	for _, r := range e.inventory() {
 		l[r.Kind+" "+r.ID] = true
 	}
 	return l
@@ -152,7 +152,7 @@ func (e *env) baseline() ledger {
 func (e *env) extras(base ledger, k known) []resource {
 	e.t.Helper()
 	var out []resource
-	for _, r := range e.census() {
+	for _, r := range e.inventory() {
 		if base[r.Kind+" "+r.ID] || k.owns(r) {
 			continue
 		}
@@ -276,7 +276,7 @@ func (e *env) sweep(base ledger, rs []resource) {
 	for _, r := range rs {
 		swept[r.Kind+" "+r.ID] = true
 	}
-	for _, r := range e.census() {
+	for _, r := range e.inventory() {
 		if swept[r.Kind+" "+r.ID] {
 			base[r.Kind+" "+r.ID] = true
 		}
