@@ -61,10 +61,16 @@ func (d *director) deferred(when string, extra []resource) []resource {
 	return out
 }
 
-// awaitingUpload says whether a template status is one of an upload not
-// finished: NotUploaded, or the percentages of UploadInProgress.
+// awaitingUpload says whether a template status is one of an upload that
+// did not finish: NotUploaded or the percentages of UploadInProgress, which
+// CloudStack refuses to delete, and UploadAbandoned or UploadError, which
+// became deletable perhaps only after the director's last call looked.
 func awaitingUpload(status string) bool {
-	return status == "NotUploaded" || strings.HasSuffix(status, "% Downloaded") || status == "Installing Template"
+	switch status {
+	case "NotUploaded", "Installing Template", "UploadAbandoned", "UploadError":
+		return true
+	}
+	return strings.HasSuffix(status, "% Downloaded")
 }
 
 func (k known) String() string {
