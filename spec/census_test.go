@@ -2,10 +2,14 @@ package spec
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
 // The census: every CloudStack resource the CPI can create, listed as the
@@ -23,7 +27,8 @@ import (
 //   - snapshots not Destroyed;
 //   - public IPs allocated and not the network's source NAT;
 //   - templates of every zone, ready or not (an upload in progress too);
-//   - affinity groups.
+//   - affinity groups;
+//   - with a registry (old stemcells), its entries: a VM's belongs to it.
 //
 // Tags on gone resources do not count: CloudStack removes them with the
 // resource, and a stray tag holds nothing.
@@ -104,6 +109,32 @@ func (e *env) inventory() []resource {
 	for _, g := range groups.AffinityGroups {
 		out = append(out, resource{Kind: "affinity group", ID: g.Id, Name: g.Name, State: g.Type, Members: g.VirtualmachineIds})
 	}
+	return append(out, e.registryCensus(vms.VirtualMachines)...)
+}
+
+// registryCensus lists the registry's entries (one file per instance in
+// its store), each with the VM whose name it is kept under, if any.
+func (e *env) registryCensus(vms []*csgo.VirtualMachine) []resource {
+	e.t.Helper()
+	if e.registryStore == "" {
+		return nil
+	}
+	files, err := os.ReadDir(e.registryStore)
+	e.must("reading the registry's store", err)
+	var out []resource
+	for _, f := range files {
+		id, ok := strings.CutSuffix(f.Name(), ".json")
+		if !ok || f.IsDir() {
+			continue
+		}
+		r := resource{Kind: "registry entry", ID: id, Name: id}
+		for _, vm := range vms {
+			if vm.Name == id && vm.State != "Expunging" {
+				r.VMID = vm.Id
+			}
+		}
+		out = append(out, r)
+	}
 	return out
 }
 
@@ -174,6 +205,8 @@ func (k known) owns(r resource) bool {
 		return r.VMID != "" && k.has(k.VMs, r.VMID)
 	case r.Kind == "template":
 		return k.has(k.Stemcells, r.ID)
+	case r.Kind == "registry entry":
+		return r.VMID != "" && k.has(k.VMs, r.VMID)
 	case r.Kind == "affinity group":
 		for _, m := range r.Members {
 			if k.has(k.VMs, m) {
@@ -269,6 +302,8 @@ func (e *env) sweep(base ledger, rs []resource) {
 			p := c.AffinityGroup.NewDeleteAffinityGroupParams()
 			p.SetId(r.ID)
 			_, err = c.AffinityGroup.DeleteAffinityGroup(p)
+		case "registry entry":
+			err = os.Remove(filepath.Join(e.registryStore, r.ID+".json"))
 		}
 		fail(r, err)
 	}
@@ -342,5 +377,29 @@ func TestCensusSeesWhatTheDirectorDoesNotKnow(t *testing.T) {
 	}
 	if left := e.leaks(d.base, d.holds); len(left) != 0 {
 		t.Fatalf("after the sweep:\n%s", describe(left))
+	}
+}
+
+// TestCensusCountsRegistryEntries: with a registry, a held VM's entry is
+// the VM's; an entry no VM has is counted, and the sweep removes it.
+func TestCensusCountsRegistryEntries(t *testing.T) {
+	e, _ := oldStemcellEnv(t)
+	d := newDirector(e)
+	d.holds.Stemcells = []string{e.stemcell()}
+	d.holds.VMs = []string{e.createVM(d.holds.Stemcells[0], "10.1.1.112")}
+	if extra := e.leaks(d.base, d.holds); len(extra) != 0 {
+		t.Fatalf("the census counts what the director holds:\n%s", describe(extra))
+	}
+	stray := filepath.Join(e.registryStore, "vm-gone.json")
+	if err := os.WriteFile(stray, []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	extra := e.leaks(d.base, d.holds)
+	if len(extra) != 1 || extra[0].Kind != "registry entry" || extra[0].ID != "vm-gone" {
+		t.Fatalf("census with a stray registry entry:\n%s", describe(extra))
+	}
+	e.sweep(d.base, extra)
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Fatalf("the sweep left %s (%v)", stray, err)
 	}
 }

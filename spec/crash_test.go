@@ -55,6 +55,9 @@ type crashMethod struct {
 	// hold records a CID the call gave back; release deletes it.
 	hold    func(d *director, cid string)
 	release func(d *director)
+	// registry: the calls are an old stemcell's (api_version 1), whose
+	// settings go to a registry (`serve`), whose entries the census counts.
+	registry bool
 	// awaits says the method's leftovers may wait for CloudStack (an
 	// upload it will not delete yet): the round's census defers them and
 	// a final one, after CloudStack allows deleting them, is strict.
@@ -75,7 +78,7 @@ func TestCrashKill9LeavesNothing(t *testing.T) {
 
 func (m crashMethod) run(t *testing.T, kills int, rng *rand.Rand) *tally {
 	tl := &tally{method: m.name}
-	e := newEnv(t, m.edit, crashSimArgs...)
+	e := m.env(t)
 	d := newDirector(e)
 	d.deferUploads = m.awaits
 	if m.prepare != nil {
@@ -130,6 +133,16 @@ func (m crashMethod) run(t *testing.T, kills int, rng *rand.Rand) *tally {
 	return tl
 }
 
+// env is the method's simulator and CPI configuration, with a registry
+// for an old stemcell's calls.
+func (m crashMethod) env(t *testing.T) *env {
+	if !m.registry {
+		return newEnv(t, m.edit, crashSimArgs...)
+	}
+	e, _ := oldStemcellEnv(t, crashSimArgs...)
+	return e
+}
+
 // next is what the director does after the call: it keeps a CID it got;
 // otherwise it calls again, with the same arguments after an ok_to_retry
 // answer, as a new attempt (a new agent_id) after anything else.
@@ -182,16 +195,19 @@ func crashMethods() []crashMethod {
 			d.holds.Stemcells = drop(d.holds.Stemcells, id)
 		}
 	}
+	releaseVMs := func(d *director) {
+		for _, id := range d.holds.VMs {
+			d.callOK("delete_vm", id)
+			d.holds.VMs = drop(d.holds.VMs, id)
+		}
+	}
+	createVM := crashMethod{name: "create_vm", method: "create_vm", args: vmArgs,
+		prepare: func(d *director) { holdStemcell(d, d.e.stemcell()) },
+		hold:    func(d *director, id string) { d.holds.VMs = append(d.holds.VMs, id) }, release: releaseVMs}
+	oldVM := createVM
+	oldVM.name, oldVM.registry = "create_vm/registry", true
 	return []crashMethod{
-		{name: "create_vm", method: "create_vm", args: vmArgs,
-			prepare: func(d *director) { holdStemcell(d, d.e.stemcell()) },
-			hold:    func(d *director, id string) { d.holds.VMs = append(d.holds.VMs, id) },
-			release: func(d *director) {
-				for _, id := range d.holds.VMs {
-					d.callOK("delete_vm", id)
-					d.holds.VMs = drop(d.holds.VMs, id)
-				}
-			}},
+		createVM, oldVM,
 		{name: "create_stemcell/upload", method: "create_stemcell", args: (*director).stemcellArgs, hold: holdStemcell,
 			release: releaseStemcells, awaits: true},
 		{name: "create_stemcell/webdav", method: "create_stemcell", args: (*director).stemcellArgs, hold: holdStemcell,
