@@ -102,7 +102,8 @@ func cid(r response) string {
 
 // outcome is how a call ended from the director's side.
 type outcome struct {
-	killed bool      // the CPI died before answering
+	killed bool // the CPI died before answering
+	took   time.Duration
 	r      *response // the answer, when there was one
 }
 
@@ -113,7 +114,7 @@ func (o outcome) String() string {
 	case o.r.Error != nil:
 		return fmt.Sprintf("%s (ok_to_retry %v): %s", o.r.Error.Type, o.r.Error.Retry, clip(o.r.Error.Message, 300))
 	}
-	return "answered " + clip(string(o.r.Result), 100)
+	return fmt.Sprintf("answered after %v: %s", o.took.Round(time.Millisecond), clip(string(o.r.Result), 100))
 }
 
 func clip(s string, n int) string {
@@ -137,6 +138,7 @@ func (e *env) callKilled(after time.Duration, tmp string, method string, args ..
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
+	start := time.Now()
 	timer := time.AfterFunc(after, func() { _ = cmd.Process.Kill() })
 	_ = cmd.Wait()
 	timer.Stop()
@@ -148,7 +150,7 @@ func (e *env) callKilled(after time.Duration, tmp string, method string, args ..
 		e.t.Fatalf("%s: stdout is not one JSON response: %q (%v)\nstderr:\n%s", method, stdout.String(), err, stderr.String())
 	}
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
-	return outcome{r: &r}
+	return outcome{r: &r, took: time.Since(start)}
 }
 
 // timed runs a call and says how long it took.
