@@ -131,7 +131,7 @@ func clip(s string, n int) string {
 func (e *env) callKilled(after time.Duration, tmp string, method string, args ...any) outcome {
 	e.t.Helper()
 	cmd := exec.Command(cpiBin, "-configPath", e.config)
-	cmd.Stdin = strings.NewReader(e.directorRequest(method, args...))
+	cmd.Stdin = strings.NewReader(e.request(method, args...))
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -286,11 +286,11 @@ func (r response) decode(t testing.TB, v any) {
 // call runs the CPI once with a director-shaped request.
 func (e *env) call(method string, args ...any) response {
 	e.t.Helper()
-	return e.raw(e.directorRequest(method, args...))
+	return e.raw(e.request(method, args...))
 }
 
-// directorRequest is the JSON a director sends for a call.
-func (e *env) directorRequest(method string, args ...any) string {
+// request is the JSON a director sends for a call.
+func (e *env) request(method string, args ...any) string {
 	if args == nil {
 		args = []any{}
 	}
