@@ -100,7 +100,11 @@ func (m crashMethod) run(t *testing.T, kills int, rng *rand.Rand) *tally {
 	for i := 0; i < kills; i++ {
 		after := time.Duration(rng.Int63n(int64(took))) + time.Millisecond
 		agent := fmt.Sprintf("crash-%d", i)
+		e.resetCalls()
 		o := e.callKilled(after, tmp, m.method, m.args(d, agent)...)
+		if o.killed {
+			o.calls = e.sequence()
+		}
 		tl.cases++
 		if o.killed {
 			tl.killed++

@@ -102,15 +102,20 @@ func cid(r response) string {
 
 // outcome is how a call ended from the director's side.
 type outcome struct {
-	killed bool // the CPI died before answering
-	took   time.Duration
-	r      *response // the answer, when there was one
+	killed bool          // the CPI died before answering
+	took   time.Duration // until the answer, or until SIGKILL was sent
+	r      *response     // the answer, when there was one
+	calls  []call        // the CloudStack calls the killed CPI made
 }
 
 func (o outcome) String() string {
 	switch {
+	case o.killed && len(o.calls) == 0:
+		return fmt.Sprintf("killed at %v, before any CloudStack call", o.took.Round(time.Millisecond))
 	case o.killed:
-		return "killed"
+		last := o.calls[len(o.calls)-1]
+		return fmt.Sprintf("killed at %v, after %d CloudStack calls, the last %s #%d", o.took.Round(time.Millisecond),
+			len(o.calls), last.command, last.k+1)
 	case o.r.Error != nil:
 		return fmt.Sprintf("%s (ok_to_retry %v): %s", o.r.Error.Type, o.r.Error.Retry, clip(o.r.Error.Message, 300))
 	}
@@ -139,11 +144,15 @@ func (e *env) callKilled(after time.Duration, tmp string, method string, args ..
 		e.t.Fatal(err)
 	}
 	start := time.Now()
-	timer := time.AfterFunc(after, func() { _ = cmd.Process.Kill() })
+	sent := make(chan time.Duration, 1)
+	timer := time.AfterFunc(after, func() {
+		sent <- time.Since(start)
+		_ = cmd.Process.Kill()
+	})
 	_ = cmd.Wait()
 	timer.Stop()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-		return outcome{killed: true}
+		return outcome{killed: true, took: <-sent}
 	}
 	var r response
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
