@@ -175,6 +175,7 @@ type tally struct {
 	method               string
 	calls, cases, faults int
 	killed, answered     int
+	inJob                int // kills while a job was running (the last call queued or polled one)
 	failed               int // the director's next step did not succeed
 	dirty                int // rounds or cases that left resources behind
 	leaks                int // the resources they left
@@ -185,9 +186,9 @@ func printTallies(t *testing.T, title string, rows []*tally, crash bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", title)
 	if crash {
-		fmt.Fprintf(&b, "| method | kills tried | killed | answered first | next call failed | rounds leaking | resources leaked |\n|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| method | kills tried | killed (inside a job) | answered first | next call failed | rounds leaking | resources leaked |\n|---|---|---|---|---|---|---|\n")
 		for _, r := range rows {
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d |\n", r.method, r.cases, r.killed, r.answered, r.failed, r.dirty, r.leaks)
+			fmt.Fprintf(&b, "| %s | %d | %d (%d) | %d | %d | %d | %d |\n", r.method, r.cases, r.killed, r.inJob, r.answered, r.failed, r.dirty, r.leaks)
 		}
 	} else {
 		fmt.Fprintf(&b, "| method | calls | cases | faults fired | retry failed | cases leaking | resources leaked |\n|---|---|---|---|---|---|---|\n")

@@ -41,6 +41,7 @@ type lostMethod struct {
 type call struct {
 	command string
 	k       int
+	job     bool // an async command that queued a job, or a poll of one
 }
 
 func TestLostAnswerAtEveryCallLeavesNothing(t *testing.T) {
@@ -159,7 +160,7 @@ func (e *env) sequence() []call {
 	seen := map[string]int{}
 	var out []call
 	for _, r := range reqs {
-		out = append(out, call{r.Command, seen[r.Command]})
+		out = append(out, call{r.Command, seen[r.Command], r.JobID != "" || r.Command == "queryAsyncJobResult"})
 		seen[r.Command]++
 	}
 	return out
