@@ -32,8 +32,8 @@ type lostMethod struct {
 	// what prepare left.
 	done func(d *director, r response)
 	undo func(d *director)
-	// awaits: as crashMethod.awaits.
-	awaits bool
+	// awaits: as crashMethod.awaits; registry: as crashMethod.registry.
+	awaits, registry bool
 }
 
 // call is one CloudStack call of an uninterrupted run: a command and its
@@ -55,6 +55,9 @@ func TestLostAnswerAtEveryCallLeavesNothing(t *testing.T) {
 func (m lostMethod) run(t *testing.T) *tally {
 	tl := &tally{method: m.name}
 	e := newEnv(t, m.edit, m.simArgs...)
+	if m.registry {
+		e, _ = oldStemcellEnv(t, m.simArgs...)
+	}
 	d := newDirector(e)
 	d.deferUploads = m.awaits
 	if m.prepare != nil {
@@ -223,12 +226,16 @@ func lostMethods() []lostMethod {
 	none := func(*director) {}
 	last := func(list []string) string { return list[len(list)-1] }
 	uploads := []string{"-upload-operation-timeout", uploadTimeout.String()}
+	createVM := lostMethod{name: "create_vm", method: "create_vm", prepare: stemcell, args: vmArgs, done: holdVM, undo: releaseVMs(0)}
+	deleteVM := lostMethod{name: "delete_vm", method: "delete_vm", prepare: stemcell,
+		before: func(d *director) { d.holds.VMs = append(d.holds.VMs, d.e.createVM(d.holds.Stemcells[0], "10.1.1.97")) },
+		args:   func(d *director, _ string) []any { return []any{last(d.holds.VMs)} },
+		done:   func(d *director, _ response) { d.holds.VMs = d.holds.VMs[:len(d.holds.VMs)-1] }, undo: releaseVMs(0)}
+	oldCreateVM, oldDeleteVM := createVM, deleteVM
+	oldCreateVM.name, oldCreateVM.registry = "create_vm/registry", true
+	oldDeleteVM.name, oldDeleteVM.registry = "delete_vm/registry", true
 	return []lostMethod{
-		{name: "create_vm", method: "create_vm", prepare: stemcell, args: vmArgs, done: holdVM, undo: releaseVMs(0)},
-		{name: "delete_vm", method: "delete_vm", prepare: stemcell,
-			before: func(d *director) { d.holds.VMs = append(d.holds.VMs, d.e.createVM(d.holds.Stemcells[0], "10.1.1.97")) },
-			args:   func(d *director, _ string) []any { return []any{last(d.holds.VMs)} },
-			done:   func(d *director, _ response) { d.holds.VMs = d.holds.VMs[:len(d.holds.VMs)-1] }, undo: releaseVMs(0)},
+		createVM, deleteVM, oldCreateVM, oldDeleteVM,
 		{name: "reboot_vm", method: "reboot_vm", prepare: vm,
 			args: func(d *director, _ string) []any { return []any{d.holds.VMs[0]} }, done: nothing, undo: none},
 		{name: "set_vm_metadata", method: "set_vm_metadata", prepare: vm,
