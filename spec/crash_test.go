@@ -17,9 +17,9 @@ import (
 // crashSimArgs give jobs a latency of the order of the CPI's poll interval,
 // so kills land inside jobs as well as between calls, and let an abandoned
 // upload time out within the test.
-var crashSimArgs = []string{"-job-latency", "100ms", "-upload-operation-timeout", "3s"}
+var crashSimArgs = []string{"-job-latency", "100ms", "-upload-operation-timeout", uploadTimeout.String()}
 
-const uploadTimeout = 3 * time.Second
+const uploadTimeout = 2 * time.Second
 
 func crashSettings(t *testing.T) (kills int, seed int64) {
 	kills = 20
