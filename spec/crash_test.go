@@ -108,9 +108,7 @@ func (m crashMethod) run(t *testing.T, kills int, rng *rand.Rand) *tally {
 		tl.cases++
 		if o.killed {
 			tl.killed++
-			if n := len(o.calls); n > 0 && o.calls[n-1].job {
-				tl.inJob++
-			}
+			tl.after(o.calls)
 		} else {
 			tl.answered++
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -175,10 +176,26 @@ type tally struct {
 	method               string
 	calls, cases, faults int
 	killed, answered     int
-	inJob                int // kills while a job was running (the last call queued or polled one)
-	failed               int // the director's next step did not succeed
-	dirty                int // rounds or cases that left resources behind
-	leaks                int // the resources they left
+	inJob                int            // kills while a job was running (the last call queued or polled one)
+	lastCalls            map[string]int // kills by the last CloudStack call before them
+	failed               int            // the director's next step did not succeed
+	dirty                int            // rounds or cases that left resources behind
+	leaks                int            // the resources they left
+}
+
+// after counts a kill by the CloudStack calls made before it.
+func (tl *tally) after(calls []call) {
+	if tl.lastCalls == nil {
+		tl.lastCalls = map[string]int{}
+	}
+	last := "(none)"
+	if n := len(calls); n > 0 {
+		last = calls[n-1].command
+		if calls[n-1].job {
+			tl.inJob++
+		}
+	}
+	tl.lastCalls[last]++
 }
 
 func printTallies(t *testing.T, title string, rows []*tally, crash bool) {
@@ -196,6 +213,11 @@ func printTallies(t *testing.T, title string, rows []*tally, crash bool) {
 			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d |\n", r.method, r.calls, r.cases, r.faults, r.failed, r.dirty, r.leaks)
 		}
 	}
+	for _, r := range rows {
+		if len(r.lastCalls) > 0 {
+			fmt.Fprintf(&b, "%s: kills after %s\n", r.method, byCount(r.lastCalls))
+		}
+	}
 	var sum tally
 	for _, r := range rows {
 		sum.cases, sum.faults, sum.killed, sum.dirty, sum.leaks = sum.cases+r.cases, sum.faults+r.faults, sum.killed+r.killed, sum.dirty+r.dirty, sum.leaks+r.leaks
@@ -206,4 +228,18 @@ func printTallies(t *testing.T, title string, rows []*tally, crash bool) {
 	}
 	fmt.Fprintf(&b, "total: %d cases (%d %s), %d leaking, %d resources leaked\n", sum.cases, landed, what, sum.dirty, sum.leaks)
 	t.Log(b.String())
+}
+
+// byCount writes counts as "a 3, b 1", most first.
+func byCount(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }
