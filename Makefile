@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build tools release demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-registry agentsettings clean demo-deps e2e-deps
+.PHONY: all build tools release demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-registry agentsettings clean demo-deps e2e-deps test-crash test-crash-long
 
 all: build
 
@@ -62,6 +62,14 @@ bench-upload-monitor: test-deps ## create_stemcell by upload and WebDAV beside u
 
 bench-registry: test-deps ## GET/s and durable PUT/s of `serve`'s registry, run as a second process, over loopback
 	$(GO) test ./spec -run '^$$' -bench Registry -benchtime 1x -timeout 10m
+
+CRASH_KILLS ?= 200
+
+test-crash: test-deps ## the crash (kill -9) and lost-answer suite with its CI figures (20 kills per method), summary tables included
+	$(GO) test ./spec -count=1 -v -run 'TestCrashKill9LeavesNothing|TestLostAnswerAtEveryCallLeavesNothing' -timeout 15m
+
+test-crash-long: test-deps ## the crash test's long mode: CRASH_KILLS (200) kills per method, CRASH_SEED to replay a run
+	CRASH_KILLS=$(CRASH_KILLS) $(GO) test ./spec -count=1 -v -run 'TestCrashKill9LeavesNothing' -timeout 90m
 
 generate: ## regenerate simulator/schema/apis.json.gz from cloudstack-go's listApis.json
 	$(GO) generate ./simulator/schema

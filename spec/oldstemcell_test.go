@@ -9,15 +9,16 @@ import (
 
 // oldStemcellEnv is a simulator, a `serve` registry, and a CPI whose calls
 // carry a stemcell api_version of 1, as for a stemcell older than 2.
-func oldStemcellEnv(t *testing.T) (*env, string) {
+func oldStemcellEnv(t *testing.T, simArgs ...string) (*env, string) {
 	t.Helper()
-	base := startServe(t, registryConfig(t.TempDir())).url("registry")
+	store := t.TempDir()
+	base := startServe(t, registryConfig(store)).url("registry")
 	e := newEnv(t, func(cfg map[string]any) {
 		section(cfg, "registry")["endpoint"] = base
 		section(cfg, "registry")["username"] = regUser
 		section(cfg, "registry")["password"] = regPass
-	})
-	e.stemcellAPIVersion = 1
+	}, simArgs...)
+	e.stemcellAPIVersion, e.registryStore = 1, store
 	return e, base
 }
 

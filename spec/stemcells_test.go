@@ -38,9 +38,11 @@ type imageCase struct {
 
 func half(b []byte) []byte { return b[:len(b)/2] }
 
-func bzippedVHD(t testing.TB) []byte {
+func bzippedVHD(t testing.TB) []byte { return bzippedVHDOf(t, 64<<20) }
+
+func bzippedVHDOf(t testing.TB, size uint64) []byte {
 	t.Helper()
-	b, err := testimages.Bzip2(testimages.VHD(64 << 20))
+	b, err := testimages.Bzip2(testimages.VHD(size))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -203,6 +203,9 @@ type env struct {
 	// sends it; 0 leaves it out, as for a stemcell the director does not know.
 	stemcellAPIVersion int
 	apiVersion         int
+	// registryStore is the store directory of the registry the CPI
+	// writes to, when the test has one: the census lists its entries.
+	registryStore string
 }
 
 func newEnv(t testing.TB, edit func(cfg map[string]any), simArgs ...string) *env {
