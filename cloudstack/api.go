@@ -58,6 +58,9 @@ type API interface {
 	ResizeVolume(id string, sizeGB int, offeringID string) error
 	// CreateSnapshot snapshots a volume under a unique name.
 	CreateSnapshot(volumeID, name string, tags map[string]string) (*Snapshot, error)
+	// SettledVM finds the VM by id once no job works on it (or the
+	// deadline has passed); gone is (nil, nil).
+	SettledVM(id string, deadline time.Time) (*VM, error)
 	// SettledVolume finds the volume of that exact name once no job works
 	// on it or the deadline has passed; absent is nil.
 	SettledVolume(name string, deadline time.Time) (*Volume, error)

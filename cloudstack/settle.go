@@ -24,6 +24,14 @@ func (c *Client) SettledSnapshot(volumeID, name string, deadline time.Time) (*Sn
 	})
 }
 
+// SettledVM finds the VM by id once no job works on it; gone is (nil, nil).
+func (c *Client) SettledVM(id string, deadline time.Time) (*VM, error) {
+	return settle(c, deadline, func() (*VM, bool, error) {
+		vm, err := c.FindVM(id)
+		return vm, vm != nil && vm.Busy(), err
+	})
+}
+
 // settle repeats lookup, with the job poll policy's waits, while it finds
 // something busy and the deadline allows another look.
 func settle[T any](c *Client, deadline time.Time, lookup func() (*T, bool, error)) (*T, error) {

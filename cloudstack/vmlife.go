@@ -26,6 +26,10 @@ type DeploySpec struct {
 	AffinityGroupIDs   []string
 	SecurityGroups     []string // names
 	UserData           string   // base64
+	// Accepted, if set, runs once CloudStack has accepted the deploy (the
+	// VM exists, its job runs) and before the job is awaited; its error
+	// ends the deploy, leaving the VM for the caller to remove.
+	Accepted func(vmID string) error
 }
 
 // NICRequest asks for a NIC on a network, with a static IP or not.
@@ -86,6 +90,11 @@ func (c *Client) DeployVM(s DeploySpec) (string, *VM, error) {
 	r, err := c.cs.VirtualMachine.DeployVirtualMachine(p)
 	if err != nil {
 		return "", nil, c.fail("deployVirtualMachine", err)
+	}
+	if s.Accepted != nil {
+		if err := s.Accepted(r.Id); err != nil {
+			return r.Id, nil, err
+		}
 	}
 	result, err := c.waitJob("deployVirtualMachine", r.JobID)
 	if err != nil {

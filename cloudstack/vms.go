@@ -39,6 +39,19 @@ func (vm *VM) Gone() bool {
 	return vm.State == "Destroyed" || vm.State == "Expunging" || vm.State == "Expunged"
 }
 
+// Busy says a job is working on the VM: its state is one of those
+// VirtualMachine.State marks transitional (Starting, Stopping, Migrating,
+// Restoring; Expunging counts as Gone). CloudStack queues a VM's work
+// (VirtualMachineManagerImpl's VM work jobs), so what is sent meanwhile
+// runs only after that job.
+func (vm *VM) Busy() bool {
+	switch vm.State {
+	case "Starting", "Stopping", "Migrating", "Restoring":
+		return true
+	}
+	return false
+}
+
 // AwaitingExpunge says the VM is Destroyed but not expunged: it still holds
 // its host name and guest addresses until CloudStack's expunge thread
 // removes it, expunge.delay after the destroy (UserVmManagerImpl.expunge

@@ -104,8 +104,9 @@ func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, string, error) {
 	return zones[0].ID, "", nil
 }
 
-// newDiskName is unique, and names the VM a disk is for, so that the next
-// create_disk for that VM finds what an interrupted one left.
+// newDiskName is unique, and names the process that creates the disk and
+// the VM it is for, so that the next create_disk for that VM finds what an
+// interrupted one left and can tell whether that call still runs.
 func newDiskName(vmID string) (string, error) {
 	name, err := newVMName()
 	if err != nil {
@@ -113,22 +114,36 @@ func newDiskName(vmID string) (string, error) {
 	}
 	name = diskNamePrefix + strings.TrimPrefix(name, "vm-")
 	if vmID != "" {
-		name += diskForInfix + vmID
+		name += diskByInfix + thisProcess() + diskForInfix + vmID
 	}
 	return name, nil
 }
 
-// diskForInfix joins a disk's unique name to the id of the VM it is for.
-const diskForInfix = "-for-"
+// diskByInfix and diskForInfix join a disk's unique name to the process
+// that creates it and the id of the VM it is for.
+const (
+	diskByInfix  = "-by-"
+	diskForInfix = "-for-"
+)
+
+// diskCreator is the process a disk's name says created it, or "".
+func diskCreator(name string) string {
+	_, rest, ok := strings.Cut(name, diskByInfix)
+	if !ok {
+		return ""
+	}
+	owner, _, _ := strings.Cut(rest, diskForInfix)
+	return owner
+}
 
 // removeInterruptedDisks deletes what create_disk calls for the VM that
 // died (kill -9, a lost machine) left: detached disks named for the VM that
-// never held data and are older than any create_disk call can last. The
-// director creates a VM's disks one at a time, but the age keeps a disk
-// just made by a call still running safe all the same. A disk the director
-// was told of but never attached holds no data either: removing it costs
-// nothing, and delete_disk of it later succeeds. Failures are logged: a
-// leftover blocks nothing.
+// never held data and whose creating process is gone from this host, or
+// that are older than any create_disk call can last. The director creates
+// and attaches a VM's disks one at a time, and a call still running is
+// never taken for dead. A disk the director was told of but never attached
+// holds no data either: removing it costs nothing, and delete_disk of it
+// later succeeds. Failures are logged: a leftover blocks nothing.
 func (c CPI) removeInterruptedDisks(vmID string) {
 	suffix := diskForInfix + vmID
 	vols, err := c.cloud.VolumesNamedLike(suffix)
@@ -153,8 +168,10 @@ func (c CPI) removeInterruptedDisks(vmID string) {
 }
 
 func (c CPI) interruptedDisk(v cloudstack.Volume, suffix string) bool {
-	return strings.HasPrefix(v.Name, diskNamePrefix) && strings.HasSuffix(v.Name, suffix) && v.VMID == "" &&
-		v.NeverUsed() && !v.Created.IsZero() && time.Since(v.Created) > c.longestCall()
+	if !strings.HasPrefix(v.Name, diskNamePrefix) || !strings.HasSuffix(v.Name, suffix) || v.VMID != "" || !v.NeverUsed() {
+		return false
+	}
+	return processGone(diskCreator(v.Name)) || !v.Created.IsZero() && time.Since(v.Created) > c.longestCall()
 }
 
 // longestCall bounds how long a create_disk call can still be running

@@ -34,16 +34,20 @@ func thisProcess() string {
 // until the mark's time is up. A reused pid only makes a leftover wait for
 // its time.
 func running(m cloudstack.TemplateMark, now time.Time) bool {
-	if now.After(m.Until) {
-		return false
-	}
-	pidText, host, ok := strings.Cut(m.Owner, "@")
+	return !now.After(m.Until) && !processGone(m.Owner)
+}
+
+// processGone says the process thisProcess named is certainly gone: it was
+// on this host, and kill(pid, 0) finds no such process. Another host's
+// process, or an unreadable name, is never taken for gone.
+func processGone(owner string) bool {
+	pidText, host, ok := strings.Cut(owner, "@")
 	self, _ := os.Hostname()
 	pid, err := strconv.Atoi(pidText)
 	if !ok || err != nil || pid <= 0 || host != self {
-		return true
+		return false
 	}
-	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 // markLifetime bounds how long a create_stemcell can run after it created

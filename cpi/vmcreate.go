@@ -503,10 +503,16 @@ func (v *vmCreation) userData(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := reg.Put(name, raw); err != nil {
-		return "", err
+	// The settings go to the registry once the VM exists, before its job
+	// ends and it boots: a crash before then leaves no entry that no VM
+	// names, and the VM's removal takes the entry with it.
+	v.spec.Accepted = func(string) error {
+		if err := reg.Put(name, raw); err != nil {
+			return fmt.Errorf("writing the agent settings of VM %s to the registry: %w", name, err)
+		}
+		v.registry = true
+		return nil
 	}
-	v.registry = true
 	return encodeUserData(registryEnvelope(name, c.cfg.Registry, v.plan), "the registry user data")
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
@@ -78,6 +79,16 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 // acquired for it and its ephemeral disk: delete_vm, and create_vm's
 // removal of what it or an earlier attempt left.
 func (c CPI) removeVM(vm *cloudstack.VM) error {
+	if vm.Busy() {
+		// An interrupted call's deploy (or another job) may still run:
+		// what is sent now would queue behind it in CloudStack, so wait
+		// for it to end and act on what it left.
+		settled, err := c.cloud.SettledVM(vm.ID, time.Now().Add(c.cfg.CloudStack.JobTimeout.D()))
+		if err != nil || settled == nil {
+			return wrap(err, "waiting for the job on VM %s to end", vm.ID)
+		}
+		vm = settled
+	}
 	// Settings go first: a retry after a failed destroy still knows the
 	// VM's name, which keys them.
 	if err := c.forgetSettings(vm.Name); err != nil {

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -12,8 +14,10 @@ import (
 
 // TestCreateDiskAfterAnInterruptedOne: create_disk calls for a VM killed
 // while their job ran or after it had finished leave never-used volumes
-// named for the VM; the next create_disk for that VM removes them once
-// they are older than any call can last, and nothing the director uses.
+// named for the VM and for their process; the next create_disk for that VM
+// removes them at once, since their process is gone, and nothing the
+// director uses. A disk of a call that may still run (a live process, or
+// one on another host) stays until it is older than any call can last.
 func TestCreateDiskAfterAnInterruptedOne(t *testing.T) {
 	e := newEnv(t, func(cfg map[string]any) {
 		cs := section(cfg, "cloudstack")
@@ -36,28 +40,70 @@ func TestCreateDiskAfterAnInterruptedOne(t *testing.T) {
 		e.killDuring("createVolume", "create_disk", 1024, props, vm)
 	}
 	e.inject(nil)
-	leftovers := e.disksFor(vm)
-	if len(leftovers) != 4 {
+	// The second killed call already removed what the first left.
+	if leftovers := e.disksFor(vm); len(leftovers) != 3 {
 		t.Fatalf("the killed calls left %v", leftovers)
 	}
+	host, _ := os.Hostname()
+	live := e.volumeNamed(fmt.Sprintf("bosh-disk-live-by-%d@%s-for-%s", os.Getpid(), host, vm))
+	remote := e.volumeNamed("bosh-disk-remote-by-1@another-host-for-" + vm)
 
-	// Too young to be known dead: the next create_disk leaves them.
 	fresh := e.createDisk(1024, props, vm)
 	e.attachDisk(vm, fresh)
-	if got := e.disksFor(vm); len(got) != 5 {
-		t.Fatalf("create_disk right after the kills left %v", got)
+	want := []string{used, attached, fresh, live, remote}
+	if got := e.disksFor(vm); !sameSet(got, want) {
+		t.Fatalf("create_disk after the kills left %v, want %v", got, want)
 	}
 	time.Sleep(longestCall)
 	last := e.createDisk(1024, props, vm)
-	got := strings.Join(e.disksFor(vm), " ")
-	for _, want := range []string{used, attached, fresh, last} {
-		if !strings.Contains(got, want) {
-			t.Fatalf("disk %s is gone: %s", want, got)
+	if got, want := e.disksFor(vm), []string{used, attached, fresh, last}; !sameSet(got, want) {
+		t.Fatalf("create_disk once the others are older than any call left %v, want %v", got, want)
+	}
+}
+
+// volumeNamed creates a detached volume of that name, as a create_disk
+// call of another process would, and returns its id.
+func (e *env) volumeNamed(name string) string {
+	e.t.Helper()
+	c := e.client()
+	zones, err := c.Zone.ListZones(c.Zone.NewListZonesParams())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	offerings, err := c.DiskOffering.ListDiskOfferings(c.DiskOffering.NewListDiskOfferingsParams())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p := c.Volume.NewCreateVolumeParams()
+	p.SetName(name)
+	p.SetZoneid(zones.Zones[0].Id)
+	for _, o := range offerings.DiskOfferings {
+		if o.Name == "Custom" {
+			p.SetDiskofferingid(o.Id)
 		}
 	}
-	if n := len(e.disksFor(vm)); n != 4 {
-		t.Fatalf("after the next create_disk CloudStack has %s; the director knows %s %s %s %s", got, used, attached, fresh, last)
+	p.SetSize(1)
+	v, err := c.Volume.CreateVolume(p)
+	if err != nil {
+		e.t.Fatal(err)
 	}
+	return v.Id
+}
+
+func sameSet(got, want []string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, g := range got {
+		seen[g] = true
+	}
+	for _, w := range want {
+		if !seen[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // disksFor lists the live data volumes named for the VM.

@@ -279,8 +279,8 @@ func TestConcurrentAttachDiskToOneVM(t *testing.T) {
 	e := newEnv(t, nil, "-job-latency", "300ms")
 	vm := e.createVM(e.stemcell(), "10.1.1.74")
 	disks := []string{
-		e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm),
-		e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm),
+		e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, nil),
+		e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, nil),
 	}
 	hints := make([]diskHint, len(disks))
 	errs := make([]error, len(disks))
