@@ -64,6 +64,8 @@ type API interface {
 	// SettledVolume finds the volume of that exact name once no job works
 	// on it or the deadline has passed; absent is nil.
 	SettledVolume(name string, deadline time.Time) (*Volume, error)
+	// VolumeSnapshots lists a volume's snapshots, with their tags.
+	VolumeSnapshots(volumeID string) ([]*Snapshot, error)
 	// SettledSnapshot finds the volume's snapshot of that exact name once no
 	// job works on it or the deadline has passed; absent is nil.
 	SettledSnapshot(volumeID, name string, deadline time.Time) (*Snapshot, error)

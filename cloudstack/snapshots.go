@@ -10,6 +10,7 @@ import (
 // Snapshot is a volume snapshot.
 type Snapshot struct {
 	ID, Name, VolumeID, State string
+	Tags                      map[string]string
 }
 
 // Gone says CloudStack has deleted the snapshot or is deleting it
@@ -29,7 +30,30 @@ func (s *Snapshot) Busy() bool {
 }
 
 func toSnapshot(s *csgo.Snapshot) *Snapshot {
-	return &Snapshot{ID: s.Id, Name: s.Name, VolumeID: s.Volumeid, State: s.State}
+	tags := map[string]string{}
+	for _, t := range s.Tags {
+		tags[t.Key] = t.Value
+	}
+	return &Snapshot{ID: s.Id, Name: s.Name, VolumeID: s.Volumeid, State: s.State, Tags: tags}
+}
+
+// VolumeSnapshots lists a volume's snapshots.
+func (c *Client) VolumeSnapshots(volumeID string) ([]*Snapshot, error) {
+	p := c.cs.Snapshot.NewListSnapshotsParams()
+	p.SetListall(true)
+	p.SetVolumeid(volumeID)
+	resp, err := c.cs.Snapshot.ListSnapshots(p)
+	if err != nil {
+		if err = c.fail("listSnapshots", err); IsNoSuchEntity(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	out := make([]*Snapshot, 0, len(resp.Snapshots))
+	for _, s := range resp.Snapshots {
+		out = append(out, toSnapshot(s))
+	}
+	return out, nil
 }
 
 // CreateSnapshot snapshots a volume under a name the caller made unique, so

@@ -20,17 +20,61 @@ func (c CPI) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.Snapsho
 	if err != nil {
 		return apiv1.SnapshotCID{}, err
 	}
+	c.removeInterruptedSnapshots(vol.ID)
 	tags := metadataTags(meta)
 	if c.ctx.DirectorUUID != "" {
 		tags[cloudstack.DirectorTag] = c.ctx.DirectorUUID
 	}
+	// Incomplete until this call is sure to answer: a snapshot_disk
+	// killed before then leaves a snapshot the next one removes.
+	tags[cloudstack.IncompleteTag] = thisProcess()
 	start := time.Now()
 	snap, err := c.cloud.CreateSnapshot(vol.ID, name, tags)
+	if err == nil {
+		err = c.cloud.SetTags(cloudstack.ResourceSnapshot, snap.ID, map[string]string{cloudstack.IncompleteTag: tags[cloudstack.IncompleteTag]},
+			map[string]string{cloudstack.IncompleteTag: ""})
+	}
 	if err != nil {
 		failed := diskError(err, "snapshotting disk %s as %s", vol.ID, name)
 		return apiv1.SnapshotCID{}, c.undoSnapshot(vol.ID, name, start, failed, err)
 	}
 	return apiv1.NewSnapshotCID(snap.ID), nil
+}
+
+// removeInterruptedSnapshots deletes the disk's snapshots that this
+// director's snapshot_disk calls left marked incomplete when they died
+// (kill -9, a lost machine): the process the mark names is gone from this
+// host. A snapshot a job still works on is waited for first: the killed
+// call's job goes on, and its tags come with its end. Failures are
+// logged: a leftover blocks nothing.
+func (c CPI) removeInterruptedSnapshots(volumeID string) {
+	snaps, err := c.cloud.VolumeSnapshots(volumeID)
+	if err != nil {
+		c.logger.Warn("disk", "looking for snapshots interrupted snapshot_disk calls left of disk %s: %s", volumeID, err)
+		return
+	}
+	removed := 0
+	for _, s := range snaps {
+		if s.Busy() && strings.HasPrefix(s.Name, snapshotNamePrefix) {
+			settled, err := c.cloud.SettledSnapshot(volumeID, s.Name, time.Now().Add(c.cfg.CloudStack.JobTimeout.D()))
+			if err != nil || settled == nil {
+				continue
+			}
+			s = settled
+		}
+		if s.Busy() || s.Gone() || s.Tags[cloudstack.DirectorTag] != c.ctx.DirectorUUID ||
+			!processGone(s.Tags[cloudstack.IncompleteTag]) {
+			continue
+		}
+		if err := c.cloud.DeleteSnapshot(s.ID); err != nil {
+			c.logger.Warn("disk", "deleting snapshot %s (%s), which an interrupted snapshot_disk left: %s", s.ID, s.Name, err)
+			continue
+		}
+		removed++
+	}
+	if removed > 0 {
+		c.logger.Info("disk", "deleted %d snapshot(s) that interrupted snapshot_disk calls of disk %s left", removed, volumeID)
+	}
 }
 
 // snapshotNamePrefix starts the unique name every snapshot gets, by which
