@@ -40,20 +40,8 @@ func toSnapshot(s *csgo.Snapshot) *Snapshot {
 // VolumeSnapshots lists a volume's snapshots.
 func (c *Client) VolumeSnapshots(volumeID string) ([]*Snapshot, error) {
 	p := c.cs.Snapshot.NewListSnapshotsParams()
-	p.SetListall(true)
 	p.SetVolumeid(volumeID)
-	resp, err := c.cs.Snapshot.ListSnapshots(p)
-	if err != nil {
-		if err = c.fail("listSnapshots", err); IsNoSuchEntity(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	out := make([]*Snapshot, 0, len(resp.Snapshots))
-	for _, s := range resp.Snapshots {
-		out = append(out, toSnapshot(s))
-	}
-	return out, nil
+	return c.listSnapshots(p)
 }
 
 // CreateSnapshot snapshots a volume under a name the caller made unique, so
@@ -91,7 +79,7 @@ func (c *Client) FindSnapshot(id string) (*Snapshot, error) {
 	}
 	p := c.cs.Snapshot.NewListSnapshotsParams()
 	p.SetId(id)
-	return c.findSnapshot(p, func(s *csgo.Snapshot) bool { return s.Id == id })
+	return c.findSnapshot(p, func(s *Snapshot) bool { return s.ID == id })
 }
 
 // SnapshotNamed returns the volume's snapshot of that exact name, or nil.
@@ -101,10 +89,22 @@ func (c *Client) SnapshotNamed(volumeID, name string) (*Snapshot, error) {
 	p := c.cs.Snapshot.NewListSnapshotsParams()
 	p.SetVolumeid(volumeID)
 	p.SetName(name)
-	return c.findSnapshot(p, func(s *csgo.Snapshot) bool { return s.Name == name })
+	return c.findSnapshot(p, func(s *Snapshot) bool { return s.Name == name })
 }
 
-func (c *Client) findSnapshot(p *csgo.ListSnapshotsParams, match func(*csgo.Snapshot) bool) (*Snapshot, error) {
+func (c *Client) findSnapshot(p *csgo.ListSnapshotsParams, match func(*Snapshot) bool) (*Snapshot, error) {
+	snaps, err := c.listSnapshots(p)
+	for _, s := range snaps {
+		if match(s) {
+			return s, nil
+		}
+	}
+	return nil, err
+}
+
+// listSnapshots runs a listing in every account the keys may see; a
+// volume that is gone has none.
+func (c *Client) listSnapshots(p *csgo.ListSnapshotsParams) ([]*Snapshot, error) {
 	p.SetListall(true)
 	resp, err := c.cs.Snapshot.ListSnapshots(p)
 	if err != nil {
@@ -113,12 +113,11 @@ func (c *Client) findSnapshot(p *csgo.ListSnapshotsParams, match func(*csgo.Snap
 		}
 		return nil, err
 	}
+	out := make([]*Snapshot, 0, len(resp.Snapshots))
 	for _, s := range resp.Snapshots {
-		if match(s) {
-			return toSnapshot(s), nil
-		}
+		out = append(out, toSnapshot(s))
 	}
-	return nil, nil
+	return out, nil
 }
 
 // DeleteSnapshot deletes a snapshot.

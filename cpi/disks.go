@@ -24,9 +24,13 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 	if err != nil {
 		return apiv1.DiskCID{}, cloudError(err)
 	}
-	zoneID, vmID, err := c.diskZone(vmCID)
+	zoneID, vm, err := c.diskZone(vmCID)
 	if err != nil {
 		return apiv1.DiskCID{}, err
+	}
+	vmID := ""
+	if vm != nil {
+		vmID = vm.ID
 	}
 	ref := firstOf(props.DiskOffering, c.cfg.CloudStack.DefaultDiskOffering)
 	if ref == "" {
@@ -52,10 +56,23 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 	}
 	start := time.Now()
 	vol, err := c.cloud.CreateVolume(name, zoneID, offering.ID, size)
+	if err == nil {
+		err = c.cloud.SetTags(cloudstack.ResourceVolume, vol.ID, nil, c.diskMarks(vm))
+	}
 	if err != nil {
 		return apiv1.DiskCID{}, c.undoCreateDisk(name, start, diskError(err, "creating a %d MiB disk %s", sizeMiB, name), err)
 	}
 	return apiv1.NewDiskCID(vol.ID), nil
+}
+
+// diskMarks tag a disk as this director's, for the agent of the VM it is
+// for: createVolume takes no tags, so they follow it at once.
+func (c CPI) diskMarks(vm *cloudstack.VM) map[string]string {
+	marks := map[string]string{cloudstack.DirectorTag: c.ctx.DirectorUUID}
+	if vm != nil {
+		marks[cloudstack.AgentTag] = vm.Tags[cloudstack.AgentTag]
+	}
+	return marks
 }
 
 // undoCreateDisk finds, after an uncertain outcome, the volume the call may
@@ -87,21 +104,21 @@ func readDiskProps(cp apiv1.DiskCloudProps) (diskProps, error) {
 	return props, decodeStrict(cp, &props, "disk")
 }
 
-// diskZone is the zone of the VM the disk is for (and that VM's id), or
-// the default zone.
-func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, string, error) {
+// diskZone is the zone of the VM the disk is for (and that VM), or the
+// default zone.
+func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, *cloudstack.VM, error) {
 	if vmCID != nil {
 		vm, err := c.mustFindVM(*vmCID)
 		if err != nil {
-			return "", "", err
+			return "", nil, err
 		}
-		return vm.ZoneID, vm.ID, nil
+		return vm.ZoneID, vm, nil
 	}
 	zones, err := c.cloud.FindZones([]string{c.cfg.CloudStack.DefaultZone})
 	if err != nil {
-		return "", "", cloudError(err)
+		return "", nil, cloudError(err)
 	}
-	return zones[0].ID, "", nil
+	return zones[0].ID, nil, nil
 }
 
 // newDiskName is unique, and names the process that creates the disk and

@@ -32,14 +32,16 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		raw = rawParams{}
 	}
 	out := s.process(r, raw)
-	if !out.lost {
-		out.write(w)
-	}
+	// Logged before the answer goes out: whoever has the answer finds the
+	// request in the log.
 	latency := time.Since(start)
 	s.reqlog.add(LoggedRequest{Time: start.UTC(), Method: r.Method, Command: out.command,
 		Params: redact(raw), Status: out.status, LatencyMS: float64(latency.Microseconds()) / 1000,
 		JobID: out.jobID, Fault: out.fault})
 	s.logf("api %s %q %d %s", r.Method, out.command, out.status, latency.Round(time.Microsecond))
+	if !out.lost {
+		out.write(w)
+	}
 	if out.lost {
 		// The command has run; the client sees the connection end with
 		// no answer, as when a proxy or the network fails on the way back.

@@ -123,18 +123,22 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	if status == 0 {
 		status, text = s.receiveUpload(r, id)
 	}
+	// Logged before the answer goes out, as API requests are; the headers
+	// (signature, metadata) are never logged.
+	latency := time.Since(start)
+	entry := LoggedRequest{Time: start.UTC(), Method: r.Method, Command: "upload",
+		Params: map[string]string{"id": id}, Status: status, LatencyMS: float64(latency.Microseconds()) / 1000}
 	if lost {
-		s.logf("upload %s %q %d, answer lost (fault)", r.Method, id, status)
+		entry.Fault = "answer lost"
+	}
+	s.reqlog.add(entry)
+	s.logf("upload %s %q %d %s", r.Method, id, status, latency.Round(time.Microsecond))
+	if lost {
 		panic(http.ErrAbortHandler)
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, text)
-	latency := time.Since(start)
-	// The headers (signature, metadata) are never logged.
-	s.reqlog.add(LoggedRequest{Time: start.UTC(), Method: r.Method, Command: "upload",
-		Params: map[string]string{"id": id}, Status: status, LatencyMS: float64(latency.Microseconds()) / 1000})
-	s.logf("upload %s %q %d %s", r.Method, id, status, latency.Round(time.Microsecond))
 }
 
 // uploadFault applies a fault rule for the command "upload": the SSVM

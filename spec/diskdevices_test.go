@@ -53,15 +53,18 @@ func TestTheRealAgentFindsEveryDisk(t *testing.T) {
 			e := newEnv(t, nil, "-hypervisor", hypervisor)
 			vm := e.createVM(e.stemcellFor(hypervisor), "10.1.1.75")
 			hints := map[string]diskHint{}
+			// Each disk is created and attached in turn, as the director does.
 			var disks []string
-			for range 3 {
-				disks = append(disks, e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm))
+			attach := func() {
+				d := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
+				disks = append(disks, d)
+				hints[d] = e.attachDisk(vm, d)
 			}
-			hints[disks[0]] = e.attachDisk(vm, disks[0])
-			hints[disks[1]] = e.attachDisk(vm, disks[1])
+			attach()
+			attach()
 			e.call("detach_disk", vm, disks[0]).ok(t)
 			delete(hints, disks[0])
-			hints[disks[2]] = e.attachDisk(vm, disks[2]) // device 2 again
+			attach() // device 2 again
 			if hints[disks[1]].VolumeID != "4" || hints[disks[2]].VolumeID != "2" {
 				t.Fatalf("device ids %+v; want 4 for the second disk (3 is the CD-ROM's), 2 for the third", hints)
 			}

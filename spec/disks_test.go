@@ -120,7 +120,9 @@ func TestDiskLifecycle(t *testing.T) {
 	}
 
 	e.call("set_disk_metadata", custom, diskMeta).ok(t)
-	if tags := tagsOf(e.volume(custom).Tags); tags["deployment"] != "cf" || tags["instance_group"] != "db" || len(tags) != len(diskMeta) {
+	// The marks create_disk gave the disk stay beside the metadata.
+	if tags := tagsOf(e.volume(custom).Tags); tags["deployment"] != "cf" || tags["instance_group"] != "db" ||
+		tags["bosh-director-uuid"] != "spec-director" || tags["bosh-agent-id"] == "" || len(tags) != len(diskMeta)+2 {
 		t.Fatalf("disk tags %v", tags)
 	}
 

@@ -31,7 +31,7 @@ func TestMetadataWithEmptyNestedAndLongValues(t *testing.T) {
 	disk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
 	e.attachDisk(vm, disk)
 	e.call("set_disk_metadata", disk, meta).ok(t)
-	assertTags(t, "disk", tagsOf(e.volume(disk).Tags), want)
+	assertTags(t, "disk", tagsOf(e.volume(disk).Tags), with(want, marks))
 
 	e.call("snapshot_disk", disk, meta).ok(t)
 	snaps := e.snapshots()
