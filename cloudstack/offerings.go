@@ -179,23 +179,38 @@ func (o ServiceOffering) Limits() string {
 	return s
 }
 
-// CustomDiskOffering returns a customized disk offering (one that takes a
-// size), preferring one named "Custom".
+// CustomDiskOffering returns the customized disk offering (one that takes
+// a size) a disk goes on when none is named: the one named "Custom", else
+// the only customized one. Among several others none is a safe guess, so
+// the error names them.
 func (c *Client) CustomDiskOffering() (*DiskOffering, error) {
 	resp, err := c.cs.DiskOffering.ListDiskOfferings(c.cs.DiskOffering.NewListDiskOfferingsParams())
 	if err != nil {
 		return nil, c.fail("listDiskOfferings", err)
 	}
-	var found *DiskOffering
+	var custom []DiskOffering
 	for _, o := range resp.DiskOfferings {
-		if o.Iscustomized && (found == nil || o.Name == "Custom") {
-			found = &DiskOffering{ID: o.Id, Name: o.Name, SizeGB: o.Disksize, Customized: true}
+		if !o.Iscustomized {
+			continue
 		}
+		d := DiskOffering{ID: o.Id, Name: o.Name, SizeGB: o.Disksize, Customized: true}
+		if o.Name == "Custom" {
+			return &d, nil
+		}
+		custom = append(custom, d)
 	}
-	if found == nil {
-		return nil, fmt.Errorf("CloudStack offers no customized disk offering; name one with ephemeral_disk_offering")
+	switch len(custom) {
+	case 0:
+		return nil, fmt.Errorf("CloudStack offers no customized disk offering")
+	case 1:
+		return &custom[0], nil
 	}
-	return found, nil
+	names := make([]string, len(custom))
+	for i, o := range custom {
+		names[i] = fmt.Sprintf("%q", o.Name)
+	}
+	return nil, fmt.Errorf("CloudStack offers several customized disk offerings (%s) and none named \"Custom\"",
+		strings.Join(names, ", "))
 }
 
 // FindDiskOffering resolves a disk offering by id or exact name.

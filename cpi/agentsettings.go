@@ -34,16 +34,23 @@ type vmName struct {
 }
 
 type networkSettings struct {
-	Type          string        `json:"type"`
-	IP            string        `json:"ip,omitempty"`
-	Netmask       string        `json:"netmask,omitempty"`
-	Gateway       string        `json:"gateway,omitempty"`
-	DNS           []string      `json:"dns"`
-	Default       []string      `json:"default"`
-	MAC           string        `json:"mac"`
-	Preconfigured bool          `json:"preconfigured"`
-	Routes        []apiv1.Route `json:"routes"`
-	UseDHCP       bool          `json:"use_dhcp,omitempty"`
+	Type          string   `json:"type"`
+	IP            string   `json:"ip,omitempty"`
+	Netmask       string   `json:"netmask,omitempty"`
+	Gateway       string   `json:"gateway,omitempty"`
+	DNS           []string `json:"dns"`
+	Default       []string `json:"default"`
+	MAC           string   `json:"mac"`
+	Preconfigured bool     `json:"preconfigured"`
+	Routes        []route  `json:"routes"`
+	UseDHCP       bool     `json:"use_dhcp,omitempty"`
+}
+
+// route is one of a network's routes, as bosh-agent's settings.Route.
+type route struct {
+	Destination string `json:"destination"`
+	Gateway     string `json:"gateway"`
+	Netmask     string `json:"netmask"`
 }
 
 type diskSettings struct {

@@ -32,11 +32,7 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 	if vm != nil {
 		vmID = vm.ID
 	}
-	ref := firstOf(props.DiskOffering, c.cfg.CloudStack.DefaultDiskOffering)
-	if ref == "" {
-		return apiv1.DiskCID{}, cloudError(fmt.Errorf("no disk_offering in cloud_properties and no cloudstack.default_disk_offering"))
-	}
-	offering, err := c.cloud.FindDiskOffering(ref)
+	offering, err := c.persistentDiskOffering(props.DiskOffering)
 	if err != nil {
 		return apiv1.DiskCID{}, cloudError(err)
 	}
@@ -45,7 +41,7 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 		size = gib(sizeMiB)
 	} else if offering.SizeGB*1024 < int64(sizeMiB) {
 		return apiv1.DiskCID{}, cloudError(fmt.Errorf("disk offering %q has %d GiB, less than the %d MiB asked for",
-			ref, offering.SizeGB, sizeMiB))
+			offering.Name, offering.SizeGB, sizeMiB))
 	}
 	name, err := newDiskName(vmID)
 	if err != nil {
@@ -63,6 +59,24 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 		return apiv1.DiskCID{}, c.undoCreateDisk(name, start, diskError(err, "creating a %d MiB disk %s", sizeMiB, name), err)
 	}
 	return apiv1.NewDiskCID(vol.ID), nil
+}
+
+// persistentDiskOffering is the disk type's offering, else the configured
+// default, else the customized one the ephemeral disk would also take
+// (the Go CPI's default_offer.custom_disk): a disk type with no offering
+// works with nothing configured, and the log says what was chosen.
+func (c CPI) persistentDiskOffering(ref string) (*cloudstack.DiskOffering, error) {
+	if ref = firstOf(ref, c.cfg.CloudStack.DefaultDiskOffering); ref != "" {
+		return c.cloud.FindDiskOffering(ref)
+	}
+	o, err := c.cloud.CustomDiskOffering()
+	if err != nil {
+		return nil, fmt.Errorf("no disk_offering in cloud_properties and no cloudstack.default_disk_offering, "+
+			"and no customized disk offering to fall back on: %w", err)
+	}
+	c.logger.Info("disk", "no disk_offering in cloud_properties and no cloudstack.default_disk_offering: "+
+		"using customized disk offering %q (%s)", o.Name, o.ID)
+	return o, nil
 }
 
 // diskMarks tag a disk as this director's, for the agent of the VM it is

@@ -38,6 +38,9 @@ func (c CPI) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp a
 		return nil, badInput(err)
 	}
 	plan, refs, err := planNetworks(networks)
+	if err == nil {
+		err = plan.addRoutes(props.Routes)
+	}
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -202,9 +205,13 @@ func (v *vmCreation) resolveEphemeral() error {
 	var o *cloudstack.DiskOffering
 	var err error
 	if ref == "" {
-		// calculate_vm_cloud_properties gives a size alone: any offering
-		// that takes a size serves.
+		// calculate_vm_cloud_properties and the earlier CPIs' disk give a
+		// size alone: the customized offering serves.
 		o, err = c.cloud.CustomDiskOffering()
+		if err != nil {
+			err = fmt.Errorf("an ephemeral disk with no ephemeral_disk_offering and no "+
+				"cloudstack.default_ephemeral_disk_offering goes on a customized disk offering: %w", err)
+		}
 	} else {
 		o, err = c.cloud.FindDiskOffering(ref)
 	}
@@ -214,7 +221,7 @@ func (v *vmCreation) resolveEphemeral() error {
 	v.spec.DataDiskOfferingID = o.ID
 	if o.Customized {
 		if v.props.EphemeralDiskSize == 0 {
-			return badInput(fmt.Errorf("disk offering %q is customized: ephemeral_disk_size is needed", ref))
+			return badInput(fmt.Errorf("disk offering %q is customized: ephemeral_disk_size (or disk) is needed", ref))
 		}
 		v.spec.DataDiskGB = gib(v.props.EphemeralDiskSize)
 	}
@@ -233,7 +240,9 @@ func (v *vmCreation) resolveAffinity() error {
 	if name == "" {
 		return nil
 	}
-	id, err := c.cloud.FindOrCreateAffinityGroup(truncate(name, 63), c.cfg.CloudStack.AffinityGroupType)
+	// The Go CPI's generateAffinityGroup: a VM type may name its group's type.
+	kind := firstOf(v.props.AffinityGroupType, c.cfg.CloudStack.AffinityGroupType)
+	id, err := c.cloud.FindOrCreateAffinityGroup(truncate(name, 63), kind)
 	if err != nil {
 		return err
 	}

@@ -5,16 +5,24 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/netip"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 )
 
-// vmProps are a VM type's cloud_properties. Unknown keys are refused: a
-// typo must not silently give a VM the wrong size.
+// vmProps are a VM type's cloud_properties: ours, and the keys the earlier
+// CloudStack CPIs read, with their meaning (the Java CPI's
+// VmCloudProperties and the Go CPI's ResourceCloudProperties), so their
+// VM types work unchanged. Unknown keys are refused: a typo must not
+// silently give a VM the wrong size.
 type vmProps struct {
 	ComputeOffering       string   `json:"compute_offering"`
 	CPU                   int      `json:"cpu"`
@@ -25,8 +33,29 @@ type vmProps struct {
 	EphemeralDiskOffering string   `json:"ephemeral_disk_offering"`
 	Zone                  string   `json:"zone"`
 	AffinityGroup         string   `json:"affinity_group"`
+	AffinityGroupType     string   `json:"affinity_group_type"`
 	SecurityGroups        []string `json:"security_groups"`
 	KeyPair               string   `json:"keypair"`
+	Routes                routes   `json:"routes"`
+
+	// Disk is the earlier CPIs' name for ephemeral_disk_size (MiB).
+	Disk *int `json:"disk"`
+	// DiskOffering is decoded by the Go CPI from a VM type (its
+	// ResourceCloudProperties embeds DiskCloudProperties) but never used
+	// by its create_vm, whose ephemeral disk takes ephemeral_disk_offering
+	// or the default: accepted, and ignored alike.
+	DiskOffering string `json:"disk_offering"`
+	// LBs are the Go CPI's load-balancer rules: refused by name until the
+	// CPI creates them, rather than as an unknown key or silently.
+	LBs []json.RawMessage `json:"lbs"`
+}
+
+// routes are the Go CPI's extra routes by BOSH network name.
+type routes map[string][]routeProp
+
+type routeProp struct {
+	CIDR    string `json:"cidr"`
+	Gateway string `json:"gateway"` // empty: the network's gateway
 }
 
 // decodeStrict reads cloud_properties into v, refusing keys v has no field
@@ -49,13 +78,37 @@ func readVMProps(cp apiv1.VMCloudProps) (vmProps, error) {
 	if err := decodeStrict(cp, &props, "VM"); err != nil {
 		return props, err
 	}
+	if len(props.LBs) > 0 {
+		return props, fmt.Errorf("VM cloud_properties: lbs (load-balancer rules) are not supported yet; " +
+			"assign the VM to its load-balancer rules outside BOSH for now")
+	}
+	if err := props.mergeDisk(); err != nil {
+		return props, err
+	}
 	if props.CPU < 0 || props.RAM < 0 || props.EphemeralDiskSize < 0 || props.RootDiskSize < 0 {
 		return props, fmt.Errorf("VM cloud_properties: cpu, ram and disk sizes must not be negative")
 	}
 	if (props.CPU > 0) != (props.RAM > 0) {
 		return props, fmt.Errorf("VM cloud_properties: cpu and ram go together")
 	}
+	if t := props.AffinityGroupType; t != "" && !slices.Contains(config.AffinityGroupTypes, t) {
+		return props, fmt.Errorf("VM cloud_properties: affinity_group_type is %q; want one of %q", t, config.AffinityGroupTypes)
+	}
 	return props, nil
+}
+
+// mergeDisk folds the earlier CPIs' disk into ephemeral_disk_size: either
+// names the ephemeral disk's size, and two different sizes are a mistake.
+func (p *vmProps) mergeDisk() error {
+	if p.Disk == nil {
+		return nil
+	}
+	if p.EphemeralDiskSize != 0 && p.EphemeralDiskSize != *p.Disk {
+		return fmt.Errorf("VM cloud_properties: disk (%d MiB) and ephemeral_disk_size (%d MiB) both size the "+
+			"ephemeral disk and differ: give one", *p.Disk, p.EphemeralDiskSize)
+	}
+	p.EphemeralDiskSize = *p.Disk
+	return nil
 }
 
 // nicPlan is one NIC to ask for, in CloudStack's order.
@@ -64,6 +117,7 @@ type nicPlan struct {
 	net     apiv1.Network
 	network cloudstack.Network
 	mac     string
+	routes  []route
 }
 
 // networkPlan splits BOSH networks into NICs (manual and dynamic, the
@@ -75,22 +129,45 @@ type networkPlan struct {
 }
 
 // networkProps are a network's cloud_properties. Unknown keys are refused
-// like VM and disk keys. undiscoverable is the earlier CloudStack CPIs'
-// key, accepted in any form so their manifests keep working, and not
-// acted on yet.
+// like VM and disk keys. undiscoverable is the Go CPI's key: such a
+// network is not the VM's first NIC, which CloudStack makes its default
+// one, unless every network is undiscoverable.
 type networkProps struct {
-	Name           string          `json:"name"`
-	Undiscoverable json.RawMessage `json:"undiscoverable"`
+	Name           string    `json:"name"`
+	Undiscoverable flexibool `json:"undiscoverable"`
+}
+
+// flexibool is a boolean a manifest may also give as "true" or "false".
+type flexibool bool
+
+func (b *flexibool) UnmarshalJSON(raw []byte) error {
+	v, err := strconv.ParseBool(strings.Trim(string(raw), `"`))
+	if err != nil {
+		return fmt.Errorf("want true or false, not %s", raw)
+	}
+	*b = flexibool(v)
+	return nil
 }
 
 func planNetworks(networks apiv1.Networks) (networkPlan, []string, error) {
 	var plan networkPlan
 	var refs []string
 	names := make([]string, 0, len(networks))
-	for n := range networks {
-		names = append(names, n)
+	props := map[string]networkProps{}
+	for n, net := range networks {
+		var cp networkProps
+		if err := decodeStrict(net.CloudProps(), &cp, fmt.Sprintf("network %q", n)); err != nil {
+			return plan, nil, err
+		}
+		names, props[n] = append(names, n), cp
 	}
-	sort.Slice(names, func(i, j int) bool { // default gateway first, then by name
+	// Discoverable networks first (the Go CPI's generateNetworksMap), then
+	// the default gateway's, then by name.
+	sort.Slice(names, func(i, j int) bool {
+		ui, uj := bool(props[names[i]].Undiscoverable), bool(props[names[j]].Undiscoverable)
+		if ui != uj {
+			return uj
+		}
 		gi, gj := networks[names[i]].IsDefaultFor("gateway"), networks[names[j]].IsDefaultFor("gateway")
 		if gi != gj {
 			return gi
@@ -98,11 +175,7 @@ func planNetworks(networks apiv1.Networks) (networkPlan, []string, error) {
 		return names[i] < names[j]
 	})
 	for _, name := range names {
-		net := networks[name]
-		var cp networkProps
-		if err := decodeStrict(net.CloudProps(), &cp, fmt.Sprintf("network %q", name)); err != nil {
-			return plan, nil, err
-		}
+		net, cp := networks[name], props[name]
 		switch net.Type() {
 		case "vip":
 			if plan.vip != nil {
@@ -163,7 +236,10 @@ func (p networkPlan) agentNetworks() map[string]networkSettings {
 	out := map[string]networkSettings{}
 	for _, n := range p.nics {
 		s := networkSettings{Type: n.net.Type(), IP: n.net.IP(), Netmask: n.net.Netmask(), Gateway: n.net.Gateway(),
-			DNS: n.net.DNS(), Default: n.net.Default(), MAC: n.mac, Routes: []apiv1.Route{}}
+			DNS: n.net.DNS(), Default: n.net.Default(), MAC: n.mac, Routes: n.routes}
+		if s.Routes == nil {
+			s.Routes = []route{}
+		}
 		if s.DNS == nil {
 			s.DNS = n.network.DNS
 		}
@@ -175,7 +251,45 @@ func (p networkPlan) agentNetworks() map[string]networkSettings {
 	}
 	if p.vip != nil {
 		out[p.vipName] = networkSettings{Type: "vip", IP: p.vip.IP(), DNS: []string{}, Default: []string{},
-			Routes: []apiv1.Route{}}
+			Routes: []route{}}
 	}
 	return out
+}
+
+// addRoutes gives each NIC the routes the VM type names for its network,
+// as the Go CPI's addRouteToNetworks does: a route without a gateway goes
+// through the network's own.
+func (p *networkPlan) addRoutes(byNet routes) error {
+	for name, list := range byNet {
+		i := slices.IndexFunc(p.nics, func(n nicPlan) bool { return n.name == name })
+		if i < 0 {
+			return fmt.Errorf("VM cloud_properties: routes name network %q, which is not a manual or dynamic network of this VM", name)
+		}
+		n := &p.nics[i]
+		for _, rt := range list {
+			r, err := agentRoute(rt, n.net.Gateway())
+			if err != nil {
+				return fmt.Errorf("VM cloud_properties: routes of network %q: %w", name, err)
+			}
+			n.routes = append(n.routes, r)
+		}
+	}
+	return nil
+}
+
+// agentRoute is a route as the agent takes it: destination and netmask.
+// The destination is the CIDR's network address; the Go CPI passes the
+// address as written, which the agent's ip route refuses when host bits
+// are set.
+func agentRoute(rt routeProp, gateway string) (route, error) {
+	prefix, err := netip.ParsePrefix(rt.CIDR)
+	if err != nil || !prefix.Addr().Is4() {
+		return route{}, fmt.Errorf("cidr %q is not an IPv4 CIDR", rt.CIDR)
+	}
+	gw := firstOf(rt.Gateway, gateway)
+	if addr, err := netip.ParseAddr(gw); err != nil || !addr.Is4() {
+		return route{}, fmt.Errorf("route to %s: gateway %q is not an IPv4 address", rt.CIDR, gw)
+	}
+	mask := net.CIDRMask(prefix.Bits(), 32)
+	return route{Destination: prefix.Masked().Addr().String(), Netmask: net.IP(mask).String(), Gateway: gw}, nil
 }
