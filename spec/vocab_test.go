@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -389,4 +390,34 @@ func TestRoutesInTheRegistrySettings(t *testing.T) {
 	}
 	checkRoutes(t, "registry settings", settings)
 	e.call("delete_vm", cid).ok(t)
+}
+
+// TestTheRealAgentReadsTheRoutes: bosh-agent v2.769.0's own settings code
+// finds the routes in the user data.
+func TestTheRealAgentReadsTheRoutes(t *testing.T) {
+	tool := agentSettingsTool(t)
+	e := newEnv(t, nil)
+	stemcell := e.stemcell()
+	cid, _ := e.createCustomVM(stemcell, routedVM, "10.1.1.63")
+	out, err := exec.Command(tool, "-uri", e.sim.Base+"/metadata/"+cid).Output()
+	if err != nil {
+		t.Fatalf("the agent could not read its settings: %v\n%s", err, out)
+	}
+	var got struct {
+		Settings struct {
+			Networks map[string]struct{ Routes []map[string]string } `json:"networks"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	routes := got.Settings.Networks["default"].Routes
+	if len(routes) != len(wantRoutes) {
+		t.Fatalf("the agent sees routes %v, want %v", routes, wantRoutes)
+	}
+	for i, want := range wantRoutes {
+		if r := routes[i]; r["Destination"] != want["destination"] || r["Netmask"] != want["netmask"] || r["Gateway"] != want["gateway"] {
+			t.Errorf("the agent's route %d is %v, want %v", i, r, want)
+		}
+	}
 }
