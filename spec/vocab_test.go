@@ -206,7 +206,8 @@ func TestEarlierCPIsResourcePoolsDeploy(t *testing.T) {
 	}
 	net := manualNet("10.1.1.49")
 	net["cloud_properties"] = map[string]any{"name": "guest-network", "undiscoverable": false}
-	both := map[string]any{"compute_offering": "Small Instance", "disk": 3072, "ephemeral_disk_size": 3072}
+	both := map[string]any{"compute_offering": "Small Instance", "disk": 3072, "ephemeral_disk_size": 3072,
+		"affinity_group": "together", "affinity_group_type": "host affinity"}
 	var result []json.RawMessage
 	e.call("create_vm", "agent-both", stemcell, both, map[string]any{"default": net}, []string{}, boshEnv).ok(t).decode(t, &result)
 	var cid string
@@ -214,6 +215,11 @@ func TestEarlierCPIsResourcePoolsDeploy(t *testing.T) {
 	if data := e.dataVolumesOf(cid); len(data) != 1 || data[0].Size != 3<<30 {
 		t.Fatalf("disk and ephemeral_disk_size alike: %+v", data)
 	}
+	if groups := e.vm(cid).Affinitygroup; len(groups) != 1 || groups[0].Name != "together" || groups[0].Type != "host affinity" {
+		t.Errorf("affinity groups %+v, want together of type host affinity", groups)
+	}
+	delete(both, "affinity_group")
+	delete(both, "affinity_group_type")
 	both["ephemeral_disk_size"] = 4096
 	e.call("create_vm", "agent-differ", stemcell, both, map[string]any{"default": manualNet("10.1.1.48")}, []string{}, boshEnv).
 		failed(t, "VMCreationFailed", "disk (3072 MiB) and ephemeral_disk_size (4096 MiB)")
