@@ -141,6 +141,9 @@ type networkProps struct {
 type flexibool bool
 
 func (b *flexibool) UnmarshalJSON(raw []byte) error {
+	if string(raw) == "null" {
+		return nil
+	}
 	v, err := strconv.ParseBool(strings.Trim(string(raw), `"`))
 	if err != nil {
 		return fmt.Errorf("want true or false, not %s", raw)

@@ -84,6 +84,7 @@ func TestUndiscoverableNetworkIsNotTheFirstNIC(t *testing.T) {
 		{`{"name":"a","undiscoverable":true}`, `{"name":"b"}`, "other"},
 		{`{"name":"a","undiscoverable":"true"}`, `{"name":"b","undiscoverable":false}`, "other"},
 		{`{"name":"a","undiscoverable":true}`, `{"name":"b","undiscoverable":true}`, "default"},
+		{`{"name":"a","undiscoverable":null}`, `{"name":"b"}`, "default"},
 	} {
 		plan, refs, err := planNetworks(twoNetworks(t, c.defaultCP, c.otherCP))
 		if err != nil {
