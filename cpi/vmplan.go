@@ -19,10 +19,10 @@ import (
 )
 
 // vmProps are a VM type's cloud_properties: ours, and the keys the earlier
-// CloudStack CPIs read, with their meaning (the Java CPI's
-// VmCloudProperties and the Go CPI's ResourceCloudProperties), so their
-// VM types work unchanged. Unknown keys are refused: a typo must not
-// silently give a VM the wrong size.
+// CloudStack CPIs read, with their meaning (the Java CPI's ResourcePool
+// and the Go CPI's ResourceCloudProperties), so their VM types work
+// unchanged. Unknown keys are refused: a typo must not silently give a
+// VM the wrong size.
 type vmProps struct {
 	ComputeOffering       string   `json:"compute_offering"`
 	CPU                   int      `json:"cpu"`
