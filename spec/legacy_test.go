@@ -172,3 +172,30 @@ func TestDeleteVMOfAnEarlierCPIsVMLostAnswerAtEachCall(t *testing.T) {
 		})
 	}
 }
+
+// TestEarlierCPIsStemcellKeepsWorkingUnderItsName: the earlier CPIs' stemcell
+// CID is the template's name (cpitemplate-…); create_vm deploys from it and
+// delete_stemcell deletes it.
+func TestEarlierCPIsStemcellKeepsWorkingUnderItsName(t *testing.T) {
+	e := newEnv(t, nil)
+	id := e.stemcell()
+	const name = "cpitemplate-4242"
+	c := e.client()
+	p := c.Template.NewUpdateTemplateParams(id)
+	p.SetName(name)
+	if _, err := c.Template.UpdateTemplate(p); err != nil {
+		t.Fatal(err)
+	}
+	vm := e.createVM(name, "10.1.1.62")
+	if got := e.vm(vm).Templateid; got != id {
+		t.Fatalf("create_vm from stemcell %s deployed template %s, want %s", name, got, id)
+	}
+	e.call("delete_vm", vm).ok(t)
+	e.call("delete_stemcell", name).ok(t)
+	if tpls := e.ourTemplates(); len(tpls) != 0 {
+		t.Fatalf("delete_stemcell %s left %+v", name, tpls)
+	}
+	e.call("delete_stemcell", name).ok(t)
+	e.call("create_vm", "agent-gone", name, smallVM, map[string]any{"default": manualNet("10.1.1.63")}, []string{}, boshEnv).
+		failed(t, "VMCreationFailed", "no template of that name")
+}
