@@ -144,14 +144,15 @@ func (c *Client) RegisterTemplate(s TemplateSpec, url string) (string, error) {
 	return r.RegisterTemplate[0].Id, nil
 }
 
-// Templates lists every zone's copy of template id that the account can
-// run; none is an empty list.
-func (c *Client) Templates(id string) ([]Template, error) {
-	if !csgo.IsID(id) {
-		return nil, nil
-	}
+// Templates lists every zone's copy of a template the account can run,
+// named by id, or by exact name for the earlier CPIs' name-style CIDs
+// (cpitemplate-…); none is an empty list.
+func (c *Client) Templates(ref string) ([]Template, error) {
 	p := c.cs.Template.NewListTemplatesParams("executable")
-	p.SetId(id)
+	if !IsID(ref) {
+		return c.templatesNamed(p, ref)
+	}
+	p.SetId(ref)
 	copies, err := c.listTemplates(p)
 	if IsNoSuchEntity(err) {
 		return nil, nil
@@ -159,25 +160,49 @@ func (c *Client) Templates(id string) ([]Template, error) {
 	return copies, err
 }
 
-// FindTemplateByName finds the template named exactly name in a zone.
-func (c *Client) FindTemplateByName(name, zoneID string) (*Template, error) {
-	p := c.cs.Template.NewListTemplatesParams("executable")
-	p.SetName(name) // a substring filter: compared exactly below
-	p.SetZoneid(zoneID)
+// templatesNamed lists the copies of the one template named exactly name;
+// two templates may share a name.
+func (c *Client) templatesNamed(p *csgo.ListTemplatesParams, name string) ([]Template, error) {
+	named, err := c.listNamed(p, name)
+	for _, t := range named {
+		if t.ID != named[0].ID {
+			return nil, fmt.Errorf("templates %s and %s are both named %q; refusing to guess which one is meant", named[0].ID, t.ID, name)
+		}
+	}
+	return named, err
+}
+
+// listNamed lists the templates named exactly name: listTemplates' name is
+// a substring filter.
+func (c *Client) listNamed(p *csgo.ListTemplatesParams, name string) ([]Template, error) {
+	p.SetName(name)
 	all, err := c.listTemplates(p)
 	if err != nil {
 		return nil, err
 	}
-	var found []Template
+	var named []Template
 	for _, t := range all {
 		if t.Name == name {
-			found = append(found, t)
+			named = append(named, t)
 		}
 	}
-	switch len(found) {
-	case 0:
+	return named, nil
+}
+
+// IsID says ref is a CloudStack UUID rather than a name.
+func IsID(ref string) bool { return csgo.IsID(ref) }
+
+// FindTemplateByName finds the template named exactly name in a zone.
+func (c *Client) FindTemplateByName(name, zoneID string) (*Template, error) {
+	p := c.cs.Template.NewListTemplatesParams("executable")
+	p.SetZoneid(zoneID)
+	found, err := c.listNamed(p, name)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(found) == 0:
 		return nil, nil
-	case 1:
+	case len(found) == 1:
 		return &found[0], nil
 	}
 	return nil, fmt.Errorf("%d templates are named %q in zone %s; name the one meant by id", len(found), name, zoneID)
@@ -187,20 +212,10 @@ func (c *Client) FindTemplateByName(name, zoneID string) (*Template, error) {
 // any state (templatefilter=self), named exactly name unless name is "".
 func (c *Client) OwnTemplates(name string) ([]Template, error) {
 	p := c.cs.Template.NewListTemplatesParams("self")
-	if name != "" {
-		p.SetName(name) // a substring filter: compared exactly below
+	if name == "" {
+		return c.listTemplates(p)
 	}
-	all, err := c.listTemplates(p)
-	if err != nil || name == "" {
-		return all, err
-	}
-	var named []Template
-	for _, t := range all {
-		if t.Name == name {
-			named = append(named, t)
-		}
-	}
-	return named, nil
+	return c.listNamed(p, name)
 }
 
 // SetTemplateDisplayText replaces a template's display text (updateTemplate,

@@ -39,6 +39,13 @@ func (vm *VM) Gone() bool {
 	return vm.State == "Destroyed" || vm.State == "Expunging" || vm.State == "Expunged"
 }
 
+// earlierVMPrefix names the VMs both earlier CPIs deploy: cpivm-<uuid>,
+// which is also their CID.
+const earlierVMPrefix = "cpivm-"
+
+// MadeByEarlierCPI says the Java CPI or Orange's Go CPI deployed the VM.
+func (vm *VM) MadeByEarlierCPI() bool { return strings.HasPrefix(vm.Name, earlierVMPrefix) }
+
 // Busy says a job is working on the VM: its state is one of those
 // VirtualMachine.State marks transitional (Starting, Stopping, Migrating,
 // Restoring; Expunging counts as Gone). CloudStack queues a VM's work

@@ -59,6 +59,22 @@ func (v *Volume) IsDataDisk() bool { return v.Type == "DATADISK" }
 // names it DATA-<vm id>. The CPI's ephemeral disk is such a disk.
 func (v *Volume) CreatedWithVM() bool { return v.IsDataDisk() && strings.HasPrefix(v.Name, "DATA-") }
 
+// earlierEphemeralPrefix names the ephemeral volume both earlier CPIs (the
+// Java CPI and Orange's Go CPI) create and attach after deploying a VM:
+// cpi-ephemeral-disk-<uuid>.
+const earlierEphemeralPrefix = "cpi-ephemeral-disk-"
+
+// IsEphemeralOf says the data disk is vm's ephemeral disk: the one
+// deployVirtualMachine created with it (this CPI's), or, on a VM an earlier
+// CPI made, the cpi-ephemeral-disk-… volume that CPI attached to it. Any
+// other data disk is persistent or the operator's.
+func (v *Volume) IsEphemeralOf(vm *VM) bool {
+	if v.CreatedWithVM() {
+		return true
+	}
+	return v.IsDataDisk() && vm.MadeByEarlierCPI() && strings.HasPrefix(v.Name, earlierEphemeralPrefix)
+}
+
 // VMVolumes lists the volumes attached to a VM.
 func (c *Client) VMVolumes(vmID string) ([]Volume, error) {
 	p := c.cs.Volume.NewListVolumesParams()

@@ -29,6 +29,9 @@ type stemcellProps struct {
 
 	TemplateID   string `json:"template_id"`   // light stemcell, by id
 	TemplateName string `json:"template_name"` // light stemcell, by exact name per zone
+	// LightTemplate is the Java CPI's template_name: the name of the
+	// CloudStack template a light stemcell stands for.
+	LightTemplate string `json:"light_template"`
 
 	CloudStackHypervisor string   `json:"cloudstack_hypervisor"`
 	CloudStackOSType     string   `json:"cloudstack_os_type"`
@@ -45,6 +48,9 @@ func (c CPI) CreateStemcell(imagePath string, cp apiv1.StemcellCloudProps) (apiv
 	if err := cp.As(&props); err != nil {
 		return apiv1.StemcellCID{}, cloudError(fmt.Errorf("reading the stemcell's cloud_properties: %w", err))
 	}
+	if err := props.takeLightTemplate(); err != nil {
+		return apiv1.StemcellCID{}, cloudError(err)
+	}
 	var id string
 	var err error
 	if props.TemplateID != "" || props.TemplateName != "" {
@@ -56,6 +62,21 @@ func (c CPI) CreateStemcell(imagePath string, cp apiv1.StemcellCloudProps) (apiv
 		return apiv1.StemcellCID{}, wrap(err, "creating stemcell %s/%s", props.Name, props.Version)
 	}
 	return apiv1.NewStemcellCID(id), nil
+}
+
+// takeLightTemplate reads the Java CPI's light_template as template_name.
+// That CPI cloned the template through a work VM into one of its own; a
+// light stemcell here runs the named template itself and never deletes it.
+func (p *stemcellProps) takeLightTemplate() error {
+	switch {
+	case p.LightTemplate == "":
+	case p.TemplateName == "":
+		p.TemplateName = p.LightTemplate
+	case p.TemplateName != p.LightTemplate:
+		return fmt.Errorf("the stemcell's light_template %q and template_name %q name different templates; give one",
+			p.LightTemplate, p.TemplateName)
+	}
+	return nil
 }
 
 // DeleteStemcell implements apiv1.CPI: gone already is success.
@@ -74,6 +95,8 @@ func (c CPI) DeleteStemcell(cid apiv1.StemcellCID) error {
 		c.logger.Info("stemcell", "template %s is already gone", id)
 		return nil
 	}
+	// An earlier CPI's CID is the template's name.
+	id = copies[0].ID
 	err = c.cloud.DeleteTemplate(id, false)
 	if cloudstack.IsTemplateInUse(err) {
 		// The director deletes only stemcells none of its VMs use; those
@@ -224,6 +247,23 @@ func lightCopyReady(id string, z cloudstack.Zone, copies []cloudstack.Template) 
 		return nil
 	}
 	return fmt.Errorf("light stemcell template %s does not exist in zone %s", id, z.Name)
+}
+
+// templateIn is the template a stemcell CID stands for in a zone: the CID
+// itself, or, for the earlier CPIs' CIDs (cpitemplate-…, the template's
+// name), the template named so there.
+func (c CPI) templateIn(ref, zoneID string) (string, error) {
+	if cloudstack.IsID(ref) {
+		return ref, nil
+	}
+	t, err := c.cloud.FindTemplateByName(ref, zoneID)
+	if err != nil {
+		return "", err
+	}
+	if t == nil {
+		return "", fmt.Errorf("stemcell %s: no template of that name in zone %s", ref, zoneID)
+	}
+	return t.ID, nil
 }
 
 func zoneIDs(zones []cloudstack.Zone) []string {

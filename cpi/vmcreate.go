@@ -64,6 +64,9 @@ func (v *vmCreation) resolve(networkRefs []string) error {
 		return badInput(err)
 	}
 	v.spec.ZoneID = zones[0].ID
+	if v.spec.TemplateID, err = c.templateIn(v.spec.TemplateID, v.spec.ZoneID); err != nil {
+		return badInput(err)
+	}
 	if err := v.resolveOffering(); err != nil {
 		return err
 	}

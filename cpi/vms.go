@@ -119,7 +119,7 @@ func (c CPI) removeVM(vm *cloudstack.VM) error {
 	if err != nil {
 		return wrap(err, "listing the volumes of VM %s", vm.ID)
 	}
-	return wrap(c.destroyVM(vm.ID, ephemeralIDs(vols)), "destroying VM %s", vm.ID)
+	return wrap(c.destroyVM(vm.ID, ephemeralIDs(vm, vols)), "destroying VM %s", vm.ID)
 }
 
 // destroyVM destroys with expunge when configured, and without it when the
@@ -170,13 +170,16 @@ func (c CPI) releaseVIP(vm *cloudstack.VM) error {
 	return c.cloud.ReleasePublicIP(addr.ID)
 }
 
-// ephemeralIDs are the data disks deployVirtualMachine created with the VM,
-// which CloudStack names DATA-<vm id>. Any other attached volume — a
-// persistent disk of this or an earlier CPI, or an operator's — survives.
-func ephemeralIDs(vols []cloudstack.Volume) []string {
+// ephemeralIDs are the VM's ephemeral disks, which go with it in the one
+// destroyVirtualMachine (its volumeids), so no step between leaves one
+// behind: DATA-<vm id> for this CPI's VMs, and the separately attached
+// cpi-ephemeral-disk-… of the earlier CPIs' cpivm-… VMs. Any other attached
+// volume — a persistent disk of this or an earlier CPI, or an operator's —
+// survives.
+func ephemeralIDs(vm *cloudstack.VM, vols []cloudstack.Volume) []string {
 	var ids []string
 	for _, vol := range vols {
-		if vol.CreatedWithVM() {
+		if vol.IsEphemeralOf(vm) {
 			ids = append(ids, vol.ID)
 		}
 	}
@@ -276,7 +279,8 @@ func (c CPI) CalculateVMCloudProperties(res apiv1.VMResources) (apiv1.VMCloudPro
 	return apiv1.NewVMCloudPropsFromMap(props), nil
 }
 
-// GetDisks implements apiv1.CPI: persistent disks only.
+// GetDisks implements apiv1.CPI: persistent disks only, never an
+// ephemeral one (ours or an earlier CPI's).
 func (c CPI) GetDisks(cid apiv1.VMCID) ([]apiv1.DiskCID, error) {
 	vm, err := c.mustFindVM(cid)
 	if err != nil {
@@ -288,7 +292,7 @@ func (c CPI) GetDisks(cid apiv1.VMCID) ([]apiv1.DiskCID, error) {
 	}
 	var disks []apiv1.DiskCID
 	for _, v := range vols {
-		if v.IsDataDisk() && !v.CreatedWithVM() {
+		if v.IsDataDisk() && !v.IsEphemeralOf(vm) {
 			disks = append(disks, apiv1.NewDiskCID(v.ID))
 		}
 	}

@@ -137,6 +137,7 @@ func TestLightStemcells(t *testing.T) {
 	for _, props := range []map[string]any{
 		stemcellMF("cloudstack", "xen", "vhdx", "template_id", golden),
 		stemcellMF("cloudstack", "xen", "vhdx", "template_name", name),
+		stemcellMF("cloudstack", "xen", "vhdx", "light_template", name), // the Java CPI's
 	} {
 		e.resetCalls()
 		var cid string
@@ -156,6 +157,10 @@ func TestLightStemcells(t *testing.T) {
 		failed(t, "CloudError", `"no-such-template" does not exist`)
 	e.call("create_stemcell", "", stemcellMF("cloudstack", "xen", "vhdx", "template_id", "6a1b1f7e-1111-4111-8111-111111111111")).
 		failed(t, "CloudError", "does not exist")
+	e.call("create_stemcell", "", stemcellMF("cloudstack", "xen", "vhdx", "light_template", "no-such-template")).
+		failed(t, "CloudError", `"no-such-template" does not exist`)
+	e.call("create_stemcell", "", stemcellMF("cloudstack", "xen", "vhdx", "light_template", name, "template_name", "other")).
+		failed(t, "CloudError", "name different templates")
 }
 
 func TestConcurrentWebDAVPublications(t *testing.T) {
