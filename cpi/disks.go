@@ -89,28 +89,6 @@ func (c CPI) diskMarks(vm *cloudstack.VM) map[string]string {
 	return marks
 }
 
-// undoCreateDisk finds, after an uncertain outcome, the volume the call may
-// have made by its unique name, waits (within the job timeout from start)
-// until no job works on it, and deletes it, so that the director never gets
-// an error while a disk it cannot know of stays behind.
-func (c CPI) undoCreateDisk(name string, start time.Time, failed, cause error) error {
-	if cloudstack.NotActedOn(cause) {
-		return failed
-	}
-	vol, err := c.cloud.SettledVolume(name, start.Add(c.cfg.CloudStack.JobTimeout.D()))
-	switch {
-	case err != nil:
-		return leftBehind(failed, "a volume named %s may still exist in CloudStack (looking it up failed: %v)", name, err)
-	case vol == nil:
-		return nothingLeft(failed, "CloudStack has no volume named %s", name)
-	}
-	if err := c.cloud.DeleteVolume(vol.ID); err != nil {
-		return leftBehind(failed, "volume %s (%s, %s) is still in CloudStack: deleting it failed: %v", vol.ID, name, vol.State, err)
-	}
-	c.logger.Info("disk", "deleted volume %s (%s), which the failed create_disk had made", vol.ID, name)
-	return nothingLeft(failed, "the volume it made, %s (%s), was deleted", vol.ID, name)
-}
-
 // readDiskProps refuses unknown keys, as readVMProps does: a misspelt
 // disk_offering must not silently become the default offering.
 func readDiskProps(cp apiv1.DiskCloudProps) (diskProps, error) {
@@ -133,85 +111,6 @@ func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, *cloudstack.VM, error) {
 		return "", nil, cloudError(err)
 	}
 	return zones[0].ID, nil, nil
-}
-
-// newDiskName is unique, and names the process that creates the disk and
-// the VM it is for, so that the next create_disk for that VM finds what an
-// interrupted one left and can tell whether that call still runs.
-func newDiskName(vmID string) (string, error) {
-	name, err := newVMName()
-	if err != nil {
-		return "", err
-	}
-	name = diskNamePrefix + strings.TrimPrefix(name, "vm-")
-	if vmID != "" {
-		name += diskByInfix + thisProcess() + diskForInfix + vmID
-	}
-	return name, nil
-}
-
-// diskByInfix and diskForInfix join a disk's unique name to the process
-// that creates it and the id of the VM it is for.
-const (
-	diskByInfix  = "-by-"
-	diskForInfix = "-for-"
-)
-
-// diskCreator is the process a disk's name says created it, or "".
-func diskCreator(name string) string {
-	_, rest, ok := strings.Cut(name, diskByInfix)
-	if !ok {
-		return ""
-	}
-	owner, _, _ := strings.Cut(rest, diskForInfix)
-	return owner
-}
-
-// removeInterruptedDisks deletes what create_disk calls for the VM that
-// died (kill -9, a lost machine) left: detached disks named for the VM that
-// never held data and whose creating process is gone from this host, or
-// that are older than any create_disk call can last. The director creates
-// and attaches a VM's disks one at a time, and a call still running is
-// never taken for dead. A disk the director was told of but never attached
-// holds no data either: removing it costs nothing, and delete_disk of it
-// later succeeds. Failures are logged: a leftover blocks nothing.
-func (c CPI) removeInterruptedDisks(vmID string) {
-	suffix := diskForInfix + vmID
-	vols, err := c.cloud.VolumesNamedLike(suffix)
-	if err != nil {
-		c.logger.Warn("disk", "looking for disks interrupted create_disk calls left for VM %s: %s", vmID, err)
-		return
-	}
-	removed := 0
-	for _, v := range vols {
-		if !c.interruptedDisk(v, suffix) {
-			continue
-		}
-		if err := c.cloud.DeleteVolume(v.ID); err != nil {
-			c.logger.Warn("disk", "deleting disk %s (%s), which an interrupted create_disk left: %s", v.ID, v.Name, err)
-			continue
-		}
-		removed++
-	}
-	if removed > 0 {
-		c.logger.Info("disk", "deleted %d disk(s) that interrupted create_disk calls for VM %s left", removed, vmID)
-	}
-}
-
-func (c CPI) interruptedDisk(v cloudstack.Volume, suffix string) bool {
-	if !strings.HasPrefix(v.Name, diskNamePrefix) || !strings.HasSuffix(v.Name, suffix) || v.VMID != "" || !v.NeverUsed() {
-		return false
-	}
-	return processGone(diskCreator(v.Name)) || !v.Created.IsZero() && time.Since(v.Created) > c.longestCall()
-}
-
-// longestCall bounds how long a create_disk call can still be running
-// after it made its volume: its job's timeout and a few requests (a
-// request's timeout covers its retries), plus a second for CloudStack's
-// times, which it gives in whole seconds.
-func (c CPI) longestCall() time.Duration {
-	cs := c.cfg.CloudStack
-	return cs.JobTimeout.D() + 5*cs.RequestTimeout.D() + time.Second
 }
 
 // DeleteDisk implements apiv1.CPI: gone already is success; attached is an

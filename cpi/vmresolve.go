@@ -1,0 +1,267 @@
+package cpi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+)
+
+// create_vm's first half: names in the request become CloudStack ids, and
+// bad input is refused before anything is created.
+
+// resolve turns names into CloudStack ids: zone, offering, networks, disk
+// offering, affinity group; nothing is created but an affinity group.
+func (v *vmCreation) resolve(networkRefs []string) error {
+	c := v.cpi
+	zones, err := c.cloud.FindZones([]string{firstOf(v.props.Zone, c.cfg.CloudStack.DefaultZone)})
+	if err != nil {
+		return badInput(err)
+	}
+	v.spec.ZoneID = zones[0].ID
+	if v.spec.TemplateID, err = c.templateIn(v.spec.TemplateID, v.spec.ZoneID); err != nil {
+		return badInput(err)
+	}
+	if err := v.resolveOffering(); err != nil {
+		return err
+	}
+	nets, err := c.cloud.FindNetworks(v.spec.ZoneID, networkRefs)
+	if err != nil {
+		return badInput(err)
+	}
+	seen := map[string]string{}
+	for i := range v.plan.nics {
+		n := &v.plan.nics[i]
+		n.network = nets[networkRefs[i]]
+		// BaseDeployVMCmd.getIpToNetworkMap keys the NICs by network: two
+		// entries for one network would silently become one NIC.
+		if other, dup := seen[n.network.ID]; dup {
+			return badInput(fmt.Errorf("networks %q and %q are both CloudStack network %s: CloudStack gives a VM "+
+				"one NIC per network", other, n.name, n.network.Name))
+		}
+		seen[n.network.ID] = n.name
+		ip := ""
+		if !n.net.IsDynamic() {
+			ip = n.net.IP()
+			if err := checkInNetwork(ip, n.network); err != nil {
+				return badInput(fmt.Errorf("network %q: %w", n.name, err))
+			}
+		}
+		v.spec.NICs = append(v.spec.NICs, cloudstack.NICRequest{NetworkID: n.network.ID, IP: ip, MAC: n.mac})
+	}
+	if err := v.resolveEphemeral(); err != nil {
+		return err
+	}
+	v.spec.KeyPair = firstOf(v.props.KeyPair, c.cfg.CloudStack.DefaultKeyPair)
+	v.spec.SecurityGroups = v.props.SecurityGroups
+	return v.resolveAffinity()
+}
+
+func (v *vmCreation) resolveOffering() error {
+	c := v.cpi
+	if v.props.CPU > 0 {
+		o, err := v.customOffering()
+		if err != nil {
+			return err
+		}
+		v.spec.ServiceOfferingID = o.ID
+		v.spec.RootDiskGB = gib(v.props.RootDiskSize)
+		// Only what the offering leaves open is sent: CloudStack refuses
+		// the rest, a cpuSpeed on a constrained offering included.
+		if !o.CPUsFixed {
+			v.spec.CPUs = v.props.CPU
+		}
+		if !o.MemoryFixed {
+			v.spec.MemoryMB = v.props.RAM
+		}
+		if !o.SpeedFixed {
+			v.spec.CPUSpeed = firstInt(v.props.CPUSpeed, c.cfg.CloudStack.DefaultCPUSpeed)
+		}
+		return nil
+	}
+	ref := firstOf(v.props.ComputeOffering, c.cfg.CloudStack.DefaultComputeOffering)
+	if ref == "" {
+		return badInput(fmt.Errorf("VM cloud_properties need compute_offering, or cpu and ram (no cloudstack.default_compute_offering)"))
+	}
+	o, err := c.cloud.FindServiceOffering(ref)
+	if err != nil {
+		return badInput(err)
+	}
+	if o.Customized {
+		return badInput(fmt.Errorf("compute offering %q is customized: give cpu and ram instead", ref))
+	}
+	v.spec.ServiceOfferingID = o.ID
+	v.spec.RootDiskGB = gib(v.props.RootDiskSize)
+	return nil
+}
+
+// customOffering is the customized offering cpu and ram run on: the one
+// compute_offering names, if it takes them; else the first custom
+// constrained offering whose limits take them, else the first other
+// customized offering that does.
+func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
+	c := v.cpi
+	cpu, ram, speed := v.props.CPU, v.props.RAM, v.props.CPUSpeed
+	if ref := v.props.ComputeOffering; ref != "" {
+		o, err := c.cloud.FindServiceOffering(ref)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		if !o.Customized {
+			return nil, badInput(fmt.Errorf("compute offering %q is not customized, so cpu and ram cannot be set", ref))
+		}
+		return o, badInput(o.CheckCustom(cpu, ram, speed))
+	}
+	offerings, err := c.cloud.ServiceOfferings()
+	if err != nil {
+		return nil, err
+	}
+	o, err := pickCustom(offerings, cpu, ram, speed)
+	return o, badInput(err)
+}
+
+// pickCustom chooses among offerings the customized one for cpu, ram and
+// speed (0: any): a custom constrained offering whose limits take them
+// first, else another customized one that does. The error names every
+// customized offering's limits.
+func pickCustom(offerings []cloudstack.ServiceOffering, cpu, ram, speed int) (*cloudstack.ServiceOffering, error) {
+	var pick *cloudstack.ServiceOffering
+	var misfits []string
+	for i := range offerings {
+		o := &offerings[i]
+		switch {
+		case !o.Customized:
+		case !o.Takes(cpu, ram, speed):
+			misfits = append(misfits, fmt.Sprintf("%q takes %s", o.Name, o.Limits()))
+		case pick == nil || o.Constrained && !pick.Constrained:
+			pick = o
+		}
+	}
+	switch {
+	case pick != nil:
+		return pick, nil
+	case len(misfits) > 0:
+		return nil, fmt.Errorf("no customized compute offering takes %d CPUs and %d MiB of memory%s: %s",
+			cpu, ram, speedText(speed), strings.Join(misfits, "; "))
+	}
+	return nil, fmt.Errorf("cpu and ram need a customized compute offering, and CloudStack offers none")
+}
+
+func speedText(mhz int) string {
+	if mhz == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" at %d MHz", mhz)
+}
+
+func (v *vmCreation) resolveEphemeral() error {
+	c := v.cpi
+	ref := firstOf(v.props.EphemeralDiskOffering, c.cfg.CloudStack.DefaultEphemeralDiskOffering)
+	if v.props.EphemeralDiskSize == 0 && v.props.EphemeralDiskOffering == "" {
+		return nil
+	}
+	var o *cloudstack.DiskOffering
+	var err error
+	if ref == "" {
+		// calculate_vm_cloud_properties and the earlier CPIs' disk give a
+		// size alone: the customized offering serves.
+		o, err = c.cloud.CustomDiskOffering()
+		if err != nil {
+			err = fmt.Errorf("an ephemeral disk with no ephemeral_disk_offering and no "+
+				"cloudstack.default_ephemeral_disk_offering goes on a customized disk offering: %w", err)
+		}
+	} else {
+		o, err = c.cloud.FindDiskOffering(ref)
+	}
+	if err != nil {
+		return badInput(err)
+	}
+	v.spec.DataDiskOfferingID = o.ID
+	if o.Customized {
+		if v.props.EphemeralDiskSize == 0 {
+			return badInput(fmt.Errorf("disk offering %q is customized: ephemeral_disk_size (or disk) is needed", ref))
+		}
+		v.spec.DataDiskGB = gib(v.props.EphemeralDiskSize)
+	}
+	v.ephemera = true
+	return nil
+}
+
+func (v *vmCreation) resolveAffinity() error {
+	c := v.cpi
+	name := v.props.AffinityGroup
+	if name == "" && c.cfg.CloudStack.AutoAntiAffinity {
+		if group := instanceGroup(v.env); group != "" {
+			name = fmt.Sprintf("%s-%s", c.ctx.DirectorUUID, group)
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	// The Go CPI's generateAffinityGroup: a VM type may name its group's type.
+	kind := firstOf(v.props.AffinityGroupType, c.cfg.CloudStack.AffinityGroupType)
+	id, err := c.cloud.FindOrCreateAffinityGroup(truncate(name, 63), kind)
+	if err != nil {
+		return err
+	}
+	v.spec.AffinityGroupIDs = []string{id}
+	return nil
+}
+
+// checkInNetwork refuses a static IP outside the CloudStack network before
+// deploy: CloudStack answers that with a capacity error, which the director
+// would retry in vain.
+func checkInNetwork(ip string, n cloudstack.Network) error {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return fmt.Errorf("%q is not an IP address", ip)
+	}
+	if n.CIDR == "" {
+		return nil
+	}
+	prefix, err := netip.ParsePrefix(n.CIDR)
+	if err != nil {
+		return nil
+	}
+	if !prefix.Contains(addr) {
+		return fmt.Errorf("IP %s is outside CloudStack network %s (%s)", ip, n.Name, n.CIDR)
+	}
+	if ip == n.Gateway {
+		return fmt.Errorf("IP %s is the gateway of CloudStack network %s", ip, n.Name)
+	}
+	return nil
+}
+
+func instanceGroup(env apiv1.VMEnv) string {
+	var e struct {
+		Bosh struct {
+			Group string `json:"group"`
+		} `json:"bosh"`
+	}
+	if raw, err := env.MarshalJSON(); err == nil {
+		_ = json.Unmarshal(raw, &e)
+	}
+	return e.Bosh.Group
+}
+
+// gib rounds MiB up to whole GiB, as CloudStack sizes disks.
+func gib(mib int) int {
+	return (mib + 1023) / 1024
+}
+
+// badInput marks an error the director must not retry.
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	var typed *Error
+	if errors.As(err, &typed) {
+		return err
+	}
+	return &Error{kind: "VMCreationFailed", retry: false, err: err}
+}
