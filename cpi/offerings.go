@@ -80,7 +80,7 @@ func passing[O any](offerings []O, f tagFilter, what string, tagsOf func(O) (str
 	if len(seen) > 0 {
 		offered = "CloudStack offers " + strings.Join(seen, ", ")
 	}
-	return nil, fmt.Errorf("no %s passes %s: %s", what, f, offered)
+	return nil, fmt.Errorf("no %s passing %s: %s", what, f, offered)
 }
 
 // passingCompute keeps the compute offerings whose storage tags pass the
@@ -89,7 +89,7 @@ func passingCompute(offerings []cloudstack.ServiceOffering, f tagFilter) ([]clou
 	if !f.set() {
 		return offerings, nil
 	}
-	return passing(offerings, f, "compute offering's storage tags", func(o cloudstack.ServiceOffering) (string, cloudstack.OfferingTags) {
+	return passing(offerings, f, "compute offering has storage tags", func(o cloudstack.ServiceOffering) (string, cloudstack.OfferingTags) {
 		return o.Name, o.StorageTags
 	})
 }
@@ -107,7 +107,7 @@ func (c CPI) ephemeralOffering(sizeMiB int, f tagFilter) (*cloudstack.DiskOfferi
 	if err != nil {
 		return nil, wrap(err, "listing disk offerings")
 	}
-	pass, err := passing(all, f, "disk offering's tags", func(o cloudstack.DiskOffering) (string, cloudstack.OfferingTags) {
+	pass, err := passing(all, f, "disk offering has tags", func(o cloudstack.DiskOffering) (string, cloudstack.OfferingTags) {
 		return o.Name, o.Tags
 	})
 	if err != nil {
