@@ -203,7 +203,8 @@ func serviceOfferingView(o *ServiceOffering) map[string]any {
 	return v
 }
 
-// setString sets what is not null, as Gson writes it.
+// setString sets what is not null, as Gson writes it: ApiResponseGsonHelper
+// leaves out nulls and writes empty strings.
 func setString(v map[string]any, key string, s *string) {
 	if s != nil {
 		v[key] = *s
@@ -242,7 +243,7 @@ func diskOfferingView(o *DiskOffering) map[string]any {
 	if o.MaxIOPS != nil {
 		v["maxiops"] = *o.MaxIOPS
 	}
-	setString(v, "tags", o.Tags)
+	setString(v, "tags", o.Tags) // setTags(getTags())
 	if len(o.Details) > 0 {
 		v["details"] = o.Details
 	}
