@@ -202,6 +202,7 @@ func TestOpsFilesRenderConfigsTheCPIAccepts(t *testing.T) {
 			cloudProvider := render(t, manifest, "cloud_provider")
 			for _, r := range []rendered{director, cloudProvider} {
 				r.accepted(t)
+				checkGolden(t, combo.name, r, map[string]string{"test_ca": ca})
 			}
 			combo.check(t, director, cloudProvider)
 		})
