@@ -305,6 +305,9 @@ func TestEarlierPropertyConflictsFailTheRender(t *testing.T) {
 		{"timeout not seconds", map[string]any{"cloudstack.timeout.global": "30m"}, []string{"cloudstack.timeout.global"}},
 		{"hvm not a bool", map[string]any{"cloudstack.stemcell_requires_hvm": "yes"}, []string{"cloudstack.stemcell_requires_hvm"}},
 		{"affinity type", map[string]any{"cloudstack.auto_anti_affinity_type": "anti-affinity"}, []string{"cloudstack.affinity_group_type"}},
+		{"one listener, TLS for one", map[string]any{"registry.listen": "0.0.0.0:8080", "registry.username": "r",
+			"registry.password": "p", "registry.tls_cert": selfSignedPEM(t), "registry.tls_key": "key",
+			"webdav.dir": "/var/vcap/store/w", "webdav.listen": "0.0.0.0:8080"}, []string{"registry.tls_cert", "webdav.tls_cert"}},
 		{"java registry without credentials", map[string]any{"cpi.registry.endpoint": "http://10.1.1.10:8080"},
 			[]string{"registry.username", "cpi.registry.endpoint"}},
 	}
