@@ -269,7 +269,7 @@ func TestIgnoredEarlierPropertiesChangeNothing(t *testing.T) {
 
 // TestEarlierPropertyConflictsFailTheRender: two properties naming the same
 // thing with different values, and what cannot be honoured, fail the
-// render naming the properties.
+// render naming the properties, and never showing a password.
 func TestEarlierPropertyConflictsFailTheRender(t *testing.T) {
 	manifest := interpolate(t, []string{"cpi.yml"}, baseVars)
 	cases := []struct {
@@ -282,7 +282,7 @@ func TestEarlierPropertyConflictsFailTheRender(t *testing.T) {
 		{"both earlier ntp", map[string]any{"ntp": []string{"10.0.0.1"}, "cpi.ntp": "10.0.0.2"}, []string{"ntp", "cpi.ntp"}},
 		{"os types", map[string]any{"cloudstack.stemcell.os_type": "Other PV (64-bit)", "cloudstack.stemcell_os_type": "Ubuntu"},
 			[]string{"cloudstack.stemcell_os_type", "cloudstack.stemcell.os_type"}},
-		{"mbus", map[string]any{"cpi.agent.mbus": "nats://nats:pw@10.1.1.10:4222"}, []string{"agent.mbus", "cpi.agent.mbus"}},
+		{"mbus", map[string]any{"cpi.agent.mbus": "nats://nats:s3cret@10.1.1.10:4222"}, []string{"agent.mbus", "cpi.agent.mbus"}},
 		{"expunge", map[string]any{"cloudstack.expunge_vm": true, "cpi.force_expunge": false},
 			[]string{"cloudstack.expunge_vm", "cpi.force_expunge"}},
 		{"offering", map[string]any{"cloudstack.default_offer.disk": "A", "cpi.default_disk_offering": "B"},
@@ -300,7 +300,8 @@ func TestEarlierPropertyConflictsFailTheRender(t *testing.T) {
 			[]string{"agent.blobstore.options", "cpi.blobstore"}},
 		{"webdav against upload", map[string]any{"cpi.webdav_host": "10.1.1.10", "stemcell.publish": "upload"},
 			[]string{"stemcell.publish", "cpi.webdav_host"}},
-		{"proxies", map[string]any{"cloudstack.proxy_host": "a.example", "cloudstack.http_proxy": "http://b.example:3128"},
+		{"proxies", map[string]any{"cloudstack.proxy_host": "a.example", "cloudstack.proxy_user": "u",
+			"cloudstack.proxy_password": "s3cret", "cloudstack.http_proxy": "http://u:s3cret@b.example:3128"},
 			[]string{"cloudstack.http_proxy", "cloudstack.proxy_host"}},
 		{"dhcp", map[string]any{"cpi.use_dhcp": true}, []string{"cpi.use_dhcp"}},
 		{"java blobstore provider", map[string]any{"cpi.blobstore.provider": "s3"}, []string{"cpi.blobstore.provider"}},
@@ -325,6 +326,9 @@ func TestEarlierPropertyConflictsFailTheRender(t *testing.T) {
 				if !strings.Contains(err.Error(), name) {
 					t.Errorf("the render error does not name %s: %v", name, err)
 				}
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("the render error shows a password: %v", err)
 			}
 		})
 	}
