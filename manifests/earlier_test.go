@@ -39,7 +39,6 @@ func TestJavaCPIMicroBoshRenders(t *testing.T) {
 		want(t, r.config, "agent.ntp", []any{"10.234.50.245", "10.234.50.246"}) // ntp; cpi.ntp "" is none
 		want(t, r.config, "registry.username", "admin")
 		want(t, r.config, "registry.password", "admin")
-		want(t, r.config, "registry.listen", "0.0.0.0:8080")
 		want(t, r.config, "stemcell.publish", "webdav")
 		want(t, r.config, "webdav.listen", "0.0.0.0:8080")
 		// proxy_host "" is no proxy; private_key, state_timeout* and
@@ -53,6 +52,7 @@ func TestJavaCPIMicroBoshRenders(t *testing.T) {
 	want(t, d.config, "agent.blobstore", map[string]any{"provider": "dav", "options": map[string]any{
 		"endpoint": "http://10.0.0.140:25250", "user": "agent", "password": "agent-password"}})
 	want(t, d.config, "registry.endpoint", "http://10.0.0.140:8080")
+	want(t, d.config, "registry.listen", "0.0.0.0:8080")
 	want(t, d.config, "webdav.public_url", "http://10.0.0.140:8080")
 	want(t, d.config, "webdav.dir", "/var/vcap/store/cloudstack_cpi/webdav")
 	want(t, d.config, "webdav.daemon_url", "http://127.0.0.1:8080")
@@ -83,6 +83,39 @@ func TestJavaCPIMicroBoshRenders(t *testing.T) {
 	want(t, c.config, "registry.endpoint", "http://10.0.0.5:8080")
 	want(t, c.config, "webdav.public_url", "http://10.0.0.5:8080")
 	absent(t, c.config, "webdav.dir")
+	absent(t, c.config, "registry.listen") // 8080 is create_stemcell's
+}
+
+// TestJavaCPIDirectorDeploymentRenders: the Java CPI's README's director
+// deployment, which relies on that CPI's defaults for the WebDAV port and
+// directory and the registry's credentials.
+func TestJavaCPIDirectorDeploymentRenders(t *testing.T) {
+	fixture := filepath.Join(filepath.Dir(fixtures), "seed-java-cpi", "director-deployment.yml")
+	vars := map[string]string{"cloudstack_endpoint": "https://cloudstack.example/client/api", "cloudstack_api_key": "k",
+		"cloudstack_secret_access_key": "s", "default_keypair_name": "bosh", "path_to_your_private_key": "/root/.ssh/id_rsa",
+		"cloudstack_zone": "zone1", "proxy_host": "proxy.example", "proxy_port": "3128", "proxy_user": "ops",
+		"proxy_password": "p@ss", "bosh_static_ip": "10.0.0.141", "bosh_ip": "10.0.0.140"}
+	manifest := filepath.Join(t.TempDir(), "manifest.yml")
+	if err := os.WriteFile(manifest, []byte(boshInt(t, fixture, nil, vars, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tryRenderGroup(t, manifest, "bosh_apidata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.accepted(t)
+	for key, value := range map[string]any{
+		"cloudstack.default_key_pair": "bosh", "cloudstack.http_proxy": "http://ops:p%40ss@proxy.example:3128",
+		"cloudstack.default_disk_offering": "DO1 - Small STD", "stemcell.publish": "webdav",
+		"webdav.public_url": "http://10.0.0.141:8080", "webdav.listen": "0.0.0.0:8080",
+		"registry.endpoint": "http://10.0.0.140:8080", "registry.username": "admin", "registry.password": "admin",
+		"agent.mbus": "nats://nats:nats-password@10.0.0.140:4222", "agent.blobstore.options.endpoint": "http://10.0.0.141:25251",
+	} {
+		want(t, r.config, key, value)
+	}
+	for _, key := range []string{"registry.listen", "webdav.dir", "agent.ntp", "cloudstack.job_timeout"} {
+		absent(t, r.config, key)
+	}
 }
 
 // swapRelease is the only change an operator of the Go CPI makes to
@@ -198,6 +231,11 @@ func TestEarlierPropertiesRenderOntoTheirKeys(t *testing.T) {
 		{"java registry with its credentials in the URL", map[string]any{"cpi.registry.endpoint": "http://admin:s%3Acret@10.1.1.10:8080"},
 			map[string]any{"registry.endpoint": "http://admin:s%3Acret@10.1.1.10:8080", "registry.username": "admin",
 				"registry.password": "s:cret", "registry.listen": "0.0.0.0:8080"}},
+		{"java registry with its release's default credentials", map[string]any{"cpi.registry.endpoint": "http://10.1.1.10:8080"},
+			map[string]any{"registry.username": "admin", "registry.password": "admin", "registry.listen": "0.0.0.0:8080"}},
+		{"java registry on the port create_stemcell serves on", map[string]any{"cpi.registry.endpoint": "http://10.1.1.10:8080",
+			"cpi.webdav_host": "10.1.1.10"}, map[string]any{"registry.endpoint": "http://10.1.1.10:8080",
+			"webdav.listen": "0.0.0.0:8080", "registry.listen": nil}},
 		{"java webdav without a directory", map[string]any{"cpi.webdav_host": "203.0.113.5", "cpi.webdav_port": "8081"},
 			map[string]any{"stemcell.publish": "webdav", "webdav.public_url": "http://203.0.113.5:8081",
 				"webdav.listen": "0.0.0.0:8081", "webdav.dir": nil, "webdav.daemon_url": nil}},
@@ -313,8 +351,6 @@ func TestEarlierPropertyConflictsFailTheRender(t *testing.T) {
 		{"one listener, TLS for one", map[string]any{"registry.listen": "0.0.0.0:8080", "registry.username": "r",
 			"registry.password": "p", "registry.tls_cert": selfSignedPEM(t), "registry.tls_key": "key",
 			"webdav.dir": "/var/vcap/store/w", "webdav.listen": "0.0.0.0:8080"}, []string{"registry.tls_cert", "webdav.tls_cert"}},
-		{"java registry without credentials", map[string]any{"cpi.registry.endpoint": "http://10.1.1.10:8080"},
-			[]string{"registry.username", "cpi.registry.endpoint"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -508,10 +508,21 @@ func render(t *testing.T, manifest, as string) rendered {
 
 func tryRender(t *testing.T, manifest, as string) (rendered, error) {
 	t.Helper()
+	return renderWith(t, manifest, as, "bosh")
+}
+
+// tryRenderGroup renders the job as the director's, in instance group group.
+func tryRenderGroup(t *testing.T, manifest, group string) (rendered, error) {
+	t.Helper()
+	return renderWith(t, manifest, "director", group)
+}
+
+func renderWith(t *testing.T, manifest, as, group string) (rendered, error) {
+	t.Helper()
 	base := t.TempDir()
 	r := rendered{as: as, creds: filepath.Join(filepath.Dir(manifest), "creds.yml"), jobsDir: filepath.Join(base, "jobs"), packages: filepath.Join(base, "packages")}
 	cmd := exec.Command(filepath.Join(bins, "renderjob"), "-job", filepath.Join(root, "jobs", "cloudstack_cpi"),
-		"-manifest", manifest, "-as", as, "-out", r.dir())
+		"-manifest", manifest, "-as", as, "-instance-group", group, "-out", r.dir())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return r, fmt.Errorf("rendering as %s: %v: %s", as, err, out)
 	}
