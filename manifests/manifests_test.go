@@ -541,13 +541,19 @@ func (r rendered) file(t *testing.T, rel string) string {
 	return string(b)
 }
 
-// accepted: the CPI's own check takes the rendered cpi.json, and the
-// rendered bin/cpi, run with an empty environment as the director runs it,
-// answers info through the CPI binary.
+// accepted: the CPI's own check takes the rendered cpi.json, monit runs
+// serve exactly when it has something to serve, and the rendered bin/cpi,
+// run with an empty environment as the director runs it, answers info
+// through the CPI binary.
 func (r rendered) accepted(t *testing.T) {
 	t.Helper()
-	if _, err := config.Parse([]byte(r.file(t, "config/cpi.json"))); err != nil {
+	cfg, err := config.Parse([]byte(r.file(t, "config/cpi.json")))
+	if err != nil {
 		t.Errorf("%s: the CPI refuses the rendered cpi.json: %v", r.as, err)
+	}
+	// monit runs serve exactly when cpi.json gives it something to serve.
+	if runs, serves := strings.Contains(r.file(t, "monit"), "check process"), cfg.RegistryServed() || cfg.WebDAVServed(); runs != serves {
+		t.Errorf("%s: monit runs serve: %v, cpi.json has registry.listen or webdav.dir: %v", r.as, runs, serves)
 	}
 	r.install(t, filepath.Join(bins, "cloudstack-cpi"))
 	out := r.runCPI(t, `{"method":"info","arguments":[],"context":{"director_uuid":"d","request_id":"manifests-1"}}`)
