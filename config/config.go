@@ -55,6 +55,26 @@ type CloudStack struct {
 	// ExpungeVM destroys VMs with expunge=true; accounts that may not expunge
 	// fall back to a plain destroy.
 	ExpungeVM *bool `json:"expunge_vm"`
+	// DefaultCustomDiskOffering is the customized disk offering used where
+	// no offering is named: disks without disk_offering or
+	// default_disk_offering, ephemeral disks without an offering, and
+	// resize_disk's move off a fixed offering.
+	DefaultCustomDiskOffering string    `json:"default_custom_disk_offering"`
+	Calculate                 Calculate `json:"calculate"`
+}
+
+// Calculate filters the offerings calculate_vm_cloud_properties may answer
+// by their CloudStack tags, as the earlier CPIs did: an offering passes when
+// it carries at least one of the wanted tags (when any are given) and none
+// of the unwanted ones. Compute tags are a compute offering's storage tags
+// (the service offering's "tags" the earlier CPIs read), disk tags a disk
+// offering's tags; disk tags also make the answer name an ephemeral disk
+// offering.
+type Calculate struct {
+	ComputeTags    []string `json:"compute_tags"`
+	NotComputeTags []string `json:"not_compute_tags"`
+	DiskTags       []string `json:"disk_tags"`
+	NotDiskTags    []string `json:"not_disk_tags"`
 }
 
 // Agent holds what every BOSH agent is told about the director.

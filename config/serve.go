@@ -42,6 +42,9 @@ func (c Config) ValidateServe() error {
 			return err
 		}
 	}
+	if err := c.checkSharedListener(); err != nil {
+		return err
+	}
 	if c.WebDAVServed() {
 		w := c.WebDAV
 		if w.Listen == "" {
@@ -109,6 +112,34 @@ func checkKeyPair(section, cert, key string) error {
 	if _, err := tls.X509KeyPair([]byte(cert), []byte(key)); err != nil {
 		// The error names neither the key nor its bytes.
 		return fmt.Errorf("%s.tls_cert and %s.tls_key are not a PEM certificate and its key", section, section)
+	}
+	return nil
+}
+
+// SharedListener says whether one listener serves the registry and the
+// WebDAV daemon: both are served on the same HOST:PORT (not port 0, which
+// is a different free port each), as the Java CPI served its registry and
+// its WebDAV on one port.
+func (c Config) SharedListener() bool {
+	return c.RegistryServed() && c.WebDAVServed() && c.Registry.Listen == c.WebDAV.Listen &&
+		!strings.HasSuffix(c.Registry.Listen, ":0")
+}
+
+// checkSharedListener: a shared listener has one TLS pair; and a registry
+// on the address where each create_stemcell serves its image itself
+// (webdav.listen without webdav.dir or webdav.daemon_url) would leave
+// create_stemcell no port, so serve refuses to start and says what to set.
+func (c Config) checkSharedListener() error {
+	r, w := c.Registry, c.WebDAV
+	if c.SharedListener() && (r.TLSCert != w.TLSCert || r.TLSKey != w.TLSKey) {
+		return fmt.Errorf("registry.listen and webdav.listen are both %q, one listener for both, "+
+			"so registry.tls_cert/tls_key and webdav.tls_cert/tls_key must be the same", r.Listen)
+	}
+	if c.RegistryServed() && !c.WebDAVServed() && c.Stemcell.Publish == PublishWebDAV && w.DaemonURL == "" &&
+		w.Listen == r.Listen {
+		return fmt.Errorf("registry.listen and webdav.listen are both %q, but without webdav.dir each create_stemcell "+
+			"serves its image itself there, where serve holds the registry: set webdav.dir (the Java CPI's "+
+			"cpi.webdav_directory) so serve runs the WebDAV daemon on that listener too, or move one of them", r.Listen)
 	}
 	return nil
 }

@@ -61,7 +61,45 @@ func (c Config) Validate() error {
 	if err := c.checkRegistryCredentials(); err != nil {
 		return err
 	}
+	if err := cs.Calculate.check(); err != nil {
+		return err
+	}
+	if d := cs.DefaultCustomDiskOffering; d != "" && strings.TrimSpace(d) == "" {
+		return fmt.Errorf("cloudstack.default_custom_disk_offering is blank; name a customized disk offering or leave the key out")
+	}
 	return c.validateServices()
+}
+
+// check refuses tags no offering can carry: CloudStack stores an offering's
+// tags as one comma-separated string of trimmed, non-empty tags
+// (StringUtils.csvTagsToList splits on commas and trims), so an empty tag,
+// one with a comma or surrounding spaces could never match, and a tag both
+// wanted and refused leaves nothing to pick.
+func (k Calculate) check() error {
+	lists := []struct {
+		path, opposite string
+		tags, refused  []string
+	}{
+		{"cloudstack.calculate.compute_tags", "cloudstack.calculate.not_compute_tags", k.ComputeTags, k.NotComputeTags},
+		{"cloudstack.calculate.not_compute_tags", "", k.NotComputeTags, nil},
+		{"cloudstack.calculate.disk_tags", "cloudstack.calculate.not_disk_tags", k.DiskTags, k.NotDiskTags},
+		{"cloudstack.calculate.not_disk_tags", "", k.NotDiskTags, nil},
+	}
+	for _, l := range lists {
+		for i, tag := range l.tags {
+			switch {
+			case strings.TrimSpace(tag) == "":
+				return fmt.Errorf("%s[%d] is empty; a CloudStack offering tag has at least one character", l.path, i)
+			case strings.Contains(tag, ","):
+				return fmt.Errorf("%s[%d] %q holds a comma, which separates CloudStack's tags; list each tag on its own", l.path, i, tag)
+			case strings.TrimSpace(tag) != tag:
+				return fmt.Errorf("%s[%d] %q has surrounding spaces, which CloudStack trims off offering tags", l.path, i, tag)
+			case slices.ContainsFunc(l.refused, func(r string) bool { return strings.EqualFold(r, tag) }):
+				return fmt.Errorf("%s and %s both name %q, so no offering could pass", l.path, l.opposite, tag)
+			}
+		}
+	}
+	return nil
 }
 
 // AffinityGroupTypes are the types a CPI's groups may have: the types of

@@ -202,6 +202,7 @@ func TestOpsFilesRenderConfigsTheCPIAccepts(t *testing.T) {
 			cloudProvider := render(t, manifest, "cloud_provider")
 			for _, r := range []rendered{director, cloudProvider} {
 				r.accepted(t)
+				checkGolden(t, combo.name, r, map[string]string{"test_ca": ca})
 			}
 			combo.check(t, director, cloudProvider)
 		})
@@ -390,13 +391,16 @@ func TestRefusedPropertiesFailTheRender(t *testing.T) {
 	}
 }
 
-// interpolate runs bosh int on bosh.yml with ops, failing on any variable
-// missing or unused.
+// interpolate runs bosh int on bosh.yml with ops (manifests/ files,
+// fixture: files of bosh-deployment, or absolute paths), failing on any
+// variable missing or unused.
 func interpolate(t *testing.T, ops []string, vars map[string]string) string {
 	var paths []string
 	for _, o := range ops {
 		if f, ok := strings.CutPrefix(o, "fixture:"); ok {
 			paths = append(paths, filepath.Join(fixtures, f))
+		} else if filepath.IsAbs(o) {
+			paths = append(paths, o)
 		} else {
 			paths = append(paths, filepath.Join(root, "manifests", o))
 		}

@@ -2,7 +2,8 @@
 // It runs the BOSH registry (registry.listen) for stemcells older than
 // api_version 2 and the WebDAV daemon (webdav.dir) that hands stemcell
 // images to CloudStack's secondary storage VM, each on its own listener
-// with GET /healthz, optional TLS, and a graceful stop.
+// (or both on one, when their addresses are the same) with GET /healthz,
+// optional TLS, and a graceful stop.
 package serve
 
 import (
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,49 +52,74 @@ type Servers struct {
 // ValidateServe.
 func Start(cfg config.Config, logf Logf) (*Servers, error) {
 	s := &Servers{logf: logf, maxAge: cfg.WebDAV.MaxAge.D()}
-	if cfg.RegistryServed() {
-		r := cfg.Registry
-		store, err := registry.OpenStore(r.StoreDir)
-		if err != nil {
-			return nil, err
-		}
-		h, err := registry.NewServer(store, registry.ServerOptions{Username: r.Username, Password: r.Password,
-			OpenGet: r.OpenGet, Logf: logf})
-		if err != nil {
-			return nil, err
-		}
-		if err := s.add("registry", r.Listen, r.TLSCert, r.TLSKey, h); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.WebDAVServed() {
-		w := cfg.WebDAV
-		d, err := webdav.NewDaemon(webdav.DaemonOptions{Dir: w.Dir, Username: w.Username, Password: w.Password,
-			MaxAge: w.MaxAge.D(), Logf: logf})
-		if err != nil {
-			s.close()
-			return nil, err
-		}
-		s.daemon = d
-		if err := s.add("webdav", w.Listen, w.TLSCert, w.TLSKey, d); err != nil {
-			s.close()
-			return nil, err
-		}
+	if err := s.bind(cfg); err != nil {
+		s.close()
+		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Servers) add(name, listen, cert, key string, h http.Handler) error {
+func (s *Servers) bind(cfg config.Config) error {
+	r, w := cfg.Registry, cfg.WebDAV
+	var reg http.Handler
+	if cfg.RegistryServed() {
+		store, err := registry.OpenStore(r.StoreDir)
+		if err != nil {
+			return err
+		}
+		if reg, err = registry.NewServer(store, registry.ServerOptions{Username: r.Username, Password: r.Password,
+			OpenGet: r.OpenGet, Logf: s.logf}); err != nil {
+			return err
+		}
+	}
+	if cfg.WebDAVServed() {
+		d, err := webdav.NewDaemon(webdav.DaemonOptions{Dir: w.Dir, Username: w.Username, Password: w.Password,
+			MaxAge: w.MaxAge.D(), Logf: s.logf})
+		if err != nil {
+			return err
+		}
+		s.daemon = d
+	}
+	if cfg.SharedListener() {
+		return s.add("registry+webdav", "registry.listen", r.Listen, r.TLSCert, r.TLSKey,
+			byPath{registry: reg, webdav: s.daemon})
+	}
+	if reg != nil {
+		if err := s.add("registry", "registry.listen", r.Listen, r.TLSCert, r.TLSKey, reg); err != nil {
+			return err
+		}
+	}
+	if s.daemon != nil {
+		return s.add("webdav", "webdav.listen", w.Listen, w.TLSCert, w.TLSKey, s.daemon)
+	}
+	return nil
+}
+
+// byPath serves the registry and the WebDAV daemon on one listener: the
+// registry's paths are /instances/<id>/settings, the daemon's images
+// /<32 hex digits>/<name>, so no path is both.
+type byPath struct{ registry, webdav http.Handler }
+
+func (b byPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/instances/") {
+		b.registry.ServeHTTP(w, r)
+		return
+	}
+	b.webdav.ServeHTTP(w, r)
+}
+
+func (s *Servers) add(name, listenKey, listen, cert, key string, h http.Handler) error {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return fmt.Errorf("%s.listen: %w", name, err)
+		return fmt.Errorf("%s: %w", listenKey, err)
 	}
 	scheme := "http"
 	if cert != "" {
 		pair, err := tls.X509KeyPair([]byte(cert), []byte(key))
 		if err != nil {
 			ln.Close()
-			return fmt.Errorf("%s.tls_cert and %s.tls_key are not a PEM certificate and its key", name, name)
+			section, _, _ := strings.Cut(listenKey, ".")
+			return fmt.Errorf("%s.tls_cert and %s.tls_key are not a PEM certificate and its key", section, section)
 		}
 		ln = tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{pair}})
 		scheme = "https"

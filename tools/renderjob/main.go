@@ -4,7 +4,10 @@
 //
 //   - as the director's job (-as director): the job in an instance group,
 //     with its own properties when it has a properties key, else the
-//     instance group's merged over the manifest's top-level properties;
+//     instance group's merged over the manifest's top-level properties; a
+//     v1 manifest's `jobs:` are instance groups whose `templates:` are their
+//     jobs (as the director reads a v1 manifest), with no properties of
+//     their own;
 //   - as create-env's cloud_provider.template (-as cloud_provider): with
 //     cloud_provider.properties only, as installation.JobRenderer does.
 //
@@ -111,6 +114,8 @@ type manifest struct {
 	Properties    map[any]any     `yaml:"properties"`
 	CloudProvider cloudProvider   `yaml:"cloud_provider"`
 	Groups        []instanceGroup `yaml:"instance_groups"`
+	// V1Jobs is a v1 manifest's instance groups.
+	V1Jobs []instanceGroup `yaml:"jobs"`
 }
 
 type cloudProvider struct {
@@ -121,10 +126,14 @@ type cloudProvider struct {
 type instanceGroup struct {
 	Name       string      `yaml:"name"`
 	Properties map[any]any `yaml:"properties"`
-	Jobs       []struct {
-		Name       string      `yaml:"name"`
-		Properties map[any]any `yaml:"properties"`
-	} `yaml:"jobs"`
+	Jobs       []groupJob  `yaml:"jobs"`
+	// Templates are a v1 job's jobs.
+	Templates []groupJob `yaml:"templates"`
+}
+
+type groupJob struct {
+	Name       string      `yaml:"name"`
+	Properties map[any]any `yaml:"properties"`
 }
 
 func readManifest(path string) (manifest, error) {
@@ -159,11 +168,11 @@ func (m manifest) propertiesFor(as, group, jobName string) (renderProperties, er
 }
 
 func (m manifest) directorProperties(group, jobName string) (renderProperties, error) {
-	for _, g := range m.Groups {
+	for _, g := range append(m.Groups, m.V1Jobs...) {
 		if g.Name != group {
 			continue
 		}
-		for _, j := range g.Jobs {
+		for _, j := range append(g.Jobs, g.Templates...) {
 			if j.Name != jobName {
 				continue
 			}
