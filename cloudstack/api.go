@@ -78,6 +78,8 @@ type API interface {
 	ServiceOfferings() ([]ServiceOffering, error)
 	// FindServiceOffering resolves a compute offering by id or exact name.
 	FindServiceOffering(ref string) (*ServiceOffering, error)
+	// DiskOfferings lists disk offerings.
+	DiskOfferings() ([]DiskOffering, error)
 	// CustomDiskOffering returns a disk offering that takes a size.
 	CustomDiskOffering() (*DiskOffering, error)
 	// FindDiskOffering resolves a disk offering by id or exact name.

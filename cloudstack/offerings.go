@@ -31,6 +31,10 @@ type ServiceOffering struct {
 	// The limits on what is open; CloudStack's defaults where the offering
 	// names none (1 CPU, 32 MiB, no maximum: 0).
 	MinCPUs, MaxCPUs, MinMemoryMB, MaxMemoryMB int
+	// StorageTags are the tags of its root disk's storage: the service
+	// offering's "tags" the earlier CPIs filtered on, which 4.22 answers as
+	// storagetags (ServiceOfferingResponse.tags).
+	StorageTags OfferingTags
 }
 
 // DiskOffering is a disk offering; Customized ones take a size.
@@ -39,6 +43,49 @@ type DiskOffering struct {
 	Name       string
 	SizeGB     int64
 	Customized bool
+	Tags       OfferingTags
+}
+
+// OfferingTags are an offering's tags as CloudStack keeps them: one
+// comma-separated string (StringUtils.cleanupTags trims each tag), absent or
+// empty when there are none. A struct, so offerings stay comparable.
+type OfferingTags struct{ csv string }
+
+// NewOfferingTags holds the tags CloudStack answered as csv.
+func NewOfferingTags(csv string) OfferingTags { return OfferingTags{csv} }
+
+// List is StringUtils.csvTagsToList: split on commas, each trimmed. The
+// empty entries cleanupTags leaves between two commas are dropped: no
+// configured tag is empty, so none could match them.
+func (t OfferingTags) List() []string {
+	var tags []string
+	for _, tag := range strings.Split(t.csv, ",") {
+		if tag = strings.TrimSpace(tag); tag != "" {
+			tags = append(tags, tag)
+		}
+	}
+	return tags
+}
+
+// Has reports whether the offering carries tag, compared as CloudStack
+// compares tags: without regard to case (StringUtils.areTagsEqual lowercases
+// both sides).
+func (t OfferingTags) Has(tag string) bool {
+	for _, own := range t.List() {
+		if strings.EqualFold(own, tag) {
+			return true
+		}
+	}
+	return false
+}
+
+// String is the tags for errors: "no tags" or the quoted list.
+func (t OfferingTags) String() string {
+	tags := t.List()
+	if len(tags) == 0 {
+		return "no tags"
+	}
+	return fmt.Sprintf("tags %q", tags)
 }
 
 // offeringJSON is listServiceOfferings' serviceoffering, read with
@@ -51,6 +98,7 @@ type offeringJSON struct {
 	Memory       *int              `json:"memory"`
 	IsCustomized bool              `json:"iscustomized"`
 	Details      map[string]string `json:"serviceofferingdetails"`
+	StorageTags  string            `json:"storagetags"`
 }
 
 type offeringList struct {
@@ -65,7 +113,8 @@ const (
 
 func (o offeringJSON) typed() ServiceOffering {
 	so := ServiceOffering{ID: o.ID, Name: o.Name, Customized: o.IsCustomized,
-		CPUsFixed: o.CPUNumber != nil, SpeedFixed: o.CPUSpeed != nil, MemoryFixed: o.Memory != nil}
+		CPUsFixed: o.CPUNumber != nil, SpeedFixed: o.CPUSpeed != nil, MemoryFixed: o.Memory != nil,
+		StorageTags: NewOfferingTags(o.StorageTags)}
 	for _, v := range []struct {
 		from *int
 		to   *int
@@ -179,22 +228,44 @@ func (o ServiceOffering) Limits() string {
 	return s
 }
 
-// CustomDiskOffering returns the customized disk offering (one that takes
-// a size) a disk goes on when none is named: the one named "Custom", else
-// the only customized one. Among several others none is a safe guess, so
-// the error names them.
-func (c *Client) CustomDiskOffering() (*DiskOffering, error) {
+// DiskOfferings lists every disk offering the account can use.
+func (c *Client) DiskOfferings() ([]DiskOffering, error) {
 	resp, err := c.cs.DiskOffering.ListDiskOfferings(c.cs.DiskOffering.NewListDiskOfferingsParams())
 	if err != nil {
 		return nil, c.fail("listDiskOfferings", err)
 	}
-	var custom []DiskOffering
+	out := make([]DiskOffering, 0, len(resp.DiskOfferings))
 	for _, o := range resp.DiskOfferings {
-		if !o.Iscustomized {
+		out = append(out, typedDiskOffering(o))
+	}
+	return out, nil
+}
+
+func typedDiskOffering(o *csgo.DiskOffering) DiskOffering {
+	return DiskOffering{ID: o.Id, Name: o.Name, SizeGB: o.Disksize, Customized: o.Iscustomized, Tags: NewOfferingTags(o.Tags)}
+}
+
+// CustomDiskOffering returns the customized disk offering (one that takes
+// a size) a disk goes on when none is named: PickCustomDiskOffering among
+// all.
+func (c *Client) CustomDiskOffering() (*DiskOffering, error) {
+	all, err := c.DiskOfferings()
+	if err != nil {
+		return nil, err
+	}
+	return PickCustomDiskOffering(all)
+}
+
+// PickCustomDiskOffering chooses among offerings the customized one: the
+// one named "Custom", else the only customized one. Among several others
+// none is a safe guess, so the error names them.
+func PickCustomDiskOffering(offerings []DiskOffering) (*DiskOffering, error) {
+	var custom []DiskOffering
+	for _, d := range offerings {
+		if !d.Customized {
 			continue
 		}
-		d := DiskOffering{ID: o.Id, Name: o.Name, SizeGB: o.Disksize, Customized: true}
-		if o.Name == "Custom" {
+		if d.Name == "Custom" {
 			return &d, nil
 		}
 		custom = append(custom, d)
@@ -213,6 +284,9 @@ func (c *Client) CustomDiskOffering() (*DiskOffering, error) {
 		strings.Join(names, ", "))
 }
 
+// Is reports whether ref (an id or an exact name) names the offering.
+func (o DiskOffering) Is(ref string) bool { return o.ID == ref || o.Name == ref }
+
 // FindDiskOffering resolves a disk offering by id or exact name.
 func (c *Client) FindDiskOffering(ref string) (*DiskOffering, error) {
 	p := c.cs.DiskOffering.NewListDiskOfferingsParams()
@@ -227,8 +301,8 @@ func (c *Client) FindDiskOffering(ref string) (*DiskOffering, error) {
 	}
 	if resp != nil {
 		for _, o := range resp.DiskOfferings {
-			if o.Id == ref || o.Name == ref {
-				return &DiskOffering{ID: o.Id, Name: o.Name, SizeGB: o.Disksize, Customized: o.Iscustomized}, nil
+			if d := typedDiskOffering(o); d.Is(ref) {
+				return &d, nil
 			}
 		}
 	}

@@ -63,19 +63,17 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 
 // persistentDiskOffering is the disk type's offering, else the configured
 // default, else the customized one the ephemeral disk would also take
-// (the Go CPI's default_offer.custom_disk): a disk type with no offering
-// works with nothing configured, and the log says what was chosen.
+// (customDiskOffering): a disk type with no offering works with nothing
+// configured, and the log says what was chosen.
 func (c CPI) persistentDiskOffering(ref string) (*cloudstack.DiskOffering, error) {
 	if ref = firstOf(ref, c.cfg.CloudStack.DefaultDiskOffering); ref != "" {
 		return c.cloud.FindDiskOffering(ref)
 	}
-	o, err := c.cloud.CustomDiskOffering()
+	o, err := c.customDiskOffering("no disk_offering in cloud_properties and no cloudstack.default_disk_offering")
 	if err != nil {
 		return nil, fmt.Errorf("no disk_offering in cloud_properties and no cloudstack.default_disk_offering, "+
 			"and no customized disk offering to fall back on: %w", err)
 	}
-	c.logger.Info("disk", "no disk_offering in cloud_properties and no cloudstack.default_disk_offering: "+
-		"using customized disk offering %q (%s)", o.Name, o.ID)
 	return o, nil
 }
 
@@ -319,13 +317,28 @@ func (c CPI) ResizeDisk(cid apiv1.DiskCID, newMiB int) error {
 	}
 	target := ""
 	if !offering.Customized {
-		custom, err := c.cloud.FindDiskOffering(firstOf(c.cfg.CloudStack.DefaultDiskOffering, "Custom"))
-		if err != nil || !custom.Customized {
-			return &Error{kind: "NotSupported", err: fmt.Errorf("disk %s has a fixed offering and no customized one to move to", vol.ID)}
+		custom, err := c.resizeTarget(vol.ID, offering.Name)
+		if err != nil {
+			return err
 		}
 		target = custom.ID
 	}
 	return diskError(c.cloud.ResizeVolume(vol.ID, newGB, target), "resizing disk %s to %d GiB", vol.ID, newGB)
+}
+
+// resizeTarget is the customized offering a disk on a fixed one moves to:
+// cloudstack.default_custom_disk_offering, else the default disk offering
+// if customized, else "Custom".
+func (c CPI) resizeTarget(volID, fixed string) (*cloudstack.DiskOffering, error) {
+	if c.cfg.CloudStack.DefaultCustomDiskOffering != "" {
+		o, err := c.customDiskOffering(fmt.Sprintf("resize_disk of disk %s off its fixed offering %q", volID, fixed))
+		return o, cloudError(err)
+	}
+	custom, err := c.cloud.FindDiskOffering(firstOf(c.cfg.CloudStack.DefaultDiskOffering, "Custom"))
+	if err != nil || !custom.Customized {
+		return nil, &Error{kind: "NotSupported", err: fmt.Errorf("disk %s has a fixed offering and no customized one to move to", volID)}
+	}
+	return custom, nil
 }
 
 // SetDiskMetadata implements apiv1.CPI.

@@ -170,7 +170,8 @@ func (v *vmCreation) resolveEphemeral() error {
 	if ref == "" {
 		// calculate_vm_cloud_properties and the earlier CPIs' disk give a
 		// size alone: the customized offering serves.
-		o, err = c.cloud.CustomDiskOffering()
+		o, err = c.customDiskOffering("ephemeral disk with no ephemeral_disk_offering and no " +
+			"cloudstack.default_ephemeral_disk_offering")
 		if err != nil {
 			err = fmt.Errorf("an ephemeral disk with no ephemeral_disk_offering and no "+
 				"cloudstack.default_ephemeral_disk_offering goes on a customized disk offering: %w", err)

