@@ -39,7 +39,6 @@ func TestJavaCPIMicroBoshRenders(t *testing.T) {
 		want(t, r.config, "agent.ntp", []any{"10.234.50.245", "10.234.50.246"}) // ntp; cpi.ntp "" is none
 		want(t, r.config, "registry.username", "admin")
 		want(t, r.config, "registry.password", "admin")
-		want(t, r.config, "registry.listen", "0.0.0.0:8080")
 		want(t, r.config, "stemcell.publish", "webdav")
 		want(t, r.config, "webdav.listen", "0.0.0.0:8080")
 		// proxy_host "" is no proxy; private_key, state_timeout* and
@@ -53,6 +52,7 @@ func TestJavaCPIMicroBoshRenders(t *testing.T) {
 	want(t, d.config, "agent.blobstore", map[string]any{"provider": "dav", "options": map[string]any{
 		"endpoint": "http://10.0.0.140:25250", "user": "agent", "password": "agent-password"}})
 	want(t, d.config, "registry.endpoint", "http://10.0.0.140:8080")
+	want(t, d.config, "registry.listen", "0.0.0.0:8080")
 	want(t, d.config, "webdav.public_url", "http://10.0.0.140:8080")
 	want(t, d.config, "webdav.dir", "/var/vcap/store/cloudstack_cpi/webdav")
 	want(t, d.config, "webdav.daemon_url", "http://127.0.0.1:8080")
@@ -83,6 +83,39 @@ func TestJavaCPIMicroBoshRenders(t *testing.T) {
 	want(t, c.config, "registry.endpoint", "http://10.0.0.5:8080")
 	want(t, c.config, "webdav.public_url", "http://10.0.0.5:8080")
 	absent(t, c.config, "webdav.dir")
+	absent(t, c.config, "registry.listen") // 8080 is create_stemcell's
+}
+
+// TestJavaCPIDirectorDeploymentRenders: the Java CPI's README's director
+// deployment, which relies on that CPI's defaults for the WebDAV port and
+// directory and the registry's credentials.
+func TestJavaCPIDirectorDeploymentRenders(t *testing.T) {
+	fixture := filepath.Join(filepath.Dir(fixtures), "seed-java-cpi", "director-deployment.yml")
+	vars := map[string]string{"cloudstack_endpoint": "https://cloudstack.example/client/api", "cloudstack_api_key": "k",
+		"cloudstack_secret_access_key": "s", "default_keypair_name": "bosh", "path_to_your_private_key": "/root/.ssh/id_rsa",
+		"cloudstack_zone": "zone1", "proxy_host": "proxy.example", "proxy_port": "3128", "proxy_user": "ops",
+		"proxy_password": "p@ss", "bosh_static_ip": "10.0.0.141", "bosh_ip": "10.0.0.140"}
+	manifest := filepath.Join(t.TempDir(), "manifest.yml")
+	if err := os.WriteFile(manifest, []byte(boshInt(t, fixture, nil, vars, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tryRenderGroup(t, manifest, "bosh_apidata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.accepted(t)
+	for key, value := range map[string]any{
+		"cloudstack.default_key_pair": "bosh", "cloudstack.http_proxy": "http://ops:p%40ss@proxy.example:3128",
+		"cloudstack.default_disk_offering": "DO1 - Small STD", "stemcell.publish": "webdav",
+		"webdav.public_url": "http://10.0.0.141:8080", "webdav.listen": "0.0.0.0:8080",
+		"registry.endpoint": "http://10.0.0.140:8080", "registry.username": "admin", "registry.password": "admin",
+		"agent.mbus": "nats://nats:nats-password@10.0.0.140:4222", "agent.blobstore.options.endpoint": "http://10.0.0.141:25251",
+	} {
+		want(t, r.config, key, value)
+	}
+	for _, key := range []string{"registry.listen", "webdav.dir", "agent.ntp", "cloudstack.job_timeout"} {
+		absent(t, r.config, key)
+	}
 }
 
 // swapRelease is the only change an operator of the Go CPI makes to
@@ -198,9 +231,18 @@ func TestEarlierPropertiesRenderOntoTheirKeys(t *testing.T) {
 		{"java registry with its credentials in the URL", map[string]any{"cpi.registry.endpoint": "http://admin:s%3Acret@10.1.1.10:8080"},
 			map[string]any{"registry.endpoint": "http://admin:s%3Acret@10.1.1.10:8080", "registry.username": "admin",
 				"registry.password": "s:cret", "registry.listen": "0.0.0.0:8080"}},
+		{"java registry with its release's default credentials", map[string]any{"cpi.registry.endpoint": "http://10.1.1.10:8080"},
+			map[string]any{"registry.username": "admin", "registry.password": "admin", "registry.listen": "0.0.0.0:8080"}},
+		{"java registry on the port create_stemcell serves on", map[string]any{"cpi.registry.endpoint": "http://10.1.1.10:8080",
+			"cpi.webdav_host": "10.1.1.10"}, map[string]any{"registry.endpoint": "http://10.1.1.10:8080",
+			"webdav.listen": "0.0.0.0:8080", "registry.listen": nil}},
 		{"java webdav without a directory", map[string]any{"cpi.webdav_host": "203.0.113.5", "cpi.webdav_port": "8081"},
 			map[string]any{"stemcell.publish": "webdav", "webdav.public_url": "http://203.0.113.5:8081",
 				"webdav.listen": "0.0.0.0:8081", "webdav.dir": nil, "webdav.daemon_url": nil}},
+		{"java server port", map[string]any{"cpi.port": 8080, "cpi.webdav_host": "203.0.113.5", "cpi.webdav_port": 80,
+			"cpi.webdav_directory": "/var/vcap/store/w", "cpi.registry.endpoint": "http://a:b@203.0.113.5:80"},
+			map[string]any{"webdav.public_url": "http://203.0.113.5:80", "webdav.listen": "0.0.0.0:8080",
+				"webdav.daemon_url": "http://127.0.0.1:8080", "registry.listen": "0.0.0.0:8080"}},
 		{"java local blobstore", map[string]any{"cpi.blobstore.provider": "local", "cpi.blobstore.path": "/var/vcap/cache"},
 			map[string]any{"agent.blobstore": map[string]any{"provider": "local",
 				"options": map[string]any{"blobstore_path": "/var/vcap/cache"}}}},
@@ -265,7 +307,7 @@ func TestIgnoredEarlierPropertiesChangeNothing(t *testing.T) {
 
 // TestEarlierPropertyConflictsFailTheRender: two properties naming the same
 // thing with different values, and what cannot be honoured, fail the
-// render naming the properties.
+// render naming the properties, and never showing a password.
 func TestEarlierPropertyConflictsFailTheRender(t *testing.T) {
 	manifest := interpolate(t, []string{"cpi.yml"}, baseVars)
 	cases := []struct {
@@ -278,7 +320,7 @@ func TestEarlierPropertyConflictsFailTheRender(t *testing.T) {
 		{"both earlier ntp", map[string]any{"ntp": []string{"10.0.0.1"}, "cpi.ntp": "10.0.0.2"}, []string{"ntp", "cpi.ntp"}},
 		{"os types", map[string]any{"cloudstack.stemcell.os_type": "Other PV (64-bit)", "cloudstack.stemcell_os_type": "Ubuntu"},
 			[]string{"cloudstack.stemcell_os_type", "cloudstack.stemcell.os_type"}},
-		{"mbus", map[string]any{"cpi.agent.mbus": "nats://nats:pw@10.1.1.10:4222"}, []string{"agent.mbus", "cpi.agent.mbus"}},
+		{"mbus", map[string]any{"cpi.agent.mbus": "nats://nats:s3cret@10.1.1.10:4222"}, []string{"agent.mbus", "cpi.agent.mbus"}},
 		{"expunge", map[string]any{"cloudstack.expunge_vm": true, "cpi.force_expunge": false},
 			[]string{"cloudstack.expunge_vm", "cpi.force_expunge"}},
 		{"offering", map[string]any{"cloudstack.default_offer.disk": "A", "cpi.default_disk_offering": "B"},
@@ -296,7 +338,8 @@ func TestEarlierPropertyConflictsFailTheRender(t *testing.T) {
 			[]string{"agent.blobstore.options", "cpi.blobstore"}},
 		{"webdav against upload", map[string]any{"cpi.webdav_host": "10.1.1.10", "stemcell.publish": "upload"},
 			[]string{"stemcell.publish", "cpi.webdav_host"}},
-		{"proxies", map[string]any{"cloudstack.proxy_host": "a.example", "cloudstack.http_proxy": "http://b.example:3128"},
+		{"proxies", map[string]any{"cloudstack.proxy_host": "a.example", "cloudstack.proxy_user": "u",
+			"cloudstack.proxy_password": "s3cret", "cloudstack.http_proxy": "http://u:s3cret@b.example:3128"},
 			[]string{"cloudstack.http_proxy", "cloudstack.proxy_host"}},
 		{"dhcp", map[string]any{"cpi.use_dhcp": true}, []string{"cpi.use_dhcp"}},
 		{"java blobstore provider", map[string]any{"cpi.blobstore.provider": "s3"}, []string{"cpi.blobstore.provider"}},
@@ -305,8 +348,9 @@ func TestEarlierPropertyConflictsFailTheRender(t *testing.T) {
 		{"timeout not seconds", map[string]any{"cloudstack.timeout.global": "30m"}, []string{"cloudstack.timeout.global"}},
 		{"hvm not a bool", map[string]any{"cloudstack.stemcell_requires_hvm": "yes"}, []string{"cloudstack.stemcell_requires_hvm"}},
 		{"affinity type", map[string]any{"cloudstack.auto_anti_affinity_type": "anti-affinity"}, []string{"cloudstack.affinity_group_type"}},
-		{"java registry without credentials", map[string]any{"cpi.registry.endpoint": "http://10.1.1.10:8080"},
-			[]string{"registry.username", "cpi.registry.endpoint"}},
+		{"one listener, TLS for one", map[string]any{"registry.listen": "0.0.0.0:8080", "registry.username": "r",
+			"registry.password": "p", "registry.tls_cert": selfSignedPEM(t), "registry.tls_key": "key",
+			"webdav.dir": "/var/vcap/store/w", "webdav.listen": "0.0.0.0:8080"}, []string{"registry.tls_cert", "webdav.tls_cert"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -318,6 +362,9 @@ func TestEarlierPropertyConflictsFailTheRender(t *testing.T) {
 				if !strings.Contains(err.Error(), name) {
 					t.Errorf("the render error does not name %s: %v", name, err)
 				}
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("the render error shows a password: %v", err)
 			}
 		})
 	}

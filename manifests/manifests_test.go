@@ -508,10 +508,21 @@ func render(t *testing.T, manifest, as string) rendered {
 
 func tryRender(t *testing.T, manifest, as string) (rendered, error) {
 	t.Helper()
+	return renderWith(t, manifest, as, "bosh")
+}
+
+// tryRenderGroup renders the job as the director's, in instance group group.
+func tryRenderGroup(t *testing.T, manifest, group string) (rendered, error) {
+	t.Helper()
+	return renderWith(t, manifest, "director", group)
+}
+
+func renderWith(t *testing.T, manifest, as, group string) (rendered, error) {
+	t.Helper()
 	base := t.TempDir()
 	r := rendered{as: as, creds: filepath.Join(filepath.Dir(manifest), "creds.yml"), jobsDir: filepath.Join(base, "jobs"), packages: filepath.Join(base, "packages")}
 	cmd := exec.Command(filepath.Join(bins, "renderjob"), "-job", filepath.Join(root, "jobs", "cloudstack_cpi"),
-		"-manifest", manifest, "-as", as, "-out", r.dir())
+		"-manifest", manifest, "-as", as, "-instance-group", group, "-out", r.dir())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return r, fmt.Errorf("rendering as %s: %v: %s", as, err, out)
 	}
@@ -530,13 +541,19 @@ func (r rendered) file(t *testing.T, rel string) string {
 	return string(b)
 }
 
-// accepted: the CPI's own check takes the rendered cpi.json, and the
-// rendered bin/cpi, run with an empty environment as the director runs it,
-// answers info through the CPI binary.
+// accepted: the CPI's own check takes the rendered cpi.json, monit runs
+// serve exactly when it has something to serve, and the rendered bin/cpi,
+// run with an empty environment as the director runs it, answers info
+// through the CPI binary.
 func (r rendered) accepted(t *testing.T) {
 	t.Helper()
-	if _, err := config.Parse([]byte(r.file(t, "config/cpi.json"))); err != nil {
+	cfg, err := config.Parse([]byte(r.file(t, "config/cpi.json")))
+	if err != nil {
 		t.Errorf("%s: the CPI refuses the rendered cpi.json: %v", r.as, err)
+	}
+	// monit runs serve exactly when cpi.json gives it something to serve.
+	if runs, serves := strings.Contains(r.file(t, "monit"), "check process"), cfg.RegistryServed() || cfg.WebDAVServed(); runs != serves {
+		t.Errorf("%s: monit runs serve: %v, cpi.json has registry.listen or webdav.dir: %v", r.as, runs, serves)
 	}
 	r.install(t, filepath.Join(bins, "cloudstack-cpi"))
 	out := r.runCPI(t, `{"method":"info","arguments":[],"context":{"director_uuid":"d","request_id":"manifests-1"}}`)

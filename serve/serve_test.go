@@ -71,7 +71,17 @@ func run(t *testing.T, cfg config.Config) (*serve.Servers, *logs, context.Cancel
 
 func get(t *testing.T, client *http.Client, url string) (int, string) {
 	t.Helper()
-	resp, err := client.Get(url)
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return send(t, client, req)
+}
+
+// send does req and returns its status and body.
+func send(t *testing.T, client *http.Client, req *http.Request) (int, string) {
+	t.Helper()
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,9 @@ type serveProc struct {
 	done chan struct{}
 }
 
-var serveListening = regexp.MustCompile(`(registry|webdav) listening on (\S+)`)
+// serveListening is serve's line for each listener; one listener for
+// both services is "registry+webdav".
+var serveListening = regexp.MustCompile(`(registry\+webdav|registry|webdav) listening on (\S+)`)
 
 // startServe runs `serve` with cfg until the test ends (SIGTERM) and waits
 // until every configured service listens.
@@ -67,9 +69,11 @@ func startServe(t testing.TB, cfg map[string]any) *serveProc {
 			p.mu.Lock()
 			p.logs.WriteString(sc.Text() + "\n")
 			if m := serveListening.FindStringSubmatch(sc.Text()); m != nil {
-				p.urls[m[1]] = m[2]
-				if n++; n == want {
-					close(ready)
+				for _, name := range strings.Split(m[1], "+") {
+					p.urls[name] = m[2]
+					if n++; n == want {
+						close(ready)
+					}
 				}
 			}
 			p.mu.Unlock()
