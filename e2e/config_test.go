@@ -7,8 +7,8 @@
 // suite, through the real bosh-agent's own state.
 //
 // It is configured from the environment only (make test-e2e sets every
-// variable from hack/e2e/_out/). A missing variable skips the suite with a
-// message naming it, except with CI=true, where it fails.
+// variable from hack/e2e/_out/). A missing variable fails the suite with a
+// message naming it.
 package e2e
 
 import (
@@ -25,25 +25,36 @@ type config struct {
 	ComputeOffering           string // create-env's VM size
 	ComputeOfferingUpdate     string // the update's
 	DiskOffering              string
-	DiskSize, DiskSizeUpdate  int // MiB
+	DiskSize, DiskSizeUpdate  int    // MiB
+	KeyPair                   string // the key pair the zone has for VMs (cloudstack_default_key_name)
 	Stemcell                  string
 	StaticIP                  string
-	CreateEnv                 string // the script running `bosh create-env|delete-env`
-	BoshState                 string // bosh's deployment state file
-	Creds                     string // bosh's vars store
 	Bosh                      string // the bosh CLI
+	// Lifecycle is the environment of TestLifecycle (hack/e2e's
+	// manifest.yml with manifests/cpi.yml), BoshDeployment that of
+	// TestCreateEnvBoshDeployment (bosh-deployment's bosh.yml and
+	// cloudstack/cpi.yml). Both put their one VM on StaticIP.
+	Lifecycle, BoshDeployment env
 	// AgentDir holds each VM's agent base directory (<AgentDir>/<vm cid>)
 	// when the agents run beside the suite, as in hack/e2e; empty against a
 	// real CloudStack, where the agent's state is read through its mbus only.
 	AgentDir string
 }
 
-var required = []string{"CS_API_URL", "CS_API_KEY", "CS_SECRET_KEY", "CS_ZONE", "CS_NETWORK",
-	"CS_COMPUTE_OFFERING", "CS_COMPUTE_OFFERING_UPDATE", "CS_DISK_OFFERING", "E2E_STEMCELL", "E2E_STATIC_IP",
-	"E2E_CREATE_ENV", "E2E_BOSH_STATE", "E2E_CREDS", "E2E_BOSH"}
+// env is one create-env environment of the harness.
+type env struct {
+	CreateEnv string // the script running `bosh create-env|delete-env`
+	BoshState string // bosh's deployment state file
+	Creds     string // bosh's vars store
+}
 
-// loadConfig reads the environment, skipping (or, with CI=true, failing)
-// when any required variable is unset.
+var required = []string{"CS_API_URL", "CS_API_KEY", "CS_SECRET_KEY", "CS_ZONE", "CS_NETWORK",
+	"CS_COMPUTE_OFFERING", "CS_COMPUTE_OFFERING_UPDATE", "CS_DISK_OFFERING", "CS_KEY_PAIR", "E2E_STEMCELL",
+	"E2E_STATIC_IP", "E2E_CREATE_ENV", "E2E_BOSH_STATE", "E2E_CREDS", "E2E_BOSH_DEPLOYMENT_CREATE_ENV",
+	"E2E_BOSH_DEPLOYMENT_STATE", "E2E_BOSH_DEPLOYMENT_CREDS", "E2E_BOSH"}
+
+// loadConfig reads the environment, failing when any required variable
+// is unset.
 func loadConfig(t *testing.T) config {
 	t.Helper()
 	var missing []string
@@ -58,8 +69,11 @@ func loadConfig(t *testing.T) config {
 		APIURL: get("CS_API_URL"), APIKey: get("CS_API_KEY"), SecretKey: get("CS_SECRET_KEY"),
 		Zone: get("CS_ZONE"), Network: get("CS_NETWORK"),
 		ComputeOffering: get("CS_COMPUTE_OFFERING"), ComputeOfferingUpdate: get("CS_COMPUTE_OFFERING_UPDATE"),
-		DiskOffering: get("CS_DISK_OFFERING"), Stemcell: get("E2E_STEMCELL"), StaticIP: get("E2E_STATIC_IP"),
-		CreateEnv: get("E2E_CREATE_ENV"), BoshState: get("E2E_BOSH_STATE"), Creds: get("E2E_CREDS"),
+		DiskOffering: get("CS_DISK_OFFERING"), KeyPair: get("CS_KEY_PAIR"),
+		Stemcell: get("E2E_STEMCELL"), StaticIP: get("E2E_STATIC_IP"),
+		Lifecycle: env{CreateEnv: get("E2E_CREATE_ENV"), BoshState: get("E2E_BOSH_STATE"), Creds: get("E2E_CREDS")},
+		BoshDeployment: env{CreateEnv: get("E2E_BOSH_DEPLOYMENT_CREATE_ENV"),
+			BoshState: get("E2E_BOSH_DEPLOYMENT_STATE"), Creds: get("E2E_BOSH_DEPLOYMENT_CREDS")},
 		Bosh: get("E2E_BOSH"), AgentDir: os.Getenv("E2E_AGENT_DIR"),
 		DiskSize: mib(os.Getenv("E2E_DISK_SIZE"), 1024), DiskSizeUpdate: mib(os.Getenv("E2E_DISK_SIZE_UPDATE"), 2048),
 	}

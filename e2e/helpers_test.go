@@ -20,10 +20,32 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
-// suite is one run's configuration and API client.
+// suite is one run's configuration and API client, and the environment
+// it deploys.
 type suite struct {
 	config
+	env
 	cs *cloudstack.CloudStackClient
+}
+
+// newSuite is a suite deploying e, which must be the only environment of
+// the harness deployed: both put their VM on the static IP, whose mbus port
+// only one agent can hold, so any other one still there (a test run
+// before, or one that failed half-way) is deleted first.
+func newSuite(t *testing.T, c config, e env) *suite {
+	t.Helper()
+	s := &suite{config: c, env: e, cs: cloudstack.NewClient(c.APIURL, c.APIKey, c.SecretKey, true)}
+	for _, other := range []env{c.Lifecycle, c.BoshDeployment} {
+		if other == e {
+			continue
+		}
+		o := &suite{config: c, env: other, cs: s.cs}
+		if vm := o.deployedVM(t); vm != "" {
+			t.Logf("%s still has VM %s on %s: deleting that environment first", other.BoshState, vm, c.StaticIP)
+			o.run(t, "delete-env", c.ComputeOffering, c.DiskSize, "")
+		}
+	}
+	return s
 }
 
 // deployment is what bosh's state file says create-env made.
@@ -51,25 +73,35 @@ func (s *suite) run(t *testing.T, action, offering string, diskSize int, greetin
 	t.Logf("%s took %s", action, time.Since(start).Round(time.Second))
 }
 
+// boshState is what bosh's state file records.
+type boshState struct {
+	CurrentVMCID      string `json:"current_vm_cid"`
+	CurrentStemcellID string `json:"current_stemcell_id"`
+	CurrentDiskID     string `json:"current_disk_id"`
+	Disks             []struct {
+		ID, CID string
+		Size    int
+	} `json:"disks"`
+	Stemcells []struct{ ID, CID string } `json:"stemcells"`
+}
+
+// deployedVM is the VM bosh's state file names, "" when there is no state
+// file or no VM (after delete-env).
+func (s *suite) deployedVM(t *testing.T) string {
+	t.Helper()
+	var st boshState
+	if !readJSONFile(t, s.BoshState, &st) {
+		return ""
+	}
+	return st.CurrentVMCID
+}
+
 // state reads the deployment bosh recorded.
 func (s *suite) state(t *testing.T) deployment {
 	t.Helper()
-	b, err := os.ReadFile(s.BoshState)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st struct {
-		CurrentVMCID      string `json:"current_vm_cid"`
-		CurrentStemcellID string `json:"current_stemcell_id"`
-		CurrentDiskID     string `json:"current_disk_id"`
-		Disks             []struct {
-			ID, CID string
-			Size    int
-		} `json:"disks"`
-		Stemcells []struct{ ID, CID string } `json:"stemcells"`
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatalf("%s: %v", s.BoshState, err)
+	var st boshState
+	if !readJSONFile(t, s.BoshState, &st) {
+		t.Fatalf("no bosh state file %s", s.BoshState)
 	}
 	d := deployment{VM: st.CurrentVMCID}
 	for _, disk := range st.Disks {
@@ -85,62 +117,86 @@ func (s *suite) state(t *testing.T) deployment {
 	return d
 }
 
-func (s *suite) vm(t *testing.T, id string) *cloudstack.VirtualMachine {
+// vms lists every VM, or with an id the one VM.
+func (s *suite) vms(t *testing.T, id string) []*cloudstack.VirtualMachine {
 	t.Helper()
 	p := s.cs.VirtualMachine.NewListVirtualMachinesParams()
-	p.SetId(id)
+	if id != "" {
+		p.SetId(id)
+	}
 	p.SetListall(true)
 	r, err := s.cs.VirtualMachine.ListVirtualMachines(p)
 	if err != nil {
 		t.Fatalf("listVirtualMachines id=%s: %v", id, err)
 	}
-	if r.Count == 0 {
-		return nil
-	}
-	return r.VirtualMachines[0]
+	return r.VirtualMachines
 }
 
-// gone reports whether a VM is no longer there: listed no more, or being
-// expunged (a destroyed VM stays listed until the expunge thread runs).
+func (s *suite) vm(t *testing.T, id string) *cloudstack.VirtualMachine { return first(s.vms(t, id)) }
+
+// vmGone reports whether a VM is no longer there: listed no more, or gone.
 func (s *suite) vmGone(t *testing.T, id string) bool {
 	vm := s.vm(t, id)
-	return vm == nil || vm.State == "Expunging" || vm.State == "Destroyed"
+	return vm == nil || gone(vm)
 }
 
-func (s *suite) volume(t *testing.T, id string) *cloudstack.Volume {
+// gone: being destroyed or expunged (CloudStack lists a destroyed VM until
+// its expunge thread runs).
+func gone(vm *cloudstack.VirtualMachine) bool {
+	return vm.State == "Expunging" || vm.State == "Destroyed"
+}
+
+// volumes lists the volumes listVolumes answers with the parameters set
+// sets (nil: every volume).
+func (s *suite) volumes(t *testing.T, set func(*cloudstack.ListVolumesParams)) []*cloudstack.Volume {
 	t.Helper()
 	p := s.cs.Volume.NewListVolumesParams()
-	p.SetId(id)
+	if set != nil {
+		set(p)
+	}
 	p.SetListall(true)
 	r, err := s.cs.Volume.ListVolumes(p)
 	if err != nil {
-		t.Fatalf("listVolumes id=%s: %v", id, err)
+		t.Fatalf("listVolumes: %v", err)
 	}
-	if r.Count == 0 {
-		return nil
-	}
-	return r.Volumes[0]
+	return r.Volumes
 }
 
-func (s *suite) template(t *testing.T, id string) *cloudstack.Template {
+func (s *suite) volume(t *testing.T, id string) *cloudstack.Volume {
+	return first(s.volumes(t, func(p *cloudstack.ListVolumesParams) { p.SetId(id) }))
+}
+
+// volumesOf are the volumes attached to a VM.
+func (s *suite) volumesOf(t *testing.T, vmID string) []*cloudstack.Volume {
+	return s.volumes(t, func(p *cloudstack.ListVolumesParams) { p.SetVirtualmachineid(vmID) })
+}
+
+// templates lists the account's templates, or with an id the one template.
+func (s *suite) templates(t *testing.T, id string) []*cloudstack.Template {
 	t.Helper()
 	p := s.cs.Template.NewListTemplatesParams("self")
-	p.SetId(id)
+	if id != "" {
+		p.SetId(id)
+	}
 	p.SetListall(true)
 	r, err := s.cs.Template.ListTemplates(p)
 	if err != nil {
 		t.Fatalf("listTemplates id=%s: %v", id, err)
 	}
-	if r.Count == 0 {
-		return nil
-	}
-	return r.Templates[0]
+	return r.Templates
 }
 
+func (s *suite) template(t *testing.T, id string) *cloudstack.Template {
+	return first(s.templates(t, id))
+}
+
+// tags lists every tag, or with a resource id the resource's.
 func (s *suite) tags(t *testing.T, resourceID string) []*cloudstack.Tag {
 	t.Helper()
 	p := s.cs.Resourcetags.NewListTagsParams()
-	p.SetResourceid(resourceID)
+	if resourceID != "" {
+		p.SetResourceid(resourceID)
+	}
 	p.SetListall(true)
 	r, err := s.cs.Resourcetags.ListTags(p)
 	if err != nil {
@@ -149,8 +205,8 @@ func (s *suite) tags(t *testing.T, resourceID string) []*cloudstack.Tag {
 	return r.Tags
 }
 
-// publicIPs are the public addresses associated with a VM (static NAT).
-func (s *suite) publicIPs(t *testing.T, vmID string) []*cloudstack.PublicIpAddress {
+// allPublicIPs are the allocated public addresses.
+func (s *suite) allPublicIPs(t *testing.T) []*cloudstack.PublicIpAddress {
 	t.Helper()
 	p := s.cs.Address.NewListPublicIpAddressesParams()
 	p.SetListall(true)
@@ -158,13 +214,27 @@ func (s *suite) publicIPs(t *testing.T, vmID string) []*cloudstack.PublicIpAddre
 	if err != nil {
 		t.Fatalf("listPublicIpAddresses: %v", err)
 	}
+	return r.PublicIpAddresses
+}
+
+// publicIPs are the public addresses associated with a VM (static NAT).
+func (s *suite) publicIPs(t *testing.T, vmID string) []*cloudstack.PublicIpAddress {
+	t.Helper()
 	var out []*cloudstack.PublicIpAddress
-	for _, ip := range r.PublicIpAddresses {
+	for _, ip := range s.allPublicIPs(t) {
 		if ip.Virtualmachineid == vmID {
 			out = append(out, ip)
 		}
 	}
 	return out
+}
+
+// first is the first of a listing, nil for none.
+func first[T any](list []*T) *T {
+	if len(list) == 0 {
+		return nil
+	}
+	return list[0]
 }
 
 // eventually retries check until it returns "" or the time is up; the

@@ -22,7 +22,7 @@ import (
 // fail ends the walk.
 func TestLifecycle(t *testing.T) {
 	c := loadConfig(t)
-	s := &suite{config: c, cs: cloudstack.NewClient(c.APIURL, c.APIKey, c.SecretKey, true)}
+	s := newSuite(t, c, c.Lifecycle)
 	greeting := fmt.Sprintf("hello from the e2e suite, %d", time.Now().UnixNano())
 	var created, updated, resized deployment
 	steps := []struct {
@@ -239,11 +239,8 @@ func (s *suite) assertNothingLeft(t *testing.T, d deployment) {
 	if v := s.volume(t, d.Disk); v != nil {
 		t.Errorf("volume %s is still there after delete-env (%s)", d.Disk, v.State)
 	}
-	p := s.cs.Volume.NewListVolumesParams()
-	p.SetVirtualmachineid(d.VM)
-	p.SetListall(true)
-	if r, err := s.cs.Volume.ListVolumes(p); err != nil || r.Count != 0 {
-		t.Errorf("VM %s still has volumes after delete-env: %v %v", d.VM, r, err)
+	if vols := s.volumesOf(t, d.VM); len(vols) != 0 {
+		t.Errorf("VM %s still has volumes after delete-env: %s", d.VM, describe(vols))
 	}
 	if tpl := s.template(t, d.Stemcell); tpl != nil {
 		t.Errorf("template %s is still there after delete-env", d.Stemcell)
