@@ -8,6 +8,7 @@ const (
 	ResourceVolume   = "Volume"
 	ResourceSnapshot = "Snapshot"
 	ResourceIP       = "PublicIpAddress"
+	ResourceLB       = "LoadBalancer"
 )
 
 // MaxTagLength is the width of resource_tags.key and .value: varchar(255),
