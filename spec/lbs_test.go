@@ -58,6 +58,16 @@ func (e *env) firewallRules() []*csgo.FirewallRule {
 	return resp.FirewallRules
 }
 
+// firewallRuleLive says the firewall rule is still listed.
+func (e *env) firewallRuleLive(id string) bool {
+	for _, f := range e.firewallRules() {
+		if f.Id == id {
+			return true
+		}
+	}
+	return false
+}
+
 // lbVMs are the ids of the VMs behind a rule.
 func (e *env) lbVMs(ruleID string) []string {
 	e.t.Helper()
@@ -258,6 +268,19 @@ func TestLBsBadEntriesAreRefusedBeforeAnythingIsCreated(t *testing.T) {
 		if v2 != vms || vol2 != vols || ip2 != ips || len(e.lbRules()) != rules || e.calls()["deployVirtualMachine"] != 0 {
 			t.Errorf("%s: refused, but VMs %d→%d, volumes %d→%d, IPs %d→%d, rules %d→%d, deploys %d", c.name,
 				vms, v2, vols, vol2, ips, ip2, rules, len(e.lbRules()), e.calls()["deployVirtualMachine"])
+		}
+	}
+}
+
+// operatorIPs allocates addresses as the operator does before naming them
+// in lbs; they join the census baseline, since the director never owns
+// them.
+func (d *director) operatorIPs(ips ...string) {
+	d.e.t.Helper()
+	d.e.allocateIP(ips...)
+	for _, r := range d.e.inventory() {
+		if r.Kind == "public IP" {
+			d.base[r.key()] = true
 		}
 	}
 }
