@@ -3,6 +3,7 @@ package spec
 import (
 	"strings"
 	"testing"
+	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -34,8 +35,24 @@ func (e *env) allocateIP(ips ...string) string {
 			e.t.Fatalf("associateIpAddress %s: %v", ip, err)
 		}
 		id = r.Id
+		e.awaitAssociated(ip)
 	}
 	return id
+}
+
+// awaitAssociated waits for associateIpAddress's job to associate the
+// address with its network (the simulator may run jobs with latency).
+func (e *env) awaitAssociated(ip string) {
+	e.t.Helper()
+	for i := 0; i < 100; i++ {
+		for _, a := range e.publicIPs() {
+			if a.Ipaddress == ip && a.Associatednetworkid != "" && a.State == "Allocated" {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	e.t.Fatalf("public IP %s is not associated with its network after 5s", ip)
 }
 
 func (e *env) lbRules() []*csgo.LoadBalancerRule {
