@@ -1,8 +1,11 @@
 package cpi
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	boshlog "github.com/cloudfoundry/bosh-utils/logger"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
@@ -87,5 +90,79 @@ func TestAnExistingRuleWithOtherPortsIsRefused(t *testing.T) {
 	err := sameRule(webLB(), &cloudstack.LBRule{ID: "r", PublicPort: 80, PrivatePort: 80})
 	if err == nil || !strings.Contains(err.Error(), "private port 80, not 80 and 8080") {
 		t.Errorf("other private port: %v", err)
+	}
+}
+
+// lbCloud holds rules and the VMs behind them, and records what the CPI
+// did to them.
+type lbCloud struct {
+	cloudstack.API
+	rules  []cloudstack.LBRule
+	behind map[string][]string
+	did    []string
+}
+
+func (f *lbCloud) VMLBRules(vmID string) ([]cloudstack.LBRule, error) {
+	var out []cloudstack.LBRule
+	for _, r := range f.rules {
+		if slices.Contains(f.behind[r.ID], vmID) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (f *lbCloud) LBRulesCreatedFor(m cloudstack.LBMark) ([]cloudstack.LBRule, error) {
+	var out []cloudstack.LBRule
+	for _, r := range f.rules {
+		if got, ok := r.Mark(); ok && got == m {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (f *lbCloud) LBRuleVMs(id string) ([]string, error) { return f.behind[id], nil }
+
+func (f *lbCloud) DeleteLBRule(id string) error {
+	f.did = append(f.did, "delete "+id)
+	return nil
+}
+
+func (f *lbCloud) RemoveFromLBRule(id, vmID string) error {
+	f.did = append(f.did, "remove "+vmID+" from "+id)
+	return nil
+}
+
+// TestLeavingLBsDeletesOnlyTheCPIsEmptyRules: the VM's removal deletes the
+// rules this director's CPI created that it was the last VM behind, takes
+// it from the others, and leaves an operator's or another director's rule
+// with no VM as it is; an incomplete VM's removal also deletes the rules
+// its create_vm created before assigning it.
+func TestLeavingLBsDeletesOnlyTheCPIsEmptyRules(t *testing.T) {
+	ours := cloudstack.LBMark{Director: "dir", Agent: "agent-1"}.Description()
+	earlier := cloudstack.LBMark{Director: "dir", Agent: "agent-0"}.Description()
+	theirs := cloudstack.LBMark{Director: "other-dir", Agent: "agent-1"}.Description()
+	cloud := &lbCloud{rules: []cloudstack.LBRule{
+		{ID: "last", Description: earlier}, {ID: "shared", Description: earlier}, {ID: "operator", Description: "ops"},
+		{ID: "foreign", Description: theirs}, {ID: "unassigned", Description: ours}, {ID: "joined", Description: ours},
+	}, behind: map[string][]string{"last": {"vm-1"}, "shared": {"vm-1", "vm-2"}, "operator": {"vm-1"},
+		"foreign": {"vm-1"}, "joined": {"vm-2"}}}
+	c := CPI{cloud: cloud, ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)}
+	complete := &cloudstack.VM{ID: "vm-1", DisplayName: "vm-1"}
+	if err := c.leaveLBs(complete); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"delete last", "remove vm-1 from shared", "remove vm-1 from operator", "remove vm-1 from foreign"}
+	if !slices.Equal(cloud.did, want) {
+		t.Errorf("a complete VM's removal did %q, want %q", cloud.did, want)
+	}
+	cloud.did, cloud.behind = nil, map[string][]string{"joined": {"vm-2"}}
+	incomplete := &cloudstack.VM{ID: "vm-3", DisplayName: cloudstack.NewMark("dir", "", "agent-1").DisplayName()}
+	if err := c.leaveLBs(incomplete); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"delete unassigned"}; !slices.Equal(cloud.did, want) {
+		t.Errorf("an incomplete VM's removal did %q, want %q", cloud.did, want)
 	}
 }
