@@ -12,9 +12,8 @@ import (
 // rules (the Go CPI's lbs): find one by name on an address, create it,
 // put VMs behind it and take them away, and delete it.
 type LoadBalancers interface {
-	// LBRuleByName finds the rule named exactly name on a public address;
-	// none is (nil, nil).
-	LBRuleByName(publicIPID, name string) (*LBRule, error)
+	// LBRulesOn lists the rules on a public address.
+	LBRulesOn(publicIPID string) ([]LBRule, error)
 	// VMLBRules lists the rules a VM is behind.
 	VMLBRules(vmID string) ([]LBRule, error)
 	// LBRulesCreatedFor lists the rules this director's create_vm for the
@@ -118,18 +117,22 @@ func (r *LBRule) CreatedBy(director string) bool {
 	return ok && m.Director == director
 }
 
-// LBRuleByName implements LoadBalancers.
-func (c *Client) LBRuleByName(publicIPID, name string) (*LBRule, error) {
+// LBRulesOn implements LoadBalancers.
+func (c *Client) LBRulesOn(publicIPID string) ([]LBRule, error) {
 	p := c.cs.LoadBalancer.NewListLoadBalancerRulesParams()
 	p.SetPublicipid(publicIPID)
-	p.SetName(name)
-	rules, err := c.listLBRules(p)
-	for _, r := range rules {
-		if r.Name == name {
-			return &r, nil
+	return c.listLBRules(p)
+}
+
+// NamedLBRule is the rule named exactly name among rules, or nil
+// (CloudStack's own name filter ignores case, under MySQL's collation).
+func NamedLBRule(rules []LBRule, name string) *LBRule {
+	for i := range rules {
+		if rules[i].Name == name {
+			return &rules[i]
 		}
 	}
-	return nil, err
+	return nil
 }
 
 // VMLBRules implements LoadBalancers.

@@ -117,15 +117,26 @@ func lbNetwork(l lbProp, addr *cloudstack.PublicIP, vip string, nics []nicPlan) 
 		l.PublicIP)
 }
 
-// sameRule refuses an existing rule of the entry's name whose ports
-// differ: the VM would be behind the wrong port.
-func sameRule(l lbProp, r *cloudstack.LBRule) error {
-	if r.PublicPort != l.PublicPort || r.PrivatePort != l.PrivatePort {
-		return fmt.Errorf("%s: rule %s of that name exists on %s with public port %d and private port %d, not %d "+
-			"and %d: rename the entry or change the rule", l, r.ID, l.PublicIP, r.PublicPort, r.PrivatePort,
-			l.PublicPort, l.PrivatePort)
+// existingRule picks the entry's rule among the address's rules: the one
+// of its name, which must have its ports (else the VM would be behind the
+// wrong port), or none, when no other rule has its public port
+// (createPublicLoadBalancer's detectRulesConflict would refuse it).
+func existingRule(l lbProp, rules []cloudstack.LBRule) (*cloudstack.LBRule, error) {
+	if r := cloudstack.NamedLBRule(rules, l.Name); r != nil {
+		if r.PublicPort != l.PublicPort || r.PrivatePort != l.PrivatePort {
+			return nil, fmt.Errorf("%s: rule %s of that name exists on %s with public port %d and private port %d, "+
+				"not %d and %d: rename the entry or change the rule", l, r.ID, l.PublicIP, r.PublicPort, r.PrivatePort,
+				l.PublicPort, l.PrivatePort)
+		}
+		return r, nil
 	}
-	return nil
+	for _, r := range rules {
+		if r.PublicPort == l.PublicPort {
+			return nil, fmt.Errorf("%s: rule %s (%q) on %s already has public port %d: CloudStack allows one rule per "+
+				"address and port", l, r.ID, r.Name, l.PublicIP, l.PublicPort)
+		}
+	}
+	return nil, nil
 }
 
 // planLBs resolves every entry before anything is created.
@@ -143,14 +154,13 @@ func (v *vmCreation) planLBs() error {
 		if err != nil {
 			return badInput(err)
 		}
-		rule, err := v.cpi.cloud.LBRuleByName(addr.ID, l.Name)
+		rules, err := v.cpi.cloud.LBRulesOn(addr.ID)
 		if err != nil {
-			return fmt.Errorf("%s: looking up the rule: %w", l, err)
+			return fmt.Errorf("%s: listing the address's load-balancer rules: %w", l, err)
 		}
-		if rule != nil {
-			if err := sameRule(l, rule); err != nil {
-				return badInput(err)
-			}
+		rule, err := existingRule(l, rules)
+		if err != nil {
+			return badInput(err)
 		}
 		v.lbs = append(v.lbs, lbPlan{prop: l, addr: addr, rule: rule, networkID: network})
 	}
@@ -172,8 +182,10 @@ func (v *vmCreation) joinLBs() error {
 			if err != nil && created == nil {
 				// A lost answer, or the rule another create_vm created
 				// meanwhile: either way the rule of that name is the one.
-				if again, _ := c.cloud.LBRuleByName(p.addr.ID, p.prop.Name); again != nil {
-					created, err = again, nil
+				if rules, listErr := c.cloud.LBRulesOn(p.addr.ID); listErr == nil {
+					if again := cloudstack.NamedLBRule(rules, p.prop.Name); again != nil {
+						created, err = again, nil
+					}
 				}
 			}
 			if err != nil {

@@ -83,13 +83,31 @@ func TestLBNetworkFollowsTheAddress(t *testing.T) {
 	}
 }
 
-func TestAnExistingRuleWithOtherPortsIsRefused(t *testing.T) {
-	if err := sameRule(webLB(), &cloudstack.LBRule{ID: "r", PublicPort: 80, PrivatePort: 8080}); err != nil {
-		t.Errorf("same ports: %v", err)
+func TestAnExistingRuleMustHaveTheEntrysPorts(t *testing.T) {
+	rules := []cloudstack.LBRule{{ID: "r1", Name: "web", PublicPort: 80, PrivatePort: 8080},
+		{ID: "r2", Name: "api", PublicPort: 443, PrivatePort: 8443}}
+	if r, err := existingRule(webLB(), rules); err != nil || r == nil || r.ID != "r1" {
+		t.Errorf("same name, same ports: %v, %v", r, err)
 	}
-	err := sameRule(webLB(), &cloudstack.LBRule{ID: "r", PublicPort: 80, PrivatePort: 80})
-	if err == nil || !strings.Contains(err.Error(), "private port 80, not 80 and 8080") {
+	other := webLB()
+	other.PrivatePort = 80
+	if _, err := existingRule(other, rules); err == nil || !strings.Contains(err.Error(), "private port 8080, not 80 and 80") {
 		t.Errorf("other private port: %v", err)
+	}
+	taken := webLB()
+	taken.Name, taken.PublicPort = "web2", 443
+	if _, err := existingRule(taken, rules); err == nil || !strings.Contains(err.Error(), `rule r2 ("api") on 192.0.2.10 already has public port 443`) {
+		t.Errorf("a port another rule has: %v", err)
+	}
+	fresh := webLB()
+	fresh.Name, fresh.PublicPort = "web3", 8000
+	if r, err := existingRule(fresh, rules); r != nil || err != nil {
+		t.Errorf("a new rule: %v, %v", r, err)
+	}
+	named := webLB()
+	named.Name = "WEB" // CloudStack's name filter ignores case; the entry's rule is the one of its exact name
+	if _, err := existingRule(named, rules); err == nil {
+		t.Error("a rule named differently but on the entry's port was taken for the entry's")
 	}
 }
 

@@ -276,6 +276,8 @@ func TestLBsBadEntriesAreRefusedBeforeAnythingIsCreated(t *testing.T) {
 			"VMCreationFailed", "is this VM's vip"},
 		{"a rule of that name with other ports", webEntry("192.168.2.126"), plain,
 			"VMCreationFailed", "exists on 192.168.2.126 with public port 80 and private port 9090, not 80 and 8080"},
+		{"another rule on the address's port", edit(func(m map[string]any) { m["name"] = "web2" }), plain,
+			"VMCreationFailed", `("web") on 192.168.2.126 already has public port 80`},
 	} {
 		vms, vols, ips := e.live()
 		rules := len(e.lbRules())
