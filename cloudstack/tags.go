@@ -2,7 +2,8 @@ package cloudstack
 
 import "strings"
 
-// Resource types for tags.
+// Resource types for tags (ResourceTag.ResourceObjectType: LoadBalancer is
+// taggable, as are FirewallRule and PublicIpAddress).
 const (
 	ResourceVM       = "UserVm"
 	ResourceVolume   = "Volume"

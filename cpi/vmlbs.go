@@ -168,36 +168,69 @@ func (v *vmCreation) planLBs() error {
 }
 
 // joinLBs puts the VM behind each entry's rule, creating the rule when it
-// is missing. A rule another create_vm created meanwhile (the same lbs in
-// parallel) is found again and used.
+// is missing.
 func (v *vmCreation) joinLBs() error {
-	c := v.cpi
 	for _, p := range v.lbs {
-		rule := p.rule
-		if rule == nil {
-			spec := cloudstack.LBSpec{Name: p.prop.Name, Algorithm: p.prop.Algorithm, PublicPort: p.prop.PublicPort,
-				PrivatePort: p.prop.PrivatePort, OpenFirewall: bool(p.prop.OpenFirewall), PublicIPID: p.addr.ID,
-				NetworkID: p.networkID, Mark: v.lbMark()}
-			created, err := c.cloud.CreateLBRule(spec)
-			if err != nil && created == nil {
-				// A lost answer, or the rule another create_vm created
-				// meanwhile: either way the rule of that name is the one.
-				if rules, listErr := c.cloud.LBRulesOn(p.addr.ID); listErr == nil {
-					if again := cloudstack.NamedLBRule(rules, p.prop.Name); again != nil {
-						created, err = again, nil
-					}
-				}
-			}
-			if err != nil {
-				return fmt.Errorf("%s: creating the load-balancer rule: %w", p.prop, err)
-			}
-			rule = created
-		}
-		if err := c.cloud.AssignToLBRule(rule.ID, v.vm.ID); err != nil {
-			return fmt.Errorf("%s: assigning VM %s to load-balancer rule %s: %w", p.prop, v.vm.ID, rule.ID, err)
+		if err := v.joinLB(p); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// joinLB assigns the VM to the entry's rule. When the assign fails and the
+// rule is gone (the delete_vm of its last VM, running beside this call,
+// deleted it after planLBs found it), the rule is made again once.
+func (v *vmCreation) joinLB(p lbPlan) error {
+	rule := p.rule
+	for again := false; ; again = true {
+		if rule == nil {
+			var err error
+			if rule, err = v.createLB(p); err != nil {
+				return err
+			}
+		}
+		err := v.cpi.cloud.AssignToLBRule(rule.ID, v.vm.ID)
+		if err == nil {
+			return nil
+		}
+		if !again && p.rule != nil && v.lbGone(p, rule.ID) {
+			v.cpi.logger.Warn("vm", "%s: load-balancer rule %s went while VM %s was joining it; making it again",
+				p.prop, rule.ID, v.vm.ID)
+			rule = nil
+			continue
+		}
+		return fmt.Errorf("%s: assigning VM %s to load-balancer rule %s: %w", p.prop, v.vm.ID, rule.ID, err)
+	}
+}
+
+// lbGone says the address no longer has the rule (a failed listing says
+// nothing).
+func (v *vmCreation) lbGone(p lbPlan, ruleID string) bool {
+	rules, err := v.cpi.cloud.LBRulesOn(p.addr.ID)
+	return err == nil && !slices.ContainsFunc(rules, func(r cloudstack.LBRule) bool { return r.ID == ruleID })
+}
+
+// createLB creates the entry's rule, marked as this create_vm's. After a
+// lost answer, or when another create_vm made the rule meanwhile (the same
+// lbs in parallel), the rule of that name on the address is the one.
+func (v *vmCreation) createLB(p lbPlan) (*cloudstack.LBRule, error) {
+	c := v.cpi
+	spec := cloudstack.LBSpec{Name: p.prop.Name, Algorithm: p.prop.Algorithm, PublicPort: p.prop.PublicPort,
+		PrivatePort: p.prop.PrivatePort, OpenFirewall: bool(p.prop.OpenFirewall), PublicIPID: p.addr.ID,
+		NetworkID: p.networkID, Mark: v.lbMark()}
+	created, err := c.cloud.CreateLBRule(spec)
+	if err != nil && created == nil {
+		if rules, listErr := c.cloud.LBRulesOn(p.addr.ID); listErr == nil {
+			if found := cloudstack.NamedLBRule(rules, p.prop.Name); found != nil {
+				return found, nil
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: creating the load-balancer rule: %w", p.prop, err)
+	}
+	return created, nil
 }
 
 // lbMark is what a rule this create_vm creates says of it: the same

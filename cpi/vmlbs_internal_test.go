@@ -1,6 +1,7 @@
 package cpi
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -182,5 +183,56 @@ func TestLeavingLBsDeletesOnlyTheCPIsEmptyRules(t *testing.T) {
 	}
 	if want := []string{"delete unassigned"}; !slices.Equal(cloud.did, want) {
 		t.Errorf("an incomplete VM's removal did %q, want %q", cloud.did, want)
+	}
+}
+
+// joinCloud answers assign, list and create for one address.
+type joinCloud struct {
+	lbCloud
+	onIP     []cloudstack.LBRule
+	refuse   map[string]bool // rule ids whose assign fails
+	assigned []string
+	created  []cloudstack.LBSpec
+}
+
+func (f *joinCloud) LBRulesOn(string) ([]cloudstack.LBRule, error) { return f.onIP, nil }
+
+func (f *joinCloud) AssignToLBRule(id, vmID string) error {
+	if f.refuse[id] {
+		return errors.New("Unable to find load balancer rule: 7")
+	}
+	f.assigned = append(f.assigned, id+"<-"+vmID)
+	return nil
+}
+
+func (f *joinCloud) CreateLBRule(s cloudstack.LBSpec) (*cloudstack.LBRule, error) {
+	f.created = append(f.created, s)
+	r := cloudstack.LBRule{ID: "new", Name: s.Name, Description: s.Mark.Description()}
+	f.onIP = append(f.onIP, r)
+	return &r, nil
+}
+
+// TestJoiningARuleThatWentMakesItAgain: the rule planLBs found was deleted
+// by its last VM's delete_vm before the assign; the rule is made again,
+// marked as this call's, and the VM put behind it. A rule that is still
+// there when the assign fails is not made twice.
+func TestJoiningARuleThatWentMakesItAgain(t *testing.T) {
+	cloud := &joinCloud{refuse: map[string]bool{"old": true}}
+	c := CPI{cloud: cloud, ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)}
+	old := &cloudstack.LBRule{ID: "old", Name: "web", PublicPort: 80, PrivatePort: 8080}
+	v := &vmCreation{cpi: c, vm: &cloudstack.VM{ID: "vm-1"}, mark: cloudstack.NewMark("dir", "", "agent-1"),
+		lbs: []lbPlan{{prop: webLB(), addr: &cloudstack.PublicIP{ID: "ip-1"}, rule: old}}}
+	if err := v.joinLBs(); err != nil {
+		t.Fatal(err)
+	}
+	if len(cloud.created) != 1 || cloud.created[0].Mark != (cloudstack.LBMark{Director: "dir", Agent: "agent-1"}) ||
+		!slices.Equal(cloud.assigned, []string{"new<-vm-1"}) {
+		t.Fatalf("created %+v, assigned %q", cloud.created, cloud.assigned)
+	}
+	cloud = &joinCloud{refuse: map[string]bool{"old": true}, onIP: []cloudstack.LBRule{*old}}
+	v.cpi.cloud = cloud
+	if err := v.joinLBs(); err == nil || !strings.Contains(err.Error(), "assigning VM vm-1 to load-balancer rule old") ||
+		len(cloud.created) != 0 {
+		t.Fatalf("a rule still there: %v, created %+v", err, cloud.created)
 	}
 }
