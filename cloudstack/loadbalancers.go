@@ -135,11 +135,16 @@ func NamedLBRule(rules []LBRule, name string) *LBRule {
 	return nil
 }
 
-// VMLBRules implements LoadBalancers.
+// VMLBRules implements LoadBalancers. A VM id CloudStack no longer
+// resolves is behind no rule.
 func (c *Client) VMLBRules(vmID string) ([]LBRule, error) {
 	p := c.cs.LoadBalancer.NewListLoadBalancerRulesParams()
 	p.SetVirtualmachineid(vmID)
-	return c.listLBRules(p)
+	rules, err := c.listLBRules(p)
+	if IsNoSuchEntity(err) {
+		return nil, nil
+	}
+	return rules, err
 }
 
 // LBRulesCreatedFor implements LoadBalancers. keyword matches the name or
