@@ -247,7 +247,7 @@ func (v *vmCreation) lbMark() cloudstack.LBMark {
 // its create_vm created that no VM is behind yet (killed or failed between
 // createLoadBalancerRule and assignToLoadBalancerRule). A rule another
 // create_vm is about to join may go meanwhile: that call's assign then
-// fails and it is retried.
+// fails and it makes the rule again (joinLB).
 func (c CPI) leaveLBs(vm *cloudstack.VM) error {
 	rules, err := c.cloud.VMLBRules(vm.ID)
 	if err != nil {
