@@ -189,7 +189,10 @@ func toLBRule(r *csgo.LoadBalancerRule) LBRule {
 // getOpenFirewall). With it, createPublicLoadBalancerRule opens the
 // firewall for the public port in the same call, as a firewall rule
 // related to this one, which deleteLoadBalancerRule revokes with it
-// (FirewallManagerImpl.createRuleForAllCidrs, revokeRelatedFirewallRule).
+// (FirewallManagerImpl.createRuleForAllCidrs, DeleteLoadBalancerRuleCmd.
+// execute: revokeRelatedFirewallRule, then deleteLoadBalancerRule); a
+// firewall rule already open for that port (the operator's) is reused
+// and never related, so it stays.
 // The rule comes back even when the job or its tags failed, for cleanup.
 func (c *Client) CreateLBRule(s LBSpec) (*LBRule, error) {
 	p := c.cs.LoadBalancer.NewCreateLoadBalancerRuleParams(s.Algorithm, s.Name, s.PrivatePort, s.PublicPort)
