@@ -223,18 +223,39 @@ func TestLBsUseTheOperatorsRuleAndLeaveIt(t *testing.T) {
 	if _, err := c.LoadBalancer.CreateLoadBalancerRule(p); err != nil {
 		t.Fatal(err)
 	}
+	// The operator's firewall rule for 443: open_firewall finds it open
+	// and relates no rule of its own (createRuleForAllCidrs).
+	fw := c.Firewall.NewCreateFirewallRuleParams(ipID, "tcp")
+	fw.SetStartport(443)
+	fw.SetEndport(443)
+	if _, err := c.Firewall.CreateFirewallRule(fw); err != nil {
+		t.Fatal(err)
+	}
 	entry := webEntry("192.168.2.124")
 	entry["algorithm"] = "leastconn"
-	vm := cid(e.call("create_vm", "agent-lb-op", stemcell, lbVMType(entry),
+	tls := map[string]any{"name": "tls", "algorithm": "source", "private_port": 8443, "public_port": 443,
+		"open_firewall": true, "public_ip": "192.168.2.124"}
+	vm := cid(e.call("create_vm", "agent-lb-op", stemcell, lbVMType(entry, tls),
 		map[string]any{"default": manualNet("10.1.1.124")}, []string{}, boshEnv).ok(t))
-	rule := e.oneRule(vm)
+	var rule *csgo.LoadBalancerRule
+	if n := len(e.lbRules()); n != 2 {
+		t.Fatalf("%d rules, want the operator's web and the CPI's tls", n)
+	}
+	for _, r := range e.lbRules() {
+		if got := e.lbVMs(r.Id); len(got) != 1 || got[0] != vm {
+			t.Fatalf("VMs behind rule %s: %v, want %s", r.Name, got, vm)
+		}
+		if r.Name == "web" {
+			rule = r
+		}
+	}
 	e.call("delete_vm", vm).ok(t)
 	after := e.oneRule()
 	if after.Id != rule.Id || after.Description != "the operator's" || len(after.Tags) != 0 {
 		t.Fatalf("the operator's rule became %+v", after)
 	}
-	if len(e.firewallRules()) != 0 {
-		t.Fatal("open_firewall on the operator's rule opened the firewall")
+	if fws := e.firewallRules(); len(fws) != 1 || fws[0].Startport != 443 {
+		t.Fatalf("the operator's firewall rule alone should stay: %+v", fws)
 	}
 }
 
