@@ -14,6 +14,7 @@ type PublicIP struct {
 	SourceNAT bool // the network's source NAT address: never static NAT
 	VMID      string
 	NetworkID string
+	VPCID     string // the VPC whose address it is; its tiers share it
 	Tags      map[string]string
 }
 
@@ -48,7 +49,7 @@ func (c *Client) onePublicIP(p *csgo.ListPublicIpAddressesParams) (*PublicIP, er
 	}
 	for _, a := range resp.PublicIpAddresses {
 		return &PublicIP{ID: a.Id, IP: a.Ipaddress, StaticNAT: a.Isstaticnat, SourceNAT: a.Issourcenat, VMID: a.Virtualmachineid,
-			NetworkID: a.Associatednetworkid, Tags: tagMap(a.Tags)}, nil
+			NetworkID: a.Associatednetworkid, VPCID: a.Vpcid, Tags: tagMap(a.Tags)}, nil
 	}
 	return nil, nil
 }

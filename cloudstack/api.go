@@ -9,6 +9,8 @@ import (
 // CloudStack, in the CPI's terms. *Client implements it against a real
 // management server; unit tests use a fake.
 type API interface {
+	LoadBalancers
+
 	// Endpoint is the API URL without credentials, for messages.
 	Endpoint() string
 

@@ -62,3 +62,16 @@ func TestAcquiredForTrustsTheTagOrAnUntaggedIntent(t *testing.T) {
 		}
 	}
 }
+
+func TestLBMarkReadsBackFromTheDescription(t *testing.T) {
+	m := cloudstack.LBMark{Director: "dir-1", Agent: "agent-1"}
+	r := &cloudstack.LBRule{Description: m.Description()}
+	if got, ok := r.Mark(); !ok || got != m || !r.CreatedBy("dir-1") || r.CreatedBy("dir-2") {
+		t.Errorf("%q reads back as %+v (%v)", r.Description, got, ok)
+	}
+	for _, desc := range []string{"", "web servers", "bosh-cpi-created", "bosh-cpi-created bosh-director-uuid=dir-1"} {
+		if r := (&cloudstack.LBRule{Description: desc}); r.CreatedBy("dir-1") {
+			t.Errorf("an operator's rule described %q is taken for the CPI's", desc)
+		}
+	}
+}

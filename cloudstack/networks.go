@@ -15,6 +15,7 @@ type Network struct {
 	Gateway string
 	Netmask string
 	DNS     []string
+	VPCID   string // a VPC tier's VPC
 }
 
 // FindNetworks resolves guest networks of a zone by id or exact name in
@@ -73,7 +74,8 @@ func matchNetwork(networks []*csgo.Network, ref string) (*Network, int) {
 		return nil, len(hits)
 	}
 	n := hits[0]
-	net := &Network{ID: n.Id, Name: n.Name, ZoneID: n.Zoneid, CIDR: n.Cidr, Gateway: n.Gateway, Netmask: n.Netmask}
+	net := &Network{ID: n.Id, Name: n.Name, ZoneID: n.Zoneid, CIDR: n.Cidr, Gateway: n.Gateway, Netmask: n.Netmask,
+		VPCID: n.Vpcid}
 	for _, d := range []string{n.Dns1, n.Dns2} {
 		if d != "" {
 			net.DNS = append(net.DNS, d)

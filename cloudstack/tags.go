@@ -2,12 +2,14 @@ package cloudstack
 
 import "strings"
 
-// Resource types for tags.
+// Resource types for tags (ResourceTag.ResourceObjectType: LoadBalancer is
+// taggable, as are FirewallRule and PublicIpAddress).
 const (
 	ResourceVM       = "UserVm"
 	ResourceVolume   = "Volume"
 	ResourceSnapshot = "Snapshot"
 	ResourceIP       = "PublicIpAddress"
+	ResourceLB       = "LoadBalancer"
 )
 
 // MaxTagLength is the width of resource_tags.key and .value: varchar(255),

@@ -23,6 +23,7 @@ type vmCreation struct {
 	vm       *cloudstack.VM
 	ipID     string // a public IP this call acquired
 	vipAddr  *cloudstack.PublicIP
+	lbs      []lbPlan
 	ephemera bool // an ephemeral disk is created with the VM
 	registry bool // settings were written to the registry
 	deployed bool // deployVirtualMachine was sent
@@ -78,6 +79,9 @@ func (v *vmCreation) create() error {
 		}
 	}
 	v.mark = cloudstack.NewMark(v.cpi.ctx.DirectorUUID, v.intendedVIP(), v.agentID)
+	if err := v.planLBs(); err != nil {
+		return err
+	}
 	v.spec.DisplayName = v.mark.DisplayName()
 	if v.spec.UserData, err = v.userData(name); err != nil {
 		return err
@@ -99,6 +103,9 @@ func (v *vmCreation) create() error {
 		if err := v.cpi.cloud.EnableStaticNAT(v.vipID(), vm.ID, v.plan.nics[0].network.ID); err != nil {
 			return err
 		}
+	}
+	if err := v.joinLBs(); err != nil {
+		return err
 	}
 	// The mark goes last: from here on the VM is the director's to delete.
 	return v.cpi.cloud.SetDisplayName(vm.ID, name)

@@ -45,9 +45,8 @@ type vmProps struct {
 	// by its create_vm, whose ephemeral disk takes ephemeral_disk_offering
 	// or the default: accepted, and ignored alike.
 	DiskOffering string `json:"disk_offering"`
-	// LBs are the Go CPI's load-balancer rules: refused by name until the
-	// CPI creates them, rather than as an unknown key or silently.
-	LBs []json.RawMessage `json:"lbs"`
+	// LBs are the Go CPI's load-balancer rules, with the VM behind them.
+	LBs []lbProp `json:"lbs"`
 }
 
 // routes are the Go CPI's extra routes by BOSH network name.
@@ -78,9 +77,8 @@ func readVMProps(cp apiv1.VMCloudProps) (vmProps, error) {
 	if err := decodeStrict(cp, &props, "VM"); err != nil {
 		return props, err
 	}
-	if len(props.LBs) > 0 {
-		return props, fmt.Errorf("VM cloud_properties: lbs (load-balancer rules) are not supported yet; " +
-			"assign the VM to its load-balancer rules outside BOSH for now")
+	if err := checkLBProps(props.LBs); err != nil {
+		return props, err
 	}
 	if err := props.mergeDisk(); err != nil {
 		return props, err

@@ -52,8 +52,9 @@ func TestVMKeysNoVocabularyKnowsAreRefused(t *testing.T) {
 		`{"disk":2048,"ephemeral_disk_size":4096}`: "disk (2048 MiB) and ephemeral_disk_size (4096 MiB) both size the ephemeral disk and differ",
 		`{"disk":0,"ephemeral_disk_size":4096}`:    "disk (0 MiB) and ephemeral_disk_size (4096 MiB)",
 		`{"dsk":2048}`:                             `VM cloud_properties: unknown field "dsk"`,
-		`{"lbs":[{"name":"web","algorithm":"roundrobin","private_port":80,"public_port":80}]}`: "lbs (load-balancer rules) are not supported yet",
-		`{"affinity_group":"g","affinity_group_type":"rack affinity"}`:                         `affinity_group_type is "rack affinity"`,
+		`{"lbs":[{"name":"web","algorithm":"roundrobin","private_port":80,"public_port":80}]}`:                                `lbs[0] ("web"): public_ip is missing`,
+		`{"lbs":[{"name":"web","algorithm":"roundrobin","private_port":80,"public_port":80,"public_ip":"1.2.3.4","port":1}]}`: `unknown field "port"`,
+		`{"affinity_group":"g","affinity_group_type":"rack affinity"}`:                                                        `affinity_group_type is "rack affinity"`,
 		`{"disk":-1}`: "must not be negative",
 		`{"routes":{"default":[{"cidr":"10.2.0.0/16","via":"10.1.1.1"}]}}`: `unknown field "via"`,
 	} {

@@ -100,6 +100,12 @@ func (c CPI) removeVM(vm *cloudstack.VM) error {
 	if err := c.releaseVIP(vm); err != nil {
 		return wrap(err, "releasing the vip of VM %s", vm.ID)
 	}
+	// Its load-balancer rules go before it too: CloudStack takes a VM
+	// from behind them only when it expunges it (UserVmManagerImpl.
+	// cleanupVmResources), and a VM that is gone no longer finds them.
+	if err := c.leaveLBs(vm); err != nil {
+		return wrap(err, "taking VM %s from its load-balancer rules", vm.ID)
+	}
 	if vm.AwaitingExpunge() && *c.cfg.CloudStack.ExpungeVM {
 		// Destroyed but not expunged (by hand, or by an account that
 		// may not expunge) it still holds its host name and addresses.

@@ -28,6 +28,9 @@ import (
 //   - public IPs allocated and not the network's source NAT;
 //   - templates of every zone, ready or not (an upload in progress too);
 //   - affinity groups;
+//   - load-balancer rules, which belong to the VMs behind them, and
+//     firewall rules, which belong to the load-balancer rule of their
+//     address and port (the one open_firewall opened for it), if any;
 //   - with a registry (old stemcells), its entries: a VM's belongs to it.
 //
 // Tags on gone resources do not count: CloudStack removes them with the
@@ -62,7 +65,7 @@ func (r resource) String() string {
 
 // known is what the director holds: the CIDs it got back and has not
 // deleted. A VM's parts (its ROOT volume, its ephemeral disk, its vip, the
-// affinity groups it is in) belong to it.
+// affinity groups and load-balancer rules it is in) belong to it.
 type known struct {
 	VMs, Disks, Snapshots, Stemcells []string
 }
@@ -116,7 +119,27 @@ func (e *env) inventory() []resource {
 	for _, g := range groups.AffinityGroups {
 		out = append(out, resource{Kind: "affinity group", ID: g.Id, Name: g.Name, State: g.Type, Members: g.VirtualmachineIds})
 	}
+	out = append(out, e.ruleCensus()...)
 	return append(out, e.registryCensus(vms.VirtualMachines)...)
+}
+
+// ruleCensus lists load-balancer rules with the VMs behind them, and
+// firewall rules with the VMs of the load-balancer rule they open.
+func (e *env) ruleCensus() []resource {
+	e.t.Helper()
+	var out []resource
+	behind := map[string][]string{} // address id and port → VMs
+	for _, r := range e.lbRules() {
+		vms := e.lbVMs(r.Id)
+		behind[r.Publicipid+":"+r.Publicport] = vms
+		out = append(out, resource{Kind: "LB rule", ID: r.Id, Name: r.Name + " on " + r.Publicip, State: r.State,
+			Tags: tagsOf(r.Tags), Members: vms})
+	}
+	for _, f := range e.firewallRules() {
+		out = append(out, resource{Kind: "firewall rule", ID: f.Id, Name: fmt.Sprintf("%s %d on %s", f.Protocol, f.Startport, f.Ipaddress),
+			State: f.State, Tags: tagsOf(f.Tags), Members: behind[fmt.Sprintf("%s:%d", f.Ipaddressid, f.Startport)]})
+	}
+	return out
 }
 
 // registryCensus lists the registry's entries (one file per instance in
@@ -214,7 +237,7 @@ func (k known) owns(r resource) bool {
 		return k.has(k.Stemcells, r.ID)
 	case r.Kind == "registry entry":
 		return r.VMID != "" && k.has(k.VMs, r.VMID)
-	case r.Kind == "affinity group":
+	case r.Kind == "affinity group", r.Kind == "LB rule", r.Kind == "firewall rule":
 		for _, m := range r.Members {
 			if k.has(k.VMs, m) {
 				return true
@@ -305,6 +328,12 @@ func (e *env) sweep(base ledger, rs []resource) {
 			_, err = c.Snapshot.DeleteSnapshot(c.Snapshot.NewDeleteSnapshotParams(r.ID))
 		case "template":
 			_, err = c.Template.DeleteTemplate(c.Template.NewDeleteTemplateParams(r.ID))
+		case "LB rule":
+			_, err = c.LoadBalancer.DeleteLoadBalancerRule(c.LoadBalancer.NewDeleteLoadBalancerRuleParams(r.ID))
+		case "firewall rule":
+			if e.firewallRuleLive(r.ID) { // not revoked with its load-balancer rule
+				_, err = c.Firewall.DeleteFirewallRule(c.Firewall.NewDeleteFirewallRuleParams(r.ID))
+			}
 		case "affinity group":
 			p := c.AffinityGroup.NewDeleteAffinityGroupParams()
 			p.SetId(r.ID)
@@ -351,6 +380,7 @@ func (e *env) settleSweep(base ledger, rs []resource) {
 // creates, a Destroyed VM included; the sweep then removes it all.
 func TestCensusSeesWhatTheDirectorDoesNotKnow(t *testing.T) {
 	e := newEnv(t, nil)
+	e.allocateIP("192.168.2.108", "192.168.2.109") // the operator's, for lbs
 	d := newDirector(e)
 	d.holds.Stemcells = []string{e.stemcell()}
 	vipNets := func(ip, vip string) map[string]any {
@@ -368,8 +398,10 @@ func TestCensusSeesWhatTheDirectorDoesNotKnow(t *testing.T) {
 		t.Fatalf("the census counts what the director holds:\n%s", describe(extra))
 	}
 
-	// Forgotten: a VM in another affinity group, a disk, a snapshot, a stemcell.
+	// Forgotten: a VM in another affinity group and behind a load-balancer
+	// rule with its firewall rule, a disk, a snapshot, a stemcell.
 	props["affinity_group"] = "census-forgotten"
+	props["lbs"] = []map[string]any{webEntry("192.168.2.109")}
 	lostVM := vmOf("census-2", "10.1.1.111", "192.168.2.111")
 	lostDisk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, nil)
 	lostSnap := cid(e.call("snapshot_disk", d.holds.Disks[0], diskMeta).ok(t))
@@ -389,7 +421,7 @@ func TestCensusSeesWhatTheDirectorDoesNotKnow(t *testing.T) {
 	// The Destroyed VM's ROOT volume is in Destroy, gone with the VM; its
 	// ephemeral disk is still attached to it.
 	want := map[string]int{"VM": 1, "volume/ROOT": 0, "volume/DATADISK": 2, "snapshot": 1, "public IP": 1,
-		"template": 1, "affinity group": 1}
+		"template": 1, "affinity group": 1, "LB rule": 1, "firewall rule": 1}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("census: %d %s, want %d; extras (forgot VM %s, disk %s, snapshot %s, stemcell %s):\n%s",

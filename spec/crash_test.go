@@ -244,8 +244,19 @@ func crashMethods() []crashMethod {
 		hold:    func(d *director, id string) { d.holds.VMs = append(d.holds.VMs, id) }, release: releaseVMs}
 	oldVM := createVM
 	oldVM.name, oldVM.registry = "create_vm/registry", true
+	// With lbs: killed around createLoadBalancerRule, its tags and the
+	// assign, the next attempt removes the rule with the incomplete VM.
+	lbVM := createVM
+	lbVM.name = "create_vm/lbs"
+	lbVM.prepare = func(d *director) {
+		holdStemcell(d, d.e.stemcell())
+		d.operatorIPs("192.168.2.88", "192.168.2.89") // the first becomes the source NAT address
+	}
+	lbVM.args = func(d *director, agent string) []any {
+		return []any{agent, d.holds.Stemcells[0], lbVMType(webEntry("192.168.2.89")), networks, []string{}, boshEnv}
+	}
 	return []crashMethod{
-		createVM, oldVM,
+		createVM, oldVM, lbVM,
 		{name: "create_stemcell/upload", method: "create_stemcell", args: (*director).stemcellArgs, hold: holdStemcell,
 			release: releaseStemcells, awaits: true, finalStep: "updateTemplate"},
 		{name: "create_stemcell/webdav", method: "create_stemcell", args: (*director).stemcellArgs, hold: holdStemcell,

@@ -232,10 +232,27 @@ func lostMethods() []lostMethod {
 		args:   func(d *director, _ string) []any { return []any{last(d.holds.VMs)} },
 		done:   func(d *director, _ response) { d.holds.VMs = d.holds.VMs[:len(d.holds.VMs)-1] }, undo: releaseVMs(0)}
 	oldCreateVM, oldDeleteVM := createVM, deleteVM
+	// With lbs: the rule is created, tagged and joined by create_vm, and
+	// deleted by the delete_vm of its only VM.
+	lbProps := lbVMType(webEntry("192.168.2.94"))
+	lbArgs := func(d *director, agent string) []any {
+		return []any{agent, d.holds.Stemcells[0], lbProps, networks, []string{}, boshEnv}
+	}
+	lbPrepare := func(d *director) {
+		stemcell(d)
+		d.operatorIPs("192.168.2.93", "192.168.2.94") // the first becomes the source NAT address
+	}
+	lbCreateVM := lostMethod{name: "create_vm/lbs", method: "create_vm", prepare: lbPrepare, args: lbArgs, done: holdVM,
+		undo: releaseVMs(0)}
+	lbDeleteVM := deleteVM
+	lbDeleteVM.name, lbDeleteVM.prepare = "delete_vm/lbs", lbPrepare
+	lbDeleteVM.before = func(d *director) {
+		d.holds.VMs = append(d.holds.VMs, cid(d.e.call("create_vm", lbArgs(d, "lost-lb-victim")...).ok(d.e.t)))
+	}
 	oldCreateVM.name, oldCreateVM.registry = "create_vm/registry", true
 	oldDeleteVM.name, oldDeleteVM.registry = "delete_vm/registry", true
 	return []lostMethod{
-		createVM, deleteVM, oldCreateVM, oldDeleteVM,
+		createVM, deleteVM, oldCreateVM, oldDeleteVM, lbCreateVM, lbDeleteVM,
 		{name: "reboot_vm", method: "reboot_vm", prepare: vm,
 			args: func(d *director, _ string) []any { return []any{d.holds.VMs[0]} }, done: nothing, undo: none},
 		{name: "set_vm_metadata", method: "set_vm_metadata", prepare: vm,

@@ -225,8 +225,18 @@ func TestEarlierCPIsResourcePoolsDeploy(t *testing.T) {
 		failed(t, "VMCreationFailed", "disk (3072 MiB) and ephemeral_disk_size (4096 MiB)")
 	lbs := map[string]any{"compute_offering": "Small Instance", "lbs": []any{map[string]any{"name": "web", "algorithm": "roundrobin",
 		"private_port": 80, "public_port": 80, "open_firewall": true, "public_ip": "192.168.2.80"}}}
-	e.call("create_vm", "agent-lbs", stemcell, lbs, map[string]any{"default": manualNet("10.1.1.47")}, []string{}, boshEnv).
-		failed(t, "VMCreationFailed", "lbs (load-balancer rules) are not supported yet")
+	e.allocateIP("192.168.2.80")
+	e.call("create_vm", "agent-lbs", stemcell, lbs, map[string]any{"default": manualNet("10.1.1.47")},
+		[]string{}, boshEnv).ok(t).decode(t, &result)
+	var lbVM string
+	_ = json.Unmarshal(result[0], &lbVM)
+	if rule := e.oneRule(lbVM); rule.Name != "web" || rule.Publicip != "192.168.2.80" {
+		t.Errorf("the Go CPI's lbs entry made rule %+v", rule)
+	}
+	e.call("delete_vm", lbVM).ok(t)
+	if rules := e.lbRules(); len(rules) != 0 {
+		t.Errorf("the rule outlived its only VM: %+v", rules[0])
+	}
 }
 
 // TestEarlierCPIsDiskPoolsCreateDisks: their disk pools' cloud_properties

@@ -1,0 +1,303 @@
+package cpi
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+)
+
+// lbProp is one entry of the Go CPI's lbs: a public load-balancer rule on
+// public_ip, created when missing, with the VM behind it.
+type lbProp struct {
+	Name         string    `json:"name"`
+	Algorithm    string    `json:"algorithm"`
+	PrivatePort  int       `json:"private_port"`
+	PublicPort   int       `json:"public_port"`
+	OpenFirewall flexibool `json:"open_firewall"`
+	PublicIP     string    `json:"public_ip"`
+}
+
+func (l lbProp) String() string {
+	return fmt.Sprintf("lbs entry %q (public_ip %s)", l.Name, l.PublicIP)
+}
+
+// lbPlan is an entry resolved before the deploy: the address, the rule if
+// it exists, and the network createLoadBalancerRule needs to be told.
+type lbPlan struct {
+	prop      lbProp
+	addr      *cloudstack.PublicIP
+	rule      *cloudstack.LBRule
+	networkID string
+}
+
+// checkLBProps refuses, before anything is asked of CloudStack, entries
+// CloudStack would refuse: createPublicLoadBalancerRule's algorithm
+// (NetUtils.isValidAlgorithm) and ports (NetUtils.isValidPort), a name
+// (the rule's required name), and an address to put the rule on.
+func checkLBProps(lbs []lbProp) error {
+	seen := map[string]bool{}
+	for i, l := range lbs {
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("VM cloud_properties: lbs[%d] (%q): %s", i, l.Name, fmt.Sprintf(format, args...))
+		}
+		addr, err := netip.ParseAddr(l.PublicIP)
+		switch {
+		case strings.TrimSpace(l.Name) == "":
+			return fmt.Errorf("VM cloud_properties: lbs[%d] has no name", i)
+		case !cloudstack.ValidLBAlgorithm(l.Algorithm):
+			return bad("algorithm %q is not one CloudStack accepts: %s", l.Algorithm,
+				strings.Join(cloudstack.LBAlgorithms, ", "))
+		case l.PublicPort < 1 || l.PublicPort > 65535:
+			return bad("public_port %d is not a port (1-65535)", l.PublicPort)
+		case l.PrivatePort < 1 || l.PrivatePort > 65535:
+			return bad("private_port %d is not a port (1-65535)", l.PrivatePort)
+		case l.PublicIP == "":
+			return bad("public_ip is missing: name the allocated public IP address the rule is on")
+		case err != nil || !addr.Is4():
+			return bad("public_ip %q is not an IPv4 address", l.PublicIP)
+		case seen[l.PublicIP+" "+l.Name]:
+			return bad("a second entry of that name on %s", l.PublicIP)
+		}
+		seen[l.PublicIP+" "+l.Name] = true
+	}
+	return nil
+}
+
+// lbNetwork decides, for an allocated address, the network its rule is
+// for, and refuses what CloudStack would refuse once the VM exists:
+// load balancing an address with static NAT (createPublicLoadBalancer:
+// "Can't do load balance on ip address"; the vip gets static NAT), port 53
+// on a source NAT address (createPublicLoadBalancerRule, on networks with
+// the virtual router's DNS), openfirewall on a VPC address
+// (CreateLoadBalancerRuleCmd.getOpenFirewall), and a VM with no NIC on the
+// rule's network (assignToLoadBalancer: "doesn't belong in the same
+// network"). The network is sent only for a VPC address no tier has yet.
+func lbNetwork(l lbProp, addr *cloudstack.PublicIP, vip string, nics []nicPlan) (string, error) {
+	on := func(pick func(cloudstack.Network) bool) (string, bool) {
+		i := slices.IndexFunc(nics, func(n nicPlan) bool { return pick(n.network) })
+		if i < 0 {
+			return "", false
+		}
+		return nics[i].network.ID, true
+	}
+	switch {
+	case l.PublicIP == vip:
+		return "", fmt.Errorf("%s: %s is this VM's vip, which gets static NAT, and CloudStack does not load-balance "+
+			"an address with static NAT", l, l.PublicIP)
+	case addr == nil:
+		return "", fmt.Errorf("%s: %s is not an allocated public IP address of this account in the VM's zone: "+
+			"allocate it (associateIpAddress) first", l, l.PublicIP)
+	case addr.StaticNAT:
+		return "", fmt.Errorf("%s: %s is static NAT to VM %s, and CloudStack does not load-balance an address with "+
+			"static NAT", l, l.PublicIP, addr.VMID)
+	case addr.SourceNAT && l.PublicPort == 53:
+		return "", fmt.Errorf("%s: port 53 on %s, the source NAT address of its network: CloudStack keeps it for the "+
+			"virtual router's DNS", l, l.PublicIP)
+	case addr.VPCID != "" && bool(l.OpenFirewall):
+		return "", fmt.Errorf("%s: %s is an address of a VPC, whose traffic network ACLs allow: CloudStack refuses "+
+			"open_firewall there; set it to false", l, l.PublicIP)
+	case addr.NetworkID != "":
+		if _, ok := on(func(n cloudstack.Network) bool { return n.ID == addr.NetworkID }); !ok {
+			return "", fmt.Errorf("%s: %s is an address of CloudStack network %s, on which this VM has no NIC: "+
+				"CloudStack puts only VMs of the address's network behind its rules", l, l.PublicIP, addr.NetworkID)
+		}
+		return "", nil
+	case addr.VPCID != "":
+		id, ok := on(func(n cloudstack.Network) bool { return n.VPCID == addr.VPCID })
+		if !ok {
+			return "", fmt.Errorf("%s: %s is an address of VPC %s, and this VM has no NIC on a tier of it", l,
+				l.PublicIP, addr.VPCID)
+		}
+		return id, nil
+	}
+	return "", fmt.Errorf("%s: %s is not associated with a network yet: CloudStack cannot put a rule on it", l,
+		l.PublicIP)
+}
+
+// existingRule picks the entry's rule among the address's rules: the one
+// of its name, which must have its ports (else the VM would be behind the
+// wrong port), or none, when no other rule has its public port
+// (createPublicLoadBalancer's detectRulesConflict would refuse it).
+func existingRule(l lbProp, rules []cloudstack.LBRule) (*cloudstack.LBRule, error) {
+	if r := cloudstack.NamedLBRule(rules, l.Name); r != nil {
+		if r.PublicPort != l.PublicPort || r.PrivatePort != l.PrivatePort {
+			return nil, fmt.Errorf("%s: rule %s of that name exists on %s with public port %d and private port %d, "+
+				"not %d and %d: rename the entry or change the rule", l, r.ID, l.PublicIP, r.PublicPort, r.PrivatePort,
+				l.PublicPort, l.PrivatePort)
+		}
+		return r, nil
+	}
+	for _, r := range rules {
+		if r.PublicPort == l.PublicPort {
+			return nil, fmt.Errorf("%s: rule %s (%q) on %s already has public port %d: CloudStack allows one rule per "+
+				"address and port", l, r.ID, r.Name, l.PublicIP, l.PublicPort)
+		}
+	}
+	return nil, nil
+}
+
+// planLBs resolves every entry before anything is created.
+func (v *vmCreation) planLBs() error {
+	vip := ""
+	if v.plan.vip != nil {
+		vip = v.plan.vip.IP()
+	}
+	for _, l := range v.props.LBs {
+		addr, err := v.cpi.cloud.FindPublicIP(v.spec.ZoneID, l.PublicIP)
+		if err != nil {
+			return fmt.Errorf("%s: looking up the address: %w", l, err)
+		}
+		network, err := lbNetwork(l, addr, vip, v.plan.nics)
+		if err != nil {
+			return badInput(err)
+		}
+		rules, err := v.cpi.cloud.LBRulesOn(addr.ID)
+		if err != nil {
+			return fmt.Errorf("%s: listing the address's load-balancer rules: %w", l, err)
+		}
+		rule, err := existingRule(l, rules)
+		if err != nil {
+			return badInput(err)
+		}
+		v.lbs = append(v.lbs, lbPlan{prop: l, addr: addr, rule: rule, networkID: network})
+	}
+	return nil
+}
+
+// joinLBs puts the VM behind each entry's rule, creating the rule when it
+// is missing.
+func (v *vmCreation) joinLBs() error {
+	for _, p := range v.lbs {
+		if err := v.joinLB(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// joinLB assigns the VM to the entry's rule. When the assign fails and the
+// rule is gone (the delete_vm of its last VM, running beside this call,
+// deleted it after planLBs found it), the rule is made again once.
+func (v *vmCreation) joinLB(p lbPlan) error {
+	rule := p.rule
+	for again := false; ; again = true {
+		if rule == nil {
+			var err error
+			if rule, err = v.createLB(p); err != nil {
+				return err
+			}
+		}
+		err := v.cpi.cloud.AssignToLBRule(rule.ID, v.vm.ID)
+		if err == nil {
+			return nil
+		}
+		if !again && p.rule != nil && v.lbGone(p, rule.ID) {
+			v.cpi.logger.Warn("vm", "%s: load-balancer rule %s went while VM %s was joining it; making it again",
+				p.prop, rule.ID, v.vm.ID)
+			rule = nil
+			continue
+		}
+		return fmt.Errorf("%s: assigning VM %s to load-balancer rule %s: %w", p.prop, v.vm.ID, rule.ID, err)
+	}
+}
+
+// lbGone says the address no longer has the rule (a failed listing says
+// nothing).
+func (v *vmCreation) lbGone(p lbPlan, ruleID string) bool {
+	rules, err := v.cpi.cloud.LBRulesOn(p.addr.ID)
+	return err == nil && !slices.ContainsFunc(rules, func(r cloudstack.LBRule) bool { return r.ID == ruleID })
+}
+
+// createLB creates the entry's rule, marked as this create_vm's. After a
+// lost answer, or when another create_vm made the rule meanwhile (the same
+// lbs in parallel), the rule of that name on the address is the one.
+func (v *vmCreation) createLB(p lbPlan) (*cloudstack.LBRule, error) {
+	c := v.cpi
+	spec := cloudstack.LBSpec{Name: p.prop.Name, Algorithm: p.prop.Algorithm, PublicPort: p.prop.PublicPort,
+		PrivatePort: p.prop.PrivatePort, OpenFirewall: bool(p.prop.OpenFirewall), PublicIPID: p.addr.ID,
+		NetworkID: p.networkID, Mark: v.lbMark()}
+	created, err := c.cloud.CreateLBRule(spec)
+	if err != nil && created == nil {
+		if rules, listErr := c.cloud.LBRulesOn(p.addr.ID); listErr == nil {
+			if found := cloudstack.NamedLBRule(rules, p.prop.Name); found != nil {
+				return found, nil
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: creating the load-balancer rule: %w", p.prop, err)
+	}
+	return created, nil
+}
+
+// lbMark is what a rule this create_vm creates says of it: the same
+// director and agent as the VM's incomplete mark, which is how the VM's
+// removal finds a rule created before the VM was behind it.
+func (v *vmCreation) lbMark() cloudstack.LBMark {
+	return cloudstack.LBMark{Director: v.mark.Director, Agent: v.mark.Agent}
+}
+
+// leaveLBs takes a VM from behind its rules before it goes, and deletes
+// the rules this director's CPI created that would have no VM left. Each
+// rule is one step, deleted or left, so a retry after a crash finds the
+// rest where they were. Removing an incomplete VM also deletes the rules
+// its create_vm created that no VM is behind yet (killed or failed between
+// createLoadBalancerRule and assignToLoadBalancerRule). A rule another
+// create_vm is about to join may go meanwhile: that call's assign then
+// fails and it makes the rule again (joinLB).
+func (c CPI) leaveLBs(vm *cloudstack.VM) error {
+	rules, err := c.cloud.VMLBRules(vm.ID)
+	if err != nil {
+		return fmt.Errorf("listing the load-balancer rules of VM %s: %w", vm.ID, err)
+	}
+	behind := map[string]bool{}
+	for _, r := range rules {
+		behind[r.ID] = true
+	}
+	if mark, incomplete := vm.IncompleteMark(); incomplete {
+		created, err := c.cloud.LBRulesCreatedFor(cloudstack.LBMark{Director: mark.Director, Agent: mark.Agent})
+		if err != nil {
+			return fmt.Errorf("listing the load-balancer rules created for VM %s: %w", vm.ID, err)
+		}
+		for _, r := range created {
+			if !behind[r.ID] {
+				rules = append(rules, r)
+			}
+		}
+	}
+	for _, r := range rules {
+		if err := c.leaveLB(vm, r, behind[r.ID]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c CPI) leaveLB(vm *cloudstack.VM, r cloudstack.LBRule, behind bool) error {
+	others, err := c.otherLBVMs(r.ID, vm.ID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case r.CreatedBy(c.ctx.DirectorUUID) && len(others) == 0:
+		c.logger.Info("vm", "deleting load-balancer rule %s (%s on %s), which the CPI created and VM %s was the last "+
+			"VM behind", r.ID, r.Name, r.PublicIP, vm.ID)
+		return wrap(c.cloud.DeleteLBRule(r.ID), "deleting load-balancer rule %s (%s)", r.ID, r.Name)
+	case behind:
+		return wrap(c.cloud.RemoveFromLBRule(r.ID, vm.ID), "removing VM %s from load-balancer rule %s (%s)",
+			vm.ID, r.ID, r.Name)
+	}
+	return nil
+}
+
+// otherLBVMs are the VMs behind a rule other than vmID.
+func (c CPI) otherLBVMs(ruleID, vmID string) ([]string, error) {
+	ids, err := c.cloud.LBRuleVMs(ruleID)
+	if err != nil {
+		return nil, fmt.Errorf("listing the VMs behind load-balancer rule %s: %w", ruleID, err)
+	}
+	return slices.DeleteFunc(ids, func(id string) bool { return strings.EqualFold(id, vmID) }), nil
+}
