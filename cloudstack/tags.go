@@ -111,4 +111,8 @@ const (
 	// names and that has no AcquiredTag yet is the CPI's, not the
 	// operator's (a crash between associateIpAddress and its createTags).
 	VIPIntentTag = "bosh-cpi-vip"
+	// LBTag marks a VM whose create_vm had load-balancer rules (lbs):
+	// only such a VM can be behind a rule the CPI created, so delete_vm
+	// looks for rules only then.
+	LBTag = "bosh-cpi-lbs"
 )

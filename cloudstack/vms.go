@@ -65,6 +65,9 @@ func (vm *VM) Busy() bool {
 // releases them; VirtualMachineManagerImpl.advanceExpunge cleans the NICs).
 func (vm *VM) AwaitingExpunge() bool { return vm.State == "Destroyed" }
 
+// HadLBs says whether the VM's create_vm had load-balancer rules (LBTag).
+func (vm *VM) HadLBs() bool { return vm.Tags[LBTag] != "" }
+
 // VMWithIP implements API.
 func (c *Client) VMWithIP(networkID, ip string) (*VM, error) {
 	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()

@@ -114,6 +114,9 @@ func (v *vmCreation) create() error {
 // tagVM gives the VM the marks that outlive create_vm.
 func (v *vmCreation) tagVM() error {
 	tags := map[string]string{cloudstack.DirectorTag: v.cpi.ctx.DirectorUUID, cloudstack.AgentTag: v.agentID}
+	if len(v.props.LBs) > 0 {
+		tags[cloudstack.LBTag] = "true"
+	}
 	return v.cpi.cloud.SetTags(cloudstack.ResourceVM, v.vm.ID, v.vm.Tags, tags)
 }
 

@@ -249,6 +249,12 @@ func (v *vmCreation) lbMark() cloudstack.LBMark {
 // create_vm is about to join may go meanwhile: that call's assign then
 // fails and it makes the rule again (joinLB).
 func (c CPI) leaveLBs(vm *cloudstack.VM) error {
+	mark, incomplete := vm.IncompleteMark()
+	if !incomplete && !vm.HadLBs() {
+		// Made without lbs, it is behind no rule of the CPI's; CloudStack
+		// takes it from an operator's rule when it expunges it.
+		return nil
+	}
 	rules, err := c.cloud.VMLBRules(vm.ID)
 	if err != nil {
 		return fmt.Errorf("listing the load-balancer rules of VM %s: %w", vm.ID, err)
@@ -257,7 +263,7 @@ func (c CPI) leaveLBs(vm *cloudstack.VM) error {
 	for _, r := range rules {
 		behind[r.ID] = true
 	}
-	if mark, incomplete := vm.IncompleteMark(); incomplete {
+	if incomplete {
 		created, err := c.cloud.LBRulesCreatedFor(cloudstack.LBMark{Director: mark.Director, Agent: mark.Agent})
 		if err != nil {
 			return fmt.Errorf("listing the load-balancer rules created for VM %s: %w", vm.ID, err)

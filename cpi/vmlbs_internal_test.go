@@ -119,9 +119,11 @@ type lbCloud struct {
 	rules  []cloudstack.LBRule
 	behind map[string][]string
 	did    []string
+	listed int // VMLBRules calls
 }
 
 func (f *lbCloud) VMLBRules(vmID string) ([]cloudstack.LBRule, error) {
+	f.listed++
 	var out []cloudstack.LBRule
 	for _, r := range f.rules {
 		if slices.Contains(f.behind[r.ID], vmID) {
@@ -168,7 +170,11 @@ func TestLeavingLBsDeletesOnlyTheCPIsEmptyRules(t *testing.T) {
 	}, behind: map[string][]string{"last": {"vm-1"}, "shared": {"vm-1", "vm-2"}, "operator": {"vm-1"},
 		"foreign": {"vm-1"}, "joined": {"vm-2"}}}
 	c := CPI{cloud: cloud, ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)}
-	complete := &cloudstack.VM{ID: "vm-1", DisplayName: "vm-1"}
+	withoutLBs := &cloudstack.VM{ID: "vm-1", DisplayName: "vm-1"}
+	if err := c.leaveLBs(withoutLBs); err != nil || len(cloud.did) != 0 || cloud.listed != 0 {
+		t.Fatalf("a complete VM made without lbs: %v, did %q after %d listings, want nothing", err, cloud.did, cloud.listed)
+	}
+	complete := &cloudstack.VM{ID: "vm-1", DisplayName: "vm-1", Tags: map[string]string{cloudstack.LBTag: "true"}}
 	if err := c.leaveLBs(complete); err != nil {
 		t.Fatal(err)
 	}
