@@ -2,8 +2,6 @@ package webdav
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/trust"
 )
 
 // Handoff is the CPI's side of the WebDAV daemon: it gives the daemon an
@@ -42,8 +42,8 @@ type HandoffOptions struct {
 	Dir                string
 	Username, Password string
 	// RootCAs are PEM bundles trusted, beside the system roots, for an
-	// https daemon.
-	RootCAs []string
+	// https daemon; one without a certificate is an error naming its setting.
+	RootCAs []trust.PEM
 }
 
 // NewHandoff checks the options; it makes no connection.
@@ -58,16 +58,9 @@ func NewHandoff(o HandoffOptions) (*Handoff, error) {
 			return nil, err
 		}
 	}
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
-	if len(o.RootCAs) > 0 {
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		for _, pem := range o.RootCAs {
-			pool.AppendCertsFromPEM([]byte(pem))
-		}
-		tlsConfig.RootCAs = pool
+	tlsConfig, err := trust.Config(o.RootCAs...)
+	if err != nil {
+		return nil, err
 	}
 	// The daemon is a neighbour of the CPI: no proxy. No overall timeout
 	// either: an upload takes as long as the image needs; the caller's
