@@ -87,8 +87,8 @@ func baseURL(key, raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// Handed is one image on the daemon.
-type Handed struct {
+// DaemonImage is one image on the daemon.
+type DaemonImage struct {
 	// URL is where the secondary storage VM downloads the image.
 	URL   string
 	Local bool // placed through the shared directory
@@ -97,7 +97,7 @@ type Handed struct {
 	h     *Handoff
 }
 
-// Local says whether the daemon's directory is on this host.
+// local says whether the daemon's directory is on this host.
 func (h *Handoff) local() bool {
 	if h.dir == "" {
 		return false
@@ -107,7 +107,7 @@ func (h *Handoff) local() bool {
 }
 
 // Publish gives the file at path to the daemon as <new token>/<name>.
-func (h *Handoff) Publish(ctx context.Context, path, name string) (*Handed, error) {
+func (h *Handoff) Publish(ctx context.Context, path, name string) (*DaemonImage, error) {
 	if !ValidName(name) {
 		return nil, fmt.Errorf("image name %q is not a plain file name", name)
 	}
@@ -115,9 +115,9 @@ func (h *Handoff) Publish(ctx context.Context, path, name string) (*Handed, erro
 	if err != nil {
 		return nil, err
 	}
-	handed := &Handed{token: token, name: name, h: h, URL: h.at(h.public, token, name)}
+	image := &DaemonImage{token: token, name: name, h: h, URL: h.at(h.public, token, name)}
 	if h.local() {
-		handed.Local = true
+		image.Local = true
 		err = h.place(ctx, path, token, name)
 	} else {
 		err = h.upload(ctx, path, token, name)
@@ -125,7 +125,7 @@ func (h *Handoff) Publish(ctx context.Context, path, name string) (*Handed, erro
 	if err != nil {
 		return nil, err
 	}
-	return handed, nil
+	return image, nil
 }
 
 func (h *Handoff) at(base *url.URL, token, name string) string {
@@ -247,7 +247,7 @@ func (h *Handoff) upload(ctx context.Context, path, token, name string) error {
 }
 
 // Remove takes the image back; gone already is success.
-func (p *Handed) Remove(ctx context.Context) error {
+func (p *DaemonImage) Remove(ctx context.Context) error {
 	h := p.h
 	if p.Local {
 		err := os.RemoveAll(filepath.Join(h.dir, p.token))
