@@ -5,8 +5,6 @@
 package cloudstack
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,6 +15,7 @@ import (
 	boshlog "github.com/cloudfoundry/bosh-utils/logger"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/trust"
 )
 
 const logTag = "cloudstack"
@@ -82,17 +81,11 @@ func uploadTransport(api *http.Transport) *http.Transport {
 }
 
 func baseTransport(cfg config.CloudStack) (*http.Transport, error) {
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.SkipVerifySSL}
-	if cfg.CACert != "" {
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM([]byte(cfg.CACert)) {
-			return nil, fmt.Errorf("cloudstack.ca_cert holds no PEM certificate")
-		}
-		tlsConfig.RootCAs = pool
+	tlsConfig, err := trust.Config(trust.PEM{Setting: "cloudstack.ca_cert", Text: cfg.CACert})
+	if err != nil {
+		return nil, err
 	}
+	tlsConfig.InsecureSkipVerify = cfg.SkipVerifySSL
 	proxy := http.ProxyFromEnvironment
 	if cfg.HTTPProxy != "" {
 		u, err := url.Parse(cfg.HTTPProxy)

@@ -1,13 +1,13 @@
 package cloudstack_test
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/simtest"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 )
 
@@ -20,20 +20,8 @@ type replaySim struct {
 
 func startReplaySim(t *testing.T) *replaySim {
 	t.Helper()
-	srv, err := simulator.New(simulator.Options{AdminAPIKey: apiKey, AdminSecretKey: secretKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		if err := srv.Close(); err != nil {
-			t.Errorf("closing the simulator: %v", err)
-		}
-	})
-	api := hs.URL + "/client/api"
-	return &replaySim{api: api, admin: &simulator.AdminClient{BaseURL: hs.URL},
-		ops: csgo.NewClient(api, apiKey, secretKey, false)}
+	sim := simtest.Serve(t, simulator.Options{AdminAPIKey: apiKey, AdminSecretKey: secretKey})
+	return &replaySim{api: sim.URL, admin: sim.Admin, ops: csgo.NewClient(sim.URL, apiKey, secretKey, false)}
 }
 
 // lose makes the next call of command run and then lose its answer: the

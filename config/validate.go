@@ -1,7 +1,6 @@
 package config
 
 import (
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -10,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/trust"
 )
 
 // Validate checks what decoding cannot: required keys, URLs, enums and PEM.
@@ -34,8 +35,8 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
-	if cs.CACert != "" && !x509.NewCertPool().AppendCertsFromPEM([]byte(cs.CACert)) {
-		return fmt.Errorf("cloudstack.ca_cert holds no PEM certificate")
+	if err := trust.Check(trust.PEM{Setting: "cloudstack.ca_cert", Text: cs.CACert}); err != nil {
+		return err
 	}
 	if *cs.MaxRetries < 0 {
 		return fmt.Errorf("cloudstack.max_retries must not be negative")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/trust"
 	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
 	"github.com/bosh-cloudstack/cloudstack-cpi/webdav"
 )
@@ -101,7 +102,8 @@ func (p publisher) byDaemon() (string, error) {
 	cfg := p.cpi.cfg.WebDAV
 	handoff, err := webdav.NewHandoff(webdav.HandoffOptions{DaemonURL: cfg.DaemonURL, PublicURL: cfg.PublicURL,
 		Dir: cfg.Dir, Username: cfg.Username, Password: cfg.Password,
-		RootCAs: []string{p.cpi.cfg.CloudStack.CACert, cfg.TLSCert}})
+		RootCAs: []trust.PEM{{Setting: "cloudstack.ca_cert", Text: p.cpi.cfg.CloudStack.CACert},
+			{Setting: "webdav.tls_cert", Text: cfg.TLSCert}}})
 	if err != nil {
 		return "", err
 	}

@@ -1,8 +1,6 @@
 package cpi
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,6 +10,7 @@ import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/trust"
 	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
 )
 
@@ -109,7 +108,8 @@ func (c CPI) registryClient() (*registry.Client, error) {
 		return nil, fmt.Errorf("this stemcell (api_version %d) reads its settings from a BOSH registry: "+
 			"set registry.endpoint, or use a stemcell with api_version 2 or later", c.ctx.StemcellAPIVersion)
 	}
-	client, err := trustingClient(c.cfg.CloudStack.CACert, r.TLSCert)
+	client, err := trustingClient(trust.PEM{Setting: "cloudstack.ca_cert", Text: c.cfg.CloudStack.CACert},
+		trust.PEM{Setting: "registry.tls_cert", Text: r.TLSCert})
 	if err != nil {
 		return nil, err
 	}
@@ -118,18 +118,11 @@ func (c CPI) registryClient() (*registry.Client, error) {
 
 // trustingClient trusts the system roots plus the given PEM certificates:
 // serve's registry may use a private certificate.
-func trustingClient(pems ...string) (*http.Client, error) {
-	pool, err := x509.SystemCertPool()
-	if err != nil || pool == nil {
-		pool = x509.NewCertPool()
+func trustingClient(pems ...trust.PEM) (*http.Client, error) {
+	transport, err := trust.Transport(pems...)
+	if err != nil {
+		return nil, err
 	}
-	for _, p := range pems {
-		if p != "" && !pool.AppendCertsFromPEM([]byte(p)) {
-			return nil, fmt.Errorf("a configured certificate holds no PEM certificate")
-		}
-	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
 	return &http.Client{Transport: transport, Timeout: 30 * time.Second}, nil
 }
 

@@ -13,35 +13,35 @@ import (
 // vmCreation is one create_vm: what it resolved and everything it created,
 // so that a failure at any step removes exactly what this call made.
 type vmCreation struct {
-	cpi      CPI
-	agentID  string
-	props    vmProps
-	plan     networkPlan
-	env      apiv1.VMEnv
-	spec     cloudstack.DeploySpec
-	vmID     string
-	vm       *cloudstack.VM
-	ipID     string // a public IP this call acquired
-	vipAddr  *cloudstack.PublicIP
-	lbs      []lbPlan
-	ephemera bool // an ephemeral disk is created with the VM
-	registry bool // settings were written to the registry
-	deployed bool // deployVirtualMachine was sent
-	mark     cloudstack.Mark
+	cpi               CPI
+	agentID           string
+	props             vmProps
+	plan              networkPlan
+	env               apiv1.VMEnv
+	spec              cloudstack.DeploySpec
+	vmID              string
+	vm                *cloudstack.VM
+	ipID              string // a public IP this call acquired
+	vipAddr           *cloudstack.PublicIP
+	lbs               []lbPlan
+	withEphemeralDisk bool // an ephemeral disk is created with the VM
+	registry          bool // settings were written to the registry
+	deployed          bool // deployVirtualMachine was sent
+	mark              cloudstack.Mark
 }
 
 func (c CPI) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
 	networks apiv1.Networks, env apiv1.VMEnv) (*vmCreation, error) {
 	props, err := readVMProps(cp)
 	if err != nil {
-		return nil, badInput(err)
+		return nil, vmCreationRefused(err)
 	}
 	plan, refs, err := planNetworks(networks)
 	if err == nil {
 		err = plan.addRoutes(props.Routes)
 	}
 	if err != nil {
-		return nil, badInput(err)
+		return nil, vmCreationRefused(err)
 	}
 	v := &vmCreation{cpi: c, agentID: agentID.AsString(), props: props, plan: plan, env: env}
 	v.spec.TemplateID = strings.TrimPrefix(stemcellCID.AsString(), lightPrefix)
@@ -232,9 +232,9 @@ func (v *vmCreation) checkVIP() error {
 	case addr == nil:
 		return nil
 	case addr.StaticNAT && addr.VMID != "":
-		return badInput(fmt.Errorf("vip %s is already static NAT to VM %s", ip, addr.VMID))
+		return vmCreationRefused(fmt.Errorf("vip %s is already static NAT to VM %s", ip, addr.VMID))
 	case addr.SourceNAT:
-		return badInput(fmt.Errorf("vip %s is the source NAT address of its CloudStack network, which CloudStack "+
+		return vmCreationRefused(fmt.Errorf("vip %s is the source NAT address of its CloudStack network, which CloudStack "+
 			"cannot static-NAT to a VM: choose another public IP", ip))
 	}
 	v.vipAddr = addr
@@ -260,13 +260,13 @@ func (v *vmCreation) vipID() string { return v.vipAddr.ID }
 // registry envelope with the settings PUT to the registry for old ones.
 func (v *vmCreation) userData(name string) (string, error) {
 	c := v.cpi
-	settings := c.agentSettings(v.agentID, name, v.plan, v.ephemera, v.env)
+	settings := c.agentSettings(v.agentID, name, v.plan, v.withEphemeralDisk, v.env)
 	if c.ctx.StemcellAPIVersion >= 2 {
 		return encodeUserData(settings, "the agent settings")
 	}
 	reg, err := c.registryClient()
 	if err != nil {
-		return "", badInput(err)
+		return "", vmCreationRefused(err)
 	}
 	raw, err := jsonMarshal(settings)
 	if err != nil {

@@ -152,7 +152,7 @@ func (v *vmCreation) planLBs() error {
 		}
 		network, err := lbNetwork(l, addr, vip, v.plan.nics)
 		if err != nil {
-			return badInput(err)
+			return vmCreationRefused(err)
 		}
 		rules, err := v.cpi.cloud.LBRulesOn(addr.ID)
 		if err != nil {
@@ -160,7 +160,7 @@ func (v *vmCreation) planLBs() error {
 		}
 		rule, err := existingRule(l, rules)
 		if err != nil {
-			return badInput(err)
+			return vmCreationRefused(err)
 		}
 		v.lbs = append(v.lbs, lbPlan{prop: l, addr: addr, rule: rule, networkID: network})
 	}

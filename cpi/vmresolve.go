@@ -21,18 +21,18 @@ func (v *vmCreation) resolve(networkRefs []string) error {
 	c := v.cpi
 	zones, err := c.cloud.FindZones([]string{firstOf(v.props.Zone, c.cfg.CloudStack.DefaultZone)})
 	if err != nil {
-		return badInput(err)
+		return vmCreationRefused(err)
 	}
 	v.spec.ZoneID = zones[0].ID
 	if v.spec.TemplateID, err = c.templateIn(v.spec.TemplateID, v.spec.ZoneID); err != nil {
-		return badInput(err)
+		return vmCreationRefused(err)
 	}
 	if err := v.resolveOffering(); err != nil {
 		return err
 	}
 	nets, err := c.cloud.FindNetworks(v.spec.ZoneID, networkRefs)
 	if err != nil {
-		return badInput(err)
+		return vmCreationRefused(err)
 	}
 	seen := map[string]string{}
 	for i := range v.plan.nics {
@@ -41,7 +41,7 @@ func (v *vmCreation) resolve(networkRefs []string) error {
 		// BaseDeployVMCmd.getIpToNetworkMap keys the NICs by network: two
 		// entries for one network would silently become one NIC.
 		if other, dup := seen[n.network.ID]; dup {
-			return badInput(fmt.Errorf("networks %q and %q are both CloudStack network %s: CloudStack gives a VM "+
+			return vmCreationRefused(fmt.Errorf("networks %q and %q are both CloudStack network %s: CloudStack gives a VM "+
 				"one NIC per network", other, n.name, n.network.Name))
 		}
 		seen[n.network.ID] = n.name
@@ -49,7 +49,7 @@ func (v *vmCreation) resolve(networkRefs []string) error {
 		if !n.net.IsDynamic() {
 			ip = n.net.IP()
 			if err := checkInNetwork(ip, n.network); err != nil {
-				return badInput(fmt.Errorf("network %q: %w", n.name, err))
+				return vmCreationRefused(fmt.Errorf("network %q: %w", n.name, err))
 			}
 		}
 		v.spec.NICs = append(v.spec.NICs, cloudstack.NICRequest{NetworkID: n.network.ID, IP: ip, MAC: n.mac})
@@ -86,14 +86,14 @@ func (v *vmCreation) resolveOffering() error {
 	}
 	ref := firstOf(v.props.ComputeOffering, c.cfg.CloudStack.DefaultComputeOffering)
 	if ref == "" {
-		return badInput(fmt.Errorf("VM cloud_properties need compute_offering, or cpu and ram (no cloudstack.default_compute_offering)"))
+		return vmCreationRefused(fmt.Errorf("VM cloud_properties need compute_offering, or cpu and ram (no cloudstack.default_compute_offering)"))
 	}
 	o, err := c.cloud.FindServiceOffering(ref)
 	if err != nil {
-		return badInput(err)
+		return vmCreationRefused(err)
 	}
 	if o.Customized {
-		return badInput(fmt.Errorf("compute offering %q is customized: give cpu and ram instead", ref))
+		return vmCreationRefused(fmt.Errorf("compute offering %q is customized: give cpu and ram instead", ref))
 	}
 	v.spec.ServiceOfferingID = o.ID
 	v.spec.RootDiskGB = gib(v.props.RootDiskSize)
@@ -110,19 +110,19 @@ func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
 	if ref := v.props.ComputeOffering; ref != "" {
 		o, err := c.cloud.FindServiceOffering(ref)
 		if err != nil {
-			return nil, badInput(err)
+			return nil, vmCreationRefused(err)
 		}
 		if !o.Customized {
-			return nil, badInput(fmt.Errorf("compute offering %q is not customized, so cpu and ram cannot be set", ref))
+			return nil, vmCreationRefused(fmt.Errorf("compute offering %q is not customized, so cpu and ram cannot be set", ref))
 		}
-		return o, badInput(o.CheckCustom(cpu, ram, speed))
+		return o, vmCreationRefused(o.CheckCustom(cpu, ram, speed))
 	}
 	offerings, err := c.cloud.ServiceOfferings()
 	if err != nil {
 		return nil, err
 	}
 	o, err := pickCustom(offerings, cpu, ram, speed)
-	return o, badInput(err)
+	return o, vmCreationRefused(err)
 }
 
 // pickCustom chooses among offerings the customized one for cpu, ram and
@@ -180,16 +180,16 @@ func (v *vmCreation) resolveEphemeral() error {
 		o, err = c.cloud.FindDiskOffering(ref)
 	}
 	if err != nil {
-		return badInput(err)
+		return vmCreationRefused(err)
 	}
 	v.spec.DataDiskOfferingID = o.ID
 	if o.Customized {
 		if v.props.EphemeralDiskSize == 0 {
-			return badInput(fmt.Errorf("disk offering %q is customized: ephemeral_disk_size (or disk) is needed", ref))
+			return vmCreationRefused(fmt.Errorf("disk offering %q is customized: ephemeral_disk_size (or disk) is needed", ref))
 		}
 		v.spec.DataDiskGB = gib(v.props.EphemeralDiskSize)
 	}
-	v.ephemera = true
+	v.withEphemeralDisk = true
 	return nil
 }
 
@@ -255,8 +255,9 @@ func gib(mib int) int {
 	return (mib + 1023) / 1024
 }
 
-// badInput marks an error the director must not retry.
-func badInput(err error) error {
+// vmCreationRefused types a create_vm failure of its input (cloud properties,
+// networks, offerings): VMCreationFailed, which the director must not retry.
+func vmCreationRefused(err error) error {
 	if err == nil {
 		return nil
 	}

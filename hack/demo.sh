@@ -5,11 +5,12 @@
 # and the temporary directory removed on every path (DEMO_KEEP=1 keeps it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/lib/simulator.sh
 out=$(mktemp -d "${TMPDIR:-/tmp}/cpi-demo.XXXXXX")
 sim=
 cleanup() {
   local rc=$?
-  [ -n "$sim" ] && { kill "$sim" 2>/dev/null; wait "$sim" 2>/dev/null || true; }
+  [ -n "$sim" ] && { daemon_stop "$sim" 10; wait "$sim" 2>/dev/null || true; }
   if [ "$rc" -ne 0 ]; then
     echo "demo failed; the last CPI and simulator log lines:" >&2
     tail -n 5 "$out/cpi.log" "$out/simulator.log" >&2 2>/dev/null || true
@@ -23,16 +24,10 @@ key=demo-api-key secret=demo-secret-key
 
 # The upload monitor polls every second here; CloudStack's default
 # upload.monitoring.interval is 60 s, which the stemcell upload would wait.
-bin/cloudstack-simulator -listen 127.0.0.1:0 -admin-keys "$key:$secret" -job-latency 200ms \
-  -upload-monitoring-interval 1s -allow-loopback-urls >"$out/simulator.log" 2>&1 &
-sim=$!
-endpoint=
-for _ in $(seq 50); do
-  endpoint=$(grep -o 'http://[^ ]*/client/api' "$out/simulator.log" 2>/dev/null || true)
-  [ -n "$endpoint" ] && break
-  sleep 0.1
-done
-[ -n "$endpoint" ] || { echo "the simulator did not start:"; cat "$out/simulator.log"; exit 1; }
+daemon_start "$out/simulator.log" bin/cloudstack-simulator -listen 127.0.0.1:0 -admin-keys "$key:$secret" \
+  -job-latency 200ms -upload-monitoring-interval 1s -allow-loopback-urls
+sim=$DAEMON_PID
+endpoint=$(simulator_endpoint "$out/simulator.log" "$sim" 5)
 base=${endpoint%/client/api}
 echo "CloudStack simulator: $endpoint"
 

@@ -109,7 +109,7 @@ func (m crashMethod) run(t *testing.T, kills int, rng *rand.Rand) *tally {
 		after := time.Duration(rng.Int63n(int64(took))) + time.Millisecond
 		agent := fmt.Sprintf("crash-%d", i)
 		e.resetCalls()
-		o := e.callKilled(after, tmp, m.method, m.args(d, agent)...)
+		o := e.callKilled(e.request(m.method, m.args(d, agent)...), tmp, killPoint{after: after})
 		if o.killed {
 			// A request the CPI had sent when it died still runs in
 			// CloudStack: let it land in the log before reading it.

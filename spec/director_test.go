@@ -142,14 +142,26 @@ func clip(s string, n int) string {
 	return s
 }
 
-// callKilled runs the CPI as call does, and SIGKILLs it after the given
-// time unless it answered first. The process gets its own temporary
-// directory: what a killed CPI leaves there is counted, not the suite's
-// concern (nothing runs after kill -9 to remove it).
-func (e *env) callKilled(after time.Duration, tmp string, method string, args ...any) outcome {
+// killPoint is when a crash test kills the CPI with SIGKILL: a time after
+// it started, or as soon as a condition on CloudStack holds (polled every
+// 10 ms) and settle has passed — the CPI is then waiting for an answer.
+type killPoint struct {
+	after  time.Duration // 0: no timer
+	when   func() bool   // nil: no condition
+	settle time.Duration
+	limit  time.Duration // a when that does not hold by then fails the test
+	what   string        // what when waits for, for that failure
+}
+
+// callKilled runs one CPI call on stdin as call does, and SIGKILLs it at k
+// unless it answered first. The process gets its own temporary directory,
+// tmp: what a killed CPI leaves there is counted, not the suite's concern
+// (nothing runs after kill -9 to remove it). Every crash test kills the CPI
+// through it.
+func (e *env) callKilled(stdin, tmp string, k killPoint) outcome {
 	e.t.Helper()
 	cmd := exec.Command(cpiBin, "-configPath", e.config)
-	cmd.Stdin = strings.NewReader(e.request(method, args...))
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -157,22 +169,53 @@ func (e *env) callKilled(after time.Duration, tmp string, method string, args ..
 		e.t.Fatal(err)
 	}
 	start := time.Now()
-	sent := make(chan time.Duration, 1)
-	timer := time.AfterFunc(after, func() {
-		sent <- time.Since(start)
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	defer func() { _ = cmd.Process.Kill(); <-exited }() // on every path, a failed test's too
+	took := e.awaitKillPoint(k, exited, start)
+	if took > 0 {
 		_ = cmd.Process.Kill()
-	})
-	_ = cmd.Wait()
-	timer.Stop()
+		<-exited
+	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-		return outcome{killed: true, took: <-sent}
+		return outcome{killed: true, took: took}
 	}
 	var r response
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		e.t.Fatalf("%s: stdout is not one JSON response: %q (%v)\nstderr:\n%s", method, stdout.String(), err, stderr.String())
+		e.t.Fatalf("stdout is not one JSON response: %q (%v)\nstderr:\n%s", stdout.String(), err, stderr.String())
 	}
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
 	return outcome{r: &r, took: time.Since(start)}
+}
+
+// awaitKillPoint waits for k and says how long after start it came; 0 when
+// the CPI exited first.
+func (e *env) awaitKillPoint(k killPoint, exited <-chan struct{}, start time.Time) time.Duration {
+	e.t.Helper()
+	var timer, giveUp <-chan time.Time
+	if k.after > 0 {
+		timer = time.After(k.after)
+	}
+	if k.when != nil {
+		giveUp = time.After(k.limit)
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-exited:
+			return 0
+		case <-timer:
+			return time.Since(start)
+		case <-giveUp:
+			e.t.Fatalf("the CPI never reached %s within %s", k.what, k.limit)
+		case <-tick.C:
+			if k.when != nil && k.when() {
+				time.Sleep(k.settle)
+				return time.Since(start)
+			}
+		}
+	}
 }
 
 // timed runs a call and says how long it took.

@@ -1,10 +1,8 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -126,20 +124,14 @@ func (e *env) killDuring(command, method string, args ...any) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	req, _ := json.Marshal(map[string]any{"method": method, "arguments": args, "api_version": 2,
-		"context": map[string]any{"director_uuid": "spec-director", "request_id": "cpi-killed",
-			"vm": map[string]any{"stemcell": map[string]any{"api_version": 3}}}})
-	cmd := exec.Command(cpiBin, "-configPath", e.config)
-	cmd.Stdin = strings.NewReader(string(req))
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
+	reached := func() bool {
+		n, err := e.sim.Admin.CountRequests(command)
+		return err == nil && n > before
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if n, err := e.sim.Admin.CountRequests(command); err == nil && n > before {
-			time.Sleep(100 * time.Millisecond) // into the wait for the job
-			return
-		}
+	// settle: into the wait for the job
+	o := e.callKilled(e.request(method, args...), e.t.TempDir(),
+		killPoint{when: reached, settle: 100 * time.Millisecond, limit: 10 * time.Second, what: "CloudStack's " + command})
+	if !o.killed {
+		e.t.Fatalf("%s answered before it was killed in %s: %s", method, command, o)
 	}
-	e.t.Fatalf("%s never reached CloudStack's %s", method, command)
 }

@@ -2,11 +2,8 @@ package spec
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -103,25 +100,11 @@ func (e *env) killCreateStemcellDuring(t *testing.T, f simulator.Fault) {
 		t.Fatal(err)
 	}
 	image, props := xenStemcell(t)
-	cmd := exec.Command(cpiBin, "-configPath", e.config)
-	cmd.Stdin = strings.NewReader(e.request("create_stemcell", image, props))
-	// What a killed CPI leaves on its own disk is not the point here.
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	o := e.callKilled(e.request("create_stemcell", image, props), t.TempDir(),
+		killPoint{when: e.faultFired, settle: 100 * time.Millisecond, limit: 30 * time.Second, what: f.Command})
+	if !o.killed {
+		t.Fatalf("create_stemcell answered before it was killed in %s: %s", f.Command, o)
 	}
-	defer func() { _ = cmd.Wait() }()
-	defer func() { _ = cmd.Process.Signal(syscall.SIGKILL) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for !e.faultFired() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the CPI never reached %s", f.Command)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond)
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
 	e.clearFaults()
 }
 

@@ -4,22 +4,19 @@
 package spec
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/simtest"
 )
 
 const (
@@ -44,12 +41,14 @@ func runSuite(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	cpiBin, simBin = filepath.Join(dir, "cloudstack-cpi"), filepath.Join(dir, "cloudstack-simulator")
-	for bin, pkg := range map[string]string{cpiBin: "..", simBin: "../simulator/cmd/cloudstack-simulator"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
-			return 1
-		}
+	cpiBin = filepath.Join(dir, "cloudstack-cpi")
+	if out, err := exec.Command("go", "build", "-o", cpiBin, "..").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the CPI: %v\n%s", err, out)
+		return 1
+	}
+	if simBin, err = simtest.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	// Every process the suite starts (and the suite itself) makes its
 	// temporary files below tmp, so what a run leaves behind shows there.
@@ -76,95 +75,34 @@ func runSuite(m *testing.M) int {
 	return code
 }
 
-// stopGracefully stops a child with SIGTERM, as monit and an operator do,
-// so it removes its temporary files; SIGKILL only if it does not exit.
-func stopGracefully(cmd *exec.Cmd) {
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-	}
-}
-
 // deployZone starts an -empty simulator keeping its state at statePath, runs
 // the zone deploy scripts against it with the CLI, and stops it gracefully so
 // the state is saved. The simulator is stopped on every path.
-func deployZone(dir, statePath string) error {
-	cmd := exec.Command(simBin, "-listen", "127.0.0.1:0", "-empty", "-state", statePath,
+func deployZone(dir, statePath string) (err error) {
+	p, err := simtest.Launch(simBin, nil, "-empty", "-state", statePath,
 		"-admin-keys", apiKey+":"+secretKey, "-job-latency", "0s", "-quiet")
-	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
 	}
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	stopped := false
 	defer func() {
-		if !stopped {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
+		if stop := p.Stop(); stop != nil && err == nil {
+			err = fmt.Errorf("stopping the simulator: %v", stop)
 		}
 	}()
-	url, err := awaitListening(stdout, 10*time.Second)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	deploy := exec.CommandContext(ctx, "bash", "../hack/zone/deploy.sh")
-	deploy.Env = append(os.Environ(), "CLOUDSTACK_ENDPOINT="+url, "ZONE_OUT="+filepath.Join(dir, "zone"),
+	deploy.Env = append(os.Environ(), "CLOUDSTACK_ENDPOINT="+p.URL, "ZONE_OUT="+filepath.Join(dir, "zone"),
 		"CLOUDSTACK_KEY=", "CLOUDSTACK_SECRET=")
 	if out, err := deploy.CombinedOutput(); err != nil {
 		return fmt.Errorf("hack/zone/deploy.sh: %v\n%s", err, out)
 	}
-	stopped = true
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		_ = cmd.Process.Kill()
-	}
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("stopping the simulator: %v", err)
-	}
 	return nil
 }
 
-// awaitListening reads the simulator's stdout until it announces its API
-// URL (and keeps draining it afterwards).
-func awaitListening(stdout io.Reader, timeout time.Duration) (string, error) {
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-	}()
-	select {
-	case url := <-found:
-		return url, nil
-	case <-time.After(timeout):
-		return "", fmt.Errorf("the simulator did not say it was listening")
-	}
-}
-
-// sim is one simulator process.
-type sim struct {
-	URL   string // …/client/api
-	Base  string
-	Admin *simulator.AdminClient
-}
-
-var listening = regexp.MustCompile(`listening on (http://\S+/client/api)`)
-
 // startSimulator starts a simulator on a copy of the API-deployed zone's
 // state (zoneState).
-func startSimulator(t testing.TB, args ...string) *sim {
+func startSimulator(t testing.TB, args ...string) *simtest.Sim {
 	t.Helper()
 	state, err := os.ReadFile(zoneState)
 	if err != nil {
@@ -174,30 +112,15 @@ func startSimulator(t testing.TB, args ...string) *sim {
 	if err := os.WriteFile(statePath, state, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args = append([]string{"-listen", "127.0.0.1:0", "-admin-keys", apiKey + ":" + secretKey, "-state", statePath,
+	args = append([]string{"-admin-keys", apiKey + ":" + secretKey, "-state", statePath,
 		"-job-latency", "0s", "-allow-loopback-urls", "-upload-monitoring-interval", "100ms", "-quiet"}, args...)
-	cmd := exec.Command(simBin, args...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stopGracefully(cmd) })
-	url, err := awaitListening(stdout, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := strings.TrimSuffix(url, "/client/api")
-	return &sim{URL: url, Base: base, Admin: &simulator.AdminClient{BaseURL: base}}
+	return simtest.Start(t, simBin, args...).Sim
 }
 
 // env is a simulator and a cpi.json pointing at it.
 type env struct {
 	t      testing.TB
-	sim    *sim
+	sim    *simtest.Sim
 	config string
 	// stemcellAPIVersion goes into every call's context as the director
 	// sends it; 0 leaves it out, as for a stemcell the director does not know.

@@ -1,11 +1,8 @@
 package spec
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -90,23 +87,13 @@ func (e *env) killRequestDuring(s step, stdin string) {
 		e.t.Fatal(err)
 	}
 	defer e.sim.Admin.ClearFaults()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, cpiBin, "-configPath", e.config)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	fired := e.await(func() bool { // a rule that has fired its one time is dropped
+	held := func() bool { // a rule that has fired its one time is dropped
 		faults, err := e.sim.Admin.Faults()
 		return err == nil && len(faults) == 0
-	})
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	if !fired {
-		e.t.Fatalf("create_vm never reached %s:\n%s", s, out.String())
+	}
+	o := e.callKilled(stdin, e.t.TempDir(), killPoint{when: held, limit: 30 * time.Second, what: s.String()})
+	if !o.killed {
+		e.t.Fatalf("create_vm answered before it was killed in %s: %s", s, o)
 	}
 	ran := e.await(func() bool {
 		reqs, err := e.sim.Admin.Requests()

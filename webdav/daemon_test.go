@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/trust"
 	"github.com/bosh-cloudstack/cloudstack-cpi/webdav"
 )
 
@@ -343,5 +345,36 @@ func TestDaemonRefusesAnImageLargerThanItsDisk(t *testing.T) {
 	}
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("a 4 EiB PUT: %d", resp.StatusCode)
+	}
+}
+
+// TestHandoffTrustsTheConfiguredBundles: an https daemon with a private
+// certificate takes a PUT when its certificate is among RootCAs, and a
+// bundle without a certificate is refused up front, named by its setting.
+func TestHandoffTrustsTheConfiguredBundles(t *testing.T) {
+	d, err := webdav.NewDaemon(webdav.DaemonOptions{Dir: t.TempDir(), MaxAge: time.Hour, Logf: (&daemonLogs{}).logf,
+		Username: davUser, Password: davPass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewTLSServer(d)
+	t.Cleanup(srv.Close)
+	cert := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	h, err := webdav.NewHandoff(webdav.HandoffOptions{DaemonURL: srv.URL, Username: davUser, Password: davPass,
+		RootCAs: []trust.PEM{{Setting: "cloudstack.ca_cert"}, {Setting: "webdav.tls_cert", Text: cert}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := h.Publish(context.Background(), image(t, "over tls"), "i.ova")
+	if err != nil {
+		t.Fatalf("publish to an https daemon whose certificate is trusted: %v", err)
+	}
+	if err := img.Remove(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = webdav.NewHandoff(webdav.HandoffOptions{DaemonURL: srv.URL,
+		RootCAs: []trust.PEM{{Setting: "cloudstack.ca_cert", Text: cert}, {Setting: "webdav.tls_cert", Text: "not a pem"}}})
+	if err == nil || !strings.Contains(err.Error(), "webdav.tls_cert holds no PEM certificate") {
+		t.Fatalf("a bundle without a certificate: err = %v, want one naming webdav.tls_cert", err)
 	}
 }

@@ -2,8 +2,6 @@ package webdav
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/trust"
 )
 
 // Handoff is the CPI's side of the WebDAV daemon: it gives the daemon an
@@ -42,8 +42,8 @@ type HandoffOptions struct {
 	Dir                string
 	Username, Password string
 	// RootCAs are PEM bundles trusted, beside the system roots, for an
-	// https daemon.
-	RootCAs []string
+	// https daemon; one without a certificate is an error naming its setting.
+	RootCAs []trust.PEM
 }
 
 // NewHandoff checks the options; it makes no connection.
@@ -58,16 +58,9 @@ func NewHandoff(o HandoffOptions) (*Handoff, error) {
 			return nil, err
 		}
 	}
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
-	if len(o.RootCAs) > 0 {
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		for _, pem := range o.RootCAs {
-			pool.AppendCertsFromPEM([]byte(pem))
-		}
-		tlsConfig.RootCAs = pool
+	tlsConfig, err := trust.Config(o.RootCAs...)
+	if err != nil {
+		return nil, err
 	}
 	// The daemon is a neighbour of the CPI: no proxy. No overall timeout
 	// either: an upload takes as long as the image needs; the caller's
@@ -94,8 +87,8 @@ func baseURL(key, raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// Handed is one image on the daemon.
-type Handed struct {
+// DaemonImage is one image on the daemon.
+type DaemonImage struct {
 	// URL is where the secondary storage VM downloads the image.
 	URL   string
 	Local bool // placed through the shared directory
@@ -104,7 +97,7 @@ type Handed struct {
 	h     *Handoff
 }
 
-// Local says whether the daemon's directory is on this host.
+// local says whether the daemon's directory is on this host.
 func (h *Handoff) local() bool {
 	if h.dir == "" {
 		return false
@@ -114,7 +107,7 @@ func (h *Handoff) local() bool {
 }
 
 // Publish gives the file at path to the daemon as <new token>/<name>.
-func (h *Handoff) Publish(ctx context.Context, path, name string) (*Handed, error) {
+func (h *Handoff) Publish(ctx context.Context, path, name string) (*DaemonImage, error) {
 	if !ValidName(name) {
 		return nil, fmt.Errorf("image name %q is not a plain file name", name)
 	}
@@ -122,9 +115,9 @@ func (h *Handoff) Publish(ctx context.Context, path, name string) (*Handed, erro
 	if err != nil {
 		return nil, err
 	}
-	handed := &Handed{token: token, name: name, h: h, URL: h.at(h.public, token, name)}
+	image := &DaemonImage{token: token, name: name, h: h, URL: h.at(h.public, token, name)}
 	if h.local() {
-		handed.Local = true
+		image.Local = true
 		err = h.place(ctx, path, token, name)
 	} else {
 		err = h.upload(ctx, path, token, name)
@@ -132,7 +125,7 @@ func (h *Handoff) Publish(ctx context.Context, path, name string) (*Handed, erro
 	if err != nil {
 		return nil, err
 	}
-	return handed, nil
+	return image, nil
 }
 
 func (h *Handoff) at(base *url.URL, token, name string) string {
@@ -254,7 +247,7 @@ func (h *Handoff) upload(ctx context.Context, path, token, name string) error {
 }
 
 // Remove takes the image back; gone already is success.
-func (p *Handed) Remove(ctx context.Context) error {
+func (p *DaemonImage) Remove(ctx context.Context) error {
 	h := p.h
 	if p.Local {
 		err := os.RemoveAll(filepath.Join(h.dir, p.token))

@@ -72,15 +72,6 @@ func (s *Server) Publish(path, name string) (string, error) {
 	return u.String(), nil
 }
 
-// Unpublish stops serving the image at url.
-func (s *Server) Unpublish(imageURL string) {
-	u, err := url.Parse(imageURL)
-	if err != nil {
-		return
-	}
-	s.files.removeByPath(strings.TrimPrefix(u.Path, strings.TrimSuffix(s.base.Path, "/")))
-}
-
 // Close lets downloads in flight finish for up to grace, then stops.
 func (s *Server) Close(grace time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
@@ -172,12 +163,6 @@ func (c *catalog) add(token, name, path string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.files["/"+token+"/"+name] = path
-}
-
-func (c *catalog) removeByPath(p string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.files, p)
 }
 
 func (c *catalog) lookup(p string) (string, bool) {

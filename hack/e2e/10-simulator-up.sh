@@ -4,8 +4,8 @@
 # (started with -empty: a fresh CloudStack with only the root admin), and the
 # zone deployed through the API with the cloudstack CLI (hack/zone/), plus
 # the offerings bosh-deployment's cloudstack ops file names. Readiness is
-# checked in stages: the port answers, the admin can log in, the zone is
-# deployed. API keys are minted into $E2E_OUT/keys.env as a harness does on a
+# checked in stages: the simulator announces its address, the admin can log
+# in, the zone is deployed. API keys are minted into $E2E_OUT/keys.env as a harness does on a
 # real CloudStack (hack/zone/01-keys.sh). Safe to re-run.
 set -euo pipefail
 E2E_SETUP_NETNS=1 # under E2E_NETNS=auto, env.sh tries to make the namespace
@@ -35,10 +35,9 @@ if ! alive simulator; then
   log "started the simulator (pid $(cat "$PIDS/simulator")), log in $E2E_OUT/simulator.log"
 fi
 
-# Stage 1: the port answers at all.
-wait_for "$E2E_READY_TIMEOUT" "the simulator to listen on $E2E_SIM_LISTEN" \
-  in_ns curl -sS -o /dev/null "http://$E2E_SIM_LISTEN/client/api"
-alive simulator || die "the simulator exited: see $E2E_OUT/simulator.log"
+# Stage 1: it announced its address, so it accepts connections.
+simulator_endpoint "$E2E_OUT/simulator.log" "$(cat "$PIDS/simulator")" "$E2E_READY_TIMEOUT" >/dev/null ||
+  die "the simulator is not listening on $E2E_SIM_LISTEN"
 # Stage 2: the API accepts the admin's credentials.
 login() {
   in_ns curl -sS --data-urlencode command=login --data-urlencode username=admin --data-urlencode password=password \

@@ -11,9 +11,7 @@ stop() {
   local name=$1 pid
   pid=$(cat "$PIDS/$name" 2>/dev/null) || return 0
   if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+    daemon_stop "$pid" 5
     log "stopped $name (pid $pid)"
   fi
   rm -f "$PIDS/$name"

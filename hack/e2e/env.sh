@@ -19,6 +19,7 @@
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 E2E_ROOT=$(cd "$E2E_DIR/../.." && pwd)
+. "$E2E_ROOT/hack/lib/simulator.sh"
 : "${E2E_OUT:=$E2E_DIR/_out}"
 : "${E2E_NETNS:=auto}"
 : "${E2E_NETNS_NAME:=cloudstack-cpi-e2e}"
@@ -149,11 +150,10 @@ start() {
   shift 2
   mkdir -p "$PIDS"
   if [ -n "$E2E_NS" ]; then
-    setsid ip netns exec "$E2E_NS" "$@" >"$out" 2>&1 </dev/null &
-  else
-    setsid "$@" >"$out" 2>&1 </dev/null &
+    set -- ip netns exec "$E2E_NS" "$@"
   fi
-  echo $! >"$PIDS/$name"
+  daemon_start "$out" setsid "$@"
+  echo "$DAEMON_PID" >"$PIDS/$name"
 }
 
 # wait_for SECONDS WHAT CMD...: re-run CMD every 100 ms until it succeeds.

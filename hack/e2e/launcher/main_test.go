@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/simtest"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 )
 
@@ -39,21 +39,16 @@ type fixture struct {
 
 func newFixture(t *testing.T) (*fixture, *launcher) {
 	t.Helper()
-	sim, err := simulator.New(simulator.Options{AdminAPIKey: testKey, AdminSecretKey: testSecret, JobLatency: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim.Handler())
-	t.Cleanup(func() { srv.Close(); sim.Close() })
+	sim := simtest.Serve(t, simulator.Options{AdminAPIKey: testKey, AdminSecretKey: testSecret, JobLatency: time.Millisecond})
 	dir := t.TempDir()
 	agent := filepath.Join(dir, "bosh-agent")
 	if err := os.WriteFile(agent, []byte(fakeAgent), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	api := srv.URL + "/client/api"
+	api := sim.URL
 	f := &fixture{t: t, cs: cloudstack.NewAsyncClient(api, testKey, testSecret, false), dir: filepath.Join(dir, "agents"), api: api}
 	l := &launcher{cs: cloudstack.NewClient(api, testKey, testSecret, false), agentBin: agent, dir: f.dir,
-		metadata: srv.URL + "/metadata", agents: map[string]*agentProc{}, seenJobs: map[string]bool{}}
+		metadata: sim.Base + "/metadata", agents: map[string]*agentProc{}, seenJobs: map[string]bool{}}
 	return f, l
 }
 
