@@ -34,14 +34,12 @@ func (e *APIError) Error() string {
 // CloudStack's ApiErrorCode values the CPI acts on.
 const (
 	CodeUnauthorized         = 401
-	CodeAPILimit             = 429
 	CodeParamError           = 431
 	CodeUnsupportedAction    = 432
 	CodePermissionDenied     = 531
 	CodeInsufficientCapacity = 533
 	CodeResourceUnavailable  = 534
 	CodeResourceAllocation   = 535
-	CodeResourceInUse        = 536
 )
 
 // IsCapacity says the error is CloudStack running out of room, which a retry

@@ -20,9 +20,8 @@ type Volume struct {
 	SizeGB   int64
 	State    string
 	Tags     map[string]string
-	// OfferingID and Customized describe its disk offering.
+	// OfferingID is its disk offering's id.
 	OfferingID string
-	VMState    string
 	// Created is when CloudStack made it, by the management server's clock;
 	// zero when CloudStack's answer had no readable time.
 	Created time.Time
@@ -96,8 +95,7 @@ func (c *Client) VMVolumes(vmID string) ([]Volume, error) {
 
 func toVolume(v *csgo.Volume) Volume {
 	return Volume{ID: v.Id, Name: v.Name, Type: v.Type, DeviceID: v.Deviceid, VMID: v.Virtualmachineid,
-		ZoneID: v.Zoneid, SizeGB: v.Size >> 30, State: v.State, Tags: tagMap(v.Tags), OfferingID: v.Diskofferingid,
-		VMState: v.Vmstate, Created: csTime(v.Created)}
+		ZoneID: v.Zoneid, SizeGB: v.Size >> 30, State: v.State, Tags: tagMap(v.Tags), OfferingID: v.Diskofferingid, Created: csTime(v.Created)}
 }
 
 // csTime reads CloudStack's dates, which ApiResponseSerializer writes

@@ -30,7 +30,6 @@ type fakeCloud struct {
 	deleted   []string
 }
 
-func (f *fakeCloud) Endpoint() string           { return "http://cs.test/client/api" }
 func (f *fakeCloud) UploadClient() *http.Client { return http.DefaultClient }
 
 func (f *fakeCloud) FindVM(ref string) (*cloudstack.VM, error) { return f.vms[ref], f.err }
