@@ -174,12 +174,12 @@ func (c *Client) FindServiceOffering(ref string) (*ServiceOffering, error) {
 	if err != nil && !IsNoSuchEntity(err) {
 		return nil, err
 	}
-	for _, o := range offerings {
-		if o.ID == ref || o.Name == ref {
-			return &o, nil
-		}
+	o, err := exactlyOne(offerings, ref, func(o ServiceOffering) (string, string) { return o.ID, o.Name },
+		"compute offerings")
+	if o == nil && err == nil {
+		err = fmt.Errorf("CloudStack has no compute offering %q", ref)
 	}
-	return nil, fmt.Errorf("CloudStack has no compute offering %q", ref)
+	return o, err
 }
 
 // Takes reports whether a deployment asking for cpus, memMB and (when not
@@ -299,12 +299,17 @@ func (c *Client) FindDiskOffering(ref string) (*DiskOffering, error) {
 	if err = c.fail("listDiskOfferings", err); err != nil && !IsNoSuchEntity(err) {
 		return nil, err
 	}
+	var listed []*csgo.DiskOffering
 	if resp != nil {
-		for _, o := range resp.DiskOfferings {
-			if d := typedDiskOffering(o); d.Is(ref) {
-				return &d, nil
-			}
-		}
+		listed = resp.DiskOfferings
 	}
-	return nil, fmt.Errorf("CloudStack has no disk offering %q", ref)
+	o, err := exactlyOne(listed, ref, func(o *csgo.DiskOffering) (string, string) { return o.Id, o.Name }, "disk offerings")
+	if o == nil && err == nil {
+		return nil, fmt.Errorf("CloudStack has no disk offering %q", ref)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := typedDiskOffering(*o)
+	return &d, nil
 }

@@ -197,15 +197,10 @@ func (c *Client) FindTemplateByName(name, zoneID string) (*Template, error) {
 	p := c.cs.Template.NewListTemplatesParams("executable")
 	p.SetZoneid(zoneID)
 	found, err := c.listNamed(p, name)
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, err
-	case len(found) == 0:
-		return nil, nil
-	case len(found) == 1:
-		return &found[0], nil
 	}
-	return nil, fmt.Errorf("%d templates are named %q in zone %s; name the one meant by id", len(found), name, zoneID)
+	return exactlyOne(found, name, func(t Template) (string, string) { return "", t.Name }, "templates in zone "+zoneID)
 }
 
 // OwnTemplates lists every zone's copy of the account's own templates, in

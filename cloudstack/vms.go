@@ -104,19 +104,12 @@ func (c *Client) FindVM(ref string) (*VM, error) {
 		}
 		return nil, err
 	}
-	var found []*csgo.VirtualMachine
-	for _, vm := range resp.VirtualMachines {
-		if vm.Id == ref || vm.Name == ref {
-			found = append(found, vm)
-		}
+	found, err := exactlyOne(resp.VirtualMachines, ref, func(v *csgo.VirtualMachine) (string, string) { return v.Id, v.Name },
+		"VMs")
+	if found == nil {
+		return nil, err
 	}
-	switch len(found) {
-	case 0:
-		return nil, nil
-	case 1:
-		return toVM(found[0]), nil
-	}
-	return nil, fmt.Errorf("%d CloudStack VMs are named %q; refusing to guess which one is meant", len(found), ref)
+	return toVM(*found), nil
 }
 
 // parseVM reads a virtualmachine object from a job result.

@@ -156,19 +156,12 @@ func (c *Client) FindVolume(ref string) (*Volume, error) {
 		}
 		return nil, err
 	}
-	var found []Volume
-	for _, v := range resp.Volumes {
-		if v.Id == ref || v.Name == ref {
-			found = append(found, toVolume(v))
-		}
+	found, err := exactlyOne(resp.Volumes, ref, func(v *csgo.Volume) (string, string) { return v.Id, v.Name }, "volumes")
+	if found == nil {
+		return nil, err
 	}
-	switch len(found) {
-	case 0:
-		return nil, nil
-	case 1:
-		return &found[0], nil
-	}
-	return nil, fmt.Errorf("%d CloudStack volumes are named %q; refusing to guess which one is meant", len(found), ref)
+	v := toVolume(*found)
+	return &v, nil
 }
 
 // CreateVolume creates a data volume; sizeGB only for customized offerings.
