@@ -52,6 +52,26 @@ func (e *APIError) IsCapacity() bool {
 	return false
 }
 
+// IsCapacity says err is CloudStack running out of room (APIError.IsCapacity).
+func IsCapacity(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && api.IsCapacity()
+}
+
+// IsJobTimeout says CloudStack's job did not finish in time and may still
+// finish (JobTimeoutError).
+func IsJobTimeout(err error) bool {
+	var timeout *JobTimeoutError
+	return errors.As(err, &timeout)
+}
+
+// IsUnreachable says no answer came from CloudStack (UnreachableError): the
+// request may or may not have been acted on.
+func IsUnreachable(err error) bool {
+	var unreachable *UnreachableError
+	return errors.As(err, &unreachable)
+}
+
 // IsNoSuchEntity says CloudStack refused a UUID parameter because nothing
 // (not even a removed row) has that UUID: for a lookup by id, absence.
 func IsNoSuchEntity(err error) bool {
