@@ -256,6 +256,11 @@ func (c *Client) CustomDiskOffering() (*DiskOffering, error) {
 	return PickCustomDiskOffering(all)
 }
 
+// CustomDiskOfferingName is the customized disk offering CloudStack makes
+// when it first starts (ConfigurationServerImpl.persistDefaultValues:
+// createDefaultDiskOffering("Custom", "Custom Disk", …, customized true)).
+const CustomDiskOfferingName = "Custom"
+
 // PickCustomDiskOffering chooses among offerings the customized one: the
 // one named "Custom", else the only customized one. Among several others
 // none is a safe guess, so the error names them.
@@ -265,7 +270,7 @@ func PickCustomDiskOffering(offerings []DiskOffering) (*DiskOffering, error) {
 		if !d.Customized {
 			continue
 		}
-		if d.Name == "Custom" {
+		if d.Name == CustomDiskOfferingName {
 			return &d, nil
 		}
 		custom = append(custom, d)

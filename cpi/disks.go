@@ -269,7 +269,7 @@ func (c CPI) resizeTarget(volID, fixed string) (*cloudstack.DiskOffering, error)
 		o, err := c.customDiskOffering(fmt.Sprintf("resize_disk of disk %s off its fixed offering %q", volID, fixed))
 		return o, cloudError(err)
 	}
-	custom, err := c.cloud.FindDiskOffering(firstOf(c.cfg.CloudStack.DefaultDiskOffering, "Custom"))
+	custom, err := c.cloud.FindDiskOffering(firstOf(c.cfg.CloudStack.DefaultDiskOffering, cloudstack.CustomDiskOfferingName))
 	if err != nil || !custom.Customized {
 		return nil, &Error{kind: "NotSupported", err: fmt.Errorf("disk %s has a fixed offering and no customized one to move to", volID)}
 	}
