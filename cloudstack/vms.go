@@ -30,7 +30,6 @@ type NIC struct {
 	Netmask   string
 	Gateway   string
 	MAC       string
-	IsDefault bool
 }
 
 // Gone says CloudStack has let go of the VM, or is about to.
@@ -127,7 +126,7 @@ func toVM(v *csgo.VirtualMachine) *VM {
 	for _, n := range v.Nic {
 		vm.NICs = append(vm.NICs, NIC{
 			ID: n.Id, NetworkID: n.Networkid, IP: n.Ipaddress, Netmask: n.Netmask,
-			Gateway: n.Gateway, MAC: n.Macaddress, IsDefault: n.Isdefault,
+			Gateway: n.Gateway, MAC: n.Macaddress,
 		})
 	}
 	return vm
