@@ -184,3 +184,64 @@ func TestAttachDiskCapacityIsNoDiskSpace(t *testing.T) {
 		t.Fatalf("attach_disk: %v, want a retryable NoDiskSpace", err)
 	}
 }
+
+// resize_disk grows a disk in place on a customized offering, and moves a
+// disk on a fixed one onto CloudStack's "Custom"; the same size asks
+// CloudStack nothing more.
+func TestResizeDiskGrowsOntoACustomizedOffering(t *testing.T) {
+	vol := &cloudstack.Volume{ID: "disk-1", Type: "DATADISK", State: "Ready", SizeGB: 10, OfferingID: "off-1"}
+	custom := &cloudstack.DiskOffering{ID: "off-custom", Name: "Custom", Customized: true}
+	for name, tc := range map[string]struct {
+		offering *cloudstack.DiskOffering
+		target   string
+	}{
+		"customized": {&cloudstack.DiskOffering{ID: "off-1", Name: "Any size", Customized: true}, ""},
+		"fixed":      {&cloudstack.DiskOffering{ID: "off-1", Name: "Small", SizeGB: 10}, "off-custom"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, cloud := mockedCPI(t, true)
+			cloud.EXPECT().FindVolume("disk-1").Return(vol, nil).Times(2)
+			cloud.EXPECT().FindDiskOffering("off-1").Return(tc.offering, nil)
+			if tc.target != "" {
+				cloud.EXPECT().FindDiskOffering("Custom").Return(custom, nil)
+			}
+			cloud.EXPECT().ResizeVolume("disk-1", 20, tc.target).Return(nil)
+			if err := c.ResizeDisk(apiv1.NewDiskCID("disk-1"), 20*1024); err != nil {
+				t.Fatalf("resize_disk: %v", err)
+			}
+			if err := c.ResizeDisk(apiv1.NewDiskCID("disk-1"), 10*1024); err != nil {
+				t.Fatalf("resize_disk to its own size: %v", err)
+			}
+		})
+	}
+}
+
+// What CloudStack cannot do is NotSupported, so the director copies the
+// disk to a new one instead: shrinking, or growing a disk on a fixed
+// offering with no customized one to move to. A size of 0 or less is a
+// CloudError before CloudStack is asked anything.
+func TestResizeDiskRefusals(t *testing.T) {
+	vol := &cloudstack.Volume{ID: "disk-1", Type: "DATADISK", State: "Ready", SizeGB: 10, OfferingID: "off-1"}
+	t.Run("shrink", func(t *testing.T) {
+		c, cloud := mockedCPI(t, true)
+		cloud.EXPECT().FindVolume("disk-1").Return(vol, nil)
+		if got := errorType(t, c.ResizeDisk(apiv1.NewDiskCID("disk-1"), 5*1024)); got != "Bosh::Clouds::NotSupported" {
+			t.Fatalf("got %s", got)
+		}
+	})
+	t.Run("fixed, no Custom", func(t *testing.T) {
+		c, cloud := mockedCPI(t, true)
+		cloud.EXPECT().FindVolume("disk-1").Return(vol, nil)
+		cloud.EXPECT().FindDiskOffering("off-1").Return(&cloudstack.DiskOffering{ID: "off-1", Name: "Small", SizeGB: 10}, nil)
+		cloud.EXPECT().FindDiskOffering("Custom").Return(nil, errors.New(`CloudStack has no disk offering "Custom"`))
+		if got := errorType(t, c.ResizeDisk(apiv1.NewDiskCID("disk-1"), 20*1024)); got != "Bosh::Clouds::NotSupported" {
+			t.Fatalf("got %s", got)
+		}
+	})
+	t.Run("no size", func(t *testing.T) {
+		c, _ := mockedCPI(t, true)
+		if got := errorType(t, c.ResizeDisk(apiv1.NewDiskCID("disk-1"), 0)); got != "Bosh::Clouds::CloudError" {
+			t.Fatalf("got %s", got)
+		}
+	})
+}
