@@ -1,6 +1,13 @@
 package cloudstack
 
-import "fmt"
+import (
+	"fmt"
+
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// IsID says ref is a CloudStack UUID rather than a name.
+func IsID(ref string) bool { return csgo.IsID(ref) }
 
 // exactlyOne picks from a listing the one item that ref (a UUID or a name)
 // names exactly. CloudStack's name filters are substring matches, or absent,

@@ -167,7 +167,7 @@ func (c *Client) ServiceOfferings() ([]ServiceOffering, error) {
 // FindServiceOffering resolves a compute offering by id or exact name.
 func (c *Client) FindServiceOffering(ref string) (*ServiceOffering, error) {
 	key := "name"
-	if csgo.IsID(ref) {
+	if IsID(ref) {
 		key = "id"
 	}
 	offerings, err := c.listOfferings(map[string]string{key: ref})
@@ -295,7 +295,7 @@ func (o DiskOffering) Is(ref string) bool { return o.ID == ref || o.Name == ref 
 // FindDiskOffering resolves a disk offering by id or exact name.
 func (c *Client) FindDiskOffering(ref string) (*DiskOffering, error) {
 	p := c.cs.DiskOffering.NewListDiskOfferingsParams()
-	if csgo.IsID(ref) {
+	if IsID(ref) {
 		p.SetId(ref)
 	} else {
 		p.SetName(ref)

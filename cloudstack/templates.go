@@ -142,9 +142,6 @@ func (c *Client) listNamed(p *csgo.ListTemplatesParams, name string) ([]Template
 	return named, nil
 }
 
-// IsID says ref is a CloudStack UUID rather than a name.
-func IsID(ref string) bool { return csgo.IsID(ref) }
-
 // FindTemplateByName finds the template named exactly name in a zone.
 func (c *Client) FindTemplateByName(name, zoneID string) (*Template, error) {
 	p := c.cs.Template.NewListTemplatesParams("executable")

@@ -90,7 +90,7 @@ func (c *Client) VMWithIP(networkID, ip string) (*VM, error) {
 func (c *Client) FindVM(ref string) (*VM, error) {
 	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
 	p.SetListall(true)
-	if csgo.IsID(ref) {
+	if IsID(ref) {
 		p.SetId(ref)
 	} else {
 		// name= is a substring filter in CloudStack: compare exactly below.

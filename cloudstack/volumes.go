@@ -144,7 +144,7 @@ func tagMap(tags []csgo.Tags) map[string]string {
 func (c *Client) FindVolume(ref string) (*Volume, error) {
 	p := c.cs.Volume.NewListVolumesParams()
 	p.SetListall(true)
-	if csgo.IsID(ref) {
+	if IsID(ref) {
 		p.SetId(ref)
 	} else {
 		p.SetName(ref)

@@ -50,7 +50,7 @@ func matchZone(zones []*csgo.Zone, ref string) *Zone {
 // (64-bit)") or id.
 func (c *Client) FindOSType(ref string) (string, error) {
 	p := c.cs.GuestOS.NewListOsTypesParams()
-	if csgo.IsID(ref) {
+	if IsID(ref) {
 		p.SetId(ref)
 	} else {
 		p.SetDescription(ref)
