@@ -103,8 +103,8 @@ func (c *Client) FindVM(ref string) (*VM, error) {
 		}
 		return nil, err
 	}
-	found, err := exactlyOne(resp.VirtualMachines, ref, func(v *csgo.VirtualMachine) (string, string) { return v.Id, v.Name },
-		"VMs")
+	found, err := exactlyOne(resp.VirtualMachines, ref,
+		func(v *csgo.VirtualMachine) (string, string) { return v.Id, v.Name }, "VMs")
 	if found == nil {
 		return nil, err
 	}

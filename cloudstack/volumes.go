@@ -95,7 +95,8 @@ func (c *Client) VMVolumes(vmID string) ([]Volume, error) {
 
 func toVolume(v *csgo.Volume) Volume {
 	return Volume{ID: v.Id, Name: v.Name, Type: v.Type, DeviceID: v.Deviceid, VMID: v.Virtualmachineid,
-		ZoneID: v.Zoneid, SizeGB: v.Size >> 30, State: v.State, Tags: tagMap(v.Tags), OfferingID: v.Diskofferingid, Created: csTime(v.Created)}
+		ZoneID: v.Zoneid, SizeGB: v.Size >> 30, State: v.State, Tags: tagMap(v.Tags), OfferingID: v.Diskofferingid,
+		Created: csTime(v.Created)}
 }
 
 // csTime reads CloudStack's dates, which ApiResponseSerializer writes
