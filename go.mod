@@ -9,4 +9,4 @@ require (
 	golang.org/x/net v0.62.0
 )
 
-require go.uber.org/mock v0.5.0 // indirect
+require go.uber.org/mock v0.5.0

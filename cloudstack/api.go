@@ -6,18 +6,26 @@ import (
 )
 
 // API is the seam the CPI methods depend on: everything they ask of
-// CloudStack, in the CPI's terms. *Client implements it against a real
-// management server; unit tests use a fake.
+// CloudStack, in the CPI's terms, composed of one small interface per
+// resource so that a part of the CPI (or its test) can ask for just the
+// ones it uses. *Client implements them against a real management server;
+// cloudstackmock has generated mocks of each.
 type API interface {
+	VMs
+	Volumes
+	Snapshots
+	Templates
+	Addresses
 	LoadBalancers
+	Catalog
+	AffinityGroups
+	Tags
+}
 
-	// Endpoint is the API URL without credentials, for messages.
-	Endpoint() string
+var _ API = (*Client)(nil)
 
-	// UploadClient is an HTTP client for the secondary storage VM, with the
-	// API's TLS and proxy settings and no overall timeout.
-	UploadClient() *http.Client
-
+// VMs is what the CPI asks of CloudStack's virtual machines.
+type VMs interface {
 	// FindVM looks a VM up by UUID, or by exact name for the name-style
 	// CIDs of earlier CloudStack CPIs. Absent is (nil, nil).
 	FindVM(ref string) (*VM, error)
@@ -27,6 +35,11 @@ type API interface {
 	// IncompleteVMs lists the VMs whose create_vm by this director never
 	// finished (their display name still carries its Mark).
 	IncompleteVMs(director string) ([]*VM, error)
+	// SettledVM finds the VM by id once no job works on it (or the
+	// deadline has passed); gone is (nil, nil).
+	SettledVM(id string, deadline time.Time) (*VM, error)
+	// VMVolumes lists a VM's volumes.
+	VMVolumes(vmID string) ([]Volume, error)
 
 	// DeployVM deploys and waits; the VM id comes back even when the job
 	// failed, for cleanup.
@@ -39,15 +52,17 @@ type API interface {
 	RebootVM(vm *VM) error
 	// SetDisplayName renames a VM in CloudStack's UI.
 	SetDisplayName(id, name string) error
-	// VMVolumes lists a VM's volumes.
-	VMVolumes(vmID string) ([]Volume, error)
-	// SetTags moves a resource from its current tags to the desired ones.
-	SetTags(resourceType, id string, current, desired map[string]string) error
+}
 
+// Volumes is what the CPI asks of CloudStack's data volumes.
+type Volumes interface {
 	// FindVolume looks a volume up by UUID or exact name; absent is nil.
 	FindVolume(ref string) (*Volume, error)
 	// VolumesNamedLike lists the data volumes whose name contains s.
 	VolumesNamedLike(s string) ([]Volume, error)
+	// SettledVolume finds the volume of that exact name once no job works
+	// on it or the deadline has passed; absent is nil.
+	SettledVolume(name string, deadline time.Time) (*Volume, error)
 	// CreateVolume creates a data volume.
 	CreateVolume(name, zoneID, offeringID string, sizeGB int) (*Volume, error)
 	// AttachVolume attaches a volume; the answer carries its device id.
@@ -58,14 +73,12 @@ type API interface {
 	DeleteVolume(id string) error
 	// ResizeVolume grows a volume, optionally onto another offering.
 	ResizeVolume(id string, sizeGB int, offeringID string) error
+}
+
+// Snapshots is what the CPI asks of CloudStack's volume snapshots.
+type Snapshots interface {
 	// CreateSnapshot snapshots a volume under a unique name.
 	CreateSnapshot(volumeID, name string, tags map[string]string) (*Snapshot, error)
-	// SettledVM finds the VM by id once no job works on it (or the
-	// deadline has passed); gone is (nil, nil).
-	SettledVM(id string, deadline time.Time) (*VM, error)
-	// SettledVolume finds the volume of that exact name once no job works
-	// on it or the deadline has passed; absent is nil.
-	SettledVolume(name string, deadline time.Time) (*Volume, error)
 	// VolumeSnapshots lists a volume's snapshots, with their tags.
 	VolumeSnapshots(volumeID string) ([]*Snapshot, error)
 	// SettledSnapshot finds the volume's snapshot of that exact name once no
@@ -75,40 +88,14 @@ type API interface {
 	FindSnapshot(id string) (*Snapshot, error)
 	// DeleteSnapshot deletes a snapshot.
 	DeleteSnapshot(id string) error
+}
 
-	// ServiceOfferings lists compute offerings.
-	ServiceOfferings() ([]ServiceOffering, error)
-	// FindServiceOffering resolves a compute offering by id or exact name.
-	FindServiceOffering(ref string) (*ServiceOffering, error)
-	// DiskOfferings lists disk offerings.
-	DiskOfferings() ([]DiskOffering, error)
-	// CustomDiskOffering returns a disk offering that takes a size.
-	CustomDiskOffering() (*DiskOffering, error)
-	// FindDiskOffering resolves a disk offering by id or exact name.
-	FindDiskOffering(ref string) (*DiskOffering, error)
-	// FindNetworks resolves a zone's networks by id or exact name.
-	FindNetworks(zoneID string, refs []string) (map[string]Network, error)
-	// FindOrCreateAffinityGroup returns the named group's id, creating it.
-	FindOrCreateAffinityGroup(name, kind string) (string, error)
-
-	// FindPublicIP returns an allocated public address, or nil.
-	FindPublicIP(zoneID, ip string) (*PublicIP, error)
-	// PublicIPByID returns an allocated public address by id, or nil.
-	PublicIPByID(id string) (*PublicIP, error)
-	// AcquirePublicIP associates a free address, tagged as the CPI's.
-	AcquirePublicIP(networkID, ip string) (*PublicIP, error)
-	// EnableStaticNAT points an address at a VM.
-	EnableStaticNAT(ipID, vmID, networkID string) error
-	// DisableStaticNAT undoes EnableStaticNAT.
-	DisableStaticNAT(ipID string) error
-	// ReleasePublicIP gives an address back.
-	ReleasePublicIP(ipID string) error
-
-	// FindZones resolves zone names or ids exactly; a missing one is an error.
-	FindZones(refs []string) ([]Zone, error)
-	// FindOSType resolves an OS type description or id to its id.
-	FindOSType(ref string) (string, error)
-
+// Templates is what the CPI asks of CloudStack's templates: a stemcell is
+// one.
+type Templates interface {
+	// UploadClient is an HTTP client for the secondary storage VM, with the
+	// API's TLS and proxy settings and no overall timeout.
+	UploadClient() *http.Client
 	// GetUploadParams creates a template awaiting its bytes in the spec's
 	// first zone.
 	GetUploadParams(s TemplateSpec) (*UploadParams, error)
@@ -132,4 +119,77 @@ type API interface {
 	SetTemplateDisplayText(id, text string) error
 }
 
-var _ API = (*Client)(nil)
+// Addresses is what the CPI asks of CloudStack's public IP addresses: a
+// vip network's address, by static NAT.
+type Addresses interface {
+	// FindPublicIP returns an allocated public address, or nil.
+	FindPublicIP(zoneID, ip string) (*PublicIP, error)
+	// PublicIPByID returns an allocated public address by id, or nil.
+	PublicIPByID(id string) (*PublicIP, error)
+	// AcquirePublicIP associates a free address, tagged as the CPI's.
+	AcquirePublicIP(networkID, ip string) (*PublicIP, error)
+	// EnableStaticNAT points an address at a VM.
+	EnableStaticNAT(ipID, vmID, networkID string) error
+	// DisableStaticNAT undoes EnableStaticNAT.
+	DisableStaticNAT(ipID string) error
+	// ReleasePublicIP gives an address back.
+	ReleasePublicIP(ipID string) error
+}
+
+// LoadBalancers is what the CPI asks of CloudStack's public load-balancer
+// rules (the Go CPI's lbs): find one by name on an address, create it,
+// put VMs behind it and take them away, and delete it.
+type LoadBalancers interface {
+	// LBRulesOn lists the rules on a public address.
+	LBRulesOn(publicIPID string) ([]LBRule, error)
+	// VMLBRules lists the rules a VM is behind.
+	VMLBRules(vmID string) ([]LBRule, error)
+	// LBRulesCreatedFor lists the rules this director's create_vm for the
+	// agent created (their description carries the LBMark).
+	LBRulesCreatedFor(m LBMark) ([]LBRule, error)
+	// CreateLBRule creates a rule carrying its mark, waits, and tags it.
+	CreateLBRule(s LBSpec) (*LBRule, error)
+	// LBRuleVMs lists the ids of the VMs behind a rule (CloudStack leaves
+	// out Destroyed, Expunging, Error and Unknown ones).
+	LBRuleVMs(ruleID string) ([]string, error)
+	// AssignToLBRule puts a VM behind a rule.
+	AssignToLBRule(ruleID, vmID string) error
+	// RemoveFromLBRule takes a VM from behind a rule.
+	RemoveFromLBRule(ruleID, vmID string) error
+	// DeleteLBRule deletes a rule, with the firewall rule CloudStack opened
+	// for it.
+	DeleteLBRule(ruleID string) error
+}
+
+// Catalog is what the CPI looks up and never changes: zones, compute and
+// disk offerings, OS types and guest networks.
+type Catalog interface {
+	// FindZones resolves zone names or ids exactly; a missing one is an error.
+	FindZones(refs []string) ([]Zone, error)
+	// ServiceOfferings lists compute offerings.
+	ServiceOfferings() ([]ServiceOffering, error)
+	// FindServiceOffering resolves a compute offering by id or exact name.
+	FindServiceOffering(ref string) (*ServiceOffering, error)
+	// DiskOfferings lists disk offerings.
+	DiskOfferings() ([]DiskOffering, error)
+	// CustomDiskOffering returns a disk offering that takes a size.
+	CustomDiskOffering() (*DiskOffering, error)
+	// FindDiskOffering resolves a disk offering by id or exact name.
+	FindDiskOffering(ref string) (*DiskOffering, error)
+	// FindNetworks resolves a zone's networks by id or exact name.
+	FindNetworks(zoneID string, refs []string) (map[string]Network, error)
+	// FindOSType resolves an OS type description or id to its id.
+	FindOSType(ref string) (string, error)
+}
+
+// AffinityGroups is what the CPI asks of CloudStack's affinity groups.
+type AffinityGroups interface {
+	// FindOrCreateAffinityGroup returns the named group's id, creating it.
+	FindOrCreateAffinityGroup(name, kind string) (string, error)
+}
+
+// Tags is what the CPI asks of CloudStack's resource tags.
+type Tags interface {
+	// SetTags moves a resource from its current tags to the desired ones.
+	SetTags(resourceType, id string, current, desired map[string]string) error
+}

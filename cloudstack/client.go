@@ -68,9 +68,6 @@ func New(cfg config.CloudStack, logger boshlog.Logger) (*Client, error) {
 // UploadClient implements API.
 func (c *Client) UploadClient() *http.Client { return c.upload }
 
-// Endpoint is the API URL without credentials, for messages.
-func (c *Client) Endpoint() string { return c.endpoint }
-
 // uploadTransport is the API's TLS and proxy without its header timeout:
 // the secondary storage VM answers an upload only after it has unpacked and
 // checked the image, which takes minutes; stemcell.timeout bounds it.

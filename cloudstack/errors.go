@@ -31,34 +31,53 @@ func (e *APIError) Error() string {
 		e.Command, job, e.Text, e.ErrorCode, e.CSErrorCode)
 }
 
-// CloudStack's ApiErrorCode values the CPI acts on.
+// CloudStack's ApiErrorCode values the predicates below classify by; cpi/
+// asks the predicates, never the codes.
 const (
-	CodeUnauthorized         = 401
-	CodeAPILimit             = 429
-	CodeParamError           = 431
-	CodeUnsupportedAction    = 432
-	CodePermissionDenied     = 531
-	CodeInsufficientCapacity = 533
-	CodeResourceUnavailable  = 534
-	CodeResourceAllocation   = 535
-	CodeResourceInUse        = 536
+	codeUnauthorized         = 401
+	codeParamError           = 431
+	codeUnsupportedAction    = 432
+	codePermissionDenied     = 531
+	codeInsufficientCapacity = 533
+	codeResourceUnavailable  = 534
+	codeResourceAllocation   = 535
 )
 
 // IsCapacity says the error is CloudStack running out of room, which a retry
 // somewhere else or later may get past.
 func (e *APIError) IsCapacity() bool {
 	switch e.ErrorCode {
-	case CodeInsufficientCapacity, CodeResourceUnavailable, CodeResourceAllocation:
+	case codeInsufficientCapacity, codeResourceUnavailable, codeResourceAllocation:
 		return true
 	}
 	return false
+}
+
+// IsCapacity says err is CloudStack running out of room (APIError.IsCapacity).
+func IsCapacity(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && api.IsCapacity()
+}
+
+// IsJobTimeout says CloudStack's job did not finish in time and may still
+// finish (JobTimeoutError).
+func IsJobTimeout(err error) bool {
+	var timeout *JobTimeoutError
+	return errors.As(err, &timeout)
+}
+
+// IsUnreachable says no answer came from CloudStack (UnreachableError): the
+// request may or may not have been acted on.
+func IsUnreachable(err error) bool {
+	var unreachable *UnreachableError
+	return errors.As(err, &unreachable)
 }
 
 // IsNoSuchEntity says CloudStack refused a UUID parameter because nothing
 // (not even a removed row) has that UUID: for a lookup by id, absence.
 func IsNoSuchEntity(err error) bool {
 	var api *APIError
-	return errors.As(err, &api) && api.ErrorCode == CodeParamError &&
+	return errors.As(err, &api) && api.ErrorCode == codeParamError &&
 		strings.Contains(api.Text, "entity does not exist")
 }
 
@@ -73,7 +92,7 @@ const csPermissionDenied = 4365
 // or a command the caller's role may not call (432).
 func IsPermissionDenied(err error) bool {
 	var api *APIError
-	return errors.As(err, &api) && (api.ErrorCode == CodePermissionDenied || api.ErrorCode == CodeUnsupportedAction ||
+	return errors.As(err, &api) && (api.ErrorCode == codePermissionDenied || api.ErrorCode == codeUnsupportedAction ||
 		api.CSErrorCode == csPermissionDenied)
 }
 
@@ -106,7 +125,7 @@ func IsExpungeRefused(err error) bool {
 //     capacity".
 func IsGuestIPUnavailable(err error) bool {
 	var api *APIError
-	return errors.As(err, &api) && api.ErrorCode == CodeInsufficientCapacity &&
+	return errors.As(err, &api) && api.ErrorCode == codeInsufficientCapacity &&
 		(strings.Contains(api.Text, "Unable to acquire Guest IP address for network") ||
 			strings.Contains(api.Text, "Insufficient address capacity"))
 }
@@ -189,7 +208,7 @@ func (c *Client) fail(command string, err error) error {
 	if m := csErrorText.FindStringSubmatch(err.Error()); m != nil {
 		code, _ := strconv.Atoi(m[1])
 		cscode, _ := strconv.Atoi(m[2])
-		if code == CodeUnauthorized {
+		if code == codeUnauthorized {
 			return &CredentialsRefusedError{Endpoint: c.endpoint, Command: command}
 		}
 		return &APIError{Command: command, ErrorCode: code, CSErrorCode: cscode, Text: m[3]}

@@ -72,3 +72,26 @@ func TestVMWithIPFindsTheNIC(t *testing.T) {
 		t.Fatalf("free address: %+v, %v", vm, err)
 	}
 }
+
+// The classes cpi/ acts on, through wrapping as cpi/ wraps them: capacity
+// is ResourceAllocationException (535), InsufficientCapacityException
+// (533) and ResourceUnavailableException (534) (ApiErrorCode); anything else
+// CloudStack answers is not.
+func TestErrorClasses(t *testing.T) {
+	wrapped := func(err error) error { return fmt.Errorf("attaching disk d to VM v: %w", err) }
+	for code, capacity := range map[int]bool{533: true, 534: true, 535: true, 530: false, 431: false, 536: false} {
+		err := wrapped(&cloudstack.APIError{ErrorCode: code})
+		if cloudstack.IsCapacity(err) != capacity || cloudstack.IsJobTimeout(err) || cloudstack.IsUnreachable(err) {
+			t.Errorf("code %d: capacity %v, timeout %v, unreachable %v", code, cloudstack.IsCapacity(err),
+				cloudstack.IsJobTimeout(err), cloudstack.IsUnreachable(err))
+		}
+	}
+	timeout := wrapped(&cloudstack.JobTimeoutError{Command: "attachVolume", JobID: "j"})
+	unreachable := wrapped(&cloudstack.UnreachableError{Endpoint: "e", Err: errors.New("connection reset")})
+	if !cloudstack.IsJobTimeout(timeout) || cloudstack.IsCapacity(timeout) || cloudstack.IsUnreachable(timeout) {
+		t.Errorf("job timeout misclassified")
+	}
+	if !cloudstack.IsUnreachable(unreachable) || cloudstack.IsJobTimeout(unreachable) || cloudstack.IsCapacity(unreachable) {
+		t.Errorf("unreachable misclassified")
+	}
+}

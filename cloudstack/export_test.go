@@ -1,6 +1,7 @@
 package cloudstack
 
-// WaitJob exposes the job waiter to the tests until a CPI method drives it.
+// WaitJob exposes the job waiter to the tests, which feed it job answers
+// of their own.
 func (c *Client) WaitJob(command, jobID string) ([]byte, error) {
 	return c.waitJob(command, jobID)
 }

@@ -8,33 +8,6 @@ import (
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
-// LoadBalancers is what the CPI asks of CloudStack's public load-balancer
-// rules (the Go CPI's lbs): find one by name on an address, create it,
-// put VMs behind it and take them away, and delete it.
-type LoadBalancers interface {
-	// LBRulesOn lists the rules on a public address.
-	LBRulesOn(publicIPID string) ([]LBRule, error)
-	// VMLBRules lists the rules a VM is behind.
-	VMLBRules(vmID string) ([]LBRule, error)
-	// LBRulesCreatedFor lists the rules this director's create_vm for the
-	// agent created (their description carries the LBMark).
-	LBRulesCreatedFor(m LBMark) ([]LBRule, error)
-	// CreateLBRule creates a rule carrying its mark, waits, and tags it.
-	CreateLBRule(s LBSpec) (*LBRule, error)
-	// LBRuleVMs lists the ids of the VMs behind a rule (CloudStack leaves
-	// out Destroyed, Expunging, Error and Unknown ones).
-	LBRuleVMs(ruleID string) ([]string, error)
-	// AssignToLBRule puts a VM behind a rule.
-	AssignToLBRule(ruleID, vmID string) error
-	// RemoveFromLBRule takes a VM from behind a rule.
-	RemoveFromLBRule(ruleID, vmID string) error
-	// DeleteLBRule deletes a rule, with the firewall rule CloudStack opened
-	// for it.
-	DeleteLBRule(ruleID string) error
-}
-
-var _ LoadBalancers = (*Client)(nil)
-
 // LBAlgorithms are the algorithms createLoadBalancerRule accepts
 // (NetUtils.isValidAlgorithm, case-insensitive).
 var LBAlgorithms = []string{"roundrobin", "leastconn", "source"}

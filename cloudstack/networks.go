@@ -27,14 +27,15 @@ func (c *Client) FindNetworks(zoneID string, refs []string) (map[string]Network,
 	}
 	found := map[string]Network{}
 	for _, ref := range refs {
-		n, hits := matchNetwork(networks, ref)
-		if hits > 1 {
-			return nil, fmt.Errorf("%d CloudStack networks in zone %s are named %q; name the one meant by id", hits, zoneID, ref)
+		n, err := exactlyOne(networks, ref, func(n *csgo.Network) (string, string) { return n.Id, n.Name },
+			"networks in zone "+zoneID)
+		if err != nil {
+			return nil, err
 		}
 		if n == nil {
 			return nil, fmt.Errorf("CloudStack has no network %q in zone %s", ref, zoneID)
 		}
-		found[ref] = *n
+		found[ref] = toNetwork(*n)
 	}
 	return found, nil
 }
@@ -63,23 +64,13 @@ func (c *Client) zoneNetworks(zoneID string) ([]*csgo.Network, error) {
 	}
 }
 
-func matchNetwork(networks []*csgo.Network, ref string) (*Network, int) {
-	var hits []*csgo.Network
-	for _, n := range networks {
-		if n.Id == ref || n.Name == ref {
-			hits = append(hits, n)
-		}
-	}
-	if len(hits) != 1 {
-		return nil, len(hits)
-	}
-	n := hits[0]
-	net := &Network{ID: n.Id, Name: n.Name, ZoneID: n.Zoneid, CIDR: n.Cidr, Gateway: n.Gateway, Netmask: n.Netmask,
+func toNetwork(n *csgo.Network) Network {
+	net := Network{ID: n.Id, Name: n.Name, ZoneID: n.Zoneid, CIDR: n.Cidr, Gateway: n.Gateway, Netmask: n.Netmask,
 		VPCID: n.Vpcid}
 	for _, d := range []string{n.Dns1, n.Dns2} {
 		if d != "" {
 			net.DNS = append(net.DNS, d)
 		}
 	}
-	return net, 1
+	return net
 }

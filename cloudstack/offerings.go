@@ -167,19 +167,19 @@ func (c *Client) ServiceOfferings() ([]ServiceOffering, error) {
 // FindServiceOffering resolves a compute offering by id or exact name.
 func (c *Client) FindServiceOffering(ref string) (*ServiceOffering, error) {
 	key := "name"
-	if csgo.IsID(ref) {
+	if IsID(ref) {
 		key = "id"
 	}
 	offerings, err := c.listOfferings(map[string]string{key: ref})
 	if err != nil && !IsNoSuchEntity(err) {
 		return nil, err
 	}
-	for _, o := range offerings {
-		if o.ID == ref || o.Name == ref {
-			return &o, nil
-		}
+	o, err := exactlyOne(offerings, ref, func(o ServiceOffering) (string, string) { return o.ID, o.Name },
+		"compute offerings")
+	if o == nil && err == nil {
+		err = fmt.Errorf("CloudStack has no compute offering %q", ref)
 	}
-	return nil, fmt.Errorf("CloudStack has no compute offering %q", ref)
+	return o, err
 }
 
 // Takes reports whether a deployment asking for cpus, memMB and (when not
@@ -256,6 +256,11 @@ func (c *Client) CustomDiskOffering() (*DiskOffering, error) {
 	return PickCustomDiskOffering(all)
 }
 
+// CustomDiskOfferingName is the customized disk offering CloudStack makes
+// when it first starts (ConfigurationServerImpl.persistDefaultValues:
+// createDefaultDiskOffering("Custom", "Custom Disk", …, customized true)).
+const CustomDiskOfferingName = "Custom"
+
 // PickCustomDiskOffering chooses among offerings the customized one: the
 // one named "Custom", else the only customized one. Among several others
 // none is a safe guess, so the error names them.
@@ -265,7 +270,7 @@ func PickCustomDiskOffering(offerings []DiskOffering) (*DiskOffering, error) {
 		if !d.Customized {
 			continue
 		}
-		if d.Name == "Custom" {
+		if d.Name == CustomDiskOfferingName {
 			return &d, nil
 		}
 		custom = append(custom, d)
@@ -290,7 +295,7 @@ func (o DiskOffering) Is(ref string) bool { return o.ID == ref || o.Name == ref 
 // FindDiskOffering resolves a disk offering by id or exact name.
 func (c *Client) FindDiskOffering(ref string) (*DiskOffering, error) {
 	p := c.cs.DiskOffering.NewListDiskOfferingsParams()
-	if csgo.IsID(ref) {
+	if IsID(ref) {
 		p.SetId(ref)
 	} else {
 		p.SetName(ref)
@@ -299,12 +304,17 @@ func (c *Client) FindDiskOffering(ref string) (*DiskOffering, error) {
 	if err = c.fail("listDiskOfferings", err); err != nil && !IsNoSuchEntity(err) {
 		return nil, err
 	}
+	var listed []*csgo.DiskOffering
 	if resp != nil {
-		for _, o := range resp.DiskOfferings {
-			if d := typedDiskOffering(o); d.Is(ref) {
-				return &d, nil
-			}
-		}
+		listed = resp.DiskOfferings
 	}
-	return nil, fmt.Errorf("CloudStack has no disk offering %q", ref)
+	o, err := exactlyOne(listed, ref, func(o *csgo.DiskOffering) (string, string) { return o.Id, o.Name }, "disk offerings")
+	if o == nil && err == nil {
+		return nil, fmt.Errorf("CloudStack has no disk offering %q", ref)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := typedDiskOffering(*o)
+	return &d, nil
 }

@@ -74,7 +74,7 @@ func (c *Client) CreateSnapshot(volumeID, name string, tags map[string]string) (
 
 // FindSnapshot returns a snapshot by id, or nil.
 func (c *Client) FindSnapshot(id string) (*Snapshot, error) {
-	if !csgo.IsID(id) {
+	if !IsID(id) {
 		return nil, nil
 	}
 	p := c.cs.Snapshot.NewListSnapshotsParams()

@@ -28,8 +28,8 @@ func (c *Client) SetTags(resourceType, id string, current, desired map[string]st
 	stale := map[string]string{}
 	fresh := map[string]string{}
 	for k, v := range desired {
-		k, v = cut(k), cut(v)
-		oldKey, old, has := lookupFold(current, k)
+		k, v = cutToTagLength(k), cutToTagLength(v)
+		oldKey, old, has := tagFold(current, k)
 		if has && old == v {
 			continue
 		}
@@ -67,14 +67,17 @@ func (c *Client) SetTags(resourceType, id string, current, desired map[string]st
 func sendableTags(tags map[string]string) map[string]string {
 	out := make(map[string]string, len(tags))
 	for k, v := range tags {
-		if v = cut(v); v != "" {
-			out[cut(k)] = v
+		if v = cutToTagLength(v); v != "" {
+			out[cutToTagLength(k)] = v
 		}
 	}
 	return out
 }
 
-func lookupFold(m map[string]string, key string) (string, string, bool) {
+// tagFold finds the tag a resource has under key as CloudStack matches
+// keys, without regard to case: the key it has, its value, and whether it
+// has one.
+func tagFold(m map[string]string, key string) (string, string, bool) {
 	if v, ok := m[key]; ok {
 		return key, v, true
 	}
@@ -86,7 +89,8 @@ func lookupFold(m map[string]string, key string) (string, string, bool) {
 	return "", "", false
 }
 
-func cut(s string) string {
+// cutToTagLength cuts a key or value to the resource_tags column's width.
+func cutToTagLength(s string) string {
 	r := []rune(s)
 	if len(r) > MaxTagLength {
 		return string(r[:MaxTagLength])

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
 // DeploySpec is one deployVirtualMachine.
@@ -42,28 +44,34 @@ type NICRequest struct {
 // DeployVM deploys and waits. The VM's id comes back even when the job
 // failed, so the caller can clean up what CloudStack left.
 func (c *Client) DeployVM(s DeploySpec) (string, *VM, error) {
+	r, err := c.cs.VirtualMachine.DeployVirtualMachine(c.deployParams(s))
+	if err != nil {
+		return "", nil, c.fail("deployVirtualMachine", err)
+	}
+	if s.Accepted != nil {
+		if err := s.Accepted(r.Id); err != nil {
+			return r.Id, nil, err
+		}
+	}
+	result, err := c.waitJob("deployVirtualMachine", r.JobID)
+	if err != nil {
+		return r.Id, nil, err
+	}
+	vm, err := vmFromJob(result)
+	if err != nil {
+		return r.Id, nil, err
+	}
+	return vm.ID, vm, nil
+}
+
+// deployParams is the spec as deployVirtualMachine's parameters; what the
+// spec leaves at its zero value is not sent.
+func (c *Client) deployParams(s DeploySpec) *csgo.DeployVirtualMachineParams {
 	p := c.cs.VirtualMachine.NewDeployVirtualMachineParams(s.ServiceOfferingID, s.TemplateID, s.ZoneID)
 	p.SetName(s.Name)
 	p.SetDisplayname(s.DisplayName)
-	var nics []map[string]string
-	for _, n := range s.NICs {
-		m := map[string]string{"networkid": n.NetworkID}
-		if n.IP != "" {
-			m["ip"] = n.IP
-		}
-		if n.MAC != "" {
-			m["mac"] = n.MAC
-		}
-		nics = append(nics, m)
-	}
-	p.SetIptonetworklist(nics)
-	details := map[string]string{}
-	for key, n := range map[string]int{"cpuNumber": s.CPUs, "cpuSpeed": s.CPUSpeed, "memory": s.MemoryMB} {
-		if n > 0 {
-			details[key] = strconv.Itoa(n)
-		}
-	}
-	if len(details) > 0 {
+	p.SetIptonetworklist(s.nicList())
+	if details := s.details(); len(details) > 0 {
 		p.SetDetails(details)
 	}
 	if s.RootDiskGB > 0 {
@@ -87,24 +95,36 @@ func (c *Client) DeployVM(s DeploySpec) (string, *VM, error) {
 	if s.UserData != "" {
 		p.SetUserdata(s.UserData)
 	}
-	r, err := c.cs.VirtualMachine.DeployVirtualMachine(p)
-	if err != nil {
-		return "", nil, c.fail("deployVirtualMachine", err)
+	return p
+}
+
+// nicList is iptonetworklist: a NIC on each network, with its address
+// and MAC when the spec names them.
+func (s DeploySpec) nicList() []map[string]string {
+	var nics []map[string]string
+	for _, n := range s.NICs {
+		m := map[string]string{"networkid": n.NetworkID}
+		if n.IP != "" {
+			m["ip"] = n.IP
+		}
+		if n.MAC != "" {
+			m["mac"] = n.MAC
+		}
+		nics = append(nics, m)
 	}
-	if s.Accepted != nil {
-		if err := s.Accepted(r.Id); err != nil {
-			return r.Id, nil, err
+	return nics
+}
+
+// details is what a customized offering leaves open, as the deploy's
+// details (cpuNumber, cpuSpeed, memory).
+func (s DeploySpec) details() map[string]string {
+	details := map[string]string{}
+	for key, n := range map[string]int{"cpuNumber": s.CPUs, "cpuSpeed": s.CPUSpeed, "memory": s.MemoryMB} {
+		if n > 0 {
+			details[key] = strconv.Itoa(n)
 		}
 	}
-	result, err := c.waitJob("deployVirtualMachine", r.JobID)
-	if err != nil {
-		return r.Id, nil, err
-	}
-	vm, err := vmFromJob(result)
-	if err != nil {
-		return r.Id, nil, err
-	}
-	return vm.ID, vm, nil
+	return details
 }
 
 func vmFromJob(result json.RawMessage) (*VM, error) {

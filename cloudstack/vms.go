@@ -19,7 +19,6 @@ type VM struct {
 	NICs        []NIC
 	PublicIPID  string // the static NAT address, if any
 	PublicIP    string
-	ServiceName string
 	Tags        map[string]string
 }
 
@@ -31,7 +30,6 @@ type NIC struct {
 	Netmask   string
 	Gateway   string
 	MAC       string
-	IsDefault bool
 }
 
 // Gone says CloudStack has let go of the VM, or is about to.
@@ -92,7 +90,7 @@ func (c *Client) VMWithIP(networkID, ip string) (*VM, error) {
 func (c *Client) FindVM(ref string) (*VM, error) {
 	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
 	p.SetListall(true)
-	if csgo.IsID(ref) {
+	if IsID(ref) {
 		p.SetId(ref)
 	} else {
 		// name= is a substring filter in CloudStack: compare exactly below.
@@ -105,19 +103,12 @@ func (c *Client) FindVM(ref string) (*VM, error) {
 		}
 		return nil, err
 	}
-	var found []*csgo.VirtualMachine
-	for _, vm := range resp.VirtualMachines {
-		if vm.Id == ref || vm.Name == ref {
-			found = append(found, vm)
-		}
+	found, err := exactlyOne(resp.VirtualMachines, ref,
+		func(v *csgo.VirtualMachine) (string, string) { return v.Id, v.Name }, "VMs")
+	if found == nil {
+		return nil, err
 	}
-	switch len(found) {
-	case 0:
-		return nil, nil
-	case 1:
-		return toVM(found[0]), nil
-	}
-	return nil, fmt.Errorf("%d CloudStack VMs are named %q; refusing to guess which one is meant", len(found), ref)
+	return toVM(*found), nil
 }
 
 // parseVM reads a virtualmachine object from a job result.
@@ -131,12 +122,11 @@ func parseVM(raw json.RawMessage) (*VM, error) {
 
 func toVM(v *csgo.VirtualMachine) *VM {
 	vm := &VM{ID: v.Id, Name: v.Name, DisplayName: v.Displayname, State: v.State, ZoneID: v.Zoneid,
-		Hypervisor: Hypervisor(v.Hypervisor), PublicIPID: v.Publicipid, PublicIP: v.Publicip,
-		ServiceName: v.Serviceofferingname, Tags: tagMap(v.Tags)}
+		Hypervisor: Hypervisor(v.Hypervisor), PublicIPID: v.Publicipid, PublicIP: v.Publicip, Tags: tagMap(v.Tags)}
 	for _, n := range v.Nic {
 		vm.NICs = append(vm.NICs, NIC{
 			ID: n.Id, NetworkID: n.Networkid, IP: n.Ipaddress, Netmask: n.Netmask,
-			Gateway: n.Gateway, MAC: n.Macaddress, IsDefault: n.Isdefault,
+			Gateway: n.Gateway, MAC: n.Macaddress,
 		})
 	}
 	return vm

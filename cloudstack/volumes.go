@@ -20,9 +20,8 @@ type Volume struct {
 	SizeGB   int64
 	State    string
 	Tags     map[string]string
-	// OfferingID and Customized describe its disk offering.
+	// OfferingID is its disk offering's id.
 	OfferingID string
-	VMState    string
 	// Created is when CloudStack made it, by the management server's clock;
 	// zero when CloudStack's answer had no readable time.
 	Created time.Time
@@ -97,7 +96,7 @@ func (c *Client) VMVolumes(vmID string) ([]Volume, error) {
 func toVolume(v *csgo.Volume) Volume {
 	return Volume{ID: v.Id, Name: v.Name, Type: v.Type, DeviceID: v.Deviceid, VMID: v.Virtualmachineid,
 		ZoneID: v.Zoneid, SizeGB: v.Size >> 30, State: v.State, Tags: tagMap(v.Tags), OfferingID: v.Diskofferingid,
-		VMState: v.Vmstate, Created: csTime(v.Created)}
+		Created: csTime(v.Created)}
 }
 
 // csTime reads CloudStack's dates, which ApiResponseSerializer writes
@@ -146,7 +145,7 @@ func tagMap(tags []csgo.Tags) map[string]string {
 func (c *Client) FindVolume(ref string) (*Volume, error) {
 	p := c.cs.Volume.NewListVolumesParams()
 	p.SetListall(true)
-	if csgo.IsID(ref) {
+	if IsID(ref) {
 		p.SetId(ref)
 	} else {
 		p.SetName(ref)
@@ -158,19 +157,12 @@ func (c *Client) FindVolume(ref string) (*Volume, error) {
 		}
 		return nil, err
 	}
-	var found []Volume
-	for _, v := range resp.Volumes {
-		if v.Id == ref || v.Name == ref {
-			found = append(found, toVolume(v))
-		}
+	found, err := exactlyOne(resp.Volumes, ref, func(v *csgo.Volume) (string, string) { return v.Id, v.Name }, "volumes")
+	if found == nil {
+		return nil, err
 	}
-	switch len(found) {
-	case 0:
-		return nil, nil
-	case 1:
-		return &found[0], nil
-	}
-	return nil, fmt.Errorf("%d CloudStack volumes are named %q; refusing to guess which one is meant", len(found), ref)
+	v := toVolume(*found)
+	return &v, nil
 }
 
 // CreateVolume creates a data volume; sizeGB only for customized offerings.

@@ -9,9 +9,8 @@ import (
 
 // Zone is a CloudStack availability zone.
 type Zone struct {
-	ID          string
-	Name        string
-	NetworkType string // Basic or Advanced
+	ID   string
+	Name string
 }
 
 // FindZones resolves zone names or ids exactly, in one listZones call, and
@@ -41,7 +40,7 @@ func (c *Client) FindZones(refs []string) ([]Zone, error) {
 func matchZone(zones []*csgo.Zone, ref string) *Zone {
 	for _, z := range zones {
 		if z.Id == ref || z.Name == ref {
-			return &Zone{ID: z.Id, Name: z.Name, NetworkType: z.Networktype}
+			return &Zone{ID: z.Id, Name: z.Name}
 		}
 	}
 	return nil
@@ -51,7 +50,7 @@ func matchZone(zones []*csgo.Zone, ref string) *Zone {
 // (64-bit)") or id.
 func (c *Client) FindOSType(ref string) (string, error) {
 	p := c.cs.GuestOS.NewListOsTypesParams()
-	if csgo.IsID(ref) {
+	if IsID(ref) {
 		p.SetId(ref)
 	} else {
 		p.SetDescription(ref)

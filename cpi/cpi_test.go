@@ -18,8 +18,8 @@ import (
 
 // fakeCloud is the CloudStack layer as the CPI methods see it.
 type fakeCloud struct {
-	// The VM, disk and network methods are exercised against the simulator
-	// in spec/; calling one here panics on the nil interface.
+	// A method this fake does not write panics on the nil interface; the
+	// tests of VM and disk rules use cloudstackmock's strict mocks instead.
 	cloudstack.API
 	vms       map[string]*cloudstack.VM
 	templates map[string][]cloudstack.Template
@@ -30,7 +30,6 @@ type fakeCloud struct {
 	deleted   []string
 }
 
-func (f *fakeCloud) Endpoint() string           { return "http://cs.test/client/api" }
 func (f *fakeCloud) UploadClient() *http.Client { return http.DefaultClient }
 
 func (f *fakeCloud) FindVM(ref string) (*cloudstack.VM, error) { return f.vms[ref], f.err }

@@ -3,7 +3,6 @@ package cpi
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
@@ -193,74 +192,10 @@ func (c CPI) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.DiskH
 // id is the KVM serial, for agents that match on it.
 func diskHint(hypervisor cloudstack.Hypervisor, vol *cloudstack.Volume) map[string]any {
 	return map[string]any{
-		"path":      guestDiskPath(hypervisor, vol),
+		"path":      vol.GuestPath(hypervisor),
 		"volume_id": strconv.FormatInt(vol.DeviceID, 10),
-		"id":        kvmSerial(vol.ID),
+		"id":        vol.KVMSerial(),
 	}
-}
-
-// guestDiskPath is the device the guest has for a data disk.
-//
-//   - XenServer: the VBD's userdevice is CloudStack's device id
-//     (CitrixResourceBase.createVbd at start, XenServerStorageProcessor.
-//     attachVolume on hot attach), and blkfront names xvd<letter> after it,
-//     so device 4 is xvde.
-//   - KVM: the guest kernel names virtio disks in PCI probe order, which a
-//     hot-plug can make anything; udev links /dev/disk/by-id/virtio-<serial>
-//     to the disk, with the serial libvirt was given
-//     (LibvirtComputingResource.createVbd and AttachVolume set it to
-//     diskUuidToSerial of the volume's UUID).
-//   - VMware: a hot-added disk takes the lowest free SCSI unit
-//     (VirtualMachineMO.attachDisk leaves the unit to
-//     VmwareHelper.prepareDiskDevice, which asks getNextDeviceNumber) and
-//     Linux the lowest free sd letter; CloudStack's device ids are the
-//     lowest free too, skipping the CD-ROM's 3, so the disk of device id n
-//     is the data disk of rank n, or n-1 past the CD-ROM: 4 is sdd.
-//   - Other hypervisors: the mapped /dev/sdX form of the device id, which
-//     the agent also tries as xvdX and vdX.
-func guestDiskPath(hypervisor cloudstack.Hypervisor, vol *cloudstack.Volume) string {
-	switch hypervisor {
-	case cloudstack.XenServer:
-		return "/dev/xvd" + driveLetters(vol.DeviceID)
-	case cloudstack.KVM:
-		return "/dev/disk/by-id/virtio-" + kvmSerial(vol.ID)
-	case cloudstack.VMware:
-		return "/dev/sd" + driveLetters(scsiRank(vol.DeviceID))
-	}
-	return "/dev/sd" + driveLetters(vol.DeviceID)
-}
-
-// cdromDeviceID is the device id CloudStack keeps for the CD-ROM on every
-// hypervisor; no disk has it.
-const cdromDeviceID = 3
-
-// scsiRank is the place among a VM's disks (ROOT is 0) of the disk with
-// CloudStack device id n.
-func scsiRank(n int64) int64 {
-	if n > cdromDeviceID {
-		return n - 1
-	}
-	return n
-}
-
-// driveLetters names the nth disk as Linux does: a … z, aa … az, ba …
-func driveLetters(n int64) string {
-	name := ""
-	for n >= 0 {
-		name = string(rune('a'+n%26)) + name
-		n = n/26 - 1
-	}
-	return name
-}
-
-// kvmSerial is LibvirtComputingResource.diskUuidToSerial: the UUID without
-// hyphens, cut to 20 characters.
-func kvmSerial(uuid string) string {
-	s := strings.ReplaceAll(uuid, "-", "")
-	if len(s) > 20 {
-		s = s[:20]
-	}
-	return s
 }
 
 // DetachDisk implements apiv1.CPI: detached already is success; attached
@@ -334,7 +269,7 @@ func (c CPI) resizeTarget(volID, fixed string) (*cloudstack.DiskOffering, error)
 		o, err := c.customDiskOffering(fmt.Sprintf("resize_disk of disk %s off its fixed offering %q", volID, fixed))
 		return o, cloudError(err)
 	}
-	custom, err := c.cloud.FindDiskOffering(firstOf(c.cfg.CloudStack.DefaultDiskOffering, "Custom"))
+	custom, err := c.cloud.FindDiskOffering(firstOf(c.cfg.CloudStack.DefaultDiskOffering, cloudstack.CustomDiskOfferingName))
 	if err != nil || !custom.Customized {
 		return nil, &Error{kind: "NotSupported", err: fmt.Errorf("disk %s has a fixed offering and no customized one to move to", volID)}
 	}
@@ -359,7 +294,7 @@ func diskError(err error, format string, args ...any) error {
 	if err == nil {
 		return nil
 	}
-	if api, ok := err.(*cloudstack.APIError); ok && api.IsCapacity() {
+	if cloudstack.IsCapacity(err) {
 		return &Error{kind: "NoDiskSpace", retry: true, err: fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), err)}
 	}
 	return wrap(err, format, args...)

@@ -5,29 +5,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/trust"
 	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
-)
-
-// Device paths in the /dev/sdX form: the stemcell's agent resolves them with
-// its virtio resolver, whose mapped lookup tries /dev/xvdX (XenServer),
-// /dev/vdX (KVM) and /dev/sdX (VMware) in turn, so one form serves every
-// hypervisor. User data is written before CloudStack creates the disks, so
-// the ephemeral disk's UUID (and KVM serial) is not known yet; its letter
-// is: deployVirtualMachine makes ROOT device 0 and the ephemeral disk
-// device 1, and every hypervisor presents boot-time disks in device order —
-// XenServer by userdevice (CitrixResourceBase.createVbd), KVM in a domain
-// whose disks are sorted by device id (LibvirtComputingResource.createVbd),
-// so virtio probes them vda, vdb, and VMware on SCSI units counted up over
-// the disks sorted by device id (VmwareResource's StartCommand).
-const (
-	systemDisk    = "/dev/sda"
-	ephemeralDisk = "/dev/sdb"
 )
 
 func (c CPI) agentSettings(agentID, name string, plan networkPlan, ephemeral bool, env apiv1.VMEnv) agentSettings {
@@ -38,7 +24,7 @@ func (c CPI) agentSettings(agentID, name string, plan networkPlan, ephemeral boo
 		Mbus:     a.MBus,
 		NTP:      a.NTP,
 		Networks: plan.agentNetworks(),
-		Disks:    diskSettings{System: systemDisk, Persistent: map[string]apiv1.DiskHint{}},
+		Disks:    diskSettings{System: cloudstack.RootDiskPath, Persistent: map[string]apiv1.DiskHint{}},
 		Env:      envMap(env),
 	}
 	if s.NTP == nil {
@@ -49,7 +35,8 @@ func (c CPI) agentSettings(agentID, name string, plan networkPlan, ephemeral boo
 		s.Blobstore = &b
 	}
 	if ephemeral {
-		s.Disks.Ephemeral = map[string]string{"path": ephemeralDisk, "volume_id": "1"}
+		s.Disks.Ephemeral = map[string]string{"path": cloudstack.DeployedDataDiskPath,
+			"volume_id": strconv.Itoa(cloudstack.DeployedDataDiskDeviceID)}
 	}
 	return s
 }

@@ -324,7 +324,8 @@ func (v *vmCreation) cleanup(cause error) error {
 	}
 	c.logger.Error("vm", "create_vm failed and its cleanup failed too: %s", strings.Join(problems, "; "))
 	err = vmCreationFailed(fmt.Errorf("%w; cleanup left things behind: %s", cause, strings.Join(problems, "; ")))
-	if typed, ok := err.(*Error); ok {
+	var typed *Error
+	if errors.As(err, &typed) {
 		typed.retry = false // a retry would meet what is left
 	}
 	return err
@@ -339,8 +340,8 @@ func (v *vmCreation) cleanedUp(cause error, removed []string) error {
 		err = fmt.Errorf("%w; removed what this create_vm had made: %s", cause, strings.Join(removed, ", "))
 	}
 	err = vmCreationFailed(err)
-	var unreachable *cloudstack.UnreachableError
-	if typed, ok := err.(*Error); ok && errors.As(cause, &unreachable) {
+	var typed *Error
+	if errors.As(err, &typed) && cloudstack.IsUnreachable(cause) {
 		typed.retry = true
 	}
 	return err
@@ -366,9 +367,7 @@ func vmCreationFailed(err error) error {
 	if errors.As(err, &typed) {
 		return err
 	}
-	var api *cloudstack.APIError
-	var timeout *cloudstack.JobTimeoutError
-	retry := errors.As(err, &timeout) || (errors.As(err, &api) && api.IsCapacity())
+	retry := cloudstack.IsJobTimeout(err) || cloudstack.IsCapacity(err)
 	if cloudstack.IsGuestIPUnavailable(err) {
 		// A capacity code, but an immediate retry will not free the
 		// address (explainAddress said who holds it).

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -248,15 +249,9 @@ func TestUploadRefusal(t *testing.T) {
 	img, _ := stemcell.Prepare(write(t, "image", vhd), xen, t.TempDir())
 	err := stemcell.Upload(context.Background(), srv.Client(), stemcell.UploadTarget{URL: srv.URL}, img, "n", stemcell.Progress{})
 	var refused *stemcell.UploadRefusedError
-	if !asRefused(err, &refused) || refused.Status != 400 || !strings.Contains(err.Error(), "File type mismatch") {
+	if !errors.As(err, &refused) || refused.Status != 400 || !strings.Contains(err.Error(), "File type mismatch") {
 		t.Fatalf("got %v", err)
 	}
-}
-
-func asRefused(err error, target **stemcell.UploadRefusedError) bool {
-	r, ok := err.(*stemcell.UploadRefusedError)
-	*target = r
-	return ok
 }
 
 // TestPrepareRefusesSpecialFilesBeforeOpeningThem: opening a FIFO blocks
