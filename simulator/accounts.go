@@ -185,11 +185,6 @@ func listUsers(c *Call) (any, error) {
 	})
 }
 
-// optEq is an optional equality filter: an empty want matches everything.
-func optEq(want, have string) bool {
-	return want == "" || strings.EqualFold(want, have)
-}
-
 // getUser is GetUserCmd.execute over AccountService.getUserByApiKey.
 func getUser(c *Call) (any, error) {
 	u := c.st.userByAPIKey(c.Params.Get("userapikey"))

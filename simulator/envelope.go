@@ -219,3 +219,6 @@ func (r *reply) write(w http.ResponseWriter) {
 func csTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05-0700")
 }
+
+// success is SuccessResponse.
+func success() map[string]any { return map[string]any{"success": true} }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"time"
 )
 
@@ -330,5 +329,3 @@ func (st *state) failInterruptedTransfers() {
 		}
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

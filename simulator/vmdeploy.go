@@ -177,16 +177,6 @@ func (c *Call) failDeploy(vm *VirtualMachine) {
 	c.changed()
 }
 
-func countFold(list []string, s string) int {
-	n := 0
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			n++
-		}
-	}
-	return n
-}
-
 // hostNameLabel is the character set of NetUtils.verifyDomainNameLabel.
 var hostNameLabel = regexp.MustCompile(`^[a-z0-9-]+$`)
 
@@ -349,15 +339,6 @@ func validateCustomParameters(o *ServiceOffering, details map[string]string) err
 	return nil
 }
 
-// parseIntOr is NumbersUtil.parseInt.
-func parseIntOr(s string, def int) int {
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
-	if err != nil {
-		return def
-	}
-	return int(n)
-}
-
 // rootDiskBytes is the ROOT volume's size: the template's, or the
 // rootdisksize override in GB, which may not be smaller.
 func rootDiskBytes(tmpl deployTemplate, details map[string]string) (int64, error) {
@@ -373,21 +354,6 @@ func rootDiskBytes(tmpl deployTemplate, details map[string]string) (int64, error
 		return 0, paramError("Unsupported: rootdisksize override (%d GB) is smaller than template size %s", gb, humanSize(tmpl.sizeBytes))
 	}
 	return gb << 30, nil
-}
-
-// humanSize is NumbersUtil.toHumanReadableSize.
-func humanSize(b int64) string {
-	switch {
-	case b >= 1<<40:
-		return fmt.Sprintf("%.2f TB", float64(b)/(1<<40))
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.2f MB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.2f KB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", b)
 }
 
 // deployDataDisk is the DATADISK diskofferingid (and, for a customized

@@ -150,13 +150,6 @@ func updateZone(c *Call) (any, error) {
 	return map[string]any{"zone": c.zoneView(z)}, nil
 }
 
-func or(v, def string) string {
-	if v != "" {
-		return v
-	}
-	return def
-}
-
 // checkZoneCanBeEnabled is editZone's check before Enabled, with
 // NetworkModelImpl.getDefaultPhysicalNetworkByZoneAndTrafficType's text.
 func (st *state) checkZoneCanBeEnabled(z *Zone) *APIError {
