@@ -9,6 +9,14 @@ import (
 	"strings"
 )
 
+func init() {
+	register(
+		command{name: "assignToLoadBalancerRule", idKind: kindFirewallRule, async: assignToLoadBalancerRule},
+		command{name: "removeFromLoadBalancerRule", idKind: kindFirewallRule, async: removeFromLoadBalancerRule},
+		command{name: "listLoadBalancerRuleInstances", idKind: kindFirewallRule, sync: listLoadBalancerRuleInstances},
+	)
+}
+
 // vmIPMap reads vmidipmap as getVmIdIpListMap does: VM internal id order is
 // kept by returning pairs. checkIP is AssignToLoadBalancerRuleCmd's IPv4
 // check, which RemoveFromLoadBalancerRuleCmd lacks.

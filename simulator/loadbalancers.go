@@ -9,9 +9,6 @@ func init() {
 	register(
 		command{name: "createLoadBalancerRule", async: createLoadBalancerRule},
 		command{name: "listLoadBalancerRules", idKind: kindFirewallRule, sync: listLoadBalancerRules},
-		command{name: "assignToLoadBalancerRule", idKind: kindFirewallRule, async: assignToLoadBalancerRule},
-		command{name: "removeFromLoadBalancerRule", idKind: kindFirewallRule, async: removeFromLoadBalancerRule},
-		command{name: "listLoadBalancerRuleInstances", idKind: kindFirewallRule, sync: listLoadBalancerRuleInstances},
 		command{name: "deleteLoadBalancerRule", idKind: kindFirewallRule, async: deleteLoadBalancerRule},
 		command{name: "updateLoadBalancerRule", idKind: kindFirewallRule, async: updateLoadBalancerRule},
 	)

@@ -59,12 +59,6 @@ func init() {
 		command{name: "updatePhysicalNetwork", idKind: kindPhysicalNetwork, async: updatePhysicalNetwork},
 		command{name: "addTrafficType", async: addTrafficType},
 		command{name: "listTrafficTypes", idKind: kindTrafficType, sync: listTrafficTypes},
-		command{name: "listNetworkServiceProviders", idKind: kindProvider, sync: listNetworkServiceProviders},
-		command{name: "updateNetworkServiceProvider", idKind: kindProvider, async: updateNetworkServiceProvider},
-		command{name: "listVirtualRouterElements", idKind: kindVRElement, sync: listVirtualRouterElements},
-		command{name: "configureVirtualRouterElement", idKind: kindVRElement, async: configureVirtualRouterElement},
-		command{name: "listInternalLoadBalancerElements", idKind: kindVRElement, sync: listInternalLoadBalancerElements},
-		command{name: "configureInternalLoadBalancerElement", idKind: kindVRElement, async: configureInternalLoadBalancerElement},
 	)
 }
 

@@ -8,6 +8,17 @@ import (
 	"slices"
 )
 
+func init() {
+	register(
+		command{name: "listNetworkServiceProviders", idKind: kindProvider, sync: listNetworkServiceProviders},
+		command{name: "updateNetworkServiceProvider", idKind: kindProvider, async: updateNetworkServiceProvider},
+		command{name: "listVirtualRouterElements", idKind: kindVRElement, sync: listVirtualRouterElements},
+		command{name: "configureVirtualRouterElement", idKind: kindVRElement, async: configureVirtualRouterElement},
+		command{name: "listInternalLoadBalancerElements", idKind: kindVRElement, sync: listInternalLoadBalancerElements},
+		command{name: "configureInternalLoadBalancerElement", idKind: kindVRElement, async: configureInternalLoadBalancerElement},
+	)
+}
+
 // listNetworkServiceProviders is NetworkServiceImpl.listNetworkServiceProviders:
 // name and state match whole (case-insensitively, as MySQL compares them) and
 // the newest provider comes first.

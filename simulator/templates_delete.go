@@ -7,6 +7,13 @@ import (
 	"sync"
 )
 
+func init() {
+	register(
+		command{name: "deleteTemplate", idKind: kindTemplate, async: deleteTemplate},
+		command{name: "copyTemplate", idKind: kindTemplate, async: copyTemplate},
+	)
+}
+
 // deleteTemplate removes a template from one zone or all (TemplateManagerImpl.deleteTemplate
 // and HypervisorTemplateAdapter.delete). The checks run in the job, as in
 // CloudStack, so they fail the job rather than the request.

@@ -35,6 +35,13 @@ type uploadMetadata struct {
 	MaxUploadSize string `json:"maxUploadSize"` // GB
 }
 
+func init() {
+	register(
+		command{name: "getUploadParamsForTemplate", sync: getUploadParamsForTemplate,
+			responseName: "postuploadtemplateresponse"},
+	)
+}
+
 // getUploadParamsForTemplate registers a template whose bytes the client
 // POSTs itself, and answers where and how to POST them.
 func getUploadParamsForTemplate(c *Call) (any, error) {

@@ -6,6 +6,14 @@ import (
 
 // Detaching, deleting and resizing volumes.
 
+func init() {
+	register(
+		command{name: "deleteVolume", idKind: kindVolume, sync: deleteVolume},
+		command{name: "detachVolume", idKind: kindVolume, async: detachVolume},
+		command{name: "resizeVolume", idKind: kindVolume, async: resizeVolume},
+	)
+}
+
 // detachVolume is VolumeApiServiceImpl.detachVolumeFromVM: by id, or by virtualmachineid and
 // deviceid; all checks in the job. The volume keeps its storage.
 func detachVolume(c *Call) (*asyncJob, error) {

@@ -32,9 +32,6 @@ func init() {
 	register(
 		command{name: "createVolume", async: createVolume},
 		command{name: "attachVolume", idKind: kindVolume, async: attachVolume},
-		command{name: "detachVolume", idKind: kindVolume, async: detachVolume},
-		command{name: "deleteVolume", idKind: kindVolume, sync: deleteVolume},
-		command{name: "resizeVolume", idKind: kindVolume, async: resizeVolume},
 	)
 }
 
