@@ -109,7 +109,7 @@ func (c *Call) lbSourceIP() (*PublicIP, *APIError) {
 		return nil, serverParamError("Unable to create load balance rule; can't find/allocate source IP")
 	}
 	ip, _ := byID(c.st.PublicIPs, id)
-	if ip.State != "Allocated" { // IpAddress.readyToUse
+	if ip.State != ipAllocated { // IpAddress.readyToUse
 		return nil, paramError("Unable to create load balancer rule, invalid IP address ID %d", ip.InternalID)
 	}
 	if _, err := c.lbNetwork(ip); err != nil {

@@ -72,11 +72,11 @@ func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.State != "Enabled" {
+	if o.State != offeringEnabled {
 		return nil, paramError("Can't use specified network offering id as its state is not Enabled")
 	}
-	if pn.State != "Enabled" {
-		return nil, paramError("Specified physical network id is in incorrect state:%s", or(pn.State, "Disabled"))
+	if pn.State != physnetEnabled {
+		return nil, paramError("Specified physical network id is in incorrect state:%s", or(pn.State, physnetDisabled))
 	}
 	cidr, err := guestCIDROf(s)
 	if err != nil {
@@ -110,11 +110,11 @@ func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
 		}
 	}
 	n := &Network{Name: s.Name, DisplayText: or(s.DisplayText, s.Name), ZoneID: z.ID, PhysicalNetworkID: pn.ID,
-		OfferingID: o.ID, Type: o.GuestType, State: "Allocated", Gateway: gateway, Netmask: netmask, CIDR: cidr,
+		OfferingID: o.ID, Type: o.GuestType, State: networkAllocated, Gateway: gateway, Netmask: netmask, CIDR: cidr,
 		NetworkDomain: domain, AccountID: s.Account.ID, ACLType: or(s.ACLType, "Account"), StartIP: s.StartIP,
 		EndIP: or(s.EndIP, s.StartIP), Created: now}
 	if o.GuestType == "Shared" {
-		n.State, n.VLAN = "Setup", strings.TrimPrefix(s.VLAN, "vlan://")
+		n.State, n.VLAN = networkSetup, strings.TrimPrefix(s.VLAN, "vlan://")
 		n.ACLType = or(s.ACLType, "Domain")
 	}
 	n.ID, n.InternalID = st.newID(kindNetwork)
@@ -195,7 +195,7 @@ func zoneGuestCIDR(z *Zone) (cidr, gateway, netmask string) {
 // of the public IP commands, ensurePublicIPs). Departure: no virtual router
 // is started.
 func (st *state) implementNetwork(n *Network) *APIError {
-	if n.State != "Allocated" || n.Type != "Isolated" {
+	if n.State != networkAllocated || n.Type != "Isolated" {
 		return nil
 	}
 	pn, ok := byID(st.PhysicalNetworks, n.PhysicalNetworkID)
@@ -217,7 +217,7 @@ func (st *state) implementNetwork(n *Network) *APIError {
 		}
 		for v := a; v <= b; v++ {
 			if !used[strconv.Itoa(v)] {
-				n.VLAN, n.State = strconv.Itoa(v), "Implemented"
+				n.VLAN, n.State = strconv.Itoa(v), networkImplemented
 				return nil
 			}
 		}

@@ -126,7 +126,7 @@ func (st *state) networkSpecifiesIPRanges(n *Network) bool {
 // canUseForDeploy is NetworkModelImpl.canUseForDeploy as the simulator's
 // networks can be: Allocated, Setup or Implemented (not re-read).
 func (n *Network) canUseForDeploy() bool {
-	return n.State == "Implemented" || n.State == "Allocated" || n.State == "Setup"
+	return n.State == networkImplemented || n.State == networkAllocated || n.State == networkSetup
 }
 
 // networkView is ApiResponseHelper.createNetworkResponse; the offering's

@@ -94,7 +94,7 @@ func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) 
 	if z == nil {
 		return nil, paramError("Please specify a valid zone.")
 	}
-	if z.Allocation == "Enabled" {
+	if z.Allocation == allocationEnabled {
 		return nil, permissionDenied("Cannot create PhysicalNetwork since the Zone is currently enabled, zone Id: %d", z.InternalID)
 	}
 	if len(s.Tags) > 1 {
@@ -113,7 +113,7 @@ func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) 
 		}
 	}
 	id, internal := st.newID(kindPhysicalNetwork)
-	pn := &PhysicalNetwork{ID: id, InternalID: internal, Name: s.Name, ZoneID: z.ID, State: "Disabled",
+	pn := &PhysicalNetwork{ID: id, InternalID: internal, Name: s.Name, ZoneID: z.ID, State: physnetDisabled,
 		IsolationMethods: strings.Join(s.IsolationMethods, ","), BroadcastDomainRange: "ZONE",
 		Tags: strings.Join(s.Tags, ",")}
 	if s.VLAN != "" {
@@ -137,7 +137,7 @@ func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) 
 				Type: map[string]string{"VirtualRouter": "VirtualRouter", "VpcVirtualRouter": "VPCVirtualRouter",
 					"InternalLbVm": "InternalLbVm"}[name]})
 		case "BaremetalPxeProvider", "ConfigDrive", "Netris":
-			nsp.State = "Enabled"
+			nsp.State = providerEnabled
 		}
 	}
 	return pn, nil
@@ -145,7 +145,7 @@ func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) 
 
 func (st *state) addProvider(pn *PhysicalNetwork, name string) *NetworkServiceProvider {
 	id, internal := st.newID(kindProvider)
-	nsp := &NetworkServiceProvider{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Name: name, State: "Disabled"}
+	nsp := &NetworkServiceProvider{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Name: name, State: providerDisabled}
 	st.Providers = append(st.Providers, nsp)
 	return nsp
 }
@@ -228,7 +228,7 @@ func updatePhysicalNetwork(c *Call) (*asyncJob, error) {
 		return nil, paramError("Unable to support more than one tag on network yet")
 	}
 	state := p.Get("state")
-	if state != "" && state != "Enabled" && state != "Disabled" {
+	if state != "" && state != physnetEnabled && state != physnetDisabled {
 		return nil, paramError("Unable to resolve state '%s' to a supported value {Enabled or Disabled}", state)
 	}
 	vlan := pn.VLAN
@@ -262,7 +262,7 @@ func (pn *PhysicalNetwork) update(state, vlan string) {
 func (c *Call) physnetView(pn *PhysicalNetwork) map[string]any {
 	z := c.st.zone(pn.ZoneID)
 	v := map[string]any{"id": pn.ID, "name": pn.Name, "zoneid": z.ID, "zonename": z.Name,
-		"state": or(pn.State, "Enabled"), "isolationmethods": or(pn.IsolationMethods, "VLAN"),
+		"state": or(pn.State, physnetEnabled), "isolationmethods": or(pn.IsolationMethods, "VLAN"),
 		"broadcastdomainrange": or(pn.BroadcastDomainRange, "ZONE")}
 	if pn.VLAN != "" {
 		v["vlan"] = pn.VLAN

@@ -31,7 +31,7 @@ func (ip *PublicIP) uuid() string { return ip.ID }
 
 func (ip *PublicIP) release() {
 	*ip = PublicIP{ID: ip.ID, InternalID: ip.InternalID, Address: ip.Address, ZoneID: ip.ZoneID,
-		VlanRangeID: ip.VlanRangeID, State: "Free"}
+		VlanRangeID: ip.VlanRangeID, State: ipFree}
 }
 
 // String is IPAddressVO's toString, as CloudStack's error texts show it.
@@ -53,7 +53,7 @@ func init() {
 	)
 	registerTaggable("PublicIpAddress", func(st *state, id string) (string, bool) {
 		ip, ok := byID(st.PublicIPs, id)
-		if !ok || ip.State == "Free" {
+		if !ok || ip.State == ipFree {
 			return "", false
 		}
 		return ip.AccountID, true
@@ -77,20 +77,20 @@ func (c *Call) ensurePublicIPs() {
 		for a := start; a.Compare(end) <= 0; a = a.Next() {
 			id, internal := c.st.newID(kindPublicIP)
 			c.st.PublicIPs = append(c.st.PublicIPs, &PublicIP{ID: id, InternalID: internal, Address: a.String(),
-				ZoneID: r.ZoneID, VlanRangeID: r.ID, State: "Free"})
+				ZoneID: r.ZoneID, VlanRangeID: r.ID, State: ipFree})
 		}
 		c.changed()
 	}
 	for _, n := range c.st.Networks {
 		// NetworkOrchestrator.implementNetworkElementsAndResources: only a
 		// network whose offering has SourceNat gets the address.
-		if n.Type != "Isolated" || n.State != "Implemented" || c.st.sourceNATOf(n.ID) != nil ||
+		if n.Type != "Isolated" || n.State != networkImplemented || c.st.sourceNATOf(n.ID) != nil ||
 			!c.st.networkProvides(n, "SourceNat") {
 			continue
 		}
 		if ip := c.st.freePublicIP(n.ZoneID, ""); ip != nil {
 			c.allocatePublicIP(ip, n.AccountID)
-			ip.State, ip.NetworkID, ip.SourceNAT = "Allocated", n.ID, true
+			ip.State, ip.NetworkID, ip.SourceNAT = ipAllocated, n.ID, true
 		}
 	}
 }
@@ -117,7 +117,7 @@ func (st *state) sourceNATOf(networkID string) *PublicIP {
 // if it is free.
 func (st *state) freePublicIP(zoneID, requested string) *PublicIP {
 	for _, ip := range st.PublicIPs {
-		if ip.ZoneID == zoneID && ip.State == "Free" && (requested == "" || ip.Address == requested) {
+		if ip.ZoneID == zoneID && ip.State == ipFree && (requested == "" || ip.Address == requested) {
 			return ip
 		}
 	}
@@ -126,7 +126,7 @@ func (st *state) freePublicIP(zoneID, requested string) *PublicIP {
 
 func (c *Call) allocatePublicIP(ip *PublicIP, accountID string) {
 	now := c.srv.now()
-	ip.State, ip.AccountID, ip.Allocated = "Allocating", accountID, &now
+	ip.State, ip.AccountID, ip.Allocated = ipAllocating, accountID, &now
 	c.changed()
 }
 
@@ -196,7 +196,7 @@ func associateIpAddress(c *Call) (*asyncJob, error) {
 			if err := c.st.checkIsolatedForIPs(net); err != nil {
 				return nil, err
 			}
-			ip.State, ip.NetworkID = "Allocated", net.ID
+			ip.State, ip.NetworkID = ipAllocated, net.ID
 			// isSourceNatAvailableForNetwork: the first address of an Isolated
 			// network without a source NAT address (one never implemented)
 			// becomes its source NAT.
@@ -239,7 +239,7 @@ func listPublicIpAddresses(c *Call) (any, error) {
 		zone:    func(ip *PublicIP) string { return ip.ZoneID }, view: c.publicIPView}
 	p := c.Params
 	return l.run(c, c.st.PublicIPs, func(ip *PublicIP) bool {
-		return (!p.Bool("allocatedonly", true) || ip.State != "Free") && optEq(p.Get("ipaddress"), ip.Address) &&
+		return (!p.Bool("allocatedonly", true) || ip.State != ipFree) && optEq(p.Get("ipaddress"), ip.Address) &&
 			optEq(p.Get("associatednetworkid"), ip.NetworkID) && optEq(p.Get("vlanid"), ip.VlanRangeID) &&
 			optEq(p.Get("state"), ip.State) && p.Bool("forvirtualnetwork", true) && !p.Bool("forsystemvms", false) &&
 			(!p.Has("isstaticnat") || p.Bool("isstaticnat", false) == ip.StaticNAT) &&
@@ -295,10 +295,10 @@ func disassociateIpAddress(c *Call) (*asyncJob, error) {
 	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID,
 		cmdClass: "org.apache.cloudstack.api.command.user.address.DisassociateIPAddrCmd",
 		run: func() (any, error) {
-			if ip.State == "Free" {
+			if ip.State == ipFree {
 				return success(), nil // "is not allocated, so do nothing"
 			}
-			if n := c.st.network(ip.NetworkID); ip.SourceNAT && n != nil && n.State != "Allocated" {
+			if n := c.st.network(ip.NetworkID); ip.SourceNAT && n != nil && n.State != networkAllocated {
 				return nil, internalError("ip address is used for source nat purposes and can not be disassociated.")
 			}
 			c.cleanupIPRules(ip) // IpAddressManagerImpl.cleanupIpResources
@@ -317,7 +317,7 @@ func enableStaticNat(c *Call) (any, error) {
 	p := c.Params
 	ip, _ := byID(c.st.PublicIPs, p.Get("ipaddressid"))
 	vm, _ := byID(c.st.VMs, p.Get("virtualmachineid"))
-	if ip == nil || ip.State == "Free" {
+	if ip == nil || ip.State == ipFree {
 		return nil, paramError("Unable to find ip address by id %s", p.Get("ipaddressid"))
 	}
 	networkID := firstNonEmpty(ip.NetworkID, p.Get("networkid"))
@@ -348,7 +348,7 @@ func enableStaticNat(c *Call) (any, error) {
 		return nil, err
 	}
 	switch vm.State {
-	case "Destroyed", "Expunging", "Error":
+	case vmDestroyed, vmExpunging, vmError:
 		return nil, paramError("Invalid user vm: %d", vm.InternalID)
 	}
 	dstIP := nic.IPAddress

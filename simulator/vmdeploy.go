@@ -118,14 +118,14 @@ func deployVirtualMachine(c *Call) (*asyncJob, error) {
 	}
 	startVM := p.Bool("startvm", true)
 	vm := &VirtualMachine{ID: id, InternalID: internal, Name: name, DisplayName: firstNonEmpty(p.Get("displayname"), name),
-		InstanceName: fmt.Sprintf("i-%d-%d-%s", c.Account.InternalID, internal, instanceNameSuffix), State: "Stopped",
+		InstanceName: fmt.Sprintf("i-%d-%d-%s", c.Account.InternalID, internal, instanceNameSuffix), State: vmStopped,
 		ZoneID: zone.ID, TemplateID: strings.ToLower(p.Get("templateid")), OSTypeID: tmpl.osTypeID,
 		ServiceOfferingID: offering.ID, AccountID: c.Account.ID, UserID: c.User.ID, Hypervisor: tmpl.hypervisor,
 		CPUNumber: cpu, CPUSpeed: speed, Memory: mem, PasswordEnabled: tmpl.passwordEnabled, KeyPairs: keyNames,
 		SSHPublicKeys: c.st.publicKeysOf(c.Account.ID, keyNames), UserData: userData, Group: p.Get("group"),
 		Details: details, AffinityGroupIDs: groupIDs, SecurityGroupIDs: sgIDs, Created: now}
 	if startVM {
-		vm.State = "Starting"
+		vm.State = vmStarting
 	}
 	for i, plan := range plans {
 		nicID, _ := c.st.newID(kindNIC)
@@ -170,9 +170,9 @@ func deployVirtualMachine(c *Call) (*asyncJob, error) {
 // host name) when the expunge thread removes the VM; the simulator releases
 // them at once.
 func (c *Call) failDeploy(vm *VirtualMachine) {
-	vm.State, vm.HostID, vm.NICs, vm.UpdateTime = "Error", "", nil, c.srv.now()
+	vm.State, vm.HostID, vm.NICs, vm.UpdateTime = vmError, "", nil, c.srv.now()
 	for _, v := range c.st.volumesOf(vm.ID) {
-		v.State = "Destroy"
+		v.State = volumeDestroy
 	}
 	c.changed()
 }

@@ -68,11 +68,11 @@ func startVirtualMachine(c *Call) (*asyncJob, error) {
 		return job, nil
 	}
 	switch vm.State {
-	case "Running":
+	case vmRunning:
 		text := fmt.Sprintf("The virtual machine %s (%s) is already running", vm.ID, vm.displayNameOrHostName())
 		job.run = func() (any, error) { return nil, paramError("%s", text) }
-	case "Stopped":
-		c.transition(job, vm, "Starting")
+	case vmStopped:
+		c.transition(job, vm, vmStarting)
 		hostID := c.Params.Get("hostid")
 		job.run = func() (any, error) {
 			if err := c.st.checkDestinationHost(vm, hostID); err != nil {
@@ -103,7 +103,7 @@ func (st *state) checkDestinationHost(vm *VirtualMachine, hostID string) error {
 	if hostID == "" || !ok {
 		return nil
 	}
-	if h.ResourceState != "Enabled" || h.State != "Up" {
+	if h.ResourceState != resourceEnabled || h.State != hostUp {
 		return paramError("Unable to deploy the VM as the host: %s is not in the right state", h.Name)
 	}
 	capable := vm.CPUNumber <= h.CPUNumber && int64(vm.CPUSpeed) <= h.CPUSpeed
@@ -128,7 +128,7 @@ func (vm *VirtualMachine) displayNameOrHostName() string {
 // with transitional=true).
 func isTransitional(state string) bool {
 	switch state {
-	case "Starting", "Stopping", "Migrating", "Expunging", "Restoring":
+	case vmStarting, vmStopping, vmMigrating, vmExpunging, "Restoring":
 		return true
 	}
 	return false
@@ -144,7 +144,7 @@ func (vm *VirtualMachine) stop() {
 	if vm.HostID != "" {
 		vm.LastHostID = vm.HostID
 	}
-	vm.HostID, vm.State = "", "Stopped"
+	vm.HostID, vm.State = "", vmStopped
 }
 
 // stopVirtualMachine is UserVmManagerImpl.stopVirtualMachine(vmId, forced)
@@ -161,13 +161,13 @@ func stopVirtualMachine(c *Call) (*asyncJob, error) {
 	}
 	forced := c.Params.Bool("forced", false)
 	switch {
-	case vm.State == "Stopped" || vm.State == "Destroyed" || vm.State == "Expunging" || vm.State == "Error":
+	case vm.State == vmStopped || vm.State == vmDestroyed || vm.State == vmExpunging || vm.State == vmError:
 		job.run = func() (any, error) { return c.vmResult(vm) }
 	case vm.HostID == "" && !forced:
 		text := "Unable to stop " + vmString(vm)
 		job.run = func() (any, error) { return nil, internalError("%s", text) }
 	default:
-		c.transition(job, vm, "Stopping")
+		c.transition(job, vm, vmStopping)
 		job.run = func() (any, error) {
 			c.stopVM(vm)
 			return c.vmResult(vm)
@@ -187,7 +187,7 @@ func rebootVirtualMachine(c *Call) (*asyncJob, error) {
 		return job, nil
 	}
 	job.run = func() (any, error) {
-		if vm.State != "Running" {
+		if vm.State != vmRunning {
 			return nil, paramError("The VM %s (%s) is not running, unable to reboot it", vm.ID, vm.displayNameOrHostName())
 		}
 		if vm.HostID == "" { // a ServerApiException: cserrorcode 9999
@@ -237,13 +237,13 @@ func destroyVirtualMachine(c *Call) (*asyncJob, error) {
 			return nil, paramError("The following supplied volumes are not DATADISK attached to the VM: %s", strings.Join(bad, ""))
 		}
 		return job, nil
-	case vm.State == "Destroyed" && !expunge:
+	case vm.State == vmDestroyed && !expunge:
 		job.run = func() (any, error) { return c.vmResult(vm) }
 		return job, nil
-	case expunge || vm.State == "Error":
-		c.transition(job, vm, "Expunging")
-	case vm.State == "Running" || vm.State == "Starting":
-		c.transition(job, vm, "Stopping")
+	case expunge || vm.State == vmError:
+		c.transition(job, vm, vmExpunging)
+	case vm.State == vmRunning || vm.State == vmStarting:
+		c.transition(job, vm, vmStopping)
 	}
 	job.run = func() (any, error) {
 		now := c.srv.now()
@@ -252,17 +252,17 @@ func destroyVirtualMachine(c *Call) (*asyncJob, error) {
 				v.expunge(now)
 			} else {
 				v.detach()
-				v.State = "Destroy"
+				v.State = volumeDestroy
 			}
 		}
-		if vm.State == "Expunging" {
+		if vm.State == vmExpunging {
 			c.expungeVM(vm)
 		} else {
 			c.stopVM(vm)
-			vm.State, vm.UpdateTime = "Destroyed", now
+			vm.State, vm.UpdateTime = vmDestroyed, now
 			for _, v := range c.st.volumesOf(vm.ID) {
 				if v.Type == volumeRoot {
-					v.State = "Destroy"
+					v.State = volumeDestroy
 				}
 			}
 		}
@@ -281,7 +281,7 @@ func destroyVirtualMachine(c *Call) (*asyncJob, error) {
 func (c *Call) expungeVM(vm *VirtualMachine) {
 	now := c.srv.now()
 	vm.stop()
-	vm.State, vm.Removed, vm.NICs, vm.UpdateTime = "Expunging", &now, nil, now
+	vm.State, vm.Removed, vm.NICs, vm.UpdateTime = vmExpunging, &now, nil, now
 	for _, v := range c.st.Volumes {
 		if v.Removed != nil || !strings.EqualFold(v.VMID, vm.ID) {
 			continue
@@ -310,7 +310,7 @@ func expungeVirtualMachine(c *Call) (*asyncJob, error) {
 	switch {
 	case !found || vm.Removed != nil:
 		job.run = func() (any, error) { return nil, paramError("Unable to find a virtual machine with specified vmId") }
-	case vm.State != "Destroyed" && vm.State != "Error" && vm.State != "Expunging":
+	case vm.State != vmDestroyed && vm.State != vmError && vm.State != vmExpunging:
 		job.run = func() (any, error) {
 			return nil, internalError("Please destroy vm with specified vmId before expunge")
 		}
@@ -319,7 +319,7 @@ func expungeVirtualMachine(c *Call) (*asyncJob, error) {
 			return nil, internalError("Expunging a vm can only be done by an Admin. Or when the %s key is set.", allowUserExpungeRecoverVM)
 		}
 	default:
-		c.transition(job, vm, "Expunging")
+		c.transition(job, vm, vmExpunging)
 		job.run = func() (any, error) {
 			c.expungeVM(vm)
 			return success(), nil
@@ -346,15 +346,15 @@ func recoverVirtualMachine(c *Call) (any, error) {
 		return nil, &APIError{Code: codeAccountError, CSCode: csPermissionDenied,
 			Text: "Recovering a vm can only be done by an Admin. Or when the " + allowUserExpungeRecoverVM + " key is set."}
 	}
-	if vm.State != "Destroyed" {
+	if vm.State != vmDestroyed {
 		return nil, paramError("Vm with id %d is not in the right state", vm.InternalID)
 	}
-	vm.State = "Stopped"
+	vm.State = vmStopped
 	for _, v := range c.st.volumesOf(vm.ID) {
-		if v.State == "Destroy" {
-			v.State = "Ready"
+		if v.State == volumeDestroy {
+			v.State = volumeReady
 			if v.Path == "" {
-				v.State = "Allocated"
+				v.State = volumeAllocated
 			}
 		}
 	}
@@ -398,7 +398,7 @@ func (c *Call) updateVM() (*VirtualMachine, error) {
 	if err := c.checkInstanceName(vm); err != nil {
 		return nil, err
 	}
-	if vm.State == "Error" || vm.State == "Expunging" {
+	if vm.State == vmError || vm.State == vmExpunging {
 		return nil, paramError("Vm with id %d is not in the right state", vm.InternalID)
 	}
 	// updateVirtualMachine: ha is the parameter, else the VM's own setting.
@@ -492,7 +492,7 @@ func (c *Call) checkSecurityGroupUpdate(vm *VirtualMachine) error {
 	if strings.EqualFold(c.st.vmHypervisor(vm), "VMware") {
 		return paramError("Security group feature is not supported for vmWare hypervisor")
 	}
-	if z := c.st.zone(vm.ZoneID); z != nil && z.NetworkType == "Basic" && vm.State != "Stopped" {
+	if z := c.st.zone(vm.ZoneID); z != nil && z.NetworkType == "Basic" && vm.State != vmStopped {
 		return paramError("Virtual machine must be stopped prior to update security groups ")
 	}
 	return nil

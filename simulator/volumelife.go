@@ -48,7 +48,7 @@ func detachVolume(c *Call) (*asyncJob, error) {
 				return nil, paramError("The specified volume is not attached to a VM.")
 			}
 			vm, ok := byID(c.st.VMs, owner)
-			if !ok || (vm.State != "Running" && vm.State != "Stopped" && vm.State != "Destroyed") {
+			if !ok || (vm.State != vmRunning && vm.State != vmStopped && vm.State != vmDestroyed) {
 				return nil, paramError("Please specify a VM that is either running or stopped.")
 			}
 			if v.Type == volumeRoot {
@@ -146,7 +146,7 @@ func resizeVolume(c *Call) (*asyncJob, error) {
 			case newOffering != nil && hasSize:
 				return nil, paramError("You cannot pass in a custom disk size to a non-custom disk offering.")
 			}
-			if newOffering != nil && v.Type == volumeRoot && attached && newSize != v.SizeBytes && vm.State != "Stopped" {
+			if newOffering != nil && v.Type == volumeRoot && attached && newSize != v.SizeBytes && vm.State != vmStopped {
 				return nil, paramError("Cannot resize ROOT volume [%s] when VM is not on Stopped State. VM %s is in state %s", v.Name, vm.InstanceName, vm.State)
 			}
 			current := v.SizeBytes
@@ -158,7 +158,7 @@ func resizeVolume(c *Call) (*asyncJob, error) {
 					return nil, paramError("Going from existing size of %d to size of %d would shrink the volume."+
 						"Need to sign off by supplying the shrinkok parameter with value of true.", current, newSize)
 				}
-				if v.State == volumeReady && attached && hv == "XenServer" && vm.State != "Stopped" {
+				if v.State == volumeReady && attached && hv == "XenServer" && vm.State != vmStopped {
 					return nil, paramError("The VM must be stopped or the disk detached in order to resize with the XenServer Hypervisor.")
 				}
 			}

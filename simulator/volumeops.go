@@ -20,14 +20,6 @@ const (
 	defaultMaxDataVolumes = 6
 )
 
-// Volume states of the lazy allocation: a created volume is Allocated (in
-// the database only) until it is attached to a VM whose disks exist on
-// primary storage, or that VM starts; it is Ready from then on.
-const (
-	volumeAllocated = "Allocated"
-	volumeReady     = "Ready"
-)
-
 func init() {
 	register(
 		command{name: "createVolume", async: createVolume},
@@ -182,7 +174,7 @@ func createVolume(c *Call) (*asyncJob, error) {
 			if !ok || found.Removed != nil {
 				return nil, paramError("Please specify a valid User VM.")
 			}
-			if found.State != "Running" && found.State != "Stopped" {
+			if found.State != vmRunning && found.State != vmStopped {
 				return nil, paramError("Please specify a VM that is either running or stopped.")
 			}
 			vm = found
@@ -222,7 +214,7 @@ func createVolume(c *Call) (*asyncJob, error) {
 		},
 		// A failed creation leaves the volume destroyed (DestroyRequested).
 		fail: func(*APIError) {
-			v.State = "Destroy"
+			v.State = volumeDestroy
 			c.changed()
 		},
 	}, nil
@@ -272,7 +264,7 @@ func attachVolume(c *Call) (*asyncJob, error) {
 				return nil, paramError("Please specify a volume with the valid type: ROOT or DATADISK")
 			case v.VMID != "":
 				return nil, paramError("Please specify a volume that is not attached to any VM.")
-			case v.State == "Destroy":
+			case v.State == volumeDestroy:
 				return nil, paramError("Please specify a volume that is not destroyed.")
 			case v.State != volumeAllocated && v.State != volumeReady:
 				return nil, paramError("Volume state must be in Allocated, Ready or in Uploaded state")
@@ -281,7 +273,7 @@ func attachVolume(c *Call) (*asyncJob, error) {
 			switch {
 			case !ok || vm.Removed != nil:
 				return nil, paramError("Please specify a valid User VM.")
-			case vm.State != "Running" && vm.State != "Stopped":
+			case vm.State != vmRunning && vm.State != vmStopped:
 				return nil, paramError("Please specify a VM that is either running or stopped.")
 			case !strings.EqualFold(vm.ZoneID, v.ZoneID):
 				return nil, paramError("Please specify a VM that is in the same zone as the volume.")
@@ -358,7 +350,7 @@ func rootDetachAttachAllowed(vm *VirtualMachine) error {
 	default:
 		return paramError("Root volume detach is not supported for hypervisor type %s", vm.Hypervisor)
 	}
-	if vm.State != "Stopped" {
+	if vm.State != vmStopped {
 		return paramError("Root volume detach can happen only when vm is in states: Stopped or Destroyed")
 	}
 	return nil

@@ -57,7 +57,7 @@ func (st *state) createZone(s zoneSpec, now time.Time) (*Zone, error) {
 		return nil, notImplemented("Basic, security-group and edge zones are not implemented by the CloudStack simulator")
 	}
 	if s.Allocation == "" {
-		s.Allocation = "Disabled"
+		s.Allocation = allocationDisabled
 	}
 	if s.GuestCIDR != "" && !validateGuestCIDR(s.GuestCIDR) {
 		return nil, paramError("Please enter a valid guest cidr")
@@ -105,7 +105,7 @@ func (st *state) checkZoneParameters(s zoneSpec, checkDuplicates bool) *APIError
 // checkAllocationState is Grouping.AllocationState.valueOf as the zone, pod
 // and cluster commands use it: case-sensitive.
 func checkAllocationState(state string) *APIError {
-	if state != "" && state != "Enabled" && state != "Disabled" {
+	if state != "" && state != allocationEnabled && state != allocationDisabled {
 		return paramError("Unable to resolve Allocation State '%s' to a supported state", state)
 	}
 	return nil
@@ -133,7 +133,7 @@ func updateZone(c *Call) (any, error) {
 	if err := c.st.checkZoneParameters(s, !strings.EqualFold(s.Name, z.Name) && s.Name != z.Name); err != nil {
 		return nil, err
 	}
-	if s.Allocation == "Enabled" {
+	if s.Allocation == allocationEnabled {
 		if err := c.st.checkZoneCanBeEnabled(z); err != nil {
 			return nil, err
 		}
@@ -211,7 +211,7 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 		return nil, paramError("The netmask is invalid")
 	}
 	if s.Allocation == "" {
-		s.Allocation = "Enabled"
+		s.Allocation = allocationEnabled
 	}
 	if err := checkAllocationState(s.Allocation); err != nil {
 		return nil, err
@@ -336,7 +336,7 @@ func (st *state) addCluster(s clusterSpec) (*Cluster, error) {
 		return nil, notImplemented("Only CloudManaged clusters are implemented by the CloudStack simulator")
 	}
 	if s.Allocation == "" {
-		s.Allocation = "Enabled"
+		s.Allocation = allocationEnabled
 	}
 	if err := checkAllocationState(s.Allocation); err != nil {
 		return nil, err
@@ -435,7 +435,7 @@ func (st *state) addHost(s hostSpec, now time.Time) (*Host, error) {
 		if cl == nil {
 			id, internal := st.newID(kindCluster)
 			cl = &Cluster{ID: id, InternalID: internal, Name: s.ClusterName, PodID: pod.ID, ZoneID: z.ID, Hypervisor: hv,
-				Allocation: "Enabled"}
+				Allocation: allocationEnabled}
 			st.Clusters = append(st.Clusters, cl)
 		}
 	}
@@ -446,8 +446,8 @@ func (st *state) addHost(s hostSpec, now time.Time) (*Host, error) {
 		return nil, discoveryError("Unable to add the host: Cannot find the server resources at %s", s.URL)
 	}
 	h := newHost(st, cl.ID, pod.ID, z.ID, cl.Hypervisor, st.hostAddress(pod, s.URL), now)
-	if s.Allocation == "Disabled" {
-		h.ResourceState = "Disabled"
+	if s.Allocation == allocationDisabled {
+		h.ResourceState = resourceDisabled
 	}
 	st.Hosts = append(st.Hosts, h)
 	return h, nil
