@@ -60,40 +60,13 @@ func createNetwork(c *Call) (any, error) {
 // start/end IP range is recorded but guest addresses come from its whole
 // CIDR; IPv6, VPC tiers and private VLANs are not modelled.
 func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
-	o := st.networkOffering(s.OfferingID)
-	if o == nil {
-		return nil, paramError("Unable to find network offering by id %s", s.OfferingID)
-	}
-	z := st.zone(s.ZoneID)
-	if z == nil {
-		return nil, paramError("Specified zone id was not found")
-	}
-	pn, err := st.guestPhysicalNetwork(z, s.PhysicalNetworkID)
+	o, z, pn, err := st.networkHome(s)
 	if err != nil {
 		return nil, err
 	}
-	if o.State != offeringEnabled {
-		return nil, paramError("Can't use specified network offering id as its state is not Enabled")
-	}
-	if pn.State != physnetEnabled {
-		return nil, paramError("Specified physical network id is in incorrect state:%s", or(pn.State, physnetDisabled))
-	}
-	cidr, err := guestCIDROf(s)
+	cidr, err := checkNetworkCIDR(o, s)
 	if err != nil {
 		return nil, err
-	}
-	if o.GuestType == "Shared" && !o.SpecifyVLAN && s.VLAN != "" {
-		return nil, paramError("Cannot specify vlanId when create a network from network offering with specifyvlan=false")
-	}
-	needsCIDR := o.GuestType == "Shared" || o.GuestType == "Isolated" && !o.has("SourceNat") && !o.has("Gateway")
-	if cidr == "" && needsCIDR {
-		if o.GuestType == "Shared" {
-			return nil, paramError("Gateway/netmask are required when creating Shared networks.")
-		}
-		return nil, paramError("gateway/netmask are required when create network of type Isolated with service SourceNat disabled")
-	}
-	if cidr != "" && o.GuestType == "Isolated" && !validateGuestCIDR(cidr) {
-		return nil, paramError("Virtual Guest Cidr %s is not RFC 1918 or 6598 compliant", cidr)
 	}
 	domain := s.NetworkDomain
 	if domain != "" && !verifyDomainName(domain) {
@@ -120,6 +93,55 @@ func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
 	n.ID, n.InternalID = st.newID(kindNetwork)
 	st.Networks = append(st.Networks, n)
 	return n, nil
+}
+
+// networkHome is the network's offering, zone and guest physical network,
+// each found and Enabled.
+func (st *state) networkHome(s networkSpec) (*NetworkOffering, *Zone, *PhysicalNetwork, error) {
+	o := st.networkOffering(s.OfferingID)
+	if o == nil {
+		return nil, nil, nil, paramError("Unable to find network offering by id %s", s.OfferingID)
+	}
+	z := st.zone(s.ZoneID)
+	if z == nil {
+		return nil, nil, nil, paramError("Specified zone id was not found")
+	}
+	pn, err := st.guestPhysicalNetwork(z, s.PhysicalNetworkID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if o.State != offeringEnabled {
+		return nil, nil, nil, paramError("Can't use specified network offering id as its state is not Enabled")
+	}
+	if pn.State != physnetEnabled {
+		return nil, nil, nil, paramError("Specified physical network id is in incorrect state:%s", or(pn.State, physnetDisabled))
+	}
+	return o, z, pn, nil
+}
+
+// checkNetworkCIDR is the IPv4 CIDR the caller gave ("" for none), where
+// the offering allows it: a VLAN only where the offering specifies VLANs, a
+// CIDR required for Shared networks and for Isolated ones that provide
+// neither SourceNat nor Gateway, and an Isolated CIDR private.
+func checkNetworkCIDR(o *NetworkOffering, s networkSpec) (string, error) {
+	cidr, err := guestCIDROf(s)
+	if err != nil {
+		return "", err
+	}
+	if o.GuestType == "Shared" && !o.SpecifyVLAN && s.VLAN != "" {
+		return "", paramError("Cannot specify vlanId when create a network from network offering with specifyvlan=false")
+	}
+	needsCIDR := o.GuestType == "Shared" || o.GuestType == "Isolated" && !o.has("SourceNat") && !o.has("Gateway")
+	if cidr == "" && needsCIDR {
+		if o.GuestType == "Shared" {
+			return "", paramError("Gateway/netmask are required when creating Shared networks.")
+		}
+		return "", paramError("gateway/netmask are required when create network of type Isolated with service SourceNat disabled")
+	}
+	if cidr != "" && o.GuestType == "Isolated" && !validateGuestCIDR(cidr) {
+		return "", paramError("Virtual Guest Cidr %s is not RFC 1918 or 6598 compliant", cidr)
+	}
+	return cidr, nil
 }
 
 // guestCIDROf is createGuestNetwork's IPv4 checks: a start IP needs a

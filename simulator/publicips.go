@@ -48,8 +48,6 @@ func init() {
 		command{name: "associateIpAddress", async: associateIpAddress},
 		command{name: "listPublicIpAddresses", idKind: kindPublicIP, sync: listPublicIpAddresses},
 		command{name: "disassociateIpAddress", idKind: kindPublicIP, async: disassociateIpAddress},
-		command{name: "enableStaticNat", sync: enableStaticNat},
-		command{name: "disableStaticNat", async: disableStaticNat},
 	)
 	registerTaggable("PublicIpAddress", func(st *state, id string) (string, bool) {
 		ip, ok := byID(st.PublicIPs, id)
@@ -304,94 +302,6 @@ func disassociateIpAddress(c *Call) (*asyncJob, error) {
 			c.cleanupIPRules(ip) // IpAddressManagerImpl.cleanupIpResources
 			c.st.removeTagsOf("PublicIpAddress", ip.ID)
 			ip.release()
-			c.changed()
-			return success(), nil
-		}}, nil
-}
-
-// enableStaticNat is synchronous in CloudStack. Its checks follow
-// RulesManagerImpl.enableStaticNat (the network must provide StaticNat, the
-// address be usable for it: checkIpForService) and isIpReadyForStaticNat;
-// conflicts with another VM are 537.
-func enableStaticNat(c *Call) (any, error) {
-	p := c.Params
-	ip, _ := byID(c.st.PublicIPs, p.Get("ipaddressid"))
-	vm, _ := byID(c.st.VMs, p.Get("virtualmachineid"))
-	if ip == nil || ip.State == ipFree {
-		return nil, paramError("Unable to find ip address by id %s", p.Get("ipaddressid"))
-	}
-	networkID := firstNonEmpty(ip.NetworkID, p.Get("networkid"))
-	if networkID == "" {
-		return nil, paramError("Unable to enable static NAT for the ipAddress id=%d as IP is not associated with any network and no networkId is passed in", ip.InternalID)
-	}
-	net := c.st.network(networkID)
-	if net == nil {
-		return nil, paramError("Unable to find network by id")
-	}
-	if vm == nil || vm.Removed != nil {
-		return nil, paramError("Can't enable static nat for the address id=%d, invalid virtual machine id specified (%s).", ip.InternalID, p.Get("virtualmachineid"))
-	}
-	nic := vm.nicOn(net.ID)
-	if nic == nil {
-		return nil, paramError("Vm doesn't belong to the network with specified id")
-	}
-	if !c.st.networkProvides(net, "StaticNat") { // areServicesSupportedInNetwork(StaticNat)
-		return nil, paramError("Unable to create static nat rule; StaticNat service is not supported in network with specified id")
-	}
-	if ip.NetworkID == "" {
-		return nil, paramError("Ip address %s is not assigned to the network %s", c.st.ipString(ip), networkString(net))
-	}
-	if !strings.EqualFold(ip.NetworkID, net.ID) {
-		return nil, paramError("Invalid network Id=%d. IP is associated with a different network than passed network id", net.InternalID)
-	}
-	if err := c.st.checkIPForService(ip, "StaticNat", ""); err != nil {
-		return nil, err
-	}
-	switch vm.State {
-	case vmDestroyed, vmExpunging, vmError:
-		return nil, paramError("Invalid user vm: %d", vm.InternalID)
-	}
-	dstIP := nic.IPAddress
-	if guest := p.Get("vmguestip"); guest != "" && guest != dstIP {
-		return nil, paramError("VM ip %s address not belongs to the vm", guest)
-	}
-	if ip.SourceNAT {
-		return nil, paramError("Can't enable static, ip address %s is a sourceNat ip address", c.st.ipString(ip))
-	}
-	// RulesManagerImpl.isIpReadyForStaticNat: an address with load balancer
-	// rules cannot become static NAT (there are no port forwarding rules).
-	if !ip.StaticNAT && len(c.st.rulesOnIP(ip.ID, purposeLB)) > 0 {
-		return nil, ruleConflict("Failed to enable static nat for the ip address %s as it already has LoadBalancing rules assigned", c.st.ipString(ip))
-	}
-	if ip.StaticNAT && !strings.EqualFold(ip.VMID, vm.ID) {
-		return nil, &APIError{Code: codeRuleConflict, CSCode: csServerAPIException,
-			Text: fmt.Sprintf("Failed to enable static for the ip address %s and vm id=%d as it's already assigned to antoher vm",
-				c.st.ipString(ip), vm.InternalID)}
-	}
-	if old := c.st.staticNATOf(vm.ID); old != nil && old.VMIP == dstIP {
-		return nil, paramError("Failed to enable static nat on the  ip %s with Id %s as the vm %s with Id %s is already associated with another public ip %s with id %s",
-			ip.Address, ip.ID, vm.InstanceName, vm.ID, old.Address, old.ID)
-	}
-	ip.StaticNAT, ip.VMID, ip.VMIP = true, vm.ID, dstIP
-	c.changed()
-	return success(), nil
-}
-
-// disableStaticNat clears an address's static NAT in the job
-// (RulesManagerImpl.disableStaticNat).
-func disableStaticNat(c *Call) (*asyncJob, error) {
-	ip, found := byID(c.st.PublicIPs, c.Params.Get("ipaddressid"))
-	if !found {
-		return nil, paramError("Unable to find ip address by id %s", c.Params.Get("ipaddressid"))
-	}
-	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID,
-		cmdClass: "org.apache.cloudstack.api.command.user.nat.DisableStaticNatCmd",
-		run: func() (any, error) {
-			if !ip.StaticNAT {
-				return nil, paramError("Specified IP address id is not associated with any vm Id")
-			}
-			c.disableStaticNATRules(ip) // RulesManagerImpl.disableStaticNat revokes the address's rules first
-			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
 			c.changed()
 			return success(), nil
 		}}, nil
