@@ -222,3 +222,12 @@ func csTime(t time.Time) string {
 
 // success is SuccessResponse.
 func success() map[string]any { return map[string]any{"success": true} }
+
+func notImplemented(text string) *APIError {
+	return &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd, Text: text}
+}
+
+// permissionDenied is a PermissionDeniedException: 531 with 4365.
+func permissionDenied(format string, args ...any) *APIError {
+	return &APIError{Code: codeAccountError, CSCode: csPermissionDenied, Text: fmt.Sprintf(format, args...)}
+}
