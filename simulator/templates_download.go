@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/imagecheck"
 )
 
 // withCopy runs fn on a template copy under the state lock, unless the
@@ -111,7 +113,7 @@ func (s *Server) install(ctx context.Context, id, zoneID, file, url, format stri
 		return
 	}
 	uriPath := urlPath(url)
-	if found, err := checkFileType(file, uriPath); err != nil || found != "" {
+	if found, err := imagecheck.CheckFileType(file, uriPath); err != nil || found != "" {
 		text := "Failed to install: Template content is unsupported, or mismatch between selected format and template content. Found  : " + found
 		if err != nil {
 			text = "Failed to install: " + err.Error()
@@ -119,7 +121,7 @@ func (s *Server) install(ctx context.Context, id, zoneID, file, url, format stri
 		s.failCopy(id, zoneID, text)
 		return
 	}
-	info, err := verifyImage(file, uriPath, format)
+	info, err := imagecheck.Verify(file, uriPath, format)
 	if ctx.Err() != nil {
 		return
 	}

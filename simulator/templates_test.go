@@ -371,7 +371,7 @@ func TestRegisterTemplateFormats(t *testing.T) {
 		{"QCOW2", "/disk-root.img", qcow, 4 << 30},
 		{"OVA", "/image.ova", ova, int64(len(ova))},
 		{"RAW", "/disk.raw.bz2", bzipped(t, make([]byte, 3<<20)), 3 << 20},
-		{"VHD", "/image.vhd.zip", zipOf(t, "image.vhd", testimages.VHD(8<<20)), 8 << 20},
+		{"VHD", "/image.vhd.zip", testimages.Zip("image.vhd", testimages.VHD(8<<20)), 8 << 20},
 	}
 	for _, c := range cases {
 		id := registerURL(t, s, "ok"+c.path, c.format, images.add(c.path, c.data), zone)

@@ -16,7 +16,7 @@ import (
 // simulator mechanism with no CloudStack behaviour of its own: what runs in
 // it cites its Java where it is written (templates_download.go: the
 // SSVM's download and install; upload.go: HttpUploadServerHandler;
-// imagecheck.go: ImageStoreUtil.checkTemplateFormat and the processors).
+// package imagecheck: ImageStoreUtil.checkTemplateFormat and the processors).
 type transfers struct {
 	base string // parent of dir: the state file's directory, or os.TempDir()
 

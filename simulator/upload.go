@@ -12,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/imagecheck"
 )
 
 // uploadRefusal is a refused upload: the HTTP status and the text the SSVM answers.
@@ -290,7 +292,7 @@ func (s *Server) installUpload(templateID, zoneID, file, filename string) (int, 
 		_ = os.Remove(file)
 		return http.StatusInternalServerError, "upload entity not found"
 	}
-	found, err := checkFileType(file, filename)
+	found, err := imagecheck.CheckFileType(file, filename)
 	if err != nil {
 		return fail(http.StatusInternalServerError, "Exception occurred: "+err.Error())
 	}
@@ -298,14 +300,14 @@ func (s *Server) installUpload(templateID, zoneID, file, filename string) (int, 
 		return fail(http.StatusBadRequest, "File type mismatch between the sent file and the actual content. Received: "+found)
 	}
 	selected := format
-	if comp := compressionOfName(filename); comp != compNone && comp != compXz {
-		selected += "." + compExt(comp)
+	if comp := imagecheck.Compression(filename); comp != imagecheck.None && comp != imagecheck.Xz {
+		selected += "." + imagecheck.Extension(comp)
 	}
-	if found, _ := checkFileType(file, selected); found != "" {
+	if found, _ := imagecheck.CheckFileType(file, selected); found != "" {
 		return fail(http.StatusInternalServerError, "File type mismatch between uploaded file and selected format. Selected file format: "+
 			selected+". Received: "+found)
 	}
-	info, err := verifyImage(file, filename, format)
+	info, err := imagecheck.Verify(file, filename, format)
 	if err != nil {
 		return fail(http.StatusInternalServerError, err.Error())
 	}
