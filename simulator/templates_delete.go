@@ -3,6 +3,8 @@ package simulator
 import (
 	"fmt"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
 func init() {
@@ -77,8 +79,8 @@ func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced boo
 	now := c.srv.now()
 	for _, cp := range doomed {
 		cp.Removed = &now
-		c.srv.xfer.stop(copyKey(t.ID, cp.ZoneID))
-		c.srv.xfer.removeImage(t.ID, cp.ZoneID)
+		c.srv.xfer.Stop(transfers.Key(t.ID, cp.ZoneID))
+		c.srv.xfer.RemoveImage(t.ID, cp.ZoneID)
 	}
 	if len(t.liveCopies()) == 0 {
 		t.Removed, t.State = &now, tsInactive

@@ -87,7 +87,7 @@ func (s *Server) receiveUpload(r *http.Request, id string) (int, string) {
 	if uerr != nil {
 		return uerr.status, uerr.text
 	}
-	dst, err := s.xfer.imagePath(templateID, zoneID)
+	dst, err := s.xfer.ImagePath(templateID, zoneID)
 	if err != nil {
 		s.uploadFailed(templateID, zoneID)
 		return http.StatusInternalServerError, "Internal Server Error"
@@ -256,7 +256,7 @@ func (s *Server) writeUpload(ctx context.Context, part io.Reader, dst string, to
 	progress := &progressWriter{total: total, report: func(pct int) {
 		s.withCopy(templateID, zoneID, false, func(t *Template, cp *TemplateCopy) { cp.UploadPercent = min(pct, 99) })
 	}}
-	_, err = io.CopyBuffer(io.MultiWriter(f, progress), &ctxReader{ctx: ctx, stop: s.xfer.ctx, r: part}, make([]byte, 256<<10))
+	_, err = io.CopyBuffer(io.MultiWriter(f, progress), &ctxReader{ctx: ctx, stop: s.xfer.Context(), r: part}, make([]byte, 256<<10))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
