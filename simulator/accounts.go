@@ -215,7 +215,7 @@ func registerUserKeys(c *Call) (any, error) {
 
 func (c *Call) domainView(d *Domain) map[string]any {
 	v := map[string]any{"id": d.ID, "name": d.Name, "level": d.Level, "path": d.displayPath(),
-		"haschild": c.st.hasChildDomain(d.ID), "state": "Active", "created": csTime(d.Created),
+		"haschild": c.st.hasChildDomain(d.ID), "state": domainActive, "created": csTime(d.Created),
 		"hasannotations": false}
 	if p := c.st.domain(d.ParentID); p != nil {
 		v["parentdomainid"], v["parentdomainname"] = p.ID, p.Name

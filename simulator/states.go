@@ -89,3 +89,16 @@ const (
 // Account.State as its toString spells it, lower case (the value accounts
 // and users carry; the simulator never disables or locks one).
 const accountEnabled = "enabled"
+
+// ServiceOffering.State and DiskOffering.State (4.19's state filter):
+// deleting an offering makes it Inactive.
+const (
+	offeringActive   = "Active"
+	offeringInactive = "Inactive"
+)
+
+// StoragePoolStatus: every simulated primary storage pool is Up.
+const poolUp = "Up"
+
+// Domain.State: the simulator's domains are all Active.
+const domainActive = "Active"
