@@ -246,15 +246,6 @@ func (st *state) networkOffering(id string) *NetworkOffering {
 	return o
 }
 
-func (st *state) networkOfferingNamed(name string) *NetworkOffering {
-	for _, o := range st.NetworkOfferings {
-		if strings.EqualFold(o.Name, name) {
-			return o
-		}
-	}
-	return nil
-}
-
 // listNetworkOfferings follows ConfigurationManagerImpl.searchForNetworkOfferings
 // for the filters the simulator's offerings have.
 func listNetworkOfferings(c *Call) (any, error) {

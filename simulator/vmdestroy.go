@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -159,13 +158,9 @@ func expungeVirtualMachine(c *Call) (*asyncJob, error) {
 // other state is refused (the caller is root admin, so
 // allow.user.expunge.recover.vm does not apply).
 func recoverVirtualMachine(c *Call) (any, error) {
-	vm, found := byID(c.st.VMs, c.Params.Get("id"))
-	if !found || vm.Removed != nil {
-		id := c.Params.Get("id")
-		if found {
-			id = fmt.Sprint(vm.InternalID)
-		}
-		return nil, paramError("unable to find a virtual machine with id %s", id)
+	vm, err := c.liveVM("id", "unable to find a virtual machine with id")
+	if err != nil {
+		return nil, err
 	}
 	if !c.Account.isAdmin() { // a synchronous PermissionDeniedException: 531
 		return nil, &APIError{Code: codeAccountError, CSCode: csPermissionDenied,

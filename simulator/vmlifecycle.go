@@ -21,15 +21,27 @@ func (c *Call) vmJob(class, notFound string) (*asyncJob, *VirtualMachine) {
 	id := c.Params.Get("id")
 	job := &asyncJob{instanceType: "VirtualMachine", instanceID: strings.ToLower(id),
 		cmdClass: "org.apache.cloudstack.api.command." + class}
-	vm, ok := byID(c.st.VMs, id)
-	if !ok || vm.Removed != nil {
-		if ok {
-			id = fmt.Sprint(vm.InternalID)
-		}
-		job.run = func() (any, error) { return nil, paramError("%s %s", notFound, id) }
+	vm, err := c.liveVM("id", notFound)
+	if err != nil {
+		job.run = func() (any, error) { return nil, err }
 		return job, nil
 	}
 	return job, vm
+}
+
+// liveVM is the VM the parameter names. One unknown or expunged
+// (UserVmDao.findById skips removed rows) is the command's own notFound
+// text with the VM's internal id, or the parameter where no VM has it.
+func (c *Call) liveVM(param, notFound string) (*VirtualMachine, error) {
+	id := c.Params.Get(param)
+	vm, ok := byID(c.st.VMs, id)
+	if ok && vm.Removed == nil {
+		return vm, nil
+	}
+	if ok {
+		id = fmt.Sprint(vm.InternalID)
+	}
+	return nil, paramError("%s %s", notFound, id)
 }
 
 // vmResult is the job result of the VM commands.

@@ -13,15 +13,6 @@ func (st *state) zoneHypervisor(zoneID string) string {
 	return defaultHypervisor
 }
 
-func (st *state) osTypeByDescription(desc string) string {
-	for _, o := range st.OSTypes {
-		if o.Description == desc {
-			return o.ID
-		}
-	}
-	return ""
-}
-
 // hostFits is what FirstFitAllocator.allocateTo asks of a host: Up and
 // Enabled in the plan's zone with the VM's hypervisor
 // (ResourceManagerImpl.listAllUpAndEnabledNonHAHosts over the planner's

@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -29,13 +28,9 @@ func updateVirtualMachine(c *Call) (any, error) {
 
 func (c *Call) updateVM() (*VirtualMachine, error) {
 	p := c.Params
-	vm, found := byID(c.st.VMs, p.Get("id"))
-	if !found || vm.Removed != nil { // validateInputsAndPermissionForUpdateVirtualMachineCommand
-		id := p.Get("id")
-		if found {
-			id = fmt.Sprint(vm.InternalID)
-		}
-		return nil, paramError("unable to find virtual machine with id: %s", id)
+	vm, err := c.liveVM("id", "unable to find virtual machine with id:") // validateInputsAndPermissionForUpdateVirtualMachineCommand
+	if err != nil {
+		return nil, err
 	}
 	if p.Has("userdata") && p.Has("userdataid") { // finalizeUserData
 		return nil, paramError("Both userdata and userdata ID inputs are not allowed, please provide only one")

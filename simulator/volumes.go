@@ -13,8 +13,8 @@ const (
 
 // Volume is a disk. deployVirtualMachine creates a VM's ROOT volume (device
 // 0) and, with diskofferingid, one DATADISK (device 1); createVolume,
-// attachVolume, detachVolume, deleteVolume and resizeVolume (volumeops.go)
-// work on the same table (a detached volume has no VMID and no DeviceID).
+// attachVolume (volumeops.go), detachVolume, deleteVolume and resizeVolume
+// (volumelife.go) work on the same table (a detached volume has no VMID and no DeviceID).
 //
 // States follow CloudStack: Allocated (not yet on primary storage: the VM
 // was never started), Ready, Destroy (its VM was destroyed, or it was

@@ -7,9 +7,9 @@ import (
 )
 
 // The admin API an operator (or marvin's deployDataCenter) builds a zone
-// with: zones and pods (ConfigurationManagerImpl), clusters and hosts
-// (ResourceManagerImpl). The seeded zone is built through the same
-// functions (zonedeploy.go).
+// with: zones and pods (ConfigurationManagerImpl) here, clusters and hosts
+// (ResourceManagerImpl) in clusteradmin.go. The seeded zone is built
+// through the same functions (zonedeploy.go).
 
 func init() {
 	register(
