@@ -52,6 +52,21 @@ const (
 	kindVRElement   = "virtualrouterelement"
 )
 
+// PhysicalNetwork is a zone's physical network carrying the guest VLANs.
+type PhysicalNetwork struct {
+	ID                   string `json:"id"`
+	InternalID           int64  `json:"internalid"`
+	Name                 string `json:"name"`
+	ZoneID               string `json:"zoneid"`
+	VLAN                 string `json:"vlan"`            // guest VLAN ranges, e.g. "100-200"
+	State                string `json:"state,omitempty"` // Enabled, Disabled
+	IsolationMethods     string `json:"isolationmethods,omitempty"`
+	BroadcastDomainRange string `json:"broadcastdomainrange,omitempty"`
+	Tags                 string `json:"tags,omitempty"`
+}
+
+func (p *PhysicalNetwork) uuid() string { return p.ID }
+
 func init() {
 	paramKinds["nspid"] = kindProvider
 	register(
@@ -59,6 +74,7 @@ func init() {
 		command{name: "updatePhysicalNetwork", idKind: kindPhysicalNetwork, async: updatePhysicalNetwork},
 		command{name: "addTrafficType", async: addTrafficType},
 		command{name: "listTrafficTypes", idKind: kindTrafficType, sync: listTrafficTypes},
+		command{name: "listPhysicalNetworks", idKind: kindPhysicalNetwork, sync: listPhysicalNetworks},
 	)
 }
 
@@ -347,4 +363,11 @@ func listTrafficTypes(c *Call) (any, error) {
 	return l.run(c, c.st.TrafficTypes, func(t *TrafficType) bool {
 		return strings.EqualFold(t.PhysicalNetworkID, c.Params.Get("physicalnetworkid"))
 	})
+}
+
+func listPhysicalNetworks(c *Call) (any, error) {
+	l := lister[*PhysicalNetwork]{key: "physicalnetwork", id: (*PhysicalNetwork).uuid,
+		name: func(p *PhysicalNetwork) string { return p.Name }, nameLike: true,
+		zone: func(p *PhysicalNetwork) string { return p.ZoneID }, view: c.physnetView}
+	return l.run(c, c.st.PhysicalNetworks)
 }

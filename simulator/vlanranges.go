@@ -2,11 +2,30 @@ package simulator
 
 import "strings"
 
-// createVlanIpRange for a zone's public addresses:
+// createVlanIpRange and listVlanIpRanges, a zone's public addresses:
 // ConfigurationManagerImpl.createVlanAndPublicIpRange and validateIpRange.
 
+// VlanRange is a public IP range of a zone.
+type VlanRange struct {
+	ID                string `json:"id"`
+	InternalID        int64  `json:"internalid"`
+	ZoneID            string `json:"zoneid"`
+	PhysicalNetworkID string `json:"physicalnetworkid"`
+	VLAN              string `json:"vlan"`
+	Gateway           string `json:"gateway"`
+	Netmask           string `json:"netmask"`
+	CIDR              string `json:"cidr"`
+	StartIP           string `json:"startip"`
+	EndIP             string `json:"endip"`
+}
+
+func (v *VlanRange) uuid() string { return v.ID }
+
 func init() {
-	register(command{name: "createVlanIpRange", sync: createVlanIpRange})
+	register(
+		command{name: "createVlanIpRange", sync: createVlanIpRange},
+		command{name: "listVlanIpRanges", idKind: kindVlanRange, sync: listVlanIpRanges},
+	)
 }
 
 // vlanSpec is createVlanIpRange's input.
@@ -127,4 +146,23 @@ func checkPublicIPRangeErrors(s vlanSpec, bits int) *APIError {
 		return paramError("The gateway ip should not be the part of the ip range being added.")
 	}
 	return nil
+}
+
+func listVlanIpRanges(c *Call) (any, error) {
+	l := lister[*VlanRange]{key: "vlaniprange", id: (*VlanRange).uuid, zone: func(v *VlanRange) string { return v.ZoneID },
+		keyword: func(v *VlanRange) []string { return []string{v.VLAN} }, view: c.vlanRangeView}
+	p := c.Params
+	return l.run(c, c.st.VlanRanges, func(v *VlanRange) bool {
+		return optEq(p.Get("physicalnetworkid"), v.PhysicalNetworkID) &&
+			(p.Get("vlan") == "" || strings.TrimPrefix(v.VLAN, "vlan://") == strings.TrimPrefix(p.Get("vlan"), "vlan://")) &&
+			p.Bool("forvirtualnetwork", true) && p.Get("networkid") == "" && p.Get("podid") == ""
+	})
+}
+
+func (c *Call) vlanRangeView(v *VlanRange) map[string]any {
+	root := c.st.Domains[0]
+	return map[string]any{"id": v.ID, "zoneid": v.ZoneID, "physicalnetworkid": v.PhysicalNetworkID,
+		"vlan": v.VLAN, "gateway": v.Gateway, "netmask": v.Netmask, "cidr": v.CIDR, "startip": v.StartIP,
+		"endip": v.EndIP, "forvirtualnetwork": true, "forsystemvms": false, "domainid": root.ID,
+		"domain": root.Name, "domainpath": root.displayPath(), "provider": "VirtualRouter"}
 }
