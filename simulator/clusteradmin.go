@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
 
 // addCluster and addHost: ResourceManagerImpl.discoverCluster and
@@ -197,14 +199,14 @@ func (st *state) hostAddress(pod *Pod, url string) string {
 		host = host[i+3:]
 	}
 	host, _, _ = strings.Cut(host, "/")
-	if validIPv4(host) {
+	if netutils.ValidIPv4(host) {
 		return host
 	}
 	used := map[string]bool{pod.StartIP: true}
 	for _, h := range st.Hosts {
 		used[h.IPAddress] = true
 	}
-	start, end := parseAddr(pod.StartIP), parseAddr(pod.EndIP)
+	start, end := netutils.ParseAddr(pod.StartIP), netutils.ParseAddr(pod.EndIP)
 	for a := start; a.IsValid() && !end.Less(a); a = a.Next() {
 		if !used[a.String()] {
 			return a.String()

@@ -3,6 +3,7 @@ package simulator
 // Small string and number helpers shared by every family; nothing here knows a CloudStack command.
 
 import (
+	"crypto/md5"
 	"fmt"
 	"strconv"
 	"strings"
@@ -83,3 +84,12 @@ func humanSize(b int64) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// nameUUID is java.util.UUID.nameUUIDFromBytes: an MD5 (version 3) UUID,
+// which createZone derives the zone token from.
+func nameUUID(name string) string {
+	b := md5.Sum([]byte(name))
+	b[6] = b[6]&0x0f | 0x30
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

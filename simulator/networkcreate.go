@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
 
 // createNetwork and the network's implementation: NetworkServiceImpl.createGuestNetwork,
@@ -69,7 +71,7 @@ func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
 		return nil, err
 	}
 	domain := s.NetworkDomain
-	if domain != "" && !verifyDomainName(domain) {
+	if domain != "" && !netutils.VerifyDomainName(domain) {
 		return nil, invalidNetworkDomain()
 	}
 	if domain == "" {
@@ -138,7 +140,7 @@ func checkNetworkCIDR(o *NetworkOffering, s networkSpec) (string, error) {
 		}
 		return "", paramError("gateway/netmask are required when create network of type Isolated with service SourceNat disabled")
 	}
-	if cidr != "" && o.GuestType == "Isolated" && !validateGuestCIDR(cidr) {
+	if cidr != "" && o.GuestType == "Isolated" && !netutils.ValidateGuestCIDR(cidr) {
 		return "", paramError("Virtual Guest Cidr %s is not RFC 1918 or 6598 compliant", cidr)
 	}
 	return cidr, nil
@@ -149,10 +151,10 @@ func checkNetworkCIDR(o *NetworkOffering, s networkSpec) (string, error) {
 // may be neither the network's nor its broadcast address.
 func guestCIDROf(s networkSpec) (string, *APIError) {
 	if s.StartIP != "" {
-		if !validIPv4(s.StartIP) {
+		if !netutils.ValidIPv4(s.StartIP) {
 			return "", paramError("Invalid format for the startIp parameter")
 		}
-		if s.EndIP != "" && !validIPv4(s.EndIP) {
+		if s.EndIP != "" && !netutils.ValidIPv4(s.EndIP) {
 			return "", paramError("Invalid format for the endIp parameter")
 		}
 		if s.Gateway == "" || s.Netmask == "" {
@@ -162,14 +164,14 @@ func guestCIDROf(s networkSpec) (string, *APIError) {
 	if s.Gateway == "" || s.Netmask == "" {
 		return "", nil
 	}
-	if !validIPv4(s.Gateway) {
+	if !netutils.ValidIPv4(s.Gateway) {
 		return "", paramError("Invalid gateway")
 	}
-	pfx, ok := cidrOf(s.Gateway, s.Netmask)
+	pfx, ok := netutils.CIDROf(s.Gateway, s.Netmask)
 	if !ok {
 		return "", paramError("Invalid netmask")
 	}
-	if gw := parseAddr(s.Gateway); pfx.Bits() < 31 && (gw == pfx.Addr() || gw == lastAddr(pfx)) {
+	if gw := netutils.ParseAddr(s.Gateway); pfx.Bits() < 31 && (gw == pfx.Addr() || gw == lastAddr(pfx)) {
 		return "", paramError("Invalid gateway IP provided. Either the IP is broadcast or network IP.")
 	}
 	return pfx.String(), nil
@@ -198,7 +200,7 @@ func (st *state) guestPhysicalNetwork(z *Zone, id string) (*PhysicalNetwork, *AP
 // zoneGuestCIDR is GuestNetworkGuru.design's default: the zone's guest CIDR
 // with its first host address (getIpRangeStartIpFromCidr) as the gateway.
 func zoneGuestCIDR(z *Zone) (cidr, gateway, netmask string) {
-	p, ok := parseCIDR(z.GuestCIDR)
+	p, ok := netutils.ParseCIDR(z.GuestCIDR)
 	if !ok {
 		return "", "", ""
 	}

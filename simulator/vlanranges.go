@@ -1,6 +1,10 @@
 package simulator
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
+)
 
 // createVlanIpRange and listVlanIpRanges, a zone's public addresses:
 // ConfigurationManagerImpl.createVlanAndPublicIpRange and validateIpRange.
@@ -73,9 +77,9 @@ func (st *state) createVlanRange(s vlanSpec) (*VlanRange, error) {
 	if err != nil {
 		return nil, err
 	}
-	if validIPv4(s.StartIP) && validIPv4(s.EndIP) {
+	if netutils.ValidIPv4(s.StartIP) && netutils.ValidIPv4(s.EndIP) {
 		for _, pod := range st.Pods {
-			if pod.ZoneID == z.ID && rangesOverlap(s.StartIP, s.EndIP, pod.StartIP, pod.EndIP) {
+			if pod.ZoneID == z.ID && netutils.RangesOverlap(s.StartIP, s.EndIP, pod.StartIP, pod.EndIP) {
 				return nil, paramError("The Start IP and EndIP address range overlap with private IP :%s:%s", pod.StartIP, pod.EndIP)
 			}
 		}
@@ -84,25 +88,25 @@ func (st *state) createVlanRange(s vlanSpec) (*VlanRange, error) {
 		return nil, paramError("Unable to determine vlan id or untagged vlan for public network")
 	}
 	tag := "vlan://" + strings.TrimPrefix(s.VLAN, "vlan://") // BroadcastDomainType.Vlan.toUri
-	if !validIPv4(s.Gateway) {
+	if !netutils.ValidIPv4(s.Gateway) {
 		return nil, paramError("Please specify a valid gateway")
 	}
-	if !validNetmask(s.Netmask) {
+	if !netutils.ValidNetmask(s.Netmask) {
 		return nil, paramError("Please specify a valid netmask")
 	}
-	cidr, _ := cidrOf(s.Gateway, s.Netmask)
-	if !validIPv4(s.StartIP) || !validIPv4(s.EndIP) || !cidr.Contains(parseAddr(s.StartIP)) || !cidr.Contains(parseAddr(s.EndIP)) {
+	cidr, _ := netutils.CIDROf(s.Gateway, s.Netmask)
+	if !netutils.ValidIPv4(s.StartIP) || !netutils.ValidIPv4(s.EndIP) || !cidr.Contains(netutils.ParseAddr(s.StartIP)) || !cidr.Contains(netutils.ParseAddr(s.EndIP)) {
 		return nil, paramError("Please specify a valid IP range or valid netmask or valid gateway")
 	}
 	guestVLAN := !strings.EqualFold(tag, "vlan://untagged") && pn.vnetInRange(tag)
-	if g, ok := parseCIDR(z.GuestCIDR); ok && g.Overlaps(cidr) && guestVLAN {
+	if g, ok := netutils.ParseCIDR(z.GuestCIDR); ok && g.Overlaps(cidr) && guestVLAN {
 		return nil, paramError("The new IP range you have specified has  overlapped with the guest network in zone: %salong with existing Vlan also. Please specify a different gateway/netmask", z.Name)
 	}
 	if err := checkPublicIPRangeErrors(s, cidr.Bits()); err != nil {
 		return nil, err
 	}
 	for _, r := range st.VlanRanges {
-		if r.ZoneID == z.ID && rangesOverlap(s.StartIP, s.EndIP, r.StartIP, r.EndIP) {
+		if r.ZoneID == z.ID && netutils.RangesOverlap(s.StartIP, s.EndIP, r.StartIP, r.EndIP) {
 			return nil, paramError("The IP range %s-%s overlaps with the range %s-%s of zone %s", s.StartIP, s.EndIP, r.StartIP, r.EndIP, z.Name)
 		}
 	}
@@ -138,11 +142,11 @@ func (st *state) publicPhysicalNetwork(z *Zone, id string) (*PhysicalNetwork, *A
 // checkPublicIPRangeErrors is ConfigurationManagerImpl.checkPublicIpRangeErrors
 // for a range already known to lie in the gateway's subnet.
 func checkPublicIPRangeErrors(s vlanSpec, bits int) *APIError {
-	if ipLess(s.EndIP, s.StartIP) {
+	if netutils.IPLess(s.EndIP, s.StartIP) {
 		return paramError("Please specify a valid IP range.")
 	}
 	// RFC 3021: a /31 has no gateway to keep out of the range.
-	if bits != 31 && rangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway) {
+	if bits != 31 && netutils.RangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway) {
 		return paramError("The gateway ip should not be the part of the ip range being added.")
 	}
 	return nil

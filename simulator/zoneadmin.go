@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
 
 // The admin API an operator (or marvin's deployDataCenter) builds a zone
@@ -57,10 +59,10 @@ func (st *state) createZone(s zoneSpec, now time.Time) (*Zone, error) {
 	if s.Allocation == "" {
 		s.Allocation = allocationDisabled
 	}
-	if s.GuestCIDR != "" && !validateGuestCIDR(s.GuestCIDR) {
+	if s.GuestCIDR != "" && !netutils.ValidateGuestCIDR(s.GuestCIDR) {
 		return nil, paramError("Please enter a valid guest cidr")
 	}
-	if s.Domain != "" && !verifyDomainName(s.Domain) {
+	if s.Domain != "" && !netutils.VerifyDomainName(s.Domain) {
 		return nil, invalidNetworkDomain()
 	}
 	if err := st.checkZoneParameters(s, true); err != nil {
@@ -89,7 +91,7 @@ func (st *state) checkZoneParameters(s zoneSpec, checkDuplicates bool) *APIError
 	}
 	for _, ip := range []struct{ value, what string }{{s.DNS1, "DNS1"}, {s.DNS2, "DNS2"},
 		{s.InternalDNS1, "internal DNS1"}, {s.InternalDNS2, "internal DNS2"}} {
-		if ip.value != "" && !validIPv4(ip.value) {
+		if ip.value != "" && !netutils.ValidIPv4(ip.value) {
 			return paramError("Please enter a valid IP address for %s", ip.what)
 		}
 	}
@@ -115,10 +117,10 @@ func updateZone(c *Call) (any, error) {
 	if z == nil {
 		return nil, paramError("unable to find zone by id %s", p.Get("id"))
 	}
-	if cidr := p.Get("guestcidraddress"); cidr != "" && !validateGuestCIDR(cidr) {
+	if cidr := p.Get("guestcidraddress"); cidr != "" && !netutils.ValidateGuestCIDR(cidr) {
 		return nil, paramError("Please enter a valid guest cidr")
 	}
-	if d := p.Get("domain"); d != "" && !verifyDomainName(d) {
+	if d := p.Get("domain"); d != "" && !netutils.VerifyDomainName(d) {
 		return nil, invalidNetworkDomain()
 	}
 	s := zoneSpec{Name: or(p.Get("name"), z.Name), DNS1: or(p.Get("dns1"), z.DNS1), DNS2: or(p.Get("dns2"), z.DNS2),
@@ -195,13 +197,13 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 		return nil, paramError("Please specify a valid zone.")
 	}
 	switch {
-	case !validIPv4(s.StartIP):
+	case !netutils.ValidIPv4(s.StartIP):
 		return nil, paramError("The start IP is invalid")
-	case s.EndIP != "" && !validIPv4(s.EndIP):
+	case s.EndIP != "" && !netutils.ValidIPv4(s.EndIP):
 		return nil, paramError("The end IP is invalid")
-	case !validIPv4(s.Gateway):
+	case !netutils.ValidIPv4(s.Gateway):
 		return nil, paramError("The gateway is invalid")
-	case !validNetmask(s.Netmask):
+	case !netutils.ValidNetmask(s.Netmask):
 		return nil, paramError("The netmask is invalid")
 	}
 	if s.Allocation == "" {
@@ -210,7 +212,7 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 	if err := checkAllocationState(s.Allocation); err != nil {
 		return nil, err
 	}
-	cidr, _ := cidrOf(s.Gateway, s.Netmask)
+	cidr, _ := netutils.CIDROf(s.Gateway, s.Netmask)
 	if s.EndIP == "" {
 		s.EndIP = lastAddr(cidr).String()
 	}
@@ -221,11 +223,11 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 		}
 	}
 	switch {
-	case !cidr.Contains(parseAddr(s.StartIP)):
+	case !cidr.Contains(netutils.ParseAddr(s.StartIP)):
 		return nil, paramError("The start address of the IP range is not in the CIDR subnet.")
-	case !cidr.Contains(parseAddr(s.EndIP)):
+	case !cidr.Contains(netutils.ParseAddr(s.EndIP)):
 		return nil, paramError("The end address of the IP range is not in the CIDR subnet.")
-	case ipLess(s.EndIP, s.StartIP):
+	case netutils.IPLess(s.EndIP, s.StartIP):
 		return nil, paramError("The start IP address must have a lower value than the end IP address.")
 	}
 	if ip := st.publicIPIn(z.ID, s.StartIP, s.EndIP); ip != "" {
@@ -233,7 +235,7 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 		return nil, paramError("The Start IP and endIP address range overlap with Public IP :%s", ip)
 	}
 	switch {
-	case rangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway):
+	case netutils.RangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway):
 		return nil, paramError("The gateway shouldn't overlap start/end ip addresses")
 	}
 	if err := st.checkPodCIDRSubnets(z, cidr.String()); err != nil {
@@ -250,8 +252,8 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 // start..end, or "".
 func (st *state) publicIPIn(zoneID, start, end string) string {
 	for _, r := range st.VlanRanges {
-		if r.ZoneID == zoneID && rangesOverlap(start, end, r.StartIP, r.EndIP) {
-			if ipLess(r.StartIP, start) {
+		if r.ZoneID == zoneID && netutils.RangesOverlap(start, end, r.StartIP, r.EndIP) {
+			if netutils.IPLess(r.StartIP, start) {
 				return start
 			}
 			return r.StartIP
@@ -264,9 +266,9 @@ func (st *state) publicIPIn(zoneID, start, end string) string {
 // pod's subnet may not equal the zone's guest subnet or another pod's, each
 // compared at the shorter prefix.
 func (st *state) checkPodCIDRSubnets(z *Zone, cidr string) *APIError {
-	p, _ := parseCIDR(cidr)
+	p, _ := netutils.ParseCIDR(cidr)
 	same := func(other string) bool {
-		o, ok := parseCIDR(other)
+		o, ok := netutils.ParseCIDR(other)
 		if !ok {
 			return false
 		}
@@ -282,7 +284,7 @@ func (st *state) checkPodCIDRSubnets(z *Zone, cidr string) *APIError {
 		if other.ZoneID != z.ID {
 			continue
 		}
-		if oc, ok := cidrOf(other.Gateway, other.Netmask); ok && same(oc.String()) {
+		if oc, ok := netutils.CIDROf(other.Gateway, other.Netmask); ok && same(oc.String()) {
 			return paramError("The subnet of the pod you are adding conflicts with the subnet of pod %s in zone %s. Please specify a different CIDR.", other.Name, z.Name)
 		}
 	}
