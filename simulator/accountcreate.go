@@ -129,7 +129,7 @@ func (st *state) usernameInDomain(username, domainID string) bool {
 func (st *state) addAccount(name string, r roleType, domainID string, now time.Time) *Account {
 	id, internal := st.newID(kindAccount)
 	a := &Account{ID: id, InternalID: internal, Name: name, Type: accountTypeForRole(r), RoleID: int(r),
-		DomainID: domainID, State: "enabled", Created: now}
+		DomainID: domainID, State: accountEnabled, Created: now}
 	st.Accounts = append(st.Accounts, a)
 	return a
 }
@@ -140,7 +140,7 @@ func (st *state) addUser(a *Account, username string, p Params, now time.Time) *
 	id, internal := st.newID(kindUser)
 	u := &User{ID: id, InternalID: internal, Username: username, Firstname: p.Get("firstname"),
 		Lastname: p.Get("lastname"), Email: p.Get("email"), Timezone: p.Get("timezone"),
-		AccountID: a.ID, State: "enabled", Created: now}
+		AccountID: a.ID, State: accountEnabled, Created: now}
 	st.Users = append(st.Users, u)
 	return u
 }

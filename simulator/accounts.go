@@ -103,10 +103,10 @@ func seedAccounts(st *state, now time.Time) {
 	st.Counters[kindAccount], st.Counters[kindUser] = 1, 1
 	aid, aint := st.newID(kindAccount)
 	st.Accounts = append(st.Accounts, &Account{ID: aid, InternalID: aint, Name: "admin", Type: 1,
-		DomainID: did, State: "enabled", IsDefault: true, Created: now})
+		DomainID: did, State: accountEnabled, IsDefault: true, Created: now})
 	uid, uidn := st.newID(kindUser)
 	admin := &User{ID: uid, InternalID: uidn, Username: "admin", Firstname: "admin", Lastname: "cloud",
-		AccountID: aid, State: "enabled", IsDefault: true, Created: now}
+		AccountID: aid, State: accountEnabled, IsDefault: true, Created: now}
 	admin.setPassword("password")
 	st.Users = append(st.Users, admin)
 }
@@ -139,7 +139,7 @@ func (st *state) domain(id string) *Domain   { d, _ := byID(st.Domains, id); ret
 // the user and its account are enabled before any request is accepted.
 func (st *state) userActive(u *User) bool {
 	a := st.account(u.AccountID)
-	return u.State == "enabled" && a != nil && a.State == "enabled"
+	return u.State == accountEnabled && a != nil && a.State == accountEnabled
 }
 
 func init() {
@@ -185,11 +185,6 @@ func listUsers(c *Call) (any, error) {
 	})
 }
 
-// optEq is an optional equality filter: an empty want matches everything.
-func optEq(want, have string) bool {
-	return want == "" || strings.EqualFold(want, have)
-}
-
 // getUser is GetUserCmd.execute over AccountService.getUserByApiKey.
 func getUser(c *Call) (any, error) {
 	u := c.st.userByAPIKey(c.Params.Get("userapikey"))
@@ -220,7 +215,7 @@ func registerUserKeys(c *Call) (any, error) {
 
 func (c *Call) domainView(d *Domain) map[string]any {
 	v := map[string]any{"id": d.ID, "name": d.Name, "level": d.Level, "path": d.displayPath(),
-		"haschild": c.st.hasChildDomain(d.ID), "state": "Active", "created": csTime(d.Created),
+		"haschild": c.st.hasChildDomain(d.ID), "state": domainActive, "created": csTime(d.Created),
 		"hasannotations": false}
 	if p := c.st.domain(d.ParentID); p != nil {
 		v["parentdomainid"], v["parentdomainname"] = p.ID, p.Name

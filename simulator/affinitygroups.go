@@ -103,16 +103,6 @@ func (st *state) removeAffinityGroup(g *AffinityGroup) {
 	}
 }
 
-func without(list []string, s string) []string {
-	var out []string
-	for _, x := range list {
-		if !strings.EqualFold(x, s) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // members are a group's VMs that are not expunged.
 func (st *state) members(g *AffinityGroup) []*VirtualMachine {
 	var out []*VirtualMachine
@@ -181,13 +171,4 @@ func deleteAffinityGroup(c *Call) (*asyncJob, error) {
 		return success(), nil
 	}
 	return job, nil
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -219,3 +219,15 @@ func (r *reply) write(w http.ResponseWriter) {
 func csTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05-0700")
 }
+
+// success is SuccessResponse.
+func success() map[string]any { return map[string]any{"success": true} }
+
+func notImplemented(text string) *APIError {
+	return &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd, Text: text}
+}
+
+// permissionDenied is a PermissionDeniedException: 531 with 4365.
+func permissionDenied(format string, args ...any) *APIError {
+	return &APIError{Code: codeAccountError, CSCode: csPermissionDenied, Text: fmt.Sprintf(format, args...)}
+}

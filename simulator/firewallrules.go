@@ -134,7 +134,7 @@ func (c *Call) ipReadyForRules(ipID, what string) *APIError {
 	if ipID == "" {
 		return nil
 	}
-	if ip, ok := byID(c.st.PublicIPs, ipID); !ok || ip.State != "Allocated" {
+	if ip, ok := byID(c.st.PublicIPs, ipID); !ok || ip.State != ipAllocated {
 		internal := int64(0)
 		if ok {
 			internal = ip.InternalID

@@ -29,7 +29,7 @@ func (h *Host) uuid() string { return h.ID }
 func newHost(st *state, clusterID, podID, zoneID, hv, ip string, now time.Time) *Host {
 	id, internal := st.newID(kindHost)
 	return &Host{ID: id, InternalID: internal, Name: "SimulatedAgent." + newUUID(), ClusterID: clusterID,
-		PodID: podID, ZoneID: zoneID, Hypervisor: hv, IPAddress: ip, State: "Up", ResourceState: "Enabled",
+		PodID: podID, ZoneID: zoneID, Hypervisor: hv, IPAddress: ip, State: hostUp, ResourceState: resourceEnabled,
 		CPUNumber: 4, CPUSpeed: 8000, MemoryTotal: 8 << 30, Created: now}
 }
 
@@ -127,19 +127,19 @@ func prepareHostForMaintenance(c *Call) (*asyncJob, error) {
 	previous := h.ResourceState
 	refused := c.st.maintenanceRefusal(h)
 	if refused == nil {
-		h.ResourceState = "PrepareForMaintenance"
+		h.ResourceState = resourcePrepareForMaintenance
 		c.changed()
 	}
-	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.PrepareForMaintenanceCmd", "Maintenance", previous, refused), nil
+	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.PrepareForMaintenanceCmd", resourceMaintenance, previous, refused), nil
 }
 
 // maintenanceRefusal is ResourceManagerImpl.maintain(cmd)'s checks.
 func (st *state) maintenanceRefusal(h *Host) error {
-	if h.ResourceState != "Enabled" && h.ResourceState != "Disabled" {
+	if h.ResourceState != resourceEnabled && h.ResourceState != resourceDisabled {
 		return internalError("Host is already in state %s. Cannot recall for maintenance until resolved.", h.ResourceState)
 	}
 	for _, o := range st.Hosts {
-		if o.ClusterID == h.ClusterID && (o.ResourceState == "PrepareForMaintenance" || o.ResourceState == "ErrorInPrepareForMaintenance") {
+		if o.ClusterID == h.ClusterID && (o.ResourceState == resourcePrepareForMaintenance || o.ResourceState == resourceErrorInPrepareForMaintenance) {
 			return internalError("There are other servers attempting migrations for maintenance. "+
 				"Found hosts in PrepareForMaintenance OR ErrorInPrepareForMaintenance STATUS in cluster %d", st.cluster(h.ClusterID).InternalID)
 		}
@@ -149,11 +149,11 @@ func (st *state) maintenanceRefusal(h *Host) error {
 			continue
 		}
 		switch vm.State {
-		case "Migrating":
+		case vmMigrating:
 			return internalError("Host contains incoming VMs migrating. Please wait for them to complete before putting to maintenance.")
-		case "Starting", "Stopping":
+		case vmStarting, vmStopping:
 			return internalError("Host contains VMs in starting/stopping state. Please wait for them to complete before putting to maintenance.")
-		case "Error", "Unknown":
+		case vmError, vmUnknown:
 			return internalError("Host contains VMs in error/unknown/shutdown state. Please fix errors to proceed.")
 		}
 	}
@@ -168,11 +168,11 @@ func cancelHostMaintenance(c *Call) (*asyncJob, error) {
 	h, _ := byID(c.st.Hosts, c.Params.Get("id"))
 	var refused error
 	switch h.ResourceState {
-	case "Maintenance", "PrepareForMaintenance", "ErrorInMaintenance", "ErrorInPrepareForMaintenance":
+	case resourceMaintenance, resourcePrepareForMaintenance, resourceErrorInMaintenance, resourceErrorInPrepareForMaintenance:
 	default:
 		refused = internalError("Cannot perform cancelMaintenance when resource state is %s, hostId = %d", h.ResourceState, h.InternalID)
 	}
-	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.CancelMaintenanceCmd", "Enabled", h.ResourceState, refused), nil
+	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.CancelMaintenanceCmd", resourceEnabled, h.ResourceState, refused), nil
 }
 
 // hostJob sets the host's resource state to target when the job succeeds and

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
 // A simulator that starts removes the image directories of simulators that
@@ -13,7 +15,7 @@ import (
 func TestStartRemovesImageDirsOfDeadSimulators(t *testing.T) {
 	base := t.TempDir()
 	mk := func(name string, lockFile bool, age time.Duration) string {
-		dir := filepath.Join(base, imageDirPattern+name)
+		dir := filepath.Join(base, transfers.DirPattern+name)
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -21,7 +23,7 @@ func TestStartRemovesImageDirsOfDeadSimulators(t *testing.T) {
 			t.Fatal(err)
 		}
 		if lockFile {
-			if err := os.WriteFile(filepath.Join(dir, imageLockName), nil, 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, transfers.LockName), nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -39,7 +41,7 @@ func TestStartRemovesImageDirsOfDeadSimulators(t *testing.T) {
 	if err := os.Mkdir(other, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	holder, err := os.Open(filepath.Join(live, imageLockName))
+	holder, err := os.Open(filepath.Join(live, transfers.LockName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,26 +59,5 @@ func TestStartRemovesImageDirsOfDeadSimulators(t *testing.T) {
 		if _, err := os.Stat(dir); (err == nil) != want {
 			t.Errorf("%s: exists = %v, want %v", filepath.Base(dir), err == nil, want)
 		}
-	}
-}
-
-// A running simulator's own directory is locked, so a second simulator
-// starting beside it leaves it alone; closing removes it.
-func TestImageDirIsLockedWhileInUse(t *testing.T) {
-	base := t.TempDir()
-	x := newTransfers(filepath.Join(base, "state.json"))
-	p, err := x.imagePath("t", "z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := sweepImageDirs(base); n != 0 {
-		t.Fatalf("swept %d directories of a live simulator", n)
-	}
-	if _, err := os.Stat(filepath.Dir(p)); err != nil {
-		t.Fatal(err)
-	}
-	x.close()
-	if dirs, _ := filepath.Glob(filepath.Join(base, imageDirPattern+"*")); len(dirs) != 0 {
-		t.Fatalf("left behind: %v", dirs)
 	}
 }

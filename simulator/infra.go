@@ -101,7 +101,7 @@ func listZones(c *Call) (any, error) {
 	}
 	rootAdmin := c.Account.Type == 1
 	return l.run(c, c.st.Zones, func(z *Zone) bool {
-		return optEq(p.Get("networktype"), z.NetworkType) && (rootAdmin || z.Allocation != "Disabled")
+		return optEq(p.Get("networktype"), z.NetworkType) && (rootAdmin || z.Allocation != allocationDisabled)
 	})
 }
 

@@ -77,7 +77,7 @@ func (s *Server) submit(c *Call, spec *asyncJob, fault *Fault) (map[string]any, 
 	case fault != nil && fault.Pending, s.closed:
 		// never completes: the caller sees jobstatus 0 forever
 	case spec.await != nil:
-		s.xfer.start("", func(ctx context.Context) {
+		s.xfer.Start("", func(ctx context.Context) {
 			select {
 			case <-spec.await:
 				s.finishLater(job, spec, fault)

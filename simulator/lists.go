@@ -101,15 +101,6 @@ func like(have, needle string) bool {
 	return strings.Contains(strings.ToLower(have), strings.ToLower(needle))
 }
 
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // pageBounds is BaseListCmd.getPageSizeVal and getStartIndex: without a page
 // size default.page.size caps the result; a page below 1 is the first page. Validation
 // has already rejected inconsistent combinations.
@@ -165,4 +156,9 @@ func validatePaging(p Params) *APIError {
 		return paramError("Can't specify page parameter when pagesize is -1 (Unlimited)")
 	}
 	return nil
+}
+
+// optEq is an optional equality filter: an empty want matches everything.
+func optEq(want, have string) bool {
+	return want == "" || strings.EqualFold(want, have)
 }

@@ -9,6 +9,14 @@ import (
 	"strings"
 )
 
+func init() {
+	register(
+		command{name: "assignToLoadBalancerRule", idKind: kindFirewallRule, async: assignToLoadBalancerRule},
+		command{name: "removeFromLoadBalancerRule", idKind: kindFirewallRule, async: removeFromLoadBalancerRule},
+		command{name: "listLoadBalancerRuleInstances", idKind: kindFirewallRule, sync: listLoadBalancerRuleInstances},
+	)
+}
+
 // vmIPMap reads vmidipmap as getVmIdIpListMap does: VM internal id order is
 // kept by returning pairs. checkIP is AssignToLoadBalancerRuleCmd's IPv4
 // check, which RemoveFromLoadBalancerRuleCmd lacks.
@@ -105,7 +113,7 @@ func (c *Call) lbMembersToAdd(r *NetRule, ids []string, pairs []LBMember) ([]LBM
 
 // lbMemberIPs checks one VM and returns the addresses to map.
 func (c *Call) lbMemberIPs(r *NetRule, vm *VirtualMachine, ips []string, listed bool) ([]string, *APIError) {
-	if vm == nil || vm.Removed != nil || vm.State == "Destroyed" || vm.State == "Expunging" {
+	if vm == nil || vm.Removed != nil || vm.State == vmDestroyed || vm.State == vmExpunging {
 		return nil, paramError("Invalid instance id specified")
 	}
 	if !strings.EqualFold(vm.AccountID, r.AccountID) { // RulesManagerImpl.checkRuleAndUserVm
@@ -219,7 +227,7 @@ func listLoadBalancerRuleInstances(c *Call) (any, error) {
 			continue
 		}
 		switch vm.State {
-		case "Destroyed", "Expunging", "Error", "Unknown":
+		case vmDestroyed, vmExpunging, vmError, vmUnknown:
 			continue
 		}
 		vms = append(vms, vm)

@@ -9,9 +9,6 @@ func init() {
 	register(
 		command{name: "createLoadBalancerRule", async: createLoadBalancerRule},
 		command{name: "listLoadBalancerRules", idKind: kindFirewallRule, sync: listLoadBalancerRules},
-		command{name: "assignToLoadBalancerRule", idKind: kindFirewallRule, async: assignToLoadBalancerRule},
-		command{name: "removeFromLoadBalancerRule", idKind: kindFirewallRule, async: removeFromLoadBalancerRule},
-		command{name: "listLoadBalancerRuleInstances", idKind: kindFirewallRule, sync: listLoadBalancerRuleInstances},
 		command{name: "deleteLoadBalancerRule", idKind: kindFirewallRule, async: deleteLoadBalancerRule},
 		command{name: "updateLoadBalancerRule", idKind: kindFirewallRule, async: updateLoadBalancerRule},
 	)
@@ -112,7 +109,7 @@ func (c *Call) lbSourceIP() (*PublicIP, *APIError) {
 		return nil, serverParamError("Unable to create load balance rule; can't find/allocate source IP")
 	}
 	ip, _ := byID(c.st.PublicIPs, id)
-	if ip.State != "Allocated" { // IpAddress.readyToUse
+	if ip.State != ipAllocated { // IpAddress.readyToUse
 		return nil, paramError("Unable to create load balancer rule, invalid IP address ID %d", ip.InternalID)
 	}
 	if _, err := c.lbNetwork(ip); err != nil {

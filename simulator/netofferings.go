@@ -117,7 +117,7 @@ func (st *state) createNetworkOffering(s offeringSpec, now time.Time) (*NetworkO
 		return nil, paramError("Invalid value for Availability. Supported types: Required, Optional")
 	}
 	o := &NetworkOffering{Name: s.Name, DisplayText: s.DisplayText, GuestType: guestType, Availability: availability,
-		State: "Disabled", ConserveMode: s.ConserveMode, SpecifyVLAN: s.SpecifyVLAN, SpecifyIPRanges: s.SpecifyIPRanges,
+		State: offeringDisabled, ConserveMode: s.ConserveMode, SpecifyVLAN: s.SpecifyVLAN, SpecifyIPRanges: s.SpecifyIPRanges,
 		Persistent: s.Persistent, EgressDefault: s.EgressDefault, Tags: s.Tags, Services: map[string][]string{},
 		Created: now}
 	forVPC := s.ForVPC
@@ -147,7 +147,7 @@ func (st *state) createNetworkOffering(s offeringSpec, now time.Time) (*NetworkO
 	}
 	o.ForVPC = forVPC != nil && *forVPC
 	if s.Enable {
-		o.State = "Enabled"
+		o.State = offeringEnabled
 	}
 	o.ID, o.InternalID = st.newID(kindNetworkOffering)
 	st.NetworkOfferings = append(st.NetworkOfferings, o)
@@ -212,7 +212,7 @@ func updateNetworkOffering(c *Call) (any, error) {
 
 func (st *state) updateNetworkOffering(o *NetworkOffering, name, text, availability, stateName string) *APIError {
 	if stateName != "" {
-		s := canonical([]string{"Disabled", "Enabled"}, stateName)
+		s := canonical([]string{offeringDisabled, offeringEnabled}, stateName)
 		if s == "" {
 			return paramError("Incorrect state value: %s", stateName)
 		}
@@ -244,15 +244,6 @@ func (st *state) updateNetworkOffering(o *NetworkOffering, name, text, availabil
 func (st *state) networkOffering(id string) *NetworkOffering {
 	o, _ := byID(st.NetworkOfferings, id)
 	return o
-}
-
-func (st *state) networkOfferingNamed(name string) *NetworkOffering {
-	for _, o := range st.NetworkOfferings {
-		if strings.EqualFold(o.Name, name) {
-			return o
-		}
-	}
-	return nil
 }
 
 // listNetworkOfferings follows ConfigurationManagerImpl.searchForNetworkOfferings

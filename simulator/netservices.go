@@ -53,7 +53,7 @@ func (st *state) ipServices(ip *PublicIP, includingFirewall bool) []string {
 	if ip.SourceNAT {
 		set["SourceNat"] = true
 	}
-	if ip.State != "Allocating" {
+	if ip.State != ipAllocating {
 		purposes := st.rulePurposes(ip, false, includingFirewall)
 		if ip.StaticNAT && ip.VMID != "" {
 			purposes[purposeStaticNat] = true

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
 
 // createNetwork and the network's implementation: NetworkServiceImpl.createGuestNetwork,
@@ -60,43 +62,16 @@ func createNetwork(c *Call) (any, error) {
 // start/end IP range is recorded but guest addresses come from its whole
 // CIDR; IPv6, VPC tiers and private VLANs are not modelled.
 func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
-	o := st.networkOffering(s.OfferingID)
-	if o == nil {
-		return nil, paramError("Unable to find network offering by id %s", s.OfferingID)
-	}
-	z := st.zone(s.ZoneID)
-	if z == nil {
-		return nil, paramError("Specified zone id was not found")
-	}
-	pn, err := st.guestPhysicalNetwork(z, s.PhysicalNetworkID)
+	o, z, pn, err := st.networkHome(s)
 	if err != nil {
 		return nil, err
 	}
-	if o.State != "Enabled" {
-		return nil, paramError("Can't use specified network offering id as its state is not Enabled")
-	}
-	if pn.State != "Enabled" {
-		return nil, paramError("Specified physical network id is in incorrect state:%s", or(pn.State, "Disabled"))
-	}
-	cidr, err := guestCIDROf(s)
+	cidr, err := checkNetworkCIDR(o, s)
 	if err != nil {
 		return nil, err
-	}
-	if o.GuestType == "Shared" && !o.SpecifyVLAN && s.VLAN != "" {
-		return nil, paramError("Cannot specify vlanId when create a network from network offering with specifyvlan=false")
-	}
-	needsCIDR := o.GuestType == "Shared" || o.GuestType == "Isolated" && !o.has("SourceNat") && !o.has("Gateway")
-	if cidr == "" && needsCIDR {
-		if o.GuestType == "Shared" {
-			return nil, paramError("Gateway/netmask are required when creating Shared networks.")
-		}
-		return nil, paramError("gateway/netmask are required when create network of type Isolated with service SourceNat disabled")
-	}
-	if cidr != "" && o.GuestType == "Isolated" && !validateGuestCIDR(cidr) {
-		return nil, paramError("Virtual Guest Cidr %s is not RFC 1918 or 6598 compliant", cidr)
 	}
 	domain := s.NetworkDomain
-	if domain != "" && !verifyDomainName(domain) {
+	if domain != "" && !netutils.VerifyDomainName(domain) {
 		return nil, invalidNetworkDomain()
 	}
 	if domain == "" {
@@ -110,11 +85,11 @@ func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
 		}
 	}
 	n := &Network{Name: s.Name, DisplayText: or(s.DisplayText, s.Name), ZoneID: z.ID, PhysicalNetworkID: pn.ID,
-		OfferingID: o.ID, Type: o.GuestType, State: "Allocated", Gateway: gateway, Netmask: netmask, CIDR: cidr,
+		OfferingID: o.ID, Type: o.GuestType, State: networkAllocated, Gateway: gateway, Netmask: netmask, CIDR: cidr,
 		NetworkDomain: domain, AccountID: s.Account.ID, ACLType: or(s.ACLType, "Account"), StartIP: s.StartIP,
 		EndIP: or(s.EndIP, s.StartIP), Created: now}
 	if o.GuestType == "Shared" {
-		n.State, n.VLAN = "Setup", strings.TrimPrefix(s.VLAN, "vlan://")
+		n.State, n.VLAN = networkSetup, strings.TrimPrefix(s.VLAN, "vlan://")
 		n.ACLType = or(s.ACLType, "Domain")
 	}
 	n.ID, n.InternalID = st.newID(kindNetwork)
@@ -122,15 +97,64 @@ func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
 	return n, nil
 }
 
+// networkHome is the network's offering, zone and guest physical network,
+// each found and Enabled.
+func (st *state) networkHome(s networkSpec) (*NetworkOffering, *Zone, *PhysicalNetwork, error) {
+	o := st.networkOffering(s.OfferingID)
+	if o == nil {
+		return nil, nil, nil, paramError("Unable to find network offering by id %s", s.OfferingID)
+	}
+	z := st.zone(s.ZoneID)
+	if z == nil {
+		return nil, nil, nil, paramError("Specified zone id was not found")
+	}
+	pn, err := st.guestPhysicalNetwork(z, s.PhysicalNetworkID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if o.State != offeringEnabled {
+		return nil, nil, nil, paramError("Can't use specified network offering id as its state is not Enabled")
+	}
+	if pn.State != physnetEnabled {
+		return nil, nil, nil, paramError("Specified physical network id is in incorrect state:%s", or(pn.State, physnetDisabled))
+	}
+	return o, z, pn, nil
+}
+
+// checkNetworkCIDR is the IPv4 CIDR the caller gave ("" for none), where
+// the offering allows it: a VLAN only where the offering specifies VLANs, a
+// CIDR required for Shared networks and for Isolated ones that provide
+// neither SourceNat nor Gateway, and an Isolated CIDR private.
+func checkNetworkCIDR(o *NetworkOffering, s networkSpec) (string, error) {
+	cidr, err := guestCIDROf(s)
+	if err != nil {
+		return "", err
+	}
+	if o.GuestType == "Shared" && !o.SpecifyVLAN && s.VLAN != "" {
+		return "", paramError("Cannot specify vlanId when create a network from network offering with specifyvlan=false")
+	}
+	needsCIDR := o.GuestType == "Shared" || o.GuestType == "Isolated" && !o.has("SourceNat") && !o.has("Gateway")
+	if cidr == "" && needsCIDR {
+		if o.GuestType == "Shared" {
+			return "", paramError("Gateway/netmask are required when creating Shared networks.")
+		}
+		return "", paramError("gateway/netmask are required when create network of type Isolated with service SourceNat disabled")
+	}
+	if cidr != "" && o.GuestType == "Isolated" && !netutils.ValidateGuestCIDR(cidr) {
+		return "", paramError("Virtual Guest Cidr %s is not RFC 1918 or 6598 compliant", cidr)
+	}
+	return cidr, nil
+}
+
 // guestCIDROf is createGuestNetwork's IPv4 checks: a start IP needs a
 // gateway and netmask, the end IP defaults to the start IP, and the gateway
 // may be neither the network's nor its broadcast address.
 func guestCIDROf(s networkSpec) (string, *APIError) {
 	if s.StartIP != "" {
-		if !validIPv4(s.StartIP) {
+		if !netutils.ValidIPv4(s.StartIP) {
 			return "", paramError("Invalid format for the startIp parameter")
 		}
-		if s.EndIP != "" && !validIPv4(s.EndIP) {
+		if s.EndIP != "" && !netutils.ValidIPv4(s.EndIP) {
 			return "", paramError("Invalid format for the endIp parameter")
 		}
 		if s.Gateway == "" || s.Netmask == "" {
@@ -140,14 +164,14 @@ func guestCIDROf(s networkSpec) (string, *APIError) {
 	if s.Gateway == "" || s.Netmask == "" {
 		return "", nil
 	}
-	if !validIPv4(s.Gateway) {
+	if !netutils.ValidIPv4(s.Gateway) {
 		return "", paramError("Invalid gateway")
 	}
-	pfx, ok := cidrOf(s.Gateway, s.Netmask)
+	pfx, ok := netutils.CIDROf(s.Gateway, s.Netmask)
 	if !ok {
 		return "", paramError("Invalid netmask")
 	}
-	if gw := parseAddr(s.Gateway); pfx.Bits() < 31 && (gw == pfx.Addr() || gw == lastAddr(pfx)) {
+	if gw := netutils.ParseAddr(s.Gateway); pfx.Bits() < 31 && (gw == pfx.Addr() || gw == lastAddr(pfx)) {
 		return "", paramError("Invalid gateway IP provided. Either the IP is broadcast or network IP.")
 	}
 	return pfx.String(), nil
@@ -176,7 +200,7 @@ func (st *state) guestPhysicalNetwork(z *Zone, id string) (*PhysicalNetwork, *AP
 // zoneGuestCIDR is GuestNetworkGuru.design's default: the zone's guest CIDR
 // with its first host address (getIpRangeStartIpFromCidr) as the gateway.
 func zoneGuestCIDR(z *Zone) (cidr, gateway, netmask string) {
-	p, ok := parseCIDR(z.GuestCIDR)
+	p, ok := netutils.ParseCIDR(z.GuestCIDR)
 	if !ok {
 		return "", "", ""
 	}
@@ -195,7 +219,7 @@ func zoneGuestCIDR(z *Zone) (cidr, gateway, netmask string) {
 // of the public IP commands, ensurePublicIPs). Departure: no virtual router
 // is started.
 func (st *state) implementNetwork(n *Network) *APIError {
-	if n.State != "Allocated" || n.Type != "Isolated" {
+	if n.State != networkAllocated || n.Type != "Isolated" {
 		return nil
 	}
 	pn, ok := byID(st.PhysicalNetworks, n.PhysicalNetworkID)
@@ -217,7 +241,7 @@ func (st *state) implementNetwork(n *Network) *APIError {
 		}
 		for v := a; v <= b; v++ {
 			if !used[strconv.Itoa(v)] {
-				n.VLAN, n.State = strconv.Itoa(v), "Implemented"
+				n.VLAN, n.State = strconv.Itoa(v), networkImplemented
 				return nil
 			}
 		}

@@ -5,21 +5,6 @@ import (
 	"time"
 )
 
-// PhysicalNetwork is a zone's physical network carrying the guest VLANs.
-type PhysicalNetwork struct {
-	ID                   string `json:"id"`
-	InternalID           int64  `json:"internalid"`
-	Name                 string `json:"name"`
-	ZoneID               string `json:"zoneid"`
-	VLAN                 string `json:"vlan"`            // guest VLAN ranges, e.g. "100-200"
-	State                string `json:"state,omitempty"` // Enabled, Disabled
-	IsolationMethods     string `json:"isolationmethods,omitempty"`
-	BroadcastDomainRange string `json:"broadcastdomainrange,omitempty"`
-	Tags                 string `json:"tags,omitempty"`
-}
-
-func (p *PhysicalNetwork) uuid() string { return p.ID }
-
 // Network is a guest network.
 type Network struct {
 	ID                string    `json:"id"`
@@ -45,37 +30,12 @@ type Network struct {
 
 func (n *Network) uuid() string { return n.ID }
 
-// VlanRange is a public IP range of a zone.
-type VlanRange struct {
-	ID                string `json:"id"`
-	InternalID        int64  `json:"internalid"`
-	ZoneID            string `json:"zoneid"`
-	PhysicalNetworkID string `json:"physicalnetworkid"`
-	VLAN              string `json:"vlan"`
-	Gateway           string `json:"gateway"`
-	Netmask           string `json:"netmask"`
-	CIDR              string `json:"cidr"`
-	StartIP           string `json:"startip"`
-	EndIP             string `json:"endip"`
-}
-
-func (v *VlanRange) uuid() string { return v.ID }
-
 func (st *state) network(id string) *Network { n, _ := byID(st.Networks, id); return n }
 
 func init() {
 	register(
-		command{name: "listPhysicalNetworks", idKind: kindPhysicalNetwork, sync: listPhysicalNetworks},
 		command{name: "listNetworks", idKind: kindNetwork, sync: listNetworks},
-		command{name: "listVlanIpRanges", idKind: kindVlanRange, sync: listVlanIpRanges},
 	)
-}
-
-func listPhysicalNetworks(c *Call) (any, error) {
-	l := lister[*PhysicalNetwork]{key: "physicalnetwork", id: (*PhysicalNetwork).uuid,
-		name: func(p *PhysicalNetwork) string { return p.Name }, nameLike: true,
-		zone: func(p *PhysicalNetwork) string { return p.ZoneID }, view: c.physnetView}
-	return l.run(c, c.st.PhysicalNetworks)
 }
 
 // listNetworks is NetworkServiceImpl.searchForNetworks (createNetworkSearchCriteria):
@@ -126,7 +86,7 @@ func (st *state) networkSpecifiesIPRanges(n *Network) bool {
 // canUseForDeploy is NetworkModelImpl.canUseForDeploy as the simulator's
 // networks can be: Allocated, Setup or Implemented (not re-read).
 func (n *Network) canUseForDeploy() bool {
-	return n.State == "Implemented" || n.State == "Allocated" || n.State == "Setup"
+	return n.State == networkImplemented || n.State == networkAllocated || n.State == networkSetup
 }
 
 // networkView is ApiResponseHelper.createNetworkResponse; the offering's
@@ -158,23 +118,4 @@ func (c *Call) networkView(n *Network) map[string]any {
 		v["broadcasturi"], v["vlan"] = "vlan://"+n.VLAN, n.VLAN
 	}
 	return v
-}
-
-func listVlanIpRanges(c *Call) (any, error) {
-	l := lister[*VlanRange]{key: "vlaniprange", id: (*VlanRange).uuid, zone: func(v *VlanRange) string { return v.ZoneID },
-		keyword: func(v *VlanRange) []string { return []string{v.VLAN} }, view: c.vlanRangeView}
-	p := c.Params
-	return l.run(c, c.st.VlanRanges, func(v *VlanRange) bool {
-		return optEq(p.Get("physicalnetworkid"), v.PhysicalNetworkID) &&
-			(p.Get("vlan") == "" || strings.TrimPrefix(v.VLAN, "vlan://") == strings.TrimPrefix(p.Get("vlan"), "vlan://")) &&
-			p.Bool("forvirtualnetwork", true) && p.Get("networkid") == "" && p.Get("podid") == ""
-	})
-}
-
-func (c *Call) vlanRangeView(v *VlanRange) map[string]any {
-	root := c.st.Domains[0]
-	return map[string]any{"id": v.ID, "zoneid": v.ZoneID, "physicalnetworkid": v.PhysicalNetworkID,
-		"vlan": v.VLAN, "gateway": v.Gateway, "netmask": v.Netmask, "cidr": v.CIDR, "startip": v.StartIP,
-		"endip": v.EndIP, "forvirtualnetwork": true, "forsystemvms": false, "domainid": root.ID,
-		"domain": root.Name, "domainpath": root.displayPath(), "provider": "VirtualRouter"}
 }

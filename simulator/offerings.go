@@ -152,7 +152,7 @@ func stateMatches(p Params, inactive bool) bool {
 	switch s := p.Get("state"); {
 	case optEq(s, "all") && s != "":
 		return true
-	case optEq(s, "Inactive") && s != "":
+	case optEq(s, offeringInactive) && s != "":
 		return inactive
 	}
 	return !inactive
@@ -167,9 +167,9 @@ func storageType(local bool) string {
 
 func stateName(inactive bool) string {
 	if inactive {
-		return "Inactive"
+		return offeringInactive
 	}
-	return "Active"
+	return offeringActive
 }
 
 // serviceOfferingView is ServiceOfferingJoinDaoImpl.newServiceOfferingResponse;

@@ -52,6 +52,21 @@ const (
 	kindVRElement   = "virtualrouterelement"
 )
 
+// PhysicalNetwork is a zone's physical network carrying the guest VLANs.
+type PhysicalNetwork struct {
+	ID                   string `json:"id"`
+	InternalID           int64  `json:"internalid"`
+	Name                 string `json:"name"`
+	ZoneID               string `json:"zoneid"`
+	VLAN                 string `json:"vlan"`            // guest VLAN ranges, e.g. "100-200"
+	State                string `json:"state,omitempty"` // Enabled, Disabled
+	IsolationMethods     string `json:"isolationmethods,omitempty"`
+	BroadcastDomainRange string `json:"broadcastdomainrange,omitempty"`
+	Tags                 string `json:"tags,omitempty"`
+}
+
+func (p *PhysicalNetwork) uuid() string { return p.ID }
+
 func init() {
 	paramKinds["nspid"] = kindProvider
 	register(
@@ -59,12 +74,7 @@ func init() {
 		command{name: "updatePhysicalNetwork", idKind: kindPhysicalNetwork, async: updatePhysicalNetwork},
 		command{name: "addTrafficType", async: addTrafficType},
 		command{name: "listTrafficTypes", idKind: kindTrafficType, sync: listTrafficTypes},
-		command{name: "listNetworkServiceProviders", idKind: kindProvider, sync: listNetworkServiceProviders},
-		command{name: "updateNetworkServiceProvider", idKind: kindProvider, async: updateNetworkServiceProvider},
-		command{name: "listVirtualRouterElements", idKind: kindVRElement, sync: listVirtualRouterElements},
-		command{name: "configureVirtualRouterElement", idKind: kindVRElement, async: configureVirtualRouterElement},
-		command{name: "listInternalLoadBalancerElements", idKind: kindVRElement, sync: listInternalLoadBalancerElements},
-		command{name: "configureInternalLoadBalancerElement", idKind: kindVRElement, async: configureInternalLoadBalancerElement},
+		command{name: "listPhysicalNetworks", idKind: kindPhysicalNetwork, sync: listPhysicalNetworks},
 	)
 }
 
@@ -100,7 +110,7 @@ func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) 
 	if z == nil {
 		return nil, paramError("Please specify a valid zone.")
 	}
-	if z.Allocation == "Enabled" {
+	if z.Allocation == allocationEnabled {
 		return nil, permissionDenied("Cannot create PhysicalNetwork since the Zone is currently enabled, zone Id: %d", z.InternalID)
 	}
 	if len(s.Tags) > 1 {
@@ -119,7 +129,7 @@ func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) 
 		}
 	}
 	id, internal := st.newID(kindPhysicalNetwork)
-	pn := &PhysicalNetwork{ID: id, InternalID: internal, Name: s.Name, ZoneID: z.ID, State: "Disabled",
+	pn := &PhysicalNetwork{ID: id, InternalID: internal, Name: s.Name, ZoneID: z.ID, State: physnetDisabled,
 		IsolationMethods: strings.Join(s.IsolationMethods, ","), BroadcastDomainRange: "ZONE",
 		Tags: strings.Join(s.Tags, ",")}
 	if s.VLAN != "" {
@@ -143,7 +153,7 @@ func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) 
 				Type: map[string]string{"VirtualRouter": "VirtualRouter", "VpcVirtualRouter": "VPCVirtualRouter",
 					"InternalLbVm": "InternalLbVm"}[name]})
 		case "BaremetalPxeProvider", "ConfigDrive", "Netris":
-			nsp.State = "Enabled"
+			nsp.State = providerEnabled
 		}
 	}
 	return pn, nil
@@ -151,7 +161,7 @@ func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) 
 
 func (st *state) addProvider(pn *PhysicalNetwork, name string) *NetworkServiceProvider {
 	id, internal := st.newID(kindProvider)
-	nsp := &NetworkServiceProvider{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Name: name, State: "Disabled"}
+	nsp := &NetworkServiceProvider{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Name: name, State: providerDisabled}
 	st.Providers = append(st.Providers, nsp)
 	return nsp
 }
@@ -234,7 +244,7 @@ func updatePhysicalNetwork(c *Call) (*asyncJob, error) {
 		return nil, paramError("Unable to support more than one tag on network yet")
 	}
 	state := p.Get("state")
-	if state != "" && state != "Enabled" && state != "Disabled" {
+	if state != "" && state != physnetEnabled && state != physnetDisabled {
 		return nil, paramError("Unable to resolve state '%s' to a supported value {Enabled or Disabled}", state)
 	}
 	vlan := pn.VLAN
@@ -268,7 +278,7 @@ func (pn *PhysicalNetwork) update(state, vlan string) {
 func (c *Call) physnetView(pn *PhysicalNetwork) map[string]any {
 	z := c.st.zone(pn.ZoneID)
 	v := map[string]any{"id": pn.ID, "name": pn.Name, "zoneid": z.ID, "zonename": z.Name,
-		"state": or(pn.State, "Enabled"), "isolationmethods": or(pn.IsolationMethods, "VLAN"),
+		"state": or(pn.State, physnetEnabled), "isolationmethods": or(pn.IsolationMethods, "VLAN"),
 		"broadcastdomainrange": or(pn.BroadcastDomainRange, "ZONE")}
 	if pn.VLAN != "" {
 		v["vlan"] = pn.VLAN
@@ -353,4 +363,11 @@ func listTrafficTypes(c *Call) (any, error) {
 	return l.run(c, c.st.TrafficTypes, func(t *TrafficType) bool {
 		return strings.EqualFold(t.PhysicalNetworkID, c.Params.Get("physicalnetworkid"))
 	})
+}
+
+func listPhysicalNetworks(c *Call) (any, error) {
+	l := lister[*PhysicalNetwork]{key: "physicalnetwork", id: (*PhysicalNetwork).uuid,
+		name: func(p *PhysicalNetwork) string { return p.Name }, nameLike: true,
+		zone: func(p *PhysicalNetwork) string { return p.ZoneID }, view: c.physnetView}
+	return l.run(c, c.st.PhysicalNetworks)
 }

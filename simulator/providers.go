@@ -8,6 +8,17 @@ import (
 	"slices"
 )
 
+func init() {
+	register(
+		command{name: "listNetworkServiceProviders", idKind: kindProvider, sync: listNetworkServiceProviders},
+		command{name: "updateNetworkServiceProvider", idKind: kindProvider, async: updateNetworkServiceProvider},
+		command{name: "listVirtualRouterElements", idKind: kindVRElement, sync: listVirtualRouterElements},
+		command{name: "configureVirtualRouterElement", idKind: kindVRElement, async: configureVirtualRouterElement},
+		command{name: "listInternalLoadBalancerElements", idKind: kindVRElement, sync: listInternalLoadBalancerElements},
+		command{name: "configureInternalLoadBalancerElement", idKind: kindVRElement, async: configureInternalLoadBalancerElement},
+	)
+}
+
 // listNetworkServiceProviders is NetworkServiceImpl.listNetworkServiceProviders:
 // name and state match whole (case-insensitively, as MySQL compares them) and
 // the newest provider comes first.
@@ -54,8 +65,8 @@ func updateNetworkServiceProvider(c *Call) (*asyncJob, error) {
 	nsp, _ := byID(c.st.Providers, p.Get("id"))
 	state := p.Get("state")
 	switch state {
-	case "", "Enabled", "Disabled":
-	case "Shutdown":
+	case "", providerEnabled, providerDisabled:
+	case providerShutdown:
 		return nil, paramError("Updating the provider state to 'Shutdown' is not supported")
 	default:
 		return nil, paramError("Unable to resolve state '%s' to a supported value {Enabled or Disabled}", state)
@@ -76,7 +87,7 @@ func updateNetworkServiceProvider(c *Call) (*asyncJob, error) {
 // setProviderState applies a checked state; enabling needs the provider
 // ready.
 func (st *state) setProviderState(nsp *NetworkServiceProvider, state string) *APIError {
-	if state == "Enabled" && !st.providerReady(nsp) {
+	if state == providerEnabled && !st.providerReady(nsp) {
 		return internalError("Provider is not ready, cannot Enable the provider, please configure the provider first")
 	}
 	if state != "" {

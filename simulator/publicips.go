@@ -31,7 +31,7 @@ func (ip *PublicIP) uuid() string { return ip.ID }
 
 func (ip *PublicIP) release() {
 	*ip = PublicIP{ID: ip.ID, InternalID: ip.InternalID, Address: ip.Address, ZoneID: ip.ZoneID,
-		VlanRangeID: ip.VlanRangeID, State: "Free"}
+		VlanRangeID: ip.VlanRangeID, State: ipFree}
 }
 
 // String is IPAddressVO's toString, as CloudStack's error texts show it.
@@ -48,12 +48,10 @@ func init() {
 		command{name: "associateIpAddress", async: associateIpAddress},
 		command{name: "listPublicIpAddresses", idKind: kindPublicIP, sync: listPublicIpAddresses},
 		command{name: "disassociateIpAddress", idKind: kindPublicIP, async: disassociateIpAddress},
-		command{name: "enableStaticNat", sync: enableStaticNat},
-		command{name: "disableStaticNat", async: disableStaticNat},
 	)
 	registerTaggable("PublicIpAddress", func(st *state, id string) (string, bool) {
 		ip, ok := byID(st.PublicIPs, id)
-		if !ok || ip.State == "Free" {
+		if !ok || ip.State == ipFree {
 			return "", false
 		}
 		return ip.AccountID, true
@@ -77,20 +75,20 @@ func (c *Call) ensurePublicIPs() {
 		for a := start; a.Compare(end) <= 0; a = a.Next() {
 			id, internal := c.st.newID(kindPublicIP)
 			c.st.PublicIPs = append(c.st.PublicIPs, &PublicIP{ID: id, InternalID: internal, Address: a.String(),
-				ZoneID: r.ZoneID, VlanRangeID: r.ID, State: "Free"})
+				ZoneID: r.ZoneID, VlanRangeID: r.ID, State: ipFree})
 		}
 		c.changed()
 	}
 	for _, n := range c.st.Networks {
 		// NetworkOrchestrator.implementNetworkElementsAndResources: only a
 		// network whose offering has SourceNat gets the address.
-		if n.Type != "Isolated" || n.State != "Implemented" || c.st.sourceNATOf(n.ID) != nil ||
+		if n.Type != "Isolated" || n.State != networkImplemented || c.st.sourceNATOf(n.ID) != nil ||
 			!c.st.networkProvides(n, "SourceNat") {
 			continue
 		}
 		if ip := c.st.freePublicIP(n.ZoneID, ""); ip != nil {
 			c.allocatePublicIP(ip, n.AccountID)
-			ip.State, ip.NetworkID, ip.SourceNAT = "Allocated", n.ID, true
+			ip.State, ip.NetworkID, ip.SourceNAT = ipAllocated, n.ID, true
 		}
 	}
 }
@@ -117,7 +115,7 @@ func (st *state) sourceNATOf(networkID string) *PublicIP {
 // if it is free.
 func (st *state) freePublicIP(zoneID, requested string) *PublicIP {
 	for _, ip := range st.PublicIPs {
-		if ip.ZoneID == zoneID && ip.State == "Free" && (requested == "" || ip.Address == requested) {
+		if ip.ZoneID == zoneID && ip.State == ipFree && (requested == "" || ip.Address == requested) {
 			return ip
 		}
 	}
@@ -126,7 +124,7 @@ func (st *state) freePublicIP(zoneID, requested string) *PublicIP {
 
 func (c *Call) allocatePublicIP(ip *PublicIP, accountID string) {
 	now := c.srv.now()
-	ip.State, ip.AccountID, ip.Allocated = "Allocating", accountID, &now
+	ip.State, ip.AccountID, ip.Allocated = ipAllocating, accountID, &now
 	c.changed()
 }
 
@@ -196,7 +194,7 @@ func associateIpAddress(c *Call) (*asyncJob, error) {
 			if err := c.st.checkIsolatedForIPs(net); err != nil {
 				return nil, err
 			}
-			ip.State, ip.NetworkID = "Allocated", net.ID
+			ip.State, ip.NetworkID = ipAllocated, net.ID
 			// isSourceNatAvailableForNetwork: the first address of an Isolated
 			// network without a source NAT address (one never implemented)
 			// becomes its source NAT.
@@ -239,7 +237,7 @@ func listPublicIpAddresses(c *Call) (any, error) {
 		zone:    func(ip *PublicIP) string { return ip.ZoneID }, view: c.publicIPView}
 	p := c.Params
 	return l.run(c, c.st.PublicIPs, func(ip *PublicIP) bool {
-		return (!p.Bool("allocatedonly", true) || ip.State != "Free") && optEq(p.Get("ipaddress"), ip.Address) &&
+		return (!p.Bool("allocatedonly", true) || ip.State != ipFree) && optEq(p.Get("ipaddress"), ip.Address) &&
 			optEq(p.Get("associatednetworkid"), ip.NetworkID) && optEq(p.Get("vlanid"), ip.VlanRangeID) &&
 			optEq(p.Get("state"), ip.State) && p.Bool("forvirtualnetwork", true) && !p.Bool("forsystemvms", false) &&
 			(!p.Has("isstaticnat") || p.Bool("isstaticnat", false) == ip.StaticNAT) &&
@@ -295,103 +293,15 @@ func disassociateIpAddress(c *Call) (*asyncJob, error) {
 	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID,
 		cmdClass: "org.apache.cloudstack.api.command.user.address.DisassociateIPAddrCmd",
 		run: func() (any, error) {
-			if ip.State == "Free" {
+			if ip.State == ipFree {
 				return success(), nil // "is not allocated, so do nothing"
 			}
-			if n := c.st.network(ip.NetworkID); ip.SourceNAT && n != nil && n.State != "Allocated" {
+			if n := c.st.network(ip.NetworkID); ip.SourceNAT && n != nil && n.State != networkAllocated {
 				return nil, internalError("ip address is used for source nat purposes and can not be disassociated.")
 			}
 			c.cleanupIPRules(ip) // IpAddressManagerImpl.cleanupIpResources
 			c.st.removeTagsOf("PublicIpAddress", ip.ID)
 			ip.release()
-			c.changed()
-			return success(), nil
-		}}, nil
-}
-
-// enableStaticNat is synchronous in CloudStack. Its checks follow
-// RulesManagerImpl.enableStaticNat (the network must provide StaticNat, the
-// address be usable for it: checkIpForService) and isIpReadyForStaticNat;
-// conflicts with another VM are 537.
-func enableStaticNat(c *Call) (any, error) {
-	p := c.Params
-	ip, _ := byID(c.st.PublicIPs, p.Get("ipaddressid"))
-	vm, _ := byID(c.st.VMs, p.Get("virtualmachineid"))
-	if ip == nil || ip.State == "Free" {
-		return nil, paramError("Unable to find ip address by id %s", p.Get("ipaddressid"))
-	}
-	networkID := firstNonEmpty(ip.NetworkID, p.Get("networkid"))
-	if networkID == "" {
-		return nil, paramError("Unable to enable static NAT for the ipAddress id=%d as IP is not associated with any network and no networkId is passed in", ip.InternalID)
-	}
-	net := c.st.network(networkID)
-	if net == nil {
-		return nil, paramError("Unable to find network by id")
-	}
-	if vm == nil || vm.Removed != nil {
-		return nil, paramError("Can't enable static nat for the address id=%d, invalid virtual machine id specified (%s).", ip.InternalID, p.Get("virtualmachineid"))
-	}
-	nic := vm.nicOn(net.ID)
-	if nic == nil {
-		return nil, paramError("Vm doesn't belong to the network with specified id")
-	}
-	if !c.st.networkProvides(net, "StaticNat") { // areServicesSupportedInNetwork(StaticNat)
-		return nil, paramError("Unable to create static nat rule; StaticNat service is not supported in network with specified id")
-	}
-	if ip.NetworkID == "" {
-		return nil, paramError("Ip address %s is not assigned to the network %s", c.st.ipString(ip), networkString(net))
-	}
-	if !strings.EqualFold(ip.NetworkID, net.ID) {
-		return nil, paramError("Invalid network Id=%d. IP is associated with a different network than passed network id", net.InternalID)
-	}
-	if err := c.st.checkIPForService(ip, "StaticNat", ""); err != nil {
-		return nil, err
-	}
-	switch vm.State {
-	case "Destroyed", "Expunging", "Error":
-		return nil, paramError("Invalid user vm: %d", vm.InternalID)
-	}
-	dstIP := nic.IPAddress
-	if guest := p.Get("vmguestip"); guest != "" && guest != dstIP {
-		return nil, paramError("VM ip %s address not belongs to the vm", guest)
-	}
-	if ip.SourceNAT {
-		return nil, paramError("Can't enable static, ip address %s is a sourceNat ip address", c.st.ipString(ip))
-	}
-	// RulesManagerImpl.isIpReadyForStaticNat: an address with load balancer
-	// rules cannot become static NAT (there are no port forwarding rules).
-	if !ip.StaticNAT && len(c.st.rulesOnIP(ip.ID, purposeLB)) > 0 {
-		return nil, ruleConflict("Failed to enable static nat for the ip address %s as it already has LoadBalancing rules assigned", c.st.ipString(ip))
-	}
-	if ip.StaticNAT && !strings.EqualFold(ip.VMID, vm.ID) {
-		return nil, &APIError{Code: codeRuleConflict, CSCode: csServerAPIException,
-			Text: fmt.Sprintf("Failed to enable static for the ip address %s and vm id=%d as it's already assigned to antoher vm",
-				c.st.ipString(ip), vm.InternalID)}
-	}
-	if old := c.st.staticNATOf(vm.ID); old != nil && old.VMIP == dstIP {
-		return nil, paramError("Failed to enable static nat on the  ip %s with Id %s as the vm %s with Id %s is already associated with another public ip %s with id %s",
-			ip.Address, ip.ID, vm.InstanceName, vm.ID, old.Address, old.ID)
-	}
-	ip.StaticNAT, ip.VMID, ip.VMIP = true, vm.ID, dstIP
-	c.changed()
-	return success(), nil
-}
-
-// disableStaticNat clears an address's static NAT in the job
-// (RulesManagerImpl.disableStaticNat).
-func disableStaticNat(c *Call) (*asyncJob, error) {
-	ip, found := byID(c.st.PublicIPs, c.Params.Get("ipaddressid"))
-	if !found {
-		return nil, paramError("Unable to find ip address by id %s", c.Params.Get("ipaddressid"))
-	}
-	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID,
-		cmdClass: "org.apache.cloudstack.api.command.user.nat.DisableStaticNatCmd",
-		run: func() (any, error) {
-			if !ip.StaticNAT {
-				return nil, paramError("Specified IP address id is not associated with any vm Id")
-			}
-			c.disableStaticNATRules(ip) // RulesManagerImpl.disableStaticNat revokes the address's rules first
-			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
 			c.changed()
 			return success(), nil
 		}}, nil

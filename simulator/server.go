@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
 // Options configure a Server.
@@ -84,7 +85,7 @@ type Server struct {
 	faults  *faultSet
 	reqlog  requestLog
 	handler http.Handler
-	xfer    *transfers // template downloads, uploads and copies
+	xfer    *transfers.Pool // template downloads, uploads and copies
 	// ssvmSites are the networks the secondary storage VM routes to through
 	// the management network: secstorage.allowed.internal.sites as it was at
 	// start (templates_register.go).
@@ -113,9 +114,9 @@ func New(opts Options) (*Server, error) {
 		}
 		opts.Hypervisor = hv
 	}
-	s := &Server{opts: opts, faults: newFaultSet(opts.FaultSeed), xfer: newTransfers(opts.StatePath),
+	s := &Server{opts: opts, faults: newFaultSet(opts.FaultSeed), xfer: transfers.New(opts.StatePath),
 		sessions: map[string]*session{}, timers: map[string]*time.Timer{}}
-	if n := sweepImageDirs(s.xfer.base); n > 0 {
+	if n := transfers.Sweep(s.xfer.Base()); n > 0 {
 		s.logf("removed %d image directories left by simulators that are gone", n)
 	}
 	for _, f := range opts.Faults {
@@ -190,7 +191,7 @@ func (s *Server) persist() {
 // the next start, like jobs of a stopped management server) and saves.
 func (s *Server) Close() error {
 	// Transfers take the lock to record progress: stop them first.
-	s.xfer.close()
+	s.xfer.Close()
 	s.stopExpungeTask()
 	s.mu.Lock()
 	defer s.mu.Unlock()

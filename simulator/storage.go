@@ -136,7 +136,7 @@ func listStoragePools(c *Call) (any, error) {
 	p := c.Params
 	return l.run(c, c.st.StoragePools, func(s *StoragePool) bool {
 		return optEq(p.Get("podid"), s.PodID) && optEq(p.Get("clusterid"), s.ClusterID) &&
-			optEq(p.Get("scope"), s.Scope) && optEq(p.Get("status"), "Up")
+			optEq(p.Get("scope"), s.Scope) && optEq(p.Get("status"), poolUp)
 	})
 }
 
@@ -145,7 +145,7 @@ func (c *Call) poolView(s *StoragePool) map[string]any {
 	z := c.st.zone(s.ZoneID)
 	u, _ := url.Parse(s.URL)
 	v := map[string]any{"id": s.ID, "name": s.Name, "zoneid": z.ID, "zonename": z.Name, "scope": s.Scope,
-		"hypervisor": s.Hypervisor, "state": "Up", "type": poolType(u.Scheme), "ipaddress": u.Hostname(),
+		"hypervisor": s.Hypervisor, "state": poolUp, "type": poolType(u.Scheme), "ipaddress": u.Hostname(),
 		"path": u.Path, "provider": "DefaultPrimary", "created": csTime(s.Created), "disksizetotal": poolCapacity,
 		"disksizeallocated": 0, "disksizeused": 0, "overprovisionfactor": "2.0", "managed": false,
 		"hasannotations": false, "istagarule": false}

@@ -196,12 +196,6 @@ func init() {
 	paramKinds["destzoneid"] = kindZone
 	register(
 		command{name: "listTemplates", idKind: kindTemplate, sync: listTemplates},
-		command{name: "registerTemplate", sync: registerTemplate},
-		command{name: "getUploadParamsForTemplate", sync: getUploadParamsForTemplate,
-			responseName: "postuploadtemplateresponse"},
-		command{name: "deleteTemplate", idKind: kindTemplate, async: deleteTemplate},
-		command{name: "copyTemplate", idKind: kindTemplate, async: copyTemplate},
-		command{name: "updateTemplate", idKind: kindTemplate, sync: updateTemplate},
 	)
 }
 

@@ -7,8 +7,10 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/imagecheck"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
 // withCopy runs fn on a template copy under the state lock, unless the
@@ -42,14 +44,14 @@ func (s *Server) failCopy(templateID, zoneID, text string) {
 	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
 		cp.DownloadState, cp.ErrorString = dlError, errorText(text)
 	})
-	s.xfer.removeImage(templateID, zoneID)
+	s.xfer.RemoveImage(templateID, zoneID)
 }
 
 // startDownload queues the secondary storage VM's download of a registered
 // template into one zone. The caller holds the state lock.
 func (s *Server) startDownload(t *Template, zoneID string) {
 	id, url, format := t.ID, t.URL, t.Format
-	s.xfer.start(copyKey(id, zoneID), func(ctx context.Context) {
+	s.xfer.Start(transfers.Key(id, zoneID), func(ctx context.Context) {
 		s.download(ctx, id, zoneID, url, format)
 	})
 }
@@ -66,7 +68,7 @@ var downloadClient = &http.Client{
 // download does what the SSVM does with a registered URL: find the size,
 // fetch the bytes reporting progress, check the content, install.
 func (s *Server) download(ctx context.Context, id, zoneID, url, format string) {
-	if !pause(ctx, s.opts.TemplateLatency) {
+	if !transfers.Pause(ctx, s.opts.TemplateLatency) {
 		return
 	}
 	if text := s.ssvmUnreachable(url); text != "" {
@@ -81,7 +83,7 @@ func (s *Server) download(ctx context.Context, id, zoneID, url, format string) {
 		s.failCopy(id, zoneID, err.Error())
 		return
 	}
-	dst, err := s.xfer.imagePath(id, zoneID)
+	dst, err := s.xfer.ImagePath(id, zoneID)
 	if err != nil {
 		return
 	}
@@ -108,11 +110,11 @@ func (s *Server) install(ctx context.Context, id, zoneID, file, url, format stri
 		_ = os.Remove(file)
 		return
 	}
-	if !pause(ctx, s.opts.TemplateLatency) {
+	if !transfers.Pause(ctx, s.opts.TemplateLatency) {
 		return
 	}
 	uriPath := urlPath(url)
-	if found, err := checkFileType(file, uriPath); err != nil || found != "" {
+	if found, err := imagecheck.CheckFileType(file, uriPath); err != nil || found != "" {
 		text := "Failed to install: Template content is unsupported, or mismatch between selected format and template content. Found  : " + found
 		if err != nil {
 			text = "Failed to install: " + err.Error()
@@ -120,7 +122,7 @@ func (s *Server) install(ctx context.Context, id, zoneID, file, url, format stri
 		s.failCopy(id, zoneID, text)
 		return
 	}
-	info, err := verifyImage(file, uriPath, format)
+	info, err := imagecheck.Verify(file, uriPath, format)
 	if ctx.Err() != nil {
 		return
 	}
@@ -230,7 +232,7 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 // whether the copy succeeded. The caller holds the state lock.
 func (s *Server) startCopy(t *Template, from *TemplateCopy, toZone string, done func(ok bool)) bool {
 	id, srcZone, size, physical := t.ID, from.ZoneID, from.Size, from.PhysicalSize
-	return s.xfer.start(copyKey(id, toZone), func(ctx context.Context) {
+	return s.xfer.Start(transfers.Key(id, toZone), func(ctx context.Context) {
 		ok := s.copyImage(ctx, id, srcZone, toZone, size, physical)
 		done(ok)
 	})
@@ -243,7 +245,7 @@ func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, siz
 		}
 		return false
 	}
-	if !pause(ctx, s.opts.TemplateLatency) {
+	if !transfers.Pause(ctx, s.opts.TemplateLatency) {
 		return false
 	}
 	if !s.withCopy(id, dstZone, true, func(t *Template, cp *TemplateCopy) {
@@ -254,8 +256,8 @@ func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, siz
 	report := func(pct int) {
 		s.withCopy(id, dstZone, false, func(t *Template, cp *TemplateCopy) { cp.Percent = pct })
 	}
-	if src := s.xfer.existingImage(id, srcZone); src != "" {
-		dst, err := s.xfer.imagePath(id, dstZone)
+	if src := s.xfer.ExistingImage(id, srcZone); src != "" {
+		dst, err := s.xfer.ImagePath(id, dstZone)
 		if err != nil {
 			return false
 		}
@@ -267,17 +269,17 @@ func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, siz
 		// no bytes on disk (the builtin template, or images of a previous
 		// run): the copy only takes time
 		for _, pct := range []int{25, 50, 75, 100} {
-			if !pause(ctx, s.opts.TemplateLatency/4) {
+			if !transfers.Pause(ctx, s.opts.TemplateLatency/4) {
 				return false
 			}
 			report(pct)
 		}
 	}
 	if !s.withCopy(id, dstZone, true, func(t *Template, cp *TemplateCopy) { cp.Percent = 100 }) {
-		s.xfer.removeImage(id, dstZone)
+		s.xfer.RemoveImage(id, dstZone)
 		return false
 	}
-	if !pause(ctx, s.opts.TemplateLatency) {
+	if !transfers.Pause(ctx, s.opts.TemplateLatency) {
 		return false
 	}
 	return s.withCopy(id, dstZone, true, func(t *Template, cp *TemplateCopy) {
@@ -330,5 +332,3 @@ func (st *state) failInterruptedTransfers() {
 		}
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -14,6 +14,12 @@ import (
 var hypervisorTypes = []string{"XenServer", "KVM", "VMware", "Hyperv", "VirtualBox", "Parralels", "BareMetal",
 	"Simulator", "Ovm", "Ovm3", "LXC", "Custom", "External"}
 
+func init() {
+	register(
+		command{name: "registerTemplate", sync: registerTemplate},
+	)
+}
+
 // hypervisorType is HypervisorType.getType: "" for None.
 func hypervisorType(name string) string {
 	for _, h := range hypervisorTypes {

@@ -371,7 +371,7 @@ func TestRegisterTemplateFormats(t *testing.T) {
 		{"QCOW2", "/disk-root.img", qcow, 4 << 30},
 		{"OVA", "/image.ova", ova, int64(len(ova))},
 		{"RAW", "/disk.raw.bz2", bzipped(t, make([]byte, 3<<20)), 3 << 20},
-		{"VHD", "/image.vhd.zip", zipOf(t, "image.vhd", testimages.VHD(8<<20)), 8 << 20},
+		{"VHD", "/image.vhd.zip", testimages.Zip("image.vhd", testimages.VHD(8<<20)), 8 << 20},
 	}
 	for _, c := range cases {
 		id := registerURL(t, s, "ok"+c.path, c.format, images.add(c.path, c.data), zone)
@@ -518,7 +518,7 @@ func TestDeleteTemplate(t *testing.T) {
 	if rows := listTemplate(t, s, id); len(rows) != 0 {
 		t.Fatalf("deleted template still listed: %+v", rows)
 	}
-	if s.srv.xfer.existingImage(id, z1) != "" {
+	if s.srv.xfer.ExistingImage(id, z1) != "" {
 		t.Fatal("the deleted template's image is still on disk")
 	}
 
@@ -662,7 +662,7 @@ func TestTemplatesSurviveRestart(t *testing.T) {
 	id := registerURL(t, s1, "kept", "VHD", images.add("/k.vhd", testimages.VHD(8<<20)), zone)
 	waitTemplate(t, s1, id, zone, settled)
 	up := getUploadParams(t, s1, "upload-later", "VHD")
-	dir := filepath.Dir(s1.srv.xfer.existingImage(id, zone))
+	dir := filepath.Dir(s1.srv.xfer.ExistingImage(id, zone))
 	s1.stop()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("image directory %s left behind: %v", dir, err)

@@ -6,6 +6,12 @@ var templateUpdateUnmodelled = []string{"arch", "bootable", "isrouting", "cleanu
 	"templatetype", "requireshvm", "details", "isdynamicallyscalable", "forceupdateostype", "forcks", "format",
 	"sshkeyenabled", "passwordenabled", "sortkey"}
 
+func init() {
+	register(
+		command{name: "updateTemplate", idKind: kindTemplate, sync: updateTemplate},
+	)
+}
+
 // updateTemplate is UpdateTemplateCmd through
 // TemplateManagerImpl.updateTemplateOrIso, for the name and the display
 // text: the template must exist and not be removed, the system template

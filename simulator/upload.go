@@ -2,8 +2,6 @@ package simulator
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha1"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
@@ -14,97 +12,9 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/imagecheck"
 )
-
-// maxUploadSizeGB is max.template.iso.size's default.
-const maxUploadSizeGB = 50
-
-// jodaTime is Joda's DateTime.toString() in UTC, the "expires" format.
-const jodaTime = "2006-01-02T15:04:05.000Z07:00"
-
-// uploadMetadata is what the metadata blob carries to the upload receiver,
-// like CloudStack's TemplateOrVolumePostUploadCommand (which CloudStack also
-// encrypts; here it is only encoded). Clients treat it as opaque.
-type uploadMetadata struct {
-	EntityUUID    string `json:"entityUUID"`
-	EntityID      int64  `json:"entityId"`
-	Name          string `json:"name"`
-	ImageFormat   string `json:"imageFormat"`
-	ZoneUUID      string `json:"zoneUUID"`
-	Type          string `json:"type"`
-	MaxUploadSize string `json:"maxUploadSize"` // GB
-}
-
-// getUploadParamsForTemplate registers a template whose bytes the client
-// POSTs itself, and answers where and how to POST them.
-func getUploadParamsForTemplate(c *Call) (any, error) {
-	p := c.Params
-	zoneParam := p.Get("zoneid")
-	if zoneParam == "-1" {
-		return nil, serverParamError("Invalid zoneid")
-	}
-	hvParam := p.Get("hypervisor")
-	deployAsIs := strings.EqualFold(hvParam, "VMware") && p.Bool("deployasis", false)
-	switch {
-	case !deployAsIs && p.Get("ostypeid") == "":
-		return nil, serverParamError("Missing parameter ostypeid")
-	case deployAsIs && p.Get("ostypeid") != "":
-		return nil, serverParamError("Invalid parameter ostypeid, not applicable for" +
-			"VMware when deploy-as-is is set to true")
-	}
-	hv := hypervisorType(hvParam)
-	if hv == "" {
-		return nil, invalidHypervisor("None") // CloudStack prints the parsed type
-	}
-	format, err := imageFormat(p.Get("format"))
-	if err != nil {
-		return nil, err
-	}
-	z := c.st.zoneByParam(zoneParam)
-	if z == nil {
-		return nil, serverParamError("Please specify a valid zone.")
-	}
-	if err := c.st.checkZoneHypervisor(z, hv); err != nil {
-		return nil, err
-	}
-	t, err := c.newTemplate(format, hv, deployAsIs)
-	if err != nil {
-		return nil, err
-	}
-	t.State, t.PostUpload = tsNotUploaded, true
-	t.Copies = []*TemplateCopy{{ZoneID: z.ID, DownloadState: dlNotUploaded, Created: t.Created}}
-	c.st.Templates = append(c.st.Templates, t)
-	c.changed()
-
-	// CloudStack answers https://<SSVM public IP or its dashed name under the
-	// SSL domain>/upload/<uuid> (use.https.to.upload defaults to true) and
-	// signs that URL; the simulator receives uploads itself, over plain HTTP,
-	// on the address the API request came in on, and signs the https URL the
-	// SSVM's handler checks (see admitUpload).
-	postURL := "http://" + c.host + "/upload/" + t.ID
-	// TemplateManagerImpl on GetUploadParamsForTemplateCmd: the parameters expire
-	// after upload.operation.timeout minutes, read now (the setting is dynamic).
-	expires := c.srv.now().Add(time.Duration(c.st.settingInt(settingUploadTimeout)) * time.Minute).Format(jodaTime)
-	meta, _ := json.Marshal(uploadMetadata{EntityUUID: t.ID, EntityID: t.InternalID, Name: t.Name,
-		ImageFormat: format, ZoneUUID: z.ID, Type: "TEMPLATE", MaxUploadSize: itoa(maxUploadSizeGB)})
-	metadata := base64.StdEncoding.EncodeToString(meta)
-	return map[string]any{"getuploadparams": map[string]any{"id": t.ID, "postURL": postURL,
-		"metadata": metadata, "expires": expires,
-		"signature": c.st.uploadSignature(metadata + signedUploadURL(c.host, t.ID) + expires)}}, nil
-}
-
-// signedUploadURL is the URL an upload's signature covers:
-// HttpUploadServerHandler checks it as "https://" + the x-forwarded-host
-// header (the SSVM's web server proxies to the handler) + "/upload/" + uuid.
-func signedUploadURL(host, id string) string { return "https://" + host + "/upload/" + id }
-
-// uploadSignature is EncryptionUtil.generateSignature: Base64 HMAC-SHA1 with
-// the key the management server shares with the SSVMs.
-func (st *state) uploadSignature(data string) string {
-	mac := hmac.New(sha1.New, []byte(st.UploadKey))
-	mac.Write([]byte(data))
-	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
-}
 
 // uploadRefusal is a refused upload: the HTTP status and the text the SSVM answers.
 type uploadRefusal struct {
@@ -177,7 +87,7 @@ func (s *Server) receiveUpload(r *http.Request, id string) (int, string) {
 	if uerr != nil {
 		return uerr.status, uerr.text
 	}
-	dst, err := s.xfer.imagePath(templateID, zoneID)
+	dst, err := s.xfer.ImagePath(templateID, zoneID)
 	if err != nil {
 		s.uploadFailed(templateID, zoneID)
 		return http.StatusInternalServerError, "Internal Server Error"
@@ -194,6 +104,42 @@ func (s *Server) receiveUpload(r *http.Request, id string) (int, string) {
 // the header check mark the upload failed, as updateStateMapWithError does.
 // It returns the template and zone ids.
 func (s *Server) admitUpload(r *http.Request, id string) (string, string, *uploadRefusal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.persist()
+	if s.closed {
+		return "", "", &uploadRefusal{http.StatusServiceUnavailable, "the simulator is shutting down"}
+	}
+	meta, bad := s.checkUploadRequest(r, id)
+	if bad != nil {
+		if bad.poison {
+			s.poisonUpload(id)
+		}
+		return "", "", &uploadRefusal{http.StatusBadRequest, bad.text}
+	}
+	t, cp, text := s.uploadCopy(r, id, meta)
+	if text != "" {
+		return "", "", &uploadRefusal{http.StatusBadRequest, text}
+	}
+	// The SSVM now holds an upload entity; the management server learns of
+	// it on its upload monitor's next poll.
+	cp.UploadState, cp.UploadPercent = uploadInProgress, 0
+	s.dirty = true
+	return t.ID, cp.ZoneID, nil
+}
+
+// badUpload is a refused upload's text, and whether the refusal marks the
+// pending upload failed.
+type badUpload struct {
+	text   string
+	poison bool
+}
+
+// checkUploadRequest is the header checks: the compulsory fields, a
+// content length, the signature, the expiry and the metadata naming this
+// template. The caller holds the state lock.
+func (s *Server) checkUploadRequest(r *http.Request, id string) (uploadMetadata, *badUpload) {
+	var meta uploadMetadata
 	signature, metadata, expires := r.Header.Get("X-Signature"), r.Header.Get("X-Metadata"), r.Header.Get("X-Expires")
 	// HttpUploadServerHandler reads x-forwarded-host; a client POSTing to
 	// the simulator directly has no proxy in between, so Host stands in.
@@ -201,40 +147,34 @@ func (s *Server) admitUpload(r *http.Request, id string) (string, string, *uploa
 	if fwd := r.Header.Get("X-Forwarded-Host"); fwd != "" {
 		host = fwd
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	defer s.persist()
-	bad := func(text string, poison bool) (string, string, *uploadRefusal) {
-		if poison {
-			s.poisonUpload(id)
-		}
-		return "", "", &uploadRefusal{http.StatusBadRequest, text}
-	}
-	if s.closed {
-		return "", "", &uploadRefusal{http.StatusServiceUnavailable, "the simulator is shutting down"}
-	}
 	if signature == "" || metadata == "" || expires == "" {
-		return bad("signature, metadata and expires are compulsory fields.", true)
+		return meta, &badUpload{"signature, metadata and expires are compulsory fields.", true}
 	}
 	if r.ContentLength <= 0 {
-		return bad("content length is not set in the request or has invalid value.", false)
+		return meta, &badUpload{"content length is not set in the request or has invalid value.", false}
 	}
 	want := s.st.uploadSignature(metadata + signedUploadURL(host, id) + expires)
 	if subtle.ConstantTimeCompare([]byte(want), []byte(signature)) != 1 {
-		return bad("signature validation failed.", true)
+		return meta, &badUpload{"signature validation failed.", true}
 	}
 	deadline, err := time.Parse(time.RFC3339Nano, expires)
 	if err != nil || deadline.Before(s.now()) {
-		return bad("request not valid anymore.", true)
+		return meta, &badUpload{"request not valid anymore.", true}
 	}
-	var meta uploadMetadata
 	raw, err := base64.StdEncoding.DecodeString(metadata)
 	if err == nil {
 		err = json.Unmarshal(raw, &meta)
 	}
 	if err != nil || !strings.EqualFold(meta.EntityUUID, id) {
-		return bad("unable decode and deserialize metadata.", true)
+		return meta, &badUpload{"unable decode and deserialize metadata.", true}
 	}
+	return meta, nil
+}
+
+// uploadCopy is the template copy the one-time URL was made for, when it
+// is still unused and the content fits maxUploadSizeGB (a larger one marks
+// the upload failed); otherwise the refusal's text.
+func (s *Server) uploadCopy(r *http.Request, id string, meta uploadMetadata) (*Template, *TemplateCopy, string) {
 	t, _ := byID(s.st.Templates, id)
 	var cp *TemplateCopy
 	if t != nil && t.Removed == nil {
@@ -242,20 +182,16 @@ func (s *Server) admitUpload(r *http.Request, id string) (string, string, *uploa
 	}
 	switch {
 	case cp == nil:
-		return bad("The one time post url is already used", false)
+		return nil, nil, "The one time post url is already used"
 	case cp.UploadState != "":
-		return bad(fmt.Sprintf("The one time post url is already used and the upload is in %s state.", cp.UploadState), false)
+		return nil, nil, fmt.Sprintf("The one time post url is already used and the upload is in %s state.", cp.UploadState)
 	}
 	if gb := (r.ContentLength + 1<<30 - 1) >> 30; gb > maxUploadSizeGB {
 		s.poisonUpload(id)
-		return bad(fmt.Sprintf("Maximum file upload size exceeded. Content Length received: %dGB. Maximum allowed size: %dGB.",
-			gb, maxUploadSizeGB), false)
+		return nil, nil, fmt.Sprintf("Maximum file upload size exceeded. Content Length received: %dGB. Maximum allowed size: %dGB.",
+			gb, maxUploadSizeGB)
 	}
-	// The SSVM now holds an upload entity; the management server learns of
-	// it on its upload monitor's next poll.
-	cp.UploadState, cp.UploadPercent = uploadInProgress, 0
-	s.dirty = true
-	return t.ID, cp.ZoneID, nil
+	return t, cp, ""
 }
 
 // poisonUpload marks a template's pending upload failed on the SSVM
@@ -320,7 +256,7 @@ func (s *Server) writeUpload(ctx context.Context, part io.Reader, dst string, to
 	progress := &progressWriter{total: total, report: func(pct int) {
 		s.withCopy(templateID, zoneID, false, func(t *Template, cp *TemplateCopy) { cp.UploadPercent = min(pct, 99) })
 	}}
-	_, err = io.CopyBuffer(io.MultiWriter(f, progress), &ctxReader{ctx: ctx, stop: s.xfer.ctx, r: part}, make([]byte, 256<<10))
+	_, err = io.CopyBuffer(io.MultiWriter(f, progress), &ctxReader{ctx: ctx, stop: s.xfer.Context(), r: part}, make([]byte, 256<<10))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -356,7 +292,7 @@ func (s *Server) installUpload(templateID, zoneID, file, filename string) (int, 
 		_ = os.Remove(file)
 		return http.StatusInternalServerError, "upload entity not found"
 	}
-	found, err := checkFileType(file, filename)
+	found, err := imagecheck.CheckFileType(file, filename)
 	if err != nil {
 		return fail(http.StatusInternalServerError, "Exception occurred: "+err.Error())
 	}
@@ -364,14 +300,14 @@ func (s *Server) installUpload(templateID, zoneID, file, filename string) (int, 
 		return fail(http.StatusBadRequest, "File type mismatch between the sent file and the actual content. Received: "+found)
 	}
 	selected := format
-	if comp := compressionOfName(filename); comp != compNone && comp != compXz {
-		selected += "." + compExt(comp)
+	if comp := imagecheck.Compression(filename); comp != imagecheck.None && comp != imagecheck.Xz {
+		selected += "." + imagecheck.Extension(comp)
 	}
-	if found, _ := checkFileType(file, selected); found != "" {
+	if found, _ := imagecheck.CheckFileType(file, selected); found != "" {
 		return fail(http.StatusInternalServerError, "File type mismatch between uploaded file and selected format. Selected file format: "+
 			selected+". Received: "+found)
 	}
-	info, err := verifyImage(file, filename, format)
+	info, err := imagecheck.Verify(file, filename, format)
 	if err != nil {
 		return fail(http.StatusInternalServerError, err.Error())
 	}

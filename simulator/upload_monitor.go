@@ -3,6 +3,8 @@ package simulator
 import (
 	"context"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
 // startUploadMonitor is ImageStoreUploadMonitorImpl: configure() reads
@@ -24,8 +26,8 @@ func (s *Server) startUploadMonitor() {
 	if interval <= 0 {
 		return // scheduleWithFixedDelay refuses a delay that is not positive: no monitor runs
 	}
-	s.xfer.start("", func(ctx context.Context) {
-		for pause(ctx, interval) {
+	s.xfer.Start("", func(ctx context.Context) {
+		for transfers.Pause(ctx, interval) {
 			s.checkUploads(timeout)
 		}
 	})

@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"archive/zip"
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha1"
@@ -86,21 +85,6 @@ func send(t *testing.T, target, host string, headers map[string]string, body io.
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
-}
-
-func zipOf(t *testing.T, name string, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	w, err := zw.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = w.Write(data)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
 
 func TestGetUploadParamsThroughCloudStackGo(t *testing.T) {

@@ -1,12 +1,35 @@
 package simulator
 
-import "strings"
+import (
+	"strings"
 
-// createVlanIpRange for a zone's public addresses:
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
+)
+
+// createVlanIpRange and listVlanIpRanges, a zone's public addresses:
 // ConfigurationManagerImpl.createVlanAndPublicIpRange and validateIpRange.
 
+// VlanRange is a public IP range of a zone.
+type VlanRange struct {
+	ID                string `json:"id"`
+	InternalID        int64  `json:"internalid"`
+	ZoneID            string `json:"zoneid"`
+	PhysicalNetworkID string `json:"physicalnetworkid"`
+	VLAN              string `json:"vlan"`
+	Gateway           string `json:"gateway"`
+	Netmask           string `json:"netmask"`
+	CIDR              string `json:"cidr"`
+	StartIP           string `json:"startip"`
+	EndIP             string `json:"endip"`
+}
+
+func (v *VlanRange) uuid() string { return v.ID }
+
 func init() {
-	register(command{name: "createVlanIpRange", sync: createVlanIpRange})
+	register(
+		command{name: "createVlanIpRange", sync: createVlanIpRange},
+		command{name: "listVlanIpRanges", idKind: kindVlanRange, sync: listVlanIpRanges},
+	)
 }
 
 // vlanSpec is createVlanIpRange's input.
@@ -54,9 +77,9 @@ func (st *state) createVlanRange(s vlanSpec) (*VlanRange, error) {
 	if err != nil {
 		return nil, err
 	}
-	if validIPv4(s.StartIP) && validIPv4(s.EndIP) {
+	if netutils.ValidIPv4(s.StartIP) && netutils.ValidIPv4(s.EndIP) {
 		for _, pod := range st.Pods {
-			if pod.ZoneID == z.ID && rangesOverlap(s.StartIP, s.EndIP, pod.StartIP, pod.EndIP) {
+			if pod.ZoneID == z.ID && netutils.RangesOverlap(s.StartIP, s.EndIP, pod.StartIP, pod.EndIP) {
 				return nil, paramError("The Start IP and EndIP address range overlap with private IP :%s:%s", pod.StartIP, pod.EndIP)
 			}
 		}
@@ -65,25 +88,25 @@ func (st *state) createVlanRange(s vlanSpec) (*VlanRange, error) {
 		return nil, paramError("Unable to determine vlan id or untagged vlan for public network")
 	}
 	tag := "vlan://" + strings.TrimPrefix(s.VLAN, "vlan://") // BroadcastDomainType.Vlan.toUri
-	if !validIPv4(s.Gateway) {
+	if !netutils.ValidIPv4(s.Gateway) {
 		return nil, paramError("Please specify a valid gateway")
 	}
-	if !validNetmask(s.Netmask) {
+	if !netutils.ValidNetmask(s.Netmask) {
 		return nil, paramError("Please specify a valid netmask")
 	}
-	cidr, _ := cidrOf(s.Gateway, s.Netmask)
-	if !validIPv4(s.StartIP) || !validIPv4(s.EndIP) || !cidr.Contains(parseAddr(s.StartIP)) || !cidr.Contains(parseAddr(s.EndIP)) {
+	cidr, _ := netutils.CIDROf(s.Gateway, s.Netmask)
+	if !netutils.ValidIPv4(s.StartIP) || !netutils.ValidIPv4(s.EndIP) || !cidr.Contains(netutils.ParseAddr(s.StartIP)) || !cidr.Contains(netutils.ParseAddr(s.EndIP)) {
 		return nil, paramError("Please specify a valid IP range or valid netmask or valid gateway")
 	}
 	guestVLAN := !strings.EqualFold(tag, "vlan://untagged") && pn.vnetInRange(tag)
-	if g, ok := parseCIDR(z.GuestCIDR); ok && g.Overlaps(cidr) && guestVLAN {
+	if g, ok := netutils.ParseCIDR(z.GuestCIDR); ok && g.Overlaps(cidr) && guestVLAN {
 		return nil, paramError("The new IP range you have specified has  overlapped with the guest network in zone: %salong with existing Vlan also. Please specify a different gateway/netmask", z.Name)
 	}
 	if err := checkPublicIPRangeErrors(s, cidr.Bits()); err != nil {
 		return nil, err
 	}
 	for _, r := range st.VlanRanges {
-		if r.ZoneID == z.ID && rangesOverlap(s.StartIP, s.EndIP, r.StartIP, r.EndIP) {
+		if r.ZoneID == z.ID && netutils.RangesOverlap(s.StartIP, s.EndIP, r.StartIP, r.EndIP) {
 			return nil, paramError("The IP range %s-%s overlaps with the range %s-%s of zone %s", s.StartIP, s.EndIP, r.StartIP, r.EndIP, z.Name)
 		}
 	}
@@ -119,12 +142,31 @@ func (st *state) publicPhysicalNetwork(z *Zone, id string) (*PhysicalNetwork, *A
 // checkPublicIPRangeErrors is ConfigurationManagerImpl.checkPublicIpRangeErrors
 // for a range already known to lie in the gateway's subnet.
 func checkPublicIPRangeErrors(s vlanSpec, bits int) *APIError {
-	if ipLess(s.EndIP, s.StartIP) {
+	if netutils.IPLess(s.EndIP, s.StartIP) {
 		return paramError("Please specify a valid IP range.")
 	}
 	// RFC 3021: a /31 has no gateway to keep out of the range.
-	if bits != 31 && rangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway) {
+	if bits != 31 && netutils.RangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway) {
 		return paramError("The gateway ip should not be the part of the ip range being added.")
 	}
 	return nil
+}
+
+func listVlanIpRanges(c *Call) (any, error) {
+	l := lister[*VlanRange]{key: "vlaniprange", id: (*VlanRange).uuid, zone: func(v *VlanRange) string { return v.ZoneID },
+		keyword: func(v *VlanRange) []string { return []string{v.VLAN} }, view: c.vlanRangeView}
+	p := c.Params
+	return l.run(c, c.st.VlanRanges, func(v *VlanRange) bool {
+		return optEq(p.Get("physicalnetworkid"), v.PhysicalNetworkID) &&
+			(p.Get("vlan") == "" || strings.TrimPrefix(v.VLAN, "vlan://") == strings.TrimPrefix(p.Get("vlan"), "vlan://")) &&
+			p.Bool("forvirtualnetwork", true) && p.Get("networkid") == "" && p.Get("podid") == ""
+	})
+}
+
+func (c *Call) vlanRangeView(v *VlanRange) map[string]any {
+	root := c.st.Domains[0]
+	return map[string]any{"id": v.ID, "zoneid": v.ZoneID, "physicalnetworkid": v.PhysicalNetworkID,
+		"vlan": v.VLAN, "gateway": v.Gateway, "netmask": v.Netmask, "cidr": v.CIDR, "startip": v.StartIP,
+		"endip": v.EndIP, "forvirtualnetwork": true, "forsystemvms": false, "domainid": root.ID,
+		"domain": root.Name, "domainpath": root.displayPath(), "provider": "VirtualRouter"}
 }

@@ -3,7 +3,6 @@ package simulator
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -40,6 +39,77 @@ type nicPlan struct {
 // volumes before answering, so those errors come back at once. The job
 // then places and starts the VM; while it runs the VM is Starting.
 func deployVirtualMachine(c *Call) (*asyncJob, error) {
+	d, err := c.planDeploy()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.allocateGuestIPs(d.nics); err != nil {
+		return nil, err
+	}
+	vm := c.createDeployedVM(d)
+	c.changed()
+	return c.deployJob(vm, d.tmpl.passwordEnabled), nil
+}
+
+// deployPlan is what the create phase settled: every input checked, nothing
+// allocated yet.
+type deployPlan struct {
+	zone            *Zone
+	offering        *ServiceOffering
+	tmpl            deployTemplate
+	nics            []*nicPlan
+	sgIDs, groupIDs []string
+	keyNames        []string
+	details         map[string]string
+	cpu, speed, mem int
+	rootBytes       int64
+	dataOffering    *DiskOffering
+	dataBytes       int64
+	userData, name  string
+}
+
+// planDeploy runs the create phase's checks in CloudStack's order, so the
+// first failing one is the error the caller sees.
+func (c *Call) planDeploy() (*deployPlan, error) {
+	d, err := c.deploySource()
+	if err != nil {
+		return nil, err
+	}
+	if d.nics, err = c.deployNetworks(d.zone); err != nil {
+		return nil, err
+	}
+	if d.sgIDs, err = c.deploySecurityGroups(d.zone); err != nil {
+		return nil, err
+	}
+	if d.keyNames, err = c.deployKeyPairs(); err != nil {
+		return nil, err
+	}
+	if d.groupIDs, err = c.deployAffinityGroups(); err != nil {
+		return nil, err
+	}
+	d.details = deployDetails(c.Params)
+	if d.cpu, d.speed, d.mem, err = computeOf(d.offering, d.details); err != nil {
+		return nil, err
+	}
+	if d.rootBytes, err = rootDiskBytes(d.tmpl, d.details); err != nil {
+		return nil, err
+	}
+	if d.dataOffering, d.dataBytes, err = c.deployDataDisk(); err != nil {
+		return nil, err
+	}
+	if d.userData, err = c.st.validateUserData(c.Params.Get("userdata")); err != nil {
+		return nil, err
+	}
+	if err := c.checkUserDataService(d.nics[0].net, d.userData, d.keyNames, d.tmpl.passwordEnabled); err != nil {
+		return nil, err
+	}
+	d.name, err = c.deployHostName(d.nics)
+	return d, err
+}
+
+// deploySource is the zone, the service offering and the template the VM
+// is deployed from.
+func (c *Call) deploySource() (*deployPlan, error) {
 	p := c.Params
 	zone := c.st.zone(p.Get("zoneid"))
 	offering, _ := byID(c.st.ServiceOfferings, p.Get("serviceofferingid"))
@@ -57,16 +127,14 @@ func deployVirtualMachine(c *Call) (*asyncJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	plans, err := c.deployNetworks(zone)
-	if err != nil {
-		return nil, err
-	}
-	sgIDs, err := c.deploySecurityGroups(zone)
-	if err != nil {
-		return nil, err
-	}
-	keyNames := p.List("keypairs") // BaseDeployVMCmd.getSSHKeyPairNames: keypairs, then keypair
-	if k := p.Get("keypair"); k != "" {
+	return &deployPlan{zone: zone, offering: offering, tmpl: tmpl}, nil
+}
+
+// deployKeyPairs is BaseDeployVMCmd.getSSHKeyPairNames (keypairs, then
+// keypair): every name must be one of the caller's key pairs, and only once.
+func (c *Call) deployKeyPairs() ([]string, error) {
+	keyNames := c.Params.List("keypairs")
+	if k := c.Params.Get("keypair"); k != "" {
 		keyNames = append(keyNames, k)
 	}
 	for _, name := range keyNames {
@@ -74,76 +142,67 @@ func deployVirtualMachine(c *Call) (*asyncJob, error) {
 			return nil, paramError("Not all specified keypairs exist")
 		}
 	}
-	groupIDs, err := c.deployAffinityGroups()
-	if err != nil {
-		return nil, err
-	}
-	details := deployDetails(p)
-	cpu, speed, mem, err := computeOf(offering, details)
-	if err != nil {
-		return nil, err
-	}
-	rootBytes, err := rootDiskBytes(tmpl, details)
-	if err != nil {
-		return nil, err
-	}
-	dataOffering, dataBytes, err := c.deployDataDisk()
-	if err != nil {
-		return nil, err
-	}
-	userData, err := c.st.validateUserData(p.Get("userdata"))
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkUserDataService(plans[0].net, userData, keyNames, tmpl.passwordEnabled); err != nil {
-		return nil, err
-	}
-	name := p.Get("name")
-	if p.Has("name") {
-		if !verifyHostName(name) {
-			return nil, hostNameError()
-		}
-		if n := c.st.hostNameTaken(name, plans, ""); n != nil {
-			return nil, duplicateHostName(name, n)
-		}
-	}
-	if err := c.allocateGuestIPs(plans); err != nil {
-		return nil, err
-	}
+	return keyNames, nil
+}
 
+// deployHostName checks a given name: a valid host name no VM on the same
+// networks holds. "" when none was given.
+func (c *Call) deployHostName(nics []*nicPlan) (string, error) {
+	name := c.Params.Get("name")
+	if !c.Params.Has("name") {
+		return name, nil
+	}
+	if !verifyHostName(name) {
+		return "", hostNameError()
+	}
+	if n := c.st.hostNameTaken(name, nics, ""); n != nil {
+		return "", duplicateHostName(name, n)
+	}
+	return name, nil
+}
+
+// createDeployedVM adds the VM row, its NICs and its volumes: Starting when
+// the job will start it, Stopped otherwise.
+func (c *Call) createDeployedVM(d *deployPlan) *VirtualMachine {
+	p := c.Params
 	now := c.srv.now()
 	id, internal := c.st.newID(kindVM)
+	name := d.name
 	if name == "" {
 		name = instanceNameSuffix + "-" + id // generateHostName: instance.name + "-" + uuid
 	}
-	startVM := p.Bool("startvm", true)
 	vm := &VirtualMachine{ID: id, InternalID: internal, Name: name, DisplayName: firstNonEmpty(p.Get("displayname"), name),
-		InstanceName: fmt.Sprintf("i-%d-%d-%s", c.Account.InternalID, internal, instanceNameSuffix), State: "Stopped",
-		ZoneID: zone.ID, TemplateID: strings.ToLower(p.Get("templateid")), OSTypeID: tmpl.osTypeID,
-		ServiceOfferingID: offering.ID, AccountID: c.Account.ID, UserID: c.User.ID, Hypervisor: tmpl.hypervisor,
-		CPUNumber: cpu, CPUSpeed: speed, Memory: mem, PasswordEnabled: tmpl.passwordEnabled, KeyPairs: keyNames,
-		SSHPublicKeys: c.st.publicKeysOf(c.Account.ID, keyNames), UserData: userData, Group: p.Get("group"),
-		Details: details, AffinityGroupIDs: groupIDs, SecurityGroupIDs: sgIDs, Created: now}
-	if startVM {
-		vm.State = "Starting"
+		InstanceName: fmt.Sprintf("i-%d-%d-%s", c.Account.InternalID, internal, instanceNameSuffix), State: vmStopped,
+		ZoneID: d.zone.ID, TemplateID: strings.ToLower(p.Get("templateid")), OSTypeID: d.tmpl.osTypeID,
+		ServiceOfferingID: d.offering.ID, AccountID: c.Account.ID, UserID: c.User.ID, Hypervisor: d.tmpl.hypervisor,
+		CPUNumber: d.cpu, CPUSpeed: d.speed, Memory: d.mem, PasswordEnabled: d.tmpl.passwordEnabled, KeyPairs: d.keyNames,
+		SSHPublicKeys: c.st.publicKeysOf(c.Account.ID, d.keyNames), UserData: d.userData, Group: p.Get("group"),
+		Details: d.details, AffinityGroupIDs: d.groupIDs, SecurityGroupIDs: d.sgIDs, Created: now}
+	if p.Bool("startvm", true) {
+		vm.State = vmStarting
 	}
-	for i, plan := range plans {
+	for i, plan := range d.nics {
 		nicID, _ := c.st.newID(kindNIC)
 		vm.NICs = append(vm.NICs, &NIC{ID: nicID, NetworkID: plan.net.ID, IPAddress: plan.ip,
 			MACAddress: firstNonEmpty(plan.mac, c.st.nextMAC()), DeviceID: i, IsDefault: i == 0})
 	}
 	c.st.VMs = append(c.st.VMs, vm)
-	root := c.st.newVolume(vm, volumeRoot, 0, rootBytes, now)
-	root.ServiceOfferingID, root.TemplateID = offering.ID, vm.TemplateID
-	if dataOffering != nil {
-		c.st.newVolume(vm, volumeDataDisk, 1, dataBytes, now).DiskOfferingID = dataOffering.ID
+	root := c.st.newVolume(vm, volumeRoot, 0, d.rootBytes, now)
+	root.ServiceOfferingID, root.TemplateID = d.offering.ID, vm.TemplateID
+	if d.dataOffering != nil {
+		c.st.newVolume(vm, volumeDataDisk, 1, d.dataBytes, now).DiskOfferingID = d.dataOffering.ID
 	}
-	c.changed()
+	return vm
+}
+
+// deployJob places and starts the VM (unless startvm=false) and answers
+// with it, the generated password included once.
+func (c *Call) deployJob(vm *VirtualMachine, passwordEnabled bool) *asyncJob {
 	password := ""
-	if tmpl.passwordEnabled {
+	if passwordEnabled {
 		password = randomPassword(vmPasswordLength)
 	}
-	hostID := p.Get("hostid")
+	startVM, hostID := c.Params.Bool("startvm", true), c.Params.Get("hostid")
 	return &asyncJob{instanceType: "VirtualMachine", instanceID: vm.ID, created: true,
 		cmdClass: "org.apache.cloudstack.api.command.admin.vm.DeployVMCmdByAdmin",
 		run: func() (any, error) {
@@ -162,7 +221,7 @@ func deployVirtualMachine(c *Call) (*asyncJob, error) {
 			return map[string]any{"virtualmachine": v}, nil
 		},
 		fail: func(*APIError) { c.failDeploy(vm) },
-	}, nil
+	}
 }
 
 // failDeploy is updateVmStateForFailedVmCreation: the VM goes to Error and
@@ -170,21 +229,11 @@ func deployVirtualMachine(c *Call) (*asyncJob, error) {
 // host name) when the expunge thread removes the VM; the simulator releases
 // them at once.
 func (c *Call) failDeploy(vm *VirtualMachine) {
-	vm.State, vm.HostID, vm.NICs, vm.UpdateTime = "Error", "", nil, c.srv.now()
+	vm.State, vm.HostID, vm.NICs, vm.UpdateTime = vmError, "", nil, c.srv.now()
 	for _, v := range c.st.volumesOf(vm.ID) {
-		v.State = "Destroy"
+		v.State = volumeDestroy
 	}
 	c.changed()
-}
-
-func countFold(list []string, s string) int {
-	n := 0
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			n++
-		}
-	}
-	return n
 }
 
 // hostNameLabel is the character set of NetUtils.verifyDomainNameLabel.
@@ -271,146 +320,4 @@ func (c *Call) deployAffinityGroups() ([]string, error) {
 		out = append(out, g.ID)
 	}
 	return out, nil
-}
-
-// deployDetails is BaseDeployVMCmd.getDetails: details[i].* merged, plus
-// rootdisksize unless a detail already gives it.
-func deployDetails(p Params) map[string]string {
-	details := map[string]string{}
-	for _, m := range p.Map("details") {
-		for k, v := range m {
-			details[k] = v
-		}
-	}
-	if p.Has("rootdisksize") {
-		if _, ok := details["rootdisksize"]; !ok {
-			details["rootdisksize"] = p.Get("rootdisksize")
-		}
-	}
-	if len(details) == 0 {
-		return nil
-	}
-	return details
-}
-
-// computeOf is the VM's CPU, speed and memory: a fixed offering's own, or
-// for a dynamic one what validateCustomParameters accepts from the details,
-// filled in as ServiceOfferingDaoImpl.getComputeOffering does.
-func computeOf(o *ServiceOffering, details map[string]string) (cpu, speed, mem int, err error) {
-	if !o.dynamic() {
-		return *o.CPUNumber, *o.CPUSpeed, *o.Memory, nil
-	}
-	if err := validateCustomParameters(o, details); err != nil {
-		return 0, 0, 0, err
-	}
-	pick := func(fixed *int, key string) int {
-		if fixed != nil {
-			return *fixed
-		}
-		return parseIntOr(details[key], -1)
-	}
-	return pick(o.CPUNumber, "cpuNumber"), pick(o.CPUSpeed, "cpuSpeed"), pick(o.Memory, "memory"), nil
-}
-
-// validateCustomParameters is UserVmManagerImpl.validateCustomParameters: what
-// the offering leaves open must come in the details, within the offering's
-// limits (vm.serviceoffering.cpu.cores.max and ram.size.max at their default,
-// no limit); what it fixes may not be overridden.
-func validateCustomParameters(o *ServiceOffering, details map[string]string) error {
-	if len(details) == 0 {
-		return paramError("Need to specify custom parameter values cpu, cpu speed and memory when using custom offering")
-	}
-	inRange := func(key, label string, lo, hi int) error {
-		if n := parseIntOr(details[key], -1); n < lo || n > hi {
-			return paramError("Invalid %s value, specify a value between %d and %d", label, lo, hi)
-		}
-		return nil
-	}
-	for _, v := range []struct {
-		fixed       *int
-		key, label  string
-		lo, hi, cap int
-	}{
-		{o.CPUNumber, "cpuNumber", "cpu cores", o.limit("mincpunumber", 1), o.limit("maxcpunumber", customParameterLimit), offeringMaxCPUCores},
-		// isCustomCpuSpeedSupported is false once the offering has a speed.
-		{o.CPUSpeed, "cpuSpeed", "cpu speed", 1, customParameterLimit, 0},
-		{o.Memory, "memory", "memory", o.limit("minmemory", 32), o.limit("maxmemory", customParameterLimit), offeringMaxRAMSize},
-	} {
-		_, given := details[v.key]
-		switch {
-		case v.fixed == nil:
-			if err := inRange(v.key, v.label, v.lo, min(v.hi, maxOr(v.cap))); err != nil {
-				return err
-			}
-		case given:
-			return paramError("The %s of this offering id:%s is not customizable. This is predefined in the template.", v.label, o.ID)
-		}
-	}
-	return nil
-}
-
-// parseIntOr is NumbersUtil.parseInt.
-func parseIntOr(s string, def int) int {
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
-	if err != nil {
-		return def
-	}
-	return int(n)
-}
-
-// rootDiskBytes is the ROOT volume's size: the template's, or the
-// rootdisksize override in GB, which may not be smaller.
-func rootDiskBytes(tmpl deployTemplate, details map[string]string) (int64, error) {
-	raw, ok := details["rootdisksize"]
-	if !ok {
-		return tmpl.sizeBytes, nil
-	}
-	gb, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
-	if err != nil || gb <= 0 {
-		return 0, paramError("Root disk size should be a positive number.")
-	}
-	if gb<<30 < tmpl.sizeBytes {
-		return 0, paramError("Unsupported: rootdisksize override (%d GB) is smaller than template size %s", gb, humanSize(tmpl.sizeBytes))
-	}
-	return gb << 30, nil
-}
-
-// humanSize is NumbersUtil.toHumanReadableSize.
-func humanSize(b int64) string {
-	switch {
-	case b >= 1<<40:
-		return fmt.Sprintf("%.2f TB", float64(b)/(1<<40))
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.2f MB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.2f KB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", b)
-}
-
-// deployDataDisk is the DATADISK diskofferingid (and, for a customized
-// offering, size in GB) asks for.
-func (c *Call) deployDataDisk() (*DiskOffering, int64, error) {
-	p := c.Params
-	if p.Get("diskofferingid") == "" {
-		return nil, 0, nil
-	}
-	o, ok := byID(c.st.DiskOfferings, p.Get("diskofferingid"))
-	if !ok {
-		return nil, 0, paramError("Unable to find disk offering by id %s", p.Get("diskofferingid"))
-	}
-	if !o.Customized {
-		return o, o.DiskSize << 30, nil
-	}
-	if !p.Has("size") {
-		return nil, 0, paramError("This disk offering requires a custom size specified")
-	}
-	size := p.Int("size", 0)
-	if size < customDiskMinSizeGB || size > customDiskMaxSizeGB {
-		return nil, 0, paramError("VM Creation failed. Volume size: %dGB is out of allowed range. Max: %d Min:%d",
-			size, customDiskMaxSizeGB, customDiskMinSizeGB)
-	}
-	return o, size << 30, nil
 }

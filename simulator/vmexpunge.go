@@ -69,7 +69,7 @@ func (s *Server) expungeDestroyed(delay time.Duration) {
 	cutoff := s.now().Add(-time.Duration(int64(delay/time.Second)<<10) * time.Millisecond)
 	system := &Call{Command: "expungeVirtualMachine", srv: s, st: s.st} // the system account's task
 	for _, vm := range s.st.VMs {
-		if vm.Removed == nil && (vm.State == "Destroyed" || vm.State == "Error") && vm.UpdateTime.Before(cutoff) {
+		if vm.Removed == nil && (vm.State == vmDestroyed || vm.State == vmError) && vm.UpdateTime.Before(cutoff) {
 			system.expungeVM(vm)
 		}
 	}

@@ -16,13 +16,13 @@ func (c *Call) deployNetworks(zone *Zone) ([]*nicPlan, error) {
 	p := c.Params
 	ipMap, ids := p.Map("iptonetworklist"), p.List("networkids")
 	var plans []*nicPlan
+	var err error
 	switch {
 	case len(ipMap) > 0:
 		// BaseDeployVMCmd.getNetworkIds
 		if len(ids) > 0 || p.Get("ipaddress") != "" || p.Get("ip6address") != "" {
 			return nil, paramError("ipToNetworkMap can't be specified along with networkIds or ipAddress")
 		}
-		var err error
 		if plans, err = c.ipToNetworkPlans(ipMap); err != nil {
 			return nil, err
 		}
@@ -31,21 +31,8 @@ func (c *Call) deployNetworks(zone *Zone) ([]*nicPlan, error) {
 			plans = append(plans, &nicPlan{net: c.st.network(id)})
 		}
 	default:
-		// UserVmManagerImpl.createAdvancedVirtualMachine: with no network
-		// named, the account's one Isolated network that can be used.
-		var usable []*Network
-		for _, n := range c.st.isolatedNetworksOf(c.Account.ID, zone.ID) {
-			if n.canUseForDeploy() {
-				usable = append(usable, n)
-			}
-		}
-		switch len(usable) {
-		case 0:
-			return nil, paramError("Unable to find a default network to start a vm for account %s; please specify networkIds", c.Account.Name)
-		case 1:
-			plans = append(plans, &nicPlan{net: usable[0]})
-		default:
-			return nil, paramError("More than 1 default Isolated networks are found for account %s; please specify networkIds", c.Account.Name)
+		if plans, err = c.defaultNetworkPlan(zone); err != nil {
+			return nil, err
 		}
 	}
 	if len(ipMap) == 0 {
@@ -56,22 +43,49 @@ func (c *Call) deployNetworks(zone *Zone) ([]*nicPlan, error) {
 		plans[0].ip, plans[0].mac = p.Get("ipaddress"), mac
 	}
 	for _, plan := range plans {
-		if plan.net == nil {
-			return nil, paramError("Unable to find network by id")
-		}
-		if plan.net.ZoneID != zone.ID {
-			return nil, paramError("Network id=%s doesn't belong to zone %s", plan.net.ID, zone.ID)
-		}
-		if plan.ip != "" {
-			if a, err := netip.ParseAddr(plan.ip); err != nil || !a.Is4() {
-				return nil, paramError("Invalid specified IPv4 address %s", plan.ip)
-			}
-		}
-		if plan.mac != "" && c.st.macInUse(plan.net.ID, plan.mac) {
-			return nil, paramError("The requested Mac address is already taken! %s", plan.mac)
+		if err := c.checkNICPlan(plan, zone); err != nil {
+			return nil, err
 		}
 	}
 	return plans, nil
+}
+
+// defaultNetworkPlan is UserVmManagerImpl.createAdvancedVirtualMachine with
+// no network named: the account's one Isolated network that can be used.
+func (c *Call) defaultNetworkPlan(zone *Zone) ([]*nicPlan, error) {
+	var usable []*Network
+	for _, n := range c.st.isolatedNetworksOf(c.Account.ID, zone.ID) {
+		if n.canUseForDeploy() {
+			usable = append(usable, n)
+		}
+	}
+	switch len(usable) {
+	case 0:
+		return nil, paramError("Unable to find a default network to start a vm for account %s; please specify networkIds", c.Account.Name)
+	case 1:
+		return []*nicPlan{{net: usable[0]}}, nil
+	}
+	return nil, paramError("More than 1 default Isolated networks are found for account %s; please specify networkIds", c.Account.Name)
+}
+
+// checkNICPlan checks one NIC: its network exists in the zone, a requested
+// address is IPv4 and a requested MAC is free on that network.
+func (c *Call) checkNICPlan(plan *nicPlan, zone *Zone) error {
+	if plan.net == nil {
+		return paramError("Unable to find network by id")
+	}
+	if plan.net.ZoneID != zone.ID {
+		return paramError("Network id=%s doesn't belong to zone %s", plan.net.ID, zone.ID)
+	}
+	if plan.ip != "" {
+		if a, err := netip.ParseAddr(plan.ip); err != nil || !a.Is4() {
+			return paramError("Invalid specified IPv4 address %s", plan.ip)
+		}
+	}
+	if plan.mac != "" && c.st.macInUse(plan.net.ID, plan.mac) {
+		return paramError("The requested Mac address is already taken! %s", plan.mac)
+	}
+	return nil
 }
 
 // ipToNetworkPlans is BaseDeployVMCmd.getIpToNetworkMap: a LinkedHashMap

@@ -13,15 +13,6 @@ func (st *state) zoneHypervisor(zoneID string) string {
 	return defaultHypervisor
 }
 
-func (st *state) osTypeByDescription(desc string) string {
-	for _, o := range st.OSTypes {
-		if o.Description == desc {
-			return o.ID
-		}
-	}
-	return ""
-}
-
 // hostFits is what FirstFitAllocator.allocateTo asks of a host: Up and
 // Enabled in the plan's zone with the VM's hypervisor
 // (ResourceManagerImpl.listAllUpAndEnabledNonHAHosts over the planner's
@@ -31,7 +22,7 @@ func (st *state) osTypeByDescription(desc string) string {
 // memory (checkIfHostHasCapacity; overcommit ratios 1.0, the cluster
 // defaults). Not modelled: host tags, GPUs, checkIfHostReachMaxGuestLimit.
 func (st *state) hostFits(h *Host, vm *VirtualMachine) bool {
-	if h.State != "Up" || h.ResourceState != "Enabled" || h.ZoneID != vm.ZoneID || !strings.EqualFold(h.Hypervisor, vm.Hypervisor) ||
+	if h.State != hostUp || h.ResourceState != resourceEnabled || h.ZoneID != vm.ZoneID || !strings.EqualFold(h.Hypervisor, vm.Hypervisor) ||
 		!st.hasPrimaryStorage(h) {
 		return false
 	}
@@ -152,7 +143,7 @@ func (c *Call) startOn(vm *VirtualMachine, requestedHost string) error {
 	if h == nil {
 		return capacityError(vm, affinity)
 	}
-	vm.HostID, vm.LastHostID, vm.State = h.ID, h.ID, "Running"
+	vm.HostID, vm.LastHostID, vm.State = h.ID, h.ID, vmRunning
 	for _, v := range c.st.volumesOf(vm.ID) {
 		v.createOnStorage()
 	}

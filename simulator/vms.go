@@ -52,7 +52,7 @@ func (vm *VirtualMachine) uuid() string { return vm.ID }
 // usesHost reports whether the VM holds capacity on its host.
 func (vm *VirtualMachine) usesHost() bool {
 	switch vm.State {
-	case "Starting", "Running", "Stopping", "Migrating":
+	case vmStarting, vmRunning, vmStopping, vmMigrating:
 		return true
 	}
 	return false
@@ -112,7 +112,7 @@ func listVirtualMachines(c *Call) (any, error) {
 	hideDestroyed := !c.Account.isAdmin()
 	return l.run(c, c.st.VMs, func(vm *VirtualMachine) bool {
 		return vm.Removed == nil && vmStateMatches(p.Get("state"), vm.State) &&
-			(!hideDestroyed || (vm.State != "Destroyed" && vm.State != "Expunging")) &&
+			(!hideDestroyed || (vm.State != vmDestroyed && vm.State != vmExpunging)) &&
 			(!rootAdmin || optEq(p.Get("hostid"), vm.HostID)) && optEq(p.Get("templateid"), vm.TemplateID) &&
 			optEq(p.Get("serviceofferingid"), vm.ServiceOfferingID) && optEq(p.Get("userid"), vm.UserID) &&
 			optEq(p.Get("hypervisor"), vm.Hypervisor) && optEq(p.Get("keypair"), strings.Join(vm.KeyPairs, ",")) &&
@@ -164,7 +164,7 @@ func vmStateMatches(want, have string) bool {
 	case want == "":
 		return true
 	case strings.EqualFold(want, "Present"):
-		return have != "Destroyed" && have != "Expunging"
+		return have != vmDestroyed && have != vmExpunging
 	}
 	return strings.EqualFold(want, have)
 }

@@ -51,6 +51,3 @@ func (c *Call) addOwner(v map[string]any, accountID string) {
 		v["domainid"], v["domain"], v["domainpath"] = d.ID, d.Name, d.displayPath()
 	}
 }
-
-// success is SuccessResponse.
-func success() map[string]any { return map[string]any{"success": true} }

@@ -3,7 +3,6 @@ package simulator
 import (
 	"crypto/rand"
 	"encoding/base64"
-	"fmt"
 	"math/big"
 	"net/url"
 	"strings"
@@ -133,16 +132,6 @@ func (c *Call) checkUserDataService(def *Network, userData string, keyPairs []st
 	return nil
 }
 
-// defaultNetworkOf is the VM's default NIC's network, nil if it has none.
-func (st *state) defaultNetworkOf(vm *VirtualMachine) *Network {
-	for _, n := range vm.NICs {
-		if n.IsDefault {
-			return st.network(n.NetworkID)
-		}
-	}
-	return nil
-}
-
 func init() {
 	register(command{name: "getVirtualMachineUserData", sync: getVirtualMachineUserData})
 }
@@ -154,13 +143,9 @@ func init() {
 // root admin). The answer is VMUserDataResponse, "virtualmachineuserdata",
 // with the stored base64 user data, left out when the VM has none.
 func getVirtualMachineUserData(c *Call) (any, error) {
-	vm, found := byID(c.st.VMs, c.Params.Get("virtualmachineid"))
-	if !found || vm.Removed != nil {
-		id := c.Params.Get("virtualmachineid")
-		if found {
-			id = fmt.Sprint(vm.InternalID)
-		}
-		return nil, paramError("Unable to find virtual machine with id %s", id)
+	vm, err := c.liveVM("virtualmachineid", "Unable to find virtual machine with id")
+	if err != nil {
+		return nil, err
 	}
 	v := map[string]any{"virtualmachineid": vm.ID}
 	if vm.UserData != "" {

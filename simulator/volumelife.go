@@ -6,6 +6,14 @@ import (
 
 // Detaching, deleting and resizing volumes.
 
+func init() {
+	register(
+		command{name: "deleteVolume", idKind: kindVolume, sync: deleteVolume},
+		command{name: "detachVolume", idKind: kindVolume, async: detachVolume},
+		command{name: "resizeVolume", idKind: kindVolume, async: resizeVolume},
+	)
+}
+
 // detachVolume is VolumeApiServiceImpl.detachVolumeFromVM: by id, or by virtualmachineid and
 // deviceid; all checks in the job. The volume keeps its storage.
 func detachVolume(c *Call) (*asyncJob, error) {
@@ -40,7 +48,7 @@ func detachVolume(c *Call) (*asyncJob, error) {
 				return nil, paramError("The specified volume is not attached to a VM.")
 			}
 			vm, ok := byID(c.st.VMs, owner)
-			if !ok || (vm.State != "Running" && vm.State != "Stopped" && vm.State != "Destroyed") {
+			if !ok || (vm.State != vmRunning && vm.State != vmStopped && vm.State != vmDestroyed) {
 				return nil, paramError("Please specify a VM that is either running or stopped.")
 			}
 			if v.Type == volumeRoot {
@@ -85,80 +93,110 @@ func deleteVolume(c *Call) (any, error) {
 // a VM that is not Stopped.
 func resizeVolume(c *Call) (*asyncJob, error) {
 	p := c.Params
-	id, newOfferingID, shrinkOK := p.Get("id"), p.Get("diskofferingid"), p.Bool("shrinkok", false)
-	sizeGB, hasSize := p.Int("size", 0), p.Has("size")
-	return &asyncJob{instanceType: "Volume", instanceID: strings.ToLower(id),
+	r := resizeRequest{id: p.Get("id"), newOfferingID: p.Get("diskofferingid"), shrinkOK: p.Bool("shrinkok", false),
+		sizeGB: p.Int("size", 0), hasSize: p.Has("size")}
+	return &asyncJob{instanceType: "Volume", instanceID: strings.ToLower(r.id),
 		cmdClass: "org.apache.cloudstack.api.command.admin.volume.ResizeVolumeCmdByAdmin",
-		run: func() (any, error) {
-			v, ok := c.st.liveVolume(id)
-			if !ok {
-				return nil, paramError("No such volume")
+		run:      func() (any, error) { return c.resize(r) }}, nil
+}
+
+// resizeRequest is resizeVolume's parameters, read when the job is queued.
+type resizeRequest struct {
+	id, newOfferingID string
+	shrinkOK, hasSize bool
+	sizeGB            int64
+}
+
+// resize is the job of resizeVolume.
+func (c *Call) resize(r resizeRequest) (any, error) {
+	v, ok := c.st.liveVolume(r.id)
+	if !ok {
+		return nil, paramError("No such volume")
+	}
+	if c.st.snapshotInProgress(v.ID) {
+		return nil, internalError("There is/are unbacked up snapshot(s) on this volume, resize volume is not permitted, please try again later.")
+	}
+	offering, _ := byID(c.st.DiskOfferings, v.DiskOfferingID)
+	var newOffering *DiskOffering
+	if r.newOfferingID != "" {
+		newOffering, _ = byID(c.st.DiskOfferings, r.newOfferingID)
+	}
+	hv, err := resizableOn(v)
+	if err != nil {
+		return nil, err
+	}
+	vm, attached := byID(c.st.VMs, v.VMID)
+	attached = attached && v.VMID != ""
+	newSize, err := resizeTarget(r, v.SizeBytes, offering, newOffering)
+	if err != nil {
+		return nil, err
+	}
+	if newOffering != nil && v.Type == volumeRoot && attached && newSize != v.SizeBytes && vm.State != vmStopped {
+		return nil, paramError("Cannot resize ROOT volume [%s] when VM is not on Stopped State. VM %s is in state %s", v.Name, vm.InstanceName, vm.State)
+	}
+	if current := v.SizeBytes; current != newSize {
+		if err := validateVolumeSize(newSize); err != nil {
+			return nil, err
+		}
+		if current > newSize && !r.shrinkOK {
+			return nil, paramError("Going from existing size of %d to size of %d would shrink the volume."+
+				"Need to sign off by supplying the shrinkok parameter with value of true.", current, newSize)
+		}
+		if v.State == volumeReady && attached && hv == "XenServer" && vm.State != vmStopped {
+			return nil, paramError("The VM must be stopped or the disk detached in order to resize with the XenServer Hypervisor.")
+		}
+	}
+	v.SizeBytes = newSize
+	if newOffering != nil {
+		v.DiskOfferingID = newOffering.ID
+	}
+	c.changed()
+	return map[string]any{"volume": c.volumeView(v)}, nil
+}
+
+// resizableOn is the hypervisor the volume is resized on ("None" for an
+// Allocated volume, not on a storage pool yet), when that hypervisor
+// resizes volumes and the volume is Ready or Allocated.
+func resizableOn(v *Volume) (string, error) {
+	hv := v.Hypervisor
+	if v.State == volumeAllocated {
+		hv = "None" // not on a storage pool yet
+	}
+	switch hv {
+	case "KVM", "XenServer", "VMware", "Any", "None":
+	default:
+		return "", paramError("Hypervisor %s does not support volume resize", hv)
+	}
+	if v.State != volumeReady && v.State != volumeAllocated {
+		return "", paramError("Volume should be in ready or allocated state before attempting a resize. Volume %s is in state %s.", v.ID, v.State)
+	}
+	return hv, nil
+}
+
+// resizeTarget is the new size in bytes: size for the current offering
+// (within the custom range when customized), a fixed new offering's own,
+// or size for a customized new offering.
+func resizeTarget(r resizeRequest, current int64, offering, newOffering *DiskOffering) (int64, error) {
+	switch {
+	case newOffering == nil && r.hasSize:
+		if offering != nil && offering.Customized {
+			if err := customSizeInRange(r.sizeGB); err != nil {
+				return 0, err
 			}
-			if c.st.snapshotInProgress(v.ID) {
-				return nil, internalError("There is/are unbacked up snapshot(s) on this volume, resize volume is not permitted, please try again later.")
-			}
-			offering, _ := byID(c.st.DiskOfferings, v.DiskOfferingID)
-			var newOffering *DiskOffering
-			if newOfferingID != "" {
-				newOffering, _ = byID(c.st.DiskOfferings, newOfferingID)
-			}
-			hv := v.Hypervisor
-			if v.State == volumeAllocated {
-				hv = "None" // not on a storage pool yet
-			}
-			switch hv {
-			case "KVM", "XenServer", "VMware", "Any", "None":
-			default:
-				return nil, paramError("Hypervisor %s does not support volume resize", hv)
-			}
-			if v.State != volumeReady && v.State != volumeAllocated {
-				return nil, paramError("Volume should be in ready or allocated state before attempting a resize. Volume %s is in state %s.", v.ID, v.State)
-			}
-			vm, attached := byID(c.st.VMs, v.VMID)
-			attached = attached && v.VMID != ""
-			newSize := v.SizeBytes
-			switch {
-			case newOffering == nil && hasSize:
-				if offering != nil && offering.Customized {
-					if err := customSizeInRange(sizeGB); err != nil {
-						return nil, err
-					}
-				}
-				newSize = sizeGB << 30
-			case newOffering != nil && newOffering.DiskSize > 0:
-				newSize = newOffering.DiskSize << 30
-			case newOffering != nil && newOffering.Customized:
-				if !hasSize {
-					return nil, paramError("The new disk offering requires that a size be specified.")
-				}
-				if err := customSizeInRange(sizeGB); err != nil {
-					return nil, err
-				}
-				newSize = sizeGB << 30
-			case newOffering != nil && hasSize:
-				return nil, paramError("You cannot pass in a custom disk size to a non-custom disk offering.")
-			}
-			if newOffering != nil && v.Type == volumeRoot && attached && newSize != v.SizeBytes && vm.State != "Stopped" {
-				return nil, paramError("Cannot resize ROOT volume [%s] when VM is not on Stopped State. VM %s is in state %s", v.Name, vm.InstanceName, vm.State)
-			}
-			current := v.SizeBytes
-			if current != newSize {
-				if err := validateVolumeSize(newSize); err != nil {
-					return nil, err
-				}
-				if current > newSize && !shrinkOK {
-					return nil, paramError("Going from existing size of %d to size of %d would shrink the volume."+
-						"Need to sign off by supplying the shrinkok parameter with value of true.", current, newSize)
-				}
-				if v.State == volumeReady && attached && hv == "XenServer" && vm.State != "Stopped" {
-					return nil, paramError("The VM must be stopped or the disk detached in order to resize with the XenServer Hypervisor.")
-				}
-			}
-			v.SizeBytes = newSize
-			if newOffering != nil {
-				v.DiskOfferingID = newOffering.ID
-			}
-			c.changed()
-			return map[string]any{"volume": c.volumeView(v)}, nil
-		}}, nil
+		}
+		return r.sizeGB << 30, nil
+	case newOffering != nil && newOffering.DiskSize > 0:
+		return newOffering.DiskSize << 30, nil
+	case newOffering != nil && newOffering.Customized:
+		if !r.hasSize {
+			return 0, paramError("The new disk offering requires that a size be specified.")
+		}
+		if err := customSizeInRange(r.sizeGB); err != nil {
+			return 0, err
+		}
+		return r.sizeGB << 30, nil
+	case newOffering != nil && r.hasSize:
+		return 0, paramError("You cannot pass in a custom disk size to a non-custom disk offering.")
+	}
+	return current, nil
 }

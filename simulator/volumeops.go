@@ -20,21 +20,10 @@ const (
 	defaultMaxDataVolumes = 6
 )
 
-// Volume states of the lazy allocation: a created volume is Allocated (in
-// the database only) until it is attached to a VM whose disks exist on
-// primary storage, or that VM starts; it is Ready from then on.
-const (
-	volumeAllocated = "Allocated"
-	volumeReady     = "Ready"
-)
-
 func init() {
 	register(
 		command{name: "createVolume", async: createVolume},
 		command{name: "attachVolume", idKind: kindVolume, async: attachVolume},
-		command{name: "detachVolume", idKind: kindVolume, async: detachVolume},
-		command{name: "deleteVolume", idKind: kindVolume, sync: deleteVolume},
-		command{name: "resizeVolume", idKind: kindVolume, async: resizeVolume},
 	)
 }
 
@@ -133,80 +122,119 @@ func createVolume(c *Call) (*asyncJob, error) {
 			return nil, paramError("Disk Offering ID cannot be passed whilst creating volume from snapshot other than ROOT disk snapshots")
 		}
 	}
-	var offering *DiskOffering
-	var size int64
-	if offeringID != "" {
-		sizeGB, hasSize := p.Int("size", 0), p.Has("size")
-		if hasSize && sizeGB <= 0 {
-			return nil, paramError("Disk size must be larger than 0")
-		}
-		o, ok := byID(c.st.DiskOfferings, offeringID)
-		if !ok {
-			return nil, paramError("Please specify a valid disk offering.")
-		}
-		offering = o
-		switch {
-		case o.Customized && !hasSize:
-			return nil, paramError("This disk offering requires a custom size specified")
-		case o.Customized:
-			if err := customSizeInRange(sizeGB); err != nil {
-				return nil, err
-			}
-			size = sizeGB << 30
-		case hasSize:
-			return nil, paramError("This disk offering does not allow custom size")
-		default:
-			size = o.DiskSize << 30
-		}
-		if err := validateVolumeSize(size); err != nil {
-			return nil, err
-		}
+	src, err := c.volumeOffering(offeringID)
+	if err != nil {
+		return nil, err
 	}
 	zoneID := p.Get("zoneid")
-	var vm *VirtualMachine
 	if snapshotID != "" {
-		if snap == nil || snap.Removed != nil {
-			return nil, paramError("unable to find a snapshot with id %s", snapshotInternalID(snap, snapshotID))
+		if err := c.volumeFromSnapshot(src, snap, snapshotID); err != nil {
+			return nil, err
 		}
-		if snap.State != snapshotBackedUp {
-			return nil, paramError("Snapshot id=%d is not in %s state yet and can't be used for volume creation", snap.InternalID, snapshotBackedUp)
-		}
-		if zoneID == "" {
-			zoneID = snap.ZoneID
-		}
-		if offering == nil {
-			offering, _ = byID(c.st.DiskOfferings, snap.DiskOfferingID)
-			size = snap.SizeBytes
-		} else if size < snap.SizeBytes {
-			return nil, paramError("Invalid size for volume creation: %dGB, snapshot size is: %dGB", size>>30, snap.SizeBytes>>30)
-		}
-		if id := p.Get("virtualmachineid"); id != "" {
-			found, ok := byID(c.st.VMs, id)
-			if !ok || found.Removed != nil {
-				return nil, paramError("Please specify a valid User VM.")
-			}
-			if found.State != "Running" && found.State != "Stopped" {
-				return nil, paramError("Please specify a VM that is either running or stopped.")
-			}
-			vm = found
-		}
+		zoneID = firstNonEmpty(zoneID, snap.ZoneID)
 	}
 	zone := c.st.zone(zoneID)
 	if zone == nil || zoneID == "" {
 		return nil, paramError("Unable to find zone by id %s", firstNonEmpty(zoneID, "null"))
 	}
-	name := p.Get("name")
+	v := c.allocVolume(zone, src)
+	c.changed()
+	return c.createVolumeJob(v, snap, src.vm, zone), nil
+}
+
+// volumeSource is what a new volume is made of: a disk offering and size,
+// and, from a snapshot, the VM to attach it to.
+type volumeSource struct {
+	offering *DiskOffering
+	size     int64
+	vm       *VirtualMachine
+}
+
+// volumeOffering is allocVolume's disk offering checks: a customized
+// offering takes the size given (in range), a fixed one its own. No
+// offering ("") is no source yet.
+func (c *Call) volumeOffering(offeringID string) (*volumeSource, error) {
+	src := &volumeSource{}
+	if offeringID == "" {
+		return src, nil
+	}
+	p := c.Params
+	sizeGB, hasSize := p.Int("size", 0), p.Has("size")
+	if hasSize && sizeGB <= 0 {
+		return nil, paramError("Disk size must be larger than 0")
+	}
+	o, ok := byID(c.st.DiskOfferings, offeringID)
+	if !ok {
+		return nil, paramError("Please specify a valid disk offering.")
+	}
+	src.offering = o
+	switch {
+	case o.Customized && !hasSize:
+		return nil, paramError("This disk offering requires a custom size specified")
+	case o.Customized:
+		if err := customSizeInRange(sizeGB); err != nil {
+			return nil, err
+		}
+		src.size = sizeGB << 30
+	case hasSize:
+		return nil, paramError("This disk offering does not allow custom size")
+	default:
+		src.size = o.DiskSize << 30
+	}
+	return src, validateVolumeSize(src.size)
+}
+
+// volumeFromSnapshot is allocVolume's snapshot checks: a backed-up snapshot,
+// its offering and size unless an offering was given (then at least the
+// snapshot's size), and a running or stopped virtualmachineid.
+func (c *Call) volumeFromSnapshot(src *volumeSource, snap *Snapshot, snapshotID string) error {
+	if snap == nil || snap.Removed != nil {
+		return paramError("unable to find a snapshot with id %s", snapshotInternalID(snap, snapshotID))
+	}
+	if snap.State != snapshotBackedUp {
+		return paramError("Snapshot id=%d is not in %s state yet and can't be used for volume creation", snap.InternalID, snapshotBackedUp)
+	}
+	if src.offering == nil {
+		src.offering, _ = byID(c.st.DiskOfferings, snap.DiskOfferingID)
+		src.size = snap.SizeBytes
+	} else if src.size < snap.SizeBytes {
+		return paramError("Invalid size for volume creation: %dGB, snapshot size is: %dGB", src.size>>30, snap.SizeBytes>>30)
+	}
+	id := c.Params.Get("virtualmachineid")
+	if id == "" {
+		return nil
+	}
+	found, ok := byID(c.st.VMs, id)
+	if !ok || found.Removed != nil {
+		return paramError("Please specify a valid User VM.")
+	}
+	if found.State != vmRunning && found.State != vmStopped {
+		return paramError("Please specify a VM that is either running or stopped.")
+	}
+	src.vm = found
+	return nil
+}
+
+// allocVolume adds the Allocated DATADISK row, named as given or
+// getRandomVolumeName.
+func (c *Call) allocVolume(zone *Zone, src *volumeSource) *Volume {
+	name := c.Params.Get("name")
 	if strings.TrimSpace(name) == "" {
 		name = newUUID() // getRandomVolumeName
 	}
 	id, internal := c.st.newID(kindVolume)
 	v := &Volume{ID: id, InternalID: internal, Name: name, Type: volumeDataDisk, ZoneID: zone.ID,
-		AccountID: c.Account.ID, SizeBytes: size, Hypervisor: "None", State: volumeAllocated, Created: c.srv.now()}
-	if offering != nil {
-		v.DiskOfferingID = offering.ID
+		AccountID: c.Account.ID, SizeBytes: src.size, Hypervisor: "None", State: volumeAllocated, Created: c.srv.now()}
+	if src.offering != nil {
+		v.DiskOfferingID = src.offering.ID
 	}
 	c.st.Volumes = append(c.st.Volumes, v)
-	c.changed()
+	return v
+}
+
+// createVolumeJob creates a volume from a snapshot on primary storage and
+// attaches it to vm when given; an offering's volume stays Allocated.
+func (c *Call) createVolumeJob(v *Volume, snap *Snapshot, vm *VirtualMachine, zone *Zone) *asyncJob {
 	return &asyncJob{instanceType: "Volume", instanceID: v.ID, created: true,
 		cmdClass: "org.apache.cloudstack.api.command.admin.volume.CreateVolumeCmdByAdmin",
 		run: func() (any, error) {
@@ -225,10 +253,10 @@ func createVolume(c *Call) (*asyncJob, error) {
 		},
 		// A failed creation leaves the volume destroyed (DestroyRequested).
 		fail: func(*APIError) {
-			v.State = "Destroy"
+			v.State = volumeDestroy
 			c.changed()
 		},
-	}, nil
+	}
 }
 
 func snapshotInternalID(s *Snapshot, id string) string {
@@ -275,7 +303,7 @@ func attachVolume(c *Call) (*asyncJob, error) {
 				return nil, paramError("Please specify a volume with the valid type: ROOT or DATADISK")
 			case v.VMID != "":
 				return nil, paramError("Please specify a volume that is not attached to any VM.")
-			case v.State == "Destroy":
+			case v.State == volumeDestroy:
 				return nil, paramError("Please specify a volume that is not destroyed.")
 			case v.State != volumeAllocated && v.State != volumeReady:
 				return nil, paramError("Volume state must be in Allocated, Ready or in Uploaded state")
@@ -284,7 +312,7 @@ func attachVolume(c *Call) (*asyncJob, error) {
 			switch {
 			case !ok || vm.Removed != nil:
 				return nil, paramError("Please specify a valid User VM.")
-			case vm.State != "Running" && vm.State != "Stopped":
+			case vm.State != vmRunning && vm.State != vmStopped:
 				return nil, paramError("Please specify a VM that is either running or stopped.")
 			case !strings.EqualFold(vm.ZoneID, v.ZoneID):
 				return nil, paramError("Please specify a VM that is in the same zone as the volume.")
@@ -361,7 +389,7 @@ func rootDetachAttachAllowed(vm *VirtualMachine) error {
 	default:
 		return paramError("Root volume detach is not supported for hypervisor type %s", vm.Hypervisor)
 	}
-	if vm.State != "Stopped" {
+	if vm.State != vmStopped {
 		return paramError("Root volume detach can happen only when vm is in states: Stopped or Destroyed")
 	}
 	return nil

@@ -13,8 +13,8 @@ const (
 
 // Volume is a disk. deployVirtualMachine creates a VM's ROOT volume (device
 // 0) and, with diskofferingid, one DATADISK (device 1); createVolume,
-// attachVolume, detachVolume, deleteVolume and resizeVolume (volumeops.go)
-// work on the same table (a detached volume has no VMID and no DeviceID).
+// attachVolume (volumeops.go), detachVolume, deleteVolume and resizeVolume
+// (volumelife.go) work on the same table (a detached volume has no VMID and no DeviceID).
 //
 // States follow CloudStack: Allocated (not yet on primary storage: the VM
 // was never started), Ready, Destroy (its VM was destroyed, or it was
@@ -63,7 +63,7 @@ func (st *state) newVolume(vm *VirtualMachine, typ string, deviceID int, size in
 	at := now
 	v := &Volume{ID: id, InternalID: internal, Name: fmt.Sprintf("%s-%d", prefix, vm.InternalID), Type: typ,
 		ZoneID: vm.ZoneID, AccountID: vm.AccountID, VMID: vm.ID, DeviceID: &dev, SizeBytes: size,
-		Hypervisor: vm.Hypervisor, State: "Allocated", Created: now, Attached: &at}
+		Hypervisor: vm.Hypervisor, State: volumeAllocated, Created: now, Attached: &at}
 	v.GuestIndex = st.freeGuestIndex(vm.ID)
 	st.Volumes = append(st.Volumes, v)
 	return v
@@ -87,8 +87,8 @@ func (st *state) volumesOf(vmID string) []*Volume {
 // createOnStorage moves an Allocated volume to Ready, as the first start of
 // its VM does.
 func (v *Volume) createOnStorage() {
-	if v.State == "Allocated" {
-		v.State, v.Path, v.Storage = "Ready", newUUID(), primaryStorage
+	if v.State == volumeAllocated {
+		v.State, v.Path, v.Storage = volumeReady, newUUID(), primaryStorage
 	}
 }
 
@@ -98,7 +98,7 @@ func (v *Volume) detach() { v.VMID, v.DeviceID, v.Attached, v.GuestIndex = "", n
 // expunge removes a volume for good.
 func (v *Volume) expunge(now time.Time) {
 	v.detach()
-	v.State, v.Removed = "Expunged", &now
+	v.State, v.Removed = volumeExpunged, &now
 }
 
 // cdromDeviceID is the device id CloudStack reserves for the CD-ROM drive on
@@ -137,7 +137,7 @@ func listVolumes(c *Call) (any, error) {
 func (c *Call) volumeView(v *Volume) map[string]any {
 	z := c.st.zone(v.ZoneID)
 	out := map[string]any{"id": v.ID, "name": v.Name, "type": v.Type, "zoneid": z.ID, "zonename": z.Name,
-		"size": v.SizeBytes, "state": v.State, "created": csTime(v.Created), "provisioningtype": "thin", "destroyed": v.State == "Destroy",
+		"size": v.SizeBytes, "state": v.State, "created": csTime(v.Created), "provisioningtype": "thin", "destroyed": v.State == volumeDestroy,
 		"isextractable": false, "displayvolume": true, "quiescevm": false, "supportsstoragesnapshot": false,
 		"hasannotations": false, "deleteprotection": false, "tags": c.resourceTagViews("Volume", v.ID)}
 	c.addOwner(out, v.AccountID)

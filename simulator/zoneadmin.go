@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
 
 // The admin API an operator (or marvin's deployDataCenter) builds a zone
-// with: zones and pods (ConfigurationManagerImpl), clusters and hosts
-// (ResourceManagerImpl). The seeded zone is built through the same
-// functions (zonedeploy.go).
+// with: zones and pods (ConfigurationManagerImpl) here, clusters and hosts
+// (ResourceManagerImpl) in clusteradmin.go. The seeded zone is built
+// through the same functions (zonedeploy.go).
 
 func init() {
 	register(
 		command{name: "createZone", sync: createZone},
 		command{name: "updateZone", idKind: kindZone, sync: updateZone},
 		command{name: "createPod", sync: createPod},
-		command{name: "addCluster", sync: addCluster},
-		command{name: "addHost", sync: addHost},
 	)
 }
 
@@ -57,12 +57,12 @@ func (st *state) createZone(s zoneSpec, now time.Time) (*Zone, error) {
 		return nil, notImplemented("Basic, security-group and edge zones are not implemented by the CloudStack simulator")
 	}
 	if s.Allocation == "" {
-		s.Allocation = "Disabled"
+		s.Allocation = allocationDisabled
 	}
-	if s.GuestCIDR != "" && !validateGuestCIDR(s.GuestCIDR) {
+	if s.GuestCIDR != "" && !netutils.ValidateGuestCIDR(s.GuestCIDR) {
 		return nil, paramError("Please enter a valid guest cidr")
 	}
-	if s.Domain != "" && !verifyDomainName(s.Domain) {
+	if s.Domain != "" && !netutils.VerifyDomainName(s.Domain) {
 		return nil, invalidNetworkDomain()
 	}
 	if err := st.checkZoneParameters(s, true); err != nil {
@@ -84,10 +84,6 @@ func invalidNetworkDomain() *APIError {
 		"and the hyphen ('-'); can't start or end with \"-\"")
 }
 
-func notImplemented(text string) *APIError {
-	return &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd, Text: text}
-}
-
 // checkZoneParameters is ConfigurationManagerImpl.checkZoneParameters.
 func (st *state) checkZoneParameters(s zoneSpec, checkDuplicates bool) *APIError {
 	if checkDuplicates && zoneNamed(st, s.Name) != nil {
@@ -95,7 +91,7 @@ func (st *state) checkZoneParameters(s zoneSpec, checkDuplicates bool) *APIError
 	}
 	for _, ip := range []struct{ value, what string }{{s.DNS1, "DNS1"}, {s.DNS2, "DNS2"},
 		{s.InternalDNS1, "internal DNS1"}, {s.InternalDNS2, "internal DNS2"}} {
-		if ip.value != "" && !validIPv4(ip.value) {
+		if ip.value != "" && !netutils.ValidIPv4(ip.value) {
 			return paramError("Please enter a valid IP address for %s", ip.what)
 		}
 	}
@@ -105,7 +101,7 @@ func (st *state) checkZoneParameters(s zoneSpec, checkDuplicates bool) *APIError
 // checkAllocationState is Grouping.AllocationState.valueOf as the zone, pod
 // and cluster commands use it: case-sensitive.
 func checkAllocationState(state string) *APIError {
-	if state != "" && state != "Enabled" && state != "Disabled" {
+	if state != "" && state != allocationEnabled && state != allocationDisabled {
 		return paramError("Unable to resolve Allocation State '%s' to a supported state", state)
 	}
 	return nil
@@ -121,10 +117,10 @@ func updateZone(c *Call) (any, error) {
 	if z == nil {
 		return nil, paramError("unable to find zone by id %s", p.Get("id"))
 	}
-	if cidr := p.Get("guestcidraddress"); cidr != "" && !validateGuestCIDR(cidr) {
+	if cidr := p.Get("guestcidraddress"); cidr != "" && !netutils.ValidateGuestCIDR(cidr) {
 		return nil, paramError("Please enter a valid guest cidr")
 	}
-	if d := p.Get("domain"); d != "" && !verifyDomainName(d) {
+	if d := p.Get("domain"); d != "" && !netutils.VerifyDomainName(d) {
 		return nil, invalidNetworkDomain()
 	}
 	s := zoneSpec{Name: or(p.Get("name"), z.Name), DNS1: or(p.Get("dns1"), z.DNS1), DNS2: or(p.Get("dns2"), z.DNS2),
@@ -133,7 +129,7 @@ func updateZone(c *Call) (any, error) {
 	if err := c.st.checkZoneParameters(s, !strings.EqualFold(s.Name, z.Name) && s.Name != z.Name); err != nil {
 		return nil, err
 	}
-	if s.Allocation == "Enabled" {
+	if s.Allocation == allocationEnabled {
 		if err := c.st.checkZoneCanBeEnabled(z); err != nil {
 			return nil, err
 		}
@@ -148,13 +144,6 @@ func updateZone(c *Call) (any, error) {
 	}
 	c.changed()
 	return map[string]any{"zone": c.zoneView(z)}, nil
-}
-
-func or(v, def string) string {
-	if v != "" {
-		return v
-	}
-	return def
 }
 
 // checkZoneCanBeEnabled is editZone's check before Enabled, with
@@ -208,22 +197,22 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 		return nil, paramError("Please specify a valid zone.")
 	}
 	switch {
-	case !validIPv4(s.StartIP):
+	case !netutils.ValidIPv4(s.StartIP):
 		return nil, paramError("The start IP is invalid")
-	case s.EndIP != "" && !validIPv4(s.EndIP):
+	case s.EndIP != "" && !netutils.ValidIPv4(s.EndIP):
 		return nil, paramError("The end IP is invalid")
-	case !validIPv4(s.Gateway):
+	case !netutils.ValidIPv4(s.Gateway):
 		return nil, paramError("The gateway is invalid")
-	case !validNetmask(s.Netmask):
+	case !netutils.ValidNetmask(s.Netmask):
 		return nil, paramError("The netmask is invalid")
 	}
 	if s.Allocation == "" {
-		s.Allocation = "Enabled"
+		s.Allocation = allocationEnabled
 	}
 	if err := checkAllocationState(s.Allocation); err != nil {
 		return nil, err
 	}
-	cidr, _ := cidrOf(s.Gateway, s.Netmask)
+	cidr, _ := netutils.CIDROf(s.Gateway, s.Netmask)
 	if s.EndIP == "" {
 		s.EndIP = lastAddr(cidr).String()
 	}
@@ -234,11 +223,11 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 		}
 	}
 	switch {
-	case !cidr.Contains(parseAddr(s.StartIP)):
+	case !cidr.Contains(netutils.ParseAddr(s.StartIP)):
 		return nil, paramError("The start address of the IP range is not in the CIDR subnet.")
-	case !cidr.Contains(parseAddr(s.EndIP)):
+	case !cidr.Contains(netutils.ParseAddr(s.EndIP)):
 		return nil, paramError("The end address of the IP range is not in the CIDR subnet.")
-	case ipLess(s.EndIP, s.StartIP):
+	case netutils.IPLess(s.EndIP, s.StartIP):
 		return nil, paramError("The start IP address must have a lower value than the end IP address.")
 	}
 	if ip := st.publicIPIn(z.ID, s.StartIP, s.EndIP); ip != "" {
@@ -246,7 +235,7 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 		return nil, paramError("The Start IP and endIP address range overlap with Public IP :%s", ip)
 	}
 	switch {
-	case rangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway):
+	case netutils.RangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway):
 		return nil, paramError("The gateway shouldn't overlap start/end ip addresses")
 	}
 	if err := st.checkPodCIDRSubnets(z, cidr.String()); err != nil {
@@ -263,8 +252,8 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 // start..end, or "".
 func (st *state) publicIPIn(zoneID, start, end string) string {
 	for _, r := range st.VlanRanges {
-		if r.ZoneID == zoneID && rangesOverlap(start, end, r.StartIP, r.EndIP) {
-			if ipLess(r.StartIP, start) {
+		if r.ZoneID == zoneID && netutils.RangesOverlap(start, end, r.StartIP, r.EndIP) {
+			if netutils.IPLess(r.StartIP, start) {
 				return start
 			}
 			return r.StartIP
@@ -277,9 +266,9 @@ func (st *state) publicIPIn(zoneID, start, end string) string {
 // pod's subnet may not equal the zone's guest subnet or another pod's, each
 // compared at the shorter prefix.
 func (st *state) checkPodCIDRSubnets(z *Zone, cidr string) *APIError {
-	p, _ := parseCIDR(cidr)
+	p, _ := netutils.ParseCIDR(cidr)
 	same := func(other string) bool {
-		o, ok := parseCIDR(other)
+		o, ok := netutils.ParseCIDR(other)
 		if !ok {
 			return false
 		}
@@ -295,212 +284,9 @@ func (st *state) checkPodCIDRSubnets(z *Zone, cidr string) *APIError {
 		if other.ZoneID != z.ID {
 			continue
 		}
-		if oc, ok := cidrOf(other.Gateway, other.Netmask); ok && same(oc.String()) {
+		if oc, ok := netutils.CIDROf(other.Gateway, other.Netmask); ok && same(oc.String()) {
 			return paramError("The subnet of the pod you are adding conflicts with the subnet of pod %s in zone %s. Please specify a different CIDR.", other.Name, z.Name)
 		}
 	}
 	return nil
-}
-
-// clusterSpec is addCluster's input.
-type clusterSpec struct {
-	ZoneID, PodID, Name, Hypervisor, ClusterType, Allocation string
-}
-
-func addCluster(c *Call) (any, error) {
-	p := c.Params
-	cl, err := c.st.addCluster(clusterSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), Name: p.Get("clustername"),
-		Hypervisor: p.Get("hypervisor"), ClusterType: p.Get("clustertype"), Allocation: p.Get("allocationstate")})
-	if err != nil {
-		return nil, err
-	}
-	c.changed()
-	// AddClusterCmd answers a ListResponse of the one cluster.
-	return listBody("cluster", 1, []map[string]any{c.clusterView(cl)}), nil
-}
-
-// addCluster follows ResourceManagerImpl.discoverCluster for a CloudManaged
-// cluster: no hosts are discovered, they are added with addHost. Departure:
-// ExternalManaged (vCenter) clusters are refused as not implemented; the
-// duplicate-name failure is the database's unique key on the pod's cluster
-// names, which CloudStack reports as this CloudRuntimeException.
-func (st *state) addCluster(s clusterSpec) (*Cluster, error) {
-	z, pod, err := st.zoneAndPod(s.ZoneID, s.PodID)
-	if err != nil {
-		return nil, err
-	}
-	if s.Name == "" {
-		return nil, paramError("Please specify cluster name")
-	}
-	if s.Hypervisor == "" {
-		return nil, paramError("Please specify a hypervisor")
-	}
-	hv, hvErr := canonicalHypervisor(s.Hypervisor)
-	if hvErr != nil {
-		return nil, paramError("Unable to resolve %s to a supported ", s.Hypervisor)
-	}
-	if s.ClusterType != "" && s.ClusterType != "CloudManaged" {
-		return nil, notImplemented("Only CloudManaged clusters are implemented by the CloudStack simulator")
-	}
-	if s.Allocation == "" {
-		s.Allocation = "Enabled"
-	}
-	if err := checkAllocationState(s.Allocation); err != nil {
-		return nil, err
-	}
-	for _, other := range st.Clusters {
-		if other.PodID == pod.ID && strings.EqualFold(other.Name, s.Name) {
-			return nil, internalError("Unable to create cluster %s in pod and data center with specified ids", s.Name)
-		}
-	}
-	id, internal := st.newID(kindCluster)
-	cl := &Cluster{ID: id, InternalID: internal, Name: s.Name, PodID: pod.ID, ZoneID: z.ID, Hypervisor: hv,
-		Allocation: s.Allocation}
-	st.Clusters = append(st.Clusters, cl)
-	return cl, nil
-}
-
-// zoneAndPod is discoverCluster's and discoverHosts' check of the zone and
-// pod they are given.
-func (st *state) zoneAndPod(zoneID, podID string) (*Zone, *Pod, *APIError) {
-	z := st.zone(zoneID)
-	if z == nil {
-		return nil, nil, paramError("Can't find zone by the id specified")
-	}
-	pod := st.pod(podID)
-	if pod == nil {
-		return nil, nil, paramError("Can't find pod by id %s", podID)
-	}
-	if pod.ZoneID != z.ID {
-		return nil, nil, paramError("Pod with specified id doesn't belong to the zone %s", z.Name)
-	}
-	return z, pod, nil
-}
-
-// hostSpec is addHost's input.
-type hostSpec struct {
-	ZoneID, PodID, ClusterID, ClusterName, Hypervisor, URL, Username, Password, Allocation string
-}
-
-func addHost(c *Call) (any, error) {
-	p := c.Params
-	h, err := c.st.addHost(hostSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), ClusterID: p.Get("clusterid"),
-		ClusterName: p.Get("clustername"), Hypervisor: p.Get("hypervisor"), URL: p.Get("url"),
-		Username: p.Get("username"), Password: p.Get("password"), Allocation: p.Get("allocationstate")}, c.srv.now())
-	if err != nil {
-		return nil, err
-	}
-	c.changed()
-	// AddHostCmd answers a ListResponse of the discovered hosts.
-	return listBody("host", 1, []map[string]any{c.hostView(h)}), nil
-}
-
-// addHost follows ResourceManagerImpl.discoverHosts and discoverHostsFull
-// for one simulated agent: without a cluster the host gets a "Standalone-"
-// cluster of its URL; a cluster named is found or created in the pod;
-// credentials are required (KVM: a username). The discoverer of a host's
-// hypervisor finds nothing in a cluster of another hypervisor (as
-// XenServerDiscoverer.find and its siblings do), which AddHostCmd reports as
-// the DiscoveryException's text. The agent connects at once (the
-// simulator's mock agent): the host is Up with the mock agent's capacity,
-// its IP the URL's host when that is an address, otherwise the next free
-// address of the pod's range.
-func (st *state) addHost(s hostSpec, now time.Time) (*Host, error) {
-	z := st.zone(s.ZoneID)
-	if z == nil {
-		return nil, paramError("Can't find zone by id %s", s.ZoneID)
-	}
-	pod := st.pod(s.PodID)
-	if pod == nil {
-		return nil, paramError("Can't find pod by id %s", s.PodID)
-	}
-	if pod.ZoneID != z.ID {
-		return nil, paramError("Pod with specified podId%d doesn't belong to the zone with specified zoneId%d", pod.InternalID, z.InternalID)
-	}
-	if s.ClusterName == "" && s.ClusterID == "" {
-		s.ClusterName = "Standalone-" + s.URL
-	}
-	switch {
-	case s.ClusterName != "" && s.ClusterID != "":
-		return nil, paramError("Can't specify cluster by both id and name")
-	case s.Hypervisor == "":
-		return nil, paramError("Need to specify Hypervisor Type")
-	case strings.EqualFold(s.Hypervisor, "KVM") && s.Username == "":
-		return nil, paramError("Username need to be provided.")
-	case !strings.EqualFold(s.Hypervisor, "KVM") && !strings.EqualFold(s.Hypervisor, "VMware") && (s.Username == "" || s.Password == ""):
-		return nil, paramError("Username and Password need to be provided.")
-	case !strings.Contains(s.URL, "://"):
-		return nil, paramError("uri.scheme is null %s, add nfs:// (or cifs://) as a prefix", s.URL)
-	}
-	hv, hvErr := canonicalHypervisor(s.Hypervisor)
-	if hvErr != nil {
-		return nil, discoveryError("Do not support HypervisorType %s for %s", s.Hypervisor, s.URL)
-	}
-	cl := st.cluster(s.ClusterID)
-	if s.ClusterName != "" {
-		cl = st.clusterNamed(pod.ID, s.ClusterName)
-		if cl == nil {
-			id, internal := st.newID(kindCluster)
-			cl = &Cluster{ID: id, InternalID: internal, Name: s.ClusterName, PodID: pod.ID, ZoneID: z.ID, Hypervisor: hv,
-				Allocation: "Enabled"}
-			st.Clusters = append(st.Clusters, cl)
-		}
-	}
-	if cl == nil {
-		return nil, paramError("Can't find cluster by id %s", s.ClusterID)
-	}
-	if cl.PodID != pod.ID || cl.Hypervisor != hv {
-		return nil, discoveryError("Unable to add the host: Cannot find the server resources at %s", s.URL)
-	}
-	h := newHost(st, cl.ID, pod.ID, z.ID, cl.Hypervisor, st.hostAddress(pod, s.URL), now)
-	if s.Allocation == "Disabled" {
-		h.ResourceState = "Disabled"
-	}
-	st.Hosts = append(st.Hosts, h)
-	return h, nil
-}
-
-// discoveryError is a DiscoveryException as AddHostCmd reports it: a
-// ServerApiException(INTERNAL_ERROR) with its message.
-func discoveryError(format string, args ...any) *APIError {
-	return &APIError{Code: codeInternalError, CSCode: csServerAPIException, Text: fmt.Sprintf(format, args...)}
-}
-
-func (st *state) clusterNamed(podID, name string) *Cluster {
-	for _, cl := range st.Clusters {
-		if cl.PodID == podID && cl.Name == name {
-			return cl
-		}
-	}
-	return nil
-}
-
-// hostAddress is the URL's host if it is an IPv4 address, otherwise the
-// lowest address of the pod's range after the first (the first goes to
-// system VMs in marvin's layout) no host has.
-func (st *state) hostAddress(pod *Pod, url string) string {
-	host := url
-	if i := strings.Index(host, "://"); i >= 0 {
-		host = host[i+3:]
-	}
-	host, _, _ = strings.Cut(host, "/")
-	if validIPv4(host) {
-		return host
-	}
-	used := map[string]bool{pod.StartIP: true}
-	for _, h := range st.Hosts {
-		used[h.IPAddress] = true
-	}
-	start, end := parseAddr(pod.StartIP), parseAddr(pod.EndIP)
-	for a := start; a.IsValid() && !end.Less(a); a = a.Next() {
-		if !used[a.String()] {
-			return a.String()
-		}
-	}
-	return pod.StartIP
-}
-
-// permissionDenied is a PermissionDeniedException: 531 with 4365.
-func permissionDenied(format string, args ...any) *APIError {
-	return &APIError{Code: codeAccountError, CSCode: csPermissionDenied, Text: fmt.Sprintf(format, args...)}
 }

@@ -59,10 +59,10 @@ func (st *state) deployZone(l zoneLayout, now time.Time) *Zone {
 		if e := st.vrElementOf(nsp.ID); e != nil {
 			e.Enabled = true
 		}
-		mustOK(st.setProviderState(nsp, "Enabled"))
+		mustOK(st.setProviderState(nsp, providerEnabled))
 	}
 	vlans := must(normalizeVnetRanges(pn, l.GuestVLANs))
-	pn.update("Enabled", vlans)
+	pn.update(physnetEnabled, vlans)
 	pod := must(st.createPod(podSpec{ZoneID: z.ID, Name: "POD0", Gateway: l.PodGateway, Netmask: l.Netmask,
 		StartIP: l.PodStart, EndIP: l.PodEnd}))
 	for _, cl := range l.Clusters {
@@ -81,7 +81,7 @@ func (st *state) deployZone(l zoneLayout, now time.Time) *Zone {
 		Netmask: l.Netmask, StartIP: l.PublicStart, EndIP: l.PublicEnd, ForVirtualNetwork: true}))
 	must(st.addImageStore(storeSpec{ZoneID: z.ID, URL: l.SecondaryURL, Provider: "NFS"}, now))
 	mustOK(st.checkZoneCanBeEnabled(z))
-	z.Allocation = "Enabled"
+	z.Allocation = allocationEnabled
 	return z
 }
 

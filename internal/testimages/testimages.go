@@ -5,6 +5,7 @@ package testimages
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -110,6 +111,16 @@ func Gzip(data []byte) []byte {
 	gz := gzip.NewWriter(&b)
 	_, _ = gz.Write(data)
 	_ = gz.Close()
+	return b.Bytes()
+}
+
+// Zip packs data as the one file name of a zip archive.
+func Zip(name string, data []byte) []byte {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, _ := zw.Create(name)
+	_, _ = w.Write(data)
+	_ = zw.Close()
 	return b.Bytes()
 }
 

@@ -1,4 +1,4 @@
-package simulator
+package imagecheck
 
 import (
 	"os"
@@ -20,6 +20,10 @@ func writeImage(t *testing.T, name string, data []byte) string {
 }
 
 func TestDescribeLikeFile(t *testing.T) {
+	ovaBz2, err := testimages.Bzip2(testimages.OVA())
+	if err != nil {
+		t.Fatal(err)
+	}
 	iso := make([]byte, 40000)
 	copy(iso[32769:], "CD001")
 	mbr := make([]byte, 512)
@@ -38,8 +42,8 @@ func TestDescribeLikeFile(t *testing.T) {
 		{[]byte("hello"), false, "data"},
 		{testimages.Gzip(testimages.QCOW2(1 << 20)), false, "gzip compressed data"},
 		{testimages.Gzip(testimages.QCOW2(1 << 20)), true, "QEMU QCOW2 Image (v3), 1048576 bytes (gzip compressed data)"},
-		{zipOf(t, "a.vhd", testimages.VHD(1<<20)), true, "Microsoft Disk Image, Virtual Server or Virtual PC (Zip archive data, at least v2.0 to extract)"},
-		{bzipped(t, testimages.OVA()), true, "POSIX tar archive (bzip2 compressed data, block size = 100k)"},
+		{testimages.Zip("a.vhd", testimages.VHD(1<<20)), true, "Microsoft Disk Image, Virtual Server or Virtual PC (Zip archive data, at least v2.0 to extract)"},
+		{ovaBz2, true, "POSIX tar archive (bzip2 compressed data, block size = 100k)"},
 	} {
 		got, err := describeFile(writeImage(t, "img", c.data), c.z)
 		if err != nil || got != c.want {
@@ -83,19 +87,19 @@ func TestVerifyImage(t *testing.T) {
 	}{
 		{"a.vhd", "VHD", vhd, 4 << 30, ""},
 		{"a.vhd.gz", "VHD", testimages.Gzip(vhd), 4 << 30, ""},
-		{"a.vhd.zip", "VHD", zipOf(t, "a.vhd", vhd), 4 << 30, ""},
+		{"a.vhd.zip", "VHD", testimages.Zip("a.vhd", vhd), 4 << 30, ""},
 		{"a.ova.gz", "OVA", ovaGz, int64(len(testimages.OVA())), ""},
 		{"a.raw", "RAW", make([]byte, 12345), 12345, ""},
 		{"a.vhd", "VHD", testimages.QCOW2(1 << 20), 0, "a.vhd is not a valid VHD: no \"conectix\" cookie at offset 0 (found QEMU QCOW2 Image (v3), 1048576 bytes)"},
 		{"a.vhd", "VHD", vhd[:len(vhd)-1], 0, "a.vhd is not a valid VHD: no footer"},
 		{"a.vhd.gz", "VHD", testimages.Gzip(vhd)[:40], 0, "gzip data invalid: unexpected EOF"},
 		{"a.ova.gz", "OVA", ovaGz[:len(ovaGz)-30], 0, "gzip data invalid"},
-		{"a.vhd.zip", "VHD", zipOf(t, "a.vhd", vhd)[:100], 0, "zip data invalid"},
+		{"a.vhd.zip", "VHD", testimages.Zip("a.vhd", vhd)[:100], 0, "zip data invalid"},
 		{"a.vhd", "VHD", testimages.Gzip(vhd), 0, "a.vhd holds gzip compressed data but its name has no .gz extension"},
 		{"a.qcow2", "QCOW2", append([]byte("QFI\xfb\x00\x00\x00\x07"), make([]byte, 100)...), 0, "a.qcow2 is not a valid QCOW2 image: unsupported version 7"},
 		{"a.ova", "OVA", testimages.OVA()[:1000], 0, "a.ova is not a valid OVA"},
 	} {
-		info, err := verifyImage(writeImage(t, "img", c.data), c.name, c.format)
+		info, err := Verify(writeImage(t, "img", c.data), c.name, c.format)
 		switch {
 		case c.err == "" && (err != nil || info.VirtualSize != c.size):
 			t.Errorf("%s: %+v, %v; want size %d", c.name, info, err, c.size)
@@ -116,13 +120,13 @@ func TestVerifyXzFraming(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := writeImage(t, "img", xz)
-	if found, err := checkFileType(p, "a.qcow2.xz"); err != nil || found != "" {
-		t.Fatalf("checkFileType = %q, %v", found, err)
+	if found, err := CheckFileType(p, "a.qcow2.xz"); err != nil || found != "" {
+		t.Fatalf("CheckFileType = %q, %v", found, err)
 	}
-	if _, err := verifyImage(p, "a.qcow2.xz", "QCOW2"); err != nil {
+	if _, err := Verify(p, "a.qcow2.xz", "QCOW2"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := verifyImage(writeImage(t, "cut", xz[:len(xz)-5]), "a.qcow2.xz", "QCOW2"); err == nil {
+	if _, err := Verify(writeImage(t, "cut", xz[:len(xz)-5]), "a.qcow2.xz", "QCOW2"); err == nil {
 		t.Fatal("a truncated xz stream passed")
 	}
 }

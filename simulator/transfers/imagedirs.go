@@ -1,4 +1,4 @@
-package simulator
+package transfers
 
 import (
 	"errors"
@@ -14,8 +14,10 @@ import (
 // the next one to start removes every directory whose lock nobody holds.
 
 const (
-	imageDirPattern = "cloudstack-simulator-images-"
-	imageLockName   = ".owner.lock"
+	// DirPattern begins the name of every image directory.
+	DirPattern = "cloudstack-simulator-images-"
+	// LockName is the lock file in an image directory.
+	LockName = ".owner.lock"
 	// A directory without a lock file may be one another simulator has just
 	// made and not yet locked: only older ones are taken for dead.
 	unlockedGrace = 10 * time.Minute
@@ -24,11 +26,11 @@ const (
 // makeImageDir creates and locks a fresh image directory under base; the
 // returned file holds the lock until it is closed.
 func makeImageDir(base string) (string, *os.File, error) {
-	dir, err := os.MkdirTemp(base, imageDirPattern)
+	dir, err := os.MkdirTemp(base, DirPattern)
 	if err != nil {
 		return "", nil, err
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, imageLockName), os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := os.OpenFile(filepath.Join(dir, LockName), os.O_CREATE|os.O_RDWR, 0o600)
 	if err == nil {
 		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	}
@@ -42,10 +44,10 @@ func makeImageDir(base string) (string, *os.File, error) {
 	return dir, lock, nil
 }
 
-// sweepImageDirs removes the image directories under base that belong to no
+// Sweep removes the image directories under base that belong to no
 // running simulator and reports how many it removed.
-func sweepImageDirs(base string) int {
-	dirs, _ := filepath.Glob(filepath.Join(base, imageDirPattern+"*"))
+func Sweep(base string) int {
+	dirs, _ := filepath.Glob(filepath.Join(base, DirPattern+"*"))
 	removed := 0
 	for _, dir := range dirs {
 		if abandoned(dir) && os.RemoveAll(dir) == nil {
@@ -57,7 +59,7 @@ func sweepImageDirs(base string) int {
 
 // abandoned reports whether no live simulator holds dir's lock.
 func abandoned(dir string) bool {
-	lock, err := os.Open(filepath.Join(dir, imageLockName))
+	lock, err := os.Open(filepath.Join(dir, LockName))
 	if errors.Is(err, os.ErrNotExist) {
 		info, statErr := os.Stat(dir)
 		return statErr == nil && info.IsDir() && time.Since(info.ModTime()) > unlockedGrace

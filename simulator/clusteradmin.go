@@ -1,0 +1,216 @@
+package simulator
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
+)
+
+// addCluster and addHost: ResourceManagerImpl.discoverCluster and
+// discoverHosts, as the simulator's hosts need them.
+func init() {
+	register(
+		command{name: "addCluster", sync: addCluster},
+		command{name: "addHost", sync: addHost},
+	)
+}
+
+// clusterSpec is addCluster's input.
+type clusterSpec struct {
+	ZoneID, PodID, Name, Hypervisor, ClusterType, Allocation string
+}
+
+func addCluster(c *Call) (any, error) {
+	p := c.Params
+	cl, err := c.st.addCluster(clusterSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), Name: p.Get("clustername"),
+		Hypervisor: p.Get("hypervisor"), ClusterType: p.Get("clustertype"), Allocation: p.Get("allocationstate")})
+	if err != nil {
+		return nil, err
+	}
+	c.changed()
+	// AddClusterCmd answers a ListResponse of the one cluster.
+	return listBody("cluster", 1, []map[string]any{c.clusterView(cl)}), nil
+}
+
+// addCluster follows ResourceManagerImpl.discoverCluster for a CloudManaged
+// cluster: no hosts are discovered, they are added with addHost. Departure:
+// ExternalManaged (vCenter) clusters are refused as not implemented; the
+// duplicate-name failure is the database's unique key on the pod's cluster
+// names, which CloudStack reports as this CloudRuntimeException.
+func (st *state) addCluster(s clusterSpec) (*Cluster, error) {
+	z, pod, err := st.zoneAndPod(s.ZoneID, s.PodID)
+	if err != nil {
+		return nil, err
+	}
+	if s.Name == "" {
+		return nil, paramError("Please specify cluster name")
+	}
+	if s.Hypervisor == "" {
+		return nil, paramError("Please specify a hypervisor")
+	}
+	hv, hvErr := canonicalHypervisor(s.Hypervisor)
+	if hvErr != nil {
+		return nil, paramError("Unable to resolve %s to a supported ", s.Hypervisor)
+	}
+	if s.ClusterType != "" && s.ClusterType != "CloudManaged" {
+		return nil, notImplemented("Only CloudManaged clusters are implemented by the CloudStack simulator")
+	}
+	if s.Allocation == "" {
+		s.Allocation = allocationEnabled
+	}
+	if err := checkAllocationState(s.Allocation); err != nil {
+		return nil, err
+	}
+	for _, other := range st.Clusters {
+		if other.PodID == pod.ID && strings.EqualFold(other.Name, s.Name) {
+			return nil, internalError("Unable to create cluster %s in pod and data center with specified ids", s.Name)
+		}
+	}
+	id, internal := st.newID(kindCluster)
+	cl := &Cluster{ID: id, InternalID: internal, Name: s.Name, PodID: pod.ID, ZoneID: z.ID, Hypervisor: hv,
+		Allocation: s.Allocation}
+	st.Clusters = append(st.Clusters, cl)
+	return cl, nil
+}
+
+// zoneAndPod is discoverCluster's and discoverHosts' check of the zone and
+// pod they are given.
+func (st *state) zoneAndPod(zoneID, podID string) (*Zone, *Pod, *APIError) {
+	z := st.zone(zoneID)
+	if z == nil {
+		return nil, nil, paramError("Can't find zone by the id specified")
+	}
+	pod := st.pod(podID)
+	if pod == nil {
+		return nil, nil, paramError("Can't find pod by id %s", podID)
+	}
+	if pod.ZoneID != z.ID {
+		return nil, nil, paramError("Pod with specified id doesn't belong to the zone %s", z.Name)
+	}
+	return z, pod, nil
+}
+
+// hostSpec is addHost's input.
+type hostSpec struct {
+	ZoneID, PodID, ClusterID, ClusterName, Hypervisor, URL, Username, Password, Allocation string
+}
+
+func addHost(c *Call) (any, error) {
+	p := c.Params
+	h, err := c.st.addHost(hostSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), ClusterID: p.Get("clusterid"),
+		ClusterName: p.Get("clustername"), Hypervisor: p.Get("hypervisor"), URL: p.Get("url"),
+		Username: p.Get("username"), Password: p.Get("password"), Allocation: p.Get("allocationstate")}, c.srv.now())
+	if err != nil {
+		return nil, err
+	}
+	c.changed()
+	// AddHostCmd answers a ListResponse of the discovered hosts.
+	return listBody("host", 1, []map[string]any{c.hostView(h)}), nil
+}
+
+// addHost follows ResourceManagerImpl.discoverHosts and discoverHostsFull
+// for one simulated agent: without a cluster the host gets a "Standalone-"
+// cluster of its URL; a cluster named is found or created in the pod;
+// credentials are required (KVM: a username). The discoverer of a host's
+// hypervisor finds nothing in a cluster of another hypervisor (as
+// XenServerDiscoverer.find and its siblings do), which AddHostCmd reports as
+// the DiscoveryException's text. The agent connects at once (the
+// simulator's mock agent): the host is Up with the mock agent's capacity,
+// its IP the URL's host when that is an address, otherwise the next free
+// address of the pod's range.
+func (st *state) addHost(s hostSpec, now time.Time) (*Host, error) {
+	z := st.zone(s.ZoneID)
+	if z == nil {
+		return nil, paramError("Can't find zone by id %s", s.ZoneID)
+	}
+	pod := st.pod(s.PodID)
+	if pod == nil {
+		return nil, paramError("Can't find pod by id %s", s.PodID)
+	}
+	if pod.ZoneID != z.ID {
+		return nil, paramError("Pod with specified podId%d doesn't belong to the zone with specified zoneId%d", pod.InternalID, z.InternalID)
+	}
+	if s.ClusterName == "" && s.ClusterID == "" {
+		s.ClusterName = "Standalone-" + s.URL
+	}
+	switch {
+	case s.ClusterName != "" && s.ClusterID != "":
+		return nil, paramError("Can't specify cluster by both id and name")
+	case s.Hypervisor == "":
+		return nil, paramError("Need to specify Hypervisor Type")
+	case strings.EqualFold(s.Hypervisor, "KVM") && s.Username == "":
+		return nil, paramError("Username need to be provided.")
+	case !strings.EqualFold(s.Hypervisor, "KVM") && !strings.EqualFold(s.Hypervisor, "VMware") && (s.Username == "" || s.Password == ""):
+		return nil, paramError("Username and Password need to be provided.")
+	case !strings.Contains(s.URL, "://"):
+		return nil, paramError("uri.scheme is null %s, add nfs:// (or cifs://) as a prefix", s.URL)
+	}
+	hv, hvErr := canonicalHypervisor(s.Hypervisor)
+	if hvErr != nil {
+		return nil, discoveryError("Do not support HypervisorType %s for %s", s.Hypervisor, s.URL)
+	}
+	cl := st.cluster(s.ClusterID)
+	if s.ClusterName != "" {
+		cl = st.clusterNamed(pod.ID, s.ClusterName)
+		if cl == nil {
+			id, internal := st.newID(kindCluster)
+			cl = &Cluster{ID: id, InternalID: internal, Name: s.ClusterName, PodID: pod.ID, ZoneID: z.ID, Hypervisor: hv,
+				Allocation: allocationEnabled}
+			st.Clusters = append(st.Clusters, cl)
+		}
+	}
+	if cl == nil {
+		return nil, paramError("Can't find cluster by id %s", s.ClusterID)
+	}
+	if cl.PodID != pod.ID || cl.Hypervisor != hv {
+		return nil, discoveryError("Unable to add the host: Cannot find the server resources at %s", s.URL)
+	}
+	h := newHost(st, cl.ID, pod.ID, z.ID, cl.Hypervisor, st.hostAddress(pod, s.URL), now)
+	if s.Allocation == allocationDisabled {
+		h.ResourceState = resourceDisabled
+	}
+	st.Hosts = append(st.Hosts, h)
+	return h, nil
+}
+
+// discoveryError is a DiscoveryException as AddHostCmd reports it: a
+// ServerApiException(INTERNAL_ERROR) with its message.
+func discoveryError(format string, args ...any) *APIError {
+	return &APIError{Code: codeInternalError, CSCode: csServerAPIException, Text: fmt.Sprintf(format, args...)}
+}
+
+func (st *state) clusterNamed(podID, name string) *Cluster {
+	for _, cl := range st.Clusters {
+		if cl.PodID == podID && cl.Name == name {
+			return cl
+		}
+	}
+	return nil
+}
+
+// hostAddress is the URL's host if it is an IPv4 address, otherwise the
+// lowest address of the pod's range after the first (the first goes to
+// system VMs in marvin's layout) no host has.
+func (st *state) hostAddress(pod *Pod, url string) string {
+	host := url
+	if i := strings.Index(host, "://"); i >= 0 {
+		host = host[i+3:]
+	}
+	host, _, _ = strings.Cut(host, "/")
+	if netutils.ValidIPv4(host) {
+		return host
+	}
+	used := map[string]bool{pod.StartIP: true}
+	for _, h := range st.Hosts {
+		used[h.IPAddress] = true
+	}
+	start, end := netutils.ParseAddr(pod.StartIP), netutils.ParseAddr(pod.EndIP)
+	for a := start; a.IsValid() && !end.Less(a); a = a.Next() {
+		if !used[a.String()] {
+			return a.String()
+		}
+	}
+	return pod.StartIP
+}

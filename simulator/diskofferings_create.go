@@ -1,0 +1,115 @@
+package simulator
+
+import (
+	"strings"
+	"time"
+)
+
+func init() {
+	register(
+		command{name: "createDiskOffering", sync: createDiskOffering},
+		command{name: "deleteDiskOffering", idKind: kindDiskOffering, sync: deleteDiskOffering},
+	)
+}
+
+func createDiskOffering(c *Call) (any, error) {
+	o, err := newDiskOffering(c.st, c.Params, c.srv.now())
+	if err != nil {
+		return nil, err
+	}
+	c.changed()
+	return map[string]any{"diskoffering": diskOfferingView(o)}, nil
+}
+
+// newDiskOffering is ConfigurationManagerImpl.createDiskOffering and
+// persistDiskOffering, for the API and the seed.
+func newDiskOffering(st *state, p Params, now time.Time) (*DiskOffering, error) {
+	name := p.Get("name")
+	o := &DiskOffering{Name: name, DisplayText: firstNonEmpty(p.Get("displaytext"), name), // CreateDiskOfferingCmd.getDisplayText
+		Customized: p.Bool("customized", false), Hidden: !p.Bool("displayoffering", true),
+		SizeStrictness: p.Bool("disksizestrictness", false), Encrypt: p.Bool("encrypt", false)}
+	size := nullableInt64(p, "disksize")
+	switch {
+	case !o.Customized && size == nil:
+		return nil, paramError("Disksize is required for a non-customized disk offering")
+	case o.Customized && size != nil:
+		return nil, paramError("Disksize is not allowed for a customized disk offering")
+	}
+	if err := validateCacheMode(p.Get("cachemode")); err != nil {
+		return nil, err
+	}
+	switch t := p.Get("storagetype"); {
+	case strings.EqualFold(t, "local"):
+		o.LocalStorage = true
+	case t != "" && !strings.EqualFold(t, "shared"):
+		return nil, paramError("Invalid storage type %s specified, valid types are: 'local' and 'shared'", t)
+	}
+	if p.Get("storagepolicy") != "" {
+		return nil, paramError("Please specify a valid vSphere storage policy id")
+	}
+	if err := checkRates(p); err != nil {
+		return nil, err
+	}
+	if size != nil && *size <= 0 {
+		return nil, paramError("Please specify a disk size of at least 1 GB.")
+	} else if size != nil && *size > maxVolumeSizeGB {
+		return nil, paramError("The maximum size for a disk is %d GB.", maxVolumeSizeGB)
+	}
+	if size != nil {
+		o.DiskSize = *size
+	} else {
+		o.Customized = true // persistDiskOffering: diskSize == 0 makes it customized
+	}
+	if err := o.takeIOPS(p); err != nil {
+		return nil, err
+	}
+	if r := nullableInt(p, "hypervisorsnapshotreserve"); r != nil && *r < 0 {
+		return nil, paramError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
+	}
+	o.ProvisioningType = strings.ToLower(firstNonEmpty(p.Get("provisioningtype"), "thin"))
+	o.CacheMode = strings.ToLower(p.Get("cachemode"))
+	var err *APIError
+	if o.Tags, err = cleanupTags(given(p, "tags")); err != nil {
+		return nil, err
+	}
+	if d := offeringDetails(p.Map("details")); len(d) > 0 {
+		o.Details = d
+	}
+	o.ID, o.InternalID = st.newID(kindDiskOffering)
+	o.Created = now
+	st.DiskOfferings = append(st.DiskOfferings, o)
+	return o, nil
+}
+
+// takeIOPS is persistDiskOffering's IOPS rule: customized IOPS (or none
+// said) keeps no min/max; fixed IOPS default to 0/0.
+func (o *DiskOffering) takeIOPS(p Params) error {
+	if err := checkIOPS(p); err != nil {
+		return err
+	}
+	o.CustomizedIOPS = nullableBool(p, "customizediops")
+	if o.CustomizedIOPS == nil || *o.CustomizedIOPS {
+		return nil
+	}
+	minIOPS, maxIOPS := nullableInt64(p, "miniops"), nullableInt64(p, "maxiops")
+	zero := int64(0)
+	if minIOPS == nil {
+		minIOPS = &zero
+	}
+	if maxIOPS == nil {
+		maxIOPS = &zero
+	}
+	o.MinIOPS, o.MaxIOPS = minIOPS, maxIOPS
+	return nil
+}
+
+// deleteDiskOffering is ConfigurationManagerImpl.deleteDiskOffering.
+func deleteDiskOffering(c *Call) (any, error) {
+	o, ok := byID(c.st.DiskOfferings, c.Params.Get("id"))
+	if !ok {
+		return nil, paramError("Unable to find disk offering by id %s", c.Params.Get("id"))
+	}
+	o.Inactive = true
+	c.changed()
+	return success(), nil
+}

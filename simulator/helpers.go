@@ -1,0 +1,95 @@
+package simulator
+
+// Small string and number helpers shared by every family; nothing here knows a CloudStack command.
+
+import (
+	"crypto/md5"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// or is v, or def where v is empty.
+func or(v, def string) string {
+	if v != "" {
+		return v
+	}
+	return def
+}
+
+// without is list less every entry equal to s, case folded.
+func without(list []string, s string) []string {
+	var out []string
+	for _, x := range list {
+		if !strings.EqualFold(x, s) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// firstNonEmpty is the first value that is not empty, or "".
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// containsFold reports whether list holds s, case folded.
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// countFold counts the entries of list equal to s, case folded.
+func countFold(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// parseIntOr is NumbersUtil.parseInt.
+func parseIntOr(s string, def int) int {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+	if err != nil {
+		return def
+	}
+	return int(n)
+}
+
+// humanSize is NumbersUtil.toHumanReadableSize.
+func humanSize(b int64) string {
+	switch {
+	case b >= 1<<40:
+		return fmt.Sprintf("%.2f TB", float64(b)/(1<<40))
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.2f MB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.2f KB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", b)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// nameUUID is java.util.UUID.nameUUIDFromBytes: an MD5 (version 3) UUID,
+// which createZone derives the zone token from.
+func nameUUID(name string) string {
+	b := md5.Sum([]byte(name))
+	b[6] = b[6]&0x0f | 0x30
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,120 @@
+package simulator
+
+import (
+	"fmt"
+	"strings"
+)
+
+func init() {
+	register(
+		command{name: "enableStaticNat", sync: enableStaticNat},
+		command{name: "disableStaticNat", async: disableStaticNat},
+	)
+}
+
+// enableStaticNat is synchronous in CloudStack. Its checks follow
+// RulesManagerImpl.enableStaticNat (the network must provide StaticNat, the
+// address be usable for it: checkIpForService) and isIpReadyForStaticNat;
+// conflicts with another VM are 537.
+func enableStaticNat(c *Call) (any, error) {
+	ip, vm, nic, err := c.staticNatTarget()
+	if err != nil {
+		return nil, err
+	}
+	switch vm.State {
+	case vmDestroyed, vmExpunging, vmError:
+		return nil, paramError("Invalid user vm: %d", vm.InternalID)
+	}
+	dstIP := nic.IPAddress
+	if guest := c.Params.Get("vmguestip"); guest != "" && guest != dstIP {
+		return nil, paramError("VM ip %s address not belongs to the vm", guest)
+	}
+	if err := c.st.ipReadyForStaticNat(ip, vm, dstIP); err != nil {
+		return nil, err
+	}
+	ip.StaticNAT, ip.VMID, ip.VMIP = true, vm.ID, dstIP
+	c.changed()
+	return success(), nil
+}
+
+// staticNatTarget is the address, the VM and its NIC on the address's
+// network, checked as enableStaticNat checks them before the VM's state.
+func (c *Call) staticNatTarget() (*PublicIP, *VirtualMachine, *NIC, error) {
+	p := c.Params
+	ip, _ := byID(c.st.PublicIPs, p.Get("ipaddressid"))
+	vm, _ := byID(c.st.VMs, p.Get("virtualmachineid"))
+	if ip == nil || ip.State == ipFree {
+		return nil, nil, nil, paramError("Unable to find ip address by id %s", p.Get("ipaddressid"))
+	}
+	networkID := firstNonEmpty(ip.NetworkID, p.Get("networkid"))
+	if networkID == "" {
+		return nil, nil, nil, paramError("Unable to enable static NAT for the ipAddress id=%d as IP is not associated with any network and no networkId is passed in", ip.InternalID)
+	}
+	net := c.st.network(networkID)
+	if net == nil {
+		return nil, nil, nil, paramError("Unable to find network by id")
+	}
+	if vm == nil || vm.Removed != nil {
+		return nil, nil, nil, paramError("Can't enable static nat for the address id=%d, invalid virtual machine id specified (%s).", ip.InternalID, p.Get("virtualmachineid"))
+	}
+	nic := vm.nicOn(net.ID)
+	if nic == nil {
+		return nil, nil, nil, paramError("Vm doesn't belong to the network with specified id")
+	}
+	if !c.st.networkProvides(net, "StaticNat") { // areServicesSupportedInNetwork(StaticNat)
+		return nil, nil, nil, paramError("Unable to create static nat rule; StaticNat service is not supported in network with specified id")
+	}
+	if ip.NetworkID == "" {
+		return nil, nil, nil, paramError("Ip address %s is not assigned to the network %s", c.st.ipString(ip), networkString(net))
+	}
+	if !strings.EqualFold(ip.NetworkID, net.ID) {
+		return nil, nil, nil, paramError("Invalid network Id=%d. IP is associated with a different network than passed network id", net.InternalID)
+	}
+	if err := c.st.checkIPForService(ip, "StaticNat", ""); err != nil {
+		return nil, nil, nil, err
+	}
+	return ip, vm, nic, nil
+}
+
+// ipReadyForStaticNat is RulesManagerImpl.isIpReadyForStaticNat: not a
+// source NAT address, no load balancer rules on it (there are no port
+// forwarding rules), not static NAT to another VM, and the VM's address
+// not already static NAT of another public address.
+func (st *state) ipReadyForStaticNat(ip *PublicIP, vm *VirtualMachine, dstIP string) error {
+	if ip.SourceNAT {
+		return paramError("Can't enable static, ip address %s is a sourceNat ip address", st.ipString(ip))
+	}
+	if !ip.StaticNAT && len(st.rulesOnIP(ip.ID, purposeLB)) > 0 {
+		return ruleConflict("Failed to enable static nat for the ip address %s as it already has LoadBalancing rules assigned", st.ipString(ip))
+	}
+	if ip.StaticNAT && !strings.EqualFold(ip.VMID, vm.ID) {
+		return &APIError{Code: codeRuleConflict, CSCode: csServerAPIException,
+			Text: fmt.Sprintf("Failed to enable static for the ip address %s and vm id=%d as it's already assigned to antoher vm",
+				st.ipString(ip), vm.InternalID)}
+	}
+	if old := st.staticNATOf(vm.ID); old != nil && old.VMIP == dstIP {
+		return paramError("Failed to enable static nat on the  ip %s with Id %s as the vm %s with Id %s is already associated with another public ip %s with id %s",
+			ip.Address, ip.ID, vm.InstanceName, vm.ID, old.Address, old.ID)
+	}
+	return nil
+}
+
+// disableStaticNat clears an address's static NAT in the job
+// (RulesManagerImpl.disableStaticNat).
+func disableStaticNat(c *Call) (*asyncJob, error) {
+	ip, found := byID(c.st.PublicIPs, c.Params.Get("ipaddressid"))
+	if !found {
+		return nil, paramError("Unable to find ip address by id %s", c.Params.Get("ipaddressid"))
+	}
+	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID,
+		cmdClass: "org.apache.cloudstack.api.command.user.nat.DisableStaticNatCmd",
+		run: func() (any, error) {
+			if !ip.StaticNAT {
+				return nil, paramError("Specified IP address id is not associated with any vm Id")
+			}
+			c.disableStaticNATRules(ip) // RulesManagerImpl.disableStaticNat revokes the address's rules first
+			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
+			c.changed()
+			return success(), nil
+		}}, nil
+}

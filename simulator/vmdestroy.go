@@ -1,0 +1,188 @@
+package simulator
+
+import (
+	"strings"
+)
+
+func init() {
+	register(
+		command{name: "destroyVirtualMachine", idKind: kindVM, async: destroyVirtualMachine},
+		command{name: "expungeVirtualMachine", idKind: kindVM, async: expungeVirtualMachine},
+		command{name: "recoverVirtualMachine", idKind: kindVM, sync: recoverVirtualMachine},
+	)
+}
+
+// destroyVirtualMachine destroys a VM. Without expunge it becomes Destroyed:
+// it keeps its NICs (addresses and host name stay taken) and its ROOT volume
+// goes to Destroy until the VM is expunged or recovered. With expunge it is
+// Expunging during the job and then gone. volumeids names DATADISK volumes
+// attached to the VM to delete with it; other data volumes stay attached
+// until the VM is expunged, which detaches them.
+func destroyVirtualMachine(c *Call) (*asyncJob, error) {
+	job, vm := c.vmJob("admin.vm.DestroyVMCmdByAdmin", "unable to find a virtual machine with id")
+	expunge := c.Params.Bool("expunge", false)
+	if expunge && !c.Account.isAdmin() {
+		// UserVmManagerImpl.destroyVm checks this first. The
+		// PermissionDeniedException is not a ServerApiException, so
+		// ApiAsyncJobDispatcher.runJob fails the job with 530.
+		job.run = func() (any, error) {
+			return nil, internalError("Parameter expunge can be passed by Admin only. Or when the %s key is set.", allowUserExpungeRecoverVM)
+		}
+		return job, nil
+	}
+	if vm == nil {
+		return job, nil
+	}
+	volumes, bad := c.volumesToDestroy(vm)
+	switch {
+	case len(bad) > 0:
+		job.run = func() (any, error) {
+			return nil, paramError("The following supplied volumes are not DATADISK attached to the VM: %s", strings.Join(bad, ""))
+		}
+		return job, nil
+	case vm.State == vmDestroyed && !expunge:
+		job.run = func() (any, error) { return c.vmResult(vm) }
+		return job, nil
+	case expunge || vm.State == vmError:
+		c.transition(job, vm, vmExpunging)
+	case vm.State == vmRunning || vm.State == vmStarting:
+		c.transition(job, vm, vmStopping)
+	}
+	job.run = func() (any, error) { return c.destroyVM(vm, volumes, expunge) }
+	return job, nil
+}
+
+// volumesToDestroy is the live volumes volumeids names, and the texts of
+// those that are not DATADISK volumes attached to vm.
+func (c *Call) volumesToDestroy(vm *VirtualMachine) (volumes []*Volume, bad []string) {
+	for _, id := range c.Params.List("volumeids") {
+		if v, ok := byID(c.st.Volumes, id); ok && v.Removed == nil {
+			volumes = append(volumes, v)
+		}
+	}
+	for _, v := range volumes {
+		if v.Type != volumeDataDisk || !strings.EqualFold(v.VMID, vm.ID) {
+			bad = append(bad, c.st.volumeString(v)+"; ")
+		}
+	}
+	return volumes, bad
+}
+
+// destroyVM is destroyVirtualMachine's job: the named volumes go (expunged,
+// or detached and Destroy), then the VM is expunged or stopped and
+// Destroyed with its ROOT volume.
+func (c *Call) destroyVM(vm *VirtualMachine, volumes []*Volume, expunge bool) (any, error) {
+	now := c.srv.now()
+	for _, v := range volumes {
+		if expunge {
+			v.expunge(now)
+		} else {
+			v.detach()
+			v.State = volumeDestroy
+		}
+	}
+	if vm.State == vmExpunging {
+		c.expungeVM(vm)
+	} else {
+		c.stopVM(vm)
+		vm.State, vm.UpdateTime = vmDestroyed, now
+		for _, v := range c.st.volumesOf(vm.ID) {
+			if v.Type == volumeRoot {
+				v.State = volumeDestroy
+			}
+		}
+	}
+	c.changed()
+	return c.vmResult(vm)
+}
+
+// expungeVM removes a VM for good (UserVmManagerImpl.expunge): its NICs,
+// and so its addresses and host name, are released
+// (releaseNetworkResourcesOnExpunge, then VirtualMachineManagerImpl.
+// advanceExpunge's cleanupNics), its static NAT disabled and its network
+// rules cleaned up (cleanupVmResources, cleanupVMRules), its ROOT volume
+// expunged, its data volumes detached and its tags deleted.
+func (c *Call) expungeVM(vm *VirtualMachine) {
+	now := c.srv.now()
+	vm.stop()
+	vm.State, vm.Removed, vm.NICs, vm.UpdateTime = vmExpunging, &now, nil, now
+	for _, v := range c.st.Volumes {
+		if v.Removed != nil || !strings.EqualFold(v.VMID, vm.ID) {
+			continue
+		}
+		if v.Type == volumeRoot {
+			v.expunge(now)
+			c.st.removeTagsOf("Volume", v.ID)
+		} else {
+			v.detach()
+		}
+	}
+	c.cleanupVMRules(vm)
+	c.st.removeTagsOf("UserVm", vm.ID)
+	c.changed()
+}
+
+// expungeVirtualMachine is UserVmManagerImpl.expungeVm: it expunges a
+// Destroyed (or Error) VM; an expunged one is not found (UserVmDao.findById
+// skips removed rows, GenericDaoBase.findById, so expungeVm's "already
+// expunged" branch is never reached), any other state fails the job.
+func expungeVirtualMachine(c *Call) (*asyncJob, error) {
+	id := c.Params.Get("id")
+	job := &asyncJob{instanceType: "VirtualMachine", instanceID: strings.ToLower(id),
+		cmdClass: "org.apache.cloudstack.api.command.admin.vm.ExpungeVMCmd"}
+	vm, found := byID(c.st.VMs, id)
+	switch {
+	case !found || vm.Removed != nil:
+		job.run = func() (any, error) { return nil, paramError("Unable to find a virtual machine with specified vmId") }
+	case vm.State != vmDestroyed && vm.State != vmError && vm.State != vmExpunging:
+		job.run = func() (any, error) {
+			return nil, internalError("Please destroy vm with specified vmId before expunge")
+		}
+	case !c.Account.isAdmin(): // after the state check; a 530 from the job, as for destroy
+		job.run = func() (any, error) {
+			return nil, internalError("Expunging a vm can only be done by an Admin. Or when the %s key is set.", allowUserExpungeRecoverVM)
+		}
+	default:
+		c.transition(job, vm, vmExpunging)
+		job.run = func() (any, error) {
+			c.expungeVM(vm)
+			return success(), nil
+		}
+	}
+	return job, nil
+}
+
+// recoverVirtualMachine (synchronous in 4.22) is UserVmManagerImpl.
+// recoverVirtualMachine: a Destroyed VM comes back Stopped with its ROOT
+// volume (recoverRootVolume); an expunged VM is not found and a VM in any
+// other state is refused (the caller is root admin, so
+// allow.user.expunge.recover.vm does not apply).
+func recoverVirtualMachine(c *Call) (any, error) {
+	vm, err := c.liveVM("id", "unable to find a virtual machine with id")
+	if err != nil {
+		return nil, err
+	}
+	if !c.Account.isAdmin() { // a synchronous PermissionDeniedException: 531
+		return nil, &APIError{Code: codeAccountError, CSCode: csPermissionDenied,
+			Text: "Recovering a vm can only be done by an Admin. Or when the " + allowUserExpungeRecoverVM + " key is set."}
+	}
+	if vm.State != vmDestroyed {
+		return nil, paramError("Vm with id %d is not in the right state", vm.InternalID)
+	}
+	vm.State = vmStopped
+	for _, v := range c.st.volumesOf(vm.ID) {
+		if v.State == volumeDestroy {
+			v.State = volumeReady
+			if v.Path == "" {
+				v.State = volumeAllocated
+			}
+		}
+	}
+	c.changed()
+	return map[string]any{"virtualmachine": c.vmView(vm)}, nil
+}
+
+// allowUserExpungeRecoverVM is UserVmManager.AllowUserExpungeRecoverVm,
+// false by default: only admins may expunge or recover VMs. The simulator
+// has no global settings yet, so it is always false.
+const allowUserExpungeRecoverVM = "allow.user.expunge.recover.vm"
