@@ -19,11 +19,17 @@ import (
 // travel as user data and the registry is never called.
 func mockedCPI(t *testing.T, expunge bool) (apiv1.CPI, *cloudstackmock.MockAPI) {
 	t.Helper()
+	return mockedCPIIn(t, expunge, apiv1.CloudPropsImpl{})
+}
+
+// mockedCPIIn is mockedCPI serving a request with the call context ctx.
+func mockedCPIIn(t *testing.T, expunge bool, ctx apiv1.CallContext) (apiv1.CPI, *cloudstackmock.MockAPI) {
+	t.Helper()
 	cloud := cloudstackmock.NewMockAPI(gomock.NewController(t))
 	cfg := config.Config{}
 	cfg.CloudStack.DefaultZone = "z1"
 	cfg.CloudStack.ExpungeVM = &expunge
-	c, err := cpi.NewFactory(cfg, cloud, boshlog.NewLogger(boshlog.LevelNone)).New(apiv1.CloudPropsImpl{})
+	c, err := cpi.NewFactory(cfg, cloud, boshlog.NewLogger(boshlog.LevelNone)).New(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
