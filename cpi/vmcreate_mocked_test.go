@@ -91,15 +91,6 @@ func createVM(c apiv1.CPI, props string, nets apiv1.Networks) (apiv1.VMCID, erro
 		apiv1.NewVMEnv(nil))
 }
 
-func retryable(t *testing.T, err error) bool {
-	t.Helper()
-	var typed boshError
-	if !errors.As(err, &typed) {
-		t.Fatalf("error %v carries no Bosh::Clouds type", err)
-	}
-	return typed.CanRetry()
-}
-
 // create_vm deploys with the resolved ids and the incomplete mark as
 // display name, tags the VM, and only then gives it its host name as
 // display name, which makes it complete.
@@ -350,18 +341,22 @@ func TestCreateVMStopsWhenALeftoverStays(t *testing.T) {
 	}
 }
 
+// vipCases are the two vips create_vm meets: a free address, which it
+// acquires, and one the operator allocated, which it only static-NATs.
+var vipCases = map[string]struct {
+	found   *cloudstack.PublicIP // what FindPublicIP answers before the deploy
+	acquire bool
+}{
+	"free":                      {nil, true},
+	"allocated by the operator": {&cloudstack.PublicIP{ID: "ip-op", IP: vipIP}, false},
+}
+
 // The vip is checked before anything is created and acquired only after
 // the deploy (so that it never becomes the network's source NAT address),
 // then static-NATed to the VM; an address the operator allocated is only
 // static-NATed.
 func TestCreateVMAcquiresTheVIPAfterTheDeploy(t *testing.T) {
-	for name, tc := range map[string]struct {
-		found   *cloudstack.PublicIP // what FindPublicIP answers before the deploy
-		acquire bool
-	}{
-		"free":                      {nil, true},
-		"allocated by the operator": {&cloudstack.PublicIP{ID: "ip-op", IP: vipIP}, false},
-	} {
+	for name, tc := range vipCases {
 		t.Run(name, func(t *testing.T) {
 			c, cloud := createVMCPI(t)
 			expectResolve(cloud)
@@ -423,13 +418,7 @@ func TestCreateVMRefusesAVIPItCannotStaticNAT(t *testing.T) {
 // acquired with the VM, and never one the operator allocated.
 func TestCreateVMReleasesOnlyTheVIPItAcquired(t *testing.T) {
 	natFailed := &cloudstack.APIError{Command: "enableStaticNat", ErrorCode: 530, Text: "failed"}
-	for name, tc := range map[string]struct {
-		found   *cloudstack.PublicIP
-		release bool
-	}{
-		"acquired":                  {nil, true},
-		"allocated by the operator": {&cloudstack.PublicIP{ID: "ip-op", IP: vipIP}, false},
-	} {
+	for name, tc := range vipCases {
 		t.Run(name, func(t *testing.T) {
 			c, cloud := createVMCPI(t)
 			expectResolve(cloud)
@@ -441,13 +430,13 @@ func TestCreateVMReleasesOnlyTheVIPItAcquired(t *testing.T) {
 			acquired := &cloudstack.PublicIP{ID: "ip-new", IP: vipIP, NetworkID: netA.ID,
 				Tags: map[string]string{cloudstack.AcquiredTag: "true"}}
 			ipID := "ip-op"
-			if tc.release {
+			if tc.acquire {
 				ipID = "ip-new"
 				cloud.EXPECT().AcquirePublicIP(netA.ID, vipIP).Return(acquired, nil)
 			}
 			cloud.EXPECT().EnableStaticNAT(ipID, "vm-1", netA.ID).Return(natFailed)
 			cloud.EXPECT().FindVM("vm-1").DoAndReturn(func(string) (*cloudstack.VM, error) { return d.vm(), nil })
-			if tc.release {
+			if tc.acquire {
 				// The VM's mark names the vip it meant to acquire.
 				cloud.EXPECT().FindPublicIP("zone-1", vipIP).Return(acquired, nil)
 				cloud.EXPECT().ReleasePublicIP("ip-new").Return(nil)
@@ -458,5 +447,68 @@ func TestCreateVMReleasesOnlyTheVIPItAcquired(t *testing.T) {
 				t.Fatalf("got %s %v, want a VMCreationFailed that removed the VM", got, err)
 			}
 		})
+	}
+}
+
+// cpu and ram run on a customized offering (a constrained one first), with
+// only what it leaves open sent; an ephemeral disk with no offering goes
+// on the customized disk offering, in whole GiB; an earlier CPI's
+// stemcell CID names its template; the affinity group is found or made;
+// and create_vm (v2) answers a dynamic network with the address
+// CloudStack gave its NIC.
+func TestCreateVMV2ResolvesSizesDisksAndGroups(t *testing.T) {
+	c, cloud := createVMCPI(t)
+	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
+	cloud.EXPECT().FindTemplateByName("cpitemplate-1", "zone-1").Return(&cloudstack.Template{ID: stemcellID}, nil)
+	cloud.EXPECT().ServiceOfferings().Return([]cloudstack.ServiceOffering{
+		{ID: "off-small", Name: "small", CPUs: 1, MemoryMB: 512, CPUsFixed: true, MemoryFixed: true, SpeedFixed: true},
+		{ID: "off-custom", Name: "custom", Customized: true, MinCPUs: 1, MaxCPUs: 8, MinMemoryMB: 32, MaxMemoryMB: 8192},
+		{ID: "off-constrained", Name: "constrained", Customized: true, Constrained: true, SpeedFixed: true,
+			CPUSpeed: 1000, MinCPUs: 1, MaxCPUs: 4, MinMemoryMB: 512, MaxMemoryMB: 4096},
+	}, nil)
+	cloud.EXPECT().FindNetworks("zone-1", []string{"net-a"}).Return(map[string]cloudstack.Network{"net-a": netA}, nil)
+	cloud.EXPECT().CustomDiskOffering().Return(&cloudstack.DiskOffering{ID: "off-disk", Name: "Custom", Customized: true}, nil)
+	cloud.EXPECT().FindOrCreateAffinityGroup("ag", "").Return("ag-1", nil)
+	cloud.EXPECT().IncompleteVMs("dir-1").Return(nil, nil)
+	var spec cloudstack.DeploySpec
+	cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(func(s cloudstack.DeploySpec) (string, *cloudstack.VM, error) {
+		spec = s
+		return "vm-1", &cloudstack.VM{ID: "vm-1", Name: s.Name, State: "Running", NICs: []cloudstack.NIC{
+			{NetworkID: netA.ID, IP: "10.0.0.42", Netmask: "255.255.255.0", Gateway: "10.0.0.1", MAC: s.NICs[0].MAC}}}, nil
+	})
+	cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil)
+	cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).Return(nil)
+	props := `{"cpu":2,"ram":2048,"cpu_speed":1000,"ephemeral_disk_size":4097,"root_disk_size":10240,"affinity_group":"ag"}`
+	nets := networks(t, `{"private":{"type":"dynamic","default":["dns","gateway"],"cloud_properties":{"name":"net-a"}}}`)
+	cid, got, err := c.CreateVMV2(apiv1.NewAgentID("agent-1"), apiv1.NewStemcellCID("cpitemplate-1"), vmProps(props),
+		nets, nil, apiv1.NewVMEnv(nil))
+	if err != nil || cid.AsString() != "vm-1" {
+		t.Fatalf("create_vm: %v %v", cid, err)
+	}
+	if spec.TemplateID != stemcellID || spec.ServiceOfferingID != "off-constrained" || spec.CPUs != 2 ||
+		spec.MemoryMB != 2048 || spec.CPUSpeed != 0 || spec.RootDiskGB != 10 {
+		t.Errorf("deployed %+v", spec)
+	}
+	if spec.DataDiskOfferingID != "off-disk" || spec.DataDiskGB != 5 || len(spec.AffinityGroupIDs) != 1 ||
+		spec.AffinityGroupIDs[0] != "ag-1" || spec.NICs[0].IP != "" {
+		t.Errorf("deployed %+v", spec)
+	}
+	if n := got["private"]; n == nil || n.IP() != "10.0.0.42" || n.Gateway() != "10.0.0.1" {
+		t.Errorf("answered networks %+v", got)
+	}
+}
+
+// cpu and ram no customized offering takes are refused, naming every
+// customized offering's limits.
+func TestCreateVMRefusesSizesNoOfferingTakes(t *testing.T) {
+	c, cloud := createVMCPI(t)
+	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
+	cloud.EXPECT().ServiceOfferings().Return([]cloudstack.ServiceOffering{
+		{ID: "off-custom", Name: "custom", Customized: true, MinCPUs: 1, MaxCPUs: 2, MinMemoryMB: 32, MaxMemoryMB: 1024},
+	}, nil)
+	_, err := createVM(c, `{"cpu":4,"ram":2048}`, networks(t, manualNet))
+	if got := errorType(t, err); got != "Bosh::Clouds::VMCreationFailed" || retryable(t, err) ||
+		!strings.Contains(err.Error(), `"custom" takes 1 to 2 CPUs`) {
+		t.Fatalf("got %s %v", got, err)
 	}
 }
