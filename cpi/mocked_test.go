@@ -19,16 +19,19 @@ import (
 // travel as user data and the registry is never called.
 func mockedCPI(t *testing.T, expunge bool) (apiv1.CPI, *cloudstackmock.MockAPI) {
 	t.Helper()
-	return mockedCPIIn(t, expunge, apiv1.CloudPropsImpl{})
+	return mockedCPIIn(t, apiv1.CloudPropsImpl{}, func(cfg *config.Config) { cfg.CloudStack.ExpungeVM = &expunge })
 }
 
-// mockedCPIIn is mockedCPI serving a request with the call context ctx.
-func mockedCPIIn(t *testing.T, expunge bool, ctx apiv1.CallContext) (apiv1.CPI, *cloudstackmock.MockAPI) {
+// mockedCPIIn is mockedCPI serving a request with the call context ctx,
+// expunge on, its config edited by edit.
+func mockedCPIIn(t *testing.T, ctx apiv1.CallContext, edit func(*config.Config)) (apiv1.CPI, *cloudstackmock.MockAPI) {
 	t.Helper()
 	cloud := cloudstackmock.NewMockAPI(gomock.NewController(t))
 	cfg := config.Config{}
 	cfg.CloudStack.DefaultZone = "z1"
+	expunge := true
 	cfg.CloudStack.ExpungeVM = &expunge
+	edit(&cfg)
 	c, err := cpi.NewFactory(cfg, cloud, boshlog.NewLogger(boshlog.LevelNone)).New(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package cpi_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
+	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 )
 
 const (
@@ -22,8 +24,14 @@ const (
 // stemcell (settings travel as user data), expunge on.
 func createVMCPI(t *testing.T) (apiv1.CPI, *cloudstackmock.MockAPI) {
 	t.Helper()
-	return mockedCPIIn(t, true, apiv1.CloudPropsImpl{RawMessage: json.RawMessage(
-		`{"director_uuid":"dir-1","vm":{"stemcell":{"api_version":2}}}`)})
+	return mockedCPIIn(t, callContext(2), func(*config.Config) {})
+}
+
+// callContext is a request's context from director dir-1 for a stemcell
+// of that api_version.
+func callContext(stemcellAPI int) apiv1.CallContext {
+	return apiv1.CloudPropsImpl{RawMessage: json.RawMessage(fmt.Sprintf(
+		`{"director_uuid":"dir-1","vm":{"stemcell":{"api_version":%d}}}`, stemcellAPI))}
 }
 
 func vmProps(raw string) apiv1.VMCloudProps {
