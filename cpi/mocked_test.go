@@ -1,6 +1,7 @@
 package cpi_test
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
@@ -26,17 +27,26 @@ func mockedCPI(t *testing.T, expunge bool) (apiv1.CPI, *cloudstackmock.MockAPI) 
 // expunge on, its config edited by edit.
 func mockedCPIIn(t *testing.T, ctx apiv1.CallContext, edit func(*config.Config)) (apiv1.CPI, *cloudstackmock.MockAPI) {
 	t.Helper()
+	c, cloud, _ := loggedCPI(t, ctx, edit)
+	return c, cloud
+}
+
+// loggedCPI is mockedCPIIn keeping the CPI's log, at debug level.
+func loggedCPI(t *testing.T, ctx apiv1.CallContext, edit func(*config.Config)) (apiv1.CPI, *cloudstackmock.MockAPI,
+	*bytes.Buffer) {
+	t.Helper()
 	cloud := cloudstackmock.NewMockAPI(gomock.NewController(t))
 	cfg := config.Config{}
 	cfg.CloudStack.DefaultZone = "z1"
 	expunge := true
 	cfg.CloudStack.ExpungeVM = &expunge
 	edit(&cfg)
-	c, err := cpi.NewFactory(cfg, cloud, boshlog.NewLogger(boshlog.LevelNone)).New(ctx)
+	var logs bytes.Buffer
+	c, err := cpi.NewFactory(cfg, cloud, boshlog.NewWriterLogger(boshlog.LevelDebug, &logs)).New(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, cloud
+	return c, cloud, &logs
 }
 
 // boshError is what bosh-cpi-go's dispatcher reads of a CPI error.

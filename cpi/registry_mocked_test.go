@@ -20,6 +20,10 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
 )
 
+// registryPassword is distinctive, so a test can tell it never reaches
+// a log or an error.
+const registryPassword = "reg-secret-5b1e"
+
 // testRegistry is the CPI's own registry server on loopback, whose writes
 // can be made to fail.
 type testRegistry struct {
@@ -34,7 +38,7 @@ func newTestRegistry(t *testing.T) *testRegistry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server, err := registry.NewServer(store, registry.ServerOptions{Username: "u", Password: "p"})
+	server, err := registry.NewServer(store, registry.ServerOptions{Username: "u", Password: registryPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +52,7 @@ func newTestRegistry(t *testing.T) *testRegistry {
 	}))
 	t.Cleanup(srv.Close)
 	r.url = srv.URL
-	if r.client, err = registry.NewClient(srv.URL, "u", "p", srv.Client()); err != nil {
+	if r.client, err = registry.NewClient(srv.URL, "u", registryPassword, srv.Client()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(cpi.SetRegistryBackoff(0))
@@ -56,12 +60,19 @@ func newTestRegistry(t *testing.T) *testRegistry {
 }
 
 // oldStemcellCPI serves a stemcell of api_version 1, whose agent reads its
-// settings from the registry.
+// settings from the registry. The registry's password, which the user data
+// carries, must never reach the CPI's log.
 func oldStemcellCPI(t *testing.T, reg *testRegistry) (apiv1.CPI, *cloudstackmock.MockAPI) {
 	t.Helper()
-	return mockedCPIIn(t, callContext(1), func(cfg *config.Config) {
-		cfg.Registry = config.Registry{Endpoint: reg.url, Username: "u", Password: "p"}
+	c, cloud, logs := loggedCPI(t, callContext(1), func(cfg *config.Config) {
+		cfg.Registry = config.Registry{Endpoint: reg.url, Username: "u", Password: registryPassword}
 	})
+	t.Cleanup(func() {
+		if strings.Contains(logs.String(), registryPassword) {
+			t.Errorf("the registry password is in the log:\n%s", logs)
+		}
+	})
+	return c, cloud
 }
 
 func (r *testRegistry) settings(t *testing.T, name string) map[string]any {
@@ -117,7 +128,7 @@ func TestOldStemcellSettingsGoToTheRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	if envelope.AgentID != nil || envelope.Server["name"] != d.spec.Name ||
-		envelope.Registry["endpoint"] != strings.Replace(reg.url, "http://", "http://u:p@", 1) {
+		envelope.Registry["endpoint"] != strings.Replace(reg.url, "http://", "http://u:"+registryPassword+"@", 1) {
 		t.Errorf("user data %s", raw)
 	}
 }
@@ -186,7 +197,8 @@ func TestOldStemcellDisksFollowTheRegistry(t *testing.T) {
 		cloud.EXPECT().AttachVolume("disk-1", "vm-1").Return(attached, nil)
 		cloud.EXPECT().DetachVolume("disk-1").Return(nil)
 		_, err := c.AttachDiskV2(apiv1.NewVMCID("vm-1"), apiv1.NewDiskCID("disk-1"))
-		if got := errorType(t, err); got != "Bosh::Clouds::CloudError" || !strings.Contains(err.Error(), "detached again") {
+		if got := errorType(t, err); got != "Bosh::Clouds::CloudError" || !strings.Contains(err.Error(), "detached again") ||
+			strings.Contains(err.Error(), registryPassword) {
 			t.Fatalf("got %s %v", got, err)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 )
 
 // templateInUse is TemplateManagerImpl.deleteTemplate's refusal of a
@@ -29,7 +30,7 @@ func TestDeleteStemcellForcesATemplateInUse(t *testing.T) {
 		"earlier CPI's CID": {"cpitemplate-1", nil},
 	} {
 		t.Run(name, func(t *testing.T) {
-			c, cloud := createVMCPI(t)
+			c, cloud, logs := loggedCPI(t, callContext(2), func(*config.Config) {})
 			cloud.EXPECT().OwnTemplates("").Return(nil, nil)
 			cloud.EXPECT().Templates(tc.cid).Return([]cloudstack.Template{{ID: tplID, Name: "cpitemplate-1", ZoneID: "zone-1"}}, nil)
 			cloud.EXPECT().DeleteTemplate(tplID, false).Return(tc.first)
@@ -38,6 +39,11 @@ func TestDeleteStemcellForcesATemplateInUse(t *testing.T) {
 			}
 			if err := c.DeleteStemcell(apiv1.NewStemcellCID(tc.cid)); err != nil {
 				t.Fatalf("delete_stemcell: %v", err)
+			}
+			// The operator is told the template went although VMs used it.
+			warned := strings.Contains(logs.String(), "WARN") && strings.Contains(logs.String(), "forced=true")
+			if warned != (tc.first != nil) {
+				t.Errorf("warned of a forced delete: %v; log:\n%s", warned, logs)
 			}
 		})
 	}

@@ -520,3 +520,56 @@ func TestCreateVMRefusesSizesNoOfferingTakes(t *testing.T) {
 		t.Fatalf("got %s %v", got, err)
 	}
 }
+
+// An incomplete VM of an earlier attempt that meant to acquire the
+// requested vip is removed first, with the address it acquired but never
+// tagged: its mark's intent is what makes that address the CPI's.
+func TestCreateVMConvergesAnAttemptHoldingTheVIP(t *testing.T) {
+	c, cloud := createVMCPI(t)
+	expectResolve(cloud)
+	old := &cloudstack.VM{ID: "old-1", Name: "vm-old", ZoneID: "zone-1", State: "Running",
+		DisplayName: cloudstack.NewMark("dir-1", vipIP, "agent-0").DisplayName(),
+		NICs:        []cloudstack.NIC{{NetworkID: netA.ID, IP: "10.0.0.9"}}}
+	untagged := &cloudstack.PublicIP{ID: "ip-old", IP: vipIP, NetworkID: netA.ID}
+	d := &deployed{}
+	gomock.InOrder(
+		cloud.EXPECT().IncompleteVMs("dir-1").Return([]*cloudstack.VM{old}, nil),
+		cloud.EXPECT().FindPublicIP("zone-1", vipIP).Return(untagged, nil),
+		cloud.EXPECT().ReleasePublicIP("ip-old").Return(nil),
+		cloud.EXPECT().VMLBRules("old-1").Return(nil, nil),
+		cloud.EXPECT().LBRulesCreatedFor(gomock.Any()).Return(nil, nil),
+		cloud.EXPECT().VMVolumes("old-1").Return(nil, nil),
+		cloud.EXPECT().DestroyVM("old-1", true, nil).Return(nil),
+		cloud.EXPECT().FindPublicIP("zone-1", vipIP).Return(nil, nil),
+		cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
+		cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil),
+		cloud.EXPECT().AcquirePublicIP(netA.ID, vipIP).Return(&cloudstack.PublicIP{ID: "ip-new", IP: vipIP}, nil),
+		cloud.EXPECT().EnableStaticNAT("ip-new", "vm-1", netA.ID).Return(nil),
+		cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).Return(nil),
+	)
+	if _, err := createVM(c, `{"compute_offering":"small"}`, networks(t, withVIP)); err != nil {
+		t.Fatalf("create_vm: %v", err)
+	}
+}
+
+// With auto_anti_affinity a VM with no affinity_group goes into its
+// director's group for its instance group, of the configured type.
+func TestCreateVMAutoAntiAffinity(t *testing.T) {
+	c, cloud := mockedCPIIn(t, callContext(2), func(cfg *config.Config) {
+		cfg.CloudStack.AutoAntiAffinity = true
+		cfg.CloudStack.AffinityGroupType = "host anti-affinity"
+	})
+	expectResolve(cloud)
+	d := &deployed{}
+	cloud.EXPECT().FindOrCreateAffinityGroup("dir-1-web", "host anti-affinity").Return("ag-1", nil)
+	cloud.EXPECT().IncompleteVMs("dir-1").Return(nil, nil)
+	cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil))
+	cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil)
+	cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).Return(nil)
+	env := apiv1.NewVMEnv(map[string]any{"bosh": map[string]any{"group": "web"}})
+	_, err := c.CreateVM(apiv1.NewAgentID("agent-1"), apiv1.NewStemcellCID(stemcellID), vmProps(`{"compute_offering":"small"}`),
+		networks(t, manualNet), nil, env)
+	if err != nil || len(d.spec.AffinityGroupIDs) != 1 || d.spec.AffinityGroupIDs[0] != "ag-1" {
+		t.Fatalf("create_vm: %v, affinity groups %v", err, d.spec.AffinityGroupIDs)
+	}
+}
