@@ -1,8 +1,10 @@
 package cpi_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -175,5 +177,67 @@ func TestCreateStemcellSettlesAnUncertainCreate(t *testing.T) {
 				t.Errorf("took %s", time.Since(start))
 			}
 		})
+	}
+}
+
+// webdavCPI publishes stemcells by serving them over WebDAV from this
+// process, on loopback, at publicURL ("" for the bound address).
+func webdavCPI(t *testing.T, publicURL string) (apiv1.CPI, *cloudstackmock.MockAPI) {
+	t.Helper()
+	return mockedCPIIn(t, callContext(2), func(cfg *config.Config) {
+		cfg.Stemcell.Timeout = config.Duration(time.Minute)
+		cfg.Stemcell.Publish = config.PublishWebDAV
+		cfg.WebDAV.Listen = "127.0.0.1:0"
+		cfg.WebDAV.PublicURL = publicURL
+	})
+}
+
+// By WebDAV, CloudStack is told to download the image this call serves,
+// and the template is complete once it is ready.
+func TestCreateStemcellByWebDAVServesTheImage(t *testing.T) {
+	c, cloud := webdavCPI(t, "")
+	image := qcow2Image(t)
+	want, err := os.ReadFile(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
+	cloud.EXPECT().FindOSType("").Return("os-1", nil)
+	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
+	cloud.EXPECT().RegisterTemplate(gomock.Any(), gomock.Any()).DoAndReturn(func(_ cloudstack.TemplateSpec, url string) (string, error) {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatalf("downloading %s: %v", url, err)
+		}
+		defer resp.Body.Close()
+		got, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(got, want) {
+			t.Errorf("GET %s: %d, %d bytes, want the image's %d", url, resp.StatusCode, len(got), len(want))
+		}
+		return "tpl-1", nil
+	})
+	cloud.EXPECT().WaitTemplate("tpl-1", []string{"zone-1"}, gomock.Any(), gomock.Any()).Return(nil)
+	cloud.EXPECT().SetTemplateDisplayText("tpl-1", gomock.Any()).Return(nil)
+	cid, err := c.CreateStemcell(image, kvmStemcell(`["z1"]`))
+	if err != nil || cid.AsString() != "tpl-1" {
+		t.Fatalf("create_stemcell: %v %v", cid, err)
+	}
+}
+
+// A download that fails from a private address deletes the template, and
+// the error says what lets the secondary storage VM reach such a host.
+func TestCreateStemcellByWebDAVNamesTheInternalSitesSetting(t *testing.T) {
+	c, cloud := webdavCPI(t, "http://10.1.2.3:8080")
+	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
+	cloud.EXPECT().FindOSType("").Return("os-1", nil)
+	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
+	cloud.EXPECT().RegisterTemplate(gomock.Any(), gomock.Any()).Return("tpl-1", nil)
+	cloud.EXPECT().WaitTemplate("tpl-1", []string{"zone-1"}, gomock.Any(), gomock.Any()).Return(
+		&cloudstack.TemplateFailedError{ID: "tpl-1", ZoneID: "zone-1", Status: "Download Failed"})
+	cloud.EXPECT().DeleteTemplate("tpl-1", false).Return(nil)
+	_, err := c.CreateStemcell(qcow2Image(t), kvmStemcell(`["z1"]`))
+	if got := errorType(t, err); got != "Bosh::Clouds::CloudError" || !strings.Contains(err.Error(), "secstorage.allowed.internal.sites") ||
+		!strings.Contains(err.Error(), "(template tpl-1 deleted)") {
+		t.Fatalf("got %s %v", got, err)
 	}
 }
