@@ -309,8 +309,14 @@ func TestSnapshotDisk(t *testing.T) {
 		{ID: "elsewhere", Name: "bosh-snapshot-3", State: "BackedUp",
 			Tags: map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.IncompleteTag: "9@elsewhere"}},
 		{ID: "complete", Name: "bosh-snapshot-4", State: "BackedUp", Tags: map[string]string{cloudstack.DirectorTag: "dir-1"}},
+		{ID: "backing-up", Name: "bosh-snapshot-5", State: "BackingUp"},
 	}, nil)
+	// One a job still works on is waited for: its tags come with the job's end.
+	cloud.EXPECT().SettledSnapshot("disk-1", "bosh-snapshot-5", gomock.Any()).Return(&cloudstack.Snapshot{ID: "backing-up",
+		Name: "bosh-snapshot-5", State: "BackedUp",
+		Tags: map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.IncompleteTag: dead}}, nil)
 	cloud.EXPECT().DeleteSnapshot("left").Return(nil)
+	cloud.EXPECT().DeleteSnapshot("backing-up").Return(nil)
 	var mark string
 	cloud.EXPECT().CreateSnapshot("disk-1", gomock.Any(), gomock.Any()).DoAndReturn(
 		func(_, name string, tags map[string]string) (*cloudstack.Snapshot, error) {

@@ -573,3 +573,29 @@ func TestCreateVMAutoAntiAffinity(t *testing.T) {
 		t.Fatalf("create_vm: %v, affinity groups %v", err, d.spec.AffinityGroupIDs)
 	}
 }
+
+// cpu and ram with compute_offering name the customized offering to run
+// them on: a fixed offering is refused, and so are sizes outside its
+// limits, before anything is created.
+func TestCreateVMRefusesANamedOfferingThatCannotTakeTheSizes(t *testing.T) {
+	for name, tc := range map[string]struct {
+		offering cloudstack.ServiceOffering
+		says     string
+	}{
+		"fixed": {cloudstack.ServiceOffering{ID: "off-s", Name: "small", CPUs: 1, MemoryMB: 512, CPUsFixed: true,
+			MemoryFixed: true}, "is not customized, so cpu and ram cannot be set"},
+		"too small": {cloudstack.ServiceOffering{ID: "off-c", Name: "custom", Customized: true, MinCPUs: 1, MaxCPUs: 2,
+			MinMemoryMB: 32, MaxMemoryMB: 1024}, "the VM asks for 4 CPUs"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, cloud := createVMCPI(t)
+			cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
+			cloud.EXPECT().FindServiceOffering("named").Return(&tc.offering, nil)
+			_, err := createVM(c, `{"compute_offering":"named","cpu":4,"ram":2048}`, networks(t, manualNet))
+			if got := errorType(t, err); got != "Bosh::Clouds::VMCreationFailed" || retryable(t, err) ||
+				!strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("got %s %v, want %q", got, err, tc.says)
+			}
+		})
+	}
+}
