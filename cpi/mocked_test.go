@@ -1,6 +1,7 @@
 package cpi_test
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
@@ -19,15 +20,33 @@ import (
 // travel as user data and the registry is never called.
 func mockedCPI(t *testing.T, expunge bool) (apiv1.CPI, *cloudstackmock.MockAPI) {
 	t.Helper()
+	return mockedCPIIn(t, apiv1.CloudPropsImpl{}, func(cfg *config.Config) { cfg.CloudStack.ExpungeVM = &expunge })
+}
+
+// mockedCPIIn is mockedCPI serving a request with the call context ctx,
+// expunge on, its config edited by edit.
+func mockedCPIIn(t *testing.T, ctx apiv1.CallContext, edit func(*config.Config)) (apiv1.CPI, *cloudstackmock.MockAPI) {
+	t.Helper()
+	c, cloud, _ := loggedCPI(t, ctx, edit)
+	return c, cloud
+}
+
+// loggedCPI is mockedCPIIn keeping the CPI's log, at debug level.
+func loggedCPI(t *testing.T, ctx apiv1.CallContext, edit func(*config.Config)) (apiv1.CPI, *cloudstackmock.MockAPI,
+	*bytes.Buffer) {
+	t.Helper()
 	cloud := cloudstackmock.NewMockAPI(gomock.NewController(t))
 	cfg := config.Config{}
 	cfg.CloudStack.DefaultZone = "z1"
+	expunge := true
 	cfg.CloudStack.ExpungeVM = &expunge
-	c, err := cpi.NewFactory(cfg, cloud, boshlog.NewLogger(boshlog.LevelNone)).New(apiv1.CloudPropsImpl{})
+	edit(&cfg)
+	var logs bytes.Buffer
+	c, err := cpi.NewFactory(cfg, cloud, boshlog.NewWriterLogger(boshlog.LevelDebug, &logs)).New(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, cloud
+	return c, cloud, &logs
 }
 
 // boshError is what bosh-cpi-go's dispatcher reads of a CPI error.
@@ -36,13 +55,26 @@ type boshError interface {
 	CanRetry() bool
 }
 
-func errorType(t *testing.T, err error) string {
+// typedError is what the dispatcher reads of err; an untyped err fails
+// the test.
+func typedError(t *testing.T, err error) boshError {
 	t.Helper()
 	var typed boshError
 	if !errors.As(err, &typed) {
 		t.Fatalf("error %v carries no Bosh::Clouds type", err)
 	}
-	return typed.Type()
+	return typed
+}
+
+func errorType(t *testing.T, err error) string {
+	t.Helper()
+	return typedError(t, err).Type()
+}
+
+// retryable is the error's ok_to_retry.
+func retryable(t *testing.T, err error) bool {
+	t.Helper()
+	return typedError(t, err).CanRetry()
 }
 
 // expungeRefusals are the answers CloudStack gives an account that may not
@@ -244,4 +276,50 @@ func TestResizeDiskRefusals(t *testing.T) {
 			t.Fatalf("got %s", got)
 		}
 	})
+}
+
+// delete_vm releases the vip when the CPI acquired it (which ends its
+// static NAT too) and only ends the static NAT of an address the operator
+// allocated.
+func TestDeleteVMReleasesOnlyTheVIPTheCPIAcquired(t *testing.T) {
+	for name, tc := range map[string]struct {
+		addr    *cloudstack.PublicIP
+		release bool
+	}{
+		"acquired": {&cloudstack.PublicIP{ID: "ip-1", IP: "203.0.113.7", VMID: "vm-1", StaticNAT: true,
+			Tags: map[string]string{cloudstack.AcquiredTag: "true"}}, true},
+		"the operator's": {&cloudstack.PublicIP{ID: "ip-1", IP: "203.0.113.7", VMID: "vm-1", StaticNAT: true}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, cloud := mockedCPI(t, true)
+			vm := &cloudstack.VM{ID: "vm-1", Name: "vm-abc", State: "Running", PublicIPID: "ip-1", PublicIP: "203.0.113.7"}
+			cloud.EXPECT().FindVM("vm-1").Return(vm, nil)
+			cloud.EXPECT().PublicIPByID("ip-1").Return(tc.addr, nil)
+			if tc.release {
+				cloud.EXPECT().ReleasePublicIP("ip-1").Return(nil)
+			} else {
+				cloud.EXPECT().DisableStaticNAT("ip-1").Return(nil)
+			}
+			cloud.EXPECT().VMVolumes("vm-1").Return(nil, nil)
+			cloud.EXPECT().DestroyVM("vm-1", true, nil).Return(nil)
+			if err := c.DeleteVM(apiv1.NewVMCID("vm-1")); err != nil {
+				t.Fatalf("delete_vm: %v", err)
+			}
+		})
+	}
+}
+
+// A VM a job still works on is waited for, and what that job left is
+// removed: here it ended Destroyed, which an account that may expunge
+// expunges.
+func TestDeleteVMWaitsForABusyVM(t *testing.T) {
+	c, cloud := mockedCPI(t, true)
+	gomock.InOrder(
+		cloud.EXPECT().FindVM("vm-1").Return(&cloudstack.VM{ID: "vm-1", Name: "vm-abc", State: "Stopping"}, nil),
+		cloud.EXPECT().SettledVM("vm-1", gomock.Any()).Return(&cloudstack.VM{ID: "vm-1", Name: "vm-abc", State: "Destroyed"}, nil),
+		cloud.EXPECT().ExpungeVM("vm-1").Return(nil),
+	)
+	if err := c.DeleteVM(apiv1.NewVMCID("vm-1")); err != nil {
+		t.Fatalf("delete_vm: %v", err)
+	}
 }
