@@ -35,10 +35,17 @@ test: lint test-deps ## every test: unit, simulator, the real cloudstack CLI, th
 test-unit: test-deps ## the fast tests only (no spec/ lifecycle suite)
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /spec)
 
-lint: ## gofmt and go vet
+lint: $(BIN)/golangci-lint ## gofmt, go vet and golangci-lint (.golangci.yml) over the CPI module and the tools module
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(BIN)/golangci-lint run ./...
+	cd tools && ../$(BIN)/golangci-lint run ./...
+
+# golangci-lint, pinned in its own module (tools/lint) so that its
+# dependencies never move the CPI's or bosh-cli's; rebuilt when the pin moves.
+$(BIN)/golangci-lint: tools/lint/go.mod tools/lint/go.sum
+	cd tools/lint && $(GO) build -o ../../$(BIN)/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 test-deps: ## Debian packages the tests drive: the cloudstack CLI (cs), ruby, bzip2, xz-utils, curl, jq
 	./hack/ensure-test-deps.sh test

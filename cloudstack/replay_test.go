@@ -1,6 +1,7 @@
 package cloudstack_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -149,7 +150,7 @@ func TestGetUploadParamsGoesByPostSignedAndIntact(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range reqs {
-		if r.Command == "getUploadParamsForTemplate" && r.Method != "POST" {
+		if r.Command == "getUploadParamsForTemplate" && r.Method != http.MethodPost {
 			t.Errorf("getUploadParamsForTemplate went by %s", r.Method)
 		}
 	}

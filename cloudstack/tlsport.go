@@ -32,21 +32,26 @@ const tlsProbeTimeout = 3 * time.Second
 // probe sends no request and no credentials, and runs only after a
 // failure.
 func (c *Client) plainHTTPToTLS(err error) error {
-	u, perr := url.Parse(c.endpoint)
-	if perr != nil || u.Scheme != "http" {
-		return nil
+	if u, perr := url.Parse(c.endpoint); perr == nil && u.Scheme == "http" && speaksTLS(u) {
+		return &PlainHTTPError{Endpoint: c.endpoint, Err: err}
 	}
+	return nil
+}
+
+// speaksTLS tells whether u's port completes a TLS handshake; a port that
+// does not, or cannot be reached, is no sign of a plain-HTTP mistake.
+func speaksTLS(u *url.URL) bool {
 	port := u.Port()
 	if port == "" {
 		port = "80"
 	}
 	dialer := &net.Dialer{Timeout: tlsProbeTimeout}
 	// Only whether the port speaks TLS matters, not whom: nothing is sent.
-	conn, derr := tls.DialWithDialer(dialer, "tcp", net.JoinHostPort(u.Hostname(), port),
+	conn, err := tls.DialWithDialer(dialer, "tcp", net.JoinHostPort(u.Hostname(), port),
 		&tls.Config{InsecureSkipVerify: true})
-	if derr != nil {
-		return nil
+	if err != nil {
+		return false
 	}
-	conn.Close()
-	return &PlainHTTPError{Endpoint: c.endpoint, Err: err}
+	_ = conn.Close() // the handshake was the answer; nothing was sent to lose
+	return true
 }

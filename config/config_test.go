@@ -58,7 +58,7 @@ func TestDurationsAcceptStringsAndSeconds(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	cases := map[string]struct{ json, want string }{
 		"unknown top-level key": {`{"cloudstak":{}}`, "unknown key cloudstak"},
-		"unknown nested key": {strings.Replace(minimal, `"default_zone"`, `"defualt_zone":"x","default_zone"`, 1),
+		"unknown nested key": {strings.Replace(minimal, `"default_zone"`, `"defualt_zone":"x","default_zone"`, 1), //nolint:misspell // the typo is the input
 			"unknown key cloudstack.defualt_zone"},
 		"unknown deep key": {strings.Replace(minimal, `}}`, `},"agent":{"blobstore":{"provder":"dav"}}}`, 1),
 			"unknown key agent.blobstore.provder"},

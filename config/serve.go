@@ -75,7 +75,7 @@ func checkListen(path, listen string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%s %q: want HOST:PORT (%v)", path, listen, err)
+		return fmt.Errorf("%s %q: want HOST:PORT (%w)", path, listen, err)
 	}
 	return nil
 }
@@ -85,7 +85,7 @@ func checkListen(path, listen string) error {
 func checkListenRange(path, listen string) error {
 	_, ports, err := net.SplitHostPort(listen)
 	if err != nil {
-		return fmt.Errorf("%s %q: want HOST:PORT or HOST:LOW-HIGH (%v)", path, listen, err)
+		return fmt.Errorf("%s %q: want HOST:PORT or HOST:LOW-HIGH (%w)", path, listen, err)
 	}
 	low, high, isRange := strings.Cut(ports, "-")
 	if !isRange {

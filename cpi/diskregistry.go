@@ -2,6 +2,7 @@ package cpi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -45,7 +46,7 @@ func (c CPI) updateRegistryDisks(vm *cloudstack.VM, change func(map[string]any))
 
 func rewriteRegistryDisks(reg *registry.Client, vm *cloudstack.VM, change func(map[string]any)) error {
 	raw, err := reg.Get(vm.Name)
-	if err == registry.ErrNotFound {
+	if errors.Is(err, registry.ErrNotFound) {
 		return nil // a VM created by another CPI, or with a current stemcell
 	}
 	if err != nil {

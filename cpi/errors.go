@@ -13,9 +13,13 @@ type Error struct {
 	err   error
 }
 
-func (e *Error) Error() string  { return e.err.Error() }
-func (e *Error) Unwrap() error  { return e.err }
-func (e *Error) Type() string   { return "Bosh::Clouds::" + e.kind }
+func (e *Error) Error() string { return e.err.Error() }
+func (e *Error) Unwrap() error { return e.err }
+
+// Type is the director's class for the error, e.g. Bosh::Clouds::VMNotFound.
+func (e *Error) Type() string { return "Bosh::Clouds::" + e.kind }
+
+// CanRetry tells the director whether the same call may succeed if tried again.
 func (e *Error) CanRetry() bool { return e.retry }
 
 // The error types of the CPI contract (bosh-director lib/cloud/errors.rb).
@@ -28,10 +32,6 @@ func cloudError(err error) error {
 
 func vmNotFound(cid string) error {
 	return &Error{kind: "VMNotFound", err: fmt.Errorf("VM %s not found in CloudStack", cid)}
-}
-
-func notImplemented(method string) error {
-	return &Error{kind: "NotImplemented", err: fmt.Errorf("%s is not implemented by this CPI yet", method)}
 }
 
 // wrap gives an error from the CloudStack layer the context an operator

@@ -60,7 +60,7 @@ func (f Factory) New(ctx apiv1.CallContext) (apiv1.CPI, error) {
 // send agent settings the wrong way.
 func readContext(ctx apiv1.CallContext) (CallContext, error) {
 	if b, err := json.Marshal(ctx); err != nil || len(b) == 0 || string(b) == "null" {
-		return CallContext{}, nil
+		return CallContext{}, nil //nolint:nilerr // a context that does not even marshal is no context: tolerated, as above
 	}
 	var raw struct {
 		DirectorUUID string `json:"director_uuid"`

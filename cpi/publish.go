@@ -72,7 +72,11 @@ func (p publisher) byWebDAV() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer srv.Close(5 * time.Second)
+	defer func() {
+		if err := srv.Close(5 * time.Second); err != nil {
+			p.log("stopping the WebDAV server on %s: %v", srv.Addr(), err)
+		}
+	}()
 	url, err := srv.Publish(p.img.Path, p.spec.Name+p.img.Extension)
 	if err != nil {
 		return "", err

@@ -137,8 +137,7 @@ func (c CPI) forgetSettings(ids ...string) error {
 	return nil
 }
 
-func jsonMarshal(v any) ([]byte, error)   { return json.Marshal(v) }
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 func parseURL(s string) (*url.URL, error)              { return url.Parse(s) }
 func userPassword(user, password string) *url.Userinfo { return url.UserPassword(user, password) }

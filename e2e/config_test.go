@@ -48,11 +48,6 @@ type env struct {
 	Creds     string // bosh's vars store
 }
 
-var required = []string{"CS_API_URL", "CS_API_KEY", "CS_SECRET_KEY", "CS_ZONE", "CS_NETWORK",
-	"CS_COMPUTE_OFFERING", "CS_COMPUTE_OFFERING_UPDATE", "CS_DISK_OFFERING", "CS_KEY_PAIR", "E2E_STEMCELL",
-	"E2E_STATIC_IP", "E2E_CREATE_ENV", "E2E_BOSH_STATE", "E2E_CREDS", "E2E_BOSH_DEPLOYMENT_CREATE_ENV",
-	"E2E_BOSH_DEPLOYMENT_STATE", "E2E_BOSH_DEPLOYMENT_CREDS", "E2E_BOSH"}
-
 // loadConfig reads the environment, failing when any required variable
 // is unset.
 func loadConfig(t *testing.T) config {

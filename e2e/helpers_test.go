@@ -333,7 +333,7 @@ func (s *suite) agentCall(t *testing.T, method string, args ...any) (json.RawMes
 		} `json:"exception"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: HTTP %d: %v", method, resp.StatusCode, err)
+		return nil, fmt.Errorf("%s: HTTP %d: %w", method, resp.StatusCode, err)
 	}
 	if r.Exception != nil {
 		return nil, fmt.Errorf("%s: %s", method, r.Exception.Message)

@@ -146,7 +146,7 @@ func (s *suite) census(t *testing.T) []string {
 	return out
 }
 
-// names names each item of a listing, leaving out those named "".
+// names gives the name of each item of a listing, leaving out those named "".
 func names[T any](list []*T, name func(*T) string) []string {
 	var out []string
 	for _, item := range list {

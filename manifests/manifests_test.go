@@ -103,7 +103,7 @@ func buildTools() error {
 		cmd.Dir = b.dir
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("building %s in %s: %v\n%s", b.pkg, b.dir, err, out)
+			return fmt.Errorf("building %s in %s: %w\n%s", b.pkg, b.dir, err, out)
 		}
 	}
 	return nil
@@ -118,7 +118,7 @@ func seedVarsStore() error {
 		args = append(args, "-v", k+"="+v)
 	}
 	if out, err := exec.Command(filepath.Join(bins, "bosh"), args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("bosh int bosh.yml --vars-store: %v\n%s", err, out)
+		return fmt.Errorf("bosh int bosh.yml --vars-store: %w\n%s", err, out)
 	}
 	return nil
 }
@@ -524,7 +524,7 @@ func renderWith(t *testing.T, manifest, as, group string) (rendered, error) {
 	cmd := exec.Command(filepath.Join(bins, "renderjob"), "-job", filepath.Join(root, "jobs", "cloudstack_cpi"),
 		"-manifest", manifest, "-as", as, "-instance-group", group, "-out", r.dir())
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return r, fmt.Errorf("rendering as %s: %v: %s", as, err, out)
+		return r, fmt.Errorf("rendering as %s: %w: %s", as, err, out)
 	}
 	if err := json.Unmarshal([]byte(r.file(t, "config/cpi.json")), &r.config); err != nil {
 		t.Fatalf("%s: cpi.json is not JSON: %v", as, err)

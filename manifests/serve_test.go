@@ -59,7 +59,8 @@ func TestCtlRunsTheServeDaemon(t *testing.T) {
 		t.Fatalf("cpi_ctl stop: %v\n%s", err, out)
 	}
 	select {
-	case <-exited:
+	case err := <-exited:
+		t.Logf("the daemon exited: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("cpi_ctl stop left the daemon running")
 	}

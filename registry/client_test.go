@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -33,15 +34,15 @@ func (f *fakeRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, existed := f.settings[id]
 		f.settings[id] = string(body)
 		if existed {
-			w.WriteHeader(200)
+			w.WriteHeader(http.StatusOK)
 		} else {
-			w.WriteHeader(201)
+			w.WriteHeader(http.StatusCreated)
 		}
 		io.WriteString(w, `{"status":"ok"}`)
 	case http.MethodGet:
 		s, ok := f.settings[id]
 		if !ok {
-			w.WriteHeader(404)
+			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, `{"status":"not_found"}`)
 			return
 		}
@@ -49,7 +50,7 @@ func (f *fakeRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"status":"ok","settings":`+b+`}`)
 	case http.MethodDelete:
 		if _, ok := f.settings[id]; !ok {
-			w.WriteHeader(404)
+			w.WriteHeader(http.StatusNotFound)
 			return
 		}
 		delete(f.settings, id)
@@ -96,7 +97,7 @@ func TestPutGetDelete(t *testing.T) {
 	if err := c.Delete("vm-1"); err != nil {
 		t.Fatalf("deleting absent settings must succeed: %v", err)
 	}
-	if _, err := c.Get("vm-1"); err != registry.ErrNotFound {
+	if _, err := c.Get("vm-1"); !errors.Is(err, registry.ErrNotFound) {
 		t.Fatalf("got %v", err)
 	}
 	for i, a := range f.auths {

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -123,7 +124,7 @@ func TestTheClientRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Get("vm-2"); err != registry.ErrNotFound {
+	if _, err := c.Get("vm-2"); !errors.Is(err, registry.ErrNotFound) {
 		t.Fatalf("Get of an absent instance: %v", err)
 	}
 	if err := c.Put("vm-2", []byte(settings)); err != nil {
@@ -211,10 +212,10 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("oversized body: %d", a.status)
 	}
 	// Without a Content-Length the limit still holds.
-	req, _ := http.NewRequest("PUT", url, io.MultiReader(bytes.NewReader(big)))
+	req, _ := http.NewRequest(http.MethodPut, url, io.MultiReader(bytes.NewReader(big)))
 	req.ContentLength = -1
 	req.SetBasicAuth(user, pass)
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 413 {
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("chunked oversized body: %v %v", resp, err)
 	} else {
 		resp.Body.Close()

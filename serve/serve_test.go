@@ -64,14 +64,16 @@ func run(t *testing.T, cfg config.Config) (*serve.Servers, *logs, context.Cancel
 	go func() { done <- s.Serve(ctx, 5*time.Second) }()
 	t.Cleanup(func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("Serve, once stopped: %v", err)
+		}
 	})
 	return s, l, cancel, done
 }
 
 func get(t *testing.T, client *http.Client, url string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest("GET", url, nil)
+	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func TestTLS(t *testing.T) {
 	// Plain HTTP to the TLS listener is refused, never answered.
 	if resp, err := http.Get(strings.Replace(url, "https://", "http://", 1) + "/healthz"); err == nil {
 		resp.Body.Close()
-		if resp.StatusCode == 200 {
+		if resp.StatusCode == http.StatusOK {
 			t.Fatal("plain HTTP answered on the TLS listener")
 		}
 	}
@@ -144,7 +146,7 @@ func TestGracefulShutdownFinishesRequestsInFlight(t *testing.T) {
 	s, _, cancel, done := run(t, cfg)
 	url := s.Services[0].URL() + "/instances/vm-1/settings"
 	body, feed := io.Pipe()
-	req, _ := http.NewRequest("PUT", url, body)
+	req, _ := http.NewRequest(http.MethodPut, url, body)
 	req.ContentLength = int64(len(`{"a":1}`))
 	req.SetBasicAuth("u", "p")
 	answered := make(chan int, 1)
@@ -165,7 +167,9 @@ func TestGracefulShutdownFinishesRequestsInFlight(t *testing.T) {
 		t.Error("still accepting connections after the stop signal")
 	}
 	_, _ = feed.Write([]byte(`:1}`))
-	feed.Close()
+	if err := feed.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if code := <-answered; code != 201 {
 		t.Fatalf("the request in flight got %d", code)
 	}

@@ -47,7 +47,7 @@ func BenchmarkRegistry(b *testing.B) {
 		}
 	}
 	get := func() bool {
-		req, _ := http.NewRequest("GET", base+fmt.Sprintf("/instances/vm-%d/settings", rand.IntN(ids)), nil)
+		req, _ := http.NewRequest(http.MethodGet, base+fmt.Sprintf("/instances/vm-%d/settings", rand.IntN(ids)), nil)
 		req.SetBasicAuth(regUser, regPass)
 		resp, err := client.Do(req)
 		if err != nil {
@@ -55,7 +55,7 @@ func BenchmarkRegistry(b *testing.B) {
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		return resp.StatusCode == 200
+		return resp.StatusCode == http.StatusOK
 	}
 	put := func() bool {
 		code := registryPut(client, base, fmt.Sprintf("vm-%d", rand.IntN(ids)), settings)

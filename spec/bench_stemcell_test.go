@@ -19,7 +19,9 @@ import (
 func BenchmarkStemcellPublish(b *testing.B) {
 	mib := uint64(1024)
 	if v := os.Getenv("BENCH_IMAGE_MIB"); v != "" {
-		fmt.Sscan(v, &mib)
+		if _, err := fmt.Sscan(v, &mib); err != nil {
+			b.Fatalf("BENCH_IMAGE_MIB=%q: %v", v, err)
+		}
 	}
 	image := filepath.Join(b.TempDir(), "image.vhd")
 	if err := testimages.WriteDynamicVHD(image, mib<<20); err != nil {

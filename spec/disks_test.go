@@ -324,7 +324,7 @@ func (e *env) attachConcurrently(vm, disk string) (diskHint, error) {
 	_ = cmd.Run()
 	var r response
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		return diskHint{}, fmt.Errorf("attach_disk %s: stdout %q: %v", disk, stdout.String(), err)
+		return diskHint{}, fmt.Errorf("attach_disk %s: stdout %q: %w", disk, stdout.String(), err)
 	}
 	if r.Error != nil {
 		return diskHint{}, fmt.Errorf("attach_disk %s: %s: %s", disk, r.Error.Type, r.Error.Message)

@@ -59,7 +59,7 @@ func TestOldStemcellVMUsesTheRegistry(t *testing.T) {
 	}
 	// An old agent resolves the endpoint it was given, credentials and all.
 	resp, err := http.Get(envelope.Registry.Endpoint + "/instances/" + vm.Name + "/settings")
-	if err != nil || resp.StatusCode != 200 {
+	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("the agent's GET: %v %v", resp, err)
 	}
 	resp.Body.Close()

@@ -52,7 +52,7 @@ func TestRegistryAndWebDAVOnOnePort(t *testing.T) {
 	}
 	name := e.vm(cid).Name
 	resp, err := http.Get(envelope.Registry.Endpoint + "/instances/" + name + "/settings")
-	if err != nil || resp.StatusCode != 200 {
+	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("the agent's GET on the shared port: %v %v", resp, err)
 	}
 	resp.Body.Close()

@@ -191,7 +191,7 @@ func TestStemcellThroughTheWebDAVDaemon(t *testing.T) {
 			if left := daemonImages(t, dir); len(left) != 0 {
 				t.Fatalf("the daemon still holds %v after the template was ready", left)
 			}
-			if resp, err := http.Get(tpls[0].Url); err != nil || resp.StatusCode != 404 {
+			if resp, err := http.Get(tpls[0].Url); err != nil || resp.StatusCode != http.StatusNotFound {
 				t.Fatalf("the image URL still answers: %v %v", resp, err)
 			}
 			if !strings.Contains(r.Stderr, "removed the image") {
@@ -259,14 +259,14 @@ func TestWebDAVDaemonCollectsForgottenImages(t *testing.T) {
 	dir := t.TempDir()
 	daemon := startServe(t, daemonConfig(dir, "max_age", "2s"))
 	url := daemon.url("webdav") + "/" + strings.Repeat("5a", 16) + "/forgotten.vhd"
-	req, _ := http.NewRequest("PUT", url, strings.NewReader("an image nobody took back"))
+	req, _ := http.NewRequest(http.MethodPut, url, strings.NewReader("an image nobody took back"))
 	req.SetBasicAuth(davUser, davPass)
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 201 {
+	if err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("PUT: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	if resp, _ := http.Get(url); resp == nil || resp.StatusCode != 200 {
+	if resp, _ := http.Get(url); resp == nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("the image is not served: %v", resp)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -276,7 +276,7 @@ func TestWebDAVDaemonCollectsForgottenImages(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if resp, _ := http.Get(url); resp == nil || resp.StatusCode != 404 {
+	if resp, _ := http.Get(url); resp == nil || resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("a collected image is still served: %v", resp)
 	}
 	if !strings.Contains(daemon.log(), "garbage-collected") {
@@ -291,7 +291,7 @@ func registryConfig(storeDir string) map[string]any {
 
 // registryPut PUTs settings and reports the status, or 0 when no answer came.
 func registryPut(client *http.Client, base, id string, body []byte) int {
-	req, _ := http.NewRequest("PUT", base+"/instances/"+id+"/settings", bytes.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPut, base+"/instances/"+id+"/settings", bytes.NewReader(body))
 	req.SetBasicAuth(regUser, regPass)
 	resp, err := client.Do(req)
 	if err != nil {
@@ -470,16 +470,16 @@ func TestRegistryAsAnAgentReadsIt(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	want, _ := json.Marshal(map[string]string{"settings": string(settings), "status": "ok"})
-	if resp.StatusCode != 200 || string(b) != string(want) {
+	if resp.StatusCode != http.StatusOK || string(b) != string(want) {
 		t.Fatalf("GET: %d %s, want %s", resp.StatusCode, b, want)
 	}
-	req, _ := http.NewRequest("DELETE", base+"/instances/vm-1/settings", nil)
+	req, _ := http.NewRequest(http.MethodDelete, base+"/instances/vm-1/settings", nil)
 	req.SetBasicAuth(regUser, "wrong")
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 401 ||
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized ||
 		resp.Header.Get("WWW-Authenticate") != `Basic realm="Bosh Registry"` {
 		t.Fatalf("DELETE with a wrong password: %v %v", resp, err)
 	}
-	if resp, err := http.Get(base + "/healthz"); err != nil || resp.StatusCode != 200 {
+	if resp, err := http.Get(base + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("healthz: %v %v", resp, err)
 	}
 }

@@ -57,7 +57,10 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	os.Setenv("TMPDIR", tmp)
+	if err := os.Setenv("TMPDIR", tmp); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	zoneState = filepath.Join(dir, "zone.json")
 	if err := deployZone(dir, zoneState); err != nil {
 		fmt.Fprintln(os.Stderr, "deploying the zone through the API:", err)
@@ -86,7 +89,7 @@ func deployZone(dir, statePath string) (err error) {
 	}
 	defer func() {
 		if stop := p.Stop(); stop != nil && err == nil {
-			err = fmt.Errorf("stopping the simulator: %v", stop)
+			err = fmt.Errorf("stopping the simulator: %w", stop)
 		}
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -95,7 +98,7 @@ func deployZone(dir, statePath string) (err error) {
 	deploy.Env = append(os.Environ(), "CLOUDSTACK_ENDPOINT="+p.URL, "ZONE_OUT="+filepath.Join(dir, "zone"),
 		"CLOUDSTACK_KEY=", "CLOUDSTACK_SECRET=")
 	if out, err := deploy.CombinedOutput(); err != nil {
-		return fmt.Errorf("hack/zone/deploy.sh: %v\n%s", err, out)
+		return fmt.Errorf("hack/zone/deploy.sh: %w\n%s", err, out)
 	}
 	return nil
 }

@@ -86,7 +86,7 @@ func (e *env) killRequestDuring(s step, stdin string) {
 	if err := e.sim.Admin.AddFault(simulator.Fault{Command: s.command, Skip: s.skip, Delay: time.Minute}); err != nil {
 		e.t.Fatal(err)
 	}
-	defer e.sim.Admin.ClearFaults()
+	defer e.clearFaults()
 	held := func() bool { // a rule that has fired its one time is dropped
 		faults, err := e.sim.Admin.Faults()
 		return err == nil && len(faults) == 0
@@ -208,7 +208,7 @@ func TestCreateVMLostAnswerAtEachCall(t *testing.T) {
 	for i, s := range steps {
 		if !t.Run(s.String(), func(t *testing.T) {
 			e.t = t
-			defer e.sim.Admin.ClearFaults()
+			defer e.clearFaults()
 			if err := e.sim.Admin.AddFault(simulator.Fault{Command: s.command, Skip: s.skip, Lost: true}); err != nil {
 				t.Fatal(err)
 			}
@@ -384,7 +384,7 @@ func TestCreateVMJobTimeoutAtEachJob(t *testing.T) {
 	for _, s := range []step{{"deployVirtualMachine", 0}, {"createTags", 0}, {"associateIpAddress", 0}, {"createTags", 1}} {
 		if !t.Run(s.String(), func(t *testing.T) {
 			e.t = t
-			defer e.sim.Admin.ClearFaults()
+			defer e.clearFaults()
 			if err := e.sim.Admin.AddFault(simulator.Fault{Command: s.command, Skip: s.skip, Pending: true}); err != nil {
 				t.Fatal(err)
 			}

@@ -77,7 +77,7 @@ func (e *env) metadata(vmID, path string) string {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
+	if resp.StatusCode != http.StatusOK {
 		e.t.Fatalf("metadata %s: %d %s", path, resp.StatusCode, body)
 	}
 	return string(body)
@@ -412,7 +412,7 @@ func TestFaultAtEachCreateVMCallLeavesNothingAndARetrySucceeds(t *testing.T) {
 	e.call("delete_vm", cid).ok(t)
 	for command := range commands {
 		t.Run(command, func(t *testing.T) {
-			defer e.sim.Admin.ClearFaults()
+			defer e.clearFaults()
 			// A new group each time, so createAffinityGroup is among the calls.
 			props["affinity_group"] = "faulty-" + command
 			if err := e.sim.Admin.AddFault(simulator.Fault{Command: command, ErrorCode: 530, ErrorText: "injected"}); err != nil {

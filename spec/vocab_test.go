@@ -64,7 +64,7 @@ func yamlMap(t *testing.T, lines []string, start, key string, vars map[string]st
 	return out
 }
 
-// lineWith is the index of the first line from from on that holds s.
+// lineWith is the index of the first line at or after index from that holds s.
 func lineWith(t *testing.T, lines []string, from int, s string) int {
 	t.Helper()
 	for i := from; i < len(lines); i++ {

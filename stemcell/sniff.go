@@ -80,7 +80,7 @@ func innerKind(f *os.File, outer kind) (kind, error) {
 	n, err := io.ReadFull(r, head)
 	if err != nil {
 		// No disk image is smaller than a sector once decompressed.
-		return kindUnknown, fmt.Errorf("its %s data ends or breaks after %d bytes (%v): the file is truncated or corrupt", outer, n, err)
+		return kindUnknown, fmt.Errorf("its %s data ends or breaks after %d bytes (%w): the file is truncated or corrupt", outer, n, err)
 	}
 	return sniff(head), nil
 }

@@ -212,7 +212,7 @@ func TestUploadStreamsAMultipartFileWithLengthAndHeaders(t *testing.T) {
 		got.mediaType = mt
 		part, err := multipart.NewReader(r.Body, params["boundary"]).NextPart()
 		if err != nil {
-			http.Error(w, err.Error(), 400)
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		got.file = part.FileName()
@@ -243,7 +243,7 @@ func TestUploadStreamsAMultipartFileWithLengthAndHeaders(t *testing.T) {
 
 func TestUploadRefusal(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "File type mismatch between the sent file and the actual content", 400)
+		http.Error(w, "File type mismatch between the sent file and the actual content", http.StatusBadRequest)
 	}))
 	defer srv.Close()
 	img, _ := stemcell.Prepare(write(t, "image", vhd), xen, t.TempDir())

@@ -410,7 +410,7 @@ func freeSpace(dir string) (int64, error) {
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return 0, err
 	}
-	return int64(st.Bavail) * int64(st.Bsize), nil
+	return int64(st.Bavail) * int64(st.Bsize), nil //nolint:unconvert // Bsize is int64 on linux/amd64 only: int32 on 386 and arm, uint32 on darwin
 }
 
 // short is enough of a token to tell images apart in a log, never enough

@@ -96,13 +96,13 @@ func TestHandoffByUploadThenRemove(t *testing.T) {
 	if resp.StatusCode != http.StatusPartialContent || body != "3456" {
 		t.Fatalf("ranged GET: %d %q", resp.StatusCode, body)
 	}
-	if resp, _ := do(t, "HEAD", url, nil); resp.StatusCode != 200 || resp.ContentLength != 10 {
+	if resp, _ := do(t, "HEAD", url, nil); resp.StatusCode != http.StatusOK || resp.ContentLength != 10 {
 		t.Fatalf("HEAD: %d %d", resp.StatusCode, resp.ContentLength)
 	}
 	if err := img.Remove(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if resp, _ := do(t, "GET", url, nil); resp.StatusCode != 404 {
+	if resp, _ := do(t, "GET", url, nil); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("after Remove: %d", resp.StatusCode)
 	}
 	if err := img.Remove(context.Background()); err != nil {
@@ -128,7 +128,7 @@ func TestHandoffThroughTheSharedDirectory(t *testing.T) {
 	if !img.Local || !strings.HasPrefix(img.URL, srv.URL+"/") {
 		t.Fatalf("handed %+v", img)
 	}
-	if resp, body := do(t, "GET", img.URL, nil); resp.StatusCode != 200 || body != "local image" {
+	if resp, body := do(t, "GET", img.URL, nil); resp.StatusCode != http.StatusOK || body != "local image" {
 		t.Fatalf("GET: %d %q", resp.StatusCode, body)
 	}
 	if err := img.Remove(context.Background()); err != nil {
@@ -202,27 +202,27 @@ func TestDaemonRefusals(t *testing.T) {
 			t.Errorf("%s %s: %d %q", c.method, c.path, resp.StatusCode, body)
 		}
 		if c.method == "PUT" || c.method == "DELETE" {
-			if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") == "" {
+			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" {
 				t.Errorf("%s %s without credentials: %d", c.method, c.path, resp.StatusCode)
 			}
 		}
 	}
 	for _, p := range []string{"/" + other + "/..", "/" + other + "/.hidden", "/" + other + "/a..b", "/../x", "/short/x.vhd",
 		"/" + other + "/a%2Fb", "/" + other + "/x/y", "/" + other} {
-		if resp, _ := authed(t, "PUT", srv.URL+p, strings.NewReader("data")); resp.StatusCode != 400 {
+		if resp, _ := authed(t, "PUT", srv.URL+p, strings.NewReader("data")); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("PUT %s: %d", p, resp.StatusCode)
 		}
 	}
-	req, _ := http.NewRequest("PUT", srv.URL+"/"+other+"/x.vhd", io.NopCloser(strings.NewReader("chunked")))
+	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/"+other+"/x.vhd", io.NopCloser(strings.NewReader("chunked")))
 	req.ContentLength = -1
 	req.SetBasicAuth(davUser, davPass)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusLengthRequired {
 		t.Errorf("PUT without a length: %v %v", resp, err)
 	}
-	if resp, _ := authed(t, "DELETE", srv.URL+"/"+other, nil); resp.StatusCode != 404 {
+	if resp, _ := authed(t, "DELETE", srv.URL+"/"+other, nil); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("DELETE of an absent token: %d", resp.StatusCode)
 	}
-	if resp, _ := do(t, "GET", url, nil); resp.StatusCode != 200 {
+	if resp, _ := do(t, "GET", url, nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("the image did not survive the refusals: %d", resp.StatusCode)
 	}
 	if entries := dirEntries(t, filepath.Join(dir, ".incoming")); len(entries) != 0 {
@@ -260,10 +260,10 @@ func TestGarbageCollection(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("Sweep removed %d (%v), want the old image and the stale upload", n, err)
 	}
-	if resp, _ := do(t, "GET", daemonURL(srv, old.URL), nil); resp.StatusCode != 404 {
+	if resp, _ := do(t, "GET", daemonURL(srv, old.URL), nil); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("the old image is still served: %d", resp.StatusCode)
 	}
-	if resp, _ := do(t, "GET", daemonURL(srv, fresh.URL), nil); resp.StatusCode != 200 {
+	if resp, _ := do(t, "GET", daemonURL(srv, fresh.URL), nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("the fresh image was collected: %d", resp.StatusCode)
 	}
 	if _, err := os.Stat(notOurs); err != nil {

@@ -29,7 +29,11 @@ func start(t *testing.T, listen, public string) *webdav.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close(time.Second) })
+	t.Cleanup(func() {
+		if err := s.Close(time.Second); err != nil {
+			t.Errorf("closing the server: %v", err)
+		}
+	})
 	return s
 }
 
@@ -58,7 +62,7 @@ func TestServesHeadAndRangedGet(t *testing.T) {
 		t.Fatalf("url %s", url)
 	}
 	resp, _ := do(t, http.MethodHead, url, nil)
-	if resp.StatusCode != 200 || resp.ContentLength != 10 {
+	if resp.StatusCode != http.StatusOK || resp.ContentLength != 10 {
 		t.Fatalf("HEAD: %d length %d", resp.StatusCode, resp.ContentLength)
 	}
 	resp, body := do(t, http.MethodGet, url, map[string]string{"Range": "bytes=2-5"})
@@ -66,7 +70,7 @@ func TestServesHeadAndRangedGet(t *testing.T) {
 		t.Fatalf("GET range: %d %q", resp.StatusCode, body)
 	}
 	resp, body = do(t, http.MethodGet, url, nil)
-	if resp.StatusCode != 200 || body != "0123456789" {
+	if resp.StatusCode != http.StatusOK || body != "0123456789" {
 		t.Fatalf("GET: %d %q", resp.StatusCode, body)
 	}
 }

@@ -67,7 +67,7 @@ func Serve(t testing.TB, opts simulator.Options) *Sim {
 func Build(dir string) (string, error) {
 	bin := filepath.Join(dir, "cloudstack-simulator")
 	if out, err := exec.Command("go", "build", "-o", bin, Command).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building %s: %v\n%s", Command, err, out)
+		return "", fmt.Errorf("building %s: %w\n%s", Command, err, out)
 	}
 	return bin, nil
 }
@@ -97,7 +97,7 @@ func Launch(bin string, stderr io.Writer, args ...string) (*Process, error) {
 		p.Sim = at(url)
 		return p, nil
 	case <-p.exited:
-		return nil, fmt.Errorf("the simulator exited before it listened: %v", p.err)
+		return nil, fmt.Errorf("the simulator exited before it listened: %w", p.err)
 	case <-time.After(readyTimeout):
 		_ = p.Stop()
 		return nil, fmt.Errorf("the simulator did not say it was listening within %s", readyTimeout)

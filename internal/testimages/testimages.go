@@ -179,7 +179,7 @@ func WriteDynamicVHD(path string, virtualSize uint64) error {
 	for i := range bat {
 		bat[i] = 0xff
 	}
-	firstBlock := uint64(1536+batBytes) / 512
+	firstBlock := (1536 + batBytes) / 512
 	for i := uint64(0); i < entries; i++ {
 		binary.BigEndian.PutUint32(bat[4*i:], uint32(firstBlock+i*(block+512)/512))
 	}

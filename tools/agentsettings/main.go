@@ -103,24 +103,24 @@ func Read(uri string, logger boshlog.Logger) (Result, error) {
 	platform := NoopPlatform()
 	source, err := boshinf.NewSettingsSourceFactory(opts.Settings, platform, logger).New()
 	if err != nil {
-		return res, fmt.Errorf("Getting Settings Source: %w", err)
+		return res, fmt.Errorf("Getting Settings Source: %w", err) //nolint:staticcheck // the agent's own wording (ST1005)
 	}
 
 	res.PublicKey, err = source.PublicSSHKeyForUsername(boshsettings.VCAPUsername)
 	if err != nil {
-		return res, fmt.Errorf("Setting up ssh: Getting iaas public key: %w", err)
+		return res, fmt.Errorf("Setting up ssh: Getting iaas public key: %w", err) //nolint:staticcheck // the agent's own wording (ST1005)
 	}
 
 	res.Settings, err = source.Settings()
 	if err != nil {
-		return res, fmt.Errorf("Fetching settings: %w", err)
+		return res, fmt.Errorf("Fetching settings: %w", err) //nolint:staticcheck // the agent's own wording (ST1005)
 	}
 
 	if multi, ok := source.(*boshinf.MultiSettingsSource); ok {
 		for _, s := range multi.GetSources() {
 			if ms, ok := s.(boshinf.HTTPMetadataService); ok {
 				if res.InstanceID, err = ms.GetInstanceID(); err != nil {
-					return res, fmt.Errorf("Getting instance id: %w", err)
+					return res, fmt.Errorf("Getting instance id: %w", err) //nolint:staticcheck // the agent's own wording (ST1005)
 				}
 				break
 			}

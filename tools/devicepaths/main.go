@@ -65,8 +65,8 @@ func NewResolver(root string, mappedTimeout time.Duration, logger boshlog.Logger
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real // so that resolved links compare with it
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved // so that resolved links compare with it
 	}
 	fs := rootedFS{root: root}
 	udev := udevfakes.NewFakeUdevDevice()

@@ -84,11 +84,11 @@ func (fs rootedFS) FileExists(path string) bool {
 }
 
 func (fs rootedFS) Stat(path string) (os.FileInfo, error) {
-	real, err := fs.follow(path)
+	resolved, err := fs.follow(path)
 	if err != nil {
 		return nil, err
 	}
-	return os.Stat(fs.host(real))
+	return os.Stat(fs.host(resolved))
 }
 
 func (fs rootedFS) Lstat(path string) (os.FileInfo, error) { return os.Lstat(fs.host(path)) }

@@ -110,7 +110,12 @@ func TestLauncherFollowsTheVMs(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- l.loop(ctx, 20*time.Millisecond) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the loop ended with %v", err)
+		}
+	}()
 
 	vm := f.deploy()
 	waitFor(t, "an agent runs for the deployed VM", func() bool { return len(f.starts(vm)) == 1 })
