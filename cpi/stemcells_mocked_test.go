@@ -11,9 +11,9 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 )
 
-// templateInUse is TemplateManagerImpl.deleteTemplate's refusal of a
+// errTemplateInUse is TemplateManagerImpl.deleteTemplate's refusal of a
 // template that VMs not yet expunged were deployed from.
-var templateInUse = &cloudstack.APIError{Command: "deleteTemplate", ErrorCode: 530, JobID: "job-1",
+var errTemplateInUse = &cloudstack.APIError{Command: "deleteTemplate", ErrorCode: 530, JobID: "job-1",
 	Text: "Unable to delete template [Tmpl[7|s]] because there are [1] VM instances using it."}
 
 // delete_stemcell deletes the template; one still used by VMs CloudStack
@@ -26,7 +26,7 @@ func TestDeleteStemcellForcesATemplateInUse(t *testing.T) {
 		first error
 	}{
 		"free":              {tplID, nil},
-		"in use":            {tplID, templateInUse},
+		"in use":            {tplID, errTemplateInUse},
 		"earlier CPI's CID": {"cpitemplate-1", nil},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -75,7 +75,7 @@ func TestDeleteStemcellSweepNeverFailsTheCall(t *testing.T) {
 				cloud.EXPECT().OwnTemplates("").Return(nil, errors.New("no answer"))
 			} else {
 				cloud.EXPECT().OwnTemplates("").Return([]cloudstack.Template{leftover}, nil)
-				cloud.EXPECT().DeleteTemplate("left-1", false).Return(templateInUse)
+				cloud.EXPECT().DeleteTemplate("left-1", false).Return(errTemplateInUse)
 			}
 			cloud.EXPECT().Templates(tplID).Return(nil, nil)
 			if err := c.DeleteStemcell(apiv1.NewStemcellCID(tplID)); err != nil {

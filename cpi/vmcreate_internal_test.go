@@ -50,7 +50,7 @@ func explainAddressCase(t *testing.T, taken *cloudstack.APIError) {
 		}
 	}
 	other := &cloudstack.APIError{ErrorCode: 533, Text: "Unable to create a deployment for VM instance"}
-	if err := (&vmCreation{cpi: CPI{cloud: cloud}}).explainAddress(other); err != other {
+	if err := (&vmCreation{cpi: CPI{cloud: cloud}}).explainAddress(other); err != other { //nolint:errorlint // the very error must come back, not one wrapping it
 		t.Errorf("another capacity error was changed: %v", err)
 	}
 }
@@ -126,8 +126,8 @@ func TestNetworkCloudPropertiesRefuseUnknownKeys(t *testing.T) {
 		}
 	}
 	var vip apiv1.Networks
-	_ = json.Unmarshal([]byte(`{"public":{"type":"vip","ip":"192.168.2.5","cloud_properties":{"nmae":"x"}}}`), &vip)
-	if _, _, err := planNetworks(vip); err == nil || !strings.Contains(err.Error(), `network "public" cloud_properties: unknown field "nmae"`) {
+	_ = json.Unmarshal([]byte(`{"public":{"type":"vip","ip":"192.168.2.5","cloud_properties":{"nmae":"x"}}}`), &vip)                             //nolint:misspell // the misspelt key is the test's input
+	if _, _, err := planNetworks(vip); err == nil || !strings.Contains(err.Error(), `network "public" cloud_properties: unknown field "nmae"`) { //nolint:misspell // the misspelt key the test fed
 		t.Errorf("a vip network's unknown key: %v", err)
 	}
 }
