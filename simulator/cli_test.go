@@ -3,6 +3,7 @@ package simulator
 import (
 	"bytes"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -63,7 +64,7 @@ func TestCLIListZones(t *testing.T) {
 		t.Fatalf("--post listZones: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
 	reqs, _ := s.admin.Requests()
-	if len(reqs) != 2 || reqs[0].Method != "GET" || reqs[1].Method != "POST" {
+	if len(reqs) != 2 || reqs[0].Method != http.MethodGet || reqs[1].Method != http.MethodPost {
 		t.Fatalf("requests = %+v", reqs)
 	}
 }

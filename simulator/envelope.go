@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -123,7 +124,8 @@ const badCredentials = "unable to verify user credentials and/or request signatu
 // internal errors (ApiServer.handleRequest's catch-all INTERNAL_ERROR) so they
 // still reach the client in CloudStack's shape.
 func asAPIError(err error) *APIError {
-	if e, ok := err.(*APIError); ok {
+	var e *APIError
+	if errors.As(err, &e) {
 		return e
 	}
 	return internalError("%s", err.Error())

@@ -54,7 +54,11 @@ func TestStartRemovesImageDirsOfDeadSimulators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	defer func() {
+		if err := srv.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	for dir, want := range map[string]bool{dead: false, stale: false, live: true, fresh: true, other: true} {
 		if _, err := os.Stat(dir); (err == nil) != want {
 			t.Errorf("%s: exists = %v, want %v", filepath.Base(dir), err == nil, want)

@@ -6,20 +6,20 @@ import (
 
 func init() {
 	register(
-		command{name: "createIpForwardingRule", async: createIpForwardingRule},
-		command{name: "listIpForwardingRules", idKind: kindFirewallRule, sync: listIpForwardingRules},
-		command{name: "deleteIpForwardingRule", idKind: kindFirewallRule, async: deleteIpForwardingRule},
+		command{name: "createIpForwardingRule", async: createIPForwardingRule},
+		command{name: "listIpForwardingRules", idKind: kindFirewallRule, sync: listIPForwardingRules},
+		command{name: "deleteIpForwardingRule", idKind: kindFirewallRule, async: deleteIPForwardingRule},
 	)
 }
 
-// createIpForwardingRule follows CreateIpForwardingRuleCmd.create
+// createIPForwardingRule follows CreateIpForwardingRuleCmd.create
 // (RulesManagerImpl.createStaticNatRule) at once and its execute
 // (applyIngressFirewallRules, applyStaticNatRules) in the job. The address
 // must have static NAT enabled and be usable for StaticNat
 // (checkIpForService); openfirewall (default true) opens the ports for
 // 0.0.0.0/0 with a firewall rule related to the new rule, which needs the
 // network's Firewall service (createRuleForAllCidrs).
-func createIpForwardingRule(c *Call) (*asyncJob, error) {
+func createIPForwardingRule(c *Call) (*asyncJob, error) {
 	p := c.Params
 	if p.Has("cidrlist") {
 		return nil, paramError("Parameter cidrList is deprecated; if you need to open firewall rule for the specific CIDR, please refer to createFirewallRule command")
@@ -69,10 +69,10 @@ func createIpForwardingRule(c *Call) (*asyncJob, error) {
 		}}, nil
 }
 
-// listIpForwardingRules is RulesManagerImpl.searchStaticNatRules: static
+// listIPForwardingRules is RulesManagerImpl.searchStaticNatRules: static
 // NAT rules, newest first; virtualmachineid matches the VM the rule's
 // address is static-NATed to. Nothing found is an empty list.
-func listIpForwardingRules(c *Call) (any, error) {
+func listIPForwardingRules(c *Call) (any, error) {
 	p := c.Params
 	if err := c.ipReadyForRules(p.Get("ipaddressid"), "port forwarding rules"); err != nil {
 		return nil, err
@@ -103,12 +103,12 @@ func (c *Call) ipForwardingView(r *NetRule) map[string]any {
 	return v
 }
 
-// deleteIpForwardingRule is DeleteIpForwardingRuleCmd: the related
+// deleteIPForwardingRule is DeleteIpForwardingRuleCmd: the related
 // firewall rule and then the rule are revoked
 // (RulesManagerImpl.revokeStaticNatRule). Like CloudStack, it takes the id
 // of any rule; one of another purpose is only marked revoked, because
 // applying the address's static NAT rules does not touch it.
-func deleteIpForwardingRule(c *Call) (*asyncJob, error) {
+func deleteIPForwardingRule(c *Call) (*asyncJob, error) {
 	job, rule, err := c.ruleJob("nat.DeleteIpForwardingRuleCmd", "Unable to find static NAT rule by ID: ", c.st.rule)
 	if err != nil {
 		return nil, err

@@ -55,6 +55,13 @@ type asyncJob struct {
 	await <-chan struct{}
 }
 
+// failing makes the job fail with err: for a check CloudStack makes inside
+// the job, so that its failure fails the job, not the request.
+func (j *asyncJob) failing(err error) *asyncJob {
+	j.run = func() (any, error) { return nil, err }
+	return j
+}
+
 // submit records a job for an async command and schedules its completion
 // after the configured latency; the first answer is ApiServer's
 // getBaseAsyncResponse ({jobid}) or, for a create command,

@@ -218,12 +218,12 @@ func normalizeVnetRanges(pn *PhysicalNetwork, ranges string) (string, error) {
 
 // vnetInRange reports whether a VLAN id lies in a physical network's guest
 // VLAN ranges (DataCenterDao.findVnet).
-func (pn *PhysicalNetwork) vnetInRange(vlan string) bool {
+func (p *PhysicalNetwork) vnetInRange(vlan string) bool {
 	v, err := strconv.Atoi(strings.TrimPrefix(vlan, "vlan://"))
 	if err != nil {
 		return false
 	}
-	for _, r := range strings.Split(pn.VLAN, ",") {
+	for _, r := range strings.Split(p.VLAN, ",") {
 		lo, hi, _ := strings.Cut(r, "-")
 		a, err1 := strconv.Atoi(lo)
 		b, err2 := strconv.Atoi(hi)
@@ -267,11 +267,11 @@ func updatePhysicalNetwork(c *Call) (*asyncJob, error) {
 }
 
 // update sets a checked state (empty keeps it) and guest VLAN ranges.
-func (pn *PhysicalNetwork) update(state, vlan string) {
+func (p *PhysicalNetwork) update(state, vlan string) {
 	if state != "" {
-		pn.State = state
+		p.State = state
 	}
-	pn.VLAN = vlan
+	p.VLAN = vlan
 }
 
 // physnetView is ApiResponseHelper.createPhysicalNetworkResponse.

@@ -45,9 +45,9 @@ func (st *state) ipString(ip *PublicIP) string {
 
 func init() {
 	register(
-		command{name: "associateIpAddress", async: associateIpAddress},
-		command{name: "listPublicIpAddresses", idKind: kindPublicIP, sync: listPublicIpAddresses},
-		command{name: "disassociateIpAddress", idKind: kindPublicIP, async: disassociateIpAddress},
+		command{name: "associateIpAddress", async: associateIPAddress},
+		command{name: "listPublicIpAddresses", idKind: kindPublicIP, sync: listPublicIPAddresses},
+		command{name: "disassociateIpAddress", idKind: kindPublicIP, async: disassociateIPAddress},
 	)
 	registerTaggable("PublicIpAddress", func(st *state, id string) (string, bool) {
 		ip, ok := byID(st.PublicIPs, id)
@@ -149,13 +149,13 @@ func (st *state) isolatedNetworksOf(accountID, zoneID string) []*Network {
 	return out
 }
 
-// associateIpAddress takes a free address for the network (or, given only a
+// associateIPAddress takes a free address for the network (or, given only a
 // zone, for the account's isolated network there) at once, as
 // AssociateIPAddrCmd.create (NetworkServiceImpl.allocateIP,
 // IpAddressManagerImpl.allocateIp) does; the job (AssociateIPAddrCmd.execute,
 // associateIPToGuestNetwork) finishes it. Both refuse networks whose
 // offering lacks the services a public address needs.
-func associateIpAddress(c *Call) (*asyncJob, error) {
+func associateIPAddress(c *Call) (*asyncJob, error) {
 	c.ensurePublicIPs()
 	p := c.Params
 	if p.Get("vpcid") != "" {
@@ -228,9 +228,9 @@ func (st *state) checkIsolatedForIPs(n *Network) *APIError {
 	return paramError("In zone of type Advanced ip address can be associated only to the network of guest type Isolated with the SourceNat enabled")
 }
 
-// listPublicIpAddresses is ManagementServerImpl.searchForIPAddresses: allocated
+// listPublicIPAddresses is ManagementServerImpl.searchForIPAddresses: allocated
 // addresses unless allocatedonly=false.
-func listPublicIpAddresses(c *Call) (any, error) {
+func listPublicIPAddresses(c *Call) (any, error) {
 	c.ensurePublicIPs()
 	l := lister[*PublicIP]{key: "publicipaddress", id: (*PublicIP).uuid,
 		keyword: func(ip *PublicIP) []string { return []string{ip.Address} },
@@ -271,11 +271,11 @@ func (c *Call) publicIPView(ip *PublicIP) map[string]any {
 	return v
 }
 
-// disassociateIpAddress releases an address in the job, disabling its static
+// disassociateIPAddress releases an address in the job, disabling its static
 // NAT first; a source NAT address cannot be released unless its network is
 // still Allocated (NetworkServiceImpl.releaseIpAddressInternal; its
 // IllegalArgumentException fails the job with 530).
-func disassociateIpAddress(c *Call) (*asyncJob, error) {
+func disassociateIPAddress(c *Call) (*asyncJob, error) {
 	p := c.Params
 	var ip *PublicIP
 	if id := p.Get("id"); id != "" {

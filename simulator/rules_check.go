@@ -64,7 +64,7 @@ func (c *Call) detectRulesConflict(n *NetRule) *APIError {
 		}
 		oneFirewall := (r.Purpose == purposeFirewall || n.Purpose == purposeFirewall) &&
 			(n.Purpose != r.Purpose || !strings.EqualFold(n.Protocol, r.Protocol))
-		bothFirewall := r.Purpose == n.Purpose && r.Purpose == purposeFirewall
+		bothFirewall := r.Purpose == purposeFirewall && n.Purpose == purposeFirewall
 		duplicated := bothFirewall && conflictingCIDRs(r.CIDRs, n.CIDRs)
 		if !oneFirewall {
 			if r.Purpose == purposeStaticNat && n.Purpose != purposeStaticNat {

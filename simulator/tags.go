@@ -170,9 +170,7 @@ func deleteTags(c *Call) (*asyncJob, error) {
 	p := c.Params
 	ids, rawType := p.List("resourceids"), p.Get("resourcetype")
 	var want []map[string]string
-	for _, m := range p.Map("tags") {
-		want = append(want, m)
-	}
+	want = append(want, p.Map("tags")...)
 	return &asyncJob{cmdClass: "org.apache.cloudstack.api.command.user.tag.DeleteTagsCmd",
 		run: func() (any, error) {
 			typ, err := resourceObjectType(rawType)

@@ -25,8 +25,7 @@ func copyTemplate(c *Call) (*asyncJob, error) {
 	}
 	dests, source, err := c.copyPlan(t)
 	if err != nil {
-		spec.run = func() (any, error) { return nil, err }
-		return spec, nil
+		return spec.failing(err), nil
 	}
 	first, targets := copyTargets(t, dests, c.srv.now())
 	progress := c.startCopies(t, source, targets)

@@ -95,7 +95,7 @@ func TestGetUploadParamsThroughCloudStackGo(t *testing.T) {
 		t.Fatalf("upload params = %+v", up)
 	}
 	expires, err := time.Parse("2006-01-02T15:04:05.000Z07:00", up.Expires)
-	if err != nil || expires.Sub(time.Now()) < 59*time.Minute || expires.Sub(time.Now()) > 61*time.Minute {
+	if err != nil || time.Until(expires) < 59*time.Minute || time.Until(expires) > 61*time.Minute {
 		t.Fatalf("expires %q: %v", up.Expires, err)
 	}
 	s.srv.mu.Lock()
@@ -168,7 +168,7 @@ func TestUploadHappyPath(t *testing.T) {
 	found := false
 	for _, e := range entries {
 		if e.Command == "upload" {
-			found = e.Status == 200 && e.Method == "POST" && e.Params["id"] == up.Id && e.LatencyMS > 0
+			found = e.Status == http.StatusOK && e.Method == http.MethodPost && e.Params["id"] == up.Id && e.LatencyMS > 0
 		}
 	}
 	if !found || strings.Contains(logged, up.Signature) || strings.Contains(logged, up.Metadata) {
@@ -266,7 +266,7 @@ func TestUploadRefusals(t *testing.T) {
 	}
 	b, _ := io.ReadAll(get.Body)
 	get.Body.Close()
-	if get.StatusCode != 400 || string(b) != "only post requests are allowed" {
+	if get.StatusCode != http.StatusBadRequest || string(b) != "only post requests are allowed" {
 		t.Fatalf("GET: %d %q", get.StatusCode, b)
 	}
 	body, ctype, _ := multipartBody("i.vhd", bytes.NewReader(vhd), int64(len(vhd)))

@@ -27,8 +27,8 @@ func (v *VlanRange) uuid() string { return v.ID }
 
 func init() {
 	register(
-		command{name: "createVlanIpRange", sync: createVlanIpRange},
-		command{name: "listVlanIpRanges", idKind: kindVlanRange, sync: listVlanIpRanges},
+		command{name: "createVlanIpRange", sync: createVlanIPRange},
+		command{name: "listVlanIpRanges", idKind: kindVlanRange, sync: listVlanIPRanges},
 	)
 }
 
@@ -38,7 +38,7 @@ type vlanSpec struct {
 	ForVirtualNetwork                                                 bool
 }
 
-func createVlanIpRange(c *Call) (any, error) {
+func createVlanIPRange(c *Call) (any, error) {
 	p := c.Params
 	if p.Get("networkid") != "" || p.Get("podid") != "" || p.Get("account") != "" || p.Get("projectid") != "" ||
 		p.Get("ip6cidr") != "" || !p.Bool("forvirtualnetwork", true) {
@@ -152,7 +152,7 @@ func checkPublicIPRangeErrors(s vlanSpec, bits int) *APIError {
 	return nil
 }
 
-func listVlanIpRanges(c *Call) (any, error) {
+func listVlanIPRanges(c *Call) (any, error) {
 	l := lister[*VlanRange]{key: "vlaniprange", id: (*VlanRange).uuid, zone: func(v *VlanRange) string { return v.ZoneID },
 		keyword: func(v *VlanRange) []string { return []string{v.VLAN} }, view: c.vlanRangeView}
 	p := c.Params

@@ -466,8 +466,8 @@ func (e *vmEnv) addTenant(t *testing.T, name string) (*cloudstack.CloudStackClie
 	aid, aint := st.newID(kindAccount)
 	st.Accounts = append(st.Accounts, &Account{ID: aid, InternalID: aint, Name: name, Type: 0,
 		DomainID: st.Accounts[0].DomainID, State: "enabled", Created: time.Now().UTC()})
-	uid, uint := st.newID(kindUser)
-	st.Users = append(st.Users, &User{ID: uid, InternalID: uint, Username: name, AccountID: aid, State: "enabled",
+	uid, uInternal := st.newID(kindUser)
+	st.Users = append(st.Users, &User{ID: uid, InternalID: uInternal, Username: name, AccountID: aid, State: "enabled",
 		APIKey: name + "-key", SecretKey: name + "-secret"})
 	return cloudstack.NewAsyncClient(e.api, name+"-key", name+"-secret", false), aid
 }

@@ -23,8 +23,7 @@ func (c *Call) vmJob(class, notFound string) (*asyncJob, *VirtualMachine) {
 		cmdClass: "org.apache.cloudstack.api.command." + class}
 	vm, err := c.liveVM("id", notFound)
 	if err != nil {
-		job.run = func() (any, error) { return nil, err }
-		return job, nil
+		return job.failing(err), nil
 	}
 	return job, vm
 }

@@ -234,8 +234,7 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 		// checkOverlapPublicIpRange
 		return nil, paramError("The Start IP and endIP address range overlap with Public IP :%s", ip)
 	}
-	switch {
-	case netutils.RangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway):
+	if netutils.RangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway) {
 		return nil, paramError("The gateway shouldn't overlap start/end ip addresses")
 	}
 	if err := st.checkPodCIDRSubnets(z, cidr.String()); err != nil {

@@ -60,7 +60,7 @@ func Verify(p, name, format string) (Info, error) {
 	if have != None {
 		inner, closeInner, err := decompressor(f, p, have)
 		if err != nil {
-			return Info{}, fmt.Errorf("%s data invalid: %v", have, err)
+			return Info{}, fmt.Errorf("%s data invalid: %w", have, err)
 		}
 		defer closeInner()
 		r = &streamErr{r: inner, what: have}
@@ -188,7 +188,7 @@ func verifyOVA(r io.Reader, base string) (Info, error) {
 		if errors.As(err, &de) {
 			return Info{}, de
 		}
-		return Info{}, fmt.Errorf("%s is not a valid OVA: %v", base, err)
+		return Info{}, fmt.Errorf("%s is not a valid OVA: %w", base, err)
 	}
 	first := true
 	for {

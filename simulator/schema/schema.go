@@ -67,12 +67,12 @@ type index struct {
 var (
 	loadOnce sync.Once
 	loaded   index
-	loadErr  error
+	errLoad  error
 )
 
 func load() (index, error) {
-	loadOnce.Do(func() { loaded, loadErr = parse(apisGz) })
-	return loaded, loadErr
+	loadOnce.Do(func() { loaded, errLoad = parse(apisGz) })
+	return loaded, errLoad
 }
 
 func parse(gz []byte) (index, error) {

@@ -111,8 +111,8 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 func serve(sim *simulator.Server, addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		sim.Close()
-		return err
+		// the state is saved on the way out all the same; report both
+		return errors.Join(err, sim.Close())
 	}
 	srv := &http.Server{Handler: sim.Handler(), ReadHeaderTimeout: 30 * time.Second}
 	fmt.Printf("cloudstack-simulator listening on http://%s/client/api\n", ln.Addr())
