@@ -145,11 +145,11 @@ func remoteSize(ctx context.Context, url string) (int64, error) {
 	defer cancel()
 	req, err := http.NewRequestWithContext(hctx, http.MethodHead, url, nil)
 	if err != nil {
-		return 0, fmt.Errorf("Failed to download template: Invalid URL %s", url) //nolint:staticcheck // ST1005: CloudStack's capitalised text (UriUtils.getRemoteSize's "Invalid URL ")
+		return 0, fmt.Errorf("Failed to download template: Invalid URL %s", url) //nolint:staticcheck // ST1005: the errorstring answered, capital kept (UriUtils.getRemoteSize's "Invalid URL ")
 	}
 	resp, err := downloadClient.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("Failed to download template: Unable to establish connection with URL %s", url) //nolint:staticcheck // ST1005: CloudStack's capitalised text (UriUtils.getRemoteSize)
+		return 0, fmt.Errorf("Failed to download template: Unable to establish connection with URL %s", url) //nolint:staticcheck // ST1005: the errorstring answered, capital kept (UriUtils.getRemoteSize)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.ContentLength < 0 {
@@ -166,12 +166,12 @@ func (s *Server) fetch(ctx context.Context, id, zoneID, url, dst string, size in
 	}
 	resp, err := downloadClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("Failed to download template: Unable to establish connection with URL %s", url) //nolint:staticcheck // ST1005: CloudStack's capitalised text (UriUtils.getRemoteSize)
+		return fmt.Errorf("Failed to download template: Unable to establish connection with URL %s", url) //nolint:staticcheck // ST1005: the errorstring answered, capital kept (UriUtils.getRemoteSize)
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusMovedPermanently || resp.StatusCode == http.StatusFound:
-		return fmt.Errorf("Failed to download %s due to redirection, response code: %d", url, resp.StatusCode) //nolint:staticcheck // ST1005: HttpTemplateDownloader.checkServerResponse's text
+		return fmt.Errorf("Failed to download %s due to redirection, response code: %d", url, resp.StatusCode) //nolint:staticcheck // ST1005: HttpTemplateDownloader.checkServerResponse's errorString, capital kept
 	case resp.StatusCode != http.StatusOK:
 		// HttpTemplateDownloader.checkServerResponse, spaces included
 		return fmt.Errorf(" HTTP Server returned %d (expected 200 OK) ", resp.StatusCode)
@@ -197,11 +197,11 @@ func (s *Server) fetch(ctx context.Context, id, zoneID, url, dst string, size in
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil && n < size:
-		return fmt.Errorf("Failed to download template: Downloaded %d bytes (incomplete download): %w", n, err) //nolint:staticcheck // ST1005: CloudStack's capitalised text (HttpTemplateDownloader.checkDownloadCompletion)
+		return fmt.Errorf("Failed to download template: Downloaded %d bytes (incomplete download): %w", n, err) //nolint:staticcheck // ST1005: the errorstring answered, capital kept (HttpTemplateDownloader.checkDownloadCompletion)
 	case err != nil:
-		return fmt.Errorf("Failed to download template: %w", err) //nolint:staticcheck // ST1005: CloudStack's capitalised text, as the cases above
+		return fmt.Errorf("Failed to download template: %w", err) //nolint:staticcheck // ST1005: the errorstring answered, capital kept, as above
 	case n < size:
-		return fmt.Errorf("Failed to download template: Downloaded %d bytes (incomplete download)", n) //nolint:staticcheck // ST1005: CloudStack's capitalised text (HttpTemplateDownloader.checkDownloadCompletion)
+		return fmt.Errorf("Failed to download template: Downloaded %d bytes (incomplete download)", n) //nolint:staticcheck // ST1005: the errorstring answered, capital kept (HttpTemplateDownloader.checkDownloadCompletion)
 	}
 	return nil
 }
