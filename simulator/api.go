@@ -33,7 +33,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	out := s.process(r, raw)
 	// Logged before the answer goes out: whoever has the answer finds the
-	// request in the log.
+	// request in the log. The request log and the lost answer are the
+	// simulator's own, with no CloudStack Java behind them
+	// (docs/simulator-fidelity.md, "Simulator features with no Java").
 	latency := time.Since(start)
 	s.reqlog.add(LoggedRequest{Time: start.UTC(), Method: r.Method, Command: out.command,
 		Params: redact(raw), Status: out.status, LatencyMS: float64(latency.Microseconds()) / 1000,

@@ -85,7 +85,7 @@ type Server struct {
 	faults  *faultSet
 	reqlog  requestLog
 	handler http.Handler
-	xfer    *transfers.Pool // template downloads, uploads and copies
+	xfer    *transfers.Pool // template downloads, uploads and copies (simulator plumbing; the work cites its Java)
 	// ssvmSites are the networks the secondary storage VM routes to through
 	// the management network: secstorage.allowed.internal.sites as it was at
 	// start (templates_register.go).

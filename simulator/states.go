@@ -1,12 +1,15 @@
 package simulator
 
 // The states the simulator's rows pass through, spelt as CloudStack's enums
-// spell them on the wire (a state's name() is what the responses carry).
+// spell them on the wire: the response builders write a state's toString(),
+// e.g. UserVmJoinDaoImpl.newUserVmResponse's
+// setState(userVm.getState().toString()).
 // Snapshot, template and rule states stand beside their families
 // (snapshots.go, templates.go, rules.go).
 
-// VirtualMachine.State: the states a user VM's row takes (the simulator
-// never puts a VM in Shutdown).
+// VirtualMachine.State (api/…/com/cloud/vm/VirtualMachine.java): the states
+// a user VM's row takes; its transitions are VirtualMachine.State.s_fsm's
+// (the simulator never puts a VM in Shutdown).
 const (
 	vmStarting  = "Starting"
 	vmRunning   = "Running"
@@ -19,7 +22,9 @@ const (
 	vmUnknown   = "Unknown"
 )
 
-// Volume.State. A created volume is Allocated (in the database only) until
+// Volume.State (api/…/com/cloud/storage/Volume.java; transitions in
+// Volume.State.s_fsm: Allocated → Destroy on DestroyRequested, Destroy →
+// Ready on RecoverRequested, Expunging → Expunged). A created volume is Allocated (in the database only) until
 // it is attached to a VM whose disks exist on primary storage, or that VM
 // starts; it is Ready from then on. Destroy is the recoverable state
 // destroyVolume and a VM's destroy leave; Expunged the end.

@@ -16,6 +16,11 @@ import (
 	"strings"
 )
 
+// Verify stands in for the secondary storage VM's post-download processing
+// (see the package comment): the virtual sizes follow
+// QCOW2Processor.getTemplateVirtualSize and VhdProcessor.getTemplateVirtualSize;
+// the structural checks and their texts are the simulator's own.
+
 // Info is what Verify learns: the virtual size as the hypervisor
 // sees the disk and the bytes the installed image takes (decompressed).
 type Info struct {

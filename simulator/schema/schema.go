@@ -1,6 +1,10 @@
 // Package schema is CloudStack 4.22's API schema: every API's name, whether it
 // is asynchronous and its request parameters.
 //
+// It is data, not behaviour: CloudStack's own answer to listApis
+// (ApiDiscoveryServiceImpl.listApis), which the API family of the simulator
+// validates requests against.
+//
 // apis.json.gz is generated from generate/listApis.json of the cloudstack-go
 // v2.19.0 module (Apache-2.0), a listApis dump taken from a CloudStack 4.22.0
 // management server, with each API's "response" array removed. Regenerate it
