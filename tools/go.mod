@@ -6,6 +6,7 @@ require (
 	github.com/cloudfoundry/bosh-agent/v2 v2.769.0
 	github.com/cloudfoundry/bosh-cli/v7 v7.9.13
 	github.com/cloudfoundry/bosh-utils v0.0.555
+	github.com/diskfs/go-diskfs v1.6.0
 	gopkg.in/yaml.v2 v2.4.0
 )
 
@@ -44,6 +45,7 @@ require (
 	github.com/coreos/go-systemd/v22 v22.6.0 // indirect
 	github.com/cppforlife/go-patch v0.2.0 // indirect
 	github.com/cppforlife/go-semi-semantic v0.0.0-20160921010311-576b6af77ae4 // indirect
+	github.com/djherbis/times v1.6.0 // indirect
 	github.com/docker/go-units v0.5.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/envoyproxy/go-control-plane/envoy v1.35.0 // indirect

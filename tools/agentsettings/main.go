@@ -30,6 +30,8 @@ import (
 	"github.com/cloudfoundry/bosh-agent/v2/platform/platformfakes"
 	boshsettings "github.com/cloudfoundry/bosh-agent/v2/settings"
 	boshlog "github.com/cloudfoundry/bosh-utils/logger"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/tools/internal/agentcmd"
 )
 
 // StemcellURI is the metadata URI in the CloudStack stemcell's agent.json
@@ -101,22 +103,12 @@ func Read(uri string, logger boshlog.Logger) (Result, error) {
 		return res, err
 	}
 	platform := NoopPlatform()
-	source, err := boshinf.NewSettingsSourceFactory(opts.Settings, platform, logger).New()
+	boot, err := agentcmd.Bootstrap(opts.Settings, platform, logger)
 	if err != nil {
-		return res, fmt.Errorf("Getting Settings Source: %w", err) //nolint:staticcheck // the agent's own wording (ST1005)
+		return res, err
 	}
-
-	res.PublicKey, err = source.PublicSSHKeyForUsername(boshsettings.VCAPUsername)
-	if err != nil {
-		return res, fmt.Errorf("Setting up ssh: Getting iaas public key: %w", err) //nolint:staticcheck // the agent's own wording (ST1005)
-	}
-
-	res.Settings, err = source.Settings()
-	if err != nil {
-		return res, fmt.Errorf("Fetching settings: %w", err) //nolint:staticcheck // the agent's own wording (ST1005)
-	}
-
-	if multi, ok := source.(*boshinf.MultiSettingsSource); ok {
+	res.PublicKey, res.Settings = boot.PublicKey, boot.Settings
+	if multi, ok := boot.Source.(*boshinf.MultiSettingsSource); ok {
 		for _, s := range multi.GetSources() {
 			if ms, ok := s.(boshinf.HTTPMetadataService); ok {
 				if res.InstanceID, err = ms.GetInstanceID(); err != nil {
@@ -126,49 +118,22 @@ func Read(uri string, logger boshlog.Logger) (Result, error) {
 			}
 		}
 	}
-
 	if n := platform.SetupNetworkingCallCount(); n > 0 {
 		return res, fmt.Errorf("the agent's code asked to set up networking %d time(s)", n)
 	}
 	return res, nil
 }
 
+const usage = "usage: agentsettings -uri http://HOST:PORT/metadata/<vm-uuid>\n\n" +
+	"Reads agent settings with bosh-agent's HTTP settings source, configured as the\n" +
+	"CloudStack stemcell's agent.json configures it, and prints them as JSON.\n\n"
+
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("agentsettings", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	uri := fs.String("uri", StemcellURI, "metadata service base URI, e.g. http://HOST:PORT/metadata/<vm-uuid>; the agent appends /latest/user-data etc.")
-	logLevel := fs.String("log-level", "ERROR", "bosh-agent log level on stderr: DEBUG, INFO, WARN, ERROR, NONE")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: agentsettings -uri http://HOST:PORT/metadata/<vm-uuid>\n\n"+
-			"Reads agent settings with bosh-agent's HTTP settings source, configured as the\n"+
-			"CloudStack stemcell's agent.json configures it, and prints them as JSON.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "agentsettings: unexpected arguments: %v\n", fs.Args())
-		return 2
-	}
-	level, err := boshlog.Levelify(*logLevel)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentsettings: %v\n", err)
-		return 2
-	}
-
-	res, err := Read(*uri, boshlog.NewWriterLogger(level, stderr))
-	if err != nil {
-		fmt.Fprintln(stderr, err.Error())
-		return 1
-	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(res); err != nil {
-		fmt.Fprintf(stderr, "agentsettings: %v\n", err)
-		return 1
-	}
-	return 0
+	return agentcmd.Run(fs, usage, args, stdout, stderr, nil, func(logger boshlog.Logger) (any, error) {
+		return Read(*uri, logger)
+	})
 }
 
 func main() {
