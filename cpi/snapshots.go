@@ -9,10 +9,24 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
+// snapshots is the part behind snapshot_disk and delete_snapshot.
+type snapshots struct {
+	request
+	cloud snapshotCloud
+}
+
+// snapshotCloud is what the snapshot part asks of CloudStack: snapshots,
+// their tags, and the disk a snapshot is of.
+type snapshotCloud interface {
+	cloudstack.Snapshots
+	cloudstack.Tags
+	cloudstack.VolumeFinder
+}
+
 // SnapshotDisk implements apiv1.CPI: the snapshot carries the metadata as
 // tags.
-func (c CPI) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.SnapshotCID, error) {
-	vol, err := c.mustFindDisk(cid)
+func (c snapshots) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.SnapshotCID, error) {
+	vol, err := mustFindDisk(c.cloud, cid)
 	if err != nil {
 		return apiv1.SnapshotCID{}, err
 	}
@@ -47,7 +61,7 @@ func (c CPI) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.Snapsho
 // host. A snapshot a job still works on is waited for first: the killed
 // call's job goes on, and its tags come with its end. Failures are
 // logged: a leftover blocks nothing.
-func (c CPI) removeInterruptedSnapshots(volumeID string) {
+func (c snapshots) removeInterruptedSnapshots(volumeID string) {
 	snaps, err := c.cloud.VolumeSnapshots(volumeID)
 	if err != nil {
 		c.logger.Warn("disk", "looking for snapshots interrupted snapshot_disk calls left of disk %s: %s", volumeID, err)
@@ -89,7 +103,7 @@ func newSnapshotName() (string, error) {
 // undoSnapshot finds, after an uncertain outcome, the snapshot the call may
 // have made by its unique name, waits (within the job timeout from start)
 // until it is backed up or failed, and deletes it.
-func (c CPI) undoSnapshot(volumeID, name string, start time.Time, failed, cause error) error {
+func (c snapshots) undoSnapshot(volumeID, name string, start time.Time, failed, cause error) error {
 	if cloudstack.NotActedOn(cause) {
 		return failed
 	}
@@ -112,7 +126,7 @@ func (c CPI) undoSnapshot(volumeID, name string, start time.Time, failed, cause 
 }
 
 // DeleteSnapshot implements apiv1.CPI: gone already is success.
-func (c CPI) DeleteSnapshot(cid apiv1.SnapshotCID) error {
+func (c snapshots) DeleteSnapshot(cid apiv1.SnapshotCID) error {
 	snap, err := c.cloud.FindSnapshot(cid.AsString())
 	if err != nil {
 		return wrap(err, "looking up snapshot %s", cid.AsString())

@@ -13,7 +13,7 @@ import (
 
 // holderCloud answers VMWithIP from a table.
 type holderCloud struct {
-	cloudstack.API
+	vmCloud
 	holders map[string]*cloudstack.VM
 }
 
@@ -42,7 +42,7 @@ func explainAddressCase(t *testing.T, taken *cloudstack.APIError) {
 		"10.1.1.6": "static IP 10.1.1.6 on CloudStack network guest is in use by VM vm-live (cpivm-live, Running)",
 		"10.1.1.7": "CloudStack could not allocate static IP 10.1.1.7 and no VM this account can list holds it: perhaps a VM destroyed but not yet expunged does",
 	} {
-		v := &vmCreation{cpi: CPI{cloud: cloud}, plan: networkPlan{nics: []nicPlan{{name: "default",
+		v := &vmCreation{vms: vms{cloud: cloud}, plan: networkPlan{nics: []nicPlan{{name: "default",
 			net: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "manual", IP: ip}), network: cloudstack.Network{ID: "n1", Name: "guest"}}}}}
 		err := v.explainAddress(taken)
 		if err == nil || !strings.Contains(err.Error(), want) || !cloudstack.IsGuestIPUnavailable(err) {
@@ -50,7 +50,7 @@ func explainAddressCase(t *testing.T, taken *cloudstack.APIError) {
 		}
 	}
 	other := &cloudstack.APIError{ErrorCode: 533, Text: "Unable to create a deployment for VM instance"}
-	if err := (&vmCreation{cpi: CPI{cloud: cloud}}).explainAddress(other); err != other { //nolint:errorlint // the very error must come back, not one wrapping it
+	if err := (&vmCreation{vms: vms{cloud: cloud}}).explainAddress(other); err != other { //nolint:errorlint // the very error must come back, not one wrapping it
 		t.Errorf("another capacity error was changed: %v", err)
 	}
 }
@@ -76,7 +76,7 @@ func TestTakenAddressIsNotRetried(t *testing.T) {
 // static IP on the same network, or the vip (intended or static NAT); a
 // complete VM or another director's never is.
 func TestSupersedesOnlyThisDirectorsEarlierAttempts(t *testing.T) {
-	v := &vmCreation{cpi: CPI{ctx: CallContext{DirectorUUID: "dir-1"}}, agentID: "agent-new",
+	v := &vmCreation{vms: vms{request: request{ctx: CallContext{DirectorUUID: "dir-1"}}}, agentID: "agent-new",
 		plan: networkPlan{vip: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "vip", IP: "192.168.2.5"})},
 		spec: cloudstack.DeploySpec{NICs: []cloudstack.NICRequest{{NetworkID: "n1", IP: "10.1.1.5"}, {NetworkID: "n2"}}}}
 	mark := func(director, vip, agent string) string {

@@ -9,6 +9,19 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
+// lbs is the part that puts VMs behind the Go CPI's lbs and takes them
+// away: public load-balancer rules on addresses it only looks up.
+type lbs struct {
+	request
+	cloud lbCloud
+}
+
+// lbCloud is what the load-balancer part asks of CloudStack.
+type lbCloud interface {
+	cloudstack.LoadBalancers
+	cloudstack.PublicIPFinder
+}
+
 // lbProp is one entry of the Go CPI's lbs: a public load-balancer rule on
 // public_ip, created when missing, with the VM behind it.
 type lbProp struct {
@@ -146,7 +159,7 @@ func (v *vmCreation) planLBs() error {
 		vip = v.plan.vip.IP()
 	}
 	for _, l := range v.props.LBs {
-		addr, err := v.cpi.cloud.FindPublicIP(v.spec.ZoneID, l.PublicIP)
+		addr, err := v.vms.lbs.cloud.FindPublicIP(v.spec.ZoneID, l.PublicIP)
 		if err != nil {
 			return fmt.Errorf("%s: looking up the address: %w", l, err)
 		}
@@ -154,7 +167,7 @@ func (v *vmCreation) planLBs() error {
 		if err != nil {
 			return vmCreationRefused(err)
 		}
-		rules, err := v.cpi.cloud.LBRulesOn(addr.ID)
+		rules, err := v.vms.lbs.cloud.LBRulesOn(addr.ID)
 		if err != nil {
 			return fmt.Errorf("%s: listing the address's load-balancer rules: %w", l, err)
 		}
@@ -190,12 +203,12 @@ func (v *vmCreation) joinLB(p lbPlan) error {
 				return err
 			}
 		}
-		err := v.cpi.cloud.AssignToLBRule(rule.ID, v.vm.ID)
+		err := v.vms.lbs.cloud.AssignToLBRule(rule.ID, v.vm.ID)
 		if err == nil {
 			return nil
 		}
 		if !again && p.rule != nil && v.lbGone(p, rule.ID) {
-			v.cpi.logger.Warn("vm", "%s: load-balancer rule %s went while VM %s was joining it; making it again",
+			v.vms.logger.Warn("vm", "%s: load-balancer rule %s went while VM %s was joining it; making it again",
 				p.prop, rule.ID, v.vm.ID)
 			rule = nil
 			continue
@@ -207,7 +220,7 @@ func (v *vmCreation) joinLB(p lbPlan) error {
 // lbGone says the address no longer has the rule (a failed listing says
 // nothing).
 func (v *vmCreation) lbGone(p lbPlan, ruleID string) bool {
-	rules, err := v.cpi.cloud.LBRulesOn(p.addr.ID)
+	rules, err := v.vms.lbs.cloud.LBRulesOn(p.addr.ID)
 	return err == nil && !slices.ContainsFunc(rules, func(r cloudstack.LBRule) bool { return r.ID == ruleID })
 }
 
@@ -215,7 +228,7 @@ func (v *vmCreation) lbGone(p lbPlan, ruleID string) bool {
 // lost answer, or when another create_vm made the rule meanwhile (the same
 // lbs in parallel), the rule of that name on the address is the one.
 func (v *vmCreation) createLB(p lbPlan) (*cloudstack.LBRule, error) {
-	c := v.cpi
+	c := v.vms.lbs
 	spec := cloudstack.LBSpec{Name: p.prop.Name, Algorithm: p.prop.Algorithm, PublicPort: p.prop.PublicPort,
 		PrivatePort: p.prop.PrivatePort, OpenFirewall: bool(p.prop.OpenFirewall), PublicIPID: p.addr.ID,
 		NetworkID: p.networkID, Mark: v.lbMark()}
@@ -248,7 +261,7 @@ func (v *vmCreation) lbMark() cloudstack.LBMark {
 // createLoadBalancerRule and assignToLoadBalancerRule). A rule another
 // create_vm is about to join may go meanwhile: that call's assign then
 // fails and it makes the rule again (joinLB).
-func (c CPI) leaveLBs(vm *cloudstack.VM) error {
+func (c lbs) leaveLBs(vm *cloudstack.VM) error {
 	mark, incomplete := vm.IncompleteMark()
 	if !incomplete && !vm.HadLBs() {
 		// Made without lbs, it is behind no rule of the CPI's; CloudStack
@@ -282,7 +295,7 @@ func (c CPI) leaveLBs(vm *cloudstack.VM) error {
 	return nil
 }
 
-func (c CPI) leaveLB(vm *cloudstack.VM, r cloudstack.LBRule, behind bool) error {
+func (c lbs) leaveLB(vm *cloudstack.VM, r cloudstack.LBRule, behind bool) error {
 	others, err := c.otherLBVMs(r.ID, vm.ID)
 	if err != nil {
 		return err
@@ -300,7 +313,7 @@ func (c CPI) leaveLB(vm *cloudstack.VM, r cloudstack.LBRule, behind bool) error 
 }
 
 // otherLBVMs are the VMs behind a rule other than vmID.
-func (c CPI) otherLBVMs(ruleID, vmID string) ([]string, error) {
+func (c lbs) otherLBVMs(ruleID, vmID string) ([]string, error) {
 	ids, err := c.cloud.LBRuleVMs(ruleID)
 	if err != nil {
 		return nil, fmt.Errorf("listing the VMs behind load-balancer rule %s: %w", ruleID, err)

@@ -112,17 +112,17 @@ func TestAnExistingRuleMustHaveTheEntrysPorts(t *testing.T) {
 	}
 }
 
-// lbCloud holds rules and the VMs behind them, and records what the CPI
+// fakeLBs holds rules and the VMs behind them, and records what the CPI
 // did to them.
-type lbCloud struct {
-	cloudstack.API
+type fakeLBs struct {
+	lbCloud
 	rules  []cloudstack.LBRule
 	behind map[string][]string
 	did    []string
 	listed int // VMLBRules calls
 }
 
-func (f *lbCloud) VMLBRules(vmID string) ([]cloudstack.LBRule, error) {
+func (f *fakeLBs) VMLBRules(vmID string) ([]cloudstack.LBRule, error) {
 	f.listed++
 	var out []cloudstack.LBRule
 	for _, r := range f.rules {
@@ -133,7 +133,7 @@ func (f *lbCloud) VMLBRules(vmID string) ([]cloudstack.LBRule, error) {
 	return out, nil
 }
 
-func (f *lbCloud) LBRulesCreatedFor(m cloudstack.LBMark) ([]cloudstack.LBRule, error) {
+func (f *fakeLBs) LBRulesCreatedFor(m cloudstack.LBMark) ([]cloudstack.LBRule, error) {
 	var out []cloudstack.LBRule
 	for _, r := range f.rules {
 		if got, ok := r.Mark(); ok && got == m {
@@ -143,14 +143,14 @@ func (f *lbCloud) LBRulesCreatedFor(m cloudstack.LBMark) ([]cloudstack.LBRule, e
 	return out, nil
 }
 
-func (f *lbCloud) LBRuleVMs(id string) ([]string, error) { return f.behind[id], nil }
+func (f *fakeLBs) LBRuleVMs(id string) ([]string, error) { return f.behind[id], nil }
 
-func (f *lbCloud) DeleteLBRule(id string) error {
+func (f *fakeLBs) DeleteLBRule(id string) error {
 	f.did = append(f.did, "delete "+id)
 	return nil
 }
 
-func (f *lbCloud) RemoveFromLBRule(id, vmID string) error {
+func (f *fakeLBs) RemoveFromLBRule(id, vmID string) error {
 	f.did = append(f.did, "remove "+vmID+" from "+id)
 	return nil
 }
@@ -164,12 +164,12 @@ func TestLeavingLBsDeletesOnlyTheCPIsEmptyRules(t *testing.T) {
 	ours := cloudstack.LBMark{Director: "dir", Agent: "agent-1"}.Description()
 	earlier := cloudstack.LBMark{Director: "dir", Agent: "agent-0"}.Description()
 	theirs := cloudstack.LBMark{Director: "other-dir", Agent: "agent-1"}.Description()
-	cloud := &lbCloud{rules: []cloudstack.LBRule{
+	cloud := &fakeLBs{rules: []cloudstack.LBRule{
 		{ID: "last", Description: earlier}, {ID: "shared", Description: earlier}, {ID: "operator", Description: "ops"},
 		{ID: "foreign", Description: theirs}, {ID: "unassigned", Description: ours}, {ID: "joined", Description: ours},
 	}, behind: map[string][]string{"last": {"vm-1"}, "shared": {"vm-1", "vm-2"}, "operator": {"vm-1"},
 		"foreign": {"vm-1"}, "joined": {"vm-2"}}}
-	c := CPI{cloud: cloud, ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)}
+	c := lbs{request: request{ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)}, cloud: cloud}
 	withoutLBs := &cloudstack.VM{ID: "vm-1", DisplayName: "vm-1"}
 	if err := c.leaveLBs(withoutLBs); err != nil || len(cloud.did) != 0 || cloud.listed != 0 {
 		t.Fatalf("a complete VM made without lbs: %v, did %q after %d listings, want nothing", err, cloud.did, cloud.listed)
@@ -194,7 +194,7 @@ func TestLeavingLBsDeletesOnlyTheCPIsEmptyRules(t *testing.T) {
 
 // joinCloud answers assign, list and create for one address.
 type joinCloud struct {
-	lbCloud
+	fakeLBs
 	onIP     []cloudstack.LBRule
 	refuse   map[string]bool // rule ids whose assign fails
 	assigned []string
@@ -224,9 +224,9 @@ func (f *joinCloud) CreateLBRule(s cloudstack.LBSpec) (*cloudstack.LBRule, error
 // there when the assign fails is not made twice.
 func TestJoiningARuleThatWentMakesItAgain(t *testing.T) {
 	cloud := &joinCloud{refuse: map[string]bool{"old": true}}
-	c := CPI{cloud: cloud, ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)}
+	c := lbs{request: request{ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)}, cloud: cloud}
 	old := &cloudstack.LBRule{ID: "old", Name: "web", PublicPort: 80, PrivatePort: 8080}
-	v := &vmCreation{cpi: c, vm: &cloudstack.VM{ID: "vm-1"}, mark: cloudstack.NewMark("dir", "", "agent-1"),
+	v := &vmCreation{vms: vms{request: c.request, lbs: c}, vm: &cloudstack.VM{ID: "vm-1"}, mark: cloudstack.NewMark("dir", "", "agent-1"),
 		lbs: []lbPlan{{prop: webLB(), addr: &cloudstack.PublicIP{ID: "ip-1"}, rule: old}}}
 	if err := v.joinLBs(); err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func TestJoiningARuleThatWentMakesItAgain(t *testing.T) {
 		t.Fatalf("created %+v, assigned %q", cloud.created, cloud.assigned)
 	}
 	cloud = &joinCloud{refuse: map[string]bool{"old": true}, onIP: []cloudstack.LBRule{*old}}
-	v.cpi.cloud = cloud
+	v.vms.lbs.cloud = cloud
 	if err := v.joinLBs(); err == nil || !strings.Contains(err.Error(), "assigning VM vm-1 to load-balancer rule old") ||
 		len(cloud.created) != 0 {
 		t.Fatalf("a rule still there: %v, created %+v", err, cloud.created)

@@ -873,6 +873,45 @@ func (mr *MockAPIMockRecorder) WaitTemplate(id, zoneIDs, timeout, report any) *g
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "WaitTemplate", reflect.TypeOf((*MockAPI)(nil).WaitTemplate), id, zoneIDs, timeout, report)
 }
 
+// MockVMFinder is a mock of VMFinder interface.
+type MockVMFinder struct {
+	ctrl     *gomock.Controller
+	recorder *MockVMFinderMockRecorder
+	isgomock struct{}
+}
+
+// MockVMFinderMockRecorder is the mock recorder for MockVMFinder.
+type MockVMFinderMockRecorder struct {
+	mock *MockVMFinder
+}
+
+// NewMockVMFinder creates a new mock instance.
+func NewMockVMFinder(ctrl *gomock.Controller) *MockVMFinder {
+	mock := &MockVMFinder{ctrl: ctrl}
+	mock.recorder = &MockVMFinderMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockVMFinder) EXPECT() *MockVMFinderMockRecorder {
+	return m.recorder
+}
+
+// FindVM mocks base method.
+func (m *MockVMFinder) FindVM(ref string) (*cloudstack.VM, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindVM", ref)
+	ret0, _ := ret[0].(*cloudstack.VM)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindVM indicates an expected call of FindVM.
+func (mr *MockVMFinderMockRecorder) FindVM(ref any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindVM", reflect.TypeOf((*MockVMFinder)(nil).FindVM), ref)
+}
+
 // MockVMs is a mock of VMs interface.
 type MockVMs struct {
 	ctrl     *gomock.Controller
@@ -1042,6 +1081,45 @@ func (m *MockVMs) VMWithIP(networkID, ip string) (*cloudstack.VM, error) {
 func (mr *MockVMsMockRecorder) VMWithIP(networkID, ip any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "VMWithIP", reflect.TypeOf((*MockVMs)(nil).VMWithIP), networkID, ip)
+}
+
+// MockVolumeFinder is a mock of VolumeFinder interface.
+type MockVolumeFinder struct {
+	ctrl     *gomock.Controller
+	recorder *MockVolumeFinderMockRecorder
+	isgomock struct{}
+}
+
+// MockVolumeFinderMockRecorder is the mock recorder for MockVolumeFinder.
+type MockVolumeFinderMockRecorder struct {
+	mock *MockVolumeFinder
+}
+
+// NewMockVolumeFinder creates a new mock instance.
+func NewMockVolumeFinder(ctrl *gomock.Controller) *MockVolumeFinder {
+	mock := &MockVolumeFinder{ctrl: ctrl}
+	mock.recorder = &MockVolumeFinderMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockVolumeFinder) EXPECT() *MockVolumeFinderMockRecorder {
+	return m.recorder
+}
+
+// FindVolume mocks base method.
+func (m *MockVolumeFinder) FindVolume(ref string) (*cloudstack.Volume, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindVolume", ref)
+	ret0, _ := ret[0].(*cloudstack.Volume)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindVolume indicates an expected call of FindVolume.
+func (mr *MockVolumeFinderMockRecorder) FindVolume(ref any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindVolume", reflect.TypeOf((*MockVolumeFinder)(nil).FindVolume), ref)
 }
 
 // MockVolumes is a mock of Volumes interface.
@@ -1283,6 +1361,98 @@ func (mr *MockSnapshotsMockRecorder) VolumeSnapshots(volumeID any) *gomock.Call 
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "VolumeSnapshots", reflect.TypeOf((*MockSnapshots)(nil).VolumeSnapshots), volumeID)
 }
 
+// MockTemplateFinder is a mock of TemplateFinder interface.
+type MockTemplateFinder struct {
+	ctrl     *gomock.Controller
+	recorder *MockTemplateFinderMockRecorder
+	isgomock struct{}
+}
+
+// MockTemplateFinderMockRecorder is the mock recorder for MockTemplateFinder.
+type MockTemplateFinderMockRecorder struct {
+	mock *MockTemplateFinder
+}
+
+// NewMockTemplateFinder creates a new mock instance.
+func NewMockTemplateFinder(ctrl *gomock.Controller) *MockTemplateFinder {
+	mock := &MockTemplateFinder{ctrl: ctrl}
+	mock.recorder = &MockTemplateFinderMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockTemplateFinder) EXPECT() *MockTemplateFinderMockRecorder {
+	return m.recorder
+}
+
+// FindTemplateByName mocks base method.
+func (m *MockTemplateFinder) FindTemplateByName(name, zoneID string) (*cloudstack.Template, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindTemplateByName", name, zoneID)
+	ret0, _ := ret[0].(*cloudstack.Template)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindTemplateByName indicates an expected call of FindTemplateByName.
+func (mr *MockTemplateFinderMockRecorder) FindTemplateByName(name, zoneID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindTemplateByName", reflect.TypeOf((*MockTemplateFinder)(nil).FindTemplateByName), name, zoneID)
+}
+
+// MockOwnedTemplates is a mock of OwnedTemplates interface.
+type MockOwnedTemplates struct {
+	ctrl     *gomock.Controller
+	recorder *MockOwnedTemplatesMockRecorder
+	isgomock struct{}
+}
+
+// MockOwnedTemplatesMockRecorder is the mock recorder for MockOwnedTemplates.
+type MockOwnedTemplatesMockRecorder struct {
+	mock *MockOwnedTemplates
+}
+
+// NewMockOwnedTemplates creates a new mock instance.
+func NewMockOwnedTemplates(ctrl *gomock.Controller) *MockOwnedTemplates {
+	mock := &MockOwnedTemplates{ctrl: ctrl}
+	mock.recorder = &MockOwnedTemplatesMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockOwnedTemplates) EXPECT() *MockOwnedTemplatesMockRecorder {
+	return m.recorder
+}
+
+// DeleteTemplate mocks base method.
+func (m *MockOwnedTemplates) DeleteTemplate(id string, forced bool) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteTemplate", id, forced)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteTemplate indicates an expected call of DeleteTemplate.
+func (mr *MockOwnedTemplatesMockRecorder) DeleteTemplate(id, forced any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteTemplate", reflect.TypeOf((*MockOwnedTemplates)(nil).DeleteTemplate), id, forced)
+}
+
+// OwnTemplates mocks base method.
+func (m *MockOwnedTemplates) OwnTemplates(name string) ([]cloudstack.Template, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "OwnTemplates", name)
+	ret0, _ := ret[0].([]cloudstack.Template)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// OwnTemplates indicates an expected call of OwnTemplates.
+func (mr *MockOwnedTemplatesMockRecorder) OwnTemplates(name any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "OwnTemplates", reflect.TypeOf((*MockOwnedTemplates)(nil).OwnTemplates), name)
+}
+
 // MockTemplates is a mock of Templates interface.
 type MockTemplates struct {
 	ctrl     *gomock.Controller
@@ -1450,6 +1620,45 @@ func (m *MockTemplates) WaitTemplate(id string, zoneIDs []string, timeout time.D
 func (mr *MockTemplatesMockRecorder) WaitTemplate(id, zoneIDs, timeout, report any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "WaitTemplate", reflect.TypeOf((*MockTemplates)(nil).WaitTemplate), id, zoneIDs, timeout, report)
+}
+
+// MockPublicIPFinder is a mock of PublicIPFinder interface.
+type MockPublicIPFinder struct {
+	ctrl     *gomock.Controller
+	recorder *MockPublicIPFinderMockRecorder
+	isgomock struct{}
+}
+
+// MockPublicIPFinderMockRecorder is the mock recorder for MockPublicIPFinder.
+type MockPublicIPFinderMockRecorder struct {
+	mock *MockPublicIPFinder
+}
+
+// NewMockPublicIPFinder creates a new mock instance.
+func NewMockPublicIPFinder(ctrl *gomock.Controller) *MockPublicIPFinder {
+	mock := &MockPublicIPFinder{ctrl: ctrl}
+	mock.recorder = &MockPublicIPFinderMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockPublicIPFinder) EXPECT() *MockPublicIPFinderMockRecorder {
+	return m.recorder
+}
+
+// FindPublicIP mocks base method.
+func (m *MockPublicIPFinder) FindPublicIP(zoneID, ip string) (*cloudstack.PublicIP, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindPublicIP", zoneID, ip)
+	ret0, _ := ret[0].(*cloudstack.PublicIP)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindPublicIP indicates an expected call of FindPublicIP.
+func (mr *MockPublicIPFinderMockRecorder) FindPublicIP(zoneID, ip any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindPublicIP", reflect.TypeOf((*MockPublicIPFinder)(nil).FindPublicIP), zoneID, ip)
 }
 
 // MockAddresses is a mock of Addresses interface.
@@ -1846,6 +2055,246 @@ func (m *MockCatalog) ServiceOfferings() ([]cloudstack.ServiceOffering, error) {
 func (mr *MockCatalogMockRecorder) ServiceOfferings() *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ServiceOfferings", reflect.TypeOf((*MockCatalog)(nil).ServiceOfferings))
+}
+
+// MockZoneCatalog is a mock of ZoneCatalog interface.
+type MockZoneCatalog struct {
+	ctrl     *gomock.Controller
+	recorder *MockZoneCatalogMockRecorder
+	isgomock struct{}
+}
+
+// MockZoneCatalogMockRecorder is the mock recorder for MockZoneCatalog.
+type MockZoneCatalogMockRecorder struct {
+	mock *MockZoneCatalog
+}
+
+// NewMockZoneCatalog creates a new mock instance.
+func NewMockZoneCatalog(ctrl *gomock.Controller) *MockZoneCatalog {
+	mock := &MockZoneCatalog{ctrl: ctrl}
+	mock.recorder = &MockZoneCatalogMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockZoneCatalog) EXPECT() *MockZoneCatalogMockRecorder {
+	return m.recorder
+}
+
+// FindZones mocks base method.
+func (m *MockZoneCatalog) FindZones(refs []string) ([]cloudstack.Zone, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindZones", refs)
+	ret0, _ := ret[0].([]cloudstack.Zone)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindZones indicates an expected call of FindZones.
+func (mr *MockZoneCatalogMockRecorder) FindZones(refs any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindZones", reflect.TypeOf((*MockZoneCatalog)(nil).FindZones), refs)
+}
+
+// MockComputeCatalog is a mock of ComputeCatalog interface.
+type MockComputeCatalog struct {
+	ctrl     *gomock.Controller
+	recorder *MockComputeCatalogMockRecorder
+	isgomock struct{}
+}
+
+// MockComputeCatalogMockRecorder is the mock recorder for MockComputeCatalog.
+type MockComputeCatalogMockRecorder struct {
+	mock *MockComputeCatalog
+}
+
+// NewMockComputeCatalog creates a new mock instance.
+func NewMockComputeCatalog(ctrl *gomock.Controller) *MockComputeCatalog {
+	mock := &MockComputeCatalog{ctrl: ctrl}
+	mock.recorder = &MockComputeCatalogMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockComputeCatalog) EXPECT() *MockComputeCatalogMockRecorder {
+	return m.recorder
+}
+
+// FindServiceOffering mocks base method.
+func (m *MockComputeCatalog) FindServiceOffering(ref string) (*cloudstack.ServiceOffering, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindServiceOffering", ref)
+	ret0, _ := ret[0].(*cloudstack.ServiceOffering)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindServiceOffering indicates an expected call of FindServiceOffering.
+func (mr *MockComputeCatalogMockRecorder) FindServiceOffering(ref any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindServiceOffering", reflect.TypeOf((*MockComputeCatalog)(nil).FindServiceOffering), ref)
+}
+
+// ServiceOfferings mocks base method.
+func (m *MockComputeCatalog) ServiceOfferings() ([]cloudstack.ServiceOffering, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ServiceOfferings")
+	ret0, _ := ret[0].([]cloudstack.ServiceOffering)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ServiceOfferings indicates an expected call of ServiceOfferings.
+func (mr *MockComputeCatalogMockRecorder) ServiceOfferings() *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ServiceOfferings", reflect.TypeOf((*MockComputeCatalog)(nil).ServiceOfferings))
+}
+
+// MockDiskCatalog is a mock of DiskCatalog interface.
+type MockDiskCatalog struct {
+	ctrl     *gomock.Controller
+	recorder *MockDiskCatalogMockRecorder
+	isgomock struct{}
+}
+
+// MockDiskCatalogMockRecorder is the mock recorder for MockDiskCatalog.
+type MockDiskCatalogMockRecorder struct {
+	mock *MockDiskCatalog
+}
+
+// NewMockDiskCatalog creates a new mock instance.
+func NewMockDiskCatalog(ctrl *gomock.Controller) *MockDiskCatalog {
+	mock := &MockDiskCatalog{ctrl: ctrl}
+	mock.recorder = &MockDiskCatalogMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockDiskCatalog) EXPECT() *MockDiskCatalogMockRecorder {
+	return m.recorder
+}
+
+// CustomDiskOffering mocks base method.
+func (m *MockDiskCatalog) CustomDiskOffering() (*cloudstack.DiskOffering, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "CustomDiskOffering")
+	ret0, _ := ret[0].(*cloudstack.DiskOffering)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// CustomDiskOffering indicates an expected call of CustomDiskOffering.
+func (mr *MockDiskCatalogMockRecorder) CustomDiskOffering() *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CustomDiskOffering", reflect.TypeOf((*MockDiskCatalog)(nil).CustomDiskOffering))
+}
+
+// DiskOfferings mocks base method.
+func (m *MockDiskCatalog) DiskOfferings() ([]cloudstack.DiskOffering, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DiskOfferings")
+	ret0, _ := ret[0].([]cloudstack.DiskOffering)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// DiskOfferings indicates an expected call of DiskOfferings.
+func (mr *MockDiskCatalogMockRecorder) DiskOfferings() *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DiskOfferings", reflect.TypeOf((*MockDiskCatalog)(nil).DiskOfferings))
+}
+
+// FindDiskOffering mocks base method.
+func (m *MockDiskCatalog) FindDiskOffering(ref string) (*cloudstack.DiskOffering, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindDiskOffering", ref)
+	ret0, _ := ret[0].(*cloudstack.DiskOffering)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindDiskOffering indicates an expected call of FindDiskOffering.
+func (mr *MockDiskCatalogMockRecorder) FindDiskOffering(ref any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindDiskOffering", reflect.TypeOf((*MockDiskCatalog)(nil).FindDiskOffering), ref)
+}
+
+// MockNetworkCatalog is a mock of NetworkCatalog interface.
+type MockNetworkCatalog struct {
+	ctrl     *gomock.Controller
+	recorder *MockNetworkCatalogMockRecorder
+	isgomock struct{}
+}
+
+// MockNetworkCatalogMockRecorder is the mock recorder for MockNetworkCatalog.
+type MockNetworkCatalogMockRecorder struct {
+	mock *MockNetworkCatalog
+}
+
+// NewMockNetworkCatalog creates a new mock instance.
+func NewMockNetworkCatalog(ctrl *gomock.Controller) *MockNetworkCatalog {
+	mock := &MockNetworkCatalog{ctrl: ctrl}
+	mock.recorder = &MockNetworkCatalogMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockNetworkCatalog) EXPECT() *MockNetworkCatalogMockRecorder {
+	return m.recorder
+}
+
+// FindNetworks mocks base method.
+func (m *MockNetworkCatalog) FindNetworks(zoneID string, refs []string) (map[string]cloudstack.Network, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindNetworks", zoneID, refs)
+	ret0, _ := ret[0].(map[string]cloudstack.Network)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindNetworks indicates an expected call of FindNetworks.
+func (mr *MockNetworkCatalogMockRecorder) FindNetworks(zoneID, refs any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindNetworks", reflect.TypeOf((*MockNetworkCatalog)(nil).FindNetworks), zoneID, refs)
+}
+
+// MockOSTypeCatalog is a mock of OSTypeCatalog interface.
+type MockOSTypeCatalog struct {
+	ctrl     *gomock.Controller
+	recorder *MockOSTypeCatalogMockRecorder
+	isgomock struct{}
+}
+
+// MockOSTypeCatalogMockRecorder is the mock recorder for MockOSTypeCatalog.
+type MockOSTypeCatalogMockRecorder struct {
+	mock *MockOSTypeCatalog
+}
+
+// NewMockOSTypeCatalog creates a new mock instance.
+func NewMockOSTypeCatalog(ctrl *gomock.Controller) *MockOSTypeCatalog {
+	mock := &MockOSTypeCatalog{ctrl: ctrl}
+	mock.recorder = &MockOSTypeCatalogMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockOSTypeCatalog) EXPECT() *MockOSTypeCatalogMockRecorder {
+	return m.recorder
+}
+
+// FindOSType mocks base method.
+func (m *MockOSTypeCatalog) FindOSType(ref string) (string, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindOSType", ref)
+	ret0, _ := ret[0].(string)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindOSType indicates an expected call of FindOSType.
+func (mr *MockOSTypeCatalogMockRecorder) FindOSType(ref any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindOSType", reflect.TypeOf((*MockOSTypeCatalog)(nil).FindOSType), ref)
 }
 
 // MockAffinityGroups is a mock of AffinityGroups interface.
