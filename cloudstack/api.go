@@ -67,39 +67,51 @@ type VolumeFinder interface {
 	FindVolume(ref string) (*Volume, error)
 }
 
-// Volumes is what the CPI asks of CloudStack's data volumes.
-type Volumes interface {
-	VolumeFinder
+// VolumeLeftovers finds and deletes the volumes create_disk calls that
+// could not finish left: all that their sweep asks of volumes.
+type VolumeLeftovers interface {
 	// VolumesNamedLike lists the data volumes whose name contains s.
 	VolumesNamedLike(s string) ([]Volume, error)
 	// SettledVolume finds the volume of that exact name once no job works
 	// on it or the deadline has passed; absent is nil.
 	SettledVolume(name string, deadline time.Time) (*Volume, error)
+	// DeleteVolume deletes a detached volume.
+	DeleteVolume(id string) error
+}
+
+// Volumes is what the CPI asks of CloudStack's data volumes.
+type Volumes interface {
+	VolumeFinder
+	VolumeLeftovers
 	// CreateVolume creates a data volume.
 	CreateVolume(name, zoneID, offeringID string, sizeGB int) (*Volume, error)
 	// AttachVolume attaches a volume; the answer carries its device id.
 	AttachVolume(id, vmID string) (*Volume, error)
 	// DetachVolume detaches a volume.
 	DetachVolume(id string) error
-	// DeleteVolume deletes a detached volume.
-	DeleteVolume(id string) error
 	// ResizeVolume grows a volume, optionally onto another offering.
 	ResizeVolume(id string, sizeGB int, offeringID string) error
 }
 
-// Snapshots is what the CPI asks of CloudStack's volume snapshots.
-type Snapshots interface {
-	// CreateSnapshot snapshots a volume under a unique name.
-	CreateSnapshot(volumeID, name string, tags map[string]string) (*Snapshot, error)
+// SnapshotLeftovers finds and deletes the snapshots snapshot_disk calls
+// that could not finish left: all that their sweep asks of snapshots.
+type SnapshotLeftovers interface {
 	// VolumeSnapshots lists a volume's snapshots, with their tags.
 	VolumeSnapshots(volumeID string) ([]*Snapshot, error)
 	// SettledSnapshot finds the volume's snapshot of that exact name once no
 	// job works on it or the deadline has passed; absent is nil.
 	SettledSnapshot(volumeID, name string, deadline time.Time) (*Snapshot, error)
-	// FindSnapshot returns a snapshot by id, or nil.
-	FindSnapshot(id string) (*Snapshot, error)
 	// DeleteSnapshot deletes a snapshot.
 	DeleteSnapshot(id string) error
+}
+
+// Snapshots is what the CPI asks of CloudStack's volume snapshots.
+type Snapshots interface {
+	SnapshotLeftovers
+	// CreateSnapshot snapshots a volume under a unique name.
+	CreateSnapshot(volumeID, name string, tags map[string]string) (*Snapshot, error)
+	// FindSnapshot returns a snapshot by id, or nil.
+	FindSnapshot(id string) (*Snapshot, error)
 }
 
 // TemplateFinder finds a template by name: what create_vm asks of

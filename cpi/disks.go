@@ -16,6 +16,7 @@ type disks struct {
 	request
 	cloud     diskCloud
 	offerings offerings
+	leftovers diskLeftovers
 }
 
 // diskCloud is what the disk part asks of CloudStack.
@@ -64,7 +65,7 @@ func (c disks) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMC
 		return apiv1.DiskCID{}, err
 	}
 	if vmID != "" {
-		c.removeInterruptedDisks(vmID)
+		c.leftovers.removeInterruptedDisks(vmID)
 	}
 	start := time.Now()
 	vol, err := c.cloud.CreateVolume(name, zoneID, offering.ID, size)
@@ -72,7 +73,7 @@ func (c disks) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMC
 		err = c.cloud.SetTags(cloudstack.ResourceVolume, vol.ID, nil, c.diskMarks(vm))
 	}
 	if err != nil {
-		return apiv1.DiskCID{}, c.undoCreateDisk(name, start, diskError(err, "creating a %d MiB disk %s", sizeMiB, name), err)
+		return apiv1.DiskCID{}, c.leftovers.undoCreateDisk(name, start, diskError(err, "creating a %d MiB disk %s", sizeMiB, name), err)
 	}
 	return apiv1.NewDiskCID(vol.ID), nil
 }

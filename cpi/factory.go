@@ -3,7 +3,10 @@
 // calls on the CloudStack layer and answers in the CPI contract's terms.
 // Each part holds only the CloudStack interfaces it calls, composed in its
 // own small interface (stemcellCloud, vmCloud, …), so its type says what it
-// depends on and a test of it needs nothing else.
+// depends on and a test of it needs nothing else. The VM part reaches
+// load-balancer rules (lbs) and create_vm's names (placement) through parts
+// of their own, and the sweeps of what interrupted calls left are parts
+// too (templateLeftovers, diskLeftovers, snapshotLeftovers).
 package cpi
 
 import (
@@ -77,8 +80,8 @@ func newCPI(r request, cloud cloudstack.API) CPI {
 		vms: vms{request: r, cloud: cloud, lbs: lbs{request: r, cloud: cloud},
 			placement: placement{request: r, cloud: cloud, offerings: o}},
 		offerings: o,
-		disks:     disks{request: r, cloud: cloud, offerings: o},
-		snapshots: snapshots{request: r, cloud: cloud},
+		disks:     disks{request: r, cloud: cloud, offerings: o, leftovers: diskLeftovers{request: r, cloud: cloud}},
+		snapshots: snapshots{request: r, cloud: cloud, leftovers: snapshotLeftovers{request: r, cloud: cloud}},
 	}
 }
 

@@ -171,29 +171,28 @@ func TestLeavingLBsDeletesOnlyTheCPIsEmptyRules(t *testing.T) {
 func TestJoiningARuleThatWentMakesItAgain(t *testing.T) {
 	c, cloud := lbPart(t)
 	old := &cloudstack.LBRule{ID: "old", Name: "web", PublicPort: 80, PrivatePort: 8080}
-	v := &vmCreation{vms: vms{request: c.request, lbs: c}, vm: &cloudstack.VM{ID: "vm-1"},
-		mark: cloudstack.NewMark("dir", "", "agent-1"),
-		lbs:  []lbPlan{{prop: webLB(), addr: &cloudstack.PublicIP{ID: "ip-1"}, rule: old}}}
+	planned := lbPlan{prop: webLB(), addr: &cloudstack.PublicIP{ID: "ip-1"}, rule: old}
+	mark := cloudstack.LBMark{Director: "dir", Agent: "agent-1"}
 	refused := errors.New("Unable to find load balancer rule: 7")
 	gomock.InOrder(
 		cloud.EXPECT().AssignToLBRule("old", "vm-1").Return(refused),
 		cloud.EXPECT().LBRulesOn("ip-1").Return(nil, nil),
 		cloud.EXPECT().CreateLBRule(gomock.Any()).DoAndReturn(func(s cloudstack.LBSpec) (*cloudstack.LBRule, error) {
-			if s.Mark != (cloudstack.LBMark{Director: "dir", Agent: "agent-1"}) || s.Name != "web" || s.PublicIPID != "ip-1" {
+			if s.Mark != mark || s.Name != "web" || s.PublicIPID != "ip-1" {
 				t.Errorf("the rule made again is %+v", s)
 			}
 			return &cloudstack.LBRule{ID: "new", Name: s.Name, Description: s.Mark.Description()}, nil
 		}),
 		cloud.EXPECT().AssignToLBRule("new", "vm-1").Return(nil),
 	)
-	if err := v.joinLBs(); err != nil {
+	if err := c.join(planned, "vm-1", mark); err != nil {
 		t.Fatal(err)
 	}
 	gomock.InOrder(
 		cloud.EXPECT().AssignToLBRule("old", "vm-1").Return(refused),
 		cloud.EXPECT().LBRulesOn("ip-1").Return([]cloudstack.LBRule{*old}, nil),
 	)
-	if err := v.joinLBs(); err == nil || !strings.Contains(err.Error(), "assigning VM vm-1 to load-balancer rule old") {
+	if err := c.join(planned, "vm-1", mark); err == nil || !strings.Contains(err.Error(), "assigning VM vm-1 to load-balancer rule old") {
 		t.Fatalf("a rule still there: %v", err)
 	}
 }

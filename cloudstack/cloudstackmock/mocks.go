@@ -1122,6 +1122,74 @@ func (mr *MockVolumeFinderMockRecorder) FindVolume(ref any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindVolume", reflect.TypeOf((*MockVolumeFinder)(nil).FindVolume), ref)
 }
 
+// MockVolumeLeftovers is a mock of VolumeLeftovers interface.
+type MockVolumeLeftovers struct {
+	ctrl     *gomock.Controller
+	recorder *MockVolumeLeftoversMockRecorder
+	isgomock struct{}
+}
+
+// MockVolumeLeftoversMockRecorder is the mock recorder for MockVolumeLeftovers.
+type MockVolumeLeftoversMockRecorder struct {
+	mock *MockVolumeLeftovers
+}
+
+// NewMockVolumeLeftovers creates a new mock instance.
+func NewMockVolumeLeftovers(ctrl *gomock.Controller) *MockVolumeLeftovers {
+	mock := &MockVolumeLeftovers{ctrl: ctrl}
+	mock.recorder = &MockVolumeLeftoversMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockVolumeLeftovers) EXPECT() *MockVolumeLeftoversMockRecorder {
+	return m.recorder
+}
+
+// DeleteVolume mocks base method.
+func (m *MockVolumeLeftovers) DeleteVolume(id string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteVolume", id)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteVolume indicates an expected call of DeleteVolume.
+func (mr *MockVolumeLeftoversMockRecorder) DeleteVolume(id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteVolume", reflect.TypeOf((*MockVolumeLeftovers)(nil).DeleteVolume), id)
+}
+
+// SettledVolume mocks base method.
+func (m *MockVolumeLeftovers) SettledVolume(name string, deadline time.Time) (*cloudstack.Volume, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SettledVolume", name, deadline)
+	ret0, _ := ret[0].(*cloudstack.Volume)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// SettledVolume indicates an expected call of SettledVolume.
+func (mr *MockVolumeLeftoversMockRecorder) SettledVolume(name, deadline any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SettledVolume", reflect.TypeOf((*MockVolumeLeftovers)(nil).SettledVolume), name, deadline)
+}
+
+// VolumesNamedLike mocks base method.
+func (m *MockVolumeLeftovers) VolumesNamedLike(s string) ([]cloudstack.Volume, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "VolumesNamedLike", s)
+	ret0, _ := ret[0].([]cloudstack.Volume)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// VolumesNamedLike indicates an expected call of VolumesNamedLike.
+func (mr *MockVolumeLeftoversMockRecorder) VolumesNamedLike(s any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "VolumesNamedLike", reflect.TypeOf((*MockVolumeLeftovers)(nil).VolumesNamedLike), s)
+}
+
 // MockVolumes is a mock of Volumes interface.
 type MockVolumes struct {
 	ctrl     *gomock.Controller
@@ -1261,6 +1329,74 @@ func (m *MockVolumes) VolumesNamedLike(s string) ([]cloudstack.Volume, error) {
 func (mr *MockVolumesMockRecorder) VolumesNamedLike(s any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "VolumesNamedLike", reflect.TypeOf((*MockVolumes)(nil).VolumesNamedLike), s)
+}
+
+// MockSnapshotLeftovers is a mock of SnapshotLeftovers interface.
+type MockSnapshotLeftovers struct {
+	ctrl     *gomock.Controller
+	recorder *MockSnapshotLeftoversMockRecorder
+	isgomock struct{}
+}
+
+// MockSnapshotLeftoversMockRecorder is the mock recorder for MockSnapshotLeftovers.
+type MockSnapshotLeftoversMockRecorder struct {
+	mock *MockSnapshotLeftovers
+}
+
+// NewMockSnapshotLeftovers creates a new mock instance.
+func NewMockSnapshotLeftovers(ctrl *gomock.Controller) *MockSnapshotLeftovers {
+	mock := &MockSnapshotLeftovers{ctrl: ctrl}
+	mock.recorder = &MockSnapshotLeftoversMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockSnapshotLeftovers) EXPECT() *MockSnapshotLeftoversMockRecorder {
+	return m.recorder
+}
+
+// DeleteSnapshot mocks base method.
+func (m *MockSnapshotLeftovers) DeleteSnapshot(id string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteSnapshot", id)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteSnapshot indicates an expected call of DeleteSnapshot.
+func (mr *MockSnapshotLeftoversMockRecorder) DeleteSnapshot(id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteSnapshot", reflect.TypeOf((*MockSnapshotLeftovers)(nil).DeleteSnapshot), id)
+}
+
+// SettledSnapshot mocks base method.
+func (m *MockSnapshotLeftovers) SettledSnapshot(volumeID, name string, deadline time.Time) (*cloudstack.Snapshot, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SettledSnapshot", volumeID, name, deadline)
+	ret0, _ := ret[0].(*cloudstack.Snapshot)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// SettledSnapshot indicates an expected call of SettledSnapshot.
+func (mr *MockSnapshotLeftoversMockRecorder) SettledSnapshot(volumeID, name, deadline any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SettledSnapshot", reflect.TypeOf((*MockSnapshotLeftovers)(nil).SettledSnapshot), volumeID, name, deadline)
+}
+
+// VolumeSnapshots mocks base method.
+func (m *MockSnapshotLeftovers) VolumeSnapshots(volumeID string) ([]*cloudstack.Snapshot, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "VolumeSnapshots", volumeID)
+	ret0, _ := ret[0].([]*cloudstack.Snapshot)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// VolumeSnapshots indicates an expected call of VolumeSnapshots.
+func (mr *MockSnapshotLeftoversMockRecorder) VolumeSnapshots(volumeID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "VolumeSnapshots", reflect.TypeOf((*MockSnapshotLeftovers)(nil).VolumeSnapshots), volumeID)
 }
 
 // MockSnapshots is a mock of Snapshots interface.
