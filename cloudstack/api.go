@@ -24,11 +24,17 @@ type API interface {
 
 var _ API = (*Client)(nil)
 
-// VMs is what the CPI asks of CloudStack's virtual machines.
-type VMs interface {
+// VMFinder finds the VM a CID names: what a part that acts on something
+// else (a disk going onto a VM) asks of VMs.
+type VMFinder interface {
 	// FindVM looks a VM up by UUID, or by exact name for the name-style
 	// CIDs of earlier CloudStack CPIs. Absent is (nil, nil).
 	FindVM(ref string) (*VM, error)
+}
+
+// VMs is what the CPI asks of CloudStack's virtual machines.
+type VMs interface {
+	VMFinder
 	// VMWithIP finds the VM (Destroyed ones included) whose NIC on the
 	// network has the address; none is (nil, nil).
 	VMWithIP(networkID, ip string) (*VM, error)
@@ -54,45 +60,83 @@ type VMs interface {
 	SetDisplayName(id, name string) error
 }
 
-// Volumes is what the CPI asks of CloudStack's data volumes.
-type Volumes interface {
+// VolumeFinder finds the volume a disk CID names: what a part that acts
+// on something else (a snapshot of a disk) asks of volumes.
+type VolumeFinder interface {
 	// FindVolume looks a volume up by UUID or exact name; absent is nil.
 	FindVolume(ref string) (*Volume, error)
+}
+
+// VolumeLeftovers finds and deletes the volumes create_disk calls that
+// could not finish left: all that their sweep asks of volumes.
+type VolumeLeftovers interface {
 	// VolumesNamedLike lists the data volumes whose name contains s.
 	VolumesNamedLike(s string) ([]Volume, error)
 	// SettledVolume finds the volume of that exact name once no job works
 	// on it or the deadline has passed; absent is nil.
 	SettledVolume(name string, deadline time.Time) (*Volume, error)
+	// DeleteVolume deletes a detached volume.
+	DeleteVolume(id string) error
+}
+
+// Volumes is what the CPI asks of CloudStack's data volumes.
+type Volumes interface {
+	VolumeFinder
+	VolumeLeftovers
 	// CreateVolume creates a data volume.
 	CreateVolume(name, zoneID, offeringID string, sizeGB int) (*Volume, error)
 	// AttachVolume attaches a volume; the answer carries its device id.
 	AttachVolume(id, vmID string) (*Volume, error)
 	// DetachVolume detaches a volume.
 	DetachVolume(id string) error
-	// DeleteVolume deletes a detached volume.
-	DeleteVolume(id string) error
 	// ResizeVolume grows a volume, optionally onto another offering.
 	ResizeVolume(id string, sizeGB int, offeringID string) error
 }
 
-// Snapshots is what the CPI asks of CloudStack's volume snapshots.
-type Snapshots interface {
-	// CreateSnapshot snapshots a volume under a unique name.
-	CreateSnapshot(volumeID, name string, tags map[string]string) (*Snapshot, error)
+// SnapshotLeftovers finds and deletes the snapshots snapshot_disk calls
+// that could not finish left: all that their sweep asks of snapshots.
+type SnapshotLeftovers interface {
 	// VolumeSnapshots lists a volume's snapshots, with their tags.
 	VolumeSnapshots(volumeID string) ([]*Snapshot, error)
 	// SettledSnapshot finds the volume's snapshot of that exact name once no
 	// job works on it or the deadline has passed; absent is nil.
 	SettledSnapshot(volumeID, name string, deadline time.Time) (*Snapshot, error)
-	// FindSnapshot returns a snapshot by id, or nil.
-	FindSnapshot(id string) (*Snapshot, error)
 	// DeleteSnapshot deletes a snapshot.
 	DeleteSnapshot(id string) error
+}
+
+// Snapshots is what the CPI asks of CloudStack's volume snapshots.
+type Snapshots interface {
+	SnapshotLeftovers
+	// CreateSnapshot snapshots a volume under a unique name.
+	CreateSnapshot(volumeID, name string, tags map[string]string) (*Snapshot, error)
+	// FindSnapshot returns a snapshot by id, or nil.
+	FindSnapshot(id string) (*Snapshot, error)
+}
+
+// TemplateFinder finds a template by name: what create_vm asks of
+// templates, for the earlier CPIs' stemcell CIDs.
+type TemplateFinder interface {
+	// FindTemplateByName finds a template by exact name in a zone.
+	FindTemplateByName(name, zoneID string) (*Template, error)
+}
+
+// OwnedTemplates lists and deletes the account's own templates: all that
+// the sweep of what interrupted create_stemcell calls left asks.
+type OwnedTemplates interface {
+	// OwnTemplates lists the account's own templates in every zone and
+	// state, named exactly name unless name is "".
+	OwnTemplates(name string) ([]Template, error)
+	// DeleteTemplate deletes a template from every zone; forced deletes it
+	// although VMs were deployed from it.
+	DeleteTemplate(id string, forced bool) error
 }
 
 // Templates is what the CPI asks of CloudStack's templates: a stemcell is
 // one.
 type Templates interface {
+	TemplateFinder
+	OwnedTemplates
 	// UploadClient is an HTTP client for the secondary storage VM, with the
 	// API's TLS and proxy settings and no overall timeout.
 	UploadClient() *http.Client
@@ -103,27 +147,25 @@ type Templates interface {
 	RegisterTemplate(s TemplateSpec, url string) (string, error)
 	// Templates lists every zone's copy of a template; none is empty.
 	Templates(id string) ([]Template, error)
-	// FindTemplateByName finds a template by exact name in a zone.
-	FindTemplateByName(name, zoneID string) (*Template, error)
 	// WaitTemplate waits until a template is ready in every zone.
 	WaitTemplate(id string, zoneIDs []string, timeout time.Duration, report func(Template)) error
 	// CopyTemplate copies a template to more zones.
 	CopyTemplate(id, fromZone string, toZones []string) error
-	// DeleteTemplate deletes a template from every zone; forced deletes it
-	// although VMs were deployed from it.
-	DeleteTemplate(id string, forced bool) error
-	// OwnTemplates lists the account's own templates in every zone and
-	// state, named exactly name unless name is "".
-	OwnTemplates(name string) ([]Template, error)
 	// SetTemplateDisplayText replaces a template's display text.
 	SetTemplateDisplayText(id, text string) error
+}
+
+// PublicIPFinder finds an allocated public address: what a part that puts
+// something else on one (a load-balancer rule) asks of addresses.
+type PublicIPFinder interface {
+	// FindPublicIP returns an allocated public address, or nil.
+	FindPublicIP(zoneID, ip string) (*PublicIP, error)
 }
 
 // Addresses is what the CPI asks of CloudStack's public IP addresses: a
 // vip network's address, by static NAT.
 type Addresses interface {
-	// FindPublicIP returns an allocated public address, or nil.
-	FindPublicIP(zoneID, ip string) (*PublicIP, error)
+	PublicIPFinder
 	// PublicIPByID returns an allocated public address by id, or nil.
 	PublicIPByID(id string) (*PublicIP, error)
 	// AcquirePublicIP associates a free address, tagged as the CPI's.
@@ -162,22 +204,47 @@ type LoadBalancers interface {
 }
 
 // Catalog is what the CPI looks up and never changes: zones, compute and
-// disk offerings, OS types and guest networks.
+// disk offerings, OS types and guest networks, one small interface each.
 type Catalog interface {
+	ZoneCatalog
+	ComputeCatalog
+	DiskCatalog
+	NetworkCatalog
+	OSTypeCatalog
+}
+
+// ZoneCatalog resolves zones.
+type ZoneCatalog interface {
 	// FindZones resolves zone names or ids exactly; a missing one is an error.
 	FindZones(refs []string) ([]Zone, error)
+}
+
+// ComputeCatalog lists and resolves compute (service) offerings.
+type ComputeCatalog interface {
 	// ServiceOfferings lists compute offerings.
 	ServiceOfferings() ([]ServiceOffering, error)
 	// FindServiceOffering resolves a compute offering by id or exact name.
 	FindServiceOffering(ref string) (*ServiceOffering, error)
+}
+
+// DiskCatalog lists and resolves disk offerings.
+type DiskCatalog interface {
 	// DiskOfferings lists disk offerings.
 	DiskOfferings() ([]DiskOffering, error)
 	// CustomDiskOffering returns a disk offering that takes a size.
 	CustomDiskOffering() (*DiskOffering, error)
 	// FindDiskOffering resolves a disk offering by id or exact name.
 	FindDiskOffering(ref string) (*DiskOffering, error)
+}
+
+// NetworkCatalog resolves guest networks.
+type NetworkCatalog interface {
 	// FindNetworks resolves a zone's networks by id or exact name.
 	FindNetworks(zoneID string, refs []string) (map[string]Network, error)
+}
+
+// OSTypeCatalog resolves OS types.
+type OSTypeCatalog interface {
 	// FindOSType resolves an OS type description or id to its id.
 	FindOSType(ref string) (string, error)
 }

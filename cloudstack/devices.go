@@ -68,6 +68,9 @@ func scsiRank(n int64) int64 {
 }
 
 // driveLetters names the nth disk as Linux does: a … z, aa … az, ba …
+// The simulator has its own copy on purpose: it is an independent reading
+// of CloudStack and the guest, so a mistake shared with the CPI cannot
+// hide behind a test that passes.
 func driveLetters(n int64) string {
 	name := ""
 	for n >= 0 {

@@ -1,6 +1,7 @@
 package cloudstack
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"net"
@@ -45,10 +46,10 @@ func speaksTLS(u *url.URL) bool {
 	if port == "" {
 		port = "80"
 	}
-	dialer := &net.Dialer{Timeout: tlsProbeTimeout}
 	// Only whether the port speaks TLS matters, not whom: nothing is sent.
-	conn, err := tls.DialWithDialer(dialer, "tcp", net.JoinHostPort(u.Hostname(), port),
-		&tls.Config{InsecureSkipVerify: true})
+	// The NetDialer's timeout bounds the dial and the handshake together.
+	dialer := &tls.Dialer{NetDialer: &net.Dialer{Timeout: tlsProbeTimeout}, Config: &tls.Config{InsecureSkipVerify: true}}
+	conn, err := dialer.DialContext(context.Background(), "tcp", net.JoinHostPort(u.Hostname(), port))
 	if err != nil {
 		return false
 	}

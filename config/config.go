@@ -184,24 +184,18 @@ func LoadServe(path string) (Config, error) {
 }
 
 // ParseServe decodes config content for `serve`.
-func ParseServe(data []byte) (Config, error) {
-	cfg, err := decode(data)
-	if err != nil {
-		return Config{}, err
-	}
-	if err := cfg.ValidateServe(); err != nil {
-		return Config{}, err
-	}
-	return cfg, nil
-}
+func ParseServe(data []byte) (Config, error) { return parse(data, Config.ValidateServe) }
 
 // Parse decodes cpi.json content, refusing unknown keys by their path.
-func Parse(data []byte) (Config, error) {
+func Parse(data []byte) (Config, error) { return parse(data, Config.Validate) }
+
+// parse decodes and defaults config content, then validates it for its use.
+func parse(data []byte, validate func(Config) error) (Config, error) {
 	cfg, err := decode(data)
 	if err != nil {
 		return Config{}, err
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := validate(cfg); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil

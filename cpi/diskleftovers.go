@@ -11,11 +11,18 @@ import (
 // job timeout (settled by the call itself), or a killed process (removed by
 // the next create_disk for the same VM, told by the name it gave the disk).
 
+// diskLeftovers is the part that removes what create_disk calls left: it
+// only lists, waits for and deletes volumes.
+type diskLeftovers struct {
+	request
+	cloud cloudstack.VolumeLeftovers
+}
+
 // undoCreateDisk finds, after an uncertain outcome, the volume the call may
 // have made by its unique name, waits (within the job timeout from start)
 // until no job works on it, and deletes it, so that the director never gets
 // an error while a disk it cannot know of stays behind.
-func (c CPI) undoCreateDisk(name string, start time.Time, failed, cause error) error {
+func (c diskLeftovers) undoCreateDisk(name string, start time.Time, failed, cause error) error {
 	if cloudstack.NotActedOn(cause) {
 		return failed
 	}
@@ -73,7 +80,7 @@ func diskCreator(name string) string {
 // never taken for dead. A disk the director was told of but never attached
 // holds no data either: removing it costs nothing, and delete_disk of it
 // later succeeds. Failures are logged: a leftover blocks nothing.
-func (c CPI) removeInterruptedDisks(vmID string) {
+func (c diskLeftovers) removeInterruptedDisks(vmID string) {
 	suffix := diskForInfix + vmID
 	vols, err := c.cloud.VolumesNamedLike(suffix)
 	if err != nil {
@@ -96,7 +103,7 @@ func (c CPI) removeInterruptedDisks(vmID string) {
 	}
 }
 
-func (c CPI) interruptedDisk(v cloudstack.Volume, suffix string) bool {
+func (c diskLeftovers) interruptedDisk(v cloudstack.Volume, suffix string) bool {
 	if !strings.HasPrefix(v.Name, diskNamePrefix) || !strings.HasSuffix(v.Name, suffix) || v.VMID != "" || !v.NeverUsed() {
 		return false
 	}
@@ -107,7 +114,7 @@ func (c CPI) interruptedDisk(v cloudstack.Volume, suffix string) bool {
 // after it made its volume: its job's timeout and a few requests (a
 // request's timeout covers its retries), plus a second for CloudStack's
 // times, which it gives in whole seconds.
-func (c CPI) longestCall() time.Duration {
+func (c diskLeftovers) longestCall() time.Duration {
 	cs := c.cfg.CloudStack
 	return cs.JobTimeout.D() + 5*cs.RequestTimeout.D() + time.Second
 }

@@ -23,7 +23,7 @@ var registryBackoff = 500 * time.Millisecond
 
 // updateRegistryDisks rewrites disks.persistent for old stemcells, whose
 // agents read it from the registry.
-func (c CPI) updateRegistryDisks(vm *cloudstack.VM, change func(map[string]any)) error {
+func (c disks) updateRegistryDisks(vm *cloudstack.VM, change func(map[string]any)) error {
 	if c.ctx.StemcellAPIVersion >= 2 || c.cfg.Registry.Endpoint == "" {
 		return nil
 	}
@@ -76,7 +76,7 @@ func rewriteRegistryDisks(reg *registry.Client, vm *cloudstack.VM, change func(m
 
 // undoAttach detaches the disk this attach_disk attached when the registry
 // could not be told, so that the agent and CloudStack agree it is not there.
-func (c CPI) undoAttach(vm *cloudstack.VM, vol *cloudstack.Volume, attached bool, regErr error) error {
+func (c disks) undoAttach(vm *cloudstack.VM, vol *cloudstack.Volume, attached bool, regErr error) error {
 	if !attached {
 		return cloudError(fmt.Errorf("disk %s was attached to VM %s already, but writing it into the registry failed: %w",
 			vol.ID, vm.ID, regErr))
@@ -92,7 +92,7 @@ func (c CPI) undoAttach(vm *cloudstack.VM, vol *cloudstack.Volume, attached bool
 // undoDetach attaches the disk this detach_disk detached again when the
 // registry could not be told, so that the agent and CloudStack agree it is
 // still there.
-func (c CPI) undoDetach(vm *cloudstack.VM, vol *cloudstack.Volume, detached bool, regErr error) error {
+func (c disks) undoDetach(vm *cloudstack.VM, vol *cloudstack.Volume, detached bool, regErr error) error {
 	if !detached {
 		return cloudError(fmt.Errorf("disk %s was detached from VM %s already, but removing it from the registry failed: %w",
 			vol.ID, vm.ID, regErr))

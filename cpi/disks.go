@@ -10,12 +10,30 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
+// disks is the part behind the disk methods: volumes, put on the VM a CID
+// names, on the offering the disk type or the config names.
+type disks struct {
+	request
+	cloud     diskCloud
+	offerings offerings
+	leftovers diskLeftovers
+}
+
+// diskCloud is what the disk part asks of CloudStack.
+type diskCloud interface {
+	cloudstack.Volumes
+	cloudstack.VMFinder
+	cloudstack.ZoneCatalog
+	cloudstack.DiskCatalog
+	cloudstack.Tags
+}
+
 type diskProps struct {
 	DiskOffering string `json:"disk_offering"`
 }
 
 // CreateDisk implements apiv1.CPI: in the VM's zone when a VM is named.
-func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID) (apiv1.DiskCID, error) {
+func (c disks) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID) (apiv1.DiskCID, error) {
 	if sizeMiB <= 0 {
 		return apiv1.DiskCID{}, cloudError(fmt.Errorf("disk size %d MiB must be positive", sizeMiB))
 	}
@@ -47,7 +65,7 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 		return apiv1.DiskCID{}, err
 	}
 	if vmID != "" {
-		c.removeInterruptedDisks(vmID)
+		c.leftovers.removeInterruptedDisks(vmID)
 	}
 	start := time.Now()
 	vol, err := c.cloud.CreateVolume(name, zoneID, offering.ID, size)
@@ -55,7 +73,7 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 		err = c.cloud.SetTags(cloudstack.ResourceVolume, vol.ID, nil, c.diskMarks(vm))
 	}
 	if err != nil {
-		return apiv1.DiskCID{}, c.undoCreateDisk(name, start, diskError(err, "creating a %d MiB disk %s", sizeMiB, name), err)
+		return apiv1.DiskCID{}, c.leftovers.undoCreateDisk(name, start, diskError(err, "creating a %d MiB disk %s", sizeMiB, name), err)
 	}
 	return apiv1.NewDiskCID(vol.ID), nil
 }
@@ -64,11 +82,11 @@ func (c CPI) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID
 // default, else the customized one the ephemeral disk would also take
 // (customDiskOffering): a disk type with no offering works with nothing
 // configured, and the log says what was chosen.
-func (c CPI) persistentDiskOffering(ref string) (*cloudstack.DiskOffering, error) {
+func (c disks) persistentDiskOffering(ref string) (*cloudstack.DiskOffering, error) {
 	if ref = firstOf(ref, c.cfg.CloudStack.DefaultDiskOffering); ref != "" {
 		return c.cloud.FindDiskOffering(ref)
 	}
-	o, err := c.customDiskOffering("no disk_offering in cloud_properties and no cloudstack.default_disk_offering")
+	o, err := c.offerings.customDiskOffering("no disk_offering in cloud_properties and no cloudstack.default_disk_offering")
 	if err != nil {
 		return nil, fmt.Errorf("no disk_offering in cloud_properties and no cloudstack.default_disk_offering, "+
 			"and no customized disk offering to fall back on: %w", err)
@@ -78,7 +96,7 @@ func (c CPI) persistentDiskOffering(ref string) (*cloudstack.DiskOffering, error
 
 // diskMarks tag a disk as this director's, for the agent of the VM it is
 // for: createVolume takes no tags, so they follow it at once.
-func (c CPI) diskMarks(vm *cloudstack.VM) map[string]string {
+func (c disks) diskMarks(vm *cloudstack.VM) map[string]string {
 	marks := map[string]string{cloudstack.DirectorTag: c.ctx.DirectorUUID}
 	if vm != nil {
 		marks[cloudstack.AgentTag] = vm.Tags[cloudstack.AgentTag]
@@ -95,9 +113,9 @@ func readDiskProps(cp apiv1.DiskCloudProps) (diskProps, error) {
 
 // diskZone is the zone of the VM the disk is for (and that VM), or the
 // default zone.
-func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, *cloudstack.VM, error) {
+func (c disks) diskZone(vmCID *apiv1.VMCID) (string, *cloudstack.VM, error) {
 	if vmCID != nil {
-		vm, err := c.mustFindVM(*vmCID)
+		vm, err := mustFindVM(c.cloud, *vmCID)
 		if err != nil {
 			return "", nil, err
 		}
@@ -112,7 +130,7 @@ func (c CPI) diskZone(vmCID *apiv1.VMCID) (string, *cloudstack.VM, error) {
 
 // DeleteDisk implements apiv1.CPI: gone already is success; attached is an
 // error, since deleting it would take it from a running VM.
-func (c CPI) DeleteDisk(cid apiv1.DiskCID) error {
+func (c disks) DeleteDisk(cid apiv1.DiskCID) error {
 	vol, err := c.cloud.FindVolume(cid.AsString())
 	if err != nil {
 		return wrap(err, "looking up disk %s", cid.AsString())
@@ -127,7 +145,7 @@ func (c CPI) DeleteDisk(cid apiv1.DiskCID) error {
 }
 
 // HasDisk implements apiv1.CPI.
-func (c CPI) HasDisk(cid apiv1.DiskCID) (bool, error) {
+func (c disks) HasDisk(cid apiv1.DiskCID) (bool, error) {
 	vol, err := c.cloud.FindVolume(cid.AsString())
 	if err != nil {
 		return false, wrap(err, "looking up disk %s", cid.AsString())
@@ -135,8 +153,8 @@ func (c CPI) HasDisk(cid apiv1.DiskCID) (bool, error) {
 	return vol != nil && !vol.Gone(), nil
 }
 
-func (c CPI) mustFindDisk(cid apiv1.DiskCID) (*cloudstack.Volume, error) {
-	vol, err := c.cloud.FindVolume(cid.AsString())
+func mustFindDisk(cloud cloudstack.VolumeFinder, cid apiv1.DiskCID) (*cloudstack.Volume, error) {
+	vol, err := cloud.FindVolume(cid.AsString())
 	if err != nil {
 		return nil, wrap(err, "looking up disk %s", cid.AsString())
 	}
@@ -147,19 +165,19 @@ func (c CPI) mustFindDisk(cid apiv1.DiskCID) (*cloudstack.Volume, error) {
 }
 
 // AttachDisk implements apiv1.CPI (API v1).
-func (c CPI) AttachDisk(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) error {
+func (c disks) AttachDisk(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) error {
 	_, err := c.AttachDiskV2(vmCID, diskCID)
 	return err
 }
 
 // AttachDiskV2 implements apiv1.CPI (API v2): the hint tells the agent
 // where the disk appears; old stemcells get it through the registry too.
-func (c CPI) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.DiskHint, error) {
-	vm, err := c.mustFindVM(vmCID)
+func (c disks) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.DiskHint, error) {
+	vm, err := mustFindVM(c.cloud, vmCID)
 	if err != nil {
 		return apiv1.DiskHint{}, err
 	}
-	vol, err := c.mustFindDisk(diskCID)
+	vol, err := mustFindDisk(c.cloud, diskCID)
 	if err != nil {
 		return apiv1.DiskHint{}, err
 	}
@@ -200,12 +218,12 @@ func diskHint(hypervisor cloudstack.Hypervisor, vol *cloudstack.Volume) map[stri
 
 // DetachDisk implements apiv1.CPI: detached already is success; attached
 // elsewhere is DiskNotAttached.
-func (c CPI) DetachDisk(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) error {
-	vm, err := c.mustFindVM(vmCID)
+func (c disks) DetachDisk(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) error {
+	vm, err := mustFindVM(c.cloud, vmCID)
 	if err != nil {
 		return err
 	}
-	vol, err := c.mustFindDisk(diskCID)
+	vol, err := mustFindDisk(c.cloud, diskCID)
 	if err != nil {
 		return err
 	}
@@ -228,13 +246,13 @@ func (c CPI) DetachDisk(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) error {
 // ResizeDisk implements apiv1.CPI: grow only; shrinking is NotSupported so
 // the director copies to a new disk instead; a size of 0 or less is bad
 // input.
-func (c CPI) ResizeDisk(cid apiv1.DiskCID, newMiB int) error {
+func (c disks) ResizeDisk(cid apiv1.DiskCID, newMiB int) error {
 	if newMiB <= 0 {
 		// A null size decodes as 0: bad input, not something to copy around.
 		return cloudError(fmt.Errorf("resize_disk of disk %s: the new size must be a positive number of MiB, got %d "+
 			"(a missing or null size reads as 0)", cid.AsString(), newMiB))
 	}
-	vol, err := c.mustFindDisk(cid)
+	vol, err := mustFindDisk(c.cloud, cid)
 	if err != nil {
 		return err
 	}
@@ -264,9 +282,9 @@ func (c CPI) ResizeDisk(cid apiv1.DiskCID, newMiB int) error {
 // resizeTarget is the customized offering a disk on a fixed one moves to:
 // cloudstack.default_custom_disk_offering, else the default disk offering
 // if customized, else "Custom".
-func (c CPI) resizeTarget(volID, fixed string) (*cloudstack.DiskOffering, error) {
+func (c disks) resizeTarget(volID, fixed string) (*cloudstack.DiskOffering, error) {
 	if c.cfg.CloudStack.DefaultCustomDiskOffering != "" {
-		o, err := c.customDiskOffering(fmt.Sprintf("resize_disk of disk %s off its fixed offering %q", volID, fixed))
+		o, err := c.offerings.customDiskOffering(fmt.Sprintf("resize_disk of disk %s off its fixed offering %q", volID, fixed))
 		return o, cloudError(err)
 	}
 	custom, err := c.cloud.FindDiskOffering(firstOf(c.cfg.CloudStack.DefaultDiskOffering, cloudstack.CustomDiskOfferingName))
@@ -277,8 +295,8 @@ func (c CPI) resizeTarget(volID, fixed string) (*cloudstack.DiskOffering, error)
 }
 
 // SetDiskMetadata implements apiv1.CPI.
-func (c CPI) SetDiskMetadata(cid apiv1.DiskCID, meta apiv1.DiskMeta) error {
-	vol, err := c.mustFindDisk(cid)
+func (c disks) SetDiskMetadata(cid apiv1.DiskCID, meta apiv1.DiskMeta) error {
+	vol, err := mustFindDisk(c.cloud, cid)
 	if err != nil {
 		return err
 	}

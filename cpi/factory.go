@@ -1,6 +1,12 @@
 // Package cpi holds the CPI methods, grouped by resource: stemcells, VMs,
-// disks, snapshots and misc. Each turns a director request into calls on the
-// CloudStack layer and answers in the CPI contract's terms.
+// disks, snapshots, offerings and misc. Each turns a director request into
+// calls on the CloudStack layer and answers in the CPI contract's terms.
+// Each part holds only the CloudStack interfaces it calls, composed in its
+// own small interface (stemcellCloud, vmCloud, …), so its type says what it
+// depends on and a test of it needs nothing else. The VM part reaches
+// load-balancer rules (lbs) and create_vm's names (placement) through parts
+// of their own, and the sweeps of what interrupted calls left are parts
+// too (templateLeftovers, diskLeftovers, snapshotLeftovers).
 package cpi
 
 import (
@@ -36,15 +42,25 @@ type CallContext struct {
 	StemcellAPIVersion int
 }
 
-// CPI serves one request.
+// CPI serves one request: bosh-cpi-go's dispatcher calls the methods of its
+// parts, which it embeds.
 type CPI struct {
-	cfg    config.Config
-	cloud  cloudstack.API
-	logger boshlog.Logger
-	ctx    CallContext
+	misc
+	stemcells
+	vms
+	offerings
+	disks
+	snapshots
 }
 
 var _ apiv1.CPI = CPI{}
+
+// request is what every part knows of the call it serves.
+type request struct {
+	cfg    config.Config
+	logger boshlog.Logger
+	ctx    CallContext
+}
 
 // New implements apiv1.CPIFactory.
 func (f Factory) New(ctx apiv1.CallContext) (apiv1.CPI, error) {
@@ -52,7 +68,21 @@ func (f Factory) New(ctx apiv1.CallContext) (apiv1.CPI, error) {
 	if err != nil {
 		return nil, err
 	}
-	return CPI{cfg: f.cfg, cloud: f.cloud, logger: f.logger, ctx: call}, nil
+	return newCPI(request{cfg: f.cfg, logger: f.logger, ctx: call}, f.cloud), nil
+}
+
+// newCPI hands each part the one CloudStack layer, seen through the
+// interface the part declares.
+func newCPI(r request, cloud cloudstack.API) CPI {
+	o := offerings{request: r, cloud: cloud}
+	return CPI{
+		stemcells: stemcells{request: r, cloud: cloud, leftovers: templateLeftovers{request: r, cloud: cloud}},
+		vms: vms{request: r, cloud: cloud, lbs: lbs{request: r, cloud: cloud},
+			placement: placement{request: r, cloud: cloud, offerings: o}},
+		offerings: o,
+		disks:     disks{request: r, cloud: cloud, offerings: o, leftovers: diskLeftovers{request: r, cloud: cloud}},
+		snapshots: snapshots{request: r, cloud: cloud, leftovers: snapshotLeftovers{request: r, cloud: cloud}},
+	}
 }
 
 // readContext tolerates a request without context (an operator piping JSON

@@ -53,14 +53,21 @@ func processGone(owner string) bool {
 // markLifetime bounds how long a create_stemcell can run after it created
 // its template: the stemcell timeout, then deleting what failed (a job),
 // then margin for the requests around them.
-func (c CPI) markLifetime() time.Duration {
+func (c request) markLifetime() time.Duration {
 	return c.cfg.Stemcell.Timeout.D() + c.cfg.CloudStack.JobTimeout.D() + 15*time.Minute
+}
+
+// templateLeftovers is the part that sweeps what interrupted
+// create_stemcell calls left: it only lists and deletes own templates.
+type templateLeftovers struct {
+	request
+	cloud cloudstack.OwnedTemplates
 }
 
 // leftovers are this director's templates that a create_stemcell which
 // no longer runs left marked incomplete: killed, or answered before
 // CloudStack let go of the template.
-func (c CPI) leftovers(all []cloudstack.Template) []string {
+func (c templateLeftovers) leftovers(all []cloudstack.Template) []string {
 	now := time.Now()
 	seen := map[string]bool{}
 	var ids []string
@@ -78,7 +85,7 @@ func (c CPI) leftovers(all []cloudstack.Template) []string {
 // sweepTemplates deletes the leftovers CloudStack lets go of and logs how
 // many it removed and how many remain. It never fails the call: what it
 // cannot remove now, a later call removes.
-func (c CPI) sweepTemplates() {
+func (c templateLeftovers) sweepTemplates() {
 	all, err := c.cloud.OwnTemplates("")
 	if err != nil {
 		c.logger.Warn("stemcell", "looking for templates that interrupted create_stemcell calls left: %s", err)

@@ -5,8 +5,84 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
+
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
+
+// offerings is the part that chooses offerings: calculate_vm_cloud_properties,
+// and the customized disk offering the disk and VM parts fall back on.
+type offerings struct {
+	request
+	cloud offeringCloud
+}
+
+// offeringCloud is what choosing offerings asks of CloudStack.
+type offeringCloud interface {
+	cloudstack.ComputeCatalog
+	cloudstack.DiskCatalog
+}
+
+// CalculateVMCloudProperties implements apiv1.CPI: the smallest fixed
+// offering with enough CPUs and memory, else cpu and ram for a customized
+// one whose limits take them (which create_vm then picks). With compute
+// tags configured only offerings passing them count, and a customized one
+// is named so create_vm takes it; with disk tags the ephemeral disk's
+// offering is named too.
+func (c offerings) CalculateVMCloudProperties(res apiv1.VMResources) (apiv1.VMCloudProps, error) {
+	offerings, err := c.cloud.ServiceOfferings()
+	if err != nil {
+		return nil, wrap(err, "listing compute offerings")
+	}
+	filter := c.computeFilter()
+	if offerings, err = passingCompute(offerings, filter); err != nil {
+		return nil, cloudError(err)
+	}
+	props := map[string]any{"ephemeral_disk_size": res.EphemeralDiskSize}
+	if err := computeProps(props, offerings, res, filter); err != nil {
+		return nil, err
+	}
+	if f := c.diskFilter(); f.set() && res.EphemeralDiskSize > 0 {
+		o, err := c.ephemeralOffering(res.EphemeralDiskSize, f)
+		if err != nil {
+			return nil, err
+		}
+		props["ephemeral_disk_offering"] = o.Name
+	}
+	return apiv1.NewVMCloudPropsFromMap(props), nil
+}
+
+func computeProps(props map[string]any, offerings []cloudstack.ServiceOffering, res apiv1.VMResources, filter tagFilter) error {
+	var fits []cloudstack.ServiceOffering
+	for _, o := range offerings {
+		if !o.Customized && o.CPUs >= res.CPU && o.MemoryMB >= res.RAM {
+			fits = append(fits, o)
+		}
+	}
+	if len(fits) > 0 {
+		sort.Slice(fits, func(i, j int) bool {
+			if fits[i].MemoryMB != fits[j].MemoryMB {
+				return fits[i].MemoryMB < fits[j].MemoryMB
+			}
+			return fits[i].CPUs < fits[j].CPUs
+		})
+		props["compute_offering"] = fits[0].Name
+		return nil
+	}
+	o, err := pickCustom(offerings, res.CPU, res.RAM, 0)
+	if err != nil {
+		among := ""
+		if filter.set() {
+			among = fmt.Sprintf(" among those passing %s", filter)
+		}
+		return cloudError(fmt.Errorf("no fixed compute offering%s has %d CPUs and %d MiB, and %w", among, res.CPU, res.RAM, err))
+	}
+	props["cpu"], props["ram"] = res.CPU, res.RAM
+	if filter.set() {
+		props["compute_offering"] = o.Name
+	}
+	return nil
+}
 
 // tagFilter is one pair of cloudstack.calculate's lists, with the meaning
 // the earlier CPIs gave them: an offering passes when it carries one of the
@@ -19,12 +95,12 @@ type tagFilter struct {
 	want, refuse       []string
 }
 
-func (c CPI) computeFilter() tagFilter {
+func (c offerings) computeFilter() tagFilter {
 	k := c.cfg.CloudStack.Calculate
 	return tagFilter{"cloudstack.calculate.compute_tags", "cloudstack.calculate.not_compute_tags", k.ComputeTags, k.NotComputeTags}
 }
 
-func (c CPI) diskFilter() tagFilter {
+func (c offerings) diskFilter() tagFilter {
 	k := c.cfg.CloudStack.Calculate
 	return tagFilter{"cloudstack.calculate.disk_tags", "cloudstack.calculate.not_disk_tags", k.DiskTags, k.NotDiskTags}
 }
@@ -102,7 +178,7 @@ func passingCompute(offerings []cloudstack.ServiceOffering, f tagFilter) ([]clou
 // "Custom" or the only customized one among them. The earlier CPIs fell back on an offering too small (the largest,
 // or the smallest of all); that would make a disk smaller than the VM type
 // asks, so here a customized one serves or the error says none does.
-func (c CPI) ephemeralOffering(sizeMiB int, f tagFilter) (*cloudstack.DiskOffering, error) {
+func (c offerings) ephemeralOffering(sizeMiB int, f tagFilter) (*cloudstack.DiskOffering, error) {
 	all, err := c.cloud.DiskOfferings()
 	if err != nil {
 		return nil, wrap(err, "listing disk offerings")
@@ -137,7 +213,7 @@ func (c CPI) ephemeralOffering(sizeMiB int, f tagFilter) (*cloudstack.DiskOfferi
 // none is named: cloudstack.default_custom_disk_offering, which must be
 // customized, else "Custom" or the only customized one (the Go CPI's
 // default_offer.custom_disk). The log names the one chosen for what.
-func (c CPI) customDiskOffering(what string) (*cloudstack.DiskOffering, error) {
+func (c offerings) customDiskOffering(what string) (*cloudstack.DiskOffering, error) {
 	ref := c.cfg.CloudStack.DefaultCustomDiskOffering
 	if ref == "" {
 		o, err := c.cloud.CustomDiskOffering()

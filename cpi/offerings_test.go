@@ -7,69 +7,47 @@ import (
 	"testing"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
-	boshlog "github.com/cloudfoundry/bosh-utils/logger"
+	"go.uber.org/mock/gomock"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
-	"github.com/bosh-cloudstack/cloudstack-cpi/cpi"
 )
 
-// offeringCloud adds disk offerings and the volume calls create_disk and
-// resize_disk make to fakeCloud.
-type offeringCloud struct {
-	*fakeCloud
-	disks       []cloudstack.DiskOffering
-	diskLists   int
-	createdOn   string // offering id of the last createVolume
-	createdSize int
-	resizedTo   string // offering id of the last resizeVolume
-}
-
-func (f *offeringCloud) DiskOfferings() ([]cloudstack.DiskOffering, error) {
-	f.diskLists++
-	return f.disks, f.err
-}
-
-func (f *offeringCloud) CustomDiskOffering() (*cloudstack.DiskOffering, error) {
-	return cloudstack.PickCustomDiskOffering(f.disks)
-}
-
-func (f *offeringCloud) FindDiskOffering(ref string) (*cloudstack.DiskOffering, error) {
-	for i, o := range f.disks {
-		if o.Is(ref) {
-			return &f.disks[i], nil
-		}
-	}
-	return nil, &cloudstack.APIError{Command: "listDiskOfferings", Text: "no disk offering " + ref}
-}
-
-func (f *offeringCloud) CreateVolume(name, zoneID, offeringID string, sizeGB int) (*cloudstack.Volume, error) {
-	f.createdOn, f.createdSize = offeringID, sizeGB
-	return &cloudstack.Volume{ID: "vol-new", Name: name, ZoneID: zoneID, OfferingID: offeringID}, nil
-}
-
-func (f *offeringCloud) SetTags(string, string, map[string]string, map[string]string) error {
-	return nil
-}
-
-func (f *offeringCloud) ResizeVolume(id string, sizeGB int, offeringID string) error {
-	f.resizedTo = offeringID
-	return nil
-}
-
-// newConfiguredCPI is newCPI with the CloudStack section edited and the
-// log kept.
-func newConfiguredCPI(t *testing.T, cloud cloudstack.API, edit func(*config.CloudStack)) (apiv1.CPI, *bytes.Buffer) {
+// newConfiguredCPI is a CPI over a strict mock with the CloudStack section
+// of its config edited, and its log.
+func newConfiguredCPI(t *testing.T, edit func(*config.CloudStack)) (apiv1.CPI, *cloudstackmock.MockAPI, *bytes.Buffer) {
 	t.Helper()
-	cfg := config.Config{}
-	cfg.CloudStack.DefaultZone = "z1"
-	edit(&cfg.CloudStack)
-	var logs bytes.Buffer
-	c, err := cpi.NewFactory(cfg, cloud, boshlog.NewWriterLogger(boshlog.LevelDebug, &logs)).New(apiv1.CloudPropsImpl{})
-	if err != nil {
-		t.Fatal(err)
+	return loggedCPI(t, apiv1.CloudPropsImpl{}, func(cfg *config.Config) { edit(&cfg.CloudStack) })
+}
+
+// expectDiskOfferingLookups answers FindDiskOffering of each ref, once, as
+// CloudStack offering diskOfferings() would: an unknown one is an error.
+func expectDiskOfferingLookups(cloud *cloudstackmock.MockAPI, refs ...string) {
+	for _, ref := range refs {
+		var found *cloudstack.DiskOffering
+		for _, o := range diskOfferings() {
+			if o.Is(ref) {
+				found = &o
+			}
+		}
+		if found == nil {
+			cloud.EXPECT().FindDiskOffering(ref).Return(nil, &cloudstack.APIError{Command: "listDiskOfferings",
+				Text: "no disk offering " + ref})
+			continue
+		}
+		cloud.EXPECT().FindDiskOffering(ref).Return(found, nil)
 	}
-	return c, &logs
+}
+
+// expectCreateVolume expects create_disk's volume, of sizeGB on the
+// offering, in zone z1, and its tags.
+func expectCreateVolume(cloud *cloudstackmock.MockAPI, offeringID string, sizeGB int) {
+	cloud.EXPECT().CreateVolume(gomock.Any(), "id-z1", offeringID, sizeGB).DoAndReturn(
+		func(name, zoneID, offeringID string, _ int) (*cloudstack.Volume, error) {
+			return &cloudstack.Volume{ID: "vol-new", Name: name, ZoneID: zoneID, OfferingID: offeringID}, nil
+		})
+	cloud.EXPECT().SetTags(cloudstack.ResourceVolume, "vol-new", nil, gomock.Any()).Return(nil)
 }
 
 func diskProps(raw string) apiv1.DiskCloudProps {
@@ -111,8 +89,10 @@ func calculate(t *testing.T, c apiv1.CPI, res apiv1.VMResources) (string, error)
 }
 
 func TestCalculateWithoutTagsAnswersAsBefore(t *testing.T) {
-	cloud := &offeringCloud{fakeCloud: &fakeCloud{offerings: computeOfferings()}}
-	c, _ := newConfiguredCPI(t, cloud, func(*config.CloudStack) {})
+	c, cloud, _ := newConfiguredCPI(t, func(*config.CloudStack) {})
+	// Without disk tags the disk offerings are not listed: the strict mock
+	// fails on DiskOfferings.
+	cloud.EXPECT().ServiceOfferings().Return(computeOfferings(), nil).Times(3)
 	for _, tc := range []struct {
 		res  apiv1.VMResources
 		want string
@@ -125,9 +105,6 @@ func TestCalculateWithoutTagsAnswersAsBefore(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("%+v: got %s, %v; want %s", tc.res, got, err, tc.want)
 		}
-	}
-	if cloud.diskLists != 0 {
-		t.Errorf("without disk tags the disk offerings are not listed; listed %d times", cloud.diskLists)
 	}
 }
 
@@ -156,10 +133,10 @@ func TestCalculateFiltersComputeOfferingsByStorageTags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cloud := &offeringCloud{fakeCloud: &fakeCloud{offerings: computeOfferings()}}
-			c, _ := newConfiguredCPI(t, cloud, func(cs *config.CloudStack) {
+			c, cloud, _ := newConfiguredCPI(t, func(cs *config.CloudStack) {
 				cs.Calculate.ComputeTags, cs.Calculate.NotComputeTags = tc.want, tc.refuse
 			})
+			cloud.EXPECT().ServiceOfferings().Return(computeOfferings(), nil)
 			got, err := calculate(t, c, tc.res)
 			if tc.answer == "" {
 				if err == nil {
@@ -175,10 +152,10 @@ func TestCalculateFiltersComputeOfferingsByStorageTags(t *testing.T) {
 }
 
 func TestCalculateNamesTheFiltersAndOfferingsWhenNonePass(t *testing.T) {
-	cloud := &offeringCloud{fakeCloud: &fakeCloud{offerings: computeOfferings()}}
-	c, _ := newConfiguredCPI(t, cloud, func(cs *config.CloudStack) {
+	c, cloud, _ := newConfiguredCPI(t, func(cs *config.CloudStack) {
 		cs.Calculate.ComputeTags, cs.Calculate.NotComputeTags = []string{"gpu"}, []string{"slow"}
 	})
+	cloud.EXPECT().ServiceOfferings().Return(computeOfferings(), nil)
 	_, err := calculate(t, c, apiv1.VMResources{CPU: 1, RAM: 512})
 	for _, want := range []string{`cloudstack.calculate.compute_tags ["gpu"]`, `cloudstack.calculate.not_compute_tags ["slow"]`,
 		`"untagged" (no tags)`, `"SSD gold" (tags ["SSD" "Gold Tier"])`, `"hdd" (tags ["hdd" "slow"])`} {
@@ -186,7 +163,8 @@ func TestCalculateNamesTheFiltersAndOfferingsWhenNonePass(t *testing.T) {
 			t.Errorf("error %v does not name %s", err, want)
 		}
 	}
-	c, _ = newConfiguredCPI(t, cloud, func(cs *config.CloudStack) { cs.Calculate.ComputeTags = []string{"hdd"} })
+	c, cloud, _ = newConfiguredCPI(t, func(cs *config.CloudStack) { cs.Calculate.ComputeTags = []string{"hdd"} })
+	cloud.EXPECT().ServiceOfferings().Return(computeOfferings(), nil)
 	_, err = calculate(t, c, apiv1.VMResources{CPU: 8, RAM: 512})
 	if err == nil || !strings.Contains(err.Error(), `among those passing cloudstack.calculate.compute_tags ["hdd"]`) {
 		t.Errorf("a passing offering too small: %v", err)
@@ -224,10 +202,11 @@ func TestCalculateAnswersAnEphemeralOfferingPassingDiskTags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cloud := &offeringCloud{fakeCloud: &fakeCloud{offerings: computeOfferings()}, disks: diskOfferings()}
-			c, _ := newConfiguredCPI(t, cloud, func(cs *config.CloudStack) {
+			c, cloud, _ := newConfiguredCPI(t, func(cs *config.CloudStack) {
 				cs.Calculate.DiskTags, cs.Calculate.NotDiskTags, cs.DefaultCustomDiskOffering = tc.want, tc.refuse, tc.custom
 			})
+			cloud.EXPECT().ServiceOfferings().Return(computeOfferings(), nil)
+			cloud.EXPECT().DiskOfferings().Return(diskOfferings(), nil)
 			props, err := c.CalculateVMCloudProperties(apiv1.VMResources{CPU: 1, RAM: 512, EphemeralDiskSize: tc.sizeMiB})
 			if tc.offering == "" {
 				if err == nil || !strings.Contains(err.Error(), "disk") {
@@ -246,8 +225,9 @@ func TestCalculateAnswersAnEphemeralOfferingPassingDiskTags(t *testing.T) {
 }
 
 func TestCalculateDiskTagsErrorNamesOfferings(t *testing.T) {
-	cloud := &offeringCloud{fakeCloud: &fakeCloud{offerings: computeOfferings()}, disks: diskOfferings()}
-	c, _ := newConfiguredCPI(t, cloud, func(cs *config.CloudStack) { cs.Calculate.DiskTags = []string{"tape"} })
+	c, cloud, _ := newConfiguredCPI(t, func(cs *config.CloudStack) { cs.Calculate.DiskTags = []string{"tape"} })
+	cloud.EXPECT().ServiceOfferings().Return(computeOfferings(), nil).Times(2)
+	cloud.EXPECT().DiskOfferings().Return(diskOfferings(), nil) // not for size 0
 	_, err := c.CalculateVMCloudProperties(apiv1.VMResources{CPU: 1, RAM: 512, EphemeralDiskSize: 1024})
 	for _, want := range []string{`cloudstack.calculate.disk_tags ["tape"]`, `"mid" (no tags)`, `"big ssd" (tags ["SSD" "replicated"])`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -262,66 +242,77 @@ func TestCalculateDiskTagsErrorNamesOfferings(t *testing.T) {
 }
 
 func TestCreateDiskUsesTheConfiguredCustomOffering(t *testing.T) {
-	cloud := &offeringCloud{fakeCloud: &fakeCloud{}, disks: diskOfferings()}
-	c, logs := newConfiguredCPI(t, cloud, func(cs *config.CloudStack) { cs.DefaultCustomDiskOffering = "custom ssd" })
+	c, cloud, logs := newConfiguredCPI(t, func(cs *config.CloudStack) { cs.DefaultCustomDiskOffering = "custom ssd" })
+	expectZones(cloud, "z1")
+	expectDiskOfferingLookups(cloud, "custom ssd")
+	expectCreateVolume(cloud, "d-custom-ssd", 3)
 	if _, err := c.CreateDisk(3000, diskProps(`{}`), nil); err != nil {
 		t.Fatal(err)
-	}
-	if cloud.createdOn != "d-custom-ssd" || cloud.createdSize != 3 {
-		t.Errorf("created on %q with %d GiB", cloud.createdOn, cloud.createdSize)
 	}
 	if !strings.Contains(logs.String(), `using cloudstack.default_custom_disk_offering "custom ssd" (d-custom-ssd)`) {
 		t.Errorf("the log does not name the offering:\n%s", logs)
 	}
 	// Without it: Custom, as before, and the log says so.
-	cloud = &offeringCloud{fakeCloud: &fakeCloud{}, disks: diskOfferings()}
-	c, logs = newConfiguredCPI(t, cloud, func(*config.CloudStack) {})
-	if _, err := c.CreateDisk(3000, diskProps(`{}`), nil); err != nil || cloud.createdOn != "d-custom" {
-		t.Fatalf("created on %q: %v", cloud.createdOn, err)
+	c, cloud, logs = newConfiguredCPI(t, func(*config.CloudStack) {})
+	expectZones(cloud, "z1")
+	cloud.EXPECT().CustomDiskOffering().Return(cloudstack.PickCustomDiskOffering(diskOfferings()))
+	expectCreateVolume(cloud, "d-custom", 3)
+	if _, err := c.CreateDisk(3000, diskProps(`{}`), nil); err != nil {
+		t.Fatal(err)
 	}
 	if !strings.Contains(logs.String(), `using customized disk offering "Custom" (d-custom)`) {
 		t.Errorf("the log does not name the offering:\n%s", logs)
 	}
 }
 
+// A configured custom offering that is fixed or missing refuses create_disk
+// before a volume is created (the strict mock fails on CreateVolume).
 func TestConfiguredCustomOfferingMustBeCustomized(t *testing.T) {
 	for ref, want := range map[string]string{
 		"mid":     `cloudstack.default_custom_disk_offering "mid" is not a customized disk offering (it has a fixed 20 GiB)`,
 		"missing": `cloudstack.default_custom_disk_offering: `,
 	} {
-		cloud := &offeringCloud{fakeCloud: &fakeCloud{}, disks: diskOfferings()}
-		c, _ := newConfiguredCPI(t, cloud, func(cs *config.CloudStack) { cs.DefaultCustomDiskOffering = ref })
+		c, cloud, _ := newConfiguredCPI(t, func(cs *config.CloudStack) { cs.DefaultCustomDiskOffering = ref })
+		expectZones(cloud, "z1")
+		expectDiskOfferingLookups(cloud, ref)
 		_, err := c.CreateDisk(3000, diskProps(`{}`), nil)
-		if err == nil || !strings.Contains(err.Error(), want) || cloud.createdOn != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", ref, err, want)
 		}
 		// A named offering does not need it.
+		expectZones(cloud, "z1")
+		expectDiskOfferingLookups(cloud, "Custom")
+		expectCreateVolume(cloud, "d-custom", 3)
 		if _, err := c.CreateDisk(3000, diskProps(`{"disk_offering":"Custom"}`), nil); err != nil {
 			t.Errorf("%s: create_disk naming its offering: %v", ref, err)
 		}
 	}
 }
 
+// resize_disk off a fixed offering moves onto the configured customized
+// one, else Custom; a configured one that is fixed refuses before any
+// resize (the strict mock fails on ResizeVolume).
 func TestResizeOffAFixedOfferingUsesTheConfiguredCustomOne(t *testing.T) {
-	volumes := func() map[string]*cloudstack.Volume {
-		return map[string]*cloudstack.Volume{"vol-1": {ID: "vol-1", SizeGB: 20, OfferingID: "d-mid", State: "Ready"}}
-	}
 	for _, tc := range []struct{ custom, target, refusal string }{
 		{"custom ssd", "d-custom-ssd", ""},
 		{"", "d-custom", ""},
 		{"mid", "", `cloudstack.default_custom_disk_offering "mid" is not a customized disk offering`},
 	} {
-		cloud := &offeringCloud{fakeCloud: &fakeCloud{volumes: volumes()}, disks: diskOfferings()}
-		c, logs := newConfiguredCPI(t, cloud, func(cs *config.CloudStack) { cs.DefaultCustomDiskOffering = tc.custom })
+		c, cloud, logs := newConfiguredCPI(t, func(cs *config.CloudStack) { cs.DefaultCustomDiskOffering = tc.custom })
+		cloud.EXPECT().FindVolume("vol-1").Return(&cloudstack.Volume{ID: "vol-1", SizeGB: 20, OfferingID: "d-mid", State: "Ready"}, nil)
+		expectDiskOfferingLookups(cloud, "d-mid", firstNonEmpty(tc.custom, "Custom"))
+		if tc.target != "" {
+			cloud.EXPECT().ResizeVolume("vol-1", 40, tc.target).Return(nil)
+		}
 		err := c.ResizeDisk(apiv1.NewDiskCID("vol-1"), 40*1024)
 		if tc.refusal != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.refusal) || cloud.resizedTo != "" {
-				t.Errorf("%q: got %v, resized to %q", tc.custom, err, cloud.resizedTo)
+			if err == nil || !strings.Contains(err.Error(), tc.refusal) {
+				t.Errorf("%q: got %v", tc.custom, err)
 			}
 			continue
 		}
-		if err != nil || cloud.resizedTo != tc.target {
-			t.Errorf("%q: resized to %q, %v; want %q", tc.custom, cloud.resizedTo, err, tc.target)
+		if err != nil {
+			t.Errorf("%q: %v", tc.custom, err)
 		}
 		if tc.custom != "" && !strings.Contains(logs.String(), `resize_disk of disk vol-1 off its fixed offering "mid": using cloudstack.default_custom_disk_offering "custom ssd"`) {
 			t.Errorf("the log does not name the offering:\n%s", logs)

@@ -17,8 +17,8 @@ import (
 // any failure, deletes the template it created before returning, or says
 // that it is left, marked, for a later call to remove.
 type publisher struct {
-	cpi  CPI
-	spec cloudstack.TemplateSpec // its display text marked incomplete
+	stemcells stemcells
+	spec      cloudstack.TemplateSpec // its display text marked incomplete
 	// published is the display text once the stemcell is complete.
 	published string
 	img       *stemcell.Image
@@ -31,8 +31,8 @@ type publisher struct {
 }
 
 func (p publisher) byUpload() (string, error) {
-	deadline := time.Now().Add(p.cpi.cfg.Stemcell.Timeout.D())
-	up, err := p.cpi.cloud.GetUploadParams(p.spec)
+	deadline := time.Now().Add(p.stemcells.cfg.Stemcell.Timeout.D())
+	up, err := p.stemcells.cloud.GetUploadParams(p.spec)
 	if err != nil {
 		return "", p.unsure("getUploadParamsForTemplate", err)
 	}
@@ -40,7 +40,7 @@ func (p publisher) byUpload() (string, error) {
 	defer cancel()
 	target := stemcell.UploadTarget{URL: up.PostURL, Signature: up.Signature, Metadata: up.Metadata, Expires: up.Expires}
 	progress := stemcell.Progress{Label: "uploading " + p.spec.Name, Log: p.log}
-	err = stemcell.Upload(ctx, p.cpi.cloud.UploadClient(), target, p.img, p.spec.Name, progress)
+	err = stemcell.Upload(ctx, p.stemcells.cloud.UploadClient(), target, p.img, p.spec.Name, progress)
 	var refused *stemcell.UploadRefusedError
 	if errors.As(err, &refused) {
 		p.patience = refusedUploadPatience
@@ -59,7 +59,7 @@ func (p publisher) byUpload() (string, error) {
 
 func (p publisher) copyToOtherZones(id string, deadline time.Time) error {
 	zones := p.spec.ZoneIDs
-	if err := p.cpi.cloud.CopyTemplate(id, zones[0], zones[1:]); err != nil {
+	if err := p.stemcells.cloud.CopyTemplate(id, zones[0], zones[1:]); err != nil {
 		return err
 	}
 	return p.wait(id, zones, deadline)
@@ -67,7 +67,7 @@ func (p publisher) copyToOtherZones(id string, deadline time.Time) error {
 
 // byWebDAV serves the image from this process until CloudStack has it.
 func (p publisher) byWebDAV() (string, error) {
-	cfg := p.cpi.cfg.WebDAV
+	cfg := p.stemcells.cfg.WebDAV
 	srv, err := webdav.Listen(cfg.Listen, cfg.PublicURL)
 	if err != nil {
 		return "", err
@@ -82,8 +82,8 @@ func (p publisher) byWebDAV() (string, error) {
 		return "", err
 	}
 	p.log("serving %s over WebDAV from %s for CloudStack's secondary storage", p.spec.Name, srv.Addr())
-	deadline := time.Now().Add(p.cpi.cfg.Stemcell.Timeout.D())
-	id, err := p.cpi.cloud.RegisterTemplate(p.spec, url)
+	deadline := time.Now().Add(p.stemcells.cfg.Stemcell.Timeout.D())
+	id, err := p.stemcells.cloud.RegisterTemplate(p.spec, url)
 	if err != nil {
 		_ = srv.Close(0)
 		return "", p.unsure("registerTemplate", err)
@@ -103,15 +103,15 @@ func (p publisher) byWebDAV() (string, error) {
 // delete_stemcell has nothing left on the daemon; what a crash leaves there
 // is removed by the daemon after webdav.max_age.
 func (p publisher) byDaemon() (string, error) {
-	cfg := p.cpi.cfg.WebDAV
+	cfg := p.stemcells.cfg.WebDAV
 	handoff, err := webdav.NewHandoff(webdav.HandoffOptions{DaemonURL: cfg.DaemonURL, PublicURL: cfg.PublicURL,
 		Dir: cfg.Dir, Username: cfg.Username, Password: cfg.Password,
-		RootCAs: []trust.PEM{{Setting: "cloudstack.ca_cert", Text: p.cpi.cfg.CloudStack.CACert},
+		RootCAs: []trust.PEM{{Setting: "cloudstack.ca_cert", Text: p.stemcells.cfg.CloudStack.CACert},
 			{Setting: "webdav.tls_cert", Text: cfg.TLSCert}}})
 	if err != nil {
 		return "", err
 	}
-	deadline := time.Now().Add(p.cpi.cfg.Stemcell.Timeout.D())
+	deadline := time.Now().Add(p.stemcells.cfg.Stemcell.Timeout.D())
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	name := p.spec.Name + p.img.Extension
@@ -143,7 +143,7 @@ func (p publisher) byDaemon() (string, error) {
 		p.log("removed the image of %s from the WebDAV daemon", p.spec.Name)
 	}
 	defer remove()
-	id, err := p.cpi.cloud.RegisterTemplate(p.spec, image.URL)
+	id, err := p.stemcells.cloud.RegisterTemplate(p.spec, image.URL)
 	if err != nil {
 		remove()
 		return "", p.unsure("registerTemplate", err)
@@ -160,7 +160,7 @@ func (p publisher) wait(id string, zones []string, deadline time.Time) error {
 	report := func(t cloudstack.Template) {
 		p.log("template %s in zone %s: %s", id, t.ZoneID, t.Progress())
 	}
-	return p.cpi.cloud.WaitTemplate(id, zones, time.Until(deadline), report)
+	return p.stemcells.cloud.WaitTemplate(id, zones, time.Until(deadline), report)
 }
 
 // withSiteHint adds, to CloudStack's failure to download url, what to do
@@ -177,7 +177,7 @@ func withSiteHint(err error, url string) error {
 // on it is a stemcell the director knows. If that fails, the template goes
 // like any failed one.
 func (p publisher) finish(id string) (string, error) {
-	if err := p.cpi.cloud.SetTemplateDisplayText(id, p.published); err != nil {
+	if err := p.stemcells.cloud.SetTemplateDisplayText(id, p.published); err != nil {
 		return "", p.discard(id, fmt.Errorf("template %s is ready, but taking its incomplete mark off failed: %w", id, err))
 	}
 	return id, nil
@@ -187,7 +187,7 @@ func (p publisher) finish(id string) (string, error) {
 // created the template all the same (the answer was lost, a poll failed),
 // so it is looked up by the attempt's own name and removed.
 func (p publisher) unsure(command string, cause error) error {
-	found, err := p.cpi.cloud.OwnTemplates(p.spec.Name)
+	found, err := p.stemcells.cloud.OwnTemplates(p.spec.Name)
 	if err != nil {
 		return fmt.Errorf("%w; whether %s created template %s could not be checked (%v): if it did, the template is "+
 			"marked incomplete and a later create_stemcell or delete_stemcell removes it", cause, command, p.spec.Name, err)
@@ -213,7 +213,7 @@ func (p publisher) discard(id string, cause error) error {
 	deadline := time.Now().Add(p.patience)
 	delay := time.Second
 	for {
-		err := p.cpi.cloud.DeleteTemplate(id, false)
+		err := p.stemcells.cloud.DeleteTemplate(id, false)
 		if err == nil {
 			return fmt.Errorf("%w (template %s deleted)", cause, id)
 		}
@@ -230,7 +230,7 @@ func (p publisher) discard(id string, cause error) error {
 // answer or a failed poll may have deleted it all the same, so CloudStack
 // is asked.
 func (p publisher) leftBehind(id string, cause, deleteErr error) error {
-	found, err := p.cpi.cloud.OwnTemplates(p.spec.Name)
+	found, err := p.stemcells.cloud.OwnTemplates(p.spec.Name)
 	if err == nil && !containsID(found, id) {
 		return fmt.Errorf("%w (template %s deleted)", cause, id)
 	}
@@ -274,5 +274,5 @@ const downloadPatience = 30 * time.Second
 const refusedUploadPatience = 90 * time.Second
 
 func (p publisher) log(format string, args ...any) {
-	p.cpi.logger.Info("stemcell", format, args...)
+	p.stemcells.logger.Info("stemcell", format, args...)
 }

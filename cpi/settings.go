@@ -16,7 +16,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
 )
 
-func (c CPI) agentSettings(agentID, name string, plan networkPlan, ephemeral bool, env apiv1.VMEnv) agentSettings {
+func (c request) agentSettings(agentID, name string, plan networkPlan, ephemeral bool, env apiv1.VMEnv) agentSettings {
 	a := c.cfg.Agent
 	s := agentSettings{
 		AgentID:  agentID,
@@ -89,7 +89,7 @@ func registryURLForAgents(reg config.Registry) string {
 	return u.String()
 }
 
-func (c CPI) registryClient() (*registry.Client, error) {
+func (c request) registryClient() (*registry.Client, error) {
 	r := c.cfg.Registry
 	if r.Endpoint == "" {
 		return nil, fmt.Errorf("this stemcell (api_version %d) reads its settings from a BOSH registry: "+
@@ -115,7 +115,7 @@ func trustingClient(pems ...trust.PEM) (*http.Client, error) {
 
 // forgetSettings deletes an old stemcell's registry settings; current
 // stemcells keep none.
-func (c CPI) forgetSettings(ids ...string) error {
+func (c request) forgetSettings(ids ...string) error {
 	if len(ids) == 0 {
 		return nil
 	}

@@ -9,10 +9,25 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
+// snapshots is the part behind snapshot_disk and delete_snapshot.
+type snapshots struct {
+	request
+	cloud     snapshotCloud
+	leftovers snapshotLeftovers
+}
+
+// snapshotCloud is what the snapshot part asks of CloudStack: snapshots,
+// their tags, and the disk a snapshot is of.
+type snapshotCloud interface {
+	cloudstack.Snapshots
+	cloudstack.Tags
+	cloudstack.VolumeFinder
+}
+
 // SnapshotDisk implements apiv1.CPI: the snapshot carries the metadata as
 // tags.
-func (c CPI) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.SnapshotCID, error) {
-	vol, err := c.mustFindDisk(cid)
+func (c snapshots) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.SnapshotCID, error) {
+	vol, err := mustFindDisk(c.cloud, cid)
 	if err != nil {
 		return apiv1.SnapshotCID{}, err
 	}
@@ -20,7 +35,7 @@ func (c CPI) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.Snapsho
 	if err != nil {
 		return apiv1.SnapshotCID{}, err
 	}
-	c.removeInterruptedSnapshots(vol.ID)
+	c.leftovers.removeInterruptedSnapshots(vol.ID)
 	tags := metadataTags(meta)
 	if c.ctx.DirectorUUID != "" {
 		tags[cloudstack.DirectorTag] = c.ctx.DirectorUUID
@@ -36,45 +51,9 @@ func (c CPI) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.Snapsho
 	}
 	if err != nil {
 		failed := diskError(err, "snapshotting disk %s as %s", vol.ID, name)
-		return apiv1.SnapshotCID{}, c.undoSnapshot(vol.ID, name, start, failed, err)
+		return apiv1.SnapshotCID{}, c.leftovers.undoSnapshot(vol.ID, name, start, failed, err)
 	}
 	return apiv1.NewSnapshotCID(snap.ID), nil
-}
-
-// removeInterruptedSnapshots deletes the disk's snapshots that this
-// director's snapshot_disk calls left marked incomplete when they died
-// (kill -9, a lost machine): the process the mark names is gone from this
-// host. A snapshot a job still works on is waited for first: the killed
-// call's job goes on, and its tags come with its end. Failures are
-// logged: a leftover blocks nothing.
-func (c CPI) removeInterruptedSnapshots(volumeID string) {
-	snaps, err := c.cloud.VolumeSnapshots(volumeID)
-	if err != nil {
-		c.logger.Warn("disk", "looking for snapshots interrupted snapshot_disk calls left of disk %s: %s", volumeID, err)
-		return
-	}
-	removed := 0
-	for _, s := range snaps {
-		if s.Busy() && strings.HasPrefix(s.Name, snapshotNamePrefix) {
-			settled, err := c.cloud.SettledSnapshot(volumeID, s.Name, time.Now().Add(c.cfg.CloudStack.JobTimeout.D()))
-			if err != nil || settled == nil {
-				continue
-			}
-			s = settled
-		}
-		if s.Busy() || s.Gone() || s.Tags[cloudstack.DirectorTag] != c.ctx.DirectorUUID ||
-			!processGone(s.Tags[cloudstack.IncompleteTag]) {
-			continue
-		}
-		if err := c.cloud.DeleteSnapshot(s.ID); err != nil {
-			c.logger.Warn("disk", "deleting snapshot %s (%s), which an interrupted snapshot_disk left: %s", s.ID, s.Name, err)
-			continue
-		}
-		removed++
-	}
-	if removed > 0 {
-		c.logger.Info("disk", "deleted %d snapshot(s) that interrupted snapshot_disk calls of disk %s left", removed, volumeID)
-	}
 }
 
 // snapshotNamePrefix starts the unique name every snapshot gets, by which
@@ -86,33 +65,8 @@ func newSnapshotName() (string, error) {
 	return snapshotNamePrefix + strings.TrimPrefix(name, "vm-"), err
 }
 
-// undoSnapshot finds, after an uncertain outcome, the snapshot the call may
-// have made by its unique name, waits (within the job timeout from start)
-// until it is backed up or failed, and deletes it.
-func (c CPI) undoSnapshot(volumeID, name string, start time.Time, failed, cause error) error {
-	if cloudstack.NotActedOn(cause) {
-		return failed
-	}
-	snap, err := c.cloud.SettledSnapshot(volumeID, name, start.Add(c.cfg.CloudStack.JobTimeout.D()))
-	switch {
-	case err != nil:
-		return leftBehind(failed, "a snapshot named %s of disk %s may still exist in CloudStack (looking it up failed: %v)",
-			name, volumeID, err)
-	case snap == nil:
-		return nothingLeft(failed, "CloudStack has no snapshot named %s", name)
-	case snap.Busy():
-		return leftBehind(failed, "snapshot %s (%s) is still %s after %s; delete it once CloudStack has finished it",
-			snap.ID, name, snap.State, c.cfg.CloudStack.JobTimeout)
-	}
-	if err := c.cloud.DeleteSnapshot(snap.ID); err != nil {
-		return leftBehind(failed, "snapshot %s (%s, %s) is still in CloudStack: deleting it failed: %v", snap.ID, name, snap.State, err)
-	}
-	c.logger.Info("disk", "deleted snapshot %s (%s), which the failed snapshot_disk had made", snap.ID, name)
-	return nothingLeft(failed, "the snapshot it made, %s (%s), was deleted", snap.ID, name)
-}
-
 // DeleteSnapshot implements apiv1.CPI: gone already is success.
-func (c CPI) DeleteSnapshot(cid apiv1.SnapshotCID) error {
+func (c snapshots) DeleteSnapshot(cid apiv1.SnapshotCID) error {
 	snap, err := c.cloud.FindSnapshot(cid.AsString())
 	if err != nil {
 		return wrap(err, "looking up snapshot %s", cid.AsString())

@@ -42,8 +42,23 @@ type stemcellProps struct {
 	Zones                []string `json:"zones"`
 }
 
+// stemcells is the part behind create_stemcell and delete_stemcell: a
+// stemcell is a template in its zones, of its OS type.
+type stemcells struct {
+	request
+	cloud     stemcellCloud
+	leftovers templateLeftovers
+}
+
+// stemcellCloud is what the stemcell part asks of CloudStack.
+type stemcellCloud interface {
+	cloudstack.Templates
+	cloudstack.ZoneCatalog
+	cloudstack.OSTypeCatalog
+}
+
 // CreateStemcell implements apiv1.CPI.
-func (c CPI) CreateStemcell(imagePath string, cp apiv1.StemcellCloudProps) (apiv1.StemcellCID, error) {
+func (c stemcells) CreateStemcell(imagePath string, cp apiv1.StemcellCloudProps) (apiv1.StemcellCID, error) {
 	var props stemcellProps
 	if err := cp.As(&props); err != nil {
 		return apiv1.StemcellCID{}, cloudError(fmt.Errorf("reading the stemcell's cloud_properties: %w", err))
@@ -80,13 +95,13 @@ func (p *stemcellProps) takeLightTemplate() error {
 }
 
 // DeleteStemcell implements apiv1.CPI: gone already is success.
-func (c CPI) DeleteStemcell(cid apiv1.StemcellCID) error {
+func (c stemcells) DeleteStemcell(cid apiv1.StemcellCID) error {
 	id := cid.AsString()
 	if strings.HasPrefix(id, lightPrefix) {
 		c.logger.Info("stemcell", "light stemcell %s: its template is not the CPI's to delete", id)
 		return nil
 	}
-	c.sweepTemplates()
+	c.leftovers.sweepTemplates()
 	copies, err := c.cloud.Templates(id)
 	if err != nil {
 		return wrap(err, "looking up stemcell template %s", id)
@@ -109,7 +124,7 @@ func (c CPI) DeleteStemcell(cid apiv1.StemcellCID) error {
 	return wrap(err, "deleting stemcell template %s", id)
 }
 
-func (c CPI) publishStemcell(imagePath string, props stemcellProps) (string, error) {
+func (c stemcells) publishStemcell(imagePath string, props stemcellProps) (string, error) {
 	target, err := stemcell.Choose(stemcell.Spec{
 		Infrastructure:       props.Infrastructure,
 		Hypervisor:           props.Hypervisor,
@@ -128,8 +143,8 @@ func (c CPI) publishStemcell(imagePath string, props stemcellProps) (string, err
 	if err != nil {
 		return "", err
 	}
-	c.sweepTemplates()
-	p := publisher{cpi: c, spec: spec, img: img, published: c.templateMark(false).Apply(spec.DisplayText)}
+	c.leftovers.sweepTemplates()
+	p := publisher{stemcells: c, spec: spec, img: img, published: c.templateMark(false).Apply(spec.DisplayText)}
 	p.spec.DisplayText = c.templateMark(true).Apply(spec.DisplayText)
 	if c.cfg.Stemcell.Publish == config.PublishWebDAV {
 		p.patience = downloadPatience
@@ -143,7 +158,7 @@ func (c CPI) publishStemcell(imagePath string, props stemcellProps) (string, err
 
 // templateMark is this director's mark on a template, incomplete while this
 // call runs.
-func (c CPI) templateMark(incomplete bool) cloudstack.TemplateMark {
+func (c stemcells) templateMark(incomplete bool) cloudstack.TemplateMark {
 	m := cloudstack.TemplateMark{Director: c.ctx.DirectorUUID}
 	if incomplete {
 		m.Incomplete, m.Owner, m.Until = true, thisProcess(), time.Now().Add(c.markLifetime())
@@ -153,7 +168,7 @@ func (c CPI) templateMark(incomplete bool) cloudstack.TemplateMark {
 
 // templateSpec resolves zones and OS type: two lookups, before anything is
 // created, so a typo costs nothing to clean up.
-func (c CPI) templateSpec(props stemcellProps, target stemcell.Target) (cloudstack.TemplateSpec, error) {
+func (c stemcells) templateSpec(props stemcellProps, target stemcell.Target) (cloudstack.TemplateSpec, error) {
 	zones, err := c.stemcellZones(props)
 	if err != nil {
 		return cloudstack.TemplateSpec{}, err
@@ -182,7 +197,7 @@ func (c CPI) templateSpec(props stemcellProps, target stemcell.Target) (cloudsta
 	}, nil
 }
 
-func (c CPI) stemcellZones(props stemcellProps) ([]cloudstack.Zone, error) {
+func (c stemcells) stemcellZones(props stemcellProps) ([]cloudstack.Zone, error) {
 	refs := props.Zones
 	if len(refs) == 0 {
 		refs = c.cfg.Stemcell.Zones
@@ -195,7 +210,7 @@ func (c CPI) stemcellZones(props stemcellProps) ([]cloudstack.Zone, error) {
 
 // lightStemcell checks the named template is ready in every zone; nothing
 // is uploaded.
-func (c CPI) lightStemcell(props stemcellProps) (string, error) {
+func (c stemcells) lightStemcell(props stemcellProps) (string, error) {
 	zones, err := c.stemcellZones(props)
 	if err != nil {
 		return "", err
@@ -218,7 +233,7 @@ func (c CPI) lightStemcell(props stemcellProps) (string, error) {
 	return lightPrefix + id, nil
 }
 
-func (c CPI) templateIDByName(name string, zones []cloudstack.Zone) (string, error) {
+func (c stemcells) templateIDByName(name string, zones []cloudstack.Zone) (string, error) {
 	id := ""
 	for _, z := range zones {
 		t, err := c.cloud.FindTemplateByName(name, z.ID)
@@ -247,23 +262,6 @@ func lightCopyReady(id string, z cloudstack.Zone, copies []cloudstack.Template) 
 		return nil
 	}
 	return fmt.Errorf("light stemcell template %s does not exist in zone %s", id, z.Name)
-}
-
-// templateIn is the template a stemcell CID stands for in a zone: the CID
-// itself, or, for the earlier CPIs' CIDs (cpitemplate-…, the template's
-// name), the template named so there.
-func (c CPI) templateIn(ref, zoneID string) (string, error) {
-	if cloudstack.IsID(ref) {
-		return ref, nil
-	}
-	t, err := c.cloud.FindTemplateByName(ref, zoneID)
-	if err != nil {
-		return "", err
-	}
-	if t == nil {
-		return "", fmt.Errorf("stemcell %s: no template of that name in zone %s", ref, zoneID)
-	}
-	return t.ID, nil
 }
 
 func zoneIDs(zones []cloudstack.Zone) []string {

@@ -1,10 +1,10 @@
 package cpi_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +12,7 @@ import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
 )
 
 const tplID = "9e8e3d33-0c1e-4b1d-9a57-1f2f3e4d5c6b"
@@ -23,37 +24,56 @@ func lightProps(extra string) apiv1.CloudPropsImpl {
 }
 
 func TestLightStemcellByIDAndName(t *testing.T) {
-	cloud := &fakeCloud{templates: map[string][]cloudstack.Template{
-		tplID: {{ID: tplID, Name: "golden", ZoneID: "id-z1", IsReady: true, Status: "Download Complete"}},
-	}}
-	c := newCPI(t, cloud, `{}`)
-	for _, extra := range []string{`"template_id":"` + tplID + `"`, `"template_name":"golden"`} {
+	c, cloud := newCPI(t, `{}`)
+	golden := cloudstack.Template{ID: tplID, Name: "golden", ZoneID: "id-z1", IsReady: true, Status: "Download Complete"}
+	for extra, byName := range map[string]bool{`"template_id":"` + tplID + `"`: false, `"template_name":"golden"`: true} {
+		expectZones(cloud, "z1")
+		if byName {
+			cloud.EXPECT().FindTemplateByName("golden", "id-z1").Return(&golden, nil)
+		}
+		cloud.EXPECT().Templates(tplID).Return([]cloudstack.Template{golden}, nil)
 		cid, err := c.CreateStemcell("", lightProps(extra))
 		if err != nil || cid.AsString() != "light-"+tplID {
 			t.Fatalf("%s: cid %v err %v", extra, cid, err)
 		}
 	}
-	if err := c.DeleteStemcell(apiv1.NewStemcellCID("light-" + tplID)); err != nil || len(cloud.deleted) != 0 {
-		t.Fatalf("deleting a light stemcell must leave its template: %v %v", err, cloud.deleted)
+	// Deleting a light stemcell leaves its template: the strict mock fails
+	// on any call.
+	if err := c.DeleteStemcell(apiv1.NewStemcellCID("light-" + tplID)); err != nil {
+		t.Fatalf("deleting a light stemcell: %v", err)
 	}
 }
 
 func TestLightStemcellRefusals(t *testing.T) {
-	cloud := &fakeCloud{templates: map[string][]cloudstack.Template{
-		tplID: {{ID: tplID, Name: "golden", ZoneID: "id-z1", IsReady: false, Status: "35% Downloaded"}},
-	}}
-	c := newCPI(t, cloud, `{}`)
-	cases := map[string]string{
-		`"template_id":"` + tplID + `"`:                        "not ready in zone z1",
-		`"template_id":"00000000-0000-4000-8000-000000000000"`: "does not exist in zone z1",
-		`"template_name":"nope"`:                               `"nope" does not exist in zone z1`,
-		`"template_id":"` + tplID + `","zones":["missing"]`:    `no zone "missing"`,
+	downloading := []cloudstack.Template{{ID: tplID, Name: "golden", ZoneID: "id-z1", IsReady: false, Status: "35% Downloaded"}}
+	absent := "00000000-0000-4000-8000-000000000000"
+	cases := map[string]struct {
+		want   string
+		expect func(*cloudstackmock.MockAPI)
+	}{
+		`"template_id":"` + tplID + `"`: {"not ready in zone z1", func(cloud *cloudstackmock.MockAPI) {
+			expectZones(cloud, "z1")
+			cloud.EXPECT().Templates(tplID).Return(downloading, nil)
+		}},
+		`"template_id":"` + absent + `"`: {"does not exist in zone z1", func(cloud *cloudstackmock.MockAPI) {
+			expectZones(cloud, "z1")
+			cloud.EXPECT().Templates(absent).Return(nil, nil)
+		}},
+		`"template_name":"nope"`: {`"nope" does not exist in zone z1`, func(cloud *cloudstackmock.MockAPI) {
+			expectZones(cloud, "z1")
+			cloud.EXPECT().FindTemplateByName("nope", "id-z1").Return(nil, nil)
+		}},
+		`"template_id":"` + tplID + `","zones":["missing"]`: {`no zone "missing"`, func(cloud *cloudstackmock.MockAPI) {
+			cloud.EXPECT().FindZones([]string{"missing"}).Return(nil, errors.New(`no zone "missing"`))
+		}},
 	}
-	for extra, want := range cases {
+	for extra, tc := range cases {
+		c, cloud := newCPI(t, `{}`)
+		tc.expect(cloud)
 		_, err := c.CreateStemcell("", lightProps(extra))
 		var typed interface{ Type() string }
-		if err == nil || !strings.Contains(err.Error(), want) || !asTyped(err, &typed) {
-			t.Errorf("%s: got %v, want %q", extra, err, want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !asTyped(err, &typed) {
+			t.Errorf("%s: got %v, want %q", extra, err, tc.want)
 		}
 	}
 }
@@ -65,19 +85,26 @@ func asTyped(err error, target *interface{ Type() string }) bool {
 }
 
 func TestDeleteStemcellIsIdempotent(t *testing.T) {
-	cloud := &fakeCloud{templates: map[string][]cloudstack.Template{tplID: {{ID: tplID, ZoneID: "id-z1"}}}}
-	c := newCPI(t, cloud, `{}`)
-	if err := c.DeleteStemcell(apiv1.NewStemcellCID(tplID)); err != nil || len(cloud.deleted) != 1 {
-		t.Fatalf("%v %v", err, cloud.deleted)
+	c, cloud := newCPI(t, `{}`)
+	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
+	cloud.EXPECT().Templates(tplID).Return([]cloudstack.Template{{ID: tplID, ZoneID: "id-z1"}}, nil)
+	cloud.EXPECT().DeleteTemplate(tplID, false).Return(nil)
+	if err := c.DeleteStemcell(apiv1.NewStemcellCID(tplID)); err != nil {
+		t.Fatal(err)
 	}
-	if err := c.DeleteStemcell(apiv1.NewStemcellCID("6f1c3ab0-0000-4000-8000-000000000000")); err != nil || len(cloud.deleted) != 1 {
-		t.Fatalf("an absent template must be success without a delete: %v %v", err, cloud.deleted)
+	// An absent template is success without a delete.
+	gone := "6f1c3ab0-0000-4000-8000-000000000000"
+	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
+	cloud.EXPECT().Templates(gone).Return(nil, nil)
+	if err := c.DeleteStemcell(apiv1.NewStemcellCID(gone)); err != nil {
+		t.Fatalf("an absent template: %v", err)
 	}
 }
 
+// A bad image or stemcell fails before anything is asked of CloudStack:
+// the strict mock fails on any call.
 func TestBadImageFailsBeforeCloudStack(t *testing.T) {
-	cloud := &fakeCloud{}
-	c := newCPI(t, cloud, `{}`)
+	c, _ := newCPI(t, `{}`)
 	var p apiv1.CloudPropsImpl
 	_ = p.UnmarshalJSON([]byte(`{"name":"s","version":1,"infrastructure":"cloudstack","hypervisor":"xen","disk_format":"vhdx"}`))
 	_, err := c.CreateStemcell("/nonexistent/image", p)
@@ -107,27 +134,27 @@ func TestDeleteStemcellSweepsLeftoversOfDeadCalls(t *testing.T) {
 	}
 	deadHere := fmt.Sprintf("%d@%s", dead.ProcessState.Pid(), host)
 	rows := map[string]string{
-		"killed-here":            mark("d", deadHere, later),
-		"time-up-elsewhere":      mark("d", "7@elsewhere", past),
-		"running-here":           mark("d", fmt.Sprintf("%d@%s", os.Getpid(), host), later),
-		"running-elsewhere":      mark("d", "7@elsewhere", later),
-		"other-director":         mark("other", deadHere, later),
-		"published":              cloudstack.TemplateMark{Director: "d"}.Apply("s"),
-		"an-operators":           "golden image",
-		"killed-here-second-row": "",
+		"killed-here":       mark("d", deadHere, later),
+		"time-up-elsewhere": mark("d", "7@elsewhere", past),
+		"running-here":      mark("d", fmt.Sprintf("%d@%s", os.Getpid(), host), later),
+		"running-elsewhere": mark("d", "7@elsewhere", later),
+		"other-director":    mark("other", deadHere, later),
+		"published":         cloudstack.TemplateMark{Director: "d"}.Apply("s"),
+		"an-operators":      "golden image",
 	}
-	cloud := &fakeCloud{templates: map[string][]cloudstack.Template{}}
+	var own []cloudstack.Template
 	for id, text := range rows {
-		cloud.templates[id] = []cloudstack.Template{{ID: id, ZoneID: "id-z1", DisplayText: text}}
+		own = append(own, cloudstack.Template{ID: id, ZoneID: "id-z1", DisplayText: text})
 	}
 	// A template in two zones is two rows with one id: deleted once.
-	cloud.templates["killed-here-second-row"] = []cloudstack.Template{{ID: "killed-here", ZoneID: "id-z2", DisplayText: rows["killed-here"]}}
-	c := newCPI(t, cloud, `{"director_uuid":"d"}`)
+	own = append(own, cloudstack.Template{ID: "killed-here", ZoneID: "id-z2", DisplayText: rows["killed-here"]})
+	c, cloud := newCPI(t, `{"director_uuid":"d"}`)
+	cloud.EXPECT().OwnTemplates("").Return(own, nil)
+	cloud.EXPECT().DeleteTemplate("killed-here", false).Return(nil)
+	cloud.EXPECT().DeleteTemplate("time-up-elsewhere", false).Return(nil)
+	cloud.EXPECT().Templates("published").Return([]cloudstack.Template{{ID: "published", ZoneID: "id-z1"}}, nil)
+	cloud.EXPECT().DeleteTemplate("published", false).Return(nil)
 	if err := c.DeleteStemcell(apiv1.NewStemcellCID("published")); err != nil {
 		t.Fatal(err)
-	}
-	slices.Sort(cloud.deleted)
-	if want := []string{"killed-here", "published", "time-up-elsewhere"}; !slices.Equal(cloud.deleted, want) {
-		t.Fatalf("deleted %v, want %v", cloud.deleted, want)
 	}
 }

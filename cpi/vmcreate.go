@@ -13,7 +13,7 @@ import (
 // vmCreation is one create_vm: what it resolved and everything it created,
 // so that a failure at any step removes exactly what this call made.
 type vmCreation struct {
-	cpi               CPI
+	vms               vms // the part it runs in; its lbs and placement serve the rules and names
 	agentID           string
 	props             vmProps
 	plan              networkPlan
@@ -30,7 +30,7 @@ type vmCreation struct {
 	mark              cloudstack.Mark
 }
 
-func (c CPI) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
+func (c vms) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
 	networks apiv1.Networks, env apiv1.VMEnv) (*vmCreation, error) {
 	props, err := readVMProps(cp)
 	if err != nil {
@@ -43,7 +43,7 @@ func (c CPI) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp a
 	if err != nil {
 		return nil, vmCreationRefused(err)
 	}
-	v := &vmCreation{cpi: c, agentID: agentID.AsString(), props: props, plan: plan, env: env}
+	v := &vmCreation{vms: c, agentID: agentID.AsString(), props: props, plan: plan, env: env}
 	v.spec.TemplateID = strings.TrimPrefix(stemcellCID.AsString(), lightPrefix)
 	if err := v.resolve(refs); err != nil {
 		return nil, vmCreationFailed(err)
@@ -78,7 +78,7 @@ func (v *vmCreation) create() error {
 			return err
 		}
 	}
-	v.mark = cloudstack.NewMark(v.cpi.ctx.DirectorUUID, v.intendedVIP(), v.agentID)
+	v.mark = cloudstack.NewMark(v.vms.ctx.DirectorUUID, v.intendedVIP(), v.agentID)
 	if err := v.planLBs(); err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (v *vmCreation) create() error {
 		return err
 	}
 	v.deployed = true
-	id, vm, err := v.cpi.cloud.DeployVM(v.spec)
+	id, vm, err := v.vms.cloud.DeployVM(v.spec)
 	v.vmID = id
 	if err != nil {
 		return v.explainAddress(err)
@@ -100,7 +100,7 @@ func (v *vmCreation) create() error {
 		if err := v.acquireVIP(); err != nil {
 			return err
 		}
-		if err := v.cpi.cloud.EnableStaticNAT(v.vipID(), vm.ID, v.plan.nics[0].network.ID); err != nil {
+		if err := v.vms.cloud.EnableStaticNAT(v.vipID(), vm.ID, v.plan.nics[0].network.ID); err != nil {
 			return err
 		}
 	}
@@ -108,16 +108,16 @@ func (v *vmCreation) create() error {
 		return err
 	}
 	// The mark goes last: from here on the VM is the director's to delete.
-	return v.cpi.cloud.SetDisplayName(vm.ID, name)
+	return v.vms.cloud.SetDisplayName(vm.ID, name)
 }
 
 // tagVM gives the VM the marks that outlive create_vm.
 func (v *vmCreation) tagVM() error {
-	tags := map[string]string{cloudstack.DirectorTag: v.cpi.ctx.DirectorUUID, cloudstack.AgentTag: v.agentID}
+	tags := map[string]string{cloudstack.DirectorTag: v.vms.ctx.DirectorUUID, cloudstack.AgentTag: v.agentID}
 	if len(v.props.LBs) > 0 {
 		tags[cloudstack.LBTag] = "true"
 	}
-	return v.cpi.cloud.SetTags(cloudstack.ResourceVM, v.vm.ID, v.vm.Tags, tags)
+	return v.vms.cloud.SetTags(cloudstack.ResourceVM, v.vm.ID, v.vm.Tags, tags)
 }
 
 // intendedVIP is the vip this call will acquire: none when the operator
@@ -137,7 +137,7 @@ func (v *vmCreation) intendedVIP() string {
 // leftover. A complete VM, another director's or the operator's is never
 // touched: then explainAddress says who holds the address.
 func (v *vmCreation) converge() error {
-	c := v.cpi
+	c := v.vms
 	vms, err := c.cloud.IncompleteVMs(c.ctx.DirectorUUID)
 	if err != nil {
 		return err
@@ -160,7 +160,7 @@ func (v *vmCreation) converge() error {
 // supersedes says an incomplete VM is an earlier attempt at this one.
 func (v *vmCreation) supersedes(vm *cloudstack.VM) bool {
 	mark, ok := vm.IncompleteMark()
-	own := cloudstack.NewMark(v.cpi.ctx.DirectorUUID, "", v.agentID)
+	own := cloudstack.NewMark(v.vms.ctx.DirectorUUID, "", v.agentID)
 	switch {
 	case !ok || mark.Director != own.Director:
 		return false
@@ -194,7 +194,7 @@ func (v *vmCreation) explainAddress(err error) error {
 		if n.net.Type() != "manual" || ip == "" {
 			continue
 		}
-		holder, lookupErr := v.cpi.cloud.VMWithIP(n.network.ID, ip)
+		holder, lookupErr := v.vms.cloud.VMWithIP(n.network.ID, ip)
 		switch {
 		case lookupErr != nil || holder == nil:
 			unexplained = append(unexplained, ip)
@@ -225,7 +225,7 @@ func (v *vmCreation) explainAddress(err error) error {
 // address the operator allocated.
 func (v *vmCreation) checkVIP() error {
 	ip := v.plan.vip.IP()
-	addr, err := v.cpi.cloud.FindPublicIP(v.spec.ZoneID, ip)
+	addr, err := v.vms.cloud.FindPublicIP(v.spec.ZoneID, ip)
 	switch {
 	case err != nil:
 		return err
@@ -247,7 +247,7 @@ func (v *vmCreation) acquireVIP() error {
 	if v.vipAddr != nil {
 		return nil
 	}
-	addr, err := v.cpi.cloud.AcquirePublicIP(v.plan.nics[0].network.ID, v.plan.vip.IP())
+	addr, err := v.vms.cloud.AcquirePublicIP(v.plan.nics[0].network.ID, v.plan.vip.IP())
 	if addr != nil {
 		v.ipID, v.vipAddr = addr.ID, addr
 	}
@@ -259,7 +259,7 @@ func (v *vmCreation) vipID() string { return v.vipAddr.ID }
 // userData is the full agent settings for current stemcells, or the
 // registry envelope with the settings PUT to the registry for old ones.
 func (v *vmCreation) userData(name string) (string, error) {
-	c := v.cpi
+	c := v.vms
 	settings := c.agentSettings(v.agentID, name, v.plan, v.withEphemeralDisk, v.env)
 	if c.ctx.StemcellAPIVersion >= 2 {
 		return encodeUserData(settings, "the agent settings")
@@ -290,7 +290,7 @@ func (v *vmCreation) userData(name string) (string, error) {
 // the director must not retry blindly. The VM is looked up afresh: the
 // deploy's answer may have been lost, and static NAT came after it.
 func (v *vmCreation) cleanup(cause error) error {
-	c := v.cpi
+	c := v.vms
 	var problems []string
 	note := func(what string, err error) {
 		if err != nil {
@@ -353,9 +353,9 @@ func (v *vmCreation) cleanedUp(cause error, removed []string) error {
 func (v *vmCreation) madeVM() (*cloudstack.VM, error) {
 	switch {
 	case v.vmID != "":
-		return v.cpi.cloud.FindVM(v.vmID)
+		return v.vms.cloud.FindVM(v.vmID)
 	case v.deployed:
-		return v.cpi.cloud.FindVM(v.spec.Name)
+		return v.vms.cloud.FindVM(v.spec.Name)
 	}
 	return nil, nil
 }

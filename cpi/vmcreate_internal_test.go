@@ -7,19 +7,11 @@ import (
 	"testing"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
+	"go.uber.org/mock/gomock"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
 )
-
-// holderCloud answers VMWithIP from a table.
-type holderCloud struct {
-	cloudstack.API
-	holders map[string]*cloudstack.VM
-}
-
-func (h holderCloud) VMWithIP(networkID, ip string) (*cloudstack.VM, error) {
-	return h.holders[networkID+"/"+ip], nil
-}
 
 func TestExplainAddressNamesTheHolder(t *testing.T) {
 	isolated := &cloudstack.APIError{Command: "deployVirtualMachine", ErrorCode: 533, CSErrorCode: 9999,
@@ -33,24 +25,30 @@ func TestExplainAddressNamesTheHolder(t *testing.T) {
 }
 
 func explainAddressCase(t *testing.T, taken *cloudstack.APIError) {
-	cloud := holderCloud{holders: map[string]*cloudstack.VM{
-		"n1/10.1.1.5": {ID: "vm-old", Name: "cpivm-old", State: "Destroyed"},
-		"n1/10.1.1.6": {ID: "vm-live", Name: "cpivm-live", State: "Running"},
-	}}
-	for ip, want := range map[string]string{
-		"10.1.1.5": "static IP 10.1.1.5 on CloudStack network guest is still held by VM vm-old (cpivm-old), destroyed but not yet expunged",
-		"10.1.1.6": "static IP 10.1.1.6 on CloudStack network guest is in use by VM vm-live (cpivm-live, Running)",
-		"10.1.1.7": "CloudStack could not allocate static IP 10.1.1.7 and no VM this account can list holds it: perhaps a VM destroyed but not yet expunged does",
+	cloud := cloudstackmock.NewMockAPI(gomock.NewController(t))
+	for ip, tc := range map[string]struct {
+		holder *cloudstack.VM
+		want   string
+	}{
+		"10.1.1.5": {&cloudstack.VM{ID: "vm-old", Name: "cpivm-old", State: "Destroyed"},
+			"static IP 10.1.1.5 on CloudStack network guest is still held by VM vm-old (cpivm-old), destroyed but not yet expunged"},
+		"10.1.1.6": {&cloudstack.VM{ID: "vm-live", Name: "cpivm-live", State: "Running"},
+			"static IP 10.1.1.6 on CloudStack network guest is in use by VM vm-live (cpivm-live, Running)"},
+		"10.1.1.7": {nil, "CloudStack could not allocate static IP 10.1.1.7 and no VM this account can list holds it: " +
+			"perhaps a VM destroyed but not yet expunged does"},
 	} {
-		v := &vmCreation{cpi: CPI{cloud: cloud}, plan: networkPlan{nics: []nicPlan{{name: "default",
+		cloud.EXPECT().VMWithIP("n1", ip).Return(tc.holder, nil)
+		v := &vmCreation{vms: vms{cloud: cloud}, plan: networkPlan{nics: []nicPlan{{name: "default",
 			net: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "manual", IP: ip}), network: cloudstack.Network{ID: "n1", Name: "guest"}}}}}
 		err := v.explainAddress(taken)
-		if err == nil || !strings.Contains(err.Error(), want) || !cloudstack.IsGuestIPUnavailable(err) {
-			t.Errorf("%s (%s): %v; want %q and the CloudStack error kept", ip, taken.Text, err, want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !cloudstack.IsGuestIPUnavailable(err) {
+			t.Errorf("%s (%s): %v; want %q and the CloudStack error kept", ip, taken.Text, err, tc.want)
 		}
 	}
+	// Another capacity error is no address taken: nothing is looked up
+	// (the strict mock fails on VMWithIP).
 	other := &cloudstack.APIError{ErrorCode: 533, Text: "Unable to create a deployment for VM instance"}
-	if err := (&vmCreation{cpi: CPI{cloud: cloud}}).explainAddress(other); err != other { //nolint:errorlint // the very error must come back, not one wrapping it
+	if err := (&vmCreation{vms: vms{cloud: cloud}}).explainAddress(other); err != other { //nolint:errorlint // the very error must come back, not one wrapping it
 		t.Errorf("another capacity error was changed: %v", err)
 	}
 }
@@ -76,7 +74,7 @@ func TestTakenAddressIsNotRetried(t *testing.T) {
 // static IP on the same network, or the vip (intended or static NAT); a
 // complete VM or another director's never is.
 func TestSupersedesOnlyThisDirectorsEarlierAttempts(t *testing.T) {
-	v := &vmCreation{cpi: CPI{ctx: CallContext{DirectorUUID: "dir-1"}}, agentID: "agent-new",
+	v := &vmCreation{vms: vms{request: request{ctx: CallContext{DirectorUUID: "dir-1"}}}, agentID: "agent-new",
 		plan: networkPlan{vip: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "vip", IP: "192.168.2.5"})},
 		spec: cloudstack.DeploySpec{NICs: []cloudstack.NICRequest{{NetworkID: "n1", IP: "10.1.1.5"}, {NetworkID: "n2"}}}}
 	mark := func(director, vip, agent string) string {

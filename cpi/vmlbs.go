@@ -9,6 +9,19 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
+// lbs is the part that puts VMs behind the Go CPI's lbs and takes them
+// away: public load-balancer rules on addresses it only looks up.
+type lbs struct {
+	request
+	cloud lbCloud
+}
+
+// lbCloud is what the load-balancer part asks of CloudStack.
+type lbCloud interface {
+	cloudstack.LoadBalancers
+	cloudstack.PublicIPFinder
+}
+
 // lbProp is one entry of the Go CPI's lbs: a public load-balancer rule on
 // public_ip, created when missing, with the VM behind it.
 type lbProp struct {
@@ -145,80 +158,95 @@ func (v *vmCreation) planLBs() error {
 	if v.plan.vip != nil {
 		vip = v.plan.vip.IP()
 	}
-	for _, l := range v.props.LBs {
-		addr, err := v.cpi.cloud.FindPublicIP(v.spec.ZoneID, l.PublicIP)
-		if err != nil {
-			return fmt.Errorf("%s: looking up the address: %w", l, err)
-		}
-		network, err := lbNetwork(l, addr, vip, v.plan.nics)
-		if err != nil {
-			return vmCreationRefused(err)
-		}
-		rules, err := v.cpi.cloud.LBRulesOn(addr.ID)
-		if err != nil {
-			return fmt.Errorf("%s: listing the address's load-balancer rules: %w", l, err)
-		}
-		rule, err := existingRule(l, rules)
-		if err != nil {
-			return vmCreationRefused(err)
-		}
-		v.lbs = append(v.lbs, lbPlan{prop: l, addr: addr, rule: rule, networkID: network})
-	}
-	return nil
+	plans, err := v.vms.lbs.plan(v.props.LBs, v.spec.ZoneID, vip, v.plan.nics)
+	v.lbs = plans
+	return err
 }
 
 // joinLBs puts the VM behind each entry's rule, creating the rule when it
-// is missing.
+// is missing; a rule it creates carries the VM's mark (lbMark).
 func (v *vmCreation) joinLBs() error {
 	for _, p := range v.lbs {
-		if err := v.joinLB(p); err != nil {
+		if err := v.vms.lbs.join(p, v.vm.ID, v.lbMark()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// joinLB assigns the VM to the entry's rule. When the assign fails and the
+// lbMark is what a rule this create_vm creates says of it: the same
+// director and agent as the VM's incomplete mark, which is how the VM's
+// removal finds a rule created before the VM was behind it.
+func (v *vmCreation) lbMark() cloudstack.LBMark {
+	return cloudstack.LBMark{Director: v.mark.Director, Agent: v.mark.Agent}
+}
+
+// plan resolves the entries in a zone for a VM with the vip and NICs: each
+// entry's address, its rule if it exists, and the network the rule needs.
+func (c lbs) plan(entries []lbProp, zoneID, vip string, nics []nicPlan) ([]lbPlan, error) {
+	var plans []lbPlan
+	for _, l := range entries {
+		addr, err := c.cloud.FindPublicIP(zoneID, l.PublicIP)
+		if err != nil {
+			return plans, fmt.Errorf("%s: looking up the address: %w", l, err)
+		}
+		network, err := lbNetwork(l, addr, vip, nics)
+		if err != nil {
+			return plans, vmCreationRefused(err)
+		}
+		rules, err := c.cloud.LBRulesOn(addr.ID)
+		if err != nil {
+			return plans, fmt.Errorf("%s: listing the address's load-balancer rules: %w", l, err)
+		}
+		rule, err := existingRule(l, rules)
+		if err != nil {
+			return plans, vmCreationRefused(err)
+		}
+		plans = append(plans, lbPlan{prop: l, addr: addr, rule: rule, networkID: network})
+	}
+	return plans, nil
+}
+
+// join assigns the VM to the entry's rule. When the assign fails and the
 // rule is gone (the delete_vm of its last VM, running beside this call,
-// deleted it after planLBs found it), the rule is made again once.
-func (v *vmCreation) joinLB(p lbPlan) error {
+// deleted it after plan found it), the rule is made again once.
+func (c lbs) join(p lbPlan, vmID string, mark cloudstack.LBMark) error {
 	rule := p.rule
 	for again := false; ; again = true {
 		if rule == nil {
 			var err error
-			if rule, err = v.createLB(p); err != nil {
+			if rule, err = c.create(p, mark); err != nil {
 				return err
 			}
 		}
-		err := v.cpi.cloud.AssignToLBRule(rule.ID, v.vm.ID)
+		err := c.cloud.AssignToLBRule(rule.ID, vmID)
 		if err == nil {
 			return nil
 		}
-		if !again && p.rule != nil && v.lbGone(p, rule.ID) {
-			v.cpi.logger.Warn("vm", "%s: load-balancer rule %s went while VM %s was joining it; making it again",
-				p.prop, rule.ID, v.vm.ID)
+		if !again && p.rule != nil && c.gone(p, rule.ID) {
+			c.logger.Warn("vm", "%s: load-balancer rule %s went while VM %s was joining it; making it again",
+				p.prop, rule.ID, vmID)
 			rule = nil
 			continue
 		}
-		return fmt.Errorf("%s: assigning VM %s to load-balancer rule %s: %w", p.prop, v.vm.ID, rule.ID, err)
+		return fmt.Errorf("%s: assigning VM %s to load-balancer rule %s: %w", p.prop, vmID, rule.ID, err)
 	}
 }
 
-// lbGone says the address no longer has the rule (a failed listing says
+// gone says the address no longer has the rule (a failed listing says
 // nothing).
-func (v *vmCreation) lbGone(p lbPlan, ruleID string) bool {
-	rules, err := v.cpi.cloud.LBRulesOn(p.addr.ID)
+func (c lbs) gone(p lbPlan, ruleID string) bool {
+	rules, err := c.cloud.LBRulesOn(p.addr.ID)
 	return err == nil && !slices.ContainsFunc(rules, func(r cloudstack.LBRule) bool { return r.ID == ruleID })
 }
 
-// createLB creates the entry's rule, marked as this create_vm's. After a
-// lost answer, or when another create_vm made the rule meanwhile (the same
-// lbs in parallel), the rule of that name on the address is the one.
-func (v *vmCreation) createLB(p lbPlan) (*cloudstack.LBRule, error) {
-	c := v.cpi
+// create creates the entry's rule, carrying mark. After a lost answer, or
+// when another create_vm made the rule meanwhile (the same lbs in
+// parallel), the rule of that name on the address is the one.
+func (c lbs) create(p lbPlan, mark cloudstack.LBMark) (*cloudstack.LBRule, error) {
 	spec := cloudstack.LBSpec{Name: p.prop.Name, Algorithm: p.prop.Algorithm, PublicPort: p.prop.PublicPort,
 		PrivatePort: p.prop.PrivatePort, OpenFirewall: bool(p.prop.OpenFirewall), PublicIPID: p.addr.ID,
-		NetworkID: p.networkID, Mark: v.lbMark()}
+		NetworkID: p.networkID, Mark: mark}
 	created, err := c.cloud.CreateLBRule(spec)
 	if err != nil && created == nil {
 		if rules, listErr := c.cloud.LBRulesOn(p.addr.ID); listErr == nil {
@@ -233,13 +261,6 @@ func (v *vmCreation) createLB(p lbPlan) (*cloudstack.LBRule, error) {
 	return created, nil
 }
 
-// lbMark is what a rule this create_vm creates says of it: the same
-// director and agent as the VM's incomplete mark, which is how the VM's
-// removal finds a rule created before the VM was behind it.
-func (v *vmCreation) lbMark() cloudstack.LBMark {
-	return cloudstack.LBMark{Director: v.mark.Director, Agent: v.mark.Agent}
-}
-
 // leaveLBs takes a VM from behind its rules before it goes, and deletes
 // the rules this director's CPI created that would have no VM left. Each
 // rule is one step, deleted or left, so a retry after a crash finds the
@@ -247,8 +268,8 @@ func (v *vmCreation) lbMark() cloudstack.LBMark {
 // its create_vm created that no VM is behind yet (killed or failed between
 // createLoadBalancerRule and assignToLoadBalancerRule). A rule another
 // create_vm is about to join may go meanwhile: that call's assign then
-// fails and it makes the rule again (joinLB).
-func (c CPI) leaveLBs(vm *cloudstack.VM) error {
+// fails and it makes the rule again (lbs.join).
+func (c lbs) leaveLBs(vm *cloudstack.VM) error {
 	mark, incomplete := vm.IncompleteMark()
 	if !incomplete && !vm.HadLBs() {
 		// Made without lbs, it is behind no rule of the CPI's; CloudStack
@@ -282,7 +303,7 @@ func (c CPI) leaveLBs(vm *cloudstack.VM) error {
 	return nil
 }
 
-func (c CPI) leaveLB(vm *cloudstack.VM, r cloudstack.LBRule, behind bool) error {
+func (c lbs) leaveLB(vm *cloudstack.VM, r cloudstack.LBRule, behind bool) error {
 	others, err := c.otherLBVMs(r.ID, vm.ID)
 	if err != nil {
 		return err
@@ -300,7 +321,7 @@ func (c CPI) leaveLB(vm *cloudstack.VM, r cloudstack.LBRule, behind bool) error 
 }
 
 // otherLBVMs are the VMs behind a rule other than vmID.
-func (c CPI) otherLBVMs(ruleID, vmID string) ([]string, error) {
+func (c lbs) otherLBVMs(ruleID, vmID string) ([]string, error) {
 	ids, err := c.cloud.LBRuleVMs(ruleID)
 	if err != nil {
 		return nil, fmt.Errorf("listing the VMs behind load-balancer rule %s: %w", ruleID, err)

@@ -2,13 +2,14 @@ package cpi
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 
 	boshlog "github.com/cloudfoundry/bosh-utils/logger"
+	"go.uber.org/mock/gomock"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
 )
 
 func webLB() lbProp {
@@ -112,133 +113,86 @@ func TestAnExistingRuleMustHaveTheEntrysPorts(t *testing.T) {
 	}
 }
 
-// lbCloud holds rules and the VMs behind them, and records what the CPI
-// did to them.
-type lbCloud struct {
-	cloudstack.API
-	rules  []cloudstack.LBRule
-	behind map[string][]string
-	did    []string
-	listed int // VMLBRules calls
-}
-
-func (f *lbCloud) VMLBRules(vmID string) ([]cloudstack.LBRule, error) {
-	f.listed++
-	var out []cloudstack.LBRule
-	for _, r := range f.rules {
-		if slices.Contains(f.behind[r.ID], vmID) {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func (f *lbCloud) LBRulesCreatedFor(m cloudstack.LBMark) ([]cloudstack.LBRule, error) {
-	var out []cloudstack.LBRule
-	for _, r := range f.rules {
-		if got, ok := r.Mark(); ok && got == m {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func (f *lbCloud) LBRuleVMs(id string) ([]string, error) { return f.behind[id], nil }
-
-func (f *lbCloud) DeleteLBRule(id string) error {
-	f.did = append(f.did, "delete "+id)
-	return nil
-}
-
-func (f *lbCloud) RemoveFromLBRule(id, vmID string) error {
-	f.did = append(f.did, "remove "+vmID+" from "+id)
-	return nil
+// lbPart is the load-balancer part over a strict mock, for director dir.
+func lbPart(t *testing.T) (lbs, *cloudstackmock.MockAPI) {
+	cloud := cloudstackmock.NewMockAPI(gomock.NewController(t))
+	return lbs{request: request{ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)},
+		cloud: cloud}, cloud
 }
 
 // TestLeavingLBsDeletesOnlyTheCPIsEmptyRules: the VM's removal deletes the
 // rules this director's CPI created that it was the last VM behind, takes
 // it from the others, and leaves an operator's or another director's rule
 // with no VM as it is; an incomplete VM's removal also deletes the rules
-// its create_vm created before assigning it.
+// its create_vm created before assigning it. A VM made without lbs asks
+// nothing (the strict mock fails on any call).
 func TestLeavingLBsDeletesOnlyTheCPIsEmptyRules(t *testing.T) {
-	ours := cloudstack.LBMark{Director: "dir", Agent: "agent-1"}.Description()
+	ours := cloudstack.LBMark{Director: "dir", Agent: "agent-1"}
 	earlier := cloudstack.LBMark{Director: "dir", Agent: "agent-0"}.Description()
 	theirs := cloudstack.LBMark{Director: "other-dir", Agent: "agent-1"}.Description()
-	cloud := &lbCloud{rules: []cloudstack.LBRule{
-		{ID: "last", Description: earlier}, {ID: "shared", Description: earlier}, {ID: "operator", Description: "ops"},
-		{ID: "foreign", Description: theirs}, {ID: "unassigned", Description: ours}, {ID: "joined", Description: ours},
-	}, behind: map[string][]string{"last": {"vm-1"}, "shared": {"vm-1", "vm-2"}, "operator": {"vm-1"},
-		"foreign": {"vm-1"}, "joined": {"vm-2"}}}
-	c := CPI{cloud: cloud, ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)}
+	c, cloud := lbPart(t)
 	withoutLBs := &cloudstack.VM{ID: "vm-1", DisplayName: "vm-1"}
-	if err := c.leaveLBs(withoutLBs); err != nil || len(cloud.did) != 0 || cloud.listed != 0 {
-		t.Fatalf("a complete VM made without lbs: %v, did %q after %d listings, want nothing", err, cloud.did, cloud.listed)
+	if err := c.leaveLBs(withoutLBs); err != nil {
+		t.Fatalf("a complete VM made without lbs: %v", err)
 	}
 	complete := &cloudstack.VM{ID: "vm-1", DisplayName: "vm-1", Tags: map[string]string{cloudstack.LBTag: "true"}}
+	cloud.EXPECT().VMLBRules("vm-1").Return([]cloudstack.LBRule{{ID: "last", Description: earlier},
+		{ID: "shared", Description: earlier}, {ID: "operator", Description: "ops"}, {ID: "foreign", Description: theirs}}, nil)
+	for id, behind := range map[string][]string{"last": {"vm-1"}, "shared": {"vm-1", "vm-2"}, "operator": {"vm-1"},
+		"foreign": {"vm-1"}} {
+		cloud.EXPECT().LBRuleVMs(id).Return(behind, nil)
+	}
+	gomock.InOrder(
+		cloud.EXPECT().DeleteLBRule("last").Return(nil),
+		cloud.EXPECT().RemoveFromLBRule("shared", "vm-1").Return(nil),
+		cloud.EXPECT().RemoveFromLBRule("operator", "vm-1").Return(nil),
+		cloud.EXPECT().RemoveFromLBRule("foreign", "vm-1").Return(nil),
+	)
 	if err := c.leaveLBs(complete); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"delete last", "remove vm-1 from shared", "remove vm-1 from operator", "remove vm-1 from foreign"}
-	if !slices.Equal(cloud.did, want) {
-		t.Errorf("a complete VM's removal did %q, want %q", cloud.did, want)
-	}
-	cloud.did, cloud.behind = nil, map[string][]string{"joined": {"vm-2"}}
 	incomplete := &cloudstack.VM{ID: "vm-3", DisplayName: cloudstack.NewMark("dir", "", "agent-1").DisplayName()}
+	cloud.EXPECT().VMLBRules("vm-3").Return(nil, nil)
+	cloud.EXPECT().LBRulesCreatedFor(ours).Return([]cloudstack.LBRule{{ID: "unassigned", Description: ours.Description()},
+		{ID: "joined", Description: ours.Description()}}, nil)
+	cloud.EXPECT().LBRuleVMs("unassigned").Return(nil, nil)
+	cloud.EXPECT().LBRuleVMs("joined").Return([]string{"vm-2"}, nil)
+	cloud.EXPECT().DeleteLBRule("unassigned").Return(nil)
 	if err := c.leaveLBs(incomplete); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"delete unassigned"}; !slices.Equal(cloud.did, want) {
-		t.Errorf("an incomplete VM's removal did %q, want %q", cloud.did, want)
-	}
-}
-
-// joinCloud answers assign, list and create for one address.
-type joinCloud struct {
-	lbCloud
-	onIP     []cloudstack.LBRule
-	refuse   map[string]bool // rule ids whose assign fails
-	assigned []string
-	created  []cloudstack.LBSpec
-}
-
-func (f *joinCloud) LBRulesOn(string) ([]cloudstack.LBRule, error) { return f.onIP, nil }
-
-func (f *joinCloud) AssignToLBRule(id, vmID string) error {
-	if f.refuse[id] {
-		return errors.New("Unable to find load balancer rule: 7")
-	}
-	f.assigned = append(f.assigned, id+"<-"+vmID)
-	return nil
-}
-
-func (f *joinCloud) CreateLBRule(s cloudstack.LBSpec) (*cloudstack.LBRule, error) {
-	f.created = append(f.created, s)
-	r := cloudstack.LBRule{ID: "new", Name: s.Name, Description: s.Mark.Description()}
-	f.onIP = append(f.onIP, r)
-	return &r, nil
 }
 
 // TestJoiningARuleThatWentMakesItAgain: the rule planLBs found was deleted
 // by its last VM's delete_vm before the assign; the rule is made again,
 // marked as this call's, and the VM put behind it. A rule that is still
-// there when the assign fails is not made twice.
+// there when the assign fails is not made twice (the strict mock fails on
+// a second CreateLBRule).
 func TestJoiningARuleThatWentMakesItAgain(t *testing.T) {
-	cloud := &joinCloud{refuse: map[string]bool{"old": true}}
-	c := CPI{cloud: cloud, ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)}
+	c, cloud := lbPart(t)
 	old := &cloudstack.LBRule{ID: "old", Name: "web", PublicPort: 80, PrivatePort: 8080}
-	v := &vmCreation{cpi: c, vm: &cloudstack.VM{ID: "vm-1"}, mark: cloudstack.NewMark("dir", "", "agent-1"),
-		lbs: []lbPlan{{prop: webLB(), addr: &cloudstack.PublicIP{ID: "ip-1"}, rule: old}}}
-	if err := v.joinLBs(); err != nil {
+	planned := lbPlan{prop: webLB(), addr: &cloudstack.PublicIP{ID: "ip-1"}, rule: old}
+	mark := cloudstack.LBMark{Director: "dir", Agent: "agent-1"}
+	refused := errors.New("Unable to find load balancer rule: 7")
+	gomock.InOrder(
+		cloud.EXPECT().AssignToLBRule("old", "vm-1").Return(refused),
+		cloud.EXPECT().LBRulesOn("ip-1").Return(nil, nil),
+		cloud.EXPECT().CreateLBRule(gomock.Any()).DoAndReturn(func(s cloudstack.LBSpec) (*cloudstack.LBRule, error) {
+			if s.Mark != mark || s.Name != "web" || s.PublicIPID != "ip-1" {
+				t.Errorf("the rule made again is %+v", s)
+			}
+			return &cloudstack.LBRule{ID: "new", Name: s.Name, Description: s.Mark.Description()}, nil
+		}),
+		cloud.EXPECT().AssignToLBRule("new", "vm-1").Return(nil),
+	)
+	if err := c.join(planned, "vm-1", mark); err != nil {
 		t.Fatal(err)
 	}
-	if len(cloud.created) != 1 || cloud.created[0].Mark != (cloudstack.LBMark{Director: "dir", Agent: "agent-1"}) ||
-		!slices.Equal(cloud.assigned, []string{"new<-vm-1"}) {
-		t.Fatalf("created %+v, assigned %q", cloud.created, cloud.assigned)
-	}
-	cloud = &joinCloud{refuse: map[string]bool{"old": true}, onIP: []cloudstack.LBRule{*old}}
-	v.cpi.cloud = cloud
-	if err := v.joinLBs(); err == nil || !strings.Contains(err.Error(), "assigning VM vm-1 to load-balancer rule old") ||
-		len(cloud.created) != 0 {
-		t.Fatalf("a rule still there: %v, created %+v", err, cloud.created)
+	gomock.InOrder(
+		cloud.EXPECT().AssignToLBRule("old", "vm-1").Return(refused),
+		cloud.EXPECT().LBRulesOn("ip-1").Return([]cloudstack.LBRule{*old}, nil),
+	)
+	if err := c.join(planned, "vm-1", mark); err == nil || !strings.Contains(err.Error(), "assigning VM vm-1 to load-balancer rule old") {
+		t.Fatalf("a rule still there: %v", err)
 	}
 }

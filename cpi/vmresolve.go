@@ -15,10 +15,28 @@ import (
 // create_vm's first half: names in the request become CloudStack ids, and
 // bad input is refused before anything is created.
 
+// placement is the part that turns create_vm's names into CloudStack ids:
+// the zone, the template, offerings, networks and the affinity group.
+type placement struct {
+	request
+	cloud     placementCloud
+	offerings offerings
+}
+
+// placementCloud is what resolving create_vm's names asks of CloudStack.
+type placementCloud interface {
+	cloudstack.ZoneCatalog
+	cloudstack.ComputeCatalog
+	cloudstack.DiskCatalog
+	cloudstack.NetworkCatalog
+	cloudstack.TemplateFinder
+	cloudstack.AffinityGroups
+}
+
 // resolve turns names into CloudStack ids: zone, offering, networks, disk
 // offering, affinity group; nothing is created but an affinity group.
 func (v *vmCreation) resolve(networkRefs []string) error {
-	c := v.cpi
+	c := v.vms.placement
 	zones, err := c.cloud.FindZones([]string{firstOf(v.props.Zone, c.cfg.CloudStack.DefaultZone)})
 	if err != nil {
 		return vmCreationRefused(err)
@@ -63,7 +81,7 @@ func (v *vmCreation) resolve(networkRefs []string) error {
 }
 
 func (v *vmCreation) resolveOffering() error {
-	c := v.cpi
+	c := v.vms.placement
 	if v.props.CPU > 0 {
 		o, err := v.customOffering()
 		if err != nil {
@@ -105,7 +123,7 @@ func (v *vmCreation) resolveOffering() error {
 // constrained offering whose limits take them, else the first other
 // customized offering that does.
 func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
-	c := v.cpi
+	c := v.vms.placement
 	cpu, ram, speed := v.props.CPU, v.props.RAM, v.props.CPUSpeed
 	if ref := v.props.ComputeOffering; ref != "" {
 		o, err := c.cloud.FindServiceOffering(ref)
@@ -160,7 +178,7 @@ func speedText(mhz int) string {
 }
 
 func (v *vmCreation) resolveEphemeral() error {
-	c := v.cpi
+	c := v.vms.placement
 	ref := firstOf(v.props.EphemeralDiskOffering, c.cfg.CloudStack.DefaultEphemeralDiskOffering)
 	if v.props.EphemeralDiskSize == 0 && v.props.EphemeralDiskOffering == "" {
 		return nil
@@ -170,7 +188,7 @@ func (v *vmCreation) resolveEphemeral() error {
 	if ref == "" {
 		// calculate_vm_cloud_properties and the earlier CPIs' disk give a
 		// size alone: the customized offering serves.
-		o, err = c.customDiskOffering("ephemeral disk with no ephemeral_disk_offering and no " +
+		o, err = c.offerings.customDiskOffering("ephemeral disk with no ephemeral_disk_offering and no " +
 			"cloudstack.default_ephemeral_disk_offering")
 		if err != nil {
 			err = fmt.Errorf("an ephemeral disk with no ephemeral_disk_offering and no "+
@@ -194,7 +212,7 @@ func (v *vmCreation) resolveEphemeral() error {
 }
 
 func (v *vmCreation) resolveAffinity() error {
-	c := v.cpi
+	c := v.vms.placement
 	name := v.props.AffinityGroup
 	if name == "" && c.cfg.CloudStack.AutoAntiAffinity {
 		if group := instanceGroup(v.env); group != "" {
@@ -212,6 +230,23 @@ func (v *vmCreation) resolveAffinity() error {
 	}
 	v.spec.AffinityGroupIDs = []string{id}
 	return nil
+}
+
+// templateIn is the template a stemcell CID stands for in a zone: the CID
+// itself, or, for the earlier CPIs' CIDs (cpitemplate-…, the template's
+// name), the template named so there.
+func (c placement) templateIn(ref, zoneID string) (string, error) {
+	if cloudstack.IsID(ref) {
+		return ref, nil
+	}
+	t, err := c.cloud.FindTemplateByName(ref, zoneID)
+	if err != nil {
+		return "", err
+	}
+	if t == nil {
+		return "", fmt.Errorf("stemcell %s: no template of that name in zone %s", ref, zoneID)
+	}
+	return t.ID, nil
 }
 
 // checkInNetwork refuses a static IP outside the CloudStack network before

@@ -1,8 +1,6 @@
 package cpi
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -11,8 +9,25 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
+// vms is the part behind the VM methods: the VM, its public address by
+// static NAT and its tags here; its load-balancer rules and the names it is
+// deployed with in parts of their own.
+type vms struct {
+	request
+	cloud     vmCloud
+	lbs       lbs
+	placement placement
+}
+
+// vmCloud is what the VM part asks of CloudStack itself.
+type vmCloud interface {
+	cloudstack.VMs
+	cloudstack.Addresses
+	cloudstack.Tags
+}
+
 // CreateVM implements apiv1.CPI (API v1).
-func (c CPI) CreateVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
+func (c vms) CreateVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
 	networks apiv1.Networks, _ []apiv1.DiskCID, env apiv1.VMEnv) (apiv1.VMCID, error) {
 	v, err := c.createVM(agentID, stemcellCID, cp, networks, env)
 	if err != nil {
@@ -23,7 +38,7 @@ func (c CPI) CreateVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp a
 
 // CreateVMV2 implements apiv1.CPI (API v2): the networks come back with the
 // addresses CloudStack gave each NIC.
-func (c CPI) CreateVMV2(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
+func (c vms) CreateVMV2(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
 	networks apiv1.Networks, _ []apiv1.DiskCID, env apiv1.VMEnv) (apiv1.VMCID, apiv1.Networks, error) {
 	v, err := c.createVM(agentID, stemcellCID, cp, networks, env)
 	if err != nil {
@@ -63,7 +78,7 @@ func nicByMAC(nics []cloudstack.NIC, mac string) (cloudstack.NIC, bool) {
 // DeleteVM implements apiv1.CPI: gone already is success; persistent disks
 // are detached by CloudStack and survive; the ephemeral disk goes with the
 // VM; a public IP the CPI acquired is released.
-func (c CPI) DeleteVM(cid apiv1.VMCID) error {
+func (c vms) DeleteVM(cid apiv1.VMCID) error {
 	vm, err := c.cloud.FindVM(cid.AsString())
 	if err != nil {
 		return wrap(err, "looking up VM %s", cid.AsString())
@@ -78,7 +93,7 @@ func (c CPI) DeleteVM(cid apiv1.VMCID) error {
 // removeVM removes a VM with its registry settings, the vip the CPI
 // acquired for it and its ephemeral disk: delete_vm, and create_vm's
 // removal of what it or an earlier attempt left.
-func (c CPI) removeVM(vm *cloudstack.VM) error {
+func (c vms) removeVM(vm *cloudstack.VM) error {
 	if vm.Busy() {
 		// An interrupted call's deploy (or another job) may still run:
 		// what is sent now would queue behind it in CloudStack, so wait
@@ -103,7 +118,7 @@ func (c CPI) removeVM(vm *cloudstack.VM) error {
 	// Its load-balancer rules go before it too: CloudStack takes a VM
 	// from behind them only when it expunges it (UserVmManagerImpl.
 	// cleanupVmResources), and a VM that is gone no longer finds them.
-	if err := c.leaveLBs(vm); err != nil {
+	if err := c.lbs.leaveLBs(vm); err != nil {
 		return wrap(err, "taking VM %s from its load-balancer rules", vm.ID)
 	}
 	if vm.AwaitingExpunge() && *c.cfg.CloudStack.ExpungeVM {
@@ -131,7 +146,7 @@ func (c CPI) removeVM(vm *cloudstack.VM) error {
 // destroyVM destroys with expunge when configured, and without it when the
 // account may not expunge, which leaves the VM Destroyed until CloudStack's
 // expunge interval.
-func (c CPI) destroyVM(id string, volumes []string) error {
+func (c vms) destroyVM(id string, volumes []string) error {
 	expunge := *c.cfg.CloudStack.ExpungeVM
 	err := c.cloud.DestroyVM(id, expunge, volumes)
 	if expunge && cloudstack.IsExpungeRefused(err) {
@@ -146,7 +161,7 @@ func (c CPI) destroyVM(id string, volumes []string) error {
 // releaseVIP ends a VM's static NAT, releasing the address when the CPI
 // acquired it, and releases the address an incomplete VM's create_vm
 // meant to acquire if it did so without tagging it yet.
-func (c CPI) releaseVIP(vm *cloudstack.VM) error {
+func (c vms) releaseVIP(vm *cloudstack.VM) error {
 	if vm.PublicIPID != "" {
 		addr, err := c.cloud.PublicIPByID(vm.PublicIPID)
 		if err != nil {
@@ -196,7 +211,7 @@ const diskNamePrefix = "bosh-disk-"
 
 // HasVM implements apiv1.CPI: a VM CloudStack is destroying counts as gone,
 // so cloudcheck recreates it rather than waiting on a corpse.
-func (c CPI) HasVM(cid apiv1.VMCID) (bool, error) {
+func (c vms) HasVM(cid apiv1.VMCID) (bool, error) {
 	vm, err := c.cloud.FindVM(cid.AsString())
 	if err != nil {
 		return false, wrap(err, "looking up VM %s", cid.AsString())
@@ -205,16 +220,16 @@ func (c CPI) HasVM(cid apiv1.VMCID) (bool, error) {
 }
 
 // RebootVM implements apiv1.CPI; a stopped VM is started.
-func (c CPI) RebootVM(cid apiv1.VMCID) error {
-	vm, err := c.mustFindVM(cid)
+func (c vms) RebootVM(cid apiv1.VMCID) error {
+	vm, err := mustFindVM(c.cloud, cid)
 	if err != nil {
 		return err
 	}
 	return wrap(c.cloud.RebootVM(vm), "rebooting VM %s", vm.ID)
 }
 
-func (c CPI) mustFindVM(cid apiv1.VMCID) (*cloudstack.VM, error) {
-	vm, err := c.cloud.FindVM(cid.AsString())
+func mustFindVM(cloud cloudstack.VMFinder, cid apiv1.VMCID) (*cloudstack.VM, error) {
+	vm, err := cloud.FindVM(cid.AsString())
 	if err != nil {
 		return nil, wrap(err, "looking up VM %s", cid.AsString())
 	}
@@ -226,8 +241,8 @@ func (c CPI) mustFindVM(cid apiv1.VMCID) (*cloudstack.VM, error) {
 
 // SetVMMetadata implements apiv1.CPI: tags with replace semantics, and the
 // display name from the instance's name or group.
-func (c CPI) SetVMMetadata(cid apiv1.VMCID, meta apiv1.VMMeta) error {
-	vm, err := c.mustFindVM(cid)
+func (c vms) SetVMMetadata(cid apiv1.VMCID, meta apiv1.VMMeta) error {
+	vm, err := mustFindVM(c.cloud, cid)
 	if err != nil {
 		return err
 	}
@@ -254,71 +269,10 @@ func displayName(tags map[string]string) string {
 	return truncate(strings.NewReplacer("/", "_").Replace(name), 255)
 }
 
-// CalculateVMCloudProperties implements apiv1.CPI: the smallest fixed
-// offering with enough CPUs and memory, else cpu and ram for a customized
-// one whose limits take them (which create_vm then picks). With compute
-// tags configured only offerings passing them count, and a customized one
-// is named so create_vm takes it; with disk tags the ephemeral disk's
-// offering is named too.
-func (c CPI) CalculateVMCloudProperties(res apiv1.VMResources) (apiv1.VMCloudProps, error) {
-	offerings, err := c.cloud.ServiceOfferings()
-	if err != nil {
-		return nil, wrap(err, "listing compute offerings")
-	}
-	filter := c.computeFilter()
-	if offerings, err = passingCompute(offerings, filter); err != nil {
-		return nil, cloudError(err)
-	}
-	props := map[string]any{"ephemeral_disk_size": res.EphemeralDiskSize}
-	if err := computeProps(props, offerings, res, filter); err != nil {
-		return nil, err
-	}
-	if f := c.diskFilter(); f.set() && res.EphemeralDiskSize > 0 {
-		o, err := c.ephemeralOffering(res.EphemeralDiskSize, f)
-		if err != nil {
-			return nil, err
-		}
-		props["ephemeral_disk_offering"] = o.Name
-	}
-	return apiv1.NewVMCloudPropsFromMap(props), nil
-}
-
-func computeProps(props map[string]any, offerings []cloudstack.ServiceOffering, res apiv1.VMResources, filter tagFilter) error {
-	var fits []cloudstack.ServiceOffering
-	for _, o := range offerings {
-		if !o.Customized && o.CPUs >= res.CPU && o.MemoryMB >= res.RAM {
-			fits = append(fits, o)
-		}
-	}
-	if len(fits) > 0 {
-		sort.Slice(fits, func(i, j int) bool {
-			if fits[i].MemoryMB != fits[j].MemoryMB {
-				return fits[i].MemoryMB < fits[j].MemoryMB
-			}
-			return fits[i].CPUs < fits[j].CPUs
-		})
-		props["compute_offering"] = fits[0].Name
-		return nil
-	}
-	o, err := pickCustom(offerings, res.CPU, res.RAM, 0)
-	if err != nil {
-		among := ""
-		if filter.set() {
-			among = fmt.Sprintf(" among those passing %s", filter)
-		}
-		return cloudError(fmt.Errorf("no fixed compute offering%s has %d CPUs and %d MiB, and %w", among, res.CPU, res.RAM, err))
-	}
-	props["cpu"], props["ram"] = res.CPU, res.RAM
-	if filter.set() {
-		props["compute_offering"] = o.Name
-	}
-	return nil
-}
-
 // GetDisks implements apiv1.CPI: persistent disks only, never an
 // ephemeral one (ours or an earlier CPI's).
-func (c CPI) GetDisks(cid apiv1.VMCID) ([]apiv1.DiskCID, error) {
-	vm, err := c.mustFindVM(cid)
+func (c vms) GetDisks(cid apiv1.VMCID) ([]apiv1.DiskCID, error) {
+	vm, err := mustFindVM(c.cloud, cid)
 	if err != nil {
 		return nil, err
 	}

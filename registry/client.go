@@ -5,6 +5,7 @@ package registry
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,7 +107,9 @@ func (c *Client) do(method, id string, body []byte) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	req, err := http.NewRequest(method, u, bytes.NewReader(body))
+	// The client's Timeout bounds the request: the CPI method it serves has
+	// no context of its own to pass.
+	req, err := http.NewRequestWithContext(context.Background(), method, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, 0, err
 	}

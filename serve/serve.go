@@ -109,7 +109,7 @@ func (b byPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Servers) add(name, listenKey, listen, cert, key string, h http.Handler) error {
-	ln, err := net.Listen("tcp", listen)
+	ln, err := new(net.ListenConfig).Listen(context.Background(), "tcp", listen)
 	if err != nil {
 		return fmt.Errorf("%s: %w", listenKey, err)
 	}

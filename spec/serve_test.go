@@ -3,6 +3,7 @@ package spec
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -191,8 +192,8 @@ func TestStemcellThroughTheWebDAVDaemon(t *testing.T) {
 			if left := daemonImages(t, dir); len(left) != 0 {
 				t.Fatalf("the daemon still holds %v after the template was ready", left)
 			}
-			if resp, err := http.Get(tpls[0].Url); err != nil || resp.StatusCode != http.StatusNotFound {
-				t.Fatalf("the image URL still answers: %v %v", resp, err)
+			if code, _, err := getStatus(tpls[0].Url); err != nil || code != http.StatusNotFound {
+				t.Fatalf("the image URL still answers: %d %v", code, err)
 			}
 			if !strings.Contains(r.Stderr, "removed the image") {
 				t.Errorf("stderr does not say the image was removed:\n%s", r.Stderr)
@@ -266,8 +267,8 @@ func TestWebDAVDaemonCollectsForgottenImages(t *testing.T) {
 		t.Fatalf("PUT: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	if resp, _ := http.Get(url); resp == nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("the image is not served: %v", resp)
+	if code, _, err := getStatus(url); code != http.StatusOK {
+		t.Fatalf("the image is not served: %d %v", code, err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for len(daemonImages(t, dir)) != 0 {
@@ -276,8 +277,8 @@ func TestWebDAVDaemonCollectsForgottenImages(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if resp, _ := http.Get(url); resp == nil || resp.StatusCode != http.StatusNotFound {
-		t.Fatalf("a collected image is still served: %v", resp)
+	if code, _, err := getStatus(url); code != http.StatusNotFound {
+		t.Fatalf("a collected image is still served: %d %v", code, err)
 	}
 	if !strings.Contains(daemon.log(), "garbage-collected") {
 		t.Errorf("the log does not say so:\n%s", daemon.log())
@@ -475,11 +476,31 @@ func TestRegistryAsAnAgentReadsIt(t *testing.T) {
 	}
 	req, _ := http.NewRequest(http.MethodDelete, base+"/instances/vm-1/settings", nil)
 	req.SetBasicAuth(regUser, "wrong")
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized ||
-		resp.Header.Get("WWW-Authenticate") != `Basic realm="Bosh Registry"` {
-		t.Fatalf("DELETE with a wrong password: %v %v", resp, err)
+	if code, header, err := statusOf(req); err != nil || code != http.StatusUnauthorized ||
+		header.Get("WWW-Authenticate") != `Basic realm="Bosh Registry"` {
+		t.Fatalf("DELETE with a wrong password: %d %v %v", code, header, err)
 	}
-	if resp, err := http.Get(base + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("healthz: %v %v", resp, err)
+	if code, _, err := getStatus(base + "/healthz"); err != nil || code != http.StatusOK {
+		t.Fatalf("healthz: %d %v", code, err)
 	}
+}
+
+// statusOf does req, closing the body: what these tests read of an answer
+// is its status and headers. A request that fails is status 0.
+func statusOf(req *http.Request) (int, http.Header, error) {
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header, nil
+}
+
+// getStatus is statusOf a GET of url.
+func getStatus(url string) (int, http.Header, error) {
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	return statusOf(req)
 }

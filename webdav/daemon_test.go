@@ -67,17 +67,11 @@ func daemonURL(srv *httptest.Server, public string) string {
 	return strings.Replace(public, "http://ssvm-sees.example:8080", srv.URL, 1)
 }
 
-func authed(t *testing.T, method, url string, body io.Reader) (*http.Response, string) {
+func authed(t *testing.T, method, url string, body io.Reader) (answer, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, body)
 	req.SetBasicAuth(davUser, davPass)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	return send(t, req)
 }
 
 func TestHandoffByUploadThenRemove(t *testing.T) {
@@ -216,8 +210,8 @@ func TestDaemonRefusals(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/"+other+"/x.vhd", io.NopCloser(strings.NewReader("chunked")))
 	req.ContentLength = -1
 	req.SetBasicAuth(davUser, davPass)
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusLengthRequired {
-		t.Errorf("PUT without a length: %v %v", resp, err)
+	if resp, _ := send(t, req); resp.StatusCode != http.StatusLengthRequired {
+		t.Errorf("PUT without a length: %d", resp.StatusCode)
 	}
 	if resp, _ := authed(t, "DELETE", srv.URL+"/"+other, nil); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("DELETE of an absent token: %d", resp.StatusCode)
@@ -343,6 +337,7 @@ func TestDaemonRefusesAnImageLargerThanItsDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("a 4 EiB PUT: %d", resp.StatusCode)
 	}

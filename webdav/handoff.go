@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -231,19 +232,7 @@ func (h *Handoff) upload(ctx context.Context, path, token, name string) error {
 		req.Body = http.NoBody
 	}
 	req.Header.Set("Content-Type", "application/octet-stream")
-	req.SetBasicAuth(h.username, h.password)
-	resp, err := h.client.Do(req)
-	if err != nil {
-		return h.unreachable(err)
-	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusCreated, http.StatusNoContent, http.StatusOK:
-		return nil
-	case http.StatusUnauthorized:
-		return fmt.Errorf("the WebDAV daemon at %s refused webdav.username and webdav.password", h.daemon.Redacted())
-	}
-	return fmt.Errorf("uploading the image to the WebDAV daemon at %s: %s%s", h.daemon.Redacted(), resp.Status, snippet(resp.Body))
+	return h.send(req, "uploading the image to", http.StatusCreated, http.StatusNoContent, http.StatusOK)
 }
 
 // Remove takes the image back; gone already is success.
@@ -260,17 +249,26 @@ func (p *DaemonImage) Remove(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return h.send(req, "removing the image from", http.StatusNoContent, http.StatusOK, http.StatusNotFound)
+}
+
+// send makes a writing request to the daemon with webdav.username and
+// webdav.password; an answer other than the ok ones is an error saying
+// what was being done (doing) and what the daemon answered.
+func (h *Handoff) send(req *http.Request, doing string, ok ...int) error {
 	req.SetBasicAuth(h.username, h.password)
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return h.unreachable(err)
 	}
 	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusNoContent, http.StatusOK, http.StatusNotFound:
+	switch {
+	case slices.Contains(ok, resp.StatusCode):
 		return nil
+	case resp.StatusCode == http.StatusUnauthorized:
+		return fmt.Errorf("the WebDAV daemon at %s refused webdav.username and webdav.password", h.daemon.Redacted())
 	}
-	return fmt.Errorf("removing the image from the WebDAV daemon at %s: %s%s", h.daemon.Redacted(), resp.Status, snippet(resp.Body))
+	return fmt.Errorf("%s the WebDAV daemon at %s: %s%s", doing, h.daemon.Redacted(), resp.Status, snippet(resp.Body))
 }
 
 func (h *Handoff) unreachable(err error) error {

@@ -117,7 +117,7 @@ func bind(listen string) (net.Listener, error) {
 	}
 	var lastErr error
 	for port := from; port <= to; port++ {
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		ln, err := new(net.ListenConfig).Listen(context.Background(), "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 		if err == nil {
 			return ln, nil
 		}

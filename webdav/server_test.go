@@ -37,19 +37,33 @@ func start(t *testing.T, listen, public string) *webdav.Server {
 	return s
 }
 
-func do(t *testing.T, method, url string, header map[string]string) (*http.Response, string) {
+// answer is what a test's request got: the response's status and headers,
+// its body read and closed.
+type answer struct {
+	StatusCode    int
+	ContentLength int64
+	Header        http.Header
+}
+
+func do(t *testing.T, method, url string, header map[string]string) (answer, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, nil)
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
+	return send(t, req)
+}
+
+// send does req and reads the answer; a failed request fails the test.
+func send(t *testing.T, req *http.Request) (answer, string) {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	return resp, string(body)
+	return answer{StatusCode: resp.StatusCode, ContentLength: resp.ContentLength, Header: resp.Header}, string(body)
 }
 
 func TestServesHeadAndRangedGet(t *testing.T) {

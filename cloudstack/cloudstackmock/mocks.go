@@ -873,6 +873,45 @@ func (mr *MockAPIMockRecorder) WaitTemplate(id, zoneIDs, timeout, report any) *g
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "WaitTemplate", reflect.TypeOf((*MockAPI)(nil).WaitTemplate), id, zoneIDs, timeout, report)
 }
 
+// MockVMFinder is a mock of VMFinder interface.
+type MockVMFinder struct {
+	ctrl     *gomock.Controller
+	recorder *MockVMFinderMockRecorder
+	isgomock struct{}
+}
+
+// MockVMFinderMockRecorder is the mock recorder for MockVMFinder.
+type MockVMFinderMockRecorder struct {
+	mock *MockVMFinder
+}
+
+// NewMockVMFinder creates a new mock instance.
+func NewMockVMFinder(ctrl *gomock.Controller) *MockVMFinder {
+	mock := &MockVMFinder{ctrl: ctrl}
+	mock.recorder = &MockVMFinderMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockVMFinder) EXPECT() *MockVMFinderMockRecorder {
+	return m.recorder
+}
+
+// FindVM mocks base method.
+func (m *MockVMFinder) FindVM(ref string) (*cloudstack.VM, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindVM", ref)
+	ret0, _ := ret[0].(*cloudstack.VM)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindVM indicates an expected call of FindVM.
+func (mr *MockVMFinderMockRecorder) FindVM(ref any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindVM", reflect.TypeOf((*MockVMFinder)(nil).FindVM), ref)
+}
+
 // MockVMs is a mock of VMs interface.
 type MockVMs struct {
 	ctrl     *gomock.Controller
@@ -1044,6 +1083,113 @@ func (mr *MockVMsMockRecorder) VMWithIP(networkID, ip any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "VMWithIP", reflect.TypeOf((*MockVMs)(nil).VMWithIP), networkID, ip)
 }
 
+// MockVolumeFinder is a mock of VolumeFinder interface.
+type MockVolumeFinder struct {
+	ctrl     *gomock.Controller
+	recorder *MockVolumeFinderMockRecorder
+	isgomock struct{}
+}
+
+// MockVolumeFinderMockRecorder is the mock recorder for MockVolumeFinder.
+type MockVolumeFinderMockRecorder struct {
+	mock *MockVolumeFinder
+}
+
+// NewMockVolumeFinder creates a new mock instance.
+func NewMockVolumeFinder(ctrl *gomock.Controller) *MockVolumeFinder {
+	mock := &MockVolumeFinder{ctrl: ctrl}
+	mock.recorder = &MockVolumeFinderMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockVolumeFinder) EXPECT() *MockVolumeFinderMockRecorder {
+	return m.recorder
+}
+
+// FindVolume mocks base method.
+func (m *MockVolumeFinder) FindVolume(ref string) (*cloudstack.Volume, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindVolume", ref)
+	ret0, _ := ret[0].(*cloudstack.Volume)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindVolume indicates an expected call of FindVolume.
+func (mr *MockVolumeFinderMockRecorder) FindVolume(ref any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindVolume", reflect.TypeOf((*MockVolumeFinder)(nil).FindVolume), ref)
+}
+
+// MockVolumeLeftovers is a mock of VolumeLeftovers interface.
+type MockVolumeLeftovers struct {
+	ctrl     *gomock.Controller
+	recorder *MockVolumeLeftoversMockRecorder
+	isgomock struct{}
+}
+
+// MockVolumeLeftoversMockRecorder is the mock recorder for MockVolumeLeftovers.
+type MockVolumeLeftoversMockRecorder struct {
+	mock *MockVolumeLeftovers
+}
+
+// NewMockVolumeLeftovers creates a new mock instance.
+func NewMockVolumeLeftovers(ctrl *gomock.Controller) *MockVolumeLeftovers {
+	mock := &MockVolumeLeftovers{ctrl: ctrl}
+	mock.recorder = &MockVolumeLeftoversMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockVolumeLeftovers) EXPECT() *MockVolumeLeftoversMockRecorder {
+	return m.recorder
+}
+
+// DeleteVolume mocks base method.
+func (m *MockVolumeLeftovers) DeleteVolume(id string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteVolume", id)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteVolume indicates an expected call of DeleteVolume.
+func (mr *MockVolumeLeftoversMockRecorder) DeleteVolume(id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteVolume", reflect.TypeOf((*MockVolumeLeftovers)(nil).DeleteVolume), id)
+}
+
+// SettledVolume mocks base method.
+func (m *MockVolumeLeftovers) SettledVolume(name string, deadline time.Time) (*cloudstack.Volume, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SettledVolume", name, deadline)
+	ret0, _ := ret[0].(*cloudstack.Volume)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// SettledVolume indicates an expected call of SettledVolume.
+func (mr *MockVolumeLeftoversMockRecorder) SettledVolume(name, deadline any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SettledVolume", reflect.TypeOf((*MockVolumeLeftovers)(nil).SettledVolume), name, deadline)
+}
+
+// VolumesNamedLike mocks base method.
+func (m *MockVolumeLeftovers) VolumesNamedLike(s string) ([]cloudstack.Volume, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "VolumesNamedLike", s)
+	ret0, _ := ret[0].([]cloudstack.Volume)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// VolumesNamedLike indicates an expected call of VolumesNamedLike.
+func (mr *MockVolumeLeftoversMockRecorder) VolumesNamedLike(s any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "VolumesNamedLike", reflect.TypeOf((*MockVolumeLeftovers)(nil).VolumesNamedLike), s)
+}
+
 // MockVolumes is a mock of Volumes interface.
 type MockVolumes struct {
 	ctrl     *gomock.Controller
@@ -1185,6 +1331,74 @@ func (mr *MockVolumesMockRecorder) VolumesNamedLike(s any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "VolumesNamedLike", reflect.TypeOf((*MockVolumes)(nil).VolumesNamedLike), s)
 }
 
+// MockSnapshotLeftovers is a mock of SnapshotLeftovers interface.
+type MockSnapshotLeftovers struct {
+	ctrl     *gomock.Controller
+	recorder *MockSnapshotLeftoversMockRecorder
+	isgomock struct{}
+}
+
+// MockSnapshotLeftoversMockRecorder is the mock recorder for MockSnapshotLeftovers.
+type MockSnapshotLeftoversMockRecorder struct {
+	mock *MockSnapshotLeftovers
+}
+
+// NewMockSnapshotLeftovers creates a new mock instance.
+func NewMockSnapshotLeftovers(ctrl *gomock.Controller) *MockSnapshotLeftovers {
+	mock := &MockSnapshotLeftovers{ctrl: ctrl}
+	mock.recorder = &MockSnapshotLeftoversMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockSnapshotLeftovers) EXPECT() *MockSnapshotLeftoversMockRecorder {
+	return m.recorder
+}
+
+// DeleteSnapshot mocks base method.
+func (m *MockSnapshotLeftovers) DeleteSnapshot(id string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteSnapshot", id)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteSnapshot indicates an expected call of DeleteSnapshot.
+func (mr *MockSnapshotLeftoversMockRecorder) DeleteSnapshot(id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteSnapshot", reflect.TypeOf((*MockSnapshotLeftovers)(nil).DeleteSnapshot), id)
+}
+
+// SettledSnapshot mocks base method.
+func (m *MockSnapshotLeftovers) SettledSnapshot(volumeID, name string, deadline time.Time) (*cloudstack.Snapshot, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SettledSnapshot", volumeID, name, deadline)
+	ret0, _ := ret[0].(*cloudstack.Snapshot)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// SettledSnapshot indicates an expected call of SettledSnapshot.
+func (mr *MockSnapshotLeftoversMockRecorder) SettledSnapshot(volumeID, name, deadline any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SettledSnapshot", reflect.TypeOf((*MockSnapshotLeftovers)(nil).SettledSnapshot), volumeID, name, deadline)
+}
+
+// VolumeSnapshots mocks base method.
+func (m *MockSnapshotLeftovers) VolumeSnapshots(volumeID string) ([]*cloudstack.Snapshot, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "VolumeSnapshots", volumeID)
+	ret0, _ := ret[0].([]*cloudstack.Snapshot)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// VolumeSnapshots indicates an expected call of VolumeSnapshots.
+func (mr *MockSnapshotLeftoversMockRecorder) VolumeSnapshots(volumeID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "VolumeSnapshots", reflect.TypeOf((*MockSnapshotLeftovers)(nil).VolumeSnapshots), volumeID)
+}
+
 // MockSnapshots is a mock of Snapshots interface.
 type MockSnapshots struct {
 	ctrl     *gomock.Controller
@@ -1281,6 +1495,98 @@ func (m *MockSnapshots) VolumeSnapshots(volumeID string) ([]*cloudstack.Snapshot
 func (mr *MockSnapshotsMockRecorder) VolumeSnapshots(volumeID any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "VolumeSnapshots", reflect.TypeOf((*MockSnapshots)(nil).VolumeSnapshots), volumeID)
+}
+
+// MockTemplateFinder is a mock of TemplateFinder interface.
+type MockTemplateFinder struct {
+	ctrl     *gomock.Controller
+	recorder *MockTemplateFinderMockRecorder
+	isgomock struct{}
+}
+
+// MockTemplateFinderMockRecorder is the mock recorder for MockTemplateFinder.
+type MockTemplateFinderMockRecorder struct {
+	mock *MockTemplateFinder
+}
+
+// NewMockTemplateFinder creates a new mock instance.
+func NewMockTemplateFinder(ctrl *gomock.Controller) *MockTemplateFinder {
+	mock := &MockTemplateFinder{ctrl: ctrl}
+	mock.recorder = &MockTemplateFinderMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockTemplateFinder) EXPECT() *MockTemplateFinderMockRecorder {
+	return m.recorder
+}
+
+// FindTemplateByName mocks base method.
+func (m *MockTemplateFinder) FindTemplateByName(name, zoneID string) (*cloudstack.Template, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindTemplateByName", name, zoneID)
+	ret0, _ := ret[0].(*cloudstack.Template)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindTemplateByName indicates an expected call of FindTemplateByName.
+func (mr *MockTemplateFinderMockRecorder) FindTemplateByName(name, zoneID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindTemplateByName", reflect.TypeOf((*MockTemplateFinder)(nil).FindTemplateByName), name, zoneID)
+}
+
+// MockOwnedTemplates is a mock of OwnedTemplates interface.
+type MockOwnedTemplates struct {
+	ctrl     *gomock.Controller
+	recorder *MockOwnedTemplatesMockRecorder
+	isgomock struct{}
+}
+
+// MockOwnedTemplatesMockRecorder is the mock recorder for MockOwnedTemplates.
+type MockOwnedTemplatesMockRecorder struct {
+	mock *MockOwnedTemplates
+}
+
+// NewMockOwnedTemplates creates a new mock instance.
+func NewMockOwnedTemplates(ctrl *gomock.Controller) *MockOwnedTemplates {
+	mock := &MockOwnedTemplates{ctrl: ctrl}
+	mock.recorder = &MockOwnedTemplatesMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockOwnedTemplates) EXPECT() *MockOwnedTemplatesMockRecorder {
+	return m.recorder
+}
+
+// DeleteTemplate mocks base method.
+func (m *MockOwnedTemplates) DeleteTemplate(id string, forced bool) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteTemplate", id, forced)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteTemplate indicates an expected call of DeleteTemplate.
+func (mr *MockOwnedTemplatesMockRecorder) DeleteTemplate(id, forced any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteTemplate", reflect.TypeOf((*MockOwnedTemplates)(nil).DeleteTemplate), id, forced)
+}
+
+// OwnTemplates mocks base method.
+func (m *MockOwnedTemplates) OwnTemplates(name string) ([]cloudstack.Template, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "OwnTemplates", name)
+	ret0, _ := ret[0].([]cloudstack.Template)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// OwnTemplates indicates an expected call of OwnTemplates.
+func (mr *MockOwnedTemplatesMockRecorder) OwnTemplates(name any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "OwnTemplates", reflect.TypeOf((*MockOwnedTemplates)(nil).OwnTemplates), name)
 }
 
 // MockTemplates is a mock of Templates interface.
@@ -1450,6 +1756,45 @@ func (m *MockTemplates) WaitTemplate(id string, zoneIDs []string, timeout time.D
 func (mr *MockTemplatesMockRecorder) WaitTemplate(id, zoneIDs, timeout, report any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "WaitTemplate", reflect.TypeOf((*MockTemplates)(nil).WaitTemplate), id, zoneIDs, timeout, report)
+}
+
+// MockPublicIPFinder is a mock of PublicIPFinder interface.
+type MockPublicIPFinder struct {
+	ctrl     *gomock.Controller
+	recorder *MockPublicIPFinderMockRecorder
+	isgomock struct{}
+}
+
+// MockPublicIPFinderMockRecorder is the mock recorder for MockPublicIPFinder.
+type MockPublicIPFinderMockRecorder struct {
+	mock *MockPublicIPFinder
+}
+
+// NewMockPublicIPFinder creates a new mock instance.
+func NewMockPublicIPFinder(ctrl *gomock.Controller) *MockPublicIPFinder {
+	mock := &MockPublicIPFinder{ctrl: ctrl}
+	mock.recorder = &MockPublicIPFinderMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockPublicIPFinder) EXPECT() *MockPublicIPFinderMockRecorder {
+	return m.recorder
+}
+
+// FindPublicIP mocks base method.
+func (m *MockPublicIPFinder) FindPublicIP(zoneID, ip string) (*cloudstack.PublicIP, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindPublicIP", zoneID, ip)
+	ret0, _ := ret[0].(*cloudstack.PublicIP)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindPublicIP indicates an expected call of FindPublicIP.
+func (mr *MockPublicIPFinderMockRecorder) FindPublicIP(zoneID, ip any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindPublicIP", reflect.TypeOf((*MockPublicIPFinder)(nil).FindPublicIP), zoneID, ip)
 }
 
 // MockAddresses is a mock of Addresses interface.
@@ -1846,6 +2191,246 @@ func (m *MockCatalog) ServiceOfferings() ([]cloudstack.ServiceOffering, error) {
 func (mr *MockCatalogMockRecorder) ServiceOfferings() *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ServiceOfferings", reflect.TypeOf((*MockCatalog)(nil).ServiceOfferings))
+}
+
+// MockZoneCatalog is a mock of ZoneCatalog interface.
+type MockZoneCatalog struct {
+	ctrl     *gomock.Controller
+	recorder *MockZoneCatalogMockRecorder
+	isgomock struct{}
+}
+
+// MockZoneCatalogMockRecorder is the mock recorder for MockZoneCatalog.
+type MockZoneCatalogMockRecorder struct {
+	mock *MockZoneCatalog
+}
+
+// NewMockZoneCatalog creates a new mock instance.
+func NewMockZoneCatalog(ctrl *gomock.Controller) *MockZoneCatalog {
+	mock := &MockZoneCatalog{ctrl: ctrl}
+	mock.recorder = &MockZoneCatalogMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockZoneCatalog) EXPECT() *MockZoneCatalogMockRecorder {
+	return m.recorder
+}
+
+// FindZones mocks base method.
+func (m *MockZoneCatalog) FindZones(refs []string) ([]cloudstack.Zone, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindZones", refs)
+	ret0, _ := ret[0].([]cloudstack.Zone)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindZones indicates an expected call of FindZones.
+func (mr *MockZoneCatalogMockRecorder) FindZones(refs any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindZones", reflect.TypeOf((*MockZoneCatalog)(nil).FindZones), refs)
+}
+
+// MockComputeCatalog is a mock of ComputeCatalog interface.
+type MockComputeCatalog struct {
+	ctrl     *gomock.Controller
+	recorder *MockComputeCatalogMockRecorder
+	isgomock struct{}
+}
+
+// MockComputeCatalogMockRecorder is the mock recorder for MockComputeCatalog.
+type MockComputeCatalogMockRecorder struct {
+	mock *MockComputeCatalog
+}
+
+// NewMockComputeCatalog creates a new mock instance.
+func NewMockComputeCatalog(ctrl *gomock.Controller) *MockComputeCatalog {
+	mock := &MockComputeCatalog{ctrl: ctrl}
+	mock.recorder = &MockComputeCatalogMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockComputeCatalog) EXPECT() *MockComputeCatalogMockRecorder {
+	return m.recorder
+}
+
+// FindServiceOffering mocks base method.
+func (m *MockComputeCatalog) FindServiceOffering(ref string) (*cloudstack.ServiceOffering, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindServiceOffering", ref)
+	ret0, _ := ret[0].(*cloudstack.ServiceOffering)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindServiceOffering indicates an expected call of FindServiceOffering.
+func (mr *MockComputeCatalogMockRecorder) FindServiceOffering(ref any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindServiceOffering", reflect.TypeOf((*MockComputeCatalog)(nil).FindServiceOffering), ref)
+}
+
+// ServiceOfferings mocks base method.
+func (m *MockComputeCatalog) ServiceOfferings() ([]cloudstack.ServiceOffering, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ServiceOfferings")
+	ret0, _ := ret[0].([]cloudstack.ServiceOffering)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ServiceOfferings indicates an expected call of ServiceOfferings.
+func (mr *MockComputeCatalogMockRecorder) ServiceOfferings() *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ServiceOfferings", reflect.TypeOf((*MockComputeCatalog)(nil).ServiceOfferings))
+}
+
+// MockDiskCatalog is a mock of DiskCatalog interface.
+type MockDiskCatalog struct {
+	ctrl     *gomock.Controller
+	recorder *MockDiskCatalogMockRecorder
+	isgomock struct{}
+}
+
+// MockDiskCatalogMockRecorder is the mock recorder for MockDiskCatalog.
+type MockDiskCatalogMockRecorder struct {
+	mock *MockDiskCatalog
+}
+
+// NewMockDiskCatalog creates a new mock instance.
+func NewMockDiskCatalog(ctrl *gomock.Controller) *MockDiskCatalog {
+	mock := &MockDiskCatalog{ctrl: ctrl}
+	mock.recorder = &MockDiskCatalogMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockDiskCatalog) EXPECT() *MockDiskCatalogMockRecorder {
+	return m.recorder
+}
+
+// CustomDiskOffering mocks base method.
+func (m *MockDiskCatalog) CustomDiskOffering() (*cloudstack.DiskOffering, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "CustomDiskOffering")
+	ret0, _ := ret[0].(*cloudstack.DiskOffering)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// CustomDiskOffering indicates an expected call of CustomDiskOffering.
+func (mr *MockDiskCatalogMockRecorder) CustomDiskOffering() *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CustomDiskOffering", reflect.TypeOf((*MockDiskCatalog)(nil).CustomDiskOffering))
+}
+
+// DiskOfferings mocks base method.
+func (m *MockDiskCatalog) DiskOfferings() ([]cloudstack.DiskOffering, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DiskOfferings")
+	ret0, _ := ret[0].([]cloudstack.DiskOffering)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// DiskOfferings indicates an expected call of DiskOfferings.
+func (mr *MockDiskCatalogMockRecorder) DiskOfferings() *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DiskOfferings", reflect.TypeOf((*MockDiskCatalog)(nil).DiskOfferings))
+}
+
+// FindDiskOffering mocks base method.
+func (m *MockDiskCatalog) FindDiskOffering(ref string) (*cloudstack.DiskOffering, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindDiskOffering", ref)
+	ret0, _ := ret[0].(*cloudstack.DiskOffering)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindDiskOffering indicates an expected call of FindDiskOffering.
+func (mr *MockDiskCatalogMockRecorder) FindDiskOffering(ref any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindDiskOffering", reflect.TypeOf((*MockDiskCatalog)(nil).FindDiskOffering), ref)
+}
+
+// MockNetworkCatalog is a mock of NetworkCatalog interface.
+type MockNetworkCatalog struct {
+	ctrl     *gomock.Controller
+	recorder *MockNetworkCatalogMockRecorder
+	isgomock struct{}
+}
+
+// MockNetworkCatalogMockRecorder is the mock recorder for MockNetworkCatalog.
+type MockNetworkCatalogMockRecorder struct {
+	mock *MockNetworkCatalog
+}
+
+// NewMockNetworkCatalog creates a new mock instance.
+func NewMockNetworkCatalog(ctrl *gomock.Controller) *MockNetworkCatalog {
+	mock := &MockNetworkCatalog{ctrl: ctrl}
+	mock.recorder = &MockNetworkCatalogMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockNetworkCatalog) EXPECT() *MockNetworkCatalogMockRecorder {
+	return m.recorder
+}
+
+// FindNetworks mocks base method.
+func (m *MockNetworkCatalog) FindNetworks(zoneID string, refs []string) (map[string]cloudstack.Network, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindNetworks", zoneID, refs)
+	ret0, _ := ret[0].(map[string]cloudstack.Network)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindNetworks indicates an expected call of FindNetworks.
+func (mr *MockNetworkCatalogMockRecorder) FindNetworks(zoneID, refs any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindNetworks", reflect.TypeOf((*MockNetworkCatalog)(nil).FindNetworks), zoneID, refs)
+}
+
+// MockOSTypeCatalog is a mock of OSTypeCatalog interface.
+type MockOSTypeCatalog struct {
+	ctrl     *gomock.Controller
+	recorder *MockOSTypeCatalogMockRecorder
+	isgomock struct{}
+}
+
+// MockOSTypeCatalogMockRecorder is the mock recorder for MockOSTypeCatalog.
+type MockOSTypeCatalogMockRecorder struct {
+	mock *MockOSTypeCatalog
+}
+
+// NewMockOSTypeCatalog creates a new mock instance.
+func NewMockOSTypeCatalog(ctrl *gomock.Controller) *MockOSTypeCatalog {
+	mock := &MockOSTypeCatalog{ctrl: ctrl}
+	mock.recorder = &MockOSTypeCatalogMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockOSTypeCatalog) EXPECT() *MockOSTypeCatalogMockRecorder {
+	return m.recorder
+}
+
+// FindOSType mocks base method.
+func (m *MockOSTypeCatalog) FindOSType(ref string) (string, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindOSType", ref)
+	ret0, _ := ret[0].(string)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindOSType indicates an expected call of FindOSType.
+func (mr *MockOSTypeCatalogMockRecorder) FindOSType(ref any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindOSType", reflect.TypeOf((*MockOSTypeCatalog)(nil).FindOSType), ref)
 }
 
 // MockAffinityGroups is a mock of AffinityGroups interface.
