@@ -20,6 +20,7 @@ type API interface {
 	Catalog
 	AffinityGroups
 	Tags
+	ISOs
 }
 
 var _ API = (*Client)(nil)
@@ -56,6 +57,8 @@ type VMs interface {
 	ExpungeVM(id string) error
 	// RebootVM reboots a running VM or starts a stopped one.
 	RebootVM(vm *VM) error
+	// StartVM starts a Stopped VM (one deployed with DeploySpec.Stopped).
+	StartVM(id string) error
 	// SetDisplayName renames a VM in CloudStack's UI.
 	SetDisplayName(id, name string) error
 }
@@ -132,14 +135,19 @@ type OwnedTemplates interface {
 	DeleteTemplate(id string, forced bool) error
 }
 
+// Uploader is the HTTP client for POSTs to the secondary storage VM.
+type Uploader interface {
+	// UploadClient is an HTTP client for the secondary storage VM, with the
+	// API's TLS and proxy settings and no overall timeout.
+	UploadClient() *http.Client
+}
+
 // Templates is what the CPI asks of CloudStack's templates: a stemcell is
 // one.
 type Templates interface {
 	TemplateFinder
 	OwnedTemplates
-	// UploadClient is an HTTP client for the secondary storage VM, with the
-	// API's TLS and proxy settings and no overall timeout.
-	UploadClient() *http.Client
+	Uploader
 	// GetUploadParams creates a template awaiting its bytes in the spec's
 	// first zone.
 	GetUploadParams(s TemplateSpec) (*UploadParams, error)
@@ -153,6 +161,37 @@ type Templates interface {
 	CopyTemplate(id, fromZone string, toZones []string) error
 	// SetTemplateDisplayText replaces a template's display text.
 	SetTemplateDisplayText(id, text string) error
+}
+
+// OwnedISOs lists and deletes the account's own ISOs: all that delete_vm
+// and the sweep of what interrupted create_vm calls left ask.
+type OwnedISOs interface {
+	// OwnISOs lists the account's own ISOs in every state, named exactly
+	// name unless name is "".
+	OwnISOs(name string) ([]ISO, error)
+	// DetachISO detaches the VM's ISO; none is IsNoISOAttached.
+	DetachISO(vmID string) error
+	// DeleteISO deletes an ISO; one still attached to a VM CloudStack has
+	// not expunged is IsISOInUse, one whose upload is pending IsISOBusy.
+	DeleteISO(id string) error
+}
+
+// ISOs is what the CPI asks of CloudStack's ISOs: the per-VM config drive
+// of OpenStack KVM stemcells.
+type ISOs interface {
+	OwnedISOs
+	// ISOUploadParams creates an ISO awaiting its bytes.
+	ISOUploadParams(s ISOSpec) (*UploadParams, error)
+	// RegisterISO has CloudStack download the ISO from url.
+	RegisterISO(s ISOSpec, url string) (string, error)
+	// FindISO finds an own ISO by id, ready or not; absent is (nil, nil).
+	FindISO(id string) (*ISO, error)
+	// WaitISO waits until the ISO is ready.
+	WaitISO(id string, timeout time.Duration) error
+	// AttachISO attaches the ISO to a VM.
+	AttachISO(id, vmID string) error
+	// SetISODisplayText replaces an ISO's display text.
+	SetISODisplayText(id, text string) error
 }
 
 // PublicIPFinder finds an allocated public address: what a part that puts
@@ -217,6 +256,8 @@ type Catalog interface {
 type ZoneCatalog interface {
 	// FindZones resolves zone names or ids exactly; a missing one is an error.
 	FindZones(refs []string) ([]Zone, error)
+	// ZoneHypervisors lists the hypervisors a zone's clusters run.
+	ZoneHypervisors(zoneID string) ([]Hypervisor, error)
 }
 
 // ComputeCatalog lists and resolves compute (service) offerings.

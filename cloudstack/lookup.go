@@ -31,3 +31,15 @@ func exactlyOne[T any](items []T, ref string, idName func(T) (id, name string), 
 	return nil, fmt.Errorf("%d CloudStack %s are named %q; refusing to guess which one is meant: name it by id",
 		len(hits), what, ref)
 }
+
+// namedExactly keeps the items named exactly name: CloudStack's name
+// filters match substrings.
+func namedExactly[T any](items []T, name string, nameOf func(T) string) []T {
+	var named []T
+	for _, item := range items {
+		if nameOf(item) == name {
+			named = append(named, item)
+		}
+	}
+	return named
+}

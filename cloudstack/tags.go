@@ -119,4 +119,8 @@ const (
 	// only such a VM can be behind a rule the CPI created, so delete_vm
 	// looks for rules only then.
 	LBTag = "bosh-cpi-lbs"
+	// ConfigDriveTag, in a template's mark, says its VMs read their
+	// settings from a per-VM config drive ISO (an OpenStack KVM stemcell)
+	// rather than from user data.
+	ConfigDriveTag = "bosh-config-drive"
 )

@@ -13,9 +13,14 @@ import (
 // with no extra call. The keys are DirectorTag's and IncompleteTag's.
 // Success rewrites the display text without the incomplete part
 // (SetTemplateDisplayText), so a template still marked incomplete is one
-// that an interrupted call left.
+// that an interrupted call left. An ISO (a VM's config drive) carries the
+// same mark, with the agent it was made for.
 type TemplateMark struct {
 	Director string
+	// Agent is the agent_id of the VM a config drive ISO was made for.
+	Agent string
+	// ConfigDrive says a template's VMs need a config drive ISO.
+	ConfigDrive bool
 	// Incomplete is set while the creating call runs. Owner names that
 	// call's process ("<pid>@<host>") and Until the time by which it has
 	// ended, whatever happened to it.
@@ -35,6 +40,12 @@ const (
 func (m TemplateMark) Apply(text string) string {
 	base, _, _ := cutMark(text)
 	parts := []string{DirectorTag + "=" + m.Director}
+	if m.Agent != "" {
+		parts = append(parts, AgentTag+"="+m.Agent)
+	}
+	if m.ConfigDrive {
+		parts = append(parts, ConfigDriveTag+"=true")
+	}
 	if m.Incomplete {
 		parts = append(parts, fmt.Sprintf("%s=%s until %s", IncompleteTag, m.Owner, m.Until.UTC().Format(time.RFC3339)))
 	}
@@ -55,6 +66,10 @@ func (t Template) Mark() (TemplateMark, bool) {
 		switch key {
 		case DirectorTag:
 			m.Director, found = value, true
+		case AgentTag:
+			m.Agent = value
+		case ConfigDriveTag:
+			m.ConfigDrive = value == "true"
 		case IncompleteTag:
 			owner, until, _ := strings.Cut(value, " until ")
 			m.Incomplete, m.Owner = true, owner

@@ -133,13 +133,7 @@ func (c *Client) listNamed(p *csgo.ListTemplatesParams, name string) ([]Template
 	if err != nil {
 		return nil, err
 	}
-	var named []Template
-	for _, t := range all {
-		if t.Name == name {
-			named = append(named, t)
-		}
-	}
-	return named, nil
+	return namedExactly(all, name, func(t Template) string { return t.Name }), nil
 }
 
 // FindTemplateByName finds the template named exactly name in a zone.

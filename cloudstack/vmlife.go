@@ -28,6 +28,10 @@ type DeploySpec struct {
 	AffinityGroupIDs   []string
 	SecurityGroups     []string // names
 	UserData           string   // base64
+	// Stopped deploys without starting (startvm=false): the job ends with
+	// the VM Stopped and on no host (DeployVMCmd.execute), for an ISO to be
+	// attached before StartVM.
+	Stopped bool
 	// Accepted, if set, runs once CloudStack has accepted the deploy (the
 	// VM exists, its job runs) and before the job is awaited; its error
 	// ends the deploy, leaving the VM for the caller to remove.
@@ -94,6 +98,9 @@ func (c *Client) deployParams(s DeploySpec) *csgo.DeployVirtualMachineParams {
 	}
 	if s.UserData != "" {
 		p.SetUserdata(s.UserData)
+	}
+	if s.Stopped {
+		p.SetStartvm(false)
 	}
 	return p
 }
@@ -165,15 +172,20 @@ func (c *Client) ExpungeVM(id string) error {
 	return err
 }
 
+// StartVM starts a Stopped VM and waits.
+func (c *Client) StartVM(id string) error {
+	r, err := c.cs.VirtualMachine.StartVirtualMachine(c.cs.VirtualMachine.NewStartVirtualMachineParams(id))
+	if err != nil {
+		return c.fail("startVirtualMachine", err)
+	}
+	_, err = c.waitJob("startVirtualMachine", r.JobID)
+	return err
+}
+
 // RebootVM reboots a running VM, or starts a stopped one.
 func (c *Client) RebootVM(vm *VM) error {
 	if vm.State == "Stopped" {
-		r, err := c.cs.VirtualMachine.StartVirtualMachine(c.cs.VirtualMachine.NewStartVirtualMachineParams(vm.ID))
-		if err != nil {
-			return c.fail("startVirtualMachine", err)
-		}
-		_, err = c.waitJob("startVirtualMachine", r.JobID)
-		return err
+		return c.StartVM(vm.ID)
 	}
 	r, err := c.cs.VirtualMachine.RebootVirtualMachine(c.cs.VirtualMachine.NewRebootVirtualMachineParams(vm.ID))
 	if err != nil {

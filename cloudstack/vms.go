@@ -19,7 +19,9 @@ type VM struct {
 	NICs        []NIC
 	PublicIPID  string // the static NAT address, if any
 	PublicIP    string
-	Tags        map[string]string
+	// ISOID is the ISO attached to the VM, if any.
+	ISOID string
+	Tags  map[string]string
 }
 
 // NIC is one of a VM's network interfaces.
@@ -122,7 +124,7 @@ func parseVM(raw json.RawMessage) (*VM, error) {
 
 func toVM(v *csgo.VirtualMachine) *VM {
 	vm := &VM{ID: v.Id, Name: v.Name, DisplayName: v.Displayname, State: v.State, ZoneID: v.Zoneid,
-		Hypervisor: Hypervisor(v.Hypervisor), PublicIPID: v.Publicipid, PublicIP: v.Publicip, Tags: tagMap(v.Tags)}
+		Hypervisor: Hypervisor(v.Hypervisor), PublicIPID: v.Publicipid, PublicIP: v.Publicip, ISOID: v.Isoid, Tags: tagMap(v.Tags)}
 	for _, n := range v.Nic {
 		vm.NICs = append(vm.NICs, NIC{
 			ID: n.Id, NetworkID: n.Networkid, IP: n.Ipaddress, Netmask: n.Netmask,

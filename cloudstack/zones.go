@@ -46,6 +46,22 @@ func matchZone(zones []*csgo.Zone, ref string) *Zone {
 	return nil
 }
 
+// ZoneHypervisors lists the hypervisors of a zone's clusters
+// (listHypervisors zoneid=).
+func (c *Client) ZoneHypervisors(zoneID string) ([]Hypervisor, error) {
+	p := c.cs.Hypervisor.NewListHypervisorsParams()
+	p.SetZoneid(zoneID)
+	resp, err := c.cs.Hypervisor.ListHypervisors(p)
+	if err != nil {
+		return nil, c.fail("listHypervisors", err)
+	}
+	out := make([]Hypervisor, 0, len(resp.Hypervisors))
+	for _, h := range resp.Hypervisors {
+		out = append(out, Hypervisor(h.Name))
+	}
+	return out, nil
+}
+
 // FindOSType resolves an OS type by its exact description ("Other Linux
 // (64-bit)") or id.
 func (c *Client) FindOSType(ref string) (string, error) {

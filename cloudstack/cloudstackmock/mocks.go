@@ -66,6 +66,20 @@ func (mr *MockAPIMockRecorder) AssignToLBRule(ruleID, vmID any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AssignToLBRule", reflect.TypeOf((*MockAPI)(nil).AssignToLBRule), ruleID, vmID)
 }
 
+// AttachISO mocks base method.
+func (m *MockAPI) AttachISO(id, vmID string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "AttachISO", id, vmID)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// AttachISO indicates an expected call of AttachISO.
+func (mr *MockAPIMockRecorder) AttachISO(id, vmID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AttachISO", reflect.TypeOf((*MockAPI)(nil).AttachISO), id, vmID)
+}
+
 // AttachVolume mocks base method.
 func (m *MockAPI) AttachVolume(id, vmID string) (*cloudstack.Volume, error) {
 	m.ctrl.T.Helper()
@@ -155,6 +169,20 @@ func (mr *MockAPIMockRecorder) CustomDiskOffering() *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CustomDiskOffering", reflect.TypeOf((*MockAPI)(nil).CustomDiskOffering))
 }
 
+// DeleteISO mocks base method.
+func (m *MockAPI) DeleteISO(id string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteISO", id)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteISO indicates an expected call of DeleteISO.
+func (mr *MockAPIMockRecorder) DeleteISO(id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteISO", reflect.TypeOf((*MockAPI)(nil).DeleteISO), id)
+}
+
 // DeleteLBRule mocks base method.
 func (m *MockAPI) DeleteLBRule(ruleID string) error {
 	m.ctrl.T.Helper()
@@ -241,6 +269,20 @@ func (mr *MockAPIMockRecorder) DestroyVM(id, expunge, volumeIDs any) *gomock.Cal
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DestroyVM", reflect.TypeOf((*MockAPI)(nil).DestroyVM), id, expunge, volumeIDs)
 }
 
+// DetachISO mocks base method.
+func (m *MockAPI) DetachISO(vmID string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DetachISO", vmID)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DetachISO indicates an expected call of DetachISO.
+func (mr *MockAPIMockRecorder) DetachISO(vmID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DetachISO", reflect.TypeOf((*MockAPI)(nil).DetachISO), vmID)
+}
+
 // DetachVolume mocks base method.
 func (m *MockAPI) DetachVolume(id string) error {
 	m.ctrl.T.Helper()
@@ -325,6 +367,21 @@ func (m *MockAPI) FindDiskOffering(ref string) (*cloudstack.DiskOffering, error)
 func (mr *MockAPIMockRecorder) FindDiskOffering(ref any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindDiskOffering", reflect.TypeOf((*MockAPI)(nil).FindDiskOffering), ref)
+}
+
+// FindISO mocks base method.
+func (m *MockAPI) FindISO(id string) (*cloudstack.ISO, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindISO", id)
+	ret0, _ := ret[0].(*cloudstack.ISO)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindISO indicates an expected call of FindISO.
+func (mr *MockAPIMockRecorder) FindISO(id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindISO", reflect.TypeOf((*MockAPI)(nil).FindISO), id)
 }
 
 // FindNetworks mocks base method.
@@ -492,6 +549,21 @@ func (mr *MockAPIMockRecorder) GetUploadParams(s any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "GetUploadParams", reflect.TypeOf((*MockAPI)(nil).GetUploadParams), s)
 }
 
+// ISOUploadParams mocks base method.
+func (m *MockAPI) ISOUploadParams(s cloudstack.ISOSpec) (*cloudstack.UploadParams, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ISOUploadParams", s)
+	ret0, _ := ret[0].(*cloudstack.UploadParams)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ISOUploadParams indicates an expected call of ISOUploadParams.
+func (mr *MockAPIMockRecorder) ISOUploadParams(s any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ISOUploadParams", reflect.TypeOf((*MockAPI)(nil).ISOUploadParams), s)
+}
+
 // IncompleteVMs mocks base method.
 func (m *MockAPI) IncompleteVMs(director string) ([]*cloudstack.VM, error) {
 	m.ctrl.T.Helper()
@@ -552,6 +624,21 @@ func (mr *MockAPIMockRecorder) LBRulesOn(publicIPID any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "LBRulesOn", reflect.TypeOf((*MockAPI)(nil).LBRulesOn), publicIPID)
 }
 
+// OwnISOs mocks base method.
+func (m *MockAPI) OwnISOs(name string) ([]cloudstack.ISO, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "OwnISOs", name)
+	ret0, _ := ret[0].([]cloudstack.ISO)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// OwnISOs indicates an expected call of OwnISOs.
+func (mr *MockAPIMockRecorder) OwnISOs(name any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "OwnISOs", reflect.TypeOf((*MockAPI)(nil).OwnISOs), name)
+}
+
 // OwnTemplates mocks base method.
 func (m *MockAPI) OwnTemplates(name string) ([]cloudstack.Template, error) {
 	m.ctrl.T.Helper()
@@ -594,6 +681,21 @@ func (m *MockAPI) RebootVM(vm *cloudstack.VM) error {
 func (mr *MockAPIMockRecorder) RebootVM(vm any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RebootVM", reflect.TypeOf((*MockAPI)(nil).RebootVM), vm)
+}
+
+// RegisterISO mocks base method.
+func (m *MockAPI) RegisterISO(s cloudstack.ISOSpec, url string) (string, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "RegisterISO", s, url)
+	ret0, _ := ret[0].(string)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// RegisterISO indicates an expected call of RegisterISO.
+func (mr *MockAPIMockRecorder) RegisterISO(s, url any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RegisterISO", reflect.TypeOf((*MockAPI)(nil).RegisterISO), s, url)
 }
 
 // RegisterTemplate mocks base method.
@@ -682,6 +784,20 @@ func (mr *MockAPIMockRecorder) SetDisplayName(id, name any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SetDisplayName", reflect.TypeOf((*MockAPI)(nil).SetDisplayName), id, name)
 }
 
+// SetISODisplayText mocks base method.
+func (m *MockAPI) SetISODisplayText(id, text string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SetISODisplayText", id, text)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// SetISODisplayText indicates an expected call of SetISODisplayText.
+func (mr *MockAPIMockRecorder) SetISODisplayText(id, text any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SetISODisplayText", reflect.TypeOf((*MockAPI)(nil).SetISODisplayText), id, text)
+}
+
 // SetTags mocks base method.
 func (m *MockAPI) SetTags(resourceType, id string, current, desired map[string]string) error {
 	m.ctrl.T.Helper()
@@ -753,6 +869,20 @@ func (m *MockAPI) SettledVolume(name string, deadline time.Time) (*cloudstack.Vo
 func (mr *MockAPIMockRecorder) SettledVolume(name, deadline any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SettledVolume", reflect.TypeOf((*MockAPI)(nil).SettledVolume), name, deadline)
+}
+
+// StartVM mocks base method.
+func (m *MockAPI) StartVM(id string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "StartVM", id)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// StartVM indicates an expected call of StartVM.
+func (mr *MockAPIMockRecorder) StartVM(id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "StartVM", reflect.TypeOf((*MockAPI)(nil).StartVM), id)
 }
 
 // Templates mocks base method.
@@ -859,6 +989,20 @@ func (mr *MockAPIMockRecorder) VolumesNamedLike(s any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "VolumesNamedLike", reflect.TypeOf((*MockAPI)(nil).VolumesNamedLike), s)
 }
 
+// WaitISO mocks base method.
+func (m *MockAPI) WaitISO(id string, timeout time.Duration) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "WaitISO", id, timeout)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// WaitISO indicates an expected call of WaitISO.
+func (mr *MockAPIMockRecorder) WaitISO(id, timeout any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "WaitISO", reflect.TypeOf((*MockAPI)(nil).WaitISO), id, timeout)
+}
+
 // WaitTemplate mocks base method.
 func (m *MockAPI) WaitTemplate(id string, zoneIDs []string, timeout time.Duration, report func(cloudstack.Template)) error {
 	m.ctrl.T.Helper()
@@ -871,6 +1015,21 @@ func (m *MockAPI) WaitTemplate(id string, zoneIDs []string, timeout time.Duratio
 func (mr *MockAPIMockRecorder) WaitTemplate(id, zoneIDs, timeout, report any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "WaitTemplate", reflect.TypeOf((*MockAPI)(nil).WaitTemplate), id, zoneIDs, timeout, report)
+}
+
+// ZoneHypervisors mocks base method.
+func (m *MockAPI) ZoneHypervisors(zoneID string) ([]cloudstack.Hypervisor, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ZoneHypervisors", zoneID)
+	ret0, _ := ret[0].([]cloudstack.Hypervisor)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ZoneHypervisors indicates an expected call of ZoneHypervisors.
+func (mr *MockAPIMockRecorder) ZoneHypervisors(zoneID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ZoneHypervisors", reflect.TypeOf((*MockAPI)(nil).ZoneHypervisors), zoneID)
 }
 
 // MockVMFinder is a mock of VMFinder interface.
@@ -1051,6 +1210,20 @@ func (m *MockVMs) SettledVM(id string, deadline time.Time) (*cloudstack.VM, erro
 func (mr *MockVMsMockRecorder) SettledVM(id, deadline any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SettledVM", reflect.TypeOf((*MockVMs)(nil).SettledVM), id, deadline)
+}
+
+// StartVM mocks base method.
+func (m *MockVMs) StartVM(id string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "StartVM", id)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// StartVM indicates an expected call of StartVM.
+func (mr *MockVMsMockRecorder) StartVM(id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "StartVM", reflect.TypeOf((*MockVMs)(nil).StartVM), id)
 }
 
 // VMVolumes mocks base method.
@@ -1589,6 +1762,44 @@ func (mr *MockOwnedTemplatesMockRecorder) OwnTemplates(name any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "OwnTemplates", reflect.TypeOf((*MockOwnedTemplates)(nil).OwnTemplates), name)
 }
 
+// MockUploader is a mock of Uploader interface.
+type MockUploader struct {
+	ctrl     *gomock.Controller
+	recorder *MockUploaderMockRecorder
+	isgomock struct{}
+}
+
+// MockUploaderMockRecorder is the mock recorder for MockUploader.
+type MockUploaderMockRecorder struct {
+	mock *MockUploader
+}
+
+// NewMockUploader creates a new mock instance.
+func NewMockUploader(ctrl *gomock.Controller) *MockUploader {
+	mock := &MockUploader{ctrl: ctrl}
+	mock.recorder = &MockUploaderMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockUploader) EXPECT() *MockUploaderMockRecorder {
+	return m.recorder
+}
+
+// UploadClient mocks base method.
+func (m *MockUploader) UploadClient() *http.Client {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "UploadClient")
+	ret0, _ := ret[0].(*http.Client)
+	return ret0
+}
+
+// UploadClient indicates an expected call of UploadClient.
+func (mr *MockUploaderMockRecorder) UploadClient() *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "UploadClient", reflect.TypeOf((*MockUploader)(nil).UploadClient))
+}
+
 // MockTemplates is a mock of Templates interface.
 type MockTemplates struct {
 	ctrl     *gomock.Controller
@@ -1756,6 +1967,227 @@ func (m *MockTemplates) WaitTemplate(id string, zoneIDs []string, timeout time.D
 func (mr *MockTemplatesMockRecorder) WaitTemplate(id, zoneIDs, timeout, report any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "WaitTemplate", reflect.TypeOf((*MockTemplates)(nil).WaitTemplate), id, zoneIDs, timeout, report)
+}
+
+// MockOwnedISOs is a mock of OwnedISOs interface.
+type MockOwnedISOs struct {
+	ctrl     *gomock.Controller
+	recorder *MockOwnedISOsMockRecorder
+	isgomock struct{}
+}
+
+// MockOwnedISOsMockRecorder is the mock recorder for MockOwnedISOs.
+type MockOwnedISOsMockRecorder struct {
+	mock *MockOwnedISOs
+}
+
+// NewMockOwnedISOs creates a new mock instance.
+func NewMockOwnedISOs(ctrl *gomock.Controller) *MockOwnedISOs {
+	mock := &MockOwnedISOs{ctrl: ctrl}
+	mock.recorder = &MockOwnedISOsMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockOwnedISOs) EXPECT() *MockOwnedISOsMockRecorder {
+	return m.recorder
+}
+
+// DeleteISO mocks base method.
+func (m *MockOwnedISOs) DeleteISO(id string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteISO", id)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteISO indicates an expected call of DeleteISO.
+func (mr *MockOwnedISOsMockRecorder) DeleteISO(id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteISO", reflect.TypeOf((*MockOwnedISOs)(nil).DeleteISO), id)
+}
+
+// DetachISO mocks base method.
+func (m *MockOwnedISOs) DetachISO(vmID string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DetachISO", vmID)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DetachISO indicates an expected call of DetachISO.
+func (mr *MockOwnedISOsMockRecorder) DetachISO(vmID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DetachISO", reflect.TypeOf((*MockOwnedISOs)(nil).DetachISO), vmID)
+}
+
+// OwnISOs mocks base method.
+func (m *MockOwnedISOs) OwnISOs(name string) ([]cloudstack.ISO, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "OwnISOs", name)
+	ret0, _ := ret[0].([]cloudstack.ISO)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// OwnISOs indicates an expected call of OwnISOs.
+func (mr *MockOwnedISOsMockRecorder) OwnISOs(name any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "OwnISOs", reflect.TypeOf((*MockOwnedISOs)(nil).OwnISOs), name)
+}
+
+// MockISOs is a mock of ISOs interface.
+type MockISOs struct {
+	ctrl     *gomock.Controller
+	recorder *MockISOsMockRecorder
+	isgomock struct{}
+}
+
+// MockISOsMockRecorder is the mock recorder for MockISOs.
+type MockISOsMockRecorder struct {
+	mock *MockISOs
+}
+
+// NewMockISOs creates a new mock instance.
+func NewMockISOs(ctrl *gomock.Controller) *MockISOs {
+	mock := &MockISOs{ctrl: ctrl}
+	mock.recorder = &MockISOsMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockISOs) EXPECT() *MockISOsMockRecorder {
+	return m.recorder
+}
+
+// AttachISO mocks base method.
+func (m *MockISOs) AttachISO(id, vmID string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "AttachISO", id, vmID)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// AttachISO indicates an expected call of AttachISO.
+func (mr *MockISOsMockRecorder) AttachISO(id, vmID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AttachISO", reflect.TypeOf((*MockISOs)(nil).AttachISO), id, vmID)
+}
+
+// DeleteISO mocks base method.
+func (m *MockISOs) DeleteISO(id string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteISO", id)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteISO indicates an expected call of DeleteISO.
+func (mr *MockISOsMockRecorder) DeleteISO(id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteISO", reflect.TypeOf((*MockISOs)(nil).DeleteISO), id)
+}
+
+// DetachISO mocks base method.
+func (m *MockISOs) DetachISO(vmID string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DetachISO", vmID)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DetachISO indicates an expected call of DetachISO.
+func (mr *MockISOsMockRecorder) DetachISO(vmID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DetachISO", reflect.TypeOf((*MockISOs)(nil).DetachISO), vmID)
+}
+
+// FindISO mocks base method.
+func (m *MockISOs) FindISO(id string) (*cloudstack.ISO, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FindISO", id)
+	ret0, _ := ret[0].(*cloudstack.ISO)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// FindISO indicates an expected call of FindISO.
+func (mr *MockISOsMockRecorder) FindISO(id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindISO", reflect.TypeOf((*MockISOs)(nil).FindISO), id)
+}
+
+// ISOUploadParams mocks base method.
+func (m *MockISOs) ISOUploadParams(s cloudstack.ISOSpec) (*cloudstack.UploadParams, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ISOUploadParams", s)
+	ret0, _ := ret[0].(*cloudstack.UploadParams)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ISOUploadParams indicates an expected call of ISOUploadParams.
+func (mr *MockISOsMockRecorder) ISOUploadParams(s any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ISOUploadParams", reflect.TypeOf((*MockISOs)(nil).ISOUploadParams), s)
+}
+
+// OwnISOs mocks base method.
+func (m *MockISOs) OwnISOs(name string) ([]cloudstack.ISO, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "OwnISOs", name)
+	ret0, _ := ret[0].([]cloudstack.ISO)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// OwnISOs indicates an expected call of OwnISOs.
+func (mr *MockISOsMockRecorder) OwnISOs(name any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "OwnISOs", reflect.TypeOf((*MockISOs)(nil).OwnISOs), name)
+}
+
+// RegisterISO mocks base method.
+func (m *MockISOs) RegisterISO(s cloudstack.ISOSpec, url string) (string, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "RegisterISO", s, url)
+	ret0, _ := ret[0].(string)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// RegisterISO indicates an expected call of RegisterISO.
+func (mr *MockISOsMockRecorder) RegisterISO(s, url any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RegisterISO", reflect.TypeOf((*MockISOs)(nil).RegisterISO), s, url)
+}
+
+// SetISODisplayText mocks base method.
+func (m *MockISOs) SetISODisplayText(id, text string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SetISODisplayText", id, text)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// SetISODisplayText indicates an expected call of SetISODisplayText.
+func (mr *MockISOsMockRecorder) SetISODisplayText(id, text any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SetISODisplayText", reflect.TypeOf((*MockISOs)(nil).SetISODisplayText), id, text)
+}
+
+// WaitISO mocks base method.
+func (m *MockISOs) WaitISO(id string, timeout time.Duration) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "WaitISO", id, timeout)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// WaitISO indicates an expected call of WaitISO.
+func (mr *MockISOsMockRecorder) WaitISO(id, timeout any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "WaitISO", reflect.TypeOf((*MockISOs)(nil).WaitISO), id, timeout)
 }
 
 // MockPublicIPFinder is a mock of PublicIPFinder interface.
@@ -2193,6 +2625,21 @@ func (mr *MockCatalogMockRecorder) ServiceOfferings() *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ServiceOfferings", reflect.TypeOf((*MockCatalog)(nil).ServiceOfferings))
 }
 
+// ZoneHypervisors mocks base method.
+func (m *MockCatalog) ZoneHypervisors(zoneID string) ([]cloudstack.Hypervisor, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ZoneHypervisors", zoneID)
+	ret0, _ := ret[0].([]cloudstack.Hypervisor)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ZoneHypervisors indicates an expected call of ZoneHypervisors.
+func (mr *MockCatalogMockRecorder) ZoneHypervisors(zoneID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ZoneHypervisors", reflect.TypeOf((*MockCatalog)(nil).ZoneHypervisors), zoneID)
+}
+
 // MockZoneCatalog is a mock of ZoneCatalog interface.
 type MockZoneCatalog struct {
 	ctrl     *gomock.Controller
@@ -2230,6 +2677,21 @@ func (m *MockZoneCatalog) FindZones(refs []string) ([]cloudstack.Zone, error) {
 func (mr *MockZoneCatalogMockRecorder) FindZones(refs any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindZones", reflect.TypeOf((*MockZoneCatalog)(nil).FindZones), refs)
+}
+
+// ZoneHypervisors mocks base method.
+func (m *MockZoneCatalog) ZoneHypervisors(zoneID string) ([]cloudstack.Hypervisor, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ZoneHypervisors", zoneID)
+	ret0, _ := ret[0].([]cloudstack.Hypervisor)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ZoneHypervisors indicates an expected call of ZoneHypervisors.
+func (mr *MockZoneCatalogMockRecorder) ZoneHypervisors(zoneID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ZoneHypervisors", reflect.TypeOf((*MockZoneCatalog)(nil).ZoneHypervisors), zoneID)
 }
 
 // MockComputeCatalog is a mock of ComputeCatalog interface.
