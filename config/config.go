@@ -121,6 +121,19 @@ type Stemcell struct {
 	Bits        int    `json:"bits"`
 	Public      bool   `json:"public"`
 	Extractable bool   `json:"extractable"`
+
+	// ConfigDriveOSType is the OS type of templates of OpenStack KVM
+	// stemcells: an Ubuntu one, for which CloudStack's KVM agent gives
+	// the root disk a virtio bus.
+	ConfigDriveOSType string `json:"config_drive_os_type"`
+	// ConfigDrivePublish is how such a stemcell's VMs' config drive ISOs
+	// reach CloudStack: "upload" (getUploadParamsForIso + POST) or "webdav"
+	// (registerIso with a URL this process serves on webdav.listen).
+	ConfigDrivePublish string `json:"config_drive_publish"`
+	// ConfigDriveTimeout bounds the wait for the ISO to be ready: an
+	// upload is ready at CloudStack's next upload monitor poll
+	// (upload.monitoring.interval, 60 s by default).
+	ConfigDriveTimeout Duration `json:"config_drive_timeout"`
 }
 
 // WebDAV is the server that hands stemcell images to CloudStack's
@@ -151,6 +164,8 @@ const (
 	DefaultMaxRetries         = 5
 	DefaultStemcellTimeout    = 60 * time.Minute
 	DefaultStemcellOSType     = "Other Linux (64-bit)"
+	DefaultConfigDriveOSType  = "Ubuntu 22.04 LTS"
+	DefaultConfigDriveTimeout = 10 * time.Minute
 	PublishUpload             = "upload"
 	PublishWebDAV             = "webdav"
 	DefaultWebDAVMaxAge       = 24 * time.Hour
@@ -246,6 +261,13 @@ func (c *Config) applyDefaults() {
 	if c.Stemcell.OSType == "" {
 		c.Stemcell.OSType = DefaultStemcellOSType
 	}
+	if c.Stemcell.ConfigDriveOSType == "" {
+		c.Stemcell.ConfigDriveOSType = DefaultConfigDriveOSType
+	}
+	if c.Stemcell.ConfigDrivePublish == "" {
+		c.Stemcell.ConfigDrivePublish = PublishUpload
+	}
+	defaultDuration(&c.Stemcell.ConfigDriveTimeout, DefaultConfigDriveTimeout)
 	if c.Stemcell.Bits == 0 {
 		c.Stemcell.Bits = 64
 	}

@@ -39,6 +39,10 @@ func TestDefaultsForAMinimalConfig(t *testing.T) {
 	if cfg.Stemcell.Publish != config.PublishUpload {
 		t.Errorf("stemcell.publish = %q", cfg.Stemcell.Publish)
 	}
+	if st := cfg.Stemcell; st.ConfigDrivePublish != config.PublishUpload || st.ConfigDriveOSType != "Ubuntu 22.04 LTS" ||
+		st.ConfigDriveTimeout.D() != 10*time.Minute {
+		t.Errorf("config drive defaults: %q %q %s", st.ConfigDrivePublish, st.ConfigDriveOSType, st.ConfigDriveTimeout.D())
+	}
 }
 
 func TestDurationsAcceptStringsAndSeconds(t *testing.T) {
@@ -73,11 +77,15 @@ func TestRefusals(t *testing.T) {
 		"negative duration":     {strings.Replace(minimal, `}}`, `,"job_timeout":-5}}`, 1), "cloudstack.job_timeout"},
 		"bad ca cert":           {strings.Replace(minimal, `}}`, `,"ca_cert":"not a pem"}}`, 1), "cloudstack.ca_cert holds no PEM certificate"},
 		"bad publish":           {strings.Replace(minimal, `}}`, `},"stemcell":{"publish":"ftp"}}`, 1), `stemcell.publish is "ftp"`},
-		"wrong type":            {strings.Replace(minimal, `}}`, `,"skip_verify_ssl":"yes"}}`, 1), "skip_verify_ssl"},
-		"section not object":    {`{"cloudstack":"x"}`, "cloudstack must be an object"},
-		"not json":              {`{"cloudstack":`, "not valid JSON"},
-		"poll max below start":  {strings.Replace(minimal, `}}`, `,"job_poll_interval":"3s","job_poll_max_interval":"1s"}}`, 1), "job_poll_max_interval"},
-		"registry url":          {strings.Replace(minimal, `}}`, `},"registry":{"endpoint":"http://user:pw@"}}`, 1), "registry.endpoint has no host"},
+		"bad config drive publish": {strings.Replace(minimal, `}}`, `},"stemcell":{"config_drive_publish":"nfs"}}`, 1),
+			`stemcell.config_drive_publish is "nfs"`},
+		"config drive webdav without listen": {strings.Replace(minimal, `}}`, `},"stemcell":{"config_drive_publish":"webdav"}}`, 1),
+			"config_drive_publish is webdav, so webdav.listen"},
+		"wrong type":           {strings.Replace(minimal, `}}`, `,"skip_verify_ssl":"yes"}}`, 1), "skip_verify_ssl"},
+		"section not object":   {`{"cloudstack":"x"}`, "cloudstack must be an object"},
+		"not json":             {`{"cloudstack":`, "not valid JSON"},
+		"poll max below start": {strings.Replace(minimal, `}}`, `,"job_poll_interval":"3s","job_poll_max_interval":"1s"}}`, 1), "job_poll_max_interval"},
+		"registry url":         {strings.Replace(minimal, `}}`, `},"registry":{"endpoint":"http://user:pw@"}}`, 1), "registry.endpoint has no host"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

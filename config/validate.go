@@ -194,6 +194,16 @@ func (c Config) validateServices() error {
 	default:
 		return fmt.Errorf("stemcell.publish is %q; want %q or %q", c.Stemcell.Publish, PublishUpload, PublishWebDAV)
 	}
+	switch c.Stemcell.ConfigDrivePublish {
+	case PublishUpload:
+	case PublishWebDAV:
+		if c.WebDAV.Listen == "" {
+			return fmt.Errorf("stemcell.config_drive_publish is webdav, so webdav.listen (HOST:PORT or HOST:LOW-HIGH) is required")
+		}
+	default:
+		return fmt.Errorf("stemcell.config_drive_publish is %q; want %q or %q", c.Stemcell.ConfigDrivePublish,
+			PublishUpload, PublishWebDAV)
+	}
 	if c.Stemcell.Publish == PublishWebDAV && c.WebDAV.Listen == "" && c.WebDAV.DaemonURL == "" {
 		return fmt.Errorf("stemcell.publish is webdav, so webdav.listen (HOST:PORT or HOST:LOW-HIGH) is required")
 	}
