@@ -200,10 +200,10 @@ func TestWaitISOFollowsTheUploadMonitor(t *testing.T) {
 func TestISOJobsAndTheirRefusals(t *testing.T) {
 	accepted := `{"%sresponse":{"jobid":"j1"}}`
 	f := &isoCloud{bodies: map[string][]string{
-		"attachIso":   {strings.Replace(accepted, "%s", "attachiso", 1)},
-		"detachIso":   {strings.Replace(accepted, "%s", "detachiso", 1)},
-		"deleteIso":   {strings.Replace(accepted, "%s", "deleteiso", 1)},
-		"updateIso":   {`{"updateisoresponse":{"iso":{"id":"` + isoID + `","displaytext":"x"}}}`},
+		"attachIso": {strings.Replace(accepted, "%s", "attachiso", 1)},
+		"detachIso": {strings.Replace(accepted, "%s", "detachiso", 1)},
+		"deleteIso": {strings.Replace(accepted, "%s", "deleteiso", 1)},
+		"updateIso": {`{"updateisoresponse":{"iso":{"id":"` + isoID + `","displaytext":"x"}}}`},
 		"listVirtualMachines": {`{"listvirtualmachinesresponse":{"count":1,"virtualmachine":[{"id":"` + vmUUID +
 			`","name":"vm-1","state":"Stopped","isoid":"` + isoID + `"}]}}`},
 		"queryAsyncJobResult": {

@@ -122,6 +122,12 @@ type Stemcell struct {
 	Public      bool   `json:"public"`
 	Extractable bool   `json:"extractable"`
 
+	// ConfigDrive makes bosh.io's OpenStack KVM stemcells templates whose
+	// VMs read their settings from a per-VM config drive ISO. Off by
+	// default until the simulator the tests run against carries the ISO
+	// commands; then the stemcell's VMs read user data, which its agent
+	// never does.
+	ConfigDrive bool `json:"config_drive"`
 	// ConfigDriveOSType is the OS type of templates of OpenStack KVM
 	// stemcells: an Ubuntu one, for which CloudStack's KVM agent gives
 	// the root disk a virtio bus.

@@ -78,7 +78,7 @@ func newCPI(r request, cloud cloudstack.API) CPI {
 	return CPI{
 		stemcells: stemcells{request: r, cloud: cloud, leftovers: templateLeftovers{request: r, cloud: cloud}},
 		vms: vms{request: r, cloud: cloud, lbs: lbs{request: r, cloud: cloud},
-			placement: placement{request: r, cloud: cloud, offerings: o}},
+			placement: placement{request: r, cloud: cloud, offerings: o}, drives: configDrives{request: r, cloud: cloud}},
 		offerings: o,
 		disks:     disks{request: r, cloud: cloud, offerings: o, leftovers: diskLeftovers{request: r, cloud: cloud}},
 		snapshots: snapshots{request: r, cloud: cloud, leftovers: snapshotLeftovers{request: r, cloud: cloud}},

@@ -3,6 +3,7 @@ package cpi
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,12 @@ import (
 // lightPrefix marks the CID of a light stemcell: its template belongs to
 // someone else, so delete_stemcell must leave it alone.
 const lightPrefix = "light-"
+
+// configDrivePrefix marks the CID of a stemcell whose VMs read their
+// settings from a per-VM config drive ISO (bosh.io's OpenStack KVM
+// stemcells). The template's mark records it too, but create_vm would need
+// a listTemplates call to read that; the CID costs none.
+const configDrivePrefix = "configdrive-"
 
 // stemcellProps are stemcell.MF's cloud_properties plus the overrides an
 // operator may add. Unknown keys are allowed: stemcells carry other IaaSes'.
@@ -101,6 +108,7 @@ func (c stemcells) DeleteStemcell(cid apiv1.StemcellCID) error {
 		c.logger.Info("stemcell", "light stemcell %s: its template is not the CPI's to delete", id)
 		return nil
 	}
+	id = strings.TrimPrefix(id, configDrivePrefix)
 	c.leftovers.sweepTemplates()
 	copies, err := c.cloud.Templates(id)
 	if err != nil {
@@ -139,16 +147,26 @@ func (c stemcells) publishStemcell(imagePath string, props stemcellProps) (strin
 		return "", err
 	}
 	defer img.Cleanup()
-	spec, err := c.templateSpec(props, target)
+	configDrive := c.cfg.Stemcell.ConfigDrive && needsConfigDrive(props, target)
+	spec, err := c.templateSpec(props, target, configDrive)
 	if err != nil {
 		return "", err
 	}
 	c.leftovers.sweepTemplates()
-	p := publisher{stemcells: c, spec: spec, img: img, published: c.templateMark(false).Apply(spec.DisplayText)}
-	p.spec.DisplayText = c.templateMark(true).Apply(spec.DisplayText)
-	if c.cfg.Stemcell.Publish == config.PublishWebDAV {
+	p := publisher{stemcells: c, spec: spec, img: img,
+		published: c.templateMark(false, configDrive).Apply(spec.DisplayText)}
+	p.spec.DisplayText = c.templateMark(true, configDrive).Apply(spec.DisplayText)
+	id, err := p.publish()
+	if err != nil || !configDrive {
+		return id, err
+	}
+	return configDrivePrefix + id, nil
+}
+
+func (p publisher) publish() (string, error) {
+	if p.stemcells.cfg.Stemcell.Publish == config.PublishWebDAV {
 		p.patience = downloadPatience
-		if c.cfg.WebDAV.DaemonURL != "" {
+		if p.stemcells.cfg.WebDAV.DaemonURL != "" {
 			return p.byDaemon()
 		}
 		return p.byWebDAV()
@@ -156,10 +174,18 @@ func (c stemcells) publishStemcell(imagePath string, props stemcellProps) (strin
 	return p.byUpload()
 }
 
+// needsConfigDrive says the stemcell is bosh.io's OpenStack stemcell going
+// onto KVM: its agent reads settings from a CONFIG-2 config drive (or an
+// OpenStack metadata service CloudStack does not offer), never from
+// CloudStack's user data.
+func needsConfigDrive(props stemcellProps, target stemcell.Target) bool {
+	return strings.EqualFold(props.Infrastructure, "openstack") && target.Hypervisor == stemcell.KVM
+}
+
 // templateMark is this director's mark on a template, incomplete while this
 // call runs.
-func (c stemcells) templateMark(incomplete bool) cloudstack.TemplateMark {
-	m := cloudstack.TemplateMark{Director: c.ctx.DirectorUUID}
+func (c stemcells) templateMark(incomplete, configDrive bool) cloudstack.TemplateMark {
+	m := cloudstack.TemplateMark{Director: c.ctx.DirectorUUID, ConfigDrive: configDrive}
 	if incomplete {
 		m.Incomplete, m.Owner, m.Until = true, thisProcess(), time.Now().Add(c.markLifetime())
 	}
@@ -168,12 +194,19 @@ func (c stemcells) templateMark(incomplete bool) cloudstack.TemplateMark {
 
 // templateSpec resolves zones and OS type: two lookups, before anything is
 // created, so a typo costs nothing to clean up.
-func (c stemcells) templateSpec(props stemcellProps, target stemcell.Target) (cloudstack.TemplateSpec, error) {
+func (c stemcells) templateSpec(props stemcellProps, target stemcell.Target, configDrive bool) (cloudstack.TemplateSpec, error) {
 	zones, err := c.stemcellZones(props)
 	if err != nil {
 		return cloudstack.TemplateSpec{}, err
 	}
-	osType, err := c.cloud.FindOSType(firstOf(props.CloudStackOSType, c.cfg.Stemcell.OSType))
+	osDefault := c.cfg.Stemcell.OSType
+	if configDrive {
+		if err := c.checkKVMZones(zones); err != nil {
+			return cloudstack.TemplateSpec{}, err
+		}
+		osDefault = c.cfg.Stemcell.ConfigDriveOSType
+	}
+	osType, err := c.cloud.FindOSType(firstOf(props.CloudStackOSType, osDefault))
 	if err != nil {
 		return cloudstack.TemplateSpec{}, err
 	}
@@ -195,6 +228,27 @@ func (c stemcells) templateSpec(props stemcellProps, target stemcell.Target) (cl
 		Extractable: boolOr(props.Extractable, s.Extractable),
 		RequiresHVM: boolOr(props.RequiresHVM, boolOr(s.RequiresHVM, true)),
 	}, nil
+}
+
+// checkKVMZones refuses, before anything is uploaded, a zone with no KVM
+// cluster: a KVM template could run no VM there.
+func (c stemcells) checkKVMZones(zones []cloudstack.Zone) error {
+	for _, z := range zones {
+		hvs, err := c.cloud.ZoneHypervisors(z.ID)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(hvs, cloudstack.KVM) {
+			names := make([]string, len(hvs))
+			for i, h := range hvs {
+				names[i] = string(h)
+			}
+			return fmt.Errorf("this OpenStack KVM stemcell needs KVM, and zone %s has no KVM cluster (its hypervisors: %s); "+
+				"publish it to a KVM zone (stemcell.zones or the stemcell's zones), or use the CloudStack stemcell for %s",
+				z.Name, firstOf(strings.Join(names, ", "), "none"), firstOf(strings.Join(names, ", "), "that zone"))
+		}
+	}
+	return nil
 }
 
 func (c stemcells) stemcellZones(props stemcellProps) ([]cloudstack.Zone, error) {

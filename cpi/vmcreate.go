@@ -28,6 +28,9 @@ type vmCreation struct {
 	registry          bool // settings were written to the registry
 	deployed          bool // deployVirtualMachine was sent
 	mark              cloudstack.Mark
+	configDrive       bool   // the stemcell's agent reads a config drive ISO
+	isoID             string // the config drive ISO this call created
+	stopDrive         func() // ends serving the ISO over WebDAV
 }
 
 func (c vms) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
@@ -44,7 +47,9 @@ func (c vms) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp a
 		return nil, vmCreationRefused(err)
 	}
 	v := &vmCreation{vms: c, agentID: agentID.AsString(), props: props, plan: plan, env: env}
-	v.spec.TemplateID = strings.TrimPrefix(stemcellCID.AsString(), lightPrefix)
+	cid := stemcellCID.AsString()
+	v.configDrive = strings.HasPrefix(cid, configDrivePrefix)
+	v.spec.TemplateID = strings.TrimPrefix(strings.TrimPrefix(cid, configDrivePrefix), lightPrefix)
 	if err := v.resolve(refs); err != nil {
 		return nil, vmCreationFailed(err)
 	}
@@ -83,7 +88,7 @@ func (v *vmCreation) create() error {
 		return err
 	}
 	v.spec.DisplayName = v.mark.DisplayName()
-	if v.spec.UserData, err = v.userData(name); err != nil {
+	if err := v.settings(name); err != nil {
 		return err
 	}
 	v.deployed = true
@@ -94,6 +99,9 @@ func (v *vmCreation) create() error {
 	}
 	v.vm = vm
 	if err := v.tagVM(); err != nil {
+		return err
+	}
+	if err := v.bootWithDrive(); err != nil {
 		return err
 	}
 	if v.plan.vip != nil {
@@ -107,6 +115,9 @@ func (v *vmCreation) create() error {
 	if err := v.joinLBs(); err != nil {
 		return err
 	}
+	if err := v.completeDrive(); err != nil {
+		return err
+	}
 	// The mark goes last: from here on the VM is the director's to delete.
 	return v.vms.cloud.SetDisplayName(vm.ID, name)
 }
@@ -116,6 +127,9 @@ func (v *vmCreation) tagVM() error {
 	tags := map[string]string{cloudstack.DirectorTag: v.vms.ctx.DirectorUUID, cloudstack.AgentTag: v.agentID}
 	if len(v.props.LBs) > 0 {
 		tags[cloudstack.LBTag] = "true"
+	}
+	if v.configDrive {
+		tags[cloudstack.ConfigDriveTag] = "true"
 	}
 	return v.vms.cloud.SetTags(cloudstack.ResourceVM, v.vm.ID, v.vm.Tags, tags)
 }
@@ -318,6 +332,10 @@ func (v *vmCreation) cleanup(cause error) error {
 			note("deleting registry settings", reg.Delete(v.spec.Name))
 		}
 	}
+	if vm == nil || !hasConfigDrive(vm) {
+		// Else the VM's removal took its ISO.
+		removed = v.cleanupDrive(note, removed)
+	}
 	if len(problems) == 0 {
 		c.logger.Warn("vm", "create_vm failed and was cleaned up: %s", cause)
 		return v.cleanedUp(cause, removed)
@@ -341,7 +359,7 @@ func (v *vmCreation) cleanedUp(cause error, removed []string) error {
 	}
 	err = vmCreationFailed(err)
 	var typed *Error
-	if errors.As(err, &typed) && cloudstack.IsUnreachable(cause) {
+	if errors.As(err, &typed) && (cloudstack.IsUnreachable(cause) || driveTransferFailed(cause)) {
 		typed.retry = true
 	}
 	return err

@@ -17,6 +17,7 @@ type vms struct {
 	cloud     vmCloud
 	lbs       lbs
 	placement placement
+	drives    configDrives
 }
 
 // vmCloud is what the VM part asks of CloudStack itself.
@@ -24,6 +25,7 @@ type vmCloud interface {
 	cloudstack.VMs
 	cloudstack.Addresses
 	cloudstack.Tags
+	cloudstack.OwnedISOs
 }
 
 // CreateVM implements apiv1.CPI (API v1).
@@ -121,6 +123,21 @@ func (c vms) removeVM(vm *cloudstack.VM) error {
 	if err := c.lbs.leaveLBs(vm); err != nil {
 		return wrap(err, "taking VM %s from its load-balancer rules", vm.ID)
 	}
+	if err := c.detachDrive(vm); err != nil {
+		return err
+	}
+	if err := c.endVM(vm); err != nil {
+		return err
+	}
+	if !hasConfigDrive(vm) {
+		return nil
+	}
+	return wrap(c.drives.ofVM(vm), "removing the config drive ISO of VM %s", vm.ID)
+}
+
+// endVM destroys the VM with its ephemeral disk, or expunges it when it is
+// Destroyed already.
+func (c vms) endVM(vm *cloudstack.VM) error {
 	if vm.AwaitingExpunge() && *c.cfg.CloudStack.ExpungeVM {
 		// Destroyed but not expunged (by hand, or by an account that
 		// may not expunge) it still holds its host name and addresses.
@@ -141,6 +158,26 @@ func (c vms) removeVM(vm *cloudstack.VM) error {
 		return wrap(err, "listing the volumes of VM %s", vm.ID)
 	}
 	return wrap(c.destroyVM(vm.ID, ephemeralIDs(vm, vols)), "destroying VM %s", vm.ID)
+}
+
+// hasConfigDrive says the VM has, or was made to have, a config drive ISO.
+func hasConfigDrive(vm *cloudstack.VM) bool {
+	return vm.ISOID != "" || vm.Tags[cloudstack.ConfigDriveTag] == "true"
+}
+
+// detachDrive detaches a live VM's ISO before it is destroyed: CloudStack
+// refuses to delete an ISO that a VM not yet expunged has attached,
+// Destroyed ones included (TemplateManagerImpl.deleteIso), and to detach
+// from a Destroyed VM (TemplateManagerImpl.detachIso).
+func (c vms) detachDrive(vm *cloudstack.VM) error {
+	if vm.ISOID == "" || vm.Gone() {
+		return nil
+	}
+	err := c.cloud.DetachISO(vm.ID)
+	if cloudstack.IsNoISOAttached(err) {
+		return nil
+	}
+	return wrap(err, "detaching the config drive ISO %s of VM %s", vm.ISOID, vm.ID)
 }
 
 // destroyVM destroys with expunge when configured, and without it when the

@@ -1,0 +1,218 @@
+package cpi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/configdrive"
+	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
+	"github.com/bosh-cloudstack/cloudstack-cpi/webdav"
+)
+
+// configDrives is the part behind the per-VM config drive ISO of
+// bosh.io's OpenStack KVM stemcells: their agent reads its settings from a
+// CONFIG-2 drive, not from CloudStack's user data. The ISO is named after
+// the VM (its host name) and carries the CPI's mark in its display text,
+// incomplete until the VM has started with it, so that what an interrupted
+// create_vm left is found by the next one's sweep and by delete_vm.
+type configDrives struct {
+	request
+	cloud configDriveCloud
+}
+
+// configDriveCloud is what the config drive part asks of CloudStack.
+type configDriveCloud interface {
+	cloudstack.ISOs
+	cloudstack.Uploader
+}
+
+// isoText is the ISO's display text before its mark.
+func isoText(vmName string) string { return "BOSH agent settings (config drive) of VM " + vmName }
+
+// isoMark is this director's mark on the ISO of agentID's VM.
+func (c configDrives) isoMark(agentID string, incomplete bool) cloudstack.TemplateMark {
+	m := cloudstack.TemplateMark{Director: c.ctx.DirectorUUID, Agent: agentID}
+	if incomplete {
+		m.Incomplete, m.Owner, m.Until = true, thisProcess(), time.Now().Add(c.isoMarkLifetime())
+	}
+	return m
+}
+
+// isoMarkLifetime bounds how long a create_vm can run after it created its
+// ISO: the wait for the ISO, the jobs of the deploy, attach, start and a
+// cleanup, and margin for the requests around them.
+func (c request) isoMarkLifetime() time.Duration {
+	return c.cfg.Stemcell.ConfigDriveTimeout.D() + 4*c.cfg.CloudStack.JobTimeout.D() + 15*time.Minute
+}
+
+// create builds the ISO of the settings and has CloudStack take it, by
+// upload or from this process's WebDAV server; the ISO's id comes back as
+// soon as it exists, also with an error, so that the caller removes it.
+// Neither the settings nor the image is ever logged.
+func (c configDrives) create(vmName, agentID string, settings agentSettings, zoneID string) (string, func(), error) {
+	raw, err := json.Marshal(settings)
+	if err != nil {
+		return "", nil, err
+	}
+	img, err := configdrive.Build(os.TempDir(), raw, configdrive.MetaData{InstanceID: vmName})
+	if err != nil {
+		if errors.Is(err, configdrive.ErrBadInput) {
+			return "", nil, vmCreationRefused(fmt.Errorf("VM %s: %w", vmName, err))
+		}
+		return "", nil, err
+	}
+	spec := cloudstack.ISOSpec{Name: vmName, DisplayText: c.isoMark(agentID, true).Apply(isoText(vmName)), ZoneID: zoneID}
+	c.logger.Info("vm", "VM %s: config drive ISO of %d bytes, by %s", vmName, img.Size(), c.cfg.Stemcell.ConfigDrivePublish)
+	if c.cfg.Stemcell.ConfigDrivePublish == config.PublishWebDAV {
+		return c.register(spec, img)
+	}
+	defer img.Close()
+	id, err := c.upload(spec, img)
+	return id, func() {}, err
+}
+
+// upload creates the ISO and POSTs its bytes: the same streamed POST as a
+// stemcell's, the file part named *.iso as the SSVM checks
+// (NfsSecondaryStorageResource.postUpload).
+func (c configDrives) upload(spec cloudstack.ISOSpec, img *configdrive.Image) (string, error) {
+	up, err := c.cloud.ISOUploadParams(spec)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Stemcell.ConfigDriveTimeout.D())
+	defer cancel()
+	target := stemcell.UploadTarget{URL: up.PostURL, Signature: up.Signature, Metadata: up.Metadata, Expires: up.Expires}
+	file := &stemcell.Image{Path: img.Path(), Size: img.Size(), Extension: ".iso"}
+	err = stemcell.Upload(ctx, c.cloud.UploadClient(), target, file, spec.Name, stemcell.Progress{})
+	if err != nil {
+		return up.TemplateID, fmt.Errorf("uploading the config drive ISO %s of VM %s: %w", up.TemplateID, spec.Name, err)
+	}
+	return up.TemplateID, nil
+}
+
+// register serves the ISO on webdav.listen and has CloudStack's secondary
+// storage VM download it (registerIso); the returned stop ends serving and
+// removes the image once CloudStack has it or gave up.
+func (c configDrives) register(spec cloudstack.ISOSpec, img *configdrive.Image) (string, func(), error) {
+	srv, err := webdav.Listen(c.cfg.WebDAV.Listen, c.cfg.WebDAV.PublicURL)
+	if err != nil {
+		img.Close()
+		return "", nil, err
+	}
+	stop := func() {
+		if err := srv.Close(0); err != nil {
+			c.logger.Warn("vm", "stopping the WebDAV server on %s: %v", srv.Addr(), err)
+		}
+		img.Close()
+	}
+	url, err := srv.Publish(img.Path(), spec.Name+".iso")
+	if err != nil {
+		stop()
+		return "", nil, err
+	}
+	id, err := c.cloud.RegisterISO(spec, url)
+	if err != nil {
+		stop()
+		return "", nil, err
+	}
+	return id, stop, nil
+}
+
+// ready waits for CloudStack to have the ISO: a start with an ISO that has
+// no ready copy fails (TemplateManagerImpl.prepareIsoForVmProfile).
+func (c configDrives) ready(id string) error {
+	if err := c.cloud.WaitISO(id, c.cfg.Stemcell.ConfigDriveTimeout.D()); err != nil {
+		return fmt.Errorf("the config drive ISO %s: %w", id, err)
+	}
+	return nil
+}
+
+// complete clears the ISO's incomplete mark once its VM has started.
+func (c configDrives) complete(id, vmName, agentID string) error {
+	return c.cloud.SetISODisplayText(id, c.isoMark(agentID, false).Apply(isoText(vmName)))
+}
+
+// remove deletes an ISO; gone already is done. One whose upload CloudStack
+// has not settled yet (NotUploaded or UploadInProgress, until its upload
+// monitor's next poll or its timeout) cannot be deleted now: it keeps its
+// incomplete mark, and the next create_vm's sweep removes it, so it is
+// reported as left (true) rather than as a failure.
+func (c configDrives) remove(id string) (bool, error) {
+	err := c.cloud.DeleteISO(id)
+	switch {
+	case err == nil || cloudstack.IsNoSuchEntity(err):
+		return false, nil
+	case cloudstack.IsISOBusy(err):
+		c.logger.Warn("vm", "config drive ISO %s cannot be deleted while CloudStack settles its upload (%s): "+
+			"the next create_vm removes it", id, err)
+		return true, nil
+	case cloudstack.IsISOInUse(err):
+		// Its VM is Destroyed and this account may not expunge it.
+		c.logger.Warn("vm", "config drive ISO %s stays until CloudStack expunges the VM it is attached to (%s)", id, err)
+		return true, nil
+	}
+	return false, fmt.Errorf("deleting config drive ISO %s: %w", id, err)
+}
+
+// ofVM deletes the ISOs of a VM being removed: the one attached, and any
+// named after it (an interrupted create_vm may not have attached it yet).
+// The VM is Destroyed or expunged by then, or its ISO was detached.
+func (c configDrives) ofVM(vm *cloudstack.VM) error {
+	ids := map[string]bool{}
+	if vm.ISOID != "" {
+		ids[vm.ISOID] = true
+	}
+	named, err := c.cloud.OwnISOs(vm.Name)
+	if err != nil {
+		return err
+	}
+	for _, iso := range named {
+		if m, ok := iso.Mark(); ok && m.Director == c.ctx.DirectorUUID {
+			ids[iso.ID] = true
+		}
+	}
+	for id := range ids {
+		if _, err := c.remove(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweep deletes this director's ISOs left marked incomplete by create_vm
+// calls that no longer run, or by an earlier attempt for the same agent.
+// It never fails the call: what it cannot remove now, a later call does.
+func (c configDrives) sweep(agentID string) {
+	all, err := c.cloud.OwnISOs("")
+	if err != nil {
+		c.logger.Warn("vm", "looking for config drive ISOs that interrupted create_vm calls left: %s", err)
+		return
+	}
+	now := time.Now()
+	var removed []string
+	for _, iso := range all {
+		m, ok := iso.Mark()
+		if !ok || !m.Incomplete || m.Director != c.ctx.DirectorUUID || (m.Agent != agentID && running(m, now)) {
+			continue
+		}
+		left, err := c.remove(iso.ID)
+		if err != nil {
+			c.logger.Warn("vm", "config drive ISO %s, left by an interrupted create_vm: %s", iso.ID, err)
+			continue
+		}
+		if !left {
+			removed = append(removed, iso.ID)
+		}
+	}
+	if len(removed) > 0 {
+		c.logger.Info("vm", "removed %d config drive ISO(s) that interrupted create_vm calls left: %s", len(removed),
+			strings.Join(removed, ", "))
+	}
+}
