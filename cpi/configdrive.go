@@ -73,7 +73,7 @@ func (c configDrives) create(vmName, agentID string, settings agentSettings, zon
 	if c.cfg.Stemcell.ConfigDrivePublish == config.PublishWebDAV {
 		return c.register(spec, img)
 	}
-	defer img.Close()
+	defer c.discard(img)
 	id, err := c.upload(spec, img)
 	return id, func() {}, err
 }
@@ -103,14 +103,14 @@ func (c configDrives) upload(spec cloudstack.ISOSpec, img *configdrive.Image) (s
 func (c configDrives) register(spec cloudstack.ISOSpec, img *configdrive.Image) (string, func(), error) {
 	srv, err := webdav.Listen(c.cfg.WebDAV.Listen, c.cfg.WebDAV.PublicURL)
 	if err != nil {
-		img.Close()
+		c.discard(img)
 		return "", nil, err
 	}
 	stop := func() {
 		if err := srv.Close(0); err != nil {
 			c.logger.Warn("vm", "stopping the WebDAV server on %s: %v", srv.Addr(), err)
 		}
-		img.Close()
+		c.discard(img)
 	}
 	url, err := srv.Publish(img.Path(), spec.Name+".iso")
 	if err != nil {
@@ -123,6 +123,13 @@ func (c configDrives) register(spec cloudstack.ISOSpec, img *configdrive.Image) 
 		return "", nil, err
 	}
 	return id, stop, nil
+}
+
+// discard removes the image's temporary files, which hold the settings.
+func (c configDrives) discard(img *configdrive.Image) {
+	if err := img.Close(); err != nil {
+		c.logger.Error("vm", "removing the config drive image's temporary files: %v", err)
+	}
 }
 
 // ready waits for CloudStack to have the ISO: a start with an ISO that has

@@ -27,12 +27,12 @@ const configDriveCID = "configdrive-" + stemcellID
 // CloudStack's refusals of deleteIso (TemplateManagerImpl.deleteIso,
 // TemplateAdapterBase.prepareDelete) and a vanished entity.
 var (
-	isoBusy = &cloudstack.APIError{Command: "deleteIso", ErrorCode: 431,
+	errISOBusy = &cloudstack.APIError{Command: "deleteIso", ErrorCode: 431,
 		Text: "The iso is either getting uploaded or it may be initiated shortly, please wait for it to be completed"}
-	isoGone = &cloudstack.APIError{Command: "deleteIso", ErrorCode: 431,
+	errISOGone = &cloudstack.APIError{Command: "deleteIso", ErrorCode: 431,
 		Text: "Unable to execute API command deleteiso due to invalid value. Invalid parameter id value=iso-1 due to " +
 			"incorrect long value format, or entity does not exist or due to incorrect parameter annotation"}
-	isoInUse = &cloudstack.APIError{Command: "deleteIso", ErrorCode: 431,
+	errISOInUse = &cloudstack.APIError{Command: "deleteIso", ErrorCode: 431,
 		Text: "Unable to delete ISO, as it's used by other instances"}
 )
 
@@ -168,7 +168,7 @@ func TestCreateVMWithConfigDriveRefusedUploadIsRetriable(t *testing.T) {
 	c, cloud := configDriveCPI(t)
 	srv := (&isoSSVM{}).serve(t, http.StatusBadRequest)
 	var iso cloudstack.ISOSpec
-	gomock.InOrder(append(expectUploadStarts(t, cloud, srv, &iso), cloud.EXPECT().DeleteISO("iso-1").Return(isoBusy))...)
+	gomock.InOrder(append(expectUploadStarts(t, cloud, srv, &iso), cloud.EXPECT().DeleteISO("iso-1").Return(errISOBusy))...)
 	_, err := createConfigDriveVM(c, apiv1.NewVMEnv(nil))
 	if errorType(t, err) != "Bosh::Clouds::VMCreationFailed" || !retryable(t, err) ||
 		!strings.Contains(err.Error(), "refused the upload") || !strings.Contains(err.Error(), "next create_vm deletes it") {
@@ -243,7 +243,7 @@ func TestCreateVMWithConfigDriveSweepsLeftoverISOs(t *testing.T) {
 		{ID: "operator's", DisplayText: "an ISO"},
 	}, nil)
 	cloud.EXPECT().DeleteISO("same-agent").Return(nil)
-	cloud.EXPECT().DeleteISO("expired").Return(isoBusy)
+	cloud.EXPECT().DeleteISO("expired").Return(errISOBusy)
 	_, err := createConfigDriveVM(c, apiv1.NewVMEnv(map[string]any{"bosh": map[string]any{
 		"blob": strings.Repeat("x", configdrive.MaxSettingsSize)}}))
 	if err == nil {
@@ -267,8 +267,8 @@ func TestDeleteVMRemovesTheConfigDrive(t *testing.T) {
 		end       func(*cloudstackmock.MockAPI) []any
 		deleteErr error
 	}{
-		"running": {"Running", live, nil}, "deleted by hand": {"Running", live, isoGone},
-		"in use": {"Running", live, isoInUse}, "destroyed": {"Destroyed", destroyed, nil},
+		"running": {"Running", live, nil}, "deleted by hand": {"Running", live, errISOGone},
+		"in use": {"Running", live, errISOInUse}, "destroyed": {"Destroyed", destroyed, nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c, cloud := mockedCPI(t, true)
