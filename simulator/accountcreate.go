@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
@@ -29,7 +31,7 @@ func createAccount(c *Call) (any, error) {
 		return nil, err
 	}
 	username := p.Get("username")
-	if c.st.usernameInDomain(username, d.ID) {
+	if usernameInDomain(c.st, username, d.ID) {
 		// validateUsernameInDomain (user.allow.multiple.accounts is false).
 		return nil, paramError("The user %s already exists in domain %s", username, domainString(d))
 	}
@@ -40,9 +42,9 @@ func createAccount(c *Call) (any, error) {
 	if name == "" {
 		name = username
 	}
-	a := c.st.addAccount(name, role, d.ID, c.srv.now())
-	u := c.st.addUser(a, username, p, c.srv.now())
-	u.setPassword(p.Get("password"))
+	a := addAccount(c.st, name, role, d.ID, c.srv.now())
+	u := addUser(c.st, a, username, p, c.srv.now())
+	u.SetPassword(p.Get("password"))
 	c.changed()
 	return map[string]any{"account": c.accountView(a)}, nil
 }
@@ -50,13 +52,13 @@ func createAccount(c *Call) (any, error) {
 // newAccountRole is CreateAccountCmd.validateParams with getRoleId
 // (RoleType.getRoleByAccountType: the default role of accounttype when no
 // roleid is given) and getAccountType (RoleType.getAccountTypeByRole).
-func (c *Call) newAccountRole() (roleType, error) {
+func (c *Call) newAccountRole() (model.RoleType, error) {
 	p := c.Params
 	if p.Get("password") == "" {
 		return 0, serverParamError("Empty passwords are not allowed")
 	}
 	if id := p.Get("roleid"); id != "" {
-		if r := c.st.roleByUUID(id); r != 0 {
+		if r := roleByUUID(c.st, id); r != 0 {
 			return r, nil
 		}
 		// Unreachable while the default roles are the only roles (the
@@ -66,7 +68,7 @@ func (c *Call) newAccountRole() (roleType, error) {
 	if !p.Has("accounttype") {
 		return 0, serverParamError("Neither account type and role ID are not provided")
 	}
-	if r := roleForAccountType(int(p.Int("accounttype", -1))); r != 0 {
+	if r := model.RoleForAccountType(int(p.Int("accounttype", -1))); r != 0 {
 		return r, nil
 	}
 	// Account.Type.getFromValue finds no type: the text is the simulator's.
@@ -75,12 +77,12 @@ func (c *Call) newAccountRole() (roleType, error) {
 
 // newAccountDomain is createUserAccount's domain: ROOT unless domainid names
 // another ("The domain ... does not exist; unable to create account").
-func (c *Call) newAccountDomain() (*Domain, error) {
+func (c *Call) newAccountDomain() (*model.Domain, error) {
 	id := c.Params.Get("domainid")
 	if id == "" {
-		return c.st.rootDomain(), nil
+		return c.st.RootDomain(), nil
 	}
-	if d := c.st.domain(id); d != nil {
+	if d := c.st.Domain(id); d != nil {
 		return d, nil
 	}
 	return nil, paramError("The domain %s does not exist; unable to create account", id)
@@ -89,12 +91,12 @@ func (c *Call) newAccountDomain() (*Domain, error) {
 // checkRoleEscalation is AccountManagerImpl.checkRoleEscalation over the
 // commands the simulator implements: the caller must be able to call every
 // command the new account's role can.
-func (c *Call) checkRoleEscalation(r roleType) error {
-	mine := c.Account.role()
+func (c *Call) checkRoleEscalation(r model.RoleType) error {
+	mine := c.Account.Role()
 	for _, s := range rolePermissions {
-		if r.in(s) && !mine.in(s) {
+		if in(r, s) && !in(mine, s) {
 			return permissionDenied("User of Account %s and domain %s can not create an account with access to more privileges they have themself.",
-				c.Account.Name, domainString(c.st.domain(c.Account.DomainID)))
+				c.Account.Name, domainString(c.st.Domain(c.Account.DomainID)))
 		}
 	}
 	return nil
@@ -102,22 +104,13 @@ func (c *Call) checkRoleEscalation(r roleType) error {
 
 // domainString stands in for DomainVO.toString (whose 4.22 form was not
 // read): the domain's name and path.
-func domainString(d *Domain) string {
-	return fmt.Sprintf("%s (%s)", d.Name, d.displayPath())
+func domainString(d *model.Domain) string {
+	return fmt.Sprintf("%s (%s)", d.Name, d.DisplayPath())
 }
 
-func (st *state) rootDomain() *Domain {
-	for _, d := range st.Domains {
-		if d.Path == "/" {
-			return d
-		}
-	}
-	return nil
-}
-
-func (st *state) usernameInDomain(username, domainID string) bool {
+func usernameInDomain(st *model.State, username, domainID string) bool {
 	for _, u := range st.Users {
-		if a := st.account(u.AccountID); a != nil && a.DomainID == domainID && strings.EqualFold(u.Username, username) {
+		if a := st.Account(u.AccountID); a != nil && a.DomainID == domainID && strings.EqualFold(u.Username, username) {
 			return true
 		}
 	}
@@ -126,21 +119,21 @@ func (st *state) usernameInDomain(username, domainID string) bool {
 
 // addAccount is AccountManagerImpl.createAccount: an enabled account of the
 // role's account type.
-func (st *state) addAccount(name string, r roleType, domainID string, now time.Time) *Account {
-	id, internal := st.newID(kindAccount)
-	a := &Account{ID: id, InternalID: internal, Name: name, Type: accountTypeForRole(r), RoleID: int(r),
-		DomainID: domainID, State: accountEnabled, Created: now}
+func addAccount(st *model.State, name string, r model.RoleType, domainID string, now time.Time) *model.Account {
+	id, internal := st.NewID(model.KindAccount)
+	a := &model.Account{ID: id, InternalID: internal, Name: name, Type: accountTypeForRole(r), RoleID: int(r),
+		DomainID: domainID, State: model.AccountEnabled, Created: now}
 	st.Accounts = append(st.Accounts, a)
 	return a
 }
 
 // addUser is AccountManagerImpl.createUser for the account's first user:
 // enabled, without API keys.
-func (st *state) addUser(a *Account, username string, p Params, now time.Time) *User {
-	id, internal := st.newID(kindUser)
-	u := &User{ID: id, InternalID: internal, Username: username, Firstname: p.Get("firstname"),
+func addUser(st *model.State, a *model.Account, username string, p Params, now time.Time) *model.User {
+	id, internal := st.NewID(model.KindUser)
+	u := &model.User{ID: id, InternalID: internal, Username: username, Firstname: p.Get("firstname"),
 		Lastname: p.Get("lastname"), Email: p.Get("email"), Timezone: p.Get("timezone"),
-		AccountID: a.ID, State: accountEnabled, Created: now}
+		AccountID: a.ID, State: model.AccountEnabled, Created: now}
 	st.Users = append(st.Users, u)
 	return u
 }

@@ -2,87 +2,11 @@ package simulator
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
-	"encoding/hex"
-	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
-
-// Domain is a CloudStack domain. Path is CloudStack's internal form: "/" for
-// ROOT, "/child/" below it.
-type Domain struct {
-	ID         string    `json:"id"`
-	InternalID int64     `json:"internalid"`
-	Name       string    `json:"name"`
-	Path       string    `json:"path"`
-	ParentID   string    `json:"parentid,omitempty"`
-	Level      int       `json:"level"`
-	Created    time.Time `json:"created"`
-}
-
-func (d *Domain) uuid() string { return d.ID }
-
-// displayPath is the path as API responses show it: "ROOT", "ROOT/child".
-func (d *Domain) displayPath() string {
-	return "ROOT" + strings.TrimSuffix(d.Path, "/")
-}
-
-// Account is a CloudStack account; Type 1 is a root admin.
-type Account struct {
-	ID         string    `json:"id"`
-	InternalID int64     `json:"internalid"`
-	Name       string    `json:"name"`
-	Type       int       `json:"type"`
-	DomainID   string    `json:"domainid"`
-	State      string    `json:"state"`
-	IsDefault  bool      `json:"isdefault"`
-	Created    time.Time `json:"created"`
-	// RoleID is the default role (roles.go) it was created with; 0 for the
-	// role its type maps to.
-	RoleID int `json:"roleid,omitempty"`
-}
-
-func (a *Account) uuid() string { return a.ID }
-
-// User is a CloudStack user. The password is kept as a salted hash; the API
-// keys are kept in clear because signatures are verified with the secret.
-type User struct {
-	ID           string    `json:"id"`
-	InternalID   int64     `json:"internalid"`
-	Username     string    `json:"username"`
-	PasswordSalt string    `json:"passwordsalt"`
-	PasswordHash string    `json:"passwordhash"`
-	Firstname    string    `json:"firstname"`
-	Lastname     string    `json:"lastname"`
-	Email        string    `json:"email,omitempty"`
-	Timezone     string    `json:"timezone,omitempty"`
-	AccountID    string    `json:"accountid"`
-	State        string    `json:"state"`
-	APIKey       string    `json:"apikey,omitempty"`
-	SecretKey    string    `json:"secretkey,omitempty"`
-	IsDefault    bool      `json:"isdefault"`
-	Created      time.Time `json:"created"`
-}
-
-func (u *User) uuid() string { return u.ID }
-
-func (u *User) setPassword(pw string) {
-	salt := make([]byte, 16)
-	_, _ = rand.Read(salt)
-	u.PasswordSalt = hex.EncodeToString(salt)
-	u.PasswordHash = passwordHash(u.PasswordSalt, pw)
-}
-
-func (u *User) checkPassword(pw string) bool {
-	return subtle.ConstantTimeCompare([]byte(u.PasswordHash), []byte(passwordHash(u.PasswordSalt, pw))) == 1
-}
-
-func passwordHash(salt, pw string) string {
-	h := sha256.Sum256([]byte(salt + pw))
-	return hex.EncodeToString(h[:])
-}
 
 // newKey makes an API or secret key the way AccountManagerImpl's
 // createUserApiKey/createUserSecretKey do: 64 random bytes (an HmacSHA1
@@ -95,78 +19,54 @@ func newKey() string {
 
 // seedAccounts creates ROOT and the admin account and user (admin/password),
 // with CloudStack's internal ids: the system account and user take id 1.
-func seedAccounts(st *state, now time.Time) {
-	st.RootAdminRoleID, _ = st.newID(kindRole)
+func seedAccounts(st *model.State, now time.Time) {
+	st.RootAdminRoleID, _ = st.NewID(model.KindRole)
 	seedRoles(st)
-	did, dint := st.newID(kindDomain)
-	st.Domains = append(st.Domains, &Domain{ID: did, InternalID: dint, Name: "ROOT", Path: "/", Created: now})
-	st.Counters[kindAccount], st.Counters[kindUser] = 1, 1
-	aid, aint := st.newID(kindAccount)
-	st.Accounts = append(st.Accounts, &Account{ID: aid, InternalID: aint, Name: "admin", Type: 1,
-		DomainID: did, State: accountEnabled, IsDefault: true, Created: now})
-	uid, uidn := st.newID(kindUser)
-	admin := &User{ID: uid, InternalID: uidn, Username: "admin", Firstname: "admin", Lastname: "cloud",
-		AccountID: aid, State: accountEnabled, IsDefault: true, Created: now}
-	admin.setPassword("password")
+	did, dint := st.NewID(model.KindDomain)
+	st.Domains = append(st.Domains, &model.Domain{ID: did, InternalID: dint, Name: "ROOT", Path: "/", Created: now})
+	st.Counters[model.KindAccount], st.Counters[model.KindUser] = 1, 1
+	aid, aint := st.NewID(model.KindAccount)
+	st.Accounts = append(st.Accounts, &model.Account{ID: aid, InternalID: aint, Name: "admin", Type: 1,
+		DomainID: did, State: model.AccountEnabled, IsDefault: true, Created: now})
+	uid, uidn := st.NewID(model.KindUser)
+	admin := &model.User{ID: uid, InternalID: uidn, Username: "admin", Firstname: "admin", Lastname: "cloud",
+		AccountID: aid, State: model.AccountEnabled, IsDefault: true, Created: now}
+	admin.SetPassword("password")
 	st.Users = append(st.Users, admin)
 }
 
-func (st *state) adminUser() *User {
-	for _, u := range st.Users {
-		if u.Username == "admin" && u.IsDefault {
-			return u
-		}
-	}
-	return nil
-}
-
-func (st *state) userByAPIKey(key string) *User {
-	if key == "" {
-		return nil
-	}
-	for _, u := range st.Users {
-		if subtle.ConstantTimeCompare([]byte(u.APIKey), []byte(key)) == 1 {
-			return u
-		}
-	}
-	return nil
-}
-
-func (st *state) account(id string) *Account { a, _ := byID(st.Accounts, id); return a }
-func (st *state) domain(id string) *Domain   { d, _ := byID(st.Domains, id); return d }
-
 // userActive is ApiServer.verifyRequest's (and verifyUser's) check that both
 // the user and its account are enabled before any request is accepted.
-func (st *state) userActive(u *User) bool {
-	a := st.account(u.AccountID)
-	return u.State == accountEnabled && a != nil && a.State == accountEnabled
+func userActive(st *model.State, u *model.User) bool {
+	a := st.Account(u.AccountID)
+	return u.State == model.AccountEnabled && a != nil && a.State == model.AccountEnabled
 }
 
 func init() {
 	register(
-		command{name: "listDomains", idKind: kindDomain, sync: listDomains},
-		command{name: "listAccounts", idKind: kindAccount, sync: listAccounts},
-		command{name: "listUsers", idKind: kindUser, sync: listUsers},
+		command{name: "listDomains", idKind: model.KindDomain, sync: listDomains},
+		command{name: "listAccounts", idKind: model.KindAccount, sync: listAccounts},
+		command{name: "listUsers", idKind: model.KindUser, sync: listUsers},
 		command{name: "getUser", sync: getUser},
-		command{name: "getUserKeys", idKind: kindUser, sync: getUserKeys},
-		command{name: "registerUserKeys", idKind: kindUser, sync: registerUserKeys},
+		command{name: "getUserKeys", idKind: model.KindUser, sync: getUserKeys},
+		command{name: "registerUserKeys", idKind: model.KindUser, sync: registerUserKeys},
 	)
 }
 
 // listDomains is QueryManagerImpl.searchForDomains (DomainJoinDaoImpl renders).
 func listDomains(c *Call) (any, error) {
-	l := lister[*Domain]{key: "domain", id: (*Domain).uuid, name: func(d *Domain) string { return d.Name },
+	l := lister[*model.Domain]{key: "domain", id: (*model.Domain).UUID, name: func(d *model.Domain) string { return d.Name },
 		view: c.domainView}
 	level := c.Params.Int("level", -1)
-	return l.run(c, c.st.Domains, func(d *Domain) bool { return level < 0 || int64(d.Level) == level })
+	return l.run(c, c.st.Domains, func(d *model.Domain) bool { return level < 0 || int64(d.Level) == level })
 }
 
 // listAccounts is QueryManagerImpl.searchForAccounts (AccountJoinDaoImpl renders).
 func listAccounts(c *Call) (any, error) {
-	l := lister[*Account]{key: "account", id: (*Account).uuid, name: func(a *Account) string { return a.Name },
+	l := lister[*model.Account]{key: "account", id: (*model.Account).UUID, name: func(a *model.Account) string { return a.Name },
 		view: c.accountView}
 	p := c.Params
-	return l.run(c, c.st.Accounts, func(a *Account) bool {
+	return l.run(c, c.st.Accounts, func(a *model.Account) bool {
 		return optEq(p.Get("domainid"), a.DomainID) && optEq(p.Get("state"), a.State) &&
 			(!p.Has("accounttype") || p.Int("accounttype", -1) == int64(a.Type))
 	})
@@ -174,11 +74,11 @@ func listAccounts(c *Call) (any, error) {
 
 // listUsers is QueryManagerImpl.searchForUsers (UserAccountJoinDaoImpl renders).
 func listUsers(c *Call) (any, error) {
-	l := lister[*User]{key: "user", id: (*User).uuid, view: c.userView,
-		keyword: func(u *User) []string { return []string{u.Username, u.Firstname, u.Lastname, u.Email} }}
+	l := lister[*model.User]{key: "user", id: (*model.User).UUID, view: c.userView,
+		keyword: func(u *model.User) []string { return []string{u.Username, u.Firstname, u.Lastname, u.Email} }}
 	p := c.Params
-	return l.run(c, c.st.Users, func(u *User) bool {
-		a := c.st.account(u.AccountID)
+	return l.run(c, c.st.Users, func(u *model.User) bool {
+		a := c.st.Account(u.AccountID)
 		return optEq(p.Get("username"), u.Username) && optEq(p.Get("state"), u.State) &&
 			optEq(p.Get("account"), a.Name) && optEq(p.Get("domainid"), a.DomainID) &&
 			(!p.Has("accounttype") || p.Int("accounttype", -1) == int64(a.Type))
@@ -187,7 +87,7 @@ func listUsers(c *Call) (any, error) {
 
 // getUser is GetUserCmd.execute over AccountService.getUserByApiKey.
 func getUser(c *Call) (any, error) {
-	u := c.st.userByAPIKey(c.Params.Get("userapikey"))
+	u := c.st.UserByAPIKey(c.Params.Get("userapikey"))
 	if u == nil {
 		return nil, paramError("User with specified API key does not exist")
 	}
@@ -196,7 +96,7 @@ func getUser(c *Call) (any, error) {
 
 // getUserKeys is AccountManagerImpl.getKeys(GetUserKeysCmd).
 func getUserKeys(c *Call) (any, error) {
-	u, _ := byID(c.st.Users, c.Params.Get("id"))
+	u, _ := model.ByID(c.st.Users, c.Params.Get("id"))
 	keys := map[string]any{}
 	if u.APIKey != "" {
 		keys["apikey"], keys["secretkey"] = u.APIKey, u.SecretKey
@@ -207,23 +107,23 @@ func getUserKeys(c *Call) (any, error) {
 // registerUserKeys is AccountManagerImpl.createApiKeyAndSecretKey: the
 // user's key pair is replaced and the old pair stops working at once.
 func registerUserKeys(c *Call) (any, error) {
-	u, _ := byID(c.st.Users, c.Params.Get("id"))
+	u, _ := model.ByID(c.st.Users, c.Params.Get("id"))
 	u.APIKey, u.SecretKey = newKey(), newKey()
 	c.changed()
 	return map[string]any{"userkeys": map[string]any{"apikey": u.APIKey, "secretkey": u.SecretKey}}, nil
 }
 
-func (c *Call) domainView(d *Domain) map[string]any {
-	v := map[string]any{"id": d.ID, "name": d.Name, "level": d.Level, "path": d.displayPath(),
-		"haschild": c.st.hasChildDomain(d.ID), "state": domainActive, "created": csTime(d.Created),
+func (c *Call) domainView(d *model.Domain) map[string]any {
+	v := map[string]any{"id": d.ID, "name": d.Name, "level": d.Level, "path": d.DisplayPath(),
+		"haschild": hasChildDomain(c.st, d.ID), "state": model.DomainActive, "created": csTime(d.Created),
 		"hasannotations": false}
-	if p := c.st.domain(d.ParentID); p != nil {
+	if p := c.st.Domain(d.ParentID); p != nil {
 		v["parentdomainid"], v["parentdomainname"] = p.ID, p.Name
 	}
 	return v
 }
 
-func (st *state) hasChildDomain(id string) bool {
+func hasChildDomain(st *model.State, id string) bool {
 	for _, d := range st.Domains {
 		if d.ParentID == id {
 			return true
@@ -232,15 +132,15 @@ func (st *state) hasChildDomain(id string) bool {
 	return false
 }
 
-func (c *Call) accountView(a *Account) map[string]any {
-	d := c.st.domain(a.DomainID)
+func (c *Call) accountView(a *model.Account) map[string]any {
+	d := c.st.Domain(a.DomainID)
 	v := map[string]any{"id": a.ID, "name": a.Name, "accounttype": a.Type, "domainid": d.ID,
-		"domain": d.Name, "domainpath": d.displayPath(), "state": a.State, "isdefault": a.IsDefault,
+		"domain": d.Name, "domainpath": d.DisplayPath(), "state": a.State, "isdefault": a.IsDefault,
 		"created": csTime(a.Created), "groups": []string{}, "iscleanuprequired": false}
 	for k, val := range c.roleFields(a) {
 		v[k] = val
 	}
-	for k, val := range c.st.resourceUsage(a.ID) {
+	for k, val := range resourceUsage(c.st, a.ID) {
 		v[k] = val
 	}
 	users := []map[string]any{}
@@ -255,7 +155,7 @@ func (c *Call) accountView(a *Account) map[string]any {
 
 // resourceUsage reports an account's resource counts; no limits are set in
 // the simulator, so every limit is "Unlimited".
-func (st *state) resourceUsage(accountID string) map[string]any {
+func resourceUsage(st *model.State, accountID string) map[string]any {
 	totals := map[string]int64{"vm": 0, "ip": 0, "volume": 0, "snapshot": 0, "template": 0, "network": 0,
 		"vpc": 0, "cpu": 0, "memory": 0, "primarystorage": 0, "project": 0}
 	for _, vm := range st.VMs {
@@ -275,9 +175,9 @@ func (st *state) resourceUsage(accountID string) map[string]any {
 
 // userView never includes the secret key: 4.22 only reveals it through
 // getUserKeys.
-func (c *Call) userView(u *User) map[string]any {
-	a := c.st.account(u.AccountID)
-	d := c.st.domain(a.DomainID)
+func (c *Call) userView(u *model.User) map[string]any {
+	a := c.st.Account(u.AccountID)
+	d := c.st.Domain(a.DomainID)
 	v := map[string]any{"id": u.ID, "username": u.Username, "firstname": u.Firstname,
 		"lastname": u.Lastname, "created": csTime(u.Created), "state": u.State, "account": a.Name,
 		"accountid": a.ID, "accounttype": a.Type, "usersource": "native", "domainid": d.ID,

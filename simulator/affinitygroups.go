@@ -2,7 +2,8 @@ package simulator
 
 import (
 	"strings"
-	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // Affinity group types the simulator's planner implements.
@@ -16,26 +17,12 @@ const (
 // are not simulated).
 var affinityGroupTypes = []string{hostAntiAffinity, hostAffinity}
 
-// AffinityGroup is an account's affinity group. Its members are the VMs
-// whose AffinityGroupIDs name it.
-type AffinityGroup struct {
-	ID          string    `json:"id"`
-	InternalID  int64     `json:"internalid"`
-	Name        string    `json:"name"`
-	Description string    `json:"description"`
-	Type        string    `json:"type"`
-	AccountID   string    `json:"accountid"`
-	Created     time.Time `json:"created"`
-}
-
-func (g *AffinityGroup) uuid() string { return g.ID }
-
 func init() {
 	register(
 		command{name: "listAffinityGroupTypes", sync: listAffinityGroupTypes},
 		command{name: "createAffinityGroup", async: createAffinityGroup},
-		command{name: "listAffinityGroups", idKind: kindAffinityGroup, sync: listAffinityGroups},
-		command{name: "deleteAffinityGroup", idKind: kindAffinityGroup, async: deleteAffinityGroup},
+		command{name: "listAffinityGroups", idKind: model.KindAffinityGroup, sync: listAffinityGroups},
+		command{name: "deleteAffinityGroup", idKind: model.KindAffinityGroup, async: deleteAffinityGroup},
 	)
 }
 
@@ -51,7 +38,7 @@ func listAffinityGroupTypes(c *Call) (any, error) {
 
 // affinityGroupByName finds an account's group; names compare
 // case-insensitively.
-func (st *state) affinityGroupByName(accountID, name string) *AffinityGroup {
+func affinityGroupByName(st *model.State, accountID, name string) *model.AffinityGroup {
 	for _, g := range st.AffinityGroups {
 		if g.AccountID == accountID && strings.EqualFold(g.Name, name) {
 			return g
@@ -74,24 +61,24 @@ func createAffinityGroup(c *Call) (*asyncJob, error) {
 		return nil, paramError("Unable to create affinity group, invalid affinity group type: %s. Valid values are %s",
 			typ, strings.Join(affinityGroupTypes, ","))
 	}
-	if c.st.affinityGroupByName(c.Account.ID, name) != nil {
+	if affinityGroupByName(c.st, c.Account.ID, name) != nil {
 		return nil, paramError("Unable to create affinity group, a group with name %s already exists.", name)
 	}
-	id, internal := c.st.newID(kindAffinityGroup)
+	id, internal := c.st.NewID(model.KindAffinityGroup)
 	desc := p.Get("description")
-	g := &AffinityGroup{ID: id, InternalID: internal, Name: name, Description: desc, Type: typ,
+	g := &model.AffinityGroup{ID: id, InternalID: internal, Name: name, Description: desc, Type: typ,
 		AccountID: c.Account.ID, Created: c.srv.now()}
 	c.st.AffinityGroups = append(c.st.AffinityGroups, g)
 	c.changed()
 	return &asyncJob{instanceType: "AffinityGroup", instanceID: id, created: true,
 		cmdClass: "org.apache.cloudstack.api.command.user.affinitygroup.CreateAffinityGroupCmd",
 		run:      func() (any, error) { return map[string]any{"affinitygroup": c.affinityGroupView(g)}, nil },
-		fail:     func(*APIError) { c.st.removeAffinityGroup(g) },
+		fail:     func(*APIError) { removeAffinityGroup(c.st, g) },
 	}, nil
 }
 
-func (st *state) removeAffinityGroup(g *AffinityGroup) {
-	var keep []*AffinityGroup
+func removeAffinityGroup(st *model.State, g *model.AffinityGroup) {
+	var keep []*model.AffinityGroup
 	for _, other := range st.AffinityGroups {
 		if other != g {
 			keep = append(keep, other)
@@ -99,15 +86,15 @@ func (st *state) removeAffinityGroup(g *AffinityGroup) {
 	}
 	st.AffinityGroups = keep
 	for _, vm := range st.VMs {
-		vm.AffinityGroupIDs = without(vm.AffinityGroupIDs, g.ID)
+		vm.AffinityGroupIDs = model.Without(vm.AffinityGroupIDs, g.ID)
 	}
 }
 
 // members are a group's VMs that are not expunged.
-func (st *state) members(g *AffinityGroup) []*VirtualMachine {
-	var out []*VirtualMachine
+func members(st *model.State, g *model.AffinityGroup) []*model.VirtualMachine {
+	var out []*model.VirtualMachine
 	for _, vm := range st.VMs {
-		if vm.Removed == nil && containsFold(vm.AffinityGroupIDs, g.ID) {
+		if vm.Removed == nil && model.ContainsFold(vm.AffinityGroupIDs, g.ID) {
 			out = append(out, vm)
 		}
 	}
@@ -116,25 +103,25 @@ func (st *state) members(g *AffinityGroup) []*VirtualMachine {
 
 // listAffinityGroups is QueryManagerImpl.searchForAffinityGroups.
 func listAffinityGroups(c *Call) (any, error) {
-	l := lister[*AffinityGroup]{key: "affinitygroup", id: (*AffinityGroup).uuid,
-		name: func(g *AffinityGroup) string { return g.Name }, view: c.affinityGroupView}
+	l := lister[*model.AffinityGroup]{key: "affinitygroup", id: (*model.AffinityGroup).UUID,
+		name: func(g *model.AffinityGroup) string { return g.Name }, view: c.affinityGroupView}
 	p := c.Params
-	return l.run(c, c.st.AffinityGroups, func(g *AffinityGroup) bool {
+	return l.run(c, c.st.AffinityGroups, func(g *model.AffinityGroup) bool {
 		if !optEq(p.Get("type"), g.Type) {
 			return false
 		}
 		if vmID := p.Get("virtualmachineid"); vmID != "" {
-			vm, ok := byID(c.st.VMs, vmID)
-			return ok && containsFold(vm.AffinityGroupIDs, g.ID)
+			vm, ok := model.ByID(c.st.VMs, vmID)
+			return ok && model.ContainsFold(vm.AffinityGroupIDs, g.ID)
 		}
 		return true
 	})
 }
 
 // affinityGroupView is AffinityGroupJoinDaoImpl.newAffinityGroupResponse.
-func (c *Call) affinityGroupView(g *AffinityGroup) map[string]any {
+func (c *Call) affinityGroupView(g *model.AffinityGroup) map[string]any {
 	ids := []string{}
-	for _, vm := range c.st.members(g) {
+	for _, vm := range members(c.st, g) {
 		ids = append(ids, vm.ID)
 	}
 	v := map[string]any{"id": g.ID, "name": g.Name, "type": g.Type, "virtualmachineIds": ids}
@@ -154,19 +141,19 @@ func deleteAffinityGroup(c *Call) (*asyncJob, error) {
 	job := &asyncJob{instanceType: "AffinityGroup", instanceID: id,
 		cmdClass: "org.apache.cloudstack.api.command.user.affinitygroup.DeleteAffinityGroupCmd"}
 	job.run = func() (any, error) {
-		var g *AffinityGroup
+		var g *model.AffinityGroup
 		switch {
 		case id != "":
-			g, _ = byID(c.st.AffinityGroups, id)
+			g, _ = model.ByID(c.st.AffinityGroups, id)
 		case name != "":
-			g = c.st.affinityGroupByName(c.Account.ID, name)
+			g = affinityGroupByName(c.st, c.Account.ID, name)
 		default:
 			return nil, paramError("Either the affinity group Id or group name must be specified to delete the group")
 		}
 		if g == nil {
-			return nil, paramError("Unable to find affinity group %s", firstNonEmpty(id, name))
+			return nil, paramError("Unable to find affinity group %s", model.FirstNonEmpty(id, name))
 		}
-		c.st.removeAffinityGroup(g)
+		removeAffinityGroup(c.st, g)
 		c.changed()
 		return success(), nil
 	}

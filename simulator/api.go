@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
@@ -78,7 +79,7 @@ func (s *Server) process(r *http.Request, raw rawParams) outcome {
 		out.reply = errorReply(name, s.noCommand(r, raw))
 		return out
 	}
-	var user *User
+	var user *model.User
 	if command != "login" && command != "logout" {
 		var aerr *APIError
 		s.mu.Lock()
@@ -146,7 +147,7 @@ func (s *Server) noCommand(r *http.Request, raw rawParams) *APIError {
 }
 
 // authenticate is the servlet's session check, else ApiServer.verifyRequest.
-func (s *Server) authenticate(r *http.Request, raw rawParams, api *schema.API) (*User, *APIError) {
+func (s *Server) authenticate(r *http.Request, raw rawParams, api *schema.API) (*model.User, *APIError) {
 	now := s.now()
 	if sess := s.sessionFor(r, now); sess != nil {
 		return s.sessionUser(r, sess, raw, api, now)
@@ -157,7 +158,7 @@ func (s *Server) authenticate(r *http.Request, raw rawParams, api *schema.API) (
 // execute is ApiServer.handleRequest and queueCommand: the dispatch chain
 // (unpack, validate) then the command, sync or as an async job. An
 // unimplemented command is a simulator answer (432, as for an unknown API).
-func (s *Server) execute(host string, api *schema.API, user *User, raw rawParams, fault *Fault) (*reply, string) {
+func (s *Server) execute(host string, api *schema.API, user *model.User, raw rawParams, fault *Fault) (*reply, string) {
 	name := commandResponseName(api.Name)
 	if key, bad := raw.withControlCharacter(); bad {
 		return errorReply(name, serverParamError("Received value containing illegal ASCII non-printable characters for parameter %s", key)), ""
@@ -175,7 +176,7 @@ func (s *Server) execute(host string, api *schema.API, user *User, raw rawParams
 		return errorReply(name, perr), ""
 	}
 	c := &Call{Command: api.Name, API: api, Params: params, User: user,
-		Account: s.st.account(user.AccountID), host: host, srv: s, st: s.st}
+		Account: s.st.Account(user.AccountID), host: host, srv: s, st: s.st}
 	if err := c.validate(); err != nil {
 		return errorReply(name, err), ""
 	}

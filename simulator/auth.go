@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
@@ -17,7 +18,7 @@ import (
 // request or a command that does not exist. Not modelled (defaults kept):
 // enforce.post.requests.and.timestamps, api.key.access
 // (verifyApiKeyAccessAllowed), key pair permissions and validity dates.
-func (s *Server) verifySignature(raw rawParams, api *schema.API, now time.Time) (*User, *APIError) {
+func (s *Server) verifySignature(raw rawParams, api *schema.API, now time.Time) (*model.User, *APIError) {
 	fail := unauthorized(badCredentials)
 	if api == nil {
 		return nil, fail
@@ -49,12 +50,12 @@ func (s *Server) verifySignature(raw rawParams, api *schema.API, now time.Time) 
 			return nil, fail
 		}
 	}
-	user := s.st.userByAPIKey(apiKey)
-	if user == nil || !s.st.userActive(user) {
+	user := s.st.UserByAPIKey(apiKey)
+	if user == nil || !userActive(s.st, user) {
 		return nil, fail
 	}
 	// verifyRequest asks commandAvailable before it checks the signature.
-	if err := s.st.commandAvailable(user, api.Name); err != nil {
+	if err := commandAvailable(s.st, user, api.Name); err != nil {
 		return nil, err
 	}
 	if user.SecretKey == "" {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
 
@@ -24,7 +25,7 @@ type clusterSpec struct {
 
 func addCluster(c *Call) (any, error) {
 	p := c.Params
-	cl, err := c.st.addCluster(clusterSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), Name: p.Get("clustername"),
+	cl, err := makeCluster(c.st, clusterSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), Name: p.Get("clustername"),
 		Hypervisor: p.Get("hypervisor"), ClusterType: p.Get("clustertype"), Allocation: p.Get("allocationstate")})
 	if err != nil {
 		return nil, err
@@ -39,8 +40,8 @@ func addCluster(c *Call) (any, error) {
 // ExternalManaged (vCenter) clusters are refused as not implemented; the
 // duplicate-name failure is the database's unique key on the pod's cluster
 // names, which CloudStack reports as this CloudRuntimeException.
-func (st *state) addCluster(s clusterSpec) (*Cluster, error) {
-	z, pod, err := st.zoneAndPod(s.ZoneID, s.PodID)
+func makeCluster(st *model.State, s clusterSpec) (*model.Cluster, error) {
+	z, pod, err := zoneAndPod(st, s.ZoneID, s.PodID)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func (st *state) addCluster(s clusterSpec) (*Cluster, error) {
 		return nil, notImplemented("Only CloudManaged clusters are implemented by the CloudStack simulator")
 	}
 	if s.Allocation == "" {
-		s.Allocation = allocationEnabled
+		s.Allocation = model.AllocationEnabled
 	}
 	if err := checkAllocationState(s.Allocation); err != nil {
 		return nil, err
@@ -68,8 +69,8 @@ func (st *state) addCluster(s clusterSpec) (*Cluster, error) {
 			return nil, internalError("Unable to create cluster %s in pod and data center with specified ids", s.Name)
 		}
 	}
-	id, internal := st.newID(kindCluster)
-	cl := &Cluster{ID: id, InternalID: internal, Name: s.Name, PodID: pod.ID, ZoneID: z.ID, Hypervisor: hv,
+	id, internal := st.NewID(model.KindCluster)
+	cl := &model.Cluster{ID: id, InternalID: internal, Name: s.Name, PodID: pod.ID, ZoneID: z.ID, Hypervisor: hv,
 		Allocation: s.Allocation}
 	st.Clusters = append(st.Clusters, cl)
 	return cl, nil
@@ -77,12 +78,12 @@ func (st *state) addCluster(s clusterSpec) (*Cluster, error) {
 
 // zoneAndPod is discoverCluster's and discoverHosts' check of the zone and
 // pod they are given.
-func (st *state) zoneAndPod(zoneID, podID string) (*Zone, *Pod, *APIError) {
-	z := st.zone(zoneID)
+func zoneAndPod(st *model.State, zoneID, podID string) (*model.Zone, *model.Pod, *APIError) {
+	z := st.Zone(zoneID)
 	if z == nil {
 		return nil, nil, paramError("Can't find zone by the id specified")
 	}
-	pod := st.pod(podID)
+	pod := st.Pod(podID)
 	if pod == nil {
 		return nil, nil, paramError("Can't find pod by id %s", podID)
 	}
@@ -99,7 +100,7 @@ type hostSpec struct {
 
 func addHost(c *Call) (any, error) {
 	p := c.Params
-	h, err := c.st.addHost(hostSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), ClusterID: p.Get("clusterid"),
+	h, err := makeHost(c.st, hostSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), ClusterID: p.Get("clusterid"),
 		ClusterName: p.Get("clustername"), Hypervisor: p.Get("hypervisor"), URL: p.Get("url"),
 		Username: p.Get("username"), Password: p.Get("password"), Allocation: p.Get("allocationstate")}, c.srv.now())
 	if err != nil {
@@ -120,12 +121,12 @@ func addHost(c *Call) (any, error) {
 // simulator's mock agent): the host is Up with the mock agent's capacity,
 // its IP the URL's host when that is an address, otherwise the next free
 // address of the pod's range.
-func (st *state) addHost(s hostSpec, now time.Time) (*Host, error) {
-	z := st.zone(s.ZoneID)
+func makeHost(st *model.State, s hostSpec, now time.Time) (*model.Host, error) {
+	z := st.Zone(s.ZoneID)
 	if z == nil {
 		return nil, paramError("Can't find zone by id %s", s.ZoneID)
 	}
-	pod := st.pod(s.PodID)
+	pod := st.Pod(s.PodID)
 	if pod == nil {
 		return nil, paramError("Can't find pod by id %s", s.PodID)
 	}
@@ -151,13 +152,13 @@ func (st *state) addHost(s hostSpec, now time.Time) (*Host, error) {
 	if hvErr != nil {
 		return nil, discoveryError("Do not support HypervisorType %s for %s", s.Hypervisor, s.URL)
 	}
-	cl := st.cluster(s.ClusterID)
+	cl := st.Cluster(s.ClusterID)
 	if s.ClusterName != "" {
-		cl = st.clusterNamed(pod.ID, s.ClusterName)
+		cl = clusterNamed(st, pod.ID, s.ClusterName)
 		if cl == nil {
-			id, internal := st.newID(kindCluster)
-			cl = &Cluster{ID: id, InternalID: internal, Name: s.ClusterName, PodID: pod.ID, ZoneID: z.ID, Hypervisor: hv,
-				Allocation: allocationEnabled}
+			id, internal := st.NewID(model.KindCluster)
+			cl = &model.Cluster{ID: id, InternalID: internal, Name: s.ClusterName, PodID: pod.ID, ZoneID: z.ID, Hypervisor: hv,
+				Allocation: model.AllocationEnabled}
 			st.Clusters = append(st.Clusters, cl)
 		}
 	}
@@ -167,9 +168,9 @@ func (st *state) addHost(s hostSpec, now time.Time) (*Host, error) {
 	if cl.PodID != pod.ID || cl.Hypervisor != hv {
 		return nil, discoveryError("Unable to add the host: Cannot find the server resources at %s", s.URL)
 	}
-	h := newHost(st, cl.ID, pod.ID, z.ID, cl.Hypervisor, st.hostAddress(pod, s.URL), now)
-	if s.Allocation == allocationDisabled {
-		h.ResourceState = resourceDisabled
+	h := newHost(st, cl.ID, pod.ID, z.ID, cl.Hypervisor, hostAddress(st, pod, s.URL), now)
+	if s.Allocation == model.AllocationDisabled {
+		h.ResourceState = model.ResourceDisabled
 	}
 	st.Hosts = append(st.Hosts, h)
 	return h, nil
@@ -181,7 +182,7 @@ func discoveryError(format string, args ...any) *APIError {
 	return &APIError{Code: codeInternalError, CSCode: csServerAPIException, Text: fmt.Sprintf(format, args...)}
 }
 
-func (st *state) clusterNamed(podID, name string) *Cluster {
+func clusterNamed(st *model.State, podID, name string) *model.Cluster {
 	for _, cl := range st.Clusters {
 		if cl.PodID == podID && cl.Name == name {
 			return cl
@@ -193,7 +194,7 @@ func (st *state) clusterNamed(podID, name string) *Cluster {
 // hostAddress is the URL's host if it is an IPv4 address, otherwise the
 // lowest address of the pod's range after the first (the first goes to
 // system VMs in marvin's layout) no host has.
-func (st *state) hostAddress(pod *Pod, url string) string {
+func hostAddress(st *model.State, pod *model.Pod, url string) string {
 	host := url
 	if i := strings.Index(host, "://"); i >= 0 {
 		host = host[i+3:]

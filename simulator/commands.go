@@ -3,6 +3,7 @@ package simulator
 import (
 	"fmt"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
@@ -14,12 +15,12 @@ type Call struct {
 	Command string      // canonical command name, e.g. "listZones"
 	API     *schema.API // the command's 4.22 schema entry
 	Params  Params
-	User    *User
-	Account *Account
+	User    *model.User
+	Account *model.Account
 
 	host string // Host header of the request, for URLs pointing back at the simulator
 	srv  *Server
-	st   *state
+	st   *model.State
 }
 
 // changed marks the state dirty: it is persisted when the request finishes.
@@ -70,54 +71,26 @@ func register(cmds ...command) {
 	}
 }
 
-// Entity kinds, recorded with every UUID the simulator hands out so that a
-// UUID parameter naming nothing is rejected the way CloudStack rejects it
-// (ParamProcessWorker.translateUuidToInternalId over the parameter's
-// entityType).
-const (
-	kindDomain          = "domain"
-	kindAccount         = "account"
-	kindUser            = "user"
-	kindRole            = "role"
-	kindZone            = "zone"
-	kindPod             = "pod"
-	kindCluster         = "cluster"
-	kindHost            = "host"
-	kindPhysicalNetwork = "physicalnetwork"
-	kindNetwork         = "network"
-	kindNetworkOffering = "networkoffering"
-	kindVlanRange       = "vlaniprange"
-	kindServiceOffering = "serviceoffering"
-	kindDiskOffering    = "diskoffering"
-	kindOSCategory      = "oscategory"
-	kindOSType          = "ostype"
-	kindVM              = "virtualmachine"
-	kindTemplate        = "template"
-	kindNIC             = "nic"
-	kindJob             = "asyncjob"
-	kindMgmtServer      = "managementserver"
-)
-
 // paramKinds maps UUID parameter names to the entity kind they refer to, for
 // every kind the simulator stores. Parameters not listed here (or naming
 // kinds no family stores yet) are only checked for UUID syntax. Families that
 // add a kind add its parameter names from their init function.
 var paramKinds = map[string]string{
-	"domainid":          kindDomain,
-	"accountid":         kindAccount,
-	"userid":            kindUser,
-	"roleid":            kindRole,
-	"zoneid":            kindZone,
-	"podid":             kindPod,
-	"clusterid":         kindCluster,
-	"hostid":            kindHost,
-	"physicalnetworkid": kindPhysicalNetwork,
-	"networkid":         kindNetwork,
-	"networkofferingid": kindNetworkOffering,
-	"serviceofferingid": kindServiceOffering,
-	"diskofferingid":    kindDiskOffering,
-	"oscategoryid":      kindOSCategory,
-	"ostypeid":          kindOSType,
-	"virtualmachineid":  kindVM,
-	"jobid":             kindJob,
+	"domainid":          model.KindDomain,
+	"accountid":         model.KindAccount,
+	"userid":            model.KindUser,
+	"roleid":            model.KindRole,
+	"zoneid":            model.KindZone,
+	"podid":             model.KindPod,
+	"clusterid":         model.KindCluster,
+	"hostid":            model.KindHost,
+	"physicalnetworkid": model.KindPhysicalNetwork,
+	"networkid":         model.KindNetwork,
+	"networkofferingid": model.KindNetworkOffering,
+	"serviceofferingid": model.KindServiceOffering,
+	"diskofferingid":    model.KindDiskOffering,
+	"oscategoryid":      model.KindOSCategory,
+	"ostypeid":          model.KindOSType,
+	"virtualmachineid":  model.KindVM,
+	"jobid":             model.KindJob,
 }

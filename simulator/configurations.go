@@ -7,114 +7,20 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
-
-// Global settings (the configuration table) the simulator models. Each
-// follows its ConfigKey or Config enum entry: name, category, component,
-// default, description, type and whether it is dynamic.
-const (
-	settingInternalSites    = "secstorage.allowed.internal.sites"
-	settingUploadInterval   = "upload.monitoring.interval"
-	settingUploadTimeout    = "upload.operation.timeout"
-	settingUserDataMaxLen   = "vm.userdata.max.length"
-	settingExpungeDelay     = "expunge.delay"
-	settingExpungeInterval  = "expunge.interval"
-	userDataMaxLengthLimit  = 1048576 // ConfigurationManagerImpl.validateConfigurationValue's cap
-	configTypeInteger       = "Integer"
-	configTypeString        = "String"
-	configCategoryAdvanced  = "Advanced"
-	configCategoryForbidden = "Hidden" // searchForConfigurations never lists these
-)
-
-type settingDef struct {
-	name, category, component, description, kind string
-	defaultValue                                 *string // nil: CloudStack's default is null
-	dynamic                                      bool
-}
-
-func ptr(s string) *string { return &s }
-
-// settingDefs, sorted by name as searchForConfigurations orders them.
-var settingDefs = []settingDef{
-	// Config.ExpungeDelay
-	{name: settingExpungeDelay, category: configCategoryAdvanced, component: "UserVmManager", kind: configTypeInteger,
-		defaultValue: ptr("86400"), description: "Determines how long (in seconds) to wait before actually expunging " +
-			"destroyed vm. The default value = the default value of expunge.interval"},
-	// Config.ExpungeInterval
-	{name: settingExpungeInterval, category: configCategoryAdvanced, component: "UserVmManager", kind: configTypeInteger,
-		defaultValue: ptr("86400"), description: "The interval (in seconds) to wait before running the expunge thread."},
-	// Config.SecStorageAllowedInternalDownloadSites
-	{name: settingInternalSites, category: configCategoryAdvanced, component: "ManagementServer", kind: configTypeString,
-		description: "Comma separated list of cidrs internal to the datacenter that can host template download " +
-			"servers, please note 0.0.0.0 is not a valid site"},
-	// ImageStoreUploadMonitorImpl.UploadMonitoringInterval
-	{name: settingUploadInterval, category: configCategoryAdvanced, component: "ImageStoreUploadMonitor",
-		kind: configTypeInteger, defaultValue: ptr("60"), dynamic: true,
-		description: "Interval (in seconds) to check the status of volumes that are uploaded using HTTP POST request"},
-	// ImageStoreUploadMonitorImpl.UploadOperationTimeout
-	{name: settingUploadTimeout, category: configCategoryAdvanced, component: "ImageStoreUploadMonitor",
-		kind: configTypeInteger, defaultValue: ptr("60"), dynamic: true,
-		description: "Time (in minutes) to wait before abandoning volume upload using HTTP POST request"},
-	// UserDataManager.VM_USERDATA_MAX_LENGTH
-	{name: settingUserDataMaxLen, category: configCategoryAdvanced, component: "UserDataManager",
-		kind: configTypeInteger, defaultValue: ptr("32768"), dynamic: true,
-		description: "Max length of vm userdata after base64 encoding. Default is 32768 and maximum is 1048576"},
-}
-
-func settingDefByName(name string) *settingDef {
-	for i := range settingDefs {
-		if settingDefs[i].name == name {
-			return &settingDefs[i]
-		}
-	}
-	return nil
-}
-
-// settingValue is a setting's value in the configuration table; nil is SQL
-// NULL. The state keeps the values an operator set; the rest are defaults.
-func (st *state) settingValue(name string) *string {
-	if v, ok := st.Settings[name]; ok {
-		return v
-	}
-	if d := settingDefByName(name); d != nil {
-		return d.defaultValue
-	}
-	return nil
-}
-
-// setting is the current value of a modelled global setting, "" for null.
-// Code that follows CloudStack reads settings through it (or settingInt),
-// minding when CloudStack itself reads them: some only at start-up.
-func (st *state) setting(name string) string {
-	if v := st.settingValue(name); v != nil {
-		return *v
-	}
-	return ""
-}
-
-// settingInt is an Integer setting's value, or its default when the stored
-// text does not parse (ConfigKey.value falls back the same way).
-func (st *state) settingInt(name string) int {
-	if n, err := strconv.Atoi(st.setting(name)); err == nil {
-		return n
-	}
-	if d := settingDefByName(name); d != nil && d.defaultValue != nil {
-		n, _ := strconv.Atoi(*d.defaultValue)
-		return n
-	}
-	return 0
-}
 
 // presetDurationSetting stores a duration given on the command line as the
 // whole units the setting counts in (rounded up, so that 100ms shows as 1).
-func (st *state) presetDurationSetting(name string, d, unit time.Duration) {
+func presetDurationSetting(st *model.State, name string, d, unit time.Duration) {
 	if d <= 0 {
 		return
 	}
 	if st.Settings == nil {
 		st.Settings = map[string]*string{}
 	}
-	st.Settings[name] = ptr(strconv.Itoa(int(math.Ceil(float64(d) / float64(unit)))))
+	st.Settings[name] = model.Ptr(strconv.Itoa(int(math.Ceil(float64(d) / float64(unit)))))
 }
 
 func init() {
@@ -159,31 +65,31 @@ func listConfigurations(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rows []*settingDef
-	for i := range settingDefs {
-		d := &settingDefs[i]
-		if scope == "" && d.category != configCategoryForbidden && optEq(p.Get("category"), d.category) {
+	var rows []*model.SettingDef
+	for i := range model.SettingDefs {
+		d := &model.SettingDefs[i]
+		if scope == "" && d.Category != model.ConfigCategoryForbidden && optEq(p.Get("category"), d.Category) {
 			rows = append(rows, d)
 		}
 	}
-	l := lister[*settingDef]{key: "configuration", id: func(d *settingDef) string { return d.name },
-		name: func(d *settingDef) string { return d.name }, nameLike: true, view: c.configView,
-		keyword: func(d *settingDef) []string {
-			return []string{d.name, "DEFAULT", d.component, d.description, d.category, c.st.setting(d.name)}
+	l := lister[*model.SettingDef]{key: "configuration", id: func(d *model.SettingDef) string { return d.Name },
+		name: func(d *model.SettingDef) string { return d.Name }, nameLike: true, view: c.configView,
+		keyword: func(d *model.SettingDef) []string {
+			return []string{d.Name, "DEFAULT", d.Component, d.Description, d.Category, c.st.Setting(d.Name)}
 		}}
 	return l.run(c, rows)
 }
 
 // configView is ApiResponseHelper.createConfigurationResponse for a global
 // setting (ListCfgsByCmd.setScope leaves scope out at global scope).
-func (c *Call) configView(d *settingDef) map[string]any {
-	v := map[string]any{"category": d.category, "name": d.name, "description": d.description,
-		"isdynamic": d.dynamic, "component": d.component, "type": configValueType(d.kind)}
-	if val := c.st.settingValue(d.name); val != nil {
+func (c *Call) configView(d *model.SettingDef) map[string]any {
+	v := map[string]any{"category": d.Category, "name": d.Name, "description": d.Description,
+		"isdynamic": d.Dynamic, "component": d.Component, "type": configValueType(d.Kind)}
+	if val := c.st.SettingValue(d.Name); val != nil {
 		v["value"] = *val
 	}
-	if d.defaultValue != nil {
-		v["defaultvalue"] = *d.defaultValue
+	if d.DefaultValue != nil {
+		v["defaultvalue"] = *d.DefaultValue
 	}
 	return v
 }
@@ -191,7 +97,7 @@ func (c *Call) configView(d *settingDef) map[string]any {
 // configValueType is ConfigurationManagerImpl.parseConfigurationTypeIntoString
 // (Configuration.ValueType) for the modelled types.
 func configValueType(kind string) string {
-	if kind == configTypeInteger {
+	if kind == model.ConfigTypeInteger {
 		return "Number"
 	}
 	return "String"
@@ -204,7 +110,7 @@ func configValueType(kind string) string {
 // setting reads it, which for some settings is only at start-up.
 func updateConfiguration(c *Call) (any, error) {
 	name := c.Params.Get("name")
-	d := settingDefByName(name)
+	d := model.SettingDefByName(name)
 	if d == nil {
 		return nil, paramError("Config parameter with name %s doesn't exist", name)
 	}
@@ -218,7 +124,7 @@ func updateConfiguration(c *Call) (any, error) {
 	if scope != "" {
 		return nil, paramError("Invalid scope id provided for the parameter %s", name)
 	}
-	value := ptr(strings.TrimSpace(c.Params.Get("value")))
+	value := model.Ptr(strings.TrimSpace(c.Params.Get("value")))
 	if *value == "" || *value == "null" {
 		value = nil
 	}
@@ -235,12 +141,12 @@ func updateConfiguration(c *Call) (any, error) {
 
 // positiveIntSettings are the modelled names in ConfigurationManagerImpl's
 // configValuesForValidation.
-var positiveIntSettings = []string{settingUserDataMaxLen}
+var positiveIntSettings = []string{model.SettingUserDataMaxLen}
 
 // validateConfigurationValue is ConfigurationManagerImpl.validateConfigurationValue
 // for the modelled settings; "" means valid.
-func validateConfigurationValue(d *settingDef, value *string) string {
-	if d.kind != configTypeInteger {
+func validateConfigurationValue(d *model.SettingDef, value *string) string {
+	if d.Kind != model.ConfigTypeInteger {
 		return ""
 	}
 	text := "null"
@@ -250,14 +156,14 @@ func validateConfigurationValue(d *settingDef, value *string) string {
 	n, err := strconv.Atoi(text)
 	if err != nil || n > math.MaxInt32 || n < math.MinInt32 {
 		return fmt.Sprintf("There was error in trying to parse value: %s. Please enter a valid integer value for parameter %s",
-			text, d.name)
+			text, d.Name)
 	}
-	if slices.Contains(positiveIntSettings, d.name) {
+	if slices.Contains(positiveIntSettings, d.Name) {
 		if n <= 0 {
-			return "Please enter a positive value for the configuration parameter:" + d.name
+			return "Please enter a positive value for the configuration parameter:" + d.Name
 		}
-		if d.name == settingUserDataMaxLen && n > userDataMaxLengthLimit {
-			return fmt.Sprintf("Please enter a value less than %d for the configuration parameter:%s", userDataMaxLengthLimit, d.name)
+		if d.Name == model.SettingUserDataMaxLen && n > model.UserDataMaxLengthLimit {
+			return fmt.Sprintf("Please enter a value less than %d for the configuration parameter:%s", model.UserDataMaxLengthLimit, d.Name)
 		}
 	}
 	return ""

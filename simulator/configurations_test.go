@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func listSettings(t *testing.T, cs *cloudstack.CloudStackClient, name string) []*cloudstack.Configuration {
@@ -113,11 +114,11 @@ func TestUpdateConfigurationValidatesAsCloudStack(t *testing.T) {
 func addTenant(s *testSim) {
 	s.srv.mu.Lock()
 	defer s.srv.mu.Unlock()
-	id, internal := s.srv.st.newID(kindAccount)
-	acct := &Account{ID: id, InternalID: internal, Name: "tenant", Type: 0, DomainID: s.srv.st.Domains[0].ID, State: "enabled"}
-	uid, uinternal := s.srv.st.newID(kindUser)
+	id, internal := s.srv.st.NewID(model.KindAccount)
+	acct := &model.Account{ID: id, InternalID: internal, Name: "tenant", Type: 0, DomainID: s.srv.st.Domains[0].ID, State: "enabled"}
+	uid, uinternal := s.srv.st.NewID(model.KindUser)
 	s.srv.st.Accounts = append(s.srv.st.Accounts, acct)
-	s.srv.st.Users = append(s.srv.st.Users, &User{ID: uid, InternalID: uinternal, Username: "tenant", AccountID: id,
+	s.srv.st.Users = append(s.srv.st.Users, &model.User{ID: uid, InternalID: uinternal, Username: "tenant", AccountID: id,
 		State: "enabled", APIKey: "tenant-key", SecretKey: "tenant-secret"})
 }
 
@@ -137,14 +138,14 @@ func TestUserDataMaxLengthFollowsTheSetting(t *testing.T) {
 	s := startSim(t, Options{})
 	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "8"})
 	s.srv.mu.Lock()
-	_, err := s.srv.st.validateUserData("aGVsbG8gd29ybGQ=") // 16 characters
+	_, err := validateUserData(s.srv.st, "aGVsbG8gd29ybGQ=") // 16 characters
 	s.srv.mu.Unlock()
 	if err == nil || asAPIError(err).Text != "User data has exceeded configurable max length : 8" {
 		t.Fatalf("16 characters over a limit of 8: %v", err)
 	}
 	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "16"})
 	s.srv.mu.Lock()
-	_, err = s.srv.st.validateUserData("aGVsbG8gd29ybGQ=")
+	_, err = validateUserData(s.srv.st, "aGVsbG8gd29ybGQ=")
 	s.srv.mu.Unlock()
 	if err != nil {
 		t.Fatalf("16 characters at a limit of 16: %v", err)

@@ -3,12 +3,14 @@ package simulator
 import (
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
 	register(
 		command{name: "createDiskOffering", sync: createDiskOffering},
-		command{name: "deleteDiskOffering", idKind: kindDiskOffering, sync: deleteDiskOffering},
+		command{name: "deleteDiskOffering", idKind: model.KindDiskOffering, sync: deleteDiskOffering},
 	)
 }
 
@@ -23,9 +25,9 @@ func createDiskOffering(c *Call) (any, error) {
 
 // newDiskOffering is ConfigurationManagerImpl.createDiskOffering and
 // persistDiskOffering, for the API and the seed.
-func newDiskOffering(st *state, p Params, now time.Time) (*DiskOffering, error) {
+func newDiskOffering(st *model.State, p Params, now time.Time) (*model.DiskOffering, error) {
 	name := p.Get("name")
-	o := &DiskOffering{Name: name, DisplayText: firstNonEmpty(p.Get("displaytext"), name), // CreateDiskOfferingCmd.getDisplayText
+	o := &model.DiskOffering{Name: name, DisplayText: model.FirstNonEmpty(p.Get("displaytext"), name), // CreateDiskOfferingCmd.getDisplayText
 		Customized: p.Bool("customized", false), Hidden: !p.Bool("displayoffering", true),
 		SizeStrictness: p.Bool("disksizestrictness", false), Encrypt: p.Bool("encrypt", false)}
 	size := nullableInt64(p, "disksize")
@@ -60,13 +62,13 @@ func newDiskOffering(st *state, p Params, now time.Time) (*DiskOffering, error) 
 	} else {
 		o.Customized = true // persistDiskOffering: diskSize == 0 makes it customized
 	}
-	if err := o.takeIOPS(p); err != nil {
+	if err := takeIOPS(o, p); err != nil {
 		return nil, err
 	}
 	if r := nullableInt(p, "hypervisorsnapshotreserve"); r != nil && *r < 0 {
 		return nil, paramError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
 	}
-	o.ProvisioningType = strings.ToLower(firstNonEmpty(p.Get("provisioningtype"), "thin"))
+	o.ProvisioningType = strings.ToLower(model.FirstNonEmpty(p.Get("provisioningtype"), "thin"))
 	o.CacheMode = strings.ToLower(p.Get("cachemode"))
 	var err *APIError
 	if o.Tags, err = cleanupTags(given(p, "tags")); err != nil {
@@ -75,7 +77,7 @@ func newDiskOffering(st *state, p Params, now time.Time) (*DiskOffering, error) 
 	if d := offeringDetails(p.Map("details")); len(d) > 0 {
 		o.Details = d
 	}
-	o.ID, o.InternalID = st.newID(kindDiskOffering)
+	o.ID, o.InternalID = st.NewID(model.KindDiskOffering)
 	o.Created = now
 	st.DiskOfferings = append(st.DiskOfferings, o)
 	return o, nil
@@ -83,7 +85,7 @@ func newDiskOffering(st *state, p Params, now time.Time) (*DiskOffering, error) 
 
 // takeIOPS is persistDiskOffering's IOPS rule: customized IOPS (or none
 // said) keeps no min/max; fixed IOPS default to 0/0.
-func (o *DiskOffering) takeIOPS(p Params) error {
+func takeIOPS(o *model.DiskOffering, p Params) error {
 	if err := checkIOPS(p); err != nil {
 		return err
 	}
@@ -105,7 +107,7 @@ func (o *DiskOffering) takeIOPS(p Params) error {
 
 // deleteDiskOffering is ConfigurationManagerImpl.deleteDiskOffering.
 func deleteDiskOffering(c *Call) (any, error) {
-	o, ok := byID(c.st.DiskOfferings, c.Params.Get("id"))
+	o, ok := model.ByID(c.st.DiskOfferings, c.Params.Get("id"))
 	if !ok {
 		return nil, paramError("Unable to find disk offering by id %s", c.Params.Get("id"))
 	}

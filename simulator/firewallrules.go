@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
@@ -38,7 +40,7 @@ func optInt(p Params, name string) *int {
 // CreateFirewallRuleCmd.execute (applyIngressFwRules) in the job.
 func createFirewallRule(c *Call) (*asyncJob, error) {
 	p := c.Params
-	ip, _ := byID(c.st.PublicIPs, p.Get("ipaddressid"))
+	ip, _ := model.ByID(c.st.PublicIPs, p.Get("ipaddressid"))
 	proto := strings.TrimSpace(p.Get("protocol")) // CreateFirewallRuleCmd.getProtocol
 	spec := firewallSpec{start: optInt(p, "startport"), end: optInt(p, "endport"), proto: proto,
 		cidrs: []string{allIPv4CIDRs}, icmpCode: optInt(p, "icmpcode"), icmpType: optInt(p, "icmptype"),
@@ -67,12 +69,12 @@ func createFirewallRule(c *Call) (*asyncJob, error) {
 	return &asyncJob{instanceType: "FirewallRule", instanceID: rule.ID, created: true,
 		cmdClass: "org.apache.cloudstack.api.command.user.firewall.CreateFirewallRuleCmd",
 		run: func() (any, error) {
-			c.applyRules(ip.ID, purposeFirewall)
+			c.applyRules(ip.ID, model.PurposeFirewall)
 			return map[string]any{"firewallrule": c.firewallRuleView(rule)}, nil
 		},
 		fail: func(*APIError) { // execute's finally: revokeIngressFwRule
-			rule.State = ruleRevoke
-			c.applyRules(ip.ID, purposeFirewall)
+			rule.State = model.RuleRevoke
+			c.applyRules(ip.ID, model.PurposeFirewall)
 		}}, nil
 }
 
@@ -88,11 +90,11 @@ func orMinusOne(v *int) *int {
 // for an ingress rule on ip: checkIpForService(Firewall), then
 // validateFirewallRule. A conflicting new rule is not kept (CloudStack
 // persists it, finds the conflict and rolls the transaction back).
-func (c *Call) createFirewallRuleFor(ip *PublicIP, s firewallSpec) (*NetRule, *APIError) {
-	if err := c.st.checkIPForService(ip, "Firewall", ""); err != nil {
+func (c *Call) createFirewallRuleFor(ip *model.PublicIP, s firewallSpec) (*model.NetRule, *APIError) {
+	if err := checkIPForService(c.st, ip, "Firewall", ""); err != nil {
 		return nil, err
 	}
-	if err := c.validateFirewallRule(ip, s.start, s.end, s.proto, purposeFirewall); err != nil {
+	if err := c.validateFirewallRule(ip, s.start, s.end, s.proto, model.PurposeFirewall); err != nil {
 		return nil, err
 	}
 	icmp := strings.EqualFold(s.proto, protoICMP)
@@ -102,11 +104,11 @@ func (c *Call) createFirewallRuleFor(ip *PublicIP, s firewallSpec) (*NetRule, *A
 	case icmp && (s.start != nil || s.end != nil):
 		return nil, paramError("Can't specify start/end port when protocol is ICMP")
 	}
-	rule := &NetRule{Purpose: purposeFirewall, IPID: ip.ID, NetworkID: ip.NetworkID, AccountID: ip.AccountID,
+	rule := &model.NetRule{Purpose: model.PurposeFirewall, IPID: ip.ID, NetworkID: ip.NetworkID, AccountID: ip.AccountID,
 		Protocol: strings.ToLower(s.proto), StartPort: s.start, EndPort: s.end, CIDRs: s.cidrs,
 		ICMPCode: s.icmpCode, ICMPType: s.icmpType, Related: s.related, System: s.system, Display: s.display}
 	if !s.system { // only user rules are checked for conflicts
-		rule.State = ruleAdd
+		rule.State = model.RuleAdd
 		if err := c.detectRulesConflict(rule); err != nil {
 			return nil, err
 		}
@@ -121,10 +123,10 @@ func listFirewallRules(c *Call) (any, error) {
 	if err := c.ipReadyForRules(p.Get("ipaddressid"), "firewall rules"); err != nil {
 		return nil, err
 	}
-	return c.listRules("firewallrule", c.firewallRuleView, func(r *NetRule) bool {
-		return r.Purpose == purposeFirewall && optEq(p.Get("ipaddressid"), r.IPID) &&
+	return c.listRules("firewallrule", c.firewallRuleView, func(r *model.NetRule) bool {
+		return r.Purpose == model.PurposeFirewall && optEq(p.Get("ipaddressid"), r.IPID) &&
 			optEq(p.Get("networkid"), r.NetworkID) && displayed(p, r) &&
-			c.st.taggedWith("FirewallRule", r.ID, p.Map("tags"))
+			taggedWith(c.st, "FirewallRule", r.ID, p.Map("tags"))
 	}), nil
 }
 
@@ -134,7 +136,7 @@ func (c *Call) ipReadyForRules(ipID, what string) *APIError {
 	if ipID == "" {
 		return nil
 	}
-	if ip, ok := byID(c.st.PublicIPs, ipID); !ok || ip.State != ipAllocated {
+	if ip, ok := model.ByID(c.st.PublicIPs, ipID); !ok || ip.State != model.IPAllocated {
 		internal := int64(0)
 		if ok {
 			internal = ip.InternalID
@@ -147,8 +149,8 @@ func (c *Call) ipReadyForRules(ipID, what string) *APIError {
 // listRules lists live rules newest first, as the rule list commands'
 // Filter("id", false) orders them. listFirewallRules and
 // listIpForwardingRules take BaseListCmd's keyword and never read it.
-func (c *Call) listRules(key string, view func(*NetRule) map[string]any, keep func(*NetRule) bool) map[string]any {
-	var hits []*NetRule
+func (c *Call) listRules(key string, view func(*model.NetRule) map[string]any, keep func(*model.NetRule) bool) map[string]any {
+	var hits []*model.NetRule
 	for i := len(c.st.Rules) - 1; i >= 0; i-- {
 		r := c.st.Rules[i]
 		if r.Removed == nil && optEq(c.Params.Get("id"), r.ID) && keep(r) {
@@ -164,10 +166,10 @@ func (c *Call) listRules(key string, view func(*NetRule) map[string]any, keep fu
 }
 
 // firewallRuleView is ApiLoadBalancerFirewallResponseServiceImpl.createFirewallResponse.
-func (c *Call) firewallRuleView(r *NetRule) map[string]any {
+func (c *Call) firewallRuleView(r *model.NetRule) map[string]any {
 	v := map[string]any{"id": r.ID, "protocol": r.Protocol, "cidrlist": strings.Join(r.CIDRs, ","),
 		"destcidrlist": "", "networkid": r.NetworkID, "fordisplay": r.Display, "traffictype": "Ingress",
-		"tags": c.resourceTagViews("FirewallRule", r.ID), "state": r.viewState()}
+		"tags": c.resourceTagViews("FirewallRule", r.ID), "state": r.ViewState()}
 	if r.StartPort != nil {
 		v["startport"] = *r.StartPort
 	}
@@ -180,7 +182,7 @@ func (c *Call) firewallRuleView(r *NetRule) map[string]any {
 	if r.ICMPType != nil {
 		v["icmptype"] = *r.ICMPType
 	}
-	if ip, ok := byID(c.st.PublicIPs, r.IPID); ok {
+	if ip, ok := model.ByID(c.st.PublicIPs, r.IPID); ok {
 		v["ipaddressid"], v["ipaddress"] = ip.ID, ip.Address
 	}
 	return v
@@ -190,16 +192,16 @@ func (c *Call) firewallRuleView(r *NetRule) map[string]any {
 // removed rule at once; FirewallManagerImpl.revokeFirewallRule refuses a
 // rule of another purpose in the job.
 func deleteFirewallRule(c *Call) (*asyncJob, error) {
-	job, rule, err := c.ruleJob("firewall.DeleteFirewallRuleCmd", "Unable to find firewall rule by ID=", c.st.rule)
+	job, rule, err := c.ruleJob("firewall.DeleteFirewallRuleCmd", "Unable to find firewall rule by ID=", c.st.Rule)
 	if err != nil {
 		return nil, err
 	}
 	job.run = func() (any, error) {
-		if rule.Purpose != purposeFirewall || rule.Removed != nil {
+		if rule.Purpose != model.PurposeFirewall || rule.Removed != nil {
 			return nil, paramError("Unable to find %d having purpose [Firewall, Ipv6Firewall]", rule.InternalID)
 		}
-		rule.State = ruleRevoke
-		c.applyRules(rule.IPID, purposeFirewall)
+		rule.State = model.RuleRevoke
+		c.applyRules(rule.IPID, model.PurposeFirewall)
 		return success(), nil
 	}
 	return job, nil

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // What a Linux guest sees of its disks, per hypervisor, served at
@@ -45,27 +47,11 @@ type guestDisk struct {
 	Links []string `json:"links,omitempty"`
 }
 
-// freeGuestIndex is the index a disk appearing in the VM gets: the lowest
-// one no attached disk has.
-func (st *state) freeGuestIndex(vmID string) *int {
-	used := map[int]bool{}
-	for _, v := range st.volumesOf(vmID) {
-		if v.GuestIndex != nil {
-			used[*v.GuestIndex] = true
-		}
-	}
-	i := 0
-	for used[i] {
-		i++
-	}
-	return &i
-}
-
 // guestDisks lists a VM's disks as its guest sees them, in device id order.
-func (st *state) guestDisks(vm *VirtualMachine) []guestDisk {
-	hypervisor := st.vmHypervisor(vm)
+func guestDisks(st *model.State, vm *model.VirtualMachine) []guestDisk {
+	hypervisor := st.VMHypervisor(vm)
 	var out []guestDisk
-	for _, v := range st.volumesOf(vm.ID) {
+	for _, v := range st.VolumesOf(vm.ID) {
 		if v.DeviceID == nil {
 			continue
 		}
@@ -94,12 +80,12 @@ func (st *state) guestDisks(vm *VirtualMachine) []guestDisk {
 }
 
 // guestDisksJSON is the body of /metadata/<vm>/sim/disks.
-func (st *state) guestDisksJSON(vm *VirtualMachine) string {
-	disks := st.guestDisks(vm)
+func guestDisksJSON(st *model.State, vm *model.VirtualMachine) string {
+	disks := guestDisks(st, vm)
 	if disks == nil {
 		disks = []guestDisk{}
 	}
-	b, _ := json.Marshal(map[string]any{"hypervisor": st.vmHypervisor(vm), "disks": disks})
+	b, _ := json.Marshal(map[string]any{"hypervisor": st.VMHypervisor(vm), "disks": disks})
 	return string(b)
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 type guestView struct {
@@ -83,9 +85,9 @@ func TestVolumePathIsForTheRootAdminOnly(t *testing.T) {
 	vm := e.dataVM(t, "cpivm-view")
 	e.srv.mu.Lock()
 	defer e.srv.mu.Unlock()
-	v := e.srv.st.volumesOf(vm)[0]
+	v := e.srv.st.VolumesOf(vm)[0]
 	admin := &Call{srv: e.srv, st: e.srv.st, Account: e.srv.st.Accounts[0]}
-	user := &Call{srv: e.srv, st: e.srv.st, Account: &Account{ID: "u", Type: 0}}
+	user := &Call{srv: e.srv, st: e.srv.st, Account: &model.Account{ID: "u", Type: 0}}
 	if full := admin.volumeView(v); full["path"] != v.Path || full["hypervisor"] != "XenServer" || full["storage"] != "PS0" {
 		t.Errorf("root admin's view %v", full)
 	}

@@ -3,33 +3,14 @@ package simulator
 import (
 	"fmt"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
-// Host is a hypervisor host. The capacity is the CloudStack simulator's mock
-// agent default: 4 cores at 8000 MHz and 8 GiB.
-type Host struct {
-	ID            string    `json:"id"`
-	InternalID    int64     `json:"internalid"`
-	Name          string    `json:"name"`
-	ClusterID     string    `json:"clusterid"`
-	PodID         string    `json:"podid"`
-	ZoneID        string    `json:"zoneid"`
-	Hypervisor    string    `json:"hypervisor"`
-	IPAddress     string    `json:"ipaddress"`
-	State         string    `json:"state"`         // Up, Down, ...
-	ResourceState string    `json:"resourcestate"` // Enabled, PrepareForMaintenance, Maintenance, ...
-	CPUNumber     int       `json:"cpunumber"`
-	CPUSpeed      int64     `json:"cpuspeed"`
-	MemoryTotal   int64     `json:"memorytotal"`
-	Created       time.Time `json:"created"`
-}
-
-func (h *Host) uuid() string { return h.ID }
-
-func newHost(st *state, clusterID, podID, zoneID, hv, ip string, now time.Time) *Host {
-	id, internal := st.newID(kindHost)
-	return &Host{ID: id, InternalID: internal, Name: "SimulatedAgent." + newUUID(), ClusterID: clusterID,
-		PodID: podID, ZoneID: zoneID, Hypervisor: hv, IPAddress: ip, State: hostUp, ResourceState: resourceEnabled,
+func newHost(st *model.State, clusterID, podID, zoneID, hv, ip string, now time.Time) *model.Host {
+	id, internal := st.NewID(model.KindHost)
+	return &model.Host{ID: id, InternalID: internal, Name: "SimulatedAgent." + model.NewUUID(), ClusterID: clusterID,
+		PodID: podID, ZoneID: zoneID, Hypervisor: hv, IPAddress: ip, State: model.HostUp, ResourceState: model.ResourceEnabled,
 		CPUNumber: 4, CPUSpeed: 8000, MemoryTotal: 8 << 30, Created: now}
 }
 
@@ -48,9 +29,9 @@ func hypervisorVersion(hv string) string {
 
 func init() {
 	register(
-		command{name: "listHosts", idKind: kindHost, sync: listHosts},
-		command{name: "prepareHostForMaintenance", idKind: kindHost, async: prepareHostForMaintenance},
-		command{name: "cancelHostMaintenance", idKind: kindHost, async: cancelHostMaintenance},
+		command{name: "listHosts", idKind: model.KindHost, sync: listHosts},
+		command{name: "prepareHostForMaintenance", idKind: model.KindHost, async: prepareHostForMaintenance},
+		command{name: "cancelHostMaintenance", idKind: model.KindHost, async: cancelHostMaintenance},
 	)
 }
 
@@ -60,11 +41,11 @@ func init() {
 // out-of-band management, HA hosts, arch, management server, storage
 // access groups.
 func listHosts(c *Call) (any, error) {
-	l := lister[*Host]{key: "host", id: (*Host).uuid, name: func(h *Host) string { return h.Name },
-		keyword: func(h *Host) []string { return []string{h.Name, h.State, "Routing", cloudStackVersion} },
-		zone:    func(h *Host) string { return h.ZoneID }, view: c.hostView}
+	l := lister[*model.Host]{key: "host", id: (*model.Host).UUID, name: func(h *model.Host) string { return h.Name },
+		keyword: func(h *model.Host) []string { return []string{h.Name, h.State, "Routing", cloudStackVersion} },
+		zone:    func(h *model.Host) string { return h.ZoneID }, view: c.hostView}
 	p := c.Params
-	return l.run(c, c.st.Hosts, func(h *Host) bool {
+	return l.run(c, c.st.Hosts, func(h *model.Host) bool {
 		return optEq(p.Get("podid"), h.PodID) && optEq(p.Get("clusterid"), h.ClusterID) &&
 			optEq(p.Get("hypervisor"), h.Hypervisor) && optEq(p.Get("state"), h.State) &&
 			optEq(p.Get("resourcestate"), h.ResourceState) && optEq(p.Get("type"), "Routing")
@@ -72,9 +53,9 @@ func listHosts(c *Call) (any, error) {
 }
 
 // allocation sums what the VMs placed on a host use.
-func (st *state) allocation(hostID string) (cpuMHz, memBytes int64) {
+func allocation(st *model.State, hostID string) (cpuMHz, memBytes int64) {
 	for _, vm := range st.VMs {
-		if vm.HostID == hostID && vm.usesHost() {
+		if vm.HostID == hostID && vm.UsesHost() {
 			cpuMHz += int64(vm.CPUNumber) * int64(vm.CPUSpeed)
 			memBytes += int64(vm.Memory) << 20
 		}
@@ -84,9 +65,9 @@ func (st *state) allocation(hostID string) (cpuMHz, memBytes int64) {
 
 // hostView is the HostResponse of HostJoinDaoImpl.newHostResponse (not
 // re-read): capacity from the VMs placed on the host, overcommit 1.0.
-func (c *Call) hostView(h *Host) map[string]any {
-	z, p, cl := c.st.zone(h.ZoneID), c.st.pod(h.PodID), c.st.cluster(h.ClusterID)
-	cpu, mem := c.st.allocation(h.ID)
+func (c *Call) hostView(h *model.Host) map[string]any {
+	z, p, cl := c.st.Zone(h.ZoneID), c.st.Pod(h.PodID), c.st.Cluster(h.ClusterID)
+	cpu, mem := allocation(c.st, h.ID)
 	totalCPU := int64(h.CPUNumber) * h.CPUSpeed
 	return map[string]any{"id": h.ID, "name": h.Name, "type": "Routing", "state": h.State,
 		"resourcestate": h.ResourceState, "ipaddress": h.IPAddress, "hypervisor": h.Hypervisor,
@@ -123,25 +104,25 @@ func percent(used, total int64) string {
 // the host in Maintenance; CloudStack's job answers it in
 // PrepareForMaintenance and the background maintenance check moves it on.
 func prepareHostForMaintenance(c *Call) (*asyncJob, error) {
-	h, _ := byID(c.st.Hosts, c.Params.Get("id"))
+	h, _ := model.ByID(c.st.Hosts, c.Params.Get("id"))
 	previous := h.ResourceState
-	refused := c.st.maintenanceRefusal(h)
+	refused := maintenanceRefusal(c.st, h)
 	if refused == nil {
-		h.ResourceState = resourcePrepareForMaintenance
+		h.ResourceState = model.ResourcePrepareForMaintenance
 		c.changed()
 	}
-	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.PrepareForMaintenanceCmd", resourceMaintenance, previous, refused), nil
+	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.PrepareForMaintenanceCmd", model.ResourceMaintenance, previous, refused), nil
 }
 
 // maintenanceRefusal is ResourceManagerImpl.maintain(cmd)'s checks.
-func (st *state) maintenanceRefusal(h *Host) error {
-	if h.ResourceState != resourceEnabled && h.ResourceState != resourceDisabled {
+func maintenanceRefusal(st *model.State, h *model.Host) error {
+	if h.ResourceState != model.ResourceEnabled && h.ResourceState != model.ResourceDisabled {
 		return internalError("Host is already in state %s. Cannot recall for maintenance until resolved.", h.ResourceState)
 	}
 	for _, o := range st.Hosts {
-		if o.ClusterID == h.ClusterID && (o.ResourceState == resourcePrepareForMaintenance || o.ResourceState == resourceErrorInPrepareForMaintenance) {
+		if o.ClusterID == h.ClusterID && (o.ResourceState == model.ResourcePrepareForMaintenance || o.ResourceState == model.ResourceErrorInPrepareForMaintenance) {
 			return internalError("There are other servers attempting migrations for maintenance. "+
-				"Found hosts in PrepareForMaintenance OR ErrorInPrepareForMaintenance STATUS in cluster %d", st.cluster(h.ClusterID).InternalID)
+				"Found hosts in PrepareForMaintenance OR ErrorInPrepareForMaintenance STATUS in cluster %d", st.Cluster(h.ClusterID).InternalID)
 		}
 	}
 	for _, vm := range st.VMs {
@@ -149,11 +130,11 @@ func (st *state) maintenanceRefusal(h *Host) error {
 			continue
 		}
 		switch vm.State {
-		case vmMigrating:
+		case model.VMMigrating:
 			return internalError("Host contains incoming VMs migrating. Please wait for them to complete before putting to maintenance.")
-		case vmStarting, vmStopping:
+		case model.VMStarting, model.VMStopping:
 			return internalError("Host contains VMs in starting/stopping state. Please wait for them to complete before putting to maintenance.")
-		case vmError, vmUnknown:
+		case model.VMError, model.VMUnknown:
 			return internalError("Host contains VMs in error/unknown/shutdown state. Please fix errors to proceed.")
 		}
 	}
@@ -165,19 +146,19 @@ func (st *state) maintenanceRefusal(h *Host) error {
 // state (ResourceState.isMaintenanceState) fails the job; otherwise it
 // returns to Enabled.
 func cancelHostMaintenance(c *Call) (*asyncJob, error) {
-	h, _ := byID(c.st.Hosts, c.Params.Get("id"))
+	h, _ := model.ByID(c.st.Hosts, c.Params.Get("id"))
 	var refused error
 	switch h.ResourceState {
-	case resourceMaintenance, resourcePrepareForMaintenance, resourceErrorInMaintenance, resourceErrorInPrepareForMaintenance:
+	case model.ResourceMaintenance, model.ResourcePrepareForMaintenance, model.ResourceErrorInMaintenance, model.ResourceErrorInPrepareForMaintenance:
 	default:
 		refused = internalError("Cannot perform cancelMaintenance when resource state is %s, hostId = %d", h.ResourceState, h.InternalID)
 	}
-	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.CancelMaintenanceCmd", resourceEnabled, h.ResourceState, refused), nil
+	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.CancelMaintenanceCmd", model.ResourceEnabled, h.ResourceState, refused), nil
 }
 
 // hostJob sets the host's resource state to target when the job succeeds and
 // back to previous when it fails.
-func (c *Call) hostJob(h *Host, class, target, previous string, refused error) *asyncJob {
+func (c *Call) hostJob(h *model.Host, class, target, previous string, refused error) *asyncJob {
 	return &asyncJob{instanceType: "Host", instanceID: h.ID, cmdClass: class,
 		run: func() (any, error) {
 			if refused != nil {

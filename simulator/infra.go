@@ -1,57 +1,12 @@
 package simulator
 
-import "time"
-
-// Zone is an availability zone.
-type Zone struct {
-	ID           string    `json:"id"`
-	InternalID   int64     `json:"internalid"`
-	Name         string    `json:"name"`
-	NetworkType  string    `json:"networktype"`
-	Allocation   string    `json:"allocationstate"`
-	DNS1         string    `json:"dns1"`
-	DNS2         string    `json:"dns2,omitempty"`
-	InternalDNS  string    `json:"internaldns1"`
-	InternalDNS2 string    `json:"internaldns2,omitempty"`
-	GuestCIDR    string    `json:"guestcidraddress"`
-	Domain       string    `json:"domain,omitempty"` // the zone's network domain
-	Token        string    `json:"zonetoken"`
-	Created      time.Time `json:"created"`
-}
-
-func (z *Zone) uuid() string { return z.ID }
-
-// Pod is a pod of a zone with its management IP range.
-type Pod struct {
-	ID         string `json:"id"`
-	InternalID int64  `json:"internalid"`
-	Name       string `json:"name"`
-	ZoneID     string `json:"zoneid"`
-	Gateway    string `json:"gateway"`
-	Netmask    string `json:"netmask"`
-	StartIP    string `json:"startip"`
-	EndIP      string `json:"endip"`
-	Allocation string `json:"allocationstate"`
-}
-
-func (p *Pod) uuid() string { return p.ID }
-
-// Cluster is a cluster of hosts of one hypervisor.
-type Cluster struct {
-	ID         string `json:"id"`
-	InternalID int64  `json:"internalid"`
-	Name       string `json:"name"`
-	PodID      string `json:"podid"`
-	ZoneID     string `json:"zoneid"`
-	Hypervisor string `json:"hypervisor"`
-	Allocation string `json:"allocationstate"`
-}
-
-func (c *Cluster) uuid() string { return c.ID }
+import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+)
 
 // setHypervisor switches every cluster and host to hv (a restart with a
 // different -hypervisor flag).
-func (st *state) setHypervisor(hv string) {
+func setHypervisor(st *model.State, hv string) {
 	for _, c := range st.Clusters {
 		c.Hypervisor = hv
 	}
@@ -61,20 +16,16 @@ func (st *state) setHypervisor(hv string) {
 	for _, p := range st.StoragePools {
 		p.Hypervisor = hv
 	}
-	if t := st.builtinTemplate(); t != nil {
+	if t := st.BuiltinTemplate(); t != nil {
 		t.Hypervisor = hv
 	}
 }
 
-func (st *state) zone(id string) *Zone       { z, _ := byID(st.Zones, id); return z }
-func (st *state) pod(id string) *Pod         { p, _ := byID(st.Pods, id); return p }
-func (st *state) cluster(id string) *Cluster { c, _ := byID(st.Clusters, id); return c }
-
 func init() {
 	register(
-		command{name: "listZones", idKind: kindZone, sync: listZones},
-		command{name: "listPods", idKind: kindPod, sync: listPods},
-		command{name: "listClusters", idKind: kindCluster, sync: listClusters},
+		command{name: "listZones", idKind: model.KindZone, sync: listZones},
+		command{name: "listPods", idKind: model.KindPod, sync: listPods},
+		command{name: "listClusters", idKind: model.KindCluster, sync: listClusters},
 		command{name: "listHypervisors", sync: listHypervisors},
 		command{name: "listCapabilities", sync: listCapabilities},
 	)
@@ -88,8 +39,8 @@ func init() {
 // Not modelled: available, domainid and dedication, tags, showcapacities.
 func listZones(c *Call) (any, error) {
 	p := c.Params
-	l := lister[*Zone]{key: "zone", id: (*Zone).uuid, name: func(z *Zone) string { return z.Name },
-		keyword: func(z *Zone) []string {
+	l := lister[*model.Zone]{key: "zone", id: (*model.Zone).UUID, name: func(z *model.Zone) string { return z.Name },
+		keyword: func(z *model.Zone) []string {
 			if p.Get("id") != "" || p.Get("name") != "" {
 				return []string{p.Get("keyword")} // keyword is not read: let it match
 			}
@@ -100,15 +51,15 @@ func listZones(c *Call) (any, error) {
 		l.name = nil // id wins over name
 	}
 	rootAdmin := c.Account.Type == 1
-	return l.run(c, c.st.Zones, func(z *Zone) bool {
-		return optEq(p.Get("networktype"), z.NetworkType) && (rootAdmin || z.Allocation != allocationDisabled)
+	return l.run(c, c.st.Zones, func(z *model.Zone) bool {
+		return optEq(p.Get("networktype"), z.NetworkType) && (rootAdmin || z.Allocation != model.AllocationDisabled)
 	})
 }
 
 // zoneView is DataCenterJoinDaoImpl.newDataCenterResponse's ZoneResponse:
 // the DNS servers and the guest CIDR only in ResponseView.Full (the
 // ...ByAdmin command a root admin's role maps to; account type 1 here).
-func (c *Call) zoneView(z *Zone) map[string]any {
+func (c *Call) zoneView(z *model.Zone) map[string]any {
 	v := map[string]any{"id": z.ID, "name": z.Name, "networktype": z.NetworkType,
 		"allocationstate": z.Allocation, "zonetoken": z.Token, "securitygroupsenabled": false,
 		"localstorageenabled": false, "dhcpprovider": "VirtualRouter", "type": "Core",
@@ -134,13 +85,13 @@ func (c *Call) zoneView(z *Zone) map[string]any {
 // on main): id, name EQ (as main; an older release used LIKE), zone and
 // allocationstate EQ (the keyword part not read: LIKE on the name here).
 func listPods(c *Call) (any, error) {
-	l := lister[*Pod]{key: "pod", id: (*Pod).uuid, name: func(p *Pod) string { return p.Name },
-		zone: func(p *Pod) string { return p.ZoneID }, view: c.podView}
-	return l.run(c, c.st.Pods, func(p *Pod) bool { return optEq(c.Params.Get("allocationstate"), p.Allocation) })
+	l := lister[*model.Pod]{key: "pod", id: (*model.Pod).UUID, name: func(p *model.Pod) string { return p.Name },
+		zone: func(p *model.Pod) string { return p.ZoneID }, view: c.podView}
+	return l.run(c, c.st.Pods, func(p *model.Pod) bool { return optEq(c.Params.Get("allocationstate"), p.Allocation) })
 }
 
-func (c *Call) podView(p *Pod) map[string]any {
-	z := c.st.zone(p.ZoneID)
+func (c *Call) podView(p *model.Pod) map[string]any {
+	z := c.st.Zone(p.ZoneID)
 	return map[string]any{"id": p.ID, "name": p.Name, "zoneid": z.ID, "zonename": z.Name,
 		"gateway": p.Gateway, "netmask": p.Netmask, "startip": []string{p.StartIP}, "endip": []string{p.EndIP},
 		"forsystemvms": []string{"0"}, "vlanid": []string{"vlan://untagged"}, "allocationstate": p.Allocation,
@@ -151,18 +102,18 @@ func (c *Call) podView(p *Pod) map[string]any {
 // listClusters is ManagementServerImpl.searchForClusters (not re-read):
 // every cluster is CloudManaged and Managed.
 func listClusters(c *Call) (any, error) {
-	l := lister[*Cluster]{key: "cluster", id: (*Cluster).uuid, name: func(cl *Cluster) string { return cl.Name },
-		zone: func(cl *Cluster) string { return cl.ZoneID }, view: c.clusterView}
+	l := lister[*model.Cluster]{key: "cluster", id: (*model.Cluster).UUID, name: func(cl *model.Cluster) string { return cl.Name },
+		zone: func(cl *model.Cluster) string { return cl.ZoneID }, view: c.clusterView}
 	p := c.Params
-	return l.run(c, c.st.Clusters, func(cl *Cluster) bool {
+	return l.run(c, c.st.Clusters, func(cl *model.Cluster) bool {
 		return optEq(p.Get("podid"), cl.PodID) && optEq(p.Get("hypervisor"), cl.Hypervisor) &&
 			optEq(p.Get("allocationstate"), cl.Allocation) && optEq(p.Get("clustertype"), "CloudManaged") &&
 			optEq(p.Get("managedstate"), "Managed")
 	})
 }
 
-func (c *Call) clusterView(cl *Cluster) map[string]any {
-	z, p := c.st.zone(cl.ZoneID), c.st.pod(cl.PodID)
+func (c *Call) clusterView(cl *model.Cluster) map[string]any {
+	z, p := c.st.Zone(cl.ZoneID), c.st.Pod(cl.PodID)
 	return map[string]any{"id": cl.ID, "name": cl.Name, "podid": p.ID, "podname": p.Name, "zoneid": z.ID,
 		"zonename": z.Name, "hypervisortype": cl.Hypervisor, "clustertype": "CloudManaged",
 		"allocationstate": cl.Allocation, "managedstate": "Managed", "cpuovercommitratio": "1.0",
@@ -195,7 +146,7 @@ const cloudStackVersion = "4.22.0.0"
 // default not read). Not served: snapshotshowchainsize and the VPN
 // customer gateway parameters (their defaults not read).
 func listCapabilities(c *Call) (any, error) {
-	admin := c.Account.isAdmin()
+	admin := c.Account.IsAdmin()
 	capability := map[string]any{
 		"cloudstackversion": cloudStackVersion, "securitygroupsenabled": false,
 		"userpublictemplateenabled": true, "supportELB": "false", "projectinviterequired": false,

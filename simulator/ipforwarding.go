@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
@@ -24,7 +26,7 @@ func createIPForwardingRule(c *Call) (*asyncJob, error) {
 	if p.Has("cidrlist") {
 		return nil, paramError("Parameter cidrList is deprecated; if you need to open firewall rule for the specific CIDR, please refer to createFirewallRule command")
 	}
-	ip, _ := byID(c.st.PublicIPs, p.Get("ipaddressid"))
+	ip, _ := model.ByID(c.st.PublicIPs, p.Get("ipaddressid"))
 	if ip.SourceNAT || !ip.StaticNAT || ip.VMID == "" {
 		return nil, ruleConflict("Can't do static nat on ip address: %s", ip.Address)
 	}
@@ -34,13 +36,13 @@ func createIPForwardingRule(c *Call) (*asyncJob, error) {
 		end = *e
 	}
 	proto := p.Get("protocol")
-	if err := c.validateFirewallRule(ip, &start, &end, proto, purposeStaticNat); err != nil {
+	if err := c.validateFirewallRule(ip, &start, &end, proto, model.PurposeStaticNat); err != nil {
 		return nil, err
 	}
-	if err := c.st.checkIPForService(ip, "StaticNat", ""); err != nil { // createStaticNatRule
+	if err := checkIPForService(c.st, ip, "StaticNat", ""); err != nil { // createStaticNatRule
 		return nil, err
 	}
-	rule := &NetRule{Purpose: purposeStaticNat, State: ruleAdd, IPID: ip.ID, NetworkID: ip.NetworkID,
+	rule := &model.NetRule{Purpose: model.PurposeStaticNat, State: model.RuleAdd, IPID: ip.ID, NetworkID: ip.NetworkID,
 		AccountID: ip.AccountID, Protocol: strings.ToLower(proto), StartPort: &start, EndPort: &end, Display: true}
 	rule = c.newRule(rule)
 	var err *APIError
@@ -58,14 +60,14 @@ func createIPForwardingRule(c *Call) (*asyncJob, error) {
 	return &asyncJob{instanceType: "FirewallRule", instanceID: rule.ID, created: true,
 		cmdClass: "org.apache.cloudstack.api.command.user.nat.CreateIpForwardingRuleCmd",
 		run: func() (any, error) {
-			c.applyRules(ip.ID, purposeFirewall)
-			c.applyRules(ip.ID, purposeStaticNat)
+			c.applyRules(ip.ID, model.PurposeFirewall)
+			c.applyRules(ip.ID, model.PurposeStaticNat)
 			return map[string]any{"ipforwardingrule": c.ipForwardingView(rule)}, nil
 		},
 		fail: func(*APIError) { // execute's finally: revoke both rules
 			c.revokeRelatedFirewallRule(rule.ID)
-			rule.State = ruleRevoke
-			c.applyRules(ip.ID, purposeStaticNat)
+			rule.State = model.RuleRevoke
+			c.applyRules(ip.ID, model.PurposeStaticNat)
 		}}, nil
 }
 
@@ -77,9 +79,9 @@ func listIPForwardingRules(c *Call) (any, error) {
 	if err := c.ipReadyForRules(p.Get("ipaddressid"), "port forwarding rules"); err != nil {
 		return nil, err
 	}
-	return c.listRules("ipforwardingrule", c.ipForwardingView, func(r *NetRule) bool {
-		ip, _ := byID(c.st.PublicIPs, r.IPID)
-		return r.Purpose == purposeStaticNat && optEq(p.Get("ipaddressid"), r.IPID) &&
+	return c.listRules("ipforwardingrule", c.ipForwardingView, func(r *model.NetRule) bool {
+		ip, _ := model.ByID(c.st.PublicIPs, r.IPID)
+		return r.Purpose == model.PurposeStaticNat && optEq(p.Get("ipaddressid"), r.IPID) &&
 			(p.Get("virtualmachineid") == "" || (ip != nil && strings.EqualFold(ip.VMID, p.Get("virtualmachineid"))))
 	}), nil
 }
@@ -88,17 +90,17 @@ func listIPForwardingRules(c *Call) (any, error) {
 // createIpForwardingRuleResponse. IpForwardingRuleResponse declares
 // ipaddressid a Long and the address's database id goes there, so it is a
 // JSON number, not the address's UUID.
-func (c *Call) ipForwardingView(r *NetRule) map[string]any {
+func (c *Call) ipForwardingView(r *model.NetRule) map[string]any {
 	v := map[string]any{"id": r.ID, "protocol": r.Protocol, "startport": *r.StartPort, "endport": *r.EndPort,
-		"state": r.viewState()}
-	ip, ok := byID(c.st.PublicIPs, r.IPID)
+		"state": r.ViewState()}
+	ip, ok := model.ByID(c.st.PublicIPs, r.IPID)
 	if !ok {
 		return v
 	}
 	v["ipaddressid"], v["ipaddress"] = ip.InternalID, ip.Address
-	if vm, found := byID(c.st.VMs, ip.VMID); found && ip.VMIP != "" && vm.Removed == nil {
+	if vm, found := model.ByID(c.st.VMs, ip.VMID); found && ip.VMIP != "" && vm.Removed == nil {
 		v["virtualmachineid"], v["virtualmachinename"] = vm.ID, vm.Name
-		v["virtualmachinedisplayname"] = firstNonEmpty(vm.DisplayName, vm.Name)
+		v["virtualmachinedisplayname"] = model.FirstNonEmpty(vm.DisplayName, vm.Name)
 	}
 	return v
 }
@@ -109,7 +111,7 @@ func (c *Call) ipForwardingView(r *NetRule) map[string]any {
 // of any rule; one of another purpose is only marked revoked, because
 // applying the address's static NAT rules does not touch it.
 func deleteIPForwardingRule(c *Call) (*asyncJob, error) {
-	job, rule, err := c.ruleJob("nat.DeleteIpForwardingRuleCmd", "Unable to find static NAT rule by ID: ", c.st.rule)
+	job, rule, err := c.ruleJob("nat.DeleteIpForwardingRuleCmd", "Unable to find static NAT rule by ID: ", c.st.Rule)
 	if err != nil {
 		return nil, err
 	}
@@ -118,8 +120,8 @@ func deleteIPForwardingRule(c *Call) (*asyncJob, error) {
 			return nil, paramError("Unable to find %d", rule.InternalID)
 		}
 		c.revokeRelatedFirewallRule(rule.ID)
-		rule.State = ruleRevoke
-		c.applyRules(rule.IPID, purposeStaticNat)
+		rule.State = model.RuleRevoke
+		c.applyRules(rule.IPID, model.PurposeStaticNat)
 		return success(), nil
 	}
 	return job, nil

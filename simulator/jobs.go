@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // Job statuses as queryAsyncJobResult reports them.
@@ -13,26 +15,6 @@ const (
 	jobSucceeded = 1
 	jobFailed    = 2
 )
-
-// Job is an async job row. Its result is stored as the JSON CloudStack would
-// serialize, so it reads the same after a restart.
-type Job struct {
-	ID           string          `json:"id"`
-	InternalID   int64           `json:"internalid"`
-	Command      string          `json:"command"`
-	Cmd          string          `json:"cmd"` // Java command class, reported as "cmd"
-	AccountID    string          `json:"accountid"`
-	UserID       string          `json:"userid"`
-	InstanceType string          `json:"instancetype,omitempty"`
-	InstanceID   string          `json:"instanceid,omitempty"`
-	Status       int             `json:"status"`
-	ResultCode   int             `json:"resultcode"`
-	Result       json.RawMessage `json:"result,omitempty"`
-	Created      time.Time       `json:"created"`
-	Completed    *time.Time      `json:"completed,omitempty"`
-}
-
-func (j *Job) uuid() string { return j.ID }
 
 // asyncJob is what an async command hands the job engine once its input has
 // been checked.
@@ -66,9 +48,9 @@ func (j *asyncJob) failing(err error) *asyncJob {
 // after the configured latency; the first answer is ApiServer's
 // getBaseAsyncResponse ({jobid}) or, for a create command,
 // getBaseAsyncCreateResponse ({jobid, id}). The caller holds the state lock.
-func (s *Server) submit(c *Call, spec *asyncJob, fault *Fault) (map[string]any, *Job) {
-	id, internal := c.st.newID(kindJob)
-	job := &Job{ID: id, InternalID: internal, Command: c.Command, Cmd: spec.cmdClass,
+func (s *Server) submit(c *Call, spec *asyncJob, fault *Fault) (map[string]any, *model.Job) {
+	id, internal := c.st.NewID(model.KindJob)
+	job := &model.Job{ID: id, InternalID: internal, Command: c.Command, Cmd: spec.cmdClass,
 		AccountID: c.Account.ID, UserID: c.User.ID, InstanceType: spec.instanceType,
 		InstanceID: spec.instanceID, Status: jobPending, Created: s.now()}
 	if job.Cmd == "" { // departure: a made-up class where the family names none
@@ -100,7 +82,7 @@ func (s *Server) submit(c *Call, spec *asyncJob, fault *Fault) (map[string]any, 
 }
 
 // finishLater runs on the timer goroutine.
-func (s *Server) finishLater(job *Job, spec *asyncJob, fault *Fault) {
+func (s *Server) finishLater(job *model.Job, spec *asyncJob, fault *Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.timers, job.ID)
@@ -115,7 +97,7 @@ func (s *Server) finishLater(job *Job, spec *asyncJob, fault *Fault) {
 // run decides. A failure is ApiAsyncJobDispatcher.runJob's: jobresultcode is
 // the error's HTTP code, jobresult an ExceptionResponse, which
 // ResponseObjectTypeAdapter writes as just errorcode and errortext.
-func (s *Server) finish(job *Job, spec *asyncJob, fault *Fault) {
+func (s *Server) finish(job *model.Job, spec *asyncJob, fault *Fault) {
 	var result any
 	var err error
 	if fault != nil && fault.failsJob(true) {
@@ -134,7 +116,7 @@ func (s *Server) finish(job *Job, spec *asyncJob, fault *Fault) {
 	s.completeJob(job, jobSucceeded, 0, result)
 }
 
-func (s *Server) completeJob(job *Job, status, code int, result any) {
+func (s *Server) completeJob(job *model.Job, status, code int, result any) {
 	b, err := json.Marshal(result)
 	if err != nil {
 		status, code = jobFailed, codeInternalError
@@ -150,7 +132,7 @@ func (s *Server) completeJob(job *Job, status, code int, result any) {
 // string, "job cancelled because of management server restart or shutdown",
 // which ApiSerializerHelper.fromSerializedString cannot read back (no class
 // prefix): queryAsyncJobResult then shows no jobresult at all.
-func (st *state) failInterruptedJobs(now time.Time) {
+func failInterruptedJobs(st *model.State, now time.Time) {
 	for _, j := range st.Jobs {
 		if j.Status == jobPending {
 			j.Status, j.ResultCode, j.Result = jobFailed, codeInternalError, nil
@@ -161,17 +143,17 @@ func (st *state) failInterruptedJobs(now time.Time) {
 }
 
 func init() {
-	paramKinds["managementserverid"] = kindMgmtServer // ManagementServerResponse UUIDs
+	paramKinds["managementserverid"] = model.KindMgmtServer // ManagementServerResponse UUIDs
 	register(
 		command{name: "queryAsyncJobResult", sync: queryAsyncJobResult},
-		command{name: "listAsyncJobs", idKind: kindJob, sync: listAsyncJobs},
+		command{name: "listAsyncJobs", idKind: model.KindJob, sync: listAsyncJobs},
 	)
 }
 
 // queryAsyncJobResult is QueryAsyncJobResultCmd.execute: the job's row as
 // ApiResponseHelper.queryJobResult renders it.
 func queryAsyncJobResult(c *Call) (any, error) {
-	job, _ := byID(c.st.Jobs, c.Params.Get("jobid"))
+	job, _ := model.ByID(c.st.Jobs, c.Params.Get("jobid"))
 	return c.jobView(job), nil
 }
 
@@ -189,33 +171,28 @@ func listAsyncJobs(c *Call) (any, error) {
 	if d := p.Get("startdate"); d != "" {
 		since, _ = time.Parse("2006-01-02", d[:10]) // validate checked the date
 	}
-	l := lister[*Job]{key: "asyncjobs", id: (*Job).uuid, view: c.jobView,
-		keyword: func(j *Job) []string { return []string{j.Cmd} }}
+	l := lister[*model.Job]{key: "asyncjobs", id: (*model.Job).UUID, view: c.jobView,
+		keyword: func(j *model.Job) []string { return []string{j.Cmd} }}
 	msid := p.Get("managementserverid") // the jobs executing there: pending ones
-	return l.run(c, c.st.Jobs, func(j *Job) bool {
+	return l.run(c, c.st.Jobs, func(j *model.Job) bool {
 		return c.jobPermitted(j) && !j.Created.Before(since) &&
 			(msid == "" || j.Status == jobPending && strings.EqualFold(msid, c.st.ManagementServerID))
 	})
 }
-
-// isAdmin is AccountManagerImpl.isAdmin: root, domain and resource domain
-// admins (com.cloud.user.Account.Type ADMIN 1, DOMAIN_ADMIN 2,
-// RESOURCE_DOMAIN_ADMIN 3).
-func (a *Account) isAdmin() bool { return a.Type >= 1 && a.Type <= 3 }
 
 // jobPermitted is AccountManagerImpl.buildACLSearchParameters as
 // searchForAsyncJobsInternal uses it: a caller that is not an admin sees its
 // own account's jobs; an admin sees its own too unless it names an account
 // (in domainid or its own domain), a domainid (that domain, or below it
 // with isrecursive) or asks for listall (its domain and below).
-func (c *Call) jobPermitted(j *Job) bool {
+func (c *Call) jobPermitted(j *model.Job) bool {
 	p := c.Params
-	owner := c.st.account(j.AccountID)
+	owner := c.st.Account(j.AccountID)
 	if owner == nil {
 		return false
 	}
-	admin := c.Account.isAdmin()
-	domainID := firstNonEmpty(p.Get("domainid"), c.Account.DomainID)
+	admin := c.Account.IsAdmin()
+	domainID := model.FirstNonEmpty(p.Get("domainid"), c.Account.DomainID)
 	switch {
 	case !admin:
 		return owner.ID == c.Account.ID
@@ -224,14 +201,14 @@ func (c *Call) jobPermitted(j *Job) bool {
 	case p.Get("domainid") != "" && !p.Bool("isrecursive", false) && !p.Bool("listall", false):
 		return strings.EqualFold(owner.DomainID, domainID)
 	case p.Get("domainid") != "" || p.Bool("listall", false):
-		return c.st.domainWithin(owner.DomainID, domainID)
+		return domainWithin(c.st, owner.DomainID, domainID)
 	}
 	return owner.ID == c.Account.ID
 }
 
 // domainWithin says domain id is base or below it (DomainVO path prefix).
-func (st *state) domainWithin(id, base string) bool {
-	d, b := st.domain(id), st.domain(base)
+func domainWithin(st *model.State, id, base string) bool {
+	d, b := st.Domain(id), st.Domain(base)
 	return d != nil && b != nil && strings.HasPrefix(d.Path, b.Path)
 }
 
@@ -240,7 +217,7 @@ func (st *state) domainWithin(id, base string) bool {
 // set when the job completes. A pending job has no result fields yet;
 // jobresulttype is "object" whenever a result object is read back (the
 // simulator never stores text results).
-func (c *Call) jobView(j *Job) map[string]any {
+func (c *Call) jobView(j *model.Job) map[string]any {
 	v := map[string]any{"jobid": j.ID, "accountid": j.AccountID, "userid": j.UserID, "cmd": j.Cmd,
 		"jobstatus": j.Status, "jobprocstatus": 0, "jobresultcode": j.ResultCode, "created": csTime(j.Created)}
 	if j.Status == jobPending {
@@ -248,10 +225,10 @@ func (c *Call) jobView(j *Job) map[string]any {
 		// clears executing_msid, and the response shows it only when set.
 		v["managementserverid"] = c.st.ManagementServerID
 	}
-	if a := c.st.account(j.AccountID); a != nil {
+	if a := c.st.Account(j.AccountID); a != nil {
 		v["account"] = a.Name
-		if d := c.st.domain(a.DomainID); d != nil {
-			v["domainid"], v["domainpath"] = d.ID, d.displayPath()
+		if d := c.st.Domain(a.DomainID); d != nil {
+			v["domainid"], v["domainpath"] = d.ID, d.DisplayPath()
 		}
 	}
 	if j.InstanceType != "" {

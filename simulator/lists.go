@@ -3,6 +3,8 @@ package simulator
 import (
 	"strconv"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // defaultPageSize is default.page.size (BaseListCmd.configure reads it):
@@ -59,7 +61,7 @@ func (l lister[T]) matches(p Params, r T) bool {
 	if id := p.Get("id"); id != "" && !strings.EqualFold(l.id(r), id) {
 		return false
 	}
-	if ids := p.List("ids"); len(ids) > 0 && !containsFold(ids, l.id(r)) {
+	if ids := p.List("ids"); len(ids) > 0 && !model.ContainsFold(ids, l.id(r)) {
 		return false
 	}
 	if name := p.Get("name"); name != "" && l.name != nil && !l.nameMatches(l.name(r), name) {

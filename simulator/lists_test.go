@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func TestCloudStackGoListsOfferingsNetworksOSTypes(t *testing.T) {
@@ -169,13 +171,13 @@ func addVMs(s *testSim, names ...string) {
 	defer s.srv.mu.Unlock()
 	st := s.srv.st
 	for i, name := range names {
-		id, internal := st.newID(kindVM)
-		nicID, _ := st.newID(kindNIC)
-		st.VMs = append(st.VMs, &VirtualMachine{ID: id, InternalID: internal, Name: name, DisplayName: name,
+		id, internal := st.NewID(model.KindVM)
+		nicID, _ := st.NewID(model.KindNIC)
+		st.VMs = append(st.VMs, &model.VirtualMachine{ID: id, InternalID: internal, Name: name, DisplayName: name,
 			InstanceName: fmt.Sprintf("i-2-%d-VM", internal), State: "Running", ZoneID: st.Zones[0].ID,
 			HostID: st.Hosts[0].ID, ServiceOfferingID: st.ServiceOfferings[0].ID, AccountID: st.Accounts[0].ID,
 			UserID: st.Users[0].ID, Hypervisor: "XenServer", CPUNumber: 1, CPUSpeed: 500, Memory: 512,
-			NICs: []*NIC{{ID: nicID, NetworkID: st.Networks[0].ID, IPAddress: fmt.Sprintf("10.1.1.%d", 10+i),
+			NICs: []*model.NIC{{ID: nicID, NetworkID: st.Networks[0].ID, IPAddress: fmt.Sprintf("10.1.1.%d", 10+i),
 				MACAddress: "02:00:00:00:00:01", IsDefault: true}}, Created: time.Now()})
 	}
 }

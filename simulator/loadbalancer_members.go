@@ -1,12 +1,10 @@
 package simulator
 
-// Load balancer members: assignToLoadBalancerRule, removeFromLoadBalancerRule
-// and listLoadBalancerRuleInstances (LoadBalancingRulesManagerImpl), split
-// from loadbalancers.go, which creates, lists, updates and deletes the rules.
-
 import (
 	"net/netip"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
@@ -20,18 +18,18 @@ func init() {
 // vmIPMap reads vmidipmap as getVmIdIpListMap does: VM internal id order is
 // kept by returning pairs. checkIP is AssignToLoadBalancerRuleCmd's IPv4
 // check, which RemoveFromLoadBalancerRuleCmd lacks.
-func (c *Call) vmIPMap(checkIP bool) ([]LBMember, *APIError) {
-	var out []LBMember
+func (c *Call) vmIPMap(checkIP bool) ([]model.LBMember, *APIError) {
+	var out []model.LBMember
 	for _, m := range c.Params.Map("vmidipmap") {
 		vmID, vmIP := javaString(m, "vmid"), javaString(m, "vmip")
-		vm, ok := byID(c.st.VMs, vmID)
+		vm, ok := model.ByID(c.st.VMs, vmID)
 		if !ok {
 			return nil, paramError("Unable to find virtual machine ID: %s", vmID)
 		}
 		if addr, err := netip.ParseAddr(vmIP); checkIP && (err != nil || !addr.Is4()) {
 			return nil, paramError("Invalid ip address %s passed in vmidipmap for vmid %s", vmIP, vmID)
 		}
-		out = append(out, LBMember{VMID: vm.ID, VMIP: m["vmip"]})
+		out = append(out, model.LBMember{VMID: vm.ID, VMIP: m["vmip"]})
 	}
 	return out, nil
 }
@@ -74,7 +72,7 @@ func assignToLoadBalancerRule(c *Call) (*asyncJob, error) {
 // the new mappings: the VM's address on the rule's network unless vmidipmap
 // names addresses (which must be the primary one: the simulator has no
 // secondary addresses); a VM named in both gets both.
-func (c *Call) lbMembersToAdd(r *NetRule, ids []string, pairs []LBMember) ([]LBMember, *APIError) {
+func (c *Call) lbMembersToAdd(r *model.NetRule, ids []string, pairs []model.LBMember) ([]model.LBMember, *APIError) {
 	if len(ids) == 0 && len(pairs) == 0 {
 		return nil, paramError("Both instanceids and vmidipmap  can't be null")
 	}
@@ -97,29 +95,29 @@ func (c *Call) lbMembersToAdd(r *NetRule, ids []string, pairs []LBMember) ([]LBM
 	for _, id := range ids {
 		note(id, "")
 	}
-	var add []LBMember
+	var add []model.LBMember
 	for _, key := range order {
-		vm, _ := byID(c.st.VMs, key)
-		ips, err := c.lbMemberIPs(r, vm, wanted[key], containsFold(ids, key))
+		vm, _ := model.ByID(c.st.VMs, key)
+		ips, err := c.lbMemberIPs(r, vm, wanted[key], model.ContainsFold(ids, key))
 		if err != nil {
 			return nil, err
 		}
 		for _, ip := range ips {
-			add = append(add, LBMember{VMID: vm.ID, VMIP: ip})
+			add = append(add, model.LBMember{VMID: vm.ID, VMIP: ip})
 		}
 	}
 	return add, nil
 }
 
 // lbMemberIPs checks one VM and returns the addresses to map.
-func (c *Call) lbMemberIPs(r *NetRule, vm *VirtualMachine, ips []string, listed bool) ([]string, *APIError) {
-	if vm == nil || vm.Removed != nil || vm.State == vmDestroyed || vm.State == vmExpunging {
+func (c *Call) lbMemberIPs(r *model.NetRule, vm *model.VirtualMachine, ips []string, listed bool) ([]string, *APIError) {
+	if vm == nil || vm.Removed != nil || vm.State == model.VMDestroyed || vm.State == model.VMExpunging {
 		return nil, paramError("Invalid instance id specified")
 	}
 	if !strings.EqualFold(vm.AccountID, r.AccountID) { // RulesManagerImpl.checkRuleAndUserVm
 		return nil, paramError("New rule %s and vm id=%d belong to different accounts", r, vm.InternalID)
 	}
-	nic := vm.nicOn(r.NetworkID)
+	nic := vm.NICOn(r.NetworkID)
 	if nic == nil {
 		return nil, paramError("VM with id specified cannot be added because it doesn't belong in the same network.")
 	}
@@ -129,13 +127,13 @@ func (c *Call) lbMemberIPs(r *NetRule, vm *VirtualMachine, ips []string, listed 
 		check = []string{primary}
 	}
 	for _, m := range r.LB.Members {
-		if strings.EqualFold(m.VMID, vm.ID) && containsFold(check, m.VMIP) {
+		if strings.EqualFold(m.VMID, vm.ID) && model.ContainsFold(check, m.VMIP) {
 			return nil, paramError("VM %d with %s is already mapped to load balancer.", vm.InternalID, m.VMIP)
 		}
 	}
 	for _, ip := range ips {
 		if ip != primary { // NicSecondaryIpDao finds none
-			return nil, paramError("VM ip %s specified does not belong to nic in network %d", ip, c.st.network(r.NetworkID).InternalID)
+			return nil, paramError("VM ip %s specified does not belong to nic in network %d", ip, c.st.Network(r.NetworkID).InternalID)
 		}
 	}
 	out := append([]string{}, ips...)
@@ -149,7 +147,7 @@ func (c *Call) lbMemberIPs(r *NetRule, vm *VirtualMachine, ips []string, listed 
 func dedupe(list []string) []string {
 	var out []string
 	for _, s := range list {
-		if !containsFold(out, s) {
+		if !model.ContainsFold(out, s) {
 			out = append(out, s)
 		}
 	}
@@ -177,36 +175,15 @@ func removeFromLoadBalancerRule(c *Call) (*asyncJob, error) {
 			return nil, failed
 		}
 		for _, m := range pairs {
-			if !containsMember(r.LB.Members, m) {
+			if !model.ContainsMember(r.LB.Members, m) {
 				return nil, failed
 			}
 		}
-		r.LB.removeMembers(ids, pairs)
+		r.LB.RemoveMembers(ids, pairs)
 		c.applyLB(r)
 		return success(), nil
 	}
 	return job, nil
-}
-
-// removeMembers drops every mapping of the listed VMs and the named
-// VM/address pairs.
-func (lb *LBRule) removeMembers(ids []string, pairs []LBMember) {
-	var keep []LBMember
-	for _, m := range lb.Members {
-		if !containsFold(ids, m.VMID) && !containsMember(pairs, m) {
-			keep = append(keep, m)
-		}
-	}
-	lb.Members = keep
-}
-
-func containsMember(list []LBMember, m LBMember) bool {
-	for _, x := range list {
-		if strings.EqualFold(x.VMID, m.VMID) && x.VMIP == m.VMIP {
-			return true
-		}
-	}
-	return false
 }
 
 // listLoadBalancerRuleInstances is ListLoadBalancerRuleInstancesCmd and
@@ -216,18 +193,18 @@ func containsMember(list []LBMember, m LBMember) bool {
 // pages nor reads keyword.
 func listLoadBalancerRuleInstances(c *Call) (any, error) {
 	id := c.Params.Get("id")
-	r := c.st.lbRule(id)
+	r := c.st.LBRule(id)
 	if r == nil {
-		return nil, internalError("Unable to find the load balancer with ID [%d].", c.st.ruleInternalID(id))
+		return nil, internalError("Unable to find the load balancer with ID [%d].", ruleInternalID(c.st, id))
 	}
-	var vms []*VirtualMachine
+	var vms []*model.VirtualMachine
 	for _, m := range r.LB.Members {
-		vm, ok := byID(c.st.VMs, m.VMID)
+		vm, ok := model.ByID(c.st.VMs, m.VMID)
 		if !ok || vm.Removed != nil || containsVM(vms, vm) {
 			continue
 		}
 		switch vm.State {
-		case vmDestroyed, vmExpunging, vmError, vmUnknown:
+		case model.VMDestroyed, model.VMExpunging, model.VMError, model.VMUnknown:
 			continue
 		}
 		vms = append(vms, vm)
@@ -246,7 +223,7 @@ func listLoadBalancerRuleInstances(c *Call) (any, error) {
 	return listBody(key, len(views), views), nil
 }
 
-func containsVM(list []*VirtualMachine, vm *VirtualMachine) bool {
+func containsVM(list []*model.VirtualMachine, vm *model.VirtualMachine) bool {
 	for _, x := range list {
 		if x == vm {
 			return true
@@ -259,7 +236,7 @@ func containsVM(list []*VirtualMachine, vm *VirtualMachine) bool {
 // lbvmips a LoadBalancerRuleVmMapResponse holding it and the VM's mapped
 // addresses. The mapping's service state is null until a health check sets
 // it, so servicestate is absent.
-func (c *Call) lbInstanceView(r *NetRule, vm *VirtualMachine) map[string]any {
+func (c *Call) lbInstanceView(r *model.NetRule, vm *model.VirtualMachine) map[string]any {
 	v := c.vmView(vm)
 	if !c.Params.Bool("lbvmips", false) {
 		return v

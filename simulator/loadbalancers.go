@@ -3,6 +3,8 @@ package simulator
 import (
 	"net/netip"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
@@ -12,33 +14,6 @@ func init() {
 		command{name: "deleteLoadBalancerRule", idKind: kindFirewallRule, async: deleteLoadBalancerRule},
 		command{name: "updateLoadBalancerRule", idKind: kindFirewallRule, async: updateLoadBalancerRule},
 	)
-}
-
-func (lb *LBRule) hasVM(vmID string) bool {
-	for _, m := range lb.Members {
-		if strings.EqualFold(m.VMID, vmID) {
-			return true
-		}
-	}
-	return false
-}
-
-func (lb *LBRule) dropVM(vmID string) {
-	var keep []LBMember
-	for _, m := range lb.Members {
-		if !strings.EqualFold(m.VMID, vmID) {
-			keep = append(keep, m)
-		}
-	}
-	lb.Members = keep
-}
-
-// lbRule is a live load balancer rule by UUID.
-func (st *state) lbRule(id string) *NetRule {
-	if r := st.rule(id); r != nil && r.Purpose == purposeLB {
-		return r
-	}
-	return nil
 }
 
 // validAlgorithm is NetUtils.isValidAlgorithm.
@@ -69,7 +44,7 @@ func createLoadBalancerRule(c *Call) (*asyncJob, error) {
 		cmdClass: "org.apache.cloudstack.api.command.user.loadbalancer.CreateLoadBalancerRuleCmd",
 		run: func() (any, error) {
 			if open {
-				c.applyRules(ip.ID, purposeFirewall)
+				c.applyRules(ip.ID, model.PurposeFirewall)
 			}
 			return map[string]any{"loadbalancer": c.lbView(rule)}, nil
 		},
@@ -93,23 +68,23 @@ func asCreateError(err *APIError) *APIError {
 // public address, so without publicipid there is no rule to create (an
 // account/domainid owner without an address ends in createPublicLoadBalancerRule's
 // "can't find/allocate source IP").
-func (c *Call) lbSourceIP() (*PublicIP, *APIError) {
+func (c *Call) lbSourceIP() (*model.PublicIP, *APIError) {
 	p := c.Params
 	id := p.Get("publicipid")
 	if id == "" {
 		if p.Get("account") == "" || p.Get("domainid") == "" {
 			return nil, paramError("Can't define IP owner. Either specify account/domainId or publicIpId")
 		}
-		if !c.st.hasAccount(p.Get("account"), p.Get("domainid")) {
-			return nil, paramError("Unable to find account %s in domain ID=%d", p.Get("account"), c.st.domain(p.Get("domainid")).InternalID)
+		if !hasAccount(c.st, p.Get("account"), p.Get("domainid")) {
+			return nil, paramError("Unable to find account %s in domain ID=%d", p.Get("account"), c.st.Domain(p.Get("domainid")).InternalID)
 		}
 		if _, err := c.lbNetwork(nil); err != nil {
 			return nil, asCreateError(err)
 		}
 		return nil, serverParamError("Unable to create load balance rule; can't find/allocate source IP")
 	}
-	ip, _ := byID(c.st.PublicIPs, id)
-	if ip.State != ipAllocated { // IpAddress.readyToUse
+	ip, _ := model.ByID(c.st.PublicIPs, id)
+	if ip.State != model.IPAllocated { // IpAddress.readyToUse
 		return nil, paramError("Unable to create load balancer rule, invalid IP address ID %d", ip.InternalID)
 	}
 	if _, err := c.lbNetwork(ip); err != nil {
@@ -119,7 +94,7 @@ func (c *Call) lbSourceIP() (*PublicIP, *APIError) {
 }
 
 // hasAccount is ApiDBUtils.findAccountByNameDomain finding an account.
-func (st *state) hasAccount(name, domainID string) bool {
+func hasAccount(st *model.State, name, domainID string) bool {
 	for _, a := range st.Accounts {
 		if strings.EqualFold(a.Name, name) && strings.EqualFold(a.DomainID, domainID) {
 			return true
@@ -132,21 +107,21 @@ func (st *state) hasAccount(name, domainID string) bool {
 // owner's only isolated network in zoneid, else the address's network.
 // createPublicLoadBalancer then uses the address's network whatever this
 // answered, so only its refusals matter.
-func (c *Call) lbNetwork(ip *PublicIP) (*Network, *APIError) {
+func (c *Call) lbNetwork(ip *model.PublicIP) (*model.Network, *APIError) {
 	p := c.Params
-	if n := c.st.network(p.Get("networkid")); n != nil && p.Get("networkid") != "" {
+	if n := c.st.Network(p.Get("networkid")); n != nil && p.Get("networkid") != "" {
 		return n, nil
 	}
 	if zoneID := p.Get("zoneid"); zoneID != "" {
 		owner := c.Account
 		if ip != nil {
-			owner = c.st.account(ip.AccountID)
+			owner = c.st.Account(ip.AccountID)
 		}
-		nets := c.st.isolatedNetworksOf(owner.ID, zoneID)
+		nets := isolatedNetworksOf(c.st, owner.ID, zoneID)
 		switch len(nets) {
 		case 0:
 			return nil, paramError("Account name=%s domain=%s doesn't have virtual networks in zone=%s",
-				javaString(p.values, "account"), c.st.domain(owner.DomainID).Name, c.st.zone(zoneID).Name)
+				javaString(p.values, "account"), c.st.Domain(owner.DomainID).Name, c.st.Zone(zoneID).Name)
 		case 1:
 			return nets[0], nil
 		default:
@@ -159,7 +134,7 @@ func (c *Call) lbNetwork(ip *PublicIP) (*Network, *APIError) {
 	if ip.NetworkID == "" {
 		return nil, paramError("IP address ID=%d is not associated with any network", ip.InternalID)
 	}
-	return c.st.network(ip.NetworkID), nil
+	return c.st.Network(ip.NetworkID), nil
 }
 
 // createPublicLoadBalancer is the checks and the persisting of
@@ -170,13 +145,13 @@ func (c *Call) lbNetwork(ip *PublicIP) (*Network, *APIError) {
 // tcp: the protocol parameter is the rule's lb_protocol. The algorithm is
 // checked by NetUtils.isValidAlgorithm only: the Lb capability
 // SupportedLBAlgorithms is not consulted on this path.
-func (c *Call) createPublicLoadBalancer(ip *PublicIP) (*NetRule, *APIError) {
+func (c *Call) createPublicLoadBalancer(ip *model.PublicIP) (*model.NetRule, *APIError) {
 	p := c.Params
 	src, dst := int(p.Int("publicport", 0)), int(p.Int("privateport", 0))
 	algorithm := p.Get("algorithm")
-	net := c.st.network(ip.NetworkID)
+	net := c.st.Network(ip.NetworkID)
 	switch {
-	case src == dnsPort && ip.SourceNAT && net != nil && c.st.networkProvides(net, "Dns"):
+	case src == dnsPort && ip.SourceNAT && net != nil && networkProvides(c.st, net, "Dns"):
 		return nil, paramError("Error adding load balancer rule, cannot add port 53 with network service offering having DNS service and Source NAT.")
 	case ip.StaticNAT:
 		return nil, ruleConflict("Can't do load balance on ip address: %s", ip.Address)
@@ -185,7 +160,7 @@ func (c *Call) createPublicLoadBalancer(ip *PublicIP) (*NetRule, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.st.checkIPForService(ip, "Lb", ""); err != nil {
+	if err := checkIPForService(c.st, ip, "Lb", ""); err != nil {
 		return nil, err
 	}
 	switch {
@@ -193,18 +168,18 @@ func (c *Call) createPublicLoadBalancer(ip *PublicIP) (*NetRule, *APIError) {
 		return nil, paramError("privatePort is an invalid value: %d", dst)
 	case !validAlgorithm(algorithm):
 		return nil, paramError("Invalid algorithm: %s", algorithm)
-	case net != nil && !c.st.networkProvides(net, "Lb"): // isLbServiceSupportedInNetwork
+	case net != nil && !networkProvides(c.st, net, "Lb"): // isLbServiceSupportedInNetwork
 		return nil, paramError("LB service is not supported in specified network id")
 	}
-	if err := c.validateFirewallRule(ip, &src, &src, "tcp", purposeLB); err != nil {
+	if err := c.validateFirewallRule(ip, &src, &src, "tcp", model.PurposeLB); err != nil {
 		return nil, err
 	}
 	if src == haproxyStatsPort { // VirtualRouterElement.validateHAProxyLBRule
 		return nil, paramError("LB service provider cannot support this rule")
 	}
-	rule := c.newRule(&NetRule{Purpose: purposeLB, IPID: ip.ID, NetworkID: ip.NetworkID, AccountID: ip.AccountID,
+	rule := c.newRule(&model.NetRule{Purpose: model.PurposeLB, IPID: ip.ID, NetworkID: ip.NetworkID, AccountID: ip.AccountID,
 		Protocol: "tcp", StartPort: &src, EndPort: &src, Display: p.Bool("fordisplay", true),
-		LB: &LBRule{Name: p.Get("name"), Description: p.Get("description"), Algorithm: algorithm, PrivatePort: dst,
+		LB: &model.LBRule{Name: p.Get("name"), Description: p.Get("description"), Algorithm: algorithm, PrivatePort: dst,
 			Protocol: strings.TrimSpace(strings.ToLower(p.Get("protocol"))), CIDRList: cidrs}})
 	var conflict *APIError
 	if p.Bool("openfirewall", true) {
@@ -246,37 +221,37 @@ func lbCIDRString(list []string) (string, *APIError) {
 // oldest first, name exact, keyword in name or description.
 func listLoadBalancerRules(c *Call) (any, error) {
 	p := c.Params
-	l := lister[*NetRule]{key: "loadbalancerrule", id: (*NetRule).uuid, name: func(r *NetRule) string { return r.LB.Name },
-		keyword: func(r *NetRule) []string { return []string{r.LB.Name, r.LB.Description} }, view: c.lbView}
-	var lbs []*NetRule
+	l := lister[*model.NetRule]{key: "loadbalancerrule", id: (*model.NetRule).UUID, name: func(r *model.NetRule) string { return r.LB.Name },
+		keyword: func(r *model.NetRule) []string { return []string{r.LB.Name, r.LB.Description} }, view: c.lbView}
+	var lbs []*model.NetRule
 	for _, r := range c.st.Rules {
 		if r.Removed == nil && r.LB != nil {
 			lbs = append(lbs, r)
 		}
 	}
-	return l.run(c, lbs, func(r *NetRule) bool {
-		ip, _ := byID(c.st.PublicIPs, r.IPID)
+	return l.run(c, lbs, func(r *model.NetRule) bool {
+		ip, _ := model.ByID(c.st.PublicIPs, r.IPID)
 		return optEq(p.Get("publicipid"), r.IPID) && optEq(p.Get("networkid"), r.NetworkID) &&
 			(p.Get("zoneid") == "" || (ip != nil && strings.EqualFold(ip.ZoneID, p.Get("zoneid")))) &&
-			(p.Get("virtualmachineid") == "" || r.LB.hasVM(p.Get("virtualmachineid"))) &&
+			(p.Get("virtualmachineid") == "" || r.LB.HasVM(p.Get("virtualmachineid"))) &&
 			displayed(p, r) &&
-			c.st.taggedWith("LoadBalancer", r.ID, p.Map("tags"))
+			taggedWith(c.st, "LoadBalancer", r.ID, p.Map("tags"))
 	})
 }
 
 // lbView is ApiLoadBalancerFirewallResponseServiceImpl.createLoadBalancerResponse.
-func (c *Call) lbView(r *NetRule) map[string]any {
-	v := map[string]any{"id": r.ID, "name": r.LB.Name, "publicport": itoa(*r.StartPort),
-		"privateport": itoa(r.LB.PrivatePort), "algorithm": r.LB.Algorithm, "fordisplay": r.Display,
-		"state": r.viewState(), "networkid": r.NetworkID, "tags": c.resourceTagViews("LoadBalancer", r.ID)}
+func (c *Call) lbView(r *model.NetRule) map[string]any {
+	v := map[string]any{"id": r.ID, "name": r.LB.Name, "publicport": model.Itoa(*r.StartPort),
+		"privateport": model.Itoa(r.LB.PrivatePort), "algorithm": r.LB.Algorithm, "fordisplay": r.Display,
+		"state": r.ViewState(), "networkid": r.NetworkID, "tags": c.resourceTagViews("LoadBalancer", r.ID)}
 	for k, s := range map[string]string{"description": r.LB.Description, "protocol": r.LB.Protocol, "cidrlist": r.LB.CIDRList} {
 		if s != "" {
 			v[k] = s
 		}
 	}
-	if ip, ok := byID(c.st.PublicIPs, r.IPID); ok {
+	if ip, ok := model.ByID(c.st.PublicIPs, r.IPID); ok {
 		v["publicipid"], v["publicip"] = ip.ID, ip.Address
-		if z := c.st.zone(ip.ZoneID); z != nil {
+		if z := c.st.Zone(ip.ZoneID); z != nil {
 			v["zoneid"], v["zonename"] = z.ID, z.Name
 		}
 	}
@@ -287,10 +262,10 @@ func (c *Call) lbView(r *NetRule) map[string]any {
 // applyLB is the end of LoadBalancingRulesManagerImpl.applyLoadBalancerRules
 // once the virtual router took the configuration: the rule is Active, or
 // back to Add when no VM is left behind it.
-func (c *Call) applyLB(r *NetRule) {
-	r.State = ruleActive
+func (c *Call) applyLB(r *model.NetRule) {
+	r.State = model.RuleActive
 	if len(r.LB.Members) == 0 {
-		r.State = ruleAdd
+		r.State = model.RuleAdd
 	}
 	c.changed()
 }
@@ -298,9 +273,9 @@ func (c *Call) applyLB(r *NetRule) {
 // deleteLB is LoadBalancingRulesManagerImpl.deleteLoadBalancerRule: the
 // mappings and the rule go, unless a firewall rule still names it as
 // related (then it stays revoked).
-func (c *Call) deleteLB(r *NetRule) {
-	r.State, r.LB.Members = ruleRevoke, nil
-	if c.st.relatedRuleOf(r.ID) == nil {
+func (c *Call) deleteLB(r *model.NetRule) {
+	r.State, r.LB.Members = model.RuleRevoke, nil
+	if relatedRuleOf(c.st, r.ID) == nil {
 		c.removeRule(r)
 	}
 	c.changed()
@@ -308,8 +283,8 @@ func (c *Call) deleteLB(r *NetRule) {
 
 // lbJob is ruleJob for the load balancer commands, whose getSyncObjId
 // looks the rule up as a load balancer.
-func (c *Call) lbJob(class, notFound string) (*asyncJob, *NetRule, error) {
-	job, r, err := c.ruleJob("loadbalancer."+class, notFound, c.st.lbRule)
+func (c *Call) lbJob(class, notFound string) (*asyncJob, *model.NetRule, error) {
+	job, r, err := c.ruleJob("loadbalancer."+class, notFound, c.st.LBRule)
 	if job != nil {
 		job.instanceType, job.instanceID = "", "" // only create and delete name their rule
 	}

@@ -4,38 +4,18 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // Network offerings: ConfigurationManagerImpl.createNetworkOffering and
 // updateNetworkOffering, NetworkOfferingJoinDao's listing.
 
-// NetworkOffering is a guest network offering.
-type NetworkOffering struct {
-	ID              string              `json:"id"`
-	InternalID      int64               `json:"internalid"`
-	Name            string              `json:"name"`
-	DisplayText     string              `json:"displaytext"`
-	GuestType       string              `json:"guestiptype"` // Isolated, Shared, L2
-	Availability    string              `json:"availability"`
-	State           string              `json:"state"` // Enabled, Disabled
-	ConserveMode    bool                `json:"conservemode"`
-	SpecifyVLAN     bool                `json:"specifyvlan"`
-	SpecifyIPRanges bool                `json:"specifyipranges"`
-	Persistent      bool                `json:"ispersistent"`
-	EgressDefault   bool                `json:"egressdefaultpolicy"`
-	ForVPC          bool                `json:"forvpc"`
-	Tags            string              `json:"tags,omitempty"`
-	Services        map[string][]string `json:"services"` // service -> providers
-	Created         time.Time           `json:"created"`
-}
-
-func (o *NetworkOffering) uuid() string { return o.ID }
-
 func init() {
 	register(
 		command{name: "createNetworkOffering", sync: createNetworkOffering},
-		command{name: "updateNetworkOffering", idKind: kindNetworkOffering, sync: updateNetworkOffering},
-		command{name: "listNetworkOfferings", idKind: kindNetworkOffering, sync: listNetworkOfferings},
+		command{name: "updateNetworkOffering", idKind: model.KindNetworkOffering, sync: updateNetworkOffering},
+		command{name: "listNetworkOfferings", idKind: model.KindNetworkOffering, sync: listNetworkOfferings},
 	)
 }
 
@@ -72,8 +52,8 @@ type offeringSpec struct {
 
 func createNetworkOffering(c *Call) (any, error) {
 	p := c.Params
-	s := offeringSpec{Name: p.Get("name"), DisplayText: or(p.Get("displaytext"), p.Get("name")),
-		GuestType: p.Get("guestiptype"), TrafficType: p.Get("traffictype"), Availability: or(p.Get("availability"), "Optional"),
+	s := offeringSpec{Name: p.Get("name"), DisplayText: model.Or(p.Get("displaytext"), p.Get("name")),
+		GuestType: p.Get("guestiptype"), TrafficType: p.Get("traffictype"), Availability: model.Or(p.Get("availability"), "Optional"),
 		Tags: p.Get("tags"), Services: p.List("supportedservices"), Providers: map[string][]string{},
 		ConserveMode: p.Bool("conservemode", true), SpecifyVLAN: p.Bool("specifyvlan", false),
 		SpecifyIPRanges: p.Bool("specifyipranges", false), Persistent: p.Bool("ispersistent", false),
@@ -86,7 +66,7 @@ func createNetworkOffering(c *Call) (any, error) {
 	for _, m := range p.Map("serviceproviderlist") {
 		s.Providers[m["service"]] = append(s.Providers[m["service"]], m["provider"])
 	}
-	o, err := c.st.createNetworkOffering(s, c.srv.now())
+	o, err := makeNetworkOffering(c.st, s, c.srv.now())
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +81,7 @@ func createNetworkOffering(c *Call) (any, error) {
 // one provider unless Lb; the VR may serve UserData only when it serves
 // Dhcp. Departure: service capabilities, IPv6, domain/zone scoping and
 // service offerings for the router are not modelled.
-func (st *state) createNetworkOffering(s offeringSpec, now time.Time) (*NetworkOffering, error) {
+func makeNetworkOffering(st *model.State, s offeringSpec, now time.Time) (*model.NetworkOffering, error) {
 	if !strings.EqualFold(s.TrafficType, "Guest") {
 		if canonical(trafficTypes, s.TrafficType) == "" && !strings.EqualFold(s.TrafficType, "Control") {
 			return nil, paramError("Invalid value for traffictype. Supported traffic types: Public, Management, Control, Guest, Vlan or Storage")
@@ -116,8 +96,8 @@ func (st *state) createNetworkOffering(s offeringSpec, now time.Time) (*NetworkO
 	if availability == "" {
 		return nil, paramError("Invalid value for Availability. Supported types: Required, Optional")
 	}
-	o := &NetworkOffering{Name: s.Name, DisplayText: s.DisplayText, GuestType: guestType, Availability: availability,
-		State: offeringDisabled, ConserveMode: s.ConserveMode, SpecifyVLAN: s.SpecifyVLAN, SpecifyIPRanges: s.SpecifyIPRanges,
+	o := &model.NetworkOffering{Name: s.Name, DisplayText: s.DisplayText, GuestType: guestType, Availability: availability,
+		State: model.OfferingDisabled, ConserveMode: s.ConserveMode, SpecifyVLAN: s.SpecifyVLAN, SpecifyIPRanges: s.SpecifyIPRanges,
 		Persistent: s.Persistent, EgressDefault: s.EgressDefault, Tags: s.Tags, Services: map[string][]string{},
 		Created: now}
 	forVPC := s.ForVPC
@@ -139,7 +119,7 @@ func (st *state) createNetworkOffering(s offeringSpec, now time.Time) (*NetworkO
 		}
 		o.Services[svc] = []string{}
 	}
-	if err := o.setProviders(s.Providers); err != nil {
+	if err := setProviders(o, s.Providers); err != nil {
 		return nil, err
 	}
 	if p, ok := o.Services["SourceNat"]; ok {
@@ -147,15 +127,15 @@ func (st *state) createNetworkOffering(s offeringSpec, now time.Time) (*NetworkO
 	}
 	o.ForVPC = forVPC != nil && *forVPC
 	if s.Enable {
-		o.State = offeringEnabled
+		o.State = model.OfferingEnabled
 	}
-	o.ID, o.InternalID = st.newID(kindNetworkOffering)
+	o.ID, o.InternalID = st.NewID(model.KindNetworkOffering)
 	st.NetworkOfferings = append(st.NetworkOfferings, o)
 	return o, nil
 }
 
 // setProviders is createNetworkOffering's provider loop.
-func (o *NetworkOffering) setProviders(providers map[string][]string) *APIError {
+func setProviders(o *model.NetworkOffering, providers map[string][]string) *APIError {
 	var dhcp string
 	vrUserData := false
 	for name, provs := range providers {
@@ -196,11 +176,11 @@ func (o *NetworkOffering) setProviders(providers map[string][]string) *APIError 
 // checked against the physical networks' tags.
 func updateNetworkOffering(c *Call) (any, error) {
 	p := c.Params
-	o := c.st.networkOffering(p.Get("id"))
+	o := c.st.NetworkOffering(p.Get("id"))
 	if o == nil {
 		return nil, paramError("unable to find network offering %s", p.Get("id"))
 	}
-	if err := c.st.updateNetworkOffering(o, p.Get("name"), p.Get("displaytext"), p.Get("availability"), p.Get("state")); err != nil {
+	if err := changeNetworkOffering(c.st, o, p.Get("name"), p.Get("displaytext"), p.Get("availability"), p.Get("state")); err != nil {
 		return nil, err
 	}
 	if p.Has("tags") {
@@ -210,9 +190,9 @@ func updateNetworkOffering(c *Call) (any, error) {
 	return map[string]any{"networkoffering": networkOfferingView(o)}, nil
 }
 
-func (st *state) updateNetworkOffering(o *NetworkOffering, name, text, availability, stateName string) *APIError {
+func changeNetworkOffering(st *model.State, o *model.NetworkOffering, name, text, availability, stateName string) *APIError {
 	if stateName != "" {
-		s := canonical([]string{offeringDisabled, offeringEnabled}, stateName)
+		s := canonical([]string{model.OfferingDisabled, model.OfferingEnabled}, stateName)
 		if s == "" {
 			return paramError("Incorrect state value: %s", stateName)
 		}
@@ -224,7 +204,7 @@ func (st *state) updateNetworkOffering(o *NetworkOffering, name, text, availabil
 			return paramError("Invalid value for Availability. Supported types: Required, Optional")
 		}
 		if a == "Required" {
-			if o.GuestType != "Isolated" || !o.has("SourceNat") {
+			if o.GuestType != "Isolated" || !o.Has("SourceNat") {
 				return paramError("Availability can be Required only for networkOfferings of type Isolated and with SourceNat enabled")
 			}
 			for _, other := range st.NetworkOfferings {
@@ -235,41 +215,34 @@ func (st *state) updateNetworkOffering(o *NetworkOffering, name, text, availabil
 		}
 		availability = a
 	}
-	o.Name, o.DisplayText = or(name, o.Name), or(text, o.DisplayText)
-	o.Availability = or(availability, o.Availability)
-	o.State = or(stateName, o.State)
+	o.Name, o.DisplayText = model.Or(name, o.Name), model.Or(text, o.DisplayText)
+	o.Availability = model.Or(availability, o.Availability)
+	o.State = model.Or(stateName, o.State)
 	return nil
-}
-
-func (st *state) networkOffering(id string) *NetworkOffering {
-	o, _ := byID(st.NetworkOfferings, id)
-	return o
 }
 
 // listNetworkOfferings follows ConfigurationManagerImpl.searchForNetworkOfferings
 // for the filters the simulator's offerings have.
 func listNetworkOfferings(c *Call) (any, error) {
-	l := lister[*NetworkOffering]{key: "networkoffering", id: (*NetworkOffering).uuid,
-		name:    func(o *NetworkOffering) string { return o.Name },
-		keyword: func(o *NetworkOffering) []string { return []string{o.Name, o.DisplayText} },
+	l := lister[*model.NetworkOffering]{key: "networkoffering", id: (*model.NetworkOffering).UUID,
+		name:    func(o *model.NetworkOffering) string { return o.Name },
+		keyword: func(o *model.NetworkOffering) []string { return []string{o.Name, o.DisplayText} },
 		view:    networkOfferingView}
 	p := c.Params
-	return l.run(c, c.st.NetworkOfferings, func(o *NetworkOffering) bool {
+	return l.run(c, c.st.NetworkOfferings, func(o *model.NetworkOffering) bool {
 		return optEq(p.Get("guestiptype"), o.GuestType) && optEq(p.Get("state"), o.State) &&
 			optEq(p.Get("availability"), o.Availability) && optEq(p.Get("traffictype"), "Guest") &&
 			(!p.Has("specifyvlan") || p.Bool("specifyvlan", false) == o.SpecifyVLAN) &&
 			(!p.Has("forvpc") || p.Bool("forvpc", false) == o.ForVPC) &&
 			(!p.Has("isdefault") || !p.Bool("isdefault", false)) &&
-			(!p.Has("sourcenatsupported") || p.Bool("sourcenatsupported", false) == o.has("SourceNat")) &&
+			(!p.Has("sourcenatsupported") || p.Bool("sourcenatsupported", false) == o.Has("SourceNat")) &&
 			hasAll(o, p.List("supportedservices"))
 	})
 }
 
-func (o *NetworkOffering) has(svc string) bool { _, ok := o.Services[svc]; return ok }
-
-func hasAll(o *NetworkOffering, services []string) bool {
+func hasAll(o *model.NetworkOffering, services []string) bool {
 	for _, s := range services {
-		if !o.has(canonical(networkServices, s)) {
+		if !o.Has(canonical(networkServices, s)) {
 			return false
 		}
 	}
@@ -277,20 +250,20 @@ func hasAll(o *NetworkOffering, services []string) bool {
 }
 
 // networkOfferingView is ApiResponseHelper.createNetworkOfferingResponse.
-func networkOfferingView(o *NetworkOffering) map[string]any {
+func networkOfferingView(o *model.NetworkOffering) map[string]any {
 	return map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "traffictype": "Guest",
 		"isdefault": false, "specifyvlan": o.SpecifyVLAN, "conservemode": o.ConserveMode,
 		"specifyipranges": o.SpecifyIPRanges, "availability": o.Availability, "state": o.State,
 		"guestiptype": o.GuestType, "forvpc": o.ForVPC, "fortungsten": false, "fornsx": false,
 		"ispersistent": o.Persistent, "egressdefaultpolicy": o.EgressDefault, "supportsstrechedl2subnet": false,
 		"supportspublicaccess": false, "supportsinternallb": false, "internetprotocol": "IPv4",
-		"created": csTime(o.Created), "hasannotations": false, "networkrate": 200, "service": o.serviceViews(),
+		"created": csTime(o.Created), "hasannotations": false, "networkrate": 200, "service": serviceViews(o),
 		"tags": o.Tags}
 }
 
 // serviceViews are the offering's services in Network.Service's order, each
 // with its providers.
-func (o *NetworkOffering) serviceViews() []map[string]any {
+func serviceViews(o *model.NetworkOffering) []map[string]any {
 	out := []map[string]any{}
 	for _, svc := range networkServices {
 		provs, ok := o.Services[svc]

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // The network-service checks the rule families share: what a network's
@@ -17,7 +19,7 @@ const csUnsupportedService = 4390
 // unsupportedService is an UnsupportedServiceException (a
 // CloudRuntimeException) as ApiServer.handleRequest's catch-all answers it:
 // 530 with the exception's own code and its text (the caller is an admin).
-func unsupportedService(service string, n *Network) *APIError {
+func unsupportedService(service string, n *model.Network) *APIError {
 	// NetworkModelImpl.getNetworkServiceCapabilities: the network's internal
 	// id, not its UUID ("TBD: networkId to uuid").
 	return &APIError{Code: codeInternalError, CSCode: csUnsupportedService,
@@ -30,8 +32,8 @@ func unsupportedService(service string, n *Network) *APIError {
 // Departure: the provider is taken to be the virtual router, whose
 // capabilities the callers hold; "is not supported by the element" (a
 // provider without capabilities for the service) cannot happen.
-func (st *state) requireService(n *Network, service string) *APIError {
-	if n == nil || st.networkProvides(n, service) {
+func requireService(st *model.State, n *model.Network, service string) *APIError {
+	if n == nil || networkProvides(st, n, service) {
 		return nil
 	}
 	return unsupportedService(service, n)
@@ -39,7 +41,7 @@ func (st *state) requireService(n *Network, service string) *APIError {
 
 // ruleServices maps a rule purpose to the service getIpToServices counts it
 // as (port forwarding and VPN rules do not exist here).
-var ruleServices = map[string]string{purposeStaticNat: "StaticNat", purposeLB: "Lb", purposeFirewall: "Firewall"}
+var ruleServices = map[string]string{model.PurposeStaticNat: "StaticNat", model.PurposeLB: "Lb", model.PurposeFirewall: "Firewall"}
 
 // ipServices is NetworkModelImpl.getIpToServices for one address with
 // postApplyRules false: SourceNat for the source NAT address; nothing more
@@ -48,20 +50,20 @@ var ruleServices = map[string]string{purposeStaticNat: "StaticNat", purposeLB: "
 // static NAT points at a VM, or, when those are none, of its revoked rules
 // too and StaticNat when static NAT is on. Services are in Network.Service's
 // order.
-func (st *state) ipServices(ip *PublicIP, includingFirewall bool) []string {
+func ipServices(st *model.State, ip *model.PublicIP, includingFirewall bool) []string {
 	set := map[string]bool{}
 	if ip.SourceNAT {
 		set["SourceNat"] = true
 	}
-	if ip.State != ipAllocating {
-		purposes := st.rulePurposes(ip, false, includingFirewall)
+	if ip.State != model.IPAllocating {
+		purposes := rulePurposes(st, ip, false, includingFirewall)
 		if ip.StaticNAT && ip.VMID != "" {
-			purposes[purposeStaticNat] = true
+			purposes[model.PurposeStaticNat] = true
 		}
 		if len(purposes) == 0 {
-			purposes = st.rulePurposes(ip, true, includingFirewall)
+			purposes = rulePurposes(st, ip, true, includingFirewall)
 			if ip.StaticNAT {
-				purposes[purposeStaticNat] = true
+				purposes[model.PurposeStaticNat] = true
 			}
 		}
 		for p := range purposes {
@@ -79,13 +81,13 @@ func (st *state) ipServices(ip *PublicIP, includingFirewall bool) []string {
 
 // rulePurposes is NetworkModelImpl.getPublicIpPurposeInRules: the purposes
 // of an address's live rules, revoked ones only if includeRevoked.
-func (st *state) rulePurposes(ip *PublicIP, includeRevoked, includingFirewall bool) map[string]bool {
+func rulePurposes(st *model.State, ip *model.PublicIP, includeRevoked, includingFirewall bool) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range st.Rules {
-		if r.Removed != nil || !strings.EqualFold(r.IPID, ip.ID) || (!includeRevoked && r.State == ruleRevoke) {
+		if r.Removed != nil || !strings.EqualFold(r.IPID, ip.ID) || (!includeRevoked && r.State == model.RuleRevoke) {
 			continue
 		}
-		if r.Purpose != purposeFirewall || includingFirewall {
+		if r.Purpose != model.PurposeFirewall || includingFirewall {
 			out[r.Purpose] = true
 		}
 	}
@@ -100,22 +102,22 @@ func (st *state) rulePurposes(ip *PublicIP, includeRevoked, includingFirewall bo
 // networkID "" is the address's network. Departure: canIpUsedForService's
 // IpDeployingRequester comparison of the old and new providers is not made
 // (every provider of these services is the virtual router here).
-func (st *state) checkIPForService(ip *PublicIP, service, networkID string) *APIError {
-	n := st.network(firstNonEmpty(networkID, ip.NetworkID))
+func checkIPForService(st *model.State, ip *model.PublicIP, service, networkID string) *APIError {
+	n := st.Network(model.FirstNonEmpty(networkID, ip.NetworkID))
 	if n == nil {
 		return nil
 	}
-	o := st.networkOffering(n.OfferingID)
+	o := st.NetworkOffering(n.OfferingID)
 	if o == nil || o.GuestType != "Isolated" {
 		return nil
 	}
-	if len(st.ipServices(ip, true)) > 0 && !st.networkProvides(n, service) {
+	if len(ipServices(st, ip, true)) > 0 && !networkProvides(st, n, service) {
 		return paramError("There is no new provider for IP %s of service %s!", ip.Address, service)
 	}
 	if o.ConserveMode {
 		return nil
 	}
-	used := st.ipServices(ip, false)
+	used := ipServices(st, ip, false)
 	switch {
 	case len(used) == 0:
 		return nil
@@ -130,7 +132,7 @@ func (st *state) checkIPForService(ip *PublicIP, service, networkID string) *API
 // sharedOfferingWithServices is IpAddressManagerImpl.isSharedNetworkOfferingWithServices
 // (NetworkServiceImpl.allocateIP has the same test): a Shared offering with
 // any of the services a public address can serve.
-func sharedOfferingWithServices(o *NetworkOffering) bool {
+func sharedOfferingWithServices(o *model.NetworkOffering) bool {
 	return o != nil && o.GuestType == "Shared" && slices.ContainsFunc(
-		[]string{"SourceNat", "StaticNat", "Firewall", "PortForwarding", "Lb"}, o.has)
+		[]string{"SourceNat", "StaticNat", "Firewall", "PortForwarding", "Lb"}, o.Has)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // offeringWith creates and enables a network offering with the services
@@ -100,9 +101,9 @@ func TestRulesNeedTheirServices(t *testing.T) {
 		t.Fatal("the implemented network has no source NAT address")
 	}
 	e.srv.mu.Lock()
-	internal := e.srv.st.network(n.Id).InternalID
-	snatAddr, _ := byID(e.srv.st.PublicIPs, snat)
-	ipAddr, _ := byID(e.srv.st.PublicIPs, ip.Id)
+	internal := e.srv.st.Network(n.Id).InternalID
+	snatAddr, _ := model.ByID(e.srv.st.PublicIPs, snat)
+	ipAddr, _ := model.ByID(e.srv.st.PublicIPs, ip.Id)
 	e.srv.mu.Unlock()
 
 	fw := map[string]string{"command": "createFirewallRule", "ipaddressid": ip.Id, "protocol": "tcp", "startport": "22"}
@@ -267,7 +268,7 @@ func TestNonConserveModeAddressServesOneService(t *testing.T) {
 	e.vmOn(t, "cpivm-oneservice", n.Id)
 	snat := e.sourceNATOf(t, n.Id)
 	e.srv.mu.Lock()
-	addr, _ := byID(e.srv.st.PublicIPs, snat)
+	addr, _ := model.ByID(e.srv.st.PublicIPs, snat)
 	e.srv.mu.Unlock()
 	e.call(map[string]string{"command": "createLoadBalancerRule", "publicipid": snat, "name": "web",
 		"algorithm": "roundrobin", "publicport": "80", "privateport": "8080"}).wantError(t,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
 
@@ -24,19 +25,19 @@ const guestDomainSuffix = "cloud.internal"
 type networkSpec struct {
 	Name, DisplayText, OfferingID, ZoneID, PhysicalNetworkID       string
 	Gateway, Netmask, StartIP, EndIP, VLAN, NetworkDomain, ACLType string
-	Account                                                        *Account
+	Account                                                        *model.Account
 }
 
 func createNetwork(c *Call) (any, error) {
 	p := c.Params
 	owner := c.Account
 	if name := p.Get("account"); name != "" {
-		owner = c.st.accountNamed(name, or(p.Get("domainid"), owner.DomainID))
+		owner = accountNamed(c.st, name, model.Or(p.Get("domainid"), owner.DomainID))
 		if owner == nil {
 			return nil, paramError("Unable to find account %s in specified domain", name)
 		}
 	}
-	n, err := c.st.createNetwork(networkSpec{Name: p.Get("name"), DisplayText: p.Get("displaytext"),
+	n, err := makeNetwork(c.st, networkSpec{Name: p.Get("name"), DisplayText: p.Get("displaytext"),
 		OfferingID: p.Get("networkofferingid"), ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
 		Gateway: p.Get("gateway"), Netmask: p.Get("netmask"), StartIP: p.Get("startip"), EndIP: p.Get("endip"),
 		VLAN: p.Get("vlan"), NetworkDomain: p.Get("networkdomain"), ACLType: p.Get("acltype"), Account: owner},
@@ -61,8 +62,8 @@ func createNetwork(c *Call) (any, error) {
 // starts on them; Shared ones are Setup. Departure: a Shared network's
 // start/end IP range is recorded but guest addresses come from its whole
 // CIDR; IPv6, VPC tiers and private VLANs are not modelled.
-func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
-	o, z, pn, err := st.networkHome(s)
+func makeNetwork(st *model.State, s networkSpec, now time.Time) (*model.Network, error) {
+	o, z, pn, err := networkHome(st, s)
 	if err != nil {
 		return nil, err
 	}
@@ -84,39 +85,39 @@ func (st *state) createNetwork(s networkSpec, now time.Time) (*Network, error) {
 			return nil, internalError("Can't design network %s; guest CIDR is not configured per zone %s", s.Name, z.Name)
 		}
 	}
-	n := &Network{Name: s.Name, DisplayText: or(s.DisplayText, s.Name), ZoneID: z.ID, PhysicalNetworkID: pn.ID,
-		OfferingID: o.ID, Type: o.GuestType, State: networkAllocated, Gateway: gateway, Netmask: netmask, CIDR: cidr,
-		NetworkDomain: domain, AccountID: s.Account.ID, ACLType: or(s.ACLType, "Account"), StartIP: s.StartIP,
-		EndIP: or(s.EndIP, s.StartIP), Created: now}
+	n := &model.Network{Name: s.Name, DisplayText: model.Or(s.DisplayText, s.Name), ZoneID: z.ID, PhysicalNetworkID: pn.ID,
+		OfferingID: o.ID, Type: o.GuestType, State: model.NetworkAllocated, Gateway: gateway, Netmask: netmask, CIDR: cidr,
+		NetworkDomain: domain, AccountID: s.Account.ID, ACLType: model.Or(s.ACLType, "Account"), StartIP: s.StartIP,
+		EndIP: model.Or(s.EndIP, s.StartIP), Created: now}
 	if o.GuestType == "Shared" {
-		n.State, n.VLAN = networkSetup, strings.TrimPrefix(s.VLAN, "vlan://")
-		n.ACLType = or(s.ACLType, "Domain")
+		n.State, n.VLAN = model.NetworkSetup, strings.TrimPrefix(s.VLAN, "vlan://")
+		n.ACLType = model.Or(s.ACLType, "Domain")
 	}
-	n.ID, n.InternalID = st.newID(kindNetwork)
+	n.ID, n.InternalID = st.NewID(model.KindNetwork)
 	st.Networks = append(st.Networks, n)
 	return n, nil
 }
 
 // networkHome is the network's offering, zone and guest physical network,
 // each found and Enabled.
-func (st *state) networkHome(s networkSpec) (*NetworkOffering, *Zone, *PhysicalNetwork, error) {
-	o := st.networkOffering(s.OfferingID)
+func networkHome(st *model.State, s networkSpec) (*model.NetworkOffering, *model.Zone, *model.PhysicalNetwork, error) {
+	o := st.NetworkOffering(s.OfferingID)
 	if o == nil {
 		return nil, nil, nil, paramError("Unable to find network offering by id %s", s.OfferingID)
 	}
-	z := st.zone(s.ZoneID)
+	z := st.Zone(s.ZoneID)
 	if z == nil {
 		return nil, nil, nil, paramError("Specified zone id was not found")
 	}
-	pn, err := st.guestPhysicalNetwork(z, s.PhysicalNetworkID)
+	pn, err := guestPhysicalNetwork(st, z, s.PhysicalNetworkID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if o.State != offeringEnabled {
+	if o.State != model.OfferingEnabled {
 		return nil, nil, nil, paramError("Can't use specified network offering id as its state is not Enabled")
 	}
-	if pn.State != physnetEnabled {
-		return nil, nil, nil, paramError("Specified physical network id is in incorrect state:%s", or(pn.State, physnetDisabled))
+	if pn.State != model.PhysnetEnabled {
+		return nil, nil, nil, paramError("Specified physical network id is in incorrect state:%s", model.Or(pn.State, model.PhysnetDisabled))
 	}
 	return o, z, pn, nil
 }
@@ -125,7 +126,7 @@ func (st *state) networkHome(s networkSpec) (*NetworkOffering, *Zone, *PhysicalN
 // the offering allows it: a VLAN only where the offering specifies VLANs, a
 // CIDR required for Shared networks and for Isolated ones that provide
 // neither SourceNat nor Gateway, and an Isolated CIDR private.
-func checkNetworkCIDR(o *NetworkOffering, s networkSpec) (string, error) {
+func checkNetworkCIDR(o *model.NetworkOffering, s networkSpec) (string, error) {
 	cidr, err := guestCIDROf(s)
 	if err != nil {
 		return "", err
@@ -133,7 +134,7 @@ func checkNetworkCIDR(o *NetworkOffering, s networkSpec) (string, error) {
 	if o.GuestType == "Shared" && !o.SpecifyVLAN && s.VLAN != "" {
 		return "", paramError("Cannot specify vlanId when create a network from network offering with specifyvlan=false")
 	}
-	needsCIDR := o.GuestType == "Shared" || o.GuestType == "Isolated" && !o.has("SourceNat") && !o.has("Gateway")
+	needsCIDR := o.GuestType == "Shared" || o.GuestType == "Isolated" && !o.Has("SourceNat") && !o.Has("Gateway")
 	if cidr == "" && needsCIDR {
 		if o.GuestType == "Shared" {
 			return "", paramError("Gateway/netmask are required when creating Shared networks.")
@@ -179,15 +180,15 @@ func guestCIDROf(s networkSpec) (string, *APIError) {
 
 // guestPhysicalNetwork is the named physical network, or the zone's one
 // carrying Guest traffic (NetworkModelImpl.findPhysicalNetworkId).
-func (st *state) guestPhysicalNetwork(z *Zone, id string) (*PhysicalNetwork, *APIError) {
+func guestPhysicalNetwork(st *model.State, z *model.Zone, id string) (*model.PhysicalNetwork, *APIError) {
 	if id != "" {
-		pn, ok := byID(st.PhysicalNetworks, id)
+		pn, ok := model.ByID(st.PhysicalNetworks, id)
 		if !ok || pn.ZoneID != z.ID {
 			return nil, paramError("Unable to find physical network by id %s in zone %s", id, z.Name)
 		}
 		return pn, nil
 	}
-	pns := st.physicalNetworksWithTraffic(z.ID, "Guest")
+	pns := physicalNetworksWithTraffic(st, z.ID, "Guest")
 	switch len(pns) {
 	case 0:
 		return nil, paramError("Unable to find physical network in zone id=%d with traffic type Guest", z.InternalID)
@@ -199,7 +200,7 @@ func (st *state) guestPhysicalNetwork(z *Zone, id string) (*PhysicalNetwork, *AP
 
 // zoneGuestCIDR is GuestNetworkGuru.design's default: the zone's guest CIDR
 // with its first host address (getIpRangeStartIpFromCidr) as the gateway.
-func zoneGuestCIDR(z *Zone) (cidr, gateway, netmask string) {
+func zoneGuestCIDR(z *model.Zone) (cidr, gateway, netmask string) {
 	p, ok := netutils.ParseCIDR(z.GuestCIDR)
 	if !ok {
 		return "", "", ""
@@ -218,11 +219,11 @@ func zoneGuestCIDR(z *Zone) (cidr, gateway, netmask string) {
 // the network is Implemented (its source NAT address is taken on first use
 // of the public IP commands, ensurePublicIPs). Departure: no virtual router
 // is started.
-func (st *state) implementNetwork(n *Network) *APIError {
-	if n.State != networkAllocated || n.Type != "Isolated" {
+func implementNetwork(st *model.State, n *model.Network) *APIError {
+	if n.State != model.NetworkAllocated || n.Type != "Isolated" {
 		return nil
 	}
-	pn, ok := byID(st.PhysicalNetworks, n.PhysicalNetworkID)
+	pn, ok := model.ByID(st.PhysicalNetworks, n.PhysicalNetworkID)
 	if !ok {
 		return internalError("Unable to implement network %s: no physical network", n.Name)
 	}
@@ -241,7 +242,7 @@ func (st *state) implementNetwork(n *Network) *APIError {
 		}
 		for v := a; v <= b; v++ {
 			if !used[strconv.Itoa(v)] {
-				n.VLAN, n.State = strconv.Itoa(v), networkImplemented
+				n.VLAN, n.State = strconv.Itoa(v), model.NetworkImplemented
 				return nil
 			}
 		}
@@ -251,7 +252,7 @@ func (st *state) implementNetwork(n *Network) *APIError {
 }
 
 // accountNamed finds an active account by name in a domain.
-func (st *state) accountNamed(name, domainID string) *Account {
+func accountNamed(st *model.State, name, domainID string) *model.Account {
 	for _, a := range st.Accounts {
 		if strings.EqualFold(a.Name, name) && strings.EqualFold(a.DomainID, domainID) {
 			return a

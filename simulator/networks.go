@@ -2,39 +2,13 @@ package simulator
 
 import (
 	"strings"
-	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
-
-// Network is a guest network.
-type Network struct {
-	ID                string    `json:"id"`
-	InternalID        int64     `json:"internalid"`
-	Name              string    `json:"name"`
-	DisplayText       string    `json:"displaytext"`
-	ZoneID            string    `json:"zoneid"`
-	PhysicalNetworkID string    `json:"physicalnetworkid"`
-	OfferingID        string    `json:"networkofferingid"`
-	Type              string    `json:"type"`  // Isolated, Shared, L2
-	State             string    `json:"state"` // Allocated, Implemented, ...
-	Gateway           string    `json:"gateway"`
-	Netmask           string    `json:"netmask"`
-	CIDR              string    `json:"cidr"`
-	VLAN              string    `json:"vlan"`
-	NetworkDomain     string    `json:"networkdomain"`
-	AccountID         string    `json:"accountid"`
-	ACLType           string    `json:"acltype,omitempty"` // Account, Domain
-	StartIP           string    `json:"startip,omitempty"` // a Shared network's range
-	EndIP             string    `json:"endip,omitempty"`
-	Created           time.Time `json:"created"`
-}
-
-func (n *Network) uuid() string { return n.ID }
-
-func (st *state) network(id string) *Network { n, _ := byID(st.Networks, id); return n }
 
 func init() {
 	register(
-		command{name: "listNetworks", idKind: kindNetwork, sync: listNetworks},
+		command{name: "listNetworks", idKind: model.KindNetwork, sync: listNetworks},
 	)
 }
 
@@ -50,27 +24,27 @@ func init() {
 // forvpc=true and vpcid (no VPCs), associatednetworkid, display.
 func listNetworks(c *Call) (any, error) {
 	p := c.Params
-	if f := p.Get("networkfilter"); f != "" && !containsFold(networkFilters, f) {
+	if f := p.Get("networkfilter"); f != "" && !model.ContainsFold(networkFilters, f) {
 		return nil, paramError("Invalid value of networkfilter: %s", f)
 	}
-	l := lister[*Network]{key: "network", id: (*Network).uuid, name: func(n *Network) string { return n.Name },
-		zone: func(n *Network) string { return n.ZoneID }, view: c.networkView}
-	newestFirst := make([]*Network, 0, len(c.st.Networks))
+	l := lister[*model.Network]{key: "network", id: (*model.Network).UUID, name: func(n *model.Network) string { return n.Name },
+		zone: func(n *model.Network) string { return n.ZoneID }, view: c.networkView}
+	newestFirst := make([]*model.Network, 0, len(c.st.Networks))
 	for i := len(c.st.Networks) - 1; i >= 0; i-- {
 		newestFirst = append(newestFirst, c.st.Networks[i])
 	}
-	return l.run(c, newestFirst, func(n *Network) bool {
+	return l.run(c, newestFirst, func(n *model.Network) bool {
 		typ := p.Get("type")
 		return (typ == "" || strings.EqualFold(typ, "all") || strings.EqualFold(typ, n.Type)) &&
 			optEq(p.Get("traffictype"), "Guest") && optEq(p.Get("physicalnetworkid"), n.PhysicalNetworkID) &&
 			optEq(p.Get("networkofferingid"), n.OfferingID) &&
 			(p.Get("vlan") == "" || strings.TrimPrefix(p.Get("vlan"), "vlan://") == n.VLAN) &&
-			optEq(p.Get("acltype"), or(n.ACLType, "Account")) && !p.Bool("issystem", false) &&
+			optEq(p.Get("acltype"), model.Or(n.ACLType, "Account")) && !p.Bool("issystem", false) &&
 			!p.Bool("forvpc", false) && p.Get("vpcid") == "" &&
-			(!p.Has("canusefordeploy") || p.Bool("canusefordeploy", false) == n.canUseForDeploy()) &&
+			(!p.Has("canusefordeploy") || p.Bool("canusefordeploy", false) == n.CanUseForDeploy()) &&
 			(!p.Has("restartrequired") || !p.Bool("restartrequired", false)) &&
-			(!p.Has("specifyipranges") || p.Bool("specifyipranges", false) == c.st.networkSpecifiesIPRanges(n)) &&
-			c.st.taggedWithAny("Network", n.ID, p.Map("tags"))
+			(!p.Has("specifyipranges") || p.Bool("specifyipranges", false) == networkSpecifiesIPRanges(c.st, n)) &&
+			taggedWithAny(c.st, "Network", n.ID, p.Map("tags"))
 	})
 }
 
@@ -78,25 +52,19 @@ func listNetworks(c *Call) (any, error) {
 // uses them.
 var networkFilters = []string{"Account", "Domain", "AccountDomain", "Shared", "All"}
 
-func (st *state) networkSpecifiesIPRanges(n *Network) bool {
-	o := st.networkOffering(n.OfferingID)
+func networkSpecifiesIPRanges(st *model.State, n *model.Network) bool {
+	o := st.NetworkOffering(n.OfferingID)
 	return o != nil && o.SpecifyIPRanges
-}
-
-// canUseForDeploy is NetworkModelImpl.canUseForDeploy as the simulator's
-// networks can be: Allocated, Setup or Implemented (not re-read).
-func (n *Network) canUseForDeploy() bool {
-	return n.State == networkImplemented || n.State == networkAllocated || n.State == networkSetup
 }
 
 // networkView is ApiResponseHelper.createNetworkResponse; the offering's
 // fields come from the network's offering.
-func (c *Call) networkView(n *Network) map[string]any {
-	z, a := c.st.zone(n.ZoneID), c.st.account(n.AccountID)
-	d := c.st.domain(a.DomainID)
-	o := c.st.networkOffering(n.OfferingID)
+func (c *Call) networkView(n *model.Network) map[string]any {
+	z, a := c.st.Zone(n.ZoneID), c.st.Account(n.AccountID)
+	d := c.st.Domain(a.DomainID)
+	o := c.st.NetworkOffering(n.OfferingID)
 	if o == nil {
-		o = &NetworkOffering{} // every network has its offering; never nil in a consistent state
+		o = &model.NetworkOffering{} // every network has its offering; never nil in a consistent state
 	}
 	v := map[string]any{"id": n.ID, "name": n.Name, "displaytext": n.DisplayText, "zoneid": z.ID,
 		"zonename": z.Name, "physicalnetworkid": n.PhysicalNetworkID, "networkofferingid": n.OfferingID,
@@ -104,14 +72,14 @@ func (c *Call) networkView(n *Network) map[string]any {
 		"networkofferingconservemode": o.ConserveMode, "networkofferingavailability": o.Availability, "type": n.Type,
 		"state": n.State, "traffictype": "Guest", "broadcastdomaintype": "Vlan",
 		"gateway": n.Gateway, "netmask": n.Netmask,
-		"cidr": n.CIDR, "dns1": z.DNS1, "networkdomain": n.NetworkDomain, "acltype": or(n.ACLType, "Account"),
-		"account": a.Name, "domainid": d.ID, "domain": d.Name, "domainpath": d.displayPath(),
-		"issystem": false, "isdefault": false, "ispersistent": false, "canusefordeploy": n.canUseForDeploy(),
+		"cidr": n.CIDR, "dns1": z.DNS1, "networkdomain": n.NetworkDomain, "acltype": model.Or(n.ACLType, "Account"),
+		"account": a.Name, "domainid": d.ID, "domain": d.Name, "domainpath": d.DisplayPath(),
+		"issystem": false, "isdefault": false, "ispersistent": false, "canusefordeploy": n.CanUseForDeploy(),
 		"restartrequired": false, "specifyipranges": o.SpecifyIPRanges, "specifyvlan": o.SpecifyVLAN, "redundantrouter": false,
 		"displaynetwork": true, "egressdefaultpolicy": o.EgressDefault, "supportsvmautoscaling": true,
 		"strechedl2subnet": false, "hasannotations": false, "internetprotocol": "IPv4", "privatemtu": 1500,
 		"publicmtu": 1500, "related": n.ID, "created": csTime(n.Created), "tags": []any{},
-		"details": map[string]string{}, "service": o.serviceViews()}
+		"details": map[string]string{}, "service": serviceViews(o)}
 	// An Allocated network has no broadcast URI or VLAN until implemented;
 	// createNetworkResponse returns them "only to Root admin" (the Full view).
 	if n.VLAN != "" && c.Account.Type == 1 {

@@ -1,81 +1,16 @@
 package simulator
 
-import "time"
+import (
+	"time"
 
-// ServiceOffering is a compute offering (ServiceOfferingVO). CPUNumber,
-// CPUSpeed and Memory are nil where the offering leaves them to
-// deployVirtualMachine's details: all three on an unconstrained customized
-// offering, CPU and memory on a custom constrained one, whose limits are in
-// Details (ConfigurationManagerImpl.createServiceOffering). HostTags and
-// StorageTags are nil when not given; CloudStack answers a given one even
-// when it is empty (Gson leaves out only nulls).
-type ServiceOffering struct {
-	ID          string `json:"id"`
-	InternalID  int64  `json:"internalid"`
-	Name        string `json:"name"`
-	DisplayText string `json:"displaytext"`
-	CPUNumber   *int   `json:"cpunumber,omitempty"`
-	CPUSpeed    *int   `json:"cpuspeed,omitempty"` // MHz
-	Memory      *int   `json:"memory,omitempty"`   // MiB
-	// Details are the service_offering_details rows shown to every caller
-	// (mincpunumber, maxcpunumber, minmemory, maxmemory and the admin's own).
-	Details          map[string]string `json:"details,omitempty"`
-	ProvisioningType string            `json:"provisioningtype,omitempty"`
-	LocalStorage     bool              `json:"localstorage,omitempty"`
-	OfferHA          bool              `json:"offerha,omitempty"`
-	LimitCPUUse      bool              `json:"limitcpuuse,omitempty"`
-	Volatile         bool              `json:"isvolatile,omitempty"`
-	HostTags         *string           `json:"hosttags,omitempty"`
-	StorageTags      *string           `json:"storagetags,omitempty"`
-	NetworkRate      *int              `json:"networkrate,omitempty"`
-	NoDynamicScaling bool              `json:"nodynamicscaling,omitempty"`
-	DiskStrictness   bool              `json:"diskofferingstrictness,omitempty"`
-	EncryptRoot      bool              `json:"encryptroot,omitempty"`
-	RootDiskSizeGB   int64             `json:"rootdisksize,omitempty"`
-	CacheMode        string            `json:"cachemode,omitempty"`
-	Inactive         bool              `json:"inactive,omitempty"`
-	Created          time.Time         `json:"created"`
-}
-
-func (o *ServiceOffering) uuid() string { return o.ID }
-
-// dynamic is ServiceOfferingVO.isDynamic: any of CPU, speed or memory left
-// to the deployment.
-func (o *ServiceOffering) dynamic() bool {
-	return o.CPUNumber == nil || o.CPUSpeed == nil || o.Memory == nil
-}
-
-// DiskOffering is a data disk offering; DiskSize is in GiB, 0 for customized
-// offerings.
-type DiskOffering struct {
-	ID               string            `json:"id"`
-	InternalID       int64             `json:"internalid"`
-	Name             string            `json:"name"`
-	DisplayText      string            `json:"displaytext"`
-	DiskSize         int64             `json:"disksize"`
-	Customized       bool              `json:"iscustomized"`
-	ProvisioningType string            `json:"provisioningtype,omitempty"`
-	LocalStorage     bool              `json:"localstorage,omitempty"`
-	Tags             *string           `json:"tags,omitempty"`   // nil when not given
-	Hidden           bool              `json:"hidden,omitempty"` // displayoffering=false
-	CustomizedIOPS   *bool             `json:"customizediops,omitempty"`
-	MinIOPS          *int64            `json:"miniops,omitempty"`
-	MaxIOPS          *int64            `json:"maxiops,omitempty"`
-	SizeStrictness   bool              `json:"disksizestrictness,omitempty"`
-	Encrypt          bool              `json:"encrypt,omitempty"`
-	CacheMode        string            `json:"cachemode,omitempty"`
-	Details          map[string]string `json:"details,omitempty"`
-	Inactive         bool              `json:"inactive,omitempty"`
-	Created          time.Time         `json:"created"`
-}
-
-func (o *DiskOffering) uuid() string { return o.ID }
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+)
 
 // seedOfferings creates the simulator's stock compute offerings - two fixed
 // ones, an unconstrained customized one and a custom constrained one - and
 // disk offerings small to large plus a customized one, through the same
 // code createServiceOffering and createDiskOffering use.
-func seedOfferings(st *state, now time.Time) {
+func seedOfferings(st *model.State, now time.Time) {
 	for _, p := range []map[string]string{
 		{"name": "Small Instance", "cpunumber": "1", "cpuspeed": "500", "memory": "512"},
 		{"name": "Medium Instance", "cpunumber": "1", "cpuspeed": "1000", "memory": "1024"},
@@ -107,20 +42,20 @@ func paramsOf(m map[string]string) Params {
 
 func init() {
 	register(
-		command{name: "listServiceOfferings", idKind: kindServiceOffering, sync: listServiceOfferings},
-		command{name: "listDiskOfferings", idKind: kindDiskOffering, sync: listDiskOfferings},
+		command{name: "listServiceOfferings", idKind: model.KindServiceOffering, sync: listServiceOfferings},
+		command{name: "listDiskOfferings", idKind: model.KindDiskOffering, sync: listDiskOfferings},
 	)
 }
 
 // listServiceOfferings lists user offerings; the simulator has no system VM
 // offerings, so issystem=true finds nothing.
 func listServiceOfferings(c *Call) (any, error) {
-	l := lister[*ServiceOffering]{key: "serviceoffering", id: (*ServiceOffering).uuid,
-		name:    func(o *ServiceOffering) string { return o.Name },
-		keyword: func(o *ServiceOffering) []string { return []string{o.Name, o.DisplayText} },
+	l := lister[*model.ServiceOffering]{key: "serviceoffering", id: (*model.ServiceOffering).UUID,
+		name:    func(o *model.ServiceOffering) string { return o.Name },
+		keyword: func(o *model.ServiceOffering) []string { return []string{o.Name, o.DisplayText} },
 		view:    serviceOfferingView}
 	p := c.Params
-	return l.run(c, c.st.ServiceOfferings, func(o *ServiceOffering) bool {
+	return l.run(c, c.st.ServiceOfferings, func(o *model.ServiceOffering) bool {
 		return !p.Bool("issystem", false) && p.Get("systemvmtype") == "" && stateMatches(p, o.Inactive) &&
 			optEq(p.Get("storagetype"), storageType(o.LocalStorage)) && fits(o, p)
 	})
@@ -130,7 +65,7 @@ func listServiceOfferings(c *Call) (any, error) {
 // QueryManagerImpl.searchForServiceOfferingIdsAndCount: a fixed value at
 // least the one asked; an open one without limits; or limits (from
 // serviceofferingdetails) that take it. An open speed fits any.
-func fits(o *ServiceOffering, p Params) bool {
+func fits(o *model.ServiceOffering, p Params) bool {
 	takes := func(have *int, param, minKey, maxKey string) bool {
 		if p.Get(param) == "" {
 			return true
@@ -141,7 +76,7 @@ func fits(o *ServiceOffering, p Params) bool {
 		}
 		lo, hasMin := o.Details[minKey]
 		hi, hasMax := o.Details[maxKey]
-		return !hasMin || hasMax && parseIntOr(lo, x+1) <= x && parseIntOr(hi, x-1) >= x
+		return !hasMin || hasMax && model.ParseIntOr(lo, x+1) <= x && model.ParseIntOr(hi, x-1) >= x
 	}
 	return takes(o.CPUNumber, "cpunumber", "mincpunumber", "maxcpunumber") &&
 		takes(o.Memory, "memory", "minmemory", "maxmemory") && takes(o.CPUSpeed, "cpuspeed", "", "")
@@ -152,7 +87,7 @@ func stateMatches(p Params, inactive bool) bool {
 	switch s := p.Get("state"); {
 	case optEq(s, "all") && s != "":
 		return true
-	case optEq(s, offeringInactive) && s != "":
+	case optEq(s, model.OfferingInactive) && s != "":
 		return inactive
 	}
 	return !inactive
@@ -167,20 +102,20 @@ func storageType(local bool) string {
 
 func stateName(inactive bool) string {
 	if inactive {
-		return offeringInactive
+		return model.OfferingInactive
 	}
-	return offeringActive
+	return model.OfferingActive
 }
 
 // serviceOfferingView is ServiceOfferingJoinDaoImpl.newServiceOfferingResponse;
 // Gson leaves out what is null (cpunumber, cpuspeed and memory of what a
 // customized offering leaves open).
-func serviceOfferingView(o *ServiceOffering) map[string]any {
+func serviceOfferingView(o *model.ServiceOffering) map[string]any {
 	v := map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "created": csTime(o.Created),
-		"iscustomized": o.dynamic(), "storagetype": storageType(o.LocalStorage),
-		"provisioningtype": firstNonEmpty(o.ProvisioningType, "thin"), "offerha": o.OfferHA,
+		"iscustomized": o.Dynamic(), "storagetype": storageType(o.LocalStorage),
+		"provisioningtype": model.FirstNonEmpty(o.ProvisioningType, "thin"), "offerha": o.OfferHA,
 		"limitcpuuse": o.LimitCPUUse, "isvolatile": o.Volatile, "issystem": false, "defaultuse": false,
-		"iscustomizediops": false, "cacheMode": firstNonEmpty(o.CacheMode, "none"),
+		"iscustomizediops": false, "cacheMode": model.FirstNonEmpty(o.CacheMode, "none"),
 		"dynamicscalingenabled": !o.NoDynamicScaling, "diskofferingstrictness": o.DiskStrictness,
 		"encryptroot": o.EncryptRoot, "hasannotations": false, "state": stateName(o.Inactive),
 		"purgeresources": false, "gpudisplay": false, "rootdisksize": o.RootDiskSizeGB}
@@ -211,29 +146,23 @@ func setString(v map[string]any, key string, s *string) {
 	}
 }
 
-// limit reads one of a constrained offering's min/max details
-// (NumbersUtil.parseInt with the caller's default).
-func (o *ServiceOffering) limit(key string, def int) int {
-	return parseIntOr(o.Details[key], def)
-}
-
 func listDiskOfferings(c *Call) (any, error) {
-	l := lister[*DiskOffering]{key: "diskoffering", id: (*DiskOffering).uuid,
-		name:    func(o *DiskOffering) string { return o.Name },
-		keyword: func(o *DiskOffering) []string { return []string{o.Name, o.DisplayText} },
+	l := lister[*model.DiskOffering]{key: "diskoffering", id: (*model.DiskOffering).UUID,
+		name:    func(o *model.DiskOffering) string { return o.Name },
+		keyword: func(o *model.DiskOffering) []string { return []string{o.Name, o.DisplayText} },
 		view:    diskOfferingView}
 	p := c.Params
-	return l.run(c, c.st.DiskOfferings, func(o *DiskOffering) bool {
+	return l.run(c, c.st.DiskOfferings, func(o *model.DiskOffering) bool {
 		return stateMatches(p, o.Inactive) && optEq(p.Get("storagetype"), storageType(o.LocalStorage)) &&
 			p.Bool("encrypt", o.Encrypt) == o.Encrypt
 	})
 }
 
 // diskOfferingView is DiskOfferingJoinDaoImpl.newDiskOfferingResponse.
-func diskOfferingView(o *DiskOffering) map[string]any {
+func diskOfferingView(o *model.DiskOffering) map[string]any {
 	v := map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "disksize": o.DiskSize,
 		"iscustomized": o.Customized, "created": csTime(o.Created), "storagetype": storageType(o.LocalStorage),
-		"provisioningtype": firstNonEmpty(o.ProvisioningType, "thin"), "cacheMode": firstNonEmpty(o.CacheMode, "none"),
+		"provisioningtype": model.FirstNonEmpty(o.ProvisioningType, "thin"), "cacheMode": model.FirstNonEmpty(o.CacheMode, "none"),
 		"displayoffering": !o.Hidden, "encrypt": o.Encrypt, "iscustomizediops": o.CustomizedIOPS != nil && *o.CustomizedIOPS,
 		"disksizestrictness": o.SizeStrictness, "hasannotations": false, "state": stateName(o.Inactive),
 		"suitableforvirtualmachine": true}

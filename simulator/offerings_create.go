@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // Global settings createServiceOffering reads, at CloudStack's defaults.
@@ -15,7 +17,7 @@ const (
 func init() {
 	register(
 		command{name: "createServiceOffering", sync: createServiceOffering},
-		command{name: "deleteServiceOffering", idKind: kindServiceOffering, sync: deleteServiceOffering},
+		command{name: "deleteServiceOffering", idKind: model.KindServiceOffering, sync: deleteServiceOffering},
 	)
 }
 
@@ -82,26 +84,26 @@ func maxOr(setting int) int {
 
 // newServiceOffering is ConfigurationManagerImpl.createServiceOffering (the
 // command's checks, then the persisting overload), for the API and the seed.
-func newServiceOffering(st *state, p Params, now time.Time) (*ServiceOffering, error) {
+func newServiceOffering(st *model.State, p Params, now time.Time) (*model.ServiceOffering, error) {
 	name := p.Get("name")
 	if name == "" { // CreateServiceOfferingCmd.getServiceOfferingName
 		return nil, paramError("Failed to create service offering because offering name has not been spified.")
 	}
-	o := &ServiceOffering{Name: name, DisplayText: firstNonEmpty(p.Get("displaytext"), name), // getDisplayText
+	o := &model.ServiceOffering{Name: name, DisplayText: model.FirstNonEmpty(p.Get("displaytext"), name), // getDisplayText
 		CPUNumber: nullableInt(p, "cpunumber"), CPUSpeed: nullableInt(p, "cpuspeed"), Memory: nullableInt(p, "memory")}
-	if err := o.checkCompute(p); err != nil {
+	if err := checkCompute(o, p); err != nil {
 		return nil, err
 	}
-	if err := o.checkPlacement(p); err != nil {
+	if err := checkPlacement(o, p); err != nil {
 		return nil, err
 	}
-	if err := o.checkDisk(p, st); err != nil {
+	if err := checkDisk(o, p, st); err != nil {
 		return nil, err
 	}
-	if err := o.takeDetails(p); err != nil {
+	if err := takeDetails(o, p); err != nil {
 		return nil, err
 	}
-	o.ID, o.InternalID = st.newID(kindServiceOffering)
+	o.ID, o.InternalID = st.NewID(model.KindServiceOffering)
 	o.Created = now
 	st.ServiceOfferings = append(st.ServiceOfferings, o)
 	return o, nil
@@ -112,7 +114,7 @@ func newServiceOffering(st *state, p Params, now time.Time) (*ServiceOffering, e
 // "cpunumber or memory missing". A customized offering is unconstrained
 // (no cpuspeed, no limits) or custom constrained (cpuspeed and all four
 // limits, which go to the offering's details).
-func (o *ServiceOffering) checkCompute(p Params) error {
+func checkCompute(o *model.ServiceOffering, p Params) error {
 	minCPU, maxCPU := nullableInt(p, "mincpunumber"), nullableInt(p, "maxcpunumber")
 	minMem, maxMem := nullableInt(p, "minmemory"), nullableInt(p, "maxmemory")
 	customized := o.CPUNumber == nil || o.Memory == nil
@@ -125,11 +127,11 @@ func (o *ServiceOffering) checkCompute(p Params) error {
 	if !customized {
 		switch maxCores, maxRAM := maxOr(offeringMaxCPUCores), maxOr(offeringMaxRAMSize); {
 		case o.CPUNumber != nil && (*o.CPUNumber <= 0 || *o.CPUNumber > maxCores):
-			return fail("cpu number value between 1 and " + itoa(maxCores))
+			return fail("cpu number value between 1 and " + model.Itoa(maxCores))
 		case o.CPUSpeed == nil || *o.CPUSpeed < 0:
-			return fail("cpu speed value between 0 and " + itoa(math.MaxInt32))
+			return fail("cpu speed value between 0 and " + model.Itoa(math.MaxInt32))
 		case o.Memory != nil && (*o.Memory < 32 || *o.Memory > maxRAM):
-			return fail("memory value between 32 and " + itoa(maxRAM) + " MB")
+			return fail("memory value between 32 and " + model.Itoa(maxRAM) + " MB")
 		}
 		return nil
 	}
@@ -145,20 +147,20 @@ func (o *ServiceOffering) checkCompute(p Params) error {
 	}
 	switch {
 	case *o.CPUSpeed < 0:
-		return fail("cpu speed value between 1 and " + itoa(math.MaxInt32))
+		return fail("cpu speed value between 1 and " + model.Itoa(math.MaxInt32))
 	case *maxCPU <= 0 || *minCPU <= 0:
-		return fail("minimum or minimum cpu number value between 1 and " + itoa(math.MaxInt32))
+		return fail("minimum or minimum cpu number value between 1 and " + model.Itoa(math.MaxInt32))
 	case *minMem < 32:
-		return fail("memory value between 32 and " + itoa(math.MaxInt32) + " MB")
+		return fail("memory value between 32 and " + model.Itoa(math.MaxInt32) + " MB")
 	}
-	o.Details = map[string]string{"minmemory": itoa(*minMem), "maxmemory": itoa(*maxMem),
-		"mincpunumber": itoa(*minCPU), "maxcpunumber": itoa(*maxCPU)}
+	o.Details = map[string]string{"minmemory": model.Itoa(*minMem), "maxmemory": model.Itoa(*maxMem),
+		"mincpunumber": model.Itoa(*minCPU), "maxcpunumber": model.Itoa(*maxCPU)}
 	return nil
 }
 
 // checkPlacement is createServiceOffering's storage type, system VM, network
 // rate and cache mode rules.
-func (o *ServiceOffering) checkPlacement(p Params) error {
+func checkPlacement(o *model.ServiceOffering, p Params) error {
 	o.OfferHA, o.LimitCPUUse, o.Volatile = p.Bool("offerha", false), p.Bool("limitcpuuse", false), p.Bool("isvolatile", false)
 	if err := validateCacheMode(p.Get("cachemode")); err != nil {
 		return err
@@ -195,12 +197,12 @@ func (o *ServiceOffering) checkPlacement(p Params) error {
 
 // checkDisk is the root disk half: the disk offering it maps to, or the
 // rules createDiskOfferingInternal applies to the one it makes.
-func (o *ServiceOffering) checkDisk(p Params, st *state) error {
+func checkDisk(o *model.ServiceOffering, p Params, st *model.State) error {
 	if p.Get("storagepolicy") != "" {
 		return paramError("Please specify a valid vSphere storage policy id")
 	}
 	if id := p.Get("diskofferingid"); id != "" {
-		if _, ok := byID(st.DiskOfferings, id); !ok {
+		if _, ok := model.ByID(st.DiskOfferings, id); !ok {
 			return paramError("Please specify a valid disk offering.")
 		}
 	}
@@ -222,14 +224,14 @@ func (o *ServiceOffering) checkDisk(p Params, st *state) error {
 	if r := nullableInt(p, "hypervisorsnapshotreserve"); r != nil && *r < 0 {
 		return paramError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
 	}
-	o.ProvisioningType = strings.ToLower(firstNonEmpty(p.Get("provisioningtype"), "thin"))
+	o.ProvisioningType = strings.ToLower(model.FirstNonEmpty(p.Get("provisioningtype"), "thin"))
 	return nil
 }
 
 // takeDetails adds serviceofferingdetails to the offering's details
 // (createServiceOffering's details loop; bandwidth and IOPS limits belong to
 // the disk offering).
-func (o *ServiceOffering) takeDetails(p Params) error {
+func takeDetails(o *model.ServiceOffering, p Params) error {
 	details := offeringDetails(p.Map("serviceofferingdetails"))
 	_, pci := details["pciDevice"]
 	_, vgpu := details["vgpuType"]
@@ -348,7 +350,7 @@ func checkRates(p Params) error {
 // deleteServiceOffering is ConfigurationManagerImpl.deleteServiceOffering:
 // the offering becomes Inactive (VMs keep using it).
 func deleteServiceOffering(c *Call) (any, error) {
-	o, ok := byID(c.st.ServiceOfferings, c.Params.Get("id"))
+	o, ok := model.ByID(c.st.ServiceOfferings, c.Params.Get("id"))
 	if !ok {
 		return nil, paramError("unable to find service offering %s", c.Params.Get("id"))
 	}

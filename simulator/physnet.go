@@ -4,47 +4,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // Physical networks, their traffic types, network service providers and the
 // virtual router element: NetworkServiceImpl (and its provider helpers), as
 // marvin's deployDataCenter drives them.
-
-// TrafficType is a traffic type carried by a physical network
-// (PhysicalNetworkTrafficTypeVO).
-type TrafficType struct {
-	ID                string `json:"id"`
-	InternalID        int64  `json:"internalid"`
-	PhysicalNetworkID string `json:"physicalnetworkid"`
-	Type              string `json:"traffictype"` // Guest, Management, Public, Storage
-}
-
-func (t *TrafficType) uuid() string { return t.ID }
-
-// NetworkServiceProvider is a provider on a physical network
-// (PhysicalNetworkServiceProviderVO).
-type NetworkServiceProvider struct {
-	ID                string `json:"id"`
-	InternalID        int64  `json:"internalid"`
-	PhysicalNetworkID string `json:"physicalnetworkid"`
-	Name              string `json:"name"`
-	State             string `json:"state"` // Enabled, Disabled
-}
-
-func (n *NetworkServiceProvider) uuid() string { return n.ID }
-
-// VirtualRouterElement is a VirtualRouter, VpcVirtualRouter or InternalLbVm
-// provider's element (VirtualRouterProviderVO, one table for the three
-// types), which must be enabled before its provider can be.
-type VirtualRouterElement struct {
-	ID         string `json:"id"`
-	InternalID int64  `json:"internalid"`
-	NSPID      string `json:"nspid"`
-	Type       string `json:"type"` // VirtualRouter, VPCVirtualRouter, InternalLbVm
-	Enabled    bool   `json:"enabled"`
-}
-
-func (e *VirtualRouterElement) uuid() string { return e.ID }
 
 const (
 	kindTrafficType = "traffictype"
@@ -52,29 +18,14 @@ const (
 	kindVRElement   = "virtualrouterelement"
 )
 
-// PhysicalNetwork is a zone's physical network carrying the guest VLANs.
-type PhysicalNetwork struct {
-	ID                   string `json:"id"`
-	InternalID           int64  `json:"internalid"`
-	Name                 string `json:"name"`
-	ZoneID               string `json:"zoneid"`
-	VLAN                 string `json:"vlan"`            // guest VLAN ranges, e.g. "100-200"
-	State                string `json:"state,omitempty"` // Enabled, Disabled
-	IsolationMethods     string `json:"isolationmethods,omitempty"`
-	BroadcastDomainRange string `json:"broadcastdomainrange,omitempty"`
-	Tags                 string `json:"tags,omitempty"`
-}
-
-func (p *PhysicalNetwork) uuid() string { return p.ID }
-
 func init() {
 	paramKinds["nspid"] = kindProvider
 	register(
 		command{name: "createPhysicalNetwork", async: createPhysicalNetwork},
-		command{name: "updatePhysicalNetwork", idKind: kindPhysicalNetwork, async: updatePhysicalNetwork},
+		command{name: "updatePhysicalNetwork", idKind: model.KindPhysicalNetwork, async: updatePhysicalNetwork},
 		command{name: "addTrafficType", async: addTrafficType},
 		command{name: "listTrafficTypes", idKind: kindTrafficType, sync: listTrafficTypes},
-		command{name: "listPhysicalNetworks", idKind: kindPhysicalNetwork, sync: listPhysicalNetworks},
+		command{name: "listPhysicalNetworks", idKind: model.KindPhysicalNetwork, sync: listPhysicalNetworks},
 	)
 }
 
@@ -86,7 +37,7 @@ type physnetSpec struct {
 
 func createPhysicalNetwork(c *Call) (*asyncJob, error) {
 	p := c.Params
-	pn, err := c.st.createPhysicalNetwork(physnetSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), VLAN: p.Get("vlan"),
+	pn, err := makePhysicalNetwork(c.st, physnetSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), VLAN: p.Get("vlan"),
 		BroadcastDomainRange: p.Get("broadcastdomainrange"), IsolationMethods: p.List("isolationmethods"),
 		Tags: p.List("tags")})
 	if err != nil {
@@ -105,12 +56,12 @@ func createPhysicalNetwork(c *Call) (*asyncJob, error) {
 // default providers an advanced zone gets (addDefaultVirtualRouterToPhysicalNetwork
 // and the rest, in that order; BaremetalPxeProvider, ConfigDrive and Netris
 // enabled at once, as their helpers do).
-func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) {
-	z := st.zone(s.ZoneID)
+func makePhysicalNetwork(st *model.State, s physnetSpec) (*model.PhysicalNetwork, error) {
+	z := st.Zone(s.ZoneID)
 	if z == nil {
 		return nil, paramError("Please specify a valid zone.")
 	}
-	if z.Allocation == allocationEnabled {
+	if z.Allocation == model.AllocationEnabled {
 		return nil, permissionDenied("Cannot create PhysicalNetwork since the Zone is currently enabled, zone Id: %d", z.InternalID)
 	}
 	if len(s.Tags) > 1 {
@@ -128,8 +79,8 @@ func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) 
 			return nil, paramError("Unable to resolve broadcastDomainRange '%s' to a supported value {Pod or Zone}", r)
 		}
 	}
-	id, internal := st.newID(kindPhysicalNetwork)
-	pn := &PhysicalNetwork{ID: id, InternalID: internal, Name: s.Name, ZoneID: z.ID, State: physnetDisabled,
+	id, internal := st.NewID(model.KindPhysicalNetwork)
+	pn := &model.PhysicalNetwork{ID: id, InternalID: internal, Name: s.Name, ZoneID: z.ID, State: model.PhysnetDisabled,
 		IsolationMethods: strings.Join(s.IsolationMethods, ","), BroadcastDomainRange: "ZONE",
 		Tags: strings.Join(s.Tags, ",")}
 	if s.VLAN != "" {
@@ -142,26 +93,26 @@ func (st *state) createPhysicalNetwork(s physnetSpec) (*PhysicalNetwork, error) 
 	st.PhysicalNetworks = append(st.PhysicalNetworks, pn)
 	for _, name := range []string{"VirtualRouter", "SecurityGroupProvider", "VpcVirtualRouter", "BaremetalPxeProvider",
 		"InternalLbVm", "Tungsten", "ConfigDrive", "Nsx", "Netris"} {
-		nsp := st.addProvider(pn, name)
+		nsp := addProvider(st, pn, name)
 		switch name {
 		case "VirtualRouter", "VpcVirtualRouter", "InternalLbVm":
 			// VirtualRouterElement.addElement and
 			// InternalLoadBalancerElement.addInternalLoadBalancerElement: a
 			// disabled element per provider.
-			eid, eint := st.newID(kindVRElement)
-			st.VRElements = append(st.VRElements, &VirtualRouterElement{ID: eid, InternalID: eint, NSPID: nsp.ID,
+			eid, eint := st.NewID(kindVRElement)
+			st.VRElements = append(st.VRElements, &model.VirtualRouterElement{ID: eid, InternalID: eint, NSPID: nsp.ID,
 				Type: map[string]string{"VirtualRouter": "VirtualRouter", "VpcVirtualRouter": "VPCVirtualRouter",
 					"InternalLbVm": "InternalLbVm"}[name]})
 		case "BaremetalPxeProvider", "ConfigDrive", "Netris":
-			nsp.State = providerEnabled
+			nsp.State = model.ProviderEnabled
 		}
 	}
 	return pn, nil
 }
 
-func (st *state) addProvider(pn *PhysicalNetwork, name string) *NetworkServiceProvider {
-	id, internal := st.newID(kindProvider)
-	nsp := &NetworkServiceProvider{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Name: name, State: providerDisabled}
+func addProvider(st *model.State, pn *model.PhysicalNetwork, name string) *model.NetworkServiceProvider {
+	id, internal := st.NewID(kindProvider)
+	nsp := &model.NetworkServiceProvider{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Name: name, State: model.ProviderDisabled}
 	st.Providers = append(st.Providers, nsp)
 	return nsp
 }
@@ -175,7 +126,7 @@ const (
 // normalizeVnetRanges is NetworkServiceImpl.validateVlanRange and
 // generateVnetString: "100-200,300-310" checked and merged. Departure: only
 // VLAN isolation's limits (GRE and VXLAN physical networks are not modelled).
-func normalizeVnetRanges(pn *PhysicalNetwork, ranges string) (string, error) {
+func normalizeVnetRanges(pn *model.PhysicalNetwork, ranges string) (string, error) {
 	msg := " between " + strconv.Itoa(minVLAN) + " and " + strconv.Itoa(maxVLAN)
 	var vnets []int
 	for _, r := range strings.Split(ranges, ",") {
@@ -216,35 +167,17 @@ func normalizeVnetRanges(pn *PhysicalNetwork, ranges string) (string, error) {
 	return strings.Join(out, ","), nil
 }
 
-// vnetInRange reports whether a VLAN id lies in a physical network's guest
-// VLAN ranges (DataCenterDao.findVnet).
-func (p *PhysicalNetwork) vnetInRange(vlan string) bool {
-	v, err := strconv.Atoi(strings.TrimPrefix(vlan, "vlan://"))
-	if err != nil {
-		return false
-	}
-	for _, r := range strings.Split(p.VLAN, ",") {
-		lo, hi, _ := strings.Cut(r, "-")
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := strconv.Atoi(hi)
-		if err1 == nil && err2 == nil && v >= a && v <= b {
-			return true
-		}
-	}
-	return false
-}
-
 // updatePhysicalNetwork follows NetworkServiceImpl.updatePhysicalNetwork for
 // state and the guest VLAN range. Departure: shrinking the range is not
 // checked against VLANs in use.
 func updatePhysicalNetwork(c *Call) (*asyncJob, error) {
 	p := c.Params
-	pn, _ := byID(c.st.PhysicalNetworks, p.Get("id"))
+	pn, _ := model.ByID(c.st.PhysicalNetworks, p.Get("id"))
 	if len(p.List("tags")) > 1 {
 		return nil, paramError("Unable to support more than one tag on network yet")
 	}
 	state := p.Get("state")
-	if state != "" && state != physnetEnabled && state != physnetDisabled {
+	if state != "" && state != model.PhysnetEnabled && state != model.PhysnetDisabled {
 		return nil, paramError("Unable to resolve state '%s' to a supported value {Enabled or Disabled}", state)
 	}
 	vlan := pn.VLAN
@@ -258,7 +191,7 @@ func updatePhysicalNetwork(c *Call) (*asyncJob, error) {
 	return &asyncJob{instanceType: "PhysicalNetwork", instanceID: pn.ID,
 		cmdClass: "org.apache.cloudstack.api.command.admin.network.UpdatePhysicalNetworkCmd",
 		run: func() (any, error) {
-			pn.update(state, vlan)
+			pn.Update(state, vlan)
 			if p.Has("tags") {
 				pn.Tags = strings.Join(p.List("tags"), ",")
 			}
@@ -266,20 +199,12 @@ func updatePhysicalNetwork(c *Call) (*asyncJob, error) {
 		}}, nil
 }
 
-// update sets a checked state (empty keeps it) and guest VLAN ranges.
-func (p *PhysicalNetwork) update(state, vlan string) {
-	if state != "" {
-		p.State = state
-	}
-	p.VLAN = vlan
-}
-
 // physnetView is ApiResponseHelper.createPhysicalNetworkResponse.
-func (c *Call) physnetView(pn *PhysicalNetwork) map[string]any {
-	z := c.st.zone(pn.ZoneID)
+func (c *Call) physnetView(pn *model.PhysicalNetwork) map[string]any {
+	z := c.st.Zone(pn.ZoneID)
 	v := map[string]any{"id": pn.ID, "name": pn.Name, "zoneid": z.ID, "zonename": z.Name,
-		"state": or(pn.State, physnetEnabled), "isolationmethods": or(pn.IsolationMethods, "VLAN"),
-		"broadcastdomainrange": or(pn.BroadcastDomainRange, "ZONE")}
+		"state": model.Or(pn.State, model.PhysnetEnabled), "isolationmethods": model.Or(pn.IsolationMethods, "VLAN"),
+		"broadcastdomainrange": model.Or(pn.BroadcastDomainRange, "ZONE")}
 	if pn.VLAN != "" {
 		v["vlan"] = pn.VLAN
 	}
@@ -294,11 +219,11 @@ func (c *Call) physnetView(pn *PhysicalNetwork) map[string]any {
 // Management, Control, Public and Storage on one physical network only.
 func addTrafficType(c *Call) (*asyncJob, error) {
 	p := c.Params
-	pn, ok := byID(c.st.PhysicalNetworks, p.Get("physicalnetworkid"))
+	pn, ok := model.ByID(c.st.PhysicalNetworks, p.Get("physicalnetworkid"))
 	if !ok {
 		return nil, paramError("Physical Network id=%s doesn't exist in the system", p.Get("physicalnetworkid"))
 	}
-	tt, err := c.st.addTrafficTypeTo(pn, p.Get("traffictype"))
+	tt, err := addTrafficTypeTo(c.st, pn, p.Get("traffictype"))
 	if err != nil {
 		return nil, err
 	}
@@ -311,27 +236,27 @@ func addTrafficType(c *Call) (*asyncJob, error) {
 // trafficTypes are Networks.TrafficType's values (valueOf is case-sensitive).
 var trafficTypes = []string{"None", "Public", "Guest", "Storage", "Management", "Control", "Vpn"}
 
-func (st *state) addTrafficTypeTo(pn *PhysicalNetwork, typ string) (*TrafficType, error) {
+func addTrafficTypeTo(st *model.State, pn *model.PhysicalNetwork, typ string) (*model.TrafficType, error) {
 	if typ != "" && !slices.Contains(trafficTypes, typ) {
 		return nil, paramError("Unable to resolve trafficType '%s' to a supported value", typ)
 	}
-	if st.trafficTypeOf(pn.ID, typ) != nil {
+	if trafficTypeOf(st, pn.ID, typ) != nil {
 		return nil, internalError("This physical network already supports the traffic type: %s", typ)
 	}
-	if typ != "Guest" && len(st.physicalNetworksWithTraffic(pn.ZoneID, typ)) > 0 {
+	if typ != "Guest" && len(physicalNetworksWithTraffic(st, pn.ZoneID, typ)) > 0 {
 		return nil, internalError("Fail to add the traffic type to physical network because Zone already has a physical network with this traffic type: %s", typ)
 	}
-	return st.addTrafficTypeRow(pn, typ), nil
+	return addTrafficTypeRow(st, pn, typ), nil
 }
 
-func (st *state) addTrafficTypeRow(pn *PhysicalNetwork, typ string) *TrafficType {
-	id, internal := st.newID(kindTrafficType)
-	tt := &TrafficType{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Type: typ}
+func addTrafficTypeRow(st *model.State, pn *model.PhysicalNetwork, typ string) *model.TrafficType {
+	id, internal := st.NewID(kindTrafficType)
+	tt := &model.TrafficType{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Type: typ}
 	st.TrafficTypes = append(st.TrafficTypes, tt)
 	return tt
 }
 
-func (st *state) trafficTypeOf(physnetID, typ string) *TrafficType {
+func trafficTypeOf(st *model.State, physnetID, typ string) *model.TrafficType {
 	for _, t := range st.TrafficTypes {
 		if t.PhysicalNetworkID == physnetID && t.Type == typ {
 			return t
@@ -341,10 +266,10 @@ func (st *state) trafficTypeOf(physnetID, typ string) *TrafficType {
 }
 
 // physicalNetworksWithTraffic is PhysicalNetworkDao.listByZoneAndTrafficType.
-func (st *state) physicalNetworksWithTraffic(zoneID, typ string) []*PhysicalNetwork {
-	var out []*PhysicalNetwork
+func physicalNetworksWithTraffic(st *model.State, zoneID, typ string) []*model.PhysicalNetwork {
+	var out []*model.PhysicalNetwork
 	for _, pn := range st.PhysicalNetworks {
-		if pn.ZoneID == zoneID && st.trafficTypeOf(pn.ID, typ) != nil {
+		if pn.ZoneID == zoneID && trafficTypeOf(st, pn.ID, typ) != nil {
 			out = append(out, pn)
 		}
 	}
@@ -353,21 +278,21 @@ func (st *state) physicalNetworksWithTraffic(zoneID, typ string) []*PhysicalNetw
 
 // trafficTypeView is ApiResponseHelper.createTrafficTypeResponse; no
 // hypervisor network labels are stored.
-func trafficTypeView(t *TrafficType) map[string]any {
+func trafficTypeView(t *model.TrafficType) map[string]any {
 	return map[string]any{"id": t.ID, "traffictype": t.Type, "physicalnetworkid": t.PhysicalNetworkID}
 }
 
 func listTrafficTypes(c *Call) (any, error) {
-	l := lister[*TrafficType]{key: "traffictype", id: (*TrafficType).uuid,
-		keyword: func(t *TrafficType) []string { return []string{t.Type} }, view: trafficTypeView}
-	return l.run(c, c.st.TrafficTypes, func(t *TrafficType) bool {
+	l := lister[*model.TrafficType]{key: "traffictype", id: (*model.TrafficType).UUID,
+		keyword: func(t *model.TrafficType) []string { return []string{t.Type} }, view: trafficTypeView}
+	return l.run(c, c.st.TrafficTypes, func(t *model.TrafficType) bool {
 		return strings.EqualFold(t.PhysicalNetworkID, c.Params.Get("physicalnetworkid"))
 	})
 }
 
 func listPhysicalNetworks(c *Call) (any, error) {
-	l := lister[*PhysicalNetwork]{key: "physicalnetwork", id: (*PhysicalNetwork).uuid,
-		name: func(p *PhysicalNetwork) string { return p.Name }, nameLike: true,
-		zone: func(p *PhysicalNetwork) string { return p.ZoneID }, view: c.physnetView}
+	l := lister[*model.PhysicalNetwork]{key: "physicalnetwork", id: (*model.PhysicalNetwork).UUID,
+		name: func(p *model.PhysicalNetwork) string { return p.Name }, nameLike: true,
+		zone: func(p *model.PhysicalNetwork) string { return p.ZoneID }, view: c.physnetView}
 	return l.run(c, c.st.PhysicalNetworks)
 }

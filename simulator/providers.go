@@ -1,11 +1,9 @@
 package simulator
 
-// Network service providers and the virtual router and internal load
-// balancer elements of a physical network (NetworkServiceImpl,
-// VirtualRouterElement, InternalLoadBalancerElement), split from physnet.go.
-
 import (
 	"slices"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
@@ -23,19 +21,19 @@ func init() {
 // name and state match whole (case-insensitively, as MySQL compares them) and
 // the newest provider comes first.
 func listNetworkServiceProviders(c *Call) (any, error) {
-	l := lister[*NetworkServiceProvider]{key: "networkserviceprovider", id: (*NetworkServiceProvider).uuid,
+	l := lister[*model.NetworkServiceProvider]{key: "networkserviceprovider", id: (*model.NetworkServiceProvider).UUID,
 		view: providerView}
 	p := c.Params
 	rows := slices.Clone(c.st.Providers)
 	slices.Reverse(rows)
-	return l.run(c, rows, func(n *NetworkServiceProvider) bool {
+	return l.run(c, rows, func(n *model.NetworkServiceProvider) bool {
 		return optEq(p.Get("physicalnetworkid"), n.PhysicalNetworkID) &&
 			optEq(p.Get("name"), n.Name) && optEq(p.Get("state"), n.State)
 	})
 }
 
 // providerView is ApiResponseHelper.createNetworkServiceProviderResponse.
-func providerView(n *NetworkServiceProvider) map[string]any {
+func providerView(n *model.NetworkServiceProvider) map[string]any {
 	return map[string]any{"id": n.ID, "name": n.Name, "physicalnetworkid": n.PhysicalNetworkID, "state": n.State,
 		"canenableindividualservice": n.Name == "VirtualRouter" || n.Name == "VpcVirtualRouter",
 		"servicelist":                providerServices(n.Name)}
@@ -62,11 +60,11 @@ func providerServices(name string) []string {
 // element configured enabled); Shutdown cannot be set.
 func updateNetworkServiceProvider(c *Call) (*asyncJob, error) {
 	p := c.Params
-	nsp, _ := byID(c.st.Providers, p.Get("id"))
+	nsp, _ := model.ByID(c.st.Providers, p.Get("id"))
 	state := p.Get("state")
 	switch state {
-	case "", providerEnabled, providerDisabled:
-	case providerShutdown:
+	case "", model.ProviderEnabled, model.ProviderDisabled:
+	case model.ProviderShutdown:
 		return nil, paramError("Updating the provider state to 'Shutdown' is not supported")
 	default:
 		return nil, paramError("Unable to resolve state '%s' to a supported value {Enabled or Disabled}", state)
@@ -77,7 +75,7 @@ func updateNetworkServiceProvider(c *Call) (*asyncJob, error) {
 	return &asyncJob{instanceType: "PhysicalNetworkServiceProvider", instanceID: nsp.ID,
 		cmdClass: "org.apache.cloudstack.api.command.admin.network.UpdateNetworkServiceProviderCmd",
 		run: func() (any, error) {
-			if err := c.st.setProviderState(nsp, state); err != nil {
+			if err := setProviderState(c.st, nsp, state); err != nil {
 				return nil, err
 			}
 			return map[string]any{"networkserviceprovider": providerView(nsp)}, nil
@@ -86,8 +84,8 @@ func updateNetworkServiceProvider(c *Call) (*asyncJob, error) {
 
 // setProviderState applies a checked state; enabling needs the provider
 // ready.
-func (st *state) setProviderState(nsp *NetworkServiceProvider, state string) *APIError {
-	if state == providerEnabled && !st.providerReady(nsp) {
+func setProviderState(st *model.State, nsp *model.NetworkServiceProvider, state string) *APIError {
+	if state == model.ProviderEnabled && !providerReady(st, nsp) {
 		return internalError("Provider is not ready, cannot Enable the provider, please configure the provider first")
 	}
 	if state != "" {
@@ -100,14 +98,14 @@ func (st *state) setProviderState(nsp *NetworkServiceProvider, state string) *AP
 // balancers need their element enabled (VirtualRouterElement.isReady,
 // InternalLoadBalancerElement.isReady); the simulator's other providers are
 // always ready.
-func (st *state) providerReady(nsp *NetworkServiceProvider) bool {
-	if e := st.vrElementOf(nsp.ID); e != nil {
+func providerReady(st *model.State, nsp *model.NetworkServiceProvider) bool {
+	if e := vrElementOf(st, nsp.ID); e != nil {
 		return e.Enabled
 	}
 	return true
 }
 
-func (st *state) vrElementOf(nspID string) *VirtualRouterElement {
+func vrElementOf(st *model.State, nspID string) *model.VirtualRouterElement {
 	for _, e := range st.VRElements {
 		if e.NSPID == nspID {
 			return e
@@ -119,36 +117,36 @@ func (st *state) vrElementOf(nspID string) *VirtualRouterElement {
 // listVirtualRouterElements lists the virtual routers' elements; the
 // internal load balancers' share the table but have their own command.
 func listVirtualRouterElements(c *Call) (any, error) {
-	return c.listElements("virtualrouterelement", func(e *VirtualRouterElement) bool { return e.Type != "InternalLbVm" })
+	return c.listElements("virtualrouterelement", func(e *model.VirtualRouterElement) bool { return e.Type != "InternalLbVm" })
 }
 
 // listInternalLoadBalancerElements is
 // InternalLoadBalancerElement.searchForInternalLoadBalancerElements: only
 // InternalLbVm elements.
 func listInternalLoadBalancerElements(c *Call) (any, error) {
-	return c.listElements("internalloadbalancerelement", func(e *VirtualRouterElement) bool { return e.Type == "InternalLbVm" })
+	return c.listElements("internalloadbalancerelement", func(e *model.VirtualRouterElement) bool { return e.Type == "InternalLbVm" })
 }
 
-func (c *Call) listElements(key string, ofType func(*VirtualRouterElement) bool) (any, error) {
-	l := lister[*VirtualRouterElement]{key: key, id: (*VirtualRouterElement).uuid, view: c.vrElementView}
+func (c *Call) listElements(key string, ofType func(*model.VirtualRouterElement) bool) (any, error) {
+	l := lister[*model.VirtualRouterElement]{key: key, id: (*model.VirtualRouterElement).UUID, view: c.vrElementView}
 	p := c.Params
-	return l.run(c, c.st.VRElements, ofType, func(e *VirtualRouterElement) bool {
+	return l.run(c, c.st.VRElements, ofType, func(e *model.VirtualRouterElement) bool {
 		return optEq(p.Get("nspid"), e.NSPID) && (!p.Has("enabled") || p.Bool("enabled", false) == e.Enabled)
 	})
 }
 
 // vrElementView is ApiResponseHelper.createVirtualRouterProviderResponse.
-func (c *Call) vrElementView(e *VirtualRouterElement) map[string]any {
+func (c *Call) vrElementView(e *model.VirtualRouterElement) map[string]any {
 	root := c.st.Domains[0]
 	admin := c.st.Accounts[0]
 	return map[string]any{"id": e.ID, "nspid": e.NSPID, "enabled": e.Enabled, "account": admin.Name,
-		"domainid": root.ID, "domain": root.Name, "domainpath": root.displayPath()}
+		"domainid": root.ID, "domain": root.Name, "domainpath": root.DisplayPath()}
 }
 
 // configureVirtualRouterElement is VirtualRouterElement.configure: it sets
 // the element's enabled flag.
 func configureVirtualRouterElement(c *Call) (*asyncJob, error) {
-	e, _ := byID(c.st.VRElements, c.Params.Get("id"))
+	e, _ := model.ByID(c.st.VRElements, c.Params.Get("id"))
 	return c.configureElement(e, "virtualrouterelement",
 		"org.apache.cloudstack.api.command.admin.router.ConfigureVirtualRouterElementCmd"), nil
 }
@@ -157,7 +155,7 @@ func configureVirtualRouterElement(c *Call) (*asyncJob, error) {
 // InternalLoadBalancerElement.configureInternalLoadBalancerElement: only an
 // InternalLbVm element.
 func configureInternalLoadBalancerElement(c *Call) (*asyncJob, error) {
-	e, _ := byID(c.st.VRElements, c.Params.Get("id"))
+	e, _ := model.ByID(c.st.VRElements, c.Params.Get("id"))
 	if e.Type != "InternalLbVm" {
 		return nil, paramError("Can't find InternalLbVm element with network service provider id %d to be used as a provider for InternalLbVm", e.InternalID)
 	}
@@ -165,7 +163,7 @@ func configureInternalLoadBalancerElement(c *Call) (*asyncJob, error) {
 		"org.apache.cloudstack.api.command.admin.internallb.ConfigureInternalLoadBalancerElementCmd"), nil
 }
 
-func (c *Call) configureElement(e *VirtualRouterElement, key, class string) *asyncJob {
+func (c *Call) configureElement(e *model.VirtualRouterElement, key, class string) *asyncJob {
 	enabled := c.Params.Bool("enabled", false)
 	return &asyncJob{instanceType: "None", instanceID: e.ID, cmdClass: class,
 		run: func() (any, error) {

@@ -4,40 +4,14 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
-	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
-// PublicIP is a row of CloudStack's user_ip_address table: every address of
-// a zone's public VLAN ranges has one, Free until associateIpAddress (or an
-// isolated network's source NAT) takes it. The row and its UUID survive
-// release, as in CloudStack.
-type PublicIP struct {
-	ID          string     `json:"id"`
-	InternalID  int64      `json:"internalid"`
-	Address     string     `json:"address"`
-	ZoneID      string     `json:"zoneid"`
-	VlanRangeID string     `json:"vlanrangeid"`
-	State       string     `json:"state"` // Free, Allocating, Allocated
-	AccountID   string     `json:"accountid,omitempty"`
-	NetworkID   string     `json:"networkid,omitempty"` // the guest network it is associated with
-	SourceNAT   bool       `json:"sourcenat,omitempty"`
-	StaticNAT   bool       `json:"staticnat,omitempty"`
-	VMID        string     `json:"vmid,omitempty"` // static NAT target
-	VMIP        string     `json:"vmip,omitempty"`
-	Allocated   *time.Time `json:"allocated,omitempty"`
-}
-
-func (ip *PublicIP) uuid() string { return ip.ID }
-
-func (ip *PublicIP) release() {
-	*ip = PublicIP{ID: ip.ID, InternalID: ip.InternalID, Address: ip.Address, ZoneID: ip.ZoneID,
-		VlanRangeID: ip.VlanRangeID, State: ipFree}
-}
-
 // String is IPAddressVO's toString, as CloudStack's error texts show it.
-func (st *state) ipString(ip *PublicIP) string {
+func ipString(st *model.State, ip *model.PublicIP) string {
 	zone := int64(0)
-	if z := st.zone(ip.ZoneID); z != nil {
+	if z := st.Zone(ip.ZoneID); z != nil {
 		zone = z.InternalID
 	}
 	return fmt.Sprintf("Ip[%s-%d]", ip.Address, zone)
@@ -46,12 +20,12 @@ func (st *state) ipString(ip *PublicIP) string {
 func init() {
 	register(
 		command{name: "associateIpAddress", async: associateIPAddress},
-		command{name: "listPublicIpAddresses", idKind: kindPublicIP, sync: listPublicIPAddresses},
-		command{name: "disassociateIpAddress", idKind: kindPublicIP, async: disassociateIPAddress},
+		command{name: "listPublicIpAddresses", idKind: model.KindPublicIP, sync: listPublicIPAddresses},
+		command{name: "disassociateIpAddress", idKind: model.KindPublicIP, async: disassociateIPAddress},
 	)
-	registerTaggable("PublicIpAddress", func(st *state, id string) (string, bool) {
-		ip, ok := byID(st.PublicIPs, id)
-		if !ok || ip.State == ipFree {
+	registerTaggable("PublicIpAddress", func(st *model.State, id string) (string, bool) {
+		ip, ok := model.ByID(st.PublicIPs, id)
+		if !ok || ip.State == model.IPFree {
 			return "", false
 		}
 		return ip.AccountID, true
@@ -64,7 +38,7 @@ func init() {
 // files get them on first use.
 func (c *Call) ensurePublicIPs() {
 	for _, r := range c.st.VlanRanges {
-		if c.st.hasIPsOf(r.ID) {
+		if hasIPsOf(c.st, r.ID) {
 			continue
 		}
 		start, err1 := netip.ParseAddr(r.StartIP)
@@ -73,27 +47,27 @@ func (c *Call) ensurePublicIPs() {
 			continue
 		}
 		for a := start; a.Compare(end) <= 0; a = a.Next() {
-			id, internal := c.st.newID(kindPublicIP)
-			c.st.PublicIPs = append(c.st.PublicIPs, &PublicIP{ID: id, InternalID: internal, Address: a.String(),
-				ZoneID: r.ZoneID, VlanRangeID: r.ID, State: ipFree})
+			id, internal := c.st.NewID(model.KindPublicIP)
+			c.st.PublicIPs = append(c.st.PublicIPs, &model.PublicIP{ID: id, InternalID: internal, Address: a.String(),
+				ZoneID: r.ZoneID, VlanRangeID: r.ID, State: model.IPFree})
 		}
 		c.changed()
 	}
 	for _, n := range c.st.Networks {
 		// NetworkOrchestrator.implementNetworkElementsAndResources: only a
 		// network whose offering has SourceNat gets the address.
-		if n.Type != "Isolated" || n.State != networkImplemented || c.st.sourceNATOf(n.ID) != nil ||
-			!c.st.networkProvides(n, "SourceNat") {
+		if n.Type != "Isolated" || n.State != model.NetworkImplemented || sourceNATOf(c.st, n.ID) != nil ||
+			!networkProvides(c.st, n, "SourceNat") {
 			continue
 		}
-		if ip := c.st.freePublicIP(n.ZoneID, ""); ip != nil {
+		if ip := freePublicIP(c.st, n.ZoneID, ""); ip != nil {
 			c.allocatePublicIP(ip, n.AccountID)
-			ip.State, ip.NetworkID, ip.SourceNAT = ipAllocated, n.ID, true
+			ip.State, ip.NetworkID, ip.SourceNAT = model.IPAllocated, n.ID, true
 		}
 	}
 }
 
-func (st *state) hasIPsOf(rangeID string) bool {
+func hasIPsOf(st *model.State, rangeID string) bool {
 	for _, ip := range st.PublicIPs {
 		if ip.VlanRangeID == rangeID {
 			return true
@@ -102,7 +76,7 @@ func (st *state) hasIPsOf(rangeID string) bool {
 	return false
 }
 
-func (st *state) sourceNATOf(networkID string) *PublicIP {
+func sourceNATOf(st *model.State, networkID string) *model.PublicIP {
 	for _, ip := range st.PublicIPs {
 		if ip.SourceNAT && ip.NetworkID == networkID {
 			return ip
@@ -113,23 +87,23 @@ func (st *state) sourceNATOf(networkID string) *PublicIP {
 
 // freePublicIP is the lowest free address of the zone, or the requested one
 // if it is free.
-func (st *state) freePublicIP(zoneID, requested string) *PublicIP {
+func freePublicIP(st *model.State, zoneID, requested string) *model.PublicIP {
 	for _, ip := range st.PublicIPs {
-		if ip.ZoneID == zoneID && ip.State == ipFree && (requested == "" || ip.Address == requested) {
+		if ip.ZoneID == zoneID && ip.State == model.IPFree && (requested == "" || ip.Address == requested) {
 			return ip
 		}
 	}
 	return nil
 }
 
-func (c *Call) allocatePublicIP(ip *PublicIP, accountID string) {
+func (c *Call) allocatePublicIP(ip *model.PublicIP, accountID string) {
 	now := c.srv.now()
-	ip.State, ip.AccountID, ip.Allocated = ipAllocating, accountID, &now
+	ip.State, ip.AccountID, ip.Allocated = model.IPAllocating, accountID, &now
 	c.changed()
 }
 
 // staticNATOf is the public address static-NATed to a VM, if any.
-func (st *state) staticNATOf(vmID string) *PublicIP {
+func staticNATOf(st *model.State, vmID string) *model.PublicIP {
 	for _, ip := range st.PublicIPs {
 		if ip.StaticNAT && strings.EqualFold(ip.VMID, vmID) {
 			return ip
@@ -139,8 +113,8 @@ func (st *state) staticNATOf(vmID string) *PublicIP {
 }
 
 // isolatedNetworksOf are an account's isolated networks in a zone.
-func (st *state) isolatedNetworksOf(accountID, zoneID string) []*Network {
-	var out []*Network
+func isolatedNetworksOf(st *model.State, accountID, zoneID string) []*model.Network {
+	var out []*model.Network
 	for _, n := range st.Networks {
 		if n.AccountID == accountID && n.ZoneID == zoneID && n.Type == "Isolated" {
 			out = append(out, n)
@@ -161,7 +135,7 @@ func associateIPAddress(c *Call) (*asyncJob, error) {
 	if p.Get("vpcid") != "" {
 		return nil, paramError("Unable to find an active VPC by id %s", p.Get("vpcid"))
 	}
-	net := c.st.network(p.Get("networkid"))
+	net := c.st.Network(p.Get("networkid"))
 	zoneID := p.Get("zoneid")
 	switch {
 	case net != nil:
@@ -169,21 +143,21 @@ func associateIPAddress(c *Call) (*asyncJob, error) {
 	case zoneID == "":
 		return nil, paramError("Unable to figure out zone to assign IP to. Please specify either zoneId, or networkId, or vpcId in the call") // AssociateIPAddrCmd.getZoneId
 	default:
-		nets := c.st.isolatedNetworksOf(c.Account.ID, zoneID)
+		nets := isolatedNetworksOf(c.st, c.Account.ID, zoneID)
 		switch len(nets) {
 		case 0:
 			return nil, paramError("Account name=%s domain=%s doesn't have virtual networks in zone=%s",
-				c.Account.Name, c.st.domain(c.Account.DomainID).Name, c.st.zone(zoneID).Name)
+				c.Account.Name, c.st.Domain(c.Account.DomainID).Name, c.st.Zone(zoneID).Name)
 		case 1:
 			net = nets[0]
 		default:
 			return nil, paramError("Account has more than one isolated network in the zone")
 		}
 	}
-	if err := c.st.checkSharedForIPs(net); err != nil {
+	if err := checkSharedForIPs(c.st, net); err != nil {
 		return nil, err
 	}
-	ip := c.st.freePublicIP(zoneID, p.Get("ipaddress"))
+	ip := freePublicIP(c.st, zoneID, p.Get("ipaddress"))
 	if ip == nil {
 		return nil, &APIError{Code: codeCapacity, CSCode: csServerAPIException, Text: "Insufficient address capacity"}
 	}
@@ -191,26 +165,26 @@ func associateIPAddress(c *Call) (*asyncJob, error) {
 	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID, created: true,
 		cmdClass: "org.apache.cloudstack.api.command.admin.address.AssociateIPAddrCmdByAdmin",
 		run: func() (any, error) {
-			if err := c.st.checkIsolatedForIPs(net); err != nil {
+			if err := checkIsolatedForIPs(c.st, net); err != nil {
 				return nil, err
 			}
-			ip.State, ip.NetworkID = ipAllocated, net.ID
+			ip.State, ip.NetworkID = model.IPAllocated, net.ID
 			// isSourceNatAvailableForNetwork: the first address of an Isolated
 			// network without a source NAT address (one never implemented)
 			// becomes its source NAT.
-			ip.SourceNAT = net.Type == "Isolated" && c.st.sourceNATOf(net.ID) == nil // no VPCs or portable IPs here
+			ip.SourceNAT = net.Type == "Isolated" && sourceNATOf(c.st, net.ID) == nil // no VPCs or portable IPs here
 			c.changed()
 			return map[string]any{"ipaddress": c.publicIPView(ip)}, nil
 		},
-		fail: func(*APIError) { ip.release() }, // associateIPToGuestNetwork's releaseOnFailure
+		fail: func(*APIError) { ip.Release() }, // associateIPToGuestNetwork's releaseOnFailure
 	}, nil
 }
 
 // checkSharedForIPs is NetworkServiceImpl.allocateIP's refusal at create:
 // in an advanced zone a Shared network takes public addresses only if its
 // offering has a service that uses them.
-func (st *state) checkSharedForIPs(n *Network) *APIError {
-	if n.Type != "Shared" || sharedOfferingWithServices(st.networkOffering(n.OfferingID)) {
+func checkSharedForIPs(st *model.State, n *model.Network) *APIError {
+	if n.Type != "Shared" || sharedOfferingWithServices(st.NetworkOffering(n.OfferingID)) {
 		return nil
 	}
 	return paramError("Associate IP address can only be called on the shared networks in the advanced zone" +
@@ -221,8 +195,8 @@ func (st *state) checkSharedForIPs(n *Network) *APIError {
 // refusal in the job: an Isolated network takes public addresses only with
 // the SourceNat service (the address is then unassigned). Its check of a
 // Shared network repeats allocateIP's, which refused at create already.
-func (st *state) checkIsolatedForIPs(n *Network) *APIError {
-	if n.Type != "Isolated" || st.networkProvides(n, "SourceNat") {
+func checkIsolatedForIPs(st *model.State, n *model.Network) *APIError {
+	if n.Type != "Isolated" || networkProvides(st, n, "SourceNat") {
 		return nil
 	}
 	return paramError("In zone of type Advanced ip address can be associated only to the network of guest type Isolated with the SourceNat enabled")
@@ -232,39 +206,39 @@ func (st *state) checkIsolatedForIPs(n *Network) *APIError {
 // addresses unless allocatedonly=false.
 func listPublicIPAddresses(c *Call) (any, error) {
 	c.ensurePublicIPs()
-	l := lister[*PublicIP]{key: "publicipaddress", id: (*PublicIP).uuid,
-		keyword: func(ip *PublicIP) []string { return []string{ip.Address} },
-		zone:    func(ip *PublicIP) string { return ip.ZoneID }, view: c.publicIPView}
+	l := lister[*model.PublicIP]{key: "publicipaddress", id: (*model.PublicIP).UUID,
+		keyword: func(ip *model.PublicIP) []string { return []string{ip.Address} },
+		zone:    func(ip *model.PublicIP) string { return ip.ZoneID }, view: c.publicIPView}
 	p := c.Params
-	return l.run(c, c.st.PublicIPs, func(ip *PublicIP) bool {
-		return (!p.Bool("allocatedonly", true) || ip.State != ipFree) && optEq(p.Get("ipaddress"), ip.Address) &&
+	return l.run(c, c.st.PublicIPs, func(ip *model.PublicIP) bool {
+		return (!p.Bool("allocatedonly", true) || ip.State != model.IPFree) && optEq(p.Get("ipaddress"), ip.Address) &&
 			optEq(p.Get("associatednetworkid"), ip.NetworkID) && optEq(p.Get("vlanid"), ip.VlanRangeID) &&
 			optEq(p.Get("state"), ip.State) && p.Bool("forvirtualnetwork", true) && !p.Bool("forsystemvms", false) &&
 			(!p.Has("isstaticnat") || p.Bool("isstaticnat", false) == ip.StaticNAT) &&
 			(!p.Has("issourcenat") || p.Bool("issourcenat", false) == ip.SourceNAT) &&
-			c.st.taggedWith("PublicIpAddress", ip.ID, p.Map("tags"))
+			taggedWith(c.st, "PublicIpAddress", ip.ID, p.Map("tags"))
 	})
 }
 
 // publicIPView is ApiResponseHelper.createIPAddressResponse.
-func (c *Call) publicIPView(ip *PublicIP) map[string]any {
-	z := c.st.zone(ip.ZoneID)
+func (c *Call) publicIPView(ip *model.PublicIP) map[string]any {
+	z := c.st.Zone(ip.ZoneID)
 	v := map[string]any{"id": ip.ID, "ipaddress": ip.Address, "zoneid": z.ID, "zonename": z.Name,
 		"issourcenat": ip.SourceNAT, "isstaticnat": ip.StaticNAT, "issystem": false, "forvirtualnetwork": true,
 		"forsystemvms": false, "isportable": false, "fordisplay": true, "hasannotations": false,
 		"state": ip.State, "tags": c.resourceTagViews("PublicIpAddress", ip.ID)}
-	v["hasrules"] = c.st.hasRules(ip.ID) // ApiResponseHelper.createIPAddressResponse: countRulesByIpId > 0
-	if r, ok := byID(c.st.VlanRanges, ip.VlanRangeID); ok {
+	v["hasrules"] = hasRules(c.st, ip.ID) // ApiResponseHelper.createIPAddressResponse: countRulesByIpId > 0
+	if r, ok := model.ByID(c.st.VlanRanges, ip.VlanRangeID); ok {
 		v["vlanid"], v["vlanname"], v["physicalnetworkid"] = r.ID, r.VLAN, r.PhysicalNetworkID
 	}
 	if ip.Allocated != nil {
 		v["allocated"] = csTime(*ip.Allocated)
 		c.addOwner(v, ip.AccountID)
 	}
-	if n := c.st.network(ip.NetworkID); n != nil && ip.NetworkID != "" {
+	if n := c.st.Network(ip.NetworkID); n != nil && ip.NetworkID != "" {
 		v["associatednetworkid"], v["associatednetworkname"] = n.ID, n.Name
 	}
-	if vm, ok := byID(c.st.VMs, ip.VMID); ok && ip.StaticNAT {
+	if vm, ok := model.ByID(c.st.VMs, ip.VMID); ok && ip.StaticNAT {
 		v["virtualmachineid"], v["virtualmachinename"], v["virtualmachinedisplayname"] = vm.ID, vm.Name, vm.DisplayName
 		v["virtualmachinetype"], v["vmipaddress"] = "UserVm", ip.VMIP
 	}
@@ -277,9 +251,9 @@ func (c *Call) publicIPView(ip *PublicIP) map[string]any {
 // IllegalArgumentException fails the job with 530).
 func disassociateIPAddress(c *Call) (*asyncJob, error) {
 	p := c.Params
-	var ip *PublicIP
+	var ip *model.PublicIP
 	if id := p.Get("id"); id != "" {
-		ip, _ = byID(c.st.PublicIPs, id)
+		ip, _ = model.ByID(c.st.PublicIPs, id)
 	} else if addr := p.Get("ipaddress"); addr != "" {
 		for _, candidate := range c.st.PublicIPs {
 			if candidate.Address == addr {
@@ -293,15 +267,15 @@ func disassociateIPAddress(c *Call) (*asyncJob, error) {
 	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID,
 		cmdClass: "org.apache.cloudstack.api.command.user.address.DisassociateIPAddrCmd",
 		run: func() (any, error) {
-			if ip.State == ipFree {
+			if ip.State == model.IPFree {
 				return success(), nil // "is not allocated, so do nothing"
 			}
-			if n := c.st.network(ip.NetworkID); ip.SourceNAT && n != nil && n.State != networkAllocated {
+			if n := c.st.Network(ip.NetworkID); ip.SourceNAT && n != nil && n.State != model.NetworkAllocated {
 				return nil, internalError("ip address is used for source nat purposes and can not be disassociated.")
 			}
 			c.cleanupIPRules(ip) // IpAddressManagerImpl.cleanupIpResources
-			c.st.removeTagsOf("PublicIpAddress", ip.ID)
-			ip.release()
+			removeTagsOf(c.st, "PublicIpAddress", ip.ID)
+			ip.Release()
 			c.changed()
 			return success(), nil
 		}}, nil
@@ -309,6 +283,6 @@ func disassociateIPAddress(c *Call) (*asyncJob, error) {
 
 // networkString is NetworkVO's toString, as CloudStack's error texts show
 // it. The simulator has one network offering, internal id 1.
-func networkString(n *Network) string {
+func networkString(n *model.Network) string {
 	return fmt.Sprintf(`Network {"id": %d, "name": "%s", "uuid": "%s", "networkofferingid": %d}`, n.InternalID, n.Name, n.ID, 1)
 }

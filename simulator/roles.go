@@ -3,6 +3,8 @@ package simulator
 import (
 	"fmt"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // Roles and the role-based API check of a stock 4.22: ApiServer.verifyRequest
@@ -20,63 +22,26 @@ import (
 // hold no DENY rule, so a command is available to a default role when its row
 // is there or its annotation names the role.
 
-// roleType is org.apache.cloudstack.acl.RoleType; its value is the id of the
-// default role of that type (RoleType.getId).
-type roleType int
-
-const (
-	roleAdmin         roleType = 1
-	roleResourceAdmin roleType = 2
-	roleDomainAdmin   roleType = 3
-	roleUser          roleType = 4
-)
-
 // defaultRoles are the default roles' names and types (the roles rows of
 // schema-481to490.sql).
-var defaultRoles = map[roleType]struct{ name, kind string }{
-	roleAdmin:         {"Root Admin", "Admin"},
-	roleResourceAdmin: {"Resource Admin", "ResourceAdmin"},
-	roleDomainAdmin:   {"Domain Admin", "DomainAdmin"},
-	roleUser:          {"User", "User"},
-}
-
-// roleForAccountType is RoleType.getByAccountType for the account types the
-// simulator creates (Account.Type: 0 NORMAL, 1 ADMIN, 2 DOMAIN_ADMIN,
-// 3 RESOURCE_DOMAIN_ADMIN); 0 is returned for any other.
-func roleForAccountType(t int) roleType {
-	switch t {
-	case 0:
-		return roleUser
-	case 1:
-		return roleAdmin
-	case 2:
-		return roleDomainAdmin
-	case 3:
-		return roleResourceAdmin
-	}
-	return 0
+var defaultRoles = map[model.RoleType]struct{ name, kind string }{
+	model.RoleAdmin:         {"Root Admin", "Admin"},
+	model.RoleResourceAdmin: {"Resource Admin", "ResourceAdmin"},
+	model.RoleDomainAdmin:   {"Domain Admin", "DomainAdmin"},
+	model.RoleUser:          {"User", "User"},
 }
 
 // accountTypeForRole is RoleType.getAccountTypeByRole for a default role.
-func accountTypeForRole(r roleType) int {
+func accountTypeForRole(r model.RoleType) int {
 	switch r {
-	case roleAdmin:
+	case model.RoleAdmin:
 		return 1
-	case roleDomainAdmin:
+	case model.RoleDomainAdmin:
 		return 2
-	case roleResourceAdmin:
+	case model.RoleResourceAdmin:
 		return 3
 	}
 	return 0
-}
-
-// role is the account's default role: the one it was created with, else the
-// one its type maps to (Upgrade481to490.migrateAccountsToDefaultRoles).
-func (a *Account) role() roleType {
-	if a.RoleID != 0 {
-		return roleType(a.RoleID)
-	}
-	return roleForAccountType(a.Type)
 }
 
 // roleSet is a set of the non-root default roles.
@@ -90,15 +55,15 @@ const (
 	rsTenants         = rsResourceAdmin | rsDomainAdmin | rsUser
 )
 
-func (r roleType) in(s roleSet) bool {
+func in(r model.RoleType, s roleSet) bool {
 	switch r {
-	case roleAdmin:
+	case model.RoleAdmin:
 		return true
-	case roleResourceAdmin:
+	case model.RoleResourceAdmin:
 		return s&rsResourceAdmin != 0
-	case roleDomainAdmin:
+	case model.RoleDomainAdmin:
 		return s&rsDomainAdmin != 0
-	case roleUser:
+	case model.RoleUser:
 		return s&rsUser != 0
 	}
 	return false
@@ -242,8 +207,8 @@ var rolePermissions = map[string]roleSet{
 // (UNSUPPORTED_ACTION_ERROR, answered as "errorresponse",
 // getSerializedApiError). A command the simulator does not implement passes,
 // so that its answer names the gap.
-func (st *state) commandAvailable(u *User, command string) *APIError {
-	a := st.account(u.AccountID)
+func commandAvailable(st *model.State, u *model.User, command string) *APIError {
+	a := st.Account(u.AccountID)
 	if _, implemented := commands[command]; !implemented || roleAllows(a, command) {
 		return nil
 	}
@@ -257,30 +222,30 @@ func (st *state) commandAvailable(u *User, command string) *APIError {
 
 // roleAllows is checkApiPermissionByRole over rolePermissions: a command
 // without a row is the root admin's only.
-func roleAllows(a *Account, command string) bool {
-	return a != nil && a.role().in(rolePermissions[command])
+func roleAllows(a *model.Account, command string) bool {
+	return a != nil && in(a.Role(), rolePermissions[command])
 }
 
 // roleUUID is the UUID of a default role (seeded with the root admin).
-func (st *state) roleUUID(r roleType) string {
-	if r == roleAdmin {
+func roleUUID(st *model.State, r model.RoleType) string {
+	if r == model.RoleAdmin {
 		return st.RootAdminRoleID
 	}
 	return st.RoleIDs[fmt.Sprint(int(r))]
 }
 
 // seedRoles gives the other default roles their UUIDs.
-func seedRoles(st *state) {
+func seedRoles(st *model.State) {
 	st.RoleIDs = map[string]string{}
-	for _, r := range []roleType{roleResourceAdmin, roleDomainAdmin, roleUser} {
-		st.RoleIDs[fmt.Sprint(int(r))], _ = st.newID(kindRole)
+	for _, r := range []model.RoleType{model.RoleResourceAdmin, model.RoleDomainAdmin, model.RoleUser} {
+		st.RoleIDs[fmt.Sprint(int(r))], _ = st.NewID(model.KindRole)
 	}
 }
 
 // roleByUUID finds the default role a roleid parameter names.
-func (st *state) roleByUUID(id string) roleType {
+func roleByUUID(st *model.State, id string) model.RoleType {
 	for r := range defaultRoles {
-		if u := st.roleUUID(r); u != "" && strings.EqualFold(u, id) {
+		if u := roleUUID(st, r); u != "" && strings.EqualFold(u, id) {
 			return r
 		}
 	}
@@ -289,8 +254,8 @@ func (st *state) roleByUUID(id string) roleType {
 
 // roleFields are the role fields of an account's or user's response
 // (AccountJoinDaoImpl / UserAccountJoinDaoImpl: roleid, roletype, rolename).
-func (c *Call) roleFields(a *Account) map[string]any {
-	r := a.role()
+func (c *Call) roleFields(a *model.Account) map[string]any {
+	r := a.Role()
 	d := defaultRoles[r]
-	return map[string]any{"roleid": c.st.roleUUID(r), "roletype": d.kind, "rolename": d.name}
+	return map[string]any{"roleid": roleUUID(c.st, r), "roletype": d.kind, "rolename": d.name}
 }

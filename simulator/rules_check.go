@@ -1,12 +1,11 @@
 package simulator
 
-// The checks every network rule passes before it is created
-// (FirewallManagerImpl.validateFirewallRule, detectRulesConflict).
-
 import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // validPort is NetUtils.isValidPort.
@@ -18,7 +17,7 @@ func validPort(p int) bool { return p >= 1 && p <= 65535 }
 // UnsupportedServiceException) and the protocol among the virtual router's
 // SupportedProtocols for it; static NAT reads no capabilities, so any
 // protocol passes there.
-func (c *Call) validateFirewallRule(ip *PublicIP, start, end *int, proto, purpose string) *APIError {
+func (c *Call) validateFirewallRule(ip *model.PublicIP, start, end *int, proto, purpose string) *APIError {
 	switch {
 	case start != nil && !validPort(*start):
 		return paramError("publicPort is an invalid value: %d", *start)
@@ -29,19 +28,19 @@ func (c *Call) validateFirewallRule(ip *PublicIP, start, end *int, proto, purpos
 	case ip.NetworkID == "": // validateFirewallRuleForIsolatedIp
 		return paramError("Unable to create firewall rule ; ip with specified id is not associated with any network")
 	}
-	caps := map[string]string{purposeFirewall: firewallProtocols, purposeLB: lbProtocols}[purpose]
+	caps := map[string]string{model.PurposeFirewall: firewallProtocols, model.PurposeLB: lbProtocols}[purpose]
 	if caps == "" {
 		return nil
 	}
-	if err := c.st.requireService(c.st.network(ip.NetworkID), ruleServices[purpose]); err != nil {
+	if err := requireService(c.st, c.st.Network(ip.NetworkID), ruleServices[purpose]); err != nil {
 		return err
 	}
 	lower := strings.ToLower(proto)
 	switch {
 	case !strings.Contains(caps, lower):
-		return paramError("Protocol %s is not supported in zone %d", proto, c.st.zone(ip.ZoneID).InternalID)
-	case lower == protoICMP && purpose != purposeFirewall:
-		return paramError("Protocol %s is currently supported only for rules with purpose %s", proto, purposeFirewall)
+		return paramError("Protocol %s is not supported in zone %d", proto, c.st.Zone(ip.ZoneID).InternalID)
+	case lower == protoICMP && purpose != model.PurposeFirewall:
+		return paramError("Protocol %s is currently supported only for rules with purpose %s", proto, model.PurposeFirewall)
 	}
 	return nil
 }
@@ -56,20 +55,20 @@ func ruleConflict(format string, args ...any) *APIError {
 // rule on a public address against the address's rules that are not
 // revoked. Destination CIDRs are always empty (ingress rules have none), so
 // they never tell two rules apart.
-func (c *Call) detectRulesConflict(n *NetRule) *APIError {
-	ip, _ := byID(c.st.PublicIPs, n.IPID)
-	for _, r := range c.st.rulesOnIP(n.IPID, "") {
+func (c *Call) detectRulesConflict(n *model.NetRule) *APIError {
+	ip, _ := model.ByID(c.st.PublicIPs, n.IPID)
+	for _, r := range rulesOnIP(c.st, n.IPID, "") {
 		if r == n {
 			continue
 		}
-		oneFirewall := (r.Purpose == purposeFirewall || n.Purpose == purposeFirewall) &&
+		oneFirewall := (r.Purpose == model.PurposeFirewall || n.Purpose == model.PurposeFirewall) &&
 			(n.Purpose != r.Purpose || !strings.EqualFold(n.Protocol, r.Protocol))
-		bothFirewall := r.Purpose == purposeFirewall && n.Purpose == purposeFirewall
+		bothFirewall := r.Purpose == model.PurposeFirewall && n.Purpose == model.PurposeFirewall
 		duplicated := bothFirewall && conflictingCIDRs(r.CIDRs, n.CIDRs)
 		if !oneFirewall {
-			if r.Purpose == purposeStaticNat && n.Purpose != purposeStaticNat {
+			if r.Purpose == model.PurposeStaticNat && n.Purpose != model.PurposeStaticNat {
 				return ruleConflict("There is 1 to 1 Nat rule specified for the ip address id=%d", ip.InternalID)
-			} else if r.Purpose != purposeStaticNat && n.Purpose == purposeStaticNat {
+			} else if r.Purpose != model.PurposeStaticNat && n.Purpose == model.PurposeStaticNat {
 				return ruleConflict("There is already firewall rule specified for the ip address id=%d", ip.InternalID)
 			}
 		}
@@ -88,7 +87,7 @@ func (c *Call) detectRulesConflict(n *NetRule) *APIError {
 		if !notNullPorts || !portRangesConflict(n, r, oneFirewall, bothFirewall, duplicated) {
 			continue
 		}
-		allowStaticNat := r.Purpose == purposeStaticNat && n.Purpose == purposeStaticNat && !sameProto
+		allowStaticNat := r.Purpose == model.PurposeStaticNat && n.Purpose == model.PurposeStaticNat && !sameProto
 		if !allowStaticNat && !oneFirewall {
 			return ruleConflict("The range specified, %d-%d, conflicts with rule %s which has %d-%d",
 				*n.StartPort, *n.EndPort, r, *r.StartPort, *r.EndPort)
@@ -100,7 +99,7 @@ func (c *Call) detectRulesConflict(n *NetRule) *APIError {
 // sameICMP compares ICMP codes and types. Only firewall rules get them
 // (-1 by default); a static NAT rule of protocol icmp has none, where
 // CloudStack's comparison would throw a NullPointerException.
-func sameICMP(n, r *NetRule) bool {
+func sameICMP(n, r *model.NetRule) bool {
 	return n.ICMPCode != nil && r.ICMPCode != nil && n.ICMPType != nil && r.ICMPType != nil &&
 		*n.ICMPCode == *r.ICMPCode && *n.ICMPType == *r.ICMPType
 }
@@ -122,7 +121,7 @@ func conflictingCIDRs(a, b []string) bool {
 }
 
 // portRangesConflict is FirewallManagerImpl.checkIfRulesHaveConflictingPortRanges.
-func portRangesConflict(n, r *NetRule, oneFirewall, bothFirewall, duplicated bool) bool {
+func portRangesConflict(n, r *model.NetRule, oneFirewall, bothFirewall, duplicated bool) bool {
 	if oneFirewall || (bothFirewall && !duplicated) {
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // associate takes a public address for the seeded network.
@@ -281,7 +282,7 @@ func (e *vmEnv) internalIPID(t *testing.T, id string) int64 {
 	t.Helper()
 	e.srv.mu.Lock()
 	defer e.srv.mu.Unlock()
-	ip, _ := byID(e.srv.st.PublicIPs, id)
+	ip, _ := model.ByID(e.srv.st.PublicIPs, id)
 	return ip.InternalID
 }
 

@@ -2,33 +2,20 @@ package simulator
 
 import (
 	"strings"
-	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
-
-// SecurityGroup is an account's security group. The seeded advanced zone
-// has security groups disabled, so deployVirtualMachine refuses them; the
-// groups exist all the same, as in CloudStack.
-type SecurityGroup struct {
-	ID          string    `json:"id"`
-	InternalID  int64     `json:"internalid"`
-	Name        string    `json:"name"`
-	Description string    `json:"description"`
-	AccountID   string    `json:"accountid"`
-	Created     time.Time `json:"created"`
-}
-
-func (g *SecurityGroup) uuid() string { return g.ID }
 
 // defaultSecurityGroup is SecurityGroupManager.DEFAULT_GROUP_NAME.
 const defaultSecurityGroup = "default"
 
 func init() {
 	register(
-		command{name: "listSecurityGroups", idKind: kindSecurityGroup, sync: listSecurityGroups},
+		command{name: "listSecurityGroups", idKind: model.KindSecurityGroup, sync: listSecurityGroups},
 		command{name: "createSecurityGroup", sync: createSecurityGroup},
 	)
-	registerTaggable("SecurityGroup", func(st *state, id string) (string, bool) {
-		g, ok := byID(st.SecurityGroups, id)
+	registerTaggable("SecurityGroup", func(st *model.State, id string) (string, bool) {
+		g, ok := model.ByID(st.SecurityGroups, id)
 		if !ok {
 			return "", false
 		}
@@ -38,7 +25,7 @@ func init() {
 
 // securityGroupByName finds an account's group; names compare
 // case-insensitively.
-func (st *state) securityGroupByName(accountID, name string) *SecurityGroup {
+func securityGroupByName(st *model.State, accountID, name string) *model.SecurityGroup {
 	for _, g := range st.SecurityGroups {
 		if g.AccountID == accountID && strings.EqualFold(g.Name, name) {
 			return g
@@ -51,14 +38,14 @@ func (st *state) securityGroupByName(accountID, name string) *SecurityGroup {
 // time the account's groups are looked at. Departure: CloudStack creates it
 // with the account (SecurityGroupManagerImpl.createDefaultSecurityGroup).
 func (c *Call) ensureDefaultSecurityGroup() {
-	if c.st.securityGroupByName(c.Account.ID, defaultSecurityGroup) == nil {
+	if securityGroupByName(c.st, c.Account.ID, defaultSecurityGroup) == nil {
 		c.addSecurityGroup(defaultSecurityGroup, "Default Security Group")
 	}
 }
 
-func (c *Call) addSecurityGroup(name, desc string) *SecurityGroup {
-	id, internal := c.st.newID(kindSecurityGroup)
-	g := &SecurityGroup{ID: id, InternalID: internal, Name: name, Description: desc, AccountID: c.Account.ID,
+func (c *Call) addSecurityGroup(name, desc string) *model.SecurityGroup {
+	id, internal := c.st.NewID(model.KindSecurityGroup)
+	g := &model.SecurityGroup{ID: id, InternalID: internal, Name: name, Description: desc, AccountID: c.Account.ID,
 		Created: c.srv.now()}
 	c.st.SecurityGroups = append(c.st.SecurityGroups, g)
 	c.changed()
@@ -69,7 +56,7 @@ func (c *Call) addSecurityGroup(name, desc string) *SecurityGroup {
 func createSecurityGroup(c *Call) (any, error) {
 	c.ensureDefaultSecurityGroup()
 	name := c.Params.Get("name")
-	if c.st.securityGroupByName(c.Account.ID, name) != nil {
+	if securityGroupByName(c.st, c.Account.ID, name) != nil {
 		return nil, paramError("Unable to create security group, a group with name %s already exists.", name)
 	}
 	g := c.addSecurityGroup(name, c.Params.Get("description"))
@@ -80,16 +67,16 @@ func createSecurityGroup(c *Call) (any, error) {
 // securitygroupname matches exactly.
 func listSecurityGroups(c *Call) (any, error) {
 	c.ensureDefaultSecurityGroup()
-	l := lister[*SecurityGroup]{key: "securitygroup", id: (*SecurityGroup).uuid,
-		keyword: func(g *SecurityGroup) []string { return []string{g.Name} }, view: c.securityGroupView}
+	l := lister[*model.SecurityGroup]{key: "securitygroup", id: (*model.SecurityGroup).UUID,
+		keyword: func(g *model.SecurityGroup) []string { return []string{g.Name} }, view: c.securityGroupView}
 	p := c.Params
-	return l.run(c, c.st.SecurityGroups, func(g *SecurityGroup) bool {
-		if !optEq(p.Get("securitygroupname"), g.Name) || !c.st.taggedWith("SecurityGroup", g.ID, p.Map("tags")) {
+	return l.run(c, c.st.SecurityGroups, func(g *model.SecurityGroup) bool {
+		if !optEq(p.Get("securitygroupname"), g.Name) || !taggedWith(c.st, "SecurityGroup", g.ID, p.Map("tags")) {
 			return false
 		}
 		if vmID := p.Get("virtualmachineid"); vmID != "" {
-			vm, ok := byID(c.st.VMs, vmID)
-			return ok && containsFold(vm.SecurityGroupIDs, g.ID)
+			vm, ok := model.ByID(c.st.VMs, vmID)
+			return ok && model.ContainsFold(vm.SecurityGroupIDs, g.ID)
 		}
 		return true
 	})
@@ -97,10 +84,10 @@ func listSecurityGroups(c *Call) (any, error) {
 
 // securityGroupView is SecurityGroupJoinDaoImpl.newSecurityGroupResponse
 // (the simulator keeps no rules).
-func (c *Call) securityGroupView(g *SecurityGroup) map[string]any {
+func (c *Call) securityGroupView(g *model.SecurityGroup) map[string]any {
 	ids := []string{}
 	for _, vm := range c.st.VMs {
-		if vm.Removed == nil && containsFold(vm.SecurityGroupIDs, g.ID) {
+		if vm.Removed == nil && model.ContainsFold(vm.SecurityGroupIDs, g.ID) {
 			ids = append(ids, vm.ID)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
@@ -92,7 +93,7 @@ type Server struct {
 	ssvmSites []*net.IPNet
 
 	mu       sync.Mutex // guards everything below
-	st       *state
+	st       *model.State
 	sessions map[string]*session
 	timers   map[string]*time.Timer
 	expunger *expungeTask
@@ -127,7 +128,7 @@ func New(opts Options) (*Server, error) {
 	if err := s.loadOrSeed(); err != nil {
 		return nil, err
 	}
-	s.ssvmSites = internalSites(s.st.setting(settingInternalSites))
+	s.ssvmSites = internalSites(s.st.Setting(model.SettingInternalSites))
 	s.startUploadMonitor()
 	s.handler = s.routes()
 	s.startExpungeTask()
@@ -135,34 +136,34 @@ func New(opts Options) (*Server, error) {
 }
 
 func (s *Server) loadOrSeed() error {
-	var st *state
+	var st *model.State
 	if s.opts.StatePath != "" {
-		loaded, err := loadState(s.opts.StatePath)
+		loaded, err := model.LoadState(s.opts.StatePath)
 		if err != nil {
 			return err
 		}
 		st = loaded
 	}
 	if st == nil {
-		st = seedState(cmp.Or(s.opts.Hypervisor, defaultHypervisor), s.opts.Empty, s.now())
+		st = seedState(cmp.Or(s.opts.Hypervisor, model.DefaultHypervisor), s.opts.Empty, s.now())
 	} else {
-		st.failInterruptedJobs(s.now())
-		st.failInterruptedTransfers()
-		seedTemplates(st, st.firstZoneHypervisor(), s.now())
+		failInterruptedJobs(st, s.now())
+		failInterruptedTransfers(st)
+		seedTemplates(st, st.FirstZoneHypervisor(), s.now())
 		if s.opts.Hypervisor != "" {
-			st.setHypervisor(s.opts.Hypervisor)
+			setHypervisor(st, s.opts.Hypervisor)
 		}
 	}
-	seedExtraZones(st, s.opts.ExtraZones, st.firstZoneHypervisor(), s.now())
-	st.presetDurationSetting(settingUploadInterval, s.opts.UploadMonitorInterval, time.Second)
-	st.presetDurationSetting(settingUploadTimeout, s.opts.UploadOperationTimeout, time.Minute)
-	st.presetDurationSetting(settingExpungeInterval, time.Duration(s.opts.ExpungeInterval)*time.Second, time.Second)
-	st.presetDurationSetting(settingExpungeDelay, time.Duration(s.opts.ExpungeDelay)*time.Second, time.Second)
+	seedExtraZones(st, s.opts.ExtraZones, st.FirstZoneHypervisor(), s.now())
+	presetDurationSetting(st, model.SettingUploadInterval, s.opts.UploadMonitorInterval, time.Second)
+	presetDurationSetting(st, model.SettingUploadTimeout, s.opts.UploadOperationTimeout, time.Minute)
+	presetDurationSetting(st, model.SettingExpungeInterval, time.Duration(s.opts.ExpungeInterval)*time.Second, time.Second)
+	presetDurationSetting(st, model.SettingExpungeDelay, time.Duration(s.opts.ExpungeDelay)*time.Second, time.Second)
 	if st.UploadKey == "" {
 		st.UploadKey = newKey()
 	}
 	if s.opts.AdminAPIKey != "" || s.opts.AdminSecretKey != "" {
-		admin := st.adminUser()
+		admin := st.AdminUser()
 		admin.APIKey, admin.SecretKey = s.opts.AdminAPIKey, s.opts.AdminSecretKey
 	}
 	s.st = st
@@ -181,7 +182,7 @@ func (s *Server) persist() {
 		return
 	}
 	s.dirty = false
-	if err := s.st.save(s.opts.StatePath); err != nil {
+	if err := s.st.Save(s.opts.StatePath); err != nil {
 		s.saveErr = err
 		s.logf("saving state: %v", err)
 	}
@@ -227,10 +228,6 @@ func (s *Server) logf(format string, args ...any) {
 		s.opts.Logger.Printf(format, args...)
 	}
 }
-
-// defaultHypervisor is what the hosts of a new zone run unless told
-// otherwise.
-const defaultHypervisor = "XenServer"
 
 func canonicalHypervisor(h string) (string, error) {
 	for _, known := range []string{"XenServer", "KVM", "VMware", "Simulator"} {

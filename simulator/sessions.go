@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
@@ -48,7 +49,7 @@ func (s *Server) sessionFor(r *http.Request, now time.Time) *session {
 // servlet's session checks, then ApiServer.verifyRequest with a logged-in
 // user, whose unknown command is checkCommandAvailable's PermissionDenied
 // (401, 9999, "errorresponse").
-func (s *Server) sessionUser(r *http.Request, sess *session, raw rawParams, api *schema.API, now time.Time) (*User, *APIError) {
+func (s *Server) sessionUser(r *http.Request, sess *session, raw rawParams, api *schema.API, now time.Time) (*model.User, *APIError) {
 	user, err := s.sessionCaller(r, sess, raw)
 	if err != nil {
 		return nil, err
@@ -57,7 +58,7 @@ func (s *Server) sessionUser(r *http.Request, sess *session, raw rawParams, api 
 		return nil, &APIError{Code: codeUnauthorized, CSCode: csServerAPIException, responseName: "errorresponse",
 			Text: fmt.Sprintf("The given command '%s' either does not exist, is not available for user.", raw["command"])}
 	}
-	if err := s.st.commandAvailable(user, api.Name); err != nil {
+	if err := commandAvailable(s.st, user, api.Name); err != nil {
 		return nil, err
 	}
 	sess.expires = now.Add(sessionTimeout)
@@ -68,7 +69,7 @@ func (s *Server) sessionUser(r *http.Request, sess *session, raw rawParams, api 
 // HttpUtils.validateSessionKey (the key as the sessionkey parameter or
 // cookie, every copy sent matching: api.sessionkey.check.locations=
 // CookieOrParameter), then ApiServer.verifyUser. A failure ends the session.
-func (s *Server) sessionCaller(r *http.Request, sess *session, raw rawParams) (*User, *APIError) {
+func (s *Server) sessionCaller(r *http.Request, sess *session, raw rawParams) (*model.User, *APIError) {
 	fromParam, hasParam := raw["sessionkey"]
 	fromCookie, hasCookie := "", false
 	if c, err := r.Cookie("sessionkey"); err == nil {
@@ -77,8 +78,8 @@ func (s *Server) sessionCaller(r *http.Request, sess *session, raw rawParams) (*
 	ok := (hasParam || hasCookie) &&
 		(!hasParam || subtle.ConstantTimeCompare([]byte(fromParam), []byte(sess.key)) == 1) &&
 		(!hasCookie || subtle.ConstantTimeCompare([]byte(fromCookie), []byte(sess.key)) == 1)
-	user, _ := byID(s.st.Users, sess.userID)
-	if !ok || user == nil || !s.st.userActive(user) {
+	user, _ := model.ByID(s.st.Users, sess.userID)
+	if !ok || user == nil || !userActive(s.st, user) {
 		delete(s.sessions, sess.id)
 		return nil, unauthorized("unable to verify user credentials")
 	}
@@ -110,8 +111,8 @@ func (s *Server) login(method string, raw rawParams, now time.Time) *reply {
 	if dom == nil {
 		return fail(codeAccountError, "Unable to find the domain from the path "+path)
 	}
-	user := s.st.userInDomain(username, dom.ID)
-	if user == nil || !user.checkPassword(raw["password"]) || !s.st.userActive(user) {
+	user := userInDomain(s.st, username, dom.ID)
+	if user == nil || !user.CheckPassword(raw["password"]) || !userActive(s.st, user) {
 		return fail(codeAccountError, fmt.Sprintf("Failed to authenticate user %s in domain %d; please provide valid credentials", username, dom.InternalID))
 	}
 	sess := &session{id: randomHex(16), key: sessionKey(), userID: user.ID, expires: now.Add(sessionTimeout)}
@@ -130,7 +131,7 @@ func (s *Server) login(method string, raw rawParams, now time.Time) *reply {
 // is looked up alone, otherwise the path as getDomainName normalises it
 // ("/path/"), otherwise ROOT. path is what the failure text shows: "null"
 // when no domain was sent.
-func (s *Server) loginDomain(raw rawParams) (dom *Domain, path string, badID bool) {
+func (s *Server) loginDomain(raw rawParams) (dom *model.Domain, path string, badID bool) {
 	path = "null"
 	if p, ok := raw["domain"]; ok {
 		path = p
@@ -143,7 +144,7 @@ func (s *Server) loginDomain(raw rawParams) (dom *Domain, path string, badID boo
 	}
 	var id int64
 	if idText := firstOf(raw, "domainid", "domainId"); idText != "" {
-		if d, ok := byID(s.st.Domains, idText); ok {
+		if d, ok := model.ByID(s.st.Domains, idText); ok {
 			return d, path, false
 		}
 		n, err := strconv.ParseInt(idText, 10, 64)
@@ -181,9 +182,9 @@ func firstOf(raw rawParams, names ...string) string {
 	return ""
 }
 
-func (st *state) userInDomain(username, domainID string) *User {
+func userInDomain(st *model.State, username, domainID string) *model.User {
 	for _, u := range st.Users {
-		if a := st.account(u.AccountID); a != nil && a.DomainID == domainID && u.Username == username {
+		if a := st.Account(u.AccountID); a != nil && a.DomainID == domainID && u.Username == username {
 			return u
 		}
 	}
@@ -192,8 +193,8 @@ func (st *state) userInDomain(username, domainID string) *User {
 
 // loginView is ApiServer.createLoginResponse over loginUser's session
 // attributes.
-func (s *Server) loginView(u *User, sess *session) map[string]any {
-	a := s.st.account(u.AccountID)
+func (s *Server) loginView(u *model.User, sess *session) map[string]any {
+	a := s.st.Account(u.AccountID)
 	v := map[string]any{"username": u.Username, "userid": u.ID, "domainid": a.DomainID,
 		"timeout": int(sessionTimeout.Seconds()), "account": a.Name, "firstname": u.Firstname,
 		"lastname": u.Lastname, "type": strconv.Itoa(a.Type), "registered": "false",

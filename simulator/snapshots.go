@@ -3,7 +3,8 @@ package simulator
 import (
 	"fmt"
 	"strings"
-	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 const kindSnapshot = "snapshot"
@@ -18,25 +19,6 @@ const (
 	snapshotDestroyed = "Destroyed"
 )
 
-// Snapshot is a manual volume snapshot. A deleted one keeps its row with
-// Removed set, as CloudStack resolves removed UUIDs.
-type Snapshot struct {
-	ID             string     `json:"id"`
-	InternalID     int64      `json:"internalid"`
-	Name           string     `json:"name"`
-	VolumeID       string     `json:"volumeid"`
-	ZoneID         string     `json:"zoneid"`
-	AccountID      string     `json:"accountid"`
-	DiskOfferingID string     `json:"diskofferingid,omitempty"`
-	SizeBytes      int64      `json:"size"` // the volume's size when taken
-	Hypervisor     string     `json:"hypervisor"`
-	State          string     `json:"state"`
-	Created        time.Time  `json:"created"`
-	Removed        *time.Time `json:"removed,omitempty"`
-}
-
-func (s *Snapshot) uuid() string { return s.ID }
-
 func init() {
 	register(
 		command{name: "createSnapshot", async: createSnapshot},
@@ -44,8 +26,8 @@ func init() {
 		command{name: "listSnapshots", idKind: kindSnapshot, sync: listSnapshots},
 	)
 	paramKinds["snapshotid"] = kindSnapshot
-	registerTaggable("Snapshot", func(st *state, id string) (string, bool) {
-		s, ok := byID(st.Snapshots, id)
+	registerTaggable("Snapshot", func(st *model.State, id string) (string, bool) {
+		s, ok := model.ByID(st.Snapshots, id)
 		if !ok || s.Removed != nil {
 			return "", false
 		}
@@ -55,7 +37,7 @@ func init() {
 
 // snapshotInProgress reports whether a volume has a snapshot being taken,
 // which blocks deleting and resizing it.
-func (st *state) snapshotInProgress(volumeID string) bool {
+func snapshotInProgress(st *model.State, volumeID string) bool {
 	for _, s := range st.Snapshots {
 		if s.Removed == nil && s.State == snapshotBackingUp && strings.EqualFold(s.VolumeID, volumeID) {
 			return true
@@ -71,24 +53,24 @@ func (st *state) snapshotInProgress(volumeID string) bool {
 // put on the snapshot when it is done.
 func createSnapshot(c *Call) (*asyncJob, error) {
 	p := c.Params
-	v, ok := c.st.liveVolume(p.Get("volumeid"))
+	v, ok := c.st.LiveVolume(p.Get("volumeid"))
 	if !ok {
-		return nil, paramError("Creating snapshot failed due to volume:%s doesn't exist", c.st.volumeInternalID(p.Get("volumeid")))
+		return nil, paramError("Creating snapshot failed due to volume:%s doesn't exist", volumeInternalID(c.st, p.Get("volumeid")))
 	}
-	if v.State != volumeReady {
-		return nil, paramError("Volume: %s is not in %s state but %s. Cannot take snapshot.", c.st.volumeString(v), volumeReady, v.State)
+	if v.State != model.VolumeReady {
+		return nil, paramError("Volume: %s is not in %s state but %s. Cannot take snapshot.", volumeString(c.st, v), model.VolumeReady, v.State)
 	}
 	now := c.srv.now()
 	name := p.Get("name")
 	if name == "" {
 		owner := "detached"
-		if vm, found := byID(c.st.VMs, v.VMID); found && v.VMID != "" {
+		if vm, found := model.ByID(c.st.VMs, v.VMID); found && v.VMID != "" {
 			owner = vm.Name
 		}
 		name = owner + "_" + v.Name + "_" + now.Format("20060102150405")
 	}
-	id, internal := c.st.newID(kindSnapshot)
-	s := &Snapshot{ID: id, InternalID: internal, Name: name, VolumeID: v.ID, ZoneID: v.ZoneID, AccountID: v.AccountID,
+	id, internal := c.st.NewID(kindSnapshot)
+	s := &model.Snapshot{ID: id, InternalID: internal, Name: name, VolumeID: v.ID, ZoneID: v.ZoneID, AccountID: v.AccountID,
 		DiskOfferingID: v.DiskOfferingID, SizeBytes: v.SizeBytes, Hypervisor: v.Hypervisor, State: snapshotBackingUp,
 		Created: now}
 	c.st.Snapshots = append(c.st.Snapshots, s)
@@ -102,8 +84,8 @@ func createSnapshot(c *Call) (*asyncJob, error) {
 				if values[k] == "" {
 					continue
 				}
-				tagID, _ := c.st.newID(kindResourceTag)
-				c.st.ResourceTags = append(c.st.ResourceTags, &ResourceTag{ID: tagID, Key: k, Value: values[k],
+				tagID, _ := c.st.NewID(model.KindResourceTag)
+				c.st.ResourceTags = append(c.st.ResourceTags, &model.ResourceTag{ID: tagID, Key: k, Value: values[k],
 					ResourceType: "Snapshot", ResourceID: s.ID, AccountID: s.AccountID})
 			}
 			c.changed()
@@ -124,16 +106,16 @@ func deleteSnapshot(c *Call) (*asyncJob, error) {
 	return &asyncJob{instanceType: "Snapshot", instanceID: strings.ToLower(id),
 		cmdClass: "org.apache.cloudstack.api.command.user.snapshot.DeleteSnapshotCmd",
 		run: func() (any, error) {
-			s, ok := byID(c.st.Snapshots, id)
+			s, ok := model.ByID(c.st.Snapshots, id)
 			if !ok || s.Removed != nil {
 				return nil, paramError("unable to find a snapshot with id %s", snapshotInternalID(s, id))
 			}
 			if s.State != snapshotBackedUp && s.State != snapshotError {
-				return nil, paramError("Can't delete snapshot %s due to it is in %s Status", c.st.snapshotString(s), s.State)
+				return nil, paramError("Can't delete snapshot %s due to it is in %s Status", snapshotString(c.st, s), s.State)
 			}
 			now := c.srv.now()
 			s.State, s.Removed = snapshotDestroyed, &now
-			c.st.removeTagsOf("Snapshot", s.ID)
+			removeTagsOf(c.st, "Snapshot", s.ID)
 			c.changed()
 			return success(), nil
 		}}, nil
@@ -144,35 +126,35 @@ func deleteSnapshot(c *Call) (*asyncJob, error) {
 // (QueryManagerImpl.searchForSnapshots in newer code). Every
 // snapshot is MANUAL.
 func listSnapshots(c *Call) (any, error) {
-	l := lister[*Snapshot]{key: "snapshot", id: (*Snapshot).uuid, name: func(s *Snapshot) string { return s.Name },
-		nameLike: true, zone: func(s *Snapshot) string { return s.ZoneID }, view: c.snapshotView}
+	l := lister[*model.Snapshot]{key: "snapshot", id: (*model.Snapshot).UUID, name: func(s *model.Snapshot) string { return s.Name },
+		nameLike: true, zone: func(s *model.Snapshot) string { return s.ZoneID }, view: c.snapshotView}
 	p := c.Params
-	return l.run(c, c.st.Snapshots, func(s *Snapshot) bool {
+	return l.run(c, c.st.Snapshots, func(s *model.Snapshot) bool {
 		return s.Removed == nil && optEq(p.Get("volumeid"), s.VolumeID) && optEq(p.Get("snapshottype"), "MANUAL") &&
-			optEq(p.Get("intervaltype"), "MANUAL") && c.st.taggedWith("Snapshot", s.ID, p.Map("tags"))
+			optEq(p.Get("intervaltype"), "MANUAL") && taggedWith(c.st, "Snapshot", s.ID, p.Map("tags"))
 	})
 }
 
 // snapshotString is SnapshotVO.toString: its ToStringBuilder JSON style.
-func (st *state) snapshotString(s *Snapshot) string {
+func snapshotString(st *model.State, s *model.Snapshot) string {
 	volumeID := int64(0)
-	if v, ok := byID(st.Volumes, s.VolumeID); ok {
+	if v, ok := model.ByID(st.Volumes, s.VolumeID); ok {
 		volumeID = v.InternalID
 	}
 	return fmt.Sprintf(`Snapshot {"uuid":"%s","name":"%s","volumeId":%d}`, s.ID, s.Name, volumeID)
 }
 
 // snapshotView is SnapshotJoinDaoImpl.newSnapshotResponse.
-func (c *Call) snapshotView(s *Snapshot) map[string]any {
+func (c *Call) snapshotView(s *model.Snapshot) map[string]any {
 	out := map[string]any{"id": s.ID, "name": s.Name, "snapshottype": "MANUAL", "intervaltype": "MANUAL",
 		"volumeid": s.VolumeID, "created": csTime(s.Created), "state": s.State, "physicalsize": s.SizeBytes,
 		"virtualsize": s.SizeBytes, "revertable": false, "hasannotations": false, "chainsize": 0,
 		"tags": c.resourceTagViews("Snapshot", s.ID)}
 	c.addOwner(out, s.AccountID)
-	if z := c.st.zone(s.ZoneID); z != nil {
+	if z := c.st.Zone(s.ZoneID); z != nil {
 		out["zoneid"], out["zonename"] = z.ID, z.Name
 	}
-	if v, ok := byID(c.st.Volumes, s.VolumeID); ok {
+	if v, ok := model.ByID(c.st.Volumes, s.VolumeID); ok {
 		out["volumename"], out["volumetype"], out["volumestate"] = v.Name, v.Type, v.State
 	}
 	return out

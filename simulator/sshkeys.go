@@ -11,22 +11,9 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
-	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
-
-// SSHKeyPair is an account's SSH key pair. CloudStack keeps only the public
-// key; the private key of createSSHKeyPair is returned once.
-type SSHKeyPair struct {
-	ID          string    `json:"id"`
-	InternalID  int64     `json:"internalid"`
-	Name        string    `json:"name"`
-	AccountID   string    `json:"accountid"`
-	PublicKey   string    `json:"publickey"`
-	Fingerprint string    `json:"fingerprint"`
-	Created     time.Time `json:"created"`
-}
-
-func (k *SSHKeyPair) uuid() string { return k.ID }
 
 // sshKeyLength is ssh.key.length's default.
 const sshKeyLength = 2048
@@ -35,14 +22,14 @@ func init() {
 	register(
 		command{name: "createSSHKeyPair", sync: createSSHKeyPair},
 		command{name: "registerSSHKeyPair", sync: registerSSHKeyPair},
-		command{name: "listSSHKeyPairs", idKind: kindSSHKeyPair, sync: listSSHKeyPairs},
+		command{name: "listSSHKeyPairs", idKind: model.KindSSHKeyPair, sync: listSSHKeyPairs},
 		command{name: "deleteSSHKeyPair", sync: deleteSSHKeyPair},
 	)
 }
 
 // keyPair finds an account's key pair by name; names compare
 // case-insensitively, as MySQL does.
-func (st *state) keyPair(accountID, name string) *SSHKeyPair {
+func keyPair(st *model.State, accountID, name string) *model.SSHKeyPair {
 	for _, k := range st.SSHKeyPairs {
 		if k.AccountID == accountID && strings.EqualFold(k.Name, name) {
 			return k
@@ -58,7 +45,7 @@ func createSSHKeyPair(c *Call) (any, error) {
 	if strings.TrimSpace(name) == "" {
 		return nil, paramError("Please specify a valid name for the key pair. The key name can't be empty")
 	}
-	if c.st.keyPair(c.Account.ID, name) != nil {
+	if keyPair(c.st, c.Account.ID, name) != nil {
 		return nil, paramError("A key pair with name '%s' already exists.", name)
 	}
 	key, err := rsa.GenerateKey(rand.Reader, sshKeyLength)
@@ -99,7 +86,7 @@ func mpint(n *big.Int) []byte {
 // then the key's validity, then the same key under another name.
 func registerSSHKeyPair(c *Call) (any, error) {
 	name, material := c.Params.Get("name"), c.Params.Get("publickey")
-	if c.st.keyPair(c.Account.ID, name) != nil {
+	if keyPair(c.st, c.Account.ID, name) != nil {
 		return nil, paramError("A key pair with name '%s' already exists for this account.", name)
 	}
 	pub, ok := publicKeyFromMaterial(material)
@@ -153,9 +140,9 @@ func fingerprint(pub string) string {
 	return strings.Join(parts, ":")
 }
 
-func (c *Call) saveKeyPair(name, pub string) *SSHKeyPair {
-	id, internal := c.st.newID(kindSSHKeyPair)
-	k := &SSHKeyPair{ID: id, InternalID: internal, Name: name, AccountID: c.Account.ID, PublicKey: pub,
+func (c *Call) saveKeyPair(name, pub string) *model.SSHKeyPair {
+	id, internal := c.st.NewID(model.KindSSHKeyPair)
+	k := &model.SSHKeyPair{ID: id, InternalID: internal, Name: name, AccountID: c.Account.ID, PublicKey: pub,
 		Fingerprint: fingerprint(pub), Created: c.srv.now()}
 	c.st.SSHKeyPairs = append(c.st.SSHKeyPairs, k)
 	c.changed()
@@ -164,7 +151,7 @@ func (c *Call) saveKeyPair(name, pub string) *SSHKeyPair {
 
 // keyPairView is SSHKeyPairResponse as the key pair commands fill it (the
 // public key is not part of it).
-func (c *Call) keyPairView(k *SSHKeyPair) map[string]any {
+func (c *Call) keyPairView(k *model.SSHKeyPair) map[string]any {
 	v := map[string]any{"id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint, "hasannotations": false}
 	c.addOwner(v, k.AccountID)
 	return v
@@ -173,9 +160,9 @@ func (c *Call) keyPairView(k *SSHKeyPair) map[string]any {
 // listSSHKeyPairs is ManagementServerImpl.listSSHKeyPairs: name and
 // fingerprint match exactly, keyword is a substring of either.
 func listSSHKeyPairs(c *Call) (any, error) {
-	l := lister[*SSHKeyPair]{key: "sshkeypair", id: (*SSHKeyPair).uuid, name: func(k *SSHKeyPair) string { return k.Name },
-		keyword: func(k *SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, view: c.keyPairView}
-	return l.run(c, c.st.SSHKeyPairs, func(k *SSHKeyPair) bool {
+	l := lister[*model.SSHKeyPair]{key: "sshkeypair", id: (*model.SSHKeyPair).UUID, name: func(k *model.SSHKeyPair) string { return k.Name },
+		keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, view: c.keyPairView}
+	return l.run(c, c.st.SSHKeyPairs, func(k *model.SSHKeyPair) bool {
 		return optEq(c.Params.Get("fingerprint"), k.Fingerprint)
 	})
 }
@@ -183,11 +170,11 @@ func listSSHKeyPairs(c *Call) (any, error) {
 // deleteSSHKeyPair is ManagementServerImpl.deleteSSHKeyPair.
 func deleteSSHKeyPair(c *Call) (any, error) {
 	name := c.Params.Get("name")
-	k := c.st.keyPair(c.Account.ID, name)
+	k := keyPair(c.st, c.Account.ID, name)
 	if k == nil {
 		return nil, paramError("A key pair with name '%s' does not exist for account %s in specified domain id", name, c.Account.Name)
 	}
-	var keep []*SSHKeyPair
+	var keep []*model.SSHKeyPair
 	for _, other := range c.st.SSHKeyPairs {
 		if other != k {
 			keep = append(keep, other)
@@ -200,10 +187,10 @@ func deleteSSHKeyPair(c *Call) (any, error) {
 
 // publicKeysOf are the public keys of the named key pairs, one per line, as
 // the VM's SSH.PublicKey detail holds them.
-func (st *state) publicKeysOf(accountID string, names []string) string {
+func publicKeysOf(st *model.State, accountID string, names []string) string {
 	var keys []string
 	for _, n := range names {
-		if k := st.keyPair(accountID, n); k != nil {
+		if k := keyPair(st, accountID, n); k != nil {
 			keys = append(keys, k.PublicKey)
 		}
 	}

@@ -1,114 +1,18 @@
 package simulator
 
 import (
-	"crypto/rand"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
-
-// stateVersion is bumped when the state file's layout changes incompatibly.
-// 2: zones are built through the admin API's tables (storage pools, network
-// offerings, providers); a version 1 zone has no primary storage.
-const stateVersion = 2
-
-// state is everything CloudStack would keep in its database. It is saved as
-// one JSON document; families add their tables as fields.
-type state struct {
-	Version int `json:"version"`
-
-	// Counters hands out CloudStack's internal numeric ids per kind (they
-	// show up in instance names such as i-2-17-VM).
-	Counters map[string]int64 `json:"counters"`
-	// Known records the kind of every UUID ever handed out, removed entities
-	// included, because CloudStack resolves UUID parameters against removed
-	// rows too.
-	Known map[string]string `json:"known"`
-
-	ManagementServerID string `json:"managementserverid"`
-	RootAdminRoleID    string `json:"rootadminroleid"`
-	// RoleIDs are the other default roles' UUIDs by role id (roles.go).
-	RoleIDs map[string]string `json:"roleids,omitempty"`
-
-	Domains  []*Domain  `json:"domains"`
-	Accounts []*Account `json:"accounts"`
-	Users    []*User    `json:"users"`
-
-	Zones    []*Zone    `json:"zones"`
-	Pods     []*Pod     `json:"pods"`
-	Clusters []*Cluster `json:"clusters"`
-	Hosts    []*Host    `json:"hosts"`
-
-	StoragePools []*StoragePool `json:"storagepools"`
-	ImageStores  []*ImageStore  `json:"imagestores"`
-
-	PhysicalNetworks []*PhysicalNetwork        `json:"physicalnetworks"`
-	TrafficTypes     []*TrafficType            `json:"traffictypes"`
-	Providers        []*NetworkServiceProvider `json:"networkserviceproviders"`
-	VRElements       []*VirtualRouterElement   `json:"virtualrouterelements"`
-	NetworkOfferings []*NetworkOffering        `json:"networkofferings"`
-	Networks         []*Network                `json:"networks"`
-	VlanRanges       []*VlanRange              `json:"vlanranges"`
-
-	ServiceOfferings []*ServiceOffering `json:"serviceofferings"`
-	DiskOfferings    []*DiskOffering    `json:"diskofferings"`
-	OSCategories     []*OSCategory      `json:"oscategories"`
-	OSTypes          []*OSType          `json:"ostypes"`
-
-	VMs  []*VirtualMachine `json:"virtualmachines"`
-	Jobs []*Job            `json:"jobs"`
-
-	// Settings are the global settings an operator changed (configurations.go);
-	// a nil value is SQL NULL.
-	Settings map[string]*string `json:"settings,omitempty"`
-
-	Templates []*Template `json:"templates"`
-	// UploadKey signs template upload parameters (CloudStack's SSVM PSK).
-	UploadKey string `json:"uploadkey"`
-	vmTables         // volumes, tags, key pairs, affinity/security groups, public IPs (vmtables.go)
-
-	// Firewall, static NAT and load balancer rules (rules.go).
-	ruleTables
-}
-
-func newState() *state {
-	return &state{Version: stateVersion, Counters: map[string]int64{}, Known: map[string]string{}}
-}
-
-// newID hands out a fresh UUID and internal id for an entity of kind.
-func (st *state) newID(kind string) (string, int64) {
-	id := newUUID()
-	st.Known[id] = kind
-	st.Counters[kind]++
-	return id, st.Counters[kind]
-}
-
-// exists reports whether id names an entity of kind, removed or not.
-func (st *state) exists(kind, id string) bool {
-	return st.Known[id] == kind
-}
-
-// newUUID returns a random (version 4) UUID.
-func newUUID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
 
 // seedState builds a fresh management server: the root admin, the OS types
 // and the builtin template CloudStack installs with, and unless empty the
 // stock simulator zone (marvin's setup/dev/advanced.cfg, zonedeploy.go) and
 // offerings.
-func seedState(hypervisor string, empty bool, now time.Time) *state {
-	st := newState()
-	st.ManagementServerID, _ = st.newID(kindMgmtServer)
+func seedState(hypervisor string, empty bool, now time.Time) *model.State {
+	st := model.NewState()
+	st.ManagementServerID, _ = st.NewID(model.KindMgmtServer)
 	seedAccounts(st, now)
 	seedOSTypes(st)
 	seedTemplates(st, hypervisor, now)
@@ -117,75 +21,4 @@ func seedState(hypervisor string, empty bool, now time.Time) *state {
 		seedOfferings(st, now)
 	}
 	return st
-}
-
-// loadState reads a state file; a missing file yields (nil, nil).
-func loadState(path string) (*state, error) {
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	st := newState()
-	if err := json.Unmarshal(b, st); err != nil {
-		return nil, fmt.Errorf("state file %s: %w", path, err)
-	}
-	if st.Version != stateVersion {
-		return nil, fmt.Errorf("state file %s: version %d, want %d", path, st.Version, stateVersion)
-	}
-	return st, nil
-}
-
-// save writes the state atomically: a temporary file in the same directory,
-// fsynced, then renamed over the old one, so a crash leaves either the old or
-// the new state and never half of one.
-func (st *state) save(path string) error {
-	b, err := json.MarshalIndent(st, "", " ")
-	if err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op once renamed
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	syncDir(filepath.Dir(path))
-	return nil
-}
-
-// syncDir makes the rename durable; failures are ignored because some
-// filesystems cannot fsync directories.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-}
-
-// byID finds an entity by UUID in one of the state's tables.
-func byID[T interface{ uuid() string }](rows []T, id string) (T, bool) {
-	for _, r := range rows {
-		if strings.EqualFold(r.uuid(), id) {
-			return r, true
-		}
-	}
-	var zero T
-	return zero, false
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func (s *testSim) stop() {
@@ -57,7 +58,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 		t.Fatalf("interrupted job after restart = %+v, %v", cancelled, err)
 	}
 	s2.srv.mu.Lock()
-	jobs := s2.srv.st.Counters[kindJob]
+	jobs := s2.srv.st.Counters[model.KindJob]
 	s2.srv.mu.Unlock()
 	if jobs != 2 {
 		t.Fatalf("job counter = %d, want 2", jobs)

@@ -3,6 +3,8 @@ package simulator
 import (
 	"fmt"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
@@ -22,14 +24,14 @@ func enableStaticNat(c *Call) (any, error) {
 		return nil, err
 	}
 	switch vm.State {
-	case vmDestroyed, vmExpunging, vmError:
+	case model.VMDestroyed, model.VMExpunging, model.VMError:
 		return nil, paramError("Invalid user vm: %d", vm.InternalID)
 	}
 	dstIP := nic.IPAddress
 	if guest := c.Params.Get("vmguestip"); guest != "" && guest != dstIP {
 		return nil, paramError("VM ip %s address not belongs to the vm", guest)
 	}
-	if err := c.st.ipReadyForStaticNat(ip, vm, dstIP); err != nil {
+	if err := ipReadyForStaticNat(c.st, ip, vm, dstIP); err != nil {
 		return nil, err
 	}
 	ip.StaticNAT, ip.VMID, ip.VMIP = true, vm.ID, dstIP
@@ -39,38 +41,38 @@ func enableStaticNat(c *Call) (any, error) {
 
 // staticNatTarget is the address, the VM and its NIC on the address's
 // network, checked as enableStaticNat checks them before the VM's state.
-func (c *Call) staticNatTarget() (*PublicIP, *VirtualMachine, *NIC, error) {
+func (c *Call) staticNatTarget() (*model.PublicIP, *model.VirtualMachine, *model.NIC, error) {
 	p := c.Params
-	ip, _ := byID(c.st.PublicIPs, p.Get("ipaddressid"))
-	vm, _ := byID(c.st.VMs, p.Get("virtualmachineid"))
-	if ip == nil || ip.State == ipFree {
+	ip, _ := model.ByID(c.st.PublicIPs, p.Get("ipaddressid"))
+	vm, _ := model.ByID(c.st.VMs, p.Get("virtualmachineid"))
+	if ip == nil || ip.State == model.IPFree {
 		return nil, nil, nil, paramError("Unable to find ip address by id %s", p.Get("ipaddressid"))
 	}
-	networkID := firstNonEmpty(ip.NetworkID, p.Get("networkid"))
+	networkID := model.FirstNonEmpty(ip.NetworkID, p.Get("networkid"))
 	if networkID == "" {
 		return nil, nil, nil, paramError("Unable to enable static NAT for the ipAddress id=%d as IP is not associated with any network and no networkId is passed in", ip.InternalID)
 	}
-	net := c.st.network(networkID)
+	net := c.st.Network(networkID)
 	if net == nil {
 		return nil, nil, nil, paramError("Unable to find network by id")
 	}
 	if vm == nil || vm.Removed != nil {
 		return nil, nil, nil, paramError("Can't enable static nat for the address id=%d, invalid virtual machine id specified (%s).", ip.InternalID, p.Get("virtualmachineid"))
 	}
-	nic := vm.nicOn(net.ID)
+	nic := vm.NICOn(net.ID)
 	if nic == nil {
 		return nil, nil, nil, paramError("Vm doesn't belong to the network with specified id")
 	}
-	if !c.st.networkProvides(net, "StaticNat") { // areServicesSupportedInNetwork(StaticNat)
+	if !networkProvides(c.st, net, "StaticNat") { // areServicesSupportedInNetwork(StaticNat)
 		return nil, nil, nil, paramError("Unable to create static nat rule; StaticNat service is not supported in network with specified id")
 	}
 	if ip.NetworkID == "" {
-		return nil, nil, nil, paramError("Ip address %s is not assigned to the network %s", c.st.ipString(ip), networkString(net))
+		return nil, nil, nil, paramError("Ip address %s is not assigned to the network %s", ipString(c.st, ip), networkString(net))
 	}
 	if !strings.EqualFold(ip.NetworkID, net.ID) {
 		return nil, nil, nil, paramError("Invalid network Id=%d. IP is associated with a different network than passed network id", net.InternalID)
 	}
-	if err := c.st.checkIPForService(ip, "StaticNat", ""); err != nil {
+	if err := checkIPForService(c.st, ip, "StaticNat", ""); err != nil {
 		return nil, nil, nil, err
 	}
 	return ip, vm, nic, nil
@@ -80,19 +82,19 @@ func (c *Call) staticNatTarget() (*PublicIP, *VirtualMachine, *NIC, error) {
 // source NAT address, no load balancer rules on it (there are no port
 // forwarding rules), not static NAT to another VM, and the VM's address
 // not already static NAT of another public address.
-func (st *state) ipReadyForStaticNat(ip *PublicIP, vm *VirtualMachine, dstIP string) error {
+func ipReadyForStaticNat(st *model.State, ip *model.PublicIP, vm *model.VirtualMachine, dstIP string) error {
 	if ip.SourceNAT {
-		return paramError("Can't enable static, ip address %s is a sourceNat ip address", st.ipString(ip))
+		return paramError("Can't enable static, ip address %s is a sourceNat ip address", ipString(st, ip))
 	}
-	if !ip.StaticNAT && len(st.rulesOnIP(ip.ID, purposeLB)) > 0 {
-		return ruleConflict("Failed to enable static nat for the ip address %s as it already has LoadBalancing rules assigned", st.ipString(ip))
+	if !ip.StaticNAT && len(rulesOnIP(st, ip.ID, model.PurposeLB)) > 0 {
+		return ruleConflict("Failed to enable static nat for the ip address %s as it already has LoadBalancing rules assigned", ipString(st, ip))
 	}
 	if ip.StaticNAT && !strings.EqualFold(ip.VMID, vm.ID) {
 		return &APIError{Code: codeRuleConflict, CSCode: csServerAPIException,
 			Text: fmt.Sprintf("Failed to enable static for the ip address %s and vm id=%d as it's already assigned to antoher vm",
-				st.ipString(ip), vm.InternalID)}
+				ipString(st, ip), vm.InternalID)}
 	}
-	if old := st.staticNATOf(vm.ID); old != nil && old.VMIP == dstIP {
+	if old := staticNATOf(st, vm.ID); old != nil && old.VMIP == dstIP {
 		return paramError("Failed to enable static nat on the  ip %s with Id %s as the vm %s with Id %s is already associated with another public ip %s with id %s",
 			ip.Address, ip.ID, vm.InstanceName, vm.ID, old.Address, old.ID)
 	}
@@ -102,7 +104,7 @@ func (st *state) ipReadyForStaticNat(ip *PublicIP, vm *VirtualMachine, dstIP str
 // disableStaticNat clears an address's static NAT in the job
 // (RulesManagerImpl.disableStaticNat).
 func disableStaticNat(c *Call) (*asyncJob, error) {
-	ip, found := byID(c.st.PublicIPs, c.Params.Get("ipaddressid"))
+	ip, found := model.ByID(c.st.PublicIPs, c.Params.Get("ipaddressid"))
 	if !found {
 		return nil, paramError("Unable to find ip address by id %s", c.Params.Get("ipaddressid"))
 	}

@@ -4,39 +4,11 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // Primary storage pools and secondary (image) stores: StorageManagerImpl.
-
-// StoragePool is a primary storage pool, cluster- or zone-wide.
-type StoragePool struct {
-	ID         string    `json:"id"`
-	InternalID int64     `json:"internalid"`
-	Name       string    `json:"name"`
-	ZoneID     string    `json:"zoneid"`
-	PodID      string    `json:"podid,omitempty"`
-	ClusterID  string    `json:"clusterid,omitempty"`
-	Scope      string    `json:"scope"` // CLUSTER, ZONE
-	Hypervisor string    `json:"hypervisor"`
-	URL        string    `json:"url"`
-	Tags       string    `json:"tags,omitempty"`
-	Created    time.Time `json:"created"`
-}
-
-func (p *StoragePool) uuid() string { return p.ID }
-
-// ImageStore is a zone's secondary storage.
-type ImageStore struct {
-	ID         string    `json:"id"`
-	InternalID int64     `json:"internalid"`
-	Name       string    `json:"name"`
-	ZoneID     string    `json:"zoneid"`
-	URL        string    `json:"url"`
-	Provider   string    `json:"provider"`
-	Created    time.Time `json:"created"`
-}
-
-func (s *ImageStore) uuid() string { return s.ID }
 
 const (
 	kindStoragePool = "storagepool"
@@ -63,7 +35,7 @@ type poolSpec struct {
 
 func createStoragePool(c *Call) (any, error) {
 	p := c.Params
-	pool, err := c.st.createStoragePool(poolSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"),
+	pool, err := makeStoragePool(c.st, poolSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"),
 		ClusterID: p.Get("clusterid"), Name: p.Get("name"), URL: p.Get("url"), Scope: p.Get("scope"),
 		Hypervisor: p.Get("hypervisor"), Tags: p.Get("tags")}, c.srv.now())
 	if err != nil {
@@ -80,8 +52,8 @@ func createStoragePool(c *Call) (any, error) {
 // mock storage accepts any URL with a scheme and the pool is Up at once.
 // Departure: the text for a URL without a scheme is the simulator's own (the
 // data store lifecycle's), and the pool is not mounted on the hosts.
-func (st *state) createStoragePool(s poolSpec, now time.Time) (*StoragePool, error) {
-	scope := strings.ToUpper(or(s.Scope, "CLUSTER"))
+func makeStoragePool(st *model.State, s poolSpec, now time.Time) (*model.StoragePool, error) {
+	scope := strings.ToUpper(model.Or(s.Scope, "CLUSTER"))
 	if scope != "CLUSTER" && scope != "ZONE" && scope != "HOST" && scope != "REGION" && scope != "GLOBAL" {
 		return nil, paramError("invalid scope for pool %s", s.Scope)
 	}
@@ -91,7 +63,7 @@ func (st *state) createStoragePool(s poolSpec, now time.Time) (*StoragePool, err
 	if scope == "CLUSTER" && s.ClusterID == "" {
 		return nil, paramError("cluster id can't be null, if scope is cluster")
 	}
-	pool := &StoragePool{Name: s.Name, Scope: scope, URL: s.URL, Tags: s.Tags, Created: now}
+	pool := &model.StoragePool{Name: s.Name, Scope: scope, URL: s.URL, Tags: s.Tags, Created: now}
 	if scope == "ZONE" {
 		if s.Hypervisor == "" {
 			return nil, paramError("Missing parameter hypervisor. Hypervisor type is required to create zone wide primary storage.")
@@ -102,10 +74,10 @@ func (st *state) createStoragePool(s poolSpec, now time.Time) (*StoragePool, err
 		}
 		pool.Hypervisor = hv
 	} else {
-		cl := st.cluster(s.ClusterID)
+		cl := st.Cluster(s.ClusterID)
 		pool.PodID, pool.ClusterID, pool.Hypervisor = cl.PodID, cl.ID, cl.Hypervisor
 	}
-	z := st.zone(s.ZoneID)
+	z := st.Zone(s.ZoneID)
 	if z == nil {
 		return nil, paramError("unable to find zone by id %s", s.ZoneID)
 	}
@@ -113,7 +85,7 @@ func (st *state) createStoragePool(s poolSpec, now time.Time) (*StoragePool, err
 		return nil, internalError("Failed to add data store: %s is not a valid uri", s.URL)
 	}
 	pool.ZoneID = z.ID
-	pool.ID, pool.InternalID = st.newID(kindStoragePool)
+	pool.ID, pool.InternalID = st.NewID(kindStoragePool)
 	st.StoragePools = append(st.StoragePools, pool)
 	return pool, nil
 }
@@ -121,7 +93,7 @@ func (st *state) createStoragePool(s poolSpec, now time.Time) (*StoragePool, err
 // hasPrimaryStorage is what the storage pool allocators need for a host's
 // cluster to take a VM: a pool of the cluster, or a zone-wide pool of its
 // hypervisor (ClusterScopeStoragePoolAllocator, ZoneWideStoragePoolAllocator).
-func (st *state) hasPrimaryStorage(h *Host) bool {
+func hasPrimaryStorage(st *model.State, h *model.Host) bool {
 	for _, p := range st.StoragePools {
 		if p.ClusterID == h.ClusterID || p.Scope == "ZONE" && p.ZoneID == h.ZoneID && p.Hypervisor == h.Hypervisor {
 			return true
@@ -131,28 +103,28 @@ func (st *state) hasPrimaryStorage(h *Host) bool {
 }
 
 func listStoragePools(c *Call) (any, error) {
-	l := lister[*StoragePool]{key: "storagepool", id: (*StoragePool).uuid, name: func(p *StoragePool) string { return p.Name },
-		zone: func(p *StoragePool) string { return p.ZoneID }, view: c.poolView}
+	l := lister[*model.StoragePool]{key: "storagepool", id: (*model.StoragePool).UUID, name: func(p *model.StoragePool) string { return p.Name },
+		zone: func(p *model.StoragePool) string { return p.ZoneID }, view: c.poolView}
 	p := c.Params
-	return l.run(c, c.st.StoragePools, func(s *StoragePool) bool {
+	return l.run(c, c.st.StoragePools, func(s *model.StoragePool) bool {
 		return optEq(p.Get("podid"), s.PodID) && optEq(p.Get("clusterid"), s.ClusterID) &&
-			optEq(p.Get("scope"), s.Scope) && optEq(p.Get("status"), poolUp)
+			optEq(p.Get("scope"), s.Scope) && optEq(p.Get("status"), model.PoolUp)
 	})
 }
 
 // poolView is ApiResponseHelper.createStoragePoolResponse (StoragePoolJoinDao).
-func (c *Call) poolView(s *StoragePool) map[string]any {
-	z := c.st.zone(s.ZoneID)
+func (c *Call) poolView(s *model.StoragePool) map[string]any {
+	z := c.st.Zone(s.ZoneID)
 	u, _ := url.Parse(s.URL)
 	v := map[string]any{"id": s.ID, "name": s.Name, "zoneid": z.ID, "zonename": z.Name, "scope": s.Scope,
-		"hypervisor": s.Hypervisor, "state": poolUp, "type": poolType(u.Scheme), "ipaddress": u.Hostname(),
+		"hypervisor": s.Hypervisor, "state": model.PoolUp, "type": poolType(u.Scheme), "ipaddress": u.Hostname(),
 		"path": u.Path, "provider": "DefaultPrimary", "created": csTime(s.Created), "disksizetotal": poolCapacity,
 		"disksizeallocated": 0, "disksizeused": 0, "overprovisionfactor": "2.0", "managed": false,
 		"hasannotations": false, "istagarule": false}
-	if pod := c.st.pod(s.PodID); pod != nil {
+	if pod := c.st.Pod(s.PodID); pod != nil {
 		v["podid"], v["podname"] = pod.ID, pod.Name
 	}
-	if cl := c.st.cluster(s.ClusterID); cl != nil {
+	if cl := c.st.Cluster(s.ClusterID); cl != nil {
 		v["clusterid"], v["clustername"] = cl.ID, cl.Name
 	}
 	if s.Tags != "" {
@@ -183,7 +155,7 @@ type storeSpec struct {
 
 func addImageStore(c *Call) (any, error) {
 	p := c.Params
-	s, err := c.st.addImageStore(storeSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), URL: p.Get("url"),
+	s, err := makeImageStore(c.st, storeSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), URL: p.Get("url"),
 		Provider: p.Get("provider")}, c.srv.now())
 	if err != nil {
 		return nil, err
@@ -198,11 +170,11 @@ func addImageStore(c *Call) (any, error) {
 // VM syncs the builtin template to the store (handleTemplateSync,
 // associateCrosszoneTemplatesToZone), which the simulator's mock SSVM
 // finishes at once. Departure: only the NFS provider is modelled.
-func (st *state) addImageStore(s storeSpec, now time.Time) (*ImageStore, error) {
+func makeImageStore(st *model.State, s storeSpec, now time.Time) (*model.ImageStore, error) {
 	if !strings.EqualFold(s.Provider, "NFS") {
 		return nil, notImplemented("Only NFS image stores are implemented by the CloudStack simulator")
 	}
-	name := or(s.Name, s.URL)
+	name := model.Or(s.Name, s.URL)
 	for _, other := range st.ImageStores {
 		if strings.EqualFold(other.Name, name) {
 			return nil, paramError("The image store with name %s already exists, try creating with another name", name)
@@ -211,35 +183,35 @@ func (st *state) addImageStore(s storeSpec, now time.Time) (*ImageStore, error) 
 	if s.ZoneID == "" {
 		return nil, paramError("Image store provider NFS does not support scope REGION")
 	}
-	z := st.zone(s.ZoneID)
+	z := st.Zone(s.ZoneID)
 	if z == nil {
 		return nil, paramError("Can't find zone by id %s", s.ZoneID)
 	}
 	if u, err := url.Parse(s.URL); err != nil || u.Scheme == "" {
 		return nil, internalError("Failed to add data store: %s is not a valid uri", s.URL)
 	}
-	id, internal := st.newID(kindImageStore)
-	store := &ImageStore{ID: id, InternalID: internal, Name: name, ZoneID: z.ID, URL: s.URL, Provider: "NFS", Created: now}
+	id, internal := st.NewID(kindImageStore)
+	store := &model.ImageStore{ID: id, InternalID: internal, Name: name, ZoneID: z.ID, URL: s.URL, Provider: "NFS", Created: now}
 	st.ImageStores = append(st.ImageStores, store)
-	if t := st.builtinTemplate(); t != nil {
-		st.addBuiltinCopy(t, z.ID, now)
+	if t := st.BuiltinTemplate(); t != nil {
+		st.AddBuiltinCopy(t, z.ID, now)
 	}
 	return store, nil
 }
 
 func listImageStores(c *Call) (any, error) {
-	l := lister[*ImageStore]{key: "imagestore", id: (*ImageStore).uuid, name: func(s *ImageStore) string { return s.Name },
-		zone: func(s *ImageStore) string { return s.ZoneID }, view: c.imageStoreView}
+	l := lister[*model.ImageStore]{key: "imagestore", id: (*model.ImageStore).UUID, name: func(s *model.ImageStore) string { return s.Name },
+		zone: func(s *model.ImageStore) string { return s.ZoneID }, view: c.imageStoreView}
 	p := c.Params
-	return l.run(c, c.st.ImageStores, func(s *ImageStore) bool {
+	return l.run(c, c.st.ImageStores, func(s *model.ImageStore) bool {
 		return optEq(p.Get("provider"), s.Provider) && optEq(p.Get("protocol"), "nfs") &&
 			(!p.Has("readonly") || !p.Bool("readonly", false))
 	})
 }
 
 // imageStoreView is ApiResponseHelper.createImageStoreResponse.
-func (c *Call) imageStoreView(s *ImageStore) map[string]any {
-	z := c.st.zone(s.ZoneID)
+func (c *Call) imageStoreView(s *model.ImageStore) map[string]any {
+	z := c.st.Zone(s.ZoneID)
 	return map[string]any{"id": s.ID, "name": s.Name, "url": s.URL, "protocol": "nfs", "providername": s.Provider,
 		"scope": "ZONE", "zoneid": z.ID, "zonename": z.Name, "readonly": false, "disksizetotal": poolCapacity,
 		"disksizeused": 0, "hasannotations": false}

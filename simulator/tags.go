@@ -4,27 +4,16 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
-)
 
-// ResourceTag is a row of CloudStack's resource_tags table: UNIQUE on
-// (resource, type, key), key and value varchar(255). Resources refer to it
-// by type and UUID, so every family's list output can show its tags.
-type ResourceTag struct {
-	ID           string `json:"id"`
-	Key          string `json:"key"`
-	Value        string `json:"value"`
-	ResourceType string `json:"resourcetype"` // canonical ResourceObjectType name, e.g. "UserVm"
-	ResourceID   string `json:"resourceid"`   // the resource's UUID
-	AccountID    string `json:"accountid"`
-	Customer     string `json:"customer,omitempty"`
-}
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+)
 
 // maxTagLength is the width of resource_tags.key and .value.
 const maxTagLength = 255
 
 // taggable finds a live (not removed) resource of one type by UUID and
 // returns its owner account.
-type taggable func(st *state, id string) (accountID string, ok bool)
+type taggable func(st *model.State, id string) (accountID string, ok bool)
 
 // taggables are the resource types createTags can find; families register
 // theirs from init functions. MERGE: the templates family registers
@@ -94,7 +83,7 @@ func createTags(c *Call) (*asyncJob, error) {
 			if err != nil {
 				return nil, err
 			}
-			var created []*ResourceTag
+			var created []*model.ResourceTag
 			// TaggedResourceManagerImpl.createTags: per key, per resource,
 			// the resource must exist, then the value must not be empty.
 			for _, key := range keys {
@@ -118,11 +107,11 @@ func createTags(c *Call) (*asyncJob, error) {
 					if utf8.RuneCountInString(key) > maxTagLength || utf8.RuneCountInString(value) > maxTagLength {
 						return nil, paramError("Tag key and value can't be longer than %d characters: key %s", maxTagLength, truncate(key, 40))
 					}
-					if c.st.findTag(typ, id, key) != nil || tagIn(created, typ, id, key) {
+					if findTag(c.st, typ, id, key) != nil || tagIn(created, typ, id, key) {
 						return nil, internalError("tag %s already on %s with id %s", key, typ, id)
 					}
-					tagID, _ := c.st.newID(kindResourceTag)
-					created = append(created, &ResourceTag{ID: tagID, Key: key, Value: value, ResourceType: typ,
+					tagID, _ := c.st.NewID(model.KindResourceTag)
+					created = append(created, &model.ResourceTag{ID: tagID, Key: key, Value: value, ResourceType: typ,
 						ResourceID: strings.ToLower(id), AccountID: owner, Customer: customer})
 				}
 			}
@@ -142,7 +131,7 @@ func truncate(s string, n int) string {
 	return s[:n] + "..."
 }
 
-func tagIn(tags []*ResourceTag, typ, id, key string) bool {
+func tagIn(tags []*model.ResourceTag, typ, id, key string) bool {
 	for _, t := range tags {
 		if t.ResourceType == typ && strings.EqualFold(t.ResourceID, id) && strings.EqualFold(t.Key, key) {
 			return true
@@ -153,7 +142,7 @@ func tagIn(tags []*ResourceTag, typ, id, key string) bool {
 
 // findTag finds a resource's tag by key; MySQL's collation makes keys
 // case-insensitive.
-func (st *state) findTag(typ, id, key string) *ResourceTag {
+func findTag(st *model.State, typ, id, key string) *model.ResourceTag {
 	for _, t := range st.ResourceTags {
 		if t.ResourceType == typ && strings.EqualFold(t.ResourceID, id) && strings.EqualFold(t.Key, key) {
 			return t
@@ -177,10 +166,10 @@ func deleteTags(c *Call) (*asyncJob, error) {
 			if err != nil {
 				return nil, err
 			}
-			var keep []*ResourceTag
+			var keep []*model.ResourceTag
 			deleted := 0
 			for _, t := range c.st.ResourceTags {
-				if t.ResourceType == typ && containsFold(ids, t.ResourceID) && tagSelected(t, want) {
+				if t.ResourceType == typ && model.ContainsFold(ids, t.ResourceID) && tagSelected(t, want) {
 					deleted++
 					continue
 				}
@@ -195,7 +184,7 @@ func deleteTags(c *Call) (*asyncJob, error) {
 		}}, nil
 }
 
-func tagSelected(t *ResourceTag, want []map[string]string) bool {
+func tagSelected(t *model.ResourceTag, want []map[string]string) bool {
 	if len(want) == 0 {
 		return true
 	}
@@ -212,8 +201,8 @@ func tagSelected(t *ResourceTag, want []map[string]string) bool {
 }
 
 // removeTagsOf deletes a resource's tags, as expunging a resource does.
-func (st *state) removeTagsOf(typ, id string) {
-	var keep []*ResourceTag
+func removeTagsOf(st *model.State, typ, id string) {
+	var keep []*model.ResourceTag
 	for _, t := range st.ResourceTags {
 		if !(t.ResourceType == typ && strings.EqualFold(t.ResourceID, id)) {
 			keep = append(keep, t)
@@ -224,17 +213,17 @@ func (st *state) removeTagsOf(typ, id string) {
 
 // listTags is QueryManagerImpl.listTags.
 func listTags(c *Call) (any, error) {
-	l := lister[*ResourceTag]{key: "tag", id: func(t *ResourceTag) string { return t.ID },
-		keyword: func(t *ResourceTag) []string { return []string{t.Key, t.Value} }, view: c.tagView}
+	l := lister[*model.ResourceTag]{key: "tag", id: func(t *model.ResourceTag) string { return t.ID },
+		keyword: func(t *model.ResourceTag) []string { return []string{t.Key, t.Value} }, view: c.tagView}
 	p := c.Params
-	return l.run(c, c.st.ResourceTags, func(t *ResourceTag) bool {
+	return l.run(c, c.st.ResourceTags, func(t *model.ResourceTag) bool {
 		return optEq(p.Get("resourceid"), t.ResourceID) && optEq(p.Get("resourcetype"), t.ResourceType) &&
 			optEq(p.Get("key"), t.Key) && optEq(p.Get("value"), t.Value) && optEq(p.Get("customer"), t.Customer)
 	})
 }
 
 // tagView is ResourceTagJoinDaoImpl.newResourceTagResponse.
-func (c *Call) tagView(t *ResourceTag) map[string]any {
+func (c *Call) tagView(t *model.ResourceTag) map[string]any {
 	v := map[string]any{"key": t.Key, "value": t.Value, "resourcetype": t.ResourceType, "resourceid": t.ResourceID}
 	c.addOwner(v, t.AccountID)
 	if t.Customer != "" {
@@ -257,9 +246,9 @@ func (c *Call) resourceTagViews(typ, id string) []map[string]any {
 
 // taggedWith is the tags[i].key/value filter of list commands: every given
 // pair must be on the resource (an empty value matches any value).
-func (st *state) taggedWith(typ, id string, want []map[string]string) bool {
+func taggedWith(st *model.State, typ, id string, want []map[string]string) bool {
 	for _, w := range want {
-		t := st.findTag(typ, id, w["key"])
+		t := findTag(st, typ, id, w["key"])
 		if t == nil || (w["value"] != "" && !strings.EqualFold(t.Value, w["value"])) {
 			return false
 		}

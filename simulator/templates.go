@@ -5,75 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
-)
 
-// Template is a template (vm_template) with one copy per zone
-// (template_store_ref on the zone's image store). listTemplates shows one row
-// per copy. A deleted template keeps its row with Removed set, because
-// CloudStack still resolves its UUID.
-type Template struct {
-	ID                  string            `json:"id"`
-	InternalID          int64             `json:"internalid"`
-	Name                string            `json:"name"`
-	DisplayText         string            `json:"displaytext"`
-	Format              string            `json:"format"` // QCOW2, RAW, VHD, VHDX, OVA, ISO
-	Hypervisor          string            `json:"hypervisor"`
-	OSTypeID            string            `json:"ostypeid,omitempty"`
-	AccountID           string            `json:"accountid,omitempty"` // empty: the system account
-	URL                 string            `json:"url,omitempty"`
-	Type                string            `json:"templatetype"` // USER, BUILTIN, ...
-	State               string            `json:"state"`        // Active, Inactive, NotUploaded, UploadInProgress, UploadError, UploadAbandoned
-	PostUpload          bool              `json:"postupload,omitempty"`
-	Public              bool              `json:"ispublic"`
-	Featured            bool              `json:"isfeatured"`
-	Extractable         bool              `json:"isextractable"`
-	PasswordEnabled     bool              `json:"passwordenabled"`
-	SSHKeyEnabled       bool              `json:"sshkeyenabled"`
-	DynamicallyScalable bool              `json:"isdynamicallyscalable"`
-	RequiresHVM         bool              `json:"requireshvm"`
-	CrossZones          bool              `json:"crosszones"`
-	DeployAsIs          bool              `json:"deployasis,omitempty"`
-	Bits                int               `json:"bits"`
-	Checksum            string            `json:"checksum,omitempty"`
-	Details             map[string]string `json:"details,omitempty"`
-	Copies              []*TemplateCopy   `json:"copies"`
-	Created             time.Time         `json:"created"`
-	Removed             *time.Time        `json:"removed,omitempty"`
-}
-
-func (t *Template) uuid() string { return t.ID }
-
-// TemplateCopy is a template's copy in one zone: what the zone's secondary
-// storage VM reports about it.
-type TemplateCopy struct {
-	ZoneID        string     `json:"zoneid"`
-	DownloadState string     `json:"downloadstate"` // NOT_DOWNLOADED, DOWNLOAD_IN_PROGRESS, DOWNLOADED, DOWNLOAD_ERROR, NOT_UPLOADED, ABANDONED
-	Percent       int        `json:"downloadpercent"`
-	ErrorString   *string    `json:"errorstring,omitempty"`  // nil is SQL NULL, which getTemplateStatus tells from ""
-	Size          int64      `json:"size,omitempty"`         // virtual size
-	PhysicalSize  int64      `json:"physicalsize,omitempty"` // bytes on the image store
-	Created       time.Time  `json:"created"`
-	Removed       *time.Time `json:"removed,omitempty"`
-
-	// The SSVM's upload entity for a POSTed template, which the management
-	// server learns of only when its upload monitor polls (upload_monitor.go):
-	// its status (IN_PROGRESS, COMPLETED, ERROR; "" when the SSVM has none),
-	// percentage and, once installed, the image's sizes.
-	UploadState        string `json:"uploadstate,omitempty"`
-	UploadPercent      int    `json:"uploadpercent,omitempty"`
-	UploadSize         int64  `json:"uploadsize,omitempty"`
-	UploadPhysicalSize int64  `json:"uploadphysicalsize,omitempty"`
-}
-
-// Download states (VMTemplateStorageResourceAssoc.Status).
-const (
-	dlNotDownloaded = "NOT_DOWNLOADED"
-	dlInProgress    = "DOWNLOAD_IN_PROGRESS"
-	dlDownloaded    = "DOWNLOADED"
-	dlError         = "DOWNLOAD_ERROR"
-	dlNotUploaded   = "NOT_UPLOADED"
-	dlAbandoned     = "ABANDONED"
-	dlBypassed      = "BYPASSED"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // Template states (VirtualMachineTemplate.State).
@@ -93,53 +26,8 @@ const (
 	uploadError      = "ERROR"
 )
 
-// ready is TemplateJoinDaoImpl's isready: the template_store_ref state is
-// Ready, which every path that sets DOWNLOADED sets with it
-// (TemplateServiceImpl's create callback, ImageStoreUploadMonitorImpl's
-// COMPLETED case), and no other path does.
-func (cp *TemplateCopy) ready() bool { return cp.DownloadState == dlDownloaded }
-
-// status is TemplateJoinDaoImpl.getTemplateStatus: its initial "Processing"
-// is always overwritten. Outside the download states it is the error string
-// when one is stored (even an empty one), else the template's state name.
-func (cp *TemplateCopy) status(t *Template) string {
-	switch {
-	case cp.DownloadState == dlDownloaded:
-		return "Download Complete"
-	case cp.DownloadState == dlInProgress && cp.Percent == 100:
-		return "Installing Template"
-	case cp.DownloadState == dlInProgress:
-		return fmt.Sprintf("%d%% Downloaded", cp.Percent)
-	case cp.DownloadState == dlBypassed:
-		return "Bypassed Secondary Storage"
-	case cp.ErrorString == nil:
-		return t.State
-	}
-	return *cp.ErrorString
-}
-
 // errorText is a value for TemplateCopy.ErrorString.
 func errorText(s string) *string { return &s }
-
-// copyIn is the template's live copy in a zone, nil if none.
-func (t *Template) copyIn(zoneID string) *TemplateCopy {
-	for _, cp := range t.Copies {
-		if cp.Removed == nil && strings.EqualFold(cp.ZoneID, zoneID) {
-			return cp
-		}
-	}
-	return nil
-}
-
-func (t *Template) liveCopies() []*TemplateCopy {
-	var out []*TemplateCopy
-	for _, cp := range t.Copies {
-		if cp.Removed == nil {
-			out = append(out, cp)
-		}
-	}
-	return out
-}
 
 // builtinTemplateName is the stock simulator's builtin template.
 const builtinTemplateName = "CentOS 5.6(64-bit) no GUI (Simulator)"
@@ -150,16 +38,16 @@ const firstUserTemplateID = 200
 
 // seedTemplates adds the builtin template, ready in every zone, unless the
 // state has it (a state file from before templates existed gets it too).
-func seedTemplates(st *state, hypervisor string, now time.Time) {
+func seedTemplates(st *model.State, hypervisor string, now time.Time) {
 	for _, t := range st.Templates {
 		if t.Type == "BUILTIN" {
 			return
 		}
 	}
-	st.Counters[kindTemplate] = max(st.Counters[kindTemplate], 1)
-	id, internal := st.newID(kindTemplate)
-	st.Counters[kindTemplate] = max(st.Counters[kindTemplate], firstUserTemplateID)
-	t := &Template{ID: id, InternalID: internal, Name: builtinTemplateName, DisplayText: builtinTemplateName,
+	st.Counters[model.KindTemplate] = max(st.Counters[model.KindTemplate], 1)
+	id, internal := st.NewID(model.KindTemplate)
+	st.Counters[model.KindTemplate] = max(st.Counters[model.KindTemplate], firstUserTemplateID)
+	t := &model.Template{ID: id, InternalID: internal, Name: builtinTemplateName, DisplayText: builtinTemplateName,
 		Format: "VHD", Hypervisor: hypervisor, Type: "BUILTIN", State: tsActive, Public: true, Featured: true,
 		Extractable: true, RequiresHVM: true, CrossZones: true, Bits: 64, Created: now,
 		URL: "http://download.cloudstack.org/templates/builtin/centos56-x86_64.vhd.bz2"}
@@ -170,39 +58,23 @@ func seedTemplates(st *state, hypervisor string, now time.Time) {
 	}
 	st.Templates = append(st.Templates, t)
 	for _, z := range st.Zones {
-		st.addBuiltinCopy(t, z.ID, now)
+		st.AddBuiltinCopy(t, z.ID, now)
 	}
-}
-
-func (st *state) addBuiltinCopy(t *Template, zoneID string, now time.Time) {
-	if t.copyIn(zoneID) == nil {
-		t.Copies = append(t.Copies, &TemplateCopy{ZoneID: zoneID, DownloadState: dlDownloaded, Percent: 100,
-			Size: 2 << 30, PhysicalSize: 2101252608, Created: now})
-	}
-}
-
-func (st *state) builtinTemplate() *Template {
-	for _, t := range st.Templates {
-		if t.Type == "BUILTIN" && t.Removed == nil {
-			return t
-		}
-	}
-	return nil
 }
 
 func init() {
-	paramKinds["templateid"] = kindTemplate
-	paramKinds["sourcezoneid"] = kindZone
-	paramKinds["destzoneid"] = kindZone
+	paramKinds["templateid"] = model.KindTemplate
+	paramKinds["sourcezoneid"] = model.KindZone
+	paramKinds["destzoneid"] = model.KindZone
 	register(
-		command{name: "listTemplates", idKind: kindTemplate, sync: listTemplates},
+		command{name: "listTemplates", idKind: model.KindTemplate, sync: listTemplates},
 	)
 }
 
 // templateRow is one row of listTemplates: a template in one zone.
 type templateRow struct {
-	t  *Template
-	cp *TemplateCopy
+	t  *model.Template
+	cp *model.TemplateCopy
 }
 
 // templateFilters are VirtualMachineTemplate.TemplateFilter's values; the
@@ -234,7 +106,7 @@ func listTemplates(c *Call) (any, error) {
 		zone: func(r templateRow) string { return r.cp.ZoneID }, view: c.templateView}
 	return l.run(c, rows, func(r templateRow) bool {
 		return c.filterAdmits(filter, r) && optEq(p.Get("hypervisor"), r.t.Hypervisor) &&
-			optEq(p.Get("templatetype"), r.t.Type) && (!p.Has("isready") || p.Bool("isready", false) == r.cp.ready())
+			optEq(p.Get("templatetype"), r.t.Type) && (!p.Has("isready") || p.Bool("isready", false) == r.cp.Ready())
 	})
 }
 
@@ -243,7 +115,7 @@ func listTemplates(c *Call) (any, error) {
 // executable only when an admin names an account).
 func (c *Call) filterAdmits(filter string, r templateRow) bool {
 	own := r.t.AccountID == c.Account.ID
-	ready := r.cp.ready()
+	ready := r.cp.Ready()
 	switch filter {
 	case "featured":
 		return r.t.Featured && ready
@@ -267,26 +139,26 @@ func (c *Call) filterAdmits(filter string, r templateRow) bool {
 func (c *Call) templateView(r templateRow) map[string]any {
 	t, cp := r.t, r.cp
 	v := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "ispublic": t.Public,
-		"created": csTime(cp.Created), "isready": cp.ready(), "passwordenabled": t.PasswordEnabled,
+		"created": csTime(cp.Created), "isready": cp.Ready(), "passwordenabled": t.PasswordEnabled,
 		"format": t.Format, "isfeatured": t.Featured, "crossZones": t.CrossZones, "templatetype": t.Type,
 		"hypervisor": t.Hypervisor, "isextractable": t.Extractable && t.Type != "SYSTEM", "bits": t.Bits,
 		"sshkeyenabled": t.SSHKeyEnabled, "isdynamicallyscalable": t.DynamicallyScalable, "directdownload": false,
 		"deployasis": t.DeployAsIs, "requireshvm": t.RequiresHVM, "hasannotations": false,
 		"arch": "x86_64", "forcks": false, "tags": []any{}, "details": orEmpty(t.Details),
-		"downloaddetails": []map[string]string{{"datastore": c.st.imageStoreName(cp.ZoneID),
-			"downloadPercent": itoa(cp.Percent), "downloadState": cp.DownloadState}}}
+		"downloaddetails": []map[string]string{{"datastore": imageStoreName(c.st, cp.ZoneID),
+			"downloadPercent": model.Itoa(cp.Percent), "downloadState": cp.DownloadState}}}
 	// status and url only in the full (admin) view or for the owner
 	if c.Account.Type == 1 || c.Account.Type == 2 || t.AccountID == c.Account.ID {
-		v["status"] = cp.status(t)
+		v["status"] = cp.Status(t)
 		if t.URL != "" {
 			v["url"] = t.URL
 		}
 	}
-	if z := c.st.zone(cp.ZoneID); z != nil {
+	if z := c.st.Zone(cp.ZoneID); z != nil {
 		v["zoneid"], v["zonename"] = z.ID, z.Name
 	}
 	domain := c.templateOwner(t, v)
-	v["domainpath"] = domain.displayPath()
+	v["domainpath"] = domain.DisplayPath()
 	if cp.Size > 0 {
 		v["size"] = cp.Size
 	}
@@ -305,14 +177,14 @@ func (c *Call) templateView(r templateRow) map[string]any {
 // templateOwner adds the OS type and the owner (account, domain; the
 // system account's for a builtin template) to a template's view and
 // returns the owner's domain.
-func (c *Call) templateOwner(t *Template, v map[string]any) *Domain {
-	if o, ok := byID(c.st.OSTypes, t.OSTypeID); ok {
+func (c *Call) templateOwner(t *model.Template, v map[string]any) *model.Domain {
+	if o, ok := model.ByID(c.st.OSTypes, t.OSTypeID); ok {
 		v["ostypeid"], v["ostypename"] = o.ID, o.Description
 	}
 	account, domain := "system", c.st.Domains[0]
-	if a := c.st.account(t.AccountID); a != nil {
+	if a := c.st.Account(t.AccountID); a != nil {
 		account = a.Name
-		if d := c.st.domain(a.DomainID); d != nil {
+		if d := c.st.Domain(a.DomainID); d != nil {
 			domain = d
 		}
 	}
@@ -331,7 +203,7 @@ func checksumValue(s string) string {
 }
 
 // imageStoreName names a zone's NFS secondary storage in downloaddetails.
-func (st *state) imageStoreName(zoneID string) string {
+func imageStoreName(st *model.State, zoneID string) string {
 	for i, z := range st.Zones {
 		if strings.EqualFold(z.ID, zoneID) {
 			if i == 0 {

@@ -5,11 +5,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
 	register(
-		command{name: "copyTemplate", idKind: kindTemplate, async: copyTemplate},
+		command{name: "copyTemplate", idKind: model.KindTemplate, async: copyTemplate},
 	)
 }
 
@@ -17,7 +19,7 @@ func init() {
 // (TemplateManagerImpl.copyTemplate). The job completes when every copy has
 // finished; it fails only if none succeeded.
 func copyTemplate(c *Call) (*asyncJob, error) {
-	t, _ := byID(c.st.Templates, c.Params.Get("id"))
+	t, _ := model.ByID(c.st.Templates, c.Params.Get("id"))
 	spec := &asyncJob{instanceType: "Template",
 		cmdClass: "org.apache.cloudstack.api.command.admin.template.CopyTemplateCmdByAdmin"}
 	if t != nil {
@@ -39,7 +41,7 @@ func copyTemplate(c *Call) (*asyncJob, error) {
 			return nil, internalError("Failed to copy Template")
 		}
 		cp := first
-		if live := t.copyIn(first.ZoneID); live != nil {
+		if live := t.CopyIn(first.ZoneID); live != nil {
 			cp = live
 		}
 		return map[string]any{"template": c.templateView(templateRow{t, cp})}, nil
@@ -50,21 +52,21 @@ func copyTemplate(c *Call) (*asyncJob, error) {
 // copyTargets is the destination zones that need a copy: a ready copy is
 // kept ("don't need to copy"), one in progress is waited for, a failed or
 // abandoned one replaced. first is the copy the answer shows.
-func copyTargets(t *Template, dests []*Zone, now time.Time) (first *TemplateCopy, targets []*Zone) {
+func copyTargets(t *model.Template, dests []*model.Zone, now time.Time) (first *model.TemplateCopy, targets []*model.Zone) {
 	for _, z := range dests {
-		cp := t.copyIn(z.ID)
-		if cp != nil && cp.ready() {
+		cp := t.CopyIn(z.ID)
+		if cp != nil && cp.Ready() {
 			if first == nil {
 				first = cp
 			}
 			continue // "don't need to copy"
 		}
-		if cp != nil && cp.DownloadState != dlInProgress {
+		if cp != nil && cp.DownloadState != model.DlInProgress {
 			cp.Removed = &now // a failed or abandoned copy is replaced
 			cp = nil
 		}
 		if cp == nil {
-			cp = &TemplateCopy{ZoneID: z.ID, DownloadState: dlNotDownloaded, Created: now}
+			cp = &model.TemplateCopy{ZoneID: z.ID, DownloadState: model.DlNotDownloaded, Created: now}
 			t.Copies = append(t.Copies, cp)
 		}
 		if first == nil {
@@ -91,7 +93,7 @@ func (p *copyProgress) failures() int {
 }
 
 // startCopies starts a copy into each target zone.
-func (c *Call) startCopies(t *Template, source *TemplateCopy, targets []*Zone) *copyProgress {
+func (c *Call) startCopies(t *model.Template, source *model.TemplateCopy, targets []*model.Zone) *copyProgress {
 	progress := &copyProgress{pending: len(targets), done: make(chan struct{})}
 	for _, z := range targets {
 		name := z.Name
@@ -110,7 +112,7 @@ func (c *Call) startCopies(t *Template, source *TemplateCopy, targets []*Zone) *
 }
 
 // copyPlan checks copyTemplate's parameters and finds the source copy.
-func (c *Call) copyPlan(t *Template) ([]*Zone, *TemplateCopy, *APIError) {
+func (c *Call) copyPlan(t *model.Template) ([]*model.Zone, *model.TemplateCopy, *APIError) {
 	p := c.Params
 	if t == nil || t.Removed != nil {
 		return nil, nil, paramError("Unable to find Template with id")
@@ -125,12 +127,12 @@ func (c *Call) copyPlan(t *Template) ([]*Zone, *TemplateCopy, *APIError) {
 		destIDs = []string{destID}
 	}
 	srcID := p.Get("sourcezoneid")
-	var dests []*Zone
+	var dests []*model.Zone
 	for _, id := range destIDs {
 		if srcID != "" && strings.EqualFold(id, srcID) {
 			return nil, nil, paramError("Please specify different source and destination zones.")
 		}
-		z := c.st.zoneByParam(id)
+		z := zoneByParam(c.st, id)
 		if z == nil {
 			return nil, nil, paramError("Please specify a valid destination zone.")
 		}
@@ -138,24 +140,24 @@ func (c *Call) copyPlan(t *Template) ([]*Zone, *TemplateCopy, *APIError) {
 			dests = append(dests, z)
 		}
 	}
-	var source *TemplateCopy
+	var source *model.TemplateCopy
 	if srcID != "" {
-		z := c.st.zoneByParam(srcID)
+		z := zoneByParam(c.st, srcID)
 		if z == nil {
 			return nil, nil, paramError("Please specify a valid source zone.")
 		}
-		if cp := t.copyIn(z.ID); cp != nil && cp.ready() {
+		if cp := t.CopyIn(z.ID); cp != nil && cp.Ready() {
 			source = cp
 		}
 	} else {
-		for _, cp := range t.liveCopies() {
-			if cp.ready() && source == nil {
+		for _, cp := range t.LiveCopies() {
+			if cp.Ready() && source == nil {
 				source = cp
 			}
 		}
 	}
 	if source == nil {
-		return nil, nil, paramError("There is no Template %s ready on image store.", t.describe())
+		return nil, nil, paramError("There is no Template %s ready on image store.", t.Describe())
 	}
 	return dests, source, nil
 }

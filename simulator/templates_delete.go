@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
 func init() {
 	register(
-		command{name: "deleteTemplate", idKind: kindTemplate, async: deleteTemplate},
+		command{name: "deleteTemplate", idKind: model.KindTemplate, async: deleteTemplate},
 	)
 }
 
@@ -18,7 +19,7 @@ func init() {
 // CloudStack, so they fail the job rather than the request.
 func deleteTemplate(c *Call) (*asyncJob, error) {
 	idParam, zoneParam, forced := c.Params.Get("id"), c.Params.Get("zoneid"), c.Params.Bool("forced", false)
-	t, _ := byID(c.st.Templates, idParam)
+	t, _ := model.ByID(c.st.Templates, idParam)
 	spec := &asyncJob{instanceType: "Template",
 		cmdClass: "org.apache.cloudstack.api.command.user.template.DeleteTemplateCmd"}
 	if t != nil {
@@ -33,7 +34,7 @@ func deleteTemplate(c *Call) (*asyncJob, error) {
 	return spec, nil
 }
 
-func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced bool) *APIError {
+func (c *Call) removeTemplate(t *model.Template, idParam, zoneParam string, forced bool) *APIError {
 	if t == nil || t.Removed != nil {
 		return paramError("Unable to find Template with id %s", internalIDText(t, idParam))
 	}
@@ -47,7 +48,7 @@ func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced boo
 		}
 	}
 	if len(users) > 0 && !forced {
-		msg := fmt.Sprintf("Unable to delete template [%s] because there are [%d] VM instances using it.", t.describe(), len(users))
+		msg := fmt.Sprintf("Unable to delete template [%s] because there are [%d] VM instances using it.", t.Describe(), len(users))
 		if c.Account.Type == 1 {
 			msg += fmt.Sprintf(" Instances list: [%s].", strings.Join(users, ","))
 		}
@@ -63,8 +64,8 @@ func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced boo
 	if t.Type == "SYSTEM" {
 		return paramError("The DomR template cannot be deleted.")
 	}
-	var doomed []*TemplateCopy
-	for _, cp := range t.liveCopies() {
+	var doomed []*model.TemplateCopy
+	for _, cp := range t.LiveCopies() {
 		if zoneParam == "" || strings.EqualFold(cp.ZoneID, zoneParam) {
 			doomed = append(doomed, cp)
 		}
@@ -72,7 +73,7 @@ func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced boo
 	// HypervisorTemplateAdapter.delete: a CloudRuntimeException (530), so an
 	// upload the monitor has seen start (DOWNLOAD_IN_PROGRESS) is refused too
 	for _, cp := range doomed {
-		if cp.DownloadState == dlInProgress {
+		if cp.DownloadState == model.DlInProgress {
 			return internalError("Please specify a template that is not currently being downloaded.")
 		}
 	}
@@ -82,7 +83,7 @@ func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced boo
 		c.srv.xfer.Stop(transfers.Key(t.ID, cp.ZoneID))
 		c.srv.xfer.RemoveImage(t.ID, cp.ZoneID)
 	}
-	if len(t.liveCopies()) == 0 {
+	if len(t.LiveCopies()) == 0 {
 		t.Removed, t.State = &now, tsInactive
 	}
 	c.changed()
@@ -90,7 +91,7 @@ func (c *Call) removeTemplate(t *Template, idParam, zoneParam string, forced boo
 }
 
 // internalIDText is the numeric id CloudStack prints for a template.
-func internalIDText(t *Template, param string) string {
+func internalIDText(t *model.Template, param string) string {
 	if t != nil {
 		return fmt.Sprint(t.InternalID)
 	}

@@ -10,23 +10,24 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/imagecheck"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
 // withCopy runs fn on a template copy under the state lock, unless the
 // simulator closed or the copy went away (deleted template or zone copy); it
 // reports whether fn ran. persist saves the state afterwards.
-func (s *Server) withCopy(templateID, zoneID string, persist bool, fn func(t *Template, cp *TemplateCopy)) bool {
+func (s *Server) withCopy(templateID, zoneID string, persist bool, fn func(t *model.Template, cp *model.TemplateCopy)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return false
 	}
-	t, _ := byID(s.st.Templates, templateID)
+	t, _ := model.ByID(s.st.Templates, templateID)
 	if t == nil || t.Removed != nil {
 		return false
 	}
-	cp := t.copyIn(zoneID)
+	cp := t.CopyIn(zoneID)
 	if cp == nil {
 		return false
 	}
@@ -41,15 +42,15 @@ func (s *Server) withCopy(templateID, zoneID string, persist bool, fn func(t *Te
 // failCopy records a download or copy error as the SSVM reports it: the copy
 // is not ready and its status shows the error text.
 func (s *Server) failCopy(templateID, zoneID, text string) {
-	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
-		cp.DownloadState, cp.ErrorString = dlError, errorText(text)
+	s.withCopy(templateID, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) {
+		cp.DownloadState, cp.ErrorString = model.DlError, errorText(text)
 	})
 	s.xfer.RemoveImage(templateID, zoneID)
 }
 
 // startDownload queues the secondary storage VM's download of a registered
 // template into one zone. The caller holds the state lock.
-func (s *Server) startDownload(t *Template, zoneID string) {
+func (s *Server) startDownload(t *model.Template, zoneID string) {
 	id, url, format := t.ID, t.URL, t.Format
 	s.xfer.Start(transfers.Key(id, zoneID), func(ctx context.Context) {
 		s.download(ctx, id, zoneID, url, format)
@@ -87,8 +88,8 @@ func (s *Server) download(ctx context.Context, id, zoneID, url, format string) {
 	if err != nil {
 		return
 	}
-	if !s.withCopy(id, zoneID, true, func(t *Template, cp *TemplateCopy) {
-		cp.DownloadState, cp.Percent, cp.ErrorString = dlInProgress, 0, nil
+	if !s.withCopy(id, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) {
+		cp.DownloadState, cp.Percent, cp.ErrorString = model.DlInProgress, 0, nil
 	}) {
 		return
 	}
@@ -106,7 +107,7 @@ func (s *Server) download(ctx context.Context, id, zoneID, url, format string) {
 // install is the SSVM's post-download step: the copy shows "Installing
 // Template" while the image is checked, then becomes ready.
 func (s *Server) install(ctx context.Context, id, zoneID, file, url, format string) {
-	if !s.withCopy(id, zoneID, true, func(t *Template, cp *TemplateCopy) { cp.Percent = 100 }) {
+	if !s.withCopy(id, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) { cp.Percent = 100 }) {
 		_ = os.Remove(file)
 		return
 	}
@@ -130,8 +131,8 @@ func (s *Server) install(ctx context.Context, id, zoneID, file, url, format stri
 		s.failCopy(id, zoneID, "Failed post download script: "+err.Error())
 		return
 	}
-	if !s.withCopy(id, zoneID, true, func(t *Template, cp *TemplateCopy) {
-		cp.DownloadState, cp.Percent, cp.ErrorString = dlDownloaded, 100, nil
+	if !s.withCopy(id, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) {
+		cp.DownloadState, cp.Percent, cp.ErrorString = model.DlDownloaded, 100, nil
 		cp.Size, cp.PhysicalSize = info.VirtualSize, info.PhysicalSize
 	}) {
 		_ = os.Remove(file)
@@ -187,7 +188,7 @@ func (s *Server) fetch(ctx context.Context, id, zoneID, url, dst string, size in
 		return err
 	}
 	progress := &progressWriter{total: size, report: func(pct int) {
-		s.withCopy(id, zoneID, false, func(t *Template, cp *TemplateCopy) { cp.Percent = pct })
+		s.withCopy(id, zoneID, false, func(t *model.Template, cp *model.TemplateCopy) { cp.Percent = pct })
 	}}
 	n, err := io.CopyBuffer(io.MultiWriter(f, progress), resp.Body, make([]byte, 256<<10))
 	if cerr := f.Close(); err == nil {
@@ -230,7 +231,7 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 // copyTemplate does: the destination copy shows "n% Downloaded" while the
 // bytes move, "Installing Template", then "Download Complete". done is told
 // whether the copy succeeded. The caller holds the state lock.
-func (s *Server) startCopy(t *Template, from *TemplateCopy, toZone string, done func(ok bool)) bool {
+func (s *Server) startCopy(t *model.Template, from *model.TemplateCopy, toZone string, done func(ok bool)) bool {
 	id, srcZone, size, physical := t.ID, from.ZoneID, from.Size, from.PhysicalSize
 	return s.xfer.Start(transfers.Key(id, toZone), func(ctx context.Context) {
 		ok := s.copyImage(ctx, id, srcZone, toZone, size, physical)
@@ -248,13 +249,13 @@ func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, siz
 	if !transfers.Pause(ctx, s.opts.TemplateLatency) {
 		return false
 	}
-	if !s.withCopy(id, dstZone, true, func(t *Template, cp *TemplateCopy) {
-		cp.DownloadState, cp.Percent, cp.ErrorString = dlInProgress, 0, nil
+	if !s.withCopy(id, dstZone, true, func(t *model.Template, cp *model.TemplateCopy) {
+		cp.DownloadState, cp.Percent, cp.ErrorString = model.DlInProgress, 0, nil
 	}) {
 		return false
 	}
 	report := func(pct int) {
-		s.withCopy(id, dstZone, false, func(t *Template, cp *TemplateCopy) { cp.Percent = pct })
+		s.withCopy(id, dstZone, false, func(t *model.Template, cp *model.TemplateCopy) { cp.Percent = pct })
 	}
 	if src := s.xfer.ExistingImage(id, srcZone); src != "" {
 		dst, err := s.xfer.ImagePath(id, dstZone)
@@ -275,15 +276,15 @@ func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, siz
 			report(pct)
 		}
 	}
-	if !s.withCopy(id, dstZone, true, func(t *Template, cp *TemplateCopy) { cp.Percent = 100 }) {
+	if !s.withCopy(id, dstZone, true, func(t *model.Template, cp *model.TemplateCopy) { cp.Percent = 100 }) {
 		s.xfer.RemoveImage(id, dstZone)
 		return false
 	}
 	if !transfers.Pause(ctx, s.opts.TemplateLatency) {
 		return false
 	}
-	return s.withCopy(id, dstZone, true, func(t *Template, cp *TemplateCopy) {
-		cp.DownloadState, cp.Percent, cp.ErrorString = dlDownloaded, 100, nil
+	return s.withCopy(id, dstZone, true, func(t *model.Template, cp *model.TemplateCopy) {
+		cp.DownloadState, cp.Percent, cp.ErrorString = model.DlDownloaded, 100, nil
 		cp.Size, cp.PhysicalSize = size, physical
 	})
 }
@@ -316,7 +317,7 @@ func copyFile(src, dst string, report func(int)) error {
 // upload monitor is UNKNOWN for every pending upload
 // (ImageStoreUploadMonitorImpl then abandons a NotUploaded template after
 // upload.operation.timeout and leaves an UploadInProgress one as it is).
-func (st *state) failInterruptedTransfers() {
+func failInterruptedTransfers(st *model.State) {
 	for _, t := range st.Templates {
 		if t.Removed != nil {
 			continue
@@ -326,8 +327,8 @@ func (st *state) failInterruptedTransfers() {
 			case cp.Removed != nil:
 			case cp.UploadState != "":
 				cp.UploadState, cp.UploadPercent = "", 0
-			case cp.DownloadState == dlNotDownloaded || cp.DownloadState == dlInProgress:
-				cp.DownloadState, cp.ErrorString = dlError, errorText("Failed to download template: interrupted by a restart of the simulator")
+			case cp.DownloadState == model.DlNotDownloaded || cp.DownloadState == model.DlInProgress:
+				cp.DownloadState, cp.ErrorString = model.DlError, errorText("Failed to download template: interrupted by a restart of the simulator")
 			}
 		}
 	}

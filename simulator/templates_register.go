@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // hypervisorTypes are HypervisorType's values (4.22) minus None.
@@ -57,7 +59,7 @@ func imageFormat(format string) (string, *APIError) {
 
 // checkZoneHypervisor refuses a template for a hypervisor none of the zone's
 // clusters runs: nothing could ever deploy it there.
-func (st *state) checkZoneHypervisor(z *Zone, hv string) *APIError {
+func checkZoneHypervisor(st *model.State, z *model.Zone, hv string) *APIError {
 	var have []string
 	for _, cl := range st.Clusters {
 		if strings.EqualFold(cl.ZoneID, z.ID) && !slices.Contains(have, cl.Hypervisor) {
@@ -71,7 +73,7 @@ func (st *state) checkZoneHypervisor(z *Zone, hv string) *APIError {
 }
 
 // zoneByParam finds a zone by UUID or legacy numeric id.
-func (st *state) zoneByParam(v string) *Zone {
+func zoneByParam(st *model.State, v string) *model.Zone {
 	for _, z := range st.Zones {
 		if strings.EqualFold(z.ID, v) || fmt.Sprint(z.InternalID) == v {
 			return z
@@ -83,7 +85,7 @@ func (st *state) zoneByParam(v string) *Zone {
 // templateZones resolves registerTemplate's zoneid/zoneids
 // (RegisterTemplateCmd.validateParameters and getZoneIds); nil means every
 // zone (cross-zone).
-func (c *Call) templateZones() ([]*Zone, *APIError) {
+func (c *Call) templateZones() ([]*model.Zone, *APIError) {
 	p := c.Params
 	zoneID, zoneIDs := p.Get("zoneid"), p.List("zoneids")
 	switch {
@@ -99,9 +101,9 @@ func (c *Call) templateZones() ([]*Zone, *APIError) {
 	if zoneID != "" {
 		zoneIDs = []string{zoneID}
 	}
-	var zones []*Zone
+	var zones []*model.Zone
 	for _, id := range zoneIDs {
-		z := c.st.zoneByParam(id)
+		z := zoneByParam(c.st, id)
 		if z == nil {
 			return nil, serverParamError("Please specify a valid zone.")
 		}
@@ -146,7 +148,7 @@ func registerTemplate(c *Call) (any, error) {
 		zones = c.st.Zones
 	}
 	for _, z := range zones {
-		if err := c.st.checkZoneHypervisor(z, hv); err != nil {
+		if err := checkZoneHypervisor(c.st, z, hv); err != nil {
 			return nil, err
 		}
 	}
@@ -161,7 +163,7 @@ func registerTemplate(c *Call) (any, error) {
 		// The DownloadListener's constructor reports DownloadAnswer("",
 		// NOT_DOWNLOADED) at once: the error string is "" from the start
 		// (BaseImageStoreDriverImpl.createTemplateAsyncCallback).
-		cp := &TemplateCopy{ZoneID: z.ID, DownloadState: dlNotDownloaded, ErrorString: errorText(""), Created: now}
+		cp := &model.TemplateCopy{ZoneID: z.ID, DownloadState: model.DlNotDownloaded, ErrorString: errorText(""), Created: now}
 		t.Copies = append(t.Copies, cp)
 		views = append(views, c.templateView(templateRow{t, cp}))
 	}
@@ -176,7 +178,7 @@ func registerTemplate(c *Call) (any, error) {
 // newTemplate builds a user template from the parameters registerTemplate
 // and getUploadParamsForTemplate share (TemplateAdapterBase.prepare's
 // defaults: private, 64 bits, HVM, not extractable).
-func (c *Call) newTemplate(format, hv string, deployAsIs bool) (*Template, *APIError) {
+func (c *Call) newTemplate(format, hv string, deployAsIs bool) (*model.Template, *APIError) {
 	p := c.Params
 	ttype := "USER"
 	if v := p.Get("templatetype"); v != "" {
@@ -185,9 +187,9 @@ func (c *Call) newTemplate(format, hv string, deployAsIs bool) (*Template, *APIE
 			return nil, paramError("Invalid template type %s. Valid options are: USER, VNF, SYSTEM, ROUTING, BUILTIN", v)
 		}
 	}
-	id, internal := c.st.newID(kindTemplate)
+	id, internal := c.st.NewID(model.KindTemplate)
 	name := p.Get("name")
-	t := &Template{ID: id, InternalID: internal, Name: name, DisplayText: p.Get("displaytext"), Format: format,
+	t := &model.Template{ID: id, InternalID: internal, Name: name, DisplayText: p.Get("displaytext"), Format: format,
 		Hypervisor: hv, OSTypeID: p.Get("ostypeid"), AccountID: c.Account.ID, Type: ttype,
 		Public: p.Bool("ispublic", false), Featured: c.Account.Type == 1 && p.Bool("isfeatured", false),
 		Extractable: p.Bool("isextractable", false), PasswordEnabled: p.Bool("passwordenabled", false),
@@ -200,7 +202,7 @@ func (c *Call) newTemplate(format, hv string, deployAsIs bool) (*Template, *APIE
 	if d := p.Map("details"); len(d) > 0 {
 		t.Details = d[0]
 	}
-	if o, ok := byID(c.st.OSTypes, t.OSTypeID); ok {
+	if o, ok := model.ByID(c.st.OSTypes, t.OSTypeID); ok {
 		t.OSTypeID = o.ID // canonical spelling
 	}
 	return t, nil
@@ -340,9 +342,4 @@ func urlPath(rawURL string) string {
 		return u.Path
 	}
 	return rawURL
-}
-
-// describeTemplate is VMTemplateVO.toString.
-func (t *Template) describe() string {
-	return fmt.Sprintf(`Template {"id":%d,"name":%q,"uuid":%q}`, t.InternalID, t.Name, t.ID)
 }

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // imageServer serves template images on loopback, as a web server holding
@@ -430,7 +430,7 @@ func TestListTemplatesFiltersAndPaging(t *testing.T) {
 		431, 9999, "No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.Featured")
 	s.call(map[string]string{"command": "listTemplates"}).wantError(t, "listtemplatesresponse",
 		431, 9999, "Unable to execute API command listtemplates due to missing parameter templatefilter")
-	s.call(map[string]string{"command": "listTemplates", "templatefilter": "all", "id": newUUID()}).wantError(t, "listtemplatesresponse",
+	s.call(map[string]string{"command": "listTemplates", "templatefilter": "all", "id": model.NewUUID()}).wantError(t, "listtemplatesresponse",
 		431, 9999, "") // an unknown template UUID
 }
 
@@ -528,7 +528,7 @@ func TestDeleteTemplate(t *testing.T) {
 	res := job["jobresult"].(map[string]any)
 	var internal int64
 	s.srv.mu.Lock()
-	tmpl, _ := byID(s.srv.st.Templates, id)
+	tmpl, _ := model.ByID(s.srv.st.Templates, id)
 	internal = tmpl.InternalID
 	s.srv.mu.Unlock()
 	if num(job["jobstatus"]) != 2 || num(job["jobresultcode"]) != 431 || res["errortext"] != "Unable to find Template with id "+strconv.FormatInt(internal, 10) ||
@@ -548,7 +548,7 @@ func TestDeleteTemplateRefusals(t *testing.T) {
 	// A template in use by a VM.
 	builtin := listTemplatesBy(t, s, "featured")[0]
 	s.srv.mu.Lock()
-	s.srv.st.VMs = append(s.srv.st.VMs, &VirtualMachine{ID: newUUID(), InternalID: 3, InstanceName: "i-2-3-VM",
+	s.srv.st.VMs = append(s.srv.st.VMs, &model.VirtualMachine{ID: model.NewUUID(), InternalID: 3, InstanceName: "i-2-3-VM",
 		TemplateID: builtin.Id, ZoneID: builtin.Zoneid, State: "Running"})
 	s.srv.mu.Unlock()
 	_, err = cs.Template.DeleteTemplate(cs.Template.NewDeleteTemplateParams(builtin.Id))

@@ -1,5 +1,9 @@
 package simulator
 
+import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+)
+
 // templateUpdateUnmodelled are updateTemplate's parameters beyond the name
 // and display text: the simulator refuses them rather than ignore them.
 var templateUpdateUnmodelled = []string{"arch", "bootable", "isrouting", "cleanupdetails", "ostypeid", "templatetag",
@@ -8,7 +12,7 @@ var templateUpdateUnmodelled = []string{"arch", "bootable", "isrouting", "cleanu
 
 func init() {
 	register(
-		command{name: "updateTemplate", idKind: kindTemplate, sync: updateTemplate},
+		command{name: "updateTemplate", idKind: model.KindTemplate, sync: updateTemplate},
 	)
 }
 
@@ -21,7 +25,7 @@ func init() {
 // template it can name; the other parameters answer "not implemented".
 func updateTemplate(c *Call) (any, error) {
 	p := c.Params
-	t, found := byID(c.st.Templates, p.Get("id"))
+	t, found := model.ByID(c.st.Templates, p.Get("id"))
 	if !found || t.Removed != nil {
 		return nil, paramError("Unable to find Template/ISO with specified id")
 	}
@@ -46,7 +50,7 @@ func updateTemplate(c *Call) (any, error) {
 // templateUpdateView is TemplateJoinDaoImpl.newUpdateResponse, "to keep
 // compatibility with the 4.1 API": the template without its zones, status
 // or download details. The simulator's templates are never bootable=false.
-func (c *Call) templateUpdateView(t *Template) map[string]any {
+func (c *Call) templateUpdateView(t *model.Template) map[string]any {
 	v := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "ispublic": t.Public,
 		"created": csTime(t.Created), "format": t.Format, "bootable": true, "hypervisor": t.Hypervisor,
 		"isdynamicallyscalable": t.DynamicallyScalable, "details": orEmpty(t.Details), "tags": []any{}}

@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // TestUpdateTemplateNameAndDisplayText: updateTemplate changes what it is
@@ -40,7 +42,7 @@ func TestUpdateTemplateNameAndDisplayText(t *testing.T) {
 	r.wantError(t, "updatetemplateresponse", 432, 4555, "updateTemplate's sortkey is not implemented by the CloudStack simulator")
 
 	s.srv.mu.Lock()
-	stored, _ := byID(s.srv.st.Templates, up.Id)
+	stored, _ := model.ByID(s.srv.st.Templates, up.Id)
 	stored.State = tsUploadAbandoned
 	s.srv.mu.Unlock()
 	d := cs.Template.NewDeleteTemplateParams(up.Id)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/imagecheck"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // uploadRefusal is a refused upload: the HTTP status and the text the SSVM answers.
@@ -153,7 +154,7 @@ func (s *Server) checkUploadRequest(r *http.Request, id string) (uploadMetadata,
 	if r.ContentLength <= 0 {
 		return meta, &badUpload{"content length is not set in the request or has invalid value.", false}
 	}
-	want := s.st.uploadSignature(metadata + signedUploadURL(host, id) + expires)
+	want := uploadSignature(s.st, metadata+signedUploadURL(host, id)+expires)
 	if subtle.ConstantTimeCompare([]byte(want), []byte(signature)) != 1 {
 		return meta, &badUpload{"signature validation failed.", true}
 	}
@@ -174,11 +175,11 @@ func (s *Server) checkUploadRequest(r *http.Request, id string) (uploadMetadata,
 // uploadCopy is the template copy the one-time URL was made for, when it
 // is still unused and the content fits maxUploadSizeGB (a larger one marks
 // the upload failed); otherwise the refusal's text.
-func (s *Server) uploadCopy(r *http.Request, id string, meta uploadMetadata) (*Template, *TemplateCopy, string) {
-	t, _ := byID(s.st.Templates, id)
-	var cp *TemplateCopy
+func (s *Server) uploadCopy(r *http.Request, id string, meta uploadMetadata) (*model.Template, *model.TemplateCopy, string) {
+	t, _ := model.ByID(s.st.Templates, id)
+	var cp *model.TemplateCopy
 	if t != nil && t.Removed == nil {
-		cp = t.copyIn(meta.ZoneUUID)
+		cp = t.CopyIn(meta.ZoneUUID)
 	}
 	switch {
 	case cp == nil:
@@ -198,11 +199,11 @@ func (s *Server) uploadCopy(r *http.Request, id string, meta uploadMetadata) (*T
 // (NfsSecondaryStorageResource.updateStateMapWithError); the upload monitor
 // reports it. The caller holds the state lock.
 func (s *Server) poisonUpload(id string) {
-	t, _ := byID(s.st.Templates, id)
+	t, _ := model.ByID(s.st.Templates, id)
 	if t == nil || t.Removed != nil || !t.PostUpload {
 		return
 	}
-	for _, cp := range t.liveCopies() {
+	for _, cp := range t.LiveCopies() {
 		if cp.UploadState == "" || cp.UploadState == uploadInProgress {
 			cp.UploadState = uploadError
 			s.dirty = true
@@ -212,7 +213,7 @@ func (s *Server) poisonUpload(id string) {
 
 // uploadFailed records on the SSVM that an admitted upload failed.
 func (s *Server) uploadFailed(templateID, zoneID string) {
-	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) { cp.UploadState = uploadError })
+	s.withCopy(templateID, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) { cp.UploadState = uploadError })
 }
 
 // storeUpload streams the multipart body's file part to dst and returns the
@@ -254,7 +255,7 @@ func (s *Server) writeUpload(ctx context.Context, part io.Reader, dst string, to
 		return err
 	}
 	progress := &progressWriter{total: total, report: func(pct int) {
-		s.withCopy(templateID, zoneID, false, func(t *Template, cp *TemplateCopy) { cp.UploadPercent = min(pct, 99) })
+		s.withCopy(templateID, zoneID, false, func(t *model.Template, cp *model.TemplateCopy) { cp.UploadPercent = min(pct, 99) })
 	}}
 	_, err = io.CopyBuffer(io.MultiWriter(f, progress), &ctxReader{ctx: ctx, stop: s.xfer.Context(), r: part}, make([]byte, 256<<10))
 	if cerr := f.Close(); err == nil {
@@ -286,7 +287,7 @@ func (s *Server) installUpload(templateID, zoneID, file, filename string) (int, 
 		return status, text
 	}
 	var format string
-	if !s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
+	if !s.withCopy(templateID, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) {
 		cp.UploadPercent, format = 100, t.Format
 	}) {
 		_ = os.Remove(file)
@@ -313,7 +314,7 @@ func (s *Server) installUpload(templateID, zoneID, file, filename string) (int, 
 	}
 	// The SSVM's entity is complete; the template becomes ready when the
 	// management server's upload monitor next polls.
-	s.withCopy(templateID, zoneID, true, func(t *Template, cp *TemplateCopy) {
+	s.withCopy(templateID, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) {
 		cp.UploadState, cp.UploadSize, cp.UploadPhysicalSize = uploadCompleted, info.VirtualSize, info.PhysicalSize
 	})
 	return http.StatusOK, "upload successful."

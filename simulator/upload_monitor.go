@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
@@ -17,11 +18,11 @@ import (
 func (s *Server) startUploadMonitor() {
 	interval := s.opts.UploadMonitorInterval
 	if interval <= 0 {
-		interval = time.Duration(s.st.settingInt(settingUploadInterval)) * time.Second
+		interval = time.Duration(s.st.SettingInt(model.SettingUploadInterval)) * time.Second
 	}
 	timeout := s.opts.UploadOperationTimeout
 	if timeout <= 0 {
-		timeout = time.Duration(s.st.settingInt(settingUploadTimeout)) * time.Minute
+		timeout = time.Duration(s.st.SettingInt(model.SettingUploadTimeout)) * time.Minute
 	}
 	if interval <= 0 {
 		return // scheduleWithFixedDelay refuses a delay that is not positive: no monitor runs
@@ -47,7 +48,7 @@ func (s *Server) checkUploads(timeout time.Duration) {
 		if t.Removed != nil || t.State != tsNotUploaded && t.State != tsUploadInProgress {
 			continue
 		}
-		for _, cp := range t.liveCopies() {
+		for _, cp := range t.LiveCopies() {
 			if handleTemplateStatusResponse(t, cp, now.Sub(cp.Created) > timeout) {
 				s.dirty = true
 			}
@@ -61,32 +62,32 @@ func (s *Server) checkUploads(timeout time.Duration) {
 // the entity's status, UNKNOWN when the SSVM has none); timedOut says the
 // copy is older than upload.operation.timeout. It reports a change. The
 // template state changes follow VirtualMachineTemplate.State's machine.
-func handleTemplateStatusResponse(t *Template, cp *TemplateCopy, timedOut bool) bool {
+func handleTemplateStatusResponse(t *model.Template, cp *model.TemplateCopy, timedOut bool) bool {
 	switch cp.UploadState {
 	case uploadCompleted:
-		cp.DownloadState, cp.Percent = dlDownloaded, 100
+		cp.DownloadState, cp.Percent = model.DlDownloaded, 100
 		cp.Size, cp.PhysicalSize = cp.UploadSize, cp.UploadPhysicalSize
 		t.State = tsActive // OperationSucceeded
 	case uploadInProgress:
 		switch {
 		case t.State == tsNotUploaded:
-			cp.DownloadState, cp.Percent = dlInProgress, cp.UploadPercent
+			cp.DownloadState, cp.Percent = model.DlInProgress, cp.UploadPercent
 			t.State = tsUploadInProgress // UploadRequested
 		case timedOut:
-			cp.DownloadState = dlError
+			cp.DownloadState = model.DlError
 			t.State = tsUploadError // OperationFailed
 		default:
 			cp.Percent = cp.UploadPercent
 		}
 	case uploadError:
 		// The SSVM's error text goes to the alert, not to the error string.
-		cp.DownloadState = dlError
+		cp.DownloadState = model.DlError
 		t.State = tsUploadError // OperationFailed
 	default: // UNKNOWN
 		if t.State != tsNotUploaded || !timedOut {
 			return false
 		}
-		cp.DownloadState = dlAbandoned
+		cp.DownloadState = model.DlAbandoned
 		t.State = tsUploadAbandoned // OperationTimeout
 	}
 	return true

@@ -1,8 +1,5 @@
 package simulator
 
-// getUploadParamsForTemplate: the API side of a post-upload, which signs
-// what the SSVM's receiver (upload.go) checks.
-
 import (
 	"crypto/hmac"
 	"crypto/sha1"
@@ -10,6 +7,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // maxUploadSizeGB is max.template.iso.size's default.
@@ -63,11 +62,11 @@ func getUploadParamsForTemplate(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	z := c.st.zoneByParam(zoneParam)
+	z := zoneByParam(c.st, zoneParam)
 	if z == nil {
 		return nil, serverParamError("Please specify a valid zone.")
 	}
-	if err := c.st.checkZoneHypervisor(z, hv); err != nil {
+	if err := checkZoneHypervisor(c.st, z, hv); err != nil {
 		return nil, err
 	}
 	t, err := c.newTemplate(format, hv, deployAsIs)
@@ -75,7 +74,7 @@ func getUploadParamsForTemplate(c *Call) (any, error) {
 		return nil, err
 	}
 	t.State, t.PostUpload = tsNotUploaded, true
-	t.Copies = []*TemplateCopy{{ZoneID: z.ID, DownloadState: dlNotUploaded, Created: t.Created}}
+	t.Copies = []*model.TemplateCopy{{ZoneID: z.ID, DownloadState: model.DlNotUploaded, Created: t.Created}}
 	c.st.Templates = append(c.st.Templates, t)
 	c.changed()
 
@@ -87,13 +86,13 @@ func getUploadParamsForTemplate(c *Call) (any, error) {
 	postURL := "http://" + c.host + "/upload/" + t.ID
 	// TemplateManagerImpl on GetUploadParamsForTemplateCmd: the parameters expire
 	// after upload.operation.timeout minutes, read now (the setting is dynamic).
-	expires := c.srv.now().Add(time.Duration(c.st.settingInt(settingUploadTimeout)) * time.Minute).Format(jodaTime)
+	expires := c.srv.now().Add(time.Duration(c.st.SettingInt(model.SettingUploadTimeout)) * time.Minute).Format(jodaTime)
 	meta, _ := json.Marshal(uploadMetadata{EntityUUID: t.ID, EntityID: t.InternalID, Name: t.Name,
-		ImageFormat: format, ZoneUUID: z.ID, Type: "TEMPLATE", MaxUploadSize: itoa(maxUploadSizeGB)})
+		ImageFormat: format, ZoneUUID: z.ID, Type: "TEMPLATE", MaxUploadSize: model.Itoa(maxUploadSizeGB)})
 	metadata := base64.StdEncoding.EncodeToString(meta)
 	return map[string]any{"getuploadparams": map[string]any{"id": t.ID, "postURL": postURL,
 		"metadata": metadata, "expires": expires,
-		"signature": c.st.uploadSignature(metadata + signedUploadURL(c.host, t.ID) + expires)}}, nil
+		"signature": uploadSignature(c.st, metadata+signedUploadURL(c.host, t.ID)+expires)}}, nil
 }
 
 // signedUploadURL is the URL an upload's signature covers:
@@ -103,7 +102,7 @@ func signedUploadURL(host, id string) string { return "https://" + host + "/uplo
 
 // uploadSignature is EncryptionUtil.generateSignature: Base64 HMAC-SHA1 with
 // the key the management server shares with the SSVMs.
-func (st *state) uploadSignature(data string) string {
+func uploadSignature(st *model.State, data string) string {
 	mac := hmac.New(sha1.New, []byte(st.UploadKey))
 	mac.Write([]byte(data))
 	return base64.StdEncoding.EncodeToString(mac.Sum(nil))

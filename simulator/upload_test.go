@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
 )
 
@@ -196,7 +195,7 @@ func TestUploadRefusals(t *testing.T) {
 	expiredParams := func(up *cloudstack.GetUploadParamsForTemplateResponse) map[string]string {
 		past := time.Now().UTC().Add(-time.Minute).Format("2006-01-02T15:04:05.000Z07:00")
 		s.srv.mu.Lock()
-		sig := s.srv.st.uploadSignature(up.Metadata + "https://" + strings.TrimPrefix(up.PostURL, "http://") + past)
+		sig := uploadSignature(s.srv.st, up.Metadata+"https://"+strings.TrimPrefix(up.PostURL, "http://")+past)
 		s.srv.mu.Unlock()
 		return map[string]string{"X-signature": sig, "X-metadata": up.Metadata, "X-expires": past}
 	}

@@ -120,7 +120,7 @@ func (c *Call) checkUUID(cmd, display, name, v string) *APIError {
 		return bad
 	}
 	kind := c.uuidKind(name)
-	if kind != "" && !c.st.exists(kind, strings.ToLower(v)) {
+	if kind != "" && !c.st.Exists(kind, strings.ToLower(v)) {
 		return bad
 	}
 	return nil

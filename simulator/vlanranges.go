@@ -3,32 +3,17 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
 
 // createVlanIpRange and listVlanIpRanges, a zone's public addresses:
 // ConfigurationManagerImpl.createVlanAndPublicIpRange and validateIpRange.
 
-// VlanRange is a public IP range of a zone.
-type VlanRange struct {
-	ID                string `json:"id"`
-	InternalID        int64  `json:"internalid"`
-	ZoneID            string `json:"zoneid"`
-	PhysicalNetworkID string `json:"physicalnetworkid"`
-	VLAN              string `json:"vlan"`
-	Gateway           string `json:"gateway"`
-	Netmask           string `json:"netmask"`
-	CIDR              string `json:"cidr"`
-	StartIP           string `json:"startip"`
-	EndIP             string `json:"endip"`
-}
-
-func (v *VlanRange) uuid() string { return v.ID }
-
 func init() {
 	register(
 		command{name: "createVlanIpRange", sync: createVlanIPRange},
-		command{name: "listVlanIpRanges", idKind: kindVlanRange, sync: listVlanIPRanges},
+		command{name: "listVlanIpRanges", idKind: model.KindVlanRange, sync: listVlanIPRanges},
 	)
 }
 
@@ -44,7 +29,7 @@ func createVlanIPRange(c *Call) (any, error) {
 		p.Get("ip6cidr") != "" || !p.Bool("forvirtualnetwork", true) {
 		return nil, notImplemented("Only public IPv4 ranges of a zone are implemented by the CloudStack simulator")
 	}
-	r, err := c.st.createVlanRange(vlanSpec{ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
+	r, err := createVlanRange(c.st, vlanSpec{ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
 		VLAN: p.Get("vlan"), Gateway: p.Get("gateway"), Netmask: p.Get("netmask"), StartIP: p.Get("startip"),
 		EndIP: p.Get("endip"), ForVirtualNetwork: true})
 	if err != nil {
@@ -64,16 +49,16 @@ func createVlanIPRange(c *Call) (any, error) {
 // checkPublicIpRangeErrors; then a VLAN in the physical network's guest
 // range is refused. Departure: the text for a range overlapping another
 // public range (checkZoneVlanIpOverlap) is the simulator's own.
-func (st *state) createVlanRange(s vlanSpec) (*VlanRange, error) {
+func createVlanRange(st *model.State, s vlanSpec) (*model.VlanRange, error) {
 	if s.StartIP == "" {
 		return nil, paramError("StartIP or IPv6 CIDR is missing in the parameters!")
 	}
-	s.EndIP = or(s.EndIP, s.StartIP)
-	z := st.zone(s.ZoneID)
+	s.EndIP = model.Or(s.EndIP, s.StartIP)
+	z := st.Zone(s.ZoneID)
 	if z == nil {
 		return nil, paramError("Unable to find zone by id %s", s.ZoneID)
 	}
-	pn, err := st.publicPhysicalNetwork(z, s.PhysicalNetworkID)
+	pn, err := publicPhysicalNetwork(st, z, s.PhysicalNetworkID)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +83,7 @@ func (st *state) createVlanRange(s vlanSpec) (*VlanRange, error) {
 	if !netutils.ValidIPv4(s.StartIP) || !netutils.ValidIPv4(s.EndIP) || !cidr.Contains(netutils.ParseAddr(s.StartIP)) || !cidr.Contains(netutils.ParseAddr(s.EndIP)) {
 		return nil, paramError("Please specify a valid IP range or valid netmask or valid gateway")
 	}
-	guestVLAN := !strings.EqualFold(tag, "vlan://untagged") && pn.vnetInRange(tag)
+	guestVLAN := !strings.EqualFold(tag, "vlan://untagged") && pn.VnetInRange(tag)
 	if g, ok := netutils.ParseCIDR(z.GuestCIDR); ok && g.Overlaps(cidr) && guestVLAN {
 		return nil, paramError("The new IP range you have specified has  overlapped with the guest network in zone: %salong with existing Vlan also. Please specify a different gateway/netmask", z.Name)
 	}
@@ -113,8 +98,8 @@ func (st *state) createVlanRange(s vlanSpec) (*VlanRange, error) {
 	if guestVLAN {
 		return nil, paramError("The VLAN tag %s is already being used for dynamic vlan allocation for the guest network in zone %s", tag, z.Name)
 	}
-	id, internal := st.newID(kindVlanRange)
-	r := &VlanRange{ID: id, InternalID: internal, ZoneID: z.ID, PhysicalNetworkID: pn.ID, VLAN: tag,
+	id, internal := st.NewID(model.KindVlanRange)
+	r := &model.VlanRange{ID: id, InternalID: internal, ZoneID: z.ID, PhysicalNetworkID: pn.ID, VLAN: tag,
 		Gateway: s.Gateway, Netmask: s.Netmask, CIDR: cidr.String(), StartIP: s.StartIP, EndIP: s.EndIP}
 	st.VlanRanges = append(st.VlanRanges, r)
 	return r, nil
@@ -122,15 +107,15 @@ func (st *state) createVlanRange(s vlanSpec) (*VlanRange, error) {
 
 // publicPhysicalNetwork is the named physical network or the zone's default
 // one for Public traffic (getDefaultPhysicalNetworkByZoneAndTrafficType).
-func (st *state) publicPhysicalNetwork(z *Zone, id string) (*PhysicalNetwork, *APIError) {
+func publicPhysicalNetwork(st *model.State, z *model.Zone, id string) (*model.PhysicalNetwork, *APIError) {
 	if id != "" {
-		pn, ok := byID(st.PhysicalNetworks, id)
+		pn, ok := model.ByID(st.PhysicalNetworks, id)
 		if !ok {
 			return nil, paramError("Unable to find Physical Network with id=%s", id)
 		}
 		return pn, nil
 	}
-	switch pns := st.physicalNetworksWithTraffic(z.ID, "Public"); len(pns) {
+	switch pns := physicalNetworksWithTraffic(st, z.ID, "Public"); len(pns) {
 	case 0:
 		return nil, paramError("Unable to find the default physical network with traffic=Public in the specified zone id")
 	case 1:
@@ -153,20 +138,20 @@ func checkPublicIPRangeErrors(s vlanSpec, bits int) *APIError {
 }
 
 func listVlanIPRanges(c *Call) (any, error) {
-	l := lister[*VlanRange]{key: "vlaniprange", id: (*VlanRange).uuid, zone: func(v *VlanRange) string { return v.ZoneID },
-		keyword: func(v *VlanRange) []string { return []string{v.VLAN} }, view: c.vlanRangeView}
+	l := lister[*model.VlanRange]{key: "vlaniprange", id: (*model.VlanRange).UUID, zone: func(v *model.VlanRange) string { return v.ZoneID },
+		keyword: func(v *model.VlanRange) []string { return []string{v.VLAN} }, view: c.vlanRangeView}
 	p := c.Params
-	return l.run(c, c.st.VlanRanges, func(v *VlanRange) bool {
+	return l.run(c, c.st.VlanRanges, func(v *model.VlanRange) bool {
 		return optEq(p.Get("physicalnetworkid"), v.PhysicalNetworkID) &&
 			(p.Get("vlan") == "" || strings.TrimPrefix(v.VLAN, "vlan://") == strings.TrimPrefix(p.Get("vlan"), "vlan://")) &&
 			p.Bool("forvirtualnetwork", true) && p.Get("networkid") == "" && p.Get("podid") == ""
 	})
 }
 
-func (c *Call) vlanRangeView(v *VlanRange) map[string]any {
+func (c *Call) vlanRangeView(v *model.VlanRange) map[string]any {
 	root := c.st.Domains[0]
 	return map[string]any{"id": v.ID, "zoneid": v.ZoneID, "physicalnetworkid": v.PhysicalNetworkID,
 		"vlan": v.VLAN, "gateway": v.Gateway, "netmask": v.Netmask, "cidr": v.CIDR, "startip": v.StartIP,
 		"endip": v.EndIP, "forvirtualnetwork": true, "forsystemvms": false, "domainid": root.ID,
-		"domain": root.Name, "domainpath": root.displayPath(), "provider": "VirtualRouter"}
+		"domain": root.Name, "domainpath": root.DisplayPath(), "provider": "VirtualRouter"}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // TestStartAndStopRefusals covers the states startVirtualMachine and
@@ -72,7 +73,7 @@ func (e *vmEnv) internalID(t *testing.T, vmID string) int64 {
 	t.Helper()
 	e.srv.mu.Lock()
 	defer e.srv.mu.Unlock()
-	vm, ok := byID(e.srv.st.VMs, vmID)
+	vm, ok := model.ByID(e.srv.st.VMs, vmID)
 	if !ok {
 		t.Fatalf("no VM %s", vmID)
 	}
@@ -210,8 +211,8 @@ func TestListAsyncJobs(t *testing.T) {
 	_, aid := e.addTenant(t, "tenant")
 	e.srv.mu.Lock()
 	st := e.srv.st
-	jid, jint := st.newID(kindJob)
-	st.Jobs = append(st.Jobs, &Job{ID: jid, InternalID: jint, Command: "stopVirtualMachine",
+	jid, jint := st.NewID(model.KindJob)
+	st.Jobs = append(st.Jobs, &model.Job{ID: jid, InternalID: jint, Command: "stopVirtualMachine",
 		Cmd: "org.apache.cloudstack.api.command.user.vm.StopVMCmd", AccountID: aid, UserID: st.Users[0].ID,
 		Status: jobPending, Created: time.Now().UTC()})
 	e.srv.mu.Unlock()
@@ -297,7 +298,7 @@ func TestVMResponseTemplateAndJob(t *testing.T) {
 	e.waitJobDone(t, r.JobID)
 	vm := e.vm(t, r.Id)
 	e.srv.mu.Lock()
-	tmpl, _ := byID(e.srv.st.Templates, e.template)
+	tmpl, _ := model.ByID(e.srv.st.Templates, e.template)
 	e.srv.mu.Unlock()
 	if vm.Templatename != tmpl.Name || vm.Templatedisplaytext != tmpl.DisplayText || vm.JobID != "" {
 		t.Fatalf("VM = template %q %q job %q; want %q %q", vm.Templatename, vm.Templatedisplaytext, vm.JobID, tmpl.Name, tmpl.DisplayText)
@@ -359,11 +360,11 @@ func TestUserDataNeedsTheService(t *testing.T) {
 	bare := e.addNetwork(t, "no-userdata", "10.2.2.0/24", "10.2.2.1")
 	e.srv.mu.Lock()
 	st := e.srv.st
-	offering, internal := st.newID(kindNetworkOffering)
-	st.NetworkOfferings = append(st.NetworkOfferings, &NetworkOffering{ID: offering, InternalID: internal,
+	offering, internal := st.NewID(model.KindNetworkOffering)
+	st.NetworkOfferings = append(st.NetworkOfferings, &model.NetworkOffering{ID: offering, InternalID: internal,
 		Name: "no-userdata", GuestType: "Isolated", State: "Enabled", Services: map[string][]string{
 			"Dhcp": {"VirtualRouter"}, "Dns": {"VirtualRouter"}, "SourceNat": {"VirtualRouter"}}})
-	st.network(bare).OfferingID = offering
+	st.Network(bare).OfferingID = offering
 	e.srv.mu.Unlock()
 
 	p := e.params("cpivm-nour")
@@ -382,7 +383,7 @@ func TestUserDataNeedsTheService(t *testing.T) {
 	wantAPIError(t, err, 431, "Unable to deploy VM as SSH keypair is provided while deploying the VM, but there is no support for UserData service in the default network no-userdata/"+bare)
 
 	e.srv.mu.Lock()
-	tmpl, _ := byID(e.srv.st.Templates, e.template)
+	tmpl, _ := model.ByID(e.srv.st.Templates, e.template)
 	tmpl.PasswordEnabled = true
 	e.srv.mu.Unlock()
 	p = e.params("cpivm-nour")
@@ -463,11 +464,11 @@ func (e *vmEnv) addTenant(t *testing.T, name string) (*cloudstack.CloudStackClie
 	e.srv.mu.Lock()
 	defer e.srv.mu.Unlock()
 	st := e.srv.st
-	aid, aint := st.newID(kindAccount)
-	st.Accounts = append(st.Accounts, &Account{ID: aid, InternalID: aint, Name: name, Type: 0,
+	aid, aint := st.NewID(model.KindAccount)
+	st.Accounts = append(st.Accounts, &model.Account{ID: aid, InternalID: aint, Name: name, Type: 0,
 		DomainID: st.Accounts[0].DomainID, State: "enabled", Created: time.Now().UTC()})
-	uid, uInternal := st.newID(kindUser)
-	st.Users = append(st.Users, &User{ID: uid, InternalID: uInternal, Username: name, AccountID: aid, State: "enabled",
+	uid, uInternal := st.NewID(model.KindUser)
+	st.Users = append(st.Users, &model.User{ID: uid, InternalID: uInternal, Username: name, AccountID: aid, State: "enabled",
 		APIKey: name + "-key", SecretKey: name + "-secret"})
 	return cloudstack.NewAsyncClient(e.api, name+"-key", name+"-secret", false), aid
 }
@@ -533,7 +534,7 @@ func TestTenantMayNotExpunge(t *testing.T) {
 	p.SetIpaddress("10.1.1.45")
 	vm := e.deploy(t, p)
 	e.srv.mu.Lock()
-	owned, _ := byID(e.srv.st.VMs, vm.Id)
+	owned, _ := model.ByID(e.srv.st.VMs, vm.Id)
 	owned.AccountID = aid // the tenant's VM
 	e.srv.mu.Unlock()
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // Limits deployVirtualMachine enforces, at CloudStack's defaults.
@@ -18,8 +20,8 @@ const (
 
 func init() {
 	register(command{name: "deployVirtualMachine", async: deployVirtualMachine})
-	registerTaggable("UserVm", func(st *state, id string) (string, bool) {
-		vm, ok := byID(st.VMs, id)
+	registerTaggable("UserVm", func(st *model.State, id string) (string, bool) {
+		vm, ok := model.ByID(st.VMs, id)
 		if !ok || vm.Removed != nil {
 			return "", false
 		}
@@ -29,7 +31,7 @@ func init() {
 
 // nicPlan is one NIC of a VM being deployed.
 type nicPlan struct {
-	net *Network
+	net *model.Network
 	ip  string // requested, then allocated
 	mac string // requested; generated when empty
 }
@@ -54,8 +56,8 @@ func deployVirtualMachine(c *Call) (*asyncJob, error) {
 // deployPlan is what the create phase settled: every input checked, nothing
 // allocated yet.
 type deployPlan struct {
-	zone            *Zone
-	offering        *ServiceOffering
+	zone            *model.Zone
+	offering        *model.ServiceOffering
 	tmpl            deployTemplate
 	nics            []*nicPlan
 	sgIDs, groupIDs []string
@@ -63,7 +65,7 @@ type deployPlan struct {
 	details         map[string]string
 	cpu, speed, mem int
 	rootBytes       int64
-	dataOffering    *DiskOffering
+	dataOffering    *model.DiskOffering
 	dataBytes       int64
 	userData, name  string
 }
@@ -97,7 +99,7 @@ func (c *Call) planDeploy() (*deployPlan, error) {
 	if d.dataOffering, d.dataBytes, err = c.deployDataDisk(); err != nil {
 		return nil, err
 	}
-	if d.userData, err = c.st.validateUserData(c.Params.Get("userdata")); err != nil {
+	if d.userData, err = validateUserData(c.st, c.Params.Get("userdata")); err != nil {
 		return nil, err
 	}
 	if err := c.checkUserDataService(d.nics[0].net, d.userData, d.keyNames, d.tmpl.passwordEnabled); err != nil {
@@ -111,8 +113,8 @@ func (c *Call) planDeploy() (*deployPlan, error) {
 // is deployed from.
 func (c *Call) deploySource() (*deployPlan, error) {
 	p := c.Params
-	zone := c.st.zone(p.Get("zoneid"))
-	offering, _ := byID(c.st.ServiceOfferings, p.Get("serviceofferingid"))
+	zone := c.st.Zone(p.Get("zoneid"))
+	offering, _ := model.ByID(c.st.ServiceOfferings, p.Get("serviceofferingid"))
 	if zone == nil || offering == nil {
 		return nil, paramError("Unable to find zone or service offering")
 	}
@@ -138,7 +140,7 @@ func (c *Call) deployKeyPairs() ([]string, error) {
 		keyNames = append(keyNames, k)
 	}
 	for _, name := range keyNames {
-		if c.st.keyPair(c.Account.ID, name) == nil || countFold(keyNames, name) > 1 {
+		if keyPair(c.st, c.Account.ID, name) == nil || model.CountFold(keyNames, name) > 1 {
 			return nil, paramError("Not all specified keypairs exist")
 		}
 	}
@@ -155,7 +157,7 @@ func (c *Call) deployHostName(nics []*nicPlan) (string, error) {
 	if !verifyHostName(name) {
 		return "", hostNameError()
 	}
-	if n := c.st.hostNameTaken(name, nics, ""); n != nil {
+	if n := hostNameTaken(c.st, name, nics, ""); n != nil {
 		return "", duplicateHostName(name, n)
 	}
 	return name, nil
@@ -163,41 +165,41 @@ func (c *Call) deployHostName(nics []*nicPlan) (string, error) {
 
 // createDeployedVM adds the VM row, its NICs and its volumes: Starting when
 // the job will start it, Stopped otherwise.
-func (c *Call) createDeployedVM(d *deployPlan) *VirtualMachine {
+func (c *Call) createDeployedVM(d *deployPlan) *model.VirtualMachine {
 	p := c.Params
 	now := c.srv.now()
-	id, internal := c.st.newID(kindVM)
+	id, internal := c.st.NewID(model.KindVM)
 	name := d.name
 	if name == "" {
 		name = instanceNameSuffix + "-" + id // generateHostName: instance.name + "-" + uuid
 	}
-	vm := &VirtualMachine{ID: id, InternalID: internal, Name: name, DisplayName: firstNonEmpty(p.Get("displayname"), name),
-		InstanceName: fmt.Sprintf("i-%d-%d-%s", c.Account.InternalID, internal, instanceNameSuffix), State: vmStopped,
+	vm := &model.VirtualMachine{ID: id, InternalID: internal, Name: name, DisplayName: model.FirstNonEmpty(p.Get("displayname"), name),
+		InstanceName: fmt.Sprintf("i-%d-%d-%s", c.Account.InternalID, internal, instanceNameSuffix), State: model.VMStopped,
 		ZoneID: d.zone.ID, TemplateID: strings.ToLower(p.Get("templateid")), OSTypeID: d.tmpl.osTypeID,
 		ServiceOfferingID: d.offering.ID, AccountID: c.Account.ID, UserID: c.User.ID, Hypervisor: d.tmpl.hypervisor,
 		CPUNumber: d.cpu, CPUSpeed: d.speed, Memory: d.mem, PasswordEnabled: d.tmpl.passwordEnabled, KeyPairs: d.keyNames,
-		SSHPublicKeys: c.st.publicKeysOf(c.Account.ID, d.keyNames), UserData: d.userData, Group: p.Get("group"),
+		SSHPublicKeys: publicKeysOf(c.st, c.Account.ID, d.keyNames), UserData: d.userData, Group: p.Get("group"),
 		Details: d.details, AffinityGroupIDs: d.groupIDs, SecurityGroupIDs: d.sgIDs, Created: now}
 	if p.Bool("startvm", true) {
-		vm.State = vmStarting
+		vm.State = model.VMStarting
 	}
 	for i, plan := range d.nics {
-		nicID, _ := c.st.newID(kindNIC)
-		vm.NICs = append(vm.NICs, &NIC{ID: nicID, NetworkID: plan.net.ID, IPAddress: plan.ip,
-			MACAddress: firstNonEmpty(plan.mac, c.st.nextMAC()), DeviceID: i, IsDefault: i == 0})
+		nicID, _ := c.st.NewID(model.KindNIC)
+		vm.NICs = append(vm.NICs, &model.NIC{ID: nicID, NetworkID: plan.net.ID, IPAddress: plan.ip,
+			MACAddress: model.FirstNonEmpty(plan.mac, nextMAC(c.st)), DeviceID: i, IsDefault: i == 0})
 	}
 	c.st.VMs = append(c.st.VMs, vm)
-	root := c.st.newVolume(vm, volumeRoot, 0, d.rootBytes, now)
+	root := c.st.NewVolume(vm, model.VolumeRoot, 0, d.rootBytes, now)
 	root.ServiceOfferingID, root.TemplateID = d.offering.ID, vm.TemplateID
 	if d.dataOffering != nil {
-		c.st.newVolume(vm, volumeDataDisk, 1, d.dataBytes, now).DiskOfferingID = d.dataOffering.ID
+		c.st.NewVolume(vm, model.VolumeDataDisk, 1, d.dataBytes, now).DiskOfferingID = d.dataOffering.ID
 	}
 	return vm
 }
 
 // deployJob places and starts the VM (unless startvm=false) and answers
 // with it, the generated password included once.
-func (c *Call) deployJob(vm *VirtualMachine, passwordEnabled bool) *asyncJob {
+func (c *Call) deployJob(vm *model.VirtualMachine, passwordEnabled bool) *asyncJob {
 	password := ""
 	if passwordEnabled {
 		password = randomPassword(vmPasswordLength)
@@ -207,7 +209,7 @@ func (c *Call) deployJob(vm *VirtualMachine, passwordEnabled bool) *asyncJob {
 		cmdClass: "org.apache.cloudstack.api.command.admin.vm.DeployVMCmdByAdmin",
 		run: func() (any, error) {
 			if startVM {
-				if err := c.st.checkDestinationHost(vm, hostID); err != nil {
+				if err := checkDestinationHost(c.st, vm, hostID); err != nil {
 					return nil, err
 				}
 				if err := c.startOn(vm, hostID); err != nil {
@@ -228,10 +230,10 @@ func (c *Call) deployJob(vm *VirtualMachine, passwordEnabled bool) *asyncJob {
 // its volumes are destroyed. CloudStack releases the NICs (addresses and
 // host name) when the expunge thread removes the VM; the simulator releases
 // them at once.
-func (c *Call) failDeploy(vm *VirtualMachine) {
-	vm.State, vm.HostID, vm.NICs, vm.UpdateTime = vmError, "", nil, c.srv.now()
-	for _, v := range c.st.volumesOf(vm.ID) {
-		v.State = volumeDestroy
+func (c *Call) failDeploy(vm *model.VirtualMachine) {
+	vm.State, vm.HostID, vm.NICs, vm.UpdateTime = model.VMError, "", nil, c.srv.now()
+	for _, v := range c.st.VolumesOf(vm.ID) {
+		v.State = model.VolumeDestroy
 	}
 	c.changed()
 }
@@ -255,10 +257,10 @@ func hostNameError() *APIError {
 // hostNameTaken finds the first planned network where another VM that is not
 // expunged (Destroyed ones included) has a NIC and the host name (compared
 // exactly, as listDistinctHostNames' result is).
-func (st *state) hostNameTaken(name string, plans []*nicPlan, except string) *Network {
+func hostNameTaken(st *model.State, name string, plans []*nicPlan, except string) *model.Network {
 	for _, plan := range plans {
 		for _, vm := range st.VMs {
-			if vm.Removed == nil && vm.ID != except && vm.Name == name && vm.nicOn(plan.net.ID) != nil {
+			if vm.Removed == nil && vm.ID != except && vm.Name == name && vm.NICOn(plan.net.ID) != nil {
 				return plan.net
 			}
 		}
@@ -266,13 +268,13 @@ func (st *state) hostNameTaken(name string, plans []*nicPlan, except string) *Ne
 	return nil
 }
 
-func duplicateHostName(name string, n *Network) *APIError {
+func duplicateHostName(name string, n *model.Network) *APIError {
 	return paramError("The vm with hostName %s already exists in the network domain: %s; network=%s", name, n.NetworkDomain, n.Name)
 }
 
 // deploySecurityGroups resolves securitygroupids/securitygroupnames; only a
 // zone with security groups (a basic zone here) takes them.
-func (c *Call) deploySecurityGroups(zone *Zone) ([]string, error) {
+func (c *Call) deploySecurityGroups(zone *model.Zone) ([]string, error) {
 	p := c.Params
 	ids, names := p.List("securitygroupids"), p.List("securitygroupnames")
 	if len(ids) > 0 && len(names) > 0 {
@@ -281,7 +283,7 @@ func (c *Call) deploySecurityGroups(zone *Zone) ([]string, error) {
 	if len(names) > 0 {
 		c.ensureDefaultSecurityGroup()
 		for _, name := range names {
-			g := c.st.securityGroupByName(c.Account.ID, name)
+			g := securityGroupByName(c.st, c.Account.ID, name)
 			if g == nil {
 				return nil, paramError("Unable to find group by name %s", name)
 			}
@@ -306,14 +308,14 @@ func (c *Call) deployAffinityGroups() ([]string, error) {
 	}
 	var out []string
 	for _, id := range ids {
-		g, ok := byID(c.st.AffinityGroups, id)
+		g, ok := model.ByID(c.st.AffinityGroups, id)
 		if !ok {
 			return nil, paramError("Unable to find affinity group by id %s", id)
 		}
 		out = append(out, g.ID)
 	}
 	for _, name := range names {
-		g := c.st.affinityGroupByName(c.Account.ID, name)
+		g := affinityGroupByName(c.st, c.Account.ID, name)
 		if g == nil {
 			return nil, paramError("Unable to find affinity group by name %s", name)
 		}

@@ -2,13 +2,15 @@ package simulator
 
 import (
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
 	register(
-		command{name: "destroyVirtualMachine", idKind: kindVM, async: destroyVirtualMachine},
-		command{name: "expungeVirtualMachine", idKind: kindVM, async: expungeVirtualMachine},
-		command{name: "recoverVirtualMachine", idKind: kindVM, sync: recoverVirtualMachine},
+		command{name: "destroyVirtualMachine", idKind: model.KindVM, async: destroyVirtualMachine},
+		command{name: "expungeVirtualMachine", idKind: model.KindVM, async: expungeVirtualMachine},
+		command{name: "recoverVirtualMachine", idKind: model.KindVM, sync: recoverVirtualMachine},
 	)
 }
 
@@ -21,7 +23,7 @@ func init() {
 func destroyVirtualMachine(c *Call) (*asyncJob, error) {
 	job, vm := c.vmJob("admin.vm.DestroyVMCmdByAdmin", "unable to find a virtual machine with id")
 	expunge := c.Params.Bool("expunge", false)
-	if expunge && !c.Account.isAdmin() {
+	if expunge && !c.Account.IsAdmin() {
 		// UserVmManagerImpl.destroyVm checks this first. The
 		// PermissionDeniedException is not a ServerApiException, so
 		// ApiAsyncJobDispatcher.runJob fails the job with 530.
@@ -40,13 +42,13 @@ func destroyVirtualMachine(c *Call) (*asyncJob, error) {
 			return nil, paramError("The following supplied volumes are not DATADISK attached to the VM: %s", strings.Join(bad, ""))
 		}
 		return job, nil
-	case vm.State == vmDestroyed && !expunge:
+	case vm.State == model.VMDestroyed && !expunge:
 		job.run = func() (any, error) { return c.vmResult(vm) }
 		return job, nil
-	case expunge || vm.State == vmError:
-		c.transition(job, vm, vmExpunging)
-	case vm.State == vmRunning || vm.State == vmStarting:
-		c.transition(job, vm, vmStopping)
+	case expunge || vm.State == model.VMError:
+		c.transition(job, vm, model.VMExpunging)
+	case vm.State == model.VMRunning || vm.State == model.VMStarting:
+		c.transition(job, vm, model.VMStopping)
 	}
 	job.run = func() (any, error) { return c.destroyVM(vm, volumes, expunge) }
 	return job, nil
@@ -54,15 +56,15 @@ func destroyVirtualMachine(c *Call) (*asyncJob, error) {
 
 // volumesToDestroy is the live volumes volumeids names, and the texts of
 // those that are not DATADISK volumes attached to vm.
-func (c *Call) volumesToDestroy(vm *VirtualMachine) (volumes []*Volume, bad []string) {
+func (c *Call) volumesToDestroy(vm *model.VirtualMachine) (volumes []*model.Volume, bad []string) {
 	for _, id := range c.Params.List("volumeids") {
-		if v, ok := byID(c.st.Volumes, id); ok && v.Removed == nil {
+		if v, ok := model.ByID(c.st.Volumes, id); ok && v.Removed == nil {
 			volumes = append(volumes, v)
 		}
 	}
 	for _, v := range volumes {
-		if v.Type != volumeDataDisk || !strings.EqualFold(v.VMID, vm.ID) {
-			bad = append(bad, c.st.volumeString(v)+"; ")
+		if v.Type != model.VolumeDataDisk || !strings.EqualFold(v.VMID, vm.ID) {
+			bad = append(bad, volumeString(c.st, v)+"; ")
 		}
 	}
 	return volumes, bad
@@ -71,24 +73,24 @@ func (c *Call) volumesToDestroy(vm *VirtualMachine) (volumes []*Volume, bad []st
 // destroyVM is destroyVirtualMachine's job: the named volumes go (expunged,
 // or detached and Destroy), then the VM is expunged or stopped and
 // Destroyed with its ROOT volume.
-func (c *Call) destroyVM(vm *VirtualMachine, volumes []*Volume, expunge bool) (any, error) {
+func (c *Call) destroyVM(vm *model.VirtualMachine, volumes []*model.Volume, expunge bool) (any, error) {
 	now := c.srv.now()
 	for _, v := range volumes {
 		if expunge {
-			v.expunge(now)
+			v.Expunge(now)
 		} else {
-			v.detach()
-			v.State = volumeDestroy
+			v.Detach()
+			v.State = model.VolumeDestroy
 		}
 	}
-	if vm.State == vmExpunging {
+	if vm.State == model.VMExpunging {
 		c.expungeVM(vm)
 	} else {
 		c.stopVM(vm)
-		vm.State, vm.UpdateTime = vmDestroyed, now
-		for _, v := range c.st.volumesOf(vm.ID) {
-			if v.Type == volumeRoot {
-				v.State = volumeDestroy
+		vm.State, vm.UpdateTime = model.VMDestroyed, now
+		for _, v := range c.st.VolumesOf(vm.ID) {
+			if v.Type == model.VolumeRoot {
+				v.State = model.VolumeDestroy
 			}
 		}
 	}
@@ -102,23 +104,23 @@ func (c *Call) destroyVM(vm *VirtualMachine, volumes []*Volume, expunge bool) (a
 // advanceExpunge's cleanupNics), its static NAT disabled and its network
 // rules cleaned up (cleanupVmResources, cleanupVMRules), its ROOT volume
 // expunged, its data volumes detached and its tags deleted.
-func (c *Call) expungeVM(vm *VirtualMachine) {
+func (c *Call) expungeVM(vm *model.VirtualMachine) {
 	now := c.srv.now()
-	vm.stop()
-	vm.State, vm.Removed, vm.NICs, vm.UpdateTime = vmExpunging, &now, nil, now
+	vm.Stop()
+	vm.State, vm.Removed, vm.NICs, vm.UpdateTime = model.VMExpunging, &now, nil, now
 	for _, v := range c.st.Volumes {
 		if v.Removed != nil || !strings.EqualFold(v.VMID, vm.ID) {
 			continue
 		}
-		if v.Type == volumeRoot {
-			v.expunge(now)
-			c.st.removeTagsOf("Volume", v.ID)
+		if v.Type == model.VolumeRoot {
+			v.Expunge(now)
+			removeTagsOf(c.st, "Volume", v.ID)
 		} else {
-			v.detach()
+			v.Detach()
 		}
 	}
 	c.cleanupVMRules(vm)
-	c.st.removeTagsOf("UserVm", vm.ID)
+	removeTagsOf(c.st, "UserVm", vm.ID)
 	c.changed()
 }
 
@@ -130,20 +132,20 @@ func expungeVirtualMachine(c *Call) (*asyncJob, error) {
 	id := c.Params.Get("id")
 	job := &asyncJob{instanceType: "VirtualMachine", instanceID: strings.ToLower(id),
 		cmdClass: "org.apache.cloudstack.api.command.admin.vm.ExpungeVMCmd"}
-	vm, found := byID(c.st.VMs, id)
+	vm, found := model.ByID(c.st.VMs, id)
 	switch {
 	case !found || vm.Removed != nil:
 		job.run = func() (any, error) { return nil, paramError("Unable to find a virtual machine with specified vmId") }
-	case vm.State != vmDestroyed && vm.State != vmError && vm.State != vmExpunging:
+	case vm.State != model.VMDestroyed && vm.State != model.VMError && vm.State != model.VMExpunging:
 		job.run = func() (any, error) {
 			return nil, internalError("Please destroy vm with specified vmId before expunge")
 		}
-	case !c.Account.isAdmin(): // after the state check; a 530 from the job, as for destroy
+	case !c.Account.IsAdmin(): // after the state check; a 530 from the job, as for destroy
 		job.run = func() (any, error) {
 			return nil, internalError("Expunging a vm can only be done by an Admin. Or when the %s key is set.", allowUserExpungeRecoverVM)
 		}
 	default:
-		c.transition(job, vm, vmExpunging)
+		c.transition(job, vm, model.VMExpunging)
 		job.run = func() (any, error) {
 			c.expungeVM(vm)
 			return success(), nil
@@ -162,19 +164,19 @@ func recoverVirtualMachine(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.Account.isAdmin() { // a synchronous PermissionDeniedException: 531
+	if !c.Account.IsAdmin() { // a synchronous PermissionDeniedException: 531
 		return nil, &APIError{Code: codeAccountError, CSCode: csPermissionDenied,
 			Text: "Recovering a vm can only be done by an Admin. Or when the " + allowUserExpungeRecoverVM + " key is set."}
 	}
-	if vm.State != vmDestroyed {
+	if vm.State != model.VMDestroyed {
 		return nil, paramError("Vm with id %d is not in the right state", vm.InternalID)
 	}
-	vm.State = vmStopped
-	for _, v := range c.st.volumesOf(vm.ID) {
-		if v.State == volumeDestroy {
-			v.State = volumeReady
+	vm.State = model.VMStopped
+	for _, v := range c.st.VolumesOf(vm.ID) {
+		if v.State == model.VolumeDestroy {
+			v.State = model.VolumeReady
 			if v.Path == "" {
-				v.State = volumeAllocated
+				v.State = model.VolumeAllocated
 			}
 		}
 	}

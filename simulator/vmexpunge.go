@@ -2,19 +2,21 @@ package simulator
 
 import (
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // expungeDelay is the expunge.delay global setting (Config.ExpungeDelay):
 // how long a Destroyed VM keeps its addresses and host name before the
 // expunge thread removes it.
-func expungeDelay(st *state) time.Duration {
-	return time.Duration(st.settingInt(settingExpungeDelay)) * time.Second
+func expungeDelay(st *model.State) time.Duration {
+	return time.Duration(st.SettingInt(model.SettingExpungeDelay)) * time.Second
 }
 
 // expungeInterval is the expunge.interval global setting
 // (Config.ExpungeInterval): how often the expunge thread runs.
-func expungeInterval(st *state) time.Duration {
-	return time.Duration(st.settingInt(settingExpungeInterval)) * time.Second
+func expungeInterval(st *model.State) time.Duration {
+	return time.Duration(st.SettingInt(model.SettingExpungeInterval)) * time.Second
 }
 
 // expungeTask is UserVmManagerImpl's ExpungeTask: scheduled with a fixed
@@ -69,7 +71,7 @@ func (s *Server) expungeDestroyed(delay time.Duration) {
 	cutoff := s.now().Add(-time.Duration(int64(delay/time.Second)<<10) * time.Millisecond)
 	system := &Call{Command: "expungeVirtualMachine", srv: s, st: s.st} // the system account's task
 	for _, vm := range s.st.VMs {
-		if vm.Removed == nil && (vm.State == vmDestroyed || vm.State == vmError) && vm.UpdateTime.Before(cutoff) {
+		if vm.Removed == nil && (vm.State == model.VMDestroyed || vm.State == model.VMError) && vm.UpdateTime.Before(cutoff) {
 			system.expungeVM(vm)
 		}
 	}

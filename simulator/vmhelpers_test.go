@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // vmEnv is a simulator with the ids VM tests need and cloudstack-go clients:
@@ -83,7 +84,7 @@ func (e *vmEnv) addNetwork(t *testing.T, name, cidr, gateway string) string {
 	defer e.srv.mu.Unlock()
 	st := e.srv.st
 	first := st.Networks[0]
-	id, internal := st.newID(kindNetwork)
+	id, internal := st.NewID(model.KindNetwork)
 	n := *first
 	n.ID, n.InternalID, n.Name, n.DisplayText, n.CIDR, n.Gateway, n.VLAN = id, internal, name, name, cidr, gateway, "101"
 	st.Networks = append(st.Networks, &n)

@@ -3,13 +3,15 @@ package simulator
 import (
 	"fmt"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
 	register(
-		command{name: "startVirtualMachine", idKind: kindVM, async: startVirtualMachine},
-		command{name: "stopVirtualMachine", idKind: kindVM, async: stopVirtualMachine},
-		command{name: "rebootVirtualMachine", idKind: kindVM, async: rebootVirtualMachine},
+		command{name: "startVirtualMachine", idKind: model.KindVM, async: startVirtualMachine},
+		command{name: "stopVirtualMachine", idKind: model.KindVM, async: stopVirtualMachine},
+		command{name: "rebootVirtualMachine", idKind: model.KindVM, async: rebootVirtualMachine},
 	)
 }
 
@@ -17,7 +19,7 @@ func init() {
 // job, so a VM that is gone fails the job (431), not the request, with the
 // command's own text: UserVmDao.findById skips expunged rows, and the texts
 // name the internal id.
-func (c *Call) vmJob(class, notFound string) (*asyncJob, *VirtualMachine) {
+func (c *Call) vmJob(class, notFound string) (*asyncJob, *model.VirtualMachine) {
 	id := c.Params.Get("id")
 	job := &asyncJob{instanceType: "VirtualMachine", instanceID: strings.ToLower(id),
 		cmdClass: "org.apache.cloudstack.api.command." + class}
@@ -31,9 +33,9 @@ func (c *Call) vmJob(class, notFound string) (*asyncJob, *VirtualMachine) {
 // liveVM is the VM the parameter names. One unknown or expunged
 // (UserVmDao.findById skips removed rows) is the command's own notFound
 // text with the VM's internal id, or the parameter where no VM has it.
-func (c *Call) liveVM(param, notFound string) (*VirtualMachine, error) {
+func (c *Call) liveVM(param, notFound string) (*model.VirtualMachine, error) {
 	id := c.Params.Get(param)
-	vm, ok := byID(c.st.VMs, id)
+	vm, ok := model.ByID(c.st.VMs, id)
 	if ok && vm.Removed == nil {
 		return vm, nil
 	}
@@ -44,13 +46,13 @@ func (c *Call) liveVM(param, notFound string) (*VirtualMachine, error) {
 }
 
 // vmResult is the job result of the VM commands.
-func (c *Call) vmResult(vm *VirtualMachine) (any, error) {
+func (c *Call) vmResult(vm *model.VirtualMachine) (any, error) {
 	return map[string]any{"virtualmachine": c.vmView(vm)}, nil
 }
 
 // transition sets a transitional state for the job's duration; a failed
 // job puts the previous state back.
-func (c *Call) transition(job *asyncJob, vm *VirtualMachine, during string) {
+func (c *Call) transition(job *asyncJob, vm *model.VirtualMachine, during string) {
 	previous := vm.State
 	vm.State = during
 	c.changed()
@@ -70,14 +72,14 @@ func startVirtualMachine(c *Call) (*asyncJob, error) {
 		return job, nil
 	}
 	switch vm.State {
-	case vmRunning:
-		text := fmt.Sprintf("The virtual machine %s (%s) is already running", vm.ID, vm.displayNameOrHostName())
+	case model.VMRunning:
+		text := fmt.Sprintf("The virtual machine %s (%s) is already running", vm.ID, vm.DisplayNameOrHostName())
 		job.run = func() (any, error) { return nil, paramError("%s", text) }
-	case vmStopped:
-		c.transition(job, vm, vmStarting)
+	case model.VMStopped:
+		c.transition(job, vm, model.VMStarting)
 		hostID := c.Params.Get("hostid")
 		job.run = func() (any, error) {
-			if err := c.st.checkDestinationHost(vm, hostID); err != nil {
+			if err := checkDestinationHost(c.st, vm, hostID); err != nil {
 				return nil, err
 			}
 			if err := c.startOn(vm, hostID); err != nil {
@@ -100,16 +102,16 @@ func startVirtualMachine(c *Call) (*asyncJob, error) {
 // must be Enabled and Up, and, allow.deploy.vm.if.deploy.on.given.host.fails
 // being false by default, have the cores, speed and free capacity for the
 // VM; both refusals are InvalidParameterValueExceptions (431).
-func (st *state) checkDestinationHost(vm *VirtualMachine, hostID string) error {
-	h, ok := byID(st.Hosts, hostID)
+func checkDestinationHost(st *model.State, vm *model.VirtualMachine, hostID string) error {
+	h, ok := model.ByID(st.Hosts, hostID)
 	if hostID == "" || !ok {
 		return nil
 	}
-	if h.ResourceState != resourceEnabled || h.State != hostUp {
+	if h.ResourceState != model.ResourceEnabled || h.State != model.HostUp {
 		return paramError("Unable to deploy the VM as the host: %s is not in the right state", h.Name)
 	}
 	capable := vm.CPUNumber <= h.CPUNumber && int64(vm.CPUSpeed) <= h.CPUSpeed
-	cpu, mem := st.allocation(h.ID)
+	cpu, mem := allocation(st, h.ID)
 	room := cpu+int64(vm.CPUNumber)*int64(vm.CPUSpeed) <= int64(h.CPUNumber)*h.CPUSpeed && mem+int64(vm.Memory)<<20 <= h.MemoryTotal
 	if !capable || !room {
 		return paramError("Cannot deploy the VM to specified host %d; host has cpu capability? %v, host has capacity? %v",
@@ -118,35 +120,20 @@ func (st *state) checkDestinationHost(vm *VirtualMachine, hostID string) error {
 	return nil
 }
 
-// displayNameOrHostName is VMInstanceVO.getDisplayNameOrHostName.
-func (vm *VirtualMachine) displayNameOrHostName() string {
-	if strings.TrimSpace(vm.DisplayName) != "" {
-		return vm.DisplayName
-	}
-	return vm.Name
-}
-
 // isTransitional is VirtualMachine.State.isTransitional (the states built
 // with transitional=true).
 func isTransitional(state string) bool {
 	switch state {
-	case vmStarting, vmStopping, vmMigrating, vmExpunging, "Restoring":
+	case model.VMStarting, model.VMStopping, model.VMMigrating, model.VMExpunging, "Restoring":
 		return true
 	}
 	return false
 }
 
 // stopVM moves a VM off its host.
-func (c *Call) stopVM(vm *VirtualMachine) {
-	vm.stop()
+func (c *Call) stopVM(vm *model.VirtualMachine) {
+	vm.Stop()
 	c.changed()
-}
-
-func (vm *VirtualMachine) stop() {
-	if vm.HostID != "" {
-		vm.LastHostID = vm.HostID
-	}
-	vm.HostID, vm.State = "", vmStopped
 }
 
 // stopVirtualMachine is UserVmManagerImpl.stopVirtualMachine(vmId, forced)
@@ -163,13 +150,13 @@ func stopVirtualMachine(c *Call) (*asyncJob, error) {
 	}
 	forced := c.Params.Bool("forced", false)
 	switch {
-	case vm.State == vmStopped || vm.State == vmDestroyed || vm.State == vmExpunging || vm.State == vmError:
+	case vm.State == model.VMStopped || vm.State == model.VMDestroyed || vm.State == model.VMExpunging || vm.State == model.VMError:
 		job.run = func() (any, error) { return c.vmResult(vm) }
 	case vm.HostID == "" && !forced:
 		text := "Unable to stop " + vmString(vm)
 		job.run = func() (any, error) { return nil, internalError("%s", text) }
 	default:
-		c.transition(job, vm, vmStopping)
+		c.transition(job, vm, model.VMStopping)
 		job.run = func() (any, error) {
 			c.stopVM(vm)
 			return c.vmResult(vm)
@@ -189,8 +176,8 @@ func rebootVirtualMachine(c *Call) (*asyncJob, error) {
 		return job, nil
 	}
 	job.run = func() (any, error) {
-		if vm.State != vmRunning {
-			return nil, paramError("The VM %s (%s) is not running, unable to reboot it", vm.ID, vm.displayNameOrHostName())
+		if vm.State != model.VMRunning {
+			return nil, paramError("The VM %s (%s) is not running, unable to reboot it", vm.ID, vm.DisplayNameOrHostName())
 		}
 		if vm.HostID == "" { // a ServerApiException: cserrorcode 9999
 			return nil, &APIError{Code: codeInternalError, CSCode: csServerAPIException, Text: "Failed to reboot vm instance"}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount checks the
@@ -97,9 +98,9 @@ func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
 func TestDeployRefusesTemplatesNotReadyInTheZone(t *testing.T) {
 	e := newVMEnv(t, Options{})
 	e.srv.mu.Lock()
-	tmpl, _ := byID(e.srv.st.Templates, e.template)
-	cp := tmpl.copyIn(e.zone)
-	internal, zoneInternal := tmpl.InternalID, e.srv.st.zone(e.zone).InternalID
+	tmpl, _ := model.ByID(e.srv.st.Templates, e.template)
+	cp := tmpl.CopyIn(e.zone)
+	internal, zoneInternal := tmpl.InternalID, e.srv.st.Zone(e.zone).InternalID
 	cp.DownloadState = "DOWNLOAD_IN_PROGRESS"
 	e.srv.mu.Unlock()
 	_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-ready"))

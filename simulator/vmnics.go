@@ -7,12 +7,14 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // deployNetworks resolves networkids, iptonetworklist[i].networkid/ip/mac or
 // the account's default isolated network, and the ipaddress/macaddress of
 // the default (first) network.
-func (c *Call) deployNetworks(zone *Zone) ([]*nicPlan, error) {
+func (c *Call) deployNetworks(zone *model.Zone) ([]*nicPlan, error) {
 	p := c.Params
 	ipMap, ids := p.Map("iptonetworklist"), p.List("networkids")
 	var plans []*nicPlan
@@ -28,7 +30,7 @@ func (c *Call) deployNetworks(zone *Zone) ([]*nicPlan, error) {
 		}
 	case len(ids) > 0:
 		for _, id := range ids {
-			plans = append(plans, &nicPlan{net: c.st.network(id)})
+			plans = append(plans, &nicPlan{net: c.st.Network(id)})
 		}
 	default:
 		if plans, err = c.defaultNetworkPlan(zone); err != nil {
@@ -52,10 +54,10 @@ func (c *Call) deployNetworks(zone *Zone) ([]*nicPlan, error) {
 
 // defaultNetworkPlan is UserVmManagerImpl.createAdvancedVirtualMachine with
 // no network named: the account's one Isolated network that can be used.
-func (c *Call) defaultNetworkPlan(zone *Zone) ([]*nicPlan, error) {
-	var usable []*Network
-	for _, n := range c.st.isolatedNetworksOf(c.Account.ID, zone.ID) {
-		if n.canUseForDeploy() {
+func (c *Call) defaultNetworkPlan(zone *model.Zone) ([]*nicPlan, error) {
+	var usable []*model.Network
+	for _, n := range isolatedNetworksOf(c.st, c.Account.ID, zone.ID) {
+		if n.CanUseForDeploy() {
 			usable = append(usable, n)
 		}
 	}
@@ -70,7 +72,7 @@ func (c *Call) defaultNetworkPlan(zone *Zone) ([]*nicPlan, error) {
 
 // checkNICPlan checks one NIC: its network exists in the zone, a requested
 // address is IPv4 and a requested MAC is free on that network.
-func (c *Call) checkNICPlan(plan *nicPlan, zone *Zone) error {
+func (c *Call) checkNICPlan(plan *nicPlan, zone *model.Zone) error {
 	if plan.net == nil {
 		return paramError("Unable to find network by id")
 	}
@@ -82,7 +84,7 @@ func (c *Call) checkNICPlan(plan *nicPlan, zone *Zone) error {
 			return paramError("Invalid specified IPv4 address %s", plan.ip)
 		}
 	}
-	if plan.mac != "" && c.st.macInUse(plan.net.ID, plan.mac) {
+	if plan.mac != "" && macInUse(c.st, plan.net.ID, plan.mac) {
 		return paramError("The requested Mac address is already taken! %s", plan.mac)
 	}
 	return nil
@@ -96,7 +98,7 @@ func (c *Call) ipToNetworkPlans(ipMap []map[string]string) ([]*nicPlan, error) {
 	var plans []*nicPlan
 	at := map[string]int{}
 	for _, m := range ipMap {
-		net := c.st.network(m["networkid"])
+		net := c.st.Network(m["networkid"])
 		if net == nil || m["networkid"] == "" {
 			return nil, paramError("Unable to translate and find entity with networkId: %s", m["networkid"])
 		}
@@ -162,7 +164,7 @@ func parseCloudStackMAC(mac string) (net.HardwareAddr, bool) {
 
 // macInUse: a NIC's MAC is unique in its network (NicDaoImpl); the refusal
 // text of deployNetworks is the simulator's, not found in the Java read.
-func (st *state) macInUse(networkID, mac string) bool {
+func macInUse(st *model.State, networkID, mac string) bool {
 	for _, vm := range st.VMs {
 		if vm.Removed != nil {
 			continue
@@ -180,7 +182,7 @@ func (st *state) macInUse(networkID, mac string) bool {
 // NetworkModelImpl.getNextAvailableMacAddressInNetwork counts from the
 // zone's mac address seed (06:xx:…) per network; any unicast, locally
 // administered address serves the CPI, which only reads what it is given.
-func (st *state) nextMAC() string {
+func nextMAC(st *model.State) string {
 	for {
 		st.Counters["mac"]++
 		n := st.Counters["mac"]
@@ -199,7 +201,7 @@ func (st *state) nextMAC() string {
 
 // guestIPsInUse are the addresses of a network's NICs, VMs destroyed but
 // not expunged included.
-func (st *state) guestIPsInUse(networkID string) map[string]bool {
+func guestIPsInUse(st *model.State, networkID string) map[string]bool {
 	used := map[string]bool{}
 	for _, vm := range st.VMs {
 		if vm.Removed != nil {
@@ -227,7 +229,7 @@ func (c *Call) allocateGuestIPs(plans []*nicPlan) error {
 	taken := map[string]map[string]bool{}
 	for _, plan := range plans {
 		if taken[plan.net.ID] == nil {
-			taken[plan.net.ID] = c.st.guestIPsInUse(plan.net.ID)
+			taken[plan.net.ID] = guestIPsInUse(c.st, plan.net.ID)
 		}
 		ip := acquireGuestIP(plan.net, plan.ip, taken[plan.net.ID])
 		if ip == "" {
@@ -240,7 +242,7 @@ func (c *Call) allocateGuestIPs(plans []*nicPlan) error {
 	return nil
 }
 
-func acquireGuestIP(n *Network, requested string, taken map[string]bool) string {
+func acquireGuestIP(n *model.Network, requested string, taken map[string]bool) string {
 	prefix, err := netip.ParsePrefix(n.CIDR)
 	if err != nil {
 		return ""

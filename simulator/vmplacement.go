@@ -1,17 +1,10 @@
 package simulator
 
-import "strings"
+import (
+	"strings"
 
-// zoneHypervisor is the hypervisor of a zone's hosts: CloudStack takes a
-// zone's hypervisors from its clusters. The simulator's zones have one.
-func (st *state) zoneHypervisor(zoneID string) string {
-	for _, cl := range st.Clusters {
-		if cl.ZoneID == zoneID {
-			return cl.Hypervisor
-		}
-	}
-	return defaultHypervisor
-}
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+)
 
 // hostFits is what FirstFitAllocator.allocateTo asks of a host: Up and
 // Enabled in the plan's zone with the VM's hypervisor
@@ -21,15 +14,15 @@ func (st *state) zoneHypervisor(zoneID string) string {
 // speed per core (checkIfHostHasCpuCapability), free CPU (cores × MHz) and
 // memory (checkIfHostHasCapacity; overcommit ratios 1.0, the cluster
 // defaults). Not modelled: host tags, GPUs, checkIfHostReachMaxGuestLimit.
-func (st *state) hostFits(h *Host, vm *VirtualMachine) bool {
-	if h.State != hostUp || h.ResourceState != resourceEnabled || h.ZoneID != vm.ZoneID || !strings.EqualFold(h.Hypervisor, vm.Hypervisor) ||
-		!st.hasPrimaryStorage(h) {
+func hostFits(st *model.State, h *model.Host, vm *model.VirtualMachine) bool {
+	if h.State != model.HostUp || h.ResourceState != model.ResourceEnabled || h.ZoneID != vm.ZoneID || !strings.EqualFold(h.Hypervisor, vm.Hypervisor) ||
+		!hasPrimaryStorage(st, h) {
 		return false
 	}
 	if vm.CPUNumber > h.CPUNumber || int64(vm.CPUSpeed) > h.CPUSpeed {
 		return false
 	}
-	cpu, mem := st.allocation(h.ID)
+	cpu, mem := allocation(st, h.ID)
 	return cpu+int64(vm.CPUNumber)*int64(vm.CPUSpeed) <= int64(h.CPUNumber)*h.CPUSpeed &&
 		mem+int64(vm.Memory)<<20 <= h.MemoryTotal
 }
@@ -40,17 +33,17 @@ func (st *state) hostFits(h *Host, vm *VirtualMachine) bool {
 // VM to the hosts running other members, if any run. "applied" is
 // VirtualMachineManagerImpl's areAffinityGroupsAssociated, which adds the
 // hint to the 533 text.
-func (st *state) affinityRules(vm *VirtualMachine) (avoid, only map[string]bool, applied bool) {
+func affinityRules(st *model.State, vm *model.VirtualMachine) (avoid, only map[string]bool, applied bool) {
 	avoid = map[string]bool{}
 	for _, gid := range vm.AffinityGroupIDs {
-		g, ok := byID(st.AffinityGroups, gid)
+		g, ok := model.ByID(st.AffinityGroups, gid)
 		if !ok {
 			continue
 		}
 		applied = true
 		running := map[string]bool{}
-		for _, m := range st.members(g) {
-			if m.ID != vm.ID && m.HostID != "" && m.usesHost() {
+		for _, m := range members(st, g) {
+			if m.ID != vm.ID && m.HostID != "" && m.UsesHost() {
 				running[m.HostID] = true
 			}
 		}
@@ -88,21 +81,21 @@ func (st *state) affinityRules(vm *VirtualMachine) (avoid, only map[string]bool,
 // hosts under vm.allocation.algorithm's default, random; the simulator
 // takes them in creation order (its firstfit) so tests are stable.
 // It returns nil when nothing fits.
-func (st *state) placeVM(vm *VirtualMachine, requestedHost string) (*Host, bool) {
-	avoid, only, applied := st.affinityRules(vm)
-	ok := func(h *Host) bool {
-		return !avoid[h.ID] && (only == nil || only[h.ID]) && st.hostFits(h, vm)
+func placeVM(st *model.State, vm *model.VirtualMachine, requestedHost string) (*model.Host, bool) {
+	avoid, only, applied := affinityRules(st, vm)
+	ok := func(h *model.Host) bool {
+		return !avoid[h.ID] && (only == nil || only[h.ID]) && hostFits(st, h, vm)
 	}
 	if requestedHost != "" {
 		// DeploymentPlanningManagerImpl.planDeployment returns from the
 		// specified-host branch before it runs the affinity processors.
-		h, found := byID(st.Hosts, requestedHost)
-		if found && st.hostFits(h, vm) {
+		h, found := model.ByID(st.Hosts, requestedHost)
+		if found && hostFits(st, h, vm) {
 			return h, applied
 		}
 		return nil, applied
 	}
-	if h, found := byID(st.Hosts, vm.LastHostID); found && vm.LastHostID != "" && ok(h) {
+	if h, found := model.ByID(st.Hosts, vm.LastHostID); found && vm.LastHostID != "" && ok(h) {
 		return h, applied
 	}
 	for _, h := range st.Hosts {
@@ -119,7 +112,7 @@ func (st *state) placeVM(vm *VirtualMachine, requestedHost string) (*Host, bool)
 // vmString's form), as DeployVMCmd.execute/StartVMCmd.execute report it:
 // INSUFFICIENT_CAPACITY_ERROR (533), with the affinity hint appended when
 // isAffinityApplied.
-func capacityError(vm *VirtualMachine, affinityApplied bool) *APIError {
+func capacityError(vm *model.VirtualMachine, affinityApplied bool) *APIError {
 	text := "Unable to create a deployment for " + vmString(vm)
 	if affinityApplied {
 		text += ", Please check the affinity groups provided, there may not be sufficient capacity to follow them"
@@ -130,22 +123,22 @@ func capacityError(vm *VirtualMachine, affinityApplied bool) *APIError {
 // startOn runs a VM (VirtualMachineManagerImpl.orchestrateStart): places it,
 // creates its volumes on primary storage (VolumeOrchestrator.prepare) and
 // moves it to Running.
-func (c *Call) startOn(vm *VirtualMachine, requestedHost string) error {
+func (c *Call) startOn(vm *model.VirtualMachine, requestedHost string) error {
 	// NetworkOrchestrator.prepare implements the VM's networks first.
 	for _, nic := range vm.NICs {
-		if n := c.st.network(nic.NetworkID); n != nil {
-			if err := c.st.implementNetwork(n); err != nil {
+		if n := c.st.Network(nic.NetworkID); n != nil {
+			if err := implementNetwork(c.st, n); err != nil {
 				return err
 			}
 		}
 	}
-	h, affinity := c.st.placeVM(vm, requestedHost)
+	h, affinity := placeVM(c.st, vm, requestedHost)
 	if h == nil {
 		return capacityError(vm, affinity)
 	}
-	vm.HostID, vm.LastHostID, vm.State = h.ID, h.ID, vmRunning
-	for _, v := range c.st.volumesOf(vm.ID) {
-		v.createOnStorage()
+	vm.HostID, vm.LastHostID, vm.State = h.ID, h.ID, model.VMRunning
+	for _, v := range c.st.VolumesOf(vm.ID) {
+		v.CreateOnStorage()
 	}
 	c.changed()
 	return nil

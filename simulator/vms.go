@@ -2,81 +2,12 @@ package simulator
 
 import (
 	"strings"
-	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
-// VirtualMachine is a guest VM. deployVirtualMachine adds rows to state.VMs
-// and the lifecycle commands move State through CloudStack's values
-// (Starting, Running, Stopping, Stopped, Destroyed, Expunging, Error). An
-// expunged VM keeps its row with Removed set, because CloudStack still
-// resolves its UUID. Its tags live in the ResourceTag table (tags.go).
-type VirtualMachine struct {
-	ID                string            `json:"id"`
-	InternalID        int64             `json:"internalid"`
-	Name              string            `json:"name"`
-	DisplayName       string            `json:"displayname"`
-	InstanceName      string            `json:"instancename"` // i-<account>-<vm>-VM
-	State             string            `json:"state"`
-	ZoneID            string            `json:"zoneid"`
-	HostID            string            `json:"hostid,omitempty"`
-	LastHostID        string            `json:"lasthostid,omitempty"`
-	TemplateID        string            `json:"templateid,omitempty"`
-	OSTypeID          string            `json:"ostypeid,omitempty"`
-	ServiceOfferingID string            `json:"serviceofferingid"`
-	AccountID         string            `json:"accountid"`
-	UserID            string            `json:"userid"`
-	Hypervisor        string            `json:"hypervisor"`
-	CPUNumber         int               `json:"cpunumber"`
-	CPUSpeed          int               `json:"cpuspeed"` // MHz
-	Memory            int               `json:"memory"`   // MiB
-	PasswordEnabled   bool              `json:"passwordenabled"`
-	Password          string            `json:"password,omitempty"`
-	KeyPairs          []string          `json:"keypairs,omitempty"`
-	SSHPublicKeys     string            `json:"sshpublickeys,omitempty"` // the key pairs' public keys at deploy, one per line
-	UserData          string            `json:"userdata,omitempty"`      // base64, re-encoded with padding
-	Group             string            `json:"group,omitempty"`
-	HAEnable          bool              `json:"haenable"`
-	Details           map[string]string `json:"details,omitempty"`
-	NICs              []*NIC            `json:"nics"`
-	AffinityGroupIDs  []string          `json:"affinitygroupids,omitempty"`
-	SecurityGroupIDs  []string          `json:"securitygroupids,omitempty"`
-	Created           time.Time         `json:"created"`
-	// UpdateTime is vm_instance.update_time as far as the expunge thread
-	// reads it: when the VM became Destroyed or Error.
-	UpdateTime time.Time  `json:"updatetime,omitempty"`
-	Removed    *time.Time `json:"removed,omitempty"`
-}
-
-func (vm *VirtualMachine) uuid() string { return vm.ID }
-
-// usesHost reports whether the VM holds capacity on its host.
-func (vm *VirtualMachine) usesHost() bool {
-	switch vm.State {
-	case vmStarting, vmRunning, vmStopping, vmMigrating:
-		return true
-	}
-	return false
-}
-
-// NIC is a VM's network interface.
-type NIC struct {
-	ID         string `json:"id"`
-	NetworkID  string `json:"networkid"`
-	IPAddress  string `json:"ipaddress"`
-	MACAddress string `json:"macaddress"`
-	DeviceID   int    `json:"deviceid"`
-	IsDefault  bool   `json:"isdefault"`
-}
-
-// Tag is a key/value pair. Resource tags are kept in the ResourceTag table
-// (tags.go); use state.taggedWith for the tags[i] filter of list commands.
-type Tag struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-}
-
 func init() {
-	register(command{name: "listVirtualMachines", idKind: kindVM, sync: listVirtualMachines})
+	register(command{name: "listVirtualMachines", idKind: model.KindVM, sync: listVirtualMachines})
 }
 
 // listVirtualMachines is QueryManagerImpl.searchForUserVMs →
@@ -94,12 +25,12 @@ func listVirtualMachines(c *Call) (any, error) {
 		return nil, paramError("Specify either id or ids but not both parameters")
 	}
 	rootAdmin := c.Account.Type == 1
-	l := lister[*VirtualMachine]{key: "virtualmachine", id: (*VirtualMachine).uuid,
-		name:    func(vm *VirtualMachine) string { return vm.Name },
-		keyword: func(vm *VirtualMachine) []string { return c.st.vmKeywordFields(vm, p.Get("keyword"), rootAdmin) },
-		zone:    func(vm *VirtualMachine) string { return vm.ZoneID }, view: c.vmView}
+	l := lister[*model.VirtualMachine]{key: "virtualmachine", id: (*model.VirtualMachine).UUID,
+		name:    func(vm *model.VirtualMachine) string { return vm.Name },
+		keyword: func(vm *model.VirtualMachine) []string { return vmKeywordFields(c.st, vm, p.Get("keyword"), rootAdmin) },
+		zone:    func(vm *model.VirtualMachine) string { return vm.ZoneID }, view: c.vmView}
 	if p.Bool("userdata", false) {
-		l.view = func(vm *VirtualMachine) map[string]any {
+		l.view = func(vm *model.VirtualMachine) map[string]any {
 			v := c.vmView(vm)
 			if vm.UserData != "" {
 				v["userdata"] = vm.UserData
@@ -109,18 +40,18 @@ func listVirtualMachines(c *Call) (any, error) {
 	}
 	// Accounts that are not admins do not see Destroyed and Expunging VMs
 	// while allow.user.view.destroyed.vm is false, its default.
-	hideDestroyed := !c.Account.isAdmin()
-	return l.run(c, c.st.VMs, func(vm *VirtualMachine) bool {
+	hideDestroyed := !c.Account.IsAdmin()
+	return l.run(c, c.st.VMs, func(vm *model.VirtualMachine) bool {
 		return vm.Removed == nil && vmStateMatches(p.Get("state"), vm.State) &&
-			(!hideDestroyed || (vm.State != vmDestroyed && vm.State != vmExpunging)) &&
+			(!hideDestroyed || (vm.State != model.VMDestroyed && vm.State != model.VMExpunging)) &&
 			(!rootAdmin || optEq(p.Get("hostid"), vm.HostID)) && optEq(p.Get("templateid"), vm.TemplateID) &&
 			optEq(p.Get("serviceofferingid"), vm.ServiceOfferingID) && optEq(p.Get("userid"), vm.UserID) &&
 			optEq(p.Get("hypervisor"), vm.Hypervisor) && optEq(p.Get("keypair"), strings.Join(vm.KeyPairs, ",")) &&
-			(p.Get("networkid") == "" || vm.nicOn(p.Get("networkid")) != nil) &&
-			(p.Get("affinitygroupid") == "" || containsFold(vm.AffinityGroupIDs, p.Get("affinitygroupid"))) &&
-			(p.Get("securitygroupid") == "" || containsFold(vm.SecurityGroupIDs, p.Get("securitygroupid"))) &&
+			(p.Get("networkid") == "" || vm.NICOn(p.Get("networkid")) != nil) &&
+			(p.Get("affinitygroupid") == "" || model.ContainsFold(vm.AffinityGroupIDs, p.Get("affinitygroupid"))) &&
+			(p.Get("securitygroupid") == "" || model.ContainsFold(vm.SecurityGroupIDs, p.Get("securitygroupid"))) &&
 			(!p.Has("haenable") || p.Bool("haenable", false) == vm.HAEnable) &&
-			c.st.taggedWithAny("UserVm", vm.ID, p.Map("tags"))
+			taggedWithAny(c.st, "UserVm", vm.ID, p.Map("tags"))
 	})
 }
 
@@ -128,7 +59,7 @@ func listVirtualMachines(c *Call) (any, error) {
 // against with LIKE: display name, host name, the NICs' addresses, the
 // static NAT address and, for a root admin, the instance name; the state
 // is compared with EQ, so it is a field only when it equals the keyword.
-func (st *state) vmKeywordFields(vm *VirtualMachine, kw string, rootAdmin bool) []string {
+func vmKeywordFields(st *model.State, vm *model.VirtualMachine, kw string, rootAdmin bool) []string {
 	fields := []string{vm.DisplayName, vm.Name}
 	if strings.EqualFold(vm.State, kw) {
 		fields = append(fields, vm.State)
@@ -139,7 +70,7 @@ func (st *state) vmKeywordFields(vm *VirtualMachine, kw string, rootAdmin bool) 
 	for _, n := range vm.NICs {
 		fields = append(fields, n.IPAddress)
 	}
-	if ip := st.staticNATOf(vm.ID); ip != nil {
+	if ip := staticNATOf(st, vm.ID); ip != nil {
 		fields = append(fields, ip.Address)
 	}
 	return fields
@@ -148,9 +79,9 @@ func (st *state) vmKeywordFields(vm *VirtualMachine, kw string, rootAdmin bool) 
 // taggedWithAny is the tag join of listVirtualMachines and listNetworks:
 // the resource type and (key0 = value0 OR key1 = value1 ...); an empty value
 // matches any value, as the simulator's other tag filters have it.
-func (st *state) taggedWithAny(typ, id string, want []map[string]string) bool {
+func taggedWithAny(st *model.State, typ, id string, want []map[string]string) bool {
 	for _, w := range want {
-		if st.taggedWith(typ, id, []map[string]string{w}) {
+		if taggedWith(st, typ, id, []map[string]string{w}) {
 			return true
 		}
 	}
@@ -164,28 +95,19 @@ func vmStateMatches(want, have string) bool {
 	case want == "":
 		return true
 	case strings.EqualFold(want, "Present"):
-		return have != vmDestroyed && have != vmExpunging
+		return have != model.VMDestroyed && have != model.VMExpunging
 	}
 	return strings.EqualFold(want, have)
 }
 
-func (vm *VirtualMachine) nicOn(networkID string) *NIC {
-	for _, n := range vm.NICs {
-		if strings.EqualFold(n.NetworkID, networkID) {
-			return n
-		}
-	}
-	return nil
-}
-
 // vmView is UserVmResponse as listVirtualMachines and the VM jobs show it:
 // UserVmJoinDaoImpl.newUserVmResponse with details=all (the default).
-func (c *Call) vmView(vm *VirtualMachine) map[string]any {
-	z, a, u := c.st.zone(vm.ZoneID), c.st.account(vm.AccountID), c.st.userByID(vm.UserID)
-	d := c.st.domain(a.DomainID)
+func (c *Call) vmView(vm *model.VirtualMachine) map[string]any {
+	z, a, u := c.st.Zone(vm.ZoneID), c.st.Account(vm.AccountID), c.st.UserByID(vm.UserID)
+	d := c.st.Domain(a.DomainID)
 	v := map[string]any{"id": vm.ID, "name": vm.Name, "displayname": vm.DisplayName,
 		"instancename": vm.InstanceName, "state": vm.State, "zoneid": z.ID, "zonename": z.Name,
-		"account": a.Name, "domainid": d.ID, "domain": d.Name, "domainpath": d.displayPath(),
+		"account": a.Name, "domainid": d.ID, "domain": d.Name, "domainpath": d.DisplayPath(),
 		"userid": vm.UserID, "created": csTime(vm.Created), "hypervisor": vm.Hypervisor,
 		"cpunumber": vm.CPUNumber, "cpuspeed": vm.CPUSpeed, "memory": vm.Memory, "haenable": vm.HAEnable,
 		"passwordenabled": vm.PasswordEnabled, "rootdeviceid": 0, "rootdevicetype": "ROOT",
@@ -201,14 +123,14 @@ func (c *Call) vmView(vm *VirtualMachine) map[string]any {
 }
 
 // addVMRefs adds the fields naming related entities that exist.
-func (c *Call) addVMRefs(v map[string]any, vm *VirtualMachine) {
-	if h, ok := byID(c.st.Hosts, vm.HostID); ok && vm.usesHost() {
+func (c *Call) addVMRefs(v map[string]any, vm *model.VirtualMachine) {
+	if h, ok := model.ByID(c.st.Hosts, vm.HostID); ok && vm.UsesHost() {
 		v["hostid"], v["hostname"] = h.ID, h.Name
 	}
-	if so, ok := byID(c.st.ServiceOfferings, vm.ServiceOfferingID); ok {
+	if so, ok := model.ByID(c.st.ServiceOfferings, vm.ServiceOfferingID); ok {
 		v["serviceofferingid"], v["serviceofferingname"] = so.ID, so.Name
 	}
-	if os, ok := byID(c.st.OSTypes, vm.OSTypeID); ok {
+	if os, ok := model.ByID(c.st.OSTypes, vm.OSTypeID); ok {
 		v["ostypeid"], v["guestosid"], v["osdisplayname"] = os.ID, os.ID, os.Description
 	}
 	if vm.TemplateID != "" {
@@ -216,10 +138,10 @@ func (c *Call) addVMRefs(v map[string]any, vm *VirtualMachine) {
 	}
 	// UserVmJoinDaoImpl.newUserVmResponse: the template's name and display
 	// text (the view joins removed templates too), and the VM's pending job.
-	if t, ok := byID(c.st.Templates, vm.TemplateID); ok {
+	if t, ok := model.ByID(c.st.Templates, vm.TemplateID); ok {
 		v["templatename"], v["templatedisplaytext"] = t.Name, t.DisplayText
 	}
-	if j := c.st.pendingJobOn(vm.ID); j != nil {
+	if j := pendingJobOn(c.st, vm.ID); j != nil {
 		v["jobid"], v["jobstatus"] = j.ID, j.Status
 	}
 	if len(vm.KeyPairs) > 0 {
@@ -231,17 +153,17 @@ func (c *Call) addVMRefs(v map[string]any, vm *VirtualMachine) {
 	if len(vm.NICs) > 0 {
 		v["ipaddress"] = vm.NICs[0].IPAddress
 	}
-	if ip := c.st.staticNATOf(vm.ID); ip != nil {
+	if ip := staticNATOf(c.st, vm.ID); ip != nil {
 		v["publicip"], v["publicipid"] = ip.Address, ip.ID
 	}
 }
 
 // vmAffinityGroupViews are the VM's affinity groups as UserVmResponse lists
 // them.
-func (c *Call) vmAffinityGroupViews(vm *VirtualMachine) []map[string]any {
+func (c *Call) vmAffinityGroupViews(vm *model.VirtualMachine) []map[string]any {
 	out := []map[string]any{}
 	for _, id := range vm.AffinityGroupIDs {
-		if g, ok := byID(c.st.AffinityGroups, id); ok {
+		if g, ok := model.ByID(c.st.AffinityGroups, id); ok {
 			v := map[string]any{"id": g.ID, "name": g.Name, "type": g.Type}
 			if g.Description != "" {
 				v["description"] = g.Description
@@ -253,10 +175,10 @@ func (c *Call) vmAffinityGroupViews(vm *VirtualMachine) []map[string]any {
 	return out
 }
 
-func (c *Call) vmSecurityGroupViews(vm *VirtualMachine) []map[string]any {
+func (c *Call) vmSecurityGroupViews(vm *model.VirtualMachine) []map[string]any {
 	out := []map[string]any{}
 	for _, id := range vm.SecurityGroupIDs {
-		if g, ok := byID(c.st.SecurityGroups, id); ok {
+		if g, ok := model.ByID(c.st.SecurityGroups, id); ok {
 			out = append(out, map[string]any{"id": g.ID, "name": g.Name, "description": g.Description,
 				"ingressrule": []any{}, "egressrule": []any{}, "tags": []any{}})
 		}
@@ -268,10 +190,10 @@ func (c *Call) vmSecurityGroupViews(vm *VirtualMachine) []map[string]any {
 // them: no deviceid ("where do we find" it: never set) and no
 // virtualmachineid ("makes no sense on a nested nic object"); the NICs come
 // in device order. Not re-checked: mtu.
-func (c *Call) nicViews(vm *VirtualMachine) []map[string]any {
+func (c *Call) nicViews(vm *model.VirtualMachine) []map[string]any {
 	out := []map[string]any{}
 	for _, n := range vm.NICs {
-		net := c.st.network(n.NetworkID)
+		net := c.st.Network(n.NetworkID)
 		nv := map[string]any{"id": n.ID, "networkid": n.NetworkID, "ipaddress": n.IPAddress,
 			"macaddress": n.MACAddress, "isdefault": n.IsDefault, "traffictype": "Guest",
 			"secondaryip": []any{}, "extradhcpoption": []any{}, "mtu": 1500}
@@ -291,10 +213,8 @@ func orEmpty(m map[string]string) map[string]string {
 	return m
 }
 
-func (st *state) userByID(id string) *User { u, _ := byID(st.Users, id); return u }
-
 // pendingJobOn is the job user_vm_view joins: one still pending on the VM.
-func (st *state) pendingJobOn(vmID string) *Job {
+func pendingJobOn(st *model.State, vmID string) *model.Job {
 	for _, j := range st.Jobs {
 		if j.Status == jobPending && j.InstanceType == "VirtualMachine" && strings.EqualFold(j.InstanceID, vmID) {
 			return j

@@ -3,6 +3,8 @@ package simulator
 import (
 	"strconv"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // The compute and disk sizes of a VM being deployed: the offering's, or the
@@ -31,8 +33,8 @@ func deployDetails(p Params) map[string]string {
 // computeOf is the VM's CPU, speed and memory: a fixed offering's own, or
 // for a dynamic one what validateCustomParameters accepts from the details,
 // filled in as ServiceOfferingDaoImpl.getComputeOffering does.
-func computeOf(o *ServiceOffering, details map[string]string) (cpu, speed, mem int, err error) {
-	if !o.dynamic() {
+func computeOf(o *model.ServiceOffering, details map[string]string) (cpu, speed, mem int, err error) {
+	if !o.Dynamic() {
 		return *o.CPUNumber, *o.CPUSpeed, *o.Memory, nil
 	}
 	if err := validateCustomParameters(o, details); err != nil {
@@ -42,7 +44,7 @@ func computeOf(o *ServiceOffering, details map[string]string) (cpu, speed, mem i
 		if fixed != nil {
 			return *fixed
 		}
-		return parseIntOr(details[key], -1)
+		return model.ParseIntOr(details[key], -1)
 	}
 	return pick(o.CPUNumber, "cpuNumber"), pick(o.CPUSpeed, "cpuSpeed"), pick(o.Memory, "memory"), nil
 }
@@ -51,12 +53,12 @@ func computeOf(o *ServiceOffering, details map[string]string) (cpu, speed, mem i
 // the offering leaves open must come in the details, within the offering's
 // limits (vm.serviceoffering.cpu.cores.max and ram.size.max at their default,
 // no limit); what it fixes may not be overridden.
-func validateCustomParameters(o *ServiceOffering, details map[string]string) error {
+func validateCustomParameters(o *model.ServiceOffering, details map[string]string) error {
 	if len(details) == 0 {
 		return paramError("Need to specify custom parameter values cpu, cpu speed and memory when using custom offering")
 	}
 	inRange := func(key, label string, lo, hi int) error {
-		if n := parseIntOr(details[key], -1); n < lo || n > hi {
+		if n := model.ParseIntOr(details[key], -1); n < lo || n > hi {
 			return paramError("Invalid %s value, specify a value between %d and %d", label, lo, hi)
 		}
 		return nil
@@ -66,10 +68,10 @@ func validateCustomParameters(o *ServiceOffering, details map[string]string) err
 		key, label  string
 		lo, hi, cap int
 	}{
-		{o.CPUNumber, "cpuNumber", "cpu cores", o.limit("mincpunumber", 1), o.limit("maxcpunumber", customParameterLimit), offeringMaxCPUCores},
+		{o.CPUNumber, "cpuNumber", "cpu cores", o.Limit("mincpunumber", 1), o.Limit("maxcpunumber", customParameterLimit), offeringMaxCPUCores},
 		// isCustomCpuSpeedSupported is false once the offering has a speed.
 		{o.CPUSpeed, "cpuSpeed", "cpu speed", 1, customParameterLimit, 0},
-		{o.Memory, "memory", "memory", o.limit("minmemory", 32), o.limit("maxmemory", customParameterLimit), offeringMaxRAMSize},
+		{o.Memory, "memory", "memory", o.Limit("minmemory", 32), o.Limit("maxmemory", customParameterLimit), offeringMaxRAMSize},
 	} {
 		_, given := details[v.key]
 		switch {
@@ -96,19 +98,19 @@ func rootDiskBytes(tmpl deployTemplate, details map[string]string) (int64, error
 		return 0, paramError("Root disk size should be a positive number.")
 	}
 	if gb<<30 < tmpl.sizeBytes {
-		return 0, paramError("Unsupported: rootdisksize override (%d GB) is smaller than template size %s", gb, humanSize(tmpl.sizeBytes))
+		return 0, paramError("Unsupported: rootdisksize override (%d GB) is smaller than template size %s", gb, model.HumanSize(tmpl.sizeBytes))
 	}
 	return gb << 30, nil
 }
 
 // deployDataDisk is the DATADISK diskofferingid (and, for a customized
 // offering, size in GB) asks for.
-func (c *Call) deployDataDisk() (*DiskOffering, int64, error) {
+func (c *Call) deployDataDisk() (*model.DiskOffering, int64, error) {
 	p := c.Params
 	if p.Get("diskofferingid") == "" {
 		return nil, 0, nil
 	}
-	o, ok := byID(c.st.DiskOfferings, p.Get("diskofferingid"))
+	o, ok := model.ByID(c.st.DiskOfferings, p.Get("diskofferingid"))
 	if !ok {
 		return nil, 0, paramError("Unable to find disk offering by id %s", p.Get("diskofferingid"))
 	}

@@ -1,5 +1,9 @@
 package simulator
 
+import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+)
+
 // deployTemplate is what deployVirtualMachine takes from its template.
 type deployTemplate struct {
 	osTypeID        string
@@ -20,18 +24,18 @@ type deployTemplate struct {
 // refused here with the simulator's text; CloudStack lets the planner find
 // no host for it (533).
 func (c *Call) templateForDeploy(zoneID, templateID string) (deployTemplate, error) {
-	t, _ := byID(c.st.Templates, templateID)
+	t, _ := model.ByID(c.st.Templates, templateID)
 	if t == nil || t.Removed != nil {
 		return deployTemplate{}, paramError("Unable to use template %s", templateID)
 	}
-	cp := t.copyIn(zoneID)
+	cp := t.CopyIn(zoneID)
 	if cp == nil {
 		return deployTemplate{}, paramError("The template %d is not available for use", t.InternalID)
 	}
-	if cp.DownloadState != dlDownloaded {
-		return deployTemplate{}, internalError("Template %d has not been completely downloaded to zone %d", t.InternalID, c.st.zone(zoneID).InternalID)
+	if cp.DownloadState != model.DlDownloaded {
+		return deployTemplate{}, internalError("Template %d has not been completely downloaded to zone %d", t.InternalID, c.st.Zone(zoneID).InternalID)
 	}
-	hv := c.st.zoneHypervisor(zoneID)
+	hv := c.st.ZoneHypervisor(zoneID)
 	if t.Hypervisor != hv {
 		return deployTemplate{}, paramError("Template %s is for hypervisor %s, but zone %s runs %s", t.ID, t.Hypervisor, zoneID, hv)
 	}
@@ -44,8 +48,8 @@ func (c *Call) templateForDeploy(zoneID, templateID string) (deployTemplate, err
 }
 
 func init() {
-	registerTaggable("Template", func(st *state, id string) (string, bool) {
-		t, _ := byID(st.Templates, id)
+	registerTaggable("Template", func(st *model.State, id string) (string, bool) {
+		t, _ := model.ByID(st.Templates, id)
 		if t == nil || t.Removed != nil {
 			return "", false
 		}

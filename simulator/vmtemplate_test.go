@@ -1,6 +1,8 @@
 package simulator
 
-import "testing"
+import (
+	"testing"
+)
 
 // testTemplateID is the template every deployVirtualMachine test deploys
 // from: the seeded builtin template, ready in the seeded zone.

@@ -2,11 +2,13 @@ package simulator
 
 import (
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
 	register(
-		command{name: "updateVirtualMachine", idKind: kindVM, sync: updateVirtualMachine},
+		command{name: "updateVirtualMachine", idKind: model.KindVM, sync: updateVirtualMachine},
 	)
 }
 
@@ -26,7 +28,7 @@ func updateVirtualMachine(c *Call) (any, error) {
 	return map[string]any{"virtualmachine": c.vmView(vm)}, nil
 }
 
-func (c *Call) updateVM() (*VirtualMachine, error) {
+func (c *Call) updateVM() (*model.VirtualMachine, error) {
 	p := c.Params
 	vm, err := c.liveVM("id", "unable to find virtual machine with id:") // validateInputsAndPermissionForUpdateVirtualMachineCommand
 	if err != nil {
@@ -42,17 +44,17 @@ func (c *Call) updateVM() (*VirtualMachine, error) {
 	if err := c.checkInstanceName(vm); err != nil {
 		return nil, err
 	}
-	if vm.State == vmError || vm.State == vmExpunging {
+	if vm.State == model.VMError || vm.State == model.VMExpunging {
 		return nil, paramError("Vm with id %d is not in the right state", vm.InternalID)
 	}
 	// updateVirtualMachine: ha is the parameter, else the VM's own setting.
-	if so, ok := byID(c.st.ServiceOfferings, vm.ServiceOfferingID); ok && !so.OfferHA && p.Bool("haenable", vm.HAEnable) {
+	if so, ok := model.ByID(c.st.ServiceOfferings, vm.ServiceOfferingID); ok && !so.OfferHA && p.Bool("haenable", vm.HAEnable) {
 		return nil, paramError("Can't enable ha for the vm as it's created from the Service offering having HA disabled")
 	}
 	userData, updateUserData := vm.UserData, p.Has("userdata")
 	if updateUserData {
 		// "check and replace newlines": the two characters \ and n.
-		ud, err := c.st.validateUserData(strings.ReplaceAll(p.Get("userdata"), `\n`, ""))
+		ud, err := validateUserData(c.st, strings.ReplaceAll(p.Get("userdata"), `\n`, ""))
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +73,7 @@ func (c *Call) updateVM() (*VirtualMachine, error) {
 		}
 	}
 	c.applyUpdate(vm, details, userData)
-	if updateUserData && !c.st.userDataApplied(vm) {
+	if updateUserData && !userDataApplied(c.st, vm) {
 		// updateUserData runs after the row is saved: the VM keeps the new
 		// user data although the call fails.
 		return nil, internalError("Failed to reset userdata for the virtual machine ")
@@ -84,7 +86,7 @@ func (c *Call) updateVM() (*VirtualMachine, error) {
 // replaces them and may not hold extraconfig; extraconfig itself needs
 // enable.additional.vm.configuration, false by default. The nil map means
 // no change.
-func (c *Call) updatedDetails(vm *VirtualMachine) (map[string]string, error) {
+func (c *Call) updatedDetails(vm *model.VirtualMachine) (map[string]string, error) {
 	p := c.Params
 	if p.Bool("cleanupdetails", false) {
 		return map[string]string{}, nil
@@ -104,7 +106,7 @@ func (c *Call) updatedDetails(vm *VirtualMachine) (map[string]string, error) {
 
 // checkInstanceName: another VM (not expunged) may not have the instance
 // name asked for.
-func (c *Call) checkInstanceName(vm *VirtualMachine) error {
+func (c *Call) checkInstanceName(vm *model.VirtualMachine) error {
 	name := c.Params.Get("instancename")
 	if name == "" {
 		return nil
@@ -120,8 +122,8 @@ func (c *Call) checkInstanceName(vm *VirtualMachine) error {
 // dynamicScalingRefusal: isdynamicallyscalable=true needs the template, the
 // offering (CloudStack's default: enabled) and the global setting
 // enable.dynamic.scale.vm, which is false by default.
-func (c *Call) dynamicScalingRefusal(vm *VirtualMachine) error {
-	if t, ok := byID(c.st.Templates, vm.TemplateID); !ok || !t.DynamicallyScalable {
+func (c *Call) dynamicScalingRefusal(vm *model.VirtualMachine) error {
+	if t, ok := model.ByID(c.st.Templates, vm.TemplateID); !ok || !t.DynamicallyScalable {
 		return paramError("Dynamic Scaling cannot be enabled for the VM since its template does not have dynamic scaling enabled")
 	}
 	return paramError("Dynamic Scaling cannot be enabled for the VM since corresponding global setting is set to false")
@@ -129,14 +131,14 @@ func (c *Call) dynamicScalingRefusal(vm *VirtualMachine) error {
 
 // checkSecurityGroupUpdate: security groups cannot be set on VMware, and in
 // a zone with security groups only on a Stopped VM.
-func (c *Call) checkSecurityGroupUpdate(vm *VirtualMachine) error {
+func (c *Call) checkSecurityGroupUpdate(vm *model.VirtualMachine) error {
 	if !c.Params.Has("securitygroupids") && !c.Params.Has("securitygroupnames") {
 		return nil
 	}
-	if strings.EqualFold(c.st.vmHypervisor(vm), "VMware") {
+	if strings.EqualFold(c.st.VMHypervisor(vm), "VMware") {
 		return paramError("Security group feature is not supported for vmWare hypervisor")
 	}
-	if z := c.st.zone(vm.ZoneID); z != nil && z.NetworkType == "Basic" && vm.State != vmStopped {
+	if z := c.st.Zone(vm.ZoneID); z != nil && z.NetworkType == "Basic" && vm.State != model.VMStopped {
 		return paramError("Virtual machine must be stopped prior to update security groups ")
 	}
 	return nil
@@ -144,24 +146,24 @@ func (c *Call) checkSecurityGroupUpdate(vm *VirtualMachine) error {
 
 // checkNewHostName is checkNameForRFCCompliance and
 // checkIfHostNameUniqueInNtwkDomain over the VM's networks.
-func (c *Call) checkNewHostName(vm *VirtualMachine, name string) error {
+func (c *Call) checkNewHostName(vm *model.VirtualMachine, name string) error {
 	if !verifyHostName(name) {
 		return hostNameError()
 	}
 	var plans []*nicPlan
 	for _, n := range vm.NICs {
-		if net := c.st.network(n.NetworkID); net != nil {
+		if net := c.st.Network(n.NetworkID); net != nil {
 			plans = append(plans, &nicPlan{net: net})
 		}
 	}
-	if n := c.st.hostNameTaken(name, plans, vm.ID); n != nil {
+	if n := hostNameTaken(c.st, name, plans, vm.ID); n != nil {
 		return duplicateHostName(name, n)
 	}
 	return nil
 }
 
 // applyUpdate is UserVmDao.updateVM with the group and details changes.
-func (c *Call) applyUpdate(vm *VirtualMachine, details map[string]string, userData string) {
+func (c *Call) applyUpdate(vm *model.VirtualMachine, details map[string]string, userData string) {
 	p := c.Params
 	if p.Has("displayname") {
 		vm.DisplayName = p.Get("displayname")

@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"net/url"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // validateUserData is UserDataManagerImpl.validateUserData for a POST
@@ -13,7 +15,7 @@ import (
 // base64 text, at most vm.userdata.max.length characters (read at each call,
 // as validateAndDecodeByHTTPMethod reads the dynamic setting), is stored
 // re-encoded with padding.
-func (st *state) validateUserData(ud string) (string, error) {
+func validateUserData(st *model.State, ud string) (string, error) {
 	if ud == "" {
 		return "", nil
 	}
@@ -30,7 +32,7 @@ func (st *state) validateUserData(ud string) (string, error) {
 	if len(ud) >= userDataMaxPOST {
 		return "", paramError("User data is too long for an http POST request")
 	}
-	if maxLen := st.settingInt(settingUserDataMaxLen); len(ud) > maxLen {
+	if maxLen := st.SettingInt(model.SettingUserDataMaxLen); len(ud) > maxLen {
 		return "", paramError("User data has exceeded configurable max length : %d", maxLen)
 	}
 	decoded := decodeBase64Lenient(ud)
@@ -93,9 +95,9 @@ func randomPassword(n int) string {
 // data reaches the VM through at least one NIC whose network offering
 // provides the UserData service (applyUserData); a VM without NICs gets
 // none.
-func (st *state) userDataApplied(vm *VirtualMachine) bool {
+func userDataApplied(st *model.State, vm *model.VirtualMachine) bool {
 	for _, n := range vm.NICs {
-		if net := st.network(n.NetworkID); net != nil && st.networkProvides(net, "UserData") {
+		if net := st.Network(n.NetworkID); net != nil && networkProvides(st, net, "UserData") {
 			return true
 		}
 	}
@@ -104,8 +106,8 @@ func (st *state) userDataApplied(vm *VirtualMachine) bool {
 
 // networkProvides is NetworkModelImpl.areServicesSupportedByNetworkOffering
 // for one service: the network's offering lists it.
-func (st *state) networkProvides(n *Network, service string) bool {
-	o := st.networkOffering(n.OfferingID)
+func networkProvides(st *model.State, n *model.Network, service string) bool {
+	o := st.NetworkOffering(n.OfferingID)
 	if o == nil {
 		return false
 	}
@@ -116,8 +118,8 @@ func (st *state) networkProvides(n *Network, service string) bool {
 // checkUserDataService is getUncheckedUserVmResource's check of the default
 // network: without the UserData service the VM could get neither user
 // data, nor SSH keys, nor a password.
-func (c *Call) checkUserDataService(def *Network, userData string, keyPairs []string, passwordEnabled bool) error {
-	if c.st.networkProvides(def, "UserData") {
+func (c *Call) checkUserDataService(def *model.Network, userData string, keyPairs []string, passwordEnabled bool) error {
+	if networkProvides(c.st, def, "UserData") {
 		return nil
 	}
 	switch {
@@ -126,7 +128,7 @@ func (c *Call) checkUserDataService(def *Network, userData string, keyPairs []st
 	case len(keyPairs) > 0:
 		return paramError("Unable to deploy VM as SSH keypair is provided while deploying the VM, but there is no support for UserData service in the default network %s/%s", def.Name, def.ID)
 	case passwordEnabled:
-		t, _ := byID(c.st.Templates, c.Params.Get("templateid"))
+		t, _ := model.ByID(c.st.Templates, c.Params.Get("templateid"))
 		return paramError("Unable to deploy VM as template %d is password enabled, but there is no support for UserData service in the default network %s/%s", t.InternalID, def.Name, def.ID)
 	}
 	return nil

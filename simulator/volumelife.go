@@ -2,15 +2,17 @@ package simulator
 
 import (
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // Detaching, deleting and resizing volumes.
 
 func init() {
 	register(
-		command{name: "deleteVolume", idKind: kindVolume, sync: deleteVolume},
-		command{name: "detachVolume", idKind: kindVolume, async: detachVolume},
-		command{name: "resizeVolume", idKind: kindVolume, async: resizeVolume},
+		command{name: "deleteVolume", idKind: model.KindVolume, sync: deleteVolume},
+		command{name: "detachVolume", idKind: model.KindVolume, async: detachVolume},
+		command{name: "resizeVolume", idKind: model.KindVolume, async: resizeVolume},
 	)
 }
 
@@ -26,15 +28,15 @@ func detachVolume(c *Call) (*asyncJob, error) {
 			if (id == "" && (!hasDevice || vmID == "")) || (id != "" && (hasDevice || vmID != "")) {
 				return nil, paramError("Please provide either a volume id, or a tuple(device id, instance id)")
 			}
-			var v *Volume
+			var v *model.Volume
 			if id != "" {
-				if found, ok := c.st.liveVolume(id); ok {
+				if found, ok := c.st.LiveVolume(id); ok {
 					v = found
 				} else {
-					return nil, paramError("Unable to find volume with ID: %s", c.st.volumeInternalID(id))
+					return nil, paramError("Unable to find volume with ID: %s", volumeInternalID(c.st, id))
 				}
 			} else {
-				for _, candidate := range c.st.volumesOf(vmID) {
+				for _, candidate := range c.st.VolumesOf(vmID) {
 					if candidate.DeviceID != nil && int64(*candidate.DeviceID) == device {
 						v = candidate
 					}
@@ -43,20 +45,20 @@ func detachVolume(c *Call) (*asyncJob, error) {
 					return nil, internalError("Index 0 out of bounds for length 0")
 				}
 			}
-			owner := firstNonEmpty(vmID, v.VMID)
+			owner := model.FirstNonEmpty(vmID, v.VMID)
 			if owner == "" {
 				return nil, paramError("The specified volume is not attached to a VM.")
 			}
-			vm, ok := byID(c.st.VMs, owner)
-			if !ok || (vm.State != vmRunning && vm.State != vmStopped && vm.State != vmDestroyed) {
+			vm, ok := model.ByID(c.st.VMs, owner)
+			if !ok || (vm.State != model.VMRunning && vm.State != model.VMStopped && vm.State != model.VMDestroyed) {
 				return nil, paramError("Please specify a VM that is either running or stopped.")
 			}
-			if v.Type == volumeRoot {
+			if v.Type == model.VolumeRoot {
 				if err := rootDetachAttachAllowed(vm); err != nil {
 					return nil, err
 				}
 			}
-			v.detach()
+			v.Detach()
 			c.changed()
 			return map[string]any{"volume": c.volumeView(v)}, nil
 		}}, nil
@@ -66,19 +68,19 @@ func detachVolume(c *Call) (*asyncJob, error) {
 // volume is expunged at once, its row kept with removed set.
 func deleteVolume(c *Call) (any, error) {
 	id := c.Params.Get("id")
-	v, ok := c.st.liveVolume(id)
+	v, ok := c.st.LiveVolume(id)
 	switch {
 	case !ok:
-		return nil, paramError("Unable to find volume with ID: %s", c.st.volumeInternalID(id))
-	case c.st.snapshotInProgress(v.ID):
+		return nil, paramError("Unable to find volume with ID: %s", volumeInternalID(c.st, id))
+	case snapshotInProgress(c.st, v.ID):
 		return nil, paramError("There are snapshot operations in progress on the volume, unable to delete it")
 	case v.VMID != "":
-		if vm, found := byID(c.st.VMs, v.VMID); found && vm.Removed == nil {
+		if vm, found := model.ByID(c.st.VMs, v.VMID); found && vm.Removed == nil {
 			return nil, paramError("Please specify a volume that is not attached to any VM.")
 		}
 	}
-	v.expunge(c.srv.now())
-	c.st.removeTagsOf("Volume", v.ID)
+	v.Expunge(c.srv.now())
+	removeTagsOf(c.st, "Volume", v.ID)
 	c.changed()
 	return success(), nil
 }
@@ -109,29 +111,29 @@ type resizeRequest struct {
 
 // resize is the job of resizeVolume.
 func (c *Call) resize(r resizeRequest) (any, error) {
-	v, ok := c.st.liveVolume(r.id)
+	v, ok := c.st.LiveVolume(r.id)
 	if !ok {
 		return nil, paramError("No such volume")
 	}
-	if c.st.snapshotInProgress(v.ID) {
+	if snapshotInProgress(c.st, v.ID) {
 		return nil, internalError("There is/are unbacked up snapshot(s) on this volume, resize volume is not permitted, please try again later.")
 	}
-	offering, _ := byID(c.st.DiskOfferings, v.DiskOfferingID)
-	var newOffering *DiskOffering
+	offering, _ := model.ByID(c.st.DiskOfferings, v.DiskOfferingID)
+	var newOffering *model.DiskOffering
 	if r.newOfferingID != "" {
-		newOffering, _ = byID(c.st.DiskOfferings, r.newOfferingID)
+		newOffering, _ = model.ByID(c.st.DiskOfferings, r.newOfferingID)
 	}
 	hv, err := resizableOn(v)
 	if err != nil {
 		return nil, err
 	}
-	vm, attached := byID(c.st.VMs, v.VMID)
+	vm, attached := model.ByID(c.st.VMs, v.VMID)
 	attached = attached && v.VMID != ""
 	newSize, err := resizeTarget(r, v.SizeBytes, offering, newOffering)
 	if err != nil {
 		return nil, err
 	}
-	if newOffering != nil && v.Type == volumeRoot && attached && newSize != v.SizeBytes && vm.State != vmStopped {
+	if newOffering != nil && v.Type == model.VolumeRoot && attached && newSize != v.SizeBytes && vm.State != model.VMStopped {
 		return nil, paramError("Cannot resize ROOT volume [%s] when VM is not on Stopped State. VM %s is in state %s", v.Name, vm.InstanceName, vm.State)
 	}
 	if current := v.SizeBytes; current != newSize {
@@ -142,7 +144,7 @@ func (c *Call) resize(r resizeRequest) (any, error) {
 			return nil, paramError("Going from existing size of %d to size of %d would shrink the volume."+
 				"Need to sign off by supplying the shrinkok parameter with value of true.", current, newSize)
 		}
-		if v.State == volumeReady && attached && hv == "XenServer" && vm.State != vmStopped {
+		if v.State == model.VolumeReady && attached && hv == "XenServer" && vm.State != model.VMStopped {
 			return nil, paramError("The VM must be stopped or the disk detached in order to resize with the XenServer Hypervisor.")
 		}
 	}
@@ -157,9 +159,9 @@ func (c *Call) resize(r resizeRequest) (any, error) {
 // resizableOn is the hypervisor the volume is resized on ("None" for an
 // Allocated volume, not on a storage pool yet), when that hypervisor
 // resizes volumes and the volume is Ready or Allocated.
-func resizableOn(v *Volume) (string, error) {
+func resizableOn(v *model.Volume) (string, error) {
 	hv := v.Hypervisor
-	if v.State == volumeAllocated {
+	if v.State == model.VolumeAllocated {
 		hv = "None" // not on a storage pool yet
 	}
 	switch hv {
@@ -167,7 +169,7 @@ func resizableOn(v *Volume) (string, error) {
 	default:
 		return "", paramError("Hypervisor %s does not support volume resize", hv)
 	}
-	if v.State != volumeReady && v.State != volumeAllocated {
+	if v.State != model.VolumeReady && v.State != model.VolumeAllocated {
 		return "", paramError("Volume should be in ready or allocated state before attempting a resize. Volume %s is in state %s.", v.ID, v.State)
 	}
 	return hv, nil
@@ -176,7 +178,7 @@ func resizableOn(v *Volume) (string, error) {
 // resizeTarget is the new size in bytes: size for the current offering
 // (within the custom range when customized), a fixed new offering's own,
 // or size for a customized new offering.
-func resizeTarget(r resizeRequest, current int64, offering, newOffering *DiskOffering) (int64, error) {
+func resizeTarget(r resizeRequest, current int64, offering, newOffering *model.DiskOffering) (int64, error) {
 	switch {
 	case newOffering == nil && r.hasSize:
 		if offering != nil && offering.Customized {

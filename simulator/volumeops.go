@@ -3,6 +3,8 @@ package simulator
 import (
 	"fmt"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // The volume commands follow VolumeApiServiceImpl (4.22): createVolume
@@ -23,7 +25,7 @@ const (
 func init() {
 	register(
 		command{name: "createVolume", async: createVolume},
-		command{name: "attachVolume", idKind: kindVolume, async: attachVolume},
+		command{name: "attachVolume", idKind: model.KindVolume, async: attachVolume},
 	)
 }
 
@@ -45,18 +47,8 @@ func maxDataVolumes(hypervisor string) int {
 	return defaultMaxDataVolumes
 }
 
-// vmHypervisor is the hypervisor of the VM's host, or last host, or its own.
-func (st *state) vmHypervisor(vm *VirtualMachine) string {
-	for _, id := range []string{vm.HostID, vm.LastHostID} {
-		if h, ok := byID(st.Hosts, id); ok && id != "" {
-			return h.Hypervisor
-		}
-	}
-	return vm.Hypervisor
-}
-
 // vmString is VMInstanceVO's toString as error texts show it.
-func vmString(vm *VirtualMachine) string {
+func vmString(vm *model.VirtualMachine) string {
 	return fmt.Sprintf(`VM instance {"id": "%d", "name": "%s", "uuid": "%s", "type"="User"}`, vm.InternalID, vm.InstanceName, vm.ID)
 }
 
@@ -64,10 +56,10 @@ func vmString(vm *VirtualMachine) string {
 // the CD-ROM's 3 and free; otherwise the lowest free id from 1, skipping 3,
 // on every hypervisor. The range is the data disk limit plus the ROOT disk
 // and the CD-ROM, so device ids run 0 to limit+1.
-func (st *state) deviceIDFor(vm *VirtualMachine, requested *int64) (int, error) {
-	maxID := maxDataVolumes(st.vmHypervisor(vm)) + 1
-	used := map[int]*Volume{}
-	for _, v := range st.volumesOf(vm.ID) {
+func deviceIDFor(st *model.State, vm *model.VirtualMachine, requested *int64) (int, error) {
+	maxID := maxDataVolumes(st.VMHypervisor(vm)) + 1
+	used := map[int]*model.Volume{}
+	for _, v := range st.VolumesOf(vm.ID) {
 		if v.DeviceID != nil {
 			used[*v.DeviceID] = v
 		}
@@ -78,7 +70,7 @@ func (st *state) deviceIDFor(vm *VirtualMachine, requested *int64) (int, error) 
 			return 0, internalError("deviceId should be 0,1,2,4-%d", maxID)
 		}
 		if v := used[int(d)]; v != nil {
-			return 0, internalError("deviceId %d is used by vol %s on vm %s", d, st.volumeString(v), vmString(vm))
+			return 0, internalError("deviceId %d is used by vol %s on vm %s", d, volumeString(st, v), vmString(vm))
 		}
 		return int(d), nil
 	}
@@ -90,16 +82,10 @@ func (st *state) deviceIDFor(vm *VirtualMachine, requested *int64) (int, error) 
 	return 0, internalError("All device Ids are used by vm %s", vmString(vm))
 }
 
-// liveVolume finds a volume that is not expunged.
-func (st *state) liveVolume(id string) (*Volume, bool) {
-	v, ok := byID(st.Volumes, id)
-	return v, ok && v.Removed == nil
-}
-
 // volumeInternalID is the internal id CloudStack's texts show for a volume
 // UUID parameter (the parameter itself when no volume has it).
-func (st *state) volumeInternalID(id string) string {
-	if v, ok := byID(st.Volumes, id); ok {
+func volumeInternalID(st *model.State, id string) string {
+	if v, ok := model.ByID(st.Volumes, id); ok {
 		return fmt.Sprint(v.InternalID)
 	}
 	return id
@@ -116,9 +102,9 @@ func createVolume(c *Call) (*asyncJob, error) {
 	if offeringID == "" && snapshotID == "" {
 		return nil, paramError("At least one of disk Offering ID or snapshot ID must be passed whilst creating volume")
 	}
-	snap, _ := byID(c.st.Snapshots, snapshotID)
+	snap, _ := model.ByID(c.st.Snapshots, snapshotID)
 	if snap != nil && offeringID != "" {
-		if parent, ok := byID(c.st.Volumes, snap.VolumeID); ok && parent.Type != volumeRoot {
+		if parent, ok := model.ByID(c.st.Volumes, snap.VolumeID); ok && parent.Type != model.VolumeRoot {
 			return nil, paramError("Disk Offering ID cannot be passed whilst creating volume from snapshot other than ROOT disk snapshots")
 		}
 	}
@@ -131,11 +117,11 @@ func createVolume(c *Call) (*asyncJob, error) {
 		if err := c.volumeFromSnapshot(src, snap, snapshotID); err != nil {
 			return nil, err
 		}
-		zoneID = firstNonEmpty(zoneID, snap.ZoneID)
+		zoneID = model.FirstNonEmpty(zoneID, snap.ZoneID)
 	}
-	zone := c.st.zone(zoneID)
+	zone := c.st.Zone(zoneID)
 	if zone == nil || zoneID == "" {
-		return nil, paramError("Unable to find zone by id %s", firstNonEmpty(zoneID, "null"))
+		return nil, paramError("Unable to find zone by id %s", model.FirstNonEmpty(zoneID, "null"))
 	}
 	v := c.allocVolume(zone, src)
 	c.changed()
@@ -145,9 +131,9 @@ func createVolume(c *Call) (*asyncJob, error) {
 // volumeSource is what a new volume is made of: a disk offering and size,
 // and, from a snapshot, the VM to attach it to.
 type volumeSource struct {
-	offering *DiskOffering
+	offering *model.DiskOffering
 	size     int64
-	vm       *VirtualMachine
+	vm       *model.VirtualMachine
 }
 
 // volumeOffering is allocVolume's disk offering checks: a customized
@@ -163,7 +149,7 @@ func (c *Call) volumeOffering(offeringID string) (*volumeSource, error) {
 	if hasSize && sizeGB <= 0 {
 		return nil, paramError("Disk size must be larger than 0")
 	}
-	o, ok := byID(c.st.DiskOfferings, offeringID)
+	o, ok := model.ByID(c.st.DiskOfferings, offeringID)
 	if !ok {
 		return nil, paramError("Please specify a valid disk offering.")
 	}
@@ -187,7 +173,7 @@ func (c *Call) volumeOffering(offeringID string) (*volumeSource, error) {
 // volumeFromSnapshot is allocVolume's snapshot checks: a backed-up snapshot,
 // its offering and size unless an offering was given (then at least the
 // snapshot's size), and a running or stopped virtualmachineid.
-func (c *Call) volumeFromSnapshot(src *volumeSource, snap *Snapshot, snapshotID string) error {
+func (c *Call) volumeFromSnapshot(src *volumeSource, snap *model.Snapshot, snapshotID string) error {
 	if snap == nil || snap.Removed != nil {
 		return paramError("unable to find a snapshot with id %s", snapshotInternalID(snap, snapshotID))
 	}
@@ -195,7 +181,7 @@ func (c *Call) volumeFromSnapshot(src *volumeSource, snap *Snapshot, snapshotID 
 		return paramError("Snapshot id=%d is not in %s state yet and can't be used for volume creation", snap.InternalID, snapshotBackedUp)
 	}
 	if src.offering == nil {
-		src.offering, _ = byID(c.st.DiskOfferings, snap.DiskOfferingID)
+		src.offering, _ = model.ByID(c.st.DiskOfferings, snap.DiskOfferingID)
 		src.size = snap.SizeBytes
 	} else if src.size < snap.SizeBytes {
 		return paramError("Invalid size for volume creation: %dGB, snapshot size is: %dGB", src.size>>30, snap.SizeBytes>>30)
@@ -204,11 +190,11 @@ func (c *Call) volumeFromSnapshot(src *volumeSource, snap *Snapshot, snapshotID 
 	if id == "" {
 		return nil
 	}
-	found, ok := byID(c.st.VMs, id)
+	found, ok := model.ByID(c.st.VMs, id)
 	if !ok || found.Removed != nil {
 		return paramError("Please specify a valid User VM.")
 	}
-	if found.State != vmRunning && found.State != vmStopped {
+	if found.State != model.VMRunning && found.State != model.VMStopped {
 		return paramError("Please specify a VM that is either running or stopped.")
 	}
 	src.vm = found
@@ -217,14 +203,14 @@ func (c *Call) volumeFromSnapshot(src *volumeSource, snap *Snapshot, snapshotID 
 
 // allocVolume adds the Allocated DATADISK row, named as given or
 // getRandomVolumeName.
-func (c *Call) allocVolume(zone *Zone, src *volumeSource) *Volume {
+func (c *Call) allocVolume(zone *model.Zone, src *volumeSource) *model.Volume {
 	name := c.Params.Get("name")
 	if strings.TrimSpace(name) == "" {
-		name = newUUID() // getRandomVolumeName
+		name = model.NewUUID() // getRandomVolumeName
 	}
-	id, internal := c.st.newID(kindVolume)
-	v := &Volume{ID: id, InternalID: internal, Name: name, Type: volumeDataDisk, ZoneID: zone.ID,
-		AccountID: c.Account.ID, SizeBytes: src.size, Hypervisor: "None", State: volumeAllocated, Created: c.srv.now()}
+	id, internal := c.st.NewID(model.KindVolume)
+	v := &model.Volume{ID: id, InternalID: internal, Name: name, Type: model.VolumeDataDisk, ZoneID: zone.ID,
+		AccountID: c.Account.ID, SizeBytes: src.size, Hypervisor: "None", State: model.VolumeAllocated, Created: c.srv.now()}
 	if src.offering != nil {
 		v.DiskOfferingID = src.offering.ID
 	}
@@ -234,13 +220,13 @@ func (c *Call) allocVolume(zone *Zone, src *volumeSource) *Volume {
 
 // createVolumeJob creates a volume from a snapshot on primary storage and
 // attaches it to vm when given; an offering's volume stays Allocated.
-func (c *Call) createVolumeJob(v *Volume, snap *Snapshot, vm *VirtualMachine, zone *Zone) *asyncJob {
+func (c *Call) createVolumeJob(v *model.Volume, snap *model.Snapshot, vm *model.VirtualMachine, zone *model.Zone) *asyncJob {
 	return &asyncJob{instanceType: "Volume", instanceID: v.ID, created: true,
 		cmdClass: "org.apache.cloudstack.api.command.admin.volume.CreateVolumeCmdByAdmin",
 		run: func() (any, error) {
 			if snap != nil {
-				v.SnapshotID, v.Hypervisor = snap.ID, c.st.zoneHypervisor(zone.ID)
-				v.createOnStorage()
+				v.SnapshotID, v.Hypervisor = snap.ID, c.st.ZoneHypervisor(zone.ID)
+				v.CreateOnStorage()
 				if vm != nil {
 					if err := c.attach(vm, v, nil); err != nil {
 						return nil, internalError("Volume: %s created successfully, but failed to attach the newly created volume to VM: %d due to error: %s",
@@ -253,13 +239,13 @@ func (c *Call) createVolumeJob(v *Volume, snap *Snapshot, vm *VirtualMachine, zo
 		},
 		// A failed creation leaves the volume destroyed (DestroyRequested).
 		fail: func(*APIError) {
-			v.State = volumeDestroy
+			v.State = model.VolumeDestroy
 			c.changed()
 		},
 	}
 }
 
-func snapshotInternalID(s *Snapshot, id string) string {
+func snapshotInternalID(s *model.Snapshot, id string) string {
 	if s != nil {
 		return fmt.Sprint(s.InternalID)
 	}
@@ -280,7 +266,7 @@ func validateVolumeSize(size int64) error {
 	case size < 0 || (size > 0 && size < 1<<30):
 		return paramError("Please specify a size of at least 1 GB.")
 	case size > maxVolumeSizeGB<<30:
-		return paramError("Requested volume size is %s, but the maximum size allowed is %d GB.", humanSize(size), maxVolumeSizeGB)
+		return paramError("Requested volume size is %s, but the maximum size allowed is %d GB.", model.HumanSize(size), maxVolumeSizeGB)
 	}
 	return nil
 }
@@ -297,22 +283,22 @@ func attachVolume(c *Call) (*asyncJob, error) {
 	return &asyncJob{instanceType: "Volume", instanceID: strings.ToLower(id),
 		cmdClass: "org.apache.cloudstack.api.command.admin.volume.AttachVolumeCmdByAdmin",
 		run: func() (any, error) {
-			v, ok := c.st.liveVolume(id)
+			v, ok := c.st.LiveVolume(id)
 			switch {
-			case !ok || (v.Type != volumeDataDisk && v.Type != volumeRoot):
+			case !ok || (v.Type != model.VolumeDataDisk && v.Type != model.VolumeRoot):
 				return nil, paramError("Please specify a volume with the valid type: ROOT or DATADISK")
 			case v.VMID != "":
 				return nil, paramError("Please specify a volume that is not attached to any VM.")
-			case v.State == volumeDestroy:
+			case v.State == model.VolumeDestroy:
 				return nil, paramError("Please specify a volume that is not destroyed.")
-			case v.State != volumeAllocated && v.State != volumeReady:
+			case v.State != model.VolumeAllocated && v.State != model.VolumeReady:
 				return nil, paramError("Volume state must be in Allocated, Ready or in Uploaded state")
 			}
-			vm, ok := byID(c.st.VMs, vmID)
+			vm, ok := model.ByID(c.st.VMs, vmID)
 			switch {
 			case !ok || vm.Removed != nil:
 				return nil, paramError("Please specify a valid User VM.")
-			case vm.State != vmRunning && vm.State != vmStopped:
+			case vm.State != model.VMRunning && vm.State != model.VMStopped:
 				return nil, paramError("Please specify a VM that is either running or stopped.")
 			case !strings.EqualFold(vm.ZoneID, v.ZoneID):
 				return nil, paramError("Please specify a VM that is in the same zone as the volume.")
@@ -327,8 +313,8 @@ func attachVolume(c *Call) (*asyncJob, error) {
 // attach checks the device id and the data disk limit, creates the volume on
 // primary storage when the VM's disks are there already (lazy allocation:
 // a VM that never started gets it created when it starts) and attaches it.
-func (c *Call) attach(vm *VirtualMachine, v *Volume, deviceID *int64) error {
-	vols := c.st.volumesOf(vm.ID)
+func (c *Call) attach(vm *model.VirtualMachine, v *model.Volume, deviceID *int64) error {
+	vols := c.st.VolumesOf(vm.ID)
 	if deviceID != nil && *deviceID == 0 {
 		if err := rootDetachAttachAllowed(vm); err != nil {
 			return err
@@ -341,23 +327,23 @@ func (c *Call) attach(vm *VirtualMachine, v *Volume, deviceID *int64) error {
 	} else {
 		data := 0
 		for _, other := range vols {
-			if other.Type == volumeDataDisk {
+			if other.Type == model.VolumeDataDisk {
 				data++
 			}
 		}
-		if limit := maxDataVolumes(c.st.vmHypervisor(vm)); data >= limit {
+		if limit := maxDataVolumes(c.st.VMHypervisor(vm)); data >= limit {
 			return paramError("The specified VM already has the maximum number of data disks (%d) attached. Please specify another VM.", limit)
 		}
 	}
-	dev, err := c.st.deviceIDFor(vm, deviceID)
+	dev, err := deviceIDFor(c.st, vm, deviceID)
 	if err != nil {
 		return err
 	}
-	if v.State == volumeAllocated && vmOnStorage(vols) {
-		v.createOnStorage()
+	if v.State == model.VolumeAllocated && vmOnStorage(vols) {
+		v.CreateOnStorage()
 	}
 	now := c.srv.now()
-	v.VMID, v.DeviceID, v.Attached, v.GuestIndex = vm.ID, &dev, &now, c.st.freeGuestIndex(vm.ID)
+	v.VMID, v.DeviceID, v.Attached, v.GuestIndex = vm.ID, &dev, &now, c.st.FreeGuestIndex(vm.ID)
 	if v.Hypervisor == "" || v.Hypervisor == "None" {
 		v.Hypervisor = vm.Hypervisor
 	}
@@ -367,14 +353,14 @@ func (c *Call) attach(vm *VirtualMachine, v *Volume, deviceID *int64) error {
 
 // vmOnStorage reports whether a VM's disks exist on primary storage: its
 // ROOT volume, or without one a data volume, is no longer Allocated.
-func vmOnStorage(vols []*Volume) bool {
+func vmOnStorage(vols []*model.Volume) bool {
 	for _, v := range vols {
-		if v.Type == volumeRoot {
-			return v.State != volumeAllocated
+		if v.Type == model.VolumeRoot {
+			return v.State != model.VolumeAllocated
 		}
 	}
 	for _, v := range vols {
-		if v.State != volumeAllocated {
+		if v.State != model.VolumeAllocated {
 			return true
 		}
 	}
@@ -383,13 +369,13 @@ func vmOnStorage(vols []*Volume) bool {
 
 // rootDetachAttachAllowed is VolumeApiServiceImpl.validateRootVolumeDetachAttach: only a Stopped
 // VM may lose or regain its ROOT volume.
-func rootDetachAttachAllowed(vm *VirtualMachine) error {
+func rootDetachAttachAllowed(vm *model.VirtualMachine) error {
 	switch vm.Hypervisor {
 	case "XenServer", "VMware", "KVM", "Simulator":
 	default:
 		return paramError("Root volume detach is not supported for hypervisor type %s", vm.Hypervisor)
 	}
-	if vm.State != vmStopped {
+	if vm.State != model.VMStopped {
 		return paramError("Root volume detach can happen only when vm is in states: Stopped or Destroyed")
 	}
 	return nil

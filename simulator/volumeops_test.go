@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // newVolume creates a data volume in the first zone; sizeGB 0 leaves size out.
@@ -386,7 +387,7 @@ func TestDeleteVolume(t *testing.T) {
 		t.Fatalf("the deleted volume's tags: %+v, %v", l, err)
 	}
 	e.srv.mu.Lock()
-	row, _ := byID(e.srv.st.Volumes, v.Id)
+	row, _ := model.ByID(e.srv.st.Volumes, v.Id)
 	kept := row.State == "Expunged" && row.Removed != nil
 	e.srv.mu.Unlock()
 	if !kept {

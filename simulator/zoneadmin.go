@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
 
@@ -16,7 +17,7 @@ import (
 func init() {
 	register(
 		command{name: "createZone", sync: createZone},
-		command{name: "updateZone", idKind: kindZone, sync: updateZone},
+		command{name: "updateZone", idKind: model.KindZone, sync: updateZone},
 		command{name: "createPod", sync: createPod},
 	)
 }
@@ -29,7 +30,7 @@ type zoneSpec struct {
 
 func createZone(c *Call) (any, error) {
 	p := c.Params
-	z, err := c.st.createZone(zoneSpec{Name: p.Get("name"), NetworkType: p.Get("networktype"), DNS1: p.Get("dns1"),
+	z, err := makeZone(c.st, zoneSpec{Name: p.Get("name"), NetworkType: p.Get("networktype"), DNS1: p.Get("dns1"),
 		DNS2: p.Get("dns2"), InternalDNS1: p.Get("internaldns1"), InternalDNS2: p.Get("internaldns2"),
 		GuestCIDR: p.Get("guestcidraddress"), Domain: p.Get("domain"), Allocation: p.Get("allocationstate"),
 		SecurityGroups: p.Bool("securitygroupenabled", false), Edge: p.Bool("isedge", false)}, c.srv.now())
@@ -45,7 +46,7 @@ func createZone(c *Call) (any, error) {
 // ("Admin should enable it after physical network and providers setup").
 // Departure: only advanced zones without security groups are modelled, so
 // Basic, security-group and edge zones are refused as not implemented.
-func (st *state) createZone(s zoneSpec, now time.Time) (*Zone, error) {
+func makeZone(st *model.State, s zoneSpec, now time.Time) (*model.Zone, error) {
 	typ := s.NetworkType
 	if !strings.EqualFold(typ, "Basic") && !strings.EqualFold(typ, "Advanced") {
 		return nil, paramError("Invalid zone type; only Advanced and Basic values are supported")
@@ -57,7 +58,7 @@ func (st *state) createZone(s zoneSpec, now time.Time) (*Zone, error) {
 		return nil, notImplemented("Basic, security-group and edge zones are not implemented by the CloudStack simulator")
 	}
 	if s.Allocation == "" {
-		s.Allocation = allocationDisabled
+		s.Allocation = model.AllocationDisabled
 	}
 	if s.GuestCIDR != "" && !netutils.ValidateGuestCIDR(s.GuestCIDR) {
 		return nil, paramError("Please enter a valid guest cidr")
@@ -65,15 +66,15 @@ func (st *state) createZone(s zoneSpec, now time.Time) (*Zone, error) {
 	if s.Domain != "" && !netutils.VerifyDomainName(s.Domain) {
 		return nil, invalidNetworkDomain()
 	}
-	if err := st.checkZoneParameters(s, true); err != nil {
+	if err := checkZoneParameters(st, s, true); err != nil {
 		return nil, err
 	}
-	id, internal := st.newID(kindZone)
-	z := &Zone{ID: id, InternalID: internal, Name: s.Name, NetworkType: "Advanced", Allocation: s.Allocation,
+	id, internal := st.NewID(model.KindZone)
+	z := &model.Zone{ID: id, InternalID: internal, Name: s.Name, NetworkType: "Advanced", Allocation: s.Allocation,
 		DNS1: s.DNS1, DNS2: s.DNS2, InternalDNS: s.InternalDNS1, InternalDNS2: s.InternalDNS2,
 		GuestCIDR: s.GuestCIDR, Domain: s.Domain, Created: now,
 		// createZone: UUID.nameUUIDFromBytes(zoneName + System.currentTimeMillis())
-		Token: nameUUID(fmt.Sprintf("%s%d", s.Name, now.UnixMilli()))}
+		Token: model.NameUUID(fmt.Sprintf("%s%d", s.Name, now.UnixMilli()))}
 	st.Zones = append(st.Zones, z)
 	return z, nil
 }
@@ -85,7 +86,7 @@ func invalidNetworkDomain() *APIError {
 }
 
 // checkZoneParameters is ConfigurationManagerImpl.checkZoneParameters.
-func (st *state) checkZoneParameters(s zoneSpec, checkDuplicates bool) *APIError {
+func checkZoneParameters(st *model.State, s zoneSpec, checkDuplicates bool) *APIError {
 	if checkDuplicates && zoneNamed(st, s.Name) != nil {
 		return paramError("A zone with that name already exists. Please specify a unique zone name.")
 	}
@@ -101,7 +102,7 @@ func (st *state) checkZoneParameters(s zoneSpec, checkDuplicates bool) *APIError
 // checkAllocationState is Grouping.AllocationState.valueOf as the zone, pod
 // and cluster commands use it: case-sensitive.
 func checkAllocationState(state string) *APIError {
-	if state != "" && state != allocationEnabled && state != allocationDisabled {
+	if state != "" && state != model.AllocationEnabled && state != model.AllocationDisabled {
 		return paramError("Unable to resolve Allocation State '%s' to a supported state", state)
 	}
 	return nil
@@ -113,7 +114,7 @@ func checkAllocationState(state string) *APIError {
 // management one when none carries it.
 func updateZone(c *Call) (any, error) {
 	p := c.Params
-	z := c.st.zone(p.Get("id"))
+	z := c.st.Zone(p.Get("id"))
 	if z == nil {
 		return nil, paramError("unable to find zone by id %s", p.Get("id"))
 	}
@@ -123,19 +124,19 @@ func updateZone(c *Call) (any, error) {
 	if d := p.Get("domain"); d != "" && !netutils.VerifyDomainName(d) {
 		return nil, invalidNetworkDomain()
 	}
-	s := zoneSpec{Name: or(p.Get("name"), z.Name), DNS1: or(p.Get("dns1"), z.DNS1), DNS2: or(p.Get("dns2"), z.DNS2),
-		InternalDNS1: or(p.Get("internaldns1"), z.InternalDNS), InternalDNS2: or(p.Get("internaldns2"), z.InternalDNS2),
+	s := zoneSpec{Name: model.Or(p.Get("name"), z.Name), DNS1: model.Or(p.Get("dns1"), z.DNS1), DNS2: model.Or(p.Get("dns2"), z.DNS2),
+		InternalDNS1: model.Or(p.Get("internaldns1"), z.InternalDNS), InternalDNS2: model.Or(p.Get("internaldns2"), z.InternalDNS2),
 		Allocation: p.Get("allocationstate")}
-	if err := c.st.checkZoneParameters(s, !strings.EqualFold(s.Name, z.Name) && s.Name != z.Name); err != nil {
+	if err := checkZoneParameters(c.st, s, !strings.EqualFold(s.Name, z.Name) && s.Name != z.Name); err != nil {
 		return nil, err
 	}
-	if s.Allocation == allocationEnabled {
-		if err := c.st.checkZoneCanBeEnabled(z); err != nil {
+	if s.Allocation == model.AllocationEnabled {
+		if err := checkZoneCanBeEnabled(c.st, z); err != nil {
 			return nil, err
 		}
 	}
 	z.Name, z.DNS1, z.DNS2, z.InternalDNS, z.InternalDNS2 = s.Name, s.DNS1, s.DNS2, s.InternalDNS1, s.InternalDNS2
-	z.GuestCIDR = or(p.Get("guestcidraddress"), z.GuestCIDR)
+	z.GuestCIDR = model.Or(p.Get("guestcidraddress"), z.GuestCIDR)
 	if p.Has("domain") {
 		z.Domain = p.Get("domain")
 	}
@@ -148,10 +149,10 @@ func updateZone(c *Call) (any, error) {
 
 // checkZoneCanBeEnabled is editZone's check before Enabled, with
 // NetworkModelImpl.getDefaultPhysicalNetworkByZoneAndTrafficType's text.
-func (st *state) checkZoneCanBeEnabled(z *Zone) *APIError {
-	var mgmt *PhysicalNetwork
+func checkZoneCanBeEnabled(st *model.State, z *model.Zone) *APIError {
+	var mgmt *model.PhysicalNetwork
 	for _, traffic := range []string{"Management", "Public"} {
-		pns := st.physicalNetworksWithTraffic(z.ID, traffic)
+		pns := physicalNetworksWithTraffic(st, z.ID, traffic)
 		switch len(pns) {
 		case 0:
 			return paramError("Cannot enable this Zone since: Unable to find the default physical network with traffic=%s in the specified zone id", traffic)
@@ -163,8 +164,8 @@ func (st *state) checkZoneCanBeEnabled(z *Zone) *APIError {
 			mgmt = pns[0]
 		}
 	}
-	if len(st.physicalNetworksWithTraffic(z.ID, "Storage")) == 0 {
-		st.addTrafficTypeRow(mgmt, "Storage")
+	if len(physicalNetworksWithTraffic(st, z.ID, "Storage")) == 0 {
+		addTrafficTypeRow(st, mgmt, "Storage")
 	}
 	return nil
 }
@@ -176,7 +177,7 @@ type podSpec struct {
 
 func createPod(c *Call) (any, error) {
 	p := c.Params
-	pod, err := c.st.createPod(podSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), Gateway: p.Get("gateway"),
+	pod, err := makePod(c.st, podSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), Gateway: p.Get("gateway"),
 		Netmask: p.Get("netmask"), StartIP: p.Get("startip"), EndIP: p.Get("endip"),
 		Allocation: p.Get("allocationstate")})
 	if err != nil {
@@ -191,8 +192,8 @@ func createPod(c *Call) (any, error) {
 // (checkIpRange, checkOverlapPublicIpRange, checkPodCidrSubnets with
 // check.pod.cidrs true, as advanced.cfg sets it). A pod is Enabled unless told otherwise; the end IP
 // defaults to the end of the pod's CIDR.
-func (st *state) createPod(s podSpec) (*Pod, error) {
-	z := st.zone(s.ZoneID)
+func makePod(st *model.State, s podSpec) (*model.Pod, error) {
+	z := st.Zone(s.ZoneID)
 	if z == nil {
 		return nil, paramError("Please specify a valid zone.")
 	}
@@ -207,7 +208,7 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 		return nil, paramError("The netmask is invalid")
 	}
 	if s.Allocation == "" {
-		s.Allocation = allocationEnabled
+		s.Allocation = model.AllocationEnabled
 	}
 	if err := checkAllocationState(s.Allocation); err != nil {
 		return nil, err
@@ -230,18 +231,18 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 	case netutils.IPLess(s.EndIP, s.StartIP):
 		return nil, paramError("The start IP address must have a lower value than the end IP address.")
 	}
-	if ip := st.publicIPIn(z.ID, s.StartIP, s.EndIP); ip != "" {
+	if ip := publicIPIn(st, z.ID, s.StartIP, s.EndIP); ip != "" {
 		// checkOverlapPublicIpRange
 		return nil, paramError("The Start IP and endIP address range overlap with Public IP :%s", ip)
 	}
 	if netutils.RangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway) {
 		return nil, paramError("The gateway shouldn't overlap start/end ip addresses")
 	}
-	if err := st.checkPodCIDRSubnets(z, cidr.String()); err != nil {
+	if err := checkPodCIDRSubnets(st, z, cidr.String()); err != nil {
 		return nil, err
 	}
-	id, internal := st.newID(kindPod)
-	pod := &Pod{ID: id, InternalID: internal, Name: s.Name, ZoneID: z.ID, Gateway: s.Gateway, Netmask: s.Netmask,
+	id, internal := st.NewID(model.KindPod)
+	pod := &model.Pod{ID: id, InternalID: internal, Name: s.Name, ZoneID: z.ID, Gateway: s.Gateway, Netmask: s.Netmask,
 		StartIP: s.StartIP, EndIP: s.EndIP, Allocation: s.Allocation}
 	st.Pods = append(st.Pods, pod)
 	return pod, nil
@@ -249,7 +250,7 @@ func (st *state) createPod(s podSpec) (*Pod, error) {
 
 // publicIPIn is the lowest public address of the zone's ranges within
 // start..end, or "".
-func (st *state) publicIPIn(zoneID, start, end string) string {
+func publicIPIn(st *model.State, zoneID, start, end string) string {
 	for _, r := range st.VlanRanges {
 		if r.ZoneID == zoneID && netutils.RangesOverlap(start, end, r.StartIP, r.EndIP) {
 			if netutils.IPLess(r.StartIP, start) {
@@ -264,7 +265,7 @@ func (st *state) publicIPIn(zoneID, start, end string) string {
 // checkPodCIDRSubnets is ConfigurationManagerImpl.checkPodCidrSubnets: a new
 // pod's subnet may not equal the zone's guest subnet or another pod's, each
 // compared at the shorter prefix.
-func (st *state) checkPodCIDRSubnets(z *Zone, cidr string) *APIError {
+func checkPodCIDRSubnets(st *model.State, z *model.Zone, cidr string) *APIError {
 	p, _ := netutils.ParseCIDR(cidr)
 	same := func(other string) bool {
 		o, ok := netutils.ParseCIDR(other)

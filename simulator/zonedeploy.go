@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // The seeded zone is marvin's setup/dev/advanced.cfg, deployed the way
@@ -45,43 +47,43 @@ func advancedCfg(hypervisor string) zoneLayout {
 
 // deployZone builds a zone as deployDataCenter does and enables it. Any
 // error is a programming error in the layout.
-func (st *state) deployZone(l zoneLayout, now time.Time) *Zone {
-	z := must(st.createZone(zoneSpec{Name: l.Name, NetworkType: "Advanced", DNS1: l.DNS, InternalDNS1: l.DNS,
+func deployZone(st *model.State, l zoneLayout, now time.Time) *model.Zone {
+	z := must(makeZone(st, zoneSpec{Name: l.Name, NetworkType: "Advanced", DNS1: l.DNS, InternalDNS1: l.DNS,
 		GuestCIDR: l.GuestCIDR}, now))
-	pn := must(st.createPhysicalNetwork(physnetSpec{ZoneID: z.ID, Name: l.PhysicalNetwork,
+	pn := must(makePhysicalNetwork(st, physnetSpec{ZoneID: z.ID, Name: l.PhysicalNetwork,
 		IsolationMethods: []string{"VLAN"}}))
 	for _, t := range []string{"Guest", "Management", "Public"} {
-		must(st.addTrafficTypeTo(pn, t))
+		must(addTrafficTypeTo(st, pn, t))
 	}
 	// configureProviders: each provider's element, then the provider.
 	for _, name := range []string{"VirtualRouter", "VpcVirtualRouter", "InternalLbVm"} {
-		nsp := st.providerNamed(pn.ID, name)
-		if e := st.vrElementOf(nsp.ID); e != nil {
+		nsp := providerNamed(st, pn.ID, name)
+		if e := vrElementOf(st, nsp.ID); e != nil {
 			e.Enabled = true
 		}
-		mustOK(st.setProviderState(nsp, providerEnabled))
+		mustOK(setProviderState(st, nsp, model.ProviderEnabled))
 	}
 	vlans := must(normalizeVnetRanges(pn, l.GuestVLANs))
-	pn.update(physnetEnabled, vlans)
-	pod := must(st.createPod(podSpec{ZoneID: z.ID, Name: "POD0", Gateway: l.PodGateway, Netmask: l.Netmask,
+	pn.Update(model.PhysnetEnabled, vlans)
+	pod := must(makePod(st, podSpec{ZoneID: z.ID, Name: "POD0", Gateway: l.PodGateway, Netmask: l.Netmask,
 		StartIP: l.PodStart, EndIP: l.PodEnd}))
 	for _, cl := range l.Clusters {
-		c := must(st.addCluster(clusterSpec{ZoneID: z.ID, PodID: pod.ID, Name: cl.Name, Hypervisor: l.Hypervisor,
+		c := must(makeCluster(st, clusterSpec{ZoneID: z.ID, PodID: pod.ID, Name: cl.Name, Hypervisor: l.Hypervisor,
 			ClusterType: "CloudManaged"}))
 		for _, url := range cl.Hosts {
-			must(st.addHost(hostSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Hypervisor: l.Hypervisor, URL: url,
+			must(makeHost(st, hostSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Hypervisor: l.Hypervisor, URL: url,
 				Username: "root", Password: "password"}, now))
 		}
 		for _, name := range cl.Pools {
-			must(st.createStoragePool(poolSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Name: name,
+			must(makeStoragePool(st, poolSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Name: name,
 				URL: fmt.Sprintf("nfs://%s:/export/home/sandbox/%s", l.DNS, strings.ToLower(name))}, now))
 		}
 	}
-	must(st.createVlanRange(vlanSpec{ZoneID: z.ID, VLAN: l.PublicVLAN, Gateway: l.PublicGateway,
+	must(createVlanRange(st, vlanSpec{ZoneID: z.ID, VLAN: l.PublicVLAN, Gateway: l.PublicGateway,
 		Netmask: l.Netmask, StartIP: l.PublicStart, EndIP: l.PublicEnd, ForVirtualNetwork: true}))
-	must(st.addImageStore(storeSpec{ZoneID: z.ID, URL: l.SecondaryURL, Provider: "NFS"}, now))
-	mustOK(st.checkZoneCanBeEnabled(z))
-	z.Allocation = allocationEnabled
+	must(makeImageStore(st, storeSpec{ZoneID: z.ID, URL: l.SecondaryURL, Provider: "NFS"}, now))
+	mustOK(checkZoneCanBeEnabled(st, z))
+	z.Allocation = model.AllocationEnabled
 	return z
 }
 
@@ -105,15 +107,15 @@ func isolatedOfferingSpec() offeringSpec {
 // seedZone deploys advanced.cfg's zone, the default isolated offering and
 // the admin's guest network, implemented (VLAN 100 and a source NAT
 // address), as the stock simulator's zone has after its first VM.
-func seedZone(st *state, hypervisor string, now time.Time) {
-	z := st.deployZone(advancedCfg(hypervisor), now)
-	o := must(st.createNetworkOffering(isolatedOfferingSpec(), now))
-	n := must(st.createNetwork(networkSpec{Name: "guest-network", DisplayText: "guest-network", OfferingID: o.ID,
+func seedZone(st *model.State, hypervisor string, now time.Time) {
+	z := deployZone(st, advancedCfg(hypervisor), now)
+	o := must(makeNetworkOffering(st, isolatedOfferingSpec(), now))
+	n := must(makeNetwork(st, networkSpec{Name: "guest-network", DisplayText: "guest-network", OfferingID: o.ID,
 		ZoneID: z.ID, Account: st.Accounts[0]}, now))
-	mustOK(st.implementNetwork(n))
+	mustOK(implementNetwork(st, n))
 }
 
-func (st *state) providerNamed(physnetID, name string) *NetworkServiceProvider {
+func providerNamed(st *model.State, physnetID, name string) *model.NetworkServiceProvider {
 	for _, n := range st.Providers {
 		if n.PhysicalNetworkID == physnetID && n.Name == name {
 			return n

@@ -1,6 +1,4 @@
-package simulator
-
-// Small string and number helpers shared by every family; nothing here knows a CloudStack command.
+package model
 
 import (
 	"crypto/md5"
@@ -9,16 +7,16 @@ import (
 	"strings"
 )
 
-// or is v, or def where v is empty.
-func or(v, def string) string {
+// Or is v, or def where v is empty.
+func Or(v, def string) string {
 	if v != "" {
 		return v
 	}
 	return def
 }
 
-// without is list less every entry equal to s, case folded.
-func without(list []string, s string) []string {
+// Without is list less every entry equal to s, case folded.
+func Without(list []string, s string) []string {
 	var out []string
 	for _, x := range list {
 		if !strings.EqualFold(x, s) {
@@ -28,8 +26,8 @@ func without(list []string, s string) []string {
 	return out
 }
 
-// firstNonEmpty is the first value that is not empty, or "".
-func firstNonEmpty(values ...string) string {
+// FirstNonEmpty is the first value that is not empty, or "".
+func FirstNonEmpty(values ...string) string {
 	for _, v := range values {
 		if v != "" {
 			return v
@@ -38,8 +36,8 @@ func firstNonEmpty(values ...string) string {
 	return ""
 }
 
-// containsFold reports whether list holds s, case folded.
-func containsFold(list []string, s string) bool {
+// ContainsFold reports whether list holds s, case folded.
+func ContainsFold(list []string, s string) bool {
 	for _, x := range list {
 		if strings.EqualFold(x, s) {
 			return true
@@ -48,8 +46,8 @@ func containsFold(list []string, s string) bool {
 	return false
 }
 
-// countFold counts the entries of list equal to s, case folded.
-func countFold(list []string, s string) int {
+// CountFold counts the entries of list equal to s, case folded.
+func CountFold(list []string, s string) int {
 	n := 0
 	for _, x := range list {
 		if strings.EqualFold(x, s) {
@@ -59,8 +57,8 @@ func countFold(list []string, s string) int {
 	return n
 }
 
-// parseIntOr is NumbersUtil.parseInt.
-func parseIntOr(s string, def int) int {
+// ParseIntOr is NumbersUtil.parseInt.
+func ParseIntOr(s string, def int) int {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
 	if err != nil {
 		return def
@@ -68,8 +66,8 @@ func parseIntOr(s string, def int) int {
 	return int(n)
 }
 
-// humanSize is NumbersUtil.toHumanReadableSize.
-func humanSize(b int64) string {
+// HumanSize is NumbersUtil.toHumanReadableSize.
+func HumanSize(b int64) string {
 	switch {
 	case b >= 1<<40:
 		return fmt.Sprintf("%.2f TB", float64(b)/(1<<40))
@@ -83,11 +81,12 @@ func humanSize(b int64) string {
 	return fmt.Sprintf("%d bytes", b)
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
+// Itoa is strconv.Itoa, short for the many ids and counts answered as strings.
+func Itoa(n int) string { return strconv.Itoa(n) }
 
-// nameUUID is java.util.UUID.nameUUIDFromBytes: an MD5 (version 3) UUID,
+// NameUUID is java.util.UUID.nameUUIDFromBytes: an MD5 (version 3) UUID,
 // which createZone derives the zone token from.
-func nameUUID(name string) string {
+func NameUUID(name string) string {
 	b := md5.Sum([]byte(name))
 	b[6] = b[6]&0x0f | 0x30
 	b[8] = b[8]&0x3f | 0x80

@@ -1,4 +1,4 @@
-package simulator
+package model
 
 // The states the simulator's rows pass through, spelt as CloudStack's enums
 // spell them on the wire: the response builders write a state's toString(),
@@ -11,15 +11,15 @@ package simulator
 // a user VM's row takes; its transitions are VirtualMachine.State.s_fsm's
 // (the simulator never puts a VM in Shutdown).
 const (
-	vmStarting  = "Starting"
-	vmRunning   = "Running"
-	vmStopping  = "Stopping"
-	vmStopped   = "Stopped"
-	vmDestroyed = "Destroyed"
-	vmExpunging = "Expunging"
-	vmMigrating = "Migrating"
-	vmError     = "Error"
-	vmUnknown   = "Unknown"
+	VMStarting  = "Starting"
+	VMRunning   = "Running"
+	VMStopping  = "Stopping"
+	VMStopped   = "Stopped"
+	VMDestroyed = "Destroyed"
+	VMExpunging = "Expunging"
+	VMMigrating = "Migrating"
+	VMError     = "Error"
+	VMUnknown   = "Unknown"
 )
 
 // Volume.State (api/…/com/cloud/storage/Volume.java; transitions in
@@ -29,81 +29,81 @@ const (
 // starts; it is Ready from then on. Destroy is the recoverable state
 // destroyVolume and a VM's destroy leave; Expunged the end.
 const (
-	volumeAllocated = "Allocated"
-	volumeReady     = "Ready"
-	volumeDestroy   = "Destroy"
+	VolumeAllocated = "Allocated"
+	VolumeReady     = "Ready"
+	VolumeDestroy   = "Destroy"
 	volumeExpunged  = "Expunged"
 )
 
 // Network.State: Allocated until implemented, Setup for a network whose
 // VLAN the caller gave, Implemented once it has resources.
 const (
-	networkAllocated   = "Allocated"
-	networkSetup       = "Setup"
-	networkImplemented = "Implemented"
+	NetworkAllocated   = "Allocated"
+	NetworkSetup       = "Setup"
+	NetworkImplemented = "Implemented"
 )
 
 // IpAddress.State.
 const (
-	ipAllocating = "Allocating"
-	ipAllocated  = "Allocated"
-	ipFree       = "Free"
+	IPAllocating = "Allocating"
+	IPAllocated  = "Allocated"
+	IPFree       = "Free"
 )
 
-// A host's Status (com.cloud.host.Status) as the simulator keeps it: every
+// HostUp is a host's Status (com.cloud.host.Status) as the simulator keeps it: every
 // simulated host is Up.
-const hostUp = "Up"
+const HostUp = "Up"
 
 // ResourceState: the administrative state of a host, which
 // prepareHostForMaintenance and cancelHostMaintenance move.
 const (
-	resourceEnabled                      = "Enabled"
-	resourceDisabled                     = "Disabled"
-	resourcePrepareForMaintenance        = "PrepareForMaintenance"
-	resourceErrorInPrepareForMaintenance = "ErrorInPrepareForMaintenance"
-	resourceMaintenance                  = "Maintenance"
-	resourceErrorInMaintenance           = "ErrorInMaintenance"
+	ResourceEnabled                      = "Enabled"
+	ResourceDisabled                     = "Disabled"
+	ResourcePrepareForMaintenance        = "PrepareForMaintenance"
+	ResourceErrorInPrepareForMaintenance = "ErrorInPrepareForMaintenance"
+	ResourceMaintenance                  = "Maintenance"
+	ResourceErrorInMaintenance           = "ErrorInMaintenance"
 )
 
 // Grouping.AllocationState: whether a zone (and what it holds) takes new
 // resources. valueOf is case-sensitive (checkAllocationState).
 const (
-	allocationEnabled  = "Enabled"
-	allocationDisabled = "Disabled"
+	AllocationEnabled  = "Enabled"
+	AllocationDisabled = "Disabled"
 )
 
 // PhysicalNetwork.State.
 const (
-	physnetEnabled  = "Enabled"
-	physnetDisabled = "Disabled"
+	PhysnetEnabled  = "Enabled"
+	PhysnetDisabled = "Disabled"
 )
 
 // PhysicalNetworkServiceProvider.State.
 const (
-	providerEnabled  = "Enabled"
-	providerDisabled = "Disabled"
-	providerShutdown = "Shutdown"
+	ProviderEnabled  = "Enabled"
+	ProviderDisabled = "Disabled"
+	ProviderShutdown = "Shutdown"
 )
 
 // NetworkOffering.State.
 const (
-	offeringEnabled  = "Enabled"
-	offeringDisabled = "Disabled"
+	OfferingEnabled  = "Enabled"
+	OfferingDisabled = "Disabled"
 )
 
-// Account.State as its toString spells it, lower case (the value accounts
+// AccountEnabled is Account.State as its toString spells it, lower case (the value accounts
 // and users carry; the simulator never disables or locks one).
-const accountEnabled = "enabled"
+const AccountEnabled = "enabled"
 
 // ServiceOffering.State and DiskOffering.State (4.19's state filter):
 // deleting an offering makes it Inactive.
 const (
-	offeringActive   = "Active"
-	offeringInactive = "Inactive"
+	OfferingActive   = "Active"
+	OfferingInactive = "Inactive"
 )
 
-// StoragePoolStatus: every simulated primary storage pool is Up.
-const poolUp = "Up"
+// PoolUp is StoragePoolStatus: every simulated primary storage pool is Up.
+const PoolUp = "Up"
 
-// Domain.State: the simulator's domains are all Active.
-const domainActive = "Active"
+// DomainActive is Domain.State: the simulator's domains are all Active.
+const DomainActive = "Active"
