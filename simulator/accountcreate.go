@@ -42,8 +42,8 @@ func createAccount(c *Call) (any, error) {
 	if name == "" {
 		name = username
 	}
-	a := addAccount(c.st, name, role, d.ID, c.srv.now())
-	u := addUser(c.st, a, username, p, c.srv.now())
+	a := addAccount(c.st, name, role, d.ID, c.eng.now())
+	u := addUser(c.st, a, username, p, c.eng.now())
 	u.SetPassword(p.Get("password"))
 	c.changed()
 	return map[string]any{"account": c.accountView(a)}, nil

@@ -67,7 +67,7 @@ func createAffinityGroup(c *Call) (*asyncJob, error) {
 	id, internal := c.st.NewID(model.KindAffinityGroup)
 	desc := p.Get("description")
 	g := &model.AffinityGroup{ID: id, InternalID: internal, Name: name, Description: desc, Type: typ,
-		AccountID: c.Account.ID, Created: c.srv.now()}
+		AccountID: c.Account.ID, Created: c.eng.now()}
 	c.st.AffinityGroups = append(c.st.AffinityGroups, g)
 	c.changed()
 	return &asyncJob{instanceType: "AffinityGroup", instanceID: id, created: true,

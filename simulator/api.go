@@ -20,7 +20,7 @@ type outcome struct {
 }
 
 // serveAPI is the /client/api endpoint: ApiServlet.doGet/doPost.
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+func (s *engine) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		// The servlet only implements doGet and doPost.
 		w.Header().Set("Allow", "GET, POST")
@@ -65,7 +65,7 @@ func exactAPI(command string) *schema.API {
 // process runs one request through ApiServlet.processRequestInContext's
 // stages: authenticators (login/logout, which need no signature),
 // authentication, fault injection (a simulator feature), then the command.
-func (s *Server) process(r *http.Request, raw rawParams) outcome {
+func (s *engine) process(r *http.Request, raw rawParams) outcome {
 	command := raw["command"]
 	api := exactAPI(command)
 	out := outcome{command: command}
@@ -108,7 +108,7 @@ func (s *Server) process(r *http.Request, raw rawParams) outcome {
 }
 
 // authenticator answers login and logout.
-func (s *Server) authenticator(r *http.Request, raw rawParams) *reply {
+func (s *engine) authenticator(r *http.Request, raw rawParams) *reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if raw["command"] == "login" {
@@ -132,7 +132,7 @@ func (f *Fault) requestReply(name string, async bool) *reply {
 // noCommand is ApiServlet.processRequestInContext without a command: 400
 // "no command specified" for a live session whose key checks out, else
 // verifyRequest's refusal.
-func (s *Server) noCommand(r *http.Request, raw rawParams) *APIError {
+func (s *engine) noCommand(r *http.Request, raw rawParams) *APIError {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -147,7 +147,7 @@ func (s *Server) noCommand(r *http.Request, raw rawParams) *APIError {
 }
 
 // authenticate is the servlet's session check, else ApiServer.verifyRequest.
-func (s *Server) authenticate(r *http.Request, raw rawParams, api *schema.API) (*model.User, *APIError) {
+func (s *engine) authenticate(r *http.Request, raw rawParams, api *schema.API) (*model.User, *APIError) {
 	now := s.now()
 	if sess := s.sessionFor(r, now); sess != nil {
 		return s.sessionUser(r, sess, raw, api, now)
@@ -158,7 +158,7 @@ func (s *Server) authenticate(r *http.Request, raw rawParams, api *schema.API) (
 // execute is ApiServer.handleRequest and queueCommand: the dispatch chain
 // (unpack, validate) then the command, sync or as an async job. An
 // unimplemented command is a simulator answer (432, as for an unknown API).
-func (s *Server) execute(host string, api *schema.API, user *model.User, raw rawParams, fault *Fault) (*reply, string) {
+func (s *engine) execute(host string, api *schema.API, user *model.User, raw rawParams, fault *Fault) (*reply, string) {
 	name := commandResponseName(api.Name)
 	if key, bad := raw.withControlCharacter(); bad {
 		return errorReply(name, serverParamError("Received value containing illegal ASCII non-printable characters for parameter %s", key)), ""
@@ -176,7 +176,7 @@ func (s *Server) execute(host string, api *schema.API, user *model.User, raw raw
 		return errorReply(name, perr), ""
 	}
 	c := &Call{Command: api.Name, API: api, Params: params, User: user,
-		Account: s.st.Account(user.AccountID), host: host, srv: s, st: s.st}
+		Account: s.st.Account(user.AccountID), host: host, eng: s, st: s.st}
 	if err := c.validate(); err != nil {
 		return errorReply(name, err), ""
 	}

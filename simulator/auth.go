@@ -18,7 +18,7 @@ import (
 // request or a command that does not exist. Not modelled (defaults kept):
 // enforce.post.requests.and.timestamps, api.key.access
 // (verifyApiKeyAccessAllowed), key pair permissions and validity dates.
-func (s *Server) verifySignature(raw rawParams, api *schema.API, now time.Time) (*model.User, *APIError) {
+func (s *engine) verifySignature(raw rawParams, api *schema.API, now time.Time) (*model.User, *APIError) {
 	fail := unauthorized(badCredentials)
 	if api == nil {
 		return nil, fail

@@ -102,7 +102,7 @@ func addHost(c *Call) (any, error) {
 	p := c.Params
 	h, err := makeHost(c.st, hostSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), ClusterID: p.Get("clusterid"),
 		ClusterName: p.Get("clustername"), Hypervisor: p.Get("hypervisor"), URL: p.Get("url"),
-		Username: p.Get("username"), Password: p.Get("password"), Allocation: p.Get("allocationstate")}, c.srv.now())
+		Username: p.Get("username"), Password: p.Get("password"), Allocation: p.Get("allocationstate")}, c.eng.now())
 	if err != nil {
 		return nil, err
 	}

@@ -19,12 +19,12 @@ type Call struct {
 	Account *model.Account
 
 	host string // Host header of the request, for URLs pointing back at the simulator
-	srv  *Server
+	eng  *engine
 	st   *model.State
 }
 
 // changed marks the state dirty: it is persisted when the request finishes.
-func (c *Call) changed() { c.srv.dirty = true }
+func (c *Call) changed() { c.eng.dirty = true }
 
 // syncFunc answers a synchronous command with the object that goes under
 // "<command>response" (for lists, see lister).

@@ -15,7 +15,7 @@ func init() {
 }
 
 func createDiskOffering(c *Call) (any, error) {
-	o, err := newDiskOffering(c.st, c.Params, c.srv.now())
+	o, err := newDiskOffering(c.st, c.Params, c.eng.now())
 	if err != nil {
 		return nil, err
 	}

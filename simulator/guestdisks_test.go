@@ -86,8 +86,8 @@ func TestVolumePathIsForTheRootAdminOnly(t *testing.T) {
 	e.srv.mu.Lock()
 	defer e.srv.mu.Unlock()
 	v := e.srv.st.VolumesOf(vm)[0]
-	admin := &Call{srv: e.srv, st: e.srv.st, Account: e.srv.st.Accounts[0]}
-	user := &Call{srv: e.srv, st: e.srv.st, Account: &model.Account{ID: "u", Type: 0}}
+	admin := &Call{eng: e.srv.engine, st: e.srv.st, Account: e.srv.st.Accounts[0]}
+	user := &Call{eng: e.srv.engine, st: e.srv.st, Account: &model.Account{ID: "u", Type: 0}}
 	if full := admin.volumeView(v); full["path"] != v.Path || full["hypervisor"] != "XenServer" || full["storage"] != "PS0" {
 		t.Errorf("root admin's view %v", full)
 	}

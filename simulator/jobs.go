@@ -48,7 +48,7 @@ func (j *asyncJob) failing(err error) *asyncJob {
 // after the configured latency; the first answer is ApiServer's
 // getBaseAsyncResponse ({jobid}) or, for a create command,
 // getBaseAsyncCreateResponse ({jobid, id}). The caller holds the state lock.
-func (s *Server) submit(c *Call, spec *asyncJob, fault *Fault) (map[string]any, *model.Job) {
+func (s *engine) submit(c *Call, spec *asyncJob, fault *Fault) (map[string]any, *model.Job) {
 	id, internal := c.st.NewID(model.KindJob)
 	job := &model.Job{ID: id, InternalID: internal, Command: c.Command, Cmd: spec.cmdClass,
 		AccountID: c.Account.ID, UserID: c.User.ID, InstanceType: spec.instanceType,
@@ -73,16 +73,16 @@ func (s *Server) submit(c *Call, spec *asyncJob, fault *Fault) (map[string]any, 
 			case <-ctx.Done():
 			}
 		})
-	case s.opts.JobLatency <= 0:
+	case s.jobLatency <= 0:
 		s.finish(job, spec, fault)
 	default:
-		s.timers[job.ID] = time.AfterFunc(s.opts.JobLatency, func() { s.finishLater(job, spec, fault) })
+		s.timers[job.ID] = time.AfterFunc(s.jobLatency, func() { s.finishLater(job, spec, fault) })
 	}
 	return body, job
 }
 
 // finishLater runs on the timer goroutine.
-func (s *Server) finishLater(job *model.Job, spec *asyncJob, fault *Fault) {
+func (s *engine) finishLater(job *model.Job, spec *asyncJob, fault *Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.timers, job.ID)
@@ -97,7 +97,7 @@ func (s *Server) finishLater(job *model.Job, spec *asyncJob, fault *Fault) {
 // run decides. A failure is ApiAsyncJobDispatcher.runJob's: jobresultcode is
 // the error's HTTP code, jobresult an ExceptionResponse, which
 // ResponseObjectTypeAdapter writes as just errorcode and errortext.
-func (s *Server) finish(job *model.Job, spec *asyncJob, fault *Fault) {
+func (s *engine) finish(job *model.Job, spec *asyncJob, fault *Fault) {
 	var result any
 	var err error
 	if fault != nil && fault.failsJob(true) {
@@ -116,7 +116,7 @@ func (s *Server) finish(job *model.Job, spec *asyncJob, fault *Fault) {
 	s.completeJob(job, jobSucceeded, 0, result)
 }
 
-func (s *Server) completeJob(job *model.Job, status, code int, result any) {
+func (s *engine) completeJob(job *model.Job, status, code int, result any) {
 	b, err := json.Marshal(result)
 	if err != nil {
 		status, code = jobFailed, codeInternalError

@@ -66,7 +66,7 @@ func createNetworkOffering(c *Call) (any, error) {
 	for _, m := range p.Map("serviceproviderlist") {
 		s.Providers[m["service"]] = append(s.Providers[m["service"]], m["provider"])
 	}
-	o, err := makeNetworkOffering(c.st, s, c.srv.now())
+	o, err := makeNetworkOffering(c.st, s, c.eng.now())
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func createNetwork(c *Call) (any, error) {
 		OfferingID: p.Get("networkofferingid"), ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
 		Gateway: p.Get("gateway"), Netmask: p.Get("netmask"), StartIP: p.Get("startip"), EndIP: p.Get("endip"),
 		VLAN: p.Get("vlan"), NetworkDomain: p.Get("networkdomain"), ACLType: p.Get("acltype"), Account: owner},
-		c.srv.now())
+		c.eng.now())
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func init() {
 }
 
 func createServiceOffering(c *Call) (any, error) {
-	o, err := newServiceOffering(c.st, c.Params, c.srv.now())
+	o, err := newServiceOffering(c.st, c.Params, c.eng.now())
 	if err != nil {
 		return nil, err
 	}

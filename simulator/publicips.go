@@ -97,7 +97,7 @@ func freePublicIP(st *model.State, zoneID, requested string) *model.PublicIP {
 }
 
 func (c *Call) allocatePublicIP(ip *model.PublicIP, accountID string) {
-	now := c.srv.now()
+	now := c.eng.now()
 	ip.State, ip.AccountID, ip.Allocated = model.IPAllocating, accountID, &now
 	c.changed()
 }

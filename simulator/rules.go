@@ -87,7 +87,7 @@ func displayed(p Params, r *model.NetRule) bool { return p.Bool("fordisplay", tr
 // setStateToAdd moves it on in the same transaction).
 func (c *Call) newRule(r *model.NetRule) *model.NetRule {
 	r.ID, r.InternalID = c.st.NewID(kindFirewallRule)
-	r.State, r.Created = model.RuleAdd, c.srv.now()
+	r.State, r.Created = model.RuleAdd, c.eng.now()
 	c.st.Rules = append(c.st.Rules, r)
 	c.changed()
 	return r
@@ -97,7 +97,7 @@ func (c *Call) newRule(r *model.NetRule) *model.NetRule {
 // FirewallRulesDaoImpl.remove deletes a load balancer's LoadBalancer tags
 // and a firewall rule's FirewallRule tags (a static NAT rule's stay).
 func (c *Call) removeRule(r *model.NetRule) {
-	now := c.srv.now()
+	now := c.eng.now()
 	r.Removed = &now
 	switch r.Purpose {
 	case model.PurposeLB:

@@ -46,7 +46,7 @@ func (c *Call) ensureDefaultSecurityGroup() {
 func (c *Call) addSecurityGroup(name, desc string) *model.SecurityGroup {
 	id, internal := c.st.NewID(model.KindSecurityGroup)
 	g := &model.SecurityGroup{ID: id, InternalID: internal, Name: name, Description: desc, AccountID: c.Account.ID,
-		Created: c.srv.now()}
+		Created: c.eng.now()}
 	c.st.SecurityGroups = append(c.st.SecurityGroups, g)
 	c.changed()
 	return g

@@ -82,25 +82,41 @@ type Options struct {
 // Server is the simulator. Create it with New, serve Handler, Close it to
 // stop pending jobs and save the state.
 type Server struct {
+	*engine
 	opts    Options
-	faults  *faultSet
-	reqlog  requestLog
 	handler http.Handler
-	xfer    *transfers.Pool // template downloads, uploads and copies (simulator plumbing; the work cites its Java)
 	// ssvmSites are the networks the secondary storage VM routes to through
 	// the management network: secstorage.allowed.internal.sites as it was at
 	// start (templates_register.go).
 	ssvmSites []*net.IPNet
+	expunger  *expungeTask // guarded by mu
+}
+
+// engine is what every API request runs on (ApiServer and the async job
+// manager's share of the management server): the state and its lock,
+// sessions, jobs, faults and the request log. Simulator plumbing.
+type engine struct {
+	faults     *faultSet
+	reqlog     requestLog
+	xfer       *transfers.Pool // template downloads, uploads and copies (simulator plumbing; the work cites its Java)
+	jobLatency time.Duration
+	statePath  string
+	logger     *log.Logger
+	// ext is the Server the engine runs for, for the handlers that start
+	// template transfers (serverOf).
+	ext any
 
 	mu       sync.Mutex // guards everything below
 	st       *model.State
 	sessions map[string]*session
 	timers   map[string]*time.Timer
-	expunger *expungeTask
 	dirty    bool
 	closed   bool
 	saveErr  error
 }
+
+// serverOf is the Server a call runs on.
+func serverOf(c *Call) *Server { return c.eng.ext.(*Server) }
 
 // New creates a simulator, loading Options.StatePath when it exists and
 // seeding a fresh zone otherwise.
@@ -115,8 +131,10 @@ func New(opts Options) (*Server, error) {
 		}
 		opts.Hypervisor = hv
 	}
-	s := &Server{opts: opts, faults: newFaultSet(opts.FaultSeed), xfer: transfers.New(opts.StatePath),
-		sessions: map[string]*session{}, timers: map[string]*time.Timer{}}
+	s := &Server{opts: opts, engine: &engine{faults: newFaultSet(opts.FaultSeed), xfer: transfers.New(opts.StatePath),
+		jobLatency: opts.JobLatency, statePath: opts.StatePath, logger: opts.Logger,
+		sessions: map[string]*session{}, timers: map[string]*time.Timer{}}}
+	s.ext = s
 	if n := transfers.Sweep(s.xfer.Base()); n > 0 {
 		s.logf("removed %d image directories left by simulators that are gone", n)
 	}
@@ -172,17 +190,17 @@ func (s *Server) loadOrSeed() error {
 	return s.saveErr
 }
 
-func (s *Server) now() time.Time { return time.Now().UTC() }
+func (s *engine) now() time.Time { return time.Now().UTC() }
 
 // persist saves the state if it changed; the caller holds the lock. A failed
 // save is remembered and reported by Close.
-func (s *Server) persist() {
-	if !s.dirty || s.opts.StatePath == "" {
+func (s *engine) persist() {
+	if !s.dirty || s.statePath == "" {
 		s.dirty = false
 		return
 	}
 	s.dirty = false
-	if err := s.st.Save(s.opts.StatePath); err != nil {
+	if err := s.st.Save(s.statePath); err != nil {
 		s.saveErr = err
 		s.logf("saving state: %v", err)
 	}
@@ -223,9 +241,9 @@ func (s *Server) routes() http.Handler {
 // ServeHTTP makes a Server usable as an http.Handler directly.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-func (s *Server) logf(format string, args ...any) {
-	if s.opts.Logger != nil {
-		s.opts.Logger.Printf(format, args...)
+func (s *engine) logf(format string, args ...any) {
+	if s.logger != nil {
+		s.logger.Printf(format, args...)
 	}
 }
 

@@ -31,7 +31,7 @@ type session struct {
 // sessionFor returns the live session named by the JSESSIONID cookie, which
 // carries Jetty's ".node0" suffix (HttpUtils.validateSessionKey requires it;
 // the simulator also takes the bare id).
-func (s *Server) sessionFor(r *http.Request, now time.Time) *session {
+func (s *engine) sessionFor(r *http.Request, now time.Time) *session {
 	c, err := r.Cookie("JSESSIONID")
 	if err != nil {
 		return nil
@@ -49,7 +49,7 @@ func (s *Server) sessionFor(r *http.Request, now time.Time) *session {
 // servlet's session checks, then ApiServer.verifyRequest with a logged-in
 // user, whose unknown command is checkCommandAvailable's PermissionDenied
 // (401, 9999, "errorresponse").
-func (s *Server) sessionUser(r *http.Request, sess *session, raw rawParams, api *schema.API, now time.Time) (*model.User, *APIError) {
+func (s *engine) sessionUser(r *http.Request, sess *session, raw rawParams, api *schema.API, now time.Time) (*model.User, *APIError) {
 	user, err := s.sessionCaller(r, sess, raw)
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func (s *Server) sessionUser(r *http.Request, sess *session, raw rawParams, api 
 // HttpUtils.validateSessionKey (the key as the sessionkey parameter or
 // cookie, every copy sent matching: api.sessionkey.check.locations=
 // CookieOrParameter), then ApiServer.verifyUser. A failure ends the session.
-func (s *Server) sessionCaller(r *http.Request, sess *session, raw rawParams) (*model.User, *APIError) {
+func (s *engine) sessionCaller(r *http.Request, sess *session, raw rawParams) (*model.User, *APIError) {
 	fromParam, hasParam := raw["sessionkey"]
 	fromCookie, hasCookie := "", false
 	if c, err := r.Cookie("sessionkey"); err == nil {
@@ -91,7 +91,7 @@ func (s *Server) sessionCaller(r *http.Request, sess *session, raw rawParams) (*
 // path or domainid; no signature. Its ServerApiExceptions reach the client as
 // their bare message (ApiServlet.processRequestInContext), which for a failed
 // login is an error body serialized without cserrorcode.
-func (s *Server) login(method string, raw rawParams, now time.Time) *reply {
+func (s *engine) login(method string, raw rawParams, now time.Time) *reply {
 	if method != http.MethodPost {
 		return &reply{status: http.StatusMethodNotAllowed, raw: "Please use HTTP POST to authenticate using this API", rawJSON: true}
 	}
@@ -131,7 +131,7 @@ func (s *Server) login(method string, raw rawParams, now time.Time) *reply {
 // is looked up alone, otherwise the path as getDomainName normalises it
 // ("/path/"), otherwise ROOT. path is what the failure text shows: "null"
 // when no domain was sent.
-func (s *Server) loginDomain(raw rawParams) (dom *model.Domain, path string, badID bool) {
+func (s *engine) loginDomain(raw rawParams) (dom *model.Domain, path string, badID bool) {
 	path = "null"
 	if p, ok := raw["domain"]; ok {
 		path = p
@@ -193,7 +193,7 @@ func userInDomain(st *model.State, username, domainID string) *model.User {
 
 // loginView is ApiServer.createLoginResponse over loginUser's session
 // attributes.
-func (s *Server) loginView(u *model.User, sess *session) map[string]any {
+func (s *engine) loginView(u *model.User, sess *session) map[string]any {
 	a := s.st.Account(u.AccountID)
 	v := map[string]any{"username": u.Username, "userid": u.ID, "domainid": a.DomainID,
 		"timeout": int(sessionTimeout.Seconds()), "account": a.Name, "firstname": u.Firstname,
@@ -212,7 +212,7 @@ func (s *Server) loginView(u *model.User, sess *session) map[string]any {
 // logout is DefaultLogoutAPIAuthenticatorCmd.authenticate ({"description":
 // "success"}) and ApiServlet's LOGOUT_API branch: the session ends and every
 // cookie the client sent is expired.
-func (s *Server) logout(r *http.Request) *reply {
+func (s *engine) logout(r *http.Request) *reply {
 	if c, err := r.Cookie("JSESSIONID"); err == nil {
 		id, _, _ := strings.Cut(c.Value, ".")
 		delete(s.sessions, id)

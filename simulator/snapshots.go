@@ -60,7 +60,7 @@ func createSnapshot(c *Call) (*asyncJob, error) {
 	if v.State != model.VolumeReady {
 		return nil, paramError("Volume: %s is not in %s state but %s. Cannot take snapshot.", volumeString(c.st, v), model.VolumeReady, v.State)
 	}
-	now := c.srv.now()
+	now := c.eng.now()
 	name := p.Get("name")
 	if name == "" {
 		owner := "detached"
@@ -113,7 +113,7 @@ func deleteSnapshot(c *Call) (*asyncJob, error) {
 			if s.State != snapshotBackedUp && s.State != snapshotError {
 				return nil, paramError("Can't delete snapshot %s due to it is in %s Status", snapshotString(c.st, s), s.State)
 			}
-			now := c.srv.now()
+			now := c.eng.now()
 			s.State, s.Removed = snapshotDestroyed, &now
 			removeTagsOf(c.st, "Snapshot", s.ID)
 			c.changed()

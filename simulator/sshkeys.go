@@ -143,7 +143,7 @@ func fingerprint(pub string) string {
 func (c *Call) saveKeyPair(name, pub string) *model.SSHKeyPair {
 	id, internal := c.st.NewID(model.KindSSHKeyPair)
 	k := &model.SSHKeyPair{ID: id, InternalID: internal, Name: name, AccountID: c.Account.ID, PublicKey: pub,
-		Fingerprint: fingerprint(pub), Created: c.srv.now()}
+		Fingerprint: fingerprint(pub), Created: c.eng.now()}
 	c.st.SSHKeyPairs = append(c.st.SSHKeyPairs, k)
 	c.changed()
 	return k

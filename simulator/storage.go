@@ -37,7 +37,7 @@ func createStoragePool(c *Call) (any, error) {
 	p := c.Params
 	pool, err := makeStoragePool(c.st, poolSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"),
 		ClusterID: p.Get("clusterid"), Name: p.Get("name"), URL: p.Get("url"), Scope: p.Get("scope"),
-		Hypervisor: p.Get("hypervisor"), Tags: p.Get("tags")}, c.srv.now())
+		Hypervisor: p.Get("hypervisor"), Tags: p.Get("tags")}, c.eng.now())
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ type storeSpec struct {
 func addImageStore(c *Call) (any, error) {
 	p := c.Params
 	s, err := makeImageStore(c.st, storeSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), URL: p.Get("url"),
-		Provider: p.Get("provider")}, c.srv.now())
+		Provider: p.Get("provider")}, c.eng.now())
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func copyTemplate(c *Call) (*asyncJob, error) {
 	if err != nil {
 		return spec.failing(err), nil
 	}
-	first, targets := copyTargets(t, dests, c.srv.now())
+	first, targets := copyTargets(t, dests, c.eng.now())
 	progress := c.startCopies(t, source, targets)
 	c.changed()
 	if len(targets) > 0 {
@@ -97,7 +97,7 @@ func (c *Call) startCopies(t *model.Template, source *model.TemplateCopy, target
 	progress := &copyProgress{pending: len(targets), done: make(chan struct{})}
 	for _, z := range targets {
 		name := z.Name
-		c.srv.startCopy(t, source, z.ID, func(ok bool) {
+		serverOf(c).startCopy(t, source, z.ID, func(ok bool) {
 			progress.mu.Lock()
 			defer progress.mu.Unlock()
 			if !ok {

@@ -77,11 +77,11 @@ func (c *Call) removeTemplate(t *model.Template, idParam, zoneParam string, forc
 			return internalError("Please specify a template that is not currently being downloaded.")
 		}
 	}
-	now := c.srv.now()
+	now := c.eng.now()
 	for _, cp := range doomed {
 		cp.Removed = &now
-		c.srv.xfer.Stop(transfers.Key(t.ID, cp.ZoneID))
-		c.srv.xfer.RemoveImage(t.ID, cp.ZoneID)
+		c.eng.xfer.Stop(transfers.Key(t.ID, cp.ZoneID))
+		c.eng.xfer.RemoveImage(t.ID, cp.ZoneID)
 	}
 	if len(t.LiveCopies()) == 0 {
 		t.Removed, t.State = &now, tsInactive

@@ -136,7 +136,7 @@ func registerTemplate(c *Call) (any, error) {
 	if strings.Contains(strings.ToLower(rawURL), "file://") {
 		return nil, paramError("File:// type urls are currently unsupported")
 	}
-	if err := c.srv.validateTemplateURL(format, rawURL); err != nil {
+	if err := serverOf(c).validateTemplateURL(format, rawURL); err != nil {
 		return nil, err
 	}
 	hv := hypervisorType(hvParam)
@@ -157,7 +157,7 @@ func registerTemplate(c *Call) (any, error) {
 		return nil, err
 	}
 	t.URL, t.CrossZones, t.State = rawURL, crossZones, tsActive
-	now := c.srv.now()
+	now := c.eng.now()
 	views := []map[string]any{}
 	for _, z := range zones {
 		// The DownloadListener's constructor reports DownloadAnswer("",
@@ -170,7 +170,7 @@ func registerTemplate(c *Call) (any, error) {
 	c.st.Templates = append(c.st.Templates, t)
 	c.changed()
 	for _, z := range zones {
-		c.srv.startDownload(t, z.ID)
+		serverOf(c).startDownload(t, z.ID)
 	}
 	return listBody("template", len(views), views), nil
 }
@@ -195,7 +195,7 @@ func (c *Call) newTemplate(format, hv string, deployAsIs bool) (*model.Template,
 		Extractable: p.Bool("isextractable", false), PasswordEnabled: p.Bool("passwordenabled", false),
 		SSHKeyEnabled: p.Bool("sshkeyenabled", false), DynamicallyScalable: p.Bool("isdynamicallyscalable", false),
 		RequiresHVM: p.Bool("requireshvm", true), Bits: int(p.Int("bits", 64)), Checksum: p.Get("checksum"),
-		DeployAsIs: deployAsIs, Created: c.srv.now()}
+		DeployAsIs: deployAsIs, Created: c.eng.now()}
 	if strings.TrimSpace(t.DisplayText) == "" {
 		t.DisplayText = name
 	}

@@ -86,7 +86,7 @@ func getUploadParamsForTemplate(c *Call) (any, error) {
 	postURL := "http://" + c.host + "/upload/" + t.ID
 	// TemplateManagerImpl on GetUploadParamsForTemplateCmd: the parameters expire
 	// after upload.operation.timeout minutes, read now (the setting is dynamic).
-	expires := c.srv.now().Add(time.Duration(c.st.SettingInt(model.SettingUploadTimeout)) * time.Minute).Format(jodaTime)
+	expires := c.eng.now().Add(time.Duration(c.st.SettingInt(model.SettingUploadTimeout)) * time.Minute).Format(jodaTime)
 	meta, _ := json.Marshal(uploadMetadata{EntityUUID: t.ID, EntityID: t.InternalID, Name: t.Name,
 		ImageFormat: format, ZoneUUID: z.ID, Type: "TEMPLATE", MaxUploadSize: model.Itoa(maxUploadSizeGB)})
 	metadata := base64.StdEncoding.EncodeToString(meta)

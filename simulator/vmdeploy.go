@@ -167,7 +167,7 @@ func (c *Call) deployHostName(nics []*nicPlan) (string, error) {
 // the job will start it, Stopped otherwise.
 func (c *Call) createDeployedVM(d *deployPlan) *model.VirtualMachine {
 	p := c.Params
-	now := c.srv.now()
+	now := c.eng.now()
 	id, internal := c.st.NewID(model.KindVM)
 	name := d.name
 	if name == "" {
@@ -231,7 +231,7 @@ func (c *Call) deployJob(vm *model.VirtualMachine, passwordEnabled bool) *asyncJ
 // host name) when the expunge thread removes the VM; the simulator releases
 // them at once.
 func (c *Call) failDeploy(vm *model.VirtualMachine) {
-	vm.State, vm.HostID, vm.NICs, vm.UpdateTime = model.VMError, "", nil, c.srv.now()
+	vm.State, vm.HostID, vm.NICs, vm.UpdateTime = model.VMError, "", nil, c.eng.now()
 	for _, v := range c.st.VolumesOf(vm.ID) {
 		v.State = model.VolumeDestroy
 	}

@@ -74,7 +74,7 @@ func (c *Call) volumesToDestroy(vm *model.VirtualMachine) (volumes []*model.Volu
 // or detached and Destroy), then the VM is expunged or stopped and
 // Destroyed with its ROOT volume.
 func (c *Call) destroyVM(vm *model.VirtualMachine, volumes []*model.Volume, expunge bool) (any, error) {
-	now := c.srv.now()
+	now := c.eng.now()
 	for _, v := range volumes {
 		if expunge {
 			v.Expunge(now)
@@ -105,7 +105,7 @@ func (c *Call) destroyVM(vm *model.VirtualMachine, volumes []*model.Volume, expu
 // rules cleaned up (cleanupVmResources, cleanupVMRules), its ROOT volume
 // expunged, its data volumes detached and its tags deleted.
 func (c *Call) expungeVM(vm *model.VirtualMachine) {
-	now := c.srv.now()
+	now := c.eng.now()
 	vm.Stop()
 	vm.State, vm.Removed, vm.NICs, vm.UpdateTime = model.VMExpunging, &now, nil, now
 	for _, v := range c.st.Volumes {

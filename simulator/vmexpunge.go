@@ -69,7 +69,7 @@ func (s *Server) expungeDestroyed(delay time.Duration) {
 		return
 	}
 	cutoff := s.now().Add(-time.Duration(int64(delay/time.Second)<<10) * time.Millisecond)
-	system := &Call{Command: "expungeVirtualMachine", srv: s, st: s.st} // the system account's task
+	system := &Call{Command: "expungeVirtualMachine", eng: s.engine, st: s.st} // the system account's task
 	for _, vm := range s.st.VMs {
 		if vm.Removed == nil && (vm.State == model.VMDestroyed || vm.State == model.VMError) && vm.UpdateTime.Before(cutoff) {
 			system.expungeVM(vm)

@@ -79,7 +79,7 @@ func deleteVolume(c *Call) (any, error) {
 			return nil, paramError("Please specify a volume that is not attached to any VM.")
 		}
 	}
-	v.Expunge(c.srv.now())
+	v.Expunge(c.eng.now())
 	removeTagsOf(c.st, "Volume", v.ID)
 	c.changed()
 	return success(), nil

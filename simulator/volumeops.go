@@ -210,7 +210,7 @@ func (c *Call) allocVolume(zone *model.Zone, src *volumeSource) *model.Volume {
 	}
 	id, internal := c.st.NewID(model.KindVolume)
 	v := &model.Volume{ID: id, InternalID: internal, Name: name, Type: model.VolumeDataDisk, ZoneID: zone.ID,
-		AccountID: c.Account.ID, SizeBytes: src.size, Hypervisor: "None", State: model.VolumeAllocated, Created: c.srv.now()}
+		AccountID: c.Account.ID, SizeBytes: src.size, Hypervisor: "None", State: model.VolumeAllocated, Created: c.eng.now()}
 	if src.offering != nil {
 		v.DiskOfferingID = src.offering.ID
 	}
@@ -342,7 +342,7 @@ func (c *Call) attach(vm *model.VirtualMachine, v *model.Volume, deviceID *int64
 	if v.State == model.VolumeAllocated && vmOnStorage(vols) {
 		v.CreateOnStorage()
 	}
-	now := c.srv.now()
+	now := c.eng.now()
 	v.VMID, v.DeviceID, v.Attached, v.GuestIndex = vm.ID, &dev, &now, c.st.FreeGuestIndex(vm.ID)
 	if v.Hypervisor == "" || v.Hypervisor == "None" {
 		v.Hypervisor = vm.Hypervisor

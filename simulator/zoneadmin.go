@@ -33,7 +33,7 @@ func createZone(c *Call) (any, error) {
 	z, err := makeZone(c.st, zoneSpec{Name: p.Get("name"), NetworkType: p.Get("networktype"), DNS1: p.Get("dns1"),
 		DNS2: p.Get("dns2"), InternalDNS1: p.Get("internaldns1"), InternalDNS2: p.Get("internaldns2"),
 		GuestCIDR: p.Get("guestcidraddress"), Domain: p.Get("domain"), Allocation: p.Get("allocationstate"),
-		SecurityGroups: p.Bool("securitygroupenabled", false), Edge: p.Bool("isedge", false)}, c.srv.now())
+		SecurityGroups: p.Bool("securitygroupenabled", false), Edge: p.Bool("isedge", false)}, c.eng.now())
 	if err != nil {
 		return nil, err
 	}
