@@ -56,7 +56,7 @@ func init() {
 // listDomains is QueryManagerImpl.searchForDomains (DomainJoinDaoImpl renders).
 func listDomains(c *Call) (any, error) {
 	l := lister[*model.Domain]{key: "domain", id: (*model.Domain).UUID, name: func(d *model.Domain) string { return d.Name },
-		view: c.domainView}
+		view: (*Call).domainView}
 	level := c.Params.Int("level", -1)
 	return l.run(c, c.st.Domains, func(d *model.Domain) bool { return level < 0 || int64(d.Level) == level })
 }
@@ -64,7 +64,7 @@ func listDomains(c *Call) (any, error) {
 // listAccounts is QueryManagerImpl.searchForAccounts (AccountJoinDaoImpl renders).
 func listAccounts(c *Call) (any, error) {
 	l := lister[*model.Account]{key: "account", id: (*model.Account).UUID, name: func(a *model.Account) string { return a.Name },
-		view: c.accountView}
+		view: (*Call).accountView}
 	p := c.Params
 	return l.run(c, c.st.Accounts, func(a *model.Account) bool {
 		return optEq(p.Get("domainid"), a.DomainID) && optEq(p.Get("state"), a.State) &&
@@ -74,7 +74,7 @@ func listAccounts(c *Call) (any, error) {
 
 // listUsers is QueryManagerImpl.searchForUsers (UserAccountJoinDaoImpl renders).
 func listUsers(c *Call) (any, error) {
-	l := lister[*model.User]{key: "user", id: (*model.User).UUID, view: c.userView,
+	l := lister[*model.User]{key: "user", id: (*model.User).UUID, view: (*Call).userView,
 		keyword: func(u *model.User) []string { return []string{u.Username, u.Firstname, u.Lastname, u.Email} }}
 	p := c.Params
 	return l.run(c, c.st.Users, func(u *model.User) bool {

@@ -104,7 +104,7 @@ func members(st *model.State, g *model.AffinityGroup) []*model.VirtualMachine {
 // listAffinityGroups is QueryManagerImpl.searchForAffinityGroups.
 func listAffinityGroups(c *Call) (any, error) {
 	l := lister[*model.AffinityGroup]{key: "affinitygroup", id: (*model.AffinityGroup).UUID,
-		name: func(g *model.AffinityGroup) string { return g.Name }, view: c.affinityGroupView}
+		name: func(g *model.AffinityGroup) string { return g.Name }, view: (*Call).affinityGroupView}
 	p := c.Params
 	return l.run(c, c.st.AffinityGroups, func(g *model.AffinityGroup) bool {
 		if !optEq(p.Get("type"), g.Type) {

@@ -73,7 +73,7 @@ func listConfigurations(c *Call) (any, error) {
 		}
 	}
 	l := lister[*model.SettingDef]{key: "configuration", id: func(d *model.SettingDef) string { return d.Name },
-		name: func(d *model.SettingDef) string { return d.Name }, nameLike: true, view: c.configView,
+		name: func(d *model.SettingDef) string { return d.Name }, nameLike: true, view: (*Call).configView,
 		keyword: func(d *model.SettingDef) []string {
 			return []string{d.Name, "DEFAULT", d.Component, d.Description, d.Category, c.st.Setting(d.Name)}
 		}}

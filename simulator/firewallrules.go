@@ -123,7 +123,7 @@ func listFirewallRules(c *Call) (any, error) {
 	if err := c.ipReadyForRules(p.Get("ipaddressid"), "firewall rules"); err != nil {
 		return nil, err
 	}
-	return c.listRules("firewallrule", c.firewallRuleView, func(r *model.NetRule) bool {
+	return c.listRules("firewallrule", (*Call).firewallRuleView, func(r *model.NetRule) bool {
 		return r.Purpose == model.PurposeFirewall && optEq(p.Get("ipaddressid"), r.IPID) &&
 			optEq(p.Get("networkid"), r.NetworkID) && displayed(p, r) &&
 			taggedWith(c.st, "FirewallRule", r.ID, p.Map("tags"))
@@ -149,7 +149,7 @@ func (c *Call) ipReadyForRules(ipID, what string) *APIError {
 // listRules lists live rules newest first, as the rule list commands'
 // Filter("id", false) orders them. listFirewallRules and
 // listIpForwardingRules take BaseListCmd's keyword and never read it.
-func (c *Call) listRules(key string, view func(*model.NetRule) map[string]any, keep func(*model.NetRule) bool) map[string]any {
+func (c *Call) listRules(key string, view func(*Call, *model.NetRule) map[string]any, keep func(*model.NetRule) bool) map[string]any {
 	var hits []*model.NetRule
 	for i := len(c.st.Rules) - 1; i >= 0; i-- {
 		r := c.st.Rules[i]
@@ -160,7 +160,7 @@ func (c *Call) listRules(key string, view func(*model.NetRule) map[string]any, k
 	start, end := pageBounds(c.Params, len(hits))
 	views := make([]map[string]any, 0, end-start)
 	for _, r := range hits[start:end] {
-		views = append(views, view(r))
+		views = append(views, view(c, r))
 	}
 	return listBody(key, len(hits), views)
 }

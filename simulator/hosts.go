@@ -43,7 +43,7 @@ func init() {
 func listHosts(c *Call) (any, error) {
 	l := lister[*model.Host]{key: "host", id: (*model.Host).UUID, name: func(h *model.Host) string { return h.Name },
 		keyword: func(h *model.Host) []string { return []string{h.Name, h.State, "Routing", cloudStackVersion} },
-		zone:    func(h *model.Host) string { return h.ZoneID }, view: c.hostView}
+		zone:    func(h *model.Host) string { return h.ZoneID }, view: (*Call).hostView}
 	p := c.Params
 	return l.run(c, c.st.Hosts, func(h *model.Host) bool {
 		return optEq(p.Get("podid"), h.PodID) && optEq(p.Get("clusterid"), h.ClusterID) &&

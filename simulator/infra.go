@@ -46,7 +46,7 @@ func listZones(c *Call) (any, error) {
 			}
 			return []string{z.Name}
 		},
-		view: c.zoneView}
+		view: (*Call).zoneView}
 	if p.Get("id") != "" {
 		l.name = nil // id wins over name
 	}
@@ -86,7 +86,7 @@ func (c *Call) zoneView(z *model.Zone) map[string]any {
 // allocationstate EQ (the keyword part not read: LIKE on the name here).
 func listPods(c *Call) (any, error) {
 	l := lister[*model.Pod]{key: "pod", id: (*model.Pod).UUID, name: func(p *model.Pod) string { return p.Name },
-		zone: func(p *model.Pod) string { return p.ZoneID }, view: c.podView}
+		zone: func(p *model.Pod) string { return p.ZoneID }, view: (*Call).podView}
 	return l.run(c, c.st.Pods, func(p *model.Pod) bool { return optEq(c.Params.Get("allocationstate"), p.Allocation) })
 }
 
@@ -103,7 +103,7 @@ func (c *Call) podView(p *model.Pod) map[string]any {
 // every cluster is CloudManaged and Managed.
 func listClusters(c *Call) (any, error) {
 	l := lister[*model.Cluster]{key: "cluster", id: (*model.Cluster).UUID, name: func(cl *model.Cluster) string { return cl.Name },
-		zone: func(cl *model.Cluster) string { return cl.ZoneID }, view: c.clusterView}
+		zone: func(cl *model.Cluster) string { return cl.ZoneID }, view: (*Call).clusterView}
 	p := c.Params
 	return l.run(c, c.st.Clusters, func(cl *model.Cluster) bool {
 		return optEq(p.Get("podid"), cl.PodID) && optEq(p.Get("hypervisor"), cl.Hypervisor) &&

@@ -79,7 +79,7 @@ func listIPForwardingRules(c *Call) (any, error) {
 	if err := c.ipReadyForRules(p.Get("ipaddressid"), "port forwarding rules"); err != nil {
 		return nil, err
 	}
-	return c.listRules("ipforwardingrule", c.ipForwardingView, func(r *model.NetRule) bool {
+	return c.listRules("ipforwardingrule", (*Call).ipForwardingView, func(r *model.NetRule) bool {
 		ip, _ := model.ByID(c.st.PublicIPs, r.IPID)
 		return r.Purpose == model.PurposeStaticNat && optEq(p.Get("ipaddressid"), r.IPID) &&
 			(p.Get("virtualmachineid") == "" || (ip != nil && strings.EqualFold(ip.VMID, p.Get("virtualmachineid"))))

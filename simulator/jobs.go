@@ -171,7 +171,7 @@ func listAsyncJobs(c *Call) (any, error) {
 	if d := p.Get("startdate"); d != "" {
 		since, _ = time.Parse("2006-01-02", d[:10]) // validate checked the date
 	}
-	l := lister[*model.Job]{key: "asyncjobs", id: (*model.Job).UUID, view: c.jobView,
+	l := lister[*model.Job]{key: "asyncjobs", id: (*model.Job).UUID, view: (*Call).jobView,
 		keyword: func(j *model.Job) []string { return []string{j.Cmd} }}
 	msid := p.Get("managementserverid") // the jobs executing there: pending ones
 	return l.run(c, c.st.Jobs, func(j *model.Job) bool {

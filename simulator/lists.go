@@ -25,7 +25,7 @@ type lister[T any] struct {
 	nameLike bool             // name is a substring match (SQL LIKE %name%) rather than equality
 	keyword  func(T) []string // fields "keyword" is matched against; nil means name
 	zone     func(T) string   // "zoneid" filter; nil when the command has none
-	view     func(T) map[string]any
+	view     func(*Call, T) map[string]any
 }
 
 // run filters rows, counts the matches, pages them and renders the page: the
@@ -43,9 +43,14 @@ func (l lister[T]) run(c *Call, rows []T, keep ...func(T) bool) (any, error) {
 	start, end := pageBounds(c.Params, len(hits))
 	views := make([]map[string]any, 0, end-start)
 	for _, r := range hits[start:end] {
-		views = append(views, l.view(r))
+		views = append(views, l.view(c, r))
 	}
 	return listBody(l.key, len(hits), views), nil
+}
+
+// plainView is a view that needs nothing of the call, as a lister's view.
+func plainView[T any](view func(T) map[string]any) func(*Call, T) map[string]any {
+	return func(_ *Call, r T) map[string]any { return view(r) }
 }
 
 func all[T any](r T, keep []func(T) bool) bool {

@@ -222,7 +222,7 @@ func lbCIDRString(list []string) (string, *APIError) {
 func listLoadBalancerRules(c *Call) (any, error) {
 	p := c.Params
 	l := lister[*model.NetRule]{key: "loadbalancerrule", id: (*model.NetRule).UUID, name: func(r *model.NetRule) string { return r.LB.Name },
-		keyword: func(r *model.NetRule) []string { return []string{r.LB.Name, r.LB.Description} }, view: c.lbView}
+		keyword: func(r *model.NetRule) []string { return []string{r.LB.Name, r.LB.Description} }, view: (*Call).lbView}
 	var lbs []*model.NetRule
 	for _, r := range c.st.Rules {
 		if r.Removed == nil && r.LB != nil {

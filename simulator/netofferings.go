@@ -227,7 +227,7 @@ func listNetworkOfferings(c *Call) (any, error) {
 	l := lister[*model.NetworkOffering]{key: "networkoffering", id: (*model.NetworkOffering).UUID,
 		name:    func(o *model.NetworkOffering) string { return o.Name },
 		keyword: func(o *model.NetworkOffering) []string { return []string{o.Name, o.DisplayText} },
-		view:    networkOfferingView}
+		view:    plainView(networkOfferingView)}
 	p := c.Params
 	return l.run(c, c.st.NetworkOfferings, func(o *model.NetworkOffering) bool {
 		return optEq(p.Get("guestiptype"), o.GuestType) && optEq(p.Get("state"), o.State) &&

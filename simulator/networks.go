@@ -28,7 +28,7 @@ func listNetworks(c *Call) (any, error) {
 		return nil, paramError("Invalid value of networkfilter: %s", f)
 	}
 	l := lister[*model.Network]{key: "network", id: (*model.Network).UUID, name: func(n *model.Network) string { return n.Name },
-		zone: func(n *model.Network) string { return n.ZoneID }, view: c.networkView}
+		zone: func(n *model.Network) string { return n.ZoneID }, view: (*Call).networkView}
 	newestFirst := make([]*model.Network, 0, len(c.st.Networks))
 	for i := len(c.st.Networks) - 1; i >= 0; i-- {
 		newestFirst = append(newestFirst, c.st.Networks[i])

@@ -53,7 +53,7 @@ func listServiceOfferings(c *Call) (any, error) {
 	l := lister[*model.ServiceOffering]{key: "serviceoffering", id: (*model.ServiceOffering).UUID,
 		name:    func(o *model.ServiceOffering) string { return o.Name },
 		keyword: func(o *model.ServiceOffering) []string { return []string{o.Name, o.DisplayText} },
-		view:    serviceOfferingView}
+		view:    plainView(serviceOfferingView)}
 	p := c.Params
 	return l.run(c, c.st.ServiceOfferings, func(o *model.ServiceOffering) bool {
 		return !p.Bool("issystem", false) && p.Get("systemvmtype") == "" && stateMatches(p, o.Inactive) &&
@@ -150,7 +150,7 @@ func listDiskOfferings(c *Call) (any, error) {
 	l := lister[*model.DiskOffering]{key: "diskoffering", id: (*model.DiskOffering).UUID,
 		name:    func(o *model.DiskOffering) string { return o.Name },
 		keyword: func(o *model.DiskOffering) []string { return []string{o.Name, o.DisplayText} },
-		view:    diskOfferingView}
+		view:    plainView(diskOfferingView)}
 	p := c.Params
 	return l.run(c, c.st.DiskOfferings, func(o *model.DiskOffering) bool {
 		return stateMatches(p, o.Inactive) && optEq(p.Get("storagetype"), storageType(o.LocalStorage)) &&

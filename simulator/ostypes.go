@@ -45,7 +45,7 @@ func init() {
 // listOsTypes is GuestOSDaoImpl.listGuestOSByCriteria: description and
 // keyword are LIKE %x% on the display name, rows ordered by display name.
 func listOsTypes(c *Call) (any, error) {
-	l := lister[*model.OSType]{key: "ostype", id: (*model.OSType).UUID, view: c.osTypeView,
+	l := lister[*model.OSType]{key: "ostype", id: (*model.OSType).UUID, view: (*Call).osTypeView,
 		keyword: func(o *model.OSType) []string { return []string{o.Description} }}
 	p := c.Params
 	rows := slices.Clone(c.st.OSTypes)
@@ -67,7 +67,7 @@ func (c *Call) osTypeView(o *model.OSType) map[string]any {
 // listOsCategories is GuestOsManagementService.listGuestOSCategoriesByCriteria.
 func listOsCategories(c *Call) (any, error) {
 	l := lister[*model.OSCategory]{key: "oscategory", id: (*model.OSCategory).UUID,
-		name: func(o *model.OSCategory) string { return o.Name }, view: func(o *model.OSCategory) map[string]any {
+		name: func(o *model.OSCategory) string { return o.Name }, view: func(_ *Call, o *model.OSCategory) map[string]any {
 			return map[string]any{"id": o.ID, "name": o.Name, "isfeatured": o.Featured}
 		}}
 	p := c.Params

@@ -284,7 +284,7 @@ func trafficTypeView(t *model.TrafficType) map[string]any {
 
 func listTrafficTypes(c *Call) (any, error) {
 	l := lister[*model.TrafficType]{key: "traffictype", id: (*model.TrafficType).UUID,
-		keyword: func(t *model.TrafficType) []string { return []string{t.Type} }, view: trafficTypeView}
+		keyword: func(t *model.TrafficType) []string { return []string{t.Type} }, view: plainView(trafficTypeView)}
 	return l.run(c, c.st.TrafficTypes, func(t *model.TrafficType) bool {
 		return strings.EqualFold(t.PhysicalNetworkID, c.Params.Get("physicalnetworkid"))
 	})
@@ -293,6 +293,6 @@ func listTrafficTypes(c *Call) (any, error) {
 func listPhysicalNetworks(c *Call) (any, error) {
 	l := lister[*model.PhysicalNetwork]{key: "physicalnetwork", id: (*model.PhysicalNetwork).UUID,
 		name: func(p *model.PhysicalNetwork) string { return p.Name }, nameLike: true,
-		zone: func(p *model.PhysicalNetwork) string { return p.ZoneID }, view: c.physnetView}
+		zone: func(p *model.PhysicalNetwork) string { return p.ZoneID }, view: (*Call).physnetView}
 	return l.run(c, c.st.PhysicalNetworks)
 }

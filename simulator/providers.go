@@ -22,7 +22,7 @@ func init() {
 // the newest provider comes first.
 func listNetworkServiceProviders(c *Call) (any, error) {
 	l := lister[*model.NetworkServiceProvider]{key: "networkserviceprovider", id: (*model.NetworkServiceProvider).UUID,
-		view: providerView}
+		view: plainView(providerView)}
 	p := c.Params
 	rows := slices.Clone(c.st.Providers)
 	slices.Reverse(rows)
@@ -128,7 +128,7 @@ func listInternalLoadBalancerElements(c *Call) (any, error) {
 }
 
 func (c *Call) listElements(key string, ofType func(*model.VirtualRouterElement) bool) (any, error) {
-	l := lister[*model.VirtualRouterElement]{key: key, id: (*model.VirtualRouterElement).UUID, view: c.vrElementView}
+	l := lister[*model.VirtualRouterElement]{key: key, id: (*model.VirtualRouterElement).UUID, view: (*Call).vrElementView}
 	p := c.Params
 	return l.run(c, c.st.VRElements, ofType, func(e *model.VirtualRouterElement) bool {
 		return optEq(p.Get("nspid"), e.NSPID) && (!p.Has("enabled") || p.Bool("enabled", false) == e.Enabled)

@@ -208,7 +208,7 @@ func listPublicIPAddresses(c *Call) (any, error) {
 	c.ensurePublicIPs()
 	l := lister[*model.PublicIP]{key: "publicipaddress", id: (*model.PublicIP).UUID,
 		keyword: func(ip *model.PublicIP) []string { return []string{ip.Address} },
-		zone:    func(ip *model.PublicIP) string { return ip.ZoneID }, view: c.publicIPView}
+		zone:    func(ip *model.PublicIP) string { return ip.ZoneID }, view: (*Call).publicIPView}
 	p := c.Params
 	return l.run(c, c.st.PublicIPs, func(ip *model.PublicIP) bool {
 		return (!p.Bool("allocatedonly", true) || ip.State != model.IPFree) && optEq(p.Get("ipaddress"), ip.Address) &&

@@ -68,7 +68,7 @@ func createSecurityGroup(c *Call) (any, error) {
 func listSecurityGroups(c *Call) (any, error) {
 	c.ensureDefaultSecurityGroup()
 	l := lister[*model.SecurityGroup]{key: "securitygroup", id: (*model.SecurityGroup).UUID,
-		keyword: func(g *model.SecurityGroup) []string { return []string{g.Name} }, view: c.securityGroupView}
+		keyword: func(g *model.SecurityGroup) []string { return []string{g.Name} }, view: (*Call).securityGroupView}
 	p := c.Params
 	return l.run(c, c.st.SecurityGroups, func(g *model.SecurityGroup) bool {
 		if !optEq(p.Get("securitygroupname"), g.Name) || !taggedWith(c.st, "SecurityGroup", g.ID, p.Map("tags")) {

@@ -127,7 +127,7 @@ func deleteSnapshot(c *Call) (*asyncJob, error) {
 // snapshot is MANUAL.
 func listSnapshots(c *Call) (any, error) {
 	l := lister[*model.Snapshot]{key: "snapshot", id: (*model.Snapshot).UUID, name: func(s *model.Snapshot) string { return s.Name },
-		nameLike: true, zone: func(s *model.Snapshot) string { return s.ZoneID }, view: c.snapshotView}
+		nameLike: true, zone: func(s *model.Snapshot) string { return s.ZoneID }, view: (*Call).snapshotView}
 	p := c.Params
 	return l.run(c, c.st.Snapshots, func(s *model.Snapshot) bool {
 		return s.Removed == nil && optEq(p.Get("volumeid"), s.VolumeID) && optEq(p.Get("snapshottype"), "MANUAL") &&

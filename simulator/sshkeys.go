@@ -161,7 +161,7 @@ func (c *Call) keyPairView(k *model.SSHKeyPair) map[string]any {
 // fingerprint match exactly, keyword is a substring of either.
 func listSSHKeyPairs(c *Call) (any, error) {
 	l := lister[*model.SSHKeyPair]{key: "sshkeypair", id: (*model.SSHKeyPair).UUID, name: func(k *model.SSHKeyPair) string { return k.Name },
-		keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, view: c.keyPairView}
+		keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, view: (*Call).keyPairView}
 	return l.run(c, c.st.SSHKeyPairs, func(k *model.SSHKeyPair) bool {
 		return optEq(c.Params.Get("fingerprint"), k.Fingerprint)
 	})

@@ -104,7 +104,7 @@ func hasPrimaryStorage(st *model.State, h *model.Host) bool {
 
 func listStoragePools(c *Call) (any, error) {
 	l := lister[*model.StoragePool]{key: "storagepool", id: (*model.StoragePool).UUID, name: func(p *model.StoragePool) string { return p.Name },
-		zone: func(p *model.StoragePool) string { return p.ZoneID }, view: c.poolView}
+		zone: func(p *model.StoragePool) string { return p.ZoneID }, view: (*Call).poolView}
 	p := c.Params
 	return l.run(c, c.st.StoragePools, func(s *model.StoragePool) bool {
 		return optEq(p.Get("podid"), s.PodID) && optEq(p.Get("clusterid"), s.ClusterID) &&
@@ -201,7 +201,7 @@ func makeImageStore(st *model.State, s storeSpec, now time.Time) (*model.ImageSt
 
 func listImageStores(c *Call) (any, error) {
 	l := lister[*model.ImageStore]{key: "imagestore", id: (*model.ImageStore).UUID, name: func(s *model.ImageStore) string { return s.Name },
-		zone: func(s *model.ImageStore) string { return s.ZoneID }, view: c.imageStoreView}
+		zone: func(s *model.ImageStore) string { return s.ZoneID }, view: (*Call).imageStoreView}
 	p := c.Params
 	return l.run(c, c.st.ImageStores, func(s *model.ImageStore) bool {
 		return optEq(p.Get("provider"), s.Provider) && optEq(p.Get("protocol"), "nfs") &&

@@ -214,7 +214,7 @@ func removeTagsOf(st *model.State, typ, id string) {
 // listTags is QueryManagerImpl.listTags.
 func listTags(c *Call) (any, error) {
 	l := lister[*model.ResourceTag]{key: "tag", id: func(t *model.ResourceTag) string { return t.ID },
-		keyword: func(t *model.ResourceTag) []string { return []string{t.Key, t.Value} }, view: c.tagView}
+		keyword: func(t *model.ResourceTag) []string { return []string{t.Key, t.Value} }, view: (*Call).tagView}
 	p := c.Params
 	return l.run(c, c.st.ResourceTags, func(t *model.ResourceTag) bool {
 		return optEq(p.Get("resourceid"), t.ResourceID) && optEq(p.Get("resourcetype"), t.ResourceType) &&

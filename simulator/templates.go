@@ -103,7 +103,7 @@ func listTemplates(c *Call) (any, error) {
 	}
 	l := lister[templateRow]{key: "template", id: func(r templateRow) string { return r.t.ID },
 		name: func(r templateRow) string { return r.t.Name }, nameLike: true,
-		zone: func(r templateRow) string { return r.cp.ZoneID }, view: c.templateView}
+		zone: func(r templateRow) string { return r.cp.ZoneID }, view: (*Call).templateView}
 	return l.run(c, rows, func(r templateRow) bool {
 		return c.filterAdmits(filter, r) && optEq(p.Get("hypervisor"), r.t.Hypervisor) &&
 			optEq(p.Get("templatetype"), r.t.Type) && (!p.Has("isready") || p.Bool("isready", false) == r.cp.Ready())

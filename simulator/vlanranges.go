@@ -139,7 +139,7 @@ func checkPublicIPRangeErrors(s vlanSpec, bits int) *APIError {
 
 func listVlanIPRanges(c *Call) (any, error) {
 	l := lister[*model.VlanRange]{key: "vlaniprange", id: (*model.VlanRange).UUID, zone: func(v *model.VlanRange) string { return v.ZoneID },
-		keyword: func(v *model.VlanRange) []string { return []string{v.VLAN} }, view: c.vlanRangeView}
+		keyword: func(v *model.VlanRange) []string { return []string{v.VLAN} }, view: (*Call).vlanRangeView}
 	p := c.Params
 	return l.run(c, c.st.VlanRanges, func(v *model.VlanRange) bool {
 		return optEq(p.Get("physicalnetworkid"), v.PhysicalNetworkID) &&

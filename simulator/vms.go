@@ -28,9 +28,9 @@ func listVirtualMachines(c *Call) (any, error) {
 	l := lister[*model.VirtualMachine]{key: "virtualmachine", id: (*model.VirtualMachine).UUID,
 		name:    func(vm *model.VirtualMachine) string { return vm.Name },
 		keyword: func(vm *model.VirtualMachine) []string { return vmKeywordFields(c.st, vm, p.Get("keyword"), rootAdmin) },
-		zone:    func(vm *model.VirtualMachine) string { return vm.ZoneID }, view: c.vmView}
+		zone:    func(vm *model.VirtualMachine) string { return vm.ZoneID }, view: (*Call).vmView}
 	if p.Bool("userdata", false) {
-		l.view = func(vm *model.VirtualMachine) map[string]any {
+		l.view = func(c *Call, vm *model.VirtualMachine) map[string]any {
 			v := c.vmView(vm)
 			if vm.UserData != "" {
 				v["userdata"] = vm.UserData

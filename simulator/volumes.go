@@ -28,7 +28,7 @@ func init() {
 func listVolumes(c *Call) (any, error) {
 	l := lister[*model.Volume]{key: "volume", id: (*model.Volume).UUID, name: func(v *model.Volume) string { return v.Name },
 		keyword: func(v *model.Volume) []string { return []string{v.Name, v.Type, v.State} },
-		zone:    func(v *model.Volume) string { return v.ZoneID }, view: c.volumeView}
+		zone:    func(v *model.Volume) string { return v.ZoneID }, view: (*Call).volumeView}
 	p := c.Params
 	return l.run(c, c.st.Volumes, func(v *model.Volume) bool {
 		return v.Removed == nil && like(v.Type, p.Get("type")) && optEq(p.Get("virtualmachineid"), v.VMID) &&
