@@ -5,11 +5,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(command{name: "createAccount", sync: createAccount})
+	kernel.Register(kernel.Command{Name: "createAccount", Sync: createAccount})
 }
 
 // createAccount is CreateAccountCmd.execute: validateParams, then
@@ -20,83 +21,83 @@ func init() {
 // validation, external account/user UUIDs, an account name taken by another
 // user's account, and checkAccess(caller, domain) (every domain is ROOT: the
 // simulator has no createDomain).
-func createAccount(c *Call) (any, error) {
-	role, err := c.newAccountRole()
+func createAccount(c *kernel.Call) (any, error) {
+	role, err := newAccountRole(c)
 	if err != nil {
 		return nil, err
 	}
 	p := c.Params
-	d, err := c.newAccountDomain()
+	d, err := newAccountDomain(c)
 	if err != nil {
 		return nil, err
 	}
 	username := p.Get("username")
-	if usernameInDomain(c.st, username, d.ID) {
+	if usernameInDomain(c.State, username, d.ID) {
 		// validateUsernameInDomain (user.allow.multiple.accounts is false).
-		return nil, paramError("The user %s already exists in domain %s", username, domainString(d))
+		return nil, kernel.ParamError("The user %s already exists in domain %s", username, domainString(d))
 	}
-	if err := c.checkRoleEscalation(role); err != nil {
+	if err := checkRoleEscalation(c, role); err != nil {
 		return nil, err
 	}
 	name := p.Get("account")
 	if name == "" {
 		name = username
 	}
-	a := addAccount(c.st, name, role, d.ID, c.eng.now())
-	u := addUser(c.st, a, username, p, c.eng.now())
+	a := addAccount(c.State, name, role, d.ID, c.Engine.Now())
+	u := addUser(c.State, a, username, p, c.Engine.Now())
 	u.SetPassword(p.Get("password"))
-	c.changed()
-	return map[string]any{"account": c.accountView(a)}, nil
+	c.Changed()
+	return map[string]any{"account": accountView(c, a)}, nil
 }
 
 // newAccountRole is CreateAccountCmd.validateParams with getRoleId
 // (RoleType.getRoleByAccountType: the default role of accounttype when no
 // roleid is given) and getAccountType (RoleType.getAccountTypeByRole).
-func (c *Call) newAccountRole() (model.RoleType, error) {
+func newAccountRole(c *kernel.Call) (model.RoleType, error) {
 	p := c.Params
 	if p.Get("password") == "" {
-		return 0, serverParamError("Empty passwords are not allowed")
+		return 0, kernel.ServerParamError("Empty passwords are not allowed")
 	}
 	if id := p.Get("roleid"); id != "" {
-		if r := roleByUUID(c.st, id); r != 0 {
+		if r := roleByUUID(c.State, id); r != 0 {
 			return r, nil
 		}
 		// Unreachable while the default roles are the only roles (the
 		// validator refuses UUIDs of no role); the text is the simulator's.
-		return 0, paramError("Unable to find role with ID %s", id)
+		return 0, kernel.ParamError("Unable to find role with ID %s", id)
 	}
 	if !p.Has("accounttype") {
-		return 0, serverParamError("Neither account type and role ID are not provided")
+		return 0, kernel.ServerParamError("Neither account type and role ID are not provided")
 	}
 	if r := model.RoleForAccountType(int(p.Int("accounttype", -1))); r != 0 {
 		return r, nil
 	}
 	// Account.Type.getFromValue finds no type: the text is the simulator's.
-	return 0, paramError("Invalid account type %s", p.Get("accounttype"))
+	return 0, kernel.ParamError("Invalid account type %s", p.Get("accounttype"))
 }
 
 // newAccountDomain is createUserAccount's domain: ROOT unless domainid names
 // another ("The domain ... does not exist; unable to create account").
-func (c *Call) newAccountDomain() (*model.Domain, error) {
+func newAccountDomain(c *kernel.Call) (*model.Domain, error) {
 	id := c.Params.Get("domainid")
 	if id == "" {
-		return c.st.RootDomain(), nil
+		return c.State.RootDomain(), nil
 	}
-	if d := c.st.Domain(id); d != nil {
+	if d := c.State.Domain(id); d != nil {
 		return d, nil
 	}
-	return nil, paramError("The domain %s does not exist; unable to create account", id)
+	return nil, kernel.ParamError("The domain %s does not exist; unable to create account", id)
 }
 
 // checkRoleEscalation is AccountManagerImpl.checkRoleEscalation over the
 // commands the simulator implements: the caller must be able to call every
 // command the new account's role can.
-func (c *Call) checkRoleEscalation(r model.RoleType) error {
+func checkRoleEscalation(c *kernel.Call, r model.RoleType) error {
 	mine := c.Account.Role()
-	for _, s := range rolePermissions {
-		if in(r, s) && !in(mine, s) {
-			return permissionDenied("User of Account %s and domain %s can not create an account with access to more privileges they have themself.",
-				c.Account.Name, domainString(c.st.Domain(c.Account.DomainID)))
+	for _, s := range kernel.RolePermissions {
+		if kernel.In(r, s) && !kernel.In(mine, s) {
+			return kernel.PermissionDenied("User of Account %s and domain %s can not create an account with access to more privileges they have themself.",
+				c.Account.Name, domainString(c.State.Domain(c.Account.DomainID)))
 		}
 	}
 	return nil
@@ -129,7 +130,7 @@ func addAccount(st *model.State, name string, r model.RoleType, domainID string,
 
 // addUser is AccountManagerImpl.createUser for the account's first user:
 // enabled, without API keys.
-func addUser(st *model.State, a *model.Account, username string, p Params, now time.Time) *model.User {
+func addUser(st *model.State, a *model.Account, username string, p kernel.Params, now time.Time) *model.User {
 	id, internal := st.NewID(model.KindUser)
 	u := &model.User{ID: id, InternalID: internal, Username: username, Firstname: p.Get("firstname"),
 		Lastname: p.Get("lastname"), Email: p.Get("email"), Timezone: p.Get("timezone"),

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -35,68 +36,61 @@ func seedAccounts(st *model.State, now time.Time) {
 	st.Users = append(st.Users, admin)
 }
 
-// userActive is ApiServer.verifyRequest's (and verifyUser's) check that both
-// the user and its account are enabled before any request is accepted.
-func userActive(st *model.State, u *model.User) bool {
-	a := st.Account(u.AccountID)
-	return u.State == model.AccountEnabled && a != nil && a.State == model.AccountEnabled
-}
-
 func init() {
-	register(
-		command{name: "listDomains", idKind: model.KindDomain, sync: listDomains},
-		command{name: "listAccounts", idKind: model.KindAccount, sync: listAccounts},
-		command{name: "listUsers", idKind: model.KindUser, sync: listUsers},
-		command{name: "getUser", sync: getUser},
-		command{name: "getUserKeys", idKind: model.KindUser, sync: getUserKeys},
-		command{name: "registerUserKeys", idKind: model.KindUser, sync: registerUserKeys},
+	kernel.Register(
+		kernel.Command{Name: "listDomains", IDKind: model.KindDomain, Sync: listDomains},
+		kernel.Command{Name: "listAccounts", IDKind: model.KindAccount, Sync: listAccounts},
+		kernel.Command{Name: "listUsers", IDKind: model.KindUser, Sync: listUsers},
+		kernel.Command{Name: "getUser", Sync: getUser},
+		kernel.Command{Name: "getUserKeys", IDKind: model.KindUser, Sync: getUserKeys},
+		kernel.Command{Name: "registerUserKeys", IDKind: model.KindUser, Sync: registerUserKeys},
 	)
 }
 
 // listDomains is QueryManagerImpl.searchForDomains (DomainJoinDaoImpl renders).
-func listDomains(c *Call) (any, error) {
-	l := lister[*model.Domain]{key: "domain", id: (*model.Domain).UUID, name: func(d *model.Domain) string { return d.Name },
-		view: (*Call).domainView}
+func listDomains(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.Domain]{Key: "domain", ID: (*model.Domain).UUID, Name: func(d *model.Domain) string { return d.Name },
+		View: domainView}
 	level := c.Params.Int("level", -1)
-	return l.run(c, c.st.Domains, func(d *model.Domain) bool { return level < 0 || int64(d.Level) == level })
+	return l.Run(c, c.State.Domains, func(d *model.Domain) bool { return level < 0 || int64(d.Level) == level })
 }
 
 // listAccounts is QueryManagerImpl.searchForAccounts (AccountJoinDaoImpl renders).
-func listAccounts(c *Call) (any, error) {
-	l := lister[*model.Account]{key: "account", id: (*model.Account).UUID, name: func(a *model.Account) string { return a.Name },
-		view: (*Call).accountView}
+func listAccounts(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.Account]{Key: "account", ID: (*model.Account).UUID, Name: func(a *model.Account) string { return a.Name },
+		View: accountView}
 	p := c.Params
-	return l.run(c, c.st.Accounts, func(a *model.Account) bool {
-		return optEq(p.Get("domainid"), a.DomainID) && optEq(p.Get("state"), a.State) &&
+	return l.Run(c, c.State.Accounts, func(a *model.Account) bool {
+		return kernel.OptEq(p.Get("domainid"), a.DomainID) && kernel.OptEq(p.Get("state"), a.State) &&
 			(!p.Has("accounttype") || p.Int("accounttype", -1) == int64(a.Type))
 	})
 }
 
 // listUsers is QueryManagerImpl.searchForUsers (UserAccountJoinDaoImpl renders).
-func listUsers(c *Call) (any, error) {
-	l := lister[*model.User]{key: "user", id: (*model.User).UUID, view: (*Call).userView,
-		keyword: func(u *model.User) []string { return []string{u.Username, u.Firstname, u.Lastname, u.Email} }}
+func listUsers(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.User]{Key: "user", ID: (*model.User).UUID, View: userView,
+		Keyword: func(u *model.User) []string { return []string{u.Username, u.Firstname, u.Lastname, u.Email} }}
 	p := c.Params
-	return l.run(c, c.st.Users, func(u *model.User) bool {
-		a := c.st.Account(u.AccountID)
-		return optEq(p.Get("username"), u.Username) && optEq(p.Get("state"), u.State) &&
-			optEq(p.Get("account"), a.Name) && optEq(p.Get("domainid"), a.DomainID) &&
+	return l.Run(c, c.State.Users, func(u *model.User) bool {
+		a := c.State.Account(u.AccountID)
+		return kernel.OptEq(p.Get("username"), u.Username) && kernel.OptEq(p.Get("state"), u.State) &&
+			kernel.OptEq(p.Get("account"), a.Name) && kernel.OptEq(p.Get("domainid"), a.DomainID) &&
 			(!p.Has("accounttype") || p.Int("accounttype", -1) == int64(a.Type))
 	})
 }
 
 // getUser is GetUserCmd.execute over AccountService.getUserByApiKey.
-func getUser(c *Call) (any, error) {
-	u := c.st.UserByAPIKey(c.Params.Get("userapikey"))
+func getUser(c *kernel.Call) (any, error) {
+	u := c.State.UserByAPIKey(c.Params.Get("userapikey"))
 	if u == nil {
-		return nil, paramError("User with specified API key does not exist")
+		return nil, kernel.ParamError("User with specified API key does not exist")
 	}
-	return map[string]any{"user": c.userView(u)}, nil
+	return map[string]any{"user": userView(c, u)}, nil
 }
 
 // getUserKeys is AccountManagerImpl.getKeys(GetUserKeysCmd).
-func getUserKeys(c *Call) (any, error) {
-	u, _ := model.ByID(c.st.Users, c.Params.Get("id"))
+func getUserKeys(c *kernel.Call) (any, error) {
+	u, _ := model.ByID(c.State.Users, c.Params.Get("id"))
 	keys := map[string]any{}
 	if u.APIKey != "" {
 		keys["apikey"], keys["secretkey"] = u.APIKey, u.SecretKey
@@ -106,18 +100,18 @@ func getUserKeys(c *Call) (any, error) {
 
 // registerUserKeys is AccountManagerImpl.createApiKeyAndSecretKey: the
 // user's key pair is replaced and the old pair stops working at once.
-func registerUserKeys(c *Call) (any, error) {
-	u, _ := model.ByID(c.st.Users, c.Params.Get("id"))
+func registerUserKeys(c *kernel.Call) (any, error) {
+	u, _ := model.ByID(c.State.Users, c.Params.Get("id"))
 	u.APIKey, u.SecretKey = newKey(), newKey()
-	c.changed()
+	c.Changed()
 	return map[string]any{"userkeys": map[string]any{"apikey": u.APIKey, "secretkey": u.SecretKey}}, nil
 }
 
-func (c *Call) domainView(d *model.Domain) map[string]any {
+func domainView(c *kernel.Call, d *model.Domain) map[string]any {
 	v := map[string]any{"id": d.ID, "name": d.Name, "level": d.Level, "path": d.DisplayPath(),
-		"haschild": hasChildDomain(c.st, d.ID), "state": model.DomainActive, "created": csTime(d.Created),
+		"haschild": hasChildDomain(c.State, d.ID), "state": model.DomainActive, "created": kernel.CsTime(d.Created),
 		"hasannotations": false}
-	if p := c.st.Domain(d.ParentID); p != nil {
+	if p := c.State.Domain(d.ParentID); p != nil {
 		v["parentdomainid"], v["parentdomainname"] = p.ID, p.Name
 	}
 	return v
@@ -132,21 +126,21 @@ func hasChildDomain(st *model.State, id string) bool {
 	return false
 }
 
-func (c *Call) accountView(a *model.Account) map[string]any {
-	d := c.st.Domain(a.DomainID)
+func accountView(c *kernel.Call, a *model.Account) map[string]any {
+	d := c.State.Domain(a.DomainID)
 	v := map[string]any{"id": a.ID, "name": a.Name, "accounttype": a.Type, "domainid": d.ID,
 		"domain": d.Name, "domainpath": d.DisplayPath(), "state": a.State, "isdefault": a.IsDefault,
-		"created": csTime(a.Created), "groups": []string{}, "iscleanuprequired": false}
-	for k, val := range c.roleFields(a) {
+		"created": kernel.CsTime(a.Created), "groups": []string{}, "iscleanuprequired": false}
+	for k, val := range roleFields(c, a) {
 		v[k] = val
 	}
-	for k, val := range resourceUsage(c.st, a.ID) {
+	for k, val := range resourceUsage(c.State, a.ID) {
 		v[k] = val
 	}
 	users := []map[string]any{}
-	for _, u := range c.st.Users {
+	for _, u := range c.State.Users {
 		if u.AccountID == a.ID {
-			users = append(users, c.userView(u))
+			users = append(users, userView(c, u))
 		}
 	}
 	v["user"] = users
@@ -175,15 +169,15 @@ func resourceUsage(st *model.State, accountID string) map[string]any {
 
 // userView never includes the secret key: 4.22 only reveals it through
 // getUserKeys.
-func (c *Call) userView(u *model.User) map[string]any {
-	a := c.st.Account(u.AccountID)
-	d := c.st.Domain(a.DomainID)
+func userView(c *kernel.Call, u *model.User) map[string]any {
+	a := c.State.Account(u.AccountID)
+	d := c.State.Domain(a.DomainID)
 	v := map[string]any{"id": u.ID, "username": u.Username, "firstname": u.Firstname,
-		"lastname": u.Lastname, "created": csTime(u.Created), "state": u.State, "account": a.Name,
+		"lastname": u.Lastname, "created": kernel.CsTime(u.Created), "state": u.State, "account": a.Name,
 		"accountid": a.ID, "accounttype": a.Type, "usersource": "native", "domainid": d.ID,
 		"domain": d.Name, "iscallerchilddomain": false, "isdefault": u.IsDefault,
 		"is2faenabled": false, "is2famandated": false, "apikeyaccess": "Inherit"}
-	for k, val := range c.roleFields(a) {
+	for k, val := range roleFields(c, a) {
 		v[k] = val
 	}
 	if u.Email != "" {

@@ -3,6 +3,7 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -18,22 +19,22 @@ const (
 var affinityGroupTypes = []string{hostAntiAffinity, hostAffinity}
 
 func init() {
-	register(
-		command{name: "listAffinityGroupTypes", sync: listAffinityGroupTypes},
-		command{name: "createAffinityGroup", async: createAffinityGroup},
-		command{name: "listAffinityGroups", idKind: model.KindAffinityGroup, sync: listAffinityGroups},
-		command{name: "deleteAffinityGroup", idKind: model.KindAffinityGroup, async: deleteAffinityGroup},
+	kernel.Register(
+		kernel.Command{Name: "listAffinityGroupTypes", Sync: listAffinityGroupTypes},
+		kernel.Command{Name: "createAffinityGroup", Async: createAffinityGroup},
+		kernel.Command{Name: "listAffinityGroups", IDKind: model.KindAffinityGroup, Sync: listAffinityGroups},
+		kernel.Command{Name: "deleteAffinityGroup", IDKind: model.KindAffinityGroup, Async: deleteAffinityGroup},
 	)
 }
 
 // listAffinityGroupTypes is AffinityGroupServiceImpl.listAffinityGroupTypes.
-func listAffinityGroupTypes(c *Call) (any, error) {
+func listAffinityGroupTypes(c *kernel.Call) (any, error) {
 	var views []map[string]any
 	for _, t := range affinityGroupTypes {
 		views = append(views, map[string]any{"type": t})
 	}
-	start, end := pageBounds(c.Params, len(views))
-	return listBody("affinityGroupType", len(views), views[start:end]), nil
+	start, end := kernel.PageBounds(c.Params, len(views))
+	return kernel.ListBody("affinityGroupType", len(views), views[start:end]), nil
 }
 
 // affinityGroupByName finds an account's group; names compare
@@ -50,7 +51,7 @@ func affinityGroupByName(st *model.State, accountID, name string) *model.Affinit
 // createAffinityGroup creates the group at once (CreateAffinityGroupCmd.create,
 // AffinityGroupServiceImpl.createAffinityGroup) and answers it from the job;
 // a failed job removes it again.
-func createAffinityGroup(c *Call) (*asyncJob, error) {
+func createAffinityGroup(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	name, typ := p.Get("name"), p.Get("type")
 	known := false
@@ -58,22 +59,22 @@ func createAffinityGroup(c *Call) (*asyncJob, error) {
 		known = known || t == typ
 	}
 	if !known {
-		return nil, paramError("Unable to create affinity group, invalid affinity group type: %s. Valid values are %s",
+		return nil, kernel.ParamError("Unable to create affinity group, invalid affinity group type: %s. Valid values are %s",
 			typ, strings.Join(affinityGroupTypes, ","))
 	}
-	if affinityGroupByName(c.st, c.Account.ID, name) != nil {
-		return nil, paramError("Unable to create affinity group, a group with name %s already exists.", name)
+	if affinityGroupByName(c.State, c.Account.ID, name) != nil {
+		return nil, kernel.ParamError("Unable to create affinity group, a group with name %s already exists.", name)
 	}
-	id, internal := c.st.NewID(model.KindAffinityGroup)
+	id, internal := c.State.NewID(model.KindAffinityGroup)
 	desc := p.Get("description")
 	g := &model.AffinityGroup{ID: id, InternalID: internal, Name: name, Description: desc, Type: typ,
-		AccountID: c.Account.ID, Created: c.eng.now()}
-	c.st.AffinityGroups = append(c.st.AffinityGroups, g)
-	c.changed()
-	return &asyncJob{instanceType: "AffinityGroup", instanceID: id, created: true,
-		cmdClass: "org.apache.cloudstack.api.command.user.affinitygroup.CreateAffinityGroupCmd",
-		run:      func() (any, error) { return map[string]any{"affinitygroup": c.affinityGroupView(g)}, nil },
-		fail:     func(*APIError) { removeAffinityGroup(c.st, g) },
+		AccountID: c.Account.ID, Created: c.Engine.Now()}
+	c.State.AffinityGroups = append(c.State.AffinityGroups, g)
+	c.Changed()
+	return &kernel.AsyncJob{InstanceType: "AffinityGroup", InstanceID: id, Created: true,
+		CmdClass: "org.apache.cloudstack.api.command.user.affinitygroup.CreateAffinityGroupCmd",
+		Run:      func() (any, error) { return map[string]any{"affinitygroup": affinityGroupView(c, g)}, nil },
+		Fail:     func(*kernel.APIError) { removeAffinityGroup(c.State, g) },
 	}, nil
 }
 
@@ -102,16 +103,16 @@ func members(st *model.State, g *model.AffinityGroup) []*model.VirtualMachine {
 }
 
 // listAffinityGroups is QueryManagerImpl.searchForAffinityGroups.
-func listAffinityGroups(c *Call) (any, error) {
-	l := lister[*model.AffinityGroup]{key: "affinitygroup", id: (*model.AffinityGroup).UUID,
-		name: func(g *model.AffinityGroup) string { return g.Name }, view: (*Call).affinityGroupView}
+func listAffinityGroups(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.AffinityGroup]{Key: "affinitygroup", ID: (*model.AffinityGroup).UUID,
+		Name: func(g *model.AffinityGroup) string { return g.Name }, View: affinityGroupView}
 	p := c.Params
-	return l.run(c, c.st.AffinityGroups, func(g *model.AffinityGroup) bool {
-		if !optEq(p.Get("type"), g.Type) {
+	return l.Run(c, c.State.AffinityGroups, func(g *model.AffinityGroup) bool {
+		if !kernel.OptEq(p.Get("type"), g.Type) {
 			return false
 		}
 		if vmID := p.Get("virtualmachineid"); vmID != "" {
-			vm, ok := model.ByID(c.st.VMs, vmID)
+			vm, ok := model.ByID(c.State.VMs, vmID)
 			return ok && model.ContainsFold(vm.AffinityGroupIDs, g.ID)
 		}
 		return true
@@ -119,43 +120,43 @@ func listAffinityGroups(c *Call) (any, error) {
 }
 
 // affinityGroupView is AffinityGroupJoinDaoImpl.newAffinityGroupResponse.
-func (c *Call) affinityGroupView(g *model.AffinityGroup) map[string]any {
+func affinityGroupView(c *kernel.Call, g *model.AffinityGroup) map[string]any {
 	ids := []string{}
-	for _, vm := range members(c.st, g) {
+	for _, vm := range members(c.State, g) {
 		ids = append(ids, vm.ID)
 	}
 	v := map[string]any{"id": g.ID, "name": g.Name, "type": g.Type, "virtualmachineIds": ids}
 	if g.Description != "" {
 		v["description"] = g.Description
 	}
-	c.addOwner(v, g.AccountID)
+	addOwner(c, v, g.AccountID)
 	return v
 }
 
 // deleteAffinityGroup is AffinityGroupServiceImpl.deleteAffinityGroup: by id
 // or name, its VMs leave it. Departure: a group not found is named by the
 // UUID sent, where the Java prints its internal id.
-func deleteAffinityGroup(c *Call) (*asyncJob, error) {
+func deleteAffinityGroup(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	id, name := p.Get("id"), p.Get("name")
-	job := &asyncJob{instanceType: "AffinityGroup", instanceID: id,
-		cmdClass: "org.apache.cloudstack.api.command.user.affinitygroup.DeleteAffinityGroupCmd"}
-	job.run = func() (any, error) {
+	job := &kernel.AsyncJob{InstanceType: "AffinityGroup", InstanceID: id,
+		CmdClass: "org.apache.cloudstack.api.command.user.affinitygroup.DeleteAffinityGroupCmd"}
+	job.Run = func() (any, error) {
 		var g *model.AffinityGroup
 		switch {
 		case id != "":
-			g, _ = model.ByID(c.st.AffinityGroups, id)
+			g, _ = model.ByID(c.State.AffinityGroups, id)
 		case name != "":
-			g = affinityGroupByName(c.st, c.Account.ID, name)
+			g = affinityGroupByName(c.State, c.Account.ID, name)
 		default:
-			return nil, paramError("Either the affinity group Id or group name must be specified to delete the group")
+			return nil, kernel.ParamError("Either the affinity group Id or group name must be specified to delete the group")
 		}
 		if g == nil {
-			return nil, paramError("Unable to find affinity group %s", model.FirstNonEmpty(id, name))
+			return nil, kernel.ParamError("Unable to find affinity group %s", model.FirstNonEmpty(id, name))
 		}
-		removeAffinityGroup(c.st, g)
-		c.changed()
-		return success(), nil
+		removeAffinityGroup(c.State, g)
+		c.Changed()
+		return kernel.Success(), nil
 	}
 	return job, nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
@@ -12,9 +13,9 @@ import (
 // addCluster and addHost: ResourceManagerImpl.discoverCluster and
 // discoverHosts, as the simulator's hosts need them.
 func init() {
-	register(
-		command{name: "addCluster", sync: addCluster},
-		command{name: "addHost", sync: addHost},
+	kernel.Register(
+		kernel.Command{Name: "addCluster", Sync: addCluster},
+		kernel.Command{Name: "addHost", Sync: addHost},
 	)
 }
 
@@ -23,16 +24,16 @@ type clusterSpec struct {
 	ZoneID, PodID, Name, Hypervisor, ClusterType, Allocation string
 }
 
-func addCluster(c *Call) (any, error) {
+func addCluster(c *kernel.Call) (any, error) {
 	p := c.Params
-	cl, err := makeCluster(c.st, clusterSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), Name: p.Get("clustername"),
+	cl, err := makeCluster(c.State, clusterSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), Name: p.Get("clustername"),
 		Hypervisor: p.Get("hypervisor"), ClusterType: p.Get("clustertype"), Allocation: p.Get("allocationstate")})
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
+	c.Changed()
 	// AddClusterCmd answers a ListResponse of the one cluster.
-	return listBody("cluster", 1, []map[string]any{c.clusterView(cl)}), nil
+	return kernel.ListBody("cluster", 1, []map[string]any{clusterView(c, cl)}), nil
 }
 
 // addCluster follows ResourceManagerImpl.discoverCluster for a CloudManaged
@@ -46,17 +47,17 @@ func makeCluster(st *model.State, s clusterSpec) (*model.Cluster, error) {
 		return nil, err
 	}
 	if s.Name == "" {
-		return nil, paramError("Please specify cluster name")
+		return nil, kernel.ParamError("Please specify cluster name")
 	}
 	if s.Hypervisor == "" {
-		return nil, paramError("Please specify a hypervisor")
+		return nil, kernel.ParamError("Please specify a hypervisor")
 	}
 	hv, hvErr := canonicalHypervisor(s.Hypervisor)
 	if hvErr != nil {
-		return nil, paramError("Unable to resolve %s to a supported ", s.Hypervisor)
+		return nil, kernel.ParamError("Unable to resolve %s to a supported ", s.Hypervisor)
 	}
 	if s.ClusterType != "" && s.ClusterType != "CloudManaged" {
-		return nil, notImplemented("Only CloudManaged clusters are implemented by the CloudStack simulator")
+		return nil, kernel.NotImplemented("Only CloudManaged clusters are implemented by the CloudStack simulator")
 	}
 	if s.Allocation == "" {
 		s.Allocation = model.AllocationEnabled
@@ -66,7 +67,7 @@ func makeCluster(st *model.State, s clusterSpec) (*model.Cluster, error) {
 	}
 	for _, other := range st.Clusters {
 		if other.PodID == pod.ID && strings.EqualFold(other.Name, s.Name) {
-			return nil, internalError("Unable to create cluster %s in pod and data center with specified ids", s.Name)
+			return nil, kernel.InternalError("Unable to create cluster %s in pod and data center with specified ids", s.Name)
 		}
 	}
 	id, internal := st.NewID(model.KindCluster)
@@ -78,17 +79,17 @@ func makeCluster(st *model.State, s clusterSpec) (*model.Cluster, error) {
 
 // zoneAndPod is discoverCluster's and discoverHosts' check of the zone and
 // pod they are given.
-func zoneAndPod(st *model.State, zoneID, podID string) (*model.Zone, *model.Pod, *APIError) {
+func zoneAndPod(st *model.State, zoneID, podID string) (*model.Zone, *model.Pod, *kernel.APIError) {
 	z := st.Zone(zoneID)
 	if z == nil {
-		return nil, nil, paramError("Can't find zone by the id specified")
+		return nil, nil, kernel.ParamError("Can't find zone by the id specified")
 	}
 	pod := st.Pod(podID)
 	if pod == nil {
-		return nil, nil, paramError("Can't find pod by id %s", podID)
+		return nil, nil, kernel.ParamError("Can't find pod by id %s", podID)
 	}
 	if pod.ZoneID != z.ID {
-		return nil, nil, paramError("Pod with specified id doesn't belong to the zone %s", z.Name)
+		return nil, nil, kernel.ParamError("Pod with specified id doesn't belong to the zone %s", z.Name)
 	}
 	return z, pod, nil
 }
@@ -98,17 +99,17 @@ type hostSpec struct {
 	ZoneID, PodID, ClusterID, ClusterName, Hypervisor, URL, Username, Password, Allocation string
 }
 
-func addHost(c *Call) (any, error) {
+func addHost(c *kernel.Call) (any, error) {
 	p := c.Params
-	h, err := makeHost(c.st, hostSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), ClusterID: p.Get("clusterid"),
+	h, err := makeHost(c.State, hostSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), ClusterID: p.Get("clusterid"),
 		ClusterName: p.Get("clustername"), Hypervisor: p.Get("hypervisor"), URL: p.Get("url"),
-		Username: p.Get("username"), Password: p.Get("password"), Allocation: p.Get("allocationstate")}, c.eng.now())
+		Username: p.Get("username"), Password: p.Get("password"), Allocation: p.Get("allocationstate")}, c.Engine.Now())
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
+	c.Changed()
 	// AddHostCmd answers a ListResponse of the discovered hosts.
-	return listBody("host", 1, []map[string]any{c.hostView(h)}), nil
+	return kernel.ListBody("host", 1, []map[string]any{hostView(c, h)}), nil
 }
 
 // addHost follows ResourceManagerImpl.discoverHosts and discoverHostsFull
@@ -124,29 +125,29 @@ func addHost(c *Call) (any, error) {
 func makeHost(st *model.State, s hostSpec, now time.Time) (*model.Host, error) {
 	z := st.Zone(s.ZoneID)
 	if z == nil {
-		return nil, paramError("Can't find zone by id %s", s.ZoneID)
+		return nil, kernel.ParamError("Can't find zone by id %s", s.ZoneID)
 	}
 	pod := st.Pod(s.PodID)
 	if pod == nil {
-		return nil, paramError("Can't find pod by id %s", s.PodID)
+		return nil, kernel.ParamError("Can't find pod by id %s", s.PodID)
 	}
 	if pod.ZoneID != z.ID {
-		return nil, paramError("Pod with specified podId%d doesn't belong to the zone with specified zoneId%d", pod.InternalID, z.InternalID)
+		return nil, kernel.ParamError("Pod with specified podId%d doesn't belong to the zone with specified zoneId%d", pod.InternalID, z.InternalID)
 	}
 	if s.ClusterName == "" && s.ClusterID == "" {
 		s.ClusterName = "Standalone-" + s.URL
 	}
 	switch {
 	case s.ClusterName != "" && s.ClusterID != "":
-		return nil, paramError("Can't specify cluster by both id and name")
+		return nil, kernel.ParamError("Can't specify cluster by both id and name")
 	case s.Hypervisor == "":
-		return nil, paramError("Need to specify Hypervisor Type")
+		return nil, kernel.ParamError("Need to specify Hypervisor Type")
 	case strings.EqualFold(s.Hypervisor, "KVM") && s.Username == "":
-		return nil, paramError("Username need to be provided.")
+		return nil, kernel.ParamError("Username need to be provided.")
 	case !strings.EqualFold(s.Hypervisor, "KVM") && !strings.EqualFold(s.Hypervisor, "VMware") && (s.Username == "" || s.Password == ""):
-		return nil, paramError("Username and Password need to be provided.")
+		return nil, kernel.ParamError("Username and Password need to be provided.")
 	case !strings.Contains(s.URL, "://"):
-		return nil, paramError("uri.scheme is null %s, add nfs:// (or cifs://) as a prefix", s.URL)
+		return nil, kernel.ParamError("uri.scheme is null %s, add nfs:// (or cifs://) as a prefix", s.URL)
 	}
 	hv, hvErr := canonicalHypervisor(s.Hypervisor)
 	if hvErr != nil {
@@ -163,7 +164,7 @@ func makeHost(st *model.State, s hostSpec, now time.Time) (*model.Host, error) {
 		}
 	}
 	if cl == nil {
-		return nil, paramError("Can't find cluster by id %s", s.ClusterID)
+		return nil, kernel.ParamError("Can't find cluster by id %s", s.ClusterID)
 	}
 	if cl.PodID != pod.ID || cl.Hypervisor != hv {
 		return nil, discoveryError("Unable to add the host: Cannot find the server resources at %s", s.URL)
@@ -178,8 +179,8 @@ func makeHost(st *model.State, s hostSpec, now time.Time) (*model.Host, error) {
 
 // discoveryError is a DiscoveryException as AddHostCmd reports it: a
 // ServerApiException(INTERNAL_ERROR) with its message.
-func discoveryError(format string, args ...any) *APIError {
-	return &APIError{Code: codeInternalError, CSCode: csServerAPIException, Text: fmt.Sprintf(format, args...)}
+func discoveryError(format string, args ...any) *kernel.APIError {
+	return &kernel.APIError{Code: kernel.CodeInternalError, CSCode: kernel.CsServerAPIException, Text: fmt.Sprintf(format, args...)}
 }
 
 func clusterNamed(st *model.State, podID, name string) *model.Cluster {

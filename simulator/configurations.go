@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -24,9 +25,9 @@ func presetDurationSetting(st *model.State, name string, d, unit time.Duration) 
 }
 
 func init() {
-	register(
-		command{name: "listConfigurations", sync: listConfigurations},
-		command{name: "updateConfiguration", sync: updateConfiguration},
+	kernel.Register(
+		kernel.Command{Name: "listConfigurations", Sync: listConfigurations},
+		kernel.Command{Name: "updateConfiguration", Sync: updateConfiguration},
 	)
 }
 
@@ -35,7 +36,7 @@ func init() {
 var scopeParams = []string{"zoneid", "clusterid", "accountid", "domainid", "storageid", "imagestoreuuid"}
 
 // configScope is the one scope parameter given, "" for the global scope.
-func (c *Call) configScope() (string, *APIError) {
+func configScope(c *kernel.Call) (string, *kernel.APIError) {
 	var given []string
 	for _, p := range scopeParams {
 		if c.Params.Get(p) != "" {
@@ -43,7 +44,7 @@ func (c *Call) configScope() (string, *APIError) {
 		}
 	}
 	if len(given) > 1 {
-		return "", paramError("cannot handle multiple IDs, provide only one ID corresponding to the scope")
+		return "", kernel.ParamError("cannot handle multiple IDs, provide only one ID corresponding to the scope")
 	}
 	if len(given) == 1 {
 		return given[0], nil
@@ -56,36 +57,36 @@ func (c *Call) configScope() (string, *APIError) {
 // description, category and value), category is exact, Hidden settings are
 // never listed, and a scope parameter lists the settings of that scope -
 // none of the modelled ones, which are all Global.
-func listConfigurations(c *Call) (any, error) {
+func listConfigurations(c *kernel.Call) (any, error) {
 	p := c.Params
 	if p.Get("subgroup") != "" && p.Get("group") == "" {
-		return nil, paramError("Configuration group name must be specified with the subgroup name")
+		return nil, kernel.ParamError("Configuration group name must be specified with the subgroup name")
 	}
-	scope, err := c.configScope()
+	scope, err := configScope(c)
 	if err != nil {
 		return nil, err
 	}
 	var rows []*model.SettingDef
 	for i := range model.SettingDefs {
 		d := &model.SettingDefs[i]
-		if scope == "" && d.Category != model.ConfigCategoryForbidden && optEq(p.Get("category"), d.Category) {
+		if scope == "" && d.Category != model.ConfigCategoryForbidden && kernel.OptEq(p.Get("category"), d.Category) {
 			rows = append(rows, d)
 		}
 	}
-	l := lister[*model.SettingDef]{key: "configuration", id: func(d *model.SettingDef) string { return d.Name },
-		name: func(d *model.SettingDef) string { return d.Name }, nameLike: true, view: (*Call).configView,
-		keyword: func(d *model.SettingDef) []string {
-			return []string{d.Name, "DEFAULT", d.Component, d.Description, d.Category, c.st.Setting(d.Name)}
+	l := kernel.Lister[*model.SettingDef]{Key: "configuration", ID: func(d *model.SettingDef) string { return d.Name },
+		Name: func(d *model.SettingDef) string { return d.Name }, NameLike: true, View: configView,
+		Keyword: func(d *model.SettingDef) []string {
+			return []string{d.Name, "DEFAULT", d.Component, d.Description, d.Category, c.State.Setting(d.Name)}
 		}}
-	return l.run(c, rows)
+	return l.Run(c, rows)
 }
 
 // configView is ApiResponseHelper.createConfigurationResponse for a global
 // setting (ListCfgsByCmd.setScope leaves scope out at global scope).
-func (c *Call) configView(d *model.SettingDef) map[string]any {
+func configView(c *kernel.Call, d *model.SettingDef) map[string]any {
 	v := map[string]any{"category": d.Category, "name": d.Name, "description": d.Description,
 		"isdynamic": d.Dynamic, "component": d.Component, "type": configValueType(d.Kind)}
-	if val := c.st.SettingValue(d.Name); val != nil {
+	if val := c.State.SettingValue(d.Name); val != nil {
 		v["value"] = *val
 	}
 	if d.DefaultValue != nil {
@@ -108,35 +109,35 @@ func configValueType(kind string) string {
 // refused (431); no value answers the setting unchanged; a blank value or
 // "null" stores null. The change takes effect when the code that uses the
 // setting reads it, which for some settings is only at start-up.
-func updateConfiguration(c *Call) (any, error) {
+func updateConfiguration(c *kernel.Call) (any, error) {
 	name := c.Params.Get("name")
 	d := model.SettingDefByName(name)
 	if d == nil {
-		return nil, paramError("Config parameter with name %s doesn't exist", name)
+		return nil, kernel.ParamError("Config parameter with name %s doesn't exist", name)
 	}
 	if !c.Params.Has("value") {
-		return map[string]any{"configuration": c.configView(d)}, nil
+		return map[string]any{"configuration": configView(c, d)}, nil
 	}
-	scope, err := c.configScope()
+	scope, err := configScope(c)
 	if err != nil {
 		return nil, err
 	}
 	if scope != "" {
-		return nil, paramError("Invalid scope id provided for the parameter %s", name)
+		return nil, kernel.ParamError("Invalid scope id provided for the parameter %s", name)
 	}
 	value := model.Ptr(strings.TrimSpace(c.Params.Get("value")))
 	if *value == "" || *value == "null" {
 		value = nil
 	}
 	if msg := validateConfigurationValue(d, value); msg != "" {
-		return nil, paramError("%s", msg)
+		return nil, kernel.ParamError("%s", msg)
 	}
-	if c.st.Settings == nil {
-		c.st.Settings = map[string]*string{}
+	if c.State.Settings == nil {
+		c.State.Settings = map[string]*string{}
 	}
-	c.st.Settings[name] = value
-	c.changed()
-	return map[string]any{"configuration": c.configView(d)}, nil
+	c.State.Settings[name] = value
+	c.Changed()
+	return map[string]any{"configuration": configView(c, d)}, nil
 }
 
 // positiveIntSettings are the modelled names in ConfigurationManagerImpl's

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -112,13 +113,13 @@ func TestUpdateConfigurationValidatesAsCloudStack(t *testing.T) {
 // addTenant adds a user account (type 0) whose user signs with
 // tenant-key/tenant-secret.
 func addTenant(s *testSim) {
-	s.srv.mu.Lock()
-	defer s.srv.mu.Unlock()
-	id, internal := s.srv.st.NewID(model.KindAccount)
-	acct := &model.Account{ID: id, InternalID: internal, Name: "tenant", Type: 0, DomainID: s.srv.st.Domains[0].ID, State: "enabled"}
-	uid, uinternal := s.srv.st.NewID(model.KindUser)
-	s.srv.st.Accounts = append(s.srv.st.Accounts, acct)
-	s.srv.st.Users = append(s.srv.st.Users, &model.User{ID: uid, InternalID: uinternal, Username: "tenant", AccountID: id,
+	s.srv.Mu.Lock()
+	defer s.srv.Mu.Unlock()
+	id, internal := s.srv.State.NewID(model.KindAccount)
+	acct := &model.Account{ID: id, InternalID: internal, Name: "tenant", Type: 0, DomainID: s.srv.State.Domains[0].ID, State: "enabled"}
+	uid, uinternal := s.srv.State.NewID(model.KindUser)
+	s.srv.State.Accounts = append(s.srv.State.Accounts, acct)
+	s.srv.State.Users = append(s.srv.State.Users, &model.User{ID: uid, InternalID: uinternal, Username: "tenant", AccountID: id,
 		State: "enabled", APIKey: "tenant-key", SecretKey: "tenant-secret"})
 }
 
@@ -137,16 +138,16 @@ func TestConfigurationsAreForTheRootAdminOnly(t *testing.T) {
 func TestUserDataMaxLengthFollowsTheSetting(t *testing.T) {
 	s := startSim(t, Options{})
 	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "8"})
-	s.srv.mu.Lock()
-	_, err := validateUserData(s.srv.st, "aGVsbG8gd29ybGQ=") // 16 characters
-	s.srv.mu.Unlock()
-	if err == nil || asAPIError(err).Text != "User data has exceeded configurable max length : 8" {
+	s.srv.Mu.Lock()
+	_, err := validateUserData(s.srv.State, "aGVsbG8gd29ybGQ=") // 16 characters
+	s.srv.Mu.Unlock()
+	if err == nil || kernel.AsAPIError(err).Text != "User data has exceeded configurable max length : 8" {
 		t.Fatalf("16 characters over a limit of 8: %v", err)
 	}
 	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "16"})
-	s.srv.mu.Lock()
-	_, err = validateUserData(s.srv.st, "aGVsbG8gd29ybGQ=")
-	s.srv.mu.Unlock()
+	s.srv.Mu.Lock()
+	_, err = validateUserData(s.srv.State, "aGVsbG8gd29ybGQ=")
+	s.srv.Mu.Unlock()
 	if err != nil {
 		t.Fatalf("16 characters at a limit of 16: %v", err)
 	}
@@ -214,9 +215,9 @@ func TestPrivateTemplateHostsFailInTheSSVM(t *testing.T) {
 		t.Fatalf("download from an uncovered private host: %+v", row)
 	}
 	s.call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": "10.1.0.0/16,192.168.7.7"})
-	s.srv.mu.Lock()
+	s.srv.Mu.Lock()
 	before := s.srv.ssvmUnreachable("http://10.1.2.3/s.vhd")
-	s.srv.mu.Unlock()
+	s.srv.Mu.Unlock()
 	if before == "" {
 		t.Fatal("the running SSVM got its routes when it started")
 	}

@@ -3,11 +3,12 @@ package simulator
 import (
 	"encoding/json"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
 func init() {
-	register(command{name: "listApis", sync: listApis})
+	kernel.Register(kernel.Command{Name: "listApis", Sync: listApis})
 }
 
 // listApis is ApiDiscoveryServiceImpl.listApis answered from the 4.22 schema
@@ -17,16 +18,16 @@ func init() {
 // (getApisAllowedToUser); departure: those are only among the commands the
 // simulator implements (rolePermissions), where CloudStack lists every API
 // the role may call. Parameters authorized per role are not filtered.
-func listApis(c *Call) (any, error) {
+func listApis(c *kernel.Call) (any, error) {
 	var apis []json.RawMessage
 	name := c.Params.Get("name")
 	for _, api := range schema.All() {
-		if (name == "" || api.Name == name) && roleAllows(c.Account, api.Name) {
+		if (name == "" || api.Name == name) && kernel.RoleAllows(c.Account, api.Name) {
 			apis = append(apis, api.Raw)
 		}
 	}
 	if len(apis) == 0 {
-		return nil, &APIError{Code: codeInternalError, CSCode: csServerAPIException,
+		return nil, &kernel.APIError{Code: kernel.CodeInternalError, CSCode: kernel.CsServerAPIException,
 			Text: "Api Discovery plugin was unable to find an api by that name or process any apis"}
 	}
 	return map[string]any{"count": len(apis), "api": apis}, nil

@@ -4,28 +4,29 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(
-		command{name: "createDiskOffering", sync: createDiskOffering},
-		command{name: "deleteDiskOffering", idKind: model.KindDiskOffering, sync: deleteDiskOffering},
+	kernel.Register(
+		kernel.Command{Name: "createDiskOffering", Sync: createDiskOffering},
+		kernel.Command{Name: "deleteDiskOffering", IDKind: model.KindDiskOffering, Sync: deleteDiskOffering},
 	)
 }
 
-func createDiskOffering(c *Call) (any, error) {
-	o, err := newDiskOffering(c.st, c.Params, c.eng.now())
+func createDiskOffering(c *kernel.Call) (any, error) {
+	o, err := newDiskOffering(c.State, c.Params, c.Engine.Now())
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
+	c.Changed()
 	return map[string]any{"diskoffering": diskOfferingView(o)}, nil
 }
 
 // newDiskOffering is ConfigurationManagerImpl.createDiskOffering and
 // persistDiskOffering, for the API and the seed.
-func newDiskOffering(st *model.State, p Params, now time.Time) (*model.DiskOffering, error) {
+func newDiskOffering(st *model.State, p kernel.Params, now time.Time) (*model.DiskOffering, error) {
 	name := p.Get("name")
 	o := &model.DiskOffering{Name: name, DisplayText: model.FirstNonEmpty(p.Get("displaytext"), name), // CreateDiskOfferingCmd.getDisplayText
 		Customized: p.Bool("customized", false), Hidden: !p.Bool("displayoffering", true),
@@ -33,9 +34,9 @@ func newDiskOffering(st *model.State, p Params, now time.Time) (*model.DiskOffer
 	size := nullableInt64(p, "disksize")
 	switch {
 	case !o.Customized && size == nil:
-		return nil, paramError("Disksize is required for a non-customized disk offering")
+		return nil, kernel.ParamError("Disksize is required for a non-customized disk offering")
 	case o.Customized && size != nil:
-		return nil, paramError("Disksize is not allowed for a customized disk offering")
+		return nil, kernel.ParamError("Disksize is not allowed for a customized disk offering")
 	}
 	if err := validateCacheMode(p.Get("cachemode")); err != nil {
 		return nil, err
@@ -44,18 +45,18 @@ func newDiskOffering(st *model.State, p Params, now time.Time) (*model.DiskOffer
 	case strings.EqualFold(t, "local"):
 		o.LocalStorage = true
 	case t != "" && !strings.EqualFold(t, "shared"):
-		return nil, paramError("Invalid storage type %s specified, valid types are: 'local' and 'shared'", t)
+		return nil, kernel.ParamError("Invalid storage type %s specified, valid types are: 'local' and 'shared'", t)
 	}
 	if p.Get("storagepolicy") != "" {
-		return nil, paramError("Please specify a valid vSphere storage policy id")
+		return nil, kernel.ParamError("Please specify a valid vSphere storage policy id")
 	}
 	if err := checkRates(p); err != nil {
 		return nil, err
 	}
 	if size != nil && *size <= 0 {
-		return nil, paramError("Please specify a disk size of at least 1 GB.")
+		return nil, kernel.ParamError("Please specify a disk size of at least 1 GB.")
 	} else if size != nil && *size > maxVolumeSizeGB {
-		return nil, paramError("The maximum size for a disk is %d GB.", maxVolumeSizeGB)
+		return nil, kernel.ParamError("The maximum size for a disk is %d GB.", maxVolumeSizeGB)
 	}
 	if size != nil {
 		o.DiskSize = *size
@@ -66,11 +67,11 @@ func newDiskOffering(st *model.State, p Params, now time.Time) (*model.DiskOffer
 		return nil, err
 	}
 	if r := nullableInt(p, "hypervisorsnapshotreserve"); r != nil && *r < 0 {
-		return nil, paramError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
+		return nil, kernel.ParamError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
 	}
 	o.ProvisioningType = strings.ToLower(model.FirstNonEmpty(p.Get("provisioningtype"), "thin"))
 	o.CacheMode = strings.ToLower(p.Get("cachemode"))
-	var err *APIError
+	var err *kernel.APIError
 	if o.Tags, err = cleanupTags(given(p, "tags")); err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func newDiskOffering(st *model.State, p Params, now time.Time) (*model.DiskOffer
 
 // takeIOPS is persistDiskOffering's IOPS rule: customized IOPS (or none
 // said) keeps no min/max; fixed IOPS default to 0/0.
-func takeIOPS(o *model.DiskOffering, p Params) error {
+func takeIOPS(o *model.DiskOffering, p kernel.Params) error {
 	if err := checkIOPS(p); err != nil {
 		return err
 	}
@@ -106,12 +107,12 @@ func takeIOPS(o *model.DiskOffering, p Params) error {
 }
 
 // deleteDiskOffering is ConfigurationManagerImpl.deleteDiskOffering.
-func deleteDiskOffering(c *Call) (any, error) {
-	o, ok := model.ByID(c.st.DiskOfferings, c.Params.Get("id"))
+func deleteDiskOffering(c *kernel.Call) (any, error) {
+	o, ok := model.ByID(c.State.DiskOfferings, c.Params.Get("id"))
 	if !ok {
-		return nil, paramError("Unable to find disk offering by id %s", c.Params.Get("id"))
+		return nil, kernel.ParamError("Unable to find disk offering by id %s", c.Params.Get("id"))
 	}
 	o.Inactive = true
-	c.changed()
-	return success(), nil
+	c.Changed()
+	return kernel.Success(), nil
 }

@@ -3,14 +3,15 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(
-		command{name: "createFirewallRule", async: createFirewallRule},
-		command{name: "listFirewallRules", idKind: kindFirewallRule, sync: listFirewallRules},
-		command{name: "deleteFirewallRule", idKind: kindFirewallRule, async: deleteFirewallRule},
+	kernel.Register(
+		kernel.Command{Name: "createFirewallRule", Async: createFirewallRule},
+		kernel.Command{Name: "listFirewallRules", IDKind: kindFirewallRule, Sync: listFirewallRules},
+		kernel.Command{Name: "deleteFirewallRule", IDKind: kindFirewallRule, Async: deleteFirewallRule},
 	)
 }
 
@@ -27,7 +28,7 @@ type firewallSpec struct {
 }
 
 // optInt is an optional integer parameter (nil when absent).
-func optInt(p Params, name string) *int {
+func optInt(p kernel.Params, name string) *int {
 	if !p.Has(name) {
 		return nil
 	}
@@ -38,9 +39,9 @@ func optInt(p Params, name string) *int {
 // createFirewallRule follows CreateFirewallRuleCmd.create (source CIDR
 // check, then FirewallManagerImpl.createIngressFirewallRule) at once and
 // CreateFirewallRuleCmd.execute (applyIngressFwRules) in the job.
-func createFirewallRule(c *Call) (*asyncJob, error) {
+func createFirewallRule(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
-	ip, _ := model.ByID(c.st.PublicIPs, p.Get("ipaddressid"))
+	ip, _ := model.ByID(c.State.PublicIPs, p.Get("ipaddressid"))
 	proto := strings.TrimSpace(p.Get("protocol")) // CreateFirewallRuleCmd.getProtocol
 	spec := firewallSpec{start: optInt(p, "startport"), end: optInt(p, "endport"), proto: proto,
 		cidrs: []string{allIPv4CIDRs}, icmpCode: optInt(p, "icmpcode"), icmpType: optInt(p, "icmptype"),
@@ -56,25 +57,25 @@ func createFirewallRule(c *Call) (*asyncJob, error) {
 	}
 	for _, cidr := range spec.cidrs {
 		if !validCIDR(cidr) {
-			return nil, serverParamError("Source CIDRs formatting error %s", cidr)
+			return nil, kernel.ServerParamError("Source CIDRs formatting error %s", cidr)
 		}
 	}
 	if ip.NetworkID == "" { // CreateFirewallRuleCmd.getNetworkId
-		return nil, paramError("Unable to create firewall rule for the IP address ID=%d as IP is not associated with any network and no networkId is passed in", ip.InternalID)
+		return nil, kernel.ParamError("Unable to create firewall rule for the IP address ID=%d as IP is not associated with any network and no networkId is passed in", ip.InternalID)
 	}
-	rule, err := c.createFirewallRuleFor(ip, spec)
+	rule, err := createFirewallRuleFor(c, ip, spec)
 	if err != nil {
 		return nil, err
 	}
-	return &asyncJob{instanceType: "FirewallRule", instanceID: rule.ID, created: true,
-		cmdClass: "org.apache.cloudstack.api.command.user.firewall.CreateFirewallRuleCmd",
-		run: func() (any, error) {
-			c.applyRules(ip.ID, model.PurposeFirewall)
-			return map[string]any{"firewallrule": c.firewallRuleView(rule)}, nil
+	return &kernel.AsyncJob{InstanceType: "FirewallRule", InstanceID: rule.ID, Created: true,
+		CmdClass: "org.apache.cloudstack.api.command.user.firewall.CreateFirewallRuleCmd",
+		Run: func() (any, error) {
+			applyRules(c, ip.ID, model.PurposeFirewall)
+			return map[string]any{"firewallrule": firewallRuleView(c, rule)}, nil
 		},
-		fail: func(*APIError) { // execute's finally: revokeIngressFwRule
+		Fail: func(*kernel.APIError) { // execute's finally: revokeIngressFwRule
 			rule.State = model.RuleRevoke
-			c.applyRules(ip.ID, model.PurposeFirewall)
+			applyRules(c, ip.ID, model.PurposeFirewall)
 		}}, nil
 }
 
@@ -90,58 +91,58 @@ func orMinusOne(v *int) *int {
 // for an ingress rule on ip: checkIpForService(Firewall), then
 // validateFirewallRule. A conflicting new rule is not kept (CloudStack
 // persists it, finds the conflict and rolls the transaction back).
-func (c *Call) createFirewallRuleFor(ip *model.PublicIP, s firewallSpec) (*model.NetRule, *APIError) {
-	if err := checkIPForService(c.st, ip, "Firewall", ""); err != nil {
+func createFirewallRuleFor(c *kernel.Call, ip *model.PublicIP, s firewallSpec) (*model.NetRule, *kernel.APIError) {
+	if err := checkIPForService(c.State, ip, "Firewall", ""); err != nil {
 		return nil, err
 	}
-	if err := c.validateFirewallRule(ip, s.start, s.end, s.proto, model.PurposeFirewall); err != nil {
+	if err := validateFirewallRule(c, ip, s.start, s.end, s.proto, model.PurposeFirewall); err != nil {
 		return nil, err
 	}
 	icmp := strings.EqualFold(s.proto, protoICMP)
 	switch {
 	case !icmp && (s.icmpCode != nil || s.icmpType != nil):
-		return nil, paramError("Can specify icmpCode and icmpType for ICMP protocol only")
+		return nil, kernel.ParamError("Can specify icmpCode and icmpType for ICMP protocol only")
 	case icmp && (s.start != nil || s.end != nil):
-		return nil, paramError("Can't specify start/end port when protocol is ICMP")
+		return nil, kernel.ParamError("Can't specify start/end port when protocol is ICMP")
 	}
 	rule := &model.NetRule{Purpose: model.PurposeFirewall, IPID: ip.ID, NetworkID: ip.NetworkID, AccountID: ip.AccountID,
 		Protocol: strings.ToLower(s.proto), StartPort: s.start, EndPort: s.end, CIDRs: s.cidrs,
 		ICMPCode: s.icmpCode, ICMPType: s.icmpType, Related: s.related, System: s.system, Display: s.display}
 	if !s.system { // only user rules are checked for conflicts
 		rule.State = model.RuleAdd
-		if err := c.detectRulesConflict(rule); err != nil {
+		if err := detectRulesConflict(c, rule); err != nil {
 			return nil, err
 		}
 	}
-	return c.newRule(rule), nil
+	return newRule(c, rule), nil
 }
 
 // listFirewallRules is FirewallManagerImpl.listFirewallRules: ingress
 // firewall rules, newest first (Filter "id", ascending=false).
-func listFirewallRules(c *Call) (any, error) {
+func listFirewallRules(c *kernel.Call) (any, error) {
 	p := c.Params
-	if err := c.ipReadyForRules(p.Get("ipaddressid"), "firewall rules"); err != nil {
+	if err := ipReadyForRules(c, p.Get("ipaddressid"), "firewall rules"); err != nil {
 		return nil, err
 	}
-	return c.listRules("firewallrule", (*Call).firewallRuleView, func(r *model.NetRule) bool {
-		return r.Purpose == model.PurposeFirewall && optEq(p.Get("ipaddressid"), r.IPID) &&
-			optEq(p.Get("networkid"), r.NetworkID) && displayed(p, r) &&
-			taggedWith(c.st, "FirewallRule", r.ID, p.Map("tags"))
+	return listRules(c, "firewallrule", firewallRuleView, func(r *model.NetRule) bool {
+		return r.Purpose == model.PurposeFirewall && kernel.OptEq(p.Get("ipaddressid"), r.IPID) &&
+			kernel.OptEq(p.Get("networkid"), r.NetworkID) && displayed(p, r) &&
+			taggedWith(c.State, "FirewallRule", r.ID, p.Map("tags"))
 	}), nil
 }
 
 // ipReadyForRules is the ipaddressid check of the rule list commands: the
 // address must be allocated (IPAddressVO.readyToUse).
-func (c *Call) ipReadyForRules(ipID, what string) *APIError {
+func ipReadyForRules(c *kernel.Call, ipID, what string) *kernel.APIError {
 	if ipID == "" {
 		return nil
 	}
-	if ip, ok := model.ByID(c.st.PublicIPs, ipID); !ok || ip.State != model.IPAllocated {
+	if ip, ok := model.ByID(c.State.PublicIPs, ipID); !ok || ip.State != model.IPAllocated {
 		internal := int64(0)
 		if ok {
 			internal = ip.InternalID
 		}
-		return paramError("Ip address id=%d not ready for %s yet", internal, what)
+		return kernel.ParamError("Ip address id=%d not ready for %s yet", internal, what)
 	}
 	return nil
 }
@@ -149,27 +150,27 @@ func (c *Call) ipReadyForRules(ipID, what string) *APIError {
 // listRules lists live rules newest first, as the rule list commands'
 // Filter("id", false) orders them. listFirewallRules and
 // listIpForwardingRules take BaseListCmd's keyword and never read it.
-func (c *Call) listRules(key string, view func(*Call, *model.NetRule) map[string]any, keep func(*model.NetRule) bool) map[string]any {
+func listRules(c *kernel.Call, key string, view func(*kernel.Call, *model.NetRule) map[string]any, keep func(*model.NetRule) bool) map[string]any {
 	var hits []*model.NetRule
-	for i := len(c.st.Rules) - 1; i >= 0; i-- {
-		r := c.st.Rules[i]
-		if r.Removed == nil && optEq(c.Params.Get("id"), r.ID) && keep(r) {
+	for i := len(c.State.Rules) - 1; i >= 0; i-- {
+		r := c.State.Rules[i]
+		if r.Removed == nil && kernel.OptEq(c.Params.Get("id"), r.ID) && keep(r) {
 			hits = append(hits, r)
 		}
 	}
-	start, end := pageBounds(c.Params, len(hits))
+	start, end := kernel.PageBounds(c.Params, len(hits))
 	views := make([]map[string]any, 0, end-start)
 	for _, r := range hits[start:end] {
 		views = append(views, view(c, r))
 	}
-	return listBody(key, len(hits), views)
+	return kernel.ListBody(key, len(hits), views)
 }
 
 // firewallRuleView is ApiLoadBalancerFirewallResponseServiceImpl.createFirewallResponse.
-func (c *Call) firewallRuleView(r *model.NetRule) map[string]any {
+func firewallRuleView(c *kernel.Call, r *model.NetRule) map[string]any {
 	v := map[string]any{"id": r.ID, "protocol": r.Protocol, "cidrlist": strings.Join(r.CIDRs, ","),
 		"destcidrlist": "", "networkid": r.NetworkID, "fordisplay": r.Display, "traffictype": "Ingress",
-		"tags": c.resourceTagViews("FirewallRule", r.ID), "state": r.ViewState()}
+		"tags": resourceTagViews(c, "FirewallRule", r.ID), "state": r.ViewState()}
 	if r.StartPort != nil {
 		v["startport"] = *r.StartPort
 	}
@@ -182,7 +183,7 @@ func (c *Call) firewallRuleView(r *model.NetRule) map[string]any {
 	if r.ICMPType != nil {
 		v["icmptype"] = *r.ICMPType
 	}
-	if ip, ok := model.ByID(c.st.PublicIPs, r.IPID); ok {
+	if ip, ok := model.ByID(c.State.PublicIPs, r.IPID); ok {
 		v["ipaddressid"], v["ipaddress"] = ip.ID, ip.Address
 	}
 	return v
@@ -191,18 +192,18 @@ func (c *Call) firewallRuleView(r *model.NetRule) map[string]any {
 // deleteFirewallRule is DeleteFirewallRuleCmd: the owner lookup refuses a
 // removed rule at once; FirewallManagerImpl.revokeFirewallRule refuses a
 // rule of another purpose in the job.
-func deleteFirewallRule(c *Call) (*asyncJob, error) {
-	job, rule, err := c.ruleJob("firewall.DeleteFirewallRuleCmd", "Unable to find firewall rule by ID=", c.st.Rule)
+func deleteFirewallRule(c *kernel.Call) (*kernel.AsyncJob, error) {
+	job, rule, err := ruleJob(c, "firewall.DeleteFirewallRuleCmd", "Unable to find firewall rule by ID=", c.State.Rule)
 	if err != nil {
 		return nil, err
 	}
-	job.run = func() (any, error) {
+	job.Run = func() (any, error) {
 		if rule.Purpose != model.PurposeFirewall || rule.Removed != nil {
-			return nil, paramError("Unable to find %d having purpose [Firewall, Ipv6Firewall]", rule.InternalID)
+			return nil, kernel.ParamError("Unable to find %d having purpose [Firewall, Ipv6Firewall]", rule.InternalID)
 		}
 		rule.State = model.RuleRevoke
-		c.applyRules(rule.IPID, model.PurposeFirewall)
-		return success(), nil
+		applyRules(c, rule.IPID, model.PurposeFirewall)
+		return kernel.Success(), nil
 	}
 	return job, nil
 }

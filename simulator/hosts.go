@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -28,10 +29,10 @@ func hypervisorVersion(hv string) string {
 }
 
 func init() {
-	register(
-		command{name: "listHosts", idKind: model.KindHost, sync: listHosts},
-		command{name: "prepareHostForMaintenance", idKind: model.KindHost, async: prepareHostForMaintenance},
-		command{name: "cancelHostMaintenance", idKind: model.KindHost, async: cancelHostMaintenance},
+	kernel.Register(
+		kernel.Command{Name: "listHosts", IDKind: model.KindHost, Sync: listHosts},
+		kernel.Command{Name: "prepareHostForMaintenance", IDKind: model.KindHost, Async: prepareHostForMaintenance},
+		kernel.Command{Name: "cancelHostMaintenance", IDKind: model.KindHost, Async: cancelHostMaintenance},
 	)
 }
 
@@ -40,15 +41,15 @@ func init() {
 // cluster, resourcestate and hypervisor EQ; id ascending. Not modelled:
 // out-of-band management, HA hosts, arch, management server, storage
 // access groups.
-func listHosts(c *Call) (any, error) {
-	l := lister[*model.Host]{key: "host", id: (*model.Host).UUID, name: func(h *model.Host) string { return h.Name },
-		keyword: func(h *model.Host) []string { return []string{h.Name, h.State, "Routing", cloudStackVersion} },
-		zone:    func(h *model.Host) string { return h.ZoneID }, view: (*Call).hostView}
+func listHosts(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.Host]{Key: "host", ID: (*model.Host).UUID, Name: func(h *model.Host) string { return h.Name },
+		Keyword: func(h *model.Host) []string { return []string{h.Name, h.State, "Routing", cloudStackVersion} },
+		Zone:    func(h *model.Host) string { return h.ZoneID }, View: hostView}
 	p := c.Params
-	return l.run(c, c.st.Hosts, func(h *model.Host) bool {
-		return optEq(p.Get("podid"), h.PodID) && optEq(p.Get("clusterid"), h.ClusterID) &&
-			optEq(p.Get("hypervisor"), h.Hypervisor) && optEq(p.Get("state"), h.State) &&
-			optEq(p.Get("resourcestate"), h.ResourceState) && optEq(p.Get("type"), "Routing")
+	return l.Run(c, c.State.Hosts, func(h *model.Host) bool {
+		return kernel.OptEq(p.Get("podid"), h.PodID) && kernel.OptEq(p.Get("clusterid"), h.ClusterID) &&
+			kernel.OptEq(p.Get("hypervisor"), h.Hypervisor) && kernel.OptEq(p.Get("state"), h.State) &&
+			kernel.OptEq(p.Get("resourcestate"), h.ResourceState) && kernel.OptEq(p.Get("type"), "Routing")
 	})
 }
 
@@ -65,9 +66,9 @@ func allocation(st *model.State, hostID string) (cpuMHz, memBytes int64) {
 
 // hostView is the HostResponse of HostJoinDaoImpl.newHostResponse (not
 // re-read): capacity from the VMs placed on the host, overcommit 1.0.
-func (c *Call) hostView(h *model.Host) map[string]any {
-	z, p, cl := c.st.Zone(h.ZoneID), c.st.Pod(h.PodID), c.st.Cluster(h.ClusterID)
-	cpu, mem := allocation(c.st, h.ID)
+func hostView(c *kernel.Call, h *model.Host) map[string]any {
+	z, p, cl := c.State.Zone(h.ZoneID), c.State.Pod(h.PodID), c.State.Cluster(h.ClusterID)
+	cpu, mem := allocation(c.State, h.ID)
 	totalCPU := int64(h.CPUNumber) * h.CPUSpeed
 	return map[string]any{"id": h.ID, "name": h.Name, "type": "Routing", "state": h.State,
 		"resourcestate": h.ResourceState, "ipaddress": h.IPAddress, "hypervisor": h.Hypervisor,
@@ -79,8 +80,8 @@ func (c *Call) hostView(h *model.Host) map[string]any {
 		"cpuallocatedpercentage": percent(cpu, totalCPU), "cpuallocatedwithoverprovisioning": percent(cpu, totalCPU),
 		"memorytotal": h.MemoryTotal, "memorywithoverprovisioning": fmt.Sprint(h.MemoryTotal),
 		"memoryallocated": mem, "memoryallocatedbytes": mem, "memoryallocatedpercentage": percent(mem, h.MemoryTotal),
-		"capabilities": "hvm", "created": csTime(h.Created), "lastpinged": csTime(time.Unix(1600000, 0)),
-		"managementserverid": c.st.ManagementServerID, "islocalstorageactive": false, "hahost": false,
+		"capabilities": "hvm", "created": kernel.CsTime(h.Created), "lastpinged": kernel.CsTime(time.Unix(1600000, 0)),
+		"managementserverid": c.State.ManagementServerID, "islocalstorageactive": false, "hahost": false,
 		"hasannotations": false, "arch": "x86_64", "encryptionsupported": true,
 		"hostha":              map[string]any{"haenable": false, "hastate": "Disabled"},
 		"outofbandmanagement": map[string]any{"enabled": false, "powerstate": "Disabled"}}
@@ -103,25 +104,25 @@ func percent(used, total int64) string {
 // Departure: the mock agent has no VMs to migrate, so the job ends with
 // the host in Maintenance; CloudStack's job answers it in
 // PrepareForMaintenance and the background maintenance check moves it on.
-func prepareHostForMaintenance(c *Call) (*asyncJob, error) {
-	h, _ := model.ByID(c.st.Hosts, c.Params.Get("id"))
+func prepareHostForMaintenance(c *kernel.Call) (*kernel.AsyncJob, error) {
+	h, _ := model.ByID(c.State.Hosts, c.Params.Get("id"))
 	previous := h.ResourceState
-	refused := maintenanceRefusal(c.st, h)
+	refused := maintenanceRefusal(c.State, h)
 	if refused == nil {
 		h.ResourceState = model.ResourcePrepareForMaintenance
-		c.changed()
+		c.Changed()
 	}
-	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.PrepareForMaintenanceCmd", model.ResourceMaintenance, previous, refused), nil
+	return hostJob(c, h, "org.apache.cloudstack.api.command.admin.host.PrepareForMaintenanceCmd", model.ResourceMaintenance, previous, refused), nil
 }
 
 // maintenanceRefusal is ResourceManagerImpl.maintain(cmd)'s checks.
 func maintenanceRefusal(st *model.State, h *model.Host) error {
 	if h.ResourceState != model.ResourceEnabled && h.ResourceState != model.ResourceDisabled {
-		return internalError("Host is already in state %s. Cannot recall for maintenance until resolved.", h.ResourceState)
+		return kernel.InternalError("Host is already in state %s. Cannot recall for maintenance until resolved.", h.ResourceState)
 	}
 	for _, o := range st.Hosts {
 		if o.ClusterID == h.ClusterID && (o.ResourceState == model.ResourcePrepareForMaintenance || o.ResourceState == model.ResourceErrorInPrepareForMaintenance) {
-			return internalError("There are other servers attempting migrations for maintenance. "+
+			return kernel.InternalError("There are other servers attempting migrations for maintenance. "+
 				"Found hosts in PrepareForMaintenance OR ErrorInPrepareForMaintenance STATUS in cluster %d", st.Cluster(h.ClusterID).InternalID)
 		}
 	}
@@ -131,11 +132,11 @@ func maintenanceRefusal(st *model.State, h *model.Host) error {
 		}
 		switch vm.State {
 		case model.VMMigrating:
-			return internalError("Host contains incoming VMs migrating. Please wait for them to complete before putting to maintenance.")
+			return kernel.InternalError("Host contains incoming VMs migrating. Please wait for them to complete before putting to maintenance.")
 		case model.VMStarting, model.VMStopping:
-			return internalError("Host contains VMs in starting/stopping state. Please wait for them to complete before putting to maintenance.")
+			return kernel.InternalError("Host contains VMs in starting/stopping state. Please wait for them to complete before putting to maintenance.")
 		case model.VMError, model.VMUnknown:
-			return internalError("Host contains VMs in error/unknown/shutdown state. Please fix errors to proceed.")
+			return kernel.InternalError("Host contains VMs in error/unknown/shutdown state. Please fix errors to proceed.")
 		}
 	}
 	return nil
@@ -145,28 +146,28 @@ func maintenanceRefusal(st *model.State, h *model.Host) error {
 // ResourceManagerImpl.cancelMaintenance(cmd): a host not in a maintenance
 // state (ResourceState.isMaintenanceState) fails the job; otherwise it
 // returns to Enabled.
-func cancelHostMaintenance(c *Call) (*asyncJob, error) {
-	h, _ := model.ByID(c.st.Hosts, c.Params.Get("id"))
+func cancelHostMaintenance(c *kernel.Call) (*kernel.AsyncJob, error) {
+	h, _ := model.ByID(c.State.Hosts, c.Params.Get("id"))
 	var refused error
 	switch h.ResourceState {
 	case model.ResourceMaintenance, model.ResourcePrepareForMaintenance, model.ResourceErrorInMaintenance, model.ResourceErrorInPrepareForMaintenance:
 	default:
-		refused = internalError("Cannot perform cancelMaintenance when resource state is %s, hostId = %d", h.ResourceState, h.InternalID)
+		refused = kernel.InternalError("Cannot perform cancelMaintenance when resource state is %s, hostId = %d", h.ResourceState, h.InternalID)
 	}
-	return c.hostJob(h, "org.apache.cloudstack.api.command.admin.host.CancelMaintenanceCmd", model.ResourceEnabled, h.ResourceState, refused), nil
+	return hostJob(c, h, "org.apache.cloudstack.api.command.admin.host.CancelMaintenanceCmd", model.ResourceEnabled, h.ResourceState, refused), nil
 }
 
 // hostJob sets the host's resource state to target when the job succeeds and
 // back to previous when it fails.
-func (c *Call) hostJob(h *model.Host, class, target, previous string, refused error) *asyncJob {
-	return &asyncJob{instanceType: "Host", instanceID: h.ID, cmdClass: class,
-		run: func() (any, error) {
+func hostJob(c *kernel.Call, h *model.Host, class, target, previous string, refused error) *kernel.AsyncJob {
+	return &kernel.AsyncJob{InstanceType: "Host", InstanceID: h.ID, CmdClass: class,
+		Run: func() (any, error) {
 			if refused != nil {
 				return nil, refused
 			}
 			h.ResourceState = target
-			return map[string]any{"host": c.hostView(h)}, nil
+			return map[string]any{"host": hostView(c, h)}, nil
 		},
-		fail: func(*APIError) { h.ResourceState = previous },
+		Fail: func(*kernel.APIError) { h.ResourceState = previous },
 	}
 }

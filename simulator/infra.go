@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -22,12 +23,12 @@ func setHypervisor(st *model.State, hv string) {
 }
 
 func init() {
-	register(
-		command{name: "listZones", idKind: model.KindZone, sync: listZones},
-		command{name: "listPods", idKind: model.KindPod, sync: listPods},
-		command{name: "listClusters", idKind: model.KindCluster, sync: listClusters},
-		command{name: "listHypervisors", sync: listHypervisors},
-		command{name: "listCapabilities", sync: listCapabilities},
+	kernel.Register(
+		kernel.Command{Name: "listZones", IDKind: model.KindZone, Sync: listZones},
+		kernel.Command{Name: "listPods", IDKind: model.KindPod, Sync: listPods},
+		kernel.Command{Name: "listClusters", IDKind: model.KindCluster, Sync: listClusters},
+		kernel.Command{Name: "listHypervisors", Sync: listHypervisors},
+		kernel.Command{Name: "listCapabilities", Sync: listCapabilities},
 	)
 }
 
@@ -37,29 +38,29 @@ func init() {
 // see Disabled zones (buildSearchCriteriaForUserDomainAndAbove,
 // buildSearchCriteriaForDomainAdmins: allocationState NEQ Disabled).
 // Not modelled: available, domainid and dedication, tags, showcapacities.
-func listZones(c *Call) (any, error) {
+func listZones(c *kernel.Call) (any, error) {
 	p := c.Params
-	l := lister[*model.Zone]{key: "zone", id: (*model.Zone).UUID, name: func(z *model.Zone) string { return z.Name },
-		keyword: func(z *model.Zone) []string {
+	l := kernel.Lister[*model.Zone]{Key: "zone", ID: (*model.Zone).UUID, Name: func(z *model.Zone) string { return z.Name },
+		Keyword: func(z *model.Zone) []string {
 			if p.Get("id") != "" || p.Get("name") != "" {
 				return []string{p.Get("keyword")} // keyword is not read: let it match
 			}
 			return []string{z.Name}
 		},
-		view: (*Call).zoneView}
+		View: zoneView}
 	if p.Get("id") != "" {
-		l.name = nil // id wins over name
+		l.Name = nil // id wins over name
 	}
 	rootAdmin := c.Account.Type == 1
-	return l.run(c, c.st.Zones, func(z *model.Zone) bool {
-		return optEq(p.Get("networktype"), z.NetworkType) && (rootAdmin || z.Allocation != model.AllocationDisabled)
+	return l.Run(c, c.State.Zones, func(z *model.Zone) bool {
+		return kernel.OptEq(p.Get("networktype"), z.NetworkType) && (rootAdmin || z.Allocation != model.AllocationDisabled)
 	})
 }
 
 // zoneView is DataCenterJoinDaoImpl.newDataCenterResponse's ZoneResponse:
 // the DNS servers and the guest CIDR only in ResponseView.Full (the
 // ...ByAdmin command a root admin's role maps to; account type 1 here).
-func (c *Call) zoneView(z *model.Zone) map[string]any {
+func zoneView(c *kernel.Call, z *model.Zone) map[string]any {
 	v := map[string]any{"id": z.ID, "name": z.Name, "networktype": z.NetworkType,
 		"allocationstate": z.Allocation, "zonetoken": z.Token, "securitygroupsenabled": false,
 		"localstorageenabled": false, "dhcpprovider": "VirtualRouter", "type": "Core",
@@ -84,14 +85,14 @@ func (c *Call) zoneView(z *model.Zone) map[string]any {
 // listPods is searchForPods (ManagementServerImpl; PodVlanListingServiceImpl
 // on main): id, name EQ (as main; an older release used LIKE), zone and
 // allocationstate EQ (the keyword part not read: LIKE on the name here).
-func listPods(c *Call) (any, error) {
-	l := lister[*model.Pod]{key: "pod", id: (*model.Pod).UUID, name: func(p *model.Pod) string { return p.Name },
-		zone: func(p *model.Pod) string { return p.ZoneID }, view: (*Call).podView}
-	return l.run(c, c.st.Pods, func(p *model.Pod) bool { return optEq(c.Params.Get("allocationstate"), p.Allocation) })
+func listPods(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.Pod]{Key: "pod", ID: (*model.Pod).UUID, Name: func(p *model.Pod) string { return p.Name },
+		Zone: func(p *model.Pod) string { return p.ZoneID }, View: podView}
+	return l.Run(c, c.State.Pods, func(p *model.Pod) bool { return kernel.OptEq(c.Params.Get("allocationstate"), p.Allocation) })
 }
 
-func (c *Call) podView(p *model.Pod) map[string]any {
-	z := c.st.Zone(p.ZoneID)
+func podView(c *kernel.Call, p *model.Pod) map[string]any {
+	z := c.State.Zone(p.ZoneID)
 	return map[string]any{"id": p.ID, "name": p.Name, "zoneid": z.ID, "zonename": z.Name,
 		"gateway": p.Gateway, "netmask": p.Netmask, "startip": []string{p.StartIP}, "endip": []string{p.EndIP},
 		"forsystemvms": []string{"0"}, "vlanid": []string{"vlan://untagged"}, "allocationstate": p.Allocation,
@@ -101,19 +102,19 @@ func (c *Call) podView(p *model.Pod) map[string]any {
 
 // listClusters is ManagementServerImpl.searchForClusters (not re-read):
 // every cluster is CloudManaged and Managed.
-func listClusters(c *Call) (any, error) {
-	l := lister[*model.Cluster]{key: "cluster", id: (*model.Cluster).UUID, name: func(cl *model.Cluster) string { return cl.Name },
-		zone: func(cl *model.Cluster) string { return cl.ZoneID }, view: (*Call).clusterView}
+func listClusters(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.Cluster]{Key: "cluster", ID: (*model.Cluster).UUID, Name: func(cl *model.Cluster) string { return cl.Name },
+		Zone: func(cl *model.Cluster) string { return cl.ZoneID }, View: clusterView}
 	p := c.Params
-	return l.run(c, c.st.Clusters, func(cl *model.Cluster) bool {
-		return optEq(p.Get("podid"), cl.PodID) && optEq(p.Get("hypervisor"), cl.Hypervisor) &&
-			optEq(p.Get("allocationstate"), cl.Allocation) && optEq(p.Get("clustertype"), "CloudManaged") &&
-			optEq(p.Get("managedstate"), "Managed")
+	return l.Run(c, c.State.Clusters, func(cl *model.Cluster) bool {
+		return kernel.OptEq(p.Get("podid"), cl.PodID) && kernel.OptEq(p.Get("hypervisor"), cl.Hypervisor) &&
+			kernel.OptEq(p.Get("allocationstate"), cl.Allocation) && kernel.OptEq(p.Get("clustertype"), "CloudManaged") &&
+			kernel.OptEq(p.Get("managedstate"), "Managed")
 	})
 }
 
-func (c *Call) clusterView(cl *model.Cluster) map[string]any {
-	z, p := c.st.Zone(cl.ZoneID), c.st.Pod(cl.PodID)
+func clusterView(c *kernel.Call, cl *model.Cluster) map[string]any {
+	z, p := c.State.Zone(cl.ZoneID), c.State.Pod(cl.PodID)
 	return map[string]any{"id": cl.ID, "name": cl.Name, "podid": p.ID, "podname": p.Name, "zoneid": z.ID,
 		"zonename": z.Name, "hypervisortype": cl.Hypervisor, "clustertype": "CloudManaged",
 		"allocationstate": cl.Allocation, "managedstate": "Managed", "cpuovercommitratio": "1.0",
@@ -123,16 +124,16 @@ func (c *Call) clusterView(cl *model.Cluster) map[string]any {
 
 // listHypervisors answers the hypervisors of the zone's clusters
 // (ManagementServerImpl.getHypervisors, not re-read).
-func listHypervisors(c *Call) (any, error) {
+func listHypervisors(c *kernel.Call) (any, error) {
 	seen := map[string]bool{}
 	var views []map[string]any
-	for _, cl := range c.st.Clusters {
-		if optEq(c.Params.Get("zoneid"), cl.ZoneID) && !seen[cl.Hypervisor] {
+	for _, cl := range c.State.Clusters {
+		if kernel.OptEq(c.Params.Get("zoneid"), cl.ZoneID) && !seen[cl.Hypervisor] {
 			seen[cl.Hypervisor] = true
 			views = append(views, map[string]any{"name": cl.Hypervisor})
 		}
 	}
-	return listBody("hypervisor", len(views), views), nil
+	return kernel.ListBody("hypervisor", len(views), views), nil
 }
 
 // cloudStackVersion is the version the simulator claims to be.
@@ -145,7 +146,7 @@ const cloudStackVersion = "4.22.0.0"
 // exposeCloudStackVersionInApiListCapabilities allows (taken as true; its
 // default not read). Not served: snapshotshowchainsize and the VPN
 // customer gateway parameters (their defaults not read).
-func listCapabilities(c *Call) (any, error) {
+func listCapabilities(c *kernel.Call) (any, error) {
 	admin := c.Account.IsAdmin()
 	capability := map[string]any{
 		"cloudstackversion": cloudStackVersion, "securitygroupsenabled": false,
@@ -156,7 +157,7 @@ func listCapabilities(c *Call) (any, error) {
 		"allowuserviewalldomainaccounts": false, "allowuserforcestopvm": true,
 		"kubernetesserviceenabled": false, "kubernetesclusterexperimentalfeaturesenabled": false,
 		"dynamicrolesenabled": true, "dynamicscalingenabled": true, "instanceleaseenabled": false,
-		"defaultuipagesize": defaultPageSize, "customhypervisordisplayname": "Custom", "sharedfsvmmincpucount": 2, "sharedfsvmminramsize": 512,
+		"defaultuipagesize": kernel.DefaultPageSize, "customhypervisordisplayname": "Custom", "sharedfsvmmincpucount": 2, "sharedfsvmminramsize": 512,
 		"instancesstatsretentiontime": 720, "instancesstatsuseronly": false,
 		"instancesdisksstatsretentionenabled": false, "instancesdisksstatsretentiontime": 720,
 		"additionalconfigenabled": false,

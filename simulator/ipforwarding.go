@@ -3,14 +3,15 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(
-		command{name: "createIpForwardingRule", async: createIPForwardingRule},
-		command{name: "listIpForwardingRules", idKind: kindFirewallRule, sync: listIPForwardingRules},
-		command{name: "deleteIpForwardingRule", idKind: kindFirewallRule, async: deleteIPForwardingRule},
+	kernel.Register(
+		kernel.Command{Name: "createIpForwardingRule", Async: createIPForwardingRule},
+		kernel.Command{Name: "listIpForwardingRules", IDKind: kindFirewallRule, Sync: listIPForwardingRules},
+		kernel.Command{Name: "deleteIpForwardingRule", IDKind: kindFirewallRule, Async: deleteIPForwardingRule},
 	)
 }
 
@@ -21,12 +22,12 @@ func init() {
 // (checkIpForService); openfirewall (default true) opens the ports for
 // 0.0.0.0/0 with a firewall rule related to the new rule, which needs the
 // network's Firewall service (createRuleForAllCidrs).
-func createIPForwardingRule(c *Call) (*asyncJob, error) {
+func createIPForwardingRule(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	if p.Has("cidrlist") {
-		return nil, paramError("Parameter cidrList is deprecated; if you need to open firewall rule for the specific CIDR, please refer to createFirewallRule command")
+		return nil, kernel.ParamError("Parameter cidrList is deprecated; if you need to open firewall rule for the specific CIDR, please refer to createFirewallRule command")
 	}
-	ip, _ := model.ByID(c.st.PublicIPs, p.Get("ipaddressid"))
+	ip, _ := model.ByID(c.State.PublicIPs, p.Get("ipaddressid"))
 	if ip.SourceNAT || !ip.StaticNAT || ip.VMID == "" {
 		return nil, ruleConflict("Can't do static nat on ip address: %s", ip.Address)
 	}
@@ -36,52 +37,52 @@ func createIPForwardingRule(c *Call) (*asyncJob, error) {
 		end = *e
 	}
 	proto := p.Get("protocol")
-	if err := c.validateFirewallRule(ip, &start, &end, proto, model.PurposeStaticNat); err != nil {
+	if err := validateFirewallRule(c, ip, &start, &end, proto, model.PurposeStaticNat); err != nil {
 		return nil, err
 	}
-	if err := checkIPForService(c.st, ip, "StaticNat", ""); err != nil { // createStaticNatRule
+	if err := checkIPForService(c.State, ip, "StaticNat", ""); err != nil { // createStaticNatRule
 		return nil, err
 	}
 	rule := &model.NetRule{Purpose: model.PurposeStaticNat, State: model.RuleAdd, IPID: ip.ID, NetworkID: ip.NetworkID,
 		AccountID: ip.AccountID, Protocol: strings.ToLower(proto), StartPort: &start, EndPort: &end, Display: true}
-	rule = c.newRule(rule)
-	var err *APIError
+	rule = newRule(c, rule)
+	var err *kernel.APIError
 	if p.Bool("openfirewall", true) {
-		err = c.createRuleForAllCidrs(ip, start, end, proto, rule.ID)
+		err = createRuleForAllCidrs(c, ip, start, end, proto, rule.ID)
 	}
 	if err == nil {
-		err = c.detectRulesConflict(rule)
+		err = detectRulesConflict(c, rule)
 	}
 	if err != nil { // the transaction rolls back: neither rule stays
-		c.revokeRelatedFirewallRule(rule.ID)
-		c.removeRule(rule)
+		revokeRelatedFirewallRule(c, rule.ID)
+		removeRule(c, rule)
 		return nil, err
 	}
-	return &asyncJob{instanceType: "FirewallRule", instanceID: rule.ID, created: true,
-		cmdClass: "org.apache.cloudstack.api.command.user.nat.CreateIpForwardingRuleCmd",
-		run: func() (any, error) {
-			c.applyRules(ip.ID, model.PurposeFirewall)
-			c.applyRules(ip.ID, model.PurposeStaticNat)
-			return map[string]any{"ipforwardingrule": c.ipForwardingView(rule)}, nil
+	return &kernel.AsyncJob{InstanceType: "FirewallRule", InstanceID: rule.ID, Created: true,
+		CmdClass: "org.apache.cloudstack.api.command.user.nat.CreateIpForwardingRuleCmd",
+		Run: func() (any, error) {
+			applyRules(c, ip.ID, model.PurposeFirewall)
+			applyRules(c, ip.ID, model.PurposeStaticNat)
+			return map[string]any{"ipforwardingrule": ipForwardingView(c, rule)}, nil
 		},
-		fail: func(*APIError) { // execute's finally: revoke both rules
-			c.revokeRelatedFirewallRule(rule.ID)
+		Fail: func(*kernel.APIError) { // execute's finally: revoke both rules
+			revokeRelatedFirewallRule(c, rule.ID)
 			rule.State = model.RuleRevoke
-			c.applyRules(ip.ID, model.PurposeStaticNat)
+			applyRules(c, ip.ID, model.PurposeStaticNat)
 		}}, nil
 }
 
 // listIPForwardingRules is RulesManagerImpl.searchStaticNatRules: static
 // NAT rules, newest first; virtualmachineid matches the VM the rule's
 // address is static-NATed to. Nothing found is an empty list.
-func listIPForwardingRules(c *Call) (any, error) {
+func listIPForwardingRules(c *kernel.Call) (any, error) {
 	p := c.Params
-	if err := c.ipReadyForRules(p.Get("ipaddressid"), "port forwarding rules"); err != nil {
+	if err := ipReadyForRules(c, p.Get("ipaddressid"), "port forwarding rules"); err != nil {
 		return nil, err
 	}
-	return c.listRules("ipforwardingrule", (*Call).ipForwardingView, func(r *model.NetRule) bool {
-		ip, _ := model.ByID(c.st.PublicIPs, r.IPID)
-		return r.Purpose == model.PurposeStaticNat && optEq(p.Get("ipaddressid"), r.IPID) &&
+	return listRules(c, "ipforwardingrule", ipForwardingView, func(r *model.NetRule) bool {
+		ip, _ := model.ByID(c.State.PublicIPs, r.IPID)
+		return r.Purpose == model.PurposeStaticNat && kernel.OptEq(p.Get("ipaddressid"), r.IPID) &&
 			(p.Get("virtualmachineid") == "" || (ip != nil && strings.EqualFold(ip.VMID, p.Get("virtualmachineid"))))
 	}), nil
 }
@@ -90,15 +91,15 @@ func listIPForwardingRules(c *Call) (any, error) {
 // createIpForwardingRuleResponse. IpForwardingRuleResponse declares
 // ipaddressid a Long and the address's database id goes there, so it is a
 // JSON number, not the address's UUID.
-func (c *Call) ipForwardingView(r *model.NetRule) map[string]any {
+func ipForwardingView(c *kernel.Call, r *model.NetRule) map[string]any {
 	v := map[string]any{"id": r.ID, "protocol": r.Protocol, "startport": *r.StartPort, "endport": *r.EndPort,
 		"state": r.ViewState()}
-	ip, ok := model.ByID(c.st.PublicIPs, r.IPID)
+	ip, ok := model.ByID(c.State.PublicIPs, r.IPID)
 	if !ok {
 		return v
 	}
 	v["ipaddressid"], v["ipaddress"] = ip.InternalID, ip.Address
-	if vm, found := model.ByID(c.st.VMs, ip.VMID); found && ip.VMIP != "" && vm.Removed == nil {
+	if vm, found := model.ByID(c.State.VMs, ip.VMID); found && ip.VMIP != "" && vm.Removed == nil {
 		v["virtualmachineid"], v["virtualmachinename"] = vm.ID, vm.Name
 		v["virtualmachinedisplayname"] = model.FirstNonEmpty(vm.DisplayName, vm.Name)
 	}
@@ -110,19 +111,19 @@ func (c *Call) ipForwardingView(r *model.NetRule) map[string]any {
 // (RulesManagerImpl.revokeStaticNatRule). Like CloudStack, it takes the id
 // of any rule; one of another purpose is only marked revoked, because
 // applying the address's static NAT rules does not touch it.
-func deleteIPForwardingRule(c *Call) (*asyncJob, error) {
-	job, rule, err := c.ruleJob("nat.DeleteIpForwardingRuleCmd", "Unable to find static NAT rule by ID: ", c.st.Rule)
+func deleteIPForwardingRule(c *kernel.Call) (*kernel.AsyncJob, error) {
+	job, rule, err := ruleJob(c, "nat.DeleteIpForwardingRuleCmd", "Unable to find static NAT rule by ID: ", c.State.Rule)
 	if err != nil {
 		return nil, err
 	}
-	job.run = func() (any, error) {
+	job.Run = func() (any, error) {
 		if rule.Removed != nil {
-			return nil, paramError("Unable to find %d", rule.InternalID)
+			return nil, kernel.ParamError("Unable to find %d", rule.InternalID)
 		}
-		c.revokeRelatedFirewallRule(rule.ID)
+		revokeRelatedFirewallRule(c, rule.ID)
 		rule.State = model.RuleRevoke
-		c.applyRules(rule.IPID, model.PurposeStaticNat)
-		return success(), nil
+		applyRules(c, rule.IPID, model.PurposeStaticNat)
+		return kernel.Success(), nil
 	}
 	return job, nil
 }

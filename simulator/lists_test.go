@@ -167,9 +167,9 @@ func TestNameFilters(t *testing.T) {
 // addVMs puts running VMs straight into the store: deployVirtualMachine is
 // not part of the simulator yet.
 func addVMs(s *testSim, names ...string) {
-	s.srv.mu.Lock()
-	defer s.srv.mu.Unlock()
-	st := s.srv.st
+	s.srv.Mu.Lock()
+	defer s.srv.Mu.Unlock()
+	st := s.srv.State
 	for i, name := range names {
 		id, internal := st.NewID(model.KindVM)
 		nicID, _ := st.NewID(model.KindNIC)

@@ -4,30 +4,31 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(
-		command{name: "assignToLoadBalancerRule", idKind: kindFirewallRule, async: assignToLoadBalancerRule},
-		command{name: "removeFromLoadBalancerRule", idKind: kindFirewallRule, async: removeFromLoadBalancerRule},
-		command{name: "listLoadBalancerRuleInstances", idKind: kindFirewallRule, sync: listLoadBalancerRuleInstances},
+	kernel.Register(
+		kernel.Command{Name: "assignToLoadBalancerRule", IDKind: kindFirewallRule, Async: assignToLoadBalancerRule},
+		kernel.Command{Name: "removeFromLoadBalancerRule", IDKind: kindFirewallRule, Async: removeFromLoadBalancerRule},
+		kernel.Command{Name: "listLoadBalancerRuleInstances", IDKind: kindFirewallRule, Sync: listLoadBalancerRuleInstances},
 	)
 }
 
 // vmIPMap reads vmidipmap as getVmIdIpListMap does: VM internal id order is
 // kept by returning pairs. checkIP is AssignToLoadBalancerRuleCmd's IPv4
 // check, which RemoveFromLoadBalancerRuleCmd lacks.
-func (c *Call) vmIPMap(checkIP bool) ([]model.LBMember, *APIError) {
+func vmIPMap(c *kernel.Call, checkIP bool) ([]model.LBMember, *kernel.APIError) {
 	var out []model.LBMember
 	for _, m := range c.Params.Map("vmidipmap") {
 		vmID, vmIP := javaString(m, "vmid"), javaString(m, "vmip")
-		vm, ok := model.ByID(c.st.VMs, vmID)
+		vm, ok := model.ByID(c.State.VMs, vmID)
 		if !ok {
-			return nil, paramError("Unable to find virtual machine ID: %s", vmID)
+			return nil, kernel.ParamError("Unable to find virtual machine ID: %s", vmID)
 		}
 		if addr, err := netip.ParseAddr(vmIP); checkIP && (err != nil || !addr.Is4()) {
-			return nil, paramError("Invalid ip address %s passed in vmidipmap for vmid %s", vmIP, vmID)
+			return nil, kernel.ParamError("Invalid ip address %s passed in vmidipmap for vmid %s", vmIP, vmID)
 		}
 		out = append(out, model.LBMember{VMID: vm.ID, VMIP: m["vmip"]})
 	}
@@ -46,24 +47,24 @@ func javaString(m map[string]string, key string) string {
 
 // assignToLoadBalancerRule is LoadBalancingRulesManagerImpl.assignToLoadBalancer,
 // run in the job.
-func assignToLoadBalancerRule(c *Call) (*asyncJob, error) {
-	job, r, err := c.lbJob("AssignToLoadBalancerRuleCmd", "Unable to find load balancer rule: ")
+func assignToLoadBalancerRule(c *kernel.Call) (*kernel.AsyncJob, error) {
+	job, r, err := lbJob(c, "AssignToLoadBalancerRuleCmd", "Unable to find load balancer rule: ")
 	if err != nil {
 		return nil, err
 	}
 	ids := c.Params.List("virtualmachineids")
-	job.run = func() (any, error) {
-		pairs, err := c.vmIPMap(true)
+	job.Run = func() (any, error) {
+		pairs, err := vmIPMap(c, true)
 		if err != nil {
 			return nil, err
 		}
-		add, err := c.lbMembersToAdd(r, ids, pairs)
+		add, err := lbMembersToAdd(c, r, ids, pairs)
 		if err != nil {
 			return nil, err
 		}
 		r.LB.Members = append(r.LB.Members, add...)
-		c.applyLB(r)
-		return success(), nil
+		applyLB(c, r)
+		return kernel.Success(), nil
 	}
 	return job, nil
 }
@@ -72,9 +73,9 @@ func assignToLoadBalancerRule(c *Call) (*asyncJob, error) {
 // the new mappings: the VM's address on the rule's network unless vmidipmap
 // names addresses (which must be the primary one: the simulator has no
 // secondary addresses); a VM named in both gets both.
-func (c *Call) lbMembersToAdd(r *model.NetRule, ids []string, pairs []model.LBMember) ([]model.LBMember, *APIError) {
+func lbMembersToAdd(c *kernel.Call, r *model.NetRule, ids []string, pairs []model.LBMember) ([]model.LBMember, *kernel.APIError) {
 	if len(ids) == 0 && len(pairs) == 0 {
-		return nil, paramError("Both instanceids and vmidipmap  can't be null")
+		return nil, kernel.ParamError("Both instanceids and vmidipmap  can't be null")
 	}
 	wanted := map[string][]string{}
 	var order []string
@@ -97,8 +98,8 @@ func (c *Call) lbMembersToAdd(r *model.NetRule, ids []string, pairs []model.LBMe
 	}
 	var add []model.LBMember
 	for _, key := range order {
-		vm, _ := model.ByID(c.st.VMs, key)
-		ips, err := c.lbMemberIPs(r, vm, wanted[key], model.ContainsFold(ids, key))
+		vm, _ := model.ByID(c.State.VMs, key)
+		ips, err := lbMemberIPs(c, r, vm, wanted[key], model.ContainsFold(ids, key))
 		if err != nil {
 			return nil, err
 		}
@@ -110,16 +111,16 @@ func (c *Call) lbMembersToAdd(r *model.NetRule, ids []string, pairs []model.LBMe
 }
 
 // lbMemberIPs checks one VM and returns the addresses to map.
-func (c *Call) lbMemberIPs(r *model.NetRule, vm *model.VirtualMachine, ips []string, listed bool) ([]string, *APIError) {
+func lbMemberIPs(c *kernel.Call, r *model.NetRule, vm *model.VirtualMachine, ips []string, listed bool) ([]string, *kernel.APIError) {
 	if vm == nil || vm.Removed != nil || vm.State == model.VMDestroyed || vm.State == model.VMExpunging {
-		return nil, paramError("Invalid instance id specified")
+		return nil, kernel.ParamError("Invalid instance id specified")
 	}
 	if !strings.EqualFold(vm.AccountID, r.AccountID) { // RulesManagerImpl.checkRuleAndUserVm
-		return nil, paramError("New rule %s and vm id=%d belong to different accounts", r, vm.InternalID)
+		return nil, kernel.ParamError("New rule %s and vm id=%d belong to different accounts", r, vm.InternalID)
 	}
 	nic := vm.NICOn(r.NetworkID)
 	if nic == nil {
-		return nil, paramError("VM with id specified cannot be added because it doesn't belong in the same network.")
+		return nil, kernel.ParamError("VM with id specified cannot be added because it doesn't belong in the same network.")
 	}
 	primary := nic.IPAddress
 	check := ips
@@ -128,12 +129,12 @@ func (c *Call) lbMemberIPs(r *model.NetRule, vm *model.VirtualMachine, ips []str
 	}
 	for _, m := range r.LB.Members {
 		if strings.EqualFold(m.VMID, vm.ID) && model.ContainsFold(check, m.VMIP) {
-			return nil, paramError("VM %d with %s is already mapped to load balancer.", vm.InternalID, m.VMIP)
+			return nil, kernel.ParamError("VM %d with %s is already mapped to load balancer.", vm.InternalID, m.VMIP)
 		}
 	}
 	for _, ip := range ips {
 		if ip != primary { // NicSecondaryIpDao finds none
-			return nil, paramError("VM ip %s specified does not belong to nic in network %d", ip, c.st.Network(r.NetworkID).InternalID)
+			return nil, kernel.ParamError("VM ip %s specified does not belong to nic in network %d", ip, c.State.Network(r.NetworkID).InternalID)
 		}
 	}
 	out := append([]string{}, ips...)
@@ -159,18 +160,18 @@ func dedupe(list []string) []string {
 // RemoveFromLoadBalancerRuleCmd.execute does: 431 "Failed to remove
 // instance from load balancer rule". A VM that is not behind the rule is
 // no error (its mappings are an empty list).
-func removeFromLoadBalancerRule(c *Call) (*asyncJob, error) {
-	job, r, err := c.lbJob("RemoveFromLoadBalancerRuleCmd", "Unable to find load balancer rule: ")
+func removeFromLoadBalancerRule(c *kernel.Call) (*kernel.AsyncJob, error) {
+	job, r, err := lbJob(c, "RemoveFromLoadBalancerRuleCmd", "Unable to find load balancer rule: ")
 	if err != nil {
 		return nil, err
 	}
 	ids := c.Params.List("virtualmachineids")
-	job.run = func() (any, error) {
-		pairs, err := c.vmIPMap(false)
+	job.Run = func() (any, error) {
+		pairs, err := vmIPMap(c, false)
 		if err != nil {
 			return nil, err
 		}
-		failed := serverParamError("Failed to remove instance from load balancer rule")
+		failed := kernel.ServerParamError("Failed to remove instance from load balancer rule")
 		if len(ids) == 0 && len(pairs) == 0 {
 			return nil, failed
 		}
@@ -180,8 +181,8 @@ func removeFromLoadBalancerRule(c *Call) (*asyncJob, error) {
 			}
 		}
 		r.LB.RemoveMembers(ids, pairs)
-		c.applyLB(r)
-		return success(), nil
+		applyLB(c, r)
+		return kernel.Success(), nil
 	}
 	return job, nil
 }
@@ -191,15 +192,15 @@ func removeFromLoadBalancerRule(c *Call) (*asyncJob, error) {
 // that are not Destroyed, Expunging, Error or Unknown, each once. Every
 // mapped VM counts as applied, so applied=false lists none. It neither
 // pages nor reads keyword.
-func listLoadBalancerRuleInstances(c *Call) (any, error) {
+func listLoadBalancerRuleInstances(c *kernel.Call) (any, error) {
 	id := c.Params.Get("id")
-	r := c.st.LBRule(id)
+	r := c.State.LBRule(id)
 	if r == nil {
-		return nil, internalError("Unable to find the load balancer with ID [%d].", ruleInternalID(c.st, id))
+		return nil, kernel.InternalError("Unable to find the load balancer with ID [%d].", ruleInternalID(c.State, id))
 	}
 	var vms []*model.VirtualMachine
 	for _, m := range r.LB.Members {
-		vm, ok := model.ByID(c.st.VMs, m.VMID)
+		vm, ok := model.ByID(c.State.VMs, m.VMID)
 		if !ok || vm.Removed != nil || containsVM(vms, vm) {
 			continue
 		}
@@ -214,13 +215,13 @@ func listLoadBalancerRuleInstances(c *Call) (any, error) {
 	}
 	views := make([]map[string]any, 0, len(vms))
 	for _, vm := range vms {
-		views = append(views, c.lbInstanceView(r, vm))
+		views = append(views, lbInstanceView(c, r, vm))
 	}
 	key := "loadbalancerruleinstance"
 	if c.Params.Bool("lbvmips", false) {
 		key = "lbrulevmidip"
 	}
-	return listBody(key, len(views), views), nil
+	return kernel.ListBody(key, len(views), views), nil
 }
 
 func containsVM(list []*model.VirtualMachine, vm *model.VirtualMachine) bool {
@@ -236,8 +237,8 @@ func containsVM(list []*model.VirtualMachine, vm *model.VirtualMachine) bool {
 // lbvmips a LoadBalancerRuleVmMapResponse holding it and the VM's mapped
 // addresses. The mapping's service state is null until a health check sets
 // it, so servicestate is absent.
-func (c *Call) lbInstanceView(r *model.NetRule, vm *model.VirtualMachine) map[string]any {
-	v := c.vmView(vm)
+func lbInstanceView(c *kernel.Call, r *model.NetRule, vm *model.VirtualMachine) map[string]any {
+	v := vmView(c, vm)
 	if !c.Params.Bool("lbvmips", false) {
 		return v
 	}

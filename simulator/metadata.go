@@ -47,9 +47,9 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	vmID, path, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/metadata/"), "/")
-	s.mu.Lock()
+	s.Mu.Lock()
 	body, ok := s.metadata(vmID, path)
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if !ok {
 		http.NotFound(w, r)
 		return
@@ -60,8 +60,8 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 
 // metadata answers one metadata path of a VM; the caller holds the lock.
 func (s *Server) metadata(vmID, path string) (string, bool) {
-	vm, found := model.ByID(s.st.VMs, vmID)
-	if !found || vm.Removed != nil || !userDataApplied(s.st, vm) {
+	vm, found := model.ByID(s.State.VMs, vmID)
+	if !found || vm.Removed != nil || !userDataApplied(s.State, vm) {
 		// Only a network whose offering provides the UserData service has
 		// a virtual router serving the VM's data (UserVmManagerImpl.
 		// applyUserData).
@@ -69,7 +69,7 @@ func (s *Server) metadata(vmID, path string) (string, bool) {
 	}
 	switch path = strings.TrimSuffix(path, "/"); path {
 	case "sim/disks":
-		return guestDisksJSON(s.st, vm), true // not the router's: guestdisks.go
+		return guestDisksJSON(s.State, vm), true // not the router's: guestdisks.go
 	case "latest":
 		return "user-data\nmeta-data\n", true
 	case "latest/user-data":
@@ -80,7 +80,7 @@ func (s *Server) metadata(vmID, path string) (string, bool) {
 		return string(b), err == nil
 	case "latest/meta-data":
 		var names []string
-		for _, kv := range vmMetadata(s.st, vm) {
+		for _, kv := range vmMetadata(s.State, vm) {
 			names = append(names, kv[0])
 		}
 		return strings.Join(names, "\n") + "\n", true
@@ -89,7 +89,7 @@ func (s *Server) metadata(vmID, path string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	for _, kv := range vmMetadata(s.st, vm) {
+	for _, kv := range vmMetadata(s.State, vm) {
 		if kv[0] == name {
 			return kv[1], true
 		}

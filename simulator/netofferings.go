@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -12,10 +13,10 @@ import (
 // updateNetworkOffering, NetworkOfferingJoinDao's listing.
 
 func init() {
-	register(
-		command{name: "createNetworkOffering", sync: createNetworkOffering},
-		command{name: "updateNetworkOffering", idKind: model.KindNetworkOffering, sync: updateNetworkOffering},
-		command{name: "listNetworkOfferings", idKind: model.KindNetworkOffering, sync: listNetworkOfferings},
+	kernel.Register(
+		kernel.Command{Name: "createNetworkOffering", Sync: createNetworkOffering},
+		kernel.Command{Name: "updateNetworkOffering", IDKind: model.KindNetworkOffering, Sync: updateNetworkOffering},
+		kernel.Command{Name: "listNetworkOfferings", IDKind: model.KindNetworkOffering, Sync: listNetworkOfferings},
 	)
 }
 
@@ -50,7 +51,7 @@ type offeringSpec struct {
 	ForVPC                                                        *bool
 }
 
-func createNetworkOffering(c *Call) (any, error) {
+func createNetworkOffering(c *kernel.Call) (any, error) {
 	p := c.Params
 	s := offeringSpec{Name: p.Get("name"), DisplayText: model.Or(p.Get("displaytext"), p.Get("name")),
 		GuestType: p.Get("guestiptype"), TrafficType: p.Get("traffictype"), Availability: model.Or(p.Get("availability"), "Optional"),
@@ -66,11 +67,11 @@ func createNetworkOffering(c *Call) (any, error) {
 	for _, m := range p.Map("serviceproviderlist") {
 		s.Providers[m["service"]] = append(s.Providers[m["service"]], m["provider"])
 	}
-	o, err := makeNetworkOffering(c.st, s, c.eng.now())
+	o, err := makeNetworkOffering(c.State, s, c.Engine.Now())
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
+	c.Changed()
 	return map[string]any{"networkoffering": networkOfferingView(o)}, nil
 }
 
@@ -84,17 +85,17 @@ func createNetworkOffering(c *Call) (any, error) {
 func makeNetworkOffering(st *model.State, s offeringSpec, now time.Time) (*model.NetworkOffering, error) {
 	if !strings.EqualFold(s.TrafficType, "Guest") {
 		if canonical(trafficTypes, s.TrafficType) == "" && !strings.EqualFold(s.TrafficType, "Control") {
-			return nil, paramError("Invalid value for traffictype. Supported traffic types: Public, Management, Control, Guest, Vlan or Storage")
+			return nil, kernel.ParamError("Invalid value for traffictype. Supported traffic types: Public, Management, Control, Guest, Vlan or Storage")
 		}
-		return nil, paramError("Only traffic type Guest is supported in the current release")
+		return nil, kernel.ParamError("Only traffic type Guest is supported in the current release")
 	}
 	guestType := canonical([]string{"Isolated", "Shared", "L2"}, s.GuestType)
 	if guestType == "" {
-		return nil, paramError("Invalid \"type\" parameter is given; can have Shared and Isolated values")
+		return nil, kernel.ParamError("Invalid \"type\" parameter is given; can have Shared and Isolated values")
 	}
 	availability := canonical([]string{"Required", "Optional"}, s.Availability)
 	if availability == "" {
-		return nil, paramError("Invalid value for Availability. Supported types: Required, Optional")
+		return nil, kernel.ParamError("Invalid value for Availability. Supported types: Required, Optional")
 	}
 	o := &model.NetworkOffering{Name: s.Name, DisplayText: s.DisplayText, GuestType: guestType, Availability: availability,
 		State: model.OfferingDisabled, ConserveMode: s.ConserveMode, SpecifyVLAN: s.SpecifyVLAN, SpecifyIPRanges: s.SpecifyIPRanges,
@@ -104,7 +105,7 @@ func makeNetworkOffering(st *model.State, s offeringSpec, now time.Time) (*model
 	for _, name := range s.Services {
 		svc := canonical(networkServices, name)
 		if svc == "" || svc == "Gateway" {
-			return nil, paramError("Invalid service %s", name)
+			return nil, kernel.ParamError("Invalid service %s", name)
 		}
 		if forVPC == nil && (svc == "SecurityGroup" || svc == "Firewall" || svc == "NetworkACL") {
 			v := svc == "NetworkACL"
@@ -112,7 +113,7 @@ func makeNetworkOffering(st *model.State, s offeringSpec, now time.Time) (*model
 		}
 		if svc == "SecurityGroup" {
 			if guestType != "Shared" {
-				return nil, paramError("Security group service is supported for network offerings with guest ip type Shared")
+				return nil, kernel.ParamError("Security group service is supported for network offerings with guest ip type Shared")
 			}
 			o.Services[svc] = []string{"SecurityGroupProvider"}
 			continue
@@ -135,22 +136,22 @@ func makeNetworkOffering(st *model.State, s offeringSpec, now time.Time) (*model
 }
 
 // setProviders is createNetworkOffering's provider loop.
-func setProviders(o *model.NetworkOffering, providers map[string][]string) *APIError {
+func setProviders(o *model.NetworkOffering, providers map[string][]string) *kernel.APIError {
 	var dhcp string
 	vrUserData := false
 	for name, provs := range providers {
 		svc := canonical(networkServices, name)
 		if _, ok := o.Services[svc]; !ok || svc == "" {
-			return paramError("Service %s is not enabled for the network offering, can't add a provider to it", name)
+			return kernel.ParamError("Service %s is not enabled for the network offering, can't add a provider to it", name)
 		}
 		if svc != "Lb" && len(provs) > 1 {
-			return paramError("In the current release only one provider can be specified for the service if the service is not LB")
+			return kernel.ParamError("In the current release only one provider can be specified for the service if the service is not LB")
 		}
 		var list []string
 		for _, pn := range provs {
 			prov := canonical(networkProviders, pn)
 			if prov == "" {
-				return paramError("Invalid service provider: %s", pn)
+				return kernel.ParamError("Invalid service provider: %s", pn)
 			}
 			if svc == "Dhcp" {
 				dhcp = prov
@@ -163,7 +164,7 @@ func setProviders(o *model.NetworkOffering, providers map[string][]string) *APIE
 		o.Services[svc] = list
 	}
 	if dhcp == "" && vrUserData {
-		return paramError("Without VR as dhcp provider, User data can't selected for VR. Please select VR as DHCP provider ")
+		return kernel.ParamError("Without VR as dhcp provider, User data can't selected for VR. Please select VR as DHCP provider ")
 	}
 	return nil
 }
@@ -174,42 +175,42 @@ func setProviders(o *model.NetworkOffering, providers map[string][]string) *APIE
 // offering of the system may be Required). Departure: the sort key, maximum
 // connections, domains and zones are not stored, and new tags are not
 // checked against the physical networks' tags.
-func updateNetworkOffering(c *Call) (any, error) {
+func updateNetworkOffering(c *kernel.Call) (any, error) {
 	p := c.Params
-	o := c.st.NetworkOffering(p.Get("id"))
+	o := c.State.NetworkOffering(p.Get("id"))
 	if o == nil {
-		return nil, paramError("unable to find network offering %s", p.Get("id"))
+		return nil, kernel.ParamError("unable to find network offering %s", p.Get("id"))
 	}
-	if err := changeNetworkOffering(c.st, o, p.Get("name"), p.Get("displaytext"), p.Get("availability"), p.Get("state")); err != nil {
+	if err := changeNetworkOffering(c.State, o, p.Get("name"), p.Get("displaytext"), p.Get("availability"), p.Get("state")); err != nil {
 		return nil, err
 	}
 	if p.Has("tags") {
 		o.Tags = p.Get("tags")
 	}
-	c.changed()
+	c.Changed()
 	return map[string]any{"networkoffering": networkOfferingView(o)}, nil
 }
 
-func changeNetworkOffering(st *model.State, o *model.NetworkOffering, name, text, availability, stateName string) *APIError {
+func changeNetworkOffering(st *model.State, o *model.NetworkOffering, name, text, availability, stateName string) *kernel.APIError {
 	if stateName != "" {
 		s := canonical([]string{model.OfferingDisabled, model.OfferingEnabled}, stateName)
 		if s == "" {
-			return paramError("Incorrect state value: %s", stateName)
+			return kernel.ParamError("Incorrect state value: %s", stateName)
 		}
 		stateName = s
 	}
 	if availability != "" {
 		a := canonical([]string{"Required", "Optional"}, availability)
 		if a == "" {
-			return paramError("Invalid value for Availability. Supported types: Required, Optional")
+			return kernel.ParamError("Invalid value for Availability. Supported types: Required, Optional")
 		}
 		if a == "Required" {
 			if o.GuestType != "Isolated" || !o.Has("SourceNat") {
-				return paramError("Availability can be Required only for networkOfferings of type Isolated and with SourceNat enabled")
+				return kernel.ParamError("Availability can be Required only for networkOfferings of type Isolated and with SourceNat enabled")
 			}
 			for _, other := range st.NetworkOfferings {
 				if other != o && other.Availability == "Required" {
-					return paramError("System already has network offering id=%d with availability Required", other.InternalID)
+					return kernel.ParamError("System already has network offering id=%d with availability Required", other.InternalID)
 				}
 			}
 		}
@@ -223,15 +224,15 @@ func changeNetworkOffering(st *model.State, o *model.NetworkOffering, name, text
 
 // listNetworkOfferings follows ConfigurationManagerImpl.searchForNetworkOfferings
 // for the filters the simulator's offerings have.
-func listNetworkOfferings(c *Call) (any, error) {
-	l := lister[*model.NetworkOffering]{key: "networkoffering", id: (*model.NetworkOffering).UUID,
-		name:    func(o *model.NetworkOffering) string { return o.Name },
-		keyword: func(o *model.NetworkOffering) []string { return []string{o.Name, o.DisplayText} },
-		view:    plainView(networkOfferingView)}
+func listNetworkOfferings(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.NetworkOffering]{Key: "networkoffering", ID: (*model.NetworkOffering).UUID,
+		Name:    func(o *model.NetworkOffering) string { return o.Name },
+		Keyword: func(o *model.NetworkOffering) []string { return []string{o.Name, o.DisplayText} },
+		View:    kernel.PlainView(networkOfferingView)}
 	p := c.Params
-	return l.run(c, c.st.NetworkOfferings, func(o *model.NetworkOffering) bool {
-		return optEq(p.Get("guestiptype"), o.GuestType) && optEq(p.Get("state"), o.State) &&
-			optEq(p.Get("availability"), o.Availability) && optEq(p.Get("traffictype"), "Guest") &&
+	return l.Run(c, c.State.NetworkOfferings, func(o *model.NetworkOffering) bool {
+		return kernel.OptEq(p.Get("guestiptype"), o.GuestType) && kernel.OptEq(p.Get("state"), o.State) &&
+			kernel.OptEq(p.Get("availability"), o.Availability) && kernel.OptEq(p.Get("traffictype"), "Guest") &&
 			(!p.Has("specifyvlan") || p.Bool("specifyvlan", false) == o.SpecifyVLAN) &&
 			(!p.Has("forvpc") || p.Bool("forvpc", false) == o.ForVPC) &&
 			(!p.Has("isdefault") || !p.Bool("isdefault", false)) &&
@@ -257,7 +258,7 @@ func networkOfferingView(o *model.NetworkOffering) map[string]any {
 		"guestiptype": o.GuestType, "forvpc": o.ForVPC, "fortungsten": false, "fornsx": false,
 		"ispersistent": o.Persistent, "egressdefaultpolicy": o.EgressDefault, "supportsstrechedl2subnet": false,
 		"supportspublicaccess": false, "supportsinternallb": false, "internetprotocol": "IPv4",
-		"created": csTime(o.Created), "hasannotations": false, "networkrate": 200, "service": serviceViews(o),
+		"created": kernel.CsTime(o.Created), "hasannotations": false, "networkrate": 200, "service": serviceViews(o),
 		"tags": o.Tags}
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -19,10 +20,10 @@ const csUnsupportedService = 4390
 // unsupportedService is an UnsupportedServiceException (a
 // CloudRuntimeException) as ApiServer.handleRequest's catch-all answers it:
 // 530 with the exception's own code and its text (the caller is an admin).
-func unsupportedService(service string, n *model.Network) *APIError {
+func unsupportedService(service string, n *model.Network) *kernel.APIError {
 	// NetworkModelImpl.getNetworkServiceCapabilities: the network's internal
 	// id, not its UUID ("TBD: networkId to uuid").
-	return &APIError{Code: codeInternalError, CSCode: csUnsupportedService,
+	return &kernel.APIError{Code: kernel.CodeInternalError, CSCode: csUnsupportedService,
 		Text: fmt.Sprintf("Service %s is not supported in the network id=%d", service, n.InternalID)}
 }
 
@@ -32,7 +33,7 @@ func unsupportedService(service string, n *model.Network) *APIError {
 // Departure: the provider is taken to be the virtual router, whose
 // capabilities the callers hold; "is not supported by the element" (a
 // provider without capabilities for the service) cannot happen.
-func requireService(st *model.State, n *model.Network, service string) *APIError {
+func requireService(st *model.State, n *model.Network, service string) *kernel.APIError {
 	if n == nil || networkProvides(st, n, service) {
 		return nil
 	}
@@ -102,7 +103,7 @@ func rulePurposes(st *model.State, ip *model.PublicIP, includeRevoked, including
 // networkID "" is the address's network. Departure: canIpUsedForService's
 // IpDeployingRequester comparison of the old and new providers is not made
 // (every provider of these services is the virtual router here).
-func checkIPForService(st *model.State, ip *model.PublicIP, service, networkID string) *APIError {
+func checkIPForService(st *model.State, ip *model.PublicIP, service, networkID string) *kernel.APIError {
 	n := st.Network(model.FirstNonEmpty(networkID, ip.NetworkID))
 	if n == nil {
 		return nil
@@ -112,7 +113,7 @@ func checkIPForService(st *model.State, ip *model.PublicIP, service, networkID s
 		return nil
 	}
 	if len(ipServices(st, ip, true)) > 0 && !networkProvides(st, n, service) {
-		return paramError("There is no new provider for IP %s of service %s!", ip.Address, service)
+		return kernel.ParamError("There is no new provider for IP %s of service %s!", ip.Address, service)
 	}
 	if o.ConserveMode {
 		return nil
@@ -122,9 +123,9 @@ func checkIPForService(st *model.State, ip *model.PublicIP, service, networkID s
 	case len(used) == 0:
 		return nil
 	case len(used) != 1:
-		return paramError("There are multiple services used ip %s.", ip.Address)
+		return kernel.ParamError("There are multiple services used ip %s.", ip.Address)
 	case used[0] != service && service != "Firewall":
-		return paramError("The IP %s is already used as %s rather than %s", ip.Address, used[0], service)
+		return kernel.ParamError("The IP %s is already used as %s rather than %s", ip.Address, used[0], service)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
@@ -15,7 +16,7 @@ import (
 // GuestNetworkCreationPreparationServiceImpl (its checks), GuestNetworkGuru.
 
 func init() {
-	register(command{name: "createNetwork", sync: createNetwork})
+	kernel.Register(kernel.Command{Name: "createNetwork", Sync: createNetwork})
 }
 
 // guestDomainSuffix is guest.domain.suffix's default.
@@ -28,25 +29,25 @@ type networkSpec struct {
 	Account                                                        *model.Account
 }
 
-func createNetwork(c *Call) (any, error) {
+func createNetwork(c *kernel.Call) (any, error) {
 	p := c.Params
 	owner := c.Account
 	if name := p.Get("account"); name != "" {
-		owner = accountNamed(c.st, name, model.Or(p.Get("domainid"), owner.DomainID))
+		owner = accountNamed(c.State, name, model.Or(p.Get("domainid"), owner.DomainID))
 		if owner == nil {
-			return nil, paramError("Unable to find account %s in specified domain", name)
+			return nil, kernel.ParamError("Unable to find account %s in specified domain", name)
 		}
 	}
-	n, err := makeNetwork(c.st, networkSpec{Name: p.Get("name"), DisplayText: p.Get("displaytext"),
+	n, err := makeNetwork(c.State, networkSpec{Name: p.Get("name"), DisplayText: p.Get("displaytext"),
 		OfferingID: p.Get("networkofferingid"), ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
 		Gateway: p.Get("gateway"), Netmask: p.Get("netmask"), StartIP: p.Get("startip"), EndIP: p.Get("endip"),
 		VLAN: p.Get("vlan"), NetworkDomain: p.Get("networkdomain"), ACLType: p.Get("acltype"), Account: owner},
-		c.eng.now())
+		c.Engine.Now())
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
-	return map[string]any{"network": c.networkView(n)}, nil
+	c.Changed()
+	return map[string]any{"network": networkView(c, n)}, nil
 }
 
 // createNetwork follows NetworkServiceImpl.createGuestNetwork and
@@ -82,7 +83,7 @@ func makeNetwork(st *model.State, s networkSpec, now time.Time) (*model.Network,
 	if cidr == "" && o.GuestType == "Isolated" {
 		if cidr, gateway, netmask = zoneGuestCIDR(z); cidr == "" {
 			// GuestNetworkGuru.design (the network and zone named, not toString'd)
-			return nil, internalError("Can't design network %s; guest CIDR is not configured per zone %s", s.Name, z.Name)
+			return nil, kernel.InternalError("Can't design network %s; guest CIDR is not configured per zone %s", s.Name, z.Name)
 		}
 	}
 	n := &model.Network{Name: s.Name, DisplayText: model.Or(s.DisplayText, s.Name), ZoneID: z.ID, PhysicalNetworkID: pn.ID,
@@ -103,21 +104,21 @@ func makeNetwork(st *model.State, s networkSpec, now time.Time) (*model.Network,
 func networkHome(st *model.State, s networkSpec) (*model.NetworkOffering, *model.Zone, *model.PhysicalNetwork, error) {
 	o := st.NetworkOffering(s.OfferingID)
 	if o == nil {
-		return nil, nil, nil, paramError("Unable to find network offering by id %s", s.OfferingID)
+		return nil, nil, nil, kernel.ParamError("Unable to find network offering by id %s", s.OfferingID)
 	}
 	z := st.Zone(s.ZoneID)
 	if z == nil {
-		return nil, nil, nil, paramError("Specified zone id was not found")
+		return nil, nil, nil, kernel.ParamError("Specified zone id was not found")
 	}
 	pn, err := guestPhysicalNetwork(st, z, s.PhysicalNetworkID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if o.State != model.OfferingEnabled {
-		return nil, nil, nil, paramError("Can't use specified network offering id as its state is not Enabled")
+		return nil, nil, nil, kernel.ParamError("Can't use specified network offering id as its state is not Enabled")
 	}
 	if pn.State != model.PhysnetEnabled {
-		return nil, nil, nil, paramError("Specified physical network id is in incorrect state:%s", model.Or(pn.State, model.PhysnetDisabled))
+		return nil, nil, nil, kernel.ParamError("Specified physical network id is in incorrect state:%s", model.Or(pn.State, model.PhysnetDisabled))
 	}
 	return o, z, pn, nil
 }
@@ -132,17 +133,17 @@ func checkNetworkCIDR(o *model.NetworkOffering, s networkSpec) (string, error) {
 		return "", err
 	}
 	if o.GuestType == "Shared" && !o.SpecifyVLAN && s.VLAN != "" {
-		return "", paramError("Cannot specify vlanId when create a network from network offering with specifyvlan=false")
+		return "", kernel.ParamError("Cannot specify vlanId when create a network from network offering with specifyvlan=false")
 	}
 	needsCIDR := o.GuestType == "Shared" || o.GuestType == "Isolated" && !o.Has("SourceNat") && !o.Has("Gateway")
 	if cidr == "" && needsCIDR {
 		if o.GuestType == "Shared" {
-			return "", paramError("Gateway/netmask are required when creating Shared networks.")
+			return "", kernel.ParamError("Gateway/netmask are required when creating Shared networks.")
 		}
-		return "", paramError("gateway/netmask are required when create network of type Isolated with service SourceNat disabled")
+		return "", kernel.ParamError("gateway/netmask are required when create network of type Isolated with service SourceNat disabled")
 	}
 	if cidr != "" && o.GuestType == "Isolated" && !netutils.ValidateGuestCIDR(cidr) {
-		return "", paramError("Virtual Guest Cidr %s is not RFC 1918 or 6598 compliant", cidr)
+		return "", kernel.ParamError("Virtual Guest Cidr %s is not RFC 1918 or 6598 compliant", cidr)
 	}
 	return cidr, nil
 }
@@ -150,52 +151,52 @@ func checkNetworkCIDR(o *model.NetworkOffering, s networkSpec) (string, error) {
 // guestCIDROf is createGuestNetwork's IPv4 checks: a start IP needs a
 // gateway and netmask, the end IP defaults to the start IP, and the gateway
 // may be neither the network's nor its broadcast address.
-func guestCIDROf(s networkSpec) (string, *APIError) {
+func guestCIDROf(s networkSpec) (string, *kernel.APIError) {
 	if s.StartIP != "" {
 		if !netutils.ValidIPv4(s.StartIP) {
-			return "", paramError("Invalid format for the startIp parameter")
+			return "", kernel.ParamError("Invalid format for the startIp parameter")
 		}
 		if s.EndIP != "" && !netutils.ValidIPv4(s.EndIP) {
-			return "", paramError("Invalid format for the endIp parameter")
+			return "", kernel.ParamError("Invalid format for the endIp parameter")
 		}
 		if s.Gateway == "" || s.Netmask == "" {
-			return "", paramError("gateway and netmask should be defined when startIP/endIP are passed in")
+			return "", kernel.ParamError("gateway and netmask should be defined when startIP/endIP are passed in")
 		}
 	}
 	if s.Gateway == "" || s.Netmask == "" {
 		return "", nil
 	}
 	if !netutils.ValidIPv4(s.Gateway) {
-		return "", paramError("Invalid gateway")
+		return "", kernel.ParamError("Invalid gateway")
 	}
 	pfx, ok := netutils.CIDROf(s.Gateway, s.Netmask)
 	if !ok {
-		return "", paramError("Invalid netmask")
+		return "", kernel.ParamError("Invalid netmask")
 	}
 	if gw := netutils.ParseAddr(s.Gateway); pfx.Bits() < 31 && (gw == pfx.Addr() || gw == lastAddr(pfx)) {
-		return "", paramError("Invalid gateway IP provided. Either the IP is broadcast or network IP.")
+		return "", kernel.ParamError("Invalid gateway IP provided. Either the IP is broadcast or network IP.")
 	}
 	return pfx.String(), nil
 }
 
 // guestPhysicalNetwork is the named physical network, or the zone's one
 // carrying Guest traffic (NetworkModelImpl.findPhysicalNetworkId).
-func guestPhysicalNetwork(st *model.State, z *model.Zone, id string) (*model.PhysicalNetwork, *APIError) {
+func guestPhysicalNetwork(st *model.State, z *model.Zone, id string) (*model.PhysicalNetwork, *kernel.APIError) {
 	if id != "" {
 		pn, ok := model.ByID(st.PhysicalNetworks, id)
 		if !ok || pn.ZoneID != z.ID {
-			return nil, paramError("Unable to find physical network by id %s in zone %s", id, z.Name)
+			return nil, kernel.ParamError("Unable to find physical network by id %s in zone %s", id, z.Name)
 		}
 		return pn, nil
 	}
 	pns := physicalNetworksWithTraffic(st, z.ID, "Guest")
 	switch len(pns) {
 	case 0:
-		return nil, paramError("Unable to find physical network in zone id=%d with traffic type Guest", z.InternalID)
+		return nil, kernel.ParamError("Unable to find physical network in zone id=%d with traffic type Guest", z.InternalID)
 	case 1:
 		return pns[0], nil
 	}
-	return nil, paramError("More than one physical networks exist in zone id=%d with traffic type=Guest. Specify the physical network id", z.InternalID)
+	return nil, kernel.ParamError("More than one physical networks exist in zone id=%d with traffic type=Guest. Specify the physical network id", z.InternalID)
 }
 
 // zoneGuestCIDR is GuestNetworkGuru.design's default: the zone's guest CIDR
@@ -219,13 +220,13 @@ func zoneGuestCIDR(z *model.Zone) (cidr, gateway, netmask string) {
 // the network is Implemented (its source NAT address is taken on first use
 // of the public IP commands, ensurePublicIPs). Departure: no virtual router
 // is started.
-func implementNetwork(st *model.State, n *model.Network) *APIError {
+func implementNetwork(st *model.State, n *model.Network) *kernel.APIError {
 	if n.State != model.NetworkAllocated || n.Type != "Isolated" {
 		return nil
 	}
 	pn, ok := model.ByID(st.PhysicalNetworks, n.PhysicalNetworkID)
 	if !ok {
-		return internalError("Unable to implement network %s: no physical network", n.Name)
+		return kernel.InternalError("Unable to implement network %s: no physical network", n.Name)
 	}
 	used := map[string]bool{}
 	for _, other := range st.Networks {
@@ -247,7 +248,7 @@ func implementNetwork(st *model.State, n *model.Network) *APIError {
 			}
 		}
 	}
-	return &APIError{Code: codeCapacity, CSCode: csInsufficientCap,
+	return &kernel.APIError{Code: kernel.CodeCapacity, CSCode: kernel.CsInsufficientCap,
 		Text: fmt.Sprintf("Unable to allocate guest vlan for network %s in physical network %s", n.Name, pn.Name)}
 }
 

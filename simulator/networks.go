@@ -3,12 +3,13 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(
-		command{name: "listNetworks", idKind: model.KindNetwork, sync: listNetworks},
+	kernel.Register(
+		kernel.Command{Name: "listNetworks", IDKind: model.KindNetwork, Sync: listNetworks},
 	)
 }
 
@@ -22,29 +23,29 @@ func init() {
 // issystem=true lists none. Not modelled: the account/domain/shared scoping
 // (every caller is its own account or the root admin), supportedservices,
 // forvpc=true and vpcid (no VPCs), associatednetworkid, display.
-func listNetworks(c *Call) (any, error) {
+func listNetworks(c *kernel.Call) (any, error) {
 	p := c.Params
 	if f := p.Get("networkfilter"); f != "" && !model.ContainsFold(networkFilters, f) {
-		return nil, paramError("Invalid value of networkfilter: %s", f)
+		return nil, kernel.ParamError("Invalid value of networkfilter: %s", f)
 	}
-	l := lister[*model.Network]{key: "network", id: (*model.Network).UUID, name: func(n *model.Network) string { return n.Name },
-		zone: func(n *model.Network) string { return n.ZoneID }, view: (*Call).networkView}
-	newestFirst := make([]*model.Network, 0, len(c.st.Networks))
-	for i := len(c.st.Networks) - 1; i >= 0; i-- {
-		newestFirst = append(newestFirst, c.st.Networks[i])
+	l := kernel.Lister[*model.Network]{Key: "network", ID: (*model.Network).UUID, Name: func(n *model.Network) string { return n.Name },
+		Zone: func(n *model.Network) string { return n.ZoneID }, View: networkView}
+	newestFirst := make([]*model.Network, 0, len(c.State.Networks))
+	for i := len(c.State.Networks) - 1; i >= 0; i-- {
+		newestFirst = append(newestFirst, c.State.Networks[i])
 	}
-	return l.run(c, newestFirst, func(n *model.Network) bool {
+	return l.Run(c, newestFirst, func(n *model.Network) bool {
 		typ := p.Get("type")
 		return (typ == "" || strings.EqualFold(typ, "all") || strings.EqualFold(typ, n.Type)) &&
-			optEq(p.Get("traffictype"), "Guest") && optEq(p.Get("physicalnetworkid"), n.PhysicalNetworkID) &&
-			optEq(p.Get("networkofferingid"), n.OfferingID) &&
+			kernel.OptEq(p.Get("traffictype"), "Guest") && kernel.OptEq(p.Get("physicalnetworkid"), n.PhysicalNetworkID) &&
+			kernel.OptEq(p.Get("networkofferingid"), n.OfferingID) &&
 			(p.Get("vlan") == "" || strings.TrimPrefix(p.Get("vlan"), "vlan://") == n.VLAN) &&
-			optEq(p.Get("acltype"), model.Or(n.ACLType, "Account")) && !p.Bool("issystem", false) &&
+			kernel.OptEq(p.Get("acltype"), model.Or(n.ACLType, "Account")) && !p.Bool("issystem", false) &&
 			!p.Bool("forvpc", false) && p.Get("vpcid") == "" &&
 			(!p.Has("canusefordeploy") || p.Bool("canusefordeploy", false) == n.CanUseForDeploy()) &&
 			(!p.Has("restartrequired") || !p.Bool("restartrequired", false)) &&
-			(!p.Has("specifyipranges") || p.Bool("specifyipranges", false) == networkSpecifiesIPRanges(c.st, n)) &&
-			taggedWithAny(c.st, "Network", n.ID, p.Map("tags"))
+			(!p.Has("specifyipranges") || p.Bool("specifyipranges", false) == networkSpecifiesIPRanges(c.State, n)) &&
+			taggedWithAny(c.State, "Network", n.ID, p.Map("tags"))
 	})
 }
 
@@ -59,10 +60,10 @@ func networkSpecifiesIPRanges(st *model.State, n *model.Network) bool {
 
 // networkView is ApiResponseHelper.createNetworkResponse; the offering's
 // fields come from the network's offering.
-func (c *Call) networkView(n *model.Network) map[string]any {
-	z, a := c.st.Zone(n.ZoneID), c.st.Account(n.AccountID)
-	d := c.st.Domain(a.DomainID)
-	o := c.st.NetworkOffering(n.OfferingID)
+func networkView(c *kernel.Call, n *model.Network) map[string]any {
+	z, a := c.State.Zone(n.ZoneID), c.State.Account(n.AccountID)
+	d := c.State.Domain(a.DomainID)
+	o := c.State.NetworkOffering(n.OfferingID)
 	if o == nil {
 		o = &model.NetworkOffering{} // every network has its offering; never nil in a consistent state
 	}
@@ -78,7 +79,7 @@ func (c *Call) networkView(n *model.Network) map[string]any {
 		"restartrequired": false, "specifyipranges": o.SpecifyIPRanges, "specifyvlan": o.SpecifyVLAN, "redundantrouter": false,
 		"displaynetwork": true, "egressdefaultpolicy": o.EgressDefault, "supportsvmautoscaling": true,
 		"strechedl2subnet": false, "hasannotations": false, "internetprotocol": "IPv4", "privatemtu": 1500,
-		"publicmtu": 1500, "related": n.ID, "created": csTime(n.Created), "tags": []any{},
+		"publicmtu": 1500, "related": n.ID, "created": kernel.CsTime(n.Created), "tags": []any{},
 		"details": map[string]string{}, "service": serviceViews(o)}
 	// An Allocated network has no broadcast URI or VLAN until implemented;
 	// createNetworkResponse returns them "only to Root admin" (the Full view).

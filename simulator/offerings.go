@@ -3,6 +3,7 @@ package simulator
 import (
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -36,28 +37,28 @@ func seedOfferings(st *model.State, now time.Time) {
 
 // paramsOf turns plain name/value pairs into Params, for requests the
 // simulator makes to itself.
-func paramsOf(m map[string]string) Params {
-	return Params{values: m}
+func paramsOf(m map[string]string) kernel.Params {
+	return kernel.Params{Values: m}
 }
 
 func init() {
-	register(
-		command{name: "listServiceOfferings", idKind: model.KindServiceOffering, sync: listServiceOfferings},
-		command{name: "listDiskOfferings", idKind: model.KindDiskOffering, sync: listDiskOfferings},
+	kernel.Register(
+		kernel.Command{Name: "listServiceOfferings", IDKind: model.KindServiceOffering, Sync: listServiceOfferings},
+		kernel.Command{Name: "listDiskOfferings", IDKind: model.KindDiskOffering, Sync: listDiskOfferings},
 	)
 }
 
 // listServiceOfferings lists user offerings; the simulator has no system VM
 // offerings, so issystem=true finds nothing.
-func listServiceOfferings(c *Call) (any, error) {
-	l := lister[*model.ServiceOffering]{key: "serviceoffering", id: (*model.ServiceOffering).UUID,
-		name:    func(o *model.ServiceOffering) string { return o.Name },
-		keyword: func(o *model.ServiceOffering) []string { return []string{o.Name, o.DisplayText} },
-		view:    plainView(serviceOfferingView)}
+func listServiceOfferings(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.ServiceOffering]{Key: "serviceoffering", ID: (*model.ServiceOffering).UUID,
+		Name:    func(o *model.ServiceOffering) string { return o.Name },
+		Keyword: func(o *model.ServiceOffering) []string { return []string{o.Name, o.DisplayText} },
+		View:    kernel.PlainView(serviceOfferingView)}
 	p := c.Params
-	return l.run(c, c.st.ServiceOfferings, func(o *model.ServiceOffering) bool {
+	return l.Run(c, c.State.ServiceOfferings, func(o *model.ServiceOffering) bool {
 		return !p.Bool("issystem", false) && p.Get("systemvmtype") == "" && stateMatches(p, o.Inactive) &&
-			optEq(p.Get("storagetype"), storageType(o.LocalStorage)) && fits(o, p)
+			kernel.OptEq(p.Get("storagetype"), storageType(o.LocalStorage)) && fits(o, p)
 	})
 }
 
@@ -65,7 +66,7 @@ func listServiceOfferings(c *Call) (any, error) {
 // QueryManagerImpl.searchForServiceOfferingIdsAndCount: a fixed value at
 // least the one asked; an open one without limits; or limits (from
 // serviceofferingdetails) that take it. An open speed fits any.
-func fits(o *model.ServiceOffering, p Params) bool {
+func fits(o *model.ServiceOffering, p kernel.Params) bool {
 	takes := func(have *int, param, minKey, maxKey string) bool {
 		if p.Get(param) == "" {
 			return true
@@ -83,11 +84,11 @@ func fits(o *model.ServiceOffering, p Params) bool {
 }
 
 // stateMatches is the 4.19 state filter: Active by default, "all" for both.
-func stateMatches(p Params, inactive bool) bool {
+func stateMatches(p kernel.Params, inactive bool) bool {
 	switch s := p.Get("state"); {
-	case optEq(s, "all") && s != "":
+	case kernel.OptEq(s, "all") && s != "":
 		return true
-	case optEq(s, model.OfferingInactive) && s != "":
+	case kernel.OptEq(s, model.OfferingInactive) && s != "":
 		return inactive
 	}
 	return !inactive
@@ -111,7 +112,7 @@ func stateName(inactive bool) string {
 // Gson leaves out what is null (cpunumber, cpuspeed and memory of what a
 // customized offering leaves open).
 func serviceOfferingView(o *model.ServiceOffering) map[string]any {
-	v := map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "created": csTime(o.Created),
+	v := map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "created": kernel.CsTime(o.Created),
 		"iscustomized": o.Dynamic(), "storagetype": storageType(o.LocalStorage),
 		"provisioningtype": model.FirstNonEmpty(o.ProvisioningType, "thin"), "offerha": o.OfferHA,
 		"limitcpuuse": o.LimitCPUUse, "isvolatile": o.Volatile, "issystem": false, "defaultuse": false,
@@ -146,14 +147,14 @@ func setString(v map[string]any, key string, s *string) {
 	}
 }
 
-func listDiskOfferings(c *Call) (any, error) {
-	l := lister[*model.DiskOffering]{key: "diskoffering", id: (*model.DiskOffering).UUID,
-		name:    func(o *model.DiskOffering) string { return o.Name },
-		keyword: func(o *model.DiskOffering) []string { return []string{o.Name, o.DisplayText} },
-		view:    plainView(diskOfferingView)}
+func listDiskOfferings(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.DiskOffering]{Key: "diskoffering", ID: (*model.DiskOffering).UUID,
+		Name:    func(o *model.DiskOffering) string { return o.Name },
+		Keyword: func(o *model.DiskOffering) []string { return []string{o.Name, o.DisplayText} },
+		View:    kernel.PlainView(diskOfferingView)}
 	p := c.Params
-	return l.run(c, c.st.DiskOfferings, func(o *model.DiskOffering) bool {
-		return stateMatches(p, o.Inactive) && optEq(p.Get("storagetype"), storageType(o.LocalStorage)) &&
+	return l.Run(c, c.State.DiskOfferings, func(o *model.DiskOffering) bool {
+		return stateMatches(p, o.Inactive) && kernel.OptEq(p.Get("storagetype"), storageType(o.LocalStorage)) &&
 			p.Bool("encrypt", o.Encrypt) == o.Encrypt
 	})
 }
@@ -161,7 +162,7 @@ func listDiskOfferings(c *Call) (any, error) {
 // diskOfferingView is DiskOfferingJoinDaoImpl.newDiskOfferingResponse.
 func diskOfferingView(o *model.DiskOffering) map[string]any {
 	v := map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "disksize": o.DiskSize,
-		"iscustomized": o.Customized, "created": csTime(o.Created), "storagetype": storageType(o.LocalStorage),
+		"iscustomized": o.Customized, "created": kernel.CsTime(o.Created), "storagetype": storageType(o.LocalStorage),
 		"provisioningtype": model.FirstNonEmpty(o.ProvisioningType, "thin"), "cacheMode": model.FirstNonEmpty(o.CacheMode, "none"),
 		"displayoffering": !o.Hidden, "encrypt": o.Encrypt, "iscustomizediops": o.CustomizedIOPS != nil && *o.CustomizedIOPS,
 		"disksizestrictness": o.SizeStrictness, "hasannotations": false, "state": stateName(o.Inactive),

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -15,24 +16,24 @@ const (
 )
 
 func init() {
-	register(
-		command{name: "createServiceOffering", sync: createServiceOffering},
-		command{name: "deleteServiceOffering", idKind: model.KindServiceOffering, sync: deleteServiceOffering},
+	kernel.Register(
+		kernel.Command{Name: "createServiceOffering", Sync: createServiceOffering},
+		kernel.Command{Name: "deleteServiceOffering", IDKind: model.KindServiceOffering, Sync: deleteServiceOffering},
 	)
 }
 
-func createServiceOffering(c *Call) (any, error) {
-	o, err := newServiceOffering(c.st, c.Params, c.eng.now())
+func createServiceOffering(c *kernel.Call) (any, error) {
+	o, err := newServiceOffering(c.State, c.Params, c.Engine.Now())
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
+	c.Changed()
 	return map[string]any{"serviceoffering": serviceOfferingView(o)}, nil
 }
 
 // nullableInt is an Integer parameter: nil when absent or blank, as
 // setFieldValue leaves it.
-func nullableInt(p Params, name string) *int {
+func nullableInt(p kernel.Params, name string) *int {
 	if strings.TrimSpace(p.Get(name)) == "" {
 		return nil
 	}
@@ -40,7 +41,7 @@ func nullableInt(p Params, name string) *int {
 	return &n
 }
 
-func nullableInt64(p Params, name string) *int64 {
+func nullableInt64(p kernel.Params, name string) *int64 {
 	if strings.TrimSpace(p.Get(name)) == "" {
 		return nil
 	}
@@ -48,7 +49,7 @@ func nullableInt64(p Params, name string) *int64 {
 	return &n
 }
 
-func nullableBool(p Params, name string) *bool {
+func nullableBool(p kernel.Params, name string) *bool {
 	if !p.Has(name) {
 		return nil
 	}
@@ -84,10 +85,10 @@ func maxOr(setting int) int {
 
 // newServiceOffering is ConfigurationManagerImpl.createServiceOffering (the
 // command's checks, then the persisting overload), for the API and the seed.
-func newServiceOffering(st *model.State, p Params, now time.Time) (*model.ServiceOffering, error) {
+func newServiceOffering(st *model.State, p kernel.Params, now time.Time) (*model.ServiceOffering, error) {
 	name := p.Get("name")
 	if name == "" { // CreateServiceOfferingCmd.getServiceOfferingName
-		return nil, paramError("Failed to create service offering because offering name has not been spified.")
+		return nil, kernel.ParamError("Failed to create service offering because offering name has not been spified.")
 	}
 	o := &model.ServiceOffering{Name: name, DisplayText: model.FirstNonEmpty(p.Get("displaytext"), name), // getDisplayText
 		CPUNumber: nullableInt(p, "cpunumber"), CPUSpeed: nullableInt(p, "cpuspeed"), Memory: nullableInt(p, "memory")}
@@ -114,7 +115,7 @@ func newServiceOffering(st *model.State, p Params, now time.Time) (*model.Servic
 // "cpunumber or memory missing". A customized offering is unconstrained
 // (no cpuspeed, no limits) or custom constrained (cpuspeed and all four
 // limits, which go to the offering's details).
-func checkCompute(o *model.ServiceOffering, p Params) error {
+func checkCompute(o *model.ServiceOffering, p kernel.Params) error {
 	minCPU, maxCPU := nullableInt(p, "mincpunumber"), nullableInt(p, "maxcpunumber")
 	minMem, maxMem := nullableInt(p, "minmemory"), nullableInt(p, "maxmemory")
 	customized := o.CPUNumber == nil || o.Memory == nil
@@ -122,7 +123,7 @@ func checkCompute(o *model.ServiceOffering, p Params) error {
 		customized = *b
 	}
 	fail := func(what string) error {
-		return paramError("Failed to create service offering %s: specify the %s", o.Name, what)
+		return kernel.ParamError("Failed to create service offering %s: specify the %s", o.Name, what)
 	}
 	if !customized {
 		switch maxCores, maxRAM := maxOr(offeringMaxCPUCores), maxOr(offeringMaxRAMSize); {
@@ -136,12 +137,12 @@ func checkCompute(o *model.ServiceOffering, p Params) error {
 		return nil
 	}
 	if o.CPUNumber != nil || o.Memory != nil {
-		return paramError("For creating a custom compute offering cpu and memory all should be null")
+		return kernel.ParamError("For creating a custom compute offering cpu and memory all should be null")
 	}
 	limits := []*int{minCPU, maxCPU, minMem, maxMem, o.CPUSpeed}
 	if anyNil(limits...) {
 		if !allNil(limits...) {
-			return paramError("For creating a custom compute offering min/max cpu and min/max memory/cpu speed should all be null or all specified")
+			return kernel.ParamError("For creating a custom compute offering min/max cpu and min/max memory/cpu speed should all be null or all specified")
 		}
 		return nil
 	}
@@ -160,7 +161,7 @@ func checkCompute(o *model.ServiceOffering, p Params) error {
 
 // checkPlacement is createServiceOffering's storage type, system VM, network
 // rate and cache mode rules.
-func checkPlacement(o *model.ServiceOffering, p Params) error {
+func checkPlacement(o *model.ServiceOffering, p kernel.Params) error {
 	o.OfferHA, o.LimitCPUUse, o.Volatile = p.Bool("offerha", false), p.Bool("limitcpuuse", false), p.Bool("isvolatile", false)
 	if err := validateCacheMode(p.Get("cachemode")); err != nil {
 		return err
@@ -169,24 +170,24 @@ func checkPlacement(o *model.ServiceOffering, p Params) error {
 	switch st := p.Get("storagetype"); {
 	case strings.EqualFold(st, "local"):
 		if o.OfferHA {
-			return paramError("HA offering with local storage is not supported. ")
+			return kernel.ParamError("HA offering with local storage is not supported. ")
 		}
 		o.LocalStorage = true
 	case st != "" && !strings.EqualFold(st, "shared"):
-		return paramError("Invalid storage type %s specified, valid types are: 'local' and 'shared'", st)
+		return kernel.ParamError("Invalid storage type %s specified, valid types are: 'local' and 'shared'", st)
 	}
 	if p.Bool("issystem", false) {
 		// The simulator runs no system VMs; it refuses to hold their offerings.
-		return &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd,
+		return &kernel.APIError{Code: kernel.CodeUnsupported, CSCode: kernel.CsUnavailableCmd,
 			Text: "System VM offerings are not implemented by the CloudStack simulator"}
 	}
 	if o.NetworkRate = nullableInt(p, "networkrate"); o.NetworkRate != nil && *o.NetworkRate < 0 {
-		return paramError("Failed to create service offering %s: specify the network rate value more than 0", o.Name)
+		return kernel.ParamError("Failed to create service offering %s: specify the network rate value more than 0", o.Name)
 	}
 	// createServiceOffering cleans up the storage tags (given to the disk
 	// offering it makes beside) and keeps the host tags as given.
 	o.HostTags = given(p, "hosttags")
-	var err *APIError
+	var err *kernel.APIError
 	if o.StorageTags, err = cleanupTags(given(p, "tags")); err != nil {
 		return err
 	}
@@ -197,32 +198,32 @@ func checkPlacement(o *model.ServiceOffering, p Params) error {
 
 // checkDisk is the root disk half: the disk offering it maps to, or the
 // rules createDiskOfferingInternal applies to the one it makes.
-func checkDisk(o *model.ServiceOffering, p Params, st *model.State) error {
+func checkDisk(o *model.ServiceOffering, p kernel.Params, st *model.State) error {
 	if p.Get("storagepolicy") != "" {
-		return paramError("Please specify a valid vSphere storage policy id")
+		return kernel.ParamError("Please specify a valid vSphere storage policy id")
 	}
 	if id := p.Get("diskofferingid"); id != "" {
 		if _, ok := model.ByID(st.DiskOfferings, id); !ok {
-			return paramError("Please specify a valid disk offering.")
+			return kernel.ParamError("Please specify a valid disk offering.")
 		}
 	}
 	if p.Get("vgpuprofileid") != "" { // validateVgpuProfileAndGetGpuCount: the simulator has no GPUs
-		return paramError("Please specify a valid vgpu profile.")
+		return kernel.ParamError("Please specify a valid vgpu profile.")
 	}
 	if err := checkIOPS(p); err != nil {
 		return err
 	}
 	if size := nullableInt64(p, "rootdisksize"); size != nil {
 		if *size <= 0 {
-			return paramError("The Root disk size is of %d GB but it must be greater than 0.", *size)
+			return kernel.ParamError("The Root disk size is of %d GB but it must be greater than 0.", *size)
 		}
 		if *size > maxVolumeSizeGB {
-			return paramError("The maximum size for a disk is %d GB.", maxVolumeSizeGB)
+			return kernel.ParamError("The maximum size for a disk is %d GB.", maxVolumeSizeGB)
 		}
 		o.RootDiskSizeGB = *size
 	}
 	if r := nullableInt(p, "hypervisorsnapshotreserve"); r != nil && *r < 0 {
-		return paramError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
+		return kernel.ParamError("If provided, Hypervisor Snapshot Reserve must be greater than or equal to 0.")
 	}
 	o.ProvisioningType = strings.ToLower(model.FirstNonEmpty(p.Get("provisioningtype"), "thin"))
 	return nil
@@ -231,16 +232,16 @@ func checkDisk(o *model.ServiceOffering, p Params, st *model.State) error {
 // takeDetails adds serviceofferingdetails to the offering's details
 // (createServiceOffering's details loop; bandwidth and IOPS limits belong to
 // the disk offering).
-func takeDetails(o *model.ServiceOffering, p Params) error {
+func takeDetails(o *model.ServiceOffering, p kernel.Params) error {
 	details := offeringDetails(p.Map("serviceofferingdetails"))
 	_, pci := details["pciDevice"]
 	_, vgpu := details["vgpuType"]
 	if pci != vgpu {
-		return paramError("Please specify the pciDevice and vgpuType correctly.")
+		return kernel.ParamError("Please specify the pciDevice and vgpuType correctly.")
 	}
 	for k, v := range details {
 		if strings.HasPrefix(k, "extraconfig") && !strings.HasPrefix(k, "extraconfig-dpdk-") {
-			return paramError("Only extraconfig for DPDK are supported in service offering details")
+			return kernel.ParamError("Only extraconfig for DPDK are supported in service offering details")
 		}
 		if strings.EqualFold(k, "bandwidthLimitInMbps") || strings.EqualFold(k, "iopsLimit") {
 			continue
@@ -271,7 +272,7 @@ func offeringDetails(entries []map[string]string) map[string]string {
 
 // checkIOPS is createDiskOfferingInternal's (and persistDiskOffering's) min
 // and max IOPS rule for offerings whose IOPS are not customized.
-func checkIOPS(p Params) error {
+func checkIOPS(p kernel.Params) error {
 	custom := nullableBool(p, "customizediops")
 	if custom == nil || *custom {
 		return nil
@@ -281,10 +282,10 @@ func checkIOPS(p Params) error {
 		return nil
 	}
 	if minIOPS == nil || *minIOPS <= 0 {
-		return paramError("The min IOPS must be greater than 0.")
+		return kernel.ParamError("The min IOPS must be greater than 0.")
 	}
 	if maxIOPS == nil || *minIOPS > *maxIOPS {
-		return paramError("The min IOPS must be less than or equal to the max IOPS.")
+		return kernel.ParamError("The min IOPS must be less than or equal to the max IOPS.")
 	}
 	return nil
 }
@@ -296,11 +297,11 @@ func validateCacheMode(mode string) error {
 	case "", "none", "writeback", "writethrough", "hypervisor_default":
 		return nil
 	}
-	return paramError("Invalid cache mode (%s). Please specify one of the following valid cache mode parameters: none, writeback, writethrough or hypervisor_default.", mode)
+	return kernel.ParamError("Invalid cache mode (%s). Please specify one of the following valid cache mode parameters: none, writeback, writethrough or hypervisor_default.", mode)
 }
 
 // given is a string parameter as the command holds it: nil when not sent.
-func given(p Params, name string) *string {
+func given(p kernel.Params, name string) *string {
 	if !p.Has(name) {
 		return nil
 	}
@@ -313,7 +314,7 @@ func given(p Params, name string) *string {
 // each entry trimmed as String.trim does, joined again. Tags of commas only
 // split into nothing, and its StringBuilder.delete(-1, 0) throws:
 // ApiServer.handleRequest answers that exception's message as a 530.
-func cleanupTags(tags *string) (*string, *APIError) {
+func cleanupTags(tags *string) (*string, *kernel.APIError) {
 	if tags == nil {
 		return nil, nil
 	}
@@ -324,7 +325,7 @@ func cleanupTags(tags *string) (*string, *APIError) {
 		}
 	}
 	if len(parts) == 0 {
-		return nil, &APIError{Code: codeInternalError, CSCode: csServerAPIException, Text: "start -1, end 0, length 0"}
+		return nil, &kernel.APIError{Code: kernel.CodeInternalError, CSCode: kernel.CsServerAPIException, Text: "start -1, end 0, length 0"}
 	}
 	for i, t := range parts {
 		parts[i] = strings.TrimFunc(t, func(r rune) bool { return r <= ' ' })
@@ -334,14 +335,14 @@ func cleanupTags(tags *string) (*string, *APIError) {
 }
 
 // checkRates is validateMaxRateEqualsOrGreater for the four rate pairs.
-func checkRates(p Params) error {
+func checkRates(p kernel.Params) error {
 	for _, r := range []struct{ rate, max, label string }{
 		{"iopsreadrate", "iopsreadratemax", "IOPS Read"}, {"iopswriterate", "iopswriteratemax", "IOPS Write"},
 		{"bytesreadrate", "bytesreadratemax", "Bytes Read"}, {"byteswriterate", "byteswriteratemax", "Bytes Write"},
 	} {
 		n, m := nullableInt64(p, r.rate), nullableInt64(p, r.max)
 		if n != nil && m != nil && *m < *n {
-			return paramError("%s rate (%d) cannot be greater than %s maximum rate (%d)", r.label, *n, r.label, *m)
+			return kernel.ParamError("%s rate (%d) cannot be greater than %s maximum rate (%d)", r.label, *n, r.label, *m)
 		}
 	}
 	return nil
@@ -349,12 +350,12 @@ func checkRates(p Params) error {
 
 // deleteServiceOffering is ConfigurationManagerImpl.deleteServiceOffering:
 // the offering becomes Inactive (VMs keep using it).
-func deleteServiceOffering(c *Call) (any, error) {
-	o, ok := model.ByID(c.st.ServiceOfferings, c.Params.Get("id"))
+func deleteServiceOffering(c *kernel.Call) (any, error) {
+	o, ok := model.ByID(c.State.ServiceOfferings, c.Params.Get("id"))
 	if !ok {
-		return nil, paramError("unable to find service offering %s", c.Params.Get("id"))
+		return nil, kernel.ParamError("unable to find service offering %s", c.Params.Get("id"))
 	}
 	o.Inactive = true
-	c.changed()
-	return success(), nil
+	c.Changed()
+	return kernel.Success(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -36,42 +37,42 @@ func seedOSTypes(st *model.State) {
 }
 
 func init() {
-	register(
-		command{name: "listOsTypes", idKind: model.KindOSType, sync: listOsTypes},
-		command{name: "listOsCategories", idKind: model.KindOSCategory, sync: listOsCategories},
+	kernel.Register(
+		kernel.Command{Name: "listOsTypes", IDKind: model.KindOSType, Sync: listOsTypes},
+		kernel.Command{Name: "listOsCategories", IDKind: model.KindOSCategory, Sync: listOsCategories},
 	)
 }
 
 // listOsTypes is GuestOSDaoImpl.listGuestOSByCriteria: description and
 // keyword are LIKE %x% on the display name, rows ordered by display name.
-func listOsTypes(c *Call) (any, error) {
-	l := lister[*model.OSType]{key: "ostype", id: (*model.OSType).UUID, view: (*Call).osTypeView,
-		keyword: func(o *model.OSType) []string { return []string{o.Description} }}
+func listOsTypes(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.OSType]{Key: "ostype", ID: (*model.OSType).UUID, View: osTypeView,
+		Keyword: func(o *model.OSType) []string { return []string{o.Description} }}
 	p := c.Params
-	rows := slices.Clone(c.st.OSTypes)
+	rows := slices.Clone(c.State.OSTypes)
 	slices.SortStableFunc(rows, func(a, b *model.OSType) int {
 		return strings.Compare(strings.ToLower(a.Description), strings.ToLower(b.Description))
 	})
-	return l.run(c, rows, func(o *model.OSType) bool {
-		return like(o.Description, p.Get("description")) && optEq(p.Get("oscategoryid"), o.CategoryID)
+	return l.Run(c, rows, func(o *model.OSType) bool {
+		return kernel.Like(o.Description, p.Get("description")) && kernel.OptEq(p.Get("oscategoryid"), o.CategoryID)
 	})
 }
 
 // osTypeView is ApiResponseHelper.createGuestOSResponse.
-func (c *Call) osTypeView(o *model.OSType) map[string]any {
-	cat, _ := model.ByID(c.st.OSCategories, o.CategoryID)
+func osTypeView(c *kernel.Call, o *model.OSType) map[string]any {
+	cat, _ := model.ByID(c.State.OSCategories, o.CategoryID)
 	return map[string]any{"id": o.ID, "description": o.Description, "name": o.Description,
 		"oscategoryid": cat.ID, "oscategoryname": cat.Name, "isuserdefined": false, "fordisplay": true}
 }
 
 // listOsCategories is GuestOsManagementService.listGuestOSCategoriesByCriteria.
-func listOsCategories(c *Call) (any, error) {
-	l := lister[*model.OSCategory]{key: "oscategory", id: (*model.OSCategory).UUID,
-		name: func(o *model.OSCategory) string { return o.Name }, view: func(_ *Call, o *model.OSCategory) map[string]any {
+func listOsCategories(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.OSCategory]{Key: "oscategory", ID: (*model.OSCategory).UUID,
+		Name: func(o *model.OSCategory) string { return o.Name }, View: func(_ *kernel.Call, o *model.OSCategory) map[string]any {
 			return map[string]any{"id": o.ID, "name": o.Name, "isfeatured": o.Featured}
 		}}
 	p := c.Params
-	return l.run(c, c.st.OSCategories, func(o *model.OSCategory) bool {
+	return l.Run(c, c.State.OSCategories, func(o *model.OSCategory) bool {
 		return !p.Has("isfeatured") || p.Bool("isfeatured", false) == o.Featured
 	})
 }

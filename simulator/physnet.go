@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -19,13 +20,13 @@ const (
 )
 
 func init() {
-	paramKinds["nspid"] = kindProvider
-	register(
-		command{name: "createPhysicalNetwork", async: createPhysicalNetwork},
-		command{name: "updatePhysicalNetwork", idKind: model.KindPhysicalNetwork, async: updatePhysicalNetwork},
-		command{name: "addTrafficType", async: addTrafficType},
-		command{name: "listTrafficTypes", idKind: kindTrafficType, sync: listTrafficTypes},
-		command{name: "listPhysicalNetworks", idKind: model.KindPhysicalNetwork, sync: listPhysicalNetworks},
+	kernel.ParamKinds["nspid"] = kindProvider
+	kernel.Register(
+		kernel.Command{Name: "createPhysicalNetwork", Async: createPhysicalNetwork},
+		kernel.Command{Name: "updatePhysicalNetwork", IDKind: model.KindPhysicalNetwork, Async: updatePhysicalNetwork},
+		kernel.Command{Name: "addTrafficType", Async: addTrafficType},
+		kernel.Command{Name: "listTrafficTypes", IDKind: kindTrafficType, Sync: listTrafficTypes},
+		kernel.Command{Name: "listPhysicalNetworks", IDKind: model.KindPhysicalNetwork, Sync: listPhysicalNetworks},
 	)
 }
 
@@ -35,19 +36,19 @@ type physnetSpec struct {
 	IsolationMethods, Tags                   []string
 }
 
-func createPhysicalNetwork(c *Call) (*asyncJob, error) {
+func createPhysicalNetwork(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
-	pn, err := makePhysicalNetwork(c.st, physnetSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), VLAN: p.Get("vlan"),
+	pn, err := makePhysicalNetwork(c.State, physnetSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), VLAN: p.Get("vlan"),
 		BroadcastDomainRange: p.Get("broadcastdomainrange"), IsolationMethods: p.List("isolationmethods"),
 		Tags: p.List("tags")})
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
+	c.Changed()
 	// A BaseAsyncCreateCmd: the entity exists when the job is queued.
-	return &asyncJob{instanceType: "PhysicalNetwork", instanceID: pn.ID, created: true,
-		cmdClass: "org.apache.cloudstack.api.command.admin.network.CreatePhysicalNetworkCmd",
-		run:      func() (any, error) { return map[string]any{"physicalnetwork": c.physnetView(pn)}, nil }}, nil
+	return &kernel.AsyncJob{InstanceType: "PhysicalNetwork", InstanceID: pn.ID, Created: true,
+		CmdClass: "org.apache.cloudstack.api.command.admin.network.CreatePhysicalNetworkCmd",
+		Run:      func() (any, error) { return map[string]any{"physicalnetwork": physnetView(c, pn)}, nil }}, nil
 }
 
 // createPhysicalNetwork follows NetworkServiceImpl.createPhysicalNetwork: a
@@ -59,24 +60,24 @@ func createPhysicalNetwork(c *Call) (*asyncJob, error) {
 func makePhysicalNetwork(st *model.State, s physnetSpec) (*model.PhysicalNetwork, error) {
 	z := st.Zone(s.ZoneID)
 	if z == nil {
-		return nil, paramError("Please specify a valid zone.")
+		return nil, kernel.ParamError("Please specify a valid zone.")
 	}
 	if z.Allocation == model.AllocationEnabled {
-		return nil, permissionDenied("Cannot create PhysicalNetwork since the Zone is currently enabled, zone Id: %d", z.InternalID)
+		return nil, kernel.PermissionDenied("Cannot create PhysicalNetwork since the Zone is currently enabled, zone Id: %d", z.InternalID)
 	}
 	if len(s.Tags) > 1 {
-		return nil, paramError("Only one tag can be specified for a physical network at this time")
+		return nil, kernel.ParamError("Only one tag can be specified for a physical network at this time")
 	}
 	if len(s.IsolationMethods) > 1 {
-		return nil, paramError("Only one isolationMethod can be specified for a physical network at this time")
+		return nil, kernel.ParamError("Only one isolationMethod can be specified for a physical network at this time")
 	}
 	if r := s.BroadcastDomainRange; r != "" {
 		switch strings.ToUpper(r) {
 		case "ZONE":
 		case "POD":
-			return nil, paramError("Advance zone can have broadcast domain type of value ZONE only")
+			return nil, kernel.ParamError("Advance zone can have broadcast domain type of value ZONE only")
 		default:
-			return nil, paramError("Unable to resolve broadcastDomainRange '%s' to a supported value {Pod or Zone}", r)
+			return nil, kernel.ParamError("Unable to resolve broadcastDomainRange '%s' to a supported value {Pod or Zone}", r)
 		}
 	}
 	id, internal := st.NewID(model.KindPhysicalNetwork)
@@ -135,18 +136,18 @@ func normalizeVnetRanges(pn *model.PhysicalNetwork, ranges string) (string, erro
 			continue
 		}
 		if len(parts) < 2 {
-			return "", paramError("Please provide valid vnet range. vnet range should be a comma separated list of vlan ranges. example 500-500,600-601%s", msg)
+			return "", kernel.ParamError("Please provide valid vnet range. vnet range should be a comma separated list of vlan ranges. example 500-500,600-601%s", msg)
 		}
 		start, err1 := strconv.Atoi(parts[0])
 		end, err2 := strconv.Atoi(parts[1])
 		if err1 != nil || err2 != nil {
-			return "", paramError("Please provide valid vnet range. The vnet range should be a comma separated list example 2001-2012,3000-3005.%s", msg)
+			return "", kernel.ParamError("Please provide valid vnet range. The vnet range should be a comma separated list example 2001-2012,3000-3005.%s", msg)
 		}
 		if start < minVLAN || end > maxVLAN {
-			return "", paramError("Vnet range has to be%s", msg)
+			return "", kernel.ParamError("Vnet range has to be%s", msg)
 		}
 		if start > end {
-			return "", paramError("Vnet range has to be%s and start range should be lesser than or equal to stop range", msg)
+			return "", kernel.ParamError("Vnet range has to be%s and start range should be lesser than or equal to stop range", msg)
 		}
 		for v := start; v <= end; v++ {
 			if !slices.Contains(vnets, v) {
@@ -170,15 +171,15 @@ func normalizeVnetRanges(pn *model.PhysicalNetwork, ranges string) (string, erro
 // updatePhysicalNetwork follows NetworkServiceImpl.updatePhysicalNetwork for
 // state and the guest VLAN range. Departure: shrinking the range is not
 // checked against VLANs in use.
-func updatePhysicalNetwork(c *Call) (*asyncJob, error) {
+func updatePhysicalNetwork(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
-	pn, _ := model.ByID(c.st.PhysicalNetworks, p.Get("id"))
+	pn, _ := model.ByID(c.State.PhysicalNetworks, p.Get("id"))
 	if len(p.List("tags")) > 1 {
-		return nil, paramError("Unable to support more than one tag on network yet")
+		return nil, kernel.ParamError("Unable to support more than one tag on network yet")
 	}
 	state := p.Get("state")
 	if state != "" && state != model.PhysnetEnabled && state != model.PhysnetDisabled {
-		return nil, paramError("Unable to resolve state '%s' to a supported value {Enabled or Disabled}", state)
+		return nil, kernel.ParamError("Unable to resolve state '%s' to a supported value {Enabled or Disabled}", state)
 	}
 	vlan := pn.VLAN
 	if p.Has("vlan") {
@@ -188,20 +189,20 @@ func updatePhysicalNetwork(c *Call) (*asyncJob, error) {
 		}
 		vlan = v
 	}
-	return &asyncJob{instanceType: "PhysicalNetwork", instanceID: pn.ID,
-		cmdClass: "org.apache.cloudstack.api.command.admin.network.UpdatePhysicalNetworkCmd",
-		run: func() (any, error) {
+	return &kernel.AsyncJob{InstanceType: "PhysicalNetwork", InstanceID: pn.ID,
+		CmdClass: "org.apache.cloudstack.api.command.admin.network.UpdatePhysicalNetworkCmd",
+		Run: func() (any, error) {
 			pn.Update(state, vlan)
 			if p.Has("tags") {
 				pn.Tags = strings.Join(p.List("tags"), ",")
 			}
-			return map[string]any{"physicalnetwork": c.physnetView(pn)}, nil
+			return map[string]any{"physicalnetwork": physnetView(c, pn)}, nil
 		}}, nil
 }
 
 // physnetView is ApiResponseHelper.createPhysicalNetworkResponse.
-func (c *Call) physnetView(pn *model.PhysicalNetwork) map[string]any {
-	z := c.st.Zone(pn.ZoneID)
+func physnetView(c *kernel.Call, pn *model.PhysicalNetwork) map[string]any {
+	z := c.State.Zone(pn.ZoneID)
 	v := map[string]any{"id": pn.ID, "name": pn.Name, "zoneid": z.ID, "zonename": z.Name,
 		"state": model.Or(pn.State, model.PhysnetEnabled), "isolationmethods": model.Or(pn.IsolationMethods, "VLAN"),
 		"broadcastdomainrange": model.Or(pn.BroadcastDomainRange, "ZONE")}
@@ -217,20 +218,20 @@ func (c *Call) physnetView(pn *model.PhysicalNetwork) map[string]any {
 // addTrafficType follows NetworkServiceImpl.addTrafficTypeToPhysicalNetwork:
 // a physical network carries a traffic type once, and a zone carries
 // Management, Control, Public and Storage on one physical network only.
-func addTrafficType(c *Call) (*asyncJob, error) {
+func addTrafficType(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
-	pn, ok := model.ByID(c.st.PhysicalNetworks, p.Get("physicalnetworkid"))
+	pn, ok := model.ByID(c.State.PhysicalNetworks, p.Get("physicalnetworkid"))
 	if !ok {
-		return nil, paramError("Physical Network id=%s doesn't exist in the system", p.Get("physicalnetworkid"))
+		return nil, kernel.ParamError("Physical Network id=%s doesn't exist in the system", p.Get("physicalnetworkid"))
 	}
-	tt, err := addTrafficTypeTo(c.st, pn, p.Get("traffictype"))
+	tt, err := addTrafficTypeTo(c.State, pn, p.Get("traffictype"))
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
-	return &asyncJob{instanceType: "PhysicalNetworkTrafficType", instanceID: tt.ID, created: true,
-		cmdClass: "org.apache.cloudstack.api.command.admin.usage.AddTrafficTypeCmd",
-		run:      func() (any, error) { return map[string]any{"traffictype": trafficTypeView(tt)}, nil }}, nil
+	c.Changed()
+	return &kernel.AsyncJob{InstanceType: "PhysicalNetworkTrafficType", InstanceID: tt.ID, Created: true,
+		CmdClass: "org.apache.cloudstack.api.command.admin.usage.AddTrafficTypeCmd",
+		Run:      func() (any, error) { return map[string]any{"traffictype": trafficTypeView(tt)}, nil }}, nil
 }
 
 // trafficTypes are Networks.TrafficType's values (valueOf is case-sensitive).
@@ -238,13 +239,13 @@ var trafficTypes = []string{"None", "Public", "Guest", "Storage", "Management", 
 
 func addTrafficTypeTo(st *model.State, pn *model.PhysicalNetwork, typ string) (*model.TrafficType, error) {
 	if typ != "" && !slices.Contains(trafficTypes, typ) {
-		return nil, paramError("Unable to resolve trafficType '%s' to a supported value", typ)
+		return nil, kernel.ParamError("Unable to resolve trafficType '%s' to a supported value", typ)
 	}
 	if trafficTypeOf(st, pn.ID, typ) != nil {
-		return nil, internalError("This physical network already supports the traffic type: %s", typ)
+		return nil, kernel.InternalError("This physical network already supports the traffic type: %s", typ)
 	}
 	if typ != "Guest" && len(physicalNetworksWithTraffic(st, pn.ZoneID, typ)) > 0 {
-		return nil, internalError("Fail to add the traffic type to physical network because Zone already has a physical network with this traffic type: %s", typ)
+		return nil, kernel.InternalError("Fail to add the traffic type to physical network because Zone already has a physical network with this traffic type: %s", typ)
 	}
 	return addTrafficTypeRow(st, pn, typ), nil
 }
@@ -282,17 +283,17 @@ func trafficTypeView(t *model.TrafficType) map[string]any {
 	return map[string]any{"id": t.ID, "traffictype": t.Type, "physicalnetworkid": t.PhysicalNetworkID}
 }
 
-func listTrafficTypes(c *Call) (any, error) {
-	l := lister[*model.TrafficType]{key: "traffictype", id: (*model.TrafficType).UUID,
-		keyword: func(t *model.TrafficType) []string { return []string{t.Type} }, view: plainView(trafficTypeView)}
-	return l.run(c, c.st.TrafficTypes, func(t *model.TrafficType) bool {
+func listTrafficTypes(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.TrafficType]{Key: "traffictype", ID: (*model.TrafficType).UUID,
+		Keyword: func(t *model.TrafficType) []string { return []string{t.Type} }, View: kernel.PlainView(trafficTypeView)}
+	return l.Run(c, c.State.TrafficTypes, func(t *model.TrafficType) bool {
 		return strings.EqualFold(t.PhysicalNetworkID, c.Params.Get("physicalnetworkid"))
 	})
 }
 
-func listPhysicalNetworks(c *Call) (any, error) {
-	l := lister[*model.PhysicalNetwork]{key: "physicalnetwork", id: (*model.PhysicalNetwork).UUID,
-		name: func(p *model.PhysicalNetwork) string { return p.Name }, nameLike: true,
-		zone: func(p *model.PhysicalNetwork) string { return p.ZoneID }, view: (*Call).physnetView}
-	return l.run(c, c.st.PhysicalNetworks)
+func listPhysicalNetworks(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.PhysicalNetwork]{Key: "physicalnetwork", ID: (*model.PhysicalNetwork).UUID,
+		Name: func(p *model.PhysicalNetwork) string { return p.Name }, NameLike: true,
+		Zone: func(p *model.PhysicalNetwork) string { return p.ZoneID }, View: physnetView}
+	return l.Run(c, c.State.PhysicalNetworks)
 }

@@ -3,32 +3,33 @@ package simulator
 import (
 	"slices"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(
-		command{name: "listNetworkServiceProviders", idKind: kindProvider, sync: listNetworkServiceProviders},
-		command{name: "updateNetworkServiceProvider", idKind: kindProvider, async: updateNetworkServiceProvider},
-		command{name: "listVirtualRouterElements", idKind: kindVRElement, sync: listVirtualRouterElements},
-		command{name: "configureVirtualRouterElement", idKind: kindVRElement, async: configureVirtualRouterElement},
-		command{name: "listInternalLoadBalancerElements", idKind: kindVRElement, sync: listInternalLoadBalancerElements},
-		command{name: "configureInternalLoadBalancerElement", idKind: kindVRElement, async: configureInternalLoadBalancerElement},
+	kernel.Register(
+		kernel.Command{Name: "listNetworkServiceProviders", IDKind: kindProvider, Sync: listNetworkServiceProviders},
+		kernel.Command{Name: "updateNetworkServiceProvider", IDKind: kindProvider, Async: updateNetworkServiceProvider},
+		kernel.Command{Name: "listVirtualRouterElements", IDKind: kindVRElement, Sync: listVirtualRouterElements},
+		kernel.Command{Name: "configureVirtualRouterElement", IDKind: kindVRElement, Async: configureVirtualRouterElement},
+		kernel.Command{Name: "listInternalLoadBalancerElements", IDKind: kindVRElement, Sync: listInternalLoadBalancerElements},
+		kernel.Command{Name: "configureInternalLoadBalancerElement", IDKind: kindVRElement, Async: configureInternalLoadBalancerElement},
 	)
 }
 
 // listNetworkServiceProviders is NetworkServiceImpl.listNetworkServiceProviders:
 // name and state match whole (case-insensitively, as MySQL compares them) and
 // the newest provider comes first.
-func listNetworkServiceProviders(c *Call) (any, error) {
-	l := lister[*model.NetworkServiceProvider]{key: "networkserviceprovider", id: (*model.NetworkServiceProvider).UUID,
-		view: plainView(providerView)}
+func listNetworkServiceProviders(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.NetworkServiceProvider]{Key: "networkserviceprovider", ID: (*model.NetworkServiceProvider).UUID,
+		View: kernel.PlainView(providerView)}
 	p := c.Params
-	rows := slices.Clone(c.st.Providers)
+	rows := slices.Clone(c.State.Providers)
 	slices.Reverse(rows)
-	return l.run(c, rows, func(n *model.NetworkServiceProvider) bool {
-		return optEq(p.Get("physicalnetworkid"), n.PhysicalNetworkID) &&
-			optEq(p.Get("name"), n.Name) && optEq(p.Get("state"), n.State)
+	return l.Run(c, rows, func(n *model.NetworkServiceProvider) bool {
+		return kernel.OptEq(p.Get("physicalnetworkid"), n.PhysicalNetworkID) &&
+			kernel.OptEq(p.Get("name"), n.Name) && kernel.OptEq(p.Get("state"), n.State)
 	})
 }
 
@@ -58,24 +59,24 @@ func providerServices(name string) []string {
 // updateNetworkServiceProvider follows NetworkServiceImpl.updateNetworkServiceProvider:
 // enabling needs the element ready (VirtualRouterElement.isReady: its
 // element configured enabled); Shutdown cannot be set.
-func updateNetworkServiceProvider(c *Call) (*asyncJob, error) {
+func updateNetworkServiceProvider(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
-	nsp, _ := model.ByID(c.st.Providers, p.Get("id"))
+	nsp, _ := model.ByID(c.State.Providers, p.Get("id"))
 	state := p.Get("state")
 	switch state {
 	case "", model.ProviderEnabled, model.ProviderDisabled:
 	case model.ProviderShutdown:
-		return nil, paramError("Updating the provider state to 'Shutdown' is not supported")
+		return nil, kernel.ParamError("Updating the provider state to 'Shutdown' is not supported")
 	default:
-		return nil, paramError("Unable to resolve state '%s' to a supported value {Enabled or Disabled}", state)
+		return nil, kernel.ParamError("Unable to resolve state '%s' to a supported value {Enabled or Disabled}", state)
 	}
 	if p.Has("servicelist") && nsp.Name != "VirtualRouter" && nsp.Name != "VpcVirtualRouter" {
-		return nil, paramError("Cannot update set of Services for this Service Provider '%s'", nsp.Name)
+		return nil, kernel.ParamError("Cannot update set of Services for this Service Provider '%s'", nsp.Name)
 	}
-	return &asyncJob{instanceType: "PhysicalNetworkServiceProvider", instanceID: nsp.ID,
-		cmdClass: "org.apache.cloudstack.api.command.admin.network.UpdateNetworkServiceProviderCmd",
-		run: func() (any, error) {
-			if err := setProviderState(c.st, nsp, state); err != nil {
+	return &kernel.AsyncJob{InstanceType: "PhysicalNetworkServiceProvider", InstanceID: nsp.ID,
+		CmdClass: "org.apache.cloudstack.api.command.admin.network.UpdateNetworkServiceProviderCmd",
+		Run: func() (any, error) {
+			if err := setProviderState(c.State, nsp, state); err != nil {
 				return nil, err
 			}
 			return map[string]any{"networkserviceprovider": providerView(nsp)}, nil
@@ -84,9 +85,9 @@ func updateNetworkServiceProvider(c *Call) (*asyncJob, error) {
 
 // setProviderState applies a checked state; enabling needs the provider
 // ready.
-func setProviderState(st *model.State, nsp *model.NetworkServiceProvider, state string) *APIError {
+func setProviderState(st *model.State, nsp *model.NetworkServiceProvider, state string) *kernel.APIError {
 	if state == model.ProviderEnabled && !providerReady(st, nsp) {
-		return internalError("Provider is not ready, cannot Enable the provider, please configure the provider first")
+		return kernel.InternalError("Provider is not ready, cannot Enable the provider, please configure the provider first")
 	}
 	if state != "" {
 		nsp.State = state
@@ -116,58 +117,58 @@ func vrElementOf(st *model.State, nspID string) *model.VirtualRouterElement {
 
 // listVirtualRouterElements lists the virtual routers' elements; the
 // internal load balancers' share the table but have their own command.
-func listVirtualRouterElements(c *Call) (any, error) {
-	return c.listElements("virtualrouterelement", func(e *model.VirtualRouterElement) bool { return e.Type != "InternalLbVm" })
+func listVirtualRouterElements(c *kernel.Call) (any, error) {
+	return listElements(c, "virtualrouterelement", func(e *model.VirtualRouterElement) bool { return e.Type != "InternalLbVm" })
 }
 
 // listInternalLoadBalancerElements is
 // InternalLoadBalancerElement.searchForInternalLoadBalancerElements: only
 // InternalLbVm elements.
-func listInternalLoadBalancerElements(c *Call) (any, error) {
-	return c.listElements("internalloadbalancerelement", func(e *model.VirtualRouterElement) bool { return e.Type == "InternalLbVm" })
+func listInternalLoadBalancerElements(c *kernel.Call) (any, error) {
+	return listElements(c, "internalloadbalancerelement", func(e *model.VirtualRouterElement) bool { return e.Type == "InternalLbVm" })
 }
 
-func (c *Call) listElements(key string, ofType func(*model.VirtualRouterElement) bool) (any, error) {
-	l := lister[*model.VirtualRouterElement]{key: key, id: (*model.VirtualRouterElement).UUID, view: (*Call).vrElementView}
+func listElements(c *kernel.Call, key string, ofType func(*model.VirtualRouterElement) bool) (any, error) {
+	l := kernel.Lister[*model.VirtualRouterElement]{Key: key, ID: (*model.VirtualRouterElement).UUID, View: vrElementView}
 	p := c.Params
-	return l.run(c, c.st.VRElements, ofType, func(e *model.VirtualRouterElement) bool {
-		return optEq(p.Get("nspid"), e.NSPID) && (!p.Has("enabled") || p.Bool("enabled", false) == e.Enabled)
+	return l.Run(c, c.State.VRElements, ofType, func(e *model.VirtualRouterElement) bool {
+		return kernel.OptEq(p.Get("nspid"), e.NSPID) && (!p.Has("enabled") || p.Bool("enabled", false) == e.Enabled)
 	})
 }
 
 // vrElementView is ApiResponseHelper.createVirtualRouterProviderResponse.
-func (c *Call) vrElementView(e *model.VirtualRouterElement) map[string]any {
-	root := c.st.Domains[0]
-	admin := c.st.Accounts[0]
+func vrElementView(c *kernel.Call, e *model.VirtualRouterElement) map[string]any {
+	root := c.State.Domains[0]
+	admin := c.State.Accounts[0]
 	return map[string]any{"id": e.ID, "nspid": e.NSPID, "enabled": e.Enabled, "account": admin.Name,
 		"domainid": root.ID, "domain": root.Name, "domainpath": root.DisplayPath()}
 }
 
 // configureVirtualRouterElement is VirtualRouterElement.configure: it sets
 // the element's enabled flag.
-func configureVirtualRouterElement(c *Call) (*asyncJob, error) {
-	e, _ := model.ByID(c.st.VRElements, c.Params.Get("id"))
-	return c.configureElement(e, "virtualrouterelement",
+func configureVirtualRouterElement(c *kernel.Call) (*kernel.AsyncJob, error) {
+	e, _ := model.ByID(c.State.VRElements, c.Params.Get("id"))
+	return configureElement(c, e, "virtualrouterelement",
 		"org.apache.cloudstack.api.command.admin.router.ConfigureVirtualRouterElementCmd"), nil
 }
 
 // configureInternalLoadBalancerElement is
 // InternalLoadBalancerElement.configureInternalLoadBalancerElement: only an
 // InternalLbVm element.
-func configureInternalLoadBalancerElement(c *Call) (*asyncJob, error) {
-	e, _ := model.ByID(c.st.VRElements, c.Params.Get("id"))
+func configureInternalLoadBalancerElement(c *kernel.Call) (*kernel.AsyncJob, error) {
+	e, _ := model.ByID(c.State.VRElements, c.Params.Get("id"))
 	if e.Type != "InternalLbVm" {
-		return nil, paramError("Can't find InternalLbVm element with network service provider id %d to be used as a provider for InternalLbVm", e.InternalID)
+		return nil, kernel.ParamError("Can't find InternalLbVm element with network service provider id %d to be used as a provider for InternalLbVm", e.InternalID)
 	}
-	return c.configureElement(e, "internalloadbalancerelement",
+	return configureElement(c, e, "internalloadbalancerelement",
 		"org.apache.cloudstack.api.command.admin.internallb.ConfigureInternalLoadBalancerElementCmd"), nil
 }
 
-func (c *Call) configureElement(e *model.VirtualRouterElement, key, class string) *asyncJob {
+func configureElement(c *kernel.Call, e *model.VirtualRouterElement, key, class string) *kernel.AsyncJob {
 	enabled := c.Params.Bool("enabled", false)
-	return &asyncJob{instanceType: "None", instanceID: e.ID, cmdClass: class,
-		run: func() (any, error) {
+	return &kernel.AsyncJob{InstanceType: "None", InstanceID: e.ID, CmdClass: class,
+		Run: func() (any, error) {
 			e.Enabled = enabled
-			return map[string]any{key: c.vrElementView(e)}, nil
+			return map[string]any{key: vrElementView(c, e)}, nil
 		}}
 }

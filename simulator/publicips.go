@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -18,10 +19,10 @@ func ipString(st *model.State, ip *model.PublicIP) string {
 }
 
 func init() {
-	register(
-		command{name: "associateIpAddress", async: associateIPAddress},
-		command{name: "listPublicIpAddresses", idKind: model.KindPublicIP, sync: listPublicIPAddresses},
-		command{name: "disassociateIpAddress", idKind: model.KindPublicIP, async: disassociateIPAddress},
+	kernel.Register(
+		kernel.Command{Name: "associateIpAddress", Async: associateIPAddress},
+		kernel.Command{Name: "listPublicIpAddresses", IDKind: model.KindPublicIP, Sync: listPublicIPAddresses},
+		kernel.Command{Name: "disassociateIpAddress", IDKind: model.KindPublicIP, Async: disassociateIPAddress},
 	)
 	registerTaggable("PublicIpAddress", func(st *model.State, id string) (string, bool) {
 		ip, ok := model.ByID(st.PublicIPs, id)
@@ -36,9 +37,9 @@ func init() {
 // implemented isolated network its source NAT address (CloudStack takes it
 // when the network is implemented; the seeded network is). Older state
 // files get them on first use.
-func (c *Call) ensurePublicIPs() {
-	for _, r := range c.st.VlanRanges {
-		if hasIPsOf(c.st, r.ID) {
+func ensurePublicIPs(c *kernel.Call) {
+	for _, r := range c.State.VlanRanges {
+		if hasIPsOf(c.State, r.ID) {
 			continue
 		}
 		start, err1 := netip.ParseAddr(r.StartIP)
@@ -47,21 +48,21 @@ func (c *Call) ensurePublicIPs() {
 			continue
 		}
 		for a := start; a.Compare(end) <= 0; a = a.Next() {
-			id, internal := c.st.NewID(model.KindPublicIP)
-			c.st.PublicIPs = append(c.st.PublicIPs, &model.PublicIP{ID: id, InternalID: internal, Address: a.String(),
+			id, internal := c.State.NewID(model.KindPublicIP)
+			c.State.PublicIPs = append(c.State.PublicIPs, &model.PublicIP{ID: id, InternalID: internal, Address: a.String(),
 				ZoneID: r.ZoneID, VlanRangeID: r.ID, State: model.IPFree})
 		}
-		c.changed()
+		c.Changed()
 	}
-	for _, n := range c.st.Networks {
+	for _, n := range c.State.Networks {
 		// NetworkOrchestrator.implementNetworkElementsAndResources: only a
 		// network whose offering has SourceNat gets the address.
-		if n.Type != "Isolated" || n.State != model.NetworkImplemented || sourceNATOf(c.st, n.ID) != nil ||
-			!networkProvides(c.st, n, "SourceNat") {
+		if n.Type != "Isolated" || n.State != model.NetworkImplemented || sourceNATOf(c.State, n.ID) != nil ||
+			!networkProvides(c.State, n, "SourceNat") {
 			continue
 		}
-		if ip := freePublicIP(c.st, n.ZoneID, ""); ip != nil {
-			c.allocatePublicIP(ip, n.AccountID)
+		if ip := freePublicIP(c.State, n.ZoneID, ""); ip != nil {
+			allocatePublicIP(c, ip, n.AccountID)
 			ip.State, ip.NetworkID, ip.SourceNAT = model.IPAllocated, n.ID, true
 		}
 	}
@@ -96,10 +97,10 @@ func freePublicIP(st *model.State, zoneID, requested string) *model.PublicIP {
 	return nil
 }
 
-func (c *Call) allocatePublicIP(ip *model.PublicIP, accountID string) {
-	now := c.eng.now()
+func allocatePublicIP(c *kernel.Call, ip *model.PublicIP, accountID string) {
+	now := c.Engine.Now()
 	ip.State, ip.AccountID, ip.Allocated = model.IPAllocating, accountID, &now
-	c.changed()
+	c.Changed()
 }
 
 // staticNATOf is the public address static-NATed to a VM, if any.
@@ -129,65 +130,65 @@ func isolatedNetworksOf(st *model.State, accountID, zoneID string) []*model.Netw
 // IpAddressManagerImpl.allocateIp) does; the job (AssociateIPAddrCmd.execute,
 // associateIPToGuestNetwork) finishes it. Both refuse networks whose
 // offering lacks the services a public address needs.
-func associateIPAddress(c *Call) (*asyncJob, error) {
-	c.ensurePublicIPs()
+func associateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
+	ensurePublicIPs(c)
 	p := c.Params
 	if p.Get("vpcid") != "" {
-		return nil, paramError("Unable to find an active VPC by id %s", p.Get("vpcid"))
+		return nil, kernel.ParamError("Unable to find an active VPC by id %s", p.Get("vpcid"))
 	}
-	net := c.st.Network(p.Get("networkid"))
+	net := c.State.Network(p.Get("networkid"))
 	zoneID := p.Get("zoneid")
 	switch {
 	case net != nil:
 		zoneID = net.ZoneID
 	case zoneID == "":
-		return nil, paramError("Unable to figure out zone to assign IP to. Please specify either zoneId, or networkId, or vpcId in the call") // AssociateIPAddrCmd.getZoneId
+		return nil, kernel.ParamError("Unable to figure out zone to assign IP to. Please specify either zoneId, or networkId, or vpcId in the call") // AssociateIPAddrCmd.getZoneId
 	default:
-		nets := isolatedNetworksOf(c.st, c.Account.ID, zoneID)
+		nets := isolatedNetworksOf(c.State, c.Account.ID, zoneID)
 		switch len(nets) {
 		case 0:
-			return nil, paramError("Account name=%s domain=%s doesn't have virtual networks in zone=%s",
-				c.Account.Name, c.st.Domain(c.Account.DomainID).Name, c.st.Zone(zoneID).Name)
+			return nil, kernel.ParamError("Account name=%s domain=%s doesn't have virtual networks in zone=%s",
+				c.Account.Name, c.State.Domain(c.Account.DomainID).Name, c.State.Zone(zoneID).Name)
 		case 1:
 			net = nets[0]
 		default:
-			return nil, paramError("Account has more than one isolated network in the zone")
+			return nil, kernel.ParamError("Account has more than one isolated network in the zone")
 		}
 	}
-	if err := checkSharedForIPs(c.st, net); err != nil {
+	if err := checkSharedForIPs(c.State, net); err != nil {
 		return nil, err
 	}
-	ip := freePublicIP(c.st, zoneID, p.Get("ipaddress"))
+	ip := freePublicIP(c.State, zoneID, p.Get("ipaddress"))
 	if ip == nil {
-		return nil, &APIError{Code: codeCapacity, CSCode: csServerAPIException, Text: "Insufficient address capacity"}
+		return nil, &kernel.APIError{Code: kernel.CodeCapacity, CSCode: kernel.CsServerAPIException, Text: "Insufficient address capacity"}
 	}
-	c.allocatePublicIP(ip, c.Account.ID)
-	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID, created: true,
-		cmdClass: "org.apache.cloudstack.api.command.admin.address.AssociateIPAddrCmdByAdmin",
-		run: func() (any, error) {
-			if err := checkIsolatedForIPs(c.st, net); err != nil {
+	allocatePublicIP(c, ip, c.Account.ID)
+	return &kernel.AsyncJob{InstanceType: "IpAddress", InstanceID: ip.ID, Created: true,
+		CmdClass: "org.apache.cloudstack.api.command.admin.address.AssociateIPAddrCmdByAdmin",
+		Run: func() (any, error) {
+			if err := checkIsolatedForIPs(c.State, net); err != nil {
 				return nil, err
 			}
 			ip.State, ip.NetworkID = model.IPAllocated, net.ID
 			// isSourceNatAvailableForNetwork: the first address of an Isolated
 			// network without a source NAT address (one never implemented)
 			// becomes its source NAT.
-			ip.SourceNAT = net.Type == "Isolated" && sourceNATOf(c.st, net.ID) == nil // no VPCs or portable IPs here
-			c.changed()
-			return map[string]any{"ipaddress": c.publicIPView(ip)}, nil
+			ip.SourceNAT = net.Type == "Isolated" && sourceNATOf(c.State, net.ID) == nil // no VPCs or portable IPs here
+			c.Changed()
+			return map[string]any{"ipaddress": publicIPView(c, ip)}, nil
 		},
-		fail: func(*APIError) { ip.Release() }, // associateIPToGuestNetwork's releaseOnFailure
+		Fail: func(*kernel.APIError) { ip.Release() }, // associateIPToGuestNetwork's releaseOnFailure
 	}, nil
 }
 
 // checkSharedForIPs is NetworkServiceImpl.allocateIP's refusal at create:
 // in an advanced zone a Shared network takes public addresses only if its
 // offering has a service that uses them.
-func checkSharedForIPs(st *model.State, n *model.Network) *APIError {
+func checkSharedForIPs(st *model.State, n *model.Network) *kernel.APIError {
 	if n.Type != "Shared" || sharedOfferingWithServices(st.NetworkOffering(n.OfferingID)) {
 		return nil
 	}
-	return paramError("Associate IP address can only be called on the shared networks in the advanced zone" +
+	return kernel.ParamError("Associate IP address can only be called on the shared networks in the advanced zone" +
 		" with Firewall/Source Nat/Static Nat/Port Forwarding/Load balancing services enabled")
 }
 
@@ -195,50 +196,50 @@ func checkSharedForIPs(st *model.State, n *model.Network) *APIError {
 // refusal in the job: an Isolated network takes public addresses only with
 // the SourceNat service (the address is then unassigned). Its check of a
 // Shared network repeats allocateIP's, which refused at create already.
-func checkIsolatedForIPs(st *model.State, n *model.Network) *APIError {
+func checkIsolatedForIPs(st *model.State, n *model.Network) *kernel.APIError {
 	if n.Type != "Isolated" || networkProvides(st, n, "SourceNat") {
 		return nil
 	}
-	return paramError("In zone of type Advanced ip address can be associated only to the network of guest type Isolated with the SourceNat enabled")
+	return kernel.ParamError("In zone of type Advanced ip address can be associated only to the network of guest type Isolated with the SourceNat enabled")
 }
 
 // listPublicIPAddresses is ManagementServerImpl.searchForIPAddresses: allocated
 // addresses unless allocatedonly=false.
-func listPublicIPAddresses(c *Call) (any, error) {
-	c.ensurePublicIPs()
-	l := lister[*model.PublicIP]{key: "publicipaddress", id: (*model.PublicIP).UUID,
-		keyword: func(ip *model.PublicIP) []string { return []string{ip.Address} },
-		zone:    func(ip *model.PublicIP) string { return ip.ZoneID }, view: (*Call).publicIPView}
+func listPublicIPAddresses(c *kernel.Call) (any, error) {
+	ensurePublicIPs(c)
+	l := kernel.Lister[*model.PublicIP]{Key: "publicipaddress", ID: (*model.PublicIP).UUID,
+		Keyword: func(ip *model.PublicIP) []string { return []string{ip.Address} },
+		Zone:    func(ip *model.PublicIP) string { return ip.ZoneID }, View: publicIPView}
 	p := c.Params
-	return l.run(c, c.st.PublicIPs, func(ip *model.PublicIP) bool {
-		return (!p.Bool("allocatedonly", true) || ip.State != model.IPFree) && optEq(p.Get("ipaddress"), ip.Address) &&
-			optEq(p.Get("associatednetworkid"), ip.NetworkID) && optEq(p.Get("vlanid"), ip.VlanRangeID) &&
-			optEq(p.Get("state"), ip.State) && p.Bool("forvirtualnetwork", true) && !p.Bool("forsystemvms", false) &&
+	return l.Run(c, c.State.PublicIPs, func(ip *model.PublicIP) bool {
+		return (!p.Bool("allocatedonly", true) || ip.State != model.IPFree) && kernel.OptEq(p.Get("ipaddress"), ip.Address) &&
+			kernel.OptEq(p.Get("associatednetworkid"), ip.NetworkID) && kernel.OptEq(p.Get("vlanid"), ip.VlanRangeID) &&
+			kernel.OptEq(p.Get("state"), ip.State) && p.Bool("forvirtualnetwork", true) && !p.Bool("forsystemvms", false) &&
 			(!p.Has("isstaticnat") || p.Bool("isstaticnat", false) == ip.StaticNAT) &&
 			(!p.Has("issourcenat") || p.Bool("issourcenat", false) == ip.SourceNAT) &&
-			taggedWith(c.st, "PublicIpAddress", ip.ID, p.Map("tags"))
+			taggedWith(c.State, "PublicIpAddress", ip.ID, p.Map("tags"))
 	})
 }
 
 // publicIPView is ApiResponseHelper.createIPAddressResponse.
-func (c *Call) publicIPView(ip *model.PublicIP) map[string]any {
-	z := c.st.Zone(ip.ZoneID)
+func publicIPView(c *kernel.Call, ip *model.PublicIP) map[string]any {
+	z := c.State.Zone(ip.ZoneID)
 	v := map[string]any{"id": ip.ID, "ipaddress": ip.Address, "zoneid": z.ID, "zonename": z.Name,
 		"issourcenat": ip.SourceNAT, "isstaticnat": ip.StaticNAT, "issystem": false, "forvirtualnetwork": true,
 		"forsystemvms": false, "isportable": false, "fordisplay": true, "hasannotations": false,
-		"state": ip.State, "tags": c.resourceTagViews("PublicIpAddress", ip.ID)}
-	v["hasrules"] = hasRules(c.st, ip.ID) // ApiResponseHelper.createIPAddressResponse: countRulesByIpId > 0
-	if r, ok := model.ByID(c.st.VlanRanges, ip.VlanRangeID); ok {
+		"state": ip.State, "tags": resourceTagViews(c, "PublicIpAddress", ip.ID)}
+	v["hasrules"] = hasRules(c.State, ip.ID) // ApiResponseHelper.createIPAddressResponse: countRulesByIpId > 0
+	if r, ok := model.ByID(c.State.VlanRanges, ip.VlanRangeID); ok {
 		v["vlanid"], v["vlanname"], v["physicalnetworkid"] = r.ID, r.VLAN, r.PhysicalNetworkID
 	}
 	if ip.Allocated != nil {
-		v["allocated"] = csTime(*ip.Allocated)
-		c.addOwner(v, ip.AccountID)
+		v["allocated"] = kernel.CsTime(*ip.Allocated)
+		addOwner(c, v, ip.AccountID)
 	}
-	if n := c.st.Network(ip.NetworkID); n != nil && ip.NetworkID != "" {
+	if n := c.State.Network(ip.NetworkID); n != nil && ip.NetworkID != "" {
 		v["associatednetworkid"], v["associatednetworkname"] = n.ID, n.Name
 	}
-	if vm, ok := model.ByID(c.st.VMs, ip.VMID); ok && ip.StaticNAT {
+	if vm, ok := model.ByID(c.State.VMs, ip.VMID); ok && ip.StaticNAT {
 		v["virtualmachineid"], v["virtualmachinename"], v["virtualmachinedisplayname"] = vm.ID, vm.Name, vm.DisplayName
 		v["virtualmachinetype"], v["vmipaddress"] = "UserVm", ip.VMIP
 	}
@@ -249,35 +250,35 @@ func (c *Call) publicIPView(ip *model.PublicIP) map[string]any {
 // NAT first; a source NAT address cannot be released unless its network is
 // still Allocated (NetworkServiceImpl.releaseIpAddressInternal; its
 // IllegalArgumentException fails the job with 530).
-func disassociateIPAddress(c *Call) (*asyncJob, error) {
+func disassociateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	var ip *model.PublicIP
 	if id := p.Get("id"); id != "" {
-		ip, _ = model.ByID(c.st.PublicIPs, id)
+		ip, _ = model.ByID(c.State.PublicIPs, id)
 	} else if addr := p.Get("ipaddress"); addr != "" {
-		for _, candidate := range c.st.PublicIPs {
+		for _, candidate := range c.State.PublicIPs {
 			if candidate.Address == addr {
 				ip = candidate
 			}
 		}
 	}
 	if ip == nil {
-		return nil, paramError("Unable to find ip address by id")
+		return nil, kernel.ParamError("Unable to find ip address by id")
 	}
-	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID,
-		cmdClass: "org.apache.cloudstack.api.command.user.address.DisassociateIPAddrCmd",
-		run: func() (any, error) {
+	return &kernel.AsyncJob{InstanceType: "IpAddress", InstanceID: ip.ID,
+		CmdClass: "org.apache.cloudstack.api.command.user.address.DisassociateIPAddrCmd",
+		Run: func() (any, error) {
 			if ip.State == model.IPFree {
-				return success(), nil // "is not allocated, so do nothing"
+				return kernel.Success(), nil // "is not allocated, so do nothing"
 			}
-			if n := c.st.Network(ip.NetworkID); ip.SourceNAT && n != nil && n.State != model.NetworkAllocated {
-				return nil, internalError("ip address is used for source nat purposes and can not be disassociated.")
+			if n := c.State.Network(ip.NetworkID); ip.SourceNAT && n != nil && n.State != model.NetworkAllocated {
+				return nil, kernel.InternalError("ip address is used for source nat purposes and can not be disassociated.")
 			}
-			c.cleanupIPRules(ip) // IpAddressManagerImpl.cleanupIpResources
-			removeTagsOf(c.st, "PublicIpAddress", ip.ID)
+			cleanupIPRules(c, ip) // IpAddressManagerImpl.cleanupIpResources
+			removeTagsOf(c.State, "PublicIpAddress", ip.ID)
 			ip.Release()
-			c.changed()
-			return success(), nil
+			c.Changed()
+			return kernel.Success(), nil
 		}}, nil
 }
 

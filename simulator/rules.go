@@ -3,6 +3,7 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -25,7 +26,7 @@ const (
 )
 
 func init() {
-	paramKinds["publicipid"] = model.KindPublicIP
+	kernel.ParamKinds["publicipid"] = model.KindPublicIP
 	// ResourceManagerUtilImpl.s_typeMap maps FirewallRule to FirewallRuleVO, the
 	// table every rule is in, and LoadBalancer to LoadBalancerVO.
 	registerTaggable("FirewallRule", func(st *model.State, id string) (string, bool) {
@@ -81,39 +82,41 @@ func hasRules(st *model.State, ipID string) bool {
 // listLoadBalancerRules: their getDisplay falls back to
 // BaseListAccountResourcesCmd.getDisplay, true, so without fordisplay only
 // rules shown to the user are listed.
-func displayed(p Params, r *model.NetRule) bool { return p.Bool("fordisplay", true) == r.Display }
+func displayed(p kernel.Params, r *model.NetRule) bool {
+	return p.Bool("fordisplay", true) == r.Display
+}
 
 // newRule persists a rule in state Add (FirewallRuleVO starts Staged and
 // setStateToAdd moves it on in the same transaction).
-func (c *Call) newRule(r *model.NetRule) *model.NetRule {
-	r.ID, r.InternalID = c.st.NewID(kindFirewallRule)
-	r.State, r.Created = model.RuleAdd, c.eng.now()
-	c.st.Rules = append(c.st.Rules, r)
-	c.changed()
+func newRule(c *kernel.Call, r *model.NetRule) *model.NetRule {
+	r.ID, r.InternalID = c.State.NewID(kindFirewallRule)
+	r.State, r.Created = model.RuleAdd, c.Engine.Now()
+	c.State.Rules = append(c.State.Rules, r)
+	c.Changed()
 	return r
 }
 
 // removeRule is FirewallManagerImpl.removeRule: the row goes, and
 // FirewallRulesDaoImpl.remove deletes a load balancer's LoadBalancer tags
 // and a firewall rule's FirewallRule tags (a static NAT rule's stay).
-func (c *Call) removeRule(r *model.NetRule) {
-	now := c.eng.now()
+func removeRule(c *kernel.Call, r *model.NetRule) {
+	now := c.Engine.Now()
 	r.Removed = &now
 	switch r.Purpose {
 	case model.PurposeLB:
-		removeTagsOf(c.st, "LoadBalancer", r.ID)
+		removeTagsOf(c.State, "LoadBalancer", r.ID)
 	case model.PurposeFirewall:
-		removeTagsOf(c.st, "FirewallRule", r.ID)
+		removeTagsOf(c.State, "FirewallRule", r.ID)
 	}
-	c.changed()
+	c.Changed()
 }
 
 // applyRules is FirewallManagerImpl.applyRules with updateRulesInDB for the
 // rules of an address and purpose after the network element applied them:
 // Add becomes Active, Revoke is removed unless another rule still names the
 // rule as related (then it stays in Revoke).
-func (c *Call) applyRules(ipID, purpose string) {
-	for _, r := range c.st.Rules {
+func applyRules(c *kernel.Call, ipID, purpose string) {
+	for _, r := range c.State.Rules {
 		if r.Removed != nil || !strings.EqualFold(r.IPID, ipID) || r.Purpose != purpose {
 			continue
 		}
@@ -121,12 +124,12 @@ func (c *Call) applyRules(ipID, purpose string) {
 		case model.RuleAdd:
 			r.State = model.RuleActive
 		case model.RuleRevoke:
-			if relatedRuleOf(c.st, r.ID) == nil {
-				c.removeRule(r)
+			if relatedRuleOf(c.State, r.ID) == nil {
+				removeRule(c, r)
 			}
 		}
 	}
-	c.changed()
+	c.Changed()
 }
 
 // relatedRuleOf is FirewallRulesDaoImpl.findByRelatedId: the firewall rule
@@ -143,37 +146,37 @@ func relatedRuleOf(st *model.State, ruleID string) *model.NetRule {
 // revokeRelatedFirewallRule is FirewallManagerImpl.revokeRelatedFirewallRule
 // with apply=true: the firewall rule opened for ruleID is revoked and, once
 // the address's firewall rules are applied again, removed.
-func (c *Call) revokeRelatedFirewallRule(ruleID string) {
-	fw := relatedRuleOf(c.st, ruleID)
+func revokeRelatedFirewallRule(c *kernel.Call, ruleID string) {
+	fw := relatedRuleOf(c.State, ruleID)
 	if fw == nil {
 		return
 	}
 	fw.State = model.RuleRevoke
-	c.applyRules(fw.IPID, model.PurposeFirewall)
+	applyRules(c, fw.IPID, model.PurposeFirewall)
 }
 
 // revokeRulesOfIP marks an address's rules of one purpose revoked and
 // applies them (FirewallManagerImpl.revokeFirewallRulesForIp,
 // RulesManagerImpl.revokeAllPFAndStaticNatRulesForIp).
-func (c *Call) revokeRulesOfIP(ipID, purpose string) {
-	for _, r := range rulesOnIP(c.st, ipID, purpose) {
+func revokeRulesOfIP(c *kernel.Call, ipID, purpose string) {
+	for _, r := range rulesOnIP(c.State, ipID, purpose) {
 		r.State = model.RuleRevoke
 	}
-	c.applyRules(ipID, purpose)
+	applyRules(c, ipID, purpose)
 }
 
 // createRuleForAllCidrs is FirewallManagerImpl.createRuleForAllCidrs: the
 // firewall rule a static NAT or load balancer rule opens for 0.0.0.0/0. An
 // existing rule for the same ports and protocol is reused (and then not
 // related to the new rule).
-func (c *Call) createRuleForAllCidrs(ip *model.PublicIP, start, end int, proto, relatedID string) *APIError {
-	for _, r := range rulesOnIP(c.st, ip.ID, model.PurposeFirewall) {
+func createRuleForAllCidrs(c *kernel.Call, ip *model.PublicIP, start, end int, proto, relatedID string) *kernel.APIError {
+	for _, r := range rulesOnIP(c.State, ip.ID, model.PurposeFirewall) {
 		if r.StartPort != nil && *r.StartPort == start && r.EndPort != nil && *r.EndPort == end &&
 			strings.EqualFold(r.Protocol, proto) {
 			return nil
 		}
 	}
-	_, err := c.createFirewallRuleFor(ip, firewallSpec{start: &start, end: &end, proto: proto,
+	_, err := createFirewallRuleFor(c, ip, firewallSpec{start: &start, end: &end, proto: proto,
 		cidrs: []string{allIPv4CIDRs}, related: relatedID, display: true})
 	return err
 }
@@ -181,21 +184,21 @@ func (c *Call) createRuleForAllCidrs(ip *model.PublicIP, start, end int, proto, 
 // cleanupIPRules is what IpAddressManagerImpl.cleanupIpResources does to an
 // address's rules before it is released: firewall, static NAT and load
 // balancer rules all go.
-func (c *Call) cleanupIPRules(ip *model.PublicIP) {
-	c.revokeRulesOfIP(ip.ID, model.PurposeFirewall)
-	c.revokeRulesOfIP(ip.ID, model.PurposeStaticNat)
-	for _, r := range c.st.Rules {
+func cleanupIPRules(c *kernel.Call, ip *model.PublicIP) {
+	revokeRulesOfIP(c, ip.ID, model.PurposeFirewall)
+	revokeRulesOfIP(c, ip.ID, model.PurposeStaticNat)
+	for _, r := range c.State.Rules {
 		if r.Removed == nil && r.Purpose == model.PurposeLB && strings.EqualFold(r.IPID, ip.ID) {
-			c.deleteLB(r) // LoadBalancingRulesManagerImpl.removeAllLoadBalanacersForIp
+			deleteLB(c, r) // LoadBalancingRulesManagerImpl.removeAllLoadBalanacersForIp
 		}
 	}
 }
 
 // disableStaticNATRules is the rule part of RulesManagerImpl.disableStaticNat:
 // the address's firewall rules and its static NAT rules are revoked.
-func (c *Call) disableStaticNATRules(ip *model.PublicIP) {
-	c.revokeRulesOfIP(ip.ID, model.PurposeFirewall)
-	c.revokeRulesOfIP(ip.ID, model.PurposeStaticNat)
+func disableStaticNATRules(c *kernel.Call, ip *model.PublicIP) {
+	revokeRulesOfIP(c, ip.ID, model.PurposeFirewall)
+	revokeRulesOfIP(c, ip.ID, model.PurposeStaticNat)
 }
 
 // cleanupVMRules is the rule part of UserVmManagerImpl.cleanupVmResources at
@@ -203,34 +206,34 @@ func (c *Call) disableStaticNATRules(ip *model.PublicIP) {
 // (FirewallManagerImpl.revokeFirewallRulesForVm), the VM leaves every load
 // balancer (LoadBalancingRulesManagerImpl.removeVmFromLoadBalancers, the
 // rules themselves stay) and static NAT to it is disabled.
-func (c *Call) cleanupVMRules(vm *model.VirtualMachine) {
-	if ip := staticNATOf(c.st, vm.ID); ip != nil {
-		for _, r := range rulesOnIP(c.st, ip.ID, model.PurposeStaticNat) {
-			if fw := relatedRuleOf(c.st, r.ID); fw != nil {
+func cleanupVMRules(c *kernel.Call, vm *model.VirtualMachine) {
+	if ip := staticNATOf(c.State, vm.ID); ip != nil {
+		for _, r := range rulesOnIP(c.State, ip.ID, model.PurposeStaticNat) {
+			if fw := relatedRuleOf(c.State, r.ID); fw != nil {
 				fw.State = model.RuleRevoke
 			}
 		}
-		c.applyRules(ip.ID, model.PurposeFirewall)
-		c.disableStaticNATRules(ip)
+		applyRules(c, ip.ID, model.PurposeFirewall)
+		disableStaticNATRules(c, ip)
 		ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
 	}
-	for _, r := range c.st.Rules {
+	for _, r := range c.State.Rules {
 		if r.Removed == nil && r.LB != nil && r.LB.HasVM(vm.ID) {
 			r.LB.DropVM(vm.ID)
-			c.applyLB(r)
+			applyLB(c, r)
 		}
 	}
-	c.changed()
+	c.Changed()
 }
 
 // ruleJob is the job of a command on an existing rule: find looks the id
 // up as the command's getEntityOwnerId or getSyncObjId does, and a rule it
 // does not find is refused at once with notFound and the internal id.
-func (c *Call) ruleJob(class, notFound string, find func(string) *model.NetRule) (*asyncJob, *model.NetRule, error) {
+func ruleJob(c *kernel.Call, class, notFound string, find func(string) *model.NetRule) (*kernel.AsyncJob, *model.NetRule, error) {
 	id := c.Params.Get("id")
 	r := find(id)
 	if r == nil {
-		return nil, nil, paramError("%s%d", notFound, ruleInternalID(c.st, id))
+		return nil, nil, kernel.ParamError("%s%d", notFound, ruleInternalID(c.State, id))
 	}
-	return &asyncJob{instanceType: "FirewallRule", instanceID: r.ID, cmdClass: "org.apache.cloudstack.api.command.user." + class}, r, nil
+	return &kernel.AsyncJob{InstanceType: "FirewallRule", InstanceID: r.ID, CmdClass: "org.apache.cloudstack.api.command.user." + class}, r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -17,47 +18,47 @@ func validPort(p int) bool { return p >= 1 && p <= 65535 }
 // UnsupportedServiceException) and the protocol among the virtual router's
 // SupportedProtocols for it; static NAT reads no capabilities, so any
 // protocol passes there.
-func (c *Call) validateFirewallRule(ip *model.PublicIP, start, end *int, proto, purpose string) *APIError {
+func validateFirewallRule(c *kernel.Call, ip *model.PublicIP, start, end *int, proto, purpose string) *kernel.APIError {
 	switch {
 	case start != nil && !validPort(*start):
-		return paramError("publicPort is an invalid value: %d", *start)
+		return kernel.ParamError("publicPort is an invalid value: %d", *start)
 	case end != nil && !validPort(*end):
-		return paramError("Public port range is an invalid value: %d", *end)
+		return kernel.ParamError("Public port range is an invalid value: %d", *end)
 	case start != nil && end != nil && *start > *end:
-		return paramError("Start port can't be bigger than end port")
+		return kernel.ParamError("Start port can't be bigger than end port")
 	case ip.NetworkID == "": // validateFirewallRuleForIsolatedIp
-		return paramError("Unable to create firewall rule ; ip with specified id is not associated with any network")
+		return kernel.ParamError("Unable to create firewall rule ; ip with specified id is not associated with any network")
 	}
 	caps := map[string]string{model.PurposeFirewall: firewallProtocols, model.PurposeLB: lbProtocols}[purpose]
 	if caps == "" {
 		return nil
 	}
-	if err := requireService(c.st, c.st.Network(ip.NetworkID), ruleServices[purpose]); err != nil {
+	if err := requireService(c.State, c.State.Network(ip.NetworkID), ruleServices[purpose]); err != nil {
 		return err
 	}
 	lower := strings.ToLower(proto)
 	switch {
 	case !strings.Contains(caps, lower):
-		return paramError("Protocol %s is not supported in zone %d", proto, c.st.Zone(ip.ZoneID).InternalID)
+		return kernel.ParamError("Protocol %s is not supported in zone %d", proto, c.State.Zone(ip.ZoneID).InternalID)
 	case lower == protoICMP && purpose != model.PurposeFirewall:
-		return paramError("Protocol %s is currently supported only for rules with purpose %s", proto, model.PurposeFirewall)
+		return kernel.ParamError("Protocol %s is currently supported only for rules with purpose %s", proto, model.PurposeFirewall)
 	}
 	return nil
 }
 
 // ruleConflict is a NetworkRuleConflictException as the create commands
 // answer it (ServerApiException NETWORK_RULE_CONFLICT_ERROR).
-func ruleConflict(format string, args ...any) *APIError {
-	return &APIError{Code: codeRuleConflict, CSCode: csServerAPIException, Text: fmt.Sprintf(format, args...)}
+func ruleConflict(format string, args ...any) *kernel.APIError {
+	return &kernel.APIError{Code: kernel.CodeRuleConflict, CSCode: kernel.CsServerAPIException, Text: fmt.Sprintf(format, args...)}
 }
 
 // detectRulesConflict is FirewallManagerImpl.detectRulesConflict for a new
 // rule on a public address against the address's rules that are not
 // revoked. Destination CIDRs are always empty (ingress rules have none), so
 // they never tell two rules apart.
-func (c *Call) detectRulesConflict(n *model.NetRule) *APIError {
-	ip, _ := model.ByID(c.st.PublicIPs, n.IPID)
-	for _, r := range rulesOnIP(c.st, n.IPID, "") {
+func detectRulesConflict(c *kernel.Call, n *model.NetRule) *kernel.APIError {
+	ip, _ := model.ByID(c.State.PublicIPs, n.IPID)
+	for _, r := range rulesOnIP(c.State, n.IPID, "") {
 		if r == n {
 			continue
 		}
@@ -77,7 +78,7 @@ func (c *Call) detectRulesConflict(n *model.NetRule) *APIError {
 		}
 		sameProto := strings.EqualFold(n.Protocol, r.Protocol)
 		if strings.EqualFold(n.Protocol, protoICMP) && sameProto && duplicated && sameICMP(n, r) {
-			return paramError("New rule conflicts with existing rule: %s", r)
+			return kernel.ParamError("New rule conflicts with existing rule: %s", r)
 		}
 		notNullPorts := n.StartPort != nil && n.EndPort != nil && r.StartPort != nil && r.EndPort != nil
 		nullPorts := n.StartPort == nil && n.EndPort == nil && r.StartPort == nil && r.EndPort == nil

@@ -3,6 +3,7 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -10,9 +11,9 @@ import (
 const defaultSecurityGroup = "default"
 
 func init() {
-	register(
-		command{name: "listSecurityGroups", idKind: model.KindSecurityGroup, sync: listSecurityGroups},
-		command{name: "createSecurityGroup", sync: createSecurityGroup},
+	kernel.Register(
+		kernel.Command{Name: "listSecurityGroups", IDKind: model.KindSecurityGroup, Sync: listSecurityGroups},
+		kernel.Command{Name: "createSecurityGroup", Sync: createSecurityGroup},
 	)
 	registerTaggable("SecurityGroup", func(st *model.State, id string) (string, bool) {
 		g, ok := model.ByID(st.SecurityGroups, id)
@@ -37,45 +38,45 @@ func securityGroupByName(st *model.State, accountID, name string) *model.Securit
 // ensureDefaultSecurityGroup creates the account's "default" group the first
 // time the account's groups are looked at. Departure: CloudStack creates it
 // with the account (SecurityGroupManagerImpl.createDefaultSecurityGroup).
-func (c *Call) ensureDefaultSecurityGroup() {
-	if securityGroupByName(c.st, c.Account.ID, defaultSecurityGroup) == nil {
-		c.addSecurityGroup(defaultSecurityGroup, "Default Security Group")
+func ensureDefaultSecurityGroup(c *kernel.Call) {
+	if securityGroupByName(c.State, c.Account.ID, defaultSecurityGroup) == nil {
+		addSecurityGroup(c, defaultSecurityGroup, "Default Security Group")
 	}
 }
 
-func (c *Call) addSecurityGroup(name, desc string) *model.SecurityGroup {
-	id, internal := c.st.NewID(model.KindSecurityGroup)
+func addSecurityGroup(c *kernel.Call, name, desc string) *model.SecurityGroup {
+	id, internal := c.State.NewID(model.KindSecurityGroup)
 	g := &model.SecurityGroup{ID: id, InternalID: internal, Name: name, Description: desc, AccountID: c.Account.ID,
-		Created: c.eng.now()}
-	c.st.SecurityGroups = append(c.st.SecurityGroups, g)
-	c.changed()
+		Created: c.Engine.Now()}
+	c.State.SecurityGroups = append(c.State.SecurityGroups, g)
+	c.Changed()
 	return g
 }
 
 // createSecurityGroup is SecurityGroupManagerImpl.createSecurityGroup.
-func createSecurityGroup(c *Call) (any, error) {
-	c.ensureDefaultSecurityGroup()
+func createSecurityGroup(c *kernel.Call) (any, error) {
+	ensureDefaultSecurityGroup(c)
 	name := c.Params.Get("name")
-	if securityGroupByName(c.st, c.Account.ID, name) != nil {
-		return nil, paramError("Unable to create security group, a group with name %s already exists.", name)
+	if securityGroupByName(c.State, c.Account.ID, name) != nil {
+		return nil, kernel.ParamError("Unable to create security group, a group with name %s already exists.", name)
 	}
-	g := c.addSecurityGroup(name, c.Params.Get("description"))
-	return map[string]any{"securitygroup": c.securityGroupView(g)}, nil
+	g := addSecurityGroup(c, name, c.Params.Get("description"))
+	return map[string]any{"securitygroup": securityGroupView(c, g)}, nil
 }
 
 // listSecurityGroups is QueryManagerImpl.searchForSecurityGroups:
 // securitygroupname matches exactly.
-func listSecurityGroups(c *Call) (any, error) {
-	c.ensureDefaultSecurityGroup()
-	l := lister[*model.SecurityGroup]{key: "securitygroup", id: (*model.SecurityGroup).UUID,
-		keyword: func(g *model.SecurityGroup) []string { return []string{g.Name} }, view: (*Call).securityGroupView}
+func listSecurityGroups(c *kernel.Call) (any, error) {
+	ensureDefaultSecurityGroup(c)
+	l := kernel.Lister[*model.SecurityGroup]{Key: "securitygroup", ID: (*model.SecurityGroup).UUID,
+		Keyword: func(g *model.SecurityGroup) []string { return []string{g.Name} }, View: securityGroupView}
 	p := c.Params
-	return l.run(c, c.st.SecurityGroups, func(g *model.SecurityGroup) bool {
-		if !optEq(p.Get("securitygroupname"), g.Name) || !taggedWith(c.st, "SecurityGroup", g.ID, p.Map("tags")) {
+	return l.Run(c, c.State.SecurityGroups, func(g *model.SecurityGroup) bool {
+		if !kernel.OptEq(p.Get("securitygroupname"), g.Name) || !taggedWith(c.State, "SecurityGroup", g.ID, p.Map("tags")) {
 			return false
 		}
 		if vmID := p.Get("virtualmachineid"); vmID != "" {
-			vm, ok := model.ByID(c.st.VMs, vmID)
+			vm, ok := model.ByID(c.State.VMs, vmID)
 			return ok && model.ContainsFold(vm.SecurityGroupIDs, g.ID)
 		}
 		return true
@@ -84,18 +85,18 @@ func listSecurityGroups(c *Call) (any, error) {
 
 // securityGroupView is SecurityGroupJoinDaoImpl.newSecurityGroupResponse
 // (the simulator keeps no rules).
-func (c *Call) securityGroupView(g *model.SecurityGroup) map[string]any {
+func securityGroupView(c *kernel.Call, g *model.SecurityGroup) map[string]any {
 	ids := []string{}
-	for _, vm := range c.st.VMs {
+	for _, vm := range c.State.VMs {
 		if vm.Removed == nil && model.ContainsFold(vm.SecurityGroupIDs, g.ID) {
 			ids = append(ids, vm.ID)
 		}
 	}
 	v := map[string]any{"id": g.ID, "name": g.Name, "ingressrule": []any{}, "egressrule": []any{},
-		"tags": c.resourceTagViews("SecurityGroup", g.ID), "virtualmachinecount": len(ids), "virtualmachineids": ids}
+		"tags": resourceTagViews(c, "SecurityGroup", g.ID), "virtualmachinecount": len(ids), "virtualmachineids": ids}
 	if g.Description != "" {
 		v["description"] = g.Description
 	}
-	c.addOwner(v, g.AccountID)
+	addOwner(c, v, g.AccountID)
 	return v
 }

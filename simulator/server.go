@@ -15,9 +15,9 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
@@ -67,7 +67,7 @@ type Options struct {
 	// lacks.
 	ExtraZones []string
 	// Faults are fault-injection rules active from the start.
-	Faults []Fault
+	Faults []kernel.Fault
 	// FaultSeed seeds probabilistic fault rules; 0 means 1.
 	FaultSeed int64
 	// ExpungeInterval and ExpungeDelay set the expunge.interval and
@@ -82,7 +82,7 @@ type Options struct {
 // Server is the simulator. Create it with New, serve Handler, Close it to
 // stop pending jobs and save the state.
 type Server struct {
-	*engine
+	*kernel.Engine
 	opts    Options
 	handler http.Handler
 	// ssvmSites are the networks the secondary storage VM routes to through
@@ -92,31 +92,8 @@ type Server struct {
 	expunger  *expungeTask // guarded by mu
 }
 
-// engine is what every API request runs on (ApiServer and the async job
-// manager's share of the management server): the state and its lock,
-// sessions, jobs, faults and the request log. Simulator plumbing.
-type engine struct {
-	faults     *faultSet
-	reqlog     requestLog
-	xfer       *transfers.Pool // template downloads, uploads and copies (simulator plumbing; the work cites its Java)
-	jobLatency time.Duration
-	statePath  string
-	logger     *log.Logger
-	// ext is the Server the engine runs for, for the handlers that start
-	// template transfers (serverOf).
-	ext any
-
-	mu       sync.Mutex // guards everything below
-	st       *model.State
-	sessions map[string]*session
-	timers   map[string]*time.Timer
-	dirty    bool
-	closed   bool
-	saveErr  error
-}
-
 // serverOf is the Server a call runs on.
-func serverOf(c *Call) *Server { return c.eng.ext.(*Server) }
+func serverOf(c *kernel.Call) *Server { return c.Engine.Ext.(*Server) }
 
 // New creates a simulator, loading Options.StatePath when it exists and
 // seeding a fresh zone otherwise.
@@ -131,22 +108,22 @@ func New(opts Options) (*Server, error) {
 		}
 		opts.Hypervisor = hv
 	}
-	s := &Server{opts: opts, engine: &engine{faults: newFaultSet(opts.FaultSeed), xfer: transfers.New(opts.StatePath),
-		jobLatency: opts.JobLatency, statePath: opts.StatePath, logger: opts.Logger,
-		sessions: map[string]*session{}, timers: map[string]*time.Timer{}}}
-	s.ext = s
-	if n := transfers.Sweep(s.xfer.Base()); n > 0 {
-		s.logf("removed %d image directories left by simulators that are gone", n)
+	s := &Server{opts: opts, Engine: &kernel.Engine{Faults: kernel.NewFaultSet(opts.FaultSeed), Xfer: transfers.New(opts.StatePath),
+		JobLatency: opts.JobLatency, StatePath: opts.StatePath, Logger: opts.Logger,
+		Sessions: map[string]*kernel.Session{}, Timers: map[string]*time.Timer{}}}
+	s.Ext = s
+	if n := transfers.Sweep(s.Xfer.Base()); n > 0 {
+		s.Logf("removed %d image directories left by simulators that are gone", n)
 	}
 	for _, f := range opts.Faults {
-		if err := s.faults.add(f); err != nil {
+		if err := s.Faults.Add(f); err != nil {
 			return nil, err
 		}
 	}
 	if err := s.loadOrSeed(); err != nil {
 		return nil, err
 	}
-	s.ssvmSites = internalSites(s.st.Setting(model.SettingInternalSites))
+	s.ssvmSites = internalSites(s.State.Setting(model.SettingInternalSites))
 	s.startUploadMonitor()
 	s.handler = s.routes()
 	s.startExpungeTask()
@@ -163,16 +140,16 @@ func (s *Server) loadOrSeed() error {
 		st = loaded
 	}
 	if st == nil {
-		st = seedState(cmp.Or(s.opts.Hypervisor, model.DefaultHypervisor), s.opts.Empty, s.now())
+		st = seedState(cmp.Or(s.opts.Hypervisor, model.DefaultHypervisor), s.opts.Empty, s.Now())
 	} else {
-		failInterruptedJobs(st, s.now())
+		kernel.FailInterruptedJobs(st, s.Now())
 		failInterruptedTransfers(st)
-		seedTemplates(st, st.FirstZoneHypervisor(), s.now())
+		seedTemplates(st, st.FirstZoneHypervisor(), s.Now())
 		if s.opts.Hypervisor != "" {
 			setHypervisor(st, s.opts.Hypervisor)
 		}
 	}
-	seedExtraZones(st, s.opts.ExtraZones, st.FirstZoneHypervisor(), s.now())
+	seedExtraZones(st, s.opts.ExtraZones, st.FirstZoneHypervisor(), s.Now())
 	presetDurationSetting(st, model.SettingUploadInterval, s.opts.UploadMonitorInterval, time.Second)
 	presetDurationSetting(st, model.SettingUploadTimeout, s.opts.UploadOperationTimeout, time.Minute)
 	presetDurationSetting(st, model.SettingExpungeInterval, time.Duration(s.opts.ExpungeInterval)*time.Second, time.Second)
@@ -184,44 +161,28 @@ func (s *Server) loadOrSeed() error {
 		admin := st.AdminUser()
 		admin.APIKey, admin.SecretKey = s.opts.AdminAPIKey, s.opts.AdminSecretKey
 	}
-	s.st = st
-	s.dirty = true
-	s.persist()
-	return s.saveErr
-}
-
-func (s *engine) now() time.Time { return time.Now().UTC() }
-
-// persist saves the state if it changed; the caller holds the lock. A failed
-// save is remembered and reported by Close.
-func (s *engine) persist() {
-	if !s.dirty || s.statePath == "" {
-		s.dirty = false
-		return
-	}
-	s.dirty = false
-	if err := s.st.Save(s.statePath); err != nil {
-		s.saveErr = err
-		s.logf("saving state: %v", err)
-	}
+	s.State = st
+	s.Dirty = true
+	s.Persist()
+	return s.SaveErr
 }
 
 // Close stops pending jobs (they stay pending in the saved state and fail on
 // the next start, like jobs of a stopped management server) and saves.
 func (s *Server) Close() error {
 	// Transfers take the lock to record progress: stop them first.
-	s.xfer.Close()
+	s.Xfer.Close()
 	s.stopExpungeTask()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	for id, t := range s.timers {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Closed = true
+	for id, t := range s.Timers {
 		t.Stop()
-		delete(s.timers, id)
+		delete(s.Timers, id)
 	}
-	s.dirty = true
-	s.persist()
-	return s.saveErr
+	s.Dirty = true
+	s.Persist()
+	return s.SaveErr
 }
 
 // Handler serves the API at /client/api, the test endpoints under /sim/ and
@@ -230,8 +191,8 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/client/api", s.serveAPI)
-	mux.HandleFunc("/client/api/", s.serveAPI)
+	mux.HandleFunc("/client/api", s.ServeAPI)
+	mux.HandleFunc("/client/api/", s.ServeAPI)
 	mux.Handle("/sim/", s.adminHandler())
 	mux.HandleFunc("/upload/", s.serveUpload)
 	mux.Handle("/metadata/", s.metadataHandler())
@@ -241,12 +202,6 @@ func (s *Server) routes() http.Handler {
 // ServeHTTP makes a Server usable as an http.Handler directly.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-func (s *engine) logf(format string, args ...any) {
-	if s.logger != nil {
-		s.logger.Printf(format, args...)
-	}
-}
-
 func canonicalHypervisor(h string) (string, error) {
 	for _, known := range []string{"XenServer", "KVM", "VMware", "Simulator"} {
 		if strings.EqualFold(h, known) {
@@ -255,3 +210,18 @@ func canonicalHypervisor(h string) (string, error) {
 	}
 	return "", fmt.Errorf("unsupported hypervisor %q (XenServer, KVM, VMware or Simulator)", h)
 }
+
+// The kernel's names the simulator's clients use (spec/, the CLI's
+// -fault flag): a fault rule and its stages, a request log entry.
+type (
+	// Fault is a fault-injection rule (kernel.Fault).
+	Fault = kernel.Fault
+	// LoggedRequest is one entry of the request log (kernel.LoggedRequest).
+	LoggedRequest = kernel.LoggedRequest
+)
+
+// The stages a fault rule acts at.
+const (
+	StageRequest = kernel.StageRequest
+	StageJob     = kernel.StageJob
+)

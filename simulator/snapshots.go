@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -20,12 +21,12 @@ const (
 )
 
 func init() {
-	register(
-		command{name: "createSnapshot", async: createSnapshot},
-		command{name: "deleteSnapshot", idKind: kindSnapshot, async: deleteSnapshot},
-		command{name: "listSnapshots", idKind: kindSnapshot, sync: listSnapshots},
+	kernel.Register(
+		kernel.Command{Name: "createSnapshot", Async: createSnapshot},
+		kernel.Command{Name: "deleteSnapshot", IDKind: kindSnapshot, Async: deleteSnapshot},
+		kernel.Command{Name: "listSnapshots", IDKind: kindSnapshot, Sync: listSnapshots},
 	)
-	paramKinds["snapshotid"] = kindSnapshot
+	kernel.ParamKinds["snapshotid"] = kindSnapshot
 	registerTaggable("Snapshot", func(st *model.State, id string) (string, bool) {
 		s, ok := model.ByID(st.Snapshots, id)
 		if !ok || s.Removed != nil {
@@ -51,49 +52,49 @@ func snapshotInProgress(st *model.State, volumeID string) bool {
 // backs the snapshot up. Without a name CloudStack names it
 // <VM host name or "detached">_<volume name>_<yyyyMMddHHmmss UTC>. tags are
 // put on the snapshot when it is done.
-func createSnapshot(c *Call) (*asyncJob, error) {
+func createSnapshot(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
-	v, ok := c.st.LiveVolume(p.Get("volumeid"))
+	v, ok := c.State.LiveVolume(p.Get("volumeid"))
 	if !ok {
-		return nil, paramError("Creating snapshot failed due to volume:%s doesn't exist", volumeInternalID(c.st, p.Get("volumeid")))
+		return nil, kernel.ParamError("Creating snapshot failed due to volume:%s doesn't exist", volumeInternalID(c.State, p.Get("volumeid")))
 	}
 	if v.State != model.VolumeReady {
-		return nil, paramError("Volume: %s is not in %s state but %s. Cannot take snapshot.", volumeString(c.st, v), model.VolumeReady, v.State)
+		return nil, kernel.ParamError("Volume: %s is not in %s state but %s. Cannot take snapshot.", volumeString(c.State, v), model.VolumeReady, v.State)
 	}
-	now := c.eng.now()
+	now := c.Engine.Now()
 	name := p.Get("name")
 	if name == "" {
 		owner := "detached"
-		if vm, found := model.ByID(c.st.VMs, v.VMID); found && v.VMID != "" {
+		if vm, found := model.ByID(c.State.VMs, v.VMID); found && v.VMID != "" {
 			owner = vm.Name
 		}
 		name = owner + "_" + v.Name + "_" + now.Format("20060102150405")
 	}
-	id, internal := c.st.NewID(kindSnapshot)
+	id, internal := c.State.NewID(kindSnapshot)
 	s := &model.Snapshot{ID: id, InternalID: internal, Name: name, VolumeID: v.ID, ZoneID: v.ZoneID, AccountID: v.AccountID,
 		DiskOfferingID: v.DiskOfferingID, SizeBytes: v.SizeBytes, Hypervisor: v.Hypervisor, State: snapshotBackingUp,
 		Created: now}
-	c.st.Snapshots = append(c.st.Snapshots, s)
-	c.changed()
+	c.State.Snapshots = append(c.State.Snapshots, s)
+	c.Changed()
 	keys, values := tagPairs(p)
-	return &asyncJob{instanceType: "Snapshot", instanceID: s.ID, created: true,
-		cmdClass: "org.apache.cloudstack.api.command.user.snapshot.CreateSnapshotCmd",
-		run: func() (any, error) {
+	return &kernel.AsyncJob{InstanceType: "Snapshot", InstanceID: s.ID, Created: true,
+		CmdClass: "org.apache.cloudstack.api.command.user.snapshot.CreateSnapshotCmd",
+		Run: func() (any, error) {
 			s.State = snapshotBackedUp
 			for _, k := range keys {
 				if values[k] == "" {
 					continue
 				}
-				tagID, _ := c.st.NewID(model.KindResourceTag)
-				c.st.ResourceTags = append(c.st.ResourceTags, &model.ResourceTag{ID: tagID, Key: k, Value: values[k],
+				tagID, _ := c.State.NewID(model.KindResourceTag)
+				c.State.ResourceTags = append(c.State.ResourceTags, &model.ResourceTag{ID: tagID, Key: k, Value: values[k],
 					ResourceType: "Snapshot", ResourceID: s.ID, AccountID: s.AccountID})
 			}
-			c.changed()
-			return map[string]any{"snapshot": c.snapshotView(s)}, nil
+			c.Changed()
+			return map[string]any{"snapshot": snapshotView(c, s)}, nil
 		},
-		fail: func(*APIError) {
+		Fail: func(*kernel.APIError) {
 			s.State = snapshotError
-			c.changed()
+			c.Changed()
 		},
 	}, nil
 }
@@ -101,23 +102,23 @@ func createSnapshot(c *Call) (*asyncJob, error) {
 // deleteSnapshot checks in the job: a deleted snapshot is not found, one
 // still being backed up cannot go (DefaultSnapshotStrategy.deleteSnapshot,
 // which names the snapshot by SnapshotVO.toString; Error and BackedUp go).
-func deleteSnapshot(c *Call) (*asyncJob, error) {
+func deleteSnapshot(c *kernel.Call) (*kernel.AsyncJob, error) {
 	id := c.Params.Get("id")
-	return &asyncJob{instanceType: "Snapshot", instanceID: strings.ToLower(id),
-		cmdClass: "org.apache.cloudstack.api.command.user.snapshot.DeleteSnapshotCmd",
-		run: func() (any, error) {
-			s, ok := model.ByID(c.st.Snapshots, id)
+	return &kernel.AsyncJob{InstanceType: "Snapshot", InstanceID: strings.ToLower(id),
+		CmdClass: "org.apache.cloudstack.api.command.user.snapshot.DeleteSnapshotCmd",
+		Run: func() (any, error) {
+			s, ok := model.ByID(c.State.Snapshots, id)
 			if !ok || s.Removed != nil {
-				return nil, paramError("unable to find a snapshot with id %s", snapshotInternalID(s, id))
+				return nil, kernel.ParamError("unable to find a snapshot with id %s", snapshotInternalID(s, id))
 			}
 			if s.State != snapshotBackedUp && s.State != snapshotError {
-				return nil, paramError("Can't delete snapshot %s due to it is in %s Status", snapshotString(c.st, s), s.State)
+				return nil, kernel.ParamError("Can't delete snapshot %s due to it is in %s Status", snapshotString(c.State, s), s.State)
 			}
-			now := c.eng.now()
+			now := c.Engine.Now()
 			s.State, s.Removed = snapshotDestroyed, &now
-			removeTagsOf(c.st, "Snapshot", s.ID)
-			c.changed()
-			return success(), nil
+			removeTagsOf(c.State, "Snapshot", s.ID)
+			c.Changed()
+			return kernel.Success(), nil
 		}}, nil
 }
 
@@ -125,13 +126,13 @@ func deleteSnapshot(c *Call) (*asyncJob, error) {
 // %x% matches on the name, as SnapshotManagerImpl.listSnapshots does
 // (QueryManagerImpl.searchForSnapshots in newer code). Every
 // snapshot is MANUAL.
-func listSnapshots(c *Call) (any, error) {
-	l := lister[*model.Snapshot]{key: "snapshot", id: (*model.Snapshot).UUID, name: func(s *model.Snapshot) string { return s.Name },
-		nameLike: true, zone: func(s *model.Snapshot) string { return s.ZoneID }, view: (*Call).snapshotView}
+func listSnapshots(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.Snapshot]{Key: "snapshot", ID: (*model.Snapshot).UUID, Name: func(s *model.Snapshot) string { return s.Name },
+		NameLike: true, Zone: func(s *model.Snapshot) string { return s.ZoneID }, View: snapshotView}
 	p := c.Params
-	return l.run(c, c.st.Snapshots, func(s *model.Snapshot) bool {
-		return s.Removed == nil && optEq(p.Get("volumeid"), s.VolumeID) && optEq(p.Get("snapshottype"), "MANUAL") &&
-			optEq(p.Get("intervaltype"), "MANUAL") && taggedWith(c.st, "Snapshot", s.ID, p.Map("tags"))
+	return l.Run(c, c.State.Snapshots, func(s *model.Snapshot) bool {
+		return s.Removed == nil && kernel.OptEq(p.Get("volumeid"), s.VolumeID) && kernel.OptEq(p.Get("snapshottype"), "MANUAL") &&
+			kernel.OptEq(p.Get("intervaltype"), "MANUAL") && taggedWith(c.State, "Snapshot", s.ID, p.Map("tags"))
 	})
 }
 
@@ -145,16 +146,16 @@ func snapshotString(st *model.State, s *model.Snapshot) string {
 }
 
 // snapshotView is SnapshotJoinDaoImpl.newSnapshotResponse.
-func (c *Call) snapshotView(s *model.Snapshot) map[string]any {
+func snapshotView(c *kernel.Call, s *model.Snapshot) map[string]any {
 	out := map[string]any{"id": s.ID, "name": s.Name, "snapshottype": "MANUAL", "intervaltype": "MANUAL",
-		"volumeid": s.VolumeID, "created": csTime(s.Created), "state": s.State, "physicalsize": s.SizeBytes,
+		"volumeid": s.VolumeID, "created": kernel.CsTime(s.Created), "state": s.State, "physicalsize": s.SizeBytes,
 		"virtualsize": s.SizeBytes, "revertable": false, "hasannotations": false, "chainsize": 0,
-		"tags": c.resourceTagViews("Snapshot", s.ID)}
-	c.addOwner(out, s.AccountID)
-	if z := c.st.Zone(s.ZoneID); z != nil {
+		"tags": resourceTagViews(c, "Snapshot", s.ID)}
+	addOwner(c, out, s.AccountID)
+	if z := c.State.Zone(s.ZoneID); z != nil {
 		out["zoneid"], out["zonename"] = z.ID, z.Name
 	}
-	if v, ok := model.ByID(c.st.Volumes, s.VolumeID); ok {
+	if v, ok := model.ByID(c.State.Volumes, s.VolumeID); ok {
 		out["volumename"], out["volumetype"], out["volumestate"] = v.Name, v.Type, v.State
 	}
 	return out

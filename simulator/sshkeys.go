@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -19,11 +20,11 @@ import (
 const sshKeyLength = 2048
 
 func init() {
-	register(
-		command{name: "createSSHKeyPair", sync: createSSHKeyPair},
-		command{name: "registerSSHKeyPair", sync: registerSSHKeyPair},
-		command{name: "listSSHKeyPairs", idKind: model.KindSSHKeyPair, sync: listSSHKeyPairs},
-		command{name: "deleteSSHKeyPair", sync: deleteSSHKeyPair},
+	kernel.Register(
+		kernel.Command{Name: "createSSHKeyPair", Sync: createSSHKeyPair},
+		kernel.Command{Name: "registerSSHKeyPair", Sync: registerSSHKeyPair},
+		kernel.Command{Name: "listSSHKeyPairs", IDKind: model.KindSSHKeyPair, Sync: listSSHKeyPairs},
+		kernel.Command{Name: "deleteSSHKeyPair", Sync: deleteSSHKeyPair},
 	)
 }
 
@@ -40,21 +41,21 @@ func keyPair(st *model.State, accountID, name string) *model.SSHKeyPair {
 
 // createSSHKeyPair is ManagementServerImpl.createSSHKeyPair
 // (SshKeyPairServiceImpl.createSshKeyPair on main).
-func createSSHKeyPair(c *Call) (any, error) {
+func createSSHKeyPair(c *kernel.Call) (any, error) {
 	name := c.Params.Get("name")
 	if strings.TrimSpace(name) == "" {
-		return nil, paramError("Please specify a valid name for the key pair. The key name can't be empty")
+		return nil, kernel.ParamError("Please specify a valid name for the key pair. The key name can't be empty")
 	}
-	if keyPair(c.st, c.Account.ID, name) != nil {
-		return nil, paramError("A key pair with name '%s' already exists.", name)
+	if keyPair(c.State, c.Account.ID, name) != nil {
+		return nil, kernel.ParamError("A key pair with name '%s' already exists.", name)
 	}
 	key, err := rsa.GenerateKey(rand.Reader, sshKeyLength)
 	if err != nil {
-		return nil, internalError("key generation failed: %v", err)
+		return nil, kernel.InternalError("key generation failed: %v", err)
 	}
 	pub := "ssh-rsa " + base64.StdEncoding.EncodeToString(sshRSAPublicKey(&key.PublicKey))
-	k := c.saveKeyPair(name, pub)
-	v := c.keyPairView(k)
+	k := saveKeyPair(c, name, pub)
+	v := keyPairView(c, k)
 	v["privatekey"] = string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
 	return map[string]any{"keypair": v}, nil
 }
@@ -84,21 +85,21 @@ func mpint(n *big.Int) []byte {
 
 // registerSSHKeyPair is ManagementServerImpl.registerSSHKeyPair: the name,
 // then the key's validity, then the same key under another name.
-func registerSSHKeyPair(c *Call) (any, error) {
+func registerSSHKeyPair(c *kernel.Call) (any, error) {
 	name, material := c.Params.Get("name"), c.Params.Get("publickey")
-	if keyPair(c.st, c.Account.ID, name) != nil {
-		return nil, paramError("A key pair with name '%s' already exists for this account.", name)
+	if keyPair(c.State, c.Account.ID, name) != nil {
+		return nil, kernel.ParamError("A key pair with name '%s' already exists for this account.", name)
 	}
 	pub, ok := publicKeyFromMaterial(material)
 	if !ok {
-		return nil, paramError("Public key is invalid")
+		return nil, kernel.ParamError("Public key is invalid")
 	}
-	for _, k := range c.st.SSHKeyPairs {
+	for _, k := range c.State.SSHKeyPairs {
 		if k.AccountID == c.Account.ID && k.PublicKey == pub {
-			return nil, paramError("A key pair with key '%s' already exists for this account.", pub)
+			return nil, kernel.ParamError("A key pair with key '%s' already exists for this account.", pub)
 		}
 	}
-	return map[string]any{"keypair": c.keyPairView(c.saveKeyPair(name, pub))}, nil
+	return map[string]any{"keypair": keyPairView(c, saveKeyPair(c, name, pub))}, nil
 }
 
 // publicKeyFromMaterial is SSHKeysHelper.getPublicKeyFromKeyMaterial: the
@@ -140,49 +141,49 @@ func fingerprint(pub string) string {
 	return strings.Join(parts, ":")
 }
 
-func (c *Call) saveKeyPair(name, pub string) *model.SSHKeyPair {
-	id, internal := c.st.NewID(model.KindSSHKeyPair)
+func saveKeyPair(c *kernel.Call, name, pub string) *model.SSHKeyPair {
+	id, internal := c.State.NewID(model.KindSSHKeyPair)
 	k := &model.SSHKeyPair{ID: id, InternalID: internal, Name: name, AccountID: c.Account.ID, PublicKey: pub,
-		Fingerprint: fingerprint(pub), Created: c.eng.now()}
-	c.st.SSHKeyPairs = append(c.st.SSHKeyPairs, k)
-	c.changed()
+		Fingerprint: fingerprint(pub), Created: c.Engine.Now()}
+	c.State.SSHKeyPairs = append(c.State.SSHKeyPairs, k)
+	c.Changed()
 	return k
 }
 
 // keyPairView is SSHKeyPairResponse as the key pair commands fill it (the
 // public key is not part of it).
-func (c *Call) keyPairView(k *model.SSHKeyPair) map[string]any {
+func keyPairView(c *kernel.Call, k *model.SSHKeyPair) map[string]any {
 	v := map[string]any{"id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint, "hasannotations": false}
-	c.addOwner(v, k.AccountID)
+	addOwner(c, v, k.AccountID)
 	return v
 }
 
 // listSSHKeyPairs is ManagementServerImpl.listSSHKeyPairs: name and
 // fingerprint match exactly, keyword is a substring of either.
-func listSSHKeyPairs(c *Call) (any, error) {
-	l := lister[*model.SSHKeyPair]{key: "sshkeypair", id: (*model.SSHKeyPair).UUID, name: func(k *model.SSHKeyPair) string { return k.Name },
-		keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, view: (*Call).keyPairView}
-	return l.run(c, c.st.SSHKeyPairs, func(k *model.SSHKeyPair) bool {
-		return optEq(c.Params.Get("fingerprint"), k.Fingerprint)
+func listSSHKeyPairs(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.SSHKeyPair]{Key: "sshkeypair", ID: (*model.SSHKeyPair).UUID, Name: func(k *model.SSHKeyPair) string { return k.Name },
+		Keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, View: keyPairView}
+	return l.Run(c, c.State.SSHKeyPairs, func(k *model.SSHKeyPair) bool {
+		return kernel.OptEq(c.Params.Get("fingerprint"), k.Fingerprint)
 	})
 }
 
 // deleteSSHKeyPair is ManagementServerImpl.deleteSSHKeyPair.
-func deleteSSHKeyPair(c *Call) (any, error) {
+func deleteSSHKeyPair(c *kernel.Call) (any, error) {
 	name := c.Params.Get("name")
-	k := keyPair(c.st, c.Account.ID, name)
+	k := keyPair(c.State, c.Account.ID, name)
 	if k == nil {
-		return nil, paramError("A key pair with name '%s' does not exist for account %s in specified domain id", name, c.Account.Name)
+		return nil, kernel.ParamError("A key pair with name '%s' does not exist for account %s in specified domain id", name, c.Account.Name)
 	}
 	var keep []*model.SSHKeyPair
-	for _, other := range c.st.SSHKeyPairs {
+	for _, other := range c.State.SSHKeyPairs {
 		if other != k {
 			keep = append(keep, other)
 		}
 	}
-	c.st.SSHKeyPairs = keep
-	c.changed()
-	return success(), nil
+	c.State.SSHKeyPairs = keep
+	c.Changed()
+	return kernel.Success(), nil
 }
 
 // publicKeysOf are the public keys of the named key pairs, one per line, as

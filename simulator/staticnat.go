@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(
-		command{name: "enableStaticNat", sync: enableStaticNat},
-		command{name: "disableStaticNat", async: disableStaticNat},
+	kernel.Register(
+		kernel.Command{Name: "enableStaticNat", Sync: enableStaticNat},
+		kernel.Command{Name: "disableStaticNat", Async: disableStaticNat},
 	)
 }
 
@@ -18,61 +19,61 @@ func init() {
 // RulesManagerImpl.enableStaticNat (the network must provide StaticNat, the
 // address be usable for it: checkIpForService) and isIpReadyForStaticNat;
 // conflicts with another VM are 537.
-func enableStaticNat(c *Call) (any, error) {
-	ip, vm, nic, err := c.staticNatTarget()
+func enableStaticNat(c *kernel.Call) (any, error) {
+	ip, vm, nic, err := staticNatTarget(c)
 	if err != nil {
 		return nil, err
 	}
 	switch vm.State {
 	case model.VMDestroyed, model.VMExpunging, model.VMError:
-		return nil, paramError("Invalid user vm: %d", vm.InternalID)
+		return nil, kernel.ParamError("Invalid user vm: %d", vm.InternalID)
 	}
 	dstIP := nic.IPAddress
 	if guest := c.Params.Get("vmguestip"); guest != "" && guest != dstIP {
-		return nil, paramError("VM ip %s address not belongs to the vm", guest)
+		return nil, kernel.ParamError("VM ip %s address not belongs to the vm", guest)
 	}
-	if err := ipReadyForStaticNat(c.st, ip, vm, dstIP); err != nil {
+	if err := ipReadyForStaticNat(c.State, ip, vm, dstIP); err != nil {
 		return nil, err
 	}
 	ip.StaticNAT, ip.VMID, ip.VMIP = true, vm.ID, dstIP
-	c.changed()
-	return success(), nil
+	c.Changed()
+	return kernel.Success(), nil
 }
 
 // staticNatTarget is the address, the VM and its NIC on the address's
 // network, checked as enableStaticNat checks them before the VM's state.
-func (c *Call) staticNatTarget() (*model.PublicIP, *model.VirtualMachine, *model.NIC, error) {
+func staticNatTarget(c *kernel.Call) (*model.PublicIP, *model.VirtualMachine, *model.NIC, error) {
 	p := c.Params
-	ip, _ := model.ByID(c.st.PublicIPs, p.Get("ipaddressid"))
-	vm, _ := model.ByID(c.st.VMs, p.Get("virtualmachineid"))
+	ip, _ := model.ByID(c.State.PublicIPs, p.Get("ipaddressid"))
+	vm, _ := model.ByID(c.State.VMs, p.Get("virtualmachineid"))
 	if ip == nil || ip.State == model.IPFree {
-		return nil, nil, nil, paramError("Unable to find ip address by id %s", p.Get("ipaddressid"))
+		return nil, nil, nil, kernel.ParamError("Unable to find ip address by id %s", p.Get("ipaddressid"))
 	}
 	networkID := model.FirstNonEmpty(ip.NetworkID, p.Get("networkid"))
 	if networkID == "" {
-		return nil, nil, nil, paramError("Unable to enable static NAT for the ipAddress id=%d as IP is not associated with any network and no networkId is passed in", ip.InternalID)
+		return nil, nil, nil, kernel.ParamError("Unable to enable static NAT for the ipAddress id=%d as IP is not associated with any network and no networkId is passed in", ip.InternalID)
 	}
-	net := c.st.Network(networkID)
+	net := c.State.Network(networkID)
 	if net == nil {
-		return nil, nil, nil, paramError("Unable to find network by id")
+		return nil, nil, nil, kernel.ParamError("Unable to find network by id")
 	}
 	if vm == nil || vm.Removed != nil {
-		return nil, nil, nil, paramError("Can't enable static nat for the address id=%d, invalid virtual machine id specified (%s).", ip.InternalID, p.Get("virtualmachineid"))
+		return nil, nil, nil, kernel.ParamError("Can't enable static nat for the address id=%d, invalid virtual machine id specified (%s).", ip.InternalID, p.Get("virtualmachineid"))
 	}
 	nic := vm.NICOn(net.ID)
 	if nic == nil {
-		return nil, nil, nil, paramError("Vm doesn't belong to the network with specified id")
+		return nil, nil, nil, kernel.ParamError("Vm doesn't belong to the network with specified id")
 	}
-	if !networkProvides(c.st, net, "StaticNat") { // areServicesSupportedInNetwork(StaticNat)
-		return nil, nil, nil, paramError("Unable to create static nat rule; StaticNat service is not supported in network with specified id")
+	if !networkProvides(c.State, net, "StaticNat") { // areServicesSupportedInNetwork(StaticNat)
+		return nil, nil, nil, kernel.ParamError("Unable to create static nat rule; StaticNat service is not supported in network with specified id")
 	}
 	if ip.NetworkID == "" {
-		return nil, nil, nil, paramError("Ip address %s is not assigned to the network %s", ipString(c.st, ip), networkString(net))
+		return nil, nil, nil, kernel.ParamError("Ip address %s is not assigned to the network %s", ipString(c.State, ip), networkString(net))
 	}
 	if !strings.EqualFold(ip.NetworkID, net.ID) {
-		return nil, nil, nil, paramError("Invalid network Id=%d. IP is associated with a different network than passed network id", net.InternalID)
+		return nil, nil, nil, kernel.ParamError("Invalid network Id=%d. IP is associated with a different network than passed network id", net.InternalID)
 	}
-	if err := checkIPForService(c.st, ip, "StaticNat", ""); err != nil {
+	if err := checkIPForService(c.State, ip, "StaticNat", ""); err != nil {
 		return nil, nil, nil, err
 	}
 	return ip, vm, nic, nil
@@ -84,18 +85,18 @@ func (c *Call) staticNatTarget() (*model.PublicIP, *model.VirtualMachine, *model
 // not already static NAT of another public address.
 func ipReadyForStaticNat(st *model.State, ip *model.PublicIP, vm *model.VirtualMachine, dstIP string) error {
 	if ip.SourceNAT {
-		return paramError("Can't enable static, ip address %s is a sourceNat ip address", ipString(st, ip))
+		return kernel.ParamError("Can't enable static, ip address %s is a sourceNat ip address", ipString(st, ip))
 	}
 	if !ip.StaticNAT && len(rulesOnIP(st, ip.ID, model.PurposeLB)) > 0 {
 		return ruleConflict("Failed to enable static nat for the ip address %s as it already has LoadBalancing rules assigned", ipString(st, ip))
 	}
 	if ip.StaticNAT && !strings.EqualFold(ip.VMID, vm.ID) {
-		return &APIError{Code: codeRuleConflict, CSCode: csServerAPIException,
+		return &kernel.APIError{Code: kernel.CodeRuleConflict, CSCode: kernel.CsServerAPIException,
 			Text: fmt.Sprintf("Failed to enable static for the ip address %s and vm id=%d as it's already assigned to antoher vm",
 				ipString(st, ip), vm.InternalID)}
 	}
 	if old := staticNATOf(st, vm.ID); old != nil && old.VMIP == dstIP {
-		return paramError("Failed to enable static nat on the  ip %s with Id %s as the vm %s with Id %s is already associated with another public ip %s with id %s",
+		return kernel.ParamError("Failed to enable static nat on the  ip %s with Id %s as the vm %s with Id %s is already associated with another public ip %s with id %s",
 			ip.Address, ip.ID, vm.InstanceName, vm.ID, old.Address, old.ID)
 	}
 	return nil
@@ -103,20 +104,20 @@ func ipReadyForStaticNat(st *model.State, ip *model.PublicIP, vm *model.VirtualM
 
 // disableStaticNat clears an address's static NAT in the job
 // (RulesManagerImpl.disableStaticNat).
-func disableStaticNat(c *Call) (*asyncJob, error) {
-	ip, found := model.ByID(c.st.PublicIPs, c.Params.Get("ipaddressid"))
+func disableStaticNat(c *kernel.Call) (*kernel.AsyncJob, error) {
+	ip, found := model.ByID(c.State.PublicIPs, c.Params.Get("ipaddressid"))
 	if !found {
-		return nil, paramError("Unable to find ip address by id %s", c.Params.Get("ipaddressid"))
+		return nil, kernel.ParamError("Unable to find ip address by id %s", c.Params.Get("ipaddressid"))
 	}
-	return &asyncJob{instanceType: "IpAddress", instanceID: ip.ID,
-		cmdClass: "org.apache.cloudstack.api.command.user.nat.DisableStaticNatCmd",
-		run: func() (any, error) {
+	return &kernel.AsyncJob{InstanceType: "IpAddress", InstanceID: ip.ID,
+		CmdClass: "org.apache.cloudstack.api.command.user.nat.DisableStaticNatCmd",
+		Run: func() (any, error) {
 			if !ip.StaticNAT {
-				return nil, paramError("Specified IP address id is not associated with any vm Id")
+				return nil, kernel.ParamError("Specified IP address id is not associated with any vm Id")
 			}
-			c.disableStaticNATRules(ip) // RulesManagerImpl.disableStaticNat revokes the address's rules first
+			disableStaticNATRules(c, ip) // RulesManagerImpl.disableStaticNat revokes the address's rules first
 			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
-			c.changed()
-			return success(), nil
+			c.Changed()
+			return kernel.Success(), nil
 		}}, nil
 }

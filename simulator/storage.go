@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -19,12 +20,12 @@ const (
 )
 
 func init() {
-	paramKinds["storageid"] = kindStoragePool
-	register(
-		command{name: "createStoragePool", sync: createStoragePool},
-		command{name: "listStoragePools", idKind: kindStoragePool, sync: listStoragePools},
-		command{name: "addImageStore", sync: addImageStore},
-		command{name: "listImageStores", idKind: kindImageStore, sync: listImageStores},
+	kernel.ParamKinds["storageid"] = kindStoragePool
+	kernel.Register(
+		kernel.Command{Name: "createStoragePool", Sync: createStoragePool},
+		kernel.Command{Name: "listStoragePools", IDKind: kindStoragePool, Sync: listStoragePools},
+		kernel.Command{Name: "addImageStore", Sync: addImageStore},
+		kernel.Command{Name: "listImageStores", IDKind: kindImageStore, Sync: listImageStores},
 	)
 }
 
@@ -33,16 +34,16 @@ type poolSpec struct {
 	ZoneID, PodID, ClusterID, Name, URL, Scope, Hypervisor, Tags string
 }
 
-func createStoragePool(c *Call) (any, error) {
+func createStoragePool(c *kernel.Call) (any, error) {
 	p := c.Params
-	pool, err := makeStoragePool(c.st, poolSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"),
+	pool, err := makeStoragePool(c.State, poolSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"),
 		ClusterID: p.Get("clusterid"), Name: p.Get("name"), URL: p.Get("url"), Scope: p.Get("scope"),
-		Hypervisor: p.Get("hypervisor"), Tags: p.Get("tags")}, c.eng.now())
+		Hypervisor: p.Get("hypervisor"), Tags: p.Get("tags")}, c.Engine.Now())
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
-	return map[string]any{"storagepool": c.poolView(pool)}, nil
+	c.Changed()
+	return map[string]any{"storagepool": poolView(c, pool)}, nil
 }
 
 // createStoragePool follows StorageManagerImpl.createPool: the scope is
@@ -55,22 +56,22 @@ func createStoragePool(c *Call) (any, error) {
 func makeStoragePool(st *model.State, s poolSpec, now time.Time) (*model.StoragePool, error) {
 	scope := strings.ToUpper(model.Or(s.Scope, "CLUSTER"))
 	if scope != "CLUSTER" && scope != "ZONE" && scope != "HOST" && scope != "REGION" && scope != "GLOBAL" {
-		return nil, paramError("invalid scope for pool %s", s.Scope)
+		return nil, kernel.ParamError("invalid scope for pool %s", s.Scope)
 	}
 	if scope != "CLUSTER" && scope != "ZONE" {
-		return nil, notImplemented("Only cluster and zone storage pools are implemented by the CloudStack simulator")
+		return nil, kernel.NotImplemented("Only cluster and zone storage pools are implemented by the CloudStack simulator")
 	}
 	if scope == "CLUSTER" && s.ClusterID == "" {
-		return nil, paramError("cluster id can't be null, if scope is cluster")
+		return nil, kernel.ParamError("cluster id can't be null, if scope is cluster")
 	}
 	pool := &model.StoragePool{Name: s.Name, Scope: scope, URL: s.URL, Tags: s.Tags, Created: now}
 	if scope == "ZONE" {
 		if s.Hypervisor == "" {
-			return nil, paramError("Missing parameter hypervisor. Hypervisor type is required to create zone wide primary storage.")
+			return nil, kernel.ParamError("Missing parameter hypervisor. Hypervisor type is required to create zone wide primary storage.")
 		}
 		hv, err := canonicalHypervisor(s.Hypervisor)
 		if err != nil || hv == "XenServer" {
-			return nil, paramError("Zone wide storage pool is not supported for hypervisor type %s", s.Hypervisor)
+			return nil, kernel.ParamError("Zone wide storage pool is not supported for hypervisor type %s", s.Hypervisor)
 		}
 		pool.Hypervisor = hv
 	} else {
@@ -79,10 +80,10 @@ func makeStoragePool(st *model.State, s poolSpec, now time.Time) (*model.Storage
 	}
 	z := st.Zone(s.ZoneID)
 	if z == nil {
-		return nil, paramError("unable to find zone by id %s", s.ZoneID)
+		return nil, kernel.ParamError("unable to find zone by id %s", s.ZoneID)
 	}
 	if u, err := url.Parse(s.URL); err != nil || u.Scheme == "" {
-		return nil, internalError("Failed to add data store: %s is not a valid uri", s.URL)
+		return nil, kernel.InternalError("Failed to add data store: %s is not a valid uri", s.URL)
 	}
 	pool.ZoneID = z.ID
 	pool.ID, pool.InternalID = st.NewID(kindStoragePool)
@@ -102,29 +103,29 @@ func hasPrimaryStorage(st *model.State, h *model.Host) bool {
 	return false
 }
 
-func listStoragePools(c *Call) (any, error) {
-	l := lister[*model.StoragePool]{key: "storagepool", id: (*model.StoragePool).UUID, name: func(p *model.StoragePool) string { return p.Name },
-		zone: func(p *model.StoragePool) string { return p.ZoneID }, view: (*Call).poolView}
+func listStoragePools(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.StoragePool]{Key: "storagepool", ID: (*model.StoragePool).UUID, Name: func(p *model.StoragePool) string { return p.Name },
+		Zone: func(p *model.StoragePool) string { return p.ZoneID }, View: poolView}
 	p := c.Params
-	return l.run(c, c.st.StoragePools, func(s *model.StoragePool) bool {
-		return optEq(p.Get("podid"), s.PodID) && optEq(p.Get("clusterid"), s.ClusterID) &&
-			optEq(p.Get("scope"), s.Scope) && optEq(p.Get("status"), model.PoolUp)
+	return l.Run(c, c.State.StoragePools, func(s *model.StoragePool) bool {
+		return kernel.OptEq(p.Get("podid"), s.PodID) && kernel.OptEq(p.Get("clusterid"), s.ClusterID) &&
+			kernel.OptEq(p.Get("scope"), s.Scope) && kernel.OptEq(p.Get("status"), model.PoolUp)
 	})
 }
 
 // poolView is ApiResponseHelper.createStoragePoolResponse (StoragePoolJoinDao).
-func (c *Call) poolView(s *model.StoragePool) map[string]any {
-	z := c.st.Zone(s.ZoneID)
+func poolView(c *kernel.Call, s *model.StoragePool) map[string]any {
+	z := c.State.Zone(s.ZoneID)
 	u, _ := url.Parse(s.URL)
 	v := map[string]any{"id": s.ID, "name": s.Name, "zoneid": z.ID, "zonename": z.Name, "scope": s.Scope,
 		"hypervisor": s.Hypervisor, "state": model.PoolUp, "type": poolType(u.Scheme), "ipaddress": u.Hostname(),
-		"path": u.Path, "provider": "DefaultPrimary", "created": csTime(s.Created), "disksizetotal": poolCapacity,
+		"path": u.Path, "provider": "DefaultPrimary", "created": kernel.CsTime(s.Created), "disksizetotal": poolCapacity,
 		"disksizeallocated": 0, "disksizeused": 0, "overprovisionfactor": "2.0", "managed": false,
 		"hasannotations": false, "istagarule": false}
-	if pod := c.st.Pod(s.PodID); pod != nil {
+	if pod := c.State.Pod(s.PodID); pod != nil {
 		v["podid"], v["podname"] = pod.ID, pod.Name
 	}
-	if cl := c.st.Cluster(s.ClusterID); cl != nil {
+	if cl := c.State.Cluster(s.ClusterID); cl != nil {
 		v["clusterid"], v["clustername"] = cl.ID, cl.Name
 	}
 	if s.Tags != "" {
@@ -153,15 +154,15 @@ type storeSpec struct {
 	ZoneID, Name, URL, Provider string
 }
 
-func addImageStore(c *Call) (any, error) {
+func addImageStore(c *kernel.Call) (any, error) {
 	p := c.Params
-	s, err := makeImageStore(c.st, storeSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), URL: p.Get("url"),
-		Provider: p.Get("provider")}, c.eng.now())
+	s, err := makeImageStore(c.State, storeSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), URL: p.Get("url"),
+		Provider: p.Get("provider")}, c.Engine.Now())
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
-	return map[string]any{"imagestore": c.imageStoreView(s)}, nil
+	c.Changed()
+	return map[string]any{"imagestore": imageStoreView(c, s)}, nil
 }
 
 // addImageStore follows discoverImageStore (StorageManagerImpl, the image
@@ -172,23 +173,23 @@ func addImageStore(c *Call) (any, error) {
 // finishes at once. Departure: only the NFS provider is modelled.
 func makeImageStore(st *model.State, s storeSpec, now time.Time) (*model.ImageStore, error) {
 	if !strings.EqualFold(s.Provider, "NFS") {
-		return nil, notImplemented("Only NFS image stores are implemented by the CloudStack simulator")
+		return nil, kernel.NotImplemented("Only NFS image stores are implemented by the CloudStack simulator")
 	}
 	name := model.Or(s.Name, s.URL)
 	for _, other := range st.ImageStores {
 		if strings.EqualFold(other.Name, name) {
-			return nil, paramError("The image store with name %s already exists, try creating with another name", name)
+			return nil, kernel.ParamError("The image store with name %s already exists, try creating with another name", name)
 		}
 	}
 	if s.ZoneID == "" {
-		return nil, paramError("Image store provider NFS does not support scope REGION")
+		return nil, kernel.ParamError("Image store provider NFS does not support scope REGION")
 	}
 	z := st.Zone(s.ZoneID)
 	if z == nil {
-		return nil, paramError("Can't find zone by id %s", s.ZoneID)
+		return nil, kernel.ParamError("Can't find zone by id %s", s.ZoneID)
 	}
 	if u, err := url.Parse(s.URL); err != nil || u.Scheme == "" {
-		return nil, internalError("Failed to add data store: %s is not a valid uri", s.URL)
+		return nil, kernel.InternalError("Failed to add data store: %s is not a valid uri", s.URL)
 	}
 	id, internal := st.NewID(kindImageStore)
 	store := &model.ImageStore{ID: id, InternalID: internal, Name: name, ZoneID: z.ID, URL: s.URL, Provider: "NFS", Created: now}
@@ -199,19 +200,19 @@ func makeImageStore(st *model.State, s storeSpec, now time.Time) (*model.ImageSt
 	return store, nil
 }
 
-func listImageStores(c *Call) (any, error) {
-	l := lister[*model.ImageStore]{key: "imagestore", id: (*model.ImageStore).UUID, name: func(s *model.ImageStore) string { return s.Name },
-		zone: func(s *model.ImageStore) string { return s.ZoneID }, view: (*Call).imageStoreView}
+func listImageStores(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.ImageStore]{Key: "imagestore", ID: (*model.ImageStore).UUID, Name: func(s *model.ImageStore) string { return s.Name },
+		Zone: func(s *model.ImageStore) string { return s.ZoneID }, View: imageStoreView}
 	p := c.Params
-	return l.run(c, c.st.ImageStores, func(s *model.ImageStore) bool {
-		return optEq(p.Get("provider"), s.Provider) && optEq(p.Get("protocol"), "nfs") &&
+	return l.Run(c, c.State.ImageStores, func(s *model.ImageStore) bool {
+		return kernel.OptEq(p.Get("provider"), s.Provider) && kernel.OptEq(p.Get("protocol"), "nfs") &&
 			(!p.Has("readonly") || !p.Bool("readonly", false))
 	})
 }
 
 // imageStoreView is ApiResponseHelper.createImageStoreResponse.
-func (c *Call) imageStoreView(s *model.ImageStore) map[string]any {
-	z := c.st.Zone(s.ZoneID)
+func imageStoreView(c *kernel.Call, s *model.ImageStore) map[string]any {
+	z := c.State.Zone(s.ZoneID)
 	return map[string]any{"id": s.ID, "name": s.Name, "url": s.URL, "protocol": "nfs", "providername": s.Provider,
 		"scope": "ZONE", "zoneid": z.ID, "zonename": z.Name, "readonly": false, "disksizetotal": poolCapacity,
 		"disksizeused": 0, "hasannotations": false}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -34,26 +35,26 @@ var resourceObjectTypes = []string{"UserVm", "Template", "VnfTemplate", "ISO", "
 	"Domain", "ObjectStore", "Bucket", "QuotaTariff", "KubernetesCluster", "KubernetesSupportedVersion", "SharedFS"}
 
 // resourceObjectType is ResourceManagerUtil.getResourceType.
-func resourceObjectType(s string) (string, *APIError) {
+func resourceObjectType(s string) (string, *kernel.APIError) {
 	for _, t := range resourceObjectTypes {
 		if strings.EqualFold(t, s) {
 			return t, nil
 		}
 	}
-	return "", paramError("Invalid resource type %s", s)
+	return "", kernel.ParamError("Invalid resource type %s", s)
 }
 
 func init() {
-	register(
-		command{name: "createTags", async: createTags},
-		command{name: "deleteTags", async: deleteTags},
-		command{name: "listTags", sync: listTags},
+	kernel.Register(
+		kernel.Command{Name: "createTags", Async: createTags},
+		kernel.Command{Name: "deleteTags", Async: deleteTags},
+		kernel.Command{Name: "listTags", Sync: listTags},
 	)
 }
 
 // tagPairs is TaggedResources.parseKeyValueMap: tags[i].key/value pairs,
 // a later pair replacing an earlier one with the same key, in request order.
-func tagPairs(p Params) (keys []string, values map[string]string) {
+func tagPairs(p kernel.Params) (keys []string, values map[string]string) {
 	values = map[string]string{}
 	for _, m := range p.Map("tags") {
 		k, ok := m["key"]
@@ -73,12 +74,12 @@ func tagPairs(p Params) (keys []string, values map[string]string) {
 // transaction. Departure: over-long keys or values are refused here with a
 // text of the simulator's; CloudStack only finds out from the database
 // (varchar(255)), with whatever text its driver gives.
-func createTags(c *Call) (*asyncJob, error) {
+func createTags(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	ids, rawType, customer := p.List("resourceids"), p.Get("resourcetype"), p.Get("customer")
 	keys, values := tagPairs(p)
-	return &asyncJob{cmdClass: "org.apache.cloudstack.api.command.user.tag.CreateTagsCmd",
-		run: func() (any, error) {
+	return &kernel.AsyncJob{CmdClass: "org.apache.cloudstack.api.command.user.tag.CreateTagsCmd",
+		Run: func() (any, error) {
 			typ, err := resourceObjectType(rawType)
 			if err != nil {
 				return nil, err
@@ -91,36 +92,36 @@ func createTags(c *Call) (*asyncJob, error) {
 					find, ok := taggables[typ]
 					var owner string
 					if ok {
-						owner, ok = find(c.st, id)
+						owner, ok = find(c.State, id)
 					}
 					if !ok {
-						return nil, paramError("Unable to find resource by uuid %s and type %s", id, typ)
+						return nil, kernel.ParamError("Unable to find resource by uuid %s and type %s", id, typ)
 					}
 					value := values[key]
 					if value == "" {
-						return nil, paramError("Value for the key %s is either null or empty", key)
+						return nil, kernel.ParamError("Value for the key %s is either null or empty", key)
 					}
 					// Departure: createTags checks no length; MySQL refuses a
 					// key or value over the varchar(255) columns (characters,
 					// not bytes) and the job fails with a DB exception (530).
 					// Here the refusal is a 431 with its own text.
 					if utf8.RuneCountInString(key) > maxTagLength || utf8.RuneCountInString(value) > maxTagLength {
-						return nil, paramError("Tag key and value can't be longer than %d characters: key %s", maxTagLength, truncate(key, 40))
+						return nil, kernel.ParamError("Tag key and value can't be longer than %d characters: key %s", maxTagLength, truncate(key, 40))
 					}
-					if findTag(c.st, typ, id, key) != nil || tagIn(created, typ, id, key) {
-						return nil, internalError("tag %s already on %s with id %s", key, typ, id)
+					if findTag(c.State, typ, id, key) != nil || tagIn(created, typ, id, key) {
+						return nil, kernel.InternalError("tag %s already on %s with id %s", key, typ, id)
 					}
-					tagID, _ := c.st.NewID(model.KindResourceTag)
+					tagID, _ := c.State.NewID(model.KindResourceTag)
 					created = append(created, &model.ResourceTag{ID: tagID, Key: key, Value: value, ResourceType: typ,
 						ResourceID: strings.ToLower(id), AccountID: owner, Customer: customer})
 				}
 			}
 			if len(created) == 0 {
-				return nil, internalError("Failed to create resource tag(s)")
+				return nil, kernel.InternalError("Failed to create resource tag(s)")
 			}
-			c.st.ResourceTags = append(c.st.ResourceTags, created...)
-			c.changed()
-			return success(), nil
+			c.State.ResourceTags = append(c.State.ResourceTags, created...)
+			c.Changed()
+			return kernel.Success(), nil
 		}}, nil
 }
 
@@ -155,20 +156,20 @@ func findTag(st *model.State, typ, id, key string) *model.ResourceTag {
 // else those with a given key (and, when a value is given, that value),
 // compared ignoring case (TaggedResourceManagerImpl.deleteTags). Nothing to
 // delete fails the job, as DeleteTagsCmd.execute does.
-func deleteTags(c *Call) (*asyncJob, error) {
+func deleteTags(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	ids, rawType := p.List("resourceids"), p.Get("resourcetype")
 	var want []map[string]string
 	want = append(want, p.Map("tags")...)
-	return &asyncJob{cmdClass: "org.apache.cloudstack.api.command.user.tag.DeleteTagsCmd",
-		run: func() (any, error) {
+	return &kernel.AsyncJob{CmdClass: "org.apache.cloudstack.api.command.user.tag.DeleteTagsCmd",
+		Run: func() (any, error) {
 			typ, err := resourceObjectType(rawType)
 			if err != nil {
 				return nil, err
 			}
 			var keep []*model.ResourceTag
 			deleted := 0
-			for _, t := range c.st.ResourceTags {
+			for _, t := range c.State.ResourceTags {
 				if t.ResourceType == typ && model.ContainsFold(ids, t.ResourceID) && tagSelected(t, want) {
 					deleted++
 					continue
@@ -176,11 +177,11 @@ func deleteTags(c *Call) (*asyncJob, error) {
 				keep = append(keep, t)
 			}
 			if deleted == 0 {
-				return nil, internalError("Failed to delete tags")
+				return nil, kernel.InternalError("Failed to delete tags")
 			}
-			c.st.ResourceTags = keep
-			c.changed()
-			return success(), nil
+			c.State.ResourceTags = keep
+			c.Changed()
+			return kernel.Success(), nil
 		}}, nil
 }
 
@@ -212,20 +213,20 @@ func removeTagsOf(st *model.State, typ, id string) {
 }
 
 // listTags is QueryManagerImpl.listTags.
-func listTags(c *Call) (any, error) {
-	l := lister[*model.ResourceTag]{key: "tag", id: func(t *model.ResourceTag) string { return t.ID },
-		keyword: func(t *model.ResourceTag) []string { return []string{t.Key, t.Value} }, view: (*Call).tagView}
+func listTags(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.ResourceTag]{Key: "tag", ID: func(t *model.ResourceTag) string { return t.ID },
+		Keyword: func(t *model.ResourceTag) []string { return []string{t.Key, t.Value} }, View: tagView}
 	p := c.Params
-	return l.run(c, c.st.ResourceTags, func(t *model.ResourceTag) bool {
-		return optEq(p.Get("resourceid"), t.ResourceID) && optEq(p.Get("resourcetype"), t.ResourceType) &&
-			optEq(p.Get("key"), t.Key) && optEq(p.Get("value"), t.Value) && optEq(p.Get("customer"), t.Customer)
+	return l.Run(c, c.State.ResourceTags, func(t *model.ResourceTag) bool {
+		return kernel.OptEq(p.Get("resourceid"), t.ResourceID) && kernel.OptEq(p.Get("resourcetype"), t.ResourceType) &&
+			kernel.OptEq(p.Get("key"), t.Key) && kernel.OptEq(p.Get("value"), t.Value) && kernel.OptEq(p.Get("customer"), t.Customer)
 	})
 }
 
 // tagView is ResourceTagJoinDaoImpl.newResourceTagResponse.
-func (c *Call) tagView(t *model.ResourceTag) map[string]any {
+func tagView(c *kernel.Call, t *model.ResourceTag) map[string]any {
 	v := map[string]any{"key": t.Key, "value": t.Value, "resourcetype": t.ResourceType, "resourceid": t.ResourceID}
-	c.addOwner(v, t.AccountID)
+	addOwner(c, v, t.AccountID)
 	if t.Customer != "" {
 		v["customer"] = t.Customer
 	}
@@ -233,11 +234,11 @@ func (c *Call) tagView(t *model.ResourceTag) map[string]any {
 }
 
 // resourceTagViews are a resource's tags as its own response lists them.
-func (c *Call) resourceTagViews(typ, id string) []map[string]any {
+func resourceTagViews(c *kernel.Call, typ, id string) []map[string]any {
 	out := []map[string]any{}
-	for _, t := range c.st.ResourceTags {
+	for _, t := range c.State.ResourceTags {
 		if t.ResourceType == typ && strings.EqualFold(t.ResourceID, id) {
-			out = append(out, c.tagView(t))
+			out = append(out, tagView(c, t))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i]["key"].(string) < out[j]["key"].(string) })

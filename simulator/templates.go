@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -63,11 +64,11 @@ func seedTemplates(st *model.State, hypervisor string, now time.Time) {
 }
 
 func init() {
-	paramKinds["templateid"] = model.KindTemplate
-	paramKinds["sourcezoneid"] = model.KindZone
-	paramKinds["destzoneid"] = model.KindZone
-	register(
-		command{name: "listTemplates", idKind: model.KindTemplate, sync: listTemplates},
+	kernel.ParamKinds["templateid"] = model.KindTemplate
+	kernel.ParamKinds["sourcezoneid"] = model.KindZone
+	kernel.ParamKinds["destzoneid"] = model.KindZone
+	kernel.Register(
+		kernel.Command{Name: "listTemplates", IDKind: model.KindTemplate, Sync: listTemplates},
 	)
 }
 
@@ -81,19 +82,19 @@ type templateRow struct {
 // parameter is matched case-sensitively (TemplateFilter.valueOf).
 var templateFilters = []string{"featured", "self", "selfexecutable", "shared", "sharedexecutable", "executable", "community", "system", "all"}
 
-func listTemplates(c *Call) (any, error) {
+func listTemplates(c *kernel.Call) (any, error) {
 	p := c.Params
 	filter := p.Get("templatefilter")
 	if !slices.Contains(templateFilters, filter) {
-		return nil, serverParamError("No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.%s", filter)
+		return nil, kernel.ServerParamError("No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.%s", filter)
 	}
 	showRemoved := p.Bool("showremoved", false)
 	var rows []templateRow
-	for _, t := range c.st.Templates {
+	for _, t := range c.State.Templates {
 		if t.Removed != nil && !showRemoved {
 			continue
 		}
-		for _, z := range c.st.Zones {
+		for _, z := range c.State.Zones {
 			for _, cp := range t.Copies {
 				if strings.EqualFold(cp.ZoneID, z.ID) && (cp.Removed == nil || showRemoved) {
 					rows = append(rows, templateRow{t, cp})
@@ -101,19 +102,19 @@ func listTemplates(c *Call) (any, error) {
 			}
 		}
 	}
-	l := lister[templateRow]{key: "template", id: func(r templateRow) string { return r.t.ID },
-		name: func(r templateRow) string { return r.t.Name }, nameLike: true,
-		zone: func(r templateRow) string { return r.cp.ZoneID }, view: (*Call).templateView}
-	return l.run(c, rows, func(r templateRow) bool {
-		return c.filterAdmits(filter, r) && optEq(p.Get("hypervisor"), r.t.Hypervisor) &&
-			optEq(p.Get("templatetype"), r.t.Type) && (!p.Has("isready") || p.Bool("isready", false) == r.cp.Ready())
+	l := kernel.Lister[templateRow]{Key: "template", ID: func(r templateRow) string { return r.t.ID },
+		Name: func(r templateRow) string { return r.t.Name }, NameLike: true,
+		Zone: func(r templateRow) string { return r.cp.ZoneID }, View: templateView}
+	return l.Run(c, rows, func(r templateRow) bool {
+		return filterAdmits(c, filter, r) && kernel.OptEq(p.Get("hypervisor"), r.t.Hypervisor) &&
+			kernel.OptEq(p.Get("templatetype"), r.t.Type) && (!p.Has("isready") || p.Bool("isready", false) == r.cp.Ready())
 	})
 }
 
 // filterAdmits applies templatefilter. featured, community and the
 // *executable filters list only ready copies (ListTemplatesCmd.listInReadyState;
 // executable only when an admin names an account).
-func (c *Call) filterAdmits(filter string, r templateRow) bool {
+func filterAdmits(c *kernel.Call, filter string, r templateRow) bool {
 	own := r.t.AccountID == c.Account.ID
 	ready := r.cp.Ready()
 	switch filter {
@@ -136,16 +137,16 @@ func (c *Call) filterAdmits(filter string, r templateRow) bool {
 }
 
 // templateView is TemplateJoinDaoImpl.newTemplateResponse for one zone copy.
-func (c *Call) templateView(r templateRow) map[string]any {
+func templateView(c *kernel.Call, r templateRow) map[string]any {
 	t, cp := r.t, r.cp
 	v := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "ispublic": t.Public,
-		"created": csTime(cp.Created), "isready": cp.Ready(), "passwordenabled": t.PasswordEnabled,
+		"created": kernel.CsTime(cp.Created), "isready": cp.Ready(), "passwordenabled": t.PasswordEnabled,
 		"format": t.Format, "isfeatured": t.Featured, "crossZones": t.CrossZones, "templatetype": t.Type,
 		"hypervisor": t.Hypervisor, "isextractable": t.Extractable && t.Type != "SYSTEM", "bits": t.Bits,
 		"sshkeyenabled": t.SSHKeyEnabled, "isdynamicallyscalable": t.DynamicallyScalable, "directdownload": false,
 		"deployasis": t.DeployAsIs, "requireshvm": t.RequiresHVM, "hasannotations": false,
 		"arch": "x86_64", "forcks": false, "tags": []any{}, "details": orEmpty(t.Details),
-		"downloaddetails": []map[string]string{{"datastore": imageStoreName(c.st, cp.ZoneID),
+		"downloaddetails": []map[string]string{{"datastore": imageStoreName(c.State, cp.ZoneID),
 			"downloadPercent": model.Itoa(cp.Percent), "downloadState": cp.DownloadState}}}
 	// status and url only in the full (admin) view or for the owner
 	if c.Account.Type == 1 || c.Account.Type == 2 || t.AccountID == c.Account.ID {
@@ -154,10 +155,10 @@ func (c *Call) templateView(r templateRow) map[string]any {
 			v["url"] = t.URL
 		}
 	}
-	if z := c.st.Zone(cp.ZoneID); z != nil {
+	if z := c.State.Zone(cp.ZoneID); z != nil {
 		v["zoneid"], v["zonename"] = z.ID, z.Name
 	}
-	domain := c.templateOwner(t, v)
+	domain := templateOwner(c, t, v)
 	v["domainpath"] = domain.DisplayPath()
 	if cp.Size > 0 {
 		v["size"] = cp.Size
@@ -169,7 +170,7 @@ func (c *Call) templateView(r templateRow) map[string]any {
 		v["checksum"] = checksumValue(t.Checksum)
 	}
 	if cp.Removed != nil {
-		v["removed"] = csTime(*cp.Removed)
+		v["removed"] = kernel.CsTime(*cp.Removed)
 	}
 	return v
 }
@@ -177,14 +178,14 @@ func (c *Call) templateView(r templateRow) map[string]any {
 // templateOwner adds the OS type and the owner (account, domain; the
 // system account's for a builtin template) to a template's view and
 // returns the owner's domain.
-func (c *Call) templateOwner(t *model.Template, v map[string]any) *model.Domain {
-	if o, ok := model.ByID(c.st.OSTypes, t.OSTypeID); ok {
+func templateOwner(c *kernel.Call, t *model.Template, v map[string]any) *model.Domain {
+	if o, ok := model.ByID(c.State.OSTypes, t.OSTypeID); ok {
 		v["ostypeid"], v["ostypename"] = o.ID, o.Description
 	}
-	account, domain := "system", c.st.Domains[0]
-	if a := c.st.Account(t.AccountID); a != nil {
+	account, domain := "system", c.State.Domains[0]
+	if a := c.State.Account(t.AccountID); a != nil {
 		account = a.Name
-		if d := c.st.Domain(a.DomainID); d != nil {
+		if d := c.State.Domain(a.DomainID); d != nil {
 			domain = d
 		}
 	}

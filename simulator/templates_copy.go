@@ -6,45 +6,46 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(
-		command{name: "copyTemplate", idKind: model.KindTemplate, async: copyTemplate},
+	kernel.Register(
+		kernel.Command{Name: "copyTemplate", IDKind: model.KindTemplate, Async: copyTemplate},
 	)
 }
 
 // copyTemplate copies a ready template to other zones
 // (TemplateManagerImpl.copyTemplate). The job completes when every copy has
 // finished; it fails only if none succeeded.
-func copyTemplate(c *Call) (*asyncJob, error) {
-	t, _ := model.ByID(c.st.Templates, c.Params.Get("id"))
-	spec := &asyncJob{instanceType: "Template",
-		cmdClass: "org.apache.cloudstack.api.command.admin.template.CopyTemplateCmdByAdmin"}
+func copyTemplate(c *kernel.Call) (*kernel.AsyncJob, error) {
+	t, _ := model.ByID(c.State.Templates, c.Params.Get("id"))
+	spec := &kernel.AsyncJob{InstanceType: "Template",
+		CmdClass: "org.apache.cloudstack.api.command.admin.template.CopyTemplateCmdByAdmin"}
 	if t != nil {
-		spec.instanceID = t.ID
+		spec.InstanceID = t.ID
 	}
-	dests, source, err := c.copyPlan(t)
+	dests, source, err := copyPlan(c, t)
 	if err != nil {
-		return spec.failing(err), nil
+		return spec.Failing(err), nil
 	}
-	first, targets := copyTargets(t, dests, c.eng.now())
-	progress := c.startCopies(t, source, targets)
-	c.changed()
+	first, targets := copyTargets(t, dests, c.Engine.Now())
+	progress := startCopies(c, t, source, targets)
+	c.Changed()
 	if len(targets) > 0 {
-		spec.await = progress.done
+		spec.Await = progress.done
 	}
 	total := len(dests)
-	spec.run = func() (any, error) {
+	spec.Run = func() (any, error) {
 		if progress.failures() >= total {
-			return nil, internalError("Failed to copy Template")
+			return nil, kernel.InternalError("Failed to copy Template")
 		}
 		cp := first
 		if live := t.CopyIn(first.ZoneID); live != nil {
 			cp = live
 		}
-		return map[string]any{"template": c.templateView(templateRow{t, cp})}, nil
+		return map[string]any{"template": templateView(c, templateRow{t, cp})}, nil
 	}
 	return spec, nil
 }
@@ -93,7 +94,7 @@ func (p *copyProgress) failures() int {
 }
 
 // startCopies starts a copy into each target zone.
-func (c *Call) startCopies(t *model.Template, source *model.TemplateCopy, targets []*model.Zone) *copyProgress {
+func startCopies(c *kernel.Call, t *model.Template, source *model.TemplateCopy, targets []*model.Zone) *copyProgress {
 	progress := &copyProgress{pending: len(targets), done: make(chan struct{})}
 	for _, z := range targets {
 		name := z.Name
@@ -112,17 +113,17 @@ func (c *Call) startCopies(t *model.Template, source *model.TemplateCopy, target
 }
 
 // copyPlan checks copyTemplate's parameters and finds the source copy.
-func (c *Call) copyPlan(t *model.Template) ([]*model.Zone, *model.TemplateCopy, *APIError) {
+func copyPlan(c *kernel.Call, t *model.Template) ([]*model.Zone, *model.TemplateCopy, *kernel.APIError) {
 	p := c.Params
 	if t == nil || t.Removed != nil {
-		return nil, nil, paramError("Unable to find Template with id")
+		return nil, nil, kernel.ParamError("Unable to find Template with id")
 	}
 	destID, destIDs := p.Get("destzoneid"), p.List("destzoneids")
 	switch {
 	case destID != "" && len(destIDs) > 0:
-		return nil, nil, serverParamError("Both destzoneid and destzoneids cannot be specified at the same time.")
+		return nil, nil, kernel.ServerParamError("Both destzoneid and destzoneids cannot be specified at the same time.")
 	case destID == "" && len(destIDs) == 0:
-		return nil, nil, serverParamError("Either destzoneid or destzoneids parameters have to be specified.")
+		return nil, nil, kernel.ServerParamError("Either destzoneid or destzoneids parameters have to be specified.")
 	case destID != "":
 		destIDs = []string{destID}
 	}
@@ -130,11 +131,11 @@ func (c *Call) copyPlan(t *model.Template) ([]*model.Zone, *model.TemplateCopy, 
 	var dests []*model.Zone
 	for _, id := range destIDs {
 		if srcID != "" && strings.EqualFold(id, srcID) {
-			return nil, nil, paramError("Please specify different source and destination zones.")
+			return nil, nil, kernel.ParamError("Please specify different source and destination zones.")
 		}
-		z := zoneByParam(c.st, id)
+		z := zoneByParam(c.State, id)
 		if z == nil {
-			return nil, nil, paramError("Please specify a valid destination zone.")
+			return nil, nil, kernel.ParamError("Please specify a valid destination zone.")
 		}
 		if !slices.Contains(dests, z) {
 			dests = append(dests, z)
@@ -142,9 +143,9 @@ func (c *Call) copyPlan(t *model.Template) ([]*model.Zone, *model.TemplateCopy, 
 	}
 	var source *model.TemplateCopy
 	if srcID != "" {
-		z := zoneByParam(c.st, srcID)
+		z := zoneByParam(c.State, srcID)
 		if z == nil {
-			return nil, nil, paramError("Please specify a valid source zone.")
+			return nil, nil, kernel.ParamError("Please specify a valid source zone.")
 		}
 		if cp := t.CopyIn(z.ID); cp != nil && cp.Ready() {
 			source = cp
@@ -157,7 +158,7 @@ func (c *Call) copyPlan(t *model.Template) ([]*model.Zone, *model.TemplateCopy, 
 		}
 	}
 	if source == nil {
-		return nil, nil, paramError("There is no Template %s ready on image store.", t.Describe())
+		return nil, nil, kernel.ParamError("There is no Template %s ready on image store.", t.Describe())
 	}
 	return dests, source, nil
 }

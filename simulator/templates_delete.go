@@ -4,29 +4,30 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
 func init() {
-	register(
-		command{name: "deleteTemplate", idKind: model.KindTemplate, async: deleteTemplate},
+	kernel.Register(
+		kernel.Command{Name: "deleteTemplate", IDKind: model.KindTemplate, Async: deleteTemplate},
 	)
 }
 
 // deleteTemplate removes a template from one zone or all (TemplateManagerImpl.deleteTemplate
 // and HypervisorTemplateAdapter.delete). The checks run in the job, as in
 // CloudStack, so they fail the job rather than the request.
-func deleteTemplate(c *Call) (*asyncJob, error) {
+func deleteTemplate(c *kernel.Call) (*kernel.AsyncJob, error) {
 	idParam, zoneParam, forced := c.Params.Get("id"), c.Params.Get("zoneid"), c.Params.Bool("forced", false)
-	t, _ := model.ByID(c.st.Templates, idParam)
-	spec := &asyncJob{instanceType: "Template",
-		cmdClass: "org.apache.cloudstack.api.command.user.template.DeleteTemplateCmd"}
+	t, _ := model.ByID(c.State.Templates, idParam)
+	spec := &kernel.AsyncJob{InstanceType: "Template",
+		CmdClass: "org.apache.cloudstack.api.command.user.template.DeleteTemplateCmd"}
 	if t != nil {
-		spec.instanceID = t.ID
+		spec.InstanceID = t.ID
 	}
-	spec.run = func() (any, error) {
-		if err := c.removeTemplate(t, idParam, zoneParam, forced); err != nil {
+	spec.Run = func() (any, error) {
+		if err := removeTemplate(c, t, idParam, zoneParam, forced); err != nil {
 			return nil, err
 		}
 		return map[string]any{"success": true}, nil
@@ -34,16 +35,16 @@ func deleteTemplate(c *Call) (*asyncJob, error) {
 	return spec, nil
 }
 
-func (c *Call) removeTemplate(t *model.Template, idParam, zoneParam string, forced bool) *APIError {
+func removeTemplate(c *kernel.Call, t *model.Template, idParam, zoneParam string, forced bool) *kernel.APIError {
 	if t == nil || t.Removed != nil {
-		return paramError("Unable to find Template with id %s", internalIDText(t, idParam))
+		return kernel.ParamError("Unable to find Template with id %s", internalIDText(t, idParam))
 	}
 	// TemplateManagerImpl.deleteTemplate: VMs using the template first, then
 	// the adapter's prepareDelete and delete
 	var users []string
-	for _, vm := range c.st.VMs {
+	for _, vm := range c.State.VMs {
 		// Hook: deployed VMs record their template; expunged ones no longer count.
-		if vm.Removed == nil && strings.EqualFold(vm.TemplateID, t.ID) && optEq(zoneParam, vm.ZoneID) {
+		if vm.Removed == nil && strings.EqualFold(vm.TemplateID, t.ID) && kernel.OptEq(zoneParam, vm.ZoneID) {
 			users = append(users, fmt.Sprintf(`VM instance {"id":%d,"instanceName":%q,"uuid":%q}`, vm.InternalID, vm.InstanceName, vm.ID))
 		}
 	}
@@ -52,17 +53,17 @@ func (c *Call) removeTemplate(t *model.Template, idParam, zoneParam string, forc
 		if c.Account.Type == 1 {
 			msg += fmt.Sprintf(" Instances list: [%s].", strings.Join(users, ","))
 		}
-		return paramError("%s", msg)
+		return kernel.ParamError("%s", msg)
 	}
 	// TemplateAdapterBase.prepareDelete
 	if t.Format == "ISO" {
-		return paramError("Please specify a valid Template.")
+		return kernel.ParamError("Please specify a valid Template.")
 	}
 	if t.State == tsNotUploaded || t.State == tsUploadInProgress {
-		return paramError("The template is either getting uploaded or it may be initiated shortly, please wait for it to be completed")
+		return kernel.ParamError("The template is either getting uploaded or it may be initiated shortly, please wait for it to be completed")
 	}
 	if t.Type == "SYSTEM" {
-		return paramError("The DomR template cannot be deleted.")
+		return kernel.ParamError("The DomR template cannot be deleted.")
 	}
 	var doomed []*model.TemplateCopy
 	for _, cp := range t.LiveCopies() {
@@ -74,19 +75,19 @@ func (c *Call) removeTemplate(t *model.Template, idParam, zoneParam string, forc
 	// upload the monitor has seen start (DOWNLOAD_IN_PROGRESS) is refused too
 	for _, cp := range doomed {
 		if cp.DownloadState == model.DlInProgress {
-			return internalError("Please specify a template that is not currently being downloaded.")
+			return kernel.InternalError("Please specify a template that is not currently being downloaded.")
 		}
 	}
-	now := c.eng.now()
+	now := c.Engine.Now()
 	for _, cp := range doomed {
 		cp.Removed = &now
-		c.eng.xfer.Stop(transfers.Key(t.ID, cp.ZoneID))
-		c.eng.xfer.RemoveImage(t.ID, cp.ZoneID)
+		c.Engine.Xfer.Stop(transfers.Key(t.ID, cp.ZoneID))
+		c.Engine.Xfer.RemoveImage(t.ID, cp.ZoneID)
 	}
 	if len(t.LiveCopies()) == 0 {
 		t.Removed, t.State = &now, tsInactive
 	}
-	c.changed()
+	c.Changed()
 	return nil
 }
 

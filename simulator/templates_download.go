@@ -18,12 +18,12 @@ import (
 // simulator closed or the copy went away (deleted template or zone copy); it
 // reports whether fn ran. persist saves the state afterwards.
 func (s *Server) withCopy(templateID, zoneID string, persist bool, fn func(t *model.Template, cp *model.TemplateCopy)) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if s.Closed {
 		return false
 	}
-	t, _ := model.ByID(s.st.Templates, templateID)
+	t, _ := model.ByID(s.State.Templates, templateID)
 	if t == nil || t.Removed != nil {
 		return false
 	}
@@ -32,9 +32,9 @@ func (s *Server) withCopy(templateID, zoneID string, persist bool, fn func(t *mo
 		return false
 	}
 	fn(t, cp)
-	s.dirty = true
+	s.Dirty = true
 	if persist {
-		s.persist()
+		s.Persist()
 	}
 	return true
 }
@@ -45,14 +45,14 @@ func (s *Server) failCopy(templateID, zoneID, text string) {
 	s.withCopy(templateID, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) {
 		cp.DownloadState, cp.ErrorString = model.DlError, errorText(text)
 	})
-	s.xfer.RemoveImage(templateID, zoneID)
+	s.Xfer.RemoveImage(templateID, zoneID)
 }
 
 // startDownload queues the secondary storage VM's download of a registered
 // template into one zone. The caller holds the state lock.
 func (s *Server) startDownload(t *model.Template, zoneID string) {
 	id, url, format := t.ID, t.URL, t.Format
-	s.xfer.Start(transfers.Key(id, zoneID), func(ctx context.Context) {
+	s.Xfer.Start(transfers.Key(id, zoneID), func(ctx context.Context) {
 		s.download(ctx, id, zoneID, url, format)
 	})
 }
@@ -84,7 +84,7 @@ func (s *Server) download(ctx context.Context, id, zoneID, url, format string) {
 		s.failCopy(id, zoneID, err.Error())
 		return
 	}
-	dst, err := s.xfer.ImagePath(id, zoneID)
+	dst, err := s.Xfer.ImagePath(id, zoneID)
 	if err != nil {
 		return
 	}
@@ -233,7 +233,7 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 // whether the copy succeeded. The caller holds the state lock.
 func (s *Server) startCopy(t *model.Template, from *model.TemplateCopy, toZone string, done func(ok bool)) bool {
 	id, srcZone, size, physical := t.ID, from.ZoneID, from.Size, from.PhysicalSize
-	return s.xfer.Start(transfers.Key(id, toZone), func(ctx context.Context) {
+	return s.Xfer.Start(transfers.Key(id, toZone), func(ctx context.Context) {
 		ok := s.copyImage(ctx, id, srcZone, toZone, size, physical)
 		done(ok)
 	})
@@ -257,8 +257,8 @@ func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, siz
 	report := func(pct int) {
 		s.withCopy(id, dstZone, false, func(t *model.Template, cp *model.TemplateCopy) { cp.Percent = pct })
 	}
-	if src := s.xfer.ExistingImage(id, srcZone); src != "" {
-		dst, err := s.xfer.ImagePath(id, dstZone)
+	if src := s.Xfer.ExistingImage(id, srcZone); src != "" {
+		dst, err := s.Xfer.ImagePath(id, dstZone)
 		if err != nil {
 			return false
 		}
@@ -277,7 +277,7 @@ func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, siz
 		}
 	}
 	if !s.withCopy(id, dstZone, true, func(t *model.Template, cp *model.TemplateCopy) { cp.Percent = 100 }) {
-		s.xfer.RemoveImage(id, dstZone)
+		s.Xfer.RemoveImage(id, dstZone)
 		return false
 	}
 	if !transfers.Pause(ctx, s.opts.TemplateLatency) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -17,8 +18,8 @@ var hypervisorTypes = []string{"XenServer", "KVM", "VMware", "Hyperv", "VirtualB
 	"Simulator", "Ovm", "Ovm3", "LXC", "Custom", "External"}
 
 func init() {
-	register(
-		command{name: "registerTemplate", sync: registerTemplate},
+	kernel.Register(
+		kernel.Command{Name: "registerTemplate", Sync: registerTemplate},
 	)
 }
 
@@ -32,8 +33,8 @@ func hypervisorType(name string) string {
 	return ""
 }
 
-func invalidHypervisor(shown string) *APIError {
-	return paramError("Hypervisor Type: %s is invalid. Supported Hypervisor types are: %s", shown,
+func invalidHypervisor(shown string) *kernel.APIError {
+	return kernel.ParamError("Hypervisor Type: %s is invalid. Supported Hypervisor types are: %s", shown,
 		strings.Join(hypervisorTypes, ", "))
 }
 
@@ -44,14 +45,14 @@ var (
 )
 
 // imageFormat checks format as ImageFormat.valueOf(format.toUpperCase()) does.
-func imageFormat(format string) (string, *APIError) {
+func imageFormat(format string) (string, *kernel.APIError) {
 	f := strings.ToUpper(format)
 	if !slices.Contains(imageFormats, f) {
-		return "", serverParamError("Image format: %s is incorrect. Supported formats are [%s]", format,
+		return "", kernel.ServerParamError("Image format: %s is incorrect. Supported formats are [%s]", format,
 			strings.Join(imageFormats, ", "))
 	}
 	if !slices.Contains(simulatedFormats, f) {
-		return "", paramError("Image format: %s is not supported by the CloudStack simulator, which installs %s",
+		return "", kernel.ParamError("Image format: %s is not supported by the CloudStack simulator, which installs %s",
 			format, strings.Join(simulatedFormats, ", "))
 	}
 	return f, nil
@@ -59,7 +60,7 @@ func imageFormat(format string) (string, *APIError) {
 
 // checkZoneHypervisor refuses a template for a hypervisor none of the zone's
 // clusters runs: nothing could ever deploy it there.
-func checkZoneHypervisor(st *model.State, z *model.Zone, hv string) *APIError {
+func checkZoneHypervisor(st *model.State, z *model.Zone, hv string) *kernel.APIError {
 	var have []string
 	for _, cl := range st.Clusters {
 		if strings.EqualFold(cl.ZoneID, z.ID) && !slices.Contains(have, cl.Hypervisor) {
@@ -69,7 +70,7 @@ func checkZoneHypervisor(st *model.State, z *model.Zone, hv string) *APIError {
 	if slices.Contains(have, hv) {
 		return nil
 	}
-	return paramError("Hypervisor %s is not supported in zone %s, whose hosts run %s", hv, z.Name, strings.Join(have, ", "))
+	return kernel.ParamError("Hypervisor %s is not supported in zone %s, whose hosts run %s", hv, z.Name, strings.Join(have, ", "))
 }
 
 // zoneByParam finds a zone by UUID or legacy numeric id.
@@ -85,16 +86,16 @@ func zoneByParam(st *model.State, v string) *model.Zone {
 // templateZones resolves registerTemplate's zoneid/zoneids
 // (RegisterTemplateCmd.validateParameters and getZoneIds); nil means every
 // zone (cross-zone).
-func (c *Call) templateZones() ([]*model.Zone, *APIError) {
+func templateZones(c *kernel.Call) ([]*model.Zone, *kernel.APIError) {
 	p := c.Params
 	zoneID, zoneIDs := p.Get("zoneid"), p.List("zoneids")
 	switch {
 	case zoneID != "" && len(zoneIDs) > 0:
-		return nil, serverParamError("Both zoneid and zoneids cannot be specified at the same time")
+		return nil, kernel.ServerParamError("Both zoneid and zoneids cannot be specified at the same time")
 	case zoneID == "" && len(zoneIDs) == 0:
-		return nil, serverParamError("Either zoneid or zoneids is required. Both cannot be null.")
+		return nil, kernel.ServerParamError("Either zoneid or zoneids is required. Both cannot be null.")
 	case len(zoneIDs) > 1 && slices.Contains(zoneIDs, "-1"):
-		return nil, serverParamError("Parameter zoneids cannot combine all zones (-1) option with other zones")
+		return nil, kernel.ServerParamError("Parameter zoneids cannot combine all zones (-1) option with other zones")
 	case zoneID == "-1" || len(zoneIDs) == 1 && zoneIDs[0] == "-1":
 		return nil, nil
 	}
@@ -103,9 +104,9 @@ func (c *Call) templateZones() ([]*model.Zone, *APIError) {
 	}
 	var zones []*model.Zone
 	for _, id := range zoneIDs {
-		z := zoneByParam(c.st, id)
+		z := zoneByParam(c.State, id)
 		if z == nil {
-			return nil, serverParamError("Please specify a valid zone.")
+			return nil, kernel.ServerParamError("Please specify a valid zone.")
 		}
 		if !slices.Contains(zones, z) {
 			zones = append(zones, z)
@@ -117,16 +118,16 @@ func (c *Call) templateZones() ([]*model.Zone, *APIError) {
 // registerTemplate registers a template from a URL. The answer comes at
 // once; the zone's secondary storage VM then downloads the URL in the
 // background (see download).
-func registerTemplate(c *Call) (any, error) {
+func registerTemplate(c *kernel.Call) (any, error) {
 	p := c.Params
-	zones, err := c.templateZones()
+	zones, err := templateZones(c)
 	if err != nil {
 		return nil, err
 	}
 	hvParam := p.Get("hypervisor")
 	deployAsIs := strings.EqualFold(hvParam, "VMware") && p.Bool("deployasis", false)
 	if !deployAsIs && p.Get("ostypeid") == "" {
-		return nil, serverParamError("Please provide a guest OS type")
+		return nil, kernel.ServerParamError("Please provide a guest OS type")
 	}
 	format, err := imageFormat(p.Get("format"))
 	if err != nil {
@@ -134,7 +135,7 @@ func registerTemplate(c *Call) (any, error) {
 	}
 	rawURL := p.Get("url")
 	if strings.Contains(strings.ToLower(rawURL), "file://") {
-		return nil, paramError("File:// type urls are currently unsupported")
+		return nil, kernel.ParamError("File:// type urls are currently unsupported")
 	}
 	if err := serverOf(c).validateTemplateURL(format, rawURL); err != nil {
 		return nil, err
@@ -145,19 +146,19 @@ func registerTemplate(c *Call) (any, error) {
 	}
 	crossZones := zones == nil
 	if crossZones {
-		zones = c.st.Zones
+		zones = c.State.Zones
 	}
 	for _, z := range zones {
-		if err := checkZoneHypervisor(c.st, z, hv); err != nil {
+		if err := checkZoneHypervisor(c.State, z, hv); err != nil {
 			return nil, err
 		}
 	}
-	t, err := c.newTemplate(format, hv, deployAsIs)
+	t, err := newTemplate(c, format, hv, deployAsIs)
 	if err != nil {
 		return nil, err
 	}
 	t.URL, t.CrossZones, t.State = rawURL, crossZones, tsActive
-	now := c.eng.now()
+	now := c.Engine.Now()
 	views := []map[string]any{}
 	for _, z := range zones {
 		// The DownloadListener's constructor reports DownloadAnswer("",
@@ -165,29 +166,29 @@ func registerTemplate(c *Call) (any, error) {
 		// (BaseImageStoreDriverImpl.createTemplateAsyncCallback).
 		cp := &model.TemplateCopy{ZoneID: z.ID, DownloadState: model.DlNotDownloaded, ErrorString: errorText(""), Created: now}
 		t.Copies = append(t.Copies, cp)
-		views = append(views, c.templateView(templateRow{t, cp}))
+		views = append(views, templateView(c, templateRow{t, cp}))
 	}
-	c.st.Templates = append(c.st.Templates, t)
-	c.changed()
+	c.State.Templates = append(c.State.Templates, t)
+	c.Changed()
 	for _, z := range zones {
 		serverOf(c).startDownload(t, z.ID)
 	}
-	return listBody("template", len(views), views), nil
+	return kernel.ListBody("template", len(views), views), nil
 }
 
 // newTemplate builds a user template from the parameters registerTemplate
 // and getUploadParamsForTemplate share (TemplateAdapterBase.prepare's
 // defaults: private, 64 bits, HVM, not extractable).
-func (c *Call) newTemplate(format, hv string, deployAsIs bool) (*model.Template, *APIError) {
+func newTemplate(c *kernel.Call, format, hv string, deployAsIs bool) (*model.Template, *kernel.APIError) {
 	p := c.Params
 	ttype := "USER"
 	if v := p.Get("templatetype"); v != "" {
 		ttype = strings.ToUpper(v)
 		if !slices.Contains([]string{"USER", "VNF", "SYSTEM", "ROUTING", "BUILTIN"}, ttype) {
-			return nil, paramError("Invalid template type %s. Valid options are: USER, VNF, SYSTEM, ROUTING, BUILTIN", v)
+			return nil, kernel.ParamError("Invalid template type %s. Valid options are: USER, VNF, SYSTEM, ROUTING, BUILTIN", v)
 		}
 	}
-	id, internal := c.st.NewID(model.KindTemplate)
+	id, internal := c.State.NewID(model.KindTemplate)
 	name := p.Get("name")
 	t := &model.Template{ID: id, InternalID: internal, Name: name, DisplayText: p.Get("displaytext"), Format: format,
 		Hypervisor: hv, OSTypeID: p.Get("ostypeid"), AccountID: c.Account.ID, Type: ttype,
@@ -195,14 +196,14 @@ func (c *Call) newTemplate(format, hv string, deployAsIs bool) (*model.Template,
 		Extractable: p.Bool("isextractable", false), PasswordEnabled: p.Bool("passwordenabled", false),
 		SSHKeyEnabled: p.Bool("sshkeyenabled", false), DynamicallyScalable: p.Bool("isdynamicallyscalable", false),
 		RequiresHVM: p.Bool("requireshvm", true), Bits: int(p.Int("bits", 64)), Checksum: p.Get("checksum"),
-		DeployAsIs: deployAsIs, Created: c.eng.now()}
+		DeployAsIs: deployAsIs, Created: c.Engine.Now()}
 	if strings.TrimSpace(t.DisplayText) == "" {
 		t.DisplayText = name
 	}
 	if d := p.Map("details"); len(d) > 0 {
 		t.Details = d[0]
 	}
-	if o, ok := model.ByID(c.st.OSTypes, t.OSTypeID); ok {
+	if o, ok := model.ByID(c.State.OSTypes, t.OSTypeID); ok {
 		t.OSTypeID = o.ID // canonical spelling
 	}
 	return t, nil
@@ -232,13 +233,13 @@ func pathHasExtension(lowerPath string, bases []string) bool {
 // whose path ends in an extension of the format. Errors are
 // IllegalArgumentExceptions: 431 with cserrorcode 9999. Departure: with
 // AllowLoopbackURLs loopback hosts pass, for tests serving images locally.
-func (s *Server) validateTemplateURL(format, rawURL string) *APIError {
+func (s *Server) validateTemplateURL(format, rawURL string) *kernel.APIError {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return serverParamError("Invalid URL: %s", rawURL)
+		return kernel.ServerParamError("Invalid URL: %s", rawURL)
 	}
 	if !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
-		return serverParamError("Unsupported scheme for url: %s", rawURL)
+		return kernel.ServerParamError("Unsupported scheme for url: %s", rawURL)
 	}
 	host := u.Hostname()
 	ip := net.ParseIP(host)
@@ -250,7 +251,7 @@ func (s *Server) validateTemplateURL(format, rawURL string) *APIError {
 		ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
 		cancel()
 		if err != nil || len(ips) == 0 {
-			return serverParamError("Unable to resolve %s", host)
+			return kernel.ServerParamError("Unable to resolve %s", host)
 		}
 		ip = ips[0]
 		for _, a := range ips { // Java prefers IPv4 addresses
@@ -263,10 +264,10 @@ func (s *Server) validateTemplateURL(format, rawURL string) *APIError {
 	switch {
 	case ip.IsLoopback() && s.opts.AllowLoopbackURLs && host != "":
 	case ip.IsUnspecified() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsLoopback() || ip.IsMulticast():
-		return serverParamError("Illegal host specified in url")
+		return kernel.ServerParamError("Illegal host specified in url")
 	}
 	if ip.To4() == nil {
-		return serverParamError("IPV6 addresses not supported (%s)", ip)
+		return kernel.ServerParamError("IPV6 addresses not supported (%s)", ip)
 	}
 	lower := strings.ToLower(u.Path)
 	if !pathHasExtension(lower, extensionsByFormat[strings.ToLower(format)]) {
@@ -275,9 +276,9 @@ func (s *Server) validateTemplateURL(format, rawURL string) *APIError {
 			known = known || pathHasExtension(lower, bases)
 		}
 		if !known {
-			return serverParamError("Please specify a valid %s", strings.ToLower(format))
+			return kernel.ServerParamError("Please specify a valid %s", strings.ToLower(format))
 		}
-		return serverParamError("Please specify a valid URL. URL:%s is an invalid for the format %s", u.Path, strings.ToLower(format))
+		return kernel.ServerParamError("Please specify a valid URL. URL:%s is an invalid for the format %s", u.Path, strings.ToLower(format))
 	}
 	return nil
 }

@@ -518,7 +518,7 @@ func TestDeleteTemplate(t *testing.T) {
 	if rows := listTemplate(t, s, id); len(rows) != 0 {
 		t.Fatalf("deleted template still listed: %+v", rows)
 	}
-	if s.srv.xfer.ExistingImage(id, z1) != "" {
+	if s.srv.Xfer.ExistingImage(id, z1) != "" {
 		t.Fatal("the deleted template's image is still on disk")
 	}
 
@@ -527,10 +527,10 @@ func TestDeleteTemplate(t *testing.T) {
 	job := waitJob(t, s, start["jobid"].(string))
 	res := job["jobresult"].(map[string]any)
 	var internal int64
-	s.srv.mu.Lock()
-	tmpl, _ := model.ByID(s.srv.st.Templates, id)
+	s.srv.Mu.Lock()
+	tmpl, _ := model.ByID(s.srv.State.Templates, id)
 	internal = tmpl.InternalID
-	s.srv.mu.Unlock()
+	s.srv.Mu.Unlock()
 	if num(job["jobstatus"]) != 2 || num(job["jobresultcode"]) != 431 || res["errortext"] != "Unable to find Template with id "+strconv.FormatInt(internal, 10) ||
 		job["jobinstancetype"] != "Template" || job["jobinstanceid"] != id {
 		t.Fatalf("second delete: %v", job)
@@ -547,10 +547,10 @@ func TestDeleteTemplateRefusals(t *testing.T) {
 	}
 	// A template in use by a VM.
 	builtin := listTemplatesBy(t, s, "featured")[0]
-	s.srv.mu.Lock()
-	s.srv.st.VMs = append(s.srv.st.VMs, &model.VirtualMachine{ID: model.NewUUID(), InternalID: 3, InstanceName: "i-2-3-VM",
+	s.srv.Mu.Lock()
+	s.srv.State.VMs = append(s.srv.State.VMs, &model.VirtualMachine{ID: model.NewUUID(), InternalID: 3, InstanceName: "i-2-3-VM",
 		TemplateID: builtin.Id, ZoneID: builtin.Zoneid, State: "Running"})
-	s.srv.mu.Unlock()
+	s.srv.Mu.Unlock()
 	_, err = cs.Template.DeleteTemplate(cs.Template.NewDeleteTemplateParams(builtin.Id))
 	if err == nil || !strings.Contains(err.Error(), "because there are [1] VM instances using it.") {
 		t.Fatalf("deleting a template in use: %v", err)
@@ -662,7 +662,7 @@ func TestTemplatesSurviveRestart(t *testing.T) {
 	id := registerURL(t, s1, "kept", "VHD", images.add("/k.vhd", testimages.VHD(8<<20)), zone)
 	waitTemplate(t, s1, id, zone, settled)
 	up := getUploadParams(t, s1, "upload-later", "VHD")
-	dir := filepath.Dir(s1.srv.xfer.ExistingImage(id, zone))
+	dir := filepath.Dir(s1.srv.Xfer.ExistingImage(id, zone))
 	s1.stop()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("image directory %s left behind: %v", dir, err)

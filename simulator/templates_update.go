@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -11,8 +12,8 @@ var templateUpdateUnmodelled = []string{"arch", "bootable", "isrouting", "cleanu
 	"sshkeyenabled", "passwordenabled", "sortkey"}
 
 func init() {
-	register(
-		command{name: "updateTemplate", idKind: model.KindTemplate, sync: updateTemplate},
+	kernel.Register(
+		kernel.Command{Name: "updateTemplate", IDKind: model.KindTemplate, Sync: updateTemplate},
 	)
 }
 
@@ -23,18 +24,18 @@ func init() {
 // replaces the field, in any template state. Departures: checkAccess
 // (OperateEntry) is not modelled, as elsewhere the caller may act on every
 // template it can name; the other parameters answer "not implemented".
-func updateTemplate(c *Call) (any, error) {
+func updateTemplate(c *kernel.Call) (any, error) {
 	p := c.Params
-	t, found := model.ByID(c.st.Templates, p.Get("id"))
+	t, found := model.ByID(c.State.Templates, p.Get("id"))
 	if !found || t.Removed != nil {
-		return nil, paramError("Unable to find Template/ISO with specified id")
+		return nil, kernel.ParamError("Unable to find Template/ISO with specified id")
 	}
 	if t.InternalID == 1 {
-		return nil, paramError("Unable to update template/iso of specified id")
+		return nil, kernel.ParamError("Unable to update template/iso of specified id")
 	}
 	for _, k := range templateUpdateUnmodelled {
 		if p.Has(k) {
-			return nil, notImplemented("updateTemplate's " + k + " is not implemented by the CloudStack simulator")
+			return nil, kernel.NotImplemented("updateTemplate's " + k + " is not implemented by the CloudStack simulator")
 		}
 	}
 	if p.Has("name") {
@@ -43,17 +44,17 @@ func updateTemplate(c *Call) (any, error) {
 	if p.Has("displaytext") {
 		t.DisplayText = p.Get("displaytext")
 	}
-	c.changed()
-	return map[string]any{"template": c.templateUpdateView(t)}, nil
+	c.Changed()
+	return map[string]any{"template": templateUpdateView(c, t)}, nil
 }
 
 // templateUpdateView is TemplateJoinDaoImpl.newUpdateResponse, "to keep
 // compatibility with the 4.1 API": the template without its zones, status
 // or download details. The simulator's templates are never bootable=false.
-func (c *Call) templateUpdateView(t *model.Template) map[string]any {
+func templateUpdateView(c *kernel.Call, t *model.Template) map[string]any {
 	v := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "ispublic": t.Public,
-		"created": csTime(t.Created), "format": t.Format, "bootable": true, "hypervisor": t.Hypervisor,
+		"created": kernel.CsTime(t.Created), "format": t.Format, "bootable": true, "hypervisor": t.Hypervisor,
 		"isdynamicallyscalable": t.DynamicallyScalable, "details": orEmpty(t.Details), "tags": []any{}}
-	c.templateOwner(t, v)
+	templateOwner(c, t, v)
 	return v
 }

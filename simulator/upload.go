@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/imagecheck"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -37,13 +38,13 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	// Logged before the answer goes out, as API requests are; the headers
 	// (signature, metadata) are never logged.
 	latency := time.Since(start)
-	entry := LoggedRequest{Time: start.UTC(), Method: r.Method, Command: "upload",
+	entry := kernel.LoggedRequest{Time: start.UTC(), Method: r.Method, Command: "upload",
 		Params: map[string]string{"id": id}, Status: status, LatencyMS: float64(latency.Microseconds()) / 1000}
 	if lost {
 		entry.Fault = "answer lost"
 	}
-	s.reqlog.add(entry)
-	s.logf("upload %s %q %d %s", r.Method, id, status, latency.Round(time.Microsecond))
+	s.Reqlog.Add(entry)
+	s.Logf("upload %s %q %d %s", r.Method, id, status, latency.Round(time.Microsecond))
 	if lost {
 		panic(http.ErrAbortHandler)
 	}
@@ -59,25 +60,25 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 // the upload is received. A client that goes away during the delay leaves
 // the SSVM with no upload entity, as if it never POSTed.
 func (s *Server) uploadFault(r *http.Request, id string) (int, string, bool) {
-	f := s.faults.match("upload")
+	f := s.Faults.Match("upload")
 	if f == nil {
 		return 0, "", false
 	}
-	sleep(r.Context(), f.Delay)
+	kernel.Sleep(r.Context(), f.Delay)
 	if r.Context().Err() != nil {
 		return http.StatusServiceUnavailable, "client gone", false
 	}
 	if f.ErrorCode == 0 && !f.Raw {
 		return 0, "", f.Lost
 	}
-	reply := f.rawReply()
+	reply := f.RawReply()
 	if f.ErrorCode == 0 {
-		reply.status = http.StatusBadRequest
+		reply.Status = http.StatusBadRequest
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.poisonUpload(id)
-	s.mu.Unlock()
-	return reply.status, reply.raw, false
+	s.Mu.Unlock()
+	return reply.Status, reply.Raw, false
 }
 
 func (s *Server) receiveUpload(r *http.Request, id string) (int, string) {
@@ -88,7 +89,7 @@ func (s *Server) receiveUpload(r *http.Request, id string) (int, string) {
 	if uerr != nil {
 		return uerr.status, uerr.text
 	}
-	dst, err := s.xfer.ImagePath(templateID, zoneID)
+	dst, err := s.Xfer.ImagePath(templateID, zoneID)
 	if err != nil {
 		s.uploadFailed(templateID, zoneID)
 		return http.StatusInternalServerError, "Internal Server Error"
@@ -105,10 +106,10 @@ func (s *Server) receiveUpload(r *http.Request, id string) (int, string) {
 // the header check mark the upload failed, as updateStateMapWithError does.
 // It returns the template and zone ids.
 func (s *Server) admitUpload(r *http.Request, id string) (string, string, *uploadRefusal) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	defer s.persist()
-	if s.closed {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	defer s.Persist()
+	if s.Closed {
 		return "", "", &uploadRefusal{http.StatusServiceUnavailable, "the simulator is shutting down"}
 	}
 	meta, bad := s.checkUploadRequest(r, id)
@@ -125,7 +126,7 @@ func (s *Server) admitUpload(r *http.Request, id string) (string, string, *uploa
 	// The SSVM now holds an upload entity; the management server learns of
 	// it on its upload monitor's next poll.
 	cp.UploadState, cp.UploadPercent = uploadInProgress, 0
-	s.dirty = true
+	s.Dirty = true
 	return t.ID, cp.ZoneID, nil
 }
 
@@ -154,12 +155,12 @@ func (s *Server) checkUploadRequest(r *http.Request, id string) (uploadMetadata,
 	if r.ContentLength <= 0 {
 		return meta, &badUpload{"content length is not set in the request or has invalid value.", false}
 	}
-	want := uploadSignature(s.st, metadata+signedUploadURL(host, id)+expires)
+	want := uploadSignature(s.State, metadata+signedUploadURL(host, id)+expires)
 	if subtle.ConstantTimeCompare([]byte(want), []byte(signature)) != 1 {
 		return meta, &badUpload{"signature validation failed.", true}
 	}
 	deadline, err := time.Parse(time.RFC3339Nano, expires)
-	if err != nil || deadline.Before(s.now()) {
+	if err != nil || deadline.Before(s.Now()) {
 		return meta, &badUpload{"request not valid anymore.", true}
 	}
 	raw, err := base64.StdEncoding.DecodeString(metadata)
@@ -176,7 +177,7 @@ func (s *Server) checkUploadRequest(r *http.Request, id string) (uploadMetadata,
 // is still unused and the content fits maxUploadSizeGB (a larger one marks
 // the upload failed); otherwise the refusal's text.
 func (s *Server) uploadCopy(r *http.Request, id string, meta uploadMetadata) (*model.Template, *model.TemplateCopy, string) {
-	t, _ := model.ByID(s.st.Templates, id)
+	t, _ := model.ByID(s.State.Templates, id)
 	var cp *model.TemplateCopy
 	if t != nil && t.Removed == nil {
 		cp = t.CopyIn(meta.ZoneUUID)
@@ -199,14 +200,14 @@ func (s *Server) uploadCopy(r *http.Request, id string, meta uploadMetadata) (*m
 // (NfsSecondaryStorageResource.updateStateMapWithError); the upload monitor
 // reports it. The caller holds the state lock.
 func (s *Server) poisonUpload(id string) {
-	t, _ := model.ByID(s.st.Templates, id)
+	t, _ := model.ByID(s.State.Templates, id)
 	if t == nil || t.Removed != nil || !t.PostUpload {
 		return
 	}
 	for _, cp := range t.LiveCopies() {
 		if cp.UploadState == "" || cp.UploadState == uploadInProgress {
 			cp.UploadState = uploadError
-			s.dirty = true
+			s.Dirty = true
 		}
 	}
 }
@@ -257,7 +258,7 @@ func (s *Server) writeUpload(ctx context.Context, part io.Reader, dst string, to
 	progress := &progressWriter{total: total, report: func(pct int) {
 		s.withCopy(templateID, zoneID, false, func(t *model.Template, cp *model.TemplateCopy) { cp.UploadPercent = min(pct, 99) })
 	}}
-	_, err = io.CopyBuffer(io.MultiWriter(f, progress), &ctxReader{ctx: ctx, stop: s.xfer.Context(), r: part}, make([]byte, 256<<10))
+	_, err = io.CopyBuffer(io.MultiWriter(f, progress), &ctxReader{ctx: ctx, stop: s.Xfer.Context(), r: part}, make([]byte, 256<<10))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

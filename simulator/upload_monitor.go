@@ -18,16 +18,16 @@ import (
 func (s *Server) startUploadMonitor() {
 	interval := s.opts.UploadMonitorInterval
 	if interval <= 0 {
-		interval = time.Duration(s.st.SettingInt(model.SettingUploadInterval)) * time.Second
+		interval = time.Duration(s.State.SettingInt(model.SettingUploadInterval)) * time.Second
 	}
 	timeout := s.opts.UploadOperationTimeout
 	if timeout <= 0 {
-		timeout = time.Duration(s.st.SettingInt(model.SettingUploadTimeout)) * time.Minute
+		timeout = time.Duration(s.State.SettingInt(model.SettingUploadTimeout)) * time.Minute
 	}
 	if interval <= 0 {
 		return // scheduleWithFixedDelay refuses a delay that is not positive: no monitor runs
 	}
-	s.xfer.Start("", func(ctx context.Context) {
+	s.Xfer.Start("", func(ctx context.Context) {
 		for transfers.Pause(ctx, interval) {
 			s.checkUploads(timeout)
 		}
@@ -38,23 +38,23 @@ func (s *Server) startUploadMonitor() {
 // store copy of a template in state NotUploaded or UploadInProgress gets the
 // SSVM's answer about its upload entity.
 func (s *Server) checkUploads(timeout time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if s.Closed {
 		return
 	}
-	now := s.now()
-	for _, t := range s.st.Templates {
+	now := s.Now()
+	for _, t := range s.State.Templates {
 		if t.Removed != nil || t.State != tsNotUploaded && t.State != tsUploadInProgress {
 			continue
 		}
 		for _, cp := range t.LiveCopies() {
 			if handleTemplateStatusResponse(t, cp, now.Sub(cp.Created) > timeout) {
-				s.dirty = true
+				s.Dirty = true
 			}
 		}
 	}
-	s.persist()
+	s.Persist()
 }
 
 // handleTemplateStatusResponse is ImageStoreUploadMonitorImpl's

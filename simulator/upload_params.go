@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -31,27 +32,27 @@ type uploadMetadata struct {
 }
 
 func init() {
-	register(
-		command{name: "getUploadParamsForTemplate", sync: getUploadParamsForTemplate,
-			responseName: "postuploadtemplateresponse"},
+	kernel.Register(
+		kernel.Command{Name: "getUploadParamsForTemplate", Sync: getUploadParamsForTemplate,
+			ResponseName: "postuploadtemplateresponse"},
 	)
 }
 
 // getUploadParamsForTemplate registers a template whose bytes the client
 // POSTs itself, and answers where and how to POST them.
-func getUploadParamsForTemplate(c *Call) (any, error) {
+func getUploadParamsForTemplate(c *kernel.Call) (any, error) {
 	p := c.Params
 	zoneParam := p.Get("zoneid")
 	if zoneParam == "-1" {
-		return nil, serverParamError("Invalid zoneid")
+		return nil, kernel.ServerParamError("Invalid zoneid")
 	}
 	hvParam := p.Get("hypervisor")
 	deployAsIs := strings.EqualFold(hvParam, "VMware") && p.Bool("deployasis", false)
 	switch {
 	case !deployAsIs && p.Get("ostypeid") == "":
-		return nil, serverParamError("Missing parameter ostypeid")
+		return nil, kernel.ServerParamError("Missing parameter ostypeid")
 	case deployAsIs && p.Get("ostypeid") != "":
-		return nil, serverParamError("Invalid parameter ostypeid, not applicable for" +
+		return nil, kernel.ServerParamError("Invalid parameter ostypeid, not applicable for" +
 			"VMware when deploy-as-is is set to true")
 	}
 	hv := hypervisorType(hvParam)
@@ -62,37 +63,37 @@ func getUploadParamsForTemplate(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	z := zoneByParam(c.st, zoneParam)
+	z := zoneByParam(c.State, zoneParam)
 	if z == nil {
-		return nil, serverParamError("Please specify a valid zone.")
+		return nil, kernel.ServerParamError("Please specify a valid zone.")
 	}
-	if err := checkZoneHypervisor(c.st, z, hv); err != nil {
+	if err := checkZoneHypervisor(c.State, z, hv); err != nil {
 		return nil, err
 	}
-	t, err := c.newTemplate(format, hv, deployAsIs)
+	t, err := newTemplate(c, format, hv, deployAsIs)
 	if err != nil {
 		return nil, err
 	}
 	t.State, t.PostUpload = tsNotUploaded, true
 	t.Copies = []*model.TemplateCopy{{ZoneID: z.ID, DownloadState: model.DlNotUploaded, Created: t.Created}}
-	c.st.Templates = append(c.st.Templates, t)
-	c.changed()
+	c.State.Templates = append(c.State.Templates, t)
+	c.Changed()
 
 	// CloudStack answers https://<SSVM public IP or its dashed name under the
 	// SSL domain>/upload/<uuid> (use.https.to.upload defaults to true) and
 	// signs that URL; the simulator receives uploads itself, over plain HTTP,
 	// on the address the API request came in on, and signs the https URL the
 	// SSVM's handler checks (see admitUpload).
-	postURL := "http://" + c.host + "/upload/" + t.ID
+	postURL := "http://" + c.Host + "/upload/" + t.ID
 	// TemplateManagerImpl on GetUploadParamsForTemplateCmd: the parameters expire
 	// after upload.operation.timeout minutes, read now (the setting is dynamic).
-	expires := c.eng.now().Add(time.Duration(c.st.SettingInt(model.SettingUploadTimeout)) * time.Minute).Format(jodaTime)
+	expires := c.Engine.Now().Add(time.Duration(c.State.SettingInt(model.SettingUploadTimeout)) * time.Minute).Format(jodaTime)
 	meta, _ := json.Marshal(uploadMetadata{EntityUUID: t.ID, EntityID: t.InternalID, Name: t.Name,
 		ImageFormat: format, ZoneUUID: z.ID, Type: "TEMPLATE", MaxUploadSize: model.Itoa(maxUploadSizeGB)})
 	metadata := base64.StdEncoding.EncodeToString(meta)
 	return map[string]any{"getuploadparams": map[string]any{"id": t.ID, "postURL": postURL,
 		"metadata": metadata, "expires": expires,
-		"signature": uploadSignature(c.st, metadata+signedUploadURL(c.host, t.ID)+expires)}}, nil
+		"signature": uploadSignature(c.State, metadata+signedUploadURL(c.Host, t.ID)+expires)}}, nil
 }
 
 // signedUploadURL is the URL an upload's signature covers:

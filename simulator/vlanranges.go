@@ -3,6 +3,7 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
@@ -11,9 +12,9 @@ import (
 // ConfigurationManagerImpl.createVlanAndPublicIpRange and validateIpRange.
 
 func init() {
-	register(
-		command{name: "createVlanIpRange", sync: createVlanIPRange},
-		command{name: "listVlanIpRanges", idKind: model.KindVlanRange, sync: listVlanIPRanges},
+	kernel.Register(
+		kernel.Command{Name: "createVlanIpRange", Sync: createVlanIPRange},
+		kernel.Command{Name: "listVlanIpRanges", IDKind: model.KindVlanRange, Sync: listVlanIPRanges},
 	)
 }
 
@@ -23,20 +24,20 @@ type vlanSpec struct {
 	ForVirtualNetwork                                                 bool
 }
 
-func createVlanIPRange(c *Call) (any, error) {
+func createVlanIPRange(c *kernel.Call) (any, error) {
 	p := c.Params
 	if p.Get("networkid") != "" || p.Get("podid") != "" || p.Get("account") != "" || p.Get("projectid") != "" ||
 		p.Get("ip6cidr") != "" || !p.Bool("forvirtualnetwork", true) {
-		return nil, notImplemented("Only public IPv4 ranges of a zone are implemented by the CloudStack simulator")
+		return nil, kernel.NotImplemented("Only public IPv4 ranges of a zone are implemented by the CloudStack simulator")
 	}
-	r, err := createVlanRange(c.st, vlanSpec{ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
+	r, err := createVlanRange(c.State, vlanSpec{ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
 		VLAN: p.Get("vlan"), Gateway: p.Get("gateway"), Netmask: p.Get("netmask"), StartIP: p.Get("startip"),
 		EndIP: p.Get("endip"), ForVirtualNetwork: true})
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
-	return map[string]any{"vlan": c.vlanRangeView(r)}, nil
+	c.Changed()
+	return map[string]any{"vlan": vlanRangeView(c, r)}, nil
 }
 
 // createVlanRange follows createVlanAndPublicIpRange(CreateVlanIpRangeCmd)
@@ -51,12 +52,12 @@ func createVlanIPRange(c *Call) (any, error) {
 // public range (checkZoneVlanIpOverlap) is the simulator's own.
 func createVlanRange(st *model.State, s vlanSpec) (*model.VlanRange, error) {
 	if s.StartIP == "" {
-		return nil, paramError("StartIP or IPv6 CIDR is missing in the parameters!")
+		return nil, kernel.ParamError("StartIP or IPv6 CIDR is missing in the parameters!")
 	}
 	s.EndIP = model.Or(s.EndIP, s.StartIP)
 	z := st.Zone(s.ZoneID)
 	if z == nil {
-		return nil, paramError("Unable to find zone by id %s", s.ZoneID)
+		return nil, kernel.ParamError("Unable to find zone by id %s", s.ZoneID)
 	}
 	pn, err := publicPhysicalNetwork(st, z, s.PhysicalNetworkID)
 	if err != nil {
@@ -65,38 +66,38 @@ func createVlanRange(st *model.State, s vlanSpec) (*model.VlanRange, error) {
 	if netutils.ValidIPv4(s.StartIP) && netutils.ValidIPv4(s.EndIP) {
 		for _, pod := range st.Pods {
 			if pod.ZoneID == z.ID && netutils.RangesOverlap(s.StartIP, s.EndIP, pod.StartIP, pod.EndIP) {
-				return nil, paramError("The Start IP and EndIP address range overlap with private IP :%s:%s", pod.StartIP, pod.EndIP)
+				return nil, kernel.ParamError("The Start IP and EndIP address range overlap with private IP :%s:%s", pod.StartIP, pod.EndIP)
 			}
 		}
 	}
 	if s.VLAN == "" {
-		return nil, paramError("Unable to determine vlan id or untagged vlan for public network")
+		return nil, kernel.ParamError("Unable to determine vlan id or untagged vlan for public network")
 	}
 	tag := "vlan://" + strings.TrimPrefix(s.VLAN, "vlan://") // BroadcastDomainType.Vlan.toUri
 	if !netutils.ValidIPv4(s.Gateway) {
-		return nil, paramError("Please specify a valid gateway")
+		return nil, kernel.ParamError("Please specify a valid gateway")
 	}
 	if !netutils.ValidNetmask(s.Netmask) {
-		return nil, paramError("Please specify a valid netmask")
+		return nil, kernel.ParamError("Please specify a valid netmask")
 	}
 	cidr, _ := netutils.CIDROf(s.Gateway, s.Netmask)
 	if !netutils.ValidIPv4(s.StartIP) || !netutils.ValidIPv4(s.EndIP) || !cidr.Contains(netutils.ParseAddr(s.StartIP)) || !cidr.Contains(netutils.ParseAddr(s.EndIP)) {
-		return nil, paramError("Please specify a valid IP range or valid netmask or valid gateway")
+		return nil, kernel.ParamError("Please specify a valid IP range or valid netmask or valid gateway")
 	}
 	guestVLAN := !strings.EqualFold(tag, "vlan://untagged") && pn.VnetInRange(tag)
 	if g, ok := netutils.ParseCIDR(z.GuestCIDR); ok && g.Overlaps(cidr) && guestVLAN {
-		return nil, paramError("The new IP range you have specified has  overlapped with the guest network in zone: %salong with existing Vlan also. Please specify a different gateway/netmask", z.Name)
+		return nil, kernel.ParamError("The new IP range you have specified has  overlapped with the guest network in zone: %salong with existing Vlan also. Please specify a different gateway/netmask", z.Name)
 	}
 	if err := checkPublicIPRangeErrors(s, cidr.Bits()); err != nil {
 		return nil, err
 	}
 	for _, r := range st.VlanRanges {
 		if r.ZoneID == z.ID && netutils.RangesOverlap(s.StartIP, s.EndIP, r.StartIP, r.EndIP) {
-			return nil, paramError("The IP range %s-%s overlaps with the range %s-%s of zone %s", s.StartIP, s.EndIP, r.StartIP, r.EndIP, z.Name)
+			return nil, kernel.ParamError("The IP range %s-%s overlaps with the range %s-%s of zone %s", s.StartIP, s.EndIP, r.StartIP, r.EndIP, z.Name)
 		}
 	}
 	if guestVLAN {
-		return nil, paramError("The VLAN tag %s is already being used for dynamic vlan allocation for the guest network in zone %s", tag, z.Name)
+		return nil, kernel.ParamError("The VLAN tag %s is already being used for dynamic vlan allocation for the guest network in zone %s", tag, z.Name)
 	}
 	id, internal := st.NewID(model.KindVlanRange)
 	r := &model.VlanRange{ID: id, InternalID: internal, ZoneID: z.ID, PhysicalNetworkID: pn.ID, VLAN: tag,
@@ -107,49 +108,49 @@ func createVlanRange(st *model.State, s vlanSpec) (*model.VlanRange, error) {
 
 // publicPhysicalNetwork is the named physical network or the zone's default
 // one for Public traffic (getDefaultPhysicalNetworkByZoneAndTrafficType).
-func publicPhysicalNetwork(st *model.State, z *model.Zone, id string) (*model.PhysicalNetwork, *APIError) {
+func publicPhysicalNetwork(st *model.State, z *model.Zone, id string) (*model.PhysicalNetwork, *kernel.APIError) {
 	if id != "" {
 		pn, ok := model.ByID(st.PhysicalNetworks, id)
 		if !ok {
-			return nil, paramError("Unable to find Physical Network with id=%s", id)
+			return nil, kernel.ParamError("Unable to find Physical Network with id=%s", id)
 		}
 		return pn, nil
 	}
 	switch pns := physicalNetworksWithTraffic(st, z.ID, "Public"); len(pns) {
 	case 0:
-		return nil, paramError("Unable to find the default physical network with traffic=Public in the specified zone id")
+		return nil, kernel.ParamError("Unable to find the default physical network with traffic=Public in the specified zone id")
 	case 1:
 		return pns[0], nil
 	}
-	return nil, paramError("More than one physical networks exist in zone id=%d with traffic type=Public", z.InternalID)
+	return nil, kernel.ParamError("More than one physical networks exist in zone id=%d with traffic type=Public", z.InternalID)
 }
 
 // checkPublicIPRangeErrors is ConfigurationManagerImpl.checkPublicIpRangeErrors
 // for a range already known to lie in the gateway's subnet.
-func checkPublicIPRangeErrors(s vlanSpec, bits int) *APIError {
+func checkPublicIPRangeErrors(s vlanSpec, bits int) *kernel.APIError {
 	if netutils.IPLess(s.EndIP, s.StartIP) {
-		return paramError("Please specify a valid IP range.")
+		return kernel.ParamError("Please specify a valid IP range.")
 	}
 	// RFC 3021: a /31 has no gateway to keep out of the range.
 	if bits != 31 && netutils.RangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway) {
-		return paramError("The gateway ip should not be the part of the ip range being added.")
+		return kernel.ParamError("The gateway ip should not be the part of the ip range being added.")
 	}
 	return nil
 }
 
-func listVlanIPRanges(c *Call) (any, error) {
-	l := lister[*model.VlanRange]{key: "vlaniprange", id: (*model.VlanRange).UUID, zone: func(v *model.VlanRange) string { return v.ZoneID },
-		keyword: func(v *model.VlanRange) []string { return []string{v.VLAN} }, view: (*Call).vlanRangeView}
+func listVlanIPRanges(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.VlanRange]{Key: "vlaniprange", ID: (*model.VlanRange).UUID, Zone: func(v *model.VlanRange) string { return v.ZoneID },
+		Keyword: func(v *model.VlanRange) []string { return []string{v.VLAN} }, View: vlanRangeView}
 	p := c.Params
-	return l.run(c, c.st.VlanRanges, func(v *model.VlanRange) bool {
-		return optEq(p.Get("physicalnetworkid"), v.PhysicalNetworkID) &&
+	return l.Run(c, c.State.VlanRanges, func(v *model.VlanRange) bool {
+		return kernel.OptEq(p.Get("physicalnetworkid"), v.PhysicalNetworkID) &&
 			(p.Get("vlan") == "" || strings.TrimPrefix(v.VLAN, "vlan://") == strings.TrimPrefix(p.Get("vlan"), "vlan://")) &&
 			p.Bool("forvirtualnetwork", true) && p.Get("networkid") == "" && p.Get("podid") == ""
 	})
 }
 
-func (c *Call) vlanRangeView(v *model.VlanRange) map[string]any {
-	root := c.st.Domains[0]
+func vlanRangeView(c *kernel.Call, v *model.VlanRange) map[string]any {
+	root := c.State.Domains[0]
 	return map[string]any{"id": v.ID, "zoneid": v.ZoneID, "physicalnetworkid": v.PhysicalNetworkID,
 		"vlan": v.VLAN, "gateway": v.Gateway, "netmask": v.Netmask, "cidr": v.CIDR, "startip": v.StartIP,
 		"endip": v.EndIP, "forvirtualnetwork": true, "forsystemvms": false, "domainid": root.ID,

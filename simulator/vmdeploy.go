@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -19,7 +20,7 @@ const (
 )
 
 func init() {
-	register(command{name: "deployVirtualMachine", async: deployVirtualMachine})
+	kernel.Register(kernel.Command{Name: "deployVirtualMachine", Async: deployVirtualMachine})
 	registerTaggable("UserVm", func(st *model.State, id string) (string, bool) {
 		vm, ok := model.ByID(st.VMs, id)
 		if !ok || vm.Removed != nil {
@@ -40,17 +41,17 @@ type nicPlan struct {
 // create phase and allocates the VM, its NICs (addresses included) and
 // volumes before answering, so those errors come back at once. The job
 // then places and starts the VM; while it runs the VM is Starting.
-func deployVirtualMachine(c *Call) (*asyncJob, error) {
-	d, err := c.planDeploy()
+func deployVirtualMachine(c *kernel.Call) (*kernel.AsyncJob, error) {
+	d, err := planDeploy(c)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.allocateGuestIPs(d.nics); err != nil {
+	if err := allocateGuestIPs(c, d.nics); err != nil {
 		return nil, err
 	}
-	vm := c.createDeployedVM(d)
-	c.changed()
-	return c.deployJob(vm, d.tmpl.passwordEnabled), nil
+	vm := createDeployedVM(c, d)
+	c.Changed()
+	return deployJob(c, vm, d.tmpl.passwordEnabled), nil
 }
 
 // deployPlan is what the create phase settled: every input checked, nothing
@@ -72,21 +73,21 @@ type deployPlan struct {
 
 // planDeploy runs the create phase's checks in CloudStack's order, so the
 // first failing one is the error the caller sees.
-func (c *Call) planDeploy() (*deployPlan, error) {
-	d, err := c.deploySource()
+func planDeploy(c *kernel.Call) (*deployPlan, error) {
+	d, err := deploySource(c)
 	if err != nil {
 		return nil, err
 	}
-	if d.nics, err = c.deployNetworks(d.zone); err != nil {
+	if d.nics, err = deployNetworks(c, d.zone); err != nil {
 		return nil, err
 	}
-	if d.sgIDs, err = c.deploySecurityGroups(d.zone); err != nil {
+	if d.sgIDs, err = deploySecurityGroups(c, d.zone); err != nil {
 		return nil, err
 	}
-	if d.keyNames, err = c.deployKeyPairs(); err != nil {
+	if d.keyNames, err = deployKeyPairs(c); err != nil {
 		return nil, err
 	}
-	if d.groupIDs, err = c.deployAffinityGroups(); err != nil {
+	if d.groupIDs, err = deployAffinityGroups(c); err != nil {
 		return nil, err
 	}
 	d.details = deployDetails(c.Params)
@@ -96,36 +97,36 @@ func (c *Call) planDeploy() (*deployPlan, error) {
 	if d.rootBytes, err = rootDiskBytes(d.tmpl, d.details); err != nil {
 		return nil, err
 	}
-	if d.dataOffering, d.dataBytes, err = c.deployDataDisk(); err != nil {
+	if d.dataOffering, d.dataBytes, err = deployDataDisk(c); err != nil {
 		return nil, err
 	}
-	if d.userData, err = validateUserData(c.st, c.Params.Get("userdata")); err != nil {
+	if d.userData, err = validateUserData(c.State, c.Params.Get("userdata")); err != nil {
 		return nil, err
 	}
-	if err := c.checkUserDataService(d.nics[0].net, d.userData, d.keyNames, d.tmpl.passwordEnabled); err != nil {
+	if err := checkUserDataService(c, d.nics[0].net, d.userData, d.keyNames, d.tmpl.passwordEnabled); err != nil {
 		return nil, err
 	}
-	d.name, err = c.deployHostName(d.nics)
+	d.name, err = deployHostName(c, d.nics)
 	return d, err
 }
 
 // deploySource is the zone, the service offering and the template the VM
 // is deployed from.
-func (c *Call) deploySource() (*deployPlan, error) {
+func deploySource(c *kernel.Call) (*deployPlan, error) {
 	p := c.Params
-	zone := c.st.Zone(p.Get("zoneid"))
-	offering, _ := model.ByID(c.st.ServiceOfferings, p.Get("serviceofferingid"))
+	zone := c.State.Zone(p.Get("zoneid"))
+	offering, _ := model.ByID(c.State.ServiceOfferings, p.Get("serviceofferingid"))
 	if zone == nil || offering == nil {
-		return nil, paramError("Unable to find zone or service offering")
+		return nil, kernel.ParamError("Unable to find zone or service offering")
 	}
 	if p.Get("volumeid") != "" || p.Get("snapshotid") != "" {
-		return nil, &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd,
+		return nil, &kernel.APIError{Code: kernel.CodeUnsupported, CSCode: kernel.CsUnavailableCmd,
 			Text: "Deploying from a volume or snapshot is not implemented by the CloudStack simulator"}
 	}
 	if p.Get("templateid") == "" {
-		return nil, serverParamError("Unable to execute API command deployvirtualmachine due to missing parameter templateid")
+		return nil, kernel.ServerParamError("Unable to execute API command deployvirtualmachine due to missing parameter templateid")
 	}
-	tmpl, err := c.templateForDeploy(zone.ID, p.Get("templateid"))
+	tmpl, err := templateForDeploy(c, zone.ID, p.Get("templateid"))
 	if err != nil {
 		return nil, err
 	}
@@ -134,14 +135,14 @@ func (c *Call) deploySource() (*deployPlan, error) {
 
 // deployKeyPairs is BaseDeployVMCmd.getSSHKeyPairNames (keypairs, then
 // keypair): every name must be one of the caller's key pairs, and only once.
-func (c *Call) deployKeyPairs() ([]string, error) {
+func deployKeyPairs(c *kernel.Call) ([]string, error) {
 	keyNames := c.Params.List("keypairs")
 	if k := c.Params.Get("keypair"); k != "" {
 		keyNames = append(keyNames, k)
 	}
 	for _, name := range keyNames {
-		if keyPair(c.st, c.Account.ID, name) == nil || model.CountFold(keyNames, name) > 1 {
-			return nil, paramError("Not all specified keypairs exist")
+		if keyPair(c.State, c.Account.ID, name) == nil || model.CountFold(keyNames, name) > 1 {
+			return nil, kernel.ParamError("Not all specified keypairs exist")
 		}
 	}
 	return keyNames, nil
@@ -149,7 +150,7 @@ func (c *Call) deployKeyPairs() ([]string, error) {
 
 // deployHostName checks a given name: a valid host name no VM on the same
 // networks holds. "" when none was given.
-func (c *Call) deployHostName(nics []*nicPlan) (string, error) {
+func deployHostName(c *kernel.Call, nics []*nicPlan) (string, error) {
 	name := c.Params.Get("name")
 	if !c.Params.Has("name") {
 		return name, nil
@@ -157,7 +158,7 @@ func (c *Call) deployHostName(nics []*nicPlan) (string, error) {
 	if !verifyHostName(name) {
 		return "", hostNameError()
 	}
-	if n := hostNameTaken(c.st, name, nics, ""); n != nil {
+	if n := hostNameTaken(c.State, name, nics, ""); n != nil {
 		return "", duplicateHostName(name, n)
 	}
 	return name, nil
@@ -165,10 +166,10 @@ func (c *Call) deployHostName(nics []*nicPlan) (string, error) {
 
 // createDeployedVM adds the VM row, its NICs and its volumes: Starting when
 // the job will start it, Stopped otherwise.
-func (c *Call) createDeployedVM(d *deployPlan) *model.VirtualMachine {
+func createDeployedVM(c *kernel.Call, d *deployPlan) *model.VirtualMachine {
 	p := c.Params
-	now := c.eng.now()
-	id, internal := c.st.NewID(model.KindVM)
+	now := c.Engine.Now()
+	id, internal := c.State.NewID(model.KindVM)
 	name := d.name
 	if name == "" {
 		name = instanceNameSuffix + "-" + id // generateHostName: instance.name + "-" + uuid
@@ -178,51 +179,51 @@ func (c *Call) createDeployedVM(d *deployPlan) *model.VirtualMachine {
 		ZoneID: d.zone.ID, TemplateID: strings.ToLower(p.Get("templateid")), OSTypeID: d.tmpl.osTypeID,
 		ServiceOfferingID: d.offering.ID, AccountID: c.Account.ID, UserID: c.User.ID, Hypervisor: d.tmpl.hypervisor,
 		CPUNumber: d.cpu, CPUSpeed: d.speed, Memory: d.mem, PasswordEnabled: d.tmpl.passwordEnabled, KeyPairs: d.keyNames,
-		SSHPublicKeys: publicKeysOf(c.st, c.Account.ID, d.keyNames), UserData: d.userData, Group: p.Get("group"),
+		SSHPublicKeys: publicKeysOf(c.State, c.Account.ID, d.keyNames), UserData: d.userData, Group: p.Get("group"),
 		Details: d.details, AffinityGroupIDs: d.groupIDs, SecurityGroupIDs: d.sgIDs, Created: now}
 	if p.Bool("startvm", true) {
 		vm.State = model.VMStarting
 	}
 	for i, plan := range d.nics {
-		nicID, _ := c.st.NewID(model.KindNIC)
+		nicID, _ := c.State.NewID(model.KindNIC)
 		vm.NICs = append(vm.NICs, &model.NIC{ID: nicID, NetworkID: plan.net.ID, IPAddress: plan.ip,
-			MACAddress: model.FirstNonEmpty(plan.mac, nextMAC(c.st)), DeviceID: i, IsDefault: i == 0})
+			MACAddress: model.FirstNonEmpty(plan.mac, nextMAC(c.State)), DeviceID: i, IsDefault: i == 0})
 	}
-	c.st.VMs = append(c.st.VMs, vm)
-	root := c.st.NewVolume(vm, model.VolumeRoot, 0, d.rootBytes, now)
+	c.State.VMs = append(c.State.VMs, vm)
+	root := c.State.NewVolume(vm, model.VolumeRoot, 0, d.rootBytes, now)
 	root.ServiceOfferingID, root.TemplateID = d.offering.ID, vm.TemplateID
 	if d.dataOffering != nil {
-		c.st.NewVolume(vm, model.VolumeDataDisk, 1, d.dataBytes, now).DiskOfferingID = d.dataOffering.ID
+		c.State.NewVolume(vm, model.VolumeDataDisk, 1, d.dataBytes, now).DiskOfferingID = d.dataOffering.ID
 	}
 	return vm
 }
 
 // deployJob places and starts the VM (unless startvm=false) and answers
 // with it, the generated password included once.
-func (c *Call) deployJob(vm *model.VirtualMachine, passwordEnabled bool) *asyncJob {
+func deployJob(c *kernel.Call, vm *model.VirtualMachine, passwordEnabled bool) *kernel.AsyncJob {
 	password := ""
 	if passwordEnabled {
 		password = randomPassword(vmPasswordLength)
 	}
 	startVM, hostID := c.Params.Bool("startvm", true), c.Params.Get("hostid")
-	return &asyncJob{instanceType: "VirtualMachine", instanceID: vm.ID, created: true,
-		cmdClass: "org.apache.cloudstack.api.command.admin.vm.DeployVMCmdByAdmin",
-		run: func() (any, error) {
+	return &kernel.AsyncJob{InstanceType: "VirtualMachine", InstanceID: vm.ID, Created: true,
+		CmdClass: "org.apache.cloudstack.api.command.admin.vm.DeployVMCmdByAdmin",
+		Run: func() (any, error) {
 			if startVM {
-				if err := checkDestinationHost(c.st, vm, hostID); err != nil {
+				if err := checkDestinationHost(c.State, vm, hostID); err != nil {
 					return nil, err
 				}
-				if err := c.startOn(vm, hostID); err != nil {
+				if err := startOn(c, vm, hostID); err != nil {
 					return nil, err
 				}
 			}
-			v := c.vmView(vm)
+			v := vmView(c, vm)
 			if password != "" {
 				v["password"] = password
 			}
 			return map[string]any{"virtualmachine": v}, nil
 		},
-		fail: func(*APIError) { c.failDeploy(vm) },
+		Fail: func(*kernel.APIError) { failDeploy(c, vm) },
 	}
 }
 
@@ -230,12 +231,12 @@ func (c *Call) deployJob(vm *model.VirtualMachine, passwordEnabled bool) *asyncJ
 // its volumes are destroyed. CloudStack releases the NICs (addresses and
 // host name) when the expunge thread removes the VM; the simulator releases
 // them at once.
-func (c *Call) failDeploy(vm *model.VirtualMachine) {
-	vm.State, vm.HostID, vm.NICs, vm.UpdateTime = model.VMError, "", nil, c.eng.now()
-	for _, v := range c.st.VolumesOf(vm.ID) {
+func failDeploy(c *kernel.Call, vm *model.VirtualMachine) {
+	vm.State, vm.HostID, vm.NICs, vm.UpdateTime = model.VMError, "", nil, c.Engine.Now()
+	for _, v := range c.State.VolumesOf(vm.ID) {
 		v.State = model.VolumeDestroy
 	}
-	c.changed()
+	c.Changed()
 }
 
 // hostNameLabel is the character set of NetUtils.verifyDomainNameLabel.
@@ -249,8 +250,8 @@ func verifyHostName(name string) bool {
 		!strings.HasPrefix(name, "-") && !strings.HasSuffix(name, "-") && !(name[0] >= '0' && name[0] <= '9')
 }
 
-func hostNameError() *APIError {
-	return paramError(`Invalid name. Vm name can contain ASCII letters 'a' through 'z', the digits '0' through '9', ` +
+func hostNameError() *kernel.APIError {
+	return kernel.ParamError(`Invalid name. Vm name can contain ASCII letters 'a' through 'z', the digits '0' through '9', ` +
 		`and the hyphen ('-'), must be between 1 and 63 characters long, and can't start or end with "-" and can't start with digit`)
 }
 
@@ -268,30 +269,30 @@ func hostNameTaken(st *model.State, name string, plans []*nicPlan, except string
 	return nil
 }
 
-func duplicateHostName(name string, n *model.Network) *APIError {
-	return paramError("The vm with hostName %s already exists in the network domain: %s; network=%s", name, n.NetworkDomain, n.Name)
+func duplicateHostName(name string, n *model.Network) *kernel.APIError {
+	return kernel.ParamError("The vm with hostName %s already exists in the network domain: %s; network=%s", name, n.NetworkDomain, n.Name)
 }
 
 // deploySecurityGroups resolves securitygroupids/securitygroupnames; only a
 // zone with security groups (a basic zone here) takes them.
-func (c *Call) deploySecurityGroups(zone *model.Zone) ([]string, error) {
+func deploySecurityGroups(c *kernel.Call, zone *model.Zone) ([]string, error) {
 	p := c.Params
 	ids, names := p.List("securitygroupids"), p.List("securitygroupnames")
 	if len(ids) > 0 && len(names) > 0 {
-		return nil, paramError("securitygroupids parameter is mutually exclusive with securitygroupnames parameter")
+		return nil, kernel.ParamError("securitygroupids parameter is mutually exclusive with securitygroupnames parameter")
 	}
 	if len(names) > 0 {
-		c.ensureDefaultSecurityGroup()
+		ensureDefaultSecurityGroup(c)
 		for _, name := range names {
-			g := securityGroupByName(c.st, c.Account.ID, name)
+			g := securityGroupByName(c.State, c.Account.ID, name)
 			if g == nil {
-				return nil, paramError("Unable to find group by name %s", name)
+				return nil, kernel.ParamError("Unable to find group by name %s", name)
 			}
 			ids = append(ids, g.ID)
 		}
 	}
 	if len(ids) > 0 && zone.NetworkType != "Basic" {
-		return nil, paramError("Can't create vm with security groups; security group feature is not enabled per zone")
+		return nil, kernel.ParamError("Can't create vm with security groups; security group feature is not enabled per zone")
 	}
 	for i := range ids {
 		ids[i] = strings.ToLower(ids[i])
@@ -300,24 +301,24 @@ func (c *Call) deploySecurityGroups(zone *model.Zone) ([]string, error) {
 }
 
 // deployAffinityGroups resolves affinitygroupids/affinitygroupnames.
-func (c *Call) deployAffinityGroups() ([]string, error) {
+func deployAffinityGroups(c *kernel.Call) ([]string, error) {
 	p := c.Params
 	ids, names := p.List("affinitygroupids"), p.List("affinitygroupnames")
 	if len(ids) > 0 && len(names) > 0 {
-		return nil, paramError("affinitygroupids parameter is mutually exclusive with affinitygroupnames parameter")
+		return nil, kernel.ParamError("affinitygroupids parameter is mutually exclusive with affinitygroupnames parameter")
 	}
 	var out []string
 	for _, id := range ids {
-		g, ok := model.ByID(c.st.AffinityGroups, id)
+		g, ok := model.ByID(c.State.AffinityGroups, id)
 		if !ok {
-			return nil, paramError("Unable to find affinity group by id %s", id)
+			return nil, kernel.ParamError("Unable to find affinity group by id %s", id)
 		}
 		out = append(out, g.ID)
 	}
 	for _, name := range names {
-		g := affinityGroupByName(c.st, c.Account.ID, name)
+		g := affinityGroupByName(c.State, c.Account.ID, name)
 		if g == nil {
-			return nil, paramError("Unable to find affinity group by name %s", name)
+			return nil, kernel.ParamError("Unable to find affinity group by name %s", name)
 		}
 		out = append(out, g.ID)
 	}

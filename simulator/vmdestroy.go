@@ -3,14 +3,15 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(
-		command{name: "destroyVirtualMachine", idKind: model.KindVM, async: destroyVirtualMachine},
-		command{name: "expungeVirtualMachine", idKind: model.KindVM, async: expungeVirtualMachine},
-		command{name: "recoverVirtualMachine", idKind: model.KindVM, sync: recoverVirtualMachine},
+	kernel.Register(
+		kernel.Command{Name: "destroyVirtualMachine", IDKind: model.KindVM, Async: destroyVirtualMachine},
+		kernel.Command{Name: "expungeVirtualMachine", IDKind: model.KindVM, Async: expungeVirtualMachine},
+		kernel.Command{Name: "recoverVirtualMachine", IDKind: model.KindVM, Sync: recoverVirtualMachine},
 	)
 }
 
@@ -20,51 +21,51 @@ func init() {
 // Expunging during the job and then gone. volumeids names DATADISK volumes
 // attached to the VM to delete with it; other data volumes stay attached
 // until the VM is expunged, which detaches them.
-func destroyVirtualMachine(c *Call) (*asyncJob, error) {
-	job, vm := c.vmJob("admin.vm.DestroyVMCmdByAdmin", "unable to find a virtual machine with id")
+func destroyVirtualMachine(c *kernel.Call) (*kernel.AsyncJob, error) {
+	job, vm := vmJob(c, "admin.vm.DestroyVMCmdByAdmin", "unable to find a virtual machine with id")
 	expunge := c.Params.Bool("expunge", false)
 	if expunge && !c.Account.IsAdmin() {
 		// UserVmManagerImpl.destroyVm checks this first. The
 		// PermissionDeniedException is not a ServerApiException, so
 		// ApiAsyncJobDispatcher.runJob fails the job with 530.
-		job.run = func() (any, error) {
-			return nil, internalError("Parameter expunge can be passed by Admin only. Or when the %s key is set.", allowUserExpungeRecoverVM)
+		job.Run = func() (any, error) {
+			return nil, kernel.InternalError("Parameter expunge can be passed by Admin only. Or when the %s key is set.", allowUserExpungeRecoverVM)
 		}
 		return job, nil
 	}
 	if vm == nil {
 		return job, nil
 	}
-	volumes, bad := c.volumesToDestroy(vm)
+	volumes, bad := volumesToDestroy(c, vm)
 	switch {
 	case len(bad) > 0:
-		job.run = func() (any, error) {
-			return nil, paramError("The following supplied volumes are not DATADISK attached to the VM: %s", strings.Join(bad, ""))
+		job.Run = func() (any, error) {
+			return nil, kernel.ParamError("The following supplied volumes are not DATADISK attached to the VM: %s", strings.Join(bad, ""))
 		}
 		return job, nil
 	case vm.State == model.VMDestroyed && !expunge:
-		job.run = func() (any, error) { return c.vmResult(vm) }
+		job.Run = func() (any, error) { return vmResult(c, vm) }
 		return job, nil
 	case expunge || vm.State == model.VMError:
-		c.transition(job, vm, model.VMExpunging)
+		transition(c, job, vm, model.VMExpunging)
 	case vm.State == model.VMRunning || vm.State == model.VMStarting:
-		c.transition(job, vm, model.VMStopping)
+		transition(c, job, vm, model.VMStopping)
 	}
-	job.run = func() (any, error) { return c.destroyVM(vm, volumes, expunge) }
+	job.Run = func() (any, error) { return destroyVM(c, vm, volumes, expunge) }
 	return job, nil
 }
 
 // volumesToDestroy is the live volumes volumeids names, and the texts of
 // those that are not DATADISK volumes attached to vm.
-func (c *Call) volumesToDestroy(vm *model.VirtualMachine) (volumes []*model.Volume, bad []string) {
+func volumesToDestroy(c *kernel.Call, vm *model.VirtualMachine) (volumes []*model.Volume, bad []string) {
 	for _, id := range c.Params.List("volumeids") {
-		if v, ok := model.ByID(c.st.Volumes, id); ok && v.Removed == nil {
+		if v, ok := model.ByID(c.State.Volumes, id); ok && v.Removed == nil {
 			volumes = append(volumes, v)
 		}
 	}
 	for _, v := range volumes {
 		if v.Type != model.VolumeDataDisk || !strings.EqualFold(v.VMID, vm.ID) {
-			bad = append(bad, volumeString(c.st, v)+"; ")
+			bad = append(bad, volumeString(c.State, v)+"; ")
 		}
 	}
 	return volumes, bad
@@ -73,8 +74,8 @@ func (c *Call) volumesToDestroy(vm *model.VirtualMachine) (volumes []*model.Volu
 // destroyVM is destroyVirtualMachine's job: the named volumes go (expunged,
 // or detached and Destroy), then the VM is expunged or stopped and
 // Destroyed with its ROOT volume.
-func (c *Call) destroyVM(vm *model.VirtualMachine, volumes []*model.Volume, expunge bool) (any, error) {
-	now := c.eng.now()
+func destroyVM(c *kernel.Call, vm *model.VirtualMachine, volumes []*model.Volume, expunge bool) (any, error) {
+	now := c.Engine.Now()
 	for _, v := range volumes {
 		if expunge {
 			v.Expunge(now)
@@ -84,18 +85,18 @@ func (c *Call) destroyVM(vm *model.VirtualMachine, volumes []*model.Volume, expu
 		}
 	}
 	if vm.State == model.VMExpunging {
-		c.expungeVM(vm)
+		expungeVM(c, vm)
 	} else {
-		c.stopVM(vm)
+		stopVM(c, vm)
 		vm.State, vm.UpdateTime = model.VMDestroyed, now
-		for _, v := range c.st.VolumesOf(vm.ID) {
+		for _, v := range c.State.VolumesOf(vm.ID) {
 			if v.Type == model.VolumeRoot {
 				v.State = model.VolumeDestroy
 			}
 		}
 	}
-	c.changed()
-	return c.vmResult(vm)
+	c.Changed()
+	return vmResult(c, vm)
 }
 
 // expungeVM removes a VM for good (UserVmManagerImpl.expunge): its NICs,
@@ -104,51 +105,53 @@ func (c *Call) destroyVM(vm *model.VirtualMachine, volumes []*model.Volume, expu
 // advanceExpunge's cleanupNics), its static NAT disabled and its network
 // rules cleaned up (cleanupVmResources, cleanupVMRules), its ROOT volume
 // expunged, its data volumes detached and its tags deleted.
-func (c *Call) expungeVM(vm *model.VirtualMachine) {
-	now := c.eng.now()
+func expungeVM(c *kernel.Call, vm *model.VirtualMachine) {
+	now := c.Engine.Now()
 	vm.Stop()
 	vm.State, vm.Removed, vm.NICs, vm.UpdateTime = model.VMExpunging, &now, nil, now
-	for _, v := range c.st.Volumes {
+	for _, v := range c.State.Volumes {
 		if v.Removed != nil || !strings.EqualFold(v.VMID, vm.ID) {
 			continue
 		}
 		if v.Type == model.VolumeRoot {
 			v.Expunge(now)
-			removeTagsOf(c.st, "Volume", v.ID)
+			removeTagsOf(c.State, "Volume", v.ID)
 		} else {
 			v.Detach()
 		}
 	}
-	c.cleanupVMRules(vm)
-	removeTagsOf(c.st, "UserVm", vm.ID)
-	c.changed()
+	cleanupVMRules(c, vm)
+	removeTagsOf(c.State, "UserVm", vm.ID)
+	c.Changed()
 }
 
 // expungeVirtualMachine is UserVmManagerImpl.expungeVm: it expunges a
 // Destroyed (or Error) VM; an expunged one is not found (UserVmDao.findById
 // skips removed rows, GenericDaoBase.findById, so expungeVm's "already
 // expunged" branch is never reached), any other state fails the job.
-func expungeVirtualMachine(c *Call) (*asyncJob, error) {
+func expungeVirtualMachine(c *kernel.Call) (*kernel.AsyncJob, error) {
 	id := c.Params.Get("id")
-	job := &asyncJob{instanceType: "VirtualMachine", instanceID: strings.ToLower(id),
-		cmdClass: "org.apache.cloudstack.api.command.admin.vm.ExpungeVMCmd"}
-	vm, found := model.ByID(c.st.VMs, id)
+	job := &kernel.AsyncJob{InstanceType: "VirtualMachine", InstanceID: strings.ToLower(id),
+		CmdClass: "org.apache.cloudstack.api.command.admin.vm.ExpungeVMCmd"}
+	vm, found := model.ByID(c.State.VMs, id)
 	switch {
 	case !found || vm.Removed != nil:
-		job.run = func() (any, error) { return nil, paramError("Unable to find a virtual machine with specified vmId") }
+		job.Run = func() (any, error) {
+			return nil, kernel.ParamError("Unable to find a virtual machine with specified vmId")
+		}
 	case vm.State != model.VMDestroyed && vm.State != model.VMError && vm.State != model.VMExpunging:
-		job.run = func() (any, error) {
-			return nil, internalError("Please destroy vm with specified vmId before expunge")
+		job.Run = func() (any, error) {
+			return nil, kernel.InternalError("Please destroy vm with specified vmId before expunge")
 		}
 	case !c.Account.IsAdmin(): // after the state check; a 530 from the job, as for destroy
-		job.run = func() (any, error) {
-			return nil, internalError("Expunging a vm can only be done by an Admin. Or when the %s key is set.", allowUserExpungeRecoverVM)
+		job.Run = func() (any, error) {
+			return nil, kernel.InternalError("Expunging a vm can only be done by an Admin. Or when the %s key is set.", allowUserExpungeRecoverVM)
 		}
 	default:
-		c.transition(job, vm, model.VMExpunging)
-		job.run = func() (any, error) {
-			c.expungeVM(vm)
-			return success(), nil
+		transition(c, job, vm, model.VMExpunging)
+		job.Run = func() (any, error) {
+			expungeVM(c, vm)
+			return kernel.Success(), nil
 		}
 	}
 	return job, nil
@@ -159,20 +162,20 @@ func expungeVirtualMachine(c *Call) (*asyncJob, error) {
 // volume (recoverRootVolume); an expunged VM is not found and a VM in any
 // other state is refused (the caller is root admin, so
 // allow.user.expunge.recover.vm does not apply).
-func recoverVirtualMachine(c *Call) (any, error) {
-	vm, err := c.liveVM("id", "unable to find a virtual machine with id")
+func recoverVirtualMachine(c *kernel.Call) (any, error) {
+	vm, err := liveVM(c, "id", "unable to find a virtual machine with id")
 	if err != nil {
 		return nil, err
 	}
 	if !c.Account.IsAdmin() { // a synchronous PermissionDeniedException: 531
-		return nil, &APIError{Code: codeAccountError, CSCode: csPermissionDenied,
+		return nil, &kernel.APIError{Code: kernel.CodeAccountError, CSCode: kernel.CsPermissionDenied,
 			Text: "Recovering a vm can only be done by an Admin. Or when the " + allowUserExpungeRecoverVM + " key is set."}
 	}
 	if vm.State != model.VMDestroyed {
-		return nil, paramError("Vm with id %d is not in the right state", vm.InternalID)
+		return nil, kernel.ParamError("Vm with id %d is not in the right state", vm.InternalID)
 	}
 	vm.State = model.VMStopped
-	for _, v := range c.st.VolumesOf(vm.ID) {
+	for _, v := range c.State.VolumesOf(vm.ID) {
 		if v.State == model.VolumeDestroy {
 			v.State = model.VolumeReady
 			if v.Path == "" {
@@ -180,8 +183,8 @@ func recoverVirtualMachine(c *Call) (any, error) {
 			}
 		}
 	}
-	c.changed()
-	return map[string]any{"virtualmachine": c.vmView(vm)}, nil
+	c.Changed()
+	return map[string]any{"virtualmachine": vmView(c, vm)}, nil
 }
 
 // allowUserExpungeRecoverVM is UserVmManager.AllowUserExpungeRecoverVm,

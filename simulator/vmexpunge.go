@@ -3,6 +3,7 @@ package simulator
 import (
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -32,7 +33,7 @@ type expungeTask struct {
 // startExpungeTask starts the expunge thread with the settings as they are
 // at start (Options.ExpungeInterval/ExpungeDelay preset them).
 func (s *Server) startExpungeTask() {
-	interval, delay := expungeInterval(s.st), expungeDelay(s.st)
+	interval, delay := expungeInterval(s.State), expungeDelay(s.State)
 	task := &expungeTask{stop: make(chan struct{}), done: make(chan struct{})}
 	s.expunger = task
 	go func() {
@@ -63,17 +64,17 @@ func (s *Server) stopExpungeTask() {
 // expunge for each. Expunging is left out: in the simulator a VM is only
 // Expunging while its own expunge job runs.
 func (s *Server) expungeDestroyed(delay time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if s.Closed {
 		return
 	}
-	cutoff := s.now().Add(-time.Duration(int64(delay/time.Second)<<10) * time.Millisecond)
-	system := &Call{Command: "expungeVirtualMachine", eng: s.engine, st: s.st} // the system account's task
-	for _, vm := range s.st.VMs {
+	cutoff := s.Now().Add(-time.Duration(int64(delay/time.Second)<<10) * time.Millisecond)
+	system := &kernel.Call{Command: "expungeVirtualMachine", Engine: s.Engine, State: s.State} // the system account's task
+	for _, vm := range s.State.VMs {
 		if vm.Removed == nil && (vm.State == model.VMDestroyed || vm.State == model.VMError) && vm.UpdateTime.Before(cutoff) {
-			system.expungeVM(vm)
+			expungeVM(system, vm)
 		}
 	}
-	s.persist()
+	s.Persist()
 }

@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(
-		command{name: "startVirtualMachine", idKind: model.KindVM, async: startVirtualMachine},
-		command{name: "stopVirtualMachine", idKind: model.KindVM, async: stopVirtualMachine},
-		command{name: "rebootVirtualMachine", idKind: model.KindVM, async: rebootVirtualMachine},
+	kernel.Register(
+		kernel.Command{Name: "startVirtualMachine", IDKind: model.KindVM, Async: startVirtualMachine},
+		kernel.Command{Name: "stopVirtualMachine", IDKind: model.KindVM, Async: stopVirtualMachine},
+		kernel.Command{Name: "rebootVirtualMachine", IDKind: model.KindVM, Async: rebootVirtualMachine},
 	)
 }
 
@@ -19,13 +20,13 @@ func init() {
 // job, so a VM that is gone fails the job (431), not the request, with the
 // command's own text: UserVmDao.findById skips expunged rows, and the texts
 // name the internal id.
-func (c *Call) vmJob(class, notFound string) (*asyncJob, *model.VirtualMachine) {
+func vmJob(c *kernel.Call, class, notFound string) (*kernel.AsyncJob, *model.VirtualMachine) {
 	id := c.Params.Get("id")
-	job := &asyncJob{instanceType: "VirtualMachine", instanceID: strings.ToLower(id),
-		cmdClass: "org.apache.cloudstack.api.command." + class}
-	vm, err := c.liveVM("id", notFound)
+	job := &kernel.AsyncJob{InstanceType: "VirtualMachine", InstanceID: strings.ToLower(id),
+		CmdClass: "org.apache.cloudstack.api.command." + class}
+	vm, err := liveVM(c, "id", notFound)
 	if err != nil {
-		return job.failing(err), nil
+		return job.Failing(err), nil
 	}
 	return job, vm
 }
@@ -33,30 +34,30 @@ func (c *Call) vmJob(class, notFound string) (*asyncJob, *model.VirtualMachine) 
 // liveVM is the VM the parameter names. One unknown or expunged
 // (UserVmDao.findById skips removed rows) is the command's own notFound
 // text with the VM's internal id, or the parameter where no VM has it.
-func (c *Call) liveVM(param, notFound string) (*model.VirtualMachine, error) {
+func liveVM(c *kernel.Call, param, notFound string) (*model.VirtualMachine, error) {
 	id := c.Params.Get(param)
-	vm, ok := model.ByID(c.st.VMs, id)
+	vm, ok := model.ByID(c.State.VMs, id)
 	if ok && vm.Removed == nil {
 		return vm, nil
 	}
 	if ok {
 		id = fmt.Sprint(vm.InternalID)
 	}
-	return nil, paramError("%s %s", notFound, id)
+	return nil, kernel.ParamError("%s %s", notFound, id)
 }
 
 // vmResult is the job result of the VM commands.
-func (c *Call) vmResult(vm *model.VirtualMachine) (any, error) {
-	return map[string]any{"virtualmachine": c.vmView(vm)}, nil
+func vmResult(c *kernel.Call, vm *model.VirtualMachine) (any, error) {
+	return map[string]any{"virtualmachine": vmView(c, vm)}, nil
 }
 
 // transition sets a transitional state for the job's duration; a failed
 // job puts the previous state back.
-func (c *Call) transition(job *asyncJob, vm *model.VirtualMachine, during string) {
+func transition(c *kernel.Call, job *kernel.AsyncJob, vm *model.VirtualMachine, during string) {
 	previous := vm.State
 	vm.State = during
-	c.changed()
-	job.fail = func(*APIError) { vm.State = previous }
+	c.Changed()
+	job.Fail = func(*kernel.APIError) { vm.State = previous }
 }
 
 // startVirtualMachine is UserVmManagerImpl.startVirtualMachine(StartVMCmd)
@@ -66,33 +67,33 @@ func (c *Call) transition(job *asyncJob, vm *model.VirtualMachine, during string
 // fits); a VM in a transitional state fails with "There are concurrent
 // operations on ..." and any other state (Destroyed, Error, ...) with
 // "Cannot start <vm> in <state> state", both 530.
-func startVirtualMachine(c *Call) (*asyncJob, error) {
-	job, vm := c.vmJob("admin.vm.StartVMCmdByAdmin", "unable to find a virtual machine with id")
+func startVirtualMachine(c *kernel.Call) (*kernel.AsyncJob, error) {
+	job, vm := vmJob(c, "admin.vm.StartVMCmdByAdmin", "unable to find a virtual machine with id")
 	if vm == nil {
 		return job, nil
 	}
 	switch vm.State {
 	case model.VMRunning:
 		text := fmt.Sprintf("The virtual machine %s (%s) is already running", vm.ID, vm.DisplayNameOrHostName())
-		job.run = func() (any, error) { return nil, paramError("%s", text) }
+		job.Run = func() (any, error) { return nil, kernel.ParamError("%s", text) }
 	case model.VMStopped:
-		c.transition(job, vm, model.VMStarting)
+		transition(c, job, vm, model.VMStarting)
 		hostID := c.Params.Get("hostid")
-		job.run = func() (any, error) {
-			if err := checkDestinationHost(c.st, vm, hostID); err != nil {
+		job.Run = func() (any, error) {
+			if err := checkDestinationHost(c.State, vm, hostID); err != nil {
 				return nil, err
 			}
-			if err := c.startOn(vm, hostID); err != nil {
+			if err := startOn(c, vm, hostID); err != nil {
 				return nil, err
 			}
-			return c.vmResult(vm)
+			return vmResult(c, vm)
 		}
 	default:
 		text := fmt.Sprintf("Cannot start %s in %s state", vmString(vm), vm.State)
 		if isTransitional(vm.State) {
 			text = "There are concurrent operations on " + vmString(vm)
 		}
-		job.run = func() (any, error) { return nil, internalError("%s", text) }
+		job.Run = func() (any, error) { return nil, kernel.InternalError("%s", text) }
 	}
 	return job, nil
 }
@@ -108,13 +109,13 @@ func checkDestinationHost(st *model.State, vm *model.VirtualMachine, hostID stri
 		return nil
 	}
 	if h.ResourceState != model.ResourceEnabled || h.State != model.HostUp {
-		return paramError("Unable to deploy the VM as the host: %s is not in the right state", h.Name)
+		return kernel.ParamError("Unable to deploy the VM as the host: %s is not in the right state", h.Name)
 	}
 	capable := vm.CPUNumber <= h.CPUNumber && int64(vm.CPUSpeed) <= h.CPUSpeed
 	cpu, mem := allocation(st, h.ID)
 	room := cpu+int64(vm.CPUNumber)*int64(vm.CPUSpeed) <= int64(h.CPUNumber)*h.CPUSpeed && mem+int64(vm.Memory)<<20 <= h.MemoryTotal
 	if !capable || !room {
-		return paramError("Cannot deploy the VM to specified host %d; host has cpu capability? %v, host has capacity? %v",
+		return kernel.ParamError("Cannot deploy the VM to specified host %d; host has cpu capability? %v, host has capacity? %v",
 			h.InternalID, capable, room)
 	}
 	return nil
@@ -131,9 +132,9 @@ func isTransitional(state string) bool {
 }
 
 // stopVM moves a VM off its host.
-func (c *Call) stopVM(vm *model.VirtualMachine) {
+func stopVM(c *kernel.Call, vm *model.VirtualMachine) {
 	vm.Stop()
-	c.changed()
+	c.Changed()
 }
 
 // stopVirtualMachine is UserVmManagerImpl.stopVirtualMachine(vmId, forced)
@@ -143,23 +144,23 @@ func (c *Call) stopVM(vm *model.VirtualMachine) {
 // unless forced, which marks it Stopped; any other VM is Stopping during
 // the job, then Stopped. The simulator's guests always answer the
 // StopCommand, so forced changes nothing else.
-func stopVirtualMachine(c *Call) (*asyncJob, error) {
-	job, vm := c.vmJob("admin.vm.StopVMCmdByAdmin", "unable to find a virtual machine with id")
+func stopVirtualMachine(c *kernel.Call) (*kernel.AsyncJob, error) {
+	job, vm := vmJob(c, "admin.vm.StopVMCmdByAdmin", "unable to find a virtual machine with id")
 	if vm == nil {
 		return job, nil
 	}
 	forced := c.Params.Bool("forced", false)
 	switch {
 	case vm.State == model.VMStopped || vm.State == model.VMDestroyed || vm.State == model.VMExpunging || vm.State == model.VMError:
-		job.run = func() (any, error) { return c.vmResult(vm) }
+		job.Run = func() (any, error) { return vmResult(c, vm) }
 	case vm.HostID == "" && !forced:
 		text := "Unable to stop " + vmString(vm)
-		job.run = func() (any, error) { return nil, internalError("%s", text) }
+		job.Run = func() (any, error) { return nil, kernel.InternalError("%s", text) }
 	default:
-		c.transition(job, vm, model.VMStopping)
-		job.run = func() (any, error) {
-			c.stopVM(vm)
-			return c.vmResult(vm)
+		transition(c, job, vm, model.VMStopping)
+		job.Run = func() (any, error) {
+			stopVM(c, vm)
+			return vmResult(c, vm)
 		}
 	}
 	return job, nil
@@ -170,19 +171,19 @@ func stopVirtualMachine(c *Call) (*asyncJob, error) {
 // InvalidParameterValueException (431); one the internal reboot does not
 // find on a host makes RebootVMCmd answer "Failed to reboot vm instance"
 // (530, RebootVMCmd.execute).
-func rebootVirtualMachine(c *Call) (*asyncJob, error) {
-	job, vm := c.vmJob("admin.vm.RebootVMCmdByAdmin", "Unable to find a virtual machine with id")
+func rebootVirtualMachine(c *kernel.Call) (*kernel.AsyncJob, error) {
+	job, vm := vmJob(c, "admin.vm.RebootVMCmdByAdmin", "Unable to find a virtual machine with id")
 	if vm == nil {
 		return job, nil
 	}
-	job.run = func() (any, error) {
+	job.Run = func() (any, error) {
 		if vm.State != model.VMRunning {
-			return nil, paramError("The VM %s (%s) is not running, unable to reboot it", vm.ID, vm.DisplayNameOrHostName())
+			return nil, kernel.ParamError("The VM %s (%s) is not running, unable to reboot it", vm.ID, vm.DisplayNameOrHostName())
 		}
 		if vm.HostID == "" { // a ServerApiException: cserrorcode 9999
-			return nil, &APIError{Code: codeInternalError, CSCode: csServerAPIException, Text: "Failed to reboot vm instance"}
+			return nil, &kernel.APIError{Code: kernel.CodeInternalError, CSCode: kernel.CsServerAPIException, Text: "Failed to reboot vm instance"}
 		}
-		return c.vmResult(vm)
+		return vmResult(c, vm)
 	}
 	return job, nil
 }

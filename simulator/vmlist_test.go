@@ -97,19 +97,19 @@ func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
 // (TemplateManagerImpl.getTemplateSize).
 func TestDeployRefusesTemplatesNotReadyInTheZone(t *testing.T) {
 	e := newVMEnv(t, Options{})
-	e.srv.mu.Lock()
-	tmpl, _ := model.ByID(e.srv.st.Templates, e.template)
+	e.srv.Mu.Lock()
+	tmpl, _ := model.ByID(e.srv.State.Templates, e.template)
 	cp := tmpl.CopyIn(e.zone)
-	internal, zoneInternal := tmpl.InternalID, e.srv.st.Zone(e.zone).InternalID
+	internal, zoneInternal := tmpl.InternalID, e.srv.State.Zone(e.zone).InternalID
 	cp.DownloadState = "DOWNLOAD_IN_PROGRESS"
-	e.srv.mu.Unlock()
+	e.srv.Mu.Unlock()
 	_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-ready"))
 	wantAPIError(t, err, 530, fmt.Sprintf("Template %d has not been completely downloaded to zone %d", internal, zoneInternal))
 
-	e.srv.mu.Lock()
+	e.srv.Mu.Lock()
 	now := time.Now()
 	cp.Removed = &now
-	e.srv.mu.Unlock()
+	e.srv.Mu.Unlock()
 	_, err = e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-in-zone"))
 	wantAPIError(t, err, 431, fmt.Sprintf("The template %d is not available for use", internal))
 }

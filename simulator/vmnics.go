@@ -8,13 +8,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // deployNetworks resolves networkids, iptonetworklist[i].networkid/ip/mac or
 // the account's default isolated network, and the ipaddress/macaddress of
 // the default (first) network.
-func (c *Call) deployNetworks(zone *model.Zone) ([]*nicPlan, error) {
+func deployNetworks(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
 	p := c.Params
 	ipMap, ids := p.Map("iptonetworklist"), p.List("networkids")
 	var plans []*nicPlan
@@ -23,17 +24,17 @@ func (c *Call) deployNetworks(zone *model.Zone) ([]*nicPlan, error) {
 	case len(ipMap) > 0:
 		// BaseDeployVMCmd.getNetworkIds
 		if len(ids) > 0 || p.Get("ipaddress") != "" || p.Get("ip6address") != "" {
-			return nil, paramError("ipToNetworkMap can't be specified along with networkIds or ipAddress")
+			return nil, kernel.ParamError("ipToNetworkMap can't be specified along with networkIds or ipAddress")
 		}
-		if plans, err = c.ipToNetworkPlans(ipMap); err != nil {
+		if plans, err = ipToNetworkPlans(c, ipMap); err != nil {
 			return nil, err
 		}
 	case len(ids) > 0:
 		for _, id := range ids {
-			plans = append(plans, &nicPlan{net: c.st.Network(id)})
+			plans = append(plans, &nicPlan{net: c.State.Network(id)})
 		}
 	default:
-		if plans, err = c.defaultNetworkPlan(zone); err != nil {
+		if plans, err = defaultNetworkPlan(c, zone); err != nil {
 			return nil, err
 		}
 	}
@@ -45,7 +46,7 @@ func (c *Call) deployNetworks(zone *model.Zone) ([]*nicPlan, error) {
 		plans[0].ip, plans[0].mac = p.Get("ipaddress"), mac
 	}
 	for _, plan := range plans {
-		if err := c.checkNICPlan(plan, zone); err != nil {
+		if err := checkNICPlan(c, plan, zone); err != nil {
 			return nil, err
 		}
 	}
@@ -54,38 +55,38 @@ func (c *Call) deployNetworks(zone *model.Zone) ([]*nicPlan, error) {
 
 // defaultNetworkPlan is UserVmManagerImpl.createAdvancedVirtualMachine with
 // no network named: the account's one Isolated network that can be used.
-func (c *Call) defaultNetworkPlan(zone *model.Zone) ([]*nicPlan, error) {
+func defaultNetworkPlan(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
 	var usable []*model.Network
-	for _, n := range isolatedNetworksOf(c.st, c.Account.ID, zone.ID) {
+	for _, n := range isolatedNetworksOf(c.State, c.Account.ID, zone.ID) {
 		if n.CanUseForDeploy() {
 			usable = append(usable, n)
 		}
 	}
 	switch len(usable) {
 	case 0:
-		return nil, paramError("Unable to find a default network to start a vm for account %s; please specify networkIds", c.Account.Name)
+		return nil, kernel.ParamError("Unable to find a default network to start a vm for account %s; please specify networkIds", c.Account.Name)
 	case 1:
 		return []*nicPlan{{net: usable[0]}}, nil
 	}
-	return nil, paramError("More than 1 default Isolated networks are found for account %s; please specify networkIds", c.Account.Name)
+	return nil, kernel.ParamError("More than 1 default Isolated networks are found for account %s; please specify networkIds", c.Account.Name)
 }
 
 // checkNICPlan checks one NIC: its network exists in the zone, a requested
 // address is IPv4 and a requested MAC is free on that network.
-func (c *Call) checkNICPlan(plan *nicPlan, zone *model.Zone) error {
+func checkNICPlan(c *kernel.Call, plan *nicPlan, zone *model.Zone) error {
 	if plan.net == nil {
-		return paramError("Unable to find network by id")
+		return kernel.ParamError("Unable to find network by id")
 	}
 	if plan.net.ZoneID != zone.ID {
-		return paramError("Network id=%s doesn't belong to zone %s", plan.net.ID, zone.ID)
+		return kernel.ParamError("Network id=%s doesn't belong to zone %s", plan.net.ID, zone.ID)
 	}
 	if plan.ip != "" {
 		if a, err := netip.ParseAddr(plan.ip); err != nil || !a.Is4() {
-			return paramError("Invalid specified IPv4 address %s", plan.ip)
+			return kernel.ParamError("Invalid specified IPv4 address %s", plan.ip)
 		}
 	}
-	if plan.mac != "" && macInUse(c.st, plan.net.ID, plan.mac) {
-		return paramError("The requested Mac address is already taken! %s", plan.mac)
+	if plan.mac != "" && macInUse(c.State, plan.net.ID, plan.mac) {
+		return kernel.ParamError("The requested Mac address is already taken! %s", plan.mac)
 	}
 	return nil
 }
@@ -94,13 +95,13 @@ func (c *Call) checkNICPlan(plan *nicPlan, zone *model.Zone) error {
 // keyed by network, so a network named twice keeps its first place and
 // takes the later entry's addresses (getNetworkIdFomIpMap,
 // getIpAddressesFromIpMap).
-func (c *Call) ipToNetworkPlans(ipMap []map[string]string) ([]*nicPlan, error) {
+func ipToNetworkPlans(c *kernel.Call, ipMap []map[string]string) ([]*nicPlan, error) {
 	var plans []*nicPlan
 	at := map[string]int{}
 	for _, m := range ipMap {
-		net := c.st.Network(m["networkid"])
+		net := c.State.Network(m["networkid"])
 		if net == nil || m["networkid"] == "" {
-			return nil, paramError("Unable to translate and find entity with networkId: %s", m["networkid"])
+			return nil, kernel.ParamError("Unable to translate and find entity with networkId: %s", m["networkid"])
 		}
 		mac, err := requestedMAC(m["mac"])
 		if err != nil {
@@ -129,10 +130,10 @@ func requestedMAC(mac string) (string, error) {
 	}
 	hw, ok := parseCloudStackMAC(mac)
 	if !ok {
-		return "", paramError("Mac address is not valid: %s", mac)
+		return "", kernel.ParamError("Mac address is not valid: %s", mac)
 	}
 	if hw[0]&1 != 0 {
-		return "", paramError("Mac address is not unicast: %s", mac)
+		return "", kernel.ParamError("Mac address is not unicast: %s", mac)
 	}
 	return hw.String(), nil
 }
@@ -225,15 +226,15 @@ func guestIPsInUse(st *model.State, networkID string) map[string]bool {
 // InsufficientVirtualNetworkCapacityException "Unable to acquire Guest IP
 // address for network <network>" (533). Unrequested addresses are picked
 // at random among the free ones (rand.nextInt over getAvailableIps).
-func (c *Call) allocateGuestIPs(plans []*nicPlan) error {
+func allocateGuestIPs(c *kernel.Call, plans []*nicPlan) error {
 	taken := map[string]map[string]bool{}
 	for _, plan := range plans {
 		if taken[plan.net.ID] == nil {
-			taken[plan.net.ID] = guestIPsInUse(c.st, plan.net.ID)
+			taken[plan.net.ID] = guestIPsInUse(c.State, plan.net.ID)
 		}
 		ip := acquireGuestIP(plan.net, plan.ip, taken[plan.net.ID])
 		if ip == "" {
-			return &APIError{Code: codeCapacity, CSCode: csServerAPIException,
+			return &kernel.APIError{Code: kernel.CodeCapacity, CSCode: kernel.CsServerAPIException,
 				Text: "Unable to acquire Guest IP address for network " + networkString(plan.net)}
 		}
 		plan.ip = ip

@@ -3,6 +3,7 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -112,34 +113,34 @@ func placeVM(st *model.State, vm *model.VirtualMachine, requestedHost string) (*
 // vmString's form), as DeployVMCmd.execute/StartVMCmd.execute report it:
 // INSUFFICIENT_CAPACITY_ERROR (533), with the affinity hint appended when
 // isAffinityApplied.
-func capacityError(vm *model.VirtualMachine, affinityApplied bool) *APIError {
+func capacityError(vm *model.VirtualMachine, affinityApplied bool) *kernel.APIError {
 	text := "Unable to create a deployment for " + vmString(vm)
 	if affinityApplied {
 		text += ", Please check the affinity groups provided, there may not be sufficient capacity to follow them"
 	}
-	return &APIError{Code: codeCapacity, CSCode: csInsufficientServerCap, Text: text}
+	return &kernel.APIError{Code: kernel.CodeCapacity, CSCode: csInsufficientServerCap, Text: text}
 }
 
 // startOn runs a VM (VirtualMachineManagerImpl.orchestrateStart): places it,
 // creates its volumes on primary storage (VolumeOrchestrator.prepare) and
 // moves it to Running.
-func (c *Call) startOn(vm *model.VirtualMachine, requestedHost string) error {
+func startOn(c *kernel.Call, vm *model.VirtualMachine, requestedHost string) error {
 	// NetworkOrchestrator.prepare implements the VM's networks first.
 	for _, nic := range vm.NICs {
-		if n := c.st.Network(nic.NetworkID); n != nil {
-			if err := implementNetwork(c.st, n); err != nil {
+		if n := c.State.Network(nic.NetworkID); n != nil {
+			if err := implementNetwork(c.State, n); err != nil {
 				return err
 			}
 		}
 	}
-	h, affinity := placeVM(c.st, vm, requestedHost)
+	h, affinity := placeVM(c.State, vm, requestedHost)
 	if h == nil {
 		return capacityError(vm, affinity)
 	}
 	vm.HostID, vm.LastHostID, vm.State = h.ID, h.ID, model.VMRunning
-	for _, v := range c.st.VolumesOf(vm.ID) {
+	for _, v := range c.State.VolumesOf(vm.ID) {
 		v.CreateOnStorage()
 	}
-	c.changed()
+	c.Changed()
 	return nil
 }

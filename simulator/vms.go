@@ -3,11 +3,12 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func init() {
-	register(command{name: "listVirtualMachines", idKind: model.KindVM, sync: listVirtualMachines})
+	kernel.Register(kernel.Command{Name: "listVirtualMachines", IDKind: model.KindVM, Sync: listVirtualMachines})
 }
 
 // listVirtualMachines is QueryManagerImpl.searchForUserVMs →
@@ -16,22 +17,24 @@ func init() {
 // case-insensitive); hostid is read only from a root admin; tags match
 // when any one key/value pair does (the tag join ORs them); user data is
 // shown only with userdata=true (ListVMsCmd).
-func listVirtualMachines(c *Call) (any, error) {
+func listVirtualMachines(c *kernel.Call) (any, error) {
 	p := c.Params
 	if hv := p.Get("hypervisor"); hv != "" && hypervisorType(hv) == "" {
-		return nil, paramError("Invalid HypervisorType %s", hv) // HypervisorType.getType == None
+		return nil, kernel.ParamError("Invalid HypervisorType %s", hv) // HypervisorType.getType == None
 	}
 	if p.Get("id") != "" && len(p.List("ids")) > 0 {
-		return nil, paramError("Specify either id or ids but not both parameters")
+		return nil, kernel.ParamError("Specify either id or ids but not both parameters")
 	}
 	rootAdmin := c.Account.Type == 1
-	l := lister[*model.VirtualMachine]{key: "virtualmachine", id: (*model.VirtualMachine).UUID,
-		name:    func(vm *model.VirtualMachine) string { return vm.Name },
-		keyword: func(vm *model.VirtualMachine) []string { return vmKeywordFields(c.st, vm, p.Get("keyword"), rootAdmin) },
-		zone:    func(vm *model.VirtualMachine) string { return vm.ZoneID }, view: (*Call).vmView}
+	l := kernel.Lister[*model.VirtualMachine]{Key: "virtualmachine", ID: (*model.VirtualMachine).UUID,
+		Name: func(vm *model.VirtualMachine) string { return vm.Name },
+		Keyword: func(vm *model.VirtualMachine) []string {
+			return vmKeywordFields(c.State, vm, p.Get("keyword"), rootAdmin)
+		},
+		Zone: func(vm *model.VirtualMachine) string { return vm.ZoneID }, View: vmView}
 	if p.Bool("userdata", false) {
-		l.view = func(c *Call, vm *model.VirtualMachine) map[string]any {
-			v := c.vmView(vm)
+		l.View = func(c *kernel.Call, vm *model.VirtualMachine) map[string]any {
+			v := vmView(c, vm)
 			if vm.UserData != "" {
 				v["userdata"] = vm.UserData
 			}
@@ -41,17 +44,17 @@ func listVirtualMachines(c *Call) (any, error) {
 	// Accounts that are not admins do not see Destroyed and Expunging VMs
 	// while allow.user.view.destroyed.vm is false, its default.
 	hideDestroyed := !c.Account.IsAdmin()
-	return l.run(c, c.st.VMs, func(vm *model.VirtualMachine) bool {
+	return l.Run(c, c.State.VMs, func(vm *model.VirtualMachine) bool {
 		return vm.Removed == nil && vmStateMatches(p.Get("state"), vm.State) &&
 			(!hideDestroyed || (vm.State != model.VMDestroyed && vm.State != model.VMExpunging)) &&
-			(!rootAdmin || optEq(p.Get("hostid"), vm.HostID)) && optEq(p.Get("templateid"), vm.TemplateID) &&
-			optEq(p.Get("serviceofferingid"), vm.ServiceOfferingID) && optEq(p.Get("userid"), vm.UserID) &&
-			optEq(p.Get("hypervisor"), vm.Hypervisor) && optEq(p.Get("keypair"), strings.Join(vm.KeyPairs, ",")) &&
+			(!rootAdmin || kernel.OptEq(p.Get("hostid"), vm.HostID)) && kernel.OptEq(p.Get("templateid"), vm.TemplateID) &&
+			kernel.OptEq(p.Get("serviceofferingid"), vm.ServiceOfferingID) && kernel.OptEq(p.Get("userid"), vm.UserID) &&
+			kernel.OptEq(p.Get("hypervisor"), vm.Hypervisor) && kernel.OptEq(p.Get("keypair"), strings.Join(vm.KeyPairs, ",")) &&
 			(p.Get("networkid") == "" || vm.NICOn(p.Get("networkid")) != nil) &&
 			(p.Get("affinitygroupid") == "" || model.ContainsFold(vm.AffinityGroupIDs, p.Get("affinitygroupid"))) &&
 			(p.Get("securitygroupid") == "" || model.ContainsFold(vm.SecurityGroupIDs, p.Get("securitygroupid"))) &&
 			(!p.Has("haenable") || p.Bool("haenable", false) == vm.HAEnable) &&
-			taggedWithAny(c.st, "UserVm", vm.ID, p.Map("tags"))
+			taggedWithAny(c.State, "UserVm", vm.ID, p.Map("tags"))
 	})
 }
 
@@ -102,35 +105,35 @@ func vmStateMatches(want, have string) bool {
 
 // vmView is UserVmResponse as listVirtualMachines and the VM jobs show it:
 // UserVmJoinDaoImpl.newUserVmResponse with details=all (the default).
-func (c *Call) vmView(vm *model.VirtualMachine) map[string]any {
-	z, a, u := c.st.Zone(vm.ZoneID), c.st.Account(vm.AccountID), c.st.UserByID(vm.UserID)
-	d := c.st.Domain(a.DomainID)
+func vmView(c *kernel.Call, vm *model.VirtualMachine) map[string]any {
+	z, a, u := c.State.Zone(vm.ZoneID), c.State.Account(vm.AccountID), c.State.UserByID(vm.UserID)
+	d := c.State.Domain(a.DomainID)
 	v := map[string]any{"id": vm.ID, "name": vm.Name, "displayname": vm.DisplayName,
 		"instancename": vm.InstanceName, "state": vm.State, "zoneid": z.ID, "zonename": z.Name,
 		"account": a.Name, "domainid": d.ID, "domain": d.Name, "domainpath": d.DisplayPath(),
-		"userid": vm.UserID, "created": csTime(vm.Created), "hypervisor": vm.Hypervisor,
+		"userid": vm.UserID, "created": kernel.CsTime(vm.Created), "hypervisor": vm.Hypervisor,
 		"cpunumber": vm.CPUNumber, "cpuspeed": vm.CPUSpeed, "memory": vm.Memory, "haenable": vm.HAEnable,
 		"passwordenabled": vm.PasswordEnabled, "rootdeviceid": 0, "rootdevicetype": "ROOT",
 		"displayvm": true, "isdynamicallyscalable": false, "deleteprotection": false, "hasannotations": false,
-		"bootmode": "legacy", "boottype": "Bios", "arch": "x86_64", "securitygroup": c.vmSecurityGroupViews(vm),
-		"affinitygroup": c.vmAffinityGroupViews(vm), "tags": c.resourceTagViews("UserVm", vm.ID),
-		"details": orEmpty(vm.Details), "nic": c.nicViews(vm)}
+		"bootmode": "legacy", "boottype": "Bios", "arch": "x86_64", "securitygroup": vmSecurityGroupViews(c, vm),
+		"affinitygroup": vmAffinityGroupViews(c, vm), "tags": resourceTagViews(c, "UserVm", vm.ID),
+		"details": orEmpty(vm.Details), "nic": nicViews(c, vm)}
 	if u != nil {
 		v["username"] = u.Username
 	}
-	c.addVMRefs(v, vm)
+	addVMRefs(c, v, vm)
 	return v
 }
 
 // addVMRefs adds the fields naming related entities that exist.
-func (c *Call) addVMRefs(v map[string]any, vm *model.VirtualMachine) {
-	if h, ok := model.ByID(c.st.Hosts, vm.HostID); ok && vm.UsesHost() {
+func addVMRefs(c *kernel.Call, v map[string]any, vm *model.VirtualMachine) {
+	if h, ok := model.ByID(c.State.Hosts, vm.HostID); ok && vm.UsesHost() {
 		v["hostid"], v["hostname"] = h.ID, h.Name
 	}
-	if so, ok := model.ByID(c.st.ServiceOfferings, vm.ServiceOfferingID); ok {
+	if so, ok := model.ByID(c.State.ServiceOfferings, vm.ServiceOfferingID); ok {
 		v["serviceofferingid"], v["serviceofferingname"] = so.ID, so.Name
 	}
-	if os, ok := model.ByID(c.st.OSTypes, vm.OSTypeID); ok {
+	if os, ok := model.ByID(c.State.OSTypes, vm.OSTypeID); ok {
 		v["ostypeid"], v["guestosid"], v["osdisplayname"] = os.ID, os.ID, os.Description
 	}
 	if vm.TemplateID != "" {
@@ -138,10 +141,10 @@ func (c *Call) addVMRefs(v map[string]any, vm *model.VirtualMachine) {
 	}
 	// UserVmJoinDaoImpl.newUserVmResponse: the template's name and display
 	// text (the view joins removed templates too), and the VM's pending job.
-	if t, ok := model.ByID(c.st.Templates, vm.TemplateID); ok {
+	if t, ok := model.ByID(c.State.Templates, vm.TemplateID); ok {
 		v["templatename"], v["templatedisplaytext"] = t.Name, t.DisplayText
 	}
-	if j := pendingJobOn(c.st, vm.ID); j != nil {
+	if j := pendingJobOn(c.State, vm.ID); j != nil {
 		v["jobid"], v["jobstatus"] = j.ID, j.Status
 	}
 	if len(vm.KeyPairs) > 0 {
@@ -153,32 +156,32 @@ func (c *Call) addVMRefs(v map[string]any, vm *model.VirtualMachine) {
 	if len(vm.NICs) > 0 {
 		v["ipaddress"] = vm.NICs[0].IPAddress
 	}
-	if ip := staticNATOf(c.st, vm.ID); ip != nil {
+	if ip := staticNATOf(c.State, vm.ID); ip != nil {
 		v["publicip"], v["publicipid"] = ip.Address, ip.ID
 	}
 }
 
 // vmAffinityGroupViews are the VM's affinity groups as UserVmResponse lists
 // them.
-func (c *Call) vmAffinityGroupViews(vm *model.VirtualMachine) []map[string]any {
+func vmAffinityGroupViews(c *kernel.Call, vm *model.VirtualMachine) []map[string]any {
 	out := []map[string]any{}
 	for _, id := range vm.AffinityGroupIDs {
-		if g, ok := model.ByID(c.st.AffinityGroups, id); ok {
+		if g, ok := model.ByID(c.State.AffinityGroups, id); ok {
 			v := map[string]any{"id": g.ID, "name": g.Name, "type": g.Type}
 			if g.Description != "" {
 				v["description"] = g.Description
 			}
-			c.addOwner(v, g.AccountID)
+			addOwner(c, v, g.AccountID)
 			out = append(out, v)
 		}
 	}
 	return out
 }
 
-func (c *Call) vmSecurityGroupViews(vm *model.VirtualMachine) []map[string]any {
+func vmSecurityGroupViews(c *kernel.Call, vm *model.VirtualMachine) []map[string]any {
 	out := []map[string]any{}
 	for _, id := range vm.SecurityGroupIDs {
-		if g, ok := model.ByID(c.st.SecurityGroups, id); ok {
+		if g, ok := model.ByID(c.State.SecurityGroups, id); ok {
 			out = append(out, map[string]any{"id": g.ID, "name": g.Name, "description": g.Description,
 				"ingressrule": []any{}, "egressrule": []any{}, "tags": []any{}})
 		}
@@ -190,10 +193,10 @@ func (c *Call) vmSecurityGroupViews(vm *model.VirtualMachine) []map[string]any {
 // them: no deviceid ("where do we find" it: never set) and no
 // virtualmachineid ("makes no sense on a nested nic object"); the NICs come
 // in device order. Not re-checked: mtu.
-func (c *Call) nicViews(vm *model.VirtualMachine) []map[string]any {
+func nicViews(c *kernel.Call, vm *model.VirtualMachine) []map[string]any {
 	out := []map[string]any{}
 	for _, n := range vm.NICs {
-		net := c.st.Network(n.NetworkID)
+		net := c.State.Network(n.NetworkID)
 		nv := map[string]any{"id": n.ID, "networkid": n.NetworkID, "ipaddress": n.IPAddress,
 			"macaddress": n.MACAddress, "isdefault": n.IsDefault, "traffictype": "Guest",
 			"secondaryip": []any{}, "extradhcpoption": []any{}, "mtu": 1500}
@@ -216,7 +219,7 @@ func orEmpty(m map[string]string) map[string]string {
 // pendingJobOn is the job user_vm_view joins: one still pending on the VM.
 func pendingJobOn(st *model.State, vmID string) *model.Job {
 	for _, j := range st.Jobs {
-		if j.Status == jobPending && j.InstanceType == "VirtualMachine" && strings.EqualFold(j.InstanceID, vmID) {
+		if j.Status == kernel.JobPending && j.InstanceType == "VirtualMachine" && strings.EqualFold(j.InstanceID, vmID) {
 			return j
 		}
 	}

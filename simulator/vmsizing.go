@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -12,7 +13,7 @@ import (
 
 // deployDetails is BaseDeployVMCmd.getDetails: details[i].* merged, plus
 // rootdisksize unless a detail already gives it.
-func deployDetails(p Params) map[string]string {
+func deployDetails(p kernel.Params) map[string]string {
 	details := map[string]string{}
 	for _, m := range p.Map("details") {
 		for k, v := range m {
@@ -55,11 +56,11 @@ func computeOf(o *model.ServiceOffering, details map[string]string) (cpu, speed,
 // no limit); what it fixes may not be overridden.
 func validateCustomParameters(o *model.ServiceOffering, details map[string]string) error {
 	if len(details) == 0 {
-		return paramError("Need to specify custom parameter values cpu, cpu speed and memory when using custom offering")
+		return kernel.ParamError("Need to specify custom parameter values cpu, cpu speed and memory when using custom offering")
 	}
 	inRange := func(key, label string, lo, hi int) error {
 		if n := model.ParseIntOr(details[key], -1); n < lo || n > hi {
-			return paramError("Invalid %s value, specify a value between %d and %d", label, lo, hi)
+			return kernel.ParamError("Invalid %s value, specify a value between %d and %d", label, lo, hi)
 		}
 		return nil
 	}
@@ -80,7 +81,7 @@ func validateCustomParameters(o *model.ServiceOffering, details map[string]strin
 				return err
 			}
 		case given:
-			return paramError("The %s of this offering id:%s is not customizable. This is predefined in the template.", v.label, o.ID)
+			return kernel.ParamError("The %s of this offering id:%s is not customizable. This is predefined in the template.", v.label, o.ID)
 		}
 	}
 	return nil
@@ -95,34 +96,34 @@ func rootDiskBytes(tmpl deployTemplate, details map[string]string) (int64, error
 	}
 	gb, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
 	if err != nil || gb <= 0 {
-		return 0, paramError("Root disk size should be a positive number.")
+		return 0, kernel.ParamError("Root disk size should be a positive number.")
 	}
 	if gb<<30 < tmpl.sizeBytes {
-		return 0, paramError("Unsupported: rootdisksize override (%d GB) is smaller than template size %s", gb, model.HumanSize(tmpl.sizeBytes))
+		return 0, kernel.ParamError("Unsupported: rootdisksize override (%d GB) is smaller than template size %s", gb, model.HumanSize(tmpl.sizeBytes))
 	}
 	return gb << 30, nil
 }
 
 // deployDataDisk is the DATADISK diskofferingid (and, for a customized
 // offering, size in GB) asks for.
-func (c *Call) deployDataDisk() (*model.DiskOffering, int64, error) {
+func deployDataDisk(c *kernel.Call) (*model.DiskOffering, int64, error) {
 	p := c.Params
 	if p.Get("diskofferingid") == "" {
 		return nil, 0, nil
 	}
-	o, ok := model.ByID(c.st.DiskOfferings, p.Get("diskofferingid"))
+	o, ok := model.ByID(c.State.DiskOfferings, p.Get("diskofferingid"))
 	if !ok {
-		return nil, 0, paramError("Unable to find disk offering by id %s", p.Get("diskofferingid"))
+		return nil, 0, kernel.ParamError("Unable to find disk offering by id %s", p.Get("diskofferingid"))
 	}
 	if !o.Customized {
 		return o, o.DiskSize << 30, nil
 	}
 	if !p.Has("size") {
-		return nil, 0, paramError("This disk offering requires a custom size specified")
+		return nil, 0, kernel.ParamError("This disk offering requires a custom size specified")
 	}
 	size := p.Int("size", 0)
 	if size < customDiskMinSizeGB || size > customDiskMaxSizeGB {
-		return nil, 0, paramError("VM Creation failed. Volume size: %dGB is out of allowed range. Max: %d Min:%d",
+		return nil, 0, kernel.ParamError("VM Creation failed. Volume size: %dGB is out of allowed range. Max: %d Min:%d",
 			size, customDiskMaxSizeGB, customDiskMinSizeGB)
 	}
 	return o, size << 30, nil

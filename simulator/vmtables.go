@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -16,19 +17,19 @@ func init() {
 		"ipaddressid":         model.KindPublicIP,
 		"associatednetworkid": model.KindNetwork,
 	} {
-		paramKinds[name] = kind
+		kernel.ParamKinds[name] = kind
 	}
 }
 
 // addOwner adds the account and domain fields every owned entity's response
 // carries.
-func (c *Call) addOwner(v map[string]any, accountID string) {
-	a := c.st.Account(accountID)
+func addOwner(c *kernel.Call, v map[string]any, accountID string) {
+	a := c.State.Account(accountID)
 	if a == nil {
 		return
 	}
 	v["account"] = a.Name
-	if d := c.st.Domain(a.DomainID); d != nil {
+	if d := c.State.Domain(a.DomainID); d != nil {
 		v["domainid"], v["domain"], v["domainpath"] = d.ID, d.Name, d.DisplayPath()
 	}
 }

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -23,21 +24,21 @@ type deployTemplate struct {
 // template's and the zone's internal ids). Departure: a template of another hypervisor than the zone's is
 // refused here with the simulator's text; CloudStack lets the planner find
 // no host for it (533).
-func (c *Call) templateForDeploy(zoneID, templateID string) (deployTemplate, error) {
-	t, _ := model.ByID(c.st.Templates, templateID)
+func templateForDeploy(c *kernel.Call, zoneID, templateID string) (deployTemplate, error) {
+	t, _ := model.ByID(c.State.Templates, templateID)
 	if t == nil || t.Removed != nil {
-		return deployTemplate{}, paramError("Unable to use template %s", templateID)
+		return deployTemplate{}, kernel.ParamError("Unable to use template %s", templateID)
 	}
 	cp := t.CopyIn(zoneID)
 	if cp == nil {
-		return deployTemplate{}, paramError("The template %d is not available for use", t.InternalID)
+		return deployTemplate{}, kernel.ParamError("The template %d is not available for use", t.InternalID)
 	}
 	if cp.DownloadState != model.DlDownloaded {
-		return deployTemplate{}, internalError("Template %d has not been completely downloaded to zone %d", t.InternalID, c.st.Zone(zoneID).InternalID)
+		return deployTemplate{}, kernel.InternalError("Template %d has not been completely downloaded to zone %d", t.InternalID, c.State.Zone(zoneID).InternalID)
 	}
-	hv := c.st.ZoneHypervisor(zoneID)
+	hv := c.State.ZoneHypervisor(zoneID)
 	if t.Hypervisor != hv {
-		return deployTemplate{}, paramError("Template %s is for hypervisor %s, but zone %s runs %s", t.ID, t.Hypervisor, zoneID, hv)
+		return deployTemplate{}, kernel.ParamError("Template %s is for hypervisor %s, but zone %s runs %s", t.ID, t.Hypervisor, zoneID, hv)
 	}
 	// The ROOT volume takes the copy's size (getTemplateSize).
 	size := cp.Size

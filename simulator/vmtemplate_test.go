@@ -8,9 +8,9 @@ import (
 // from: the seeded builtin template, ready in the seeded zone.
 func testTemplateID(t *testing.T, s *Server) string {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, tpl := range s.st.Templates {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	for _, tpl := range s.State.Templates {
 		if tpl.Name == builtinTemplateName && tpl.Removed == nil {
 			return tpl.ID
 		}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -22,22 +23,22 @@ func validateUserData(st *model.State, ud string) (string, error) {
 	if strings.Contains(ud, "%") {
 		decoded, err := url.QueryUnescape(ud)
 		if err != nil {
-			return "", paramError("Url decoding of userdata failed.")
+			return "", kernel.ParamError("Url decoding of userdata failed.")
 		}
 		ud = decoded
 	}
 	if !isBase64(ud) {
-		return "", paramError("User data is not base64 encoded")
+		return "", kernel.ParamError("User data is not base64 encoded")
 	}
 	if len(ud) >= userDataMaxPOST {
-		return "", paramError("User data is too long for an http POST request")
+		return "", kernel.ParamError("User data is too long for an http POST request")
 	}
 	if maxLen := st.SettingInt(model.SettingUserDataMaxLen); len(ud) > maxLen {
-		return "", paramError("User data has exceeded configurable max length : %d", maxLen)
+		return "", kernel.ParamError("User data has exceeded configurable max length : %d", maxLen)
 	}
 	decoded := decodeBase64Lenient(ud)
 	if len(decoded) < 1 {
-		return "", paramError("User data is too short")
+		return "", kernel.ParamError("User data is too short")
 	}
 	return base64.StdEncoding.EncodeToString(decoded), nil
 }
@@ -118,24 +119,24 @@ func networkProvides(st *model.State, n *model.Network, service string) bool {
 // checkUserDataService is getUncheckedUserVmResource's check of the default
 // network: without the UserData service the VM could get neither user
 // data, nor SSH keys, nor a password.
-func (c *Call) checkUserDataService(def *model.Network, userData string, keyPairs []string, passwordEnabled bool) error {
-	if networkProvides(c.st, def, "UserData") {
+func checkUserDataService(c *kernel.Call, def *model.Network, userData string, keyPairs []string, passwordEnabled bool) error {
+	if networkProvides(c.State, def, "UserData") {
 		return nil
 	}
 	switch {
 	case userData != "":
-		return paramError("Unable to deploy VM as UserData is provided while deploying the VM, but there is no support for UserData service in the default network %s/%s.", def.Name, def.ID)
+		return kernel.ParamError("Unable to deploy VM as UserData is provided while deploying the VM, but there is no support for UserData service in the default network %s/%s.", def.Name, def.ID)
 	case len(keyPairs) > 0:
-		return paramError("Unable to deploy VM as SSH keypair is provided while deploying the VM, but there is no support for UserData service in the default network %s/%s", def.Name, def.ID)
+		return kernel.ParamError("Unable to deploy VM as SSH keypair is provided while deploying the VM, but there is no support for UserData service in the default network %s/%s", def.Name, def.ID)
 	case passwordEnabled:
-		t, _ := model.ByID(c.st.Templates, c.Params.Get("templateid"))
-		return paramError("Unable to deploy VM as template %d is password enabled, but there is no support for UserData service in the default network %s/%s", t.InternalID, def.Name, def.ID)
+		t, _ := model.ByID(c.State.Templates, c.Params.Get("templateid"))
+		return kernel.ParamError("Unable to deploy VM as template %d is password enabled, but there is no support for UserData service in the default network %s/%s", t.InternalID, def.Name, def.ID)
 	}
 	return nil
 }
 
 func init() {
-	register(command{name: "getVirtualMachineUserData", sync: getVirtualMachineUserData})
+	kernel.Register(kernel.Command{Name: "getVirtualMachineUserData", Sync: getVirtualMachineUserData})
 }
 
 // getVirtualMachineUserData is GetVMUserDataCmd and
@@ -144,8 +145,8 @@ func init() {
 // (checkAccess: its owner, or an admin above it; the simulator's caller is
 // root admin). The answer is VMUserDataResponse, "virtualmachineuserdata",
 // with the stored base64 user data, left out when the VM has none.
-func getVirtualMachineUserData(c *Call) (any, error) {
-	vm, err := c.liveVM("virtualmachineid", "Unable to find virtual machine with id")
+func getVirtualMachineUserData(c *kernel.Call) (any, error) {
+	vm, err := liveVM(c, "virtualmachineid", "Unable to find virtual machine with id")
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -23,9 +24,9 @@ const (
 )
 
 func init() {
-	register(
-		command{name: "createVolume", async: createVolume},
-		command{name: "attachVolume", idKind: model.KindVolume, async: attachVolume},
+	kernel.Register(
+		kernel.Command{Name: "createVolume", Async: createVolume},
+		kernel.Command{Name: "attachVolume", IDKind: model.KindVolume, Async: attachVolume},
 	)
 }
 
@@ -67,10 +68,10 @@ func deviceIDFor(st *model.State, vm *model.VirtualMachine, requested *int64) (i
 	if requested != nil {
 		d := *requested
 		if d < 0 || d > int64(maxID) || d == cdromDeviceID {
-			return 0, internalError("deviceId should be 0,1,2,4-%d", maxID)
+			return 0, kernel.InternalError("deviceId should be 0,1,2,4-%d", maxID)
 		}
 		if v := used[int(d)]; v != nil {
-			return 0, internalError("deviceId %d is used by vol %s on vm %s", d, volumeString(st, v), vmString(vm))
+			return 0, kernel.InternalError("deviceId %d is used by vol %s on vm %s", d, volumeString(st, v), vmString(vm))
 		}
 		return int(d), nil
 	}
@@ -79,7 +80,7 @@ func deviceIDFor(st *model.State, vm *model.VirtualMachine, requested *int64) (i
 			return id, nil
 		}
 	}
-	return 0, internalError("All device Ids are used by vm %s", vmString(vm))
+	return 0, kernel.InternalError("All device Ids are used by vm %s", vmString(vm))
 }
 
 // volumeInternalID is the internal id CloudStack's texts show for a volume
@@ -96,36 +97,36 @@ func volumeInternalID(st *model.State, id string) string {
 // ignores it unless the volume comes from a snapshot ("to be used with
 // snapshot Id"). From a snapshot the volume is created on primary storage
 // (Ready) and attached to virtualmachineid when given.
-func createVolume(c *Call) (*asyncJob, error) {
+func createVolume(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	offeringID, snapshotID := p.Get("diskofferingid"), p.Get("snapshotid")
 	if offeringID == "" && snapshotID == "" {
-		return nil, paramError("At least one of disk Offering ID or snapshot ID must be passed whilst creating volume")
+		return nil, kernel.ParamError("At least one of disk Offering ID or snapshot ID must be passed whilst creating volume")
 	}
-	snap, _ := model.ByID(c.st.Snapshots, snapshotID)
+	snap, _ := model.ByID(c.State.Snapshots, snapshotID)
 	if snap != nil && offeringID != "" {
-		if parent, ok := model.ByID(c.st.Volumes, snap.VolumeID); ok && parent.Type != model.VolumeRoot {
-			return nil, paramError("Disk Offering ID cannot be passed whilst creating volume from snapshot other than ROOT disk snapshots")
+		if parent, ok := model.ByID(c.State.Volumes, snap.VolumeID); ok && parent.Type != model.VolumeRoot {
+			return nil, kernel.ParamError("Disk Offering ID cannot be passed whilst creating volume from snapshot other than ROOT disk snapshots")
 		}
 	}
-	src, err := c.volumeOffering(offeringID)
+	src, err := volumeOffering(c, offeringID)
 	if err != nil {
 		return nil, err
 	}
 	zoneID := p.Get("zoneid")
 	if snapshotID != "" {
-		if err := c.volumeFromSnapshot(src, snap, snapshotID); err != nil {
+		if err := volumeFromSnapshot(c, src, snap, snapshotID); err != nil {
 			return nil, err
 		}
 		zoneID = model.FirstNonEmpty(zoneID, snap.ZoneID)
 	}
-	zone := c.st.Zone(zoneID)
+	zone := c.State.Zone(zoneID)
 	if zone == nil || zoneID == "" {
-		return nil, paramError("Unable to find zone by id %s", model.FirstNonEmpty(zoneID, "null"))
+		return nil, kernel.ParamError("Unable to find zone by id %s", model.FirstNonEmpty(zoneID, "null"))
 	}
-	v := c.allocVolume(zone, src)
-	c.changed()
-	return c.createVolumeJob(v, snap, src.vm, zone), nil
+	v := allocVolume(c, zone, src)
+	c.Changed()
+	return createVolumeJob(c, v, snap, src.vm, zone), nil
 }
 
 // volumeSource is what a new volume is made of: a disk offering and size,
@@ -139,7 +140,7 @@ type volumeSource struct {
 // volumeOffering is allocVolume's disk offering checks: a customized
 // offering takes the size given (in range), a fixed one its own. No
 // offering ("") is no source yet.
-func (c *Call) volumeOffering(offeringID string) (*volumeSource, error) {
+func volumeOffering(c *kernel.Call, offeringID string) (*volumeSource, error) {
 	src := &volumeSource{}
 	if offeringID == "" {
 		return src, nil
@@ -147,23 +148,23 @@ func (c *Call) volumeOffering(offeringID string) (*volumeSource, error) {
 	p := c.Params
 	sizeGB, hasSize := p.Int("size", 0), p.Has("size")
 	if hasSize && sizeGB <= 0 {
-		return nil, paramError("Disk size must be larger than 0")
+		return nil, kernel.ParamError("Disk size must be larger than 0")
 	}
-	o, ok := model.ByID(c.st.DiskOfferings, offeringID)
+	o, ok := model.ByID(c.State.DiskOfferings, offeringID)
 	if !ok {
-		return nil, paramError("Please specify a valid disk offering.")
+		return nil, kernel.ParamError("Please specify a valid disk offering.")
 	}
 	src.offering = o
 	switch {
 	case o.Customized && !hasSize:
-		return nil, paramError("This disk offering requires a custom size specified")
+		return nil, kernel.ParamError("This disk offering requires a custom size specified")
 	case o.Customized:
 		if err := customSizeInRange(sizeGB); err != nil {
 			return nil, err
 		}
 		src.size = sizeGB << 30
 	case hasSize:
-		return nil, paramError("This disk offering does not allow custom size")
+		return nil, kernel.ParamError("This disk offering does not allow custom size")
 	default:
 		src.size = o.DiskSize << 30
 	}
@@ -173,29 +174,29 @@ func (c *Call) volumeOffering(offeringID string) (*volumeSource, error) {
 // volumeFromSnapshot is allocVolume's snapshot checks: a backed-up snapshot,
 // its offering and size unless an offering was given (then at least the
 // snapshot's size), and a running or stopped virtualmachineid.
-func (c *Call) volumeFromSnapshot(src *volumeSource, snap *model.Snapshot, snapshotID string) error {
+func volumeFromSnapshot(c *kernel.Call, src *volumeSource, snap *model.Snapshot, snapshotID string) error {
 	if snap == nil || snap.Removed != nil {
-		return paramError("unable to find a snapshot with id %s", snapshotInternalID(snap, snapshotID))
+		return kernel.ParamError("unable to find a snapshot with id %s", snapshotInternalID(snap, snapshotID))
 	}
 	if snap.State != snapshotBackedUp {
-		return paramError("Snapshot id=%d is not in %s state yet and can't be used for volume creation", snap.InternalID, snapshotBackedUp)
+		return kernel.ParamError("Snapshot id=%d is not in %s state yet and can't be used for volume creation", snap.InternalID, snapshotBackedUp)
 	}
 	if src.offering == nil {
-		src.offering, _ = model.ByID(c.st.DiskOfferings, snap.DiskOfferingID)
+		src.offering, _ = model.ByID(c.State.DiskOfferings, snap.DiskOfferingID)
 		src.size = snap.SizeBytes
 	} else if src.size < snap.SizeBytes {
-		return paramError("Invalid size for volume creation: %dGB, snapshot size is: %dGB", src.size>>30, snap.SizeBytes>>30)
+		return kernel.ParamError("Invalid size for volume creation: %dGB, snapshot size is: %dGB", src.size>>30, snap.SizeBytes>>30)
 	}
 	id := c.Params.Get("virtualmachineid")
 	if id == "" {
 		return nil
 	}
-	found, ok := model.ByID(c.st.VMs, id)
+	found, ok := model.ByID(c.State.VMs, id)
 	if !ok || found.Removed != nil {
-		return paramError("Please specify a valid User VM.")
+		return kernel.ParamError("Please specify a valid User VM.")
 	}
 	if found.State != model.VMRunning && found.State != model.VMStopped {
-		return paramError("Please specify a VM that is either running or stopped.")
+		return kernel.ParamError("Please specify a VM that is either running or stopped.")
 	}
 	src.vm = found
 	return nil
@@ -203,44 +204,44 @@ func (c *Call) volumeFromSnapshot(src *volumeSource, snap *model.Snapshot, snaps
 
 // allocVolume adds the Allocated DATADISK row, named as given or
 // getRandomVolumeName.
-func (c *Call) allocVolume(zone *model.Zone, src *volumeSource) *model.Volume {
+func allocVolume(c *kernel.Call, zone *model.Zone, src *volumeSource) *model.Volume {
 	name := c.Params.Get("name")
 	if strings.TrimSpace(name) == "" {
 		name = model.NewUUID() // getRandomVolumeName
 	}
-	id, internal := c.st.NewID(model.KindVolume)
+	id, internal := c.State.NewID(model.KindVolume)
 	v := &model.Volume{ID: id, InternalID: internal, Name: name, Type: model.VolumeDataDisk, ZoneID: zone.ID,
-		AccountID: c.Account.ID, SizeBytes: src.size, Hypervisor: "None", State: model.VolumeAllocated, Created: c.eng.now()}
+		AccountID: c.Account.ID, SizeBytes: src.size, Hypervisor: "None", State: model.VolumeAllocated, Created: c.Engine.Now()}
 	if src.offering != nil {
 		v.DiskOfferingID = src.offering.ID
 	}
-	c.st.Volumes = append(c.st.Volumes, v)
+	c.State.Volumes = append(c.State.Volumes, v)
 	return v
 }
 
 // createVolumeJob creates a volume from a snapshot on primary storage and
 // attaches it to vm when given; an offering's volume stays Allocated.
-func (c *Call) createVolumeJob(v *model.Volume, snap *model.Snapshot, vm *model.VirtualMachine, zone *model.Zone) *asyncJob {
-	return &asyncJob{instanceType: "Volume", instanceID: v.ID, created: true,
-		cmdClass: "org.apache.cloudstack.api.command.admin.volume.CreateVolumeCmdByAdmin",
-		run: func() (any, error) {
+func createVolumeJob(c *kernel.Call, v *model.Volume, snap *model.Snapshot, vm *model.VirtualMachine, zone *model.Zone) *kernel.AsyncJob {
+	return &kernel.AsyncJob{InstanceType: "Volume", InstanceID: v.ID, Created: true,
+		CmdClass: "org.apache.cloudstack.api.command.admin.volume.CreateVolumeCmdByAdmin",
+		Run: func() (any, error) {
 			if snap != nil {
-				v.SnapshotID, v.Hypervisor = snap.ID, c.st.ZoneHypervisor(zone.ID)
+				v.SnapshotID, v.Hypervisor = snap.ID, c.State.ZoneHypervisor(zone.ID)
 				v.CreateOnStorage()
 				if vm != nil {
-					if err := c.attach(vm, v, nil); err != nil {
-						return nil, internalError("Volume: %s created successfully, but failed to attach the newly created volume to VM: %d due to error: %s",
-							v.ID, vm.InternalID, asAPIError(err).Text)
+					if err := attach(c, vm, v, nil); err != nil {
+						return nil, kernel.InternalError("Volume: %s created successfully, but failed to attach the newly created volume to VM: %d due to error: %s",
+							v.ID, vm.InternalID, kernel.AsAPIError(err).Text)
 					}
 				}
-				c.changed()
+				c.Changed()
 			}
-			return map[string]any{"volume": c.volumeView(v)}, nil
+			return map[string]any{"volume": volumeView(c, v)}, nil
 		},
 		// A failed creation leaves the volume destroyed (DestroyRequested).
-		fail: func(*APIError) {
+		Fail: func(*kernel.APIError) {
 			v.State = model.VolumeDestroy
-			c.changed()
+			c.Changed()
 		},
 	}
 }
@@ -255,7 +256,7 @@ func snapshotInternalID(s *model.Snapshot, id string) string {
 // customSizeInRange is VolumeApiServiceImpl.validateCustomDiskOfferingSizeRange.
 func customSizeInRange(gb int64) error {
 	if gb < customDiskMinSizeGB || gb > customDiskMaxSizeGB {
-		return paramError("Volume size: %d GB is out of allowed range. Min: %d. Max: %d", gb, customDiskMinSizeGB, customDiskMaxSizeGB)
+		return kernel.ParamError("Volume size: %d GB is out of allowed range. Min: %d. Max: %d", gb, customDiskMinSizeGB, customDiskMaxSizeGB)
 	}
 	return nil
 }
@@ -264,15 +265,15 @@ func customSizeInRange(gb int64) error {
 func validateVolumeSize(size int64) error {
 	switch {
 	case size < 0 || (size > 0 && size < 1<<30):
-		return paramError("Please specify a size of at least 1 GB.")
+		return kernel.ParamError("Please specify a size of at least 1 GB.")
 	case size > maxVolumeSizeGB<<30:
-		return paramError("Requested volume size is %s, but the maximum size allowed is %d GB.", model.HumanSize(size), maxVolumeSizeGB)
+		return kernel.ParamError("Requested volume size is %s, but the maximum size allowed is %d GB.", model.HumanSize(size), maxVolumeSizeGB)
 	}
 	return nil
 }
 
 // attachVolume is VolumeApiServiceImpl.attachVolumeToVM, all of it in the job.
-func attachVolume(c *Call) (*asyncJob, error) {
+func attachVolume(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	id, vmID := p.Get("id"), p.Get("virtualmachineid")
 	var deviceID *int64
@@ -280,48 +281,48 @@ func attachVolume(c *Call) (*asyncJob, error) {
 		d := p.Int("deviceid", 0)
 		deviceID = &d
 	}
-	return &asyncJob{instanceType: "Volume", instanceID: strings.ToLower(id),
-		cmdClass: "org.apache.cloudstack.api.command.admin.volume.AttachVolumeCmdByAdmin",
-		run: func() (any, error) {
-			v, ok := c.st.LiveVolume(id)
+	return &kernel.AsyncJob{InstanceType: "Volume", InstanceID: strings.ToLower(id),
+		CmdClass: "org.apache.cloudstack.api.command.admin.volume.AttachVolumeCmdByAdmin",
+		Run: func() (any, error) {
+			v, ok := c.State.LiveVolume(id)
 			switch {
 			case !ok || (v.Type != model.VolumeDataDisk && v.Type != model.VolumeRoot):
-				return nil, paramError("Please specify a volume with the valid type: ROOT or DATADISK")
+				return nil, kernel.ParamError("Please specify a volume with the valid type: ROOT or DATADISK")
 			case v.VMID != "":
-				return nil, paramError("Please specify a volume that is not attached to any VM.")
+				return nil, kernel.ParamError("Please specify a volume that is not attached to any VM.")
 			case v.State == model.VolumeDestroy:
-				return nil, paramError("Please specify a volume that is not destroyed.")
+				return nil, kernel.ParamError("Please specify a volume that is not destroyed.")
 			case v.State != model.VolumeAllocated && v.State != model.VolumeReady:
-				return nil, paramError("Volume state must be in Allocated, Ready or in Uploaded state")
+				return nil, kernel.ParamError("Volume state must be in Allocated, Ready or in Uploaded state")
 			}
-			vm, ok := model.ByID(c.st.VMs, vmID)
+			vm, ok := model.ByID(c.State.VMs, vmID)
 			switch {
 			case !ok || vm.Removed != nil:
-				return nil, paramError("Please specify a valid User VM.")
+				return nil, kernel.ParamError("Please specify a valid User VM.")
 			case vm.State != model.VMRunning && vm.State != model.VMStopped:
-				return nil, paramError("Please specify a VM that is either running or stopped.")
+				return nil, kernel.ParamError("Please specify a VM that is either running or stopped.")
 			case !strings.EqualFold(vm.ZoneID, v.ZoneID):
-				return nil, paramError("Please specify a VM that is in the same zone as the volume.")
+				return nil, kernel.ParamError("Please specify a VM that is in the same zone as the volume.")
 			}
-			if err := c.attach(vm, v, deviceID); err != nil {
+			if err := attach(c, vm, v, deviceID); err != nil {
 				return nil, err
 			}
-			return map[string]any{"volume": c.volumeView(v)}, nil
+			return map[string]any{"volume": volumeView(c, v)}, nil
 		}}, nil
 }
 
 // attach checks the device id and the data disk limit, creates the volume on
 // primary storage when the VM's disks are there already (lazy allocation:
 // a VM that never started gets it created when it starts) and attaches it.
-func (c *Call) attach(vm *model.VirtualMachine, v *model.Volume, deviceID *int64) error {
-	vols := c.st.VolumesOf(vm.ID)
+func attach(c *kernel.Call, vm *model.VirtualMachine, v *model.Volume, deviceID *int64) error {
+	vols := c.State.VolumesOf(vm.ID)
 	if deviceID != nil && *deviceID == 0 {
 		if err := rootDetachAttachAllowed(vm); err != nil {
 			return err
 		}
 		for _, other := range vols {
 			if other.DeviceID != nil && *other.DeviceID == 0 {
-				return paramError("Vm already has root volume attached to it")
+				return kernel.ParamError("Vm already has root volume attached to it")
 			}
 		}
 	} else {
@@ -331,23 +332,23 @@ func (c *Call) attach(vm *model.VirtualMachine, v *model.Volume, deviceID *int64
 				data++
 			}
 		}
-		if limit := maxDataVolumes(c.st.VMHypervisor(vm)); data >= limit {
-			return paramError("The specified VM already has the maximum number of data disks (%d) attached. Please specify another VM.", limit)
+		if limit := maxDataVolumes(c.State.VMHypervisor(vm)); data >= limit {
+			return kernel.ParamError("The specified VM already has the maximum number of data disks (%d) attached. Please specify another VM.", limit)
 		}
 	}
-	dev, err := deviceIDFor(c.st, vm, deviceID)
+	dev, err := deviceIDFor(c.State, vm, deviceID)
 	if err != nil {
 		return err
 	}
 	if v.State == model.VolumeAllocated && vmOnStorage(vols) {
 		v.CreateOnStorage()
 	}
-	now := c.eng.now()
-	v.VMID, v.DeviceID, v.Attached, v.GuestIndex = vm.ID, &dev, &now, c.st.FreeGuestIndex(vm.ID)
+	now := c.Engine.Now()
+	v.VMID, v.DeviceID, v.Attached, v.GuestIndex = vm.ID, &dev, &now, c.State.FreeGuestIndex(vm.ID)
 	if v.Hypervisor == "" || v.Hypervisor == "None" {
 		v.Hypervisor = vm.Hypervisor
 	}
-	c.changed()
+	c.Changed()
 	return nil
 }
 
@@ -373,10 +374,10 @@ func rootDetachAttachAllowed(vm *model.VirtualMachine) error {
 	switch vm.Hypervisor {
 	case "XenServer", "VMware", "KVM", "Simulator":
 	default:
-		return paramError("Root volume detach is not supported for hypervisor type %s", vm.Hypervisor)
+		return kernel.ParamError("Root volume detach is not supported for hypervisor type %s", vm.Hypervisor)
 	}
 	if vm.State != model.VMStopped {
-		return paramError("Root volume detach can happen only when vm is in states: Stopped or Destroyed")
+		return kernel.ParamError("Root volume detach can happen only when vm is in states: Stopped or Destroyed")
 	}
 	return nil
 }

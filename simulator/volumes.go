@@ -3,6 +3,7 @@ package simulator
 import (
 	"fmt"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -12,7 +13,7 @@ import (
 const cdromDeviceID = 3
 
 func init() {
-	register(command{name: "listVolumes", idKind: model.KindVolume, sync: listVolumes})
+	kernel.Register(kernel.Command{Name: "listVolumes", IDKind: model.KindVolume, Sync: listVolumes})
 	registerTaggable("Volume", func(st *model.State, id string) (string, bool) {
 		v, ok := model.ByID(st.Volumes, id)
 		if !ok || v.Removed != nil {
@@ -25,28 +26,28 @@ func init() {
 // listVolumes never shows expunged volumes. As QueryManagerImpl.searchForVolumes does, name
 // is an exact (case-insensitive) match, type a LIKE %type% match, and
 // keyword a substring of the name, the type or the state.
-func listVolumes(c *Call) (any, error) {
-	l := lister[*model.Volume]{key: "volume", id: (*model.Volume).UUID, name: func(v *model.Volume) string { return v.Name },
-		keyword: func(v *model.Volume) []string { return []string{v.Name, v.Type, v.State} },
-		zone:    func(v *model.Volume) string { return v.ZoneID }, view: (*Call).volumeView}
+func listVolumes(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.Volume]{Key: "volume", ID: (*model.Volume).UUID, Name: func(v *model.Volume) string { return v.Name },
+		Keyword: func(v *model.Volume) []string { return []string{v.Name, v.Type, v.State} },
+		Zone:    func(v *model.Volume) string { return v.ZoneID }, View: volumeView}
 	p := c.Params
-	return l.run(c, c.st.Volumes, func(v *model.Volume) bool {
-		return v.Removed == nil && like(v.Type, p.Get("type")) && optEq(p.Get("virtualmachineid"), v.VMID) &&
-			optEq(p.Get("diskofferingid"), v.DiskOfferingID) && optEq(p.Get("state"), v.State) &&
-			optEq(p.Get("serviceofferingid"), v.ServiceOfferingID) &&
-			taggedWith(c.st, "Volume", v.ID, p.Map("tags"))
+	return l.Run(c, c.State.Volumes, func(v *model.Volume) bool {
+		return v.Removed == nil && kernel.Like(v.Type, p.Get("type")) && kernel.OptEq(p.Get("virtualmachineid"), v.VMID) &&
+			kernel.OptEq(p.Get("diskofferingid"), v.DiskOfferingID) && kernel.OptEq(p.Get("state"), v.State) &&
+			kernel.OptEq(p.Get("serviceofferingid"), v.ServiceOfferingID) &&
+			taggedWith(c.State, "Volume", v.ID, p.Map("tags"))
 	})
 }
 
 // volumeView is VolumeJoinDaoImpl.newVolumeResponse.
-func (c *Call) volumeView(v *model.Volume) map[string]any {
-	z := c.st.Zone(v.ZoneID)
+func volumeView(c *kernel.Call, v *model.Volume) map[string]any {
+	z := c.State.Zone(v.ZoneID)
 	out := map[string]any{"id": v.ID, "name": v.Name, "type": v.Type, "zoneid": z.ID, "zonename": z.Name,
-		"size": v.SizeBytes, "state": v.State, "created": csTime(v.Created), "provisioningtype": "thin", "destroyed": v.State == model.VolumeDestroy,
+		"size": v.SizeBytes, "state": v.State, "created": kernel.CsTime(v.Created), "provisioningtype": "thin", "destroyed": v.State == model.VolumeDestroy,
 		"isextractable": false, "displayvolume": true, "quiescevm": false, "supportsstoragesnapshot": false,
-		"hasannotations": false, "deleteprotection": false, "tags": c.resourceTagViews("Volume", v.ID)}
-	c.addOwner(out, v.AccountID)
-	if c.fullView() {
+		"hasannotations": false, "deleteprotection": false, "tags": resourceTagViews(c, "Volume", v.ID)}
+	addOwner(c, out, v.AccountID)
+	if fullView(c) {
 		// VolumeJoinDaoImpl.newVolumeResponse: the hypervisor, the pool
 		// ("none" before the volume is on one) and the path for the root
 		// admin's view only.
@@ -55,20 +56,20 @@ func (c *Call) volumeView(v *model.Volume) map[string]any {
 			out["path"] = v.Path
 		}
 	}
-	if vm, ok := model.ByID(c.st.VMs, v.VMID); ok && v.VMID != "" {
+	if vm, ok := model.ByID(c.State.VMs, v.VMID); ok && v.VMID != "" {
 		out["virtualmachineid"], out["vmname"], out["vmdisplayname"] = vm.ID, vm.Name, vm.DisplayName
 		out["vmstate"], out["vmtype"] = vm.State, "User"
 		if v.DeviceID != nil {
 			out["deviceid"] = *v.DeviceID
 		}
 		if v.Attached != nil {
-			out["attached"] = csTime(*v.Attached)
+			out["attached"] = kernel.CsTime(*v.Attached)
 		}
 	}
-	if o, ok := model.ByID(c.st.DiskOfferings, v.DiskOfferingID); ok {
+	if o, ok := model.ByID(c.State.DiskOfferings, v.DiskOfferingID); ok {
 		out["diskofferingid"], out["diskofferingname"], out["diskofferingdisplaytext"] = o.ID, o.Name, o.DisplayText
 	}
-	if o, ok := model.ByID(c.st.ServiceOfferings, v.ServiceOfferingID); ok {
+	if o, ok := model.ByID(c.State.ServiceOfferings, v.ServiceOfferingID); ok {
 		out["serviceofferingid"], out["serviceofferingname"], out["serviceofferingdisplaytext"] = o.ID, o.Name, o.DisplayText
 	}
 	if v.TemplateID != "" {
@@ -82,7 +83,7 @@ func (c *Call) volumeView(v *model.Volume) map[string]any {
 
 // fullView is ResponseView.Full, which the root admin's commands (the
 // …CmdByAdmin classes) answer with.
-func (c *Call) fullView() bool { return c.Account != nil && c.Account.Type == 1 }
+func fullView(c *kernel.Call) bool { return c.Account != nil && c.Account.Type == 1 }
 
 // volumeString is VolumeVO's toString, as CloudStack's error texts show it.
 func volumeString(st *model.State, v *model.Volume) string {

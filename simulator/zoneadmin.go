@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
 )
@@ -15,10 +16,10 @@ import (
 // through the same functions (zonedeploy.go).
 
 func init() {
-	register(
-		command{name: "createZone", sync: createZone},
-		command{name: "updateZone", idKind: model.KindZone, sync: updateZone},
-		command{name: "createPod", sync: createPod},
+	kernel.Register(
+		kernel.Command{Name: "createZone", Sync: createZone},
+		kernel.Command{Name: "updateZone", IDKind: model.KindZone, Sync: updateZone},
+		kernel.Command{Name: "createPod", Sync: createPod},
 	)
 }
 
@@ -28,17 +29,17 @@ type zoneSpec struct {
 	SecurityGroups, Edge                                                                     bool
 }
 
-func createZone(c *Call) (any, error) {
+func createZone(c *kernel.Call) (any, error) {
 	p := c.Params
-	z, err := makeZone(c.st, zoneSpec{Name: p.Get("name"), NetworkType: p.Get("networktype"), DNS1: p.Get("dns1"),
+	z, err := makeZone(c.State, zoneSpec{Name: p.Get("name"), NetworkType: p.Get("networktype"), DNS1: p.Get("dns1"),
 		DNS2: p.Get("dns2"), InternalDNS1: p.Get("internaldns1"), InternalDNS2: p.Get("internaldns2"),
 		GuestCIDR: p.Get("guestcidraddress"), Domain: p.Get("domain"), Allocation: p.Get("allocationstate"),
-		SecurityGroups: p.Bool("securitygroupenabled", false), Edge: p.Bool("isedge", false)}, c.eng.now())
+		SecurityGroups: p.Bool("securitygroupenabled", false), Edge: p.Bool("isedge", false)}, c.Engine.Now())
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
-	return map[string]any{"zone": c.zoneView(z)}, nil
+	c.Changed()
+	return map[string]any{"zone": zoneView(c, z)}, nil
 }
 
 // createZone follows ConfigurationManagerImpl.createZone(CreateZoneCmd) and
@@ -49,19 +50,19 @@ func createZone(c *Call) (any, error) {
 func makeZone(st *model.State, s zoneSpec, now time.Time) (*model.Zone, error) {
 	typ := s.NetworkType
 	if !strings.EqualFold(typ, "Basic") && !strings.EqualFold(typ, "Advanced") {
-		return nil, paramError("Invalid zone type; only Advanced and Basic values are supported")
+		return nil, kernel.ParamError("Invalid zone type; only Advanced and Basic values are supported")
 	}
 	if strings.EqualFold(typ, "Basic") && s.GuestCIDR != "" {
-		return nil, paramError("guestCidrAddress parameter is not supported for Basic zone")
+		return nil, kernel.ParamError("guestCidrAddress parameter is not supported for Basic zone")
 	}
 	if strings.EqualFold(typ, "Basic") || s.SecurityGroups || s.Edge {
-		return nil, notImplemented("Basic, security-group and edge zones are not implemented by the CloudStack simulator")
+		return nil, kernel.NotImplemented("Basic, security-group and edge zones are not implemented by the CloudStack simulator")
 	}
 	if s.Allocation == "" {
 		s.Allocation = model.AllocationDisabled
 	}
 	if s.GuestCIDR != "" && !netutils.ValidateGuestCIDR(s.GuestCIDR) {
-		return nil, paramError("Please enter a valid guest cidr")
+		return nil, kernel.ParamError("Please enter a valid guest cidr")
 	}
 	if s.Domain != "" && !netutils.VerifyDomainName(s.Domain) {
 		return nil, invalidNetworkDomain()
@@ -79,21 +80,21 @@ func makeZone(st *model.State, s zoneSpec, now time.Time) (*model.Zone, error) {
 	return z, nil
 }
 
-func invalidNetworkDomain() *APIError {
-	return paramError("Invalid network domain. Total length shouldn't exceed 190 chars. Each domain label must be " +
+func invalidNetworkDomain() *kernel.APIError {
+	return kernel.ParamError("Invalid network domain. Total length shouldn't exceed 190 chars. Each domain label must be " +
 		"between 1 and 63 characters long, can contain ASCII letters 'a' through 'z', the digits '0' through '9', " +
 		"and the hyphen ('-'); can't start or end with \"-\"")
 }
 
 // checkZoneParameters is ConfigurationManagerImpl.checkZoneParameters.
-func checkZoneParameters(st *model.State, s zoneSpec, checkDuplicates bool) *APIError {
+func checkZoneParameters(st *model.State, s zoneSpec, checkDuplicates bool) *kernel.APIError {
 	if checkDuplicates && zoneNamed(st, s.Name) != nil {
-		return paramError("A zone with that name already exists. Please specify a unique zone name.")
+		return kernel.ParamError("A zone with that name already exists. Please specify a unique zone name.")
 	}
 	for _, ip := range []struct{ value, what string }{{s.DNS1, "DNS1"}, {s.DNS2, "DNS2"},
 		{s.InternalDNS1, "internal DNS1"}, {s.InternalDNS2, "internal DNS2"}} {
 		if ip.value != "" && !netutils.ValidIPv4(ip.value) {
-			return paramError("Please enter a valid IP address for %s", ip.what)
+			return kernel.ParamError("Please enter a valid IP address for %s", ip.what)
 		}
 	}
 	return checkAllocationState(s.Allocation)
@@ -101,9 +102,9 @@ func checkZoneParameters(st *model.State, s zoneSpec, checkDuplicates bool) *API
 
 // checkAllocationState is Grouping.AllocationState.valueOf as the zone, pod
 // and cluster commands use it: case-sensitive.
-func checkAllocationState(state string) *APIError {
+func checkAllocationState(state string) *kernel.APIError {
 	if state != "" && state != model.AllocationEnabled && state != model.AllocationDisabled {
-		return paramError("Unable to resolve Allocation State '%s' to a supported state", state)
+		return kernel.ParamError("Unable to resolve Allocation State '%s' to a supported state", state)
 	}
 	return nil
 }
@@ -112,14 +113,14 @@ func checkAllocationState(state string) *APIError {
 // the simulator stores; enabling an advanced zone needs physical networks
 // carrying Management and Public traffic, and adds Storage traffic to the
 // management one when none carries it.
-func updateZone(c *Call) (any, error) {
+func updateZone(c *kernel.Call) (any, error) {
 	p := c.Params
-	z := c.st.Zone(p.Get("id"))
+	z := c.State.Zone(p.Get("id"))
 	if z == nil {
-		return nil, paramError("unable to find zone by id %s", p.Get("id"))
+		return nil, kernel.ParamError("unable to find zone by id %s", p.Get("id"))
 	}
 	if cidr := p.Get("guestcidraddress"); cidr != "" && !netutils.ValidateGuestCIDR(cidr) {
-		return nil, paramError("Please enter a valid guest cidr")
+		return nil, kernel.ParamError("Please enter a valid guest cidr")
 	}
 	if d := p.Get("domain"); d != "" && !netutils.VerifyDomainName(d) {
 		return nil, invalidNetworkDomain()
@@ -127,11 +128,11 @@ func updateZone(c *Call) (any, error) {
 	s := zoneSpec{Name: model.Or(p.Get("name"), z.Name), DNS1: model.Or(p.Get("dns1"), z.DNS1), DNS2: model.Or(p.Get("dns2"), z.DNS2),
 		InternalDNS1: model.Or(p.Get("internaldns1"), z.InternalDNS), InternalDNS2: model.Or(p.Get("internaldns2"), z.InternalDNS2),
 		Allocation: p.Get("allocationstate")}
-	if err := checkZoneParameters(c.st, s, !strings.EqualFold(s.Name, z.Name) && s.Name != z.Name); err != nil {
+	if err := checkZoneParameters(c.State, s, !strings.EqualFold(s.Name, z.Name) && s.Name != z.Name); err != nil {
 		return nil, err
 	}
 	if s.Allocation == model.AllocationEnabled {
-		if err := checkZoneCanBeEnabled(c.st, z); err != nil {
+		if err := checkZoneCanBeEnabled(c.State, z); err != nil {
 			return nil, err
 		}
 	}
@@ -143,22 +144,22 @@ func updateZone(c *Call) (any, error) {
 	if s.Allocation != "" {
 		z.Allocation = s.Allocation
 	}
-	c.changed()
-	return map[string]any{"zone": c.zoneView(z)}, nil
+	c.Changed()
+	return map[string]any{"zone": zoneView(c, z)}, nil
 }
 
 // checkZoneCanBeEnabled is editZone's check before Enabled, with
 // NetworkModelImpl.getDefaultPhysicalNetworkByZoneAndTrafficType's text.
-func checkZoneCanBeEnabled(st *model.State, z *model.Zone) *APIError {
+func checkZoneCanBeEnabled(st *model.State, z *model.Zone) *kernel.APIError {
 	var mgmt *model.PhysicalNetwork
 	for _, traffic := range []string{"Management", "Public"} {
 		pns := physicalNetworksWithTraffic(st, z.ID, traffic)
 		switch len(pns) {
 		case 0:
-			return paramError("Cannot enable this Zone since: Unable to find the default physical network with traffic=%s in the specified zone id", traffic)
+			return kernel.ParamError("Cannot enable this Zone since: Unable to find the default physical network with traffic=%s in the specified zone id", traffic)
 		case 1:
 		default:
-			return paramError("Cannot enable this Zone since: More than one physical networks exist in zone id=%d with traffic type=%s", z.InternalID, traffic)
+			return kernel.ParamError("Cannot enable this Zone since: More than one physical networks exist in zone id=%d with traffic type=%s", z.InternalID, traffic)
 		}
 		if traffic == "Management" {
 			mgmt = pns[0]
@@ -175,16 +176,16 @@ type podSpec struct {
 	ZoneID, Name, Gateway, Netmask, StartIP, EndIP, Allocation string
 }
 
-func createPod(c *Call) (any, error) {
+func createPod(c *kernel.Call) (any, error) {
 	p := c.Params
-	pod, err := makePod(c.st, podSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), Gateway: p.Get("gateway"),
+	pod, err := makePod(c.State, podSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), Gateway: p.Get("gateway"),
 		Netmask: p.Get("netmask"), StartIP: p.Get("startip"), EndIP: p.Get("endip"),
 		Allocation: p.Get("allocationstate")})
 	if err != nil {
 		return nil, err
 	}
-	c.changed()
-	return map[string]any{"pod": c.podView(pod)}, nil
+	c.Changed()
+	return map[string]any{"pod": podView(c, pod)}, nil
 }
 
 // createPod follows ConfigurationManagerImpl.createPod (both overloads),
@@ -195,17 +196,17 @@ func createPod(c *Call) (any, error) {
 func makePod(st *model.State, s podSpec) (*model.Pod, error) {
 	z := st.Zone(s.ZoneID)
 	if z == nil {
-		return nil, paramError("Please specify a valid zone.")
+		return nil, kernel.ParamError("Please specify a valid zone.")
 	}
 	switch {
 	case !netutils.ValidIPv4(s.StartIP):
-		return nil, paramError("The start IP is invalid")
+		return nil, kernel.ParamError("The start IP is invalid")
 	case s.EndIP != "" && !netutils.ValidIPv4(s.EndIP):
-		return nil, paramError("The end IP is invalid")
+		return nil, kernel.ParamError("The end IP is invalid")
 	case !netutils.ValidIPv4(s.Gateway):
-		return nil, paramError("The gateway is invalid")
+		return nil, kernel.ParamError("The gateway is invalid")
 	case !netutils.ValidNetmask(s.Netmask):
-		return nil, paramError("The netmask is invalid")
+		return nil, kernel.ParamError("The netmask is invalid")
 	}
 	if s.Allocation == "" {
 		s.Allocation = model.AllocationEnabled
@@ -220,23 +221,23 @@ func makePod(st *model.State, s podSpec) (*model.Pod, error) {
 	for _, other := range st.Pods {
 		if other.ZoneID == z.ID && strings.EqualFold(other.Name, s.Name) {
 			// checkPodAttributes
-			return nil, paramError("A pod with name: %s already exists in zone %d. Please specify a different pod name. ", s.Name, z.InternalID)
+			return nil, kernel.ParamError("A pod with name: %s already exists in zone %d. Please specify a different pod name. ", s.Name, z.InternalID)
 		}
 	}
 	switch {
 	case !cidr.Contains(netutils.ParseAddr(s.StartIP)):
-		return nil, paramError("The start address of the IP range is not in the CIDR subnet.")
+		return nil, kernel.ParamError("The start address of the IP range is not in the CIDR subnet.")
 	case !cidr.Contains(netutils.ParseAddr(s.EndIP)):
-		return nil, paramError("The end address of the IP range is not in the CIDR subnet.")
+		return nil, kernel.ParamError("The end address of the IP range is not in the CIDR subnet.")
 	case netutils.IPLess(s.EndIP, s.StartIP):
-		return nil, paramError("The start IP address must have a lower value than the end IP address.")
+		return nil, kernel.ParamError("The start IP address must have a lower value than the end IP address.")
 	}
 	if ip := publicIPIn(st, z.ID, s.StartIP, s.EndIP); ip != "" {
 		// checkOverlapPublicIpRange
-		return nil, paramError("The Start IP and endIP address range overlap with Public IP :%s", ip)
+		return nil, kernel.ParamError("The Start IP and endIP address range overlap with Public IP :%s", ip)
 	}
 	if netutils.RangesOverlap(s.StartIP, s.EndIP, s.Gateway, s.Gateway) {
-		return nil, paramError("The gateway shouldn't overlap start/end ip addresses")
+		return nil, kernel.ParamError("The gateway shouldn't overlap start/end ip addresses")
 	}
 	if err := checkPodCIDRSubnets(st, z, cidr.String()); err != nil {
 		return nil, err
@@ -265,7 +266,7 @@ func publicIPIn(st *model.State, zoneID, start, end string) string {
 // checkPodCIDRSubnets is ConfigurationManagerImpl.checkPodCidrSubnets: a new
 // pod's subnet may not equal the zone's guest subnet or another pod's, each
 // compared at the shorter prefix.
-func checkPodCIDRSubnets(st *model.State, z *model.Zone, cidr string) *APIError {
+func checkPodCIDRSubnets(st *model.State, z *model.Zone, cidr string) *kernel.APIError {
 	p, _ := netutils.ParseCIDR(cidr)
 	same := func(other string) bool {
 		o, ok := netutils.ParseCIDR(other)
@@ -278,14 +279,14 @@ func checkPodCIDRSubnets(st *model.State, z *model.Zone, cidr string) *APIError 
 		return a == b
 	}
 	if z.GuestCIDR != "" && same(z.GuestCIDR) {
-		return paramError("The subnet of the pod you are adding conflicts with the subnet of the Guest IP Network. Please specify a different CIDR.")
+		return kernel.ParamError("The subnet of the pod you are adding conflicts with the subnet of the Guest IP Network. Please specify a different CIDR.")
 	}
 	for _, other := range st.Pods {
 		if other.ZoneID != z.ID {
 			continue
 		}
 		if oc, ok := netutils.CIDROf(other.Gateway, other.Netmask); ok && same(oc.String()) {
-			return paramError("The subnet of the pod you are adding conflicts with the subnet of pod %s in zone %s. Please specify a different CIDR.", other.Name, z.Name)
+			return kernel.ParamError("The subnet of the pod you are adding conflicts with the subnet of pod %s in zone %s. Please specify a different CIDR.", other.Name, z.Name)
 		}
 	}
 	return nil

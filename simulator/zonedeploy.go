@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -131,7 +132,7 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-func mustOK(err *APIError) {
+func mustOK(err *kernel.APIError) {
 	if err != nil {
 		panic(fmt.Sprintf("simulator: seeding the zone: %v", err))
 	}

@@ -1,4 +1,4 @@
-package simulator
+package kernel
 
 import (
 	"io"
@@ -96,7 +96,7 @@ func isRefusedControl(r rune) bool {
 // Params are a request's parameters after CloudStack's ParamUnpackWorker:
 // names lowercased, "name[i].field=value" gathered into object arrays.
 type Params struct {
-	values map[string]string
+	Values map[string]string
 	maps   map[string]map[int]map[string]string
 }
 
@@ -104,16 +104,16 @@ type Params struct {
 // parameters. Departure: a key starting with '[' is an array with an empty
 // name here, a plain parameter in the Java.
 func unpack(raw rawParams) (Params, *APIError) {
-	p := Params{values: map[string]string{}, maps: map[string]map[int]map[string]string{}}
+	p := Params{Values: map[string]string{}, maps: map[string]map[int]map[string]string{}}
 	for key, value := range raw {
 		open := strings.IndexByte(key, '[')
 		if open < 0 {
-			p.values[strings.ToLower(key)] = value
+			p.Values[strings.ToLower(key)] = value
 			continue
 		}
 		name, index, field, ok := splitArrayKey(key, open)
 		if !ok {
-			return Params{}, &APIError{Code: codeMalformedParam, CSCode: csServerAPIException, Text: "Unable to decode parameter " + key +
+			return Params{}, &APIError{Code: codeMalformedParam, CSCode: CsServerAPIException, Text: "Unable to decode parameter " + key +
 				"; if specifying an object array, please use parameter[index].field=XXX, e.g. userGroupList[0].group=httpGroup"}
 		}
 		if p.maps[name] == nil {
@@ -148,11 +148,11 @@ func splitArrayKey(key string, open int) (name string, index int, field string, 
 }
 
 // Get returns a parameter's value, "" when absent.
-func (p Params) Get(name string) string { return p.values[name] }
+func (p Params) Get(name string) string { return p.Values[name] }
 
 // Has reports whether a plain or map parameter was sent.
 func (p Params) Has(name string) bool {
-	if _, ok := p.values[name]; ok {
+	if _, ok := p.Values[name]; ok {
 		return true
 	}
 	_, ok := p.maps[name]
@@ -163,7 +163,7 @@ func (p Params) Has(name string) bool {
 // StringTokenizer of ParamProcessWorker.setFieldValue does.
 func (p Params) List(name string) []string {
 	var out []string
-	for _, s := range strings.Split(p.values[name], ",") {
+	for _, s := range strings.Split(p.Values[name], ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			out = append(out, s)
 		}
@@ -173,7 +173,7 @@ func (p Params) List(name string) []string {
 
 // Bool reads a boolean parameter; def when absent.
 func (p Params) Bool(name string, def bool) bool {
-	v, ok := p.values[name]
+	v, ok := p.Values[name]
 	if !ok {
 		return def
 	}
@@ -183,7 +183,7 @@ func (p Params) Bool(name string, def bool) bool {
 // Int reads an integer parameter; def when absent or blank (validation has
 // already rejected malformed numbers).
 func (p Params) Int(name string, def int64) int64 {
-	n, err := strconv.ParseInt(strings.TrimSpace(p.values[name]), 10, 64)
+	n, err := strconv.ParseInt(strings.TrimSpace(p.Values[name]), 10, 64)
 	if err != nil {
 		return def
 	}

@@ -1,4 +1,4 @@
-package simulator
+package kernel
 
 import (
 	"encoding/json"
@@ -15,17 +15,17 @@ import (
 const (
 	codeUnauthorized   = 401
 	codeMalformedParam = 430
-	codeParamError     = 431
-	codeUnsupported    = 432
+	CodeParamError     = 431
+	CodeUnsupported    = 432
 	codeLimitExceeded  = 429
-	codeInternalError  = 530
-	codeAccountError   = 531
+	CodeInternalError  = 530
+	CodeAccountError   = 531
 	codeResourceLimit  = 532
-	codeCapacity       = 533
+	CodeCapacity       = 533
 	codeUnavailable    = 534
 	codeAllocation     = 535
 	codeInUse          = 536
-	codeRuleConflict   = 537
+	CodeRuleConflict   = 537
 )
 
 // cserrorcode values: the Java exception class behind an error
@@ -33,16 +33,16 @@ const (
 const (
 	csCloudRuntime       = 4250
 	csAccountLimit       = 4280
-	csInsufficientCap    = 4325
+	CsInsufficientCap    = 4325
 	csInvalidParam       = 4350
 	csRuleConflict       = 4360
-	csPermissionDenied   = 4365
+	CsPermissionDenied   = 4365
 	csResourceAlloc      = 4370
 	csResourceInUse      = 4375
 	csResourceUnavail    = 4380
 	csRequestLimit       = 4545
-	csUnavailableCmd     = 4555
-	csServerAPIException = 9999 // a bare ServerApiException
+	CsUnavailableCmd     = 4555
+	CsServerAPIException = 9999 // a bare ServerApiException
 )
 
 // defaultCSCode is the cserrorcode CloudStack typically pairs with an HTTP
@@ -50,25 +50,25 @@ const (
 // HTTP code: the code of the exception ApiServer.handleRequest wraps for it.
 func defaultCSCode(code int) int {
 	switch code {
-	case codeParamError:
+	case CodeParamError:
 		return csInvalidParam
-	case codeUnsupported:
-		return csUnavailableCmd
+	case CodeUnsupported:
+		return CsUnavailableCmd
 	case codeLimitExceeded:
 		return csRequestLimit
-	case codeAccountError:
-		return csPermissionDenied
+	case CodeAccountError:
+		return CsPermissionDenied
 	case codeResourceLimit:
 		return csAccountLimit
-	case codeCapacity:
-		return csInsufficientCap
+	case CodeCapacity:
+		return CsInsufficientCap
 	case codeUnavailable:
 		return csResourceUnavail
 	case codeAllocation:
 		return csResourceAlloc
 	case codeInUse:
 		return csResourceInUse
-	case codeRuleConflict:
+	case CodeRuleConflict:
 		return csRuleConflict
 	case codeUnauthorized:
 		return 0
@@ -76,8 +76,8 @@ func defaultCSCode(code int) int {
 	return csCloudRuntime
 }
 
-// defaultErrorText is ExceptionResponse's text when none is set.
-const defaultErrorText = "Command failed due to Internal Server Error"
+// DefaultErrorText is ExceptionResponse's text when none is set.
+const DefaultErrorText = "Command failed due to Internal Server Error"
 
 // APIError is a CloudStack API error. Handlers return it; the server writes it
 // as {"<command>response":{"uuidList":[],"errorcode":…,"cserrorcode":…,"errortext":…}}
@@ -96,21 +96,21 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("CloudStack API error %d (CSExceptionErrorCode: %d): %s", e.Code, e.CSCode, e.Text)
 }
 
-// paramError is an InvalidParameterValueException: 431 with cserrorcode 4350.
-func paramError(format string, args ...any) *APIError {
-	return &APIError{Code: codeParamError, CSCode: csInvalidParam, Text: fmt.Sprintf(format, args...)}
+// ParamError is an InvalidParameterValueException: 431 with cserrorcode 4350.
+func ParamError(format string, args ...any) *APIError {
+	return &APIError{Code: CodeParamError, CSCode: csInvalidParam, Text: fmt.Sprintf(format, args...)}
 }
 
-// serverParamError is a ServerApiException(PARAM_ERROR) without a cause: 431
+// ServerParamError is a ServerApiException(PARAM_ERROR) without a cause: 431
 // with 9999 (its constructor's CSExceptionErrorCode), what
 // ParamProcessWorker.processParameters throws for missing and bad values.
-func serverParamError(format string, args ...any) *APIError {
-	return &APIError{Code: codeParamError, CSCode: csServerAPIException, Text: fmt.Sprintf(format, args...)}
+func ServerParamError(format string, args ...any) *APIError {
+	return &APIError{Code: CodeParamError, CSCode: CsServerAPIException, Text: fmt.Sprintf(format, args...)}
 }
 
-// internalError is a CloudRuntimeException: 530 with 4250.
-func internalError(format string, args ...any) *APIError {
-	return &APIError{Code: codeInternalError, CSCode: csCloudRuntime, Text: fmt.Sprintf(format, args...)}
+// InternalError is a CloudRuntimeException: 530 with 4250.
+func InternalError(format string, args ...any) *APIError {
+	return &APIError{Code: CodeInternalError, CSCode: csCloudRuntime, Text: fmt.Sprintf(format, args...)}
 }
 
 // unauthorized is the answer to every failed signature or key check.
@@ -118,17 +118,18 @@ func unauthorized(text string) *APIError {
 	return &APIError{Code: codeUnauthorized, Text: text}
 }
 
-const badCredentials = "unable to verify user credentials and/or request signature"
+// BadCredentials is ApiServer.verifyRequest's refusal text.
+const BadCredentials = "unable to verify user credentials and/or request signature"
 
-// asAPIError turns any handler error into an APIError; plain Go errors become
+// AsAPIError turns any handler error into an APIError; plain Go errors become
 // internal errors (ApiServer.handleRequest's catch-all INTERNAL_ERROR) so they
 // still reach the client in CloudStack's shape.
-func asAPIError(err error) *APIError {
+func AsAPIError(err error) *APIError {
 	var e *APIError
 	if errors.As(err, &e) {
 		return e
 	}
-	return internalError("%s", err.Error())
+	return InternalError("%s", err.Error())
 }
 
 // errorBody is ExceptionResponse with Gson's field order. Departure: uuidList
@@ -145,26 +146,26 @@ func (e *APIError) body() errorBody {
 	return errorBody{UUIDList: []any{}, ErrorCode: e.Code, CSErrorCode: e.CSCode, ErrorText: e.Text}
 }
 
-// reply is everything the API endpoint sends back for one request.
-type reply struct {
-	status  int
+// Reply is everything the API endpoint sends back for one request.
+type Reply struct {
+	Status  int
 	name    string // top-level key, e.g. "listzonesresponse"
 	body    any    // the object under name
-	raw     string // plain-text body (fault injection); replaces name/body
+	Raw     string // plain-text body (fault injection); replaces name/body
 	rawJSON bool   // raw goes out as JSON's content type, as HttpUtils.writeHttpResponse does
 	cookies []*http.Cookie
 	header  http.Header
 }
 
-func okReply(name string, body any) *reply {
-	return &reply{status: http.StatusOK, name: name, body: body}
+func okReply(name string, body any) *Reply {
+	return &Reply{Status: http.StatusOK, name: name, body: body}
 }
 
-func errorReply(name string, e *APIError) *reply {
+func errorReply(name string, e *APIError) *Reply {
 	if e.responseName != "" {
 		name = e.responseName
 	}
-	r := &reply{status: e.Code, name: name, body: e.body(), header: http.Header{}}
+	r := &Reply{Status: e.Code, name: name, body: e.body(), header: http.Header{}}
 	if e.Code != codeUnauthorized {
 		// ApiServlet sets X-Description on ServerApiExceptions (departure: here
 		// also on the 400 and 531 it writes without one).
@@ -177,19 +178,19 @@ func oneLine(s string) string {
 	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 }
 
-// responseName is CloudStack's default response key (BaseCmd.getCommandName
+// ResponseName is CloudStack's default response key (BaseCmd.getCommandName
 // of most commands): the lowercased command name plus "response".
-func responseName(command string) string {
+func ResponseName(command string) string {
 	return strings.ToLower(command) + "response"
 }
 
-// jsonContentType is the default of ApiServer.JSONcontentType
+// JSONContentType is the default of ApiServer.JSONcontentType
 // (json.content.type).
-const jsonContentType = "application/json; charset=UTF-8"
+const JSONContentType = "application/json; charset=UTF-8"
 
 // write is ApiResponseSerializer.toJSONSerializedString's envelope:
 // {"<responsename>": body}.
-func (r *reply) write(w http.ResponseWriter) {
+func (r *Reply) write(w http.ResponseWriter) {
 	for k, vs := range r.header {
 		for _, v := range vs {
 			w.Header().Add(k, v)
@@ -198,38 +199,40 @@ func (r *reply) write(w http.ResponseWriter) {
 	for _, c := range r.cookies {
 		http.SetCookie(w, c)
 	}
-	if r.raw != "" {
+	if r.Raw != "" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		if r.rawJSON {
-			w.Header().Set("Content-Type", jsonContentType)
+			w.Header().Set("Content-Type", JSONContentType)
 		}
-		w.WriteHeader(r.status)
-		_, _ = w.Write([]byte(r.raw))
+		w.WriteHeader(r.Status)
+		_, _ = w.Write([]byte(r.Raw))
 		return
 	}
 	b, err := json.Marshal(map[string]any{r.name: r.body})
 	if err != nil {
 		b = []byte(`{"errorresponse":{"uuidList":[],"errorcode":530,"errortext":"response encoding failed"}}`)
-		r.status = codeInternalError
+		r.Status = CodeInternalError
 	}
-	w.Header().Set("Content-Type", jsonContentType)
-	w.WriteHeader(r.status)
+	w.Header().Set("Content-Type", JSONContentType)
+	w.WriteHeader(r.Status)
 	_, _ = w.Write(b)
 }
 
-// csTime formats a time as CloudStack does (DateUtil "yyyy-MM-dd'T'HH:mm:ssZ").
-func csTime(t time.Time) string {
+// CsTime formats a time as CloudStack does (DateUtil "yyyy-MM-dd'T'HH:mm:ssZ").
+func CsTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05-0700")
 }
 
-// success is SuccessResponse.
-func success() map[string]any { return map[string]any{"success": true} }
+// Success is SuccessResponse.
+func Success() map[string]any { return map[string]any{"success": true} }
 
-func notImplemented(text string) *APIError {
-	return &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd, Text: text}
+// NotImplemented is the answer for what the simulator does not do (432, as
+// for a command CloudStack does not know).
+func NotImplemented(text string) *APIError {
+	return &APIError{Code: CodeUnsupported, CSCode: CsUnavailableCmd, Text: text}
 }
 
-// permissionDenied is a PermissionDeniedException: 531 with 4365.
-func permissionDenied(format string, args ...any) *APIError {
-	return &APIError{Code: codeAccountError, CSCode: csPermissionDenied, Text: fmt.Sprintf(format, args...)}
+// PermissionDenied is a PermissionDeniedException: 531 with 4365.
+func PermissionDenied(format string, args ...any) *APIError {
+	return &APIError{Code: CodeAccountError, CSCode: CsPermissionDenied, Text: fmt.Sprintf(format, args...)}
 }

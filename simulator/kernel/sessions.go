@@ -1,4 +1,4 @@
-package simulator
+package kernel
 
 import (
 	"crypto/rand"
@@ -19,9 +19,9 @@ import (
 // "timeout" in the login answer.
 const sessionTimeout = 30 * time.Minute
 
-// session is a login session, identified by the JSESSIONID cookie and
+// Session is a login session, identified by the JSESSIONID cookie and
 // guarded by the session key (CloudStack's CSRF token).
-type session struct {
+type Session struct {
 	id      string
 	key     string
 	userID  string
@@ -31,15 +31,15 @@ type session struct {
 // sessionFor returns the live session named by the JSESSIONID cookie, which
 // carries Jetty's ".node0" suffix (HttpUtils.validateSessionKey requires it;
 // the simulator also takes the bare id).
-func (s *engine) sessionFor(r *http.Request, now time.Time) *session {
+func (s *Engine) sessionFor(r *http.Request, now time.Time) *Session {
 	c, err := r.Cookie("JSESSIONID")
 	if err != nil {
 		return nil
 	}
 	id, _, _ := strings.Cut(c.Value, ".")
-	sess := s.sessions[id]
+	sess := s.Sessions[id]
 	if sess == nil || now.After(sess.expires) {
-		delete(s.sessions, id)
+		delete(s.Sessions, id)
 		return nil
 	}
 	return sess
@@ -49,16 +49,16 @@ func (s *engine) sessionFor(r *http.Request, now time.Time) *session {
 // servlet's session checks, then ApiServer.verifyRequest with a logged-in
 // user, whose unknown command is checkCommandAvailable's PermissionDenied
 // (401, 9999, "errorresponse").
-func (s *engine) sessionUser(r *http.Request, sess *session, raw rawParams, api *schema.API, now time.Time) (*model.User, *APIError) {
+func (s *Engine) sessionUser(r *http.Request, sess *Session, raw rawParams, api *schema.API, now time.Time) (*model.User, *APIError) {
 	user, err := s.sessionCaller(r, sess, raw)
 	if err != nil {
 		return nil, err
 	}
 	if api == nil {
-		return nil, &APIError{Code: codeUnauthorized, CSCode: csServerAPIException, responseName: "errorresponse",
+		return nil, &APIError{Code: codeUnauthorized, CSCode: CsServerAPIException, responseName: "errorresponse",
 			Text: fmt.Sprintf("The given command '%s' either does not exist, is not available for user.", raw["command"])}
 	}
-	if err := commandAvailable(s.st, user, api.Name); err != nil {
+	if err := commandAvailable(s.State, user, api.Name); err != nil {
 		return nil, err
 	}
 	sess.expires = now.Add(sessionTimeout)
@@ -69,7 +69,7 @@ func (s *engine) sessionUser(r *http.Request, sess *session, raw rawParams, api 
 // HttpUtils.validateSessionKey (the key as the sessionkey parameter or
 // cookie, every copy sent matching: api.sessionkey.check.locations=
 // CookieOrParameter), then ApiServer.verifyUser. A failure ends the session.
-func (s *engine) sessionCaller(r *http.Request, sess *session, raw rawParams) (*model.User, *APIError) {
+func (s *Engine) sessionCaller(r *http.Request, sess *Session, raw rawParams) (*model.User, *APIError) {
 	fromParam, hasParam := raw["sessionkey"]
 	fromCookie, hasCookie := "", false
 	if c, err := r.Cookie("sessionkey"); err == nil {
@@ -78,9 +78,9 @@ func (s *engine) sessionCaller(r *http.Request, sess *session, raw rawParams) (*
 	ok := (hasParam || hasCookie) &&
 		(!hasParam || subtle.ConstantTimeCompare([]byte(fromParam), []byte(sess.key)) == 1) &&
 		(!hasCookie || subtle.ConstantTimeCompare([]byte(fromCookie), []byte(sess.key)) == 1)
-	user, _ := model.ByID(s.st.Users, sess.userID)
-	if !ok || user == nil || !userActive(s.st, user) {
-		delete(s.sessions, sess.id)
+	user, _ := model.ByID(s.State.Users, sess.userID)
+	if !ok || user == nil || !userActive(s.State, user) {
+		delete(s.Sessions, sess.id)
 		return nil, unauthorized("unable to verify user credentials")
 	}
 	return user, nil
@@ -91,32 +91,32 @@ func (s *engine) sessionCaller(r *http.Request, sess *session, raw rawParams) (*
 // path or domainid; no signature. Its ServerApiExceptions reach the client as
 // their bare message (ApiServlet.processRequestInContext), which for a failed
 // login is an error body serialized without cserrorcode.
-func (s *engine) login(method string, raw rawParams, now time.Time) *reply {
+func (s *Engine) login(method string, raw rawParams, now time.Time) *Reply {
 	if method != http.MethodPost {
-		return &reply{status: http.StatusMethodNotAllowed, raw: "Please use HTTP POST to authenticate using this API", rawJSON: true}
+		return &Reply{Status: http.StatusMethodNotAllowed, Raw: "Please use HTTP POST to authenticate using this API", rawJSON: true}
 	}
-	fail := func(code int, text string) *reply {
+	fail := func(code int, text string) *Reply {
 		return errorReply("loginresponse", &APIError{Code: code, Text: text})
 	}
 	username, ok := raw["username"]
 	if !ok {
 		// No username: the authenticator throws with a null message, which
 		// the servlet prints.
-		return &reply{status: codeAccountError, raw: "null", rawJSON: true}
+		return &Reply{Status: CodeAccountError, Raw: "null", rawJSON: true}
 	}
 	dom, path, badID := s.loginDomain(raw)
 	if badID {
 		return fail(codeUnauthorized, "Invalid domain id entered, please enter a valid one")
 	}
 	if dom == nil {
-		return fail(codeAccountError, "Unable to find the domain from the path "+path)
+		return fail(CodeAccountError, "Unable to find the domain from the path "+path)
 	}
-	user := userInDomain(s.st, username, dom.ID)
-	if user == nil || !user.CheckPassword(raw["password"]) || !userActive(s.st, user) {
-		return fail(codeAccountError, fmt.Sprintf("Failed to authenticate user %s in domain %d; please provide valid credentials", username, dom.InternalID))
+	user := userInDomain(s.State, username, dom.ID)
+	if user == nil || !user.CheckPassword(raw["password"]) || !userActive(s.State, user) {
+		return fail(CodeAccountError, fmt.Sprintf("Failed to authenticate user %s in domain %d; please provide valid credentials", username, dom.InternalID))
 	}
-	sess := &session{id: randomHex(16), key: sessionKey(), userID: user.ID, expires: now.Add(sessionTimeout)}
-	s.sessions[sess.id] = sess
+	sess := &Session{id: randomHex(16), key: sessionKey(), userID: user.ID, expires: now.Add(sessionTimeout)}
+	s.Sessions[sess.id] = sess
 	rep := okReply("loginresponse", s.loginView(user, sess))
 	rep.cookies = []*http.Cookie{
 		{Name: "JSESSIONID", Value: sess.id + ".node0", Path: "/client", HttpOnly: true},
@@ -131,7 +131,7 @@ func (s *engine) login(method string, raw rawParams, now time.Time) *reply {
 // is looked up alone, otherwise the path as getDomainName normalises it
 // ("/path/"), otherwise ROOT. path is what the failure text shows: "null"
 // when no domain was sent.
-func (s *engine) loginDomain(raw rawParams) (dom *model.Domain, path string, badID bool) {
+func (s *Engine) loginDomain(raw rawParams) (dom *model.Domain, path string, badID bool) {
 	path = "null"
 	if p, ok := raw["domain"]; ok {
 		path = p
@@ -144,7 +144,7 @@ func (s *engine) loginDomain(raw rawParams) (dom *model.Domain, path string, bad
 	}
 	var id int64
 	if idText := firstOf(raw, "domainid", "domainId"); idText != "" {
-		if d, ok := model.ByID(s.st.Domains, idText); ok {
+		if d, ok := model.ByID(s.State.Domains, idText); ok {
 			return d, path, false
 		}
 		n, err := strconv.ParseInt(idText, 10, 64)
@@ -154,7 +154,7 @@ func (s *engine) loginDomain(raw rawParams) (dom *model.Domain, path string, bad
 		id = n
 	}
 	if id >= 1 {
-		for _, d := range s.st.Domains {
+		for _, d := range s.State.Domains {
 			if d.InternalID == id {
 				return d, path, false
 			}
@@ -165,7 +165,7 @@ func (s *engine) loginDomain(raw rawParams) (dom *model.Domain, path string, bad
 	if _, sent := raw["domain"]; sent {
 		want = strings.TrimSpace(path)
 	}
-	for _, d := range s.st.Domains {
+	for _, d := range s.State.Domains {
 		if strings.EqualFold(d.Path, want) {
 			return d, path, false
 		}
@@ -193,15 +193,15 @@ func userInDomain(st *model.State, username, domainID string) *model.User {
 
 // loginView is ApiServer.createLoginResponse over loginUser's session
 // attributes.
-func (s *engine) loginView(u *model.User, sess *session) map[string]any {
-	a := s.st.Account(u.AccountID)
+func (s *Engine) loginView(u *model.User, sess *Session) map[string]any {
+	a := s.State.Account(u.AccountID)
 	v := map[string]any{"username": u.Username, "userid": u.ID, "domainid": a.DomainID,
 		"timeout": int(sessionTimeout.Seconds()), "account": a.Name, "firstname": u.Firstname,
 		"lastname": u.Lastname, "type": strconv.Itoa(a.Type), "registered": "false",
 		"sessionkey": sess.key, "is2faenabled": "false", "is2faverified": "true",
 		"issuerfor2fa": "CloudStack"}
 	if a.Type == 1 {
-		v["managementserverid"] = s.st.ManagementServerID
+		v["managementserverid"] = s.State.ManagementServerID
 	}
 	if u.Timezone != "" {
 		v["timezone"] = u.Timezone
@@ -212,10 +212,10 @@ func (s *engine) loginView(u *model.User, sess *session) map[string]any {
 // logout is DefaultLogoutAPIAuthenticatorCmd.authenticate ({"description":
 // "success"}) and ApiServlet's LOGOUT_API branch: the session ends and every
 // cookie the client sent is expired.
-func (s *engine) logout(r *http.Request) *reply {
+func (s *Engine) logout(r *http.Request) *Reply {
 	if c, err := r.Cookie("JSESSIONID"); err == nil {
 		id, _, _ := strings.Cut(c.Value, ".")
-		delete(s.sessions, id)
+		delete(s.Sessions, id)
 	}
 	rep := okReply("logoutresponse", map[string]any{"description": "success"})
 	for _, c := range r.Cookies() {

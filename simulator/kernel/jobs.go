@@ -1,4 +1,4 @@
-package simulator
+package kernel
 
 import (
 	"context"
@@ -11,36 +11,36 @@ import (
 
 // Job statuses as queryAsyncJobResult reports them.
 const (
-	jobPending   = 0
+	JobPending   = 0
 	jobSucceeded = 1
 	jobFailed    = 2
 )
 
-// asyncJob is what an async command hands the job engine once its input has
+// AsyncJob is what an async command hands the job engine once its input has
 // been checked.
-type asyncJob struct {
-	instanceType string // jobinstancetype, e.g. "VirtualMachine", "Host"
-	instanceID   string // jobinstanceid: the entity the job works on
-	created      bool   // a create command: the first answer also carries "id" = instanceID
-	cmdClass     string // Java class for "cmd", e.g. "org.apache.cloudstack.api.command.admin.vm.DeployVMCmdByAdmin"
+type AsyncJob struct {
+	InstanceType string // jobinstancetype, e.g. "VirtualMachine", "Host"
+	InstanceID   string // jobinstanceid: the entity the job works on
+	Created      bool   // a create command: the first answer also carries "id" = instanceID
+	CmdClass     string // Java class for "cmd", e.g. "org.apache.cloudstack.api.command.admin.vm.DeployVMCmdByAdmin"
 
-	// run completes the job with the state lock held. It returns the job
+	// Run completes the job with the state lock held. It returns the job
 	// result, e.g. map[string]any{"virtualmachine": view}, or an error
 	// (an *APIError keeps its codes; other errors become 530).
-	run func() (any, error)
-	// fail, if set, is called with the state lock held when the job fails,
+	Run func() (any, error)
+	// Fail, if set, is called with the state lock held when the job fails,
 	// whether run failed or a fault failed it, so the family can roll back.
-	fail func(*APIError)
-	// await, if set, holds the job until it is closed: work the job waits
+	Fail func(*APIError)
+	// Await, if set, holds the job until it is closed: work the job waits
 	// for runs outside the state lock (a template copy). The job then
 	// completes at once; JobLatency does not apply.
-	await <-chan struct{}
+	Await <-chan struct{}
 }
 
-// failing makes the job fail with err: for a check CloudStack makes inside
+// Failing makes the job fail with err: for a check CloudStack makes inside
 // the job, so that its failure fails the job, not the request.
-func (j *asyncJob) failing(err error) *asyncJob {
-	j.run = func() (any, error) { return nil, err }
+func (j *AsyncJob) Failing(err error) *AsyncJob {
+	j.Run = func() (any, error) { return nil, err }
 	return j
 }
 
@@ -48,67 +48,67 @@ func (j *asyncJob) failing(err error) *asyncJob {
 // after the configured latency; the first answer is ApiServer's
 // getBaseAsyncResponse ({jobid}) or, for a create command,
 // getBaseAsyncCreateResponse ({jobid, id}). The caller holds the state lock.
-func (s *engine) submit(c *Call, spec *asyncJob, fault *Fault) (map[string]any, *model.Job) {
-	id, internal := c.st.NewID(model.KindJob)
-	job := &model.Job{ID: id, InternalID: internal, Command: c.Command, Cmd: spec.cmdClass,
-		AccountID: c.Account.ID, UserID: c.User.ID, InstanceType: spec.instanceType,
-		InstanceID: spec.instanceID, Status: jobPending, Created: s.now()}
+func (s *Engine) submit(c *Call, spec *AsyncJob, fault *Fault) (map[string]any, *model.Job) {
+	id, internal := c.State.NewID(model.KindJob)
+	job := &model.Job{ID: id, InternalID: internal, Command: c.Command, Cmd: spec.CmdClass,
+		AccountID: c.Account.ID, UserID: c.User.ID, InstanceType: spec.InstanceType,
+		InstanceID: spec.InstanceID, Status: JobPending, Created: s.Now()}
 	if job.Cmd == "" { // departure: a made-up class where the family names none
 		job.Cmd = "org.apache.cloudstack.api.command." + c.Command
 	}
-	c.st.Jobs = append(c.st.Jobs, job)
-	c.changed()
+	c.State.Jobs = append(c.State.Jobs, job)
+	c.Changed()
 	body := map[string]any{"jobid": job.ID}
-	if spec.created {
-		body["id"] = spec.instanceID
+	if spec.Created {
+		body["id"] = spec.InstanceID
 	}
 	switch {
-	case fault != nil && fault.Pending, s.closed:
+	case fault != nil && fault.Pending, s.Closed:
 		// never completes: the caller sees jobstatus 0 forever
-	case spec.await != nil:
-		s.xfer.Start("", func(ctx context.Context) {
+	case spec.Await != nil:
+		s.Xfer.Start("", func(ctx context.Context) {
 			select {
-			case <-spec.await:
+			case <-spec.Await:
 				s.finishLater(job, spec, fault)
 			case <-ctx.Done():
 			}
 		})
-	case s.jobLatency <= 0:
+	case s.JobLatency <= 0:
 		s.finish(job, spec, fault)
 	default:
-		s.timers[job.ID] = time.AfterFunc(s.jobLatency, func() { s.finishLater(job, spec, fault) })
+		s.Timers[job.ID] = time.AfterFunc(s.JobLatency, func() { s.finishLater(job, spec, fault) })
 	}
 	return body, job
 }
 
 // finishLater runs on the timer goroutine.
-func (s *engine) finishLater(job *model.Job, spec *asyncJob, fault *Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.timers, job.ID)
-	if s.closed {
+func (s *Engine) finishLater(job *model.Job, spec *AsyncJob, fault *Fault) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	delete(s.Timers, job.ID)
+	if s.Closed {
 		return // the state was saved with the job pending; a restart fails it
 	}
 	s.finish(job, spec, fault)
-	s.persist()
+	s.Persist()
 }
 
 // finish completes a job: a job-stage fault fails it, otherwise the family's
 // run decides. A failure is ApiAsyncJobDispatcher.runJob's: jobresultcode is
 // the error's HTTP code, jobresult an ExceptionResponse, which
 // ResponseObjectTypeAdapter writes as just errorcode and errortext.
-func (s *engine) finish(job *model.Job, spec *asyncJob, fault *Fault) {
+func (s *Engine) finish(job *model.Job, spec *AsyncJob, fault *Fault) {
 	var result any
 	var err error
 	if fault != nil && fault.failsJob(true) {
 		err = fault.apiError()
 	} else {
-		result, err = spec.run()
+		result, err = spec.Run()
 	}
 	if err != nil {
-		apiErr := asAPIError(err)
-		if spec.fail != nil {
-			spec.fail(apiErr)
+		apiErr := AsAPIError(err)
+		if spec.Fail != nil {
+			spec.Fail(apiErr)
 		}
 		s.completeJob(job, jobFailed, apiErr.Code, map[string]any{"errorcode": apiErr.Code, "errortext": apiErr.Text})
 		return
@@ -116,26 +116,26 @@ func (s *engine) finish(job *model.Job, spec *asyncJob, fault *Fault) {
 	s.completeJob(job, jobSucceeded, 0, result)
 }
 
-func (s *engine) completeJob(job *model.Job, status, code int, result any) {
+func (s *Engine) completeJob(job *model.Job, status, code int, result any) {
 	b, err := json.Marshal(result)
 	if err != nil {
-		status, code = jobFailed, codeInternalError
+		status, code = jobFailed, CodeInternalError
 		b, _ = json.Marshal(map[string]any{"errorcode": code, "errortext": "job result encoding failed"})
 	}
-	now := s.now()
+	now := s.Now()
 	job.Status, job.ResultCode, job.Result, job.Completed = status, code, b, &now
-	s.dirty = true
+	s.Dirty = true
 }
 
-// failInterruptedJobs fails jobs a previous run left pending, as
+// FailInterruptedJobs fails jobs a previous run left pending, as
 // AsyncJobManagerImpl.cleanupLeftOverJobs does. Its result is a plain
 // string, "job cancelled because of management server restart or shutdown",
 // which ApiSerializerHelper.fromSerializedString cannot read back (no class
 // prefix): queryAsyncJobResult then shows no jobresult at all.
-func failInterruptedJobs(st *model.State, now time.Time) {
+func FailInterruptedJobs(st *model.State, now time.Time) {
 	for _, j := range st.Jobs {
-		if j.Status == jobPending {
-			j.Status, j.ResultCode, j.Result = jobFailed, codeInternalError, nil
+		if j.Status == JobPending {
+			j.Status, j.ResultCode, j.Result = jobFailed, CodeInternalError, nil
 			t := now
 			j.Completed = &t
 		}
@@ -143,17 +143,17 @@ func failInterruptedJobs(st *model.State, now time.Time) {
 }
 
 func init() {
-	paramKinds["managementserverid"] = model.KindMgmtServer // ManagementServerResponse UUIDs
-	register(
-		command{name: "queryAsyncJobResult", sync: queryAsyncJobResult},
-		command{name: "listAsyncJobs", idKind: model.KindJob, sync: listAsyncJobs},
+	ParamKinds["managementserverid"] = model.KindMgmtServer // ManagementServerResponse UUIDs
+	Register(
+		Command{Name: "queryAsyncJobResult", Sync: queryAsyncJobResult},
+		Command{Name: "listAsyncJobs", IDKind: model.KindJob, Sync: listAsyncJobs},
 	)
 }
 
 // queryAsyncJobResult is QueryAsyncJobResultCmd.execute: the job's row as
 // ApiResponseHelper.queryJobResult renders it.
 func queryAsyncJobResult(c *Call) (any, error) {
-	job, _ := model.ByID(c.st.Jobs, c.Params.Get("jobid"))
+	job, _ := model.ByID(c.State.Jobs, c.Params.Get("jobid"))
 	return c.jobView(job), nil
 }
 
@@ -171,12 +171,12 @@ func listAsyncJobs(c *Call) (any, error) {
 	if d := p.Get("startdate"); d != "" {
 		since, _ = time.Parse("2006-01-02", d[:10]) // validate checked the date
 	}
-	l := lister[*model.Job]{key: "asyncjobs", id: (*model.Job).UUID, view: (*Call).jobView,
-		keyword: func(j *model.Job) []string { return []string{j.Cmd} }}
+	l := Lister[*model.Job]{Key: "asyncjobs", ID: (*model.Job).UUID, View: (*Call).jobView,
+		Keyword: func(j *model.Job) []string { return []string{j.Cmd} }}
 	msid := p.Get("managementserverid") // the jobs executing there: pending ones
-	return l.run(c, c.st.Jobs, func(j *model.Job) bool {
+	return l.Run(c, c.State.Jobs, func(j *model.Job) bool {
 		return c.jobPermitted(j) && !j.Created.Before(since) &&
-			(msid == "" || j.Status == jobPending && strings.EqualFold(msid, c.st.ManagementServerID))
+			(msid == "" || j.Status == JobPending && strings.EqualFold(msid, c.State.ManagementServerID))
 	})
 }
 
@@ -187,7 +187,7 @@ func listAsyncJobs(c *Call) (any, error) {
 // with isrecursive) or asks for listall (its domain and below).
 func (c *Call) jobPermitted(j *model.Job) bool {
 	p := c.Params
-	owner := c.st.Account(j.AccountID)
+	owner := c.State.Account(j.AccountID)
 	if owner == nil {
 		return false
 	}
@@ -201,7 +201,7 @@ func (c *Call) jobPermitted(j *model.Job) bool {
 	case p.Get("domainid") != "" && !p.Bool("isrecursive", false) && !p.Bool("listall", false):
 		return strings.EqualFold(owner.DomainID, domainID)
 	case p.Get("domainid") != "" || p.Bool("listall", false):
-		return domainWithin(c.st, owner.DomainID, domainID)
+		return domainWithin(c.State, owner.DomainID, domainID)
 	}
 	return owner.ID == c.Account.ID
 }
@@ -219,23 +219,23 @@ func domainWithin(st *model.State, id, base string) bool {
 // simulator never stores text results).
 func (c *Call) jobView(j *model.Job) map[string]any {
 	v := map[string]any{"jobid": j.ID, "accountid": j.AccountID, "userid": j.UserID, "cmd": j.Cmd,
-		"jobstatus": j.Status, "jobprocstatus": 0, "jobresultcode": j.ResultCode, "created": csTime(j.Created)}
-	if j.Status == jobPending {
+		"jobstatus": j.Status, "jobprocstatus": 0, "jobresultcode": j.ResultCode, "created": CsTime(j.Created)}
+	if j.Status == JobPending {
 		// The executing server, set while the job runs: completeAsyncJob
 		// clears executing_msid, and the response shows it only when set.
-		v["managementserverid"] = c.st.ManagementServerID
+		v["managementserverid"] = c.State.ManagementServerID
 	}
-	if a := c.st.Account(j.AccountID); a != nil {
+	if a := c.State.Account(j.AccountID); a != nil {
 		v["account"] = a.Name
-		if d := c.st.Domain(a.DomainID); d != nil {
+		if d := c.State.Domain(a.DomainID); d != nil {
 			v["domainid"], v["domainpath"] = d.ID, d.DisplayPath()
 		}
 	}
 	if j.InstanceType != "" {
 		v["jobinstancetype"], v["jobinstanceid"] = j.InstanceType, j.InstanceID
 	}
-	if j.Status != jobPending {
-		v["completed"] = csTime(*j.Completed)
+	if j.Status != JobPending {
+		v["completed"] = CsTime(*j.Completed)
 	}
 	if len(j.Result) > 0 {
 		v["jobresulttype"], v["jobresult"] = "object", j.Result

@@ -1,26 +1,81 @@
-package simulator
+// Package kernel is what every API command runs on, ApiServer's share of the
+// management server: the Call a handler gets, its Params, the command table
+// and Register, schema validation, the JSON envelope and APIError codes,
+// async jobs, signature and session authentication, fault injection, list
+// paging and the request log. It knows the model, never an API family.
+package kernel
 
 import (
 	"context"
 	"fmt"
+	"log"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
+
+// Engine is what every API request runs on (ApiServer and the async job
+// manager's share of the management server): the state and its lock,
+// sessions, jobs, faults and the request log. Simulator plumbing.
+type Engine struct {
+	Faults     *FaultSet
+	Reqlog     requestLog
+	Xfer       *transfers.Pool // template downloads, uploads and copies (simulator plumbing; the work cites its Java)
+	JobLatency time.Duration
+	StatePath  string
+	Logger     *log.Logger
+	// Ext is the Server the engine runs for, for the handlers that start
+	// template transfers (serverOf).
+	Ext any
+
+	Mu       sync.Mutex // guards everything below
+	State    *model.State
+	Sessions map[string]*Session
+	Timers   map[string]*time.Timer
+	Dirty    bool
+	Closed   bool
+	SaveErr  error
+}
+
+// Now is the management server's clock, in UTC.
+func (s *Engine) Now() time.Time { return time.Now().UTC() }
+
+// Persist saves the state if it changed; the caller holds the lock. A failed
+// save is remembered and reported by Close.
+func (s *Engine) Persist() {
+	if !s.Dirty || s.StatePath == "" {
+		s.Dirty = false
+		return
+	}
+	s.Dirty = false
+	if err := s.State.Save(s.StatePath); err != nil {
+		s.SaveErr = err
+		s.Logf("saving state: %v", err)
+	}
+}
+
+// Logf writes one line to the Options.Logger, if any.
+func (s *Engine) Logf(format string, args ...any) {
+	if s.Logger != nil {
+		s.Logger.Printf(format, args...)
+	}
+}
 
 // outcome is a reply plus what the request log needs to know about it.
 type outcome struct {
-	*reply
+	*Reply
 	command string
 	jobID   string
 	fault   string
 	lost    bool // a fault drops the connection instead of answering
 }
 
-// serveAPI is the /client/api endpoint: ApiServlet.doGet/doPost.
-func (s *engine) serveAPI(w http.ResponseWriter, r *http.Request) {
+// ServeAPI is the /client/api endpoint: ApiServlet.doGet/doPost.
+func (s *Engine) ServeAPI(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		// The servlet only implements doGet and doPost.
 		w.Header().Set("Allow", "GET, POST")
@@ -38,10 +93,10 @@ func (s *engine) serveAPI(w http.ResponseWriter, r *http.Request) {
 	// simulator's own, with no CloudStack Java behind them
 	// (docs/simulator-fidelity.md, "Simulator features with no Java").
 	latency := time.Since(start)
-	s.reqlog.add(LoggedRequest{Time: start.UTC(), Method: r.Method, Command: out.command,
-		Params: redact(raw), Status: out.status, LatencyMS: float64(latency.Microseconds()) / 1000,
+	s.Reqlog.Add(LoggedRequest{Time: start.UTC(), Method: r.Method, Command: out.command,
+		Params: redact(raw), Status: out.Status, LatencyMS: float64(latency.Microseconds()) / 1000,
 		JobID: out.jobID, Fault: out.fault})
-	s.logf("api %s %q %d %s", r.Method, out.command, out.status, latency.Round(time.Microsecond))
+	s.Logf("api %s %q %d %s", r.Method, out.command, out.Status, latency.Round(time.Microsecond))
 	if !out.lost {
 		out.write(w)
 	}
@@ -65,7 +120,7 @@ func exactAPI(command string) *schema.API {
 // process runs one request through ApiServlet.processRequestInContext's
 // stages: authenticators (login/logout, which need no signature),
 // authentication, fault injection (a simulator feature), then the command.
-func (s *engine) process(r *http.Request, raw rawParams) outcome {
+func (s *Engine) process(r *http.Request, raw rawParams) outcome {
 	command := raw["command"]
 	api := exactAPI(command)
 	out := outcome{command: command}
@@ -76,53 +131,53 @@ func (s *engine) process(r *http.Request, raw rawParams) outcome {
 		name = "null" // ApiServer.getSerializedApiError leaves the response name null
 	}
 	if command == "" {
-		out.reply = errorReply(name, s.noCommand(r, raw))
+		out.Reply = errorReply(name, s.noCommand(r, raw))
 		return out
 	}
 	var user *model.User
 	if command != "login" && command != "logout" {
 		var aerr *APIError
-		s.mu.Lock()
+		s.Mu.Lock()
 		user, aerr = s.authenticate(r, raw, api)
-		s.mu.Unlock()
+		s.Mu.Unlock()
 		if aerr != nil {
-			out.reply = errorReply(name, aerr)
+			out.Reply = errorReply(name, aerr)
 			return out
 		}
 	}
-	fault := s.faults.match(out.command)
+	fault := s.Faults.Match(out.command)
 	if fault != nil {
 		out.fault = fault.String()
-		sleep(r.Context(), fault.Delay)
-		if out.reply = fault.requestReply(name, api != nil && api.IsAsync); out.reply != nil {
+		Sleep(r.Context(), fault.Delay)
+		if out.Reply = fault.requestReply(name, api != nil && api.IsAsync); out.Reply != nil {
 			return out
 		}
 	}
 	if user == nil {
-		out.reply = s.authenticator(r, raw)
+		out.Reply = s.authenticator(r, raw)
 		return out
 	}
-	out.reply, out.jobID = s.execute(r.Host, api, user, raw, fault)
+	out.Reply, out.jobID = s.execute(r.Host, api, user, raw, fault)
 	out.lost = fault != nil && fault.Lost
 	return out
 }
 
 // authenticator answers login and logout.
-func (s *engine) authenticator(r *http.Request, raw rawParams) *reply {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Engine) authenticator(r *http.Request, raw rawParams) *Reply {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	if raw["command"] == "login" {
-		return s.login(r.Method, raw, s.now())
+		return s.login(r.Method, raw, s.Now())
 	}
 	return s.logout(r)
 }
 
 // requestReply is the answer a fault imposes on the request itself, or nil
 // when the request proceeds (delay only, or a job-stage fault).
-func (f *Fault) requestReply(name string, async bool) *reply {
+func (f *Fault) requestReply(name string, async bool) *Reply {
 	switch {
 	case f.Raw:
-		return f.rawReply()
+		return f.RawReply()
 	case f.ErrorCode != 0 && !f.failsJob(async):
 		return errorReply(name, f.apiError())
 	}
@@ -132,13 +187,13 @@ func (f *Fault) requestReply(name string, async bool) *reply {
 // noCommand is ApiServlet.processRequestInContext without a command: 400
 // "no command specified" for a live session whose key checks out, else
 // verifyRequest's refusal.
-func (s *engine) noCommand(r *http.Request, raw rawParams) *APIError {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
+func (s *Engine) noCommand(r *http.Request, raw rawParams) *APIError {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	now := s.Now()
 	sess := s.sessionFor(r, now)
 	if sess == nil {
-		return unauthorized(badCredentials)
+		return unauthorized(BadCredentials)
 	}
 	if _, err := s.sessionCaller(r, sess, raw); err != nil {
 		return err
@@ -147,8 +202,8 @@ func (s *engine) noCommand(r *http.Request, raw rawParams) *APIError {
 }
 
 // authenticate is the servlet's session check, else ApiServer.verifyRequest.
-func (s *engine) authenticate(r *http.Request, raw rawParams, api *schema.API) (*model.User, *APIError) {
-	now := s.now()
+func (s *Engine) authenticate(r *http.Request, raw rawParams, api *schema.API) (*model.User, *APIError) {
+	now := s.Now()
 	if sess := s.sessionFor(r, now); sess != nil {
 		return s.sessionUser(r, sess, raw, api, now)
 	}
@@ -158,38 +213,38 @@ func (s *engine) authenticate(r *http.Request, raw rawParams, api *schema.API) (
 // execute is ApiServer.handleRequest and queueCommand: the dispatch chain
 // (unpack, validate) then the command, sync or as an async job. An
 // unimplemented command is a simulator answer (432, as for an unknown API).
-func (s *engine) execute(host string, api *schema.API, user *model.User, raw rawParams, fault *Fault) (*reply, string) {
+func (s *Engine) execute(host string, api *schema.API, user *model.User, raw rawParams, fault *Fault) (*Reply, string) {
 	name := commandResponseName(api.Name)
 	if key, bad := raw.withControlCharacter(); bad {
-		return errorReply(name, serverParamError("Received value containing illegal ASCII non-printable characters for parameter %s", key)), ""
+		return errorReply(name, ServerParamError("Received value containing illegal ASCII non-printable characters for parameter %s", key)), ""
 	}
-	cmd, ok := commands[api.Name]
+	cmd, ok := Registered[api.Name]
 	if !ok {
-		return errorReply(name, &APIError{Code: codeUnsupported, CSCode: csUnavailableCmd, responseName: "errorresponse",
+		return errorReply(name, &APIError{Code: CodeUnsupported, CSCode: CsUnavailableCmd, responseName: "errorresponse",
 			Text: fmt.Sprintf("The API command %s is not implemented by the CloudStack simulator", api.Name)}), ""
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	defer s.persist()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	defer s.Persist()
 	params, perr := unpack(raw)
 	if perr != nil {
 		return errorReply(name, perr), ""
 	}
 	c := &Call{Command: api.Name, API: api, Params: params, User: user,
-		Account: s.st.Account(user.AccountID), host: host, eng: s, st: s.st}
+		Account: s.State.Account(user.AccountID), Host: host, Engine: s, State: s.State}
 	if err := c.validate(); err != nil {
 		return errorReply(name, err), ""
 	}
-	if cmd.sync != nil {
-		body, err := cmd.sync(c)
+	if cmd.Sync != nil {
+		body, err := cmd.Sync(c)
 		if err != nil {
-			return errorReply(name, asAPIError(err)), ""
+			return errorReply(name, AsAPIError(err)), ""
 		}
 		return okReply(name, body), ""
 	}
-	spec, err := cmd.async(c)
+	spec, err := cmd.Async(c)
 	if err != nil {
-		return errorReply(name, asAPIError(err)), ""
+		return errorReply(name, AsAPIError(err)), ""
 	}
 	body, job := s.submit(c, spec, fault)
 	return okReply(name, body), job.ID
@@ -198,14 +253,14 @@ func (s *engine) execute(host string, api *schema.API, user *model.User, raw raw
 // commandResponseName is the answer's key for a command: CloudStack's
 // default unless the implementation names another.
 func commandResponseName(command string) string {
-	if cmd, ok := commands[command]; ok && cmd.responseName != "" {
-		return cmd.responseName
+	if cmd, ok := Registered[command]; ok && cmd.ResponseName != "" {
+		return cmd.ResponseName
 	}
-	return responseName(command)
+	return ResponseName(command)
 }
 
-// sleep waits d or until the client goes away.
-func sleep(ctx context.Context, d time.Duration) {
+// Sleep waits d or until the client goes away.
+func Sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
 	}

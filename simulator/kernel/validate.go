@@ -1,4 +1,4 @@
-package simulator
+package kernel
 
 import (
 	"regexp"
@@ -10,11 +10,11 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
-// uuidPattern is the UUID shape of ParamProcessWorker.translateUuidToInternalId.
+// UUIDPattern is the UUID shape of ParamProcessWorker.translateUuidToInternalId.
 // Departure: the Java pattern is lower-case only, and a 3.x+ parameter that
 // does not match is silently set to null; here any case matches and a
 // mismatch is refused (clients send the lower-case UUIDs CloudStack hands out).
-var uuidPattern = regexp.MustCompile(`^(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+var UUIDPattern = regexp.MustCompile(`^(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // validate checks a request against the command's 4.22 schema the way
 // ParamProcessWorker.processParameters does: required parameters first, then
@@ -27,7 +27,7 @@ func (c *Call) validate() *APIError {
 		name := strings.ToLower(p.Name)
 		if !c.Params.Has(name) {
 			if p.Required {
-				return serverParamError("Unable to execute API command %s due to missing parameter %s", cmd, p.Name)
+				return ServerParamError("Unable to execute API command %s due to missing parameter %s", cmd, p.Name)
 			}
 			continue
 		}
@@ -46,12 +46,12 @@ func (c *Call) validate() *APIError {
 // failure as a ServerApiException(PARAM_ERROR) without its cause, so the
 // cserrorcode is always 9999.
 func (c *Call) checkValue(cmd string, p schema.Param, name string) *APIError {
-	v, plain := c.Params.values[name]
+	v, plain := c.Params.Values[name]
 	if !plain {
 		return nil // map parameters carry no type to check
 	}
 	invalid := func() *APIError {
-		return serverParamError("Unable to execute API command %s due to invalid value %s for parameter %s", cmd, v, p.Name)
+		return ServerParamError("Unable to execute API command %s due to invalid value %s for parameter %s", cmd, v, p.Name)
 	}
 	switch p.Type {
 	case "uuid":
@@ -71,13 +71,13 @@ func (c *Call) checkValue(cmd string, p schema.Param, name string) *APIError {
 		return nil // Boolean.valueOf: anything but "true" (any case) is false
 	case "date":
 		if !validDate(v) {
-			return serverParamError("Unable to parse date %s for command %s, please pass dates in the format mentioned in the api documentation", v, cmd)
+			return ServerParamError("Unable to parse date %s for command %s, please pass dates in the format mentioned in the api documentation", v, cmd)
 		}
 	case "string":
 		// Departure: the Java text names the command class's field (e.g.
 		// displayText), which the schema does not carry; this names the parameter.
 		if p.Length > 0 && len(utf16.Encode([]rune(v))) > p.Length {
-			return serverParamError("Unable to execute API command %s due to invalid value. Value greater than max allowed length %d for param: %s", cmd, p.Length, p.Name)
+			return ServerParamError("Unable to execute API command %s due to invalid value. Value greater than max allowed length %d for param: %s", cmd, p.Length, p.Name)
 		}
 	case "list":
 		return c.checkUUIDList(cmd, p.Name, name, v)
@@ -113,14 +113,14 @@ func (c *Call) checkUUID(cmd, display, name, v string) *APIError {
 	if v == "-1" || isPositiveInt(v) {
 		return nil
 	}
-	bad := serverParamError("Unable to execute API command %s due to invalid value. Invalid parameter %s value=%s"+
+	bad := ServerParamError("Unable to execute API command %s due to invalid value. Invalid parameter %s value=%s"+
 		" due to incorrect long value format, or entity does not exist or due to incorrect parameter annotation"+
 		" for the field in api cmd class.", cmd, display, v)
-	if !uuidPattern.MatchString(v) {
+	if !UUIDPattern.MatchString(v) {
 		return bad
 	}
 	kind := c.uuidKind(name)
-	if kind != "" && !c.st.Exists(kind, strings.ToLower(v)) {
+	if kind != "" && !c.State.Exists(kind, strings.ToLower(v)) {
 		return bad
 	}
 	return nil
@@ -148,9 +148,9 @@ func (c *Call) checkUUIDList(cmd, display, name, v string) *APIError {
 // command's own kind, "<x>ids" the kind of "<x>id".
 func (c *Call) uuidKind(name string) string {
 	if name == "id" || name == "ids" {
-		return commands[c.API.Name].idKind
+		return Registered[c.API.Name].IDKind
 	}
-	return paramKinds[strings.TrimSuffix(name, "s")]
+	return ParamKinds[strings.TrimSuffix(name, "s")]
 }
 
 func isPositiveInt(v string) bool {

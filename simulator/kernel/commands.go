@@ -1,4 +1,4 @@
-package simulator
+package kernel
 
 import (
 	"fmt"
@@ -18,13 +18,13 @@ type Call struct {
 	User    *model.User
 	Account *model.Account
 
-	host string // Host header of the request, for URLs pointing back at the simulator
-	eng  *engine
-	st   *model.State
+	Host   string // Host header of the request, for URLs pointing back at the simulator
+	Engine *Engine
+	State  *model.State
 }
 
-// changed marks the state dirty: it is persisted when the request finishes.
-func (c *Call) changed() { c.eng.dirty = true }
+// Changed marks the state dirty: it is persisted when the request finishes.
+func (c *Call) Changed() { c.Engine.Dirty = true }
 
 // syncFunc answers a synchronous command with the object that goes under
 // "<command>response" (for lists, see lister).
@@ -33,49 +33,49 @@ type syncFunc func(c *Call) (any, error)
 // asyncFunc checks an asynchronous command's input synchronously - an error
 // is answered at once, as CloudStack does for parameter errors - and returns
 // the job to queue.
-type asyncFunc func(c *Call) (*asyncJob, error)
+type asyncFunc func(c *Call) (*AsyncJob, error)
 
-// command is a registered command implementation. Exactly one of sync and
+// Command is a registered command implementation. Exactly one of sync and
 // async is set, matching the command's isasync in the schema.
-type command struct {
-	name   string
-	idKind string // entity kind the command's "id"/"ids" parameters name
-	sync   syncFunc
-	async  asyncFunc
-	// responseName replaces "<command>response" as the answer's key, for the
+type Command struct {
+	Name   string
+	IDKind string // entity kind the command's "id"/"ids" parameters name
+	Sync   syncFunc
+	Async  asyncFunc
+	// ResponseName replaces "<command>response" as the answer's key, for the
 	// commands whose getCommandName says otherwise.
-	responseName string
+	ResponseName string
 }
 
-// commands maps canonical command names to their implementation, as
+// Registered maps canonical command names to their implementation, as
 // ApiServer's s_apiNameCmdClassMap maps a command name to its class.
 // Families fill it from init functions through register.
-var commands = map[string]command{}
+var Registered = map[string]Command{}
 
-// register adds command implementations. It panics on programming errors
+// Register adds command implementations. It panics on programming errors
 // (unknown command, sync/async mismatch, duplicates) so they surface in the
 // first test run.
-func register(cmds ...command) {
+func Register(cmds ...Command) {
 	for _, cmd := range cmds {
-		api, ok := schema.Lookup(cmd.name)
+		api, ok := schema.Lookup(cmd.Name)
 		switch {
-		case !ok || api.Name != cmd.name:
-			panic(fmt.Sprintf("simulator: %q is not a CloudStack 4.22 command", cmd.name))
-		case api.IsAsync != (cmd.async != nil) || (cmd.sync == nil) == (cmd.async == nil):
-			panic(fmt.Sprintf("simulator: %s: isasync=%v does not match its handler", cmd.name, api.IsAsync))
+		case !ok || api.Name != cmd.Name:
+			panic(fmt.Sprintf("simulator: %q is not a CloudStack 4.22 command", cmd.Name))
+		case api.IsAsync != (cmd.Async != nil) || (cmd.Sync == nil) == (cmd.Async == nil):
+			panic(fmt.Sprintf("simulator: %s: isasync=%v does not match its handler", cmd.Name, api.IsAsync))
 		}
-		if _, dup := commands[cmd.name]; dup {
-			panic(fmt.Sprintf("simulator: %s registered twice", cmd.name))
+		if _, dup := Registered[cmd.Name]; dup {
+			panic(fmt.Sprintf("simulator: %s registered twice", cmd.Name))
 		}
-		commands[cmd.name] = cmd
+		Registered[cmd.Name] = cmd
 	}
 }
 
-// paramKinds maps UUID parameter names to the entity kind they refer to, for
+// ParamKinds maps UUID parameter names to the entity kind they refer to, for
 // every kind the simulator stores. Parameters not listed here (or naming
 // kinds no family stores yet) are only checked for UUID syntax. Families that
 // add a kind add its parameter names from their init function.
-var paramKinds = map[string]string{
+var ParamKinds = map[string]string{
 	"domainid":          model.KindDomain,
 	"accountid":         model.KindAccount,
 	"userid":            model.KindUser,

@@ -1,8 +1,4 @@
-// The request log is a test instrument of the simulator's own: no
-// CloudStack Java stands behind it (docs/simulator-fidelity.md, "Simulator
-// features with no Java"); it keeps no parameter values, so no secret.
-
-package simulator
+package kernel
 
 import (
 	"strings"
@@ -23,8 +19,8 @@ type LoggedRequest struct {
 	Fault     string            `json:"fault,omitempty"` // injected fault, if any
 }
 
-// redacted replaces secret parameter values in the log.
-const redacted = "[redacted]"
+// Redacted replaces secret parameter values in the log.
+const Redacted = "[redacted]"
 
 // secretWords mark parameters whose values never leave the simulator. Like
 // CloudStack's own log masking, a parameter is secret when its lowercased
@@ -46,7 +42,7 @@ func redact(raw rawParams) map[string]string {
 	out := make(map[string]string, len(raw))
 	for k, v := range raw {
 		if isSecret(k) {
-			v = redacted
+			v = Redacted
 		}
 		out[k] = v
 	}
@@ -61,7 +57,7 @@ type requestLog struct {
 	entries []LoggedRequest
 }
 
-func (l *requestLog) add(e LoggedRequest) {
+func (l *requestLog) Add(e LoggedRequest) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.entries) >= maxLogged {
@@ -70,13 +66,13 @@ func (l *requestLog) add(e LoggedRequest) {
 	l.entries = append(l.entries, e)
 }
 
-func (l *requestLog) snapshot() []LoggedRequest {
+func (l *requestLog) Snapshot() []LoggedRequest {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]LoggedRequest{}, l.entries...)
 }
 
-func (l *requestLog) clear() {
+func (l *requestLog) Clear() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.entries = nil

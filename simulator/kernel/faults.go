@@ -1,4 +1,4 @@
-package simulator
+package kernel
 
 import (
 	"encoding/json"
@@ -86,8 +86,8 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// check rejects rules that would do nothing or cannot apply.
-func (f *Fault) check() error {
+// Check rejects rules that would do nothing or cannot apply.
+func (f *Fault) Check() error {
 	switch {
 	case strings.TrimSpace(f.Command) == "":
 		return fmt.Errorf("fault: command is required")
@@ -112,13 +112,13 @@ func (f *Fault) apiError() *APIError {
 		e.CSCode = defaultCSCode(e.Code)
 	}
 	if e.Text == "" {
-		e.Text = defaultErrorText
+		e.Text = DefaultErrorText
 	}
 	return e
 }
 
-// rawReply is the plain-text answer of a raw fault.
-func (f *Fault) rawReply() *reply {
+// RawReply is the plain-text answer of a raw fault.
+func (f *Fault) RawReply() *Reply {
 	code := f.ErrorCode
 	if code == 0 {
 		code = http.StatusServiceUnavailable
@@ -127,7 +127,7 @@ func (f *Fault) rawReply() *reply {
 	if text == "" {
 		text = fmt.Sprintf("%d %s", code, http.StatusText(code))
 	}
-	return &reply{status: code, raw: text}
+	return &Reply{Status: code, Raw: text}
 }
 
 // failsJob reports whether the rule's error belongs to the async job rather
@@ -159,22 +159,25 @@ func (f *Fault) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// faultSet is the ordered list of active rules.
-type faultSet struct {
+// FaultSet is the ordered list of active rules.
+type FaultSet struct {
 	mu    sync.Mutex
 	rules []*Fault
 	rng   *rand.Rand
 }
 
-func newFaultSet(seed int64) *faultSet {
+// NewFaultSet is an empty rule list whose probabilistic rules draw from seed.
+func NewFaultSet(seed int64) *FaultSet {
 	if seed == 0 {
 		seed = 1
 	}
-	return &faultSet{rng: rand.New(rand.NewSource(seed))}
+	return &FaultSet{rng: rand.New(rand.NewSource(seed))}
 }
 
-func (fs *faultSet) add(f Fault) error {
-	if err := f.check(); err != nil {
+// Add checks a rule and appends it; a rule with neither times nor a
+// probability fires once.
+func (fs *FaultSet) Add(f Fault) error {
+	if err := f.Check(); err != nil {
 		return err
 	}
 	if f.Times == 0 && f.Probability == 0 {
@@ -187,7 +190,8 @@ func (fs *faultSet) add(f Fault) error {
 	return nil
 }
 
-func (fs *faultSet) list() []Fault {
+// List is a copy of the active rules, in order.
+func (fs *FaultSet) List() []Fault {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	out := make([]Fault, 0, len(fs.rules))
@@ -197,15 +201,16 @@ func (fs *faultSet) list() []Fault {
 	return out
 }
 
-func (fs *faultSet) clear() {
+// Clear removes every rule.
+func (fs *FaultSet) Clear() {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	fs.rules = nil
 }
 
-// match consumes and returns the first rule that fires for command, or nil.
+// Match consumes and returns the first rule that fires for command, or nil.
 // Exhausted rules are dropped.
-func (fs *faultSet) match(command string) *Fault {
+func (fs *FaultSet) Match(command string) *Fault {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for i, f := range fs.rules {
