@@ -7,6 +7,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
@@ -47,7 +48,7 @@ func createAccount(c *kernel.Call) (any, error) {
 	u := addUser(c.State, a, username, p, c.Engine.Now())
 	u.SetPassword(p.Get("password"))
 	c.Changed()
-	return map[string]any{"account": accountView(c, a)}, nil
+	return map[string]any{"account": views.AccountView(c, a)}, nil
 }
 
 // newAccountRole is CreateAccountCmd.validateParams with getRoleId

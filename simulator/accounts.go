@@ -7,6 +7,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // newKey makes an API or secret key the way AccountManagerImpl's
@@ -50,7 +51,7 @@ func init() {
 // listDomains is QueryManagerImpl.searchForDomains (DomainJoinDaoImpl renders).
 func listDomains(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.Domain]{Key: "domain", ID: (*model.Domain).UUID, Name: func(d *model.Domain) string { return d.Name },
-		View: domainView}
+		View: views.DomainView}
 	level := c.Params.Int("level", -1)
 	return l.Run(c, c.State.Domains, func(d *model.Domain) bool { return level < 0 || int64(d.Level) == level })
 }
@@ -58,7 +59,7 @@ func listDomains(c *kernel.Call) (any, error) {
 // listAccounts is QueryManagerImpl.searchForAccounts (AccountJoinDaoImpl renders).
 func listAccounts(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.Account]{Key: "account", ID: (*model.Account).UUID, Name: func(a *model.Account) string { return a.Name },
-		View: accountView}
+		View: views.AccountView}
 	p := c.Params
 	return l.Run(c, c.State.Accounts, func(a *model.Account) bool {
 		return kernel.OptEq(p.Get("domainid"), a.DomainID) && kernel.OptEq(p.Get("state"), a.State) &&
@@ -68,7 +69,7 @@ func listAccounts(c *kernel.Call) (any, error) {
 
 // listUsers is QueryManagerImpl.searchForUsers (UserAccountJoinDaoImpl renders).
 func listUsers(c *kernel.Call) (any, error) {
-	l := kernel.Lister[*model.User]{Key: "user", ID: (*model.User).UUID, View: userView,
+	l := kernel.Lister[*model.User]{Key: "user", ID: (*model.User).UUID, View: views.UserView,
 		Keyword: func(u *model.User) []string { return []string{u.Username, u.Firstname, u.Lastname, u.Email} }}
 	p := c.Params
 	return l.Run(c, c.State.Users, func(u *model.User) bool {
@@ -85,7 +86,7 @@ func getUser(c *kernel.Call) (any, error) {
 	if u == nil {
 		return nil, kernel.ParamError("User with specified API key does not exist")
 	}
-	return map[string]any{"user": userView(c, u)}, nil
+	return map[string]any{"user": views.UserView(c, u)}, nil
 }
 
 // getUserKeys is AccountManagerImpl.getKeys(GetUserKeysCmd).
@@ -105,89 +106,4 @@ func registerUserKeys(c *kernel.Call) (any, error) {
 	u.APIKey, u.SecretKey = newKey(), newKey()
 	c.Changed()
 	return map[string]any{"userkeys": map[string]any{"apikey": u.APIKey, "secretkey": u.SecretKey}}, nil
-}
-
-func domainView(c *kernel.Call, d *model.Domain) map[string]any {
-	v := map[string]any{"id": d.ID, "name": d.Name, "level": d.Level, "path": d.DisplayPath(),
-		"haschild": hasChildDomain(c.State, d.ID), "state": model.DomainActive, "created": kernel.CsTime(d.Created),
-		"hasannotations": false}
-	if p := c.State.Domain(d.ParentID); p != nil {
-		v["parentdomainid"], v["parentdomainname"] = p.ID, p.Name
-	}
-	return v
-}
-
-func hasChildDomain(st *model.State, id string) bool {
-	for _, d := range st.Domains {
-		if d.ParentID == id {
-			return true
-		}
-	}
-	return false
-}
-
-func accountView(c *kernel.Call, a *model.Account) map[string]any {
-	d := c.State.Domain(a.DomainID)
-	v := map[string]any{"id": a.ID, "name": a.Name, "accounttype": a.Type, "domainid": d.ID,
-		"domain": d.Name, "domainpath": d.DisplayPath(), "state": a.State, "isdefault": a.IsDefault,
-		"created": kernel.CsTime(a.Created), "groups": []string{}, "iscleanuprequired": false}
-	for k, val := range roleFields(c, a) {
-		v[k] = val
-	}
-	for k, val := range resourceUsage(c.State, a.ID) {
-		v[k] = val
-	}
-	users := []map[string]any{}
-	for _, u := range c.State.Users {
-		if u.AccountID == a.ID {
-			users = append(users, userView(c, u))
-		}
-	}
-	v["user"] = users
-	return v
-}
-
-// resourceUsage reports an account's resource counts; no limits are set in
-// the simulator, so every limit is "Unlimited".
-func resourceUsage(st *model.State, accountID string) map[string]any {
-	totals := map[string]int64{"vm": 0, "ip": 0, "volume": 0, "snapshot": 0, "template": 0, "network": 0,
-		"vpc": 0, "cpu": 0, "memory": 0, "primarystorage": 0, "project": 0}
-	for _, vm := range st.VMs {
-		if vm.AccountID == accountID && vm.Removed == nil {
-			totals["vm"]++
-			totals["cpu"] += int64(vm.CPUNumber)
-			totals["memory"] += int64(vm.Memory)
-		}
-	}
-	v := map[string]any{"secondarystoragetotal": 0, "secondarystoragelimit": "Unlimited",
-		"secondarystorageavailable": "Unlimited"}
-	for res, n := range totals {
-		v[res+"total"], v[res+"limit"], v[res+"available"] = n, "Unlimited", "Unlimited"
-	}
-	return v
-}
-
-// userView never includes the secret key: 4.22 only reveals it through
-// getUserKeys.
-func userView(c *kernel.Call, u *model.User) map[string]any {
-	a := c.State.Account(u.AccountID)
-	d := c.State.Domain(a.DomainID)
-	v := map[string]any{"id": u.ID, "username": u.Username, "firstname": u.Firstname,
-		"lastname": u.Lastname, "created": kernel.CsTime(u.Created), "state": u.State, "account": a.Name,
-		"accountid": a.ID, "accounttype": a.Type, "usersource": "native", "domainid": d.ID,
-		"domain": d.Name, "iscallerchilddomain": false, "isdefault": u.IsDefault,
-		"is2faenabled": false, "is2famandated": false, "apikeyaccess": "Inherit"}
-	for k, val := range roleFields(c, a) {
-		v[k] = val
-	}
-	if u.Email != "" {
-		v["email"] = u.Email
-	}
-	if u.Timezone != "" {
-		v["timezone"] = u.Timezone
-	}
-	if u.APIKey != "" {
-		v["apikey"] = u.APIKey
-	}
-	return v
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // Affinity group types the simulator's planner implements.
@@ -29,12 +30,12 @@ func init() {
 
 // listAffinityGroupTypes is AffinityGroupServiceImpl.listAffinityGroupTypes.
 func listAffinityGroupTypes(c *kernel.Call) (any, error) {
-	var views []map[string]any
+	var rows []map[string]any
 	for _, t := range affinityGroupTypes {
-		views = append(views, map[string]any{"type": t})
+		rows = append(rows, map[string]any{"type": t})
 	}
-	start, end := kernel.PageBounds(c.Params, len(views))
-	return kernel.ListBody("affinityGroupType", len(views), views[start:end]), nil
+	start, end := kernel.PageBounds(c.Params, len(rows))
+	return kernel.ListBody("affinityGroupType", len(rows), rows[start:end]), nil
 }
 
 // affinityGroupByName finds an account's group; names compare
@@ -73,7 +74,7 @@ func createAffinityGroup(c *kernel.Call) (*kernel.AsyncJob, error) {
 	c.Changed()
 	return &kernel.AsyncJob{InstanceType: "AffinityGroup", InstanceID: id, Created: true,
 		CmdClass: "org.apache.cloudstack.api.command.user.affinitygroup.CreateAffinityGroupCmd",
-		Run:      func() (any, error) { return map[string]any{"affinitygroup": affinityGroupView(c, g)}, nil },
+		Run:      func() (any, error) { return map[string]any{"affinitygroup": views.AffinityGroupView(c, g)}, nil },
 		Fail:     func(*kernel.APIError) { removeAffinityGroup(c.State, g) },
 	}, nil
 }
@@ -91,21 +92,10 @@ func removeAffinityGroup(st *model.State, g *model.AffinityGroup) {
 	}
 }
 
-// members are a group's VMs that are not expunged.
-func members(st *model.State, g *model.AffinityGroup) []*model.VirtualMachine {
-	var out []*model.VirtualMachine
-	for _, vm := range st.VMs {
-		if vm.Removed == nil && model.ContainsFold(vm.AffinityGroupIDs, g.ID) {
-			out = append(out, vm)
-		}
-	}
-	return out
-}
-
 // listAffinityGroups is QueryManagerImpl.searchForAffinityGroups.
 func listAffinityGroups(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.AffinityGroup]{Key: "affinitygroup", ID: (*model.AffinityGroup).UUID,
-		Name: func(g *model.AffinityGroup) string { return g.Name }, View: affinityGroupView}
+		Name: func(g *model.AffinityGroup) string { return g.Name }, View: views.AffinityGroupView}
 	p := c.Params
 	return l.Run(c, c.State.AffinityGroups, func(g *model.AffinityGroup) bool {
 		if !kernel.OptEq(p.Get("type"), g.Type) {
@@ -117,20 +107,6 @@ func listAffinityGroups(c *kernel.Call) (any, error) {
 		}
 		return true
 	})
-}
-
-// affinityGroupView is AffinityGroupJoinDaoImpl.newAffinityGroupResponse.
-func affinityGroupView(c *kernel.Call, g *model.AffinityGroup) map[string]any {
-	ids := []string{}
-	for _, vm := range members(c.State, g) {
-		ids = append(ids, vm.ID)
-	}
-	v := map[string]any{"id": g.ID, "name": g.Name, "type": g.Type, "virtualmachineIds": ids}
-	if g.Description != "" {
-		v["description"] = g.Description
-	}
-	addOwner(c, v, g.AccountID)
-	return v
 }
 
 // deleteAffinityGroup is AffinityGroupServiceImpl.deleteAffinityGroup: by id

@@ -8,6 +8,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // addCluster and addHost: ResourceManagerImpl.discoverCluster and
@@ -33,7 +34,7 @@ func addCluster(c *kernel.Call) (any, error) {
 	}
 	c.Changed()
 	// AddClusterCmd answers a ListResponse of the one cluster.
-	return kernel.ListBody("cluster", 1, []map[string]any{clusterView(c, cl)}), nil
+	return kernel.ListBody("cluster", 1, []map[string]any{views.ClusterView(c, cl)}), nil
 }
 
 // addCluster follows ResourceManagerImpl.discoverCluster for a CloudManaged
@@ -109,7 +110,7 @@ func addHost(c *kernel.Call) (any, error) {
 	}
 	c.Changed()
 	// AddHostCmd answers a ListResponse of the discovered hosts.
-	return kernel.ListBody("host", 1, []map[string]any{hostView(c, h)}), nil
+	return kernel.ListBody("host", 1, []map[string]any{views.HostView(c, h)}), nil
 }
 
 // addHost follows ResourceManagerImpl.discoverHosts and discoverHostsFull

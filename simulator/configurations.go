@@ -10,6 +10,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // presetDurationSetting stores a duration given on the command line as the
@@ -74,34 +75,11 @@ func listConfigurations(c *kernel.Call) (any, error) {
 		}
 	}
 	l := kernel.Lister[*model.SettingDef]{Key: "configuration", ID: func(d *model.SettingDef) string { return d.Name },
-		Name: func(d *model.SettingDef) string { return d.Name }, NameLike: true, View: configView,
+		Name: func(d *model.SettingDef) string { return d.Name }, NameLike: true, View: views.ConfigView,
 		Keyword: func(d *model.SettingDef) []string {
 			return []string{d.Name, "DEFAULT", d.Component, d.Description, d.Category, c.State.Setting(d.Name)}
 		}}
 	return l.Run(c, rows)
-}
-
-// configView is ApiResponseHelper.createConfigurationResponse for a global
-// setting (ListCfgsByCmd.setScope leaves scope out at global scope).
-func configView(c *kernel.Call, d *model.SettingDef) map[string]any {
-	v := map[string]any{"category": d.Category, "name": d.Name, "description": d.Description,
-		"isdynamic": d.Dynamic, "component": d.Component, "type": configValueType(d.Kind)}
-	if val := c.State.SettingValue(d.Name); val != nil {
-		v["value"] = *val
-	}
-	if d.DefaultValue != nil {
-		v["defaultvalue"] = *d.DefaultValue
-	}
-	return v
-}
-
-// configValueType is ConfigurationManagerImpl.parseConfigurationTypeIntoString
-// (Configuration.ValueType) for the modelled types.
-func configValueType(kind string) string {
-	if kind == model.ConfigTypeInteger {
-		return "Number"
-	}
-	return "String"
 }
 
 // updateConfiguration is ConfigurationManagerImpl.updateConfiguration for
@@ -116,7 +94,7 @@ func updateConfiguration(c *kernel.Call) (any, error) {
 		return nil, kernel.ParamError("Config parameter with name %s doesn't exist", name)
 	}
 	if !c.Params.Has("value") {
-		return map[string]any{"configuration": configView(c, d)}, nil
+		return map[string]any{"configuration": views.ConfigView(c, d)}, nil
 	}
 	scope, err := configScope(c)
 	if err != nil {
@@ -137,7 +115,7 @@ func updateConfiguration(c *kernel.Call) (any, error) {
 	}
 	c.State.Settings[name] = value
 	c.Changed()
-	return map[string]any{"configuration": configView(c, d)}, nil
+	return map[string]any{"configuration": views.ConfigView(c, d)}, nil
 }
 
 // positiveIntSettings are the modelled names in ConfigurationManagerImpl's

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
@@ -21,7 +22,7 @@ func createDiskOffering(c *kernel.Call) (any, error) {
 		return nil, err
 	}
 	c.Changed()
-	return map[string]any{"diskoffering": diskOfferingView(o)}, nil
+	return map[string]any{"diskoffering": views.DiskOfferingView(o)}, nil
 }
 
 // newDiskOffering is ConfigurationManagerImpl.createDiskOffering and

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
@@ -71,7 +72,7 @@ func createFirewallRule(c *kernel.Call) (*kernel.AsyncJob, error) {
 		CmdClass: "org.apache.cloudstack.api.command.user.firewall.CreateFirewallRuleCmd",
 		Run: func() (any, error) {
 			applyRules(c, ip.ID, model.PurposeFirewall)
-			return map[string]any{"firewallrule": firewallRuleView(c, rule)}, nil
+			return map[string]any{"firewallrule": views.FirewallRuleView(c, rule)}, nil
 		},
 		Fail: func(*kernel.APIError) { // execute's finally: revokeIngressFwRule
 			rule.State = model.RuleRevoke
@@ -124,7 +125,7 @@ func listFirewallRules(c *kernel.Call) (any, error) {
 	if err := ipReadyForRules(c, p.Get("ipaddressid"), "firewall rules"); err != nil {
 		return nil, err
 	}
-	return listRules(c, "firewallrule", firewallRuleView, func(r *model.NetRule) bool {
+	return listRules(c, "firewallrule", views.FirewallRuleView, func(r *model.NetRule) bool {
 		return r.Purpose == model.PurposeFirewall && kernel.OptEq(p.Get("ipaddressid"), r.IPID) &&
 			kernel.OptEq(p.Get("networkid"), r.NetworkID) && displayed(p, r) &&
 			taggedWith(c.State, "FirewallRule", r.ID, p.Map("tags"))
@@ -159,34 +160,11 @@ func listRules(c *kernel.Call, key string, view func(*kernel.Call, *model.NetRul
 		}
 	}
 	start, end := kernel.PageBounds(c.Params, len(hits))
-	views := make([]map[string]any, 0, end-start)
+	rows := make([]map[string]any, 0, end-start)
 	for _, r := range hits[start:end] {
-		views = append(views, view(c, r))
+		rows = append(rows, view(c, r))
 	}
-	return kernel.ListBody(key, len(hits), views)
-}
-
-// firewallRuleView is ApiLoadBalancerFirewallResponseServiceImpl.createFirewallResponse.
-func firewallRuleView(c *kernel.Call, r *model.NetRule) map[string]any {
-	v := map[string]any{"id": r.ID, "protocol": r.Protocol, "cidrlist": strings.Join(r.CIDRs, ","),
-		"destcidrlist": "", "networkid": r.NetworkID, "fordisplay": r.Display, "traffictype": "Ingress",
-		"tags": resourceTagViews(c, "FirewallRule", r.ID), "state": r.ViewState()}
-	if r.StartPort != nil {
-		v["startport"] = *r.StartPort
-	}
-	if r.EndPort != nil {
-		v["endport"] = *r.EndPort
-	}
-	if r.ICMPCode != nil {
-		v["icmpcode"] = *r.ICMPCode
-	}
-	if r.ICMPType != nil {
-		v["icmptype"] = *r.ICMPType
-	}
-	if ip, ok := model.ByID(c.State.PublicIPs, r.IPID); ok {
-		v["ipaddressid"], v["ipaddress"] = ip.ID, ip.Address
-	}
-	return v
+	return kernel.ListBody(key, len(hits), rows)
 }
 
 // deleteFirewallRule is DeleteFirewallRuleCmd: the owner lookup refuses a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 type guestView struct {
@@ -89,11 +90,11 @@ func TestVolumePathIsForTheRootAdminOnly(t *testing.T) {
 	v := e.srv.State.VolumesOf(vm)[0]
 	admin := &kernel.Call{Engine: e.srv.Engine, State: e.srv.State, Account: e.srv.State.Accounts[0]}
 	user := &kernel.Call{Engine: e.srv.Engine, State: e.srv.State, Account: &model.Account{ID: "u", Type: 0}}
-	if full := volumeView(admin, v); full["path"] != v.Path || full["hypervisor"] != "XenServer" || full["storage"] != "PS0" {
+	if full := views.VolumeView(admin, v); full["path"] != v.Path || full["hypervisor"] != "XenServer" || full["storage"] != "PS0" {
 		t.Errorf("root admin's view %v", full)
 	}
 	for _, k := range []string{"path", "hypervisor", "storage", "storagetype"} {
-		if got, ok := volumeView(user, v)[k]; ok {
+		if got, ok := views.VolumeView(user, v)[k]; ok {
 			t.Errorf("a user sees %s = %v", k, got)
 		}
 	}

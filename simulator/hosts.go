@@ -1,11 +1,11 @@
 package simulator
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func newHost(st *model.State, clusterID, podID, zoneID, hv, ip string, now time.Time) *model.Host {
@@ -13,19 +13,6 @@ func newHost(st *model.State, clusterID, podID, zoneID, hv, ip string, now time.
 	return &model.Host{ID: id, InternalID: internal, Name: "SimulatedAgent." + model.NewUUID(), ClusterID: clusterID,
 		PodID: podID, ZoneID: zoneID, Hypervisor: hv, IPAddress: ip, State: model.HostUp, ResourceState: model.ResourceEnabled,
 		CPUNumber: 4, CPUSpeed: 8000, MemoryTotal: 8 << 30, Created: now}
-}
-
-// hypervisorVersion is what each hypervisor's hosts report.
-func hypervisorVersion(hv string) string {
-	switch hv {
-	case "XenServer":
-		return "8.2.0"
-	case "VMware":
-		return "8.0"
-	case "KVM":
-		return ""
-	}
-	return cloudStackVersion
 }
 
 func init() {
@@ -43,55 +30,14 @@ func init() {
 // access groups.
 func listHosts(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.Host]{Key: "host", ID: (*model.Host).UUID, Name: func(h *model.Host) string { return h.Name },
-		Keyword: func(h *model.Host) []string { return []string{h.Name, h.State, "Routing", cloudStackVersion} },
-		Zone:    func(h *model.Host) string { return h.ZoneID }, View: hostView}
+		Keyword: func(h *model.Host) []string { return []string{h.Name, h.State, "Routing", views.CloudStackVersion} },
+		Zone:    func(h *model.Host) string { return h.ZoneID }, View: views.HostView}
 	p := c.Params
 	return l.Run(c, c.State.Hosts, func(h *model.Host) bool {
 		return kernel.OptEq(p.Get("podid"), h.PodID) && kernel.OptEq(p.Get("clusterid"), h.ClusterID) &&
 			kernel.OptEq(p.Get("hypervisor"), h.Hypervisor) && kernel.OptEq(p.Get("state"), h.State) &&
 			kernel.OptEq(p.Get("resourcestate"), h.ResourceState) && kernel.OptEq(p.Get("type"), "Routing")
 	})
-}
-
-// allocation sums what the VMs placed on a host use.
-func allocation(st *model.State, hostID string) (cpuMHz, memBytes int64) {
-	for _, vm := range st.VMs {
-		if vm.HostID == hostID && vm.UsesHost() {
-			cpuMHz += int64(vm.CPUNumber) * int64(vm.CPUSpeed)
-			memBytes += int64(vm.Memory) << 20
-		}
-	}
-	return cpuMHz, memBytes
-}
-
-// hostView is the HostResponse of HostJoinDaoImpl.newHostResponse (not
-// re-read): capacity from the VMs placed on the host, overcommit 1.0.
-func hostView(c *kernel.Call, h *model.Host) map[string]any {
-	z, p, cl := c.State.Zone(h.ZoneID), c.State.Pod(h.PodID), c.State.Cluster(h.ClusterID)
-	cpu, mem := allocation(c.State, h.ID)
-	totalCPU := int64(h.CPUNumber) * h.CPUSpeed
-	return map[string]any{"id": h.ID, "name": h.Name, "type": "Routing", "state": h.State,
-		"resourcestate": h.ResourceState, "ipaddress": h.IPAddress, "hypervisor": h.Hypervisor,
-		"hypervisorversion": hypervisorVersion(h.Hypervisor), "version": cloudStackVersion,
-		"zoneid": z.ID, "zonename": z.Name, "podid": p.ID, "podname": p.Name, "clusterid": cl.ID,
-		"clustername": cl.Name, "clustertype": "CloudManaged", "cpunumber": h.CPUNumber, "cpusockets": 1,
-		"cpuspeed": h.CPUSpeed, "cpuwithoverprovisioning": fmt.Sprint(totalCPU),
-		"cpuallocatedvalue": cpu, "cpuallocated": percent(cpu, totalCPU),
-		"cpuallocatedpercentage": percent(cpu, totalCPU), "cpuallocatedwithoverprovisioning": percent(cpu, totalCPU),
-		"memorytotal": h.MemoryTotal, "memorywithoverprovisioning": fmt.Sprint(h.MemoryTotal),
-		"memoryallocated": mem, "memoryallocatedbytes": mem, "memoryallocatedpercentage": percent(mem, h.MemoryTotal),
-		"capabilities": "hvm", "created": kernel.CsTime(h.Created), "lastpinged": kernel.CsTime(time.Unix(1600000, 0)),
-		"managementserverid": c.State.ManagementServerID, "islocalstorageactive": false, "hahost": false,
-		"hasannotations": false, "arch": "x86_64", "encryptionsupported": true,
-		"hostha":              map[string]any{"haenable": false, "hastate": "Disabled"},
-		"outofbandmanagement": map[string]any{"enabled": false, "powerstate": "Disabled"}}
-}
-
-func percent(used, total int64) string {
-	if total <= 0 {
-		return "0%"
-	}
-	return fmt.Sprintf("%.2f%%", float64(used)*100/float64(total))
 }
 
 // prepareHostForMaintenance is PrepareForMaintenanceCmd.execute →
@@ -166,7 +112,7 @@ func hostJob(c *kernel.Call, h *model.Host, class, target, previous string, refu
 				return nil, refused
 			}
 			h.ResourceState = target
-			return map[string]any{"host": hostView(c, h)}, nil
+			return map[string]any{"host": views.HostView(c, h)}, nil
 		},
 		Fail: func(*kernel.APIError) { h.ResourceState = previous },
 	}

@@ -3,6 +3,7 @@ package simulator
 import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // setHypervisor switches every cluster and host to hv (a restart with a
@@ -47,7 +48,7 @@ func listZones(c *kernel.Call) (any, error) {
 			}
 			return []string{z.Name}
 		},
-		View: zoneView}
+		View: views.ZoneView}
 	if p.Get("id") != "" {
 		l.Name = nil // id wins over name
 	}
@@ -57,54 +58,20 @@ func listZones(c *kernel.Call) (any, error) {
 	})
 }
 
-// zoneView is DataCenterJoinDaoImpl.newDataCenterResponse's ZoneResponse:
-// the DNS servers and the guest CIDR only in ResponseView.Full (the
-// ...ByAdmin command a root admin's role maps to; account type 1 here).
-func zoneView(c *kernel.Call, z *model.Zone) map[string]any {
-	v := map[string]any{"id": z.ID, "name": z.Name, "networktype": z.NetworkType,
-		"allocationstate": z.Allocation, "zonetoken": z.Token, "securitygroupsenabled": false,
-		"localstorageenabled": false, "dhcpprovider": "VirtualRouter", "type": "Core",
-		"hasannotations": false, "ismultiarch": false, "isnsxenabled": false, "routedmodeenabled": false,
-		"allowuserspecifyvrmtu": false, "routerprivateinterfacemaxmtu": 1500,
-		"routerpublicinterfacemaxmtu": 1500, "tags": []any{}, "resourcedetails": map[string]string{}}
-	shown := map[string]string{"domain": z.Domain}
-	if c.Account.Type == 1 {
-		for k, val := range map[string]string{"dns1": z.DNS1, "dns2": z.DNS2, "internaldns1": z.InternalDNS,
-			"internaldns2": z.InternalDNS2, "guestcidraddress": z.GuestCIDR} {
-			shown[k] = val
-		}
-	}
-	for k, val := range shown {
-		if val != "" {
-			v[k] = val
-		}
-	}
-	return v
-}
-
 // listPods is searchForPods (ManagementServerImpl; PodVlanListingServiceImpl
 // on main): id, name EQ (as main; an older release used LIKE), zone and
 // allocationstate EQ (the keyword part not read: LIKE on the name here).
 func listPods(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.Pod]{Key: "pod", ID: (*model.Pod).UUID, Name: func(p *model.Pod) string { return p.Name },
-		Zone: func(p *model.Pod) string { return p.ZoneID }, View: podView}
+		Zone: func(p *model.Pod) string { return p.ZoneID }, View: views.PodView}
 	return l.Run(c, c.State.Pods, func(p *model.Pod) bool { return kernel.OptEq(c.Params.Get("allocationstate"), p.Allocation) })
-}
-
-func podView(c *kernel.Call, p *model.Pod) map[string]any {
-	z := c.State.Zone(p.ZoneID)
-	return map[string]any{"id": p.ID, "name": p.Name, "zoneid": z.ID, "zonename": z.Name,
-		"gateway": p.Gateway, "netmask": p.Netmask, "startip": []string{p.StartIP}, "endip": []string{p.EndIP},
-		"forsystemvms": []string{"0"}, "vlanid": []string{"vlan://untagged"}, "allocationstate": p.Allocation,
-		"hasannotations": false, "ipranges": []map[string]any{{"startip": p.StartIP, "endip": p.EndIP,
-			"gateway": p.Gateway, "forsystemvms": "0", "vlanid": "vlan://untagged"}}}
 }
 
 // listClusters is ManagementServerImpl.searchForClusters (not re-read):
 // every cluster is CloudManaged and Managed.
 func listClusters(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.Cluster]{Key: "cluster", ID: (*model.Cluster).UUID, Name: func(cl *model.Cluster) string { return cl.Name },
-		Zone: func(cl *model.Cluster) string { return cl.ZoneID }, View: clusterView}
+		Zone: func(cl *model.Cluster) string { return cl.ZoneID }, View: views.ClusterView}
 	p := c.Params
 	return l.Run(c, c.State.Clusters, func(cl *model.Cluster) bool {
 		return kernel.OptEq(p.Get("podid"), cl.PodID) && kernel.OptEq(p.Get("hypervisor"), cl.Hypervisor) &&
@@ -113,31 +80,19 @@ func listClusters(c *kernel.Call) (any, error) {
 	})
 }
 
-func clusterView(c *kernel.Call, cl *model.Cluster) map[string]any {
-	z, p := c.State.Zone(cl.ZoneID), c.State.Pod(cl.PodID)
-	return map[string]any{"id": cl.ID, "name": cl.Name, "podid": p.ID, "podname": p.Name, "zoneid": z.ID,
-		"zonename": z.Name, "hypervisortype": cl.Hypervisor, "clustertype": "CloudManaged",
-		"allocationstate": cl.Allocation, "managedstate": "Managed", "cpuovercommitratio": "1.0",
-		"memoryovercommitratio": "1.0", "arch": "x86_64", "hasannotations": false,
-		"resourcedetails": map[string]string{"cpuOvercommitRatio": "1.0", "memoryOvercommitRatio": "1.0"}}
-}
-
 // listHypervisors answers the hypervisors of the zone's clusters
 // (ManagementServerImpl.getHypervisors, not re-read).
 func listHypervisors(c *kernel.Call) (any, error) {
 	seen := map[string]bool{}
-	var views []map[string]any
+	var rows []map[string]any
 	for _, cl := range c.State.Clusters {
 		if kernel.OptEq(c.Params.Get("zoneid"), cl.ZoneID) && !seen[cl.Hypervisor] {
 			seen[cl.Hypervisor] = true
-			views = append(views, map[string]any{"name": cl.Hypervisor})
+			rows = append(rows, map[string]any{"name": cl.Hypervisor})
 		}
 	}
-	return kernel.ListBody("hypervisor", len(views), views), nil
+	return kernel.ListBody("hypervisor", len(rows), rows), nil
 }
-
-// cloudStackVersion is the version the simulator claims to be.
-const cloudStackVersion = "4.22.0.0"
 
 // listCapabilities is ManagementServerImpl.listCapabilities (ListCapabilitiesCmd)
 // with 4.22's defaults: the allowUser* flags are the setting OR an admin
@@ -149,7 +104,7 @@ const cloudStackVersion = "4.22.0.0"
 func listCapabilities(c *kernel.Call) (any, error) {
 	admin := c.Account.IsAdmin()
 	capability := map[string]any{
-		"cloudstackversion": cloudStackVersion, "securitygroupsenabled": false,
+		"cloudstackversion": views.CloudStackVersion, "securitygroupsenabled": false,
 		"userpublictemplateenabled": true, "supportELB": "false", "projectinviterequired": false,
 		"allowusercreateprojects": true, "customdiskofferingminsize": 1, "customdiskofferingmaxsize": 1024,
 		"regionsecondaryenabled": false, "kvmsnapshotenabled": true, "allowuserviewdestroyedvm": admin,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
@@ -63,7 +64,7 @@ func createIPForwardingRule(c *kernel.Call) (*kernel.AsyncJob, error) {
 		Run: func() (any, error) {
 			applyRules(c, ip.ID, model.PurposeFirewall)
 			applyRules(c, ip.ID, model.PurposeStaticNat)
-			return map[string]any{"ipforwardingrule": ipForwardingView(c, rule)}, nil
+			return map[string]any{"ipforwardingrule": views.IPForwardingView(c, rule)}, nil
 		},
 		Fail: func(*kernel.APIError) { // execute's finally: revoke both rules
 			revokeRelatedFirewallRule(c, rule.ID)
@@ -80,30 +81,11 @@ func listIPForwardingRules(c *kernel.Call) (any, error) {
 	if err := ipReadyForRules(c, p.Get("ipaddressid"), "port forwarding rules"); err != nil {
 		return nil, err
 	}
-	return listRules(c, "ipforwardingrule", ipForwardingView, func(r *model.NetRule) bool {
+	return listRules(c, "ipforwardingrule", views.IPForwardingView, func(r *model.NetRule) bool {
 		ip, _ := model.ByID(c.State.PublicIPs, r.IPID)
 		return r.Purpose == model.PurposeStaticNat && kernel.OptEq(p.Get("ipaddressid"), r.IPID) &&
 			(p.Get("virtualmachineid") == "" || (ip != nil && strings.EqualFold(ip.VMID, p.Get("virtualmachineid"))))
 	}), nil
-}
-
-// ipForwardingView is ApiLoadBalancerFirewallResponseServiceImpl.
-// createIpForwardingRuleResponse. IpForwardingRuleResponse declares
-// ipaddressid a Long and the address's database id goes there, so it is a
-// JSON number, not the address's UUID.
-func ipForwardingView(c *kernel.Call, r *model.NetRule) map[string]any {
-	v := map[string]any{"id": r.ID, "protocol": r.Protocol, "startport": *r.StartPort, "endport": *r.EndPort,
-		"state": r.ViewState()}
-	ip, ok := model.ByID(c.State.PublicIPs, r.IPID)
-	if !ok {
-		return v
-	}
-	v["ipaddressid"], v["ipaddress"] = ip.InternalID, ip.Address
-	if vm, found := model.ByID(c.State.VMs, ip.VMID); found && ip.VMIP != "" && vm.Removed == nil {
-		v["virtualmachineid"], v["virtualmachinename"] = vm.ID, vm.Name
-		v["virtualmachinedisplayname"] = model.FirstNonEmpty(vm.DisplayName, vm.Name)
-	}
-	return v
 }
 
 // deleteIPForwardingRule is DeleteIpForwardingRuleCmd: the related

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
@@ -213,15 +214,15 @@ func listLoadBalancerRuleInstances(c *kernel.Call) (any, error) {
 	if !c.Params.Bool("applied", true) {
 		vms = nil
 	}
-	views := make([]map[string]any, 0, len(vms))
+	rows := make([]map[string]any, 0, len(vms))
 	for _, vm := range vms {
-		views = append(views, lbInstanceView(c, r, vm))
+		rows = append(rows, views.LBInstanceView(c, r, vm))
 	}
 	key := "loadbalancerruleinstance"
 	if c.Params.Bool("lbvmips", false) {
 		key = "lbrulevmidip"
 	}
-	return kernel.ListBody(key, len(views), views), nil
+	return kernel.ListBody(key, len(rows), rows), nil
 }
 
 func containsVM(list []*model.VirtualMachine, vm *model.VirtualMachine) bool {
@@ -231,22 +232,4 @@ func containsVM(list []*model.VirtualMachine, vm *model.VirtualMachine) bool {
 		}
 	}
 	return false
-}
-
-// lbInstanceView is a UserVmResponse ("loadbalancerruleinstance"), or with
-// lbvmips a LoadBalancerRuleVmMapResponse holding it and the VM's mapped
-// addresses. The mapping's service state is null until a health check sets
-// it, so servicestate is absent.
-func lbInstanceView(c *kernel.Call, r *model.NetRule, vm *model.VirtualMachine) map[string]any {
-	v := vmView(c, vm)
-	if !c.Params.Bool("lbvmips", false) {
-		return v
-	}
-	var ips []string
-	for _, m := range r.LB.Members {
-		if strings.EqualFold(m.VMID, vm.ID) {
-			ips = append(ips, m.VMIP)
-		}
-	}
-	return map[string]any{"loadbalancerruleinstance": v, "lbvmipaddresses": ips}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
@@ -47,7 +48,7 @@ func createLoadBalancerRule(c *kernel.Call) (*kernel.AsyncJob, error) {
 			if open {
 				applyRules(c, ip.ID, model.PurposeFirewall)
 			}
-			return map[string]any{"loadbalancer": lbView(c, rule)}, nil
+			return map[string]any{"loadbalancer": views.LBView(c, rule)}, nil
 		},
 		Fail: func(*kernel.APIError) { // execute's finally: revoke the firewall rule, delete the rule
 			revokeRelatedFirewallRule(c, rule.ID)
@@ -223,7 +224,7 @@ func lbCIDRString(list []string) (string, *kernel.APIError) {
 func listLoadBalancerRules(c *kernel.Call) (any, error) {
 	p := c.Params
 	l := kernel.Lister[*model.NetRule]{Key: "loadbalancerrule", ID: (*model.NetRule).UUID, Name: func(r *model.NetRule) string { return r.LB.Name },
-		Keyword: func(r *model.NetRule) []string { return []string{r.LB.Name, r.LB.Description} }, View: lbView}
+		Keyword: func(r *model.NetRule) []string { return []string{r.LB.Name, r.LB.Description} }, View: views.LBView}
 	var lbs []*model.NetRule
 	for _, r := range c.State.Rules {
 		if r.Removed == nil && r.LB != nil {
@@ -238,26 +239,6 @@ func listLoadBalancerRules(c *kernel.Call) (any, error) {
 			displayed(p, r) &&
 			taggedWith(c.State, "LoadBalancer", r.ID, p.Map("tags"))
 	})
-}
-
-// lbView is ApiLoadBalancerFirewallResponseServiceImpl.createLoadBalancerResponse.
-func lbView(c *kernel.Call, r *model.NetRule) map[string]any {
-	v := map[string]any{"id": r.ID, "name": r.LB.Name, "publicport": model.Itoa(*r.StartPort),
-		"privateport": model.Itoa(r.LB.PrivatePort), "algorithm": r.LB.Algorithm, "fordisplay": r.Display,
-		"state": r.ViewState(), "networkid": r.NetworkID, "tags": resourceTagViews(c, "LoadBalancer", r.ID)}
-	for k, s := range map[string]string{"description": r.LB.Description, "protocol": r.LB.Protocol, "cidrlist": r.LB.CIDRList} {
-		if s != "" {
-			v[k] = s
-		}
-	}
-	if ip, ok := model.ByID(c.State.PublicIPs, r.IPID); ok {
-		v["publicipid"], v["publicip"] = ip.ID, ip.Address
-		if z := c.State.Zone(ip.ZoneID); z != nil {
-			v["zoneid"], v["zonename"] = z.ID, z.Name
-		}
-	}
-	addOwner(c, v, r.AccountID)
-	return v
 }
 
 // applyLB is the end of LoadBalancingRulesManagerImpl.applyLoadBalancerRules
@@ -343,7 +324,7 @@ func updateLoadBalancerRule(c *kernel.Call) (*kernel.AsyncJob, error) {
 			applyLB(c, r)
 		}
 		c.Changed()
-		return map[string]any{"loadbalancer": lbView(c, r)}, nil
+		return map[string]any{"loadbalancer": views.LBView(c, r)}, nil
 	}
 	return job, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // The virtual router's metadata service, as a guest sees it at
@@ -121,7 +122,7 @@ func vmMetadata(st *model.State, vm *model.VirtualMachine) [][2]string {
 	}
 	add("local-ipv4", guestIP)
 	publicIP, publicHost := guestIP, ""
-	if ip := staticNATOf(st, vm.ID); ip != nil {
+	if ip := views.StaticNATOf(st, vm.ID); ip != nil {
 		publicIP, publicHost = ip.Address, ip.Address
 	}
 	add("public-ipv4", publicIP)

@@ -1,12 +1,12 @@
 package simulator
 
 import (
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // Network offerings: ConfigurationManagerImpl.createNetworkOffering and
@@ -19,11 +19,6 @@ func init() {
 		kernel.Command{Name: "listNetworkOfferings", IDKind: model.KindNetworkOffering, Sync: listNetworkOfferings},
 	)
 }
-
-// networkServices are Network.Service's names (getService matches them
-// case-insensitively).
-var networkServices = []string{"Vpn", "Dhcp", "Dns", "Gateway", "Firewall", "Lb", "UserData", "SourceNat",
-	"StaticNat", "PortForwarding", "SecurityGroup", "NetworkACL", "Connectivity", "BaremetalPxeService"}
 
 // networkProviders are the Network.Provider names the simulator's physical
 // networks carry (Provider.getProvider matches case-insensitively).
@@ -72,7 +67,7 @@ func createNetworkOffering(c *kernel.Call) (any, error) {
 		return nil, err
 	}
 	c.Changed()
-	return map[string]any{"networkoffering": networkOfferingView(o)}, nil
+	return map[string]any{"networkoffering": views.NetworkOfferingView(o)}, nil
 }
 
 // createNetworkOffering follows ConfigurationManagerImpl.createNetworkOffering:
@@ -103,7 +98,7 @@ func makeNetworkOffering(st *model.State, s offeringSpec, now time.Time) (*model
 		Created: now}
 	forVPC := s.ForVPC
 	for _, name := range s.Services {
-		svc := canonical(networkServices, name)
+		svc := canonical(views.NetworkServices, name)
 		if svc == "" || svc == "Gateway" {
 			return nil, kernel.ParamError("Invalid service %s", name)
 		}
@@ -140,7 +135,7 @@ func setProviders(o *model.NetworkOffering, providers map[string][]string) *kern
 	var dhcp string
 	vrUserData := false
 	for name, provs := range providers {
-		svc := canonical(networkServices, name)
+		svc := canonical(views.NetworkServices, name)
 		if _, ok := o.Services[svc]; !ok || svc == "" {
 			return kernel.ParamError("Service %s is not enabled for the network offering, can't add a provider to it", name)
 		}
@@ -188,7 +183,7 @@ func updateNetworkOffering(c *kernel.Call) (any, error) {
 		o.Tags = p.Get("tags")
 	}
 	c.Changed()
-	return map[string]any{"networkoffering": networkOfferingView(o)}, nil
+	return map[string]any{"networkoffering": views.NetworkOfferingView(o)}, nil
 }
 
 func changeNetworkOffering(st *model.State, o *model.NetworkOffering, name, text, availability, stateName string) *kernel.APIError {
@@ -228,7 +223,7 @@ func listNetworkOfferings(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.NetworkOffering]{Key: "networkoffering", ID: (*model.NetworkOffering).UUID,
 		Name:    func(o *model.NetworkOffering) string { return o.Name },
 		Keyword: func(o *model.NetworkOffering) []string { return []string{o.Name, o.DisplayText} },
-		View:    kernel.PlainView(networkOfferingView)}
+		View:    kernel.PlainView(views.NetworkOfferingView)}
 	p := c.Params
 	return l.Run(c, c.State.NetworkOfferings, func(o *model.NetworkOffering) bool {
 		return kernel.OptEq(p.Get("guestiptype"), o.GuestType) && kernel.OptEq(p.Get("state"), o.State) &&
@@ -243,39 +238,9 @@ func listNetworkOfferings(c *kernel.Call) (any, error) {
 
 func hasAll(o *model.NetworkOffering, services []string) bool {
 	for _, s := range services {
-		if !o.Has(canonical(networkServices, s)) {
+		if !o.Has(canonical(views.NetworkServices, s)) {
 			return false
 		}
 	}
 	return true
-}
-
-// networkOfferingView is ApiResponseHelper.createNetworkOfferingResponse.
-func networkOfferingView(o *model.NetworkOffering) map[string]any {
-	return map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "traffictype": "Guest",
-		"isdefault": false, "specifyvlan": o.SpecifyVLAN, "conservemode": o.ConserveMode,
-		"specifyipranges": o.SpecifyIPRanges, "availability": o.Availability, "state": o.State,
-		"guestiptype": o.GuestType, "forvpc": o.ForVPC, "fortungsten": false, "fornsx": false,
-		"ispersistent": o.Persistent, "egressdefaultpolicy": o.EgressDefault, "supportsstrechedl2subnet": false,
-		"supportspublicaccess": false, "supportsinternallb": false, "internetprotocol": "IPv4",
-		"created": kernel.CsTime(o.Created), "hasannotations": false, "networkrate": 200, "service": serviceViews(o),
-		"tags": o.Tags}
-}
-
-// serviceViews are the offering's services in Network.Service's order, each
-// with its providers.
-func serviceViews(o *model.NetworkOffering) []map[string]any {
-	out := []map[string]any{}
-	for _, svc := range networkServices {
-		provs, ok := o.Services[svc]
-		if !ok {
-			continue
-		}
-		pv := []map[string]any{}
-		for _, p := range slices.Sorted(slices.Values(provs)) {
-			pv = append(pv, map[string]any{"name": p})
-		}
-		out = append(out, map[string]any{"name": svc, "provider": pv})
-	}
-	return out
 }

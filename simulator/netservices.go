@@ -7,6 +7,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // The network-service checks the rule families share: what a network's
@@ -72,7 +73,7 @@ func ipServices(st *model.State, ip *model.PublicIP, includingFirewall bool) []s
 		}
 	}
 	var out []string
-	for _, s := range networkServices {
+	for _, s := range views.NetworkServices {
 		if set[s] {
 			out = append(out, s)
 		}

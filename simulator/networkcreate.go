@@ -10,6 +10,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // createNetwork and the network's implementation: NetworkServiceImpl.createGuestNetwork,
@@ -47,7 +48,7 @@ func createNetwork(c *kernel.Call) (any, error) {
 		return nil, err
 	}
 	c.Changed()
-	return map[string]any{"network": networkView(c, n)}, nil
+	return map[string]any{"network": views.NetworkView(c, n)}, nil
 }
 
 // createNetwork follows NetworkServiceImpl.createGuestNetwork and

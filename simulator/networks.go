@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
@@ -29,7 +30,7 @@ func listNetworks(c *kernel.Call) (any, error) {
 		return nil, kernel.ParamError("Invalid value of networkfilter: %s", f)
 	}
 	l := kernel.Lister[*model.Network]{Key: "network", ID: (*model.Network).UUID, Name: func(n *model.Network) string { return n.Name },
-		Zone: func(n *model.Network) string { return n.ZoneID }, View: networkView}
+		Zone: func(n *model.Network) string { return n.ZoneID }, View: views.NetworkView}
 	newestFirst := make([]*model.Network, 0, len(c.State.Networks))
 	for i := len(c.State.Networks) - 1; i >= 0; i-- {
 		newestFirst = append(newestFirst, c.State.Networks[i])
@@ -56,35 +57,4 @@ var networkFilters = []string{"Account", "Domain", "AccountDomain", "Shared", "A
 func networkSpecifiesIPRanges(st *model.State, n *model.Network) bool {
 	o := st.NetworkOffering(n.OfferingID)
 	return o != nil && o.SpecifyIPRanges
-}
-
-// networkView is ApiResponseHelper.createNetworkResponse; the offering's
-// fields come from the network's offering.
-func networkView(c *kernel.Call, n *model.Network) map[string]any {
-	z, a := c.State.Zone(n.ZoneID), c.State.Account(n.AccountID)
-	d := c.State.Domain(a.DomainID)
-	o := c.State.NetworkOffering(n.OfferingID)
-	if o == nil {
-		o = &model.NetworkOffering{} // every network has its offering; never nil in a consistent state
-	}
-	v := map[string]any{"id": n.ID, "name": n.Name, "displaytext": n.DisplayText, "zoneid": z.ID,
-		"zonename": z.Name, "physicalnetworkid": n.PhysicalNetworkID, "networkofferingid": n.OfferingID,
-		"networkofferingname": o.Name, "networkofferingdisplaytext": o.DisplayText,
-		"networkofferingconservemode": o.ConserveMode, "networkofferingavailability": o.Availability, "type": n.Type,
-		"state": n.State, "traffictype": "Guest", "broadcastdomaintype": "Vlan",
-		"gateway": n.Gateway, "netmask": n.Netmask,
-		"cidr": n.CIDR, "dns1": z.DNS1, "networkdomain": n.NetworkDomain, "acltype": model.Or(n.ACLType, "Account"),
-		"account": a.Name, "domainid": d.ID, "domain": d.Name, "domainpath": d.DisplayPath(),
-		"issystem": false, "isdefault": false, "ispersistent": false, "canusefordeploy": n.CanUseForDeploy(),
-		"restartrequired": false, "specifyipranges": o.SpecifyIPRanges, "specifyvlan": o.SpecifyVLAN, "redundantrouter": false,
-		"displaynetwork": true, "egressdefaultpolicy": o.EgressDefault, "supportsvmautoscaling": true,
-		"strechedl2subnet": false, "hasannotations": false, "internetprotocol": "IPv4", "privatemtu": 1500,
-		"publicmtu": 1500, "related": n.ID, "created": kernel.CsTime(n.Created), "tags": []any{},
-		"details": map[string]string{}, "service": serviceViews(o)}
-	// An Allocated network has no broadcast URI or VLAN until implemented;
-	// createNetworkResponse returns them "only to Root admin" (the Full view).
-	if n.VLAN != "" && c.Account.Type == 1 {
-		v["broadcasturi"], v["vlan"] = "vlan://"+n.VLAN, n.VLAN
-	}
-	return v
 }

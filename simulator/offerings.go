@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // seedOfferings creates the simulator's stock compute offerings - two fixed
@@ -54,11 +55,11 @@ func listServiceOfferings(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.ServiceOffering]{Key: "serviceoffering", ID: (*model.ServiceOffering).UUID,
 		Name:    func(o *model.ServiceOffering) string { return o.Name },
 		Keyword: func(o *model.ServiceOffering) []string { return []string{o.Name, o.DisplayText} },
-		View:    kernel.PlainView(serviceOfferingView)}
+		View:    kernel.PlainView(views.ServiceOfferingView)}
 	p := c.Params
 	return l.Run(c, c.State.ServiceOfferings, func(o *model.ServiceOffering) bool {
 		return !p.Bool("issystem", false) && p.Get("systemvmtype") == "" && stateMatches(p, o.Inactive) &&
-			kernel.OptEq(p.Get("storagetype"), storageType(o.LocalStorage)) && fits(o, p)
+			kernel.OptEq(p.Get("storagetype"), views.StorageType(o.LocalStorage)) && fits(o, p)
 	})
 }
 
@@ -94,88 +95,14 @@ func stateMatches(p kernel.Params, inactive bool) bool {
 	return !inactive
 }
 
-func storageType(local bool) string {
-	if local {
-		return "local"
-	}
-	return "shared"
-}
-
-func stateName(inactive bool) string {
-	if inactive {
-		return model.OfferingInactive
-	}
-	return model.OfferingActive
-}
-
-// serviceOfferingView is ServiceOfferingJoinDaoImpl.newServiceOfferingResponse;
-// Gson leaves out what is null (cpunumber, cpuspeed and memory of what a
-// customized offering leaves open).
-func serviceOfferingView(o *model.ServiceOffering) map[string]any {
-	v := map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "created": kernel.CsTime(o.Created),
-		"iscustomized": o.Dynamic(), "storagetype": storageType(o.LocalStorage),
-		"provisioningtype": model.FirstNonEmpty(o.ProvisioningType, "thin"), "offerha": o.OfferHA,
-		"limitcpuuse": o.LimitCPUUse, "isvolatile": o.Volatile, "issystem": false, "defaultuse": false,
-		"iscustomizediops": false, "cacheMode": model.FirstNonEmpty(o.CacheMode, "none"),
-		"dynamicscalingenabled": !o.NoDynamicScaling, "diskofferingstrictness": o.DiskStrictness,
-		"encryptroot": o.EncryptRoot, "hasannotations": false, "state": stateName(o.Inactive),
-		"purgeresources": false, "gpudisplay": false, "rootdisksize": o.RootDiskSizeGB}
-	setInt := func(key string, n *int) {
-		if n != nil {
-			v[key] = *n
-		}
-	}
-	setInt("cpunumber", o.CPUNumber)
-	setInt("cpuspeed", o.CPUSpeed)
-	setInt("memory", o.Memory)
-	setInt("networkrate", o.NetworkRate)
-	if len(o.Details) > 0 {
-		v["serviceofferingdetails"] = o.Details
-	}
-	// setHostTag(getHostTag()) and setTags(getTags()): the join view's
-	// storage tags are those of the offering's own disk offering.
-	setString(v, "hosttags", o.HostTags)
-	setString(v, "storagetags", o.StorageTags)
-	return v
-}
-
-// setString sets what is not null, as Gson writes it: ApiResponseGsonHelper
-// leaves out nulls and writes empty strings.
-func setString(v map[string]any, key string, s *string) {
-	if s != nil {
-		v[key] = *s
-	}
-}
-
 func listDiskOfferings(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.DiskOffering]{Key: "diskoffering", ID: (*model.DiskOffering).UUID,
 		Name:    func(o *model.DiskOffering) string { return o.Name },
 		Keyword: func(o *model.DiskOffering) []string { return []string{o.Name, o.DisplayText} },
-		View:    kernel.PlainView(diskOfferingView)}
+		View:    kernel.PlainView(views.DiskOfferingView)}
 	p := c.Params
 	return l.Run(c, c.State.DiskOfferings, func(o *model.DiskOffering) bool {
-		return stateMatches(p, o.Inactive) && kernel.OptEq(p.Get("storagetype"), storageType(o.LocalStorage)) &&
+		return stateMatches(p, o.Inactive) && kernel.OptEq(p.Get("storagetype"), views.StorageType(o.LocalStorage)) &&
 			p.Bool("encrypt", o.Encrypt) == o.Encrypt
 	})
-}
-
-// diskOfferingView is DiskOfferingJoinDaoImpl.newDiskOfferingResponse.
-func diskOfferingView(o *model.DiskOffering) map[string]any {
-	v := map[string]any{"id": o.ID, "name": o.Name, "displaytext": o.DisplayText, "disksize": o.DiskSize,
-		"iscustomized": o.Customized, "created": kernel.CsTime(o.Created), "storagetype": storageType(o.LocalStorage),
-		"provisioningtype": model.FirstNonEmpty(o.ProvisioningType, "thin"), "cacheMode": model.FirstNonEmpty(o.CacheMode, "none"),
-		"displayoffering": !o.Hidden, "encrypt": o.Encrypt, "iscustomizediops": o.CustomizedIOPS != nil && *o.CustomizedIOPS,
-		"disksizestrictness": o.SizeStrictness, "hasannotations": false, "state": stateName(o.Inactive),
-		"suitableforvirtualmachine": true}
-	if o.MinIOPS != nil {
-		v["miniops"] = *o.MinIOPS
-	}
-	if o.MaxIOPS != nil {
-		v["maxiops"] = *o.MaxIOPS
-	}
-	setString(v, "tags", o.Tags) // setTags(getTags())
-	if len(o.Details) > 0 {
-		v["details"] = o.Details
-	}
-	return v
 }

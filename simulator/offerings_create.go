@@ -7,6 +7,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // Global settings createServiceOffering reads, at CloudStack's defaults.
@@ -28,7 +29,7 @@ func createServiceOffering(c *kernel.Call) (any, error) {
 		return nil, err
 	}
 	c.Changed()
-	return map[string]any{"serviceoffering": serviceOfferingView(o)}, nil
+	return map[string]any{"serviceoffering": views.ServiceOfferingView(o)}, nil
 }
 
 // nullableInt is an Integer parameter: nil when absent or blank, as

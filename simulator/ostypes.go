@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // osCatalogue is a realistic slice of CloudStack's guest OS table, by
@@ -46,7 +47,7 @@ func init() {
 // listOsTypes is GuestOSDaoImpl.listGuestOSByCriteria: description and
 // keyword are LIKE %x% on the display name, rows ordered by display name.
 func listOsTypes(c *kernel.Call) (any, error) {
-	l := kernel.Lister[*model.OSType]{Key: "ostype", ID: (*model.OSType).UUID, View: osTypeView,
+	l := kernel.Lister[*model.OSType]{Key: "ostype", ID: (*model.OSType).UUID, View: views.OSTypeView,
 		Keyword: func(o *model.OSType) []string { return []string{o.Description} }}
 	p := c.Params
 	rows := slices.Clone(c.State.OSTypes)
@@ -56,13 +57,6 @@ func listOsTypes(c *kernel.Call) (any, error) {
 	return l.Run(c, rows, func(o *model.OSType) bool {
 		return kernel.Like(o.Description, p.Get("description")) && kernel.OptEq(p.Get("oscategoryid"), o.CategoryID)
 	})
-}
-
-// osTypeView is ApiResponseHelper.createGuestOSResponse.
-func osTypeView(c *kernel.Call, o *model.OSType) map[string]any {
-	cat, _ := model.ByID(c.State.OSCategories, o.CategoryID)
-	return map[string]any{"id": o.ID, "description": o.Description, "name": o.Description,
-		"oscategoryid": cat.ID, "oscategoryname": cat.Name, "isuserdefined": false, "fordisplay": true}
 }
 
 // listOsCategories is GuestOsManagementService.listGuestOSCategoriesByCriteria.

@@ -7,25 +7,20 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // Physical networks, their traffic types, network service providers and the
 // virtual router element: NetworkServiceImpl (and its provider helpers), as
 // marvin's deployDataCenter drives them.
 
-const (
-	kindTrafficType = "traffictype"
-	kindProvider    = "networkserviceprovider"
-	kindVRElement   = "virtualrouterelement"
-)
-
 func init() {
-	kernel.ParamKinds["nspid"] = kindProvider
+	kernel.ParamKinds["nspid"] = model.KindProvider
 	kernel.Register(
 		kernel.Command{Name: "createPhysicalNetwork", Async: createPhysicalNetwork},
 		kernel.Command{Name: "updatePhysicalNetwork", IDKind: model.KindPhysicalNetwork, Async: updatePhysicalNetwork},
 		kernel.Command{Name: "addTrafficType", Async: addTrafficType},
-		kernel.Command{Name: "listTrafficTypes", IDKind: kindTrafficType, Sync: listTrafficTypes},
+		kernel.Command{Name: "listTrafficTypes", IDKind: model.KindTrafficType, Sync: listTrafficTypes},
 		kernel.Command{Name: "listPhysicalNetworks", IDKind: model.KindPhysicalNetwork, Sync: listPhysicalNetworks},
 	)
 }
@@ -48,7 +43,7 @@ func createPhysicalNetwork(c *kernel.Call) (*kernel.AsyncJob, error) {
 	// A BaseAsyncCreateCmd: the entity exists when the job is queued.
 	return &kernel.AsyncJob{InstanceType: "PhysicalNetwork", InstanceID: pn.ID, Created: true,
 		CmdClass: "org.apache.cloudstack.api.command.admin.network.CreatePhysicalNetworkCmd",
-		Run:      func() (any, error) { return map[string]any{"physicalnetwork": physnetView(c, pn)}, nil }}, nil
+		Run:      func() (any, error) { return map[string]any{"physicalnetwork": views.PhysnetView(c, pn)}, nil }}, nil
 }
 
 // createPhysicalNetwork follows NetworkServiceImpl.createPhysicalNetwork: a
@@ -100,7 +95,7 @@ func makePhysicalNetwork(st *model.State, s physnetSpec) (*model.PhysicalNetwork
 			// VirtualRouterElement.addElement and
 			// InternalLoadBalancerElement.addInternalLoadBalancerElement: a
 			// disabled element per provider.
-			eid, eint := st.NewID(kindVRElement)
+			eid, eint := st.NewID(model.KindVRElement)
 			st.VRElements = append(st.VRElements, &model.VirtualRouterElement{ID: eid, InternalID: eint, NSPID: nsp.ID,
 				Type: map[string]string{"VirtualRouter": "VirtualRouter", "VpcVirtualRouter": "VPCVirtualRouter",
 					"InternalLbVm": "InternalLbVm"}[name]})
@@ -112,7 +107,7 @@ func makePhysicalNetwork(st *model.State, s physnetSpec) (*model.PhysicalNetwork
 }
 
 func addProvider(st *model.State, pn *model.PhysicalNetwork, name string) *model.NetworkServiceProvider {
-	id, internal := st.NewID(kindProvider)
+	id, internal := st.NewID(model.KindProvider)
 	nsp := &model.NetworkServiceProvider{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Name: name, State: model.ProviderDisabled}
 	st.Providers = append(st.Providers, nsp)
 	return nsp
@@ -196,23 +191,8 @@ func updatePhysicalNetwork(c *kernel.Call) (*kernel.AsyncJob, error) {
 			if p.Has("tags") {
 				pn.Tags = strings.Join(p.List("tags"), ",")
 			}
-			return map[string]any{"physicalnetwork": physnetView(c, pn)}, nil
+			return map[string]any{"physicalnetwork": views.PhysnetView(c, pn)}, nil
 		}}, nil
-}
-
-// physnetView is ApiResponseHelper.createPhysicalNetworkResponse.
-func physnetView(c *kernel.Call, pn *model.PhysicalNetwork) map[string]any {
-	z := c.State.Zone(pn.ZoneID)
-	v := map[string]any{"id": pn.ID, "name": pn.Name, "zoneid": z.ID, "zonename": z.Name,
-		"state": model.Or(pn.State, model.PhysnetEnabled), "isolationmethods": model.Or(pn.IsolationMethods, "VLAN"),
-		"broadcastdomainrange": model.Or(pn.BroadcastDomainRange, "ZONE")}
-	if pn.VLAN != "" {
-		v["vlan"] = pn.VLAN
-	}
-	if pn.Tags != "" {
-		v["tags"] = pn.Tags
-	}
-	return v
 }
 
 // addTrafficType follows NetworkServiceImpl.addTrafficTypeToPhysicalNetwork:
@@ -231,7 +211,7 @@ func addTrafficType(c *kernel.Call) (*kernel.AsyncJob, error) {
 	c.Changed()
 	return &kernel.AsyncJob{InstanceType: "PhysicalNetworkTrafficType", InstanceID: tt.ID, Created: true,
 		CmdClass: "org.apache.cloudstack.api.command.admin.usage.AddTrafficTypeCmd",
-		Run:      func() (any, error) { return map[string]any{"traffictype": trafficTypeView(tt)}, nil }}, nil
+		Run:      func() (any, error) { return map[string]any{"traffictype": views.TrafficTypeView(tt)}, nil }}, nil
 }
 
 // trafficTypes are Networks.TrafficType's values (valueOf is case-sensitive).
@@ -251,7 +231,7 @@ func addTrafficTypeTo(st *model.State, pn *model.PhysicalNetwork, typ string) (*
 }
 
 func addTrafficTypeRow(st *model.State, pn *model.PhysicalNetwork, typ string) *model.TrafficType {
-	id, internal := st.NewID(kindTrafficType)
+	id, internal := st.NewID(model.KindTrafficType)
 	tt := &model.TrafficType{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Type: typ}
 	st.TrafficTypes = append(st.TrafficTypes, tt)
 	return tt
@@ -277,15 +257,9 @@ func physicalNetworksWithTraffic(st *model.State, zoneID, typ string) []*model.P
 	return out
 }
 
-// trafficTypeView is ApiResponseHelper.createTrafficTypeResponse; no
-// hypervisor network labels are stored.
-func trafficTypeView(t *model.TrafficType) map[string]any {
-	return map[string]any{"id": t.ID, "traffictype": t.Type, "physicalnetworkid": t.PhysicalNetworkID}
-}
-
 func listTrafficTypes(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.TrafficType]{Key: "traffictype", ID: (*model.TrafficType).UUID,
-		Keyword: func(t *model.TrafficType) []string { return []string{t.Type} }, View: kernel.PlainView(trafficTypeView)}
+		Keyword: func(t *model.TrafficType) []string { return []string{t.Type} }, View: kernel.PlainView(views.TrafficTypeView)}
 	return l.Run(c, c.State.TrafficTypes, func(t *model.TrafficType) bool {
 		return strings.EqualFold(t.PhysicalNetworkID, c.Params.Get("physicalnetworkid"))
 	})
@@ -294,6 +268,6 @@ func listTrafficTypes(c *kernel.Call) (any, error) {
 func listPhysicalNetworks(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.PhysicalNetwork]{Key: "physicalnetwork", ID: (*model.PhysicalNetwork).UUID,
 		Name: func(p *model.PhysicalNetwork) string { return p.Name }, NameLike: true,
-		Zone: func(p *model.PhysicalNetwork) string { return p.ZoneID }, View: physnetView}
+		Zone: func(p *model.PhysicalNetwork) string { return p.ZoneID }, View: views.PhysnetView}
 	return l.Run(c, c.State.PhysicalNetworks)
 }

@@ -5,16 +5,17 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
 	kernel.Register(
-		kernel.Command{Name: "listNetworkServiceProviders", IDKind: kindProvider, Sync: listNetworkServiceProviders},
-		kernel.Command{Name: "updateNetworkServiceProvider", IDKind: kindProvider, Async: updateNetworkServiceProvider},
-		kernel.Command{Name: "listVirtualRouterElements", IDKind: kindVRElement, Sync: listVirtualRouterElements},
-		kernel.Command{Name: "configureVirtualRouterElement", IDKind: kindVRElement, Async: configureVirtualRouterElement},
-		kernel.Command{Name: "listInternalLoadBalancerElements", IDKind: kindVRElement, Sync: listInternalLoadBalancerElements},
-		kernel.Command{Name: "configureInternalLoadBalancerElement", IDKind: kindVRElement, Async: configureInternalLoadBalancerElement},
+		kernel.Command{Name: "listNetworkServiceProviders", IDKind: model.KindProvider, Sync: listNetworkServiceProviders},
+		kernel.Command{Name: "updateNetworkServiceProvider", IDKind: model.KindProvider, Async: updateNetworkServiceProvider},
+		kernel.Command{Name: "listVirtualRouterElements", IDKind: model.KindVRElement, Sync: listVirtualRouterElements},
+		kernel.Command{Name: "configureVirtualRouterElement", IDKind: model.KindVRElement, Async: configureVirtualRouterElement},
+		kernel.Command{Name: "listInternalLoadBalancerElements", IDKind: model.KindVRElement, Sync: listInternalLoadBalancerElements},
+		kernel.Command{Name: "configureInternalLoadBalancerElement", IDKind: model.KindVRElement, Async: configureInternalLoadBalancerElement},
 	)
 }
 
@@ -23,7 +24,7 @@ func init() {
 // the newest provider comes first.
 func listNetworkServiceProviders(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.NetworkServiceProvider]{Key: "networkserviceprovider", ID: (*model.NetworkServiceProvider).UUID,
-		View: kernel.PlainView(providerView)}
+		View: kernel.PlainView(views.ProviderView)}
 	p := c.Params
 	rows := slices.Clone(c.State.Providers)
 	slices.Reverse(rows)
@@ -31,29 +32,6 @@ func listNetworkServiceProviders(c *kernel.Call) (any, error) {
 		return kernel.OptEq(p.Get("physicalnetworkid"), n.PhysicalNetworkID) &&
 			kernel.OptEq(p.Get("name"), n.Name) && kernel.OptEq(p.Get("state"), n.State)
 	})
-}
-
-// providerView is ApiResponseHelper.createNetworkServiceProviderResponse.
-func providerView(n *model.NetworkServiceProvider) map[string]any {
-	return map[string]any{"id": n.ID, "name": n.Name, "physicalnetworkid": n.PhysicalNetworkID, "state": n.State,
-		"canenableindividualservice": n.Name == "VirtualRouter" || n.Name == "VpcVirtualRouter",
-		"servicelist":                providerServices(n.Name)}
-}
-
-// providerServices are the services of the providers' elements'
-// getCapabilities, for the providers the simulator's offerings use.
-func providerServices(name string) []string {
-	switch name {
-	case "VirtualRouter":
-		return []string{"Vpn", "Dhcp", "Dns", "Gateway", "Firewall", "Lb", "SourceNat", "StaticNat", "PortForwarding", "UserData"}
-	case "VpcVirtualRouter":
-		return []string{"Vpn", "Dhcp", "Dns", "Gateway", "Lb", "SourceNat", "StaticNat", "PortForwarding", "UserData", "NetworkACL"}
-	case "ConfigDrive":
-		return []string{"UserData"}
-	case "SecurityGroupProvider":
-		return []string{"SecurityGroup"}
-	}
-	return []string{}
 }
 
 // updateNetworkServiceProvider follows NetworkServiceImpl.updateNetworkServiceProvider:
@@ -79,7 +57,7 @@ func updateNetworkServiceProvider(c *kernel.Call) (*kernel.AsyncJob, error) {
 			if err := setProviderState(c.State, nsp, state); err != nil {
 				return nil, err
 			}
-			return map[string]any{"networkserviceprovider": providerView(nsp)}, nil
+			return map[string]any{"networkserviceprovider": views.ProviderView(nsp)}, nil
 		}}, nil
 }
 
@@ -129,19 +107,11 @@ func listInternalLoadBalancerElements(c *kernel.Call) (any, error) {
 }
 
 func listElements(c *kernel.Call, key string, ofType func(*model.VirtualRouterElement) bool) (any, error) {
-	l := kernel.Lister[*model.VirtualRouterElement]{Key: key, ID: (*model.VirtualRouterElement).UUID, View: vrElementView}
+	l := kernel.Lister[*model.VirtualRouterElement]{Key: key, ID: (*model.VirtualRouterElement).UUID, View: views.VRElementView}
 	p := c.Params
 	return l.Run(c, c.State.VRElements, ofType, func(e *model.VirtualRouterElement) bool {
 		return kernel.OptEq(p.Get("nspid"), e.NSPID) && (!p.Has("enabled") || p.Bool("enabled", false) == e.Enabled)
 	})
-}
-
-// vrElementView is ApiResponseHelper.createVirtualRouterProviderResponse.
-func vrElementView(c *kernel.Call, e *model.VirtualRouterElement) map[string]any {
-	root := c.State.Domains[0]
-	admin := c.State.Accounts[0]
-	return map[string]any{"id": e.ID, "nspid": e.NSPID, "enabled": e.Enabled, "account": admin.Name,
-		"domainid": root.ID, "domain": root.Name, "domainpath": root.DisplayPath()}
 }
 
 // configureVirtualRouterElement is VirtualRouterElement.configure: it sets
@@ -169,6 +139,6 @@ func configureElement(c *kernel.Call, e *model.VirtualRouterElement, key, class 
 	return &kernel.AsyncJob{InstanceType: "None", InstanceID: e.ID, CmdClass: class,
 		Run: func() (any, error) {
 			e.Enabled = enabled
-			return map[string]any{key: vrElementView(c, e)}, nil
+			return map[string]any{key: views.VRElementView(c, e)}, nil
 		}}
 }

@@ -3,10 +3,10 @@ package simulator
 import (
 	"fmt"
 	"net/netip"
-	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // String is IPAddressVO's toString, as CloudStack's error texts show it.
@@ -103,16 +103,6 @@ func allocatePublicIP(c *kernel.Call, ip *model.PublicIP, accountID string) {
 	c.Changed()
 }
 
-// staticNATOf is the public address static-NATed to a VM, if any.
-func staticNATOf(st *model.State, vmID string) *model.PublicIP {
-	for _, ip := range st.PublicIPs {
-		if ip.StaticNAT && strings.EqualFold(ip.VMID, vmID) {
-			return ip
-		}
-	}
-	return nil
-}
-
 // isolatedNetworksOf are an account's isolated networks in a zone.
 func isolatedNetworksOf(st *model.State, accountID, zoneID string) []*model.Network {
 	var out []*model.Network
@@ -175,7 +165,7 @@ func associateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
 			// becomes its source NAT.
 			ip.SourceNAT = net.Type == "Isolated" && sourceNATOf(c.State, net.ID) == nil // no VPCs or portable IPs here
 			c.Changed()
-			return map[string]any{"ipaddress": publicIPView(c, ip)}, nil
+			return map[string]any{"ipaddress": views.PublicIPView(c, ip)}, nil
 		},
 		Fail: func(*kernel.APIError) { ip.Release() }, // associateIPToGuestNetwork's releaseOnFailure
 	}, nil
@@ -209,7 +199,7 @@ func listPublicIPAddresses(c *kernel.Call) (any, error) {
 	ensurePublicIPs(c)
 	l := kernel.Lister[*model.PublicIP]{Key: "publicipaddress", ID: (*model.PublicIP).UUID,
 		Keyword: func(ip *model.PublicIP) []string { return []string{ip.Address} },
-		Zone:    func(ip *model.PublicIP) string { return ip.ZoneID }, View: publicIPView}
+		Zone:    func(ip *model.PublicIP) string { return ip.ZoneID }, View: views.PublicIPView}
 	p := c.Params
 	return l.Run(c, c.State.PublicIPs, func(ip *model.PublicIP) bool {
 		return (!p.Bool("allocatedonly", true) || ip.State != model.IPFree) && kernel.OptEq(p.Get("ipaddress"), ip.Address) &&
@@ -219,31 +209,6 @@ func listPublicIPAddresses(c *kernel.Call) (any, error) {
 			(!p.Has("issourcenat") || p.Bool("issourcenat", false) == ip.SourceNAT) &&
 			taggedWith(c.State, "PublicIpAddress", ip.ID, p.Map("tags"))
 	})
-}
-
-// publicIPView is ApiResponseHelper.createIPAddressResponse.
-func publicIPView(c *kernel.Call, ip *model.PublicIP) map[string]any {
-	z := c.State.Zone(ip.ZoneID)
-	v := map[string]any{"id": ip.ID, "ipaddress": ip.Address, "zoneid": z.ID, "zonename": z.Name,
-		"issourcenat": ip.SourceNAT, "isstaticnat": ip.StaticNAT, "issystem": false, "forvirtualnetwork": true,
-		"forsystemvms": false, "isportable": false, "fordisplay": true, "hasannotations": false,
-		"state": ip.State, "tags": resourceTagViews(c, "PublicIpAddress", ip.ID)}
-	v["hasrules"] = hasRules(c.State, ip.ID) // ApiResponseHelper.createIPAddressResponse: countRulesByIpId > 0
-	if r, ok := model.ByID(c.State.VlanRanges, ip.VlanRangeID); ok {
-		v["vlanid"], v["vlanname"], v["physicalnetworkid"] = r.ID, r.VLAN, r.PhysicalNetworkID
-	}
-	if ip.Allocated != nil {
-		v["allocated"] = kernel.CsTime(*ip.Allocated)
-		addOwner(c, v, ip.AccountID)
-	}
-	if n := c.State.Network(ip.NetworkID); n != nil && ip.NetworkID != "" {
-		v["associatednetworkid"], v["associatednetworkname"] = n.ID, n.Name
-	}
-	if vm, ok := model.ByID(c.State.VMs, ip.VMID); ok && ip.StaticNAT {
-		v["virtualmachineid"], v["virtualmachinename"], v["virtualmachinedisplayname"] = vm.ID, vm.Name, vm.DisplayName
-		v["virtualmachinetype"], v["vmipaddress"] = "UserVm", ip.VMIP
-	}
-	return v
 }
 
 // disassociateIPAddress releases an address in the job, disabling its static

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // Roles and the role-based API check of a stock 4.22: ApiServer.verifyRequest
@@ -23,15 +23,6 @@ import (
 // hold no DENY rule, so a command is available to a default role when its row
 // is there or its annotation names the role.
 
-// defaultRoles are the default roles' names and types (the roles rows of
-// schema-481to490.sql).
-var defaultRoles = map[model.RoleType]struct{ name, kind string }{
-	model.RoleAdmin:         {"Root Admin", "Admin"},
-	model.RoleResourceAdmin: {"Resource Admin", "ResourceAdmin"},
-	model.RoleDomainAdmin:   {"Domain Admin", "DomainAdmin"},
-	model.RoleUser:          {"User", "User"},
-}
-
 // accountTypeForRole is RoleType.getAccountTypeByRole for a default role.
 func accountTypeForRole(r model.RoleType) int {
 	switch r {
@@ -45,14 +36,6 @@ func accountTypeForRole(r model.RoleType) int {
 	return 0
 }
 
-// roleUUID is the UUID of a default role (seeded with the root admin).
-func roleUUID(st *model.State, r model.RoleType) string {
-	if r == model.RoleAdmin {
-		return st.RootAdminRoleID
-	}
-	return st.RoleIDs[fmt.Sprint(int(r))]
-}
-
 // seedRoles gives the other default roles their UUIDs.
 func seedRoles(st *model.State) {
 	st.RoleIDs = map[string]string{}
@@ -63,18 +46,10 @@ func seedRoles(st *model.State) {
 
 // roleByUUID finds the default role a roleid parameter names.
 func roleByUUID(st *model.State, id string) model.RoleType {
-	for r := range defaultRoles {
-		if u := roleUUID(st, r); u != "" && strings.EqualFold(u, id) {
+	for r := range views.DefaultRoles {
+		if u := views.RoleUUID(st, r); u != "" && strings.EqualFold(u, id) {
 			return r
 		}
 	}
 	return 0
-}
-
-// roleFields are the role fields of an account's or user's response
-// (AccountJoinDaoImpl / UserAccountJoinDaoImpl: roleid, roletype, rolename).
-func roleFields(c *kernel.Call, a *model.Account) map[string]any {
-	r := a.Role()
-	d := defaultRoles[r]
-	return map[string]any{"roleid": roleUUID(c.State, r), "roletype": d.kind, "rolename": d.name}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // Network rules share CloudStack's firewall_rules table: firewall, static
@@ -65,17 +66,6 @@ func rulesOnIP(st *model.State, ipID, purpose string) []*model.NetRule {
 		}
 	}
 	return out
-}
-
-// hasRules is FirewallRulesDaoImpl.countRulesByIpId > 0: any rule on the
-// address that is not removed, whatever its state.
-func hasRules(st *model.State, ipID string) bool {
-	for _, r := range st.Rules {
-		if r.Removed == nil && strings.EqualFold(r.IPID, ipID) {
-			return true
-		}
-	}
-	return false
 }
 
 // displayed is the display filter of listFirewallRules and
@@ -207,7 +197,7 @@ func disableStaticNATRules(c *kernel.Call, ip *model.PublicIP) {
 // balancer (LoadBalancingRulesManagerImpl.removeVmFromLoadBalancers, the
 // rules themselves stay) and static NAT to it is disabled.
 func cleanupVMRules(c *kernel.Call, vm *model.VirtualMachine) {
-	if ip := staticNATOf(c.State, vm.ID); ip != nil {
+	if ip := views.StaticNATOf(c.State, vm.ID); ip != nil {
 		for _, r := range rulesOnIP(c.State, ip.ID, model.PurposeStaticNat) {
 			if fw := relatedRuleOf(c.State, r.ID); fw != nil {
 				fw.State = model.RuleRevoke

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // defaultSecurityGroup is SecurityGroupManager.DEFAULT_GROUP_NAME.
@@ -61,7 +62,7 @@ func createSecurityGroup(c *kernel.Call) (any, error) {
 		return nil, kernel.ParamError("Unable to create security group, a group with name %s already exists.", name)
 	}
 	g := addSecurityGroup(c, name, c.Params.Get("description"))
-	return map[string]any{"securitygroup": securityGroupView(c, g)}, nil
+	return map[string]any{"securitygroup": views.SecurityGroupView(c, g)}, nil
 }
 
 // listSecurityGroups is QueryManagerImpl.searchForSecurityGroups:
@@ -69,7 +70,7 @@ func createSecurityGroup(c *kernel.Call) (any, error) {
 func listSecurityGroups(c *kernel.Call) (any, error) {
 	ensureDefaultSecurityGroup(c)
 	l := kernel.Lister[*model.SecurityGroup]{Key: "securitygroup", ID: (*model.SecurityGroup).UUID,
-		Keyword: func(g *model.SecurityGroup) []string { return []string{g.Name} }, View: securityGroupView}
+		Keyword: func(g *model.SecurityGroup) []string { return []string{g.Name} }, View: views.SecurityGroupView}
 	p := c.Params
 	return l.Run(c, c.State.SecurityGroups, func(g *model.SecurityGroup) bool {
 		if !kernel.OptEq(p.Get("securitygroupname"), g.Name) || !taggedWith(c.State, "SecurityGroup", g.ID, p.Map("tags")) {
@@ -81,22 +82,4 @@ func listSecurityGroups(c *kernel.Call) (any, error) {
 		}
 		return true
 	})
-}
-
-// securityGroupView is SecurityGroupJoinDaoImpl.newSecurityGroupResponse
-// (the simulator keeps no rules).
-func securityGroupView(c *kernel.Call, g *model.SecurityGroup) map[string]any {
-	ids := []string{}
-	for _, vm := range c.State.VMs {
-		if vm.Removed == nil && model.ContainsFold(vm.SecurityGroupIDs, g.ID) {
-			ids = append(ids, vm.ID)
-		}
-	}
-	v := map[string]any{"id": g.ID, "name": g.Name, "ingressrule": []any{}, "egressrule": []any{},
-		"tags": resourceTagViews(c, "SecurityGroup", g.ID), "virtualmachinecount": len(ids), "virtualmachineids": ids}
-	if g.Description != "" {
-		v["description"] = g.Description
-	}
-	addOwner(c, v, g.AccountID)
-	return v
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 const kindSnapshot = "snapshot"
@@ -90,7 +91,7 @@ func createSnapshot(c *kernel.Call) (*kernel.AsyncJob, error) {
 					ResourceType: "Snapshot", ResourceID: s.ID, AccountID: s.AccountID})
 			}
 			c.Changed()
-			return map[string]any{"snapshot": snapshotView(c, s)}, nil
+			return map[string]any{"snapshot": views.SnapshotView(c, s)}, nil
 		},
 		Fail: func(*kernel.APIError) {
 			s.State = snapshotError
@@ -128,7 +129,7 @@ func deleteSnapshot(c *kernel.Call) (*kernel.AsyncJob, error) {
 // snapshot is MANUAL.
 func listSnapshots(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.Snapshot]{Key: "snapshot", ID: (*model.Snapshot).UUID, Name: func(s *model.Snapshot) string { return s.Name },
-		NameLike: true, Zone: func(s *model.Snapshot) string { return s.ZoneID }, View: snapshotView}
+		NameLike: true, Zone: func(s *model.Snapshot) string { return s.ZoneID }, View: views.SnapshotView}
 	p := c.Params
 	return l.Run(c, c.State.Snapshots, func(s *model.Snapshot) bool {
 		return s.Removed == nil && kernel.OptEq(p.Get("volumeid"), s.VolumeID) && kernel.OptEq(p.Get("snapshottype"), "MANUAL") &&
@@ -143,20 +144,4 @@ func snapshotString(st *model.State, s *model.Snapshot) string {
 		volumeID = v.InternalID
 	}
 	return fmt.Sprintf(`Snapshot {"uuid":"%s","name":"%s","volumeId":%d}`, s.ID, s.Name, volumeID)
-}
-
-// snapshotView is SnapshotJoinDaoImpl.newSnapshotResponse.
-func snapshotView(c *kernel.Call, s *model.Snapshot) map[string]any {
-	out := map[string]any{"id": s.ID, "name": s.Name, "snapshottype": "MANUAL", "intervaltype": "MANUAL",
-		"volumeid": s.VolumeID, "created": kernel.CsTime(s.Created), "state": s.State, "physicalsize": s.SizeBytes,
-		"virtualsize": s.SizeBytes, "revertable": false, "hasannotations": false, "chainsize": 0,
-		"tags": resourceTagViews(c, "Snapshot", s.ID)}
-	addOwner(c, out, s.AccountID)
-	if z := c.State.Zone(s.ZoneID); z != nil {
-		out["zoneid"], out["zonename"] = z.ID, z.Name
-	}
-	if v, ok := model.ByID(c.State.Volumes, s.VolumeID); ok {
-		out["volumename"], out["volumetype"], out["volumestate"] = v.Name, v.Type, v.State
-	}
-	return out
 }

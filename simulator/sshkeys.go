@@ -14,6 +14,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // sshKeyLength is ssh.key.length's default.
@@ -55,7 +56,7 @@ func createSSHKeyPair(c *kernel.Call) (any, error) {
 	}
 	pub := "ssh-rsa " + base64.StdEncoding.EncodeToString(sshRSAPublicKey(&key.PublicKey))
 	k := saveKeyPair(c, name, pub)
-	v := keyPairView(c, k)
+	v := views.KeyPairView(c, k)
 	v["privatekey"] = string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
 	return map[string]any{"keypair": v}, nil
 }
@@ -99,7 +100,7 @@ func registerSSHKeyPair(c *kernel.Call) (any, error) {
 			return nil, kernel.ParamError("A key pair with key '%s' already exists for this account.", pub)
 		}
 	}
-	return map[string]any{"keypair": keyPairView(c, saveKeyPair(c, name, pub))}, nil
+	return map[string]any{"keypair": views.KeyPairView(c, saveKeyPair(c, name, pub))}, nil
 }
 
 // publicKeyFromMaterial is SSHKeysHelper.getPublicKeyFromKeyMaterial: the
@@ -150,19 +151,11 @@ func saveKeyPair(c *kernel.Call, name, pub string) *model.SSHKeyPair {
 	return k
 }
 
-// keyPairView is SSHKeyPairResponse as the key pair commands fill it (the
-// public key is not part of it).
-func keyPairView(c *kernel.Call, k *model.SSHKeyPair) map[string]any {
-	v := map[string]any{"id": k.ID, "name": k.Name, "fingerprint": k.Fingerprint, "hasannotations": false}
-	addOwner(c, v, k.AccountID)
-	return v
-}
-
 // listSSHKeyPairs is ManagementServerImpl.listSSHKeyPairs: name and
 // fingerprint match exactly, keyword is a substring of either.
 func listSSHKeyPairs(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.SSHKeyPair]{Key: "sshkeypair", ID: (*model.SSHKeyPair).UUID, Name: func(k *model.SSHKeyPair) string { return k.Name },
-		Keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, View: keyPairView}
+		Keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, View: views.KeyPairView}
 	return l.Run(c, c.State.SSHKeyPairs, func(k *model.SSHKeyPair) bool {
 		return kernel.OptEq(c.Params.Get("fingerprint"), k.Fingerprint)
 	})

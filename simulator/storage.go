@@ -7,25 +7,18 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // Primary storage pools and secondary (image) stores: StorageManagerImpl.
 
-const (
-	kindStoragePool = "storagepool"
-	kindImageStore  = "imagestore"
-	// poolCapacity is what a simulated pool reports (the simulator agent's
-	// mock storage).
-	poolCapacity = int64(1) << 40
-)
-
 func init() {
-	kernel.ParamKinds["storageid"] = kindStoragePool
+	kernel.ParamKinds["storageid"] = model.KindStoragePool
 	kernel.Register(
 		kernel.Command{Name: "createStoragePool", Sync: createStoragePool},
-		kernel.Command{Name: "listStoragePools", IDKind: kindStoragePool, Sync: listStoragePools},
+		kernel.Command{Name: "listStoragePools", IDKind: model.KindStoragePool, Sync: listStoragePools},
 		kernel.Command{Name: "addImageStore", Sync: addImageStore},
-		kernel.Command{Name: "listImageStores", IDKind: kindImageStore, Sync: listImageStores},
+		kernel.Command{Name: "listImageStores", IDKind: model.KindImageStore, Sync: listImageStores},
 	)
 }
 
@@ -43,7 +36,7 @@ func createStoragePool(c *kernel.Call) (any, error) {
 		return nil, err
 	}
 	c.Changed()
-	return map[string]any{"storagepool": poolView(c, pool)}, nil
+	return map[string]any{"storagepool": views.PoolView(c, pool)}, nil
 }
 
 // createStoragePool follows StorageManagerImpl.createPool: the scope is
@@ -86,7 +79,7 @@ func makeStoragePool(st *model.State, s poolSpec, now time.Time) (*model.Storage
 		return nil, kernel.InternalError("Failed to add data store: %s is not a valid uri", s.URL)
 	}
 	pool.ZoneID = z.ID
-	pool.ID, pool.InternalID = st.NewID(kindStoragePool)
+	pool.ID, pool.InternalID = st.NewID(model.KindStoragePool)
 	st.StoragePools = append(st.StoragePools, pool)
 	return pool, nil
 }
@@ -105,48 +98,12 @@ func hasPrimaryStorage(st *model.State, h *model.Host) bool {
 
 func listStoragePools(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.StoragePool]{Key: "storagepool", ID: (*model.StoragePool).UUID, Name: func(p *model.StoragePool) string { return p.Name },
-		Zone: func(p *model.StoragePool) string { return p.ZoneID }, View: poolView}
+		Zone: func(p *model.StoragePool) string { return p.ZoneID }, View: views.PoolView}
 	p := c.Params
 	return l.Run(c, c.State.StoragePools, func(s *model.StoragePool) bool {
 		return kernel.OptEq(p.Get("podid"), s.PodID) && kernel.OptEq(p.Get("clusterid"), s.ClusterID) &&
 			kernel.OptEq(p.Get("scope"), s.Scope) && kernel.OptEq(p.Get("status"), model.PoolUp)
 	})
-}
-
-// poolView is ApiResponseHelper.createStoragePoolResponse (StoragePoolJoinDao).
-func poolView(c *kernel.Call, s *model.StoragePool) map[string]any {
-	z := c.State.Zone(s.ZoneID)
-	u, _ := url.Parse(s.URL)
-	v := map[string]any{"id": s.ID, "name": s.Name, "zoneid": z.ID, "zonename": z.Name, "scope": s.Scope,
-		"hypervisor": s.Hypervisor, "state": model.PoolUp, "type": poolType(u.Scheme), "ipaddress": u.Hostname(),
-		"path": u.Path, "provider": "DefaultPrimary", "created": kernel.CsTime(s.Created), "disksizetotal": poolCapacity,
-		"disksizeallocated": 0, "disksizeused": 0, "overprovisionfactor": "2.0", "managed": false,
-		"hasannotations": false, "istagarule": false}
-	if pod := c.State.Pod(s.PodID); pod != nil {
-		v["podid"], v["podname"] = pod.ID, pod.Name
-	}
-	if cl := c.State.Cluster(s.ClusterID); cl != nil {
-		v["clusterid"], v["clustername"] = cl.ID, cl.Name
-	}
-	if s.Tags != "" {
-		v["tags"] = s.Tags
-	}
-	return v
-}
-
-// poolType is Storage.StoragePoolType for the URL schemes createPool maps.
-func poolType(scheme string) string {
-	switch strings.ToLower(scheme) {
-	case "nfs":
-		return "NetworkFilesystem"
-	case "file":
-		return "Filesystem"
-	case "iscsi":
-		return "IscsiLUN"
-	case "rbd":
-		return "RBD"
-	}
-	return "NetworkFilesystem"
 }
 
 // storeSpec is addImageStore's input.
@@ -162,7 +119,7 @@ func addImageStore(c *kernel.Call) (any, error) {
 		return nil, err
 	}
 	c.Changed()
-	return map[string]any{"imagestore": imageStoreView(c, s)}, nil
+	return map[string]any{"imagestore": views.ImageStoreView(c, s)}, nil
 }
 
 // addImageStore follows discoverImageStore (StorageManagerImpl, the image
@@ -191,7 +148,7 @@ func makeImageStore(st *model.State, s storeSpec, now time.Time) (*model.ImageSt
 	if u, err := url.Parse(s.URL); err != nil || u.Scheme == "" {
 		return nil, kernel.InternalError("Failed to add data store: %s is not a valid uri", s.URL)
 	}
-	id, internal := st.NewID(kindImageStore)
+	id, internal := st.NewID(model.KindImageStore)
 	store := &model.ImageStore{ID: id, InternalID: internal, Name: name, ZoneID: z.ID, URL: s.URL, Provider: "NFS", Created: now}
 	st.ImageStores = append(st.ImageStores, store)
 	if t := st.BuiltinTemplate(); t != nil {
@@ -202,18 +159,10 @@ func makeImageStore(st *model.State, s storeSpec, now time.Time) (*model.ImageSt
 
 func listImageStores(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.ImageStore]{Key: "imagestore", ID: (*model.ImageStore).UUID, Name: func(s *model.ImageStore) string { return s.Name },
-		Zone: func(s *model.ImageStore) string { return s.ZoneID }, View: imageStoreView}
+		Zone: func(s *model.ImageStore) string { return s.ZoneID }, View: views.ImageStoreView}
 	p := c.Params
 	return l.Run(c, c.State.ImageStores, func(s *model.ImageStore) bool {
 		return kernel.OptEq(p.Get("provider"), s.Provider) && kernel.OptEq(p.Get("protocol"), "nfs") &&
 			(!p.Has("readonly") || !p.Bool("readonly", false))
 	})
-}
-
-// imageStoreView is ApiResponseHelper.createImageStoreResponse.
-func imageStoreView(c *kernel.Call, s *model.ImageStore) map[string]any {
-	z := c.State.Zone(s.ZoneID)
-	return map[string]any{"id": s.ID, "name": s.Name, "url": s.URL, "protocol": "nfs", "providername": s.Provider,
-		"scope": "ZONE", "zoneid": z.ID, "zonename": z.Name, "readonly": false, "disksizetotal": poolCapacity,
-		"disksizeused": 0, "hasannotations": false}
 }

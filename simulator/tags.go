@@ -1,12 +1,12 @@
 package simulator
 
 import (
-	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // maxTagLength is the width of resource_tags.key and .value.
@@ -215,34 +215,12 @@ func removeTagsOf(st *model.State, typ, id string) {
 // listTags is QueryManagerImpl.listTags.
 func listTags(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.ResourceTag]{Key: "tag", ID: func(t *model.ResourceTag) string { return t.ID },
-		Keyword: func(t *model.ResourceTag) []string { return []string{t.Key, t.Value} }, View: tagView}
+		Keyword: func(t *model.ResourceTag) []string { return []string{t.Key, t.Value} }, View: views.TagView}
 	p := c.Params
 	return l.Run(c, c.State.ResourceTags, func(t *model.ResourceTag) bool {
 		return kernel.OptEq(p.Get("resourceid"), t.ResourceID) && kernel.OptEq(p.Get("resourcetype"), t.ResourceType) &&
 			kernel.OptEq(p.Get("key"), t.Key) && kernel.OptEq(p.Get("value"), t.Value) && kernel.OptEq(p.Get("customer"), t.Customer)
 	})
-}
-
-// tagView is ResourceTagJoinDaoImpl.newResourceTagResponse.
-func tagView(c *kernel.Call, t *model.ResourceTag) map[string]any {
-	v := map[string]any{"key": t.Key, "value": t.Value, "resourcetype": t.ResourceType, "resourceid": t.ResourceID}
-	addOwner(c, v, t.AccountID)
-	if t.Customer != "" {
-		v["customer"] = t.Customer
-	}
-	return v
-}
-
-// resourceTagViews are a resource's tags as its own response lists them.
-func resourceTagViews(c *kernel.Call, typ, id string) []map[string]any {
-	out := []map[string]any{}
-	for _, t := range c.State.ResourceTags {
-		if t.ResourceType == typ && strings.EqualFold(t.ResourceID, id) {
-			out = append(out, tagView(c, t))
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i]["key"].(string) < out[j]["key"].(string) })
-	return out
 }
 
 // taggedWith is the tags[i].key/value filter of list commands: every given

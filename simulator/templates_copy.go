@@ -8,6 +8,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
@@ -45,7 +46,7 @@ func copyTemplate(c *kernel.Call) (*kernel.AsyncJob, error) {
 		if live := t.CopyIn(first.ZoneID); live != nil {
 			cp = live
 		}
-		return map[string]any{"template": templateView(c, templateRow{t, cp})}, nil
+		return map[string]any{"template": views.TemplateView(c, views.TemplateRow{Template: t, Copy: cp})}, nil
 	}
 	return spec, nil
 }

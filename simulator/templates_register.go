@@ -11,6 +11,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // hypervisorTypes are HypervisorType's values (4.22) minus None.
@@ -159,21 +160,21 @@ func registerTemplate(c *kernel.Call) (any, error) {
 	}
 	t.URL, t.CrossZones, t.State = rawURL, crossZones, tsActive
 	now := c.Engine.Now()
-	views := []map[string]any{}
+	rows := []map[string]any{}
 	for _, z := range zones {
 		// The DownloadListener's constructor reports DownloadAnswer("",
 		// NOT_DOWNLOADED) at once: the error string is "" from the start
 		// (BaseImageStoreDriverImpl.createTemplateAsyncCallback).
 		cp := &model.TemplateCopy{ZoneID: z.ID, DownloadState: model.DlNotDownloaded, ErrorString: errorText(""), Created: now}
 		t.Copies = append(t.Copies, cp)
-		views = append(views, templateView(c, templateRow{t, cp}))
+		rows = append(rows, views.TemplateView(c, views.TemplateRow{Template: t, Copy: cp}))
 	}
 	c.State.Templates = append(c.State.Templates, t)
 	c.Changed()
 	for _, z := range zones {
 		serverOf(c).startDownload(t, z.ID)
 	}
-	return kernel.ListBody("template", len(views), views), nil
+	return kernel.ListBody("template", len(rows), rows), nil
 }
 
 // newTemplate builds a user template from the parameters registerTemplate

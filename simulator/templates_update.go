@@ -3,6 +3,7 @@ package simulator
 import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // templateUpdateUnmodelled are updateTemplate's parameters beyond the name
@@ -45,16 +46,5 @@ func updateTemplate(c *kernel.Call) (any, error) {
 		t.DisplayText = p.Get("displaytext")
 	}
 	c.Changed()
-	return map[string]any{"template": templateUpdateView(c, t)}, nil
-}
-
-// templateUpdateView is TemplateJoinDaoImpl.newUpdateResponse, "to keep
-// compatibility with the 4.1 API": the template without its zones, status
-// or download details. The simulator's templates are never bootable=false.
-func templateUpdateView(c *kernel.Call, t *model.Template) map[string]any {
-	v := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "ispublic": t.Public,
-		"created": kernel.CsTime(t.Created), "format": t.Format, "bootable": true, "hypervisor": t.Hypervisor,
-		"isdynamicallyscalable": t.DynamicallyScalable, "details": orEmpty(t.Details), "tags": []any{}}
-	templateOwner(c, t, v)
-	return v
+	return map[string]any{"template": views.TemplateUpdateView(c, t)}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // createVlanIpRange and listVlanIpRanges, a zone's public addresses:
@@ -37,7 +38,7 @@ func createVlanIPRange(c *kernel.Call) (any, error) {
 		return nil, err
 	}
 	c.Changed()
-	return map[string]any{"vlan": vlanRangeView(c, r)}, nil
+	return map[string]any{"vlan": views.VlanRangeView(c, r)}, nil
 }
 
 // createVlanRange follows createVlanAndPublicIpRange(CreateVlanIpRangeCmd)
@@ -140,19 +141,11 @@ func checkPublicIPRangeErrors(s vlanSpec, bits int) *kernel.APIError {
 
 func listVlanIPRanges(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.VlanRange]{Key: "vlaniprange", ID: (*model.VlanRange).UUID, Zone: func(v *model.VlanRange) string { return v.ZoneID },
-		Keyword: func(v *model.VlanRange) []string { return []string{v.VLAN} }, View: vlanRangeView}
+		Keyword: func(v *model.VlanRange) []string { return []string{v.VLAN} }, View: views.VlanRangeView}
 	p := c.Params
 	return l.Run(c, c.State.VlanRanges, func(v *model.VlanRange) bool {
 		return kernel.OptEq(p.Get("physicalnetworkid"), v.PhysicalNetworkID) &&
 			(p.Get("vlan") == "" || strings.TrimPrefix(v.VLAN, "vlan://") == strings.TrimPrefix(p.Get("vlan"), "vlan://")) &&
 			p.Bool("forvirtualnetwork", true) && p.Get("networkid") == "" && p.Get("podid") == ""
 	})
-}
-
-func vlanRangeView(c *kernel.Call, v *model.VlanRange) map[string]any {
-	root := c.State.Domains[0]
-	return map[string]any{"id": v.ID, "zoneid": v.ZoneID, "physicalnetworkid": v.PhysicalNetworkID,
-		"vlan": v.VLAN, "gateway": v.Gateway, "netmask": v.Netmask, "cidr": v.CIDR, "startip": v.StartIP,
-		"endip": v.EndIP, "forvirtualnetwork": true, "forsystemvms": false, "domainid": root.ID,
-		"domain": root.Name, "domainpath": root.DisplayPath(), "provider": "VirtualRouter"}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // Limits deployVirtualMachine enforces, at CloudStack's defaults.
@@ -217,7 +218,7 @@ func deployJob(c *kernel.Call, vm *model.VirtualMachine, passwordEnabled bool) *
 					return nil, err
 				}
 			}
-			v := vmView(c, vm)
+			v := views.VMView(c, vm)
 			if password != "" {
 				v["password"] = password
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
@@ -184,7 +185,7 @@ func recoverVirtualMachine(c *kernel.Call) (any, error) {
 		}
 	}
 	c.Changed()
-	return map[string]any{"virtualmachine": vmView(c, vm)}, nil
+	return map[string]any{"virtualmachine": views.VMView(c, vm)}, nil
 }
 
 // allowUserExpungeRecoverVM is UserVmManager.AllowUserExpungeRecoverVm,

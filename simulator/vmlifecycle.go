@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
@@ -48,7 +49,7 @@ func liveVM(c *kernel.Call, param, notFound string) (*model.VirtualMachine, erro
 
 // vmResult is the job result of the VM commands.
 func vmResult(c *kernel.Call, vm *model.VirtualMachine) (any, error) {
-	return map[string]any{"virtualmachine": vmView(c, vm)}, nil
+	return map[string]any{"virtualmachine": views.VMView(c, vm)}, nil
 }
 
 // transition sets a transitional state for the job's duration; a failed
@@ -112,7 +113,7 @@ func checkDestinationHost(st *model.State, vm *model.VirtualMachine, hostID stri
 		return kernel.ParamError("Unable to deploy the VM as the host: %s is not in the right state", h.Name)
 	}
 	capable := vm.CPUNumber <= h.CPUNumber && int64(vm.CPUSpeed) <= h.CPUSpeed
-	cpu, mem := allocation(st, h.ID)
+	cpu, mem := views.Allocation(st, h.ID)
 	room := cpu+int64(vm.CPUNumber)*int64(vm.CPUSpeed) <= int64(h.CPUNumber)*h.CPUSpeed && mem+int64(vm.Memory)<<20 <= h.MemoryTotal
 	if !capable || !room {
 		return kernel.ParamError("Cannot deploy the VM to specified host %d; host has cpu capability? %v, host has capacity? %v",

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // hostFits is what FirstFitAllocator.allocateTo asks of a host: Up and
@@ -23,7 +24,7 @@ func hostFits(st *model.State, h *model.Host, vm *model.VirtualMachine) bool {
 	if vm.CPUNumber > h.CPUNumber || int64(vm.CPUSpeed) > h.CPUSpeed {
 		return false
 	}
-	cpu, mem := allocation(st, h.ID)
+	cpu, mem := views.Allocation(st, h.ID)
 	return cpu+int64(vm.CPUNumber)*int64(vm.CPUSpeed) <= int64(h.CPUNumber)*h.CPUSpeed &&
 		mem+int64(vm.Memory)<<20 <= h.MemoryTotal
 }
@@ -43,7 +44,7 @@ func affinityRules(st *model.State, vm *model.VirtualMachine) (avoid, only map[s
 		}
 		applied = true
 		running := map[string]bool{}
-		for _, m := range members(st, g) {
+		for _, m := range views.Members(st, g) {
 			if m.ID != vm.ID && m.HostID != "" && m.UsesHost() {
 				running[m.HostID] = true
 			}

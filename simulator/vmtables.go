@@ -20,16 +20,3 @@ func init() {
 		kernel.ParamKinds[name] = kind
 	}
 }
-
-// addOwner adds the account and domain fields every owned entity's response
-// carries.
-func addOwner(c *kernel.Call, v map[string]any, accountID string) {
-	a := c.State.Account(accountID)
-	if a == nil {
-		return
-	}
-	v["account"] = a.Name
-	if d := c.State.Domain(a.DomainID); d != nil {
-		v["domainid"], v["domain"], v["domainpath"] = d.ID, d.Name, d.DisplayPath()
-	}
-}

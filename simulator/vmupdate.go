@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 func init() {
@@ -26,7 +27,7 @@ func updateVirtualMachine(c *kernel.Call) (any, error) {
 		}
 		return nil, err
 	}
-	return map[string]any{"virtualmachine": vmView(c, vm)}, nil
+	return map[string]any{"virtualmachine": views.VMView(c, vm)}, nil
 }
 
 func updateVM(c *kernel.Call) (*model.VirtualMachine, error) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // Detaching, deleting and resizing volumes.
@@ -61,7 +62,7 @@ func detachVolume(c *kernel.Call) (*kernel.AsyncJob, error) {
 			}
 			v.Detach()
 			c.Changed()
-			return map[string]any{"volume": volumeView(c, v)}, nil
+			return map[string]any{"volume": views.VolumeView(c, v)}, nil
 		}}, nil
 }
 
@@ -154,7 +155,7 @@ func resize(c *kernel.Call, r resizeRequest) (any, error) {
 		v.DiskOfferingID = newOffering.ID
 	}
 	c.Changed()
-	return map[string]any{"volume": volumeView(c, v)}, nil
+	return map[string]any{"volume": views.VolumeView(c, v)}, nil
 }
 
 // resizableOn is the hypervisor the volume is resized on ("None" for an

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // The volume commands follow VolumeApiServiceImpl (4.22): createVolume
@@ -236,7 +237,7 @@ func createVolumeJob(c *kernel.Call, v *model.Volume, snap *model.Snapshot, vm *
 				}
 				c.Changed()
 			}
-			return map[string]any{"volume": volumeView(c, v)}, nil
+			return map[string]any{"volume": views.VolumeView(c, v)}, nil
 		},
 		// A failed creation leaves the volume destroyed (DestroyRequested).
 		Fail: func(*kernel.APIError) {
@@ -307,7 +308,7 @@ func attachVolume(c *kernel.Call) (*kernel.AsyncJob, error) {
 			if err := attach(c, vm, v, deviceID); err != nil {
 				return nil, err
 			}
-			return map[string]any{"volume": volumeView(c, v)}, nil
+			return map[string]any{"volume": views.VolumeView(c, v)}, nil
 		}}, nil
 }
 

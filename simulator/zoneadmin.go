@@ -8,6 +8,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // The admin API an operator (or marvin's deployDataCenter) builds a zone
@@ -39,7 +40,7 @@ func createZone(c *kernel.Call) (any, error) {
 		return nil, err
 	}
 	c.Changed()
-	return map[string]any{"zone": zoneView(c, z)}, nil
+	return map[string]any{"zone": views.ZoneView(c, z)}, nil
 }
 
 // createZone follows ConfigurationManagerImpl.createZone(CreateZoneCmd) and
@@ -145,7 +146,7 @@ func updateZone(c *kernel.Call) (any, error) {
 		z.Allocation = s.Allocation
 	}
 	c.Changed()
-	return map[string]any{"zone": zoneView(c, z)}, nil
+	return map[string]any{"zone": views.ZoneView(c, z)}, nil
 }
 
 // checkZoneCanBeEnabled is editZone's check before Enabled, with
@@ -185,7 +186,7 @@ func createPod(c *kernel.Call) (any, error) {
 		return nil, err
 	}
 	c.Changed()
-	return map[string]any{"pod": podView(c, pod)}, nil
+	return map[string]any{"pod": views.PodView(c, pod)}, nil
 }
 
 // createPod follows ConfigurationManagerImpl.createPod (both overloads),

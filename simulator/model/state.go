@@ -204,6 +204,11 @@ const (
 	KindNIC             = "nic"
 	KindJob             = "asyncjob"
 	KindMgmtServer      = "managementserver"
+	KindTrafficType     = "traffictype"
+	KindProvider        = "networkserviceprovider"
+	KindVRElement       = "virtualrouterelement"
+	KindStoragePool     = "storagepool"
+	KindImageStore      = "imagestore"
 )
 
 // DefaultHypervisor is what the hosts of a new zone run unless told
