@@ -10,8 +10,9 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(kernel.Command{Name: "createAccount", Sync: createAccount})
+// accountCreateCommands are the commands of accountcreate.go (registerCommands).
+func accountCreateCommands() []kernel.Command {
+	return []kernel.Command{{Name: "createAccount", Sync: createAccount}}
 }
 
 // createAccount is CreateAccountCmd.execute: validateParams, then

@@ -37,15 +37,16 @@ func seedAccounts(st *model.State, now time.Time) {
 	st.Users = append(st.Users, admin)
 }
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "listDomains", IDKind: model.KindDomain, Sync: listDomains},
-		kernel.Command{Name: "listAccounts", IDKind: model.KindAccount, Sync: listAccounts},
-		kernel.Command{Name: "listUsers", IDKind: model.KindUser, Sync: listUsers},
-		kernel.Command{Name: "getUser", Sync: getUser},
-		kernel.Command{Name: "getUserKeys", IDKind: model.KindUser, Sync: getUserKeys},
-		kernel.Command{Name: "registerUserKeys", IDKind: model.KindUser, Sync: registerUserKeys},
-	)
+// accountCommands are the commands of accounts.go (registerCommands).
+func accountCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listDomains", IDKind: model.KindDomain, Sync: listDomains},
+		{Name: "listAccounts", IDKind: model.KindAccount, Sync: listAccounts},
+		{Name: "listUsers", IDKind: model.KindUser, Sync: listUsers},
+		{Name: "getUser", Sync: getUser},
+		{Name: "getUserKeys", IDKind: model.KindUser, Sync: getUserKeys},
+		{Name: "registerUserKeys", IDKind: model.KindUser, Sync: registerUserKeys},
+	}
 }
 
 // listDomains is QueryManagerImpl.searchForDomains (DomainJoinDaoImpl renders).

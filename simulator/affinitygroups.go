@@ -19,13 +19,14 @@ const (
 // are not simulated).
 var affinityGroupTypes = []string{hostAntiAffinity, hostAffinity}
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "listAffinityGroupTypes", Sync: listAffinityGroupTypes},
-		kernel.Command{Name: "createAffinityGroup", Async: createAffinityGroup},
-		kernel.Command{Name: "listAffinityGroups", IDKind: model.KindAffinityGroup, Sync: listAffinityGroups},
-		kernel.Command{Name: "deleteAffinityGroup", IDKind: model.KindAffinityGroup, Async: deleteAffinityGroup},
-	)
+// affinityGroupCommands are the commands of affinitygroups.go (registerCommands).
+func affinityGroupCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listAffinityGroupTypes", Sync: listAffinityGroupTypes},
+		{Name: "createAffinityGroup", Async: createAffinityGroup},
+		{Name: "listAffinityGroups", IDKind: model.KindAffinityGroup, Sync: listAffinityGroups},
+		{Name: "deleteAffinityGroup", IDKind: model.KindAffinityGroup, Async: deleteAffinityGroup},
+	}
 }
 
 // listAffinityGroupTypes is AffinityGroupServiceImpl.listAffinityGroupTypes.

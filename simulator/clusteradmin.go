@@ -13,11 +13,12 @@ import (
 
 // addCluster and addHost: ResourceManagerImpl.discoverCluster and
 // discoverHosts, as the simulator's hosts need them.
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "addCluster", Sync: addCluster},
-		kernel.Command{Name: "addHost", Sync: addHost},
-	)
+// clusterAdminCommands are the commands of clusteradmin.go (registerCommands).
+func clusterAdminCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "addCluster", Sync: addCluster},
+		{Name: "addHost", Sync: addHost},
+	}
 }
 
 // clusterSpec is addCluster's input.

@@ -25,11 +25,12 @@ func presetDurationSetting(st *model.State, name string, d, unit time.Duration) 
 	st.Settings[name] = model.Ptr(strconv.Itoa(int(math.Ceil(float64(d) / float64(unit)))))
 }
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "listConfigurations", Sync: listConfigurations},
-		kernel.Command{Name: "updateConfiguration", Sync: updateConfiguration},
-	)
+// configurationCommands are the commands of configurations.go (registerCommands).
+func configurationCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listConfigurations", Sync: listConfigurations},
+		{Name: "updateConfiguration", Sync: updateConfiguration},
+	}
 }
 
 // scopeParams are the scope parameters of listConfigurations and

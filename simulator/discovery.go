@@ -7,8 +7,9 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
-func init() {
-	kernel.Register(kernel.Command{Name: "listApis", Sync: listApis})
+// discoveryCommands are the commands of discovery.go (registerCommands).
+func discoveryCommands() []kernel.Command {
+	return []kernel.Command{{Name: "listApis", Sync: listApis}}
 }
 
 // listApis is ApiDiscoveryServiceImpl.listApis answered from the 4.22 schema

@@ -9,11 +9,12 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createDiskOffering", Sync: createDiskOffering},
-		kernel.Command{Name: "deleteDiskOffering", IDKind: model.KindDiskOffering, Sync: deleteDiskOffering},
-	)
+// diskOfferingCreateCommands are the commands of diskofferings_create.go (registerCommands).
+func diskOfferingCreateCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createDiskOffering", Sync: createDiskOffering},
+		{Name: "deleteDiskOffering", IDKind: model.KindDiskOffering, Sync: deleteDiskOffering},
+	}
 }
 
 func createDiskOffering(c *kernel.Call) (any, error) {

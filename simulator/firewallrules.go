@@ -8,12 +8,13 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createFirewallRule", Async: createFirewallRule},
-		kernel.Command{Name: "listFirewallRules", IDKind: kindFirewallRule, Sync: listFirewallRules},
-		kernel.Command{Name: "deleteFirewallRule", IDKind: kindFirewallRule, Async: deleteFirewallRule},
-	)
+// firewallRuleCommands are the commands of firewallrules.go (registerCommands).
+func firewallRuleCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createFirewallRule", Async: createFirewallRule},
+		{Name: "listFirewallRules", IDKind: kindFirewallRule, Sync: listFirewallRules},
+		{Name: "deleteFirewallRule", IDKind: kindFirewallRule, Async: deleteFirewallRule},
+	}
 }
 
 // firewallSpec is an ingress firewall rule to create

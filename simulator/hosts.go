@@ -15,12 +15,13 @@ func newHost(st *model.State, clusterID, podID, zoneID, hv, ip string, now time.
 		CPUNumber: 4, CPUSpeed: 8000, MemoryTotal: 8 << 30, Created: now}
 }
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "listHosts", IDKind: model.KindHost, Sync: listHosts},
-		kernel.Command{Name: "prepareHostForMaintenance", IDKind: model.KindHost, Async: prepareHostForMaintenance},
-		kernel.Command{Name: "cancelHostMaintenance", IDKind: model.KindHost, Async: cancelHostMaintenance},
-	)
+// hostCommands are the commands of hosts.go (registerCommands).
+func hostCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listHosts", IDKind: model.KindHost, Sync: listHosts},
+		{Name: "prepareHostForMaintenance", IDKind: model.KindHost, Async: prepareHostForMaintenance},
+		{Name: "cancelHostMaintenance", IDKind: model.KindHost, Async: cancelHostMaintenance},
+	}
 }
 
 // listHosts is QueryManagerImpl.searchForServerIdsAndCount: name EQ; keyword

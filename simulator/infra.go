@@ -23,14 +23,15 @@ func setHypervisor(st *model.State, hv string) {
 	}
 }
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "listZones", IDKind: model.KindZone, Sync: listZones},
-		kernel.Command{Name: "listPods", IDKind: model.KindPod, Sync: listPods},
-		kernel.Command{Name: "listClusters", IDKind: model.KindCluster, Sync: listClusters},
-		kernel.Command{Name: "listHypervisors", Sync: listHypervisors},
-		kernel.Command{Name: "listCapabilities", Sync: listCapabilities},
-	)
+// infraCommands are the commands of infra.go (registerCommands).
+func infraCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listZones", IDKind: model.KindZone, Sync: listZones},
+		{Name: "listPods", IDKind: model.KindPod, Sync: listPods},
+		{Name: "listClusters", IDKind: model.KindCluster, Sync: listClusters},
+		{Name: "listHypervisors", Sync: listHypervisors},
+		{Name: "listCapabilities", Sync: listCapabilities},
+	}
 }
 
 // listZones is QueryManagerImpl.listDataCentersInternal: id, else name

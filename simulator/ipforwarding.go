@@ -8,12 +8,13 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createIpForwardingRule", Async: createIPForwardingRule},
-		kernel.Command{Name: "listIpForwardingRules", IDKind: kindFirewallRule, Sync: listIPForwardingRules},
-		kernel.Command{Name: "deleteIpForwardingRule", IDKind: kindFirewallRule, Async: deleteIPForwardingRule},
-	)
+// ipForwardingCommands are the commands of ipforwarding.go (registerCommands).
+func ipForwardingCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createIpForwardingRule", Async: createIPForwardingRule},
+		{Name: "listIpForwardingRules", IDKind: kindFirewallRule, Sync: listIPForwardingRules},
+		{Name: "deleteIpForwardingRule", IDKind: kindFirewallRule, Async: deleteIPForwardingRule},
+	}
 }
 
 // createIPForwardingRule follows CreateIpForwardingRuleCmd.create

@@ -9,12 +9,13 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "assignToLoadBalancerRule", IDKind: kindFirewallRule, Async: assignToLoadBalancerRule},
-		kernel.Command{Name: "removeFromLoadBalancerRule", IDKind: kindFirewallRule, Async: removeFromLoadBalancerRule},
-		kernel.Command{Name: "listLoadBalancerRuleInstances", IDKind: kindFirewallRule, Sync: listLoadBalancerRuleInstances},
-	)
+// lbMemberCommands are the commands of loadbalancer_members.go (registerCommands).
+func lbMemberCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "assignToLoadBalancerRule", IDKind: kindFirewallRule, Async: assignToLoadBalancerRule},
+		{Name: "removeFromLoadBalancerRule", IDKind: kindFirewallRule, Async: removeFromLoadBalancerRule},
+		{Name: "listLoadBalancerRuleInstances", IDKind: kindFirewallRule, Sync: listLoadBalancerRuleInstances},
+	}
 }
 
 // vmIPMap reads vmidipmap as getVmIdIpListMap does: VM internal id order is

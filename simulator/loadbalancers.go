@@ -9,13 +9,14 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createLoadBalancerRule", Async: createLoadBalancerRule},
-		kernel.Command{Name: "listLoadBalancerRules", IDKind: kindFirewallRule, Sync: listLoadBalancerRules},
-		kernel.Command{Name: "deleteLoadBalancerRule", IDKind: kindFirewallRule, Async: deleteLoadBalancerRule},
-		kernel.Command{Name: "updateLoadBalancerRule", IDKind: kindFirewallRule, Async: updateLoadBalancerRule},
-	)
+// loadBalancerCommands are the commands of loadbalancers.go (registerCommands).
+func loadBalancerCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createLoadBalancerRule", Async: createLoadBalancerRule},
+		{Name: "listLoadBalancerRules", IDKind: kindFirewallRule, Sync: listLoadBalancerRules},
+		{Name: "deleteLoadBalancerRule", IDKind: kindFirewallRule, Async: deleteLoadBalancerRule},
+		{Name: "updateLoadBalancerRule", IDKind: kindFirewallRule, Async: updateLoadBalancerRule},
+	}
 }
 
 // validAlgorithm is NetUtils.isValidAlgorithm.

@@ -12,12 +12,13 @@ import (
 // Network offerings: ConfigurationManagerImpl.createNetworkOffering and
 // updateNetworkOffering, NetworkOfferingJoinDao's listing.
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createNetworkOffering", Sync: createNetworkOffering},
-		kernel.Command{Name: "updateNetworkOffering", IDKind: model.KindNetworkOffering, Sync: updateNetworkOffering},
-		kernel.Command{Name: "listNetworkOfferings", IDKind: model.KindNetworkOffering, Sync: listNetworkOfferings},
-	)
+// networkOfferingCommands are the commands of netofferings.go (registerCommands).
+func networkOfferingCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createNetworkOffering", Sync: createNetworkOffering},
+		{Name: "updateNetworkOffering", IDKind: model.KindNetworkOffering, Sync: updateNetworkOffering},
+		{Name: "listNetworkOfferings", IDKind: model.KindNetworkOffering, Sync: listNetworkOfferings},
+	}
 }
 
 // networkProviders are the Network.Provider names the simulator's physical

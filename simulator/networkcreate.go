@@ -16,8 +16,9 @@ import (
 // createNetwork and the network's implementation: NetworkServiceImpl.createGuestNetwork,
 // GuestNetworkCreationPreparationServiceImpl (its checks), GuestNetworkGuru.
 
-func init() {
-	kernel.Register(kernel.Command{Name: "createNetwork", Sync: createNetwork})
+// networkCreateCommands are the commands of networkcreate.go (registerCommands).
+func networkCreateCommands() []kernel.Command {
+	return []kernel.Command{{Name: "createNetwork", Sync: createNetwork}}
 }
 
 // guestDomainSuffix is guest.domain.suffix's default.

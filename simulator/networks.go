@@ -8,10 +8,11 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "listNetworks", IDKind: model.KindNetwork, Sync: listNetworks},
-	)
+// networkCommands are the commands of networks.go (registerCommands).
+func networkCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listNetworks", IDKind: model.KindNetwork, Sync: listNetworks},
+	}
 }
 
 // listNetworks is NetworkServiceImpl.searchForNetworks (createNetworkSearchCriteria):

@@ -42,11 +42,12 @@ func paramsOf(m map[string]string) kernel.Params {
 	return kernel.Params{Values: m}
 }
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "listServiceOfferings", IDKind: model.KindServiceOffering, Sync: listServiceOfferings},
-		kernel.Command{Name: "listDiskOfferings", IDKind: model.KindDiskOffering, Sync: listDiskOfferings},
-	)
+// offeringCommands are the commands of offerings.go (registerCommands).
+func offeringCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listServiceOfferings", IDKind: model.KindServiceOffering, Sync: listServiceOfferings},
+		{Name: "listDiskOfferings", IDKind: model.KindDiskOffering, Sync: listDiskOfferings},
+	}
 }
 
 // listServiceOfferings lists user offerings; the simulator has no system VM

@@ -16,11 +16,12 @@ const (
 	offeringMaxRAMSize  = 0 // vm.serviceoffering.ram.size.max (MB); 0 is no limit
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createServiceOffering", Sync: createServiceOffering},
-		kernel.Command{Name: "deleteServiceOffering", IDKind: model.KindServiceOffering, Sync: deleteServiceOffering},
-	)
+// offeringCreateCommands are the commands of offerings_create.go (registerCommands).
+func offeringCreateCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createServiceOffering", Sync: createServiceOffering},
+		{Name: "deleteServiceOffering", IDKind: model.KindServiceOffering, Sync: deleteServiceOffering},
+	}
 }
 
 func createServiceOffering(c *kernel.Call) (any, error) {

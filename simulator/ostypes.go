@@ -37,11 +37,12 @@ func seedOSTypes(st *model.State) {
 	}
 }
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "listOsTypes", IDKind: model.KindOSType, Sync: listOsTypes},
-		kernel.Command{Name: "listOsCategories", IDKind: model.KindOSCategory, Sync: listOsCategories},
-	)
+// osTypeCommands are the commands of ostypes.go (registerCommands).
+func osTypeCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listOsTypes", IDKind: model.KindOSType, Sync: listOsTypes},
+		{Name: "listOsCategories", IDKind: model.KindOSCategory, Sync: listOsCategories},
+	}
 }
 
 // listOsTypes is GuestOSDaoImpl.listGuestOSByCriteria: description and

@@ -14,15 +14,15 @@ import (
 // virtual router element: NetworkServiceImpl (and its provider helpers), as
 // marvin's deployDataCenter drives them.
 
-func init() {
-	kernel.ParamKinds["nspid"] = model.KindProvider
-	kernel.Register(
-		kernel.Command{Name: "createPhysicalNetwork", Async: createPhysicalNetwork},
-		kernel.Command{Name: "updatePhysicalNetwork", IDKind: model.KindPhysicalNetwork, Async: updatePhysicalNetwork},
-		kernel.Command{Name: "addTrafficType", Async: addTrafficType},
-		kernel.Command{Name: "listTrafficTypes", IDKind: model.KindTrafficType, Sync: listTrafficTypes},
-		kernel.Command{Name: "listPhysicalNetworks", IDKind: model.KindPhysicalNetwork, Sync: listPhysicalNetworks},
-	)
+// physicalNetworkCommands are the commands of physnet.go (registerCommands).
+func physicalNetworkCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createPhysicalNetwork", Async: createPhysicalNetwork},
+		{Name: "updatePhysicalNetwork", IDKind: model.KindPhysicalNetwork, Async: updatePhysicalNetwork},
+		{Name: "addTrafficType", Async: addTrafficType},
+		{Name: "listTrafficTypes", IDKind: model.KindTrafficType, Sync: listTrafficTypes},
+		{Name: "listPhysicalNetworks", IDKind: model.KindPhysicalNetwork, Sync: listPhysicalNetworks},
+	}
 }
 
 // physnetSpec is createPhysicalNetwork's input.

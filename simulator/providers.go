@@ -8,15 +8,16 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "listNetworkServiceProviders", IDKind: model.KindProvider, Sync: listNetworkServiceProviders},
-		kernel.Command{Name: "updateNetworkServiceProvider", IDKind: model.KindProvider, Async: updateNetworkServiceProvider},
-		kernel.Command{Name: "listVirtualRouterElements", IDKind: model.KindVRElement, Sync: listVirtualRouterElements},
-		kernel.Command{Name: "configureVirtualRouterElement", IDKind: model.KindVRElement, Async: configureVirtualRouterElement},
-		kernel.Command{Name: "listInternalLoadBalancerElements", IDKind: model.KindVRElement, Sync: listInternalLoadBalancerElements},
-		kernel.Command{Name: "configureInternalLoadBalancerElement", IDKind: model.KindVRElement, Async: configureInternalLoadBalancerElement},
-	)
+// providerCommands are the commands of providers.go (registerCommands).
+func providerCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listNetworkServiceProviders", IDKind: model.KindProvider, Sync: listNetworkServiceProviders},
+		{Name: "updateNetworkServiceProvider", IDKind: model.KindProvider, Async: updateNetworkServiceProvider},
+		{Name: "listVirtualRouterElements", IDKind: model.KindVRElement, Sync: listVirtualRouterElements},
+		{Name: "configureVirtualRouterElement", IDKind: model.KindVRElement, Async: configureVirtualRouterElement},
+		{Name: "listInternalLoadBalancerElements", IDKind: model.KindVRElement, Sync: listInternalLoadBalancerElements},
+		{Name: "configureInternalLoadBalancerElement", IDKind: model.KindVRElement, Async: configureInternalLoadBalancerElement},
+	}
 }
 
 // listNetworkServiceProviders is NetworkServiceImpl.listNetworkServiceProviders:

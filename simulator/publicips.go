@@ -18,19 +18,22 @@ func ipString(st *model.State, ip *model.PublicIP) string {
 	return fmt.Sprintf("Ip[%s-%d]", ip.Address, zone)
 }
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "associateIpAddress", Async: associateIPAddress},
-		kernel.Command{Name: "listPublicIpAddresses", IDKind: model.KindPublicIP, Sync: listPublicIPAddresses},
-		kernel.Command{Name: "disassociateIpAddress", IDKind: model.KindPublicIP, Async: disassociateIPAddress},
-	)
-	registerTaggable("PublicIpAddress", func(st *model.State, id string) (string, bool) {
-		ip, ok := model.ByID(st.PublicIPs, id)
-		if !ok || ip.State == model.IPFree {
-			return "", false
-		}
-		return ip.AccountID, true
-	})
+// publicIPCommands are the commands of publicips.go (registerCommands).
+func publicIPCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "associateIpAddress", Async: associateIPAddress},
+		{Name: "listPublicIpAddresses", IDKind: model.KindPublicIP, Sync: listPublicIPAddresses},
+		{Name: "disassociateIpAddress", IDKind: model.KindPublicIP, Async: disassociateIPAddress},
+	}
+}
+
+// publicIPOwner is the taggable for PublicIpAddress: the account owning the resource a tag names.
+func publicIPOwner(st *model.State, id string) (string, bool) {
+	ip, ok := model.ByID(st.PublicIPs, id)
+	if !ok || ip.State == model.IPFree {
+		return "", false
+	}
+	return ip.AccountID, true
 }
 
 // ensurePublicIPs gives every address of the public ranges its row and every

@@ -12,6 +12,7 @@ import (
 // TestEveryCommandHasARoleRow: a command registered without a row would be
 // root-admin only by accident, so each needs its Cmd class's answer.
 func TestEveryCommandHasARoleRow(t *testing.T) {
+	registerCommands()
 	for name := range kernel.Registered {
 		if _, ok := kernel.RolePermissions[name]; !ok {
 			t.Errorf("%s has no row in rolePermissions", name)

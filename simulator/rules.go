@@ -26,24 +26,24 @@ const (
 	dnsPort           = 53   // LoadBalancingRulesManagerImpl.DNS_PORT
 )
 
-func init() {
-	kernel.ParamKinds["publicipid"] = model.KindPublicIP
-	// ResourceManagerUtilImpl.s_typeMap maps FirewallRule to FirewallRuleVO, the
-	// table every rule is in, and LoadBalancer to LoadBalancerVO.
-	registerTaggable("FirewallRule", func(st *model.State, id string) (string, bool) {
-		r := st.Rule(id)
-		if r == nil {
-			return "", false
-		}
-		return r.AccountID, true
-	})
-	registerTaggable("LoadBalancer", func(st *model.State, id string) (string, bool) {
-		r := st.Rule(id)
-		if r == nil || r.Purpose != model.PurposeLB {
-			return "", false
-		}
-		return r.AccountID, true
-	})
+// firewallRuleOwner is the taggable for FirewallRule: the account owning the resource a tag names.
+// ResourceManagerUtilImpl.s_typeMap maps FirewallRule to FirewallRuleVO, the
+// table every rule is in, and LoadBalancer to LoadBalancerVO.
+func firewallRuleOwner(st *model.State, id string) (string, bool) {
+	r := st.Rule(id)
+	if r == nil {
+		return "", false
+	}
+	return r.AccountID, true
+}
+
+// loadBalancerOwner is the taggable for LoadBalancer: the account owning the resource a tag names.
+func loadBalancerOwner(st *model.State, id string) (string, bool) {
+	r := st.Rule(id)
+	if r == nil || r.Purpose != model.PurposeLB {
+		return "", false
+	}
+	return r.AccountID, true
 }
 
 // ruleInternalID is the internal id of a rule, removed or not, which

@@ -11,18 +11,21 @@ import (
 // defaultSecurityGroup is SecurityGroupManager.DEFAULT_GROUP_NAME.
 const defaultSecurityGroup = "default"
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "listSecurityGroups", IDKind: model.KindSecurityGroup, Sync: listSecurityGroups},
-		kernel.Command{Name: "createSecurityGroup", Sync: createSecurityGroup},
-	)
-	registerTaggable("SecurityGroup", func(st *model.State, id string) (string, bool) {
-		g, ok := model.ByID(st.SecurityGroups, id)
-		if !ok {
-			return "", false
-		}
-		return g.AccountID, true
-	})
+// securityGroupCommands are the commands of securitygroups.go (registerCommands).
+func securityGroupCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listSecurityGroups", IDKind: model.KindSecurityGroup, Sync: listSecurityGroups},
+		{Name: "createSecurityGroup", Sync: createSecurityGroup},
+	}
+}
+
+// securityGroupOwner is the taggable for SecurityGroup: the account owning the resource a tag names.
+func securityGroupOwner(st *model.State, id string) (string, bool) {
+	g, ok := model.ByID(st.SecurityGroups, id)
+	if !ok {
+		return "", false
+	}
+	return g.AccountID, true
 }
 
 // securityGroupByName finds an account's group; names compare

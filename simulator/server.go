@@ -98,6 +98,7 @@ func serverOf(c *kernel.Call) *Server { return c.Engine.Ext.(*Server) }
 // New creates a simulator, loading Options.StatePath when it exists and
 // seeding a fresh zone otherwise.
 func New(opts Options) (*Server, error) {
+	registerCommands()
 	if err := schema.Err(); err != nil {
 		return nil, err
 	}

@@ -9,8 +9,6 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-const kindSnapshot = "snapshot"
-
 // Snapshot states the simulator goes through: BackingUp while the job runs
 // (CloudStack passes Allocated, Creating, CreatedOnPrimary and BackingUp),
 // BackedUp when done, Error when the job failed, Destroyed once deleted.
@@ -21,20 +19,22 @@ const (
 	snapshotDestroyed = "Destroyed"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createSnapshot", Async: createSnapshot},
-		kernel.Command{Name: "deleteSnapshot", IDKind: kindSnapshot, Async: deleteSnapshot},
-		kernel.Command{Name: "listSnapshots", IDKind: kindSnapshot, Sync: listSnapshots},
-	)
-	kernel.ParamKinds["snapshotid"] = kindSnapshot
-	registerTaggable("Snapshot", func(st *model.State, id string) (string, bool) {
-		s, ok := model.ByID(st.Snapshots, id)
-		if !ok || s.Removed != nil {
-			return "", false
-		}
-		return s.AccountID, true
-	})
+// snapshotCommands are the commands of snapshots.go (registerCommands).
+func snapshotCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createSnapshot", Async: createSnapshot},
+		{Name: "deleteSnapshot", IDKind: model.KindSnapshot, Async: deleteSnapshot},
+		{Name: "listSnapshots", IDKind: model.KindSnapshot, Sync: listSnapshots},
+	}
+}
+
+// snapshotOwner is the taggable for Snapshot: the account owning the resource a tag names.
+func snapshotOwner(st *model.State, id string) (string, bool) {
+	s, ok := model.ByID(st.Snapshots, id)
+	if !ok || s.Removed != nil {
+		return "", false
+	}
+	return s.AccountID, true
 }
 
 // snapshotInProgress reports whether a volume has a snapshot being taken,
@@ -71,7 +71,7 @@ func createSnapshot(c *kernel.Call) (*kernel.AsyncJob, error) {
 		}
 		name = owner + "_" + v.Name + "_" + now.Format("20060102150405")
 	}
-	id, internal := c.State.NewID(kindSnapshot)
+	id, internal := c.State.NewID(model.KindSnapshot)
 	s := &model.Snapshot{ID: id, InternalID: internal, Name: name, VolumeID: v.ID, ZoneID: v.ZoneID, AccountID: v.AccountID,
 		DiskOfferingID: v.DiskOfferingID, SizeBytes: v.SizeBytes, Hypervisor: v.Hypervisor, State: snapshotBackingUp,
 		Created: now}

@@ -20,13 +20,14 @@ import (
 // sshKeyLength is ssh.key.length's default.
 const sshKeyLength = 2048
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createSSHKeyPair", Sync: createSSHKeyPair},
-		kernel.Command{Name: "registerSSHKeyPair", Sync: registerSSHKeyPair},
-		kernel.Command{Name: "listSSHKeyPairs", IDKind: model.KindSSHKeyPair, Sync: listSSHKeyPairs},
-		kernel.Command{Name: "deleteSSHKeyPair", Sync: deleteSSHKeyPair},
-	)
+// sshKeyCommands are the commands of sshkeys.go (registerCommands).
+func sshKeyCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createSSHKeyPair", Sync: createSSHKeyPair},
+		{Name: "registerSSHKeyPair", Sync: registerSSHKeyPair},
+		{Name: "listSSHKeyPairs", IDKind: model.KindSSHKeyPair, Sync: listSSHKeyPairs},
+		{Name: "deleteSSHKeyPair", Sync: deleteSSHKeyPair},
+	}
 }
 
 // keyPair finds an account's key pair by name; names compare

@@ -9,11 +9,12 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "enableStaticNat", Sync: enableStaticNat},
-		kernel.Command{Name: "disableStaticNat", Async: disableStaticNat},
-	)
+// staticNATCommands are the commands of staticnat.go (registerCommands).
+func staticNATCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "enableStaticNat", Sync: enableStaticNat},
+		{Name: "disableStaticNat", Async: disableStaticNat},
+	}
 }
 
 // enableStaticNat is synchronous in CloudStack. Its checks follow

@@ -12,14 +12,14 @@ import (
 
 // Primary storage pools and secondary (image) stores: StorageManagerImpl.
 
-func init() {
-	kernel.ParamKinds["storageid"] = model.KindStoragePool
-	kernel.Register(
-		kernel.Command{Name: "createStoragePool", Sync: createStoragePool},
-		kernel.Command{Name: "listStoragePools", IDKind: model.KindStoragePool, Sync: listStoragePools},
-		kernel.Command{Name: "addImageStore", Sync: addImageStore},
-		kernel.Command{Name: "listImageStores", IDKind: model.KindImageStore, Sync: listImageStores},
-	)
+// storageCommands are the commands of storage.go (registerCommands).
+func storageCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createStoragePool", Sync: createStoragePool},
+		{Name: "listStoragePools", IDKind: model.KindStoragePool, Sync: listStoragePools},
+		{Name: "addImageStore", Sync: addImageStore},
+		{Name: "listImageStores", IDKind: model.KindImageStore, Sync: listImageStores},
+	}
 }
 
 // poolSpec is createStoragePool's input.

@@ -44,12 +44,13 @@ func resourceObjectType(s string) (string, *kernel.APIError) {
 	return "", kernel.ParamError("Invalid resource type %s", s)
 }
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createTags", Async: createTags},
-		kernel.Command{Name: "deleteTags", Async: deleteTags},
-		kernel.Command{Name: "listTags", Sync: listTags},
-	)
+// tagCommands are the commands of tags.go (registerCommands).
+func tagCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createTags", Async: createTags},
+		{Name: "deleteTags", Async: deleteTags},
+		{Name: "listTags", Sync: listTags},
+	}
 }
 
 // tagPairs is TaggedResources.parseKeyValueMap: tags[i].key/value pairs,

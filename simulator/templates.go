@@ -63,13 +63,11 @@ func seedTemplates(st *model.State, hypervisor string, now time.Time) {
 	}
 }
 
-func init() {
-	kernel.ParamKinds["templateid"] = model.KindTemplate
-	kernel.ParamKinds["sourcezoneid"] = model.KindZone
-	kernel.ParamKinds["destzoneid"] = model.KindZone
-	kernel.Register(
-		kernel.Command{Name: "listTemplates", IDKind: model.KindTemplate, Sync: listTemplates},
-	)
+// templateCommands are the commands of templates.go (registerCommands).
+func templateCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listTemplates", IDKind: model.KindTemplate, Sync: listTemplates},
+	}
 }
 
 // templateFilters are VirtualMachineTemplate.TemplateFilter's values; the

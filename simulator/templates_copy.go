@@ -11,10 +11,11 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "copyTemplate", IDKind: model.KindTemplate, Async: copyTemplate},
-	)
+// templateCopyCommands are the commands of templates_copy.go (registerCommands).
+func templateCopyCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "copyTemplate", IDKind: model.KindTemplate, Async: copyTemplate},
+	}
 }
 
 // copyTemplate copies a ready template to other zones

@@ -9,10 +9,11 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "deleteTemplate", IDKind: model.KindTemplate, Async: deleteTemplate},
-	)
+// templateDeleteCommands are the commands of templates_delete.go (registerCommands).
+func templateDeleteCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "deleteTemplate", IDKind: model.KindTemplate, Async: deleteTemplate},
+	}
 }
 
 // deleteTemplate removes a template from one zone or all (TemplateManagerImpl.deleteTemplate

@@ -18,10 +18,11 @@ import (
 var hypervisorTypes = []string{"XenServer", "KVM", "VMware", "Hyperv", "VirtualBox", "Parralels", "BareMetal",
 	"Simulator", "Ovm", "Ovm3", "LXC", "Custom", "External"}
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "registerTemplate", Sync: registerTemplate},
-	)
+// templateRegisterCommands are the commands of templates_register.go (registerCommands).
+func templateRegisterCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "registerTemplate", Sync: registerTemplate},
+	}
 }
 
 // hypervisorType is HypervisorType.getType: "" for None.

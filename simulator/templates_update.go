@@ -12,10 +12,11 @@ var templateUpdateUnmodelled = []string{"arch", "bootable", "isrouting", "cleanu
 	"templatetype", "requireshvm", "details", "isdynamicallyscalable", "forceupdateostype", "forcks", "format",
 	"sshkeyenabled", "passwordenabled", "sortkey"}
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "updateTemplate", IDKind: model.KindTemplate, Sync: updateTemplate},
-	)
+// templateUpdateCommands are the commands of templates_update.go (registerCommands).
+func templateUpdateCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "updateTemplate", IDKind: model.KindTemplate, Sync: updateTemplate},
+	}
 }
 
 // updateTemplate is UpdateTemplateCmd through

@@ -31,11 +31,12 @@ type uploadMetadata struct {
 	MaxUploadSize string `json:"maxUploadSize"` // GB
 }
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "getUploadParamsForTemplate", Sync: getUploadParamsForTemplate,
+// uploadCommands are the commands of upload_params.go (registerCommands).
+func uploadCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "getUploadParamsForTemplate", Sync: getUploadParamsForTemplate,
 			ResponseName: "postuploadtemplateresponse"},
-	)
+	}
 }
 
 // getUploadParamsForTemplate registers a template whose bytes the client

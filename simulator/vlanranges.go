@@ -12,11 +12,12 @@ import (
 // createVlanIpRange and listVlanIpRanges, a zone's public addresses:
 // ConfigurationManagerImpl.createVlanAndPublicIpRange and validateIpRange.
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createVlanIpRange", Sync: createVlanIPRange},
-		kernel.Command{Name: "listVlanIpRanges", IDKind: model.KindVlanRange, Sync: listVlanIPRanges},
-	)
+// vlanRangeCommands are the commands of vlanranges.go (registerCommands).
+func vlanRangeCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createVlanIpRange", Sync: createVlanIPRange},
+		{Name: "listVlanIpRanges", IDKind: model.KindVlanRange, Sync: listVlanIPRanges},
+	}
 }
 
 // vlanSpec is createVlanIpRange's input.

@@ -20,15 +20,18 @@ const (
 	customParameterLimit = 2147483647
 )
 
-func init() {
-	kernel.Register(kernel.Command{Name: "deployVirtualMachine", Async: deployVirtualMachine})
-	registerTaggable("UserVm", func(st *model.State, id string) (string, bool) {
-		vm, ok := model.ByID(st.VMs, id)
-		if !ok || vm.Removed != nil {
-			return "", false
-		}
-		return vm.AccountID, true
-	})
+// vmDeployCommands are the commands of vmdeploy.go (registerCommands).
+func vmDeployCommands() []kernel.Command {
+	return []kernel.Command{{Name: "deployVirtualMachine", Async: deployVirtualMachine}}
+}
+
+// vmOwner is the taggable for UserVm: the account owning the resource a tag names.
+func vmOwner(st *model.State, id string) (string, bool) {
+	vm, ok := model.ByID(st.VMs, id)
+	if !ok || vm.Removed != nil {
+		return "", false
+	}
+	return vm.AccountID, true
 }
 
 // nicPlan is one NIC of a VM being deployed.

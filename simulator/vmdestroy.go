@@ -8,12 +8,13 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "destroyVirtualMachine", IDKind: model.KindVM, Async: destroyVirtualMachine},
-		kernel.Command{Name: "expungeVirtualMachine", IDKind: model.KindVM, Async: expungeVirtualMachine},
-		kernel.Command{Name: "recoverVirtualMachine", IDKind: model.KindVM, Sync: recoverVirtualMachine},
-	)
+// vmDestroyCommands are the commands of vmdestroy.go (registerCommands).
+func vmDestroyCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "destroyVirtualMachine", IDKind: model.KindVM, Async: destroyVirtualMachine},
+		{Name: "expungeVirtualMachine", IDKind: model.KindVM, Async: expungeVirtualMachine},
+		{Name: "recoverVirtualMachine", IDKind: model.KindVM, Sync: recoverVirtualMachine},
+	}
 }
 
 // destroyVirtualMachine destroys a VM. Without expunge it becomes Destroyed:

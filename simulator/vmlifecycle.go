@@ -9,12 +9,13 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "startVirtualMachine", IDKind: model.KindVM, Async: startVirtualMachine},
-		kernel.Command{Name: "stopVirtualMachine", IDKind: model.KindVM, Async: stopVirtualMachine},
-		kernel.Command{Name: "rebootVirtualMachine", IDKind: model.KindVM, Async: rebootVirtualMachine},
-	)
+// vmLifecycleCommands are the commands of vmlifecycle.go (registerCommands).
+func vmLifecycleCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "startVirtualMachine", IDKind: model.KindVM, Async: startVirtualMachine},
+		{Name: "stopVirtualMachine", IDKind: model.KindVM, Async: stopVirtualMachine},
+		{Name: "rebootVirtualMachine", IDKind: model.KindVM, Async: rebootVirtualMachine},
+	}
 }
 
 // vmJob is an async VM command's job. CloudStack checks the VM inside the

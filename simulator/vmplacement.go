@@ -8,6 +8,10 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
+// csInsufficientServerCap is InsufficientServerCapacityException's
+// cserrorcode.
+const csInsufficientServerCap = 4335
+
 // hostFits is what FirstFitAllocator.allocateTo asks of a host: Up and
 // Enabled in the plan's zone with the VM's hypervisor
 // (ResourceManagerImpl.listAllUpAndEnabledNonHAHosts over the planner's

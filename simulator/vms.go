@@ -8,8 +8,9 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(kernel.Command{Name: "listVirtualMachines", IDKind: model.KindVM, Sync: listVirtualMachines})
+// vmCommands are the commands of vms.go (registerCommands).
+func vmCommands() []kernel.Command {
+	return []kernel.Command{{Name: "listVirtualMachines", IDKind: model.KindVM, Sync: listVirtualMachines}}
 }
 
 // listVirtualMachines is QueryManagerImpl.searchForUserVMs →

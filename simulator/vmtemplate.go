@@ -48,12 +48,11 @@ func templateForDeploy(c *kernel.Call, zoneID, templateID string) (deployTemplat
 	return deployTemplate{osTypeID: t.OSTypeID, hypervisor: hv, passwordEnabled: t.PasswordEnabled, sizeBytes: size}, nil
 }
 
-func init() {
-	registerTaggable("Template", func(st *model.State, id string) (string, bool) {
-		t, _ := model.ByID(st.Templates, id)
-		if t == nil || t.Removed != nil {
-			return "", false
-		}
-		return t.AccountID, true
-	})
+// templateOwner is the taggable for Template: the account owning the resource a tag names.
+func templateOwner(st *model.State, id string) (string, bool) {
+	t, _ := model.ByID(st.Templates, id)
+	if t == nil || t.Removed != nil {
+		return "", false
+	}
+	return t.AccountID, true
 }

@@ -8,10 +8,11 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "updateVirtualMachine", IDKind: model.KindVM, Sync: updateVirtualMachine},
-	)
+// vmUpdateCommands are the commands of vmupdate.go (registerCommands).
+func vmUpdateCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "updateVirtualMachine", IDKind: model.KindVM, Sync: updateVirtualMachine},
+	}
 }
 
 // updateVirtualMachine is UserVmManagerImpl.updateVirtualMachine(UpdateVMCmd)

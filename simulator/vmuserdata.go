@@ -135,8 +135,9 @@ func checkUserDataService(c *kernel.Call, def *model.Network, userData string, k
 	return nil
 }
 
-func init() {
-	kernel.Register(kernel.Command{Name: "getVirtualMachineUserData", Sync: getVirtualMachineUserData})
+// userDataCommands are the commands of vmuserdata.go (registerCommands).
+func userDataCommands() []kernel.Command {
+	return []kernel.Command{{Name: "getVirtualMachineUserData", Sync: getVirtualMachineUserData}}
 }
 
 // getVirtualMachineUserData is GetVMUserDataCmd and

@@ -10,12 +10,13 @@ import (
 
 // Detaching, deleting and resizing volumes.
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "deleteVolume", IDKind: model.KindVolume, Sync: deleteVolume},
-		kernel.Command{Name: "detachVolume", IDKind: model.KindVolume, Async: detachVolume},
-		kernel.Command{Name: "resizeVolume", IDKind: model.KindVolume, Async: resizeVolume},
-	)
+// volumeLifeCommands are the commands of volumelife.go (registerCommands).
+func volumeLifeCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "deleteVolume", IDKind: model.KindVolume, Sync: deleteVolume},
+		{Name: "detachVolume", IDKind: model.KindVolume, Async: detachVolume},
+		{Name: "resizeVolume", IDKind: model.KindVolume, Async: resizeVolume},
+	}
 }
 
 // detachVolume is VolumeApiServiceImpl.detachVolumeFromVM: by id, or by virtualmachineid and

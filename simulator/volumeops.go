@@ -24,11 +24,12 @@ const (
 	defaultMaxDataVolumes = 6
 )
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createVolume", Async: createVolume},
-		kernel.Command{Name: "attachVolume", IDKind: model.KindVolume, Async: attachVolume},
-	)
+// volumeOpsCommands are the commands of volumeops.go (registerCommands).
+func volumeOpsCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createVolume", Async: createVolume},
+		{Name: "attachVolume", IDKind: model.KindVolume, Async: attachVolume},
+	}
 }
 
 // maxDataVolumes is hypervisor_capabilities.max_data_volumes_limit for the

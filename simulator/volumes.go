@@ -13,15 +13,18 @@ import (
 // never handed out, and asking for it fails ("deviceId should be 0,1,2,4-N").
 const cdromDeviceID = 3
 
-func init() {
-	kernel.Register(kernel.Command{Name: "listVolumes", IDKind: model.KindVolume, Sync: listVolumes})
-	registerTaggable("Volume", func(st *model.State, id string) (string, bool) {
-		v, ok := model.ByID(st.Volumes, id)
-		if !ok || v.Removed != nil {
-			return "", false
-		}
-		return v.AccountID, true
-	})
+// volumeCommands are the commands of volumes.go (registerCommands).
+func volumeCommands() []kernel.Command {
+	return []kernel.Command{{Name: "listVolumes", IDKind: model.KindVolume, Sync: listVolumes}}
+}
+
+// volumeOwner is the taggable for Volume: the account owning the resource a tag names.
+func volumeOwner(st *model.State, id string) (string, bool) {
+	v, ok := model.ByID(st.Volumes, id)
+	if !ok || v.Removed != nil {
+		return "", false
+	}
+	return v.AccountID, true
 }
 
 // listVolumes never shows expunged volumes. As QueryManagerImpl.searchForVolumes does, name

@@ -16,12 +16,13 @@ import (
 // (ResourceManagerImpl) in clusteradmin.go. The seeded zone is built
 // through the same functions (zonedeploy.go).
 
-func init() {
-	kernel.Register(
-		kernel.Command{Name: "createZone", Sync: createZone},
-		kernel.Command{Name: "updateZone", IDKind: model.KindZone, Sync: updateZone},
-		kernel.Command{Name: "createPod", Sync: createPod},
-	)
+// zoneAdminCommands are the commands of zoneadmin.go (registerCommands).
+func zoneAdminCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "createZone", Sync: createZone},
+		{Name: "updateZone", IDKind: model.KindZone, Sync: updateZone},
+		{Name: "createPod", Sync: createPod},
+	}
 }
 
 // zoneSpec is createZone's input.

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
@@ -55,8 +56,8 @@ var Registered = map[string]Command{}
 // Register adds command implementations. It panics on programming errors
 // (unknown command, sync/async mismatch, duplicates) so they surface in the
 // first test run.
-func Register(cmds ...Command) {
-	for _, cmd := range cmds {
+func Register(groups ...[]Command) {
+	for _, cmd := range slices.Concat(groups...) {
 		api, ok := schema.Lookup(cmd.Name)
 		switch {
 		case !ok || api.Name != cmd.Name:
@@ -73,24 +74,37 @@ func Register(cmds ...Command) {
 
 // ParamKinds maps UUID parameter names to the entity kind they refer to, for
 // every kind the simulator stores. Parameters not listed here (or naming
-// kinds no family stores yet) are only checked for UUID syntax. Families that
-// add a kind add its parameter names from their init function.
+// kinds no family stores yet) are only checked for UUID syntax. The families'
+// kinds are here too, so no family needs to add to it.
 var ParamKinds = map[string]string{
-	"domainid":          model.KindDomain,
-	"accountid":         model.KindAccount,
-	"userid":            model.KindUser,
-	"roleid":            model.KindRole,
-	"zoneid":            model.KindZone,
-	"podid":             model.KindPod,
-	"clusterid":         model.KindCluster,
-	"hostid":            model.KindHost,
-	"physicalnetworkid": model.KindPhysicalNetwork,
-	"networkid":         model.KindNetwork,
-	"networkofferingid": model.KindNetworkOffering,
-	"serviceofferingid": model.KindServiceOffering,
-	"diskofferingid":    model.KindDiskOffering,
-	"oscategoryid":      model.KindOSCategory,
-	"ostypeid":          model.KindOSType,
-	"virtualmachineid":  model.KindVM,
-	"jobid":             model.KindJob,
+	"domainid":            model.KindDomain,
+	"accountid":           model.KindAccount,
+	"userid":              model.KindUser,
+	"roleid":              model.KindRole,
+	"zoneid":              model.KindZone,
+	"podid":               model.KindPod,
+	"clusterid":           model.KindCluster,
+	"hostid":              model.KindHost,
+	"physicalnetworkid":   model.KindPhysicalNetwork,
+	"networkid":           model.KindNetwork,
+	"networkofferingid":   model.KindNetworkOffering,
+	"serviceofferingid":   model.KindServiceOffering,
+	"diskofferingid":      model.KindDiskOffering,
+	"oscategoryid":        model.KindOSCategory,
+	"ostypeid":            model.KindOSType,
+	"virtualmachineid":    model.KindVM,
+	"jobid":               model.KindJob,
+	"nspid":               model.KindProvider,
+	"publicipid":          model.KindPublicIP,
+	"snapshotid":          model.KindSnapshot,
+	"storageid":           model.KindStoragePool,
+	"templateid":          model.KindTemplate,
+	"sourcezoneid":        model.KindZone,
+	"destzoneid":          model.KindZone,
+	"volumeid":            model.KindVolume,
+	"affinitygroupid":     model.KindAffinityGroup,
+	"securitygroupid":     model.KindSecurityGroup,
+	"ipaddressid":         model.KindPublicIP,
+	"associatednetworkid": model.KindNetwork,
+	"managementserverid":  model.KindMgmtServer, // ManagementServerResponse UUIDs
 }

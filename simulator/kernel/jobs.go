@@ -142,12 +142,13 @@ func FailInterruptedJobs(st *model.State, now time.Time) {
 	}
 }
 
-func init() {
-	ParamKinds["managementserverid"] = model.KindMgmtServer // ManagementServerResponse UUIDs
-	Register(
-		Command{Name: "queryAsyncJobResult", Sync: queryAsyncJobResult},
-		Command{Name: "listAsyncJobs", IDKind: model.KindJob, Sync: listAsyncJobs},
-	)
+// JobCommands are the async job commands (api/command/user/job), which the
+// kernel answers itself.
+func JobCommands() []Command {
+	return []Command{
+		{Name: "queryAsyncJobResult", Sync: queryAsyncJobResult},
+		{Name: "listAsyncJobs", IDKind: model.KindJob, Sync: listAsyncJobs},
+	}
 }
 
 // queryAsyncJobResult is QueryAsyncJobResultCmd.execute: the job's row as

@@ -209,6 +209,7 @@ const (
 	KindVRElement       = "virtualrouterelement"
 	KindStoragePool     = "storagepool"
 	KindImageStore      = "imagestore"
+	KindSnapshot        = "snapshot"
 )
 
 // DefaultHypervisor is what the hosts of a new zone run unless told

@@ -1,0 +1,88 @@
+package simulator
+
+import (
+	"sync"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+)
+
+// registerOnce runs the registration once per process, however many Servers
+// it starts: ApiServer fills s_apiNameCmdClassMap once, at start.
+var registerOnce sync.Once
+
+// registerCommands registers every command the simulator implements, family
+// by family in the order of CloudStack's API grouping
+// (api/command/{user,admin}/<group>), and the resource types tags can name.
+// It is explicit, not init functions, so what is registered is what this
+// list says (ApiServer.init's s_apiNameCmdClassMap, filled from the
+// PluggableService command lists).
+func registerCommands() {
+	registerOnce.Do(func() {
+		kernel.Register(
+			// job (the kernel's own)
+			kernel.JobCommands(),
+			// identity (api/command/{user,admin}/account, user, domain, ssh)
+			accountCommands(),
+			accountCreateCommands(),
+			sshKeyCommands(),
+			// discovery (listApis)
+			discoveryCommands(),
+			// infrastructure (zone, pod, cluster, host, storage, config)
+			zoneAdminCommands(),
+			infraCommands(),
+			clusterAdminCommands(),
+			hostCommands(),
+			storageCommands(),
+			configurationCommands(),
+			// offering
+			offeringCommands(),
+			offeringCreateCommands(),
+			diskOfferingCreateCommands(),
+			// tag
+			tagCommands(),
+			// network (network, offering, physical network, provider, address, vlan, firewall, NAT, load balancer, security group)
+			networkCommands(),
+			networkCreateCommands(),
+			networkOfferingCommands(),
+			physicalNetworkCommands(),
+			providerCommands(),
+			publicIPCommands(),
+			vlanRangeCommands(),
+			firewallRuleCommands(),
+			ipForwardingCommands(),
+			staticNATCommands(),
+			loadBalancerCommands(),
+			lbMemberCommands(),
+			securityGroupCommands(),
+			// storage (volume, snapshot)
+			volumeCommands(),
+			volumeOpsCommands(),
+			volumeLifeCommands(),
+			snapshotCommands(),
+			// template (template, upload, OS types)
+			templateCommands(),
+			templateRegisterCommands(),
+			templateUpdateCommands(),
+			templateDeleteCommands(),
+			templateCopyCommands(),
+			uploadCommands(),
+			osTypeCommands(),
+			// vm (vm, user data, affinity group)
+			vmCommands(),
+			vmDeployCommands(),
+			vmDestroyCommands(),
+			vmLifecycleCommands(),
+			vmUpdateCommands(),
+			userDataCommands(),
+			affinityGroupCommands(),
+		)
+		registerTaggable("PublicIpAddress", publicIPOwner)
+		registerTaggable("FirewallRule", firewallRuleOwner)
+		registerTaggable("LoadBalancer", loadBalancerOwner)
+		registerTaggable("SecurityGroup", securityGroupOwner)
+		registerTaggable("Snapshot", snapshotOwner)
+		registerTaggable("UserVm", vmOwner)
+		registerTaggable("Template", templateOwner)
+		registerTaggable("Volume", volumeOwner)
+	})
+}
