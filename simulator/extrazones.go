@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -20,7 +21,7 @@ import (
 // them.
 func seedExtraZones(st *model.State, names []string, hypervisor string, now time.Time) {
 	for _, name := range names {
-		if strings.TrimSpace(name) == "" || zoneNamed(st, name) != nil {
+		if strings.TrimSpace(name) == "" || infrastructure.ZoneNamed(st, name) != nil {
 			continue
 		}
 		n := len(st.Zones) // 1 for the first extra zone
@@ -37,13 +38,4 @@ func seedExtraZones(st *model.State, names []string, hypervisor string, now time
 		l.Clusters = []clusterLayout{{Name: "C0", Hosts: []string{"http://sim/c0/h0"}, Pools: []string{"PS0"}}}
 		deployZone(st, l, now)
 	}
-}
-
-func zoneNamed(st *model.State, name string) *model.Zone {
-	for _, z := range st.Zones {
-		if strings.EqualFold(z.Name, name) {
-			return z
-		}
-	}
-	return nil
 }

@@ -71,7 +71,7 @@ func createNetworkOffering(c *kernel.Call) (any, error) {
 	return map[string]any{"networkoffering": views.NetworkOfferingView(o)}, nil
 }
 
-// createNetworkOffering follows ConfigurationManagerImpl.createNetworkOffering:
+// makeNetworkOffering follows ConfigurationManagerImpl.createNetworkOffering:
 // Guest traffic only; the guest type Shared, Isolated or L2; availability
 // Required or Optional; every service valid (Gateway is implied by
 // SourceNat); each service given in serviceproviderlist must be supported,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/netutils"
@@ -52,7 +53,7 @@ func createNetwork(c *kernel.Call) (any, error) {
 	return map[string]any{"network": views.NetworkView(c, n)}, nil
 }
 
-// createNetwork follows NetworkServiceImpl.createGuestNetwork and
+// makeNetwork follows NetworkServiceImpl.createGuestNetwork and
 // GuestNetworkCreationPreparationServiceImpl.prepareGuestNetworkCreation:
 // the offering and the physical network (the zone's one carrying Guest
 // traffic unless named) must be Enabled; Shared networks need a gateway and
@@ -76,7 +77,7 @@ func makeNetwork(st *model.State, s networkSpec, now time.Time) (*model.Network,
 	}
 	domain := s.NetworkDomain
 	if domain != "" && !netutils.VerifyDomainName(domain) {
-		return nil, invalidNetworkDomain()
+		return nil, infrastructure.InvalidNetworkDomain()
 	}
 	if domain == "" {
 		domain = "cs" + strconv.FormatInt(s.Account.InternalID, 16) + guestDomainSuffix
@@ -175,7 +176,7 @@ func guestCIDROf(s networkSpec) (string, *kernel.APIError) {
 	if !ok {
 		return "", kernel.ParamError("Invalid netmask")
 	}
-	if gw := netutils.ParseAddr(s.Gateway); pfx.Bits() < 31 && (gw == pfx.Addr() || gw == lastAddr(pfx)) {
+	if gw := netutils.ParseAddr(s.Gateway); pfx.Bits() < 31 && (gw == pfx.Addr() || gw == model.LastAddr(pfx)) {
 		return "", kernel.ParamError("Invalid gateway IP provided. Either the IP is broadcast or network IP.")
 	}
 	return pfx.String(), nil
@@ -191,7 +192,7 @@ func guestPhysicalNetwork(st *model.State, z *model.Zone, id string) (*model.Phy
 		}
 		return pn, nil
 	}
-	pns := physicalNetworksWithTraffic(st, z.ID, "Guest")
+	pns := model.PhysicalNetworksWithTraffic(st, z.ID, "Guest")
 	switch len(pns) {
 	case 0:
 		return nil, kernel.ParamError("Unable to find physical network in zone id=%d with traffic type Guest", z.InternalID)

@@ -46,7 +46,7 @@ func createPhysicalNetwork(c *kernel.Call) (*kernel.AsyncJob, error) {
 		Run:      func() (any, error) { return map[string]any{"physicalnetwork": views.PhysnetView(c, pn)}, nil }}, nil
 }
 
-// createPhysicalNetwork follows NetworkServiceImpl.createPhysicalNetwork: a
+// makePhysicalNetwork follows NetworkServiceImpl.createPhysicalNetwork: a
 // zone that is Enabled takes no new physical network; the broadcast domain
 // range of an advanced zone is ZONE; the network starts Disabled with the
 // default providers an advanced zone gets (addDefaultVirtualRouterToPhysicalNetwork
@@ -221,40 +221,13 @@ func addTrafficTypeTo(st *model.State, pn *model.PhysicalNetwork, typ string) (*
 	if typ != "" && !slices.Contains(trafficTypes, typ) {
 		return nil, kernel.ParamError("Unable to resolve trafficType '%s' to a supported value", typ)
 	}
-	if trafficTypeOf(st, pn.ID, typ) != nil {
+	if model.TrafficTypeOf(st, pn.ID, typ) != nil {
 		return nil, kernel.InternalError("This physical network already supports the traffic type: %s", typ)
 	}
-	if typ != "Guest" && len(physicalNetworksWithTraffic(st, pn.ZoneID, typ)) > 0 {
+	if typ != "Guest" && len(model.PhysicalNetworksWithTraffic(st, pn.ZoneID, typ)) > 0 {
 		return nil, kernel.InternalError("Fail to add the traffic type to physical network because Zone already has a physical network with this traffic type: %s", typ)
 	}
-	return addTrafficTypeRow(st, pn, typ), nil
-}
-
-func addTrafficTypeRow(st *model.State, pn *model.PhysicalNetwork, typ string) *model.TrafficType {
-	id, internal := st.NewID(model.KindTrafficType)
-	tt := &model.TrafficType{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Type: typ}
-	st.TrafficTypes = append(st.TrafficTypes, tt)
-	return tt
-}
-
-func trafficTypeOf(st *model.State, physnetID, typ string) *model.TrafficType {
-	for _, t := range st.TrafficTypes {
-		if t.PhysicalNetworkID == physnetID && t.Type == typ {
-			return t
-		}
-	}
-	return nil
-}
-
-// physicalNetworksWithTraffic is PhysicalNetworkDao.listByZoneAndTrafficType.
-func physicalNetworksWithTraffic(st *model.State, zoneID, typ string) []*model.PhysicalNetwork {
-	var out []*model.PhysicalNetwork
-	for _, pn := range st.PhysicalNetworks {
-		if pn.ZoneID == zoneID && trafficTypeOf(st, pn.ID, typ) != nil {
-			out = append(out, pn)
-		}
-	}
-	return out
+	return model.AddTrafficTypeRow(st, pn, typ), nil
 }
 
 func listTrafficTypes(c *kernel.Call) (any, error) {

@@ -3,6 +3,8 @@ package simulator
 import (
 	"sync"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/identity"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
@@ -22,18 +24,18 @@ func registerCommands() {
 			// job (the kernel's own)
 			kernel.JobCommands(),
 			// identity (api/command/{user,admin}/account, user, domain, ssh)
-			accountCommands(),
-			accountCreateCommands(),
-			sshKeyCommands(),
+			identity.AccountCommands(),
+			identity.AccountCreateCommands(),
+			identity.SSHKeyCommands(),
 			// discovery (listApis)
 			discoveryCommands(),
 			// infrastructure (zone, pod, cluster, host, storage, config)
-			zoneAdminCommands(),
-			infraCommands(),
-			clusterAdminCommands(),
-			hostCommands(),
-			storageCommands(),
-			configurationCommands(),
+			infrastructure.ZoneAdminCommands(),
+			infrastructure.InfraCommands(),
+			infrastructure.ClusterAdminCommands(),
+			infrastructure.HostCommands(),
+			infrastructure.StorageCommands(),
+			infrastructure.ConfigurationCommands(),
 			// offering
 			offeringCommands(),
 			offeringCreateCommands(),

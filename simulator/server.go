@@ -10,13 +10,13 @@ package simulator
 
 import (
 	"cmp"
-	"fmt"
 	"log"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/identity"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
@@ -103,7 +103,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	if opts.Hypervisor != "" {
-		hv, err := canonicalHypervisor(opts.Hypervisor)
+		hv, err := infrastructure.CanonicalHypervisor(opts.Hypervisor)
 		if err != nil {
 			return nil, err
 		}
@@ -147,16 +147,16 @@ func (s *Server) loadOrSeed() error {
 		failInterruptedTransfers(st)
 		seedTemplates(st, st.FirstZoneHypervisor(), s.Now())
 		if s.opts.Hypervisor != "" {
-			setHypervisor(st, s.opts.Hypervisor)
+			infrastructure.SetHypervisor(st, s.opts.Hypervisor)
 		}
 	}
 	seedExtraZones(st, s.opts.ExtraZones, st.FirstZoneHypervisor(), s.Now())
-	presetDurationSetting(st, model.SettingUploadInterval, s.opts.UploadMonitorInterval, time.Second)
-	presetDurationSetting(st, model.SettingUploadTimeout, s.opts.UploadOperationTimeout, time.Minute)
-	presetDurationSetting(st, model.SettingExpungeInterval, time.Duration(s.opts.ExpungeInterval)*time.Second, time.Second)
-	presetDurationSetting(st, model.SettingExpungeDelay, time.Duration(s.opts.ExpungeDelay)*time.Second, time.Second)
+	infrastructure.PresetDurationSetting(st, model.SettingUploadInterval, s.opts.UploadMonitorInterval, time.Second)
+	infrastructure.PresetDurationSetting(st, model.SettingUploadTimeout, s.opts.UploadOperationTimeout, time.Minute)
+	infrastructure.PresetDurationSetting(st, model.SettingExpungeInterval, time.Duration(s.opts.ExpungeInterval)*time.Second, time.Second)
+	infrastructure.PresetDurationSetting(st, model.SettingExpungeDelay, time.Duration(s.opts.ExpungeDelay)*time.Second, time.Second)
 	if st.UploadKey == "" {
-		st.UploadKey = newKey()
+		st.UploadKey = identity.NewKey()
 	}
 	if s.opts.AdminAPIKey != "" || s.opts.AdminSecretKey != "" {
 		admin := st.AdminUser()
@@ -202,15 +202,6 @@ func (s *Server) routes() http.Handler {
 
 // ServeHTTP makes a Server usable as an http.Handler directly.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
-
-func canonicalHypervisor(h string) (string, error) {
-	for _, known := range []string{"XenServer", "KVM", "VMware", "Simulator"} {
-		if strings.EqualFold(h, known) {
-			return known, nil
-		}
-	}
-	return "", fmt.Errorf("unsupported hypervisor %q (XenServer, KVM, VMware or Simulator)", h)
-}
 
 // The kernel's names the simulator's clients use (spec/, the CLI's
 // -fault flag): a fault rule and its stages, a request log entry.

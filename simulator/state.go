@@ -3,6 +3,7 @@ package simulator
 import (
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/identity"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
@@ -13,7 +14,7 @@ import (
 func seedState(hypervisor string, empty bool, now time.Time) *model.State {
 	st := model.NewState()
 	st.ManagementServerID, _ = st.NewID(model.KindMgmtServer)
-	seedAccounts(st, now)
+	identity.SeedAccounts(st, now)
 	seedOSTypes(st)
 	seedTemplates(st, hypervisor, now)
 	if !empty {

@@ -118,7 +118,7 @@ func publicPhysicalNetwork(st *model.State, z *model.Zone, id string) (*model.Ph
 		}
 		return pn, nil
 	}
-	switch pns := physicalNetworksWithTraffic(st, z.ID, "Public"); len(pns) {
+	switch pns := model.PhysicalNetworksWithTraffic(st, z.ID, "Public"); len(pns) {
 	case 0:
 		return nil, kernel.ParamError("Unable to find the default physical network with traffic=Public in the specified zone id")
 	case 1:

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/identity"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
@@ -145,7 +146,7 @@ func deployKeyPairs(c *kernel.Call) ([]string, error) {
 		keyNames = append(keyNames, k)
 	}
 	for _, name := range keyNames {
-		if keyPair(c.State, c.Account.ID, name) == nil || model.CountFold(keyNames, name) > 1 {
+		if identity.KeyPair(c.State, c.Account.ID, name) == nil || model.CountFold(keyNames, name) > 1 {
 			return nil, kernel.ParamError("Not all specified keypairs exist")
 		}
 	}
@@ -183,7 +184,7 @@ func createDeployedVM(c *kernel.Call, d *deployPlan) *model.VirtualMachine {
 		ZoneID: d.zone.ID, TemplateID: strings.ToLower(p.Get("templateid")), OSTypeID: d.tmpl.osTypeID,
 		ServiceOfferingID: d.offering.ID, AccountID: c.Account.ID, UserID: c.User.ID, Hypervisor: d.tmpl.hypervisor,
 		CPUNumber: d.cpu, CPUSpeed: d.speed, Memory: d.mem, PasswordEnabled: d.tmpl.passwordEnabled, KeyPairs: d.keyNames,
-		SSHPublicKeys: publicKeysOf(c.State, c.Account.ID, d.keyNames), UserData: d.userData, Group: p.Get("group"),
+		SSHPublicKeys: identity.PublicKeysOf(c.State, c.Account.ID, d.keyNames), UserData: d.userData, Group: p.Get("group"),
 		Details: d.details, AffinityGroupIDs: d.groupIDs, SecurityGroupIDs: d.sgIDs, Created: now}
 	if p.Bool("startvm", true) {
 		vm.State = model.VMStarting

@@ -249,7 +249,7 @@ func acquireGuestIP(n *model.Network, requested string, taken map[string]bool) s
 		return ""
 	}
 	prefix = prefix.Masked()
-	broadcast := lastAddr(prefix)
+	broadcast := model.LastAddr(prefix)
 	usable := func(a netip.Addr) bool {
 		return prefix.Contains(a) && a != prefix.Addr() && a != broadcast && a.String() != n.Gateway && !taken[a.String()]
 	}
@@ -270,12 +270,4 @@ func acquireGuestIP(n *model.Network, requested string, taken map[string]bool) s
 		return ""
 	}
 	return free[mrand.IntN(len(free))].String()
-}
-
-func lastAddr(p netip.Prefix) netip.Addr {
-	b := p.Addr().As4()
-	host := 32 - p.Bits()
-	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-	v |= uint32(1)<<host - 1
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }

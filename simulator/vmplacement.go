@@ -3,6 +3,7 @@ package simulator
 import (
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
@@ -22,7 +23,7 @@ const csInsufficientServerCap = 4335
 // defaults). Not modelled: host tags, GPUs, checkIfHostReachMaxGuestLimit.
 func hostFits(st *model.State, h *model.Host, vm *model.VirtualMachine) bool {
 	if h.State != model.HostUp || h.ResourceState != model.ResourceEnabled || h.ZoneID != vm.ZoneID || !strings.EqualFold(h.Hypervisor, vm.Hypervisor) ||
-		!hasPrimaryStorage(st, h) {
+		!infrastructure.HasPrimaryStorage(st, h) {
 		return false
 	}
 	if vm.CPUNumber > h.CPUNumber || int64(vm.CPUSpeed) > h.CPUSpeed {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
@@ -49,7 +50,7 @@ func advancedCfg(hypervisor string) zoneLayout {
 // deployZone builds a zone as deployDataCenter does and enables it. Any
 // error is a programming error in the layout.
 func deployZone(st *model.State, l zoneLayout, now time.Time) *model.Zone {
-	z := must(makeZone(st, zoneSpec{Name: l.Name, NetworkType: "Advanced", DNS1: l.DNS, InternalDNS1: l.DNS,
+	z := must(infrastructure.MakeZone(st, infrastructure.ZoneSpec{Name: l.Name, NetworkType: "Advanced", DNS1: l.DNS, InternalDNS1: l.DNS,
 		GuestCIDR: l.GuestCIDR}, now))
 	pn := must(makePhysicalNetwork(st, physnetSpec{ZoneID: z.ID, Name: l.PhysicalNetwork,
 		IsolationMethods: []string{"VLAN"}}))
@@ -66,24 +67,24 @@ func deployZone(st *model.State, l zoneLayout, now time.Time) *model.Zone {
 	}
 	vlans := must(normalizeVnetRanges(pn, l.GuestVLANs))
 	pn.Update(model.PhysnetEnabled, vlans)
-	pod := must(makePod(st, podSpec{ZoneID: z.ID, Name: "POD0", Gateway: l.PodGateway, Netmask: l.Netmask,
+	pod := must(infrastructure.MakePod(st, infrastructure.PodSpec{ZoneID: z.ID, Name: "POD0", Gateway: l.PodGateway, Netmask: l.Netmask,
 		StartIP: l.PodStart, EndIP: l.PodEnd}))
 	for _, cl := range l.Clusters {
-		c := must(makeCluster(st, clusterSpec{ZoneID: z.ID, PodID: pod.ID, Name: cl.Name, Hypervisor: l.Hypervisor,
+		c := must(infrastructure.MakeCluster(st, infrastructure.ClusterSpec{ZoneID: z.ID, PodID: pod.ID, Name: cl.Name, Hypervisor: l.Hypervisor,
 			ClusterType: "CloudManaged"}))
 		for _, url := range cl.Hosts {
-			must(makeHost(st, hostSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Hypervisor: l.Hypervisor, URL: url,
+			must(infrastructure.MakeHost(st, infrastructure.HostSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Hypervisor: l.Hypervisor, URL: url,
 				Username: "root", Password: "password"}, now))
 		}
 		for _, name := range cl.Pools {
-			must(makeStoragePool(st, poolSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Name: name,
+			must(infrastructure.MakeStoragePool(st, infrastructure.PoolSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Name: name,
 				URL: fmt.Sprintf("nfs://%s:/export/home/sandbox/%s", l.DNS, strings.ToLower(name))}, now))
 		}
 	}
 	must(createVlanRange(st, vlanSpec{ZoneID: z.ID, VLAN: l.PublicVLAN, Gateway: l.PublicGateway,
 		Netmask: l.Netmask, StartIP: l.PublicStart, EndIP: l.PublicEnd, ForVirtualNetwork: true}))
-	must(makeImageStore(st, storeSpec{ZoneID: z.ID, URL: l.SecondaryURL, Provider: "NFS"}, now))
-	mustOK(checkZoneCanBeEnabled(st, z))
+	must(infrastructure.MakeImageStore(st, infrastructure.StoreSpec{ZoneID: z.ID, URL: l.SecondaryURL, Provider: "NFS"}, now))
+	mustOK(infrastructure.CheckZoneCanBeEnabled(st, z))
 	z.Allocation = model.AllocationEnabled
 	return z
 }

@@ -215,3 +215,34 @@ type SecurityGroup struct {
 
 // UUID is the row's UUID, the key ByID finds it by.
 func (g *SecurityGroup) UUID() string { return g.ID }
+
+// AddTrafficTypeRow adds a traffic type to a physical network, unchecked
+// (PhysicalNetworkTrafficTypeDaoImpl.persist of a new row).
+func AddTrafficTypeRow(st *State, pn *PhysicalNetwork, typ string) *TrafficType {
+	id, internal := st.NewID(KindTrafficType)
+	tt := &TrafficType{ID: id, InternalID: internal, PhysicalNetworkID: pn.ID, Type: typ}
+	st.TrafficTypes = append(st.TrafficTypes, tt)
+	return tt
+}
+
+// TrafficTypeOf is a physical network's traffic type of one kind; nil when
+// it carries none (PhysicalNetworkTrafficTypeDaoImpl.findBy).
+func TrafficTypeOf(st *State, physnetID, typ string) *TrafficType {
+	for _, t := range st.TrafficTypes {
+		if t.PhysicalNetworkID == physnetID && t.Type == typ {
+			return t
+		}
+	}
+	return nil
+}
+
+// PhysicalNetworksWithTraffic is PhysicalNetworkDao.listByZoneAndTrafficType.
+func PhysicalNetworksWithTraffic(st *State, zoneID, typ string) []*PhysicalNetwork {
+	var out []*PhysicalNetwork
+	for _, pn := range st.PhysicalNetworks {
+		if pn.ZoneID == zoneID && TrafficTypeOf(st, pn.ID, typ) != nil {
+			out = append(out, pn)
+		}
+	}
+	return out
+}

@@ -1,4 +1,4 @@
-package simulator
+package infrastructure
 
 import (
 	"net/url"
@@ -12,8 +12,8 @@ import (
 
 // Primary storage pools and secondary (image) stores: StorageManagerImpl.
 
-// storageCommands are the commands of storage.go (registerCommands).
-func storageCommands() []kernel.Command {
+// StorageCommands are the commands of storage.go (registerCommands).
+func StorageCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createStoragePool", Sync: createStoragePool},
 		{Name: "listStoragePools", IDKind: model.KindStoragePool, Sync: listStoragePools},
@@ -22,14 +22,14 @@ func storageCommands() []kernel.Command {
 	}
 }
 
-// poolSpec is createStoragePool's input.
-type poolSpec struct {
+// PoolSpec is createStoragePool's input.
+type PoolSpec struct {
 	ZoneID, PodID, ClusterID, Name, URL, Scope, Hypervisor, Tags string
 }
 
 func createStoragePool(c *kernel.Call) (any, error) {
 	p := c.Params
-	pool, err := makeStoragePool(c.State, poolSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"),
+	pool, err := MakeStoragePool(c.State, PoolSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"),
 		ClusterID: p.Get("clusterid"), Name: p.Get("name"), URL: p.Get("url"), Scope: p.Get("scope"),
 		Hypervisor: p.Get("hypervisor"), Tags: p.Get("tags")}, c.Engine.Now())
 	if err != nil {
@@ -39,14 +39,14 @@ func createStoragePool(c *kernel.Call) (any, error) {
 	return map[string]any{"storagepool": views.PoolView(c, pool)}, nil
 }
 
-// createStoragePool follows StorageManagerImpl.createPool: the scope is
+// MakeStoragePool follows StorageManagerImpl.createPool: the scope is
 // CLUSTER unless told otherwise and then needs a cluster; a ZONE pool needs
 // a hypervisor that supports zone-wide pools (KVM, VMware, Hyperv, LXC, Any,
 // Simulator); a cluster pool's hypervisor is its cluster's. The simulator's
 // mock storage accepts any URL with a scheme and the pool is Up at once.
 // Departure: the text for a URL without a scheme is the simulator's own (the
 // data store lifecycle's), and the pool is not mounted on the hosts.
-func makeStoragePool(st *model.State, s poolSpec, now time.Time) (*model.StoragePool, error) {
+func MakeStoragePool(st *model.State, s PoolSpec, now time.Time) (*model.StoragePool, error) {
 	scope := strings.ToUpper(model.Or(s.Scope, "CLUSTER"))
 	if scope != "CLUSTER" && scope != "ZONE" && scope != "HOST" && scope != "REGION" && scope != "GLOBAL" {
 		return nil, kernel.ParamError("invalid scope for pool %s", s.Scope)
@@ -62,7 +62,7 @@ func makeStoragePool(st *model.State, s poolSpec, now time.Time) (*model.Storage
 		if s.Hypervisor == "" {
 			return nil, kernel.ParamError("Missing parameter hypervisor. Hypervisor type is required to create zone wide primary storage.")
 		}
-		hv, err := canonicalHypervisor(s.Hypervisor)
+		hv, err := CanonicalHypervisor(s.Hypervisor)
 		if err != nil || hv == "XenServer" {
 			return nil, kernel.ParamError("Zone wide storage pool is not supported for hypervisor type %s", s.Hypervisor)
 		}
@@ -84,10 +84,10 @@ func makeStoragePool(st *model.State, s poolSpec, now time.Time) (*model.Storage
 	return pool, nil
 }
 
-// hasPrimaryStorage is what the storage pool allocators need for a host's
+// HasPrimaryStorage is what the storage pool allocators need for a host's
 // cluster to take a VM: a pool of the cluster, or a zone-wide pool of its
 // hypervisor (ClusterScopeStoragePoolAllocator, ZoneWideStoragePoolAllocator).
-func hasPrimaryStorage(st *model.State, h *model.Host) bool {
+func HasPrimaryStorage(st *model.State, h *model.Host) bool {
 	for _, p := range st.StoragePools {
 		if p.ClusterID == h.ClusterID || p.Scope == "ZONE" && p.ZoneID == h.ZoneID && p.Hypervisor == h.Hypervisor {
 			return true
@@ -106,14 +106,14 @@ func listStoragePools(c *kernel.Call) (any, error) {
 	})
 }
 
-// storeSpec is addImageStore's input.
-type storeSpec struct {
+// StoreSpec is addImageStore's input.
+type StoreSpec struct {
 	ZoneID, Name, URL, Provider string
 }
 
 func addImageStore(c *kernel.Call) (any, error) {
 	p := c.Params
-	s, err := makeImageStore(c.State, storeSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), URL: p.Get("url"),
+	s, err := MakeImageStore(c.State, StoreSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), URL: p.Get("url"),
 		Provider: p.Get("provider")}, c.Engine.Now())
 	if err != nil {
 		return nil, err
@@ -122,13 +122,13 @@ func addImageStore(c *kernel.Call) (any, error) {
 	return map[string]any{"imagestore": views.ImageStoreView(c, s)}, nil
 }
 
-// addImageStore follows discoverImageStore (StorageManagerImpl, the image
+// MakeImageStore follows discoverImageStore (StorageManagerImpl, the image
 // store service in 4.22): the name defaults to the URL and is unique; NFS
 // stores are zone-wide, so a zone is required; then the secondary storage
 // VM syncs the builtin template to the store (handleTemplateSync,
 // associateCrosszoneTemplatesToZone), which the simulator's mock SSVM
 // finishes at once. Departure: only the NFS provider is modelled.
-func makeImageStore(st *model.State, s storeSpec, now time.Time) (*model.ImageStore, error) {
+func MakeImageStore(st *model.State, s StoreSpec, now time.Time) (*model.ImageStore, error) {
 	if !strings.EqualFold(s.Provider, "NFS") {
 		return nil, kernel.NotImplemented("Only NFS image stores are implemented by the CloudStack simulator")
 	}

@@ -1,4 +1,4 @@
-package simulator
+package identity
 
 import (
 	"crypto/md5"
@@ -20,8 +20,8 @@ import (
 // sshKeyLength is ssh.key.length's default.
 const sshKeyLength = 2048
 
-// sshKeyCommands are the commands of sshkeys.go (registerCommands).
-func sshKeyCommands() []kernel.Command {
+// SSHKeyCommands are the commands of sshkeys.go (registerCommands).
+func SSHKeyCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createSSHKeyPair", Sync: createSSHKeyPair},
 		{Name: "registerSSHKeyPair", Sync: registerSSHKeyPair},
@@ -30,9 +30,9 @@ func sshKeyCommands() []kernel.Command {
 	}
 }
 
-// keyPair finds an account's key pair by name; names compare
+// KeyPair finds an account's key pair by name; names compare
 // case-insensitively, as MySQL does.
-func keyPair(st *model.State, accountID, name string) *model.SSHKeyPair {
+func KeyPair(st *model.State, accountID, name string) *model.SSHKeyPair {
 	for _, k := range st.SSHKeyPairs {
 		if k.AccountID == accountID && strings.EqualFold(k.Name, name) {
 			return k
@@ -48,7 +48,7 @@ func createSSHKeyPair(c *kernel.Call) (any, error) {
 	if strings.TrimSpace(name) == "" {
 		return nil, kernel.ParamError("Please specify a valid name for the key pair. The key name can't be empty")
 	}
-	if keyPair(c.State, c.Account.ID, name) != nil {
+	if KeyPair(c.State, c.Account.ID, name) != nil {
 		return nil, kernel.ParamError("A key pair with name '%s' already exists.", name)
 	}
 	key, err := rsa.GenerateKey(rand.Reader, sshKeyLength)
@@ -89,7 +89,7 @@ func mpint(n *big.Int) []byte {
 // then the key's validity, then the same key under another name.
 func registerSSHKeyPair(c *kernel.Call) (any, error) {
 	name, material := c.Params.Get("name"), c.Params.Get("publickey")
-	if keyPair(c.State, c.Account.ID, name) != nil {
+	if KeyPair(c.State, c.Account.ID, name) != nil {
 		return nil, kernel.ParamError("A key pair with name '%s' already exists for this account.", name)
 	}
 	pub, ok := publicKeyFromMaterial(material)
@@ -165,7 +165,7 @@ func listSSHKeyPairs(c *kernel.Call) (any, error) {
 // deleteSSHKeyPair is ManagementServerImpl.deleteSSHKeyPair.
 func deleteSSHKeyPair(c *kernel.Call) (any, error) {
 	name := c.Params.Get("name")
-	k := keyPair(c.State, c.Account.ID, name)
+	k := KeyPair(c.State, c.Account.ID, name)
 	if k == nil {
 		return nil, kernel.ParamError("A key pair with name '%s' does not exist for account %s in specified domain id", name, c.Account.Name)
 	}
@@ -180,12 +180,12 @@ func deleteSSHKeyPair(c *kernel.Call) (any, error) {
 	return kernel.Success(), nil
 }
 
-// publicKeysOf are the public keys of the named key pairs, one per line, as
+// PublicKeysOf are the public keys of the named key pairs, one per line, as
 // the VM's SSH.PublicKey detail holds them.
-func publicKeysOf(st *model.State, accountID string, names []string) string {
+func PublicKeysOf(st *model.State, accountID string, names []string) string {
 	var keys []string
 	for _, n := range names {
-		if k := keyPair(st, accountID, n); k != nil {
+		if k := KeyPair(st, accountID, n); k != nil {
 			keys = append(keys, k.PublicKey)
 		}
 	}

@@ -1,4 +1,4 @@
-package simulator
+package infrastructure
 
 import (
 	"fmt"
@@ -11,24 +11,24 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
+// ClusterAdminCommands are the commands of clusteradmin.go (registerCommands).
 // addCluster and addHost: ResourceManagerImpl.discoverCluster and
 // discoverHosts, as the simulator's hosts need them.
-// clusterAdminCommands are the commands of clusteradmin.go (registerCommands).
-func clusterAdminCommands() []kernel.Command {
+func ClusterAdminCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "addCluster", Sync: addCluster},
 		{Name: "addHost", Sync: addHost},
 	}
 }
 
-// clusterSpec is addCluster's input.
-type clusterSpec struct {
+// ClusterSpec is addCluster's input.
+type ClusterSpec struct {
 	ZoneID, PodID, Name, Hypervisor, ClusterType, Allocation string
 }
 
 func addCluster(c *kernel.Call) (any, error) {
 	p := c.Params
-	cl, err := makeCluster(c.State, clusterSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), Name: p.Get("clustername"),
+	cl, err := MakeCluster(c.State, ClusterSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), Name: p.Get("clustername"),
 		Hypervisor: p.Get("hypervisor"), ClusterType: p.Get("clustertype"), Allocation: p.Get("allocationstate")})
 	if err != nil {
 		return nil, err
@@ -38,12 +38,12 @@ func addCluster(c *kernel.Call) (any, error) {
 	return kernel.ListBody("cluster", 1, []map[string]any{views.ClusterView(c, cl)}), nil
 }
 
-// addCluster follows ResourceManagerImpl.discoverCluster for a CloudManaged
+// MakeCluster follows ResourceManagerImpl.discoverCluster for a CloudManaged
 // cluster: no hosts are discovered, they are added with addHost. Departure:
 // ExternalManaged (vCenter) clusters are refused as not implemented; the
 // duplicate-name failure is the database's unique key on the pod's cluster
 // names, which CloudStack reports as this CloudRuntimeException.
-func makeCluster(st *model.State, s clusterSpec) (*model.Cluster, error) {
+func MakeCluster(st *model.State, s ClusterSpec) (*model.Cluster, error) {
 	z, pod, err := zoneAndPod(st, s.ZoneID, s.PodID)
 	if err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func makeCluster(st *model.State, s clusterSpec) (*model.Cluster, error) {
 	if s.Hypervisor == "" {
 		return nil, kernel.ParamError("Please specify a hypervisor")
 	}
-	hv, hvErr := canonicalHypervisor(s.Hypervisor)
+	hv, hvErr := CanonicalHypervisor(s.Hypervisor)
 	if hvErr != nil {
 		return nil, kernel.ParamError("Unable to resolve %s to a supported ", s.Hypervisor)
 	}
@@ -96,14 +96,14 @@ func zoneAndPod(st *model.State, zoneID, podID string) (*model.Zone, *model.Pod,
 	return z, pod, nil
 }
 
-// hostSpec is addHost's input.
-type hostSpec struct {
+// HostSpec is addHost's input.
+type HostSpec struct {
 	ZoneID, PodID, ClusterID, ClusterName, Hypervisor, URL, Username, Password, Allocation string
 }
 
 func addHost(c *kernel.Call) (any, error) {
 	p := c.Params
-	h, err := makeHost(c.State, hostSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), ClusterID: p.Get("clusterid"),
+	h, err := MakeHost(c.State, HostSpec{ZoneID: p.Get("zoneid"), PodID: p.Get("podid"), ClusterID: p.Get("clusterid"),
 		ClusterName: p.Get("clustername"), Hypervisor: p.Get("hypervisor"), URL: p.Get("url"),
 		Username: p.Get("username"), Password: p.Get("password"), Allocation: p.Get("allocationstate")}, c.Engine.Now())
 	if err != nil {
@@ -114,7 +114,7 @@ func addHost(c *kernel.Call) (any, error) {
 	return kernel.ListBody("host", 1, []map[string]any{views.HostView(c, h)}), nil
 }
 
-// addHost follows ResourceManagerImpl.discoverHosts and discoverHostsFull
+// MakeHost follows ResourceManagerImpl.discoverHosts and discoverHostsFull
 // for one simulated agent: without a cluster the host gets a "Standalone-"
 // cluster of its URL; a cluster named is found or created in the pod;
 // credentials are required (KVM: a username). The discoverer of a host's
@@ -124,7 +124,7 @@ func addHost(c *kernel.Call) (any, error) {
 // simulator's mock agent): the host is Up with the mock agent's capacity,
 // its IP the URL's host when that is an address, otherwise the next free
 // address of the pod's range.
-func makeHost(st *model.State, s hostSpec, now time.Time) (*model.Host, error) {
+func MakeHost(st *model.State, s HostSpec, now time.Time) (*model.Host, error) {
 	z := st.Zone(s.ZoneID)
 	if z == nil {
 		return nil, kernel.ParamError("Can't find zone by id %s", s.ZoneID)
@@ -151,7 +151,7 @@ func makeHost(st *model.State, s hostSpec, now time.Time) (*model.Host, error) {
 	case !strings.Contains(s.URL, "://"):
 		return nil, kernel.ParamError("uri.scheme is null %s, add nfs:// (or cifs://) as a prefix", s.URL)
 	}
-	hv, hvErr := canonicalHypervisor(s.Hypervisor)
+	hv, hvErr := CanonicalHypervisor(s.Hypervisor)
 	if hvErr != nil {
 		return nil, discoveryError("Do not support HypervisorType %s for %s", s.Hypervisor, s.URL)
 	}
@@ -217,4 +217,15 @@ func hostAddress(st *model.State, pod *model.Pod, url string) string {
 		}
 	}
 	return pod.StartIP
+}
+
+// CanonicalHypervisor spells a hypervisor the way HypervisorType.getType
+// answers it, for the hypervisors the simulator's hosts can run.
+func CanonicalHypervisor(h string) (string, error) {
+	for _, known := range []string{"XenServer", "KVM", "VMware", "Simulator"} {
+		if strings.EqualFold(h, known) {
+			return known, nil
+		}
+	}
+	return "", fmt.Errorf("unsupported hypervisor %q (XenServer, KVM, VMware or Simulator)", h)
 }

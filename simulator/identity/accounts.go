@@ -1,4 +1,7 @@
-package simulator
+// Package identity is the identity family of the API (CloudStack's
+// api/command/{user,admin}/{account,user,domain,ssh}): domains, accounts,
+// users and their keys, the default roles, SSH key pairs.
+package identity
 
 import (
 	"crypto/rand"
@@ -10,18 +13,18 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// newKey makes an API or secret key the way AccountManagerImpl's
+// NewKey makes an API or secret key the way AccountManagerImpl's
 // createUserApiKey/createUserSecretKey do: 64 random bytes (an HmacSHA1
 // KeyGenerator key), URL-safe Base64 without padding (86 characters).
-func newKey() string {
+func NewKey() string {
 	b := make([]byte, 64)
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// seedAccounts creates ROOT and the admin account and user (admin/password),
+// SeedAccounts creates ROOT and the admin account and user (admin/password),
 // with CloudStack's internal ids: the system account and user take id 1.
-func seedAccounts(st *model.State, now time.Time) {
+func SeedAccounts(st *model.State, now time.Time) {
 	st.RootAdminRoleID, _ = st.NewID(model.KindRole)
 	seedRoles(st)
 	did, dint := st.NewID(model.KindDomain)
@@ -37,8 +40,8 @@ func seedAccounts(st *model.State, now time.Time) {
 	st.Users = append(st.Users, admin)
 }
 
-// accountCommands are the commands of accounts.go (registerCommands).
-func accountCommands() []kernel.Command {
+// AccountCommands are the commands of accounts.go (registerCommands).
+func AccountCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listDomains", IDKind: model.KindDomain, Sync: listDomains},
 		{Name: "listAccounts", IDKind: model.KindAccount, Sync: listAccounts},
@@ -104,7 +107,7 @@ func getUserKeys(c *kernel.Call) (any, error) {
 // user's key pair is replaced and the old pair stops working at once.
 func registerUserKeys(c *kernel.Call) (any, error) {
 	u, _ := model.ByID(c.State.Users, c.Params.Get("id"))
-	u.APIKey, u.SecretKey = newKey(), newKey()
+	u.APIKey, u.SecretKey = NewKey(), NewKey()
 	c.Changed()
 	return map[string]any{"userkeys": map[string]any{"apikey": u.APIKey, "secretkey": u.SecretKey}}, nil
 }

@@ -1,4 +1,4 @@
-package simulator
+package infrastructure
 
 import (
 	"fmt"
@@ -13,9 +13,9 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// presetDurationSetting stores a duration given on the command line as the
+// PresetDurationSetting stores a duration given on the command line as the
 // whole units the setting counts in (rounded up, so that 100ms shows as 1).
-func presetDurationSetting(st *model.State, name string, d, unit time.Duration) {
+func PresetDurationSetting(st *model.State, name string, d, unit time.Duration) {
 	if d <= 0 {
 		return
 	}
@@ -25,8 +25,8 @@ func presetDurationSetting(st *model.State, name string, d, unit time.Duration) 
 	st.Settings[name] = model.Ptr(strconv.Itoa(int(math.Ceil(float64(d) / float64(unit)))))
 }
 
-// configurationCommands are the commands of configurations.go (registerCommands).
-func configurationCommands() []kernel.Command {
+// ConfigurationCommands are the commands of configurations.go (registerCommands).
+func ConfigurationCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listConfigurations", Sync: listConfigurations},
 		{Name: "updateConfiguration", Sync: updateConfiguration},

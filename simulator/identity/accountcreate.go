@@ -1,4 +1,4 @@
-package simulator
+package identity
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// accountCreateCommands are the commands of accountcreate.go (registerCommands).
-func accountCreateCommands() []kernel.Command {
+// AccountCreateCommands are the commands of accountcreate.go (registerCommands).
+func AccountCreateCommands() []kernel.Command {
 	return []kernel.Command{{Name: "createAccount", Sync: createAccount}}
 }
 

@@ -1,4 +1,4 @@
-package simulator
+package infrastructure
 
 import (
 	"fmt"
@@ -16,8 +16,8 @@ import (
 // (ResourceManagerImpl) in clusteradmin.go. The seeded zone is built
 // through the same functions (zonedeploy.go).
 
-// zoneAdminCommands are the commands of zoneadmin.go (registerCommands).
-func zoneAdminCommands() []kernel.Command {
+// ZoneAdminCommands are the commands of zoneadmin.go (registerCommands).
+func ZoneAdminCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createZone", Sync: createZone},
 		{Name: "updateZone", IDKind: model.KindZone, Sync: updateZone},
@@ -25,15 +25,15 @@ func zoneAdminCommands() []kernel.Command {
 	}
 }
 
-// zoneSpec is createZone's input.
-type zoneSpec struct {
+// ZoneSpec is createZone's input.
+type ZoneSpec struct {
 	Name, NetworkType, DNS1, DNS2, InternalDNS1, InternalDNS2, GuestCIDR, Domain, Allocation string
 	SecurityGroups, Edge                                                                     bool
 }
 
 func createZone(c *kernel.Call) (any, error) {
 	p := c.Params
-	z, err := makeZone(c.State, zoneSpec{Name: p.Get("name"), NetworkType: p.Get("networktype"), DNS1: p.Get("dns1"),
+	z, err := MakeZone(c.State, ZoneSpec{Name: p.Get("name"), NetworkType: p.Get("networktype"), DNS1: p.Get("dns1"),
 		DNS2: p.Get("dns2"), InternalDNS1: p.Get("internaldns1"), InternalDNS2: p.Get("internaldns2"),
 		GuestCIDR: p.Get("guestcidraddress"), Domain: p.Get("domain"), Allocation: p.Get("allocationstate"),
 		SecurityGroups: p.Bool("securitygroupenabled", false), Edge: p.Bool("isedge", false)}, c.Engine.Now())
@@ -44,12 +44,12 @@ func createZone(c *kernel.Call) (any, error) {
 	return map[string]any{"zone": views.ZoneView(c, z)}, nil
 }
 
-// createZone follows ConfigurationManagerImpl.createZone(CreateZoneCmd) and
+// MakeZone follows ConfigurationManagerImpl.createZone(CreateZoneCmd) and
 // createZone(userId, ...): a new zone is Disabled unless told otherwise
 // ("Admin should enable it after physical network and providers setup").
 // Departure: only advanced zones without security groups are modelled, so
 // Basic, security-group and edge zones are refused as not implemented.
-func makeZone(st *model.State, s zoneSpec, now time.Time) (*model.Zone, error) {
+func MakeZone(st *model.State, s ZoneSpec, now time.Time) (*model.Zone, error) {
 	typ := s.NetworkType
 	if !strings.EqualFold(typ, "Basic") && !strings.EqualFold(typ, "Advanced") {
 		return nil, kernel.ParamError("Invalid zone type; only Advanced and Basic values are supported")
@@ -67,7 +67,7 @@ func makeZone(st *model.State, s zoneSpec, now time.Time) (*model.Zone, error) {
 		return nil, kernel.ParamError("Please enter a valid guest cidr")
 	}
 	if s.Domain != "" && !netutils.VerifyDomainName(s.Domain) {
-		return nil, invalidNetworkDomain()
+		return nil, InvalidNetworkDomain()
 	}
 	if err := checkZoneParameters(st, s, true); err != nil {
 		return nil, err
@@ -82,15 +82,16 @@ func makeZone(st *model.State, s zoneSpec, now time.Time) (*model.Zone, error) {
 	return z, nil
 }
 
-func invalidNetworkDomain() *kernel.APIError {
+// InvalidNetworkDomain is the refusal of a network domain NetUtils.verifyDomainName rejects.
+func InvalidNetworkDomain() *kernel.APIError {
 	return kernel.ParamError("Invalid network domain. Total length shouldn't exceed 190 chars. Each domain label must be " +
 		"between 1 and 63 characters long, can contain ASCII letters 'a' through 'z', the digits '0' through '9', " +
 		"and the hyphen ('-'); can't start or end with \"-\"")
 }
 
 // checkZoneParameters is ConfigurationManagerImpl.checkZoneParameters.
-func checkZoneParameters(st *model.State, s zoneSpec, checkDuplicates bool) *kernel.APIError {
-	if checkDuplicates && zoneNamed(st, s.Name) != nil {
+func checkZoneParameters(st *model.State, s ZoneSpec, checkDuplicates bool) *kernel.APIError {
+	if checkDuplicates && ZoneNamed(st, s.Name) != nil {
 		return kernel.ParamError("A zone with that name already exists. Please specify a unique zone name.")
 	}
 	for _, ip := range []struct{ value, what string }{{s.DNS1, "DNS1"}, {s.DNS2, "DNS2"},
@@ -125,16 +126,16 @@ func updateZone(c *kernel.Call) (any, error) {
 		return nil, kernel.ParamError("Please enter a valid guest cidr")
 	}
 	if d := p.Get("domain"); d != "" && !netutils.VerifyDomainName(d) {
-		return nil, invalidNetworkDomain()
+		return nil, InvalidNetworkDomain()
 	}
-	s := zoneSpec{Name: model.Or(p.Get("name"), z.Name), DNS1: model.Or(p.Get("dns1"), z.DNS1), DNS2: model.Or(p.Get("dns2"), z.DNS2),
+	s := ZoneSpec{Name: model.Or(p.Get("name"), z.Name), DNS1: model.Or(p.Get("dns1"), z.DNS1), DNS2: model.Or(p.Get("dns2"), z.DNS2),
 		InternalDNS1: model.Or(p.Get("internaldns1"), z.InternalDNS), InternalDNS2: model.Or(p.Get("internaldns2"), z.InternalDNS2),
 		Allocation: p.Get("allocationstate")}
 	if err := checkZoneParameters(c.State, s, !strings.EqualFold(s.Name, z.Name) && s.Name != z.Name); err != nil {
 		return nil, err
 	}
 	if s.Allocation == model.AllocationEnabled {
-		if err := checkZoneCanBeEnabled(c.State, z); err != nil {
+		if err := CheckZoneCanBeEnabled(c.State, z); err != nil {
 			return nil, err
 		}
 	}
@@ -150,12 +151,12 @@ func updateZone(c *kernel.Call) (any, error) {
 	return map[string]any{"zone": views.ZoneView(c, z)}, nil
 }
 
-// checkZoneCanBeEnabled is editZone's check before Enabled, with
+// CheckZoneCanBeEnabled is editZone's check before Enabled, with
 // NetworkModelImpl.getDefaultPhysicalNetworkByZoneAndTrafficType's text.
-func checkZoneCanBeEnabled(st *model.State, z *model.Zone) *kernel.APIError {
+func CheckZoneCanBeEnabled(st *model.State, z *model.Zone) *kernel.APIError {
 	var mgmt *model.PhysicalNetwork
 	for _, traffic := range []string{"Management", "Public"} {
-		pns := physicalNetworksWithTraffic(st, z.ID, traffic)
+		pns := model.PhysicalNetworksWithTraffic(st, z.ID, traffic)
 		switch len(pns) {
 		case 0:
 			return kernel.ParamError("Cannot enable this Zone since: Unable to find the default physical network with traffic=%s in the specified zone id", traffic)
@@ -167,20 +168,20 @@ func checkZoneCanBeEnabled(st *model.State, z *model.Zone) *kernel.APIError {
 			mgmt = pns[0]
 		}
 	}
-	if len(physicalNetworksWithTraffic(st, z.ID, "Storage")) == 0 {
-		addTrafficTypeRow(st, mgmt, "Storage")
+	if len(model.PhysicalNetworksWithTraffic(st, z.ID, "Storage")) == 0 {
+		model.AddTrafficTypeRow(st, mgmt, "Storage")
 	}
 	return nil
 }
 
-// podSpec is createPod's input.
-type podSpec struct {
+// PodSpec is createPod's input.
+type PodSpec struct {
 	ZoneID, Name, Gateway, Netmask, StartIP, EndIP, Allocation string
 }
 
 func createPod(c *kernel.Call) (any, error) {
 	p := c.Params
-	pod, err := makePod(c.State, podSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), Gateway: p.Get("gateway"),
+	pod, err := MakePod(c.State, PodSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), Gateway: p.Get("gateway"),
 		Netmask: p.Get("netmask"), StartIP: p.Get("startip"), EndIP: p.Get("endip"),
 		Allocation: p.Get("allocationstate")})
 	if err != nil {
@@ -190,12 +191,12 @@ func createPod(c *kernel.Call) (any, error) {
 	return map[string]any{"pod": views.PodView(c, pod)}, nil
 }
 
-// createPod follows ConfigurationManagerImpl.createPod (both overloads),
+// MakePod follows ConfigurationManagerImpl.createPod (both overloads),
 // checkPodRangeParametersBasicsForNonEdgeZone and checkPodAttributes
 // (checkIpRange, checkOverlapPublicIpRange, checkPodCidrSubnets with
 // check.pod.cidrs true, as advanced.cfg sets it). A pod is Enabled unless told otherwise; the end IP
 // defaults to the end of the pod's CIDR.
-func makePod(st *model.State, s podSpec) (*model.Pod, error) {
+func MakePod(st *model.State, s PodSpec) (*model.Pod, error) {
 	z := st.Zone(s.ZoneID)
 	if z == nil {
 		return nil, kernel.ParamError("Please specify a valid zone.")
@@ -218,7 +219,7 @@ func makePod(st *model.State, s podSpec) (*model.Pod, error) {
 	}
 	cidr, _ := netutils.CIDROf(s.Gateway, s.Netmask)
 	if s.EndIP == "" {
-		s.EndIP = lastAddr(cidr).String()
+		s.EndIP = model.LastAddr(cidr).String()
 	}
 	for _, other := range st.Pods {
 		if other.ZoneID == z.ID && strings.EqualFold(other.Name, s.Name) {
@@ -289,6 +290,17 @@ func checkPodCIDRSubnets(st *model.State, z *model.Zone, cidr string) *kernel.AP
 		}
 		if oc, ok := netutils.CIDROf(other.Gateway, other.Netmask); ok && same(oc.String()) {
 			return kernel.ParamError("The subnet of the pod you are adding conflicts with the subnet of pod %s in zone %s. Please specify a different CIDR.", other.Name, z.Name)
+		}
+	}
+	return nil
+}
+
+// ZoneNamed finds a zone by name, compared as MySQL compares them
+// (case-insensitively); nil when none.
+func ZoneNamed(st *model.State, name string) *model.Zone {
+	for _, z := range st.Zones {
+		if strings.EqualFold(z.Name, name) {
+			return z
 		}
 	}
 	return nil

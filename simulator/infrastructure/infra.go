@@ -1,4 +1,8 @@
-package simulator
+// Package infrastructure is the infrastructure family of the API
+// (api/command/admin/{zone,pod,cluster,host,storage,config} and the user
+// listings of zones and hypervisors): zones, pods, clusters, hosts, primary
+// and secondary storage, global settings.
+package infrastructure
 
 import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
@@ -6,9 +10,9 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// setHypervisor switches every cluster and host to hv (a restart with a
+// SetHypervisor switches every cluster and host to hv (a restart with a
 // different -hypervisor flag).
-func setHypervisor(st *model.State, hv string) {
+func SetHypervisor(st *model.State, hv string) {
 	for _, c := range st.Clusters {
 		c.Hypervisor = hv
 	}
@@ -23,8 +27,8 @@ func setHypervisor(st *model.State, hv string) {
 	}
 }
 
-// infraCommands are the commands of infra.go (registerCommands).
-func infraCommands() []kernel.Command {
+// InfraCommands are the commands of infra.go (registerCommands).
+func InfraCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listZones", IDKind: model.KindZone, Sync: listZones},
 		{Name: "listPods", IDKind: model.KindPod, Sync: listPods},
