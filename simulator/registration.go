@@ -6,6 +6,9 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/identity"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/offering"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 )
 
 // registerOnce runs the registration once per process, however many Servers
@@ -37,25 +40,25 @@ func registerCommands() {
 			infrastructure.StorageCommands(),
 			infrastructure.ConfigurationCommands(),
 			// offering
-			offeringCommands(),
-			offeringCreateCommands(),
-			diskOfferingCreateCommands(),
+			offering.OfferingCommands(),
+			offering.OfferingCreateCommands(),
+			offering.DiskOfferingCreateCommands(),
 			// tag
-			tagCommands(),
+			tag.TagCommands(),
 			// network (network, offering, physical network, provider, address, vlan, firewall, NAT, load balancer, security group)
-			networkCommands(),
-			networkCreateCommands(),
-			networkOfferingCommands(),
-			physicalNetworkCommands(),
-			providerCommands(),
-			publicIPCommands(),
-			vlanRangeCommands(),
-			firewallRuleCommands(),
-			ipForwardingCommands(),
-			staticNATCommands(),
-			loadBalancerCommands(),
-			lbMemberCommands(),
-			securityGroupCommands(),
+			network.NetworkCommands(),
+			network.NetworkCreateCommands(),
+			network.NetworkOfferingCommands(),
+			network.PhysicalNetworkCommands(),
+			network.ProviderCommands(),
+			network.PublicIPCommands(),
+			network.VlanRangeCommands(),
+			network.FirewallRuleCommands(),
+			network.IPForwardingCommands(),
+			network.StaticNATCommands(),
+			network.LoadBalancerCommands(),
+			network.LBMemberCommands(),
+			network.SecurityGroupCommands(),
 			// storage (volume, snapshot)
 			volumeCommands(),
 			volumeOpsCommands(),
@@ -78,13 +81,13 @@ func registerCommands() {
 			userDataCommands(),
 			affinityGroupCommands(),
 		)
-		registerTaggable("PublicIpAddress", publicIPOwner)
-		registerTaggable("FirewallRule", firewallRuleOwner)
-		registerTaggable("LoadBalancer", loadBalancerOwner)
-		registerTaggable("SecurityGroup", securityGroupOwner)
-		registerTaggable("Snapshot", snapshotOwner)
-		registerTaggable("UserVm", vmOwner)
-		registerTaggable("Template", templateOwner)
-		registerTaggable("Volume", volumeOwner)
+		tag.RegisterTaggable("PublicIpAddress", network.PublicIPOwner)
+		tag.RegisterTaggable("FirewallRule", network.FirewallRuleOwner)
+		tag.RegisterTaggable("LoadBalancer", network.LoadBalancerOwner)
+		tag.RegisterTaggable("SecurityGroup", network.SecurityGroupOwner)
+		tag.RegisterTaggable("Snapshot", snapshotOwner)
+		tag.RegisterTaggable("UserVm", vmOwner)
+		tag.RegisterTaggable("Template", templateOwner)
+		tag.RegisterTaggable("Volume", volumeOwner)
 	})
 }

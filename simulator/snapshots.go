@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -77,7 +78,7 @@ func createSnapshot(c *kernel.Call) (*kernel.AsyncJob, error) {
 		Created: now}
 	c.State.Snapshots = append(c.State.Snapshots, s)
 	c.Changed()
-	keys, values := tagPairs(p)
+	keys, values := tag.TagPairs(p)
 	return &kernel.AsyncJob{InstanceType: "Snapshot", InstanceID: s.ID, Created: true,
 		CmdClass: "org.apache.cloudstack.api.command.user.snapshot.CreateSnapshotCmd",
 		Run: func() (any, error) {
@@ -117,7 +118,7 @@ func deleteSnapshot(c *kernel.Call) (*kernel.AsyncJob, error) {
 			}
 			now := c.Engine.Now()
 			s.State, s.Removed = snapshotDestroyed, &now
-			removeTagsOf(c.State, "Snapshot", s.ID)
+			tag.RemoveTagsOf(c.State, "Snapshot", s.ID)
 			c.Changed()
 			return kernel.Success(), nil
 		}}, nil
@@ -133,7 +134,7 @@ func listSnapshots(c *kernel.Call) (any, error) {
 	p := c.Params
 	return l.Run(c, c.State.Snapshots, func(s *model.Snapshot) bool {
 		return s.Removed == nil && kernel.OptEq(p.Get("volumeid"), s.VolumeID) && kernel.OptEq(p.Get("snapshottype"), "MANUAL") &&
-			kernel.OptEq(p.Get("intervaltype"), "MANUAL") && taggedWith(c.State, "Snapshot", s.ID, p.Map("tags"))
+			kernel.OptEq(p.Get("intervaltype"), "MANUAL") && tag.TaggedWith(c.State, "Snapshot", s.ID, p.Map("tags"))
 	})
 }
 

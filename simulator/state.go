@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/identity"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/offering"
 )
 
 // seedState builds a fresh management server: the root admin, the OS types
@@ -19,7 +20,7 @@ func seedState(hypervisor string, empty bool, now time.Time) *model.State {
 	seedTemplates(st, hypervisor, now)
 	if !empty {
 		seedZone(st, hypervisor, now)
-		seedOfferings(st, now)
+		offering.SeedOfferings(st, now)
 	}
 	return st
 }

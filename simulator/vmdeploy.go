@@ -8,6 +8,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/identity"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -287,9 +288,9 @@ func deploySecurityGroups(c *kernel.Call, zone *model.Zone) ([]string, error) {
 		return nil, kernel.ParamError("securitygroupids parameter is mutually exclusive with securitygroupnames parameter")
 	}
 	if len(names) > 0 {
-		ensureDefaultSecurityGroup(c)
+		network.EnsureDefaultSecurityGroup(c)
 		for _, name := range names {
-			g := securityGroupByName(c.State, c.Account.ID, name)
+			g := network.SecurityGroupByName(c.State, c.Account.ID, name)
 			if g == nil {
 				return nil, kernel.ParamError("Unable to find group by name %s", name)
 			}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -117,13 +119,13 @@ func expungeVM(c *kernel.Call, vm *model.VirtualMachine) {
 		}
 		if v.Type == model.VolumeRoot {
 			v.Expunge(now)
-			removeTagsOf(c.State, "Volume", v.ID)
+			tag.RemoveTagsOf(c.State, "Volume", v.ID)
 		} else {
 			v.Detach()
 		}
 	}
-	cleanupVMRules(c, vm)
-	removeTagsOf(c.State, "UserVm", vm.ID)
+	network.CleanupVMRules(c, vm)
+	tag.RemoveTagsOf(c.State, "UserVm", vm.ID)
 	c.Changed()
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
 )
 
 // deployNetworks resolves networkids, iptonetworklist[i].networkid/ip/mac or
@@ -57,7 +58,7 @@ func deployNetworks(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
 // no network named: the account's one Isolated network that can be used.
 func defaultNetworkPlan(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
 	var usable []*model.Network
-	for _, n := range isolatedNetworksOf(c.State, c.Account.ID, zone.ID) {
+	for _, n := range network.IsolatedNetworksOf(c.State, c.Account.ID, zone.ID) {
 		if n.CanUseForDeploy() {
 			usable = append(usable, n)
 		}
@@ -235,7 +236,7 @@ func allocateGuestIPs(c *kernel.Call, plans []*nicPlan) error {
 		ip := acquireGuestIP(plan.net, plan.ip, taken[plan.net.ID])
 		if ip == "" {
 			return &kernel.APIError{Code: kernel.CodeCapacity, CSCode: kernel.CsServerAPIException,
-				Text: "Unable to acquire Guest IP address for network " + networkString(plan.net)}
+				Text: "Unable to acquire Guest IP address for network " + network.NetworkString(plan.net)}
 		}
 		plan.ip = ip
 		taken[plan.net.ID][ip] = true

@@ -6,6 +6,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -134,7 +135,7 @@ func startOn(c *kernel.Call, vm *model.VirtualMachine, requestedHost string) err
 	// NetworkOrchestrator.prepare implements the VM's networks first.
 	for _, nic := range vm.NICs {
 		if n := c.State.Network(nic.NetworkID); n != nil {
-			if err := implementNetwork(c.State, n); err != nil {
+			if err := network.ImplementNetwork(c.State, n); err != nil {
 				return err
 			}
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -56,7 +57,7 @@ func listVirtualMachines(c *kernel.Call) (any, error) {
 			(p.Get("affinitygroupid") == "" || model.ContainsFold(vm.AffinityGroupIDs, p.Get("affinitygroupid"))) &&
 			(p.Get("securitygroupid") == "" || model.ContainsFold(vm.SecurityGroupIDs, p.Get("securitygroupid"))) &&
 			(!p.Has("haenable") || p.Bool("haenable", false) == vm.HAEnable) &&
-			taggedWithAny(c.State, "UserVm", vm.ID, p.Map("tags"))
+			tag.TaggedWithAny(c.State, "UserVm", vm.ID, p.Map("tags"))
 	})
 }
 
@@ -79,18 +80,6 @@ func vmKeywordFields(st *model.State, vm *model.VirtualMachine, kw string, rootA
 		fields = append(fields, ip.Address)
 	}
 	return fields
-}
-
-// taggedWithAny is the tag join of listVirtualMachines and listNetworks:
-// the resource type and (key0 = value0 OR key1 = value1 ...); an empty value
-// matches any value, as the simulator's other tag filters have it.
-func taggedWithAny(st *model.State, typ, id string, want []map[string]string) bool {
-	for _, w := range want {
-		if taggedWith(st, typ, id, []map[string]string{w}) {
-			return true
-		}
-	}
-	return len(want) == 0
 }
 
 // vmStateMatches is the state filter: "present" is stateNIN (Destroyed,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/offering"
 )
 
 // The compute and disk sizes of a VM being deployed: the offering's, or the
@@ -69,15 +70,15 @@ func validateCustomParameters(o *model.ServiceOffering, details map[string]strin
 		key, label  string
 		lo, hi, cap int
 	}{
-		{o.CPUNumber, "cpuNumber", "cpu cores", o.Limit("mincpunumber", 1), o.Limit("maxcpunumber", customParameterLimit), offeringMaxCPUCores},
+		{o.CPUNumber, "cpuNumber", "cpu cores", o.Limit("mincpunumber", 1), o.Limit("maxcpunumber", customParameterLimit), offering.OfferingMaxCPUCores},
 		// isCustomCpuSpeedSupported is false once the offering has a speed.
 		{o.CPUSpeed, "cpuSpeed", "cpu speed", 1, customParameterLimit, 0},
-		{o.Memory, "memory", "memory", o.Limit("minmemory", 32), o.Limit("maxmemory", customParameterLimit), offeringMaxRAMSize},
+		{o.Memory, "memory", "memory", o.Limit("minmemory", 32), o.Limit("maxmemory", customParameterLimit), offering.OfferingMaxRAMSize},
 	} {
 		_, given := details[v.key]
 		switch {
 		case v.fixed == nil:
-			if err := inRange(v.key, v.label, v.lo, min(v.hi, maxOr(v.cap))); err != nil {
+			if err := inRange(v.key, v.label, v.lo, min(v.hi, offering.MaxOr(v.cap))); err != nil {
 				return err
 			}
 		case given:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
 )
 
 // validateUserData is UserDataManagerImpl.validateUserData for a POST
@@ -98,29 +99,18 @@ func randomPassword(n int) string {
 // none.
 func userDataApplied(st *model.State, vm *model.VirtualMachine) bool {
 	for _, n := range vm.NICs {
-		if net := st.Network(n.NetworkID); net != nil && networkProvides(st, net, "UserData") {
+		if net := st.Network(n.NetworkID); net != nil && network.NetworkProvides(st, net, "UserData") {
 			return true
 		}
 	}
 	return false
 }
 
-// networkProvides is NetworkModelImpl.areServicesSupportedByNetworkOffering
-// for one service: the network's offering lists it.
-func networkProvides(st *model.State, n *model.Network, service string) bool {
-	o := st.NetworkOffering(n.OfferingID)
-	if o == nil {
-		return false
-	}
-	_, ok := o.Services[service]
-	return ok
-}
-
 // checkUserDataService is getUncheckedUserVmResource's check of the default
 // network: without the UserData service the VM could get neither user
 // data, nor SSH keys, nor a password.
 func checkUserDataService(c *kernel.Call, def *model.Network, userData string, keyPairs []string, passwordEnabled bool) error {
-	if networkProvides(c.State, def, "UserData") {
+	if network.NetworkProvides(c.State, def, "UserData") {
 		return nil
 	}
 	switch {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -83,7 +84,7 @@ func deleteVolume(c *kernel.Call) (any, error) {
 		}
 	}
 	v.Expunge(c.Engine.Now())
-	removeTagsOf(c.State, "Volume", v.ID)
+	tag.RemoveTagsOf(c.State, "Volume", v.ID)
 	c.Changed()
 	return kernel.Success(), nil
 }

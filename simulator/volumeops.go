@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/offering"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -15,14 +16,6 @@ import (
 // failed jobs. Jobs complete under the state lock one at a time, which is
 // what CloudStack's per-VM work queue does for attach and detach: two
 // concurrent attaches to one VM get different device ids.
-
-// Limits at CloudStack's defaults.
-const (
-	maxVolumeSizeGB = 2000 // storage.max.volume.size
-	// defaultMaxDataVolumes is the per-VM data disk limit when
-	// hypervisor_capabilities has no value (DEFAULT_MAX_DATA_VOLUMES).
-	defaultMaxDataVolumes = 6
-)
 
 // volumeOpsCommands are the commands of volumeops.go (registerCommands).
 func volumeOpsCommands() []kernel.Command {
@@ -47,7 +40,7 @@ func maxDataVolumes(hypervisor string) int {
 	case "VMware":
 		return 59
 	}
-	return defaultMaxDataVolumes
+	return offering.DefaultMaxDataVolumes
 }
 
 // vmString is VMInstanceVO's toString as error texts show it.
@@ -268,8 +261,8 @@ func validateVolumeSize(size int64) error {
 	switch {
 	case size < 0 || (size > 0 && size < 1<<30):
 		return kernel.ParamError("Please specify a size of at least 1 GB.")
-	case size > maxVolumeSizeGB<<30:
-		return kernel.ParamError("Requested volume size is %s, but the maximum size allowed is %d GB.", model.HumanSize(size), maxVolumeSizeGB)
+	case size > offering.MaxVolumeSizeGB<<30:
+		return kernel.ParamError("Requested volume size is %s, but the maximum size allowed is %d GB.", model.HumanSize(size), offering.MaxVolumeSizeGB)
 	}
 	return nil
 }

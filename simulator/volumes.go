@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -39,7 +40,7 @@ func listVolumes(c *kernel.Call) (any, error) {
 		return v.Removed == nil && kernel.Like(v.Type, p.Get("type")) && kernel.OptEq(p.Get("virtualmachineid"), v.VMID) &&
 			kernel.OptEq(p.Get("diskofferingid"), v.DiskOfferingID) && kernel.OptEq(p.Get("state"), v.State) &&
 			kernel.OptEq(p.Get("serviceofferingid"), v.ServiceOfferingID) &&
-			taggedWith(c.State, "Volume", v.ID, p.Map("tags"))
+			tag.TaggedWith(c.State, "Volume", v.ID, p.Map("tags"))
 	})
 }
 

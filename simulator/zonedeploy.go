@@ -8,6 +8,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
 )
 
 // The seeded zone is marvin's setup/dev/advanced.cfg, deployed the way
@@ -52,20 +53,20 @@ func advancedCfg(hypervisor string) zoneLayout {
 func deployZone(st *model.State, l zoneLayout, now time.Time) *model.Zone {
 	z := must(infrastructure.MakeZone(st, infrastructure.ZoneSpec{Name: l.Name, NetworkType: "Advanced", DNS1: l.DNS, InternalDNS1: l.DNS,
 		GuestCIDR: l.GuestCIDR}, now))
-	pn := must(makePhysicalNetwork(st, physnetSpec{ZoneID: z.ID, Name: l.PhysicalNetwork,
+	pn := must(network.MakePhysicalNetwork(st, network.PhysnetSpec{ZoneID: z.ID, Name: l.PhysicalNetwork,
 		IsolationMethods: []string{"VLAN"}}))
 	for _, t := range []string{"Guest", "Management", "Public"} {
-		must(addTrafficTypeTo(st, pn, t))
+		must(network.AddTrafficTypeTo(st, pn, t))
 	}
 	// configureProviders: each provider's element, then the provider.
 	for _, name := range []string{"VirtualRouter", "VpcVirtualRouter", "InternalLbVm"} {
 		nsp := providerNamed(st, pn.ID, name)
-		if e := vrElementOf(st, nsp.ID); e != nil {
+		if e := network.VRElementOf(st, nsp.ID); e != nil {
 			e.Enabled = true
 		}
-		mustOK(setProviderState(st, nsp, model.ProviderEnabled))
+		mustOK(network.SetProviderState(st, nsp, model.ProviderEnabled))
 	}
-	vlans := must(normalizeVnetRanges(pn, l.GuestVLANs))
+	vlans := must(network.NormalizeVnetRanges(pn, l.GuestVLANs))
 	pn.Update(model.PhysnetEnabled, vlans)
 	pod := must(infrastructure.MakePod(st, infrastructure.PodSpec{ZoneID: z.ID, Name: "POD0", Gateway: l.PodGateway, Netmask: l.Netmask,
 		StartIP: l.PodStart, EndIP: l.PodEnd}))
@@ -81,7 +82,7 @@ func deployZone(st *model.State, l zoneLayout, now time.Time) *model.Zone {
 				URL: fmt.Sprintf("nfs://%s:/export/home/sandbox/%s", l.DNS, strings.ToLower(name))}, now))
 		}
 	}
-	must(createVlanRange(st, vlanSpec{ZoneID: z.ID, VLAN: l.PublicVLAN, Gateway: l.PublicGateway,
+	must(network.CreateVlanRange(st, network.VlanSpec{ZoneID: z.ID, VLAN: l.PublicVLAN, Gateway: l.PublicGateway,
 		Netmask: l.Netmask, StartIP: l.PublicStart, EndIP: l.PublicEnd, ForVirtualNetwork: true}))
 	must(infrastructure.MakeImageStore(st, infrastructure.StoreSpec{ZoneID: z.ID, URL: l.SecondaryURL, Provider: "NFS"}, now))
 	mustOK(infrastructure.CheckZoneCanBeEnabled(st, z))
@@ -93,14 +94,14 @@ func deployZone(st *model.State, l zoneLayout, now time.Time) *model.Zone {
 // which CloudStack creates at installation
 // (ConfigurationServerImpl.createDefaultNetworkOfferings), as createNetworkOffering
 // takes it.
-func isolatedOfferingSpec() offeringSpec {
+func isolatedOfferingSpec() network.OfferingSpec {
 	vr := []string{"VirtualRouter"}
 	providers := map[string][]string{}
 	services := []string{"Dhcp", "Dns", "UserData", "SourceNat", "StaticNat", "PortForwarding", "Firewall", "Lb", "Vpn"}
 	for _, s := range services {
 		providers[s] = vr
 	}
-	return offeringSpec{Name: "DefaultIsolatedNetworkOfferingWithSourceNatService",
+	return network.OfferingSpec{Name: "DefaultIsolatedNetworkOfferingWithSourceNatService",
 		DisplayText: "Offering for Isolated networks with Source Nat service enabled", GuestType: "Isolated",
 		TrafficType: "Guest", Availability: "Required", Services: services, Providers: providers,
 		ConserveMode: true, EgressDefault: false, Enable: true}
@@ -111,10 +112,10 @@ func isolatedOfferingSpec() offeringSpec {
 // address), as the stock simulator's zone has after its first VM.
 func seedZone(st *model.State, hypervisor string, now time.Time) {
 	z := deployZone(st, advancedCfg(hypervisor), now)
-	o := must(makeNetworkOffering(st, isolatedOfferingSpec(), now))
-	n := must(makeNetwork(st, networkSpec{Name: "guest-network", DisplayText: "guest-network", OfferingID: o.ID,
+	o := must(network.MakeNetworkOffering(st, isolatedOfferingSpec(), now))
+	n := must(network.MakeNetwork(st, network.NetworkSpec{Name: "guest-network", DisplayText: "guest-network", OfferingID: o.ID,
 		ZoneID: z.ID, Account: st.Accounts[0]}, now))
-	mustOK(implementNetwork(st, n))
+	mustOK(network.ImplementNetwork(st, n))
 }
 
 func providerNamed(st *model.State, physnetID, name string) *model.NetworkServiceProvider {

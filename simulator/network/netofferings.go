@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"strings"
@@ -12,8 +12,8 @@ import (
 // Network offerings: ConfigurationManagerImpl.createNetworkOffering and
 // updateNetworkOffering, NetworkOfferingJoinDao's listing.
 
-// networkOfferingCommands are the commands of netofferings.go (registerCommands).
-func networkOfferingCommands() []kernel.Command {
+// NetworkOfferingCommands are the commands of netofferings.go (registerCommands).
+func NetworkOfferingCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createNetworkOffering", Sync: createNetworkOffering},
 		{Name: "updateNetworkOffering", IDKind: model.KindNetworkOffering, Sync: updateNetworkOffering},
@@ -35,10 +35,10 @@ func canonical(names []string, s string) string {
 	return ""
 }
 
-// offeringSpec is createNetworkOffering's input after CreateNetworkOfferingCmd's
+// OfferingSpec is createNetworkOffering's input after CreateNetworkOfferingCmd's
 // defaults (display text the name, availability Optional, conserve mode and
 // egress default policy true, not enabled).
-type offeringSpec struct {
+type OfferingSpec struct {
 	Name, DisplayText, GuestType, TrafficType, Availability, Tags string
 	Services                                                      []string
 	Providers                                                     map[string][]string
@@ -49,7 +49,7 @@ type offeringSpec struct {
 
 func createNetworkOffering(c *kernel.Call) (any, error) {
 	p := c.Params
-	s := offeringSpec{Name: p.Get("name"), DisplayText: model.Or(p.Get("displaytext"), p.Get("name")),
+	s := OfferingSpec{Name: p.Get("name"), DisplayText: model.Or(p.Get("displaytext"), p.Get("name")),
 		GuestType: p.Get("guestiptype"), TrafficType: p.Get("traffictype"), Availability: model.Or(p.Get("availability"), "Optional"),
 		Tags: p.Get("tags"), Services: p.List("supportedservices"), Providers: map[string][]string{},
 		ConserveMode: p.Bool("conservemode", true), SpecifyVLAN: p.Bool("specifyvlan", false),
@@ -63,7 +63,7 @@ func createNetworkOffering(c *kernel.Call) (any, error) {
 	for _, m := range p.Map("serviceproviderlist") {
 		s.Providers[m["service"]] = append(s.Providers[m["service"]], m["provider"])
 	}
-	o, err := makeNetworkOffering(c.State, s, c.Engine.Now())
+	o, err := MakeNetworkOffering(c.State, s, c.Engine.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -71,14 +71,14 @@ func createNetworkOffering(c *kernel.Call) (any, error) {
 	return map[string]any{"networkoffering": views.NetworkOfferingView(o)}, nil
 }
 
-// makeNetworkOffering follows ConfigurationManagerImpl.createNetworkOffering:
+// MakeNetworkOffering follows ConfigurationManagerImpl.createNetworkOffering:
 // Guest traffic only; the guest type Shared, Isolated or L2; availability
 // Required or Optional; every service valid (Gateway is implied by
 // SourceNat); each service given in serviceproviderlist must be supported,
 // one provider unless Lb; the VR may serve UserData only when it serves
 // Dhcp. Departure: service capabilities, IPv6, domain/zone scoping and
 // service offerings for the router are not modelled.
-func makeNetworkOffering(st *model.State, s offeringSpec, now time.Time) (*model.NetworkOffering, error) {
+func MakeNetworkOffering(st *model.State, s OfferingSpec, now time.Time) (*model.NetworkOffering, error) {
 	if !strings.EqualFold(s.TrafficType, "Guest") {
 		if canonical(trafficTypes, s.TrafficType) == "" && !strings.EqualFold(s.TrafficType, "Control") {
 			return nil, kernel.ParamError("Invalid value for traffictype. Supported traffic types: Public, Management, Control, Guest, Vlan or Storage")

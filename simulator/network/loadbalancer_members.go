@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"net/netip"
@@ -9,8 +9,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// lbMemberCommands are the commands of loadbalancer_members.go (registerCommands).
-func lbMemberCommands() []kernel.Command {
+// LBMemberCommands are the commands of loadbalancer_members.go (registerCommands).
+func LBMemberCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "assignToLoadBalancerRule", IDKind: kindFirewallRule, Async: assignToLoadBalancerRule},
 		{Name: "removeFromLoadBalancerRule", IDKind: kindFirewallRule, Async: removeFromLoadBalancerRule},

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -18,8 +19,8 @@ func ipString(st *model.State, ip *model.PublicIP) string {
 	return fmt.Sprintf("Ip[%s-%d]", ip.Address, zone)
 }
 
-// publicIPCommands are the commands of publicips.go (registerCommands).
-func publicIPCommands() []kernel.Command {
+// PublicIPCommands are the commands of publicips.go (registerCommands).
+func PublicIPCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "associateIpAddress", Async: associateIPAddress},
 		{Name: "listPublicIpAddresses", IDKind: model.KindPublicIP, Sync: listPublicIPAddresses},
@@ -27,8 +28,8 @@ func publicIPCommands() []kernel.Command {
 	}
 }
 
-// publicIPOwner is the taggable for PublicIpAddress: the account owning the resource a tag names.
-func publicIPOwner(st *model.State, id string) (string, bool) {
+// PublicIPOwner is the taggable for PublicIpAddress: the account owning the resource a tag names.
+func PublicIPOwner(st *model.State, id string) (string, bool) {
 	ip, ok := model.ByID(st.PublicIPs, id)
 	if !ok || ip.State == model.IPFree {
 		return "", false
@@ -61,7 +62,7 @@ func ensurePublicIPs(c *kernel.Call) {
 		// NetworkOrchestrator.implementNetworkElementsAndResources: only a
 		// network whose offering has SourceNat gets the address.
 		if n.Type != "Isolated" || n.State != model.NetworkImplemented || sourceNATOf(c.State, n.ID) != nil ||
-			!networkProvides(c.State, n, "SourceNat") {
+			!NetworkProvides(c.State, n, "SourceNat") {
 			continue
 		}
 		if ip := freePublicIP(c.State, n.ZoneID, ""); ip != nil {
@@ -106,8 +107,8 @@ func allocatePublicIP(c *kernel.Call, ip *model.PublicIP, accountID string) {
 	c.Changed()
 }
 
-// isolatedNetworksOf are an account's isolated networks in a zone.
-func isolatedNetworksOf(st *model.State, accountID, zoneID string) []*model.Network {
+// IsolatedNetworksOf are an account's isolated networks in a zone.
+func IsolatedNetworksOf(st *model.State, accountID, zoneID string) []*model.Network {
 	var out []*model.Network
 	for _, n := range st.Networks {
 		if n.AccountID == accountID && n.ZoneID == zoneID && n.Type == "Isolated" {
@@ -137,7 +138,7 @@ func associateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
 	case zoneID == "":
 		return nil, kernel.ParamError("Unable to figure out zone to assign IP to. Please specify either zoneId, or networkId, or vpcId in the call") // AssociateIPAddrCmd.getZoneId
 	default:
-		nets := isolatedNetworksOf(c.State, c.Account.ID, zoneID)
+		nets := IsolatedNetworksOf(c.State, c.Account.ID, zoneID)
 		switch len(nets) {
 		case 0:
 			return nil, kernel.ParamError("Account name=%s domain=%s doesn't have virtual networks in zone=%s",
@@ -190,7 +191,7 @@ func checkSharedForIPs(st *model.State, n *model.Network) *kernel.APIError {
 // the SourceNat service (the address is then unassigned). Its check of a
 // Shared network repeats allocateIP's, which refused at create already.
 func checkIsolatedForIPs(st *model.State, n *model.Network) *kernel.APIError {
-	if n.Type != "Isolated" || networkProvides(st, n, "SourceNat") {
+	if n.Type != "Isolated" || NetworkProvides(st, n, "SourceNat") {
 		return nil
 	}
 	return kernel.ParamError("In zone of type Advanced ip address can be associated only to the network of guest type Isolated with the SourceNat enabled")
@@ -210,7 +211,7 @@ func listPublicIPAddresses(c *kernel.Call) (any, error) {
 			kernel.OptEq(p.Get("state"), ip.State) && p.Bool("forvirtualnetwork", true) && !p.Bool("forsystemvms", false) &&
 			(!p.Has("isstaticnat") || p.Bool("isstaticnat", false) == ip.StaticNAT) &&
 			(!p.Has("issourcenat") || p.Bool("issourcenat", false) == ip.SourceNAT) &&
-			taggedWith(c.State, "PublicIpAddress", ip.ID, p.Map("tags"))
+			tag.TaggedWith(c.State, "PublicIpAddress", ip.ID, p.Map("tags"))
 	})
 }
 
@@ -243,15 +244,15 @@ func disassociateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
 				return nil, kernel.InternalError("ip address is used for source nat purposes and can not be disassociated.")
 			}
 			cleanupIPRules(c, ip) // IpAddressManagerImpl.cleanupIpResources
-			removeTagsOf(c.State, "PublicIpAddress", ip.ID)
+			tag.RemoveTagsOf(c.State, "PublicIpAddress", ip.ID)
 			ip.Release()
 			c.Changed()
 			return kernel.Success(), nil
 		}}, nil
 }
 
-// networkString is NetworkVO's toString, as CloudStack's error texts show
+// NetworkString is NetworkVO's toString, as CloudStack's error texts show
 // it. The simulator has one network offering, internal id 1.
-func networkString(n *model.Network) string {
+func NetworkString(n *model.Network) string {
 	return fmt.Sprintf(`Network {"id": %d, "name": "%s", "uuid": "%s", "networkofferingid": %d}`, n.InternalID, n.Name, n.ID, 1)
 }

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"net/netip"
@@ -6,11 +6,12 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// loadBalancerCommands are the commands of loadbalancers.go (registerCommands).
-func loadBalancerCommands() []kernel.Command {
+// LoadBalancerCommands are the commands of loadbalancers.go (registerCommands).
+func LoadBalancerCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createLoadBalancerRule", Async: createLoadBalancerRule},
 		{Name: "listLoadBalancerRules", IDKind: kindFirewallRule, Sync: listLoadBalancerRules},
@@ -120,7 +121,7 @@ func lbNetwork(c *kernel.Call, ip *model.PublicIP) (*model.Network, *kernel.APIE
 		if ip != nil {
 			owner = c.State.Account(ip.AccountID)
 		}
-		nets := isolatedNetworksOf(c.State, owner.ID, zoneID)
+		nets := IsolatedNetworksOf(c.State, owner.ID, zoneID)
 		switch len(nets) {
 		case 0:
 			return nil, kernel.ParamError("Account name=%s domain=%s doesn't have virtual networks in zone=%s",
@@ -154,7 +155,7 @@ func createPublicLoadBalancer(c *kernel.Call, ip *model.PublicIP) (*model.NetRul
 	algorithm := p.Get("algorithm")
 	net := c.State.Network(ip.NetworkID)
 	switch {
-	case src == dnsPort && ip.SourceNAT && net != nil && networkProvides(c.State, net, "Dns"):
+	case src == dnsPort && ip.SourceNAT && net != nil && NetworkProvides(c.State, net, "Dns"):
 		return nil, kernel.ParamError("Error adding load balancer rule, cannot add port 53 with network service offering having DNS service and Source NAT.")
 	case ip.StaticNAT:
 		return nil, ruleConflict("Can't do load balance on ip address: %s", ip.Address)
@@ -171,7 +172,7 @@ func createPublicLoadBalancer(c *kernel.Call, ip *model.PublicIP) (*model.NetRul
 		return nil, kernel.ParamError("privatePort is an invalid value: %d", dst)
 	case !validAlgorithm(algorithm):
 		return nil, kernel.ParamError("Invalid algorithm: %s", algorithm)
-	case net != nil && !networkProvides(c.State, net, "Lb"): // isLbServiceSupportedInNetwork
+	case net != nil && !NetworkProvides(c.State, net, "Lb"): // isLbServiceSupportedInNetwork
 		return nil, kernel.ParamError("LB service is not supported in specified network id")
 	}
 	if err := validateFirewallRule(c, ip, &src, &src, "tcp", model.PurposeLB); err != nil {
@@ -238,7 +239,7 @@ func listLoadBalancerRules(c *kernel.Call) (any, error) {
 			(p.Get("zoneid") == "" || (ip != nil && strings.EqualFold(ip.ZoneID, p.Get("zoneid")))) &&
 			(p.Get("virtualmachineid") == "" || r.LB.HasVM(p.Get("virtualmachineid"))) &&
 			displayed(p, r) &&
-			taggedWith(c.State, "LoadBalancer", r.ID, p.Map("tags"))
+			tag.TaggedWith(c.State, "LoadBalancer", r.ID, p.Map("tags"))
 	})
 }
 

@@ -1,4 +1,4 @@
-package simulator
+package offering
 
 import (
 	"math"
@@ -12,12 +12,12 @@ import (
 
 // Global settings createServiceOffering reads, at CloudStack's defaults.
 const (
-	offeringMaxCPUCores = 0 // vm.serviceoffering.cpu.cores.max; 0 is no limit
-	offeringMaxRAMSize  = 0 // vm.serviceoffering.ram.size.max (MB); 0 is no limit
+	OfferingMaxCPUCores = 0 // vm.serviceoffering.cpu.cores.max; 0 is no limit
+	OfferingMaxRAMSize  = 0 // vm.serviceoffering.ram.size.max (MB); 0 is no limit
 )
 
-// offeringCreateCommands are the commands of offerings_create.go (registerCommands).
-func offeringCreateCommands() []kernel.Command {
+// OfferingCreateCommands are the commands of offerings_create.go (registerCommands).
+func OfferingCreateCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createServiceOffering", Sync: createServiceOffering},
 		{Name: "deleteServiceOffering", IDKind: model.KindServiceOffering, Sync: deleteServiceOffering},
@@ -77,8 +77,8 @@ func allNil(ps ...*int) bool {
 	return true
 }
 
-// maxOr is a "0 means Integer.MAX_VALUE" setting.
-func maxOr(setting int) int {
+// MaxOr is a "0 means Integer.MAX_VALUE" setting.
+func MaxOr(setting int) int {
 	if setting == 0 {
 		return math.MaxInt32
 	}
@@ -128,7 +128,7 @@ func checkCompute(o *model.ServiceOffering, p kernel.Params) error {
 		return kernel.ParamError("Failed to create service offering %s: specify the %s", o.Name, what)
 	}
 	if !customized {
-		switch maxCores, maxRAM := maxOr(offeringMaxCPUCores), maxOr(offeringMaxRAMSize); {
+		switch maxCores, maxRAM := MaxOr(OfferingMaxCPUCores), MaxOr(OfferingMaxRAMSize); {
 		case o.CPUNumber != nil && (*o.CPUNumber <= 0 || *o.CPUNumber > maxCores):
 			return fail("cpu number value between 1 and " + model.Itoa(maxCores))
 		case o.CPUSpeed == nil || *o.CPUSpeed < 0:
@@ -219,8 +219,8 @@ func checkDisk(o *model.ServiceOffering, p kernel.Params, st *model.State) error
 		if *size <= 0 {
 			return kernel.ParamError("The Root disk size is of %d GB but it must be greater than 0.", *size)
 		}
-		if *size > maxVolumeSizeGB {
-			return kernel.ParamError("The maximum size for a disk is %d GB.", maxVolumeSizeGB)
+		if *size > MaxVolumeSizeGB {
+			return kernel.ParamError("The maximum size for a disk is %d GB.", MaxVolumeSizeGB)
 		}
 		o.RootDiskSizeGB = *size
 	}

@@ -1,26 +1,27 @@
-package simulator
+package network
 
 import (
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // defaultSecurityGroup is SecurityGroupManager.DEFAULT_GROUP_NAME.
 const defaultSecurityGroup = "default"
 
-// securityGroupCommands are the commands of securitygroups.go (registerCommands).
-func securityGroupCommands() []kernel.Command {
+// SecurityGroupCommands are the commands of securitygroups.go (registerCommands).
+func SecurityGroupCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listSecurityGroups", IDKind: model.KindSecurityGroup, Sync: listSecurityGroups},
 		{Name: "createSecurityGroup", Sync: createSecurityGroup},
 	}
 }
 
-// securityGroupOwner is the taggable for SecurityGroup: the account owning the resource a tag names.
-func securityGroupOwner(st *model.State, id string) (string, bool) {
+// SecurityGroupOwner is the taggable for SecurityGroup: the account owning the resource a tag names.
+func SecurityGroupOwner(st *model.State, id string) (string, bool) {
 	g, ok := model.ByID(st.SecurityGroups, id)
 	if !ok {
 		return "", false
@@ -28,9 +29,9 @@ func securityGroupOwner(st *model.State, id string) (string, bool) {
 	return g.AccountID, true
 }
 
-// securityGroupByName finds an account's group; names compare
+// SecurityGroupByName finds an account's group; names compare
 // case-insensitively.
-func securityGroupByName(st *model.State, accountID, name string) *model.SecurityGroup {
+func SecurityGroupByName(st *model.State, accountID, name string) *model.SecurityGroup {
 	for _, g := range st.SecurityGroups {
 		if g.AccountID == accountID && strings.EqualFold(g.Name, name) {
 			return g
@@ -39,11 +40,11 @@ func securityGroupByName(st *model.State, accountID, name string) *model.Securit
 	return nil
 }
 
-// ensureDefaultSecurityGroup creates the account's "default" group the first
+// EnsureDefaultSecurityGroup creates the account's "default" group the first
 // time the account's groups are looked at. Departure: CloudStack creates it
 // with the account (SecurityGroupManagerImpl.createDefaultSecurityGroup).
-func ensureDefaultSecurityGroup(c *kernel.Call) {
-	if securityGroupByName(c.State, c.Account.ID, defaultSecurityGroup) == nil {
+func EnsureDefaultSecurityGroup(c *kernel.Call) {
+	if SecurityGroupByName(c.State, c.Account.ID, defaultSecurityGroup) == nil {
 		addSecurityGroup(c, defaultSecurityGroup, "Default Security Group")
 	}
 }
@@ -59,9 +60,9 @@ func addSecurityGroup(c *kernel.Call, name, desc string) *model.SecurityGroup {
 
 // createSecurityGroup is SecurityGroupManagerImpl.createSecurityGroup.
 func createSecurityGroup(c *kernel.Call) (any, error) {
-	ensureDefaultSecurityGroup(c)
+	EnsureDefaultSecurityGroup(c)
 	name := c.Params.Get("name")
-	if securityGroupByName(c.State, c.Account.ID, name) != nil {
+	if SecurityGroupByName(c.State, c.Account.ID, name) != nil {
 		return nil, kernel.ParamError("Unable to create security group, a group with name %s already exists.", name)
 	}
 	g := addSecurityGroup(c, name, c.Params.Get("description"))
@@ -71,12 +72,12 @@ func createSecurityGroup(c *kernel.Call) (any, error) {
 // listSecurityGroups is QueryManagerImpl.searchForSecurityGroups:
 // securitygroupname matches exactly.
 func listSecurityGroups(c *kernel.Call) (any, error) {
-	ensureDefaultSecurityGroup(c)
+	EnsureDefaultSecurityGroup(c)
 	l := kernel.Lister[*model.SecurityGroup]{Key: "securitygroup", ID: (*model.SecurityGroup).UUID,
 		Keyword: func(g *model.SecurityGroup) []string { return []string{g.Name} }, View: views.SecurityGroupView}
 	p := c.Params
 	return l.Run(c, c.State.SecurityGroups, func(g *model.SecurityGroup) bool {
-		if !kernel.OptEq(p.Get("securitygroupname"), g.Name) || !taggedWith(c.State, "SecurityGroup", g.ID, p.Map("tags")) {
+		if !kernel.OptEq(p.Get("securitygroupname"), g.Name) || !tag.TaggedWith(c.State, "SecurityGroup", g.ID, p.Map("tags")) {
 			return false
 		}
 		if vmID := p.Get("virtualmachineid"); vmID != "" {

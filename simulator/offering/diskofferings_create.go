@@ -1,4 +1,4 @@
-package simulator
+package offering
 
 import (
 	"strings"
@@ -9,8 +9,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// diskOfferingCreateCommands are the commands of diskofferings_create.go (registerCommands).
-func diskOfferingCreateCommands() []kernel.Command {
+// DiskOfferingCreateCommands are the commands of diskofferings_create.go (registerCommands).
+func DiskOfferingCreateCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createDiskOffering", Sync: createDiskOffering},
 		{Name: "deleteDiskOffering", IDKind: model.KindDiskOffering, Sync: deleteDiskOffering},
@@ -57,8 +57,8 @@ func newDiskOffering(st *model.State, p kernel.Params, now time.Time) (*model.Di
 	}
 	if size != nil && *size <= 0 {
 		return nil, kernel.ParamError("Please specify a disk size of at least 1 GB.")
-	} else if size != nil && *size > maxVolumeSizeGB {
-		return nil, kernel.ParamError("The maximum size for a disk is %d GB.", maxVolumeSizeGB)
+	} else if size != nil && *size > MaxVolumeSizeGB {
+		return nil, kernel.ParamError("The maximum size for a disk is %d GB.", MaxVolumeSizeGB)
 	}
 	if size != nil {
 		o.DiskSize = *size
@@ -118,3 +118,11 @@ func deleteDiskOffering(c *kernel.Call) (any, error) {
 	c.Changed()
 	return kernel.Success(), nil
 }
+
+// Limits at CloudStack's defaults.
+const (
+	MaxVolumeSizeGB = 2000 // storage.max.volume.size
+	// DefaultMaxDataVolumes is the per-VM data disk limit when
+	// hypervisor_capabilities has no value (DEFAULT_MAX_DATA_VOLUMES).
+	DefaultMaxDataVolumes = 6
+)

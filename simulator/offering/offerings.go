@@ -1,4 +1,4 @@
-package simulator
+package offering
 
 import (
 	"time"
@@ -8,11 +8,11 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// seedOfferings creates the simulator's stock compute offerings - two fixed
+// SeedOfferings creates the simulator's stock compute offerings - two fixed
 // ones, an unconstrained customized one and a custom constrained one - and
 // disk offerings small to large plus a customized one, through the same
 // code createServiceOffering and createDiskOffering use.
-func seedOfferings(st *model.State, now time.Time) {
+func SeedOfferings(st *model.State, now time.Time) {
 	for _, p := range []map[string]string{
 		{"name": "Small Instance", "cpunumber": "1", "cpuspeed": "500", "memory": "512"},
 		{"name": "Medium Instance", "cpunumber": "1", "cpuspeed": "1000", "memory": "1024"},
@@ -42,8 +42,8 @@ func paramsOf(m map[string]string) kernel.Params {
 	return kernel.Params{Values: m}
 }
 
-// offeringCommands are the commands of offerings.go (registerCommands).
-func offeringCommands() []kernel.Command {
+// OfferingCommands are the commands of offerings.go (registerCommands).
+func OfferingCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listServiceOfferings", IDKind: model.KindServiceOffering, Sync: listServiceOfferings},
 		{Name: "listDiskOfferings", IDKind: model.KindDiskOffering, Sync: listDiskOfferings},

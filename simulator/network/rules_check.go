@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"strings"
@@ -8,8 +8,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// ipForwardingCommands are the commands of ipforwarding.go (registerCommands).
-func ipForwardingCommands() []kernel.Command {
+// IPForwardingCommands are the commands of ipforwarding.go (registerCommands).
+func IPForwardingCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createIpForwardingRule", Async: createIPForwardingRule},
 		{Name: "listIpForwardingRules", IDKind: kindFirewallRule, Sync: listIPForwardingRules},

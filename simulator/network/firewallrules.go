@@ -1,15 +1,16 @@
-package simulator
+package network
 
 import (
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// firewallRuleCommands are the commands of firewallrules.go (registerCommands).
-func firewallRuleCommands() []kernel.Command {
+// FirewallRuleCommands are the commands of firewallrules.go (registerCommands).
+func FirewallRuleCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createFirewallRule", Async: createFirewallRule},
 		{Name: "listFirewallRules", IDKind: kindFirewallRule, Sync: listFirewallRules},
@@ -129,7 +130,7 @@ func listFirewallRules(c *kernel.Call) (any, error) {
 	return listRules(c, "firewallrule", views.FirewallRuleView, func(r *model.NetRule) bool {
 		return r.Purpose == model.PurposeFirewall && kernel.OptEq(p.Get("ipaddressid"), r.IPID) &&
 			kernel.OptEq(p.Get("networkid"), r.NetworkID) && displayed(p, r) &&
-			taggedWith(c.State, "FirewallRule", r.ID, p.Map("tags"))
+			tag.TaggedWith(c.State, "FirewallRule", r.ID, p.Map("tags"))
 	}), nil
 }
 

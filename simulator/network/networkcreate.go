@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"fmt"
@@ -17,16 +17,16 @@ import (
 // createNetwork and the network's implementation: NetworkServiceImpl.createGuestNetwork,
 // GuestNetworkCreationPreparationServiceImpl (its checks), GuestNetworkGuru.
 
-// networkCreateCommands are the commands of networkcreate.go (registerCommands).
-func networkCreateCommands() []kernel.Command {
+// NetworkCreateCommands are the commands of networkcreate.go (registerCommands).
+func NetworkCreateCommands() []kernel.Command {
 	return []kernel.Command{{Name: "createNetwork", Sync: createNetwork}}
 }
 
 // guestDomainSuffix is guest.domain.suffix's default.
 const guestDomainSuffix = "cloud.internal"
 
-// networkSpec is createNetwork's input.
-type networkSpec struct {
+// NetworkSpec is createNetwork's input.
+type NetworkSpec struct {
 	Name, DisplayText, OfferingID, ZoneID, PhysicalNetworkID       string
 	Gateway, Netmask, StartIP, EndIP, VLAN, NetworkDomain, ACLType string
 	Account                                                        *model.Account
@@ -41,7 +41,7 @@ func createNetwork(c *kernel.Call) (any, error) {
 			return nil, kernel.ParamError("Unable to find account %s in specified domain", name)
 		}
 	}
-	n, err := makeNetwork(c.State, networkSpec{Name: p.Get("name"), DisplayText: p.Get("displaytext"),
+	n, err := MakeNetwork(c.State, NetworkSpec{Name: p.Get("name"), DisplayText: p.Get("displaytext"),
 		OfferingID: p.Get("networkofferingid"), ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
 		Gateway: p.Get("gateway"), Netmask: p.Get("netmask"), StartIP: p.Get("startip"), EndIP: p.Get("endip"),
 		VLAN: p.Get("vlan"), NetworkDomain: p.Get("networkdomain"), ACLType: p.Get("acltype"), Account: owner},
@@ -53,7 +53,7 @@ func createNetwork(c *kernel.Call) (any, error) {
 	return map[string]any{"network": views.NetworkView(c, n)}, nil
 }
 
-// makeNetwork follows NetworkServiceImpl.createGuestNetwork and
+// MakeNetwork follows NetworkServiceImpl.createGuestNetwork and
 // GuestNetworkCreationPreparationServiceImpl.prepareGuestNetworkCreation:
 // the offering and the physical network (the zone's one carrying Guest
 // traffic unless named) must be Enabled; Shared networks need a gateway and
@@ -66,7 +66,7 @@ func createNetwork(c *kernel.Call) (any, error) {
 // starts on them; Shared ones are Setup. Departure: a Shared network's
 // start/end IP range is recorded but guest addresses come from its whole
 // CIDR; IPv6, VPC tiers and private VLANs are not modelled.
-func makeNetwork(st *model.State, s networkSpec, now time.Time) (*model.Network, error) {
+func MakeNetwork(st *model.State, s NetworkSpec, now time.Time) (*model.Network, error) {
 	o, z, pn, err := networkHome(st, s)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func makeNetwork(st *model.State, s networkSpec, now time.Time) (*model.Network,
 
 // networkHome is the network's offering, zone and guest physical network,
 // each found and Enabled.
-func networkHome(st *model.State, s networkSpec) (*model.NetworkOffering, *model.Zone, *model.PhysicalNetwork, error) {
+func networkHome(st *model.State, s NetworkSpec) (*model.NetworkOffering, *model.Zone, *model.PhysicalNetwork, error) {
 	o := st.NetworkOffering(s.OfferingID)
 	if o == nil {
 		return nil, nil, nil, kernel.ParamError("Unable to find network offering by id %s", s.OfferingID)
@@ -130,7 +130,7 @@ func networkHome(st *model.State, s networkSpec) (*model.NetworkOffering, *model
 // the offering allows it: a VLAN only where the offering specifies VLANs, a
 // CIDR required for Shared networks and for Isolated ones that provide
 // neither SourceNat nor Gateway, and an Isolated CIDR private.
-func checkNetworkCIDR(o *model.NetworkOffering, s networkSpec) (string, error) {
+func checkNetworkCIDR(o *model.NetworkOffering, s NetworkSpec) (string, error) {
 	cidr, err := guestCIDROf(s)
 	if err != nil {
 		return "", err
@@ -154,7 +154,7 @@ func checkNetworkCIDR(o *model.NetworkOffering, s networkSpec) (string, error) {
 // guestCIDROf is createGuestNetwork's IPv4 checks: a start IP needs a
 // gateway and netmask, the end IP defaults to the start IP, and the gateway
 // may be neither the network's nor its broadcast address.
-func guestCIDROf(s networkSpec) (string, *kernel.APIError) {
+func guestCIDROf(s NetworkSpec) (string, *kernel.APIError) {
 	if s.StartIP != "" {
 		if !netutils.ValidIPv4(s.StartIP) {
 			return "", kernel.ParamError("Invalid format for the startIp parameter")
@@ -217,13 +217,13 @@ func zoneGuestCIDR(z *model.Zone) (cidr, gateway, netmask string) {
 	return p.String(), p.Addr().Next().String(), netip.AddrFrom4(mask).String()
 }
 
-// implementNetwork is NetworkOrchestrator.implementNetwork for an Allocated
+// ImplementNetwork is NetworkOrchestrator.implementNetwork for an Allocated
 // Isolated network: GuestNetworkGuru.implement takes the lowest guest VLAN
 // of the physical network's range no other network of the zone holds, and
 // the network is Implemented (its source NAT address is taken on first use
 // of the public IP commands, ensurePublicIPs). Departure: no virtual router
 // is started.
-func implementNetwork(st *model.State, n *model.Network) *kernel.APIError {
+func ImplementNetwork(st *model.State, n *model.Network) *kernel.APIError {
 	if n.State != model.NetworkAllocated || n.Type != "Isolated" {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"slices"
@@ -8,8 +8,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// providerCommands are the commands of providers.go (registerCommands).
-func providerCommands() []kernel.Command {
+// ProviderCommands are the commands of providers.go (registerCommands).
+func ProviderCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listNetworkServiceProviders", IDKind: model.KindProvider, Sync: listNetworkServiceProviders},
 		{Name: "updateNetworkServiceProvider", IDKind: model.KindProvider, Async: updateNetworkServiceProvider},
@@ -55,16 +55,16 @@ func updateNetworkServiceProvider(c *kernel.Call) (*kernel.AsyncJob, error) {
 	return &kernel.AsyncJob{InstanceType: "PhysicalNetworkServiceProvider", InstanceID: nsp.ID,
 		CmdClass: "org.apache.cloudstack.api.command.admin.network.UpdateNetworkServiceProviderCmd",
 		Run: func() (any, error) {
-			if err := setProviderState(c.State, nsp, state); err != nil {
+			if err := SetProviderState(c.State, nsp, state); err != nil {
 				return nil, err
 			}
 			return map[string]any{"networkserviceprovider": views.ProviderView(nsp)}, nil
 		}}, nil
 }
 
-// setProviderState applies a checked state; enabling needs the provider
+// SetProviderState applies a checked state; enabling needs the provider
 // ready.
-func setProviderState(st *model.State, nsp *model.NetworkServiceProvider, state string) *kernel.APIError {
+func SetProviderState(st *model.State, nsp *model.NetworkServiceProvider, state string) *kernel.APIError {
 	if state == model.ProviderEnabled && !providerReady(st, nsp) {
 		return kernel.InternalError("Provider is not ready, cannot Enable the provider, please configure the provider first")
 	}
@@ -79,13 +79,13 @@ func setProviderState(st *model.State, nsp *model.NetworkServiceProvider, state 
 // InternalLoadBalancerElement.isReady); the simulator's other providers are
 // always ready.
 func providerReady(st *model.State, nsp *model.NetworkServiceProvider) bool {
-	if e := vrElementOf(st, nsp.ID); e != nil {
+	if e := VRElementOf(st, nsp.ID); e != nil {
 		return e.Enabled
 	}
 	return true
 }
 
-func vrElementOf(st *model.State, nspID string) *model.VirtualRouterElement {
+func VRElementOf(st *model.State, nspID string) *model.VirtualRouterElement {
 	for _, e := range st.VRElements {
 		if e.NSPID == nspID {
 			return e

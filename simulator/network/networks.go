@@ -1,15 +1,16 @@
-package simulator
+package network
 
 import (
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// networkCommands are the commands of networks.go (registerCommands).
-func networkCommands() []kernel.Command {
+// NetworkCommands are the commands of networks.go (registerCommands).
+func NetworkCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listNetworks", IDKind: model.KindNetwork, Sync: listNetworks},
 	}
@@ -47,7 +48,7 @@ func listNetworks(c *kernel.Call) (any, error) {
 			(!p.Has("canusefordeploy") || p.Bool("canusefordeploy", false) == n.CanUseForDeploy()) &&
 			(!p.Has("restartrequired") || !p.Bool("restartrequired", false)) &&
 			(!p.Has("specifyipranges") || p.Bool("specifyipranges", false) == networkSpecifiesIPRanges(c.State, n)) &&
-			taggedWithAny(c.State, "Network", n.ID, p.Map("tags"))
+			tag.TaggedWithAny(c.State, "Network", n.ID, p.Map("tags"))
 	})
 }
 

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"slices"
@@ -14,8 +14,8 @@ import (
 // virtual router element: NetworkServiceImpl (and its provider helpers), as
 // marvin's deployDataCenter drives them.
 
-// physicalNetworkCommands are the commands of physnet.go (registerCommands).
-func physicalNetworkCommands() []kernel.Command {
+// PhysicalNetworkCommands are the commands of physnet.go (registerCommands).
+func PhysicalNetworkCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createPhysicalNetwork", Async: createPhysicalNetwork},
 		{Name: "updatePhysicalNetwork", IDKind: model.KindPhysicalNetwork, Async: updatePhysicalNetwork},
@@ -25,15 +25,15 @@ func physicalNetworkCommands() []kernel.Command {
 	}
 }
 
-// physnetSpec is createPhysicalNetwork's input.
-type physnetSpec struct {
+// PhysnetSpec is createPhysicalNetwork's input.
+type PhysnetSpec struct {
 	ZoneID, Name, VLAN, BroadcastDomainRange string
 	IsolationMethods, Tags                   []string
 }
 
 func createPhysicalNetwork(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
-	pn, err := makePhysicalNetwork(c.State, physnetSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), VLAN: p.Get("vlan"),
+	pn, err := MakePhysicalNetwork(c.State, PhysnetSpec{ZoneID: p.Get("zoneid"), Name: p.Get("name"), VLAN: p.Get("vlan"),
 		BroadcastDomainRange: p.Get("broadcastdomainrange"), IsolationMethods: p.List("isolationmethods"),
 		Tags: p.List("tags")})
 	if err != nil {
@@ -46,13 +46,13 @@ func createPhysicalNetwork(c *kernel.Call) (*kernel.AsyncJob, error) {
 		Run:      func() (any, error) { return map[string]any{"physicalnetwork": views.PhysnetView(c, pn)}, nil }}, nil
 }
 
-// makePhysicalNetwork follows NetworkServiceImpl.createPhysicalNetwork: a
+// MakePhysicalNetwork follows NetworkServiceImpl.createPhysicalNetwork: a
 // zone that is Enabled takes no new physical network; the broadcast domain
 // range of an advanced zone is ZONE; the network starts Disabled with the
 // default providers an advanced zone gets (addDefaultVirtualRouterToPhysicalNetwork
 // and the rest, in that order; BaremetalPxeProvider, ConfigDrive and Netris
 // enabled at once, as their helpers do).
-func makePhysicalNetwork(st *model.State, s physnetSpec) (*model.PhysicalNetwork, error) {
+func MakePhysicalNetwork(st *model.State, s PhysnetSpec) (*model.PhysicalNetwork, error) {
 	z := st.Zone(s.ZoneID)
 	if z == nil {
 		return nil, kernel.ParamError("Please specify a valid zone.")
@@ -80,7 +80,7 @@ func makePhysicalNetwork(st *model.State, s physnetSpec) (*model.PhysicalNetwork
 		IsolationMethods: strings.Join(s.IsolationMethods, ","), BroadcastDomainRange: "ZONE",
 		Tags: strings.Join(s.Tags, ",")}
 	if s.VLAN != "" {
-		vlan, err := normalizeVnetRanges(pn, s.VLAN)
+		vlan, err := NormalizeVnetRanges(pn, s.VLAN)
 		if err != nil {
 			return nil, err
 		}
@@ -119,10 +119,10 @@ const (
 	maxVLAN = 4095
 )
 
-// normalizeVnetRanges is NetworkServiceImpl.validateVlanRange and
+// NormalizeVnetRanges is NetworkServiceImpl.validateVlanRange and
 // generateVnetString: "100-200,300-310" checked and merged. Departure: only
 // VLAN isolation's limits (GRE and VXLAN physical networks are not modelled).
-func normalizeVnetRanges(pn *model.PhysicalNetwork, ranges string) (string, error) {
+func NormalizeVnetRanges(pn *model.PhysicalNetwork, ranges string) (string, error) {
 	msg := " between " + strconv.Itoa(minVLAN) + " and " + strconv.Itoa(maxVLAN)
 	var vnets []int
 	for _, r := range strings.Split(ranges, ",") {
@@ -178,7 +178,7 @@ func updatePhysicalNetwork(c *kernel.Call) (*kernel.AsyncJob, error) {
 	}
 	vlan := pn.VLAN
 	if p.Has("vlan") {
-		v, err := normalizeVnetRanges(pn, p.Get("vlan"))
+		v, err := NormalizeVnetRanges(pn, p.Get("vlan"))
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +204,7 @@ func addTrafficType(c *kernel.Call) (*kernel.AsyncJob, error) {
 	if !ok {
 		return nil, kernel.ParamError("Physical Network id=%s doesn't exist in the system", p.Get("physicalnetworkid"))
 	}
-	tt, err := addTrafficTypeTo(c.State, pn, p.Get("traffictype"))
+	tt, err := AddTrafficTypeTo(c.State, pn, p.Get("traffictype"))
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +217,7 @@ func addTrafficType(c *kernel.Call) (*kernel.AsyncJob, error) {
 // trafficTypes are Networks.TrafficType's values (valueOf is case-sensitive).
 var trafficTypes = []string{"None", "Public", "Guest", "Storage", "Management", "Control", "Vpn"}
 
-func addTrafficTypeTo(st *model.State, pn *model.PhysicalNetwork, typ string) (*model.TrafficType, error) {
+func AddTrafficTypeTo(st *model.State, pn *model.PhysicalNetwork, typ string) (*model.TrafficType, error) {
 	if typ != "" && !slices.Contains(trafficTypes, typ) {
 		return nil, kernel.ParamError("Unable to resolve trafficType '%s' to a supported value", typ)
 	}

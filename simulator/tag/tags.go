@@ -1,4 +1,4 @@
-package simulator
+package tag
 
 import (
 	"strings"
@@ -21,7 +21,7 @@ type taggable func(st *model.State, id string) (accountID string, ok bool)
 // "Template" here (and "ISO"/"Snapshot" when they exist).
 var taggables = map[string]taggable{}
 
-func registerTaggable(resourceType string, find taggable) { taggables[resourceType] = find }
+func RegisterTaggable(resourceType string, find taggable) { taggables[resourceType] = find }
 
 // resourceObjectTypes are the names of CloudStack's ResourceObjectType enum
 // that resourcetype may take (matched case-insensitively). Types the
@@ -44,8 +44,8 @@ func resourceObjectType(s string) (string, *kernel.APIError) {
 	return "", kernel.ParamError("Invalid resource type %s", s)
 }
 
-// tagCommands are the commands of tags.go (registerCommands).
-func tagCommands() []kernel.Command {
+// TagCommands are the commands of tags.go (registerCommands).
+func TagCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createTags", Async: createTags},
 		{Name: "deleteTags", Async: deleteTags},
@@ -53,9 +53,9 @@ func tagCommands() []kernel.Command {
 	}
 }
 
-// tagPairs is TaggedResources.parseKeyValueMap: tags[i].key/value pairs,
+// TagPairs is TaggedResources.parseKeyValueMap: tags[i].key/value pairs,
 // a later pair replacing an earlier one with the same key, in request order.
-func tagPairs(p kernel.Params) (keys []string, values map[string]string) {
+func TagPairs(p kernel.Params) (keys []string, values map[string]string) {
 	values = map[string]string{}
 	for _, m := range p.Map("tags") {
 		k, ok := m["key"]
@@ -78,7 +78,7 @@ func tagPairs(p kernel.Params) (keys []string, values map[string]string) {
 func createTags(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	ids, rawType, customer := p.List("resourceids"), p.Get("resourcetype"), p.Get("customer")
-	keys, values := tagPairs(p)
+	keys, values := TagPairs(p)
 	return &kernel.AsyncJob{CmdClass: "org.apache.cloudstack.api.command.user.tag.CreateTagsCmd",
 		Run: func() (any, error) {
 			typ, err := resourceObjectType(rawType)
@@ -202,8 +202,8 @@ func tagSelected(t *model.ResourceTag, want []map[string]string) bool {
 	return false
 }
 
-// removeTagsOf deletes a resource's tags, as expunging a resource does.
-func removeTagsOf(st *model.State, typ, id string) {
+// RemoveTagsOf deletes a resource's tags, as expunging a resource does.
+func RemoveTagsOf(st *model.State, typ, id string) {
 	var keep []*model.ResourceTag
 	for _, t := range st.ResourceTags {
 		if !(t.ResourceType == typ && strings.EqualFold(t.ResourceID, id)) {
@@ -224,9 +224,9 @@ func listTags(c *kernel.Call) (any, error) {
 	})
 }
 
-// taggedWith is the tags[i].key/value filter of list commands: every given
+// TaggedWith is the tags[i].key/value filter of list commands: every given
 // pair must be on the resource (an empty value matches any value).
-func taggedWith(st *model.State, typ, id string, want []map[string]string) bool {
+func TaggedWith(st *model.State, typ, id string, want []map[string]string) bool {
 	for _, w := range want {
 		t := findTag(st, typ, id, w["key"])
 		if t == nil || (w["value"] != "" && !strings.EqualFold(t.Value, w["value"])) {
@@ -234,4 +234,16 @@ func taggedWith(st *model.State, typ, id string, want []map[string]string) bool 
 		}
 	}
 	return true
+}
+
+// TaggedWithAny is the tag join of listVirtualMachines and listNetworks:
+// the resource type and (key0 = value0 OR key1 = value1 ...); an empty value
+// matches any value, as the simulator's other tag filters have it.
+func TaggedWithAny(st *model.State, typ, id string, want []map[string]string) bool {
+	for _, w := range want {
+		if TaggedWith(st, typ, id, []map[string]string{w}) {
+			return true
+		}
+	}
+	return len(want) == 0
 }

@@ -1,10 +1,11 @@
-package simulator
+package network
 
 import (
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -26,10 +27,10 @@ const (
 	dnsPort           = 53   // LoadBalancingRulesManagerImpl.DNS_PORT
 )
 
-// firewallRuleOwner is the taggable for FirewallRule: the account owning the resource a tag names.
+// FirewallRuleOwner is the taggable for FirewallRule: the account owning the resource a tag names.
 // ResourceManagerUtilImpl.s_typeMap maps FirewallRule to FirewallRuleVO, the
 // table every rule is in, and LoadBalancer to LoadBalancerVO.
-func firewallRuleOwner(st *model.State, id string) (string, bool) {
+func FirewallRuleOwner(st *model.State, id string) (string, bool) {
 	r := st.Rule(id)
 	if r == nil {
 		return "", false
@@ -37,8 +38,8 @@ func firewallRuleOwner(st *model.State, id string) (string, bool) {
 	return r.AccountID, true
 }
 
-// loadBalancerOwner is the taggable for LoadBalancer: the account owning the resource a tag names.
-func loadBalancerOwner(st *model.State, id string) (string, bool) {
+// LoadBalancerOwner is the taggable for LoadBalancer: the account owning the resource a tag names.
+func LoadBalancerOwner(st *model.State, id string) (string, bool) {
 	r := st.Rule(id)
 	if r == nil || r.Purpose != model.PurposeLB {
 		return "", false
@@ -94,9 +95,9 @@ func removeRule(c *kernel.Call, r *model.NetRule) {
 	r.Removed = &now
 	switch r.Purpose {
 	case model.PurposeLB:
-		removeTagsOf(c.State, "LoadBalancer", r.ID)
+		tag.RemoveTagsOf(c.State, "LoadBalancer", r.ID)
 	case model.PurposeFirewall:
-		removeTagsOf(c.State, "FirewallRule", r.ID)
+		tag.RemoveTagsOf(c.State, "FirewallRule", r.ID)
 	}
 	c.Changed()
 }
@@ -191,12 +192,12 @@ func disableStaticNATRules(c *kernel.Call, ip *model.PublicIP) {
 	revokeRulesOfIP(c, ip.ID, model.PurposeStaticNat)
 }
 
-// cleanupVMRules is the rule part of UserVmManagerImpl.cleanupVmResources at
+// CleanupVMRules is the rule part of UserVmManagerImpl.cleanupVmResources at
 // expunge: the firewall rules opened for the VM's static NAT rules go
 // (FirewallManagerImpl.revokeFirewallRulesForVm), the VM leaves every load
 // balancer (LoadBalancingRulesManagerImpl.removeVmFromLoadBalancers, the
 // rules themselves stay) and static NAT to it is disabled.
-func cleanupVMRules(c *kernel.Call, vm *model.VirtualMachine) {
+func CleanupVMRules(c *kernel.Call, vm *model.VirtualMachine) {
 	if ip := views.StaticNATOf(c.State, vm.ID); ip != nil {
 		for _, r := range rulesOnIP(c.State, ip.ID, model.PurposeStaticNat) {
 			if fw := relatedRuleOf(c.State, r.ID); fw != nil {

@@ -1,4 +1,4 @@
-package simulator
+package network
 
 import (
 	"strings"
@@ -12,16 +12,16 @@ import (
 // createVlanIpRange and listVlanIpRanges, a zone's public addresses:
 // ConfigurationManagerImpl.createVlanAndPublicIpRange and validateIpRange.
 
-// vlanRangeCommands are the commands of vlanranges.go (registerCommands).
-func vlanRangeCommands() []kernel.Command {
+// VlanRangeCommands are the commands of vlanranges.go (registerCommands).
+func VlanRangeCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createVlanIpRange", Sync: createVlanIPRange},
 		{Name: "listVlanIpRanges", IDKind: model.KindVlanRange, Sync: listVlanIPRanges},
 	}
 }
 
-// vlanSpec is createVlanIpRange's input.
-type vlanSpec struct {
+// VlanSpec is createVlanIpRange's input.
+type VlanSpec struct {
 	ZoneID, PhysicalNetworkID, VLAN, Gateway, Netmask, StartIP, EndIP string
 	ForVirtualNetwork                                                 bool
 }
@@ -32,7 +32,7 @@ func createVlanIPRange(c *kernel.Call) (any, error) {
 		p.Get("ip6cidr") != "" || !p.Bool("forvirtualnetwork", true) {
 		return nil, kernel.NotImplemented("Only public IPv4 ranges of a zone are implemented by the CloudStack simulator")
 	}
-	r, err := createVlanRange(c.State, vlanSpec{ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
+	r, err := CreateVlanRange(c.State, VlanSpec{ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
 		VLAN: p.Get("vlan"), Gateway: p.Get("gateway"), Netmask: p.Get("netmask"), StartIP: p.Get("startip"),
 		EndIP: p.Get("endip"), ForVirtualNetwork: true})
 	if err != nil {
@@ -42,7 +42,7 @@ func createVlanIPRange(c *kernel.Call) (any, error) {
 	return map[string]any{"vlan": views.VlanRangeView(c, r)}, nil
 }
 
-// createVlanRange follows createVlanAndPublicIpRange(CreateVlanIpRangeCmd)
+// CreateVlanRange follows createVlanAndPublicIpRange(CreateVlanIpRangeCmd)
 // and its inner overload for a public range of an advanced zone, in their
 // order: the end IP defaults to the start IP; the physical network is the
 // named one or the zone's one carrying Public traffic; the range may not
@@ -52,7 +52,7 @@ func createVlanIPRange(c *kernel.Call) (any, error) {
 // checkPublicIpRangeErrors; then a VLAN in the physical network's guest
 // range is refused. Departure: the text for a range overlapping another
 // public range (checkZoneVlanIpOverlap) is the simulator's own.
-func createVlanRange(st *model.State, s vlanSpec) (*model.VlanRange, error) {
+func CreateVlanRange(st *model.State, s VlanSpec) (*model.VlanRange, error) {
 	if s.StartIP == "" {
 		return nil, kernel.ParamError("StartIP or IPv6 CIDR is missing in the parameters!")
 	}
@@ -129,7 +129,7 @@ func publicPhysicalNetwork(st *model.State, z *model.Zone, id string) (*model.Ph
 
 // checkPublicIPRangeErrors is ConfigurationManagerImpl.checkPublicIpRangeErrors
 // for a range already known to lie in the gateway's subnet.
-func checkPublicIPRangeErrors(s vlanSpec, bits int) *kernel.APIError {
+func checkPublicIPRangeErrors(s VlanSpec, bits int) *kernel.APIError {
 	if netutils.IPLess(s.EndIP, s.StartIP) {
 		return kernel.ParamError("Please specify a valid IP range.")
 	}
