@@ -7,12 +7,13 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 type guestView struct {
-	Hypervisor string      `json:"hypervisor"`
-	Disks      []guestDisk `json:"disks"`
+	Hypervisor string              `json:"hypervisor"`
+	Disks      []storage.GuestDisk `json:"disks"`
 }
 
 func (e *vmEnv) guestDisks(t *testing.T, vmID string) guestView {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -70,7 +71,7 @@ func (s *Server) metadata(vmID, path string) (string, bool) {
 	}
 	switch path = strings.TrimSuffix(path, "/"); path {
 	case "sim/disks":
-		return guestDisksJSON(s.State, vm), true // not the router's: guestdisks.go
+		return storage.GuestDisksJSON(s.State, vm), true // not the router's: guestdisks.go
 	case "latest":
 		return "user-data\nmeta-data\n", true
 	case "latest/user-data":

@@ -8,6 +8,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/offering"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 )
 
@@ -60,10 +61,10 @@ func registerCommands() {
 			network.LBMemberCommands(),
 			network.SecurityGroupCommands(),
 			// storage (volume, snapshot)
-			volumeCommands(),
-			volumeOpsCommands(),
-			volumeLifeCommands(),
-			snapshotCommands(),
+			storage.VolumeCommands(),
+			storage.VolumeOpsCommands(),
+			storage.VolumeLifeCommands(),
+			storage.SnapshotCommands(),
 			// template (template, upload, OS types)
 			templateCommands(),
 			templateRegisterCommands(),
@@ -85,9 +86,9 @@ func registerCommands() {
 		tag.RegisterTaggable("FirewallRule", network.FirewallRuleOwner)
 		tag.RegisterTaggable("LoadBalancer", network.LoadBalancerOwner)
 		tag.RegisterTaggable("SecurityGroup", network.SecurityGroupOwner)
-		tag.RegisterTaggable("Snapshot", snapshotOwner)
+		tag.RegisterTaggable("Snapshot", storage.SnapshotOwner)
 		tag.RegisterTaggable("UserVm", vmOwner)
 		tag.RegisterTaggable("Template", templateOwner)
-		tag.RegisterTaggable("Volume", volumeOwner)
+		tag.RegisterTaggable("Volume", storage.VolumeOwner)
 	})
 }

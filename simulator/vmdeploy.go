@@ -9,17 +9,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
-)
-
-// Limits deployVirtualMachine enforces, at CloudStack's defaults.
-const (
-	userDataMaxPOST      = 1048576 // UserDataManagerImpl's MAX_HTTP_POST_LENGTH
-	customDiskMinSizeGB  = 1       // custom.diskoffering.size.min
-	customDiskMaxSizeGB  = 1024    // custom.diskoffering.size.max
-	vmPasswordLength     = 6       // vm.password.length
-	instanceNameSuffix   = "VM"    // instance.name
-	customParameterLimit = 2147483647
 )
 
 // vmDeployCommands are the commands of vmdeploy.go (registerCommands).
@@ -178,10 +169,10 @@ func createDeployedVM(c *kernel.Call, d *deployPlan) *model.VirtualMachine {
 	id, internal := c.State.NewID(model.KindVM)
 	name := d.name
 	if name == "" {
-		name = instanceNameSuffix + "-" + id // generateHostName: instance.name + "-" + uuid
+		name = storage.InstanceNameSuffix + "-" + id // generateHostName: instance.name + "-" + uuid
 	}
 	vm := &model.VirtualMachine{ID: id, InternalID: internal, Name: name, DisplayName: model.FirstNonEmpty(p.Get("displayname"), name),
-		InstanceName: fmt.Sprintf("i-%d-%d-%s", c.Account.InternalID, internal, instanceNameSuffix), State: model.VMStopped,
+		InstanceName: fmt.Sprintf("i-%d-%d-%s", c.Account.InternalID, internal, storage.InstanceNameSuffix), State: model.VMStopped,
 		ZoneID: d.zone.ID, TemplateID: strings.ToLower(p.Get("templateid")), OSTypeID: d.tmpl.osTypeID,
 		ServiceOfferingID: d.offering.ID, AccountID: c.Account.ID, UserID: c.User.ID, Hypervisor: d.tmpl.hypervisor,
 		CPUNumber: d.cpu, CPUSpeed: d.speed, Memory: d.mem, PasswordEnabled: d.tmpl.passwordEnabled, KeyPairs: d.keyNames,
@@ -209,7 +200,7 @@ func createDeployedVM(c *kernel.Call, d *deployPlan) *model.VirtualMachine {
 func deployJob(c *kernel.Call, vm *model.VirtualMachine, passwordEnabled bool) *kernel.AsyncJob {
 	password := ""
 	if passwordEnabled {
-		password = randomPassword(vmPasswordLength)
+		password = randomPassword(storage.VMPasswordLength)
 	}
 	startVM, hostID := c.Params.Bool("startvm", true), c.Params.Get("hostid")
 	return &kernel.AsyncJob{InstanceType: "VirtualMachine", InstanceID: vm.ID, Created: true,

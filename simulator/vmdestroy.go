@@ -6,6 +6,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
@@ -69,7 +70,7 @@ func volumesToDestroy(c *kernel.Call, vm *model.VirtualMachine) (volumes []*mode
 	}
 	for _, v := range volumes {
 		if v.Type != model.VolumeDataDisk || !strings.EqualFold(v.VMID, vm.ID) {
-			bad = append(bad, volumeString(c.State, v)+"; ")
+			bad = append(bad, storage.VolumeString(c.State, v)+"; ")
 		}
 	}
 	return volumes, bad

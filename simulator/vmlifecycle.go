@@ -6,6 +6,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -91,9 +92,9 @@ func startVirtualMachine(c *kernel.Call) (*kernel.AsyncJob, error) {
 			return vmResult(c, vm)
 		}
 	default:
-		text := fmt.Sprintf("Cannot start %s in %s state", vmString(vm), vm.State)
+		text := fmt.Sprintf("Cannot start %s in %s state", storage.VMString(vm), vm.State)
 		if isTransitional(vm.State) {
-			text = "There are concurrent operations on " + vmString(vm)
+			text = "There are concurrent operations on " + storage.VMString(vm)
 		}
 		job.Run = func() (any, error) { return nil, kernel.InternalError("%s", text) }
 	}
@@ -156,7 +157,7 @@ func stopVirtualMachine(c *kernel.Call) (*kernel.AsyncJob, error) {
 	case vm.State == model.VMStopped || vm.State == model.VMDestroyed || vm.State == model.VMExpunging || vm.State == model.VMError:
 		job.Run = func() (any, error) { return vmResult(c, vm) }
 	case vm.HostID == "" && !forced:
-		text := "Unable to stop " + vmString(vm)
+		text := "Unable to stop " + storage.VMString(vm)
 		job.Run = func() (any, error) { return nil, kernel.InternalError("%s", text) }
 	default:
 		transition(c, job, vm, model.VMStopping)

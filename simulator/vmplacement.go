@@ -7,6 +7,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -121,7 +122,7 @@ func placeVM(st *model.State, vm *model.VirtualMachine, requestedHost string) (*
 // INSUFFICIENT_CAPACITY_ERROR (533), with the affinity hint appended when
 // isAffinityApplied.
 func capacityError(vm *model.VirtualMachine, affinityApplied bool) *kernel.APIError {
-	text := "Unable to create a deployment for " + vmString(vm)
+	text := "Unable to create a deployment for " + storage.VMString(vm)
 	if affinityApplied {
 		text += ", Please check the affinity groups provided, there may not be sufficient capacity to follow them"
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 )
 
 // validateUserData is UserDataManagerImpl.validateUserData for a POST
@@ -31,7 +32,7 @@ func validateUserData(st *model.State, ud string) (string, error) {
 	if !isBase64(ud) {
 		return "", kernel.ParamError("User data is not base64 encoded")
 	}
-	if len(ud) >= userDataMaxPOST {
+	if len(ud) >= storage.UserDataMaxPOST {
 		return "", kernel.ParamError("User data is too long for an http POST request")
 	}
 	if maxLen := st.SettingInt(model.SettingUserDataMaxLen); len(ud) > maxLen {

@@ -1,4 +1,4 @@
-package simulator
+package storage
 
 import (
 	"fmt"
@@ -15,12 +15,12 @@ import (
 const cdromDeviceID = 3
 
 // volumeCommands are the commands of volumes.go (registerCommands).
-func volumeCommands() []kernel.Command {
+func VolumeCommands() []kernel.Command {
 	return []kernel.Command{{Name: "listVolumes", IDKind: model.KindVolume, Sync: listVolumes}}
 }
 
 // volumeOwner is the taggable for Volume: the account owning the resource a tag names.
-func volumeOwner(st *model.State, id string) (string, bool) {
+func VolumeOwner(st *model.State, id string) (string, bool) {
 	v, ok := model.ByID(st.Volumes, id)
 	if !ok || v.Removed != nil {
 		return "", false
@@ -45,7 +45,7 @@ func listVolumes(c *kernel.Call) (any, error) {
 }
 
 // volumeString is VolumeVO's toString, as CloudStack's error texts show it.
-func volumeString(st *model.State, v *model.Volume) string {
+func VolumeString(st *model.State, v *model.Volume) string {
 	vm := "null"
 	if owner, ok := model.ByID(st.VMs, v.VMID); ok && v.VMID != "" {
 		vm = fmt.Sprint(owner.InternalID)

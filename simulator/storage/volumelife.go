@@ -1,4 +1,4 @@
-package simulator
+package storage
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 // Detaching, deleting and resizing volumes.
 
 // volumeLifeCommands are the commands of volumelife.go (registerCommands).
-func volumeLifeCommands() []kernel.Command {
+func VolumeLifeCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "deleteVolume", IDKind: model.KindVolume, Sync: deleteVolume},
 		{Name: "detachVolume", IDKind: model.KindVolume, Async: detachVolume},

@@ -1,4 +1,4 @@
-package simulator
+package storage
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ const (
 )
 
 // snapshotCommands are the commands of snapshots.go (registerCommands).
-func snapshotCommands() []kernel.Command {
+func SnapshotCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createSnapshot", Async: createSnapshot},
 		{Name: "deleteSnapshot", IDKind: model.KindSnapshot, Async: deleteSnapshot},
@@ -30,7 +30,7 @@ func snapshotCommands() []kernel.Command {
 }
 
 // snapshotOwner is the taggable for Snapshot: the account owning the resource a tag names.
-func snapshotOwner(st *model.State, id string) (string, bool) {
+func SnapshotOwner(st *model.State, id string) (string, bool) {
 	s, ok := model.ByID(st.Snapshots, id)
 	if !ok || s.Removed != nil {
 		return "", false
@@ -61,7 +61,7 @@ func createSnapshot(c *kernel.Call) (*kernel.AsyncJob, error) {
 		return nil, kernel.ParamError("Creating snapshot failed due to volume:%s doesn't exist", volumeInternalID(c.State, p.Get("volumeid")))
 	}
 	if v.State != model.VolumeReady {
-		return nil, kernel.ParamError("Volume: %s is not in %s state but %s. Cannot take snapshot.", volumeString(c.State, v), model.VolumeReady, v.State)
+		return nil, kernel.ParamError("Volume: %s is not in %s state but %s. Cannot take snapshot.", VolumeString(c.State, v), model.VolumeReady, v.State)
 	}
 	now := c.Engine.Now()
 	name := p.Get("name")

@@ -1,4 +1,4 @@
-package simulator
+package storage
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // concurrent attaches to one VM get different device ids.
 
 // volumeOpsCommands are the commands of volumeops.go (registerCommands).
-func volumeOpsCommands() []kernel.Command {
+func VolumeOpsCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createVolume", Async: createVolume},
 		{Name: "attachVolume", IDKind: model.KindVolume, Async: attachVolume},
@@ -44,7 +44,7 @@ func maxDataVolumes(hypervisor string) int {
 }
 
 // vmString is VMInstanceVO's toString as error texts show it.
-func vmString(vm *model.VirtualMachine) string {
+func VMString(vm *model.VirtualMachine) string {
 	return fmt.Sprintf(`VM instance {"id": "%d", "name": "%s", "uuid": "%s", "type"="User"}`, vm.InternalID, vm.InstanceName, vm.ID)
 }
 
@@ -66,7 +66,7 @@ func deviceIDFor(st *model.State, vm *model.VirtualMachine, requested *int64) (i
 			return 0, kernel.InternalError("deviceId should be 0,1,2,4-%d", maxID)
 		}
 		if v := used[int(d)]; v != nil {
-			return 0, kernel.InternalError("deviceId %d is used by vol %s on vm %s", d, volumeString(st, v), vmString(vm))
+			return 0, kernel.InternalError("deviceId %d is used by vol %s on vm %s", d, VolumeString(st, v), VMString(vm))
 		}
 		return int(d), nil
 	}
@@ -75,7 +75,7 @@ func deviceIDFor(st *model.State, vm *model.VirtualMachine, requested *int64) (i
 			return id, nil
 		}
 	}
-	return 0, kernel.InternalError("All device Ids are used by vm %s", vmString(vm))
+	return 0, kernel.InternalError("All device Ids are used by vm %s", VMString(vm))
 }
 
 // volumeInternalID is the internal id CloudStack's texts show for a volume
@@ -250,8 +250,8 @@ func snapshotInternalID(s *model.Snapshot, id string) string {
 
 // customSizeInRange is VolumeApiServiceImpl.validateCustomDiskOfferingSizeRange.
 func customSizeInRange(gb int64) error {
-	if gb < customDiskMinSizeGB || gb > customDiskMaxSizeGB {
-		return kernel.ParamError("Volume size: %d GB is out of allowed range. Min: %d. Max: %d", gb, customDiskMinSizeGB, customDiskMaxSizeGB)
+	if gb < CustomDiskMinSizeGB || gb > CustomDiskMaxSizeGB {
+		return kernel.ParamError("Volume size: %d GB is out of allowed range. Min: %d. Max: %d", gb, CustomDiskMinSizeGB, CustomDiskMaxSizeGB)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package simulator
+package storage
 
 import (
 	"encoding/json"
@@ -35,7 +35,7 @@ import (
 // and a reboot keeps the letters.
 
 // guestDisk is one disk as the guest sees it.
-type guestDisk struct {
+type GuestDisk struct {
 	VolumeID string `json:"volumeid"`
 	Type     string `json:"type"`
 	DeviceID int    `json:"deviceid"`
@@ -48,14 +48,14 @@ type guestDisk struct {
 }
 
 // guestDisks lists a VM's disks as its guest sees them, in device id order.
-func guestDisks(st *model.State, vm *model.VirtualMachine) []guestDisk {
+func guestDisks(st *model.State, vm *model.VirtualMachine) []GuestDisk {
 	hypervisor := st.VMHypervisor(vm)
-	var out []guestDisk
+	var out []GuestDisk
 	for _, v := range st.VolumesOf(vm.ID) {
 		if v.DeviceID == nil {
 			continue
 		}
-		d := guestDisk{VolumeID: v.ID, Type: v.Type, DeviceID: *v.DeviceID}
+		d := GuestDisk{VolumeID: v.ID, Type: v.Type, DeviceID: *v.DeviceID}
 		index := -1
 		if v.GuestIndex != nil {
 			index = *v.GuestIndex
@@ -80,10 +80,10 @@ func guestDisks(st *model.State, vm *model.VirtualMachine) []guestDisk {
 }
 
 // guestDisksJSON is the body of /metadata/<vm>/sim/disks.
-func guestDisksJSON(st *model.State, vm *model.VirtualMachine) string {
+func GuestDisksJSON(st *model.State, vm *model.VirtualMachine) string {
 	disks := guestDisks(st, vm)
 	if disks == nil {
-		disks = []guestDisk{}
+		disks = []GuestDisk{}
 	}
 	b, _ := json.Marshal(map[string]any{"hypervisor": st.VMHypervisor(vm), "disks": disks})
 	return string(b)
