@@ -9,6 +9,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/vm"
 )
 
 func listSettings(t *testing.T, cs *cloudstack.CloudStackClient, name string) []*cloudstack.Configuration {
@@ -139,14 +140,14 @@ func TestUserDataMaxLengthFollowsTheSetting(t *testing.T) {
 	s := startSim(t, Options{})
 	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "8"})
 	s.srv.Mu.Lock()
-	_, err := validateUserData(s.srv.State, "aGVsbG8gd29ybGQ=") // 16 characters
+	_, err := vm.ValidateUserData(s.srv.State, "aGVsbG8gd29ybGQ=") // 16 characters
 	s.srv.Mu.Unlock()
 	if err == nil || kernel.AsAPIError(err).Text != "User data has exceeded configurable max length : 8" {
 		t.Fatalf("16 characters over a limit of 8: %v", err)
 	}
 	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "16"})
 	s.srv.Mu.Lock()
-	_, err = validateUserData(s.srv.State, "aGVsbG8gd29ybGQ=")
+	_, err = vm.ValidateUserData(s.srv.State, "aGVsbG8gd29ybGQ=")
 	s.srv.Mu.Unlock()
 	if err != nil {
 		t.Fatalf("16 characters at a limit of 16: %v", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/vm"
 )
 
 // The virtual router's metadata service, as a guest sees it at
@@ -62,8 +63,8 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 
 // metadata answers one metadata path of a VM; the caller holds the lock.
 func (s *Server) metadata(vmID, path string) (string, bool) {
-	vm, found := model.ByID(s.State.VMs, vmID)
-	if !found || vm.Removed != nil || !userDataApplied(s.State, vm) {
+	inst, found := model.ByID(s.State.VMs, vmID)
+	if !found || inst.Removed != nil || !vm.UserDataApplied(s.State, inst) {
 		// Only a network whose offering provides the UserData service has
 		// a virtual router serving the VM's data (UserVmManagerImpl.
 		// applyUserData).
@@ -71,18 +72,18 @@ func (s *Server) metadata(vmID, path string) (string, bool) {
 	}
 	switch path = strings.TrimSuffix(path, "/"); path {
 	case "sim/disks":
-		return storage.GuestDisksJSON(s.State, vm), true // not the router's: guestdisks.go
+		return storage.GuestDisksJSON(s.State, inst), true // not the router's: guestdisks.go
 	case "latest":
 		return "user-data\nmeta-data\n", true
 	case "latest/user-data":
-		if vm.UserData == "" {
+		if inst.UserData == "" {
 			return "", false
 		}
-		b, err := base64.StdEncoding.DecodeString(vm.UserData)
+		b, err := base64.StdEncoding.DecodeString(inst.UserData)
 		return string(b), err == nil
 	case "latest/meta-data":
 		var names []string
-		for _, kv := range vmMetadata(s.State, vm) {
+		for _, kv := range vmMetadata(s.State, inst) {
 			names = append(names, kv[0])
 		}
 		return strings.Join(names, "\n") + "\n", true
@@ -91,7 +92,7 @@ func (s *Server) metadata(vmID, path string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	for _, kv := range vmMetadata(s.State, vm) {
+	for _, kv := range vmMetadata(s.State, inst) {
 		if kv[0] == name {
 			return kv[1], true
 		}

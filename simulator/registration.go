@@ -10,6 +10,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/offering"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/vm"
 )
 
 // registerOnce runs the registration once per process, however many Servers
@@ -74,21 +75,21 @@ func registerCommands() {
 			uploadCommands(),
 			osTypeCommands(),
 			// vm (vm, user data, affinity group)
-			vmCommands(),
-			vmDeployCommands(),
-			vmDestroyCommands(),
-			vmLifecycleCommands(),
-			vmUpdateCommands(),
-			userDataCommands(),
-			affinityGroupCommands(),
+			vm.VMCommands(),
+			vm.VMDeployCommands(),
+			vm.VMDestroyCommands(),
+			vm.VMLifecycleCommands(),
+			vm.VMUpdateCommands(),
+			vm.UserDataCommands(),
+			vm.AffinityGroupCommands(),
 		)
 		tag.RegisterTaggable("PublicIpAddress", network.PublicIPOwner)
 		tag.RegisterTaggable("FirewallRule", network.FirewallRuleOwner)
 		tag.RegisterTaggable("LoadBalancer", network.LoadBalancerOwner)
 		tag.RegisterTaggable("SecurityGroup", network.SecurityGroupOwner)
 		tag.RegisterTaggable("Snapshot", storage.SnapshotOwner)
-		tag.RegisterTaggable("UserVm", vmOwner)
-		tag.RegisterTaggable("Template", templateOwner)
+		tag.RegisterTaggable("UserVm", vm.VMOwner)
+		tag.RegisterTaggable("Template", vm.TemplateOwner)
 		tag.RegisterTaggable("Volume", storage.VolumeOwner)
 	})
 }

@@ -14,10 +14,6 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// hypervisorTypes are HypervisorType's values (4.22) minus None.
-var hypervisorTypes = []string{"XenServer", "KVM", "VMware", "Hyperv", "VirtualBox", "Parralels", "BareMetal",
-	"Simulator", "Ovm", "Ovm3", "LXC", "Custom", "External"}
-
 // templateRegisterCommands are the commands of templates_register.go (registerCommands).
 func templateRegisterCommands() []kernel.Command {
 	return []kernel.Command{
@@ -25,19 +21,9 @@ func templateRegisterCommands() []kernel.Command {
 	}
 }
 
-// hypervisorType is HypervisorType.getType: "" for None.
-func hypervisorType(name string) string {
-	for _, h := range hypervisorTypes {
-		if strings.EqualFold(h, name) {
-			return h
-		}
-	}
-	return ""
-}
-
 func invalidHypervisor(shown string) *kernel.APIError {
 	return kernel.ParamError("Hypervisor Type: %s is invalid. Supported Hypervisor types are: %s", shown,
-		strings.Join(hypervisorTypes, ", "))
+		strings.Join(model.HypervisorTypes, ", "))
 }
 
 // imageFormats are ImageFormat's values; the simulator can install the first six.
@@ -142,7 +128,7 @@ func registerTemplate(c *kernel.Call) (any, error) {
 	if err := serverOf(c).validateTemplateURL(format, rawURL); err != nil {
 		return nil, err
 	}
-	hv := hypervisorType(hvParam)
+	hv := model.HypervisorType(hvParam)
 	if hv == "" {
 		return nil, invalidHypervisor(hvParam)
 	}

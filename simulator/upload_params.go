@@ -56,7 +56,7 @@ func getUploadParamsForTemplate(c *kernel.Call) (any, error) {
 		return nil, kernel.ServerParamError("Invalid parameter ostypeid, not applicable for" +
 			"VMware when deploy-as-is is set to true")
 	}
-	hv := hypervisorType(hvParam)
+	hv := model.HypervisorType(hvParam)
 	if hv == "" {
 		return nil, invalidHypervisor("None") // CloudStack prints the parsed type
 	}

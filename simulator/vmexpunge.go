@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/vm"
 )
 
 // expungeDelay is the expunge.delay global setting (Config.ExpungeDelay):
@@ -71,9 +72,9 @@ func (s *Server) expungeDestroyed(delay time.Duration) {
 	}
 	cutoff := s.Now().Add(-time.Duration(int64(delay/time.Second)<<10) * time.Millisecond)
 	system := &kernel.Call{Command: "expungeVirtualMachine", Engine: s.Engine, State: s.State} // the system account's task
-	for _, vm := range s.State.VMs {
-		if vm.Removed == nil && (vm.State == model.VMDestroyed || vm.State == model.VMError) && vm.UpdateTime.Before(cutoff) {
-			expungeVM(system, vm)
+	for _, inst := range s.State.VMs {
+		if inst.Removed == nil && (inst.State == model.VMDestroyed || inst.State == model.VMError) && inst.UpdateTime.Before(cutoff) {
+			vm.ExpungeVM(system, inst)
 		}
 	}
 	s.Persist()

@@ -3,6 +3,7 @@ package model
 import (
 	"crypto/md5"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 )
@@ -91,4 +92,13 @@ func NameUUID(name string) string {
 	b[6] = b[6]&0x0f | 0x30
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// LastAddr is the last (broadcast) address of an IPv4 prefix.
+func LastAddr(p netip.Prefix) netip.Addr {
+	b := p.Addr().As4()
+	host := 32 - p.Bits()
+	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	v |= uint32(1)<<host - 1
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }

@@ -167,3 +167,17 @@ type OSType struct {
 
 // UUID is the row's UUID, the key ByID finds it by.
 func (o *OSType) UUID() string { return o.ID }
+
+// HypervisorTypes are HypervisorType's values (4.22) minus None.
+var HypervisorTypes = []string{"XenServer", "KVM", "VMware", "Hyperv", "VirtualBox", "Parralels", "BareMetal",
+	"Simulator", "Ovm", "Ovm3", "LXC", "Custom", "External"}
+
+// HypervisorType is HypervisorType.getType: "" for None.
+func HypervisorType(name string) string {
+	for _, h := range HypervisorTypes {
+		if strings.EqualFold(h, name) {
+			return h
+		}
+	}
+	return ""
+}

@@ -34,7 +34,7 @@ import (
 // which gives the same letters unless a lower disk was detached meanwhile),
 // and a reboot keeps the letters.
 
-// guestDisk is one disk as the guest sees it.
+// GuestDisk is one disk as the guest sees it.
 type GuestDisk struct {
 	VolumeID string `json:"volumeid"`
 	Type     string `json:"type"`
@@ -79,7 +79,7 @@ func guestDisks(st *model.State, vm *model.VirtualMachine) []GuestDisk {
 	return out
 }
 
-// guestDisksJSON is the body of /metadata/<vm>/sim/disks.
+// GuestDisksJSON is the body of /metadata/<vm>/sim/disks.
 func GuestDisksJSON(st *model.State, vm *model.VirtualMachine) string {
 	disks := guestDisks(st, vm)
 	if disks == nil {

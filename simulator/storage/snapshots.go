@@ -20,7 +20,7 @@ const (
 	snapshotDestroyed = "Destroyed"
 )
 
-// snapshotCommands are the commands of snapshots.go (registerCommands).
+// SnapshotCommands are the commands of snapshots.go (registerCommands).
 func SnapshotCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createSnapshot", Async: createSnapshot},
@@ -29,7 +29,7 @@ func SnapshotCommands() []kernel.Command {
 	}
 }
 
-// snapshotOwner is the taggable for Snapshot: the account owning the resource a tag names.
+// SnapshotOwner is the taggable for Snapshot: the account owning the resource a tag names.
 func SnapshotOwner(st *model.State, id string) (string, bool) {
 	s, ok := model.ByID(st.Snapshots, id)
 	if !ok || s.Removed != nil {

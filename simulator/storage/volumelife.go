@@ -11,7 +11,7 @@ import (
 
 // Detaching, deleting and resizing volumes.
 
-// volumeLifeCommands are the commands of volumelife.go (registerCommands).
+// VolumeLifeCommands are the commands of volumelife.go (registerCommands).
 func VolumeLifeCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "deleteVolume", IDKind: model.KindVolume, Sync: deleteVolume},

@@ -17,7 +17,7 @@ import (
 // what CloudStack's per-VM work queue does for attach and detach: two
 // concurrent attaches to one VM get different device ids.
 
-// volumeOpsCommands are the commands of volumeops.go (registerCommands).
+// VolumeOpsCommands are the commands of volumeops.go (registerCommands).
 func VolumeOpsCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createVolume", Async: createVolume},
@@ -43,7 +43,7 @@ func maxDataVolumes(hypervisor string) int {
 	return offering.DefaultMaxDataVolumes
 }
 
-// vmString is VMInstanceVO's toString as error texts show it.
+// VMString is VMInstanceVO's toString as error texts show it.
 func VMString(vm *model.VirtualMachine) string {
 	return fmt.Sprintf(`VM instance {"id": "%d", "name": "%s", "uuid": "%s", "type"="User"}`, vm.InternalID, vm.InstanceName, vm.ID)
 }

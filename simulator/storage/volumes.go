@@ -14,12 +14,12 @@ import (
 // never handed out, and asking for it fails ("deviceId should be 0,1,2,4-N").
 const cdromDeviceID = 3
 
-// volumeCommands are the commands of volumes.go (registerCommands).
+// VolumeCommands are the commands of volumes.go (registerCommands).
 func VolumeCommands() []kernel.Command {
 	return []kernel.Command{{Name: "listVolumes", IDKind: model.KindVolume, Sync: listVolumes}}
 }
 
-// volumeOwner is the taggable for Volume: the account owning the resource a tag names.
+// VolumeOwner is the taggable for Volume: the account owning the resource a tag names.
 func VolumeOwner(st *model.State, id string) (string, bool) {
 	v, ok := model.ByID(st.Volumes, id)
 	if !ok || v.Removed != nil {
@@ -44,7 +44,7 @@ func listVolumes(c *kernel.Call) (any, error) {
 	})
 }
 
-// volumeString is VolumeVO's toString, as CloudStack's error texts show it.
+// VolumeString is VolumeVO's toString, as CloudStack's error texts show it.
 func VolumeString(st *model.State, v *model.Volume) string {
 	vm := "null"
 	if owner, ok := model.ByID(st.VMs, v.VMID); ok && v.VMID != "" {

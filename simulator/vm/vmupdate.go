@@ -1,4 +1,4 @@
-package simulator
+package vm
 
 import (
 	"strings"
@@ -8,8 +8,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// vmUpdateCommands are the commands of vmupdate.go (registerCommands).
-func vmUpdateCommands() []kernel.Command {
+// VMUpdateCommands are the commands of vmupdate.go (registerCommands).
+func VMUpdateCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "updateVirtualMachine", IDKind: model.KindVM, Sync: updateVirtualMachine},
 	}
@@ -57,7 +57,7 @@ func updateVM(c *kernel.Call) (*model.VirtualMachine, error) {
 	userData, updateUserData := vm.UserData, p.Has("userdata")
 	if updateUserData {
 		// "check and replace newlines": the two characters \ and n.
-		ud, err := validateUserData(c.State, strings.ReplaceAll(p.Get("userdata"), `\n`, ""))
+		ud, err := ValidateUserData(c.State, strings.ReplaceAll(p.Get("userdata"), `\n`, ""))
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +76,7 @@ func updateVM(c *kernel.Call) (*model.VirtualMachine, error) {
 		}
 	}
 	applyUpdate(c, vm, details, userData)
-	if updateUserData && !userDataApplied(c.State, vm) {
+	if updateUserData && !UserDataApplied(c.State, vm) {
 		// updateUserData runs after the row is saved: the VM keeps the new
 		// user data although the call fails.
 		return nil, kernel.InternalError("Failed to reset userdata for the virtual machine ")

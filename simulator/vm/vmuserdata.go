@@ -1,4 +1,4 @@
-package simulator
+package vm
 
 import (
 	"crypto/rand"
@@ -13,12 +13,12 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 )
 
-// validateUserData is UserDataManagerImpl.validateUserData for a POST
+// ValidateUserData is UserDataManagerImpl.validateUserData for a POST
 // request (the simulator applies the POST limit to GET requests too): the
 // base64 text, at most vm.userdata.max.length characters (read at each call,
 // as validateAndDecodeByHTTPMethod reads the dynamic setting), is stored
 // re-encoded with padding.
-func validateUserData(st *model.State, ud string) (string, error) {
+func ValidateUserData(st *model.State, ud string) (string, error) {
 	if ud == "" {
 		return "", nil
 	}
@@ -94,11 +94,11 @@ func randomPassword(n int) string {
 	return string(b)
 }
 
-// userDataApplied is UserVmManagerImpl.updateUserDataInternal: the user
+// UserDataApplied is UserVmManagerImpl.updateUserDataInternal: the user
 // data reaches the VM through at least one NIC whose network offering
 // provides the UserData service (applyUserData); a VM without NICs gets
 // none.
-func userDataApplied(st *model.State, vm *model.VirtualMachine) bool {
+func UserDataApplied(st *model.State, vm *model.VirtualMachine) bool {
 	for _, n := range vm.NICs {
 		if net := st.Network(n.NetworkID); net != nil && network.NetworkProvides(st, net, "UserData") {
 			return true
@@ -126,8 +126,8 @@ func checkUserDataService(c *kernel.Call, def *model.Network, userData string, k
 	return nil
 }
 
-// userDataCommands are the commands of vmuserdata.go (registerCommands).
-func userDataCommands() []kernel.Command {
+// UserDataCommands are the commands of vmuserdata.go (registerCommands).
+func UserDataCommands() []kernel.Command {
 	return []kernel.Command{{Name: "getVirtualMachineUserData", Sync: getVirtualMachineUserData}}
 }
 

@@ -1,4 +1,4 @@
-package simulator
+package vm
 
 import (
 	"strings"
@@ -19,8 +19,8 @@ const (
 // are not simulated).
 var affinityGroupTypes = []string{hostAntiAffinity, hostAffinity}
 
-// affinityGroupCommands are the commands of affinitygroups.go (registerCommands).
-func affinityGroupCommands() []kernel.Command {
+// AffinityGroupCommands are the commands of affinitygroups.go (registerCommands).
+func AffinityGroupCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listAffinityGroupTypes", Sync: listAffinityGroupTypes},
 		{Name: "createAffinityGroup", Async: createAffinityGroup},

@@ -1,4 +1,4 @@
-package simulator
+package vm
 
 import (
 	"fmt"
@@ -13,13 +13,13 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// vmDeployCommands are the commands of vmdeploy.go (registerCommands).
-func vmDeployCommands() []kernel.Command {
+// VMDeployCommands are the commands of vmdeploy.go (registerCommands).
+func VMDeployCommands() []kernel.Command {
 	return []kernel.Command{{Name: "deployVirtualMachine", Async: deployVirtualMachine}}
 }
 
-// vmOwner is the taggable for UserVm: the account owning the resource a tag names.
-func vmOwner(st *model.State, id string) (string, bool) {
+// VMOwner is the taggable for UserVm: the account owning the resource a tag names.
+func VMOwner(st *model.State, id string) (string, bool) {
 	vm, ok := model.ByID(st.VMs, id)
 	if !ok || vm.Removed != nil {
 		return "", false
@@ -97,7 +97,7 @@ func planDeploy(c *kernel.Call) (*deployPlan, error) {
 	if d.dataOffering, d.dataBytes, err = deployDataDisk(c); err != nil {
 		return nil, err
 	}
-	if d.userData, err = validateUserData(c.State, c.Params.Get("userdata")); err != nil {
+	if d.userData, err = ValidateUserData(c.State, c.Params.Get("userdata")); err != nil {
 		return nil, err
 	}
 	if err := checkUserDataService(c, d.nics[0].net, d.userData, d.keyNames, d.tmpl.passwordEnabled); err != nil {

@@ -1,4 +1,4 @@
-package simulator
+package vm
 
 import (
 	"strings"
@@ -9,8 +9,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// vmCommands are the commands of vms.go (registerCommands).
-func vmCommands() []kernel.Command {
+// VMCommands are the commands of vms.go (registerCommands).
+func VMCommands() []kernel.Command {
 	return []kernel.Command{{Name: "listVirtualMachines", IDKind: model.KindVM, Sync: listVirtualMachines}}
 }
 
@@ -22,7 +22,7 @@ func vmCommands() []kernel.Command {
 // shown only with userdata=true (ListVMsCmd).
 func listVirtualMachines(c *kernel.Call) (any, error) {
 	p := c.Params
-	if hv := p.Get("hypervisor"); hv != "" && hypervisorType(hv) == "" {
+	if hv := p.Get("hypervisor"); hv != "" && model.HypervisorType(hv) == "" {
 		return nil, kernel.ParamError("Invalid HypervisorType %s", hv) // HypervisorType.getType == None
 	}
 	if p.Get("id") != "" && len(p.List("ids")) > 0 {

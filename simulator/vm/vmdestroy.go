@@ -1,4 +1,4 @@
-package simulator
+package vm
 
 import (
 	"strings"
@@ -11,8 +11,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// vmDestroyCommands are the commands of vmdestroy.go (registerCommands).
-func vmDestroyCommands() []kernel.Command {
+// VMDestroyCommands are the commands of vmdestroy.go (registerCommands).
+func VMDestroyCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "destroyVirtualMachine", IDKind: model.KindVM, Async: destroyVirtualMachine},
 		{Name: "expungeVirtualMachine", IDKind: model.KindVM, Async: expungeVirtualMachine},
@@ -90,7 +90,7 @@ func destroyVM(c *kernel.Call, vm *model.VirtualMachine, volumes []*model.Volume
 		}
 	}
 	if vm.State == model.VMExpunging {
-		expungeVM(c, vm)
+		ExpungeVM(c, vm)
 	} else {
 		stopVM(c, vm)
 		vm.State, vm.UpdateTime = model.VMDestroyed, now
@@ -104,13 +104,13 @@ func destroyVM(c *kernel.Call, vm *model.VirtualMachine, volumes []*model.Volume
 	return vmResult(c, vm)
 }
 
-// expungeVM removes a VM for good (UserVmManagerImpl.expunge): its NICs,
+// ExpungeVM removes a VM for good (UserVmManagerImpl.expunge): its NICs,
 // and so its addresses and host name, are released
 // (releaseNetworkResourcesOnExpunge, then VirtualMachineManagerImpl.
 // advanceExpunge's cleanupNics), its static NAT disabled and its network
 // rules cleaned up (cleanupVmResources, cleanupVMRules), its ROOT volume
 // expunged, its data volumes detached and its tags deleted.
-func expungeVM(c *kernel.Call, vm *model.VirtualMachine) {
+func ExpungeVM(c *kernel.Call, vm *model.VirtualMachine) {
 	now := c.Engine.Now()
 	vm.Stop()
 	vm.State, vm.Removed, vm.NICs, vm.UpdateTime = model.VMExpunging, &now, nil, now
@@ -155,7 +155,7 @@ func expungeVirtualMachine(c *kernel.Call) (*kernel.AsyncJob, error) {
 	default:
 		transition(c, job, vm, model.VMExpunging)
 		job.Run = func() (any, error) {
-			expungeVM(c, vm)
+			ExpungeVM(c, vm)
 			return kernel.Success(), nil
 		}
 	}

@@ -1,4 +1,4 @@
-package simulator
+package vm
 
 import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
@@ -48,8 +48,8 @@ func templateForDeploy(c *kernel.Call, zoneID, templateID string) (deployTemplat
 	return deployTemplate{osTypeID: t.OSTypeID, hypervisor: hv, passwordEnabled: t.PasswordEnabled, sizeBytes: size}, nil
 }
 
-// templateOwner is the taggable for Template: the account owning the resource a tag names.
-func templateOwner(st *model.State, id string) (string, bool) {
+// TemplateOwner is the taggable for Template: the account owning the resource a tag names.
+func TemplateOwner(st *model.State, id string) (string, bool) {
 	t, _ := model.ByID(st.Templates, id)
 	if t == nil || t.Removed != nil {
 		return "", false
