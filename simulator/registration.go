@@ -29,43 +29,19 @@ func registerCommands() {
 			// job (the kernel's own)
 			kernel.JobCommands(),
 			// identity (api/command/{user,admin}/account, user, domain, ssh)
-			identity.AccountCommands(),
-			identity.AccountCreateCommands(),
-			identity.SSHKeyCommands(),
+			identity.Commands(),
 			// discovery (listApis)
 			discoveryCommands(),
 			// infrastructure (zone, pod, cluster, host, storage, config)
-			infrastructure.ZoneAdminCommands(),
-			infrastructure.InfraCommands(),
-			infrastructure.ClusterAdminCommands(),
-			infrastructure.HostCommands(),
-			infrastructure.StorageCommands(),
-			infrastructure.ConfigurationCommands(),
+			infrastructure.Commands(),
 			// offering
-			offering.OfferingCommands(),
-			offering.OfferingCreateCommands(),
-			offering.DiskOfferingCreateCommands(),
+			offering.Commands(),
 			// tag
-			tag.TagCommands(),
+			tag.Commands(),
 			// network (network, offering, physical network, provider, address, vlan, firewall, NAT, load balancer, security group)
-			network.NetworkCommands(),
-			network.NetworkCreateCommands(),
-			network.NetworkOfferingCommands(),
-			network.PhysicalNetworkCommands(),
-			network.ProviderCommands(),
-			network.PublicIPCommands(),
-			network.VlanRangeCommands(),
-			network.FirewallRuleCommands(),
-			network.IPForwardingCommands(),
-			network.StaticNATCommands(),
-			network.LoadBalancerCommands(),
-			network.LBMemberCommands(),
-			network.SecurityGroupCommands(),
+			network.Commands(),
 			// storage (volume, snapshot)
-			storage.VolumeCommands(),
-			storage.VolumeOpsCommands(),
-			storage.VolumeLifeCommands(),
-			storage.SnapshotCommands(),
+			storage.Commands(),
 			// template (template, upload, OS types)
 			templateCommands(),
 			templateRegisterCommands(),
@@ -75,20 +51,14 @@ func registerCommands() {
 			uploadCommands(),
 			osTypeCommands(),
 			// vm (vm, user data, affinity group)
-			vm.VMCommands(),
-			vm.VMDeployCommands(),
-			vm.VMDestroyCommands(),
-			vm.VMLifecycleCommands(),
-			vm.VMUpdateCommands(),
-			vm.UserDataCommands(),
-			vm.AffinityGroupCommands(),
+			vm.Commands(),
 		)
 		tag.RegisterTaggable("PublicIpAddress", network.PublicIPOwner)
 		tag.RegisterTaggable("FirewallRule", network.FirewallRuleOwner)
 		tag.RegisterTaggable("LoadBalancer", network.LoadBalancerOwner)
 		tag.RegisterTaggable("SecurityGroup", network.SecurityGroupOwner)
 		tag.RegisterTaggable("Snapshot", storage.SnapshotOwner)
-		tag.RegisterTaggable("UserVm", vm.VMOwner)
+		tag.RegisterTaggable("UserVm", vm.Owner)
 		tag.RegisterTaggable("Template", vm.TemplateOwner)
 		tag.RegisterTaggable("Volume", storage.VolumeOwner)
 	})

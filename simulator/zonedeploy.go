@@ -113,7 +113,7 @@ func isolatedOfferingSpec() network.OfferingSpec {
 func seedZone(st *model.State, hypervisor string, now time.Time) {
 	z := deployZone(st, advancedCfg(hypervisor), now)
 	o := must(network.MakeNetworkOffering(st, isolatedOfferingSpec(), now))
-	n := must(network.MakeNetwork(st, network.NetworkSpec{Name: "guest-network", DisplayText: "guest-network", OfferingID: o.ID,
+	n := must(network.MakeNetwork(st, network.Spec{Name: "guest-network", DisplayText: "guest-network", OfferingID: o.ID,
 		ZoneID: z.ID, Account: st.Accounts[0]}, now))
 	mustOK(network.ImplementNetwork(st, n))
 }

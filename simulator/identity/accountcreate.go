@@ -10,8 +10,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// AccountCreateCommands are the commands of accountcreate.go (registerCommands).
-func AccountCreateCommands() []kernel.Command {
+// accountCreateCommands are the commands of accountcreate.go (registerCommands).
+func accountCreateCommands() []kernel.Command {
 	return []kernel.Command{{Name: "createAccount", Sync: createAccount}}
 }
 

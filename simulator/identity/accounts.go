@@ -6,6 +6,7 @@ package identity
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"slices"
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
@@ -40,8 +41,8 @@ func SeedAccounts(st *model.State, now time.Time) {
 	st.Users = append(st.Users, admin)
 }
 
-// AccountCommands are the commands of accounts.go (registerCommands).
-func AccountCommands() []kernel.Command {
+// accountCommands are the commands of accounts.go (registerCommands).
+func accountCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listDomains", IDKind: model.KindDomain, Sync: listDomains},
 		{Name: "listAccounts", IDKind: model.KindAccount, Sync: listAccounts},
@@ -110,4 +111,13 @@ func registerUserKeys(c *kernel.Call) (any, error) {
 	u.APIKey, u.SecretKey = NewKey(), NewKey()
 	c.Changed()
 	return map[string]any{"userkeys": map[string]any{"apikey": u.APIKey, "secretkey": u.SecretKey}}, nil
+}
+
+// Commands are the family's commands, for the simulator's registration.
+func Commands() []kernel.Command {
+	return slices.Concat(
+		accountCommands(),
+		accountCreateCommands(),
+		sshKeyCommands(),
+	)
 }

@@ -20,8 +20,8 @@ import (
 // sshKeyLength is ssh.key.length's default.
 const sshKeyLength = 2048
 
-// SSHKeyCommands are the commands of sshkeys.go (registerCommands).
-func SSHKeyCommands() []kernel.Command {
+// sshKeyCommands are the commands of sshkeys.go (registerCommands).
+func sshKeyCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createSSHKeyPair", Sync: createSSHKeyPair},
 		{Name: "registerSSHKeyPair", Sync: registerSSHKeyPair},

@@ -11,10 +11,10 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// ClusterAdminCommands are the commands of clusteradmin.go (registerCommands).
+// clusterAdminCommands are the commands of clusteradmin.go (registerCommands).
 // addCluster and addHost: ResourceManagerImpl.discoverCluster and
 // discoverHosts, as the simulator's hosts need them.
-func ClusterAdminCommands() []kernel.Command {
+func clusterAdminCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "addCluster", Sync: addCluster},
 		{Name: "addHost", Sync: addHost},

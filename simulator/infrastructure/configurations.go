@@ -25,8 +25,8 @@ func PresetDurationSetting(st *model.State, name string, d, unit time.Duration) 
 	st.Settings[name] = model.Ptr(strconv.Itoa(int(math.Ceil(float64(d) / float64(unit)))))
 }
 
-// ConfigurationCommands are the commands of configurations.go (registerCommands).
-func ConfigurationCommands() []kernel.Command {
+// configurationCommands are the commands of configurations.go (registerCommands).
+func configurationCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listConfigurations", Sync: listConfigurations},
 		{Name: "updateConfiguration", Sync: updateConfiguration},

@@ -15,8 +15,8 @@ func newHost(st *model.State, clusterID, podID, zoneID, hv, ip string, now time.
 		CPUNumber: 4, CPUSpeed: 8000, MemoryTotal: 8 << 30, Created: now}
 }
 
-// HostCommands are the commands of hosts.go (registerCommands).
-func HostCommands() []kernel.Command {
+// hostCommands are the commands of hosts.go (registerCommands).
+func hostCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listHosts", IDKind: model.KindHost, Sync: listHosts},
 		{Name: "prepareHostForMaintenance", IDKind: model.KindHost, Async: prepareHostForMaintenance},

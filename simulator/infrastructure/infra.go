@@ -5,6 +5,8 @@
 package infrastructure
 
 import (
+	"slices"
+
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
@@ -27,8 +29,8 @@ func SetHypervisor(st *model.State, hv string) {
 	}
 }
 
-// InfraCommands are the commands of infra.go (registerCommands).
-func InfraCommands() []kernel.Command {
+// infraCommands are the commands of infra.go (registerCommands).
+func infraCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listZones", IDKind: model.KindZone, Sync: listZones},
 		{Name: "listPods", IDKind: model.KindPod, Sync: listPods},
@@ -126,4 +128,16 @@ func listCapabilities(c *kernel.Call) (any, error) {
 		capability["extensionspath"] = "/usr/share/cloudstack-management/extensions"
 	}
 	return map[string]any{"capability": capability}, nil
+}
+
+// Commands are the family's commands, for the simulator's registration.
+func Commands() []kernel.Command {
+	return slices.Concat(
+		zoneAdminCommands(),
+		infraCommands(),
+		clusterAdminCommands(),
+		hostCommands(),
+		storageCommands(),
+		configurationCommands(),
+	)
 }

@@ -12,8 +12,8 @@ import (
 
 // Primary storage pools and secondary (image) stores: StorageManagerImpl.
 
-// StorageCommands are the commands of storage.go (registerCommands).
-func StorageCommands() []kernel.Command {
+// storageCommands are the commands of storage.go (registerCommands).
+func storageCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createStoragePool", Sync: createStoragePool},
 		{Name: "listStoragePools", IDKind: model.KindStoragePool, Sync: listStoragePools},

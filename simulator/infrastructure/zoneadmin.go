@@ -16,8 +16,8 @@ import (
 // (ResourceManagerImpl) in clusteradmin.go. The seeded zone is built
 // through the same functions (zonedeploy.go).
 
-// ZoneAdminCommands are the commands of zoneadmin.go (registerCommands).
-func ZoneAdminCommands() []kernel.Command {
+// zoneAdminCommands are the commands of zoneadmin.go (registerCommands).
+func zoneAdminCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createZone", Sync: createZone},
 		{Name: "updateZone", IDKind: model.KindZone, Sync: updateZone},

@@ -9,8 +9,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// FirewallRuleCommands are the commands of firewallrules.go (registerCommands).
-func FirewallRuleCommands() []kernel.Command {
+// firewallRuleCommands are the commands of firewallrules.go (registerCommands).
+func firewallRuleCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createFirewallRule", Async: createFirewallRule},
 		{Name: "listFirewallRules", IDKind: kindFirewallRule, Sync: listFirewallRules},

@@ -8,8 +8,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// IPForwardingCommands are the commands of ipforwarding.go (registerCommands).
-func IPForwardingCommands() []kernel.Command {
+// iPForwardingCommands are the commands of ipforwarding.go (registerCommands).
+func iPForwardingCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createIpForwardingRule", Async: createIPForwardingRule},
 		{Name: "listIpForwardingRules", IDKind: kindFirewallRule, Sync: listIPForwardingRules},

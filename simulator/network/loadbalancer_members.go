@@ -9,8 +9,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// LBMemberCommands are the commands of loadbalancer_members.go (registerCommands).
-func LBMemberCommands() []kernel.Command {
+// lBMemberCommands are the commands of loadbalancer_members.go (registerCommands).
+func lBMemberCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "assignToLoadBalancerRule", IDKind: kindFirewallRule, Async: assignToLoadBalancerRule},
 		{Name: "removeFromLoadBalancerRule", IDKind: kindFirewallRule, Async: removeFromLoadBalancerRule},

@@ -10,8 +10,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// LoadBalancerCommands are the commands of loadbalancers.go (registerCommands).
-func LoadBalancerCommands() []kernel.Command {
+// loadBalancerCommands are the commands of loadbalancers.go (registerCommands).
+func loadBalancerCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createLoadBalancerRule", Async: createLoadBalancerRule},
 		{Name: "listLoadBalancerRules", IDKind: kindFirewallRule, Sync: listLoadBalancerRules},
@@ -155,7 +155,7 @@ func createPublicLoadBalancer(c *kernel.Call, ip *model.PublicIP) (*model.NetRul
 	algorithm := p.Get("algorithm")
 	net := c.State.Network(ip.NetworkID)
 	switch {
-	case src == dnsPort && ip.SourceNAT && net != nil && NetworkProvides(c.State, net, "Dns"):
+	case src == dnsPort && ip.SourceNAT && net != nil && Provides(c.State, net, "Dns"):
 		return nil, kernel.ParamError("Error adding load balancer rule, cannot add port 53 with network service offering having DNS service and Source NAT.")
 	case ip.StaticNAT:
 		return nil, ruleConflict("Can't do load balance on ip address: %s", ip.Address)
@@ -172,7 +172,7 @@ func createPublicLoadBalancer(c *kernel.Call, ip *model.PublicIP) (*model.NetRul
 		return nil, kernel.ParamError("privatePort is an invalid value: %d", dst)
 	case !validAlgorithm(algorithm):
 		return nil, kernel.ParamError("Invalid algorithm: %s", algorithm)
-	case net != nil && !NetworkProvides(c.State, net, "Lb"): // isLbServiceSupportedInNetwork
+	case net != nil && !Provides(c.State, net, "Lb"): // isLbServiceSupportedInNetwork
 		return nil, kernel.ParamError("LB service is not supported in specified network id")
 	}
 	if err := validateFirewallRule(c, ip, &src, &src, "tcp", model.PurposeLB); err != nil {

@@ -12,8 +12,8 @@ import (
 // Network offerings: ConfigurationManagerImpl.createNetworkOffering and
 // updateNetworkOffering, NetworkOfferingJoinDao's listing.
 
-// NetworkOfferingCommands are the commands of netofferings.go (registerCommands).
-func NetworkOfferingCommands() []kernel.Command {
+// networkOfferingCommands are the commands of netofferings.go (registerCommands).
+func networkOfferingCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createNetworkOffering", Sync: createNetworkOffering},
 		{Name: "updateNetworkOffering", IDKind: model.KindNetworkOffering, Sync: updateNetworkOffering},

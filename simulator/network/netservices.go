@@ -35,7 +35,7 @@ func unsupportedService(service string, n *model.Network) *kernel.APIError {
 // capabilities the callers hold; "is not supported by the element" (a
 // provider without capabilities for the service) cannot happen.
 func requireService(st *model.State, n *model.Network, service string) *kernel.APIError {
-	if n == nil || NetworkProvides(st, n, service) {
+	if n == nil || Provides(st, n, service) {
 		return nil
 	}
 	return unsupportedService(service, n)
@@ -113,7 +113,7 @@ func checkIPForService(st *model.State, ip *model.PublicIP, service, networkID s
 	if o == nil || o.GuestType != "Isolated" {
 		return nil
 	}
-	if len(ipServices(st, ip, true)) > 0 && !NetworkProvides(st, n, service) {
+	if len(ipServices(st, ip, true)) > 0 && !Provides(st, n, service) {
 		return kernel.ParamError("There is no new provider for IP %s of service %s!", ip.Address, service)
 	}
 	if o.ConserveMode {

@@ -17,16 +17,16 @@ import (
 // createNetwork and the network's implementation: NetworkServiceImpl.createGuestNetwork,
 // GuestNetworkCreationPreparationServiceImpl (its checks), GuestNetworkGuru.
 
-// NetworkCreateCommands are the commands of networkcreate.go (registerCommands).
-func NetworkCreateCommands() []kernel.Command {
+// networkCreateCommands are the commands of networkcreate.go (registerCommands).
+func networkCreateCommands() []kernel.Command {
 	return []kernel.Command{{Name: "createNetwork", Sync: createNetwork}}
 }
 
 // guestDomainSuffix is guest.domain.suffix's default.
 const guestDomainSuffix = "cloud.internal"
 
-// NetworkSpec is createNetwork's input.
-type NetworkSpec struct {
+// Spec is createNetwork's input.
+type Spec struct {
 	Name, DisplayText, OfferingID, ZoneID, PhysicalNetworkID       string
 	Gateway, Netmask, StartIP, EndIP, VLAN, NetworkDomain, ACLType string
 	Account                                                        *model.Account
@@ -41,7 +41,7 @@ func createNetwork(c *kernel.Call) (any, error) {
 			return nil, kernel.ParamError("Unable to find account %s in specified domain", name)
 		}
 	}
-	n, err := MakeNetwork(c.State, NetworkSpec{Name: p.Get("name"), DisplayText: p.Get("displaytext"),
+	n, err := MakeNetwork(c.State, Spec{Name: p.Get("name"), DisplayText: p.Get("displaytext"),
 		OfferingID: p.Get("networkofferingid"), ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
 		Gateway: p.Get("gateway"), Netmask: p.Get("netmask"), StartIP: p.Get("startip"), EndIP: p.Get("endip"),
 		VLAN: p.Get("vlan"), NetworkDomain: p.Get("networkdomain"), ACLType: p.Get("acltype"), Account: owner},
@@ -66,7 +66,7 @@ func createNetwork(c *kernel.Call) (any, error) {
 // starts on them; Shared ones are Setup. Departure: a Shared network's
 // start/end IP range is recorded but guest addresses come from its whole
 // CIDR; IPv6, VPC tiers and private VLANs are not modelled.
-func MakeNetwork(st *model.State, s NetworkSpec, now time.Time) (*model.Network, error) {
+func MakeNetwork(st *model.State, s Spec, now time.Time) (*model.Network, error) {
 	o, z, pn, err := networkHome(st, s)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func MakeNetwork(st *model.State, s NetworkSpec, now time.Time) (*model.Network,
 
 // networkHome is the network's offering, zone and guest physical network,
 // each found and Enabled.
-func networkHome(st *model.State, s NetworkSpec) (*model.NetworkOffering, *model.Zone, *model.PhysicalNetwork, error) {
+func networkHome(st *model.State, s Spec) (*model.NetworkOffering, *model.Zone, *model.PhysicalNetwork, error) {
 	o := st.NetworkOffering(s.OfferingID)
 	if o == nil {
 		return nil, nil, nil, kernel.ParamError("Unable to find network offering by id %s", s.OfferingID)
@@ -130,7 +130,7 @@ func networkHome(st *model.State, s NetworkSpec) (*model.NetworkOffering, *model
 // the offering allows it: a VLAN only where the offering specifies VLANs, a
 // CIDR required for Shared networks and for Isolated ones that provide
 // neither SourceNat nor Gateway, and an Isolated CIDR private.
-func checkNetworkCIDR(o *model.NetworkOffering, s NetworkSpec) (string, error) {
+func checkNetworkCIDR(o *model.NetworkOffering, s Spec) (string, error) {
 	cidr, err := guestCIDROf(s)
 	if err != nil {
 		return "", err
@@ -154,7 +154,7 @@ func checkNetworkCIDR(o *model.NetworkOffering, s NetworkSpec) (string, error) {
 // guestCIDROf is createGuestNetwork's IPv4 checks: a start IP needs a
 // gateway and netmask, the end IP defaults to the start IP, and the gateway
 // may be neither the network's nor its broadcast address.
-func guestCIDROf(s NetworkSpec) (string, *kernel.APIError) {
+func guestCIDROf(s Spec) (string, *kernel.APIError) {
 	if s.StartIP != "" {
 		if !netutils.ValidIPv4(s.StartIP) {
 			return "", kernel.ParamError("Invalid format for the startIp parameter")

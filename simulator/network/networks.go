@@ -9,8 +9,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// NetworkCommands are the commands of networks.go (registerCommands).
-func NetworkCommands() []kernel.Command {
+// networkCommands are the commands of networks.go (registerCommands).
+func networkCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listNetworks", IDKind: model.KindNetwork, Sync: listNetworks},
 	}

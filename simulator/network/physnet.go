@@ -14,8 +14,8 @@ import (
 // virtual router element: NetworkServiceImpl (and its provider helpers), as
 // marvin's deployDataCenter drives them.
 
-// PhysicalNetworkCommands are the commands of physnet.go (registerCommands).
-func PhysicalNetworkCommands() []kernel.Command {
+// physicalNetworkCommands are the commands of physnet.go (registerCommands).
+func physicalNetworkCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createPhysicalNetwork", Async: createPhysicalNetwork},
 		{Name: "updatePhysicalNetwork", IDKind: model.KindPhysicalNetwork, Async: updatePhysicalNetwork},
@@ -217,6 +217,8 @@ func addTrafficType(c *kernel.Call) (*kernel.AsyncJob, error) {
 // trafficTypes are Networks.TrafficType's values (valueOf is case-sensitive).
 var trafficTypes = []string{"None", "Public", "Guest", "Storage", "Management", "Control", "Vpn"}
 
+// AddTrafficTypeTo is NetworkServiceImpl.addTrafficTypeToPhysicalNetwork's
+// checks and row: a known type, once per physical network.
 func AddTrafficTypeTo(st *model.State, pn *model.PhysicalNetwork, typ string) (*model.TrafficType, error) {
 	if typ != "" && !slices.Contains(trafficTypes, typ) {
 		return nil, kernel.ParamError("Unable to resolve trafficType '%s' to a supported value", typ)

@@ -8,8 +8,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// ProviderCommands are the commands of providers.go (registerCommands).
-func ProviderCommands() []kernel.Command {
+// providerCommands are the commands of providers.go (registerCommands).
+func providerCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listNetworkServiceProviders", IDKind: model.KindProvider, Sync: listNetworkServiceProviders},
 		{Name: "updateNetworkServiceProvider", IDKind: model.KindProvider, Async: updateNetworkServiceProvider},
@@ -85,6 +85,8 @@ func providerReady(st *model.State, nsp *model.NetworkServiceProvider) bool {
 	return true
 }
 
+// VRElementOf is the virtual router element of a provider; nil when none
+// (VirtualRouterProviderDao.findByNspIdAndType).
 func VRElementOf(st *model.State, nspID string) *model.VirtualRouterElement {
 	for _, e := range st.VRElements {
 		if e.NSPID == nspID {

@@ -19,8 +19,8 @@ func ipString(st *model.State, ip *model.PublicIP) string {
 	return fmt.Sprintf("Ip[%s-%d]", ip.Address, zone)
 }
 
-// PublicIPCommands are the commands of publicips.go (registerCommands).
-func PublicIPCommands() []kernel.Command {
+// publicIPCommands are the commands of publicips.go (registerCommands).
+func publicIPCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "associateIpAddress", Async: associateIPAddress},
 		{Name: "listPublicIpAddresses", IDKind: model.KindPublicIP, Sync: listPublicIPAddresses},
@@ -62,7 +62,7 @@ func ensurePublicIPs(c *kernel.Call) {
 		// NetworkOrchestrator.implementNetworkElementsAndResources: only a
 		// network whose offering has SourceNat gets the address.
 		if n.Type != "Isolated" || n.State != model.NetworkImplemented || sourceNATOf(c.State, n.ID) != nil ||
-			!NetworkProvides(c.State, n, "SourceNat") {
+			!Provides(c.State, n, "SourceNat") {
 			continue
 		}
 		if ip := freePublicIP(c.State, n.ZoneID, ""); ip != nil {
@@ -191,7 +191,7 @@ func checkSharedForIPs(st *model.State, n *model.Network) *kernel.APIError {
 // the SourceNat service (the address is then unassigned). Its check of a
 // Shared network repeats allocateIP's, which refused at create already.
 func checkIsolatedForIPs(st *model.State, n *model.Network) *kernel.APIError {
-	if n.Type != "Isolated" || NetworkProvides(st, n, "SourceNat") {
+	if n.Type != "Isolated" || Provides(st, n, "SourceNat") {
 		return nil
 	}
 	return kernel.ParamError("In zone of type Advanced ip address can be associated only to the network of guest type Isolated with the SourceNat enabled")
@@ -251,8 +251,8 @@ func disassociateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
 		}}, nil
 }
 
-// NetworkString is NetworkVO's toString, as CloudStack's error texts show
+// Describe is NetworkVO's toString, as CloudStack's error texts show
 // it. The simulator has one network offering, internal id 1.
-func NetworkString(n *model.Network) string {
+func Describe(n *model.Network) string {
 	return fmt.Sprintf(`Network {"id": %d, "name": "%s", "uuid": "%s", "networkofferingid": %d}`, n.InternalID, n.Name, n.ID, 1)
 }

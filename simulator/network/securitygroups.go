@@ -12,8 +12,8 @@ import (
 // defaultSecurityGroup is SecurityGroupManager.DEFAULT_GROUP_NAME.
 const defaultSecurityGroup = "default"
 
-// SecurityGroupCommands are the commands of securitygroups.go (registerCommands).
-func SecurityGroupCommands() []kernel.Command {
+// securityGroupCommands are the commands of securitygroups.go (registerCommands).
+func securityGroupCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listSecurityGroups", IDKind: model.KindSecurityGroup, Sync: listSecurityGroups},
 		{Name: "createSecurityGroup", Sync: createSecurityGroup},

@@ -9,8 +9,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// StaticNATCommands are the commands of staticnat.go (registerCommands).
-func StaticNATCommands() []kernel.Command {
+// staticNATCommands are the commands of staticnat.go (registerCommands).
+func staticNATCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "enableStaticNat", Sync: enableStaticNat},
 		{Name: "disableStaticNat", Async: disableStaticNat},
@@ -66,11 +66,11 @@ func staticNatTarget(c *kernel.Call) (*model.PublicIP, *model.VirtualMachine, *m
 	if nic == nil {
 		return nil, nil, nil, kernel.ParamError("Vm doesn't belong to the network with specified id")
 	}
-	if !NetworkProvides(c.State, net, "StaticNat") { // areServicesSupportedInNetwork(StaticNat)
+	if !Provides(c.State, net, "StaticNat") { // areServicesSupportedInNetwork(StaticNat)
 		return nil, nil, nil, kernel.ParamError("Unable to create static nat rule; StaticNat service is not supported in network with specified id")
 	}
 	if ip.NetworkID == "" {
-		return nil, nil, nil, kernel.ParamError("Ip address %s is not assigned to the network %s", ipString(c.State, ip), NetworkString(net))
+		return nil, nil, nil, kernel.ParamError("Ip address %s is not assigned to the network %s", ipString(c.State, ip), Describe(net))
 	}
 	if !strings.EqualFold(ip.NetworkID, net.ID) {
 		return nil, nil, nil, kernel.ParamError("Invalid network Id=%d. IP is associated with a different network than passed network id", net.InternalID)

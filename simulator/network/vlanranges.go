@@ -12,8 +12,8 @@ import (
 // createVlanIpRange and listVlanIpRanges, a zone's public addresses:
 // ConfigurationManagerImpl.createVlanAndPublicIpRange and validateIpRange.
 
-// VlanRangeCommands are the commands of vlanranges.go (registerCommands).
-func VlanRangeCommands() []kernel.Command {
+// vlanRangeCommands are the commands of vlanranges.go (registerCommands).
+func vlanRangeCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createVlanIpRange", Sync: createVlanIPRange},
 		{Name: "listVlanIpRanges", IDKind: model.KindVlanRange, Sync: listVlanIPRanges},

@@ -4,9 +4,9 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
-// NetworkProvides is NetworkModelImpl.areServicesSupportedByNetworkOffering
+// Provides is NetworkModelImpl.areServicesSupportedByNetworkOffering
 // for one service: the network's offering lists it.
-func NetworkProvides(st *model.State, n *model.Network, service string) bool {
+func Provides(st *model.State, n *model.Network, service string) bool {
 	o := st.NetworkOffering(n.OfferingID)
 	if o == nil {
 		return false

@@ -9,8 +9,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// DiskOfferingCreateCommands are the commands of diskofferings_create.go (registerCommands).
-func DiskOfferingCreateCommands() []kernel.Command {
+// diskOfferingCreateCommands are the commands of diskofferings_create.go (registerCommands).
+func diskOfferingCreateCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createDiskOffering", Sync: createDiskOffering},
 		{Name: "deleteDiskOffering", IDKind: model.KindDiskOffering, Sync: deleteDiskOffering},

@@ -42,8 +42,8 @@ func paramsOf(m map[string]string) kernel.Params {
 	return kernel.Params{Values: m}
 }
 
-// OfferingCommands are the commands of offerings.go (registerCommands).
-func OfferingCommands() []kernel.Command {
+// offeringCommands are the commands of offerings.go (registerCommands).
+func offeringCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listServiceOfferings", IDKind: model.KindServiceOffering, Sync: listServiceOfferings},
 		{Name: "listDiskOfferings", IDKind: model.KindDiskOffering, Sync: listDiskOfferings},

@@ -16,8 +16,8 @@ const (
 	OfferingMaxRAMSize  = 0 // vm.serviceoffering.ram.size.max (MB); 0 is no limit
 )
 
-// OfferingCreateCommands are the commands of offerings_create.go (registerCommands).
-func OfferingCreateCommands() []kernel.Command {
+// offeringCreateCommands are the commands of offerings_create.go (registerCommands).
+func offeringCreateCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createServiceOffering", Sync: createServiceOffering},
 		{Name: "deleteServiceOffering", IDKind: model.KindServiceOffering, Sync: deleteServiceOffering},

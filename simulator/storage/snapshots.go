@@ -20,8 +20,8 @@ const (
 	snapshotDestroyed = "Destroyed"
 )
 
-// SnapshotCommands are the commands of snapshots.go (registerCommands).
-func SnapshotCommands() []kernel.Command {
+// snapshotCommands are the commands of snapshots.go (registerCommands).
+func snapshotCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createSnapshot", Async: createSnapshot},
 		{Name: "deleteSnapshot", IDKind: model.KindSnapshot, Async: deleteSnapshot},
@@ -78,7 +78,7 @@ func createSnapshot(c *kernel.Call) (*kernel.AsyncJob, error) {
 		Created: now}
 	c.State.Snapshots = append(c.State.Snapshots, s)
 	c.Changed()
-	keys, values := tag.TagPairs(p)
+	keys, values := tag.Pairs(p)
 	return &kernel.AsyncJob{InstanceType: "Snapshot", InstanceID: s.ID, Created: true,
 		CmdClass: "org.apache.cloudstack.api.command.user.snapshot.CreateSnapshotCmd",
 		Run: func() (any, error) {

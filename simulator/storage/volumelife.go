@@ -11,8 +11,8 @@ import (
 
 // Detaching, deleting and resizing volumes.
 
-// VolumeLifeCommands are the commands of volumelife.go (registerCommands).
-func VolumeLifeCommands() []kernel.Command {
+// volumeLifeCommands are the commands of volumelife.go (registerCommands).
+func volumeLifeCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "deleteVolume", IDKind: model.KindVolume, Sync: deleteVolume},
 		{Name: "detachVolume", IDKind: model.KindVolume, Async: detachVolume},

@@ -17,8 +17,8 @@ import (
 // what CloudStack's per-VM work queue does for attach and detach: two
 // concurrent attaches to one VM get different device ids.
 
-// VolumeOpsCommands are the commands of volumeops.go (registerCommands).
-func VolumeOpsCommands() []kernel.Command {
+// volumeOpsCommands are the commands of volumeops.go (registerCommands).
+func volumeOpsCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createVolume", Async: createVolume},
 		{Name: "attachVolume", IDKind: model.KindVolume, Async: attachVolume},

@@ -14,8 +14,8 @@ import (
 // never handed out, and asking for it fails ("deviceId should be 0,1,2,4-N").
 const cdromDeviceID = 3
 
-// VolumeCommands are the commands of volumes.go (registerCommands).
-func VolumeCommands() []kernel.Command {
+// volumeCommands are the commands of volumes.go (registerCommands).
+func volumeCommands() []kernel.Command {
 	return []kernel.Command{{Name: "listVolumes", IDKind: model.KindVolume, Sync: listVolumes}}
 }
 

@@ -21,6 +21,8 @@ type taggable func(st *model.State, id string) (accountID string, ok bool)
 // "Template" here (and "ISO"/"Snapshot" when they exist).
 var taggables = map[string]taggable{}
 
+// RegisterTaggable makes a resource type taggable: find says which account
+// owns a resource of that type (ResourceManagerUtilImpl.s_typeMap's role).
 func RegisterTaggable(resourceType string, find taggable) { taggables[resourceType] = find }
 
 // resourceObjectTypes are the names of CloudStack's ResourceObjectType enum
@@ -44,8 +46,8 @@ func resourceObjectType(s string) (string, *kernel.APIError) {
 	return "", kernel.ParamError("Invalid resource type %s", s)
 }
 
-// TagCommands are the commands of tags.go (registerCommands).
-func TagCommands() []kernel.Command {
+// tagCommands are the commands of tags.go (registerCommands).
+func tagCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "createTags", Async: createTags},
 		{Name: "deleteTags", Async: deleteTags},
@@ -53,9 +55,9 @@ func TagCommands() []kernel.Command {
 	}
 }
 
-// TagPairs is TaggedResources.parseKeyValueMap: tags[i].key/value pairs,
+// Pairs is TaggedResources.parseKeyValueMap: tags[i].key/value pairs,
 // a later pair replacing an earlier one with the same key, in request order.
-func TagPairs(p kernel.Params) (keys []string, values map[string]string) {
+func Pairs(p kernel.Params) (keys []string, values map[string]string) {
 	values = map[string]string{}
 	for _, m := range p.Map("tags") {
 		k, ok := m["key"]
@@ -78,7 +80,7 @@ func TagPairs(p kernel.Params) (keys []string, values map[string]string) {
 func createTags(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	ids, rawType, customer := p.List("resourceids"), p.Get("resourcetype"), p.Get("customer")
-	keys, values := TagPairs(p)
+	keys, values := Pairs(p)
 	return &kernel.AsyncJob{CmdClass: "org.apache.cloudstack.api.command.user.tag.CreateTagsCmd",
 		Run: func() (any, error) {
 			typ, err := resourceObjectType(rawType)

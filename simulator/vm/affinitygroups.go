@@ -19,8 +19,8 @@ const (
 // are not simulated).
 var affinityGroupTypes = []string{hostAntiAffinity, hostAffinity}
 
-// AffinityGroupCommands are the commands of affinitygroups.go (registerCommands).
-func AffinityGroupCommands() []kernel.Command {
+// affinityGroupCommands are the commands of affinitygroups.go (registerCommands).
+func affinityGroupCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listAffinityGroupTypes", Sync: listAffinityGroupTypes},
 		{Name: "createAffinityGroup", Async: createAffinityGroup},

@@ -13,13 +13,13 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// VMDeployCommands are the commands of vmdeploy.go (registerCommands).
-func VMDeployCommands() []kernel.Command {
+// vmDeployCommands are the commands of vmdeploy.go (registerCommands).
+func vmDeployCommands() []kernel.Command {
 	return []kernel.Command{{Name: "deployVirtualMachine", Async: deployVirtualMachine}}
 }
 
-// VMOwner is the taggable for UserVm: the account owning the resource a tag names.
-func VMOwner(st *model.State, id string) (string, bool) {
+// Owner is the taggable for UserVm: the account owning the resource a tag names.
+func Owner(st *model.State, id string) (string, bool) {
 	vm, ok := model.ByID(st.VMs, id)
 	if !ok || vm.Removed != nil {
 		return "", false

@@ -11,8 +11,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// VMDestroyCommands are the commands of vmdestroy.go (registerCommands).
-func VMDestroyCommands() []kernel.Command {
+// vmDestroyCommands are the commands of vmdestroy.go (registerCommands).
+func vmDestroyCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "destroyVirtualMachine", IDKind: model.KindVM, Async: destroyVirtualMachine},
 		{Name: "expungeVirtualMachine", IDKind: model.KindVM, Async: expungeVirtualMachine},

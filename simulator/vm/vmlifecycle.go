@@ -10,8 +10,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// VMLifecycleCommands are the commands of vmlifecycle.go (registerCommands).
-func VMLifecycleCommands() []kernel.Command {
+// vmLifecycleCommands are the commands of vmlifecycle.go (registerCommands).
+func vmLifecycleCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "startVirtualMachine", IDKind: model.KindVM, Async: startVirtualMachine},
 		{Name: "stopVirtualMachine", IDKind: model.KindVM, Async: stopVirtualMachine},

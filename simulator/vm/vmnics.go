@@ -236,7 +236,7 @@ func allocateGuestIPs(c *kernel.Call, plans []*nicPlan) error {
 		ip := acquireGuestIP(plan.net, plan.ip, taken[plan.net.ID])
 		if ip == "" {
 			return &kernel.APIError{Code: kernel.CodeCapacity, CSCode: kernel.CsServerAPIException,
-				Text: "Unable to acquire Guest IP address for network " + network.NetworkString(plan.net)}
+				Text: "Unable to acquire Guest IP address for network " + network.Describe(plan.net)}
 		}
 		plan.ip = ip
 		taken[plan.net.ID][ip] = true

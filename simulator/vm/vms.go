@@ -9,8 +9,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// VMCommands are the commands of vms.go (registerCommands).
-func VMCommands() []kernel.Command {
+// vmCommands are the commands of vms.go (registerCommands).
+func vmCommands() []kernel.Command {
 	return []kernel.Command{{Name: "listVirtualMachines", IDKind: model.KindVM, Sync: listVirtualMachines}}
 }
 

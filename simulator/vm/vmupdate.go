@@ -8,8 +8,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// VMUpdateCommands are the commands of vmupdate.go (registerCommands).
-func VMUpdateCommands() []kernel.Command {
+// vmUpdateCommands are the commands of vmupdate.go (registerCommands).
+func vmUpdateCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "updateVirtualMachine", IDKind: model.KindVM, Sync: updateVirtualMachine},
 	}

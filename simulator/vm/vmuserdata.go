@@ -100,7 +100,7 @@ func randomPassword(n int) string {
 // none.
 func UserDataApplied(st *model.State, vm *model.VirtualMachine) bool {
 	for _, n := range vm.NICs {
-		if net := st.Network(n.NetworkID); net != nil && network.NetworkProvides(st, net, "UserData") {
+		if net := st.Network(n.NetworkID); net != nil && network.Provides(st, net, "UserData") {
 			return true
 		}
 	}
@@ -111,7 +111,7 @@ func UserDataApplied(st *model.State, vm *model.VirtualMachine) bool {
 // network: without the UserData service the VM could get neither user
 // data, nor SSH keys, nor a password.
 func checkUserDataService(c *kernel.Call, def *model.Network, userData string, keyPairs []string, passwordEnabled bool) error {
-	if network.NetworkProvides(c.State, def, "UserData") {
+	if network.Provides(c.State, def, "UserData") {
 		return nil
 	}
 	switch {
@@ -126,8 +126,8 @@ func checkUserDataService(c *kernel.Call, def *model.Network, userData string, k
 	return nil
 }
 
-// UserDataCommands are the commands of vmuserdata.go (registerCommands).
-func UserDataCommands() []kernel.Command {
+// userDataCommands are the commands of vmuserdata.go (registerCommands).
+func userDataCommands() []kernel.Command {
 	return []kernel.Command{{Name: "getVirtualMachineUserData", Sync: getVirtualMachineUserData}}
 }
 
