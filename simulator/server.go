@@ -83,17 +83,28 @@ type Options struct {
 // stop pending jobs and save the state.
 type Server struct {
 	*kernel.Engine
-	opts    Options
-	handler http.Handler
+	*transferer
+	opts     Options
+	handler  http.Handler
+	expunger *expungeTask // guarded by mu
+}
+
+// transferer is the secondary storage side of the template family:
+// downloads, uploads and copies, which move bytes outside the state lock.
+// Simulator plumbing; the work cites its Java.
+type transferer struct {
+	*kernel.Engine
+	allowLoopbackURLs                             bool
+	templateLatency                               time.Duration
+	uploadMonitorInterval, uploadOperationTimeout time.Duration
 	// ssvmSites are the networks the secondary storage VM routes to through
 	// the management network: secstorage.allowed.internal.sites as it was at
 	// start (templates_register.go).
 	ssvmSites []*net.IPNet
-	expunger  *expungeTask // guarded by mu
 }
 
-// serverOf is the Server a call runs on.
-func serverOf(c *kernel.Call) *Server { return c.Engine.Ext.(*Server) }
+// transfersOf is the transferer a call's template commands start work on.
+func transfersOf(c *kernel.Call) *transferer { return c.Engine.Ext.(*transferer) }
 
 // New creates a simulator, loading Options.StatePath when it exists and
 // seeding a fresh zone otherwise.
@@ -112,7 +123,10 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, Engine: &kernel.Engine{Faults: kernel.NewFaultSet(opts.FaultSeed), Xfer: transfers.New(opts.StatePath),
 		JobLatency: opts.JobLatency, StatePath: opts.StatePath, Logger: opts.Logger,
 		Sessions: map[string]*kernel.Session{}, Timers: map[string]*time.Timer{}}}
-	s.Ext = s
+	s.transferer = &transferer{Engine: s.Engine, allowLoopbackURLs: opts.AllowLoopbackURLs,
+		templateLatency: opts.TemplateLatency, uploadMonitorInterval: opts.UploadMonitorInterval,
+		uploadOperationTimeout: opts.UploadOperationTimeout}
+	s.Ext = s.transferer
 	if n := transfers.Sweep(s.Xfer.Base()); n > 0 {
 		s.Logf("removed %d image directories left by simulators that are gone", n)
 	}

@@ -17,7 +17,7 @@ import (
 // withCopy runs fn on a template copy under the state lock, unless the
 // simulator closed or the copy went away (deleted template or zone copy); it
 // reports whether fn ran. persist saves the state afterwards.
-func (s *Server) withCopy(templateID, zoneID string, persist bool, fn func(t *model.Template, cp *model.TemplateCopy)) bool {
+func (s *transferer) withCopy(templateID, zoneID string, persist bool, fn func(t *model.Template, cp *model.TemplateCopy)) bool {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	if s.Closed {
@@ -41,7 +41,7 @@ func (s *Server) withCopy(templateID, zoneID string, persist bool, fn func(t *mo
 
 // failCopy records a download or copy error as the SSVM reports it: the copy
 // is not ready and its status shows the error text.
-func (s *Server) failCopy(templateID, zoneID, text string) {
+func (s *transferer) failCopy(templateID, zoneID, text string) {
 	s.withCopy(templateID, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) {
 		cp.DownloadState, cp.ErrorString = model.DlError, errorText(text)
 	})
@@ -50,7 +50,7 @@ func (s *Server) failCopy(templateID, zoneID, text string) {
 
 // startDownload queues the secondary storage VM's download of a registered
 // template into one zone. The caller holds the state lock.
-func (s *Server) startDownload(t *model.Template, zoneID string) {
+func (s *transferer) startDownload(t *model.Template, zoneID string) {
 	id, url, format := t.ID, t.URL, t.Format
 	s.Xfer.Start(transfers.Key(id, zoneID), func(ctx context.Context) {
 		s.download(ctx, id, zoneID, url, format)
@@ -68,8 +68,8 @@ var downloadClient = &http.Client{
 
 // download does what the SSVM does with a registered URL: find the size,
 // fetch the bytes reporting progress, check the content, install.
-func (s *Server) download(ctx context.Context, id, zoneID, url, format string) {
-	if !transfers.Pause(ctx, s.opts.TemplateLatency) {
+func (s *transferer) download(ctx context.Context, id, zoneID, url, format string) {
+	if !transfers.Pause(ctx, s.templateLatency) {
 		return
 	}
 	if text := s.ssvmUnreachable(url); text != "" {
@@ -106,12 +106,12 @@ func (s *Server) download(ctx context.Context, id, zoneID, url, format string) {
 
 // install is the SSVM's post-download step: the copy shows "Installing
 // Template" while the image is checked, then becomes ready.
-func (s *Server) install(ctx context.Context, id, zoneID, file, url, format string) {
+func (s *transferer) install(ctx context.Context, id, zoneID, file, url, format string) {
 	if !s.withCopy(id, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) { cp.Percent = 100 }) {
 		_ = os.Remove(file)
 		return
 	}
-	if !transfers.Pause(ctx, s.opts.TemplateLatency) {
+	if !transfers.Pause(ctx, s.templateLatency) {
 		return
 	}
 	uriPath := urlPath(url)
@@ -160,7 +160,7 @@ func remoteSize(ctx context.Context, url string) (int64, error) {
 }
 
 // fetch GETs the image into dst, recording the download percentage.
-func (s *Server) fetch(ctx context.Context, id, zoneID, url, dst string, size int64) error {
+func (s *transferer) fetch(ctx context.Context, id, zoneID, url, dst string, size int64) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
@@ -231,7 +231,7 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 // copyTemplate does: the destination copy shows "n% Downloaded" while the
 // bytes move, "Installing Template", then "Download Complete". done is told
 // whether the copy succeeded. The caller holds the state lock.
-func (s *Server) startCopy(t *model.Template, from *model.TemplateCopy, toZone string, done func(ok bool)) bool {
+func (s *transferer) startCopy(t *model.Template, from *model.TemplateCopy, toZone string, done func(ok bool)) bool {
 	id, srcZone, size, physical := t.ID, from.ZoneID, from.Size, from.PhysicalSize
 	return s.Xfer.Start(transfers.Key(id, toZone), func(ctx context.Context) {
 		ok := s.copyImage(ctx, id, srcZone, toZone, size, physical)
@@ -239,14 +239,14 @@ func (s *Server) startCopy(t *model.Template, from *model.TemplateCopy, toZone s
 	})
 }
 
-func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, size, physical int64) bool {
+func (s *transferer) copyImage(ctx context.Context, id, srcZone, dstZone string, size, physical int64) bool {
 	fail := func(text string) bool {
 		if ctx.Err() == nil {
 			s.failCopy(id, dstZone, text)
 		}
 		return false
 	}
-	if !transfers.Pause(ctx, s.opts.TemplateLatency) {
+	if !transfers.Pause(ctx, s.templateLatency) {
 		return false
 	}
 	if !s.withCopy(id, dstZone, true, func(t *model.Template, cp *model.TemplateCopy) {
@@ -270,7 +270,7 @@ func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, siz
 		// no bytes on disk (the builtin template, or images of a previous
 		// run): the copy only takes time
 		for _, pct := range []int{25, 50, 75, 100} {
-			if !transfers.Pause(ctx, s.opts.TemplateLatency/4) {
+			if !transfers.Pause(ctx, s.templateLatency/4) {
 				return false
 			}
 			report(pct)
@@ -280,7 +280,7 @@ func (s *Server) copyImage(ctx context.Context, id, srcZone, dstZone string, siz
 		s.Xfer.RemoveImage(id, dstZone)
 		return false
 	}
-	if !transfers.Pause(ctx, s.opts.TemplateLatency) {
+	if !transfers.Pause(ctx, s.templateLatency) {
 		return false
 	}
 	return s.withCopy(id, dstZone, true, func(t *model.Template, cp *model.TemplateCopy) {

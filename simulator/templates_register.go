@@ -125,7 +125,7 @@ func registerTemplate(c *kernel.Call) (any, error) {
 	if strings.Contains(strings.ToLower(rawURL), "file://") {
 		return nil, kernel.ParamError("File:// type urls are currently unsupported")
 	}
-	if err := serverOf(c).validateTemplateURL(format, rawURL); err != nil {
+	if err := transfersOf(c).validateTemplateURL(format, rawURL); err != nil {
 		return nil, err
 	}
 	hv := model.HypervisorType(hvParam)
@@ -159,7 +159,7 @@ func registerTemplate(c *kernel.Call) (any, error) {
 	c.State.Templates = append(c.State.Templates, t)
 	c.Changed()
 	for _, z := range zones {
-		serverOf(c).startDownload(t, z.ID)
+		transfersOf(c).startDownload(t, z.ID)
 	}
 	return kernel.ListBody("template", len(rows), rows), nil
 }
@@ -221,7 +221,7 @@ func pathHasExtension(lowerPath string, bases []string) bool {
 // whose path ends in an extension of the format. Errors are
 // IllegalArgumentExceptions: 431 with cserrorcode 9999. Departure: with
 // AllowLoopbackURLs loopback hosts pass, for tests serving images locally.
-func (s *Server) validateTemplateURL(format, rawURL string) *kernel.APIError {
+func (s *transferer) validateTemplateURL(format, rawURL string) *kernel.APIError {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return kernel.ServerParamError("Invalid URL: %s", rawURL)
@@ -250,7 +250,7 @@ func (s *Server) validateTemplateURL(format, rawURL string) *kernel.APIError {
 		}
 	}
 	switch {
-	case ip.IsLoopback() && s.opts.AllowLoopbackURLs && host != "":
+	case ip.IsLoopback() && s.allowLoopbackURLs && host != "":
 	case ip.IsUnspecified() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsLoopback() || ip.IsMulticast():
 		return kernel.ServerParamError("Illegal host specified in url")
 	}
@@ -299,7 +299,7 @@ func internalSites(value string) []*net.IPNet {
 // timeout ends it, java.net.ConnectException). "" when the download can go
 // ahead. Departures: the simulator does not try the connection, and fails at
 // once rather than after the kernel's two minutes or so.
-func (s *Server) ssvmUnreachable(rawURL string) string {
+func (s *transferer) ssvmUnreachable(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return ""

@@ -15,12 +15,12 @@ import (
 // at the next start, as in CloudStack. Options.UploadMonitorInterval and
 // UploadOperationTimeout give them finer than the settings' whole seconds and
 // minutes, for tests.
-func (s *Server) startUploadMonitor() {
-	interval := s.opts.UploadMonitorInterval
+func (s *transferer) startUploadMonitor() {
+	interval := s.uploadMonitorInterval
 	if interval <= 0 {
 		interval = time.Duration(s.State.SettingInt(model.SettingUploadInterval)) * time.Second
 	}
-	timeout := s.opts.UploadOperationTimeout
+	timeout := s.uploadOperationTimeout
 	if timeout <= 0 {
 		timeout = time.Duration(s.State.SettingInt(model.SettingUploadTimeout)) * time.Minute
 	}
@@ -37,7 +37,7 @@ func (s *Server) startUploadMonitor() {
 // checkUploads is UploadStatusCheck.runInContext for templates: every image
 // store copy of a template in state NotUploaded or UploadInProgress gets the
 // SSVM's answer about its upload entity.
-func (s *Server) checkUploads(timeout time.Duration) {
+func (s *transferer) checkUploads(timeout time.Duration) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	if s.Closed {
