@@ -9,6 +9,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/vm"
 )
 
@@ -163,7 +164,7 @@ func TestUploadSettingsTakeEffectAsInCloudStack(t *testing.T) {
 	s := startSim(t, Options{StatePath: path, UploadMonitorInterval: time.Hour})
 	s.call(map[string]string{"command": "updateConfiguration", "name": "upload.operation.timeout", "value": "5"})
 	up := getUploadParams(t, s, "soon-expired", "VHD")
-	expires, err := time.Parse(jodaTime, up.Expires)
+	expires, err := time.Parse(template.JodaTime, up.Expires)
 	if err != nil || time.Until(expires) > 5*time.Minute || time.Until(expires) < 4*time.Minute {
 		t.Fatalf("expires %q with a 5 minute timeout", up.Expires)
 	}
@@ -217,7 +218,7 @@ func TestPrivateTemplateHostsFailInTheSSVM(t *testing.T) {
 	}
 	s.call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": "10.1.0.0/16,192.168.7.7"})
 	s.srv.Mu.Lock()
-	before := s.srv.ssvmUnreachable("http://10.1.2.3/s.vhd")
+	before := s.srv.SSVMUnreachable("http://10.1.2.3/s.vhd")
 	s.srv.Mu.Unlock()
 	if before == "" {
 		t.Fatal("the running SSVM got its routes when it started")
@@ -226,11 +227,11 @@ func TestPrivateTemplateHostsFailInTheSSVM(t *testing.T) {
 	s2 := startSim(t, Options{StatePath: path})
 	for url, want := range map[string]bool{"http://10.1.2.3/s.vhd": true, "http://192.168.7.7/s.vhd": true,
 		"http://192.168.7.8/s.vhd": false, "http://172.16.0.1/s.vhd": false, "http://198.51.100.7/s.vhd": true} {
-		if got := s2.srv.ssvmUnreachable(url) == ""; got != want {
+		if got := s2.srv.SSVMUnreachable(url) == ""; got != want {
 			t.Errorf("%s reachable = %v after the restart", url, got)
 		}
 	}
-	if got := internalSites("0.0.0.0/0, 10.0.0.0/8 ,bogus"); len(got) != 1 || got[0].String() != "10.0.0.0/8" {
+	if got := template.InternalSites("0.0.0.0/0, 10.0.0.0/8 ,bogus"); len(got) != 1 || got[0].String() != "10.0.0.0/8" {
 		t.Errorf("internal sites parsed as %v", got)
 	}
 }

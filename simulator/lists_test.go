@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
 
 func TestCloudStackGoListsOfferingsNetworksOSTypes(t *testing.T) {
@@ -123,8 +124,8 @@ func TestPagingAndCount(t *testing.T) {
 
 func osCatalogueTypes() []string {
 	var out []string
-	for _, c := range osCatalogue {
-		out = append(out, c.types...)
+	for _, c := range template.OSCatalogue {
+		out = append(out, c.Types...)
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/offering"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/vm"
 )
 
@@ -43,13 +44,7 @@ func registerCommands() {
 			// storage (volume, snapshot)
 			storage.Commands(),
 			// template (template, upload, OS types)
-			templateCommands(),
-			templateRegisterCommands(),
-			templateUpdateCommands(),
-			templateDeleteCommands(),
-			templateCopyCommands(),
-			uploadCommands(),
-			osTypeCommands(),
+			template.Commands(),
 			// vm (vm, user data, affinity group)
 			vm.Commands(),
 		)

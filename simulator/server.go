@@ -11,7 +11,6 @@ package simulator
 import (
 	"cmp"
 	"log"
-	"net"
 	"net/http"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
@@ -83,28 +83,11 @@ type Options struct {
 // stop pending jobs and save the state.
 type Server struct {
 	*kernel.Engine
-	*transferer
+	*template.SSVM
 	opts     Options
 	handler  http.Handler
 	expunger *expungeTask // guarded by mu
 }
-
-// transferer is the secondary storage side of the template family:
-// downloads, uploads and copies, which move bytes outside the state lock.
-// Simulator plumbing; the work cites its Java.
-type transferer struct {
-	*kernel.Engine
-	allowLoopbackURLs                             bool
-	templateLatency                               time.Duration
-	uploadMonitorInterval, uploadOperationTimeout time.Duration
-	// ssvmSites are the networks the secondary storage VM routes to through
-	// the management network: secstorage.allowed.internal.sites as it was at
-	// start (templates_register.go).
-	ssvmSites []*net.IPNet
-}
-
-// transfersOf is the transferer a call's template commands start work on.
-func transfersOf(c *kernel.Call) *transferer { return c.Engine.Ext.(*transferer) }
 
 // New creates a simulator, loading Options.StatePath when it exists and
 // seeding a fresh zone otherwise.
@@ -123,10 +106,10 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, Engine: &kernel.Engine{Faults: kernel.NewFaultSet(opts.FaultSeed), Xfer: transfers.New(opts.StatePath),
 		JobLatency: opts.JobLatency, StatePath: opts.StatePath, Logger: opts.Logger,
 		Sessions: map[string]*kernel.Session{}, Timers: map[string]*time.Timer{}}}
-	s.transferer = &transferer{Engine: s.Engine, allowLoopbackURLs: opts.AllowLoopbackURLs,
-		templateLatency: opts.TemplateLatency, uploadMonitorInterval: opts.UploadMonitorInterval,
-		uploadOperationTimeout: opts.UploadOperationTimeout}
-	s.Ext = s.transferer
+	s.SSVM = &template.SSVM{Engine: s.Engine, AllowLoopbackURLs: opts.AllowLoopbackURLs,
+		TemplateLatency: opts.TemplateLatency, UploadMonitorInterval: opts.UploadMonitorInterval,
+		UploadOperationTimeout: opts.UploadOperationTimeout}
+	s.Ext = s.SSVM
 	if n := transfers.Sweep(s.Xfer.Base()); n > 0 {
 		s.Logf("removed %d image directories left by simulators that are gone", n)
 	}
@@ -138,8 +121,8 @@ func New(opts Options) (*Server, error) {
 	if err := s.loadOrSeed(); err != nil {
 		return nil, err
 	}
-	s.ssvmSites = internalSites(s.State.Setting(model.SettingInternalSites))
-	s.startUploadMonitor()
+	s.SSVMSites = template.InternalSites(s.State.Setting(model.SettingInternalSites))
+	s.StartUploadMonitor()
 	s.handler = s.routes()
 	s.startExpungeTask()
 	return s, nil
@@ -158,8 +141,8 @@ func (s *Server) loadOrSeed() error {
 		st = seedState(cmp.Or(s.opts.Hypervisor, model.DefaultHypervisor), s.opts.Empty, s.Now())
 	} else {
 		kernel.FailInterruptedJobs(st, s.Now())
-		failInterruptedTransfers(st)
-		seedTemplates(st, st.FirstZoneHypervisor(), s.Now())
+		template.FailInterruptedTransfers(st)
+		template.SeedTemplates(st, st.FirstZoneHypervisor(), s.Now())
 		if s.opts.Hypervisor != "" {
 			infrastructure.SetHypervisor(st, s.opts.Hypervisor)
 		}
@@ -209,7 +192,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/client/api", s.ServeAPI)
 	mux.HandleFunc("/client/api/", s.ServeAPI)
 	mux.Handle("/sim/", s.adminHandler())
-	mux.HandleFunc("/upload/", s.serveUpload)
+	mux.HandleFunc("/upload/", s.ServeUpload)
 	mux.Handle("/metadata/", s.metadataHandler())
 	return mux
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/identity"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/offering"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
 
 // seedState builds a fresh management server: the root admin, the OS types
@@ -16,8 +17,8 @@ func seedState(hypervisor string, empty bool, now time.Time) *model.State {
 	st := model.NewState()
 	st.ManagementServerID, _ = st.NewID(model.KindMgmtServer)
 	identity.SeedAccounts(st, now)
-	seedOSTypes(st)
-	seedTemplates(st, hypervisor, now)
+	template.SeedOSTypes(st)
+	template.SeedTemplates(st, hypervisor, now)
 	if !empty {
 		seedZone(st, hypervisor, now)
 		offering.SeedOfferings(st, now)

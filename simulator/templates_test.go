@@ -16,6 +16,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
 
 // imageServer serves template images on loopback, as a web server holding
@@ -401,7 +402,7 @@ func TestListTemplatesFiltersAndPaging(t *testing.T) {
 		}
 		return int(num(body["count"])), rows
 	}
-	builtin := builtinTemplateName + "@"
+	builtin := template.BuiltinTemplateName + "@"
 	check := func(params map[string]string, wantCount int, want ...string) {
 		t.Helper()
 		count, rows := list(params)
@@ -473,7 +474,7 @@ func TestTemplateJSONMatchesRecordedResponse(t *testing.T) {
 			t.Errorf("%q = %v (%s), recorded %v (%s)", k, got, jsonKind(got), want, jsonKind(want))
 		}
 	}
-	if row["name"] != builtinTemplateName || row["templatetype"] != "BUILTIN" || row["hypervisor"] != "XenServer" ||
+	if row["name"] != template.BuiltinTemplateName || row["templatetype"] != "BUILTIN" || row["hypervisor"] != "XenServer" ||
 		row["format"] != "VHD" || row["isready"] != true || row["status"] != "Download Complete" || row["account"] != "system" {
 		t.Fatalf("builtin template = %v", row)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
 
 // TestUpdateTemplateNameAndDisplayText: updateTemplate changes what it is
@@ -43,7 +44,7 @@ func TestUpdateTemplateNameAndDisplayText(t *testing.T) {
 
 	s.srv.Mu.Lock()
 	stored, _ := model.ByID(s.srv.State.Templates, up.Id)
-	stored.State = tsUploadAbandoned
+	stored.State = template.TsUploadAbandoned
 	s.srv.Mu.Unlock()
 	d := cs.Template.NewDeleteTemplateParams(up.Id)
 	if _, err := cs.Template.DeleteTemplate(d); err != nil {

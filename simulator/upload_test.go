@@ -19,6 +19,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
 
 // getUploadParams registers a template for upload through cloudstack-go.
@@ -196,7 +197,7 @@ func TestUploadRefusals(t *testing.T) {
 	expiredParams := func(up *cloudstack.GetUploadParamsForTemplateResponse) map[string]string {
 		past := time.Now().UTC().Add(-time.Minute).Format("2006-01-02T15:04:05.000Z07:00")
 		s.srv.Mu.Lock()
-		sig := uploadSignature(s.srv.State, up.Metadata+"https://"+strings.TrimPrefix(up.PostURL, "http://")+past)
+		sig := template.UploadSignature(s.srv.State, up.Metadata+"https://"+strings.TrimPrefix(up.PostURL, "http://")+past)
 		s.srv.Mu.Unlock()
 		return map[string]string{"X-signature": sig, "X-metadata": up.Metadata, "X-expires": past}
 	}

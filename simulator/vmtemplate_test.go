@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
 
 // testTemplateID is the template every deployVirtualMachine test deploys
@@ -11,7 +13,7 @@ func testTemplateID(t *testing.T, s *Server) string {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	for _, tpl := range s.State.Templates {
-		if tpl.Name == builtinTemplateName && tpl.Removed == nil {
+		if tpl.Name == template.BuiltinTemplateName && tpl.Removed == nil {
 			return tpl.ID
 		}
 	}

@@ -1,4 +1,4 @@
-package simulator
+package template
 
 import (
 	"slices"
@@ -17,7 +17,7 @@ const (
 	tsNotUploaded      = "NotUploaded"
 	tsUploadInProgress = "UploadInProgress"
 	tsUploadError      = "UploadError"
-	tsUploadAbandoned  = "UploadAbandoned"
+	TsUploadAbandoned  = "UploadAbandoned"
 )
 
 // Upload entity states on the SSVM (UploadEntity.Status).
@@ -30,16 +30,16 @@ const (
 // errorText is a value for TemplateCopy.ErrorString.
 func errorText(s string) *string { return &s }
 
-// builtinTemplateName is the stock simulator's builtin template.
-const builtinTemplateName = "CentOS 5.6(64-bit) no GUI (Simulator)"
+// BuiltinTemplateName is the stock simulator's builtin template.
+const BuiltinTemplateName = "CentOS 5.6(64-bit) no GUI (Simulator)"
 
 // firstUserTemplateID: CloudStack's templates table starts user templates at
 // 201; the builtin template is id 2.
 const firstUserTemplateID = 200
 
-// seedTemplates adds the builtin template, ready in every zone, unless the
+// SeedTemplates adds the builtin template, ready in every zone, unless the
 // state has it (a state file from before templates existed gets it too).
-func seedTemplates(st *model.State, hypervisor string, now time.Time) {
+func SeedTemplates(st *model.State, hypervisor string, now time.Time) {
 	for _, t := range st.Templates {
 		if t.Type == "BUILTIN" {
 			return
@@ -48,7 +48,7 @@ func seedTemplates(st *model.State, hypervisor string, now time.Time) {
 	st.Counters[model.KindTemplate] = max(st.Counters[model.KindTemplate], 1)
 	id, internal := st.NewID(model.KindTemplate)
 	st.Counters[model.KindTemplate] = max(st.Counters[model.KindTemplate], firstUserTemplateID)
-	t := &model.Template{ID: id, InternalID: internal, Name: builtinTemplateName, DisplayText: builtinTemplateName,
+	t := &model.Template{ID: id, InternalID: internal, Name: BuiltinTemplateName, DisplayText: BuiltinTemplateName,
 		Format: "VHD", Hypervisor: hypervisor, Type: "BUILTIN", State: tsActive, Public: true, Featured: true,
 		Extractable: true, RequiresHVM: true, CrossZones: true, Bits: 64, Created: now,
 		URL: "http://download.cloudstack.org/templates/builtin/centos56-x86_64.vhd.bz2"}

@@ -1,4 +1,4 @@
-package simulator
+package template
 
 import (
 	"crypto/hmac"
@@ -15,8 +15,8 @@ import (
 // maxUploadSizeGB is max.template.iso.size's default.
 const maxUploadSizeGB = 50
 
-// jodaTime is Joda's DateTime.toString() in UTC, the "expires" format.
-const jodaTime = "2006-01-02T15:04:05.000Z07:00"
+// JodaTime is Joda's DateTime.toString() in UTC, the "expires" format.
+const JodaTime = "2006-01-02T15:04:05.000Z07:00"
 
 // uploadMetadata is what the metadata blob carries to the upload receiver,
 // like CloudStack's TemplateOrVolumePostUploadCommand (which CloudStack also
@@ -88,13 +88,13 @@ func getUploadParamsForTemplate(c *kernel.Call) (any, error) {
 	postURL := "http://" + c.Host + "/upload/" + t.ID
 	// TemplateManagerImpl on GetUploadParamsForTemplateCmd: the parameters expire
 	// after upload.operation.timeout minutes, read now (the setting is dynamic).
-	expires := c.Engine.Now().Add(time.Duration(c.State.SettingInt(model.SettingUploadTimeout)) * time.Minute).Format(jodaTime)
+	expires := c.Engine.Now().Add(time.Duration(c.State.SettingInt(model.SettingUploadTimeout)) * time.Minute).Format(JodaTime)
 	meta, _ := json.Marshal(uploadMetadata{EntityUUID: t.ID, EntityID: t.InternalID, Name: t.Name,
 		ImageFormat: format, ZoneUUID: z.ID, Type: "TEMPLATE", MaxUploadSize: model.Itoa(maxUploadSizeGB)})
 	metadata := base64.StdEncoding.EncodeToString(meta)
 	return map[string]any{"getuploadparams": map[string]any{"id": t.ID, "postURL": postURL,
 		"metadata": metadata, "expires": expires,
-		"signature": uploadSignature(c.State, metadata+signedUploadURL(c.Host, t.ID)+expires)}}, nil
+		"signature": UploadSignature(c.State, metadata+signedUploadURL(c.Host, t.ID)+expires)}}, nil
 }
 
 // signedUploadURL is the URL an upload's signature covers:
@@ -102,9 +102,9 @@ func getUploadParamsForTemplate(c *kernel.Call) (any, error) {
 // header (the SSVM's web server proxies to the handler) + "/upload/" + uuid.
 func signedUploadURL(host, id string) string { return "https://" + host + "/upload/" + id }
 
-// uploadSignature is EncryptionUtil.generateSignature: Base64 HMAC-SHA1 with
+// UploadSignature is EncryptionUtil.generateSignature: Base64 HMAC-SHA1 with
 // the key the management server shares with the SSVMs.
-func uploadSignature(st *model.State, data string) string {
+func UploadSignature(st *model.State, data string) string {
 	mac := hmac.New(sha1.New, []byte(st.UploadKey))
 	mac.Write([]byte(data))
 	return base64.StdEncoding.EncodeToString(mac.Sum(nil))

@@ -1,4 +1,4 @@
-package simulator
+package template
 
 import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"

@@ -1,4 +1,4 @@
-package simulator
+package template
 
 import (
 	"slices"
@@ -100,7 +100,7 @@ func startCopies(c *kernel.Call, t *model.Template, source *model.TemplateCopy, 
 	progress := &copyProgress{pending: len(targets), done: make(chan struct{})}
 	for _, z := range targets {
 		name := z.Name
-		transfersOf(c).startCopy(t, source, z.ID, func(ok bool) {
+		ssvmOf(c).startCopy(t, source, z.ID, func(ok bool) {
 			progress.mu.Lock()
 			defer progress.mu.Unlock()
 			if !ok {

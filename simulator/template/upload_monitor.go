@@ -1,4 +1,4 @@
-package simulator
+package template
 
 import (
 	"context"
@@ -8,19 +8,19 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
-// startUploadMonitor is ImageStoreUploadMonitorImpl: configure() reads
+// StartUploadMonitor is ImageStoreUploadMonitorImpl: configure() reads
 // upload.monitoring.interval and upload.operation.timeout once, start()
 // schedules UploadStatusCheck with a fixed delay of the interval (the first
 // check one interval after start). Changing either setting later takes effect
 // at the next start, as in CloudStack. Options.UploadMonitorInterval and
 // UploadOperationTimeout give them finer than the settings' whole seconds and
 // minutes, for tests.
-func (s *transferer) startUploadMonitor() {
-	interval := s.uploadMonitorInterval
+func (s *SSVM) StartUploadMonitor() {
+	interval := s.UploadMonitorInterval
 	if interval <= 0 {
 		interval = time.Duration(s.State.SettingInt(model.SettingUploadInterval)) * time.Second
 	}
-	timeout := s.uploadOperationTimeout
+	timeout := s.UploadOperationTimeout
 	if timeout <= 0 {
 		timeout = time.Duration(s.State.SettingInt(model.SettingUploadTimeout)) * time.Minute
 	}
@@ -37,7 +37,7 @@ func (s *transferer) startUploadMonitor() {
 // checkUploads is UploadStatusCheck.runInContext for templates: every image
 // store copy of a template in state NotUploaded or UploadInProgress gets the
 // SSVM's answer about its upload entity.
-func (s *transferer) checkUploads(timeout time.Duration) {
+func (s *SSVM) checkUploads(timeout time.Duration) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	if s.Closed {
@@ -88,7 +88,7 @@ func handleTemplateStatusResponse(t *model.Template, cp *model.TemplateCopy, tim
 			return false
 		}
 		cp.DownloadState = model.DlAbandoned
-		t.State = tsUploadAbandoned // OperationTimeout
+		t.State = TsUploadAbandoned // OperationTimeout
 	}
 	return true
 }

@@ -1,4 +1,4 @@
-package simulator
+package template
 
 import (
 	"slices"
@@ -9,13 +9,13 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
-// osCatalogue is a realistic slice of CloudStack's guest OS table, by
+// OSCatalogue is a realistic slice of CloudStack's guest OS table, by
 // category (setup/db/create-schema.sql and the schema upgrades' guest_os
 // rows). "Other PV (32-bit)"/"Other PV (64-bit)" (guest_os 139/140) are the
 // XenServer PV types the earlier CloudStack CPIs default their os_type to.
-var osCatalogue = []struct {
-	category string
-	types    []string
+var OSCatalogue = []struct {
+	Category string
+	Types    []string
 }{
 	{"CentOS", []string{"CentOS 5.6 (64-bit)", "CentOS 7", "CentOS 8"}},
 	{"Debian", []string{"Debian GNU/Linux 11 (64-bit)", "Debian GNU/Linux 12 (64-bit)"}},
@@ -25,20 +25,22 @@ var osCatalogue = []struct {
 	{"Windows", []string{"Windows Server 2022 (64-bit)"}},
 }
 
-func seedOSTypes(st *model.State) {
-	for _, cat := range osCatalogue {
+// SeedOSTypes fills the guest OS categories and types of the catalogue, as
+// create-schema.sql and the upgrades insert them.
+func SeedOSTypes(st *model.State) {
+	for _, cat := range OSCatalogue {
 		cid, cint := st.NewID(model.KindOSCategory)
-		st.OSCategories = append(st.OSCategories, &model.OSCategory{ID: cid, InternalID: cint, Name: cat.category,
-			Featured: cat.category != "Other"})
-		for _, desc := range cat.types {
+		st.OSCategories = append(st.OSCategories, &model.OSCategory{ID: cid, InternalID: cint, Name: cat.Category,
+			Featured: cat.Category != "Other"})
+		for _, desc := range cat.Types {
 			id, internal := st.NewID(model.KindOSType)
 			st.OSTypes = append(st.OSTypes, &model.OSType{ID: id, InternalID: internal, Description: desc, CategoryID: cid})
 		}
 	}
 }
 
-// osTypeCommands are the commands of ostypes.go (registerCommands).
-func osTypeCommands() []kernel.Command {
+// oSTypeCommands are the commands of ostypes.go (registerCommands).
+func oSTypeCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "listOsTypes", IDKind: model.KindOSType, Sync: listOsTypes},
 		{Name: "listOsCategories", IDKind: model.KindOSCategory, Sync: listOsCategories},

@@ -1,4 +1,4 @@
-package simulator
+package template
 
 import (
 	"context"
@@ -125,7 +125,7 @@ func registerTemplate(c *kernel.Call) (any, error) {
 	if strings.Contains(strings.ToLower(rawURL), "file://") {
 		return nil, kernel.ParamError("File:// type urls are currently unsupported")
 	}
-	if err := transfersOf(c).validateTemplateURL(format, rawURL); err != nil {
+	if err := ssvmOf(c).validateTemplateURL(format, rawURL); err != nil {
 		return nil, err
 	}
 	hv := model.HypervisorType(hvParam)
@@ -159,7 +159,7 @@ func registerTemplate(c *kernel.Call) (any, error) {
 	c.State.Templates = append(c.State.Templates, t)
 	c.Changed()
 	for _, z := range zones {
-		transfersOf(c).startDownload(t, z.ID)
+		ssvmOf(c).startDownload(t, z.ID)
 	}
 	return kernel.ListBody("template", len(rows), rows), nil
 }
@@ -221,7 +221,7 @@ func pathHasExtension(lowerPath string, bases []string) bool {
 // whose path ends in an extension of the format. Errors are
 // IllegalArgumentExceptions: 431 with cserrorcode 9999. Departure: with
 // AllowLoopbackURLs loopback hosts pass, for tests serving images locally.
-func (s *transferer) validateTemplateURL(format, rawURL string) *kernel.APIError {
+func (s *SSVM) validateTemplateURL(format, rawURL string) *kernel.APIError {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return kernel.ServerParamError("Invalid URL: %s", rawURL)
@@ -250,7 +250,7 @@ func (s *transferer) validateTemplateURL(format, rawURL string) *kernel.APIError
 		}
 	}
 	switch {
-	case ip.IsLoopback() && s.allowLoopbackURLs && host != "":
+	case ip.IsLoopback() && s.AllowLoopbackURLs && host != "":
 	case ip.IsUnspecified() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsLoopback() || ip.IsMulticast():
 		return kernel.ServerParamError("Illegal host specified in url")
 	}
@@ -271,11 +271,11 @@ func (s *transferer) validateTemplateURL(format, rawURL string) *kernel.APIError
 	return nil
 }
 
-// internalSites parses secstorage.allowed.internal.sites as
+// InternalSites parses secstorage.allowed.internal.sites as
 // SecondaryStorageManagerImpl.generateVMSetupCommand hands it to the SSVM
 // (comma-separated CIDRs or addresses), leaving out 0.0.0.0 sites, which the
 // setting's description says are not valid.
-func internalSites(value string) []*net.IPNet {
+func InternalSites(value string) []*net.IPNet {
 	var nets []*net.IPNet
 	for _, site := range strings.Split(value, ",") {
 		site = strings.TrimSpace(site)
@@ -290,7 +290,7 @@ func internalSites(value string) []*net.IPNet {
 	return nets
 }
 
-// ssvmUnreachable is the error of a download the SSVM cannot route: it
+// SSVMUnreachable is the error of a download the SSVM cannot route: it
 // reaches a site-local (RFC 1918) host only through the routes
 // NfsSecondaryStorageResource adds on SecStorageVMSetupCommand for the
 // internal sites; any other goes out of its public interface and gets no
@@ -299,7 +299,7 @@ func internalSites(value string) []*net.IPNet {
 // timeout ends it, java.net.ConnectException). "" when the download can go
 // ahead. Departures: the simulator does not try the connection, and fails at
 // once rather than after the kernel's two minutes or so.
-func (s *transferer) ssvmUnreachable(rawURL string) string {
+func (s *SSVM) SSVMUnreachable(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return ""
@@ -317,7 +317,7 @@ func (s *transferer) ssvmUnreachable(rawURL string) string {
 	if ip = ip.To4(); ip == nil || !ip.IsPrivate() {
 		return ""
 	}
-	for _, n := range s.ssvmSites {
+	for _, n := range s.SSVMSites {
 		if n.Contains(ip) {
 			return ""
 		}

@@ -1,4 +1,4 @@
-package simulator
+package template
 
 import (
 	"context"
@@ -24,11 +24,11 @@ type uploadRefusal struct {
 	text   string
 }
 
-// serveUpload is the SSVM's POST upload receiver (HttpUploadServerHandler,
+// ServeUpload is the SSVM's POST upload receiver (HttpUploadServerHandler,
 // NfsPostUploadRequestValidationService, NfsSecondaryStorageResource).
 // It needs no API signature: the signed headers from
 // getUploadParamsForTemplate authorise it. The file is streamed to disk.
-func (s *transferer) serveUpload(w http.ResponseWriter, r *http.Request) {
+func (s *SSVM) ServeUpload(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := strings.TrimPrefix(r.URL.Path, "/upload/")
 	status, text, lost := s.uploadFault(r, id)
@@ -59,7 +59,7 @@ func (s *transferer) serveUpload(w http.ResponseWriter, r *http.Request) {
 // returns 0 when no rule fires, and whether the answer is to be lost after
 // the upload is received. A client that goes away during the delay leaves
 // the SSVM with no upload entity, as if it never POSTed.
-func (s *transferer) uploadFault(r *http.Request, id string) (int, string, bool) {
+func (s *SSVM) uploadFault(r *http.Request, id string) (int, string, bool) {
 	f := s.Faults.Match("upload")
 	if f == nil {
 		return 0, "", false
@@ -81,7 +81,7 @@ func (s *transferer) uploadFault(r *http.Request, id string) (int, string, bool)
 	return reply.Status, reply.Raw, false
 }
 
-func (s *transferer) receiveUpload(r *http.Request, id string) (int, string) {
+func (s *SSVM) receiveUpload(r *http.Request, id string) (int, string) {
 	if r.Method != http.MethodPost {
 		return http.StatusBadRequest, "only post requests are allowed"
 	}
@@ -105,7 +105,7 @@ func (s *transferer) receiveUpload(r *http.Request, id string) (int, string) {
 // admitUpload runs the checks made before any byte is read; failures after
 // the header check mark the upload failed, as updateStateMapWithError does.
 // It returns the template and zone ids.
-func (s *transferer) admitUpload(r *http.Request, id string) (string, string, *uploadRefusal) {
+func (s *SSVM) admitUpload(r *http.Request, id string) (string, string, *uploadRefusal) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	defer s.Persist()
@@ -140,7 +140,7 @@ type badUpload struct {
 // checkUploadRequest is the header checks: the compulsory fields, a
 // content length, the signature, the expiry and the metadata naming this
 // template. The caller holds the state lock.
-func (s *transferer) checkUploadRequest(r *http.Request, id string) (uploadMetadata, *badUpload) {
+func (s *SSVM) checkUploadRequest(r *http.Request, id string) (uploadMetadata, *badUpload) {
 	var meta uploadMetadata
 	signature, metadata, expires := r.Header.Get("X-Signature"), r.Header.Get("X-Metadata"), r.Header.Get("X-Expires")
 	// HttpUploadServerHandler reads x-forwarded-host; a client POSTing to
@@ -155,7 +155,7 @@ func (s *transferer) checkUploadRequest(r *http.Request, id string) (uploadMetad
 	if r.ContentLength <= 0 {
 		return meta, &badUpload{"content length is not set in the request or has invalid value.", false}
 	}
-	want := uploadSignature(s.State, metadata+signedUploadURL(host, id)+expires)
+	want := UploadSignature(s.State, metadata+signedUploadURL(host, id)+expires)
 	if subtle.ConstantTimeCompare([]byte(want), []byte(signature)) != 1 {
 		return meta, &badUpload{"signature validation failed.", true}
 	}
@@ -176,7 +176,7 @@ func (s *transferer) checkUploadRequest(r *http.Request, id string) (uploadMetad
 // uploadCopy is the template copy the one-time URL was made for, when it
 // is still unused and the content fits maxUploadSizeGB (a larger one marks
 // the upload failed); otherwise the refusal's text.
-func (s *transferer) uploadCopy(r *http.Request, id string, meta uploadMetadata) (*model.Template, *model.TemplateCopy, string) {
+func (s *SSVM) uploadCopy(r *http.Request, id string, meta uploadMetadata) (*model.Template, *model.TemplateCopy, string) {
 	t, _ := model.ByID(s.State.Templates, id)
 	var cp *model.TemplateCopy
 	if t != nil && t.Removed == nil {
@@ -199,7 +199,7 @@ func (s *transferer) uploadCopy(r *http.Request, id string, meta uploadMetadata)
 // poisonUpload marks a template's pending upload failed on the SSVM
 // (NfsSecondaryStorageResource.updateStateMapWithError); the upload monitor
 // reports it. The caller holds the state lock.
-func (s *transferer) poisonUpload(id string) {
+func (s *SSVM) poisonUpload(id string) {
 	t, _ := model.ByID(s.State.Templates, id)
 	if t == nil || t.Removed != nil || !t.PostUpload {
 		return
@@ -213,13 +213,13 @@ func (s *transferer) poisonUpload(id string) {
 }
 
 // uploadFailed records on the SSVM that an admitted upload failed.
-func (s *transferer) uploadFailed(templateID, zoneID string) {
+func (s *SSVM) uploadFailed(templateID, zoneID string) {
 	s.withCopy(templateID, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) { cp.UploadState = uploadError })
 }
 
 // storeUpload streams the multipart body's file part to dst and returns the
 // part's file name.
-func (s *transferer) storeUpload(r *http.Request, templateID, zoneID, dst string) (string, *uploadRefusal) {
+func (s *SSVM) storeUpload(r *http.Request, templateID, zoneID, dst string) (string, *uploadRefusal) {
 	fail := func(status int, text string) (string, *uploadRefusal) {
 		s.uploadFailed(templateID, zoneID)
 		return "", &uploadRefusal{status, text}
@@ -250,7 +250,7 @@ func (s *transferer) storeUpload(r *http.Request, templateID, zoneID, dst string
 
 // writeUpload copies the file part to disk, recording the percentage of the
 // request body received.
-func (s *transferer) writeUpload(ctx context.Context, part io.Reader, dst string, total int64, templateID, zoneID string) error {
+func (s *SSVM) writeUpload(ctx context.Context, part io.Reader, dst string, total int64, templateID, zoneID string) error {
 	f, err := os.Create(dst)
 	if err != nil {
 		return err
@@ -281,7 +281,7 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 // installUpload checks the received file like the SSVM (the file type
 // against the file name, then against the selected format, then the install
 // script's checks) and, when it passes, makes the template ready.
-func (s *transferer) installUpload(templateID, zoneID, file, filename string) (int, string) {
+func (s *SSVM) installUpload(templateID, zoneID, file, filename string) (int, string) {
 	fail := func(status int, text string) (int, string) {
 		s.uploadFailed(templateID, zoneID)
 		_ = os.Remove(file)

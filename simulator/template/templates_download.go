@@ -1,4 +1,4 @@
-package simulator
+package template
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // withCopy runs fn on a template copy under the state lock, unless the
 // simulator closed or the copy went away (deleted template or zone copy); it
 // reports whether fn ran. persist saves the state afterwards.
-func (s *transferer) withCopy(templateID, zoneID string, persist bool, fn func(t *model.Template, cp *model.TemplateCopy)) bool {
+func (s *SSVM) withCopy(templateID, zoneID string, persist bool, fn func(t *model.Template, cp *model.TemplateCopy)) bool {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	if s.Closed {
@@ -41,7 +41,7 @@ func (s *transferer) withCopy(templateID, zoneID string, persist bool, fn func(t
 
 // failCopy records a download or copy error as the SSVM reports it: the copy
 // is not ready and its status shows the error text.
-func (s *transferer) failCopy(templateID, zoneID, text string) {
+func (s *SSVM) failCopy(templateID, zoneID, text string) {
 	s.withCopy(templateID, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) {
 		cp.DownloadState, cp.ErrorString = model.DlError, errorText(text)
 	})
@@ -50,7 +50,7 @@ func (s *transferer) failCopy(templateID, zoneID, text string) {
 
 // startDownload queues the secondary storage VM's download of a registered
 // template into one zone. The caller holds the state lock.
-func (s *transferer) startDownload(t *model.Template, zoneID string) {
+func (s *SSVM) startDownload(t *model.Template, zoneID string) {
 	id, url, format := t.ID, t.URL, t.Format
 	s.Xfer.Start(transfers.Key(id, zoneID), func(ctx context.Context) {
 		s.download(ctx, id, zoneID, url, format)
@@ -68,11 +68,11 @@ var downloadClient = &http.Client{
 
 // download does what the SSVM does with a registered URL: find the size,
 // fetch the bytes reporting progress, check the content, install.
-func (s *transferer) download(ctx context.Context, id, zoneID, url, format string) {
-	if !transfers.Pause(ctx, s.templateLatency) {
+func (s *SSVM) download(ctx context.Context, id, zoneID, url, format string) {
+	if !transfers.Pause(ctx, s.TemplateLatency) {
 		return
 	}
-	if text := s.ssvmUnreachable(url); text != "" {
+	if text := s.SSVMUnreachable(url); text != "" {
 		s.failCopy(id, zoneID, text)
 		return
 	}
@@ -106,12 +106,12 @@ func (s *transferer) download(ctx context.Context, id, zoneID, url, format strin
 
 // install is the SSVM's post-download step: the copy shows "Installing
 // Template" while the image is checked, then becomes ready.
-func (s *transferer) install(ctx context.Context, id, zoneID, file, url, format string) {
+func (s *SSVM) install(ctx context.Context, id, zoneID, file, url, format string) {
 	if !s.withCopy(id, zoneID, true, func(t *model.Template, cp *model.TemplateCopy) { cp.Percent = 100 }) {
 		_ = os.Remove(file)
 		return
 	}
-	if !transfers.Pause(ctx, s.templateLatency) {
+	if !transfers.Pause(ctx, s.TemplateLatency) {
 		return
 	}
 	uriPath := urlPath(url)
@@ -160,7 +160,7 @@ func remoteSize(ctx context.Context, url string) (int64, error) {
 }
 
 // fetch GETs the image into dst, recording the download percentage.
-func (s *transferer) fetch(ctx context.Context, id, zoneID, url, dst string, size int64) error {
+func (s *SSVM) fetch(ctx context.Context, id, zoneID, url, dst string, size int64) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
@@ -231,7 +231,7 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 // copyTemplate does: the destination copy shows "n% Downloaded" while the
 // bytes move, "Installing Template", then "Download Complete". done is told
 // whether the copy succeeded. The caller holds the state lock.
-func (s *transferer) startCopy(t *model.Template, from *model.TemplateCopy, toZone string, done func(ok bool)) bool {
+func (s *SSVM) startCopy(t *model.Template, from *model.TemplateCopy, toZone string, done func(ok bool)) bool {
 	id, srcZone, size, physical := t.ID, from.ZoneID, from.Size, from.PhysicalSize
 	return s.Xfer.Start(transfers.Key(id, toZone), func(ctx context.Context) {
 		ok := s.copyImage(ctx, id, srcZone, toZone, size, physical)
@@ -239,14 +239,14 @@ func (s *transferer) startCopy(t *model.Template, from *model.TemplateCopy, toZo
 	})
 }
 
-func (s *transferer) copyImage(ctx context.Context, id, srcZone, dstZone string, size, physical int64) bool {
+func (s *SSVM) copyImage(ctx context.Context, id, srcZone, dstZone string, size, physical int64) bool {
 	fail := func(text string) bool {
 		if ctx.Err() == nil {
 			s.failCopy(id, dstZone, text)
 		}
 		return false
 	}
-	if !transfers.Pause(ctx, s.templateLatency) {
+	if !transfers.Pause(ctx, s.TemplateLatency) {
 		return false
 	}
 	if !s.withCopy(id, dstZone, true, func(t *model.Template, cp *model.TemplateCopy) {
@@ -270,7 +270,7 @@ func (s *transferer) copyImage(ctx context.Context, id, srcZone, dstZone string,
 		// no bytes on disk (the builtin template, or images of a previous
 		// run): the copy only takes time
 		for _, pct := range []int{25, 50, 75, 100} {
-			if !transfers.Pause(ctx, s.templateLatency/4) {
+			if !transfers.Pause(ctx, s.TemplateLatency/4) {
 				return false
 			}
 			report(pct)
@@ -280,7 +280,7 @@ func (s *transferer) copyImage(ctx context.Context, id, srcZone, dstZone string,
 		s.Xfer.RemoveImage(id, dstZone)
 		return false
 	}
-	if !transfers.Pause(ctx, s.templateLatency) {
+	if !transfers.Pause(ctx, s.TemplateLatency) {
 		return false
 	}
 	return s.withCopy(id, dstZone, true, func(t *model.Template, cp *model.TemplateCopy) {
@@ -311,13 +311,13 @@ func copyFile(src, dst string, report func(int)) error {
 	return err
 }
 
-// failInterruptedTransfers marks downloads a previous run left unfinished
+// FailInterruptedTransfers marks downloads a previous run left unfinished
 // as failed: their bytes went with that run's image directory. The SSVM's
 // upload entities lived in its memory, so after a restart its answer to the
 // upload monitor is UNKNOWN for every pending upload
 // (ImageStoreUploadMonitorImpl then abandons a NotUploaded template after
 // upload.operation.timeout and leaves an UploadInProgress one as it is).
-func failInterruptedTransfers(st *model.State) {
+func FailInterruptedTransfers(st *model.State) {
 	for _, t := range st.Templates {
 		if t.Removed != nil {
 			continue
