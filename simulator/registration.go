@@ -32,7 +32,7 @@ func registerCommands() {
 			// identity (api/command/{user,admin}/account, user, domain, ssh)
 			identity.Commands(),
 			// discovery (listApis)
-			discoveryCommands(),
+			kernel.DiscoveryCommands(),
 			// infrastructure (zone, pod, cluster, host, storage, config)
 			infrastructure.Commands(),
 			// offering

@@ -1,15 +1,15 @@
-package simulator
+package kernel
 
 import (
 	"encoding/json"
 
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
-// discoveryCommands are the commands of discovery.go (registerCommands).
-func discoveryCommands() []kernel.Command {
-	return []kernel.Command{{Name: "listApis", Sync: listApis}}
+// DiscoveryCommands are the API discovery commands (api/command/user/discovery),
+// which the kernel answers from the schema.
+func DiscoveryCommands() []Command {
+	return []Command{{Name: "listApis", Sync: listApis}}
 }
 
 // listApis is ApiDiscoveryServiceImpl.listApis answered from the 4.22 schema
@@ -19,16 +19,16 @@ func discoveryCommands() []kernel.Command {
 // (getApisAllowedToUser); departure: those are only among the commands the
 // simulator implements (rolePermissions), where CloudStack lists every API
 // the role may call. Parameters authorized per role are not filtered.
-func listApis(c *kernel.Call) (any, error) {
+func listApis(c *Call) (any, error) {
 	var apis []json.RawMessage
 	name := c.Params.Get("name")
 	for _, api := range schema.All() {
-		if (name == "" || api.Name == name) && kernel.RoleAllows(c.Account, api.Name) {
+		if (name == "" || api.Name == name) && RoleAllows(c.Account, api.Name) {
 			apis = append(apis, api.Raw)
 		}
 	}
 	if len(apis) == 0 {
-		return nil, &kernel.APIError{Code: kernel.CodeInternalError, CSCode: kernel.CsServerAPIException,
+		return nil, &APIError{Code: CodeInternalError, CSCode: CsServerAPIException,
 			Text: "Api Discovery plugin was unable to find an api by that name or process any apis"}
 	}
 	return map[string]any{"count": len(apis), "api": apis}, nil
