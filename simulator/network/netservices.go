@@ -138,3 +138,14 @@ func sharedOfferingWithServices(o *model.NetworkOffering) bool {
 	return o != nil && o.GuestType == "Shared" && slices.ContainsFunc(
 		[]string{"SourceNat", "StaticNat", "Firewall", "PortForwarding", "Lb"}, o.Has)
 }
+
+// Provides is NetworkModelImpl.areServicesSupportedByNetworkOffering
+// for one service: the network's offering lists it.
+func Provides(st *model.State, n *model.Network, service string) bool {
+	o := st.NetworkOffering(n.OfferingID)
+	if o == nil {
+		return false
+	}
+	_, ok := o.Services[service]
+	return ok
+}

@@ -250,8 +250,8 @@ func snapshotInternalID(s *model.Snapshot, id string) string {
 
 // customSizeInRange is VolumeApiServiceImpl.validateCustomDiskOfferingSizeRange.
 func customSizeInRange(gb int64) error {
-	if gb < CustomDiskMinSizeGB || gb > CustomDiskMaxSizeGB {
-		return kernel.ParamError("Volume size: %d GB is out of allowed range. Min: %d. Max: %d", gb, CustomDiskMinSizeGB, CustomDiskMaxSizeGB)
+	if gb < model.CustomDiskMinSizeGB || gb > model.CustomDiskMaxSizeGB {
+		return kernel.ParamError("Volume size: %d GB is out of allowed range. Min: %d. Max: %d", gb, model.CustomDiskMinSizeGB, model.CustomDiskMaxSizeGB)
 	}
 	return nil
 }

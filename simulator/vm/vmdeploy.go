@@ -9,7 +9,6 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -169,10 +168,10 @@ func createDeployedVM(c *kernel.Call, d *deployPlan) *model.VirtualMachine {
 	id, internal := c.State.NewID(model.KindVM)
 	name := d.name
 	if name == "" {
-		name = storage.InstanceNameSuffix + "-" + id // generateHostName: instance.name + "-" + uuid
+		name = model.InstanceNameSuffix + "-" + id // generateHostName: instance.name + "-" + uuid
 	}
 	vm := &model.VirtualMachine{ID: id, InternalID: internal, Name: name, DisplayName: model.FirstNonEmpty(p.Get("displayname"), name),
-		InstanceName: fmt.Sprintf("i-%d-%d-%s", c.Account.InternalID, internal, storage.InstanceNameSuffix), State: model.VMStopped,
+		InstanceName: fmt.Sprintf("i-%d-%d-%s", c.Account.InternalID, internal, model.InstanceNameSuffix), State: model.VMStopped,
 		ZoneID: d.zone.ID, TemplateID: strings.ToLower(p.Get("templateid")), OSTypeID: d.tmpl.osTypeID,
 		ServiceOfferingID: d.offering.ID, AccountID: c.Account.ID, UserID: c.User.ID, Hypervisor: d.tmpl.hypervisor,
 		CPUNumber: d.cpu, CPUSpeed: d.speed, Memory: d.mem, PasswordEnabled: d.tmpl.passwordEnabled, KeyPairs: d.keyNames,
@@ -200,7 +199,7 @@ func createDeployedVM(c *kernel.Call, d *deployPlan) *model.VirtualMachine {
 func deployJob(c *kernel.Call, vm *model.VirtualMachine, passwordEnabled bool) *kernel.AsyncJob {
 	password := ""
 	if passwordEnabled {
-		password = randomPassword(storage.VMPasswordLength)
+		password = randomPassword(model.VMPasswordLength)
 	}
 	startVM, hostID := c.Params.Bool("startvm", true), c.Params.Get("hostid")
 	return &kernel.AsyncJob{InstanceType: "VirtualMachine", InstanceID: vm.ID, Created: true,

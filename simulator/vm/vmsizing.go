@@ -7,7 +7,6 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/offering"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 )
 
 // The compute and disk sizes of a VM being deployed: the offering's, or the
@@ -71,10 +70,10 @@ func validateCustomParameters(o *model.ServiceOffering, details map[string]strin
 		key, label  string
 		lo, hi, cap int
 	}{
-		{o.CPUNumber, "cpuNumber", "cpu cores", o.Limit("mincpunumber", 1), o.Limit("maxcpunumber", storage.CustomParameterLimit), offering.OfferingMaxCPUCores},
+		{o.CPUNumber, "cpuNumber", "cpu cores", o.Limit("mincpunumber", 1), o.Limit("maxcpunumber", model.CustomParameterLimit), offering.OfferingMaxCPUCores},
 		// isCustomCpuSpeedSupported is false once the offering has a speed.
-		{o.CPUSpeed, "cpuSpeed", "cpu speed", 1, storage.CustomParameterLimit, 0},
-		{o.Memory, "memory", "memory", o.Limit("minmemory", 32), o.Limit("maxmemory", storage.CustomParameterLimit), offering.OfferingMaxRAMSize},
+		{o.CPUSpeed, "cpuSpeed", "cpu speed", 1, model.CustomParameterLimit, 0},
+		{o.Memory, "memory", "memory", o.Limit("minmemory", 32), o.Limit("maxmemory", model.CustomParameterLimit), offering.OfferingMaxRAMSize},
 	} {
 		_, given := details[v.key]
 		switch {
@@ -124,9 +123,9 @@ func deployDataDisk(c *kernel.Call) (*model.DiskOffering, int64, error) {
 		return nil, 0, kernel.ParamError("This disk offering requires a custom size specified")
 	}
 	size := p.Int("size", 0)
-	if size < storage.CustomDiskMinSizeGB || size > storage.CustomDiskMaxSizeGB {
+	if size < model.CustomDiskMinSizeGB || size > model.CustomDiskMaxSizeGB {
 		return nil, 0, kernel.ParamError("VM Creation failed. Volume size: %dGB is out of allowed range. Max: %d Min:%d",
-			size, storage.CustomDiskMaxSizeGB, storage.CustomDiskMinSizeGB)
+			size, model.CustomDiskMaxSizeGB, model.CustomDiskMinSizeGB)
 	}
 	return o, size << 30, nil
 }

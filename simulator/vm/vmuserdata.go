@@ -10,7 +10,6 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
 )
 
 // ValidateUserData is UserDataManagerImpl.validateUserData for a POST
@@ -32,7 +31,7 @@ func ValidateUserData(st *model.State, ud string) (string, error) {
 	if !isBase64(ud) {
 		return "", kernel.ParamError("User data is not base64 encoded")
 	}
-	if len(ud) >= storage.UserDataMaxPOST {
+	if len(ud) >= model.UserDataMaxPOST {
 		return "", kernel.ParamError("User data is too long for an http POST request")
 	}
 	if maxLen := st.SettingInt(model.SettingUserDataMaxLen); len(ud) > maxLen {
