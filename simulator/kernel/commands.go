@@ -50,7 +50,7 @@ type Command struct {
 
 // Registered maps canonical command names to their implementation, as
 // ApiServer's s_apiNameCmdClassMap maps a command name to its class.
-// Families fill it from init functions through register.
+// The simulator's registration fills it from each family's Commands().
 var Registered = map[string]Command{}
 
 // Register adds command implementations. It panics on programming errors

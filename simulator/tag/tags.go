@@ -16,9 +16,9 @@ const maxTagLength = 255
 // returns its owner account.
 type taggable func(st *model.State, id string) (accountID string, ok bool)
 
-// taggables are the resource types createTags can find; families register
-// theirs from init functions. MERGE: the templates family registers
-// "Template" here (and "ISO"/"Snapshot" when they exist).
+// taggables are the resource types createTags can find; the simulator's
+// registration adds each family's (UserVm, Volume, Snapshot, Template,
+// PublicIpAddress, FirewallRule, LoadBalancer, SecurityGroup).
 var taggables = map[string]taggable{}
 
 // RegisterTaggable makes a resource type taggable: find says which account
