@@ -7,7 +7,6 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/vm"
 )
 
@@ -124,7 +123,7 @@ func vmMetadata(st *model.State, vm *model.VirtualMachine) [][2]string {
 	}
 	add("local-ipv4", guestIP)
 	publicIP, publicHost := guestIP, ""
-	if ip := views.StaticNATOf(st, vm.ID); ip != nil {
+	if ip := model.StaticNATOf(st, vm.ID); ip != nil {
 		publicIP, publicHost = ip.Address, ip.Address
 	}
 	add("public-ipv4", publicIP)

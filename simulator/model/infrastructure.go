@@ -120,3 +120,14 @@ type ImageStore struct {
 
 // UUID is the row's UUID, the key ByID finds it by.
 func (s *ImageStore) UUID() string { return s.ID }
+
+// Allocation sums what the VMs placed on a host use.
+func Allocation(st *State, hostID string) (cpuMHz, memBytes int64) {
+	for _, vm := range st.VMs {
+		if vm.HostID == hostID && vm.UsesHost() {
+			cpuMHz += int64(vm.CPUNumber) * int64(vm.CPUSpeed)
+			memBytes += int64(vm.Memory) << 20
+		}
+	}
+	return cpuMHz, memBytes
+}

@@ -246,3 +246,13 @@ func PhysicalNetworksWithTraffic(st *State, zoneID, typ string) []*PhysicalNetwo
 	}
 	return out
 }
+
+// StaticNATOf is the public address static-NATed to a VM, if any.
+func StaticNATOf(st *State, vmID string) *PublicIP {
+	for _, ip := range st.PublicIPs {
+		if ip.StaticNAT && strings.EqualFold(ip.VMID, vmID) {
+			return ip
+		}
+	}
+	return nil
+}

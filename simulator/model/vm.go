@@ -131,3 +131,14 @@ type AffinityGroup struct {
 
 // UUID is the row's UUID, the key ByID finds it by.
 func (g *AffinityGroup) UUID() string { return g.ID }
+
+// Members are a group's VMs that are not expunged.
+func Members(st *State, g *AffinityGroup) []*VirtualMachine {
+	var out []*VirtualMachine
+	for _, vm := range st.VMs {
+		if vm.Removed == nil && ContainsFold(vm.AffinityGroupIDs, g.ID) {
+			out = append(out, vm)
+		}
+	}
+	return out
+}

@@ -6,7 +6,6 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/tag"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // Network rules share CloudStack's firewall_rules table: firewall, static
@@ -198,7 +197,7 @@ func disableStaticNATRules(c *kernel.Call, ip *model.PublicIP) {
 // balancer (LoadBalancingRulesManagerImpl.removeVmFromLoadBalancers, the
 // rules themselves stay) and static NAT to it is disabled.
 func CleanupVMRules(c *kernel.Call, vm *model.VirtualMachine) {
-	if ip := views.StaticNATOf(c.State, vm.ID); ip != nil {
+	if ip := model.StaticNATOf(c.State, vm.ID); ip != nil {
 		for _, r := range rulesOnIP(c.State, ip.ID, model.PurposeStaticNat) {
 			if fw := relatedRuleOf(c.State, r.ID); fw != nil {
 				fw.State = model.RuleRevoke

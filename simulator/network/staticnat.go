@@ -6,7 +6,6 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // staticNATCommands are the commands of staticnat.go (registerCommands).
@@ -97,7 +96,7 @@ func ipReadyForStaticNat(st *model.State, ip *model.PublicIP, vm *model.VirtualM
 			Text: fmt.Sprintf("Failed to enable static for the ip address %s and vm id=%d as it's already assigned to antoher vm",
 				ipString(st, ip), vm.InternalID)}
 	}
-	if old := views.StaticNATOf(st, vm.ID); old != nil && old.VMIP == dstIP {
+	if old := model.StaticNATOf(st, vm.ID); old != nil && old.VMIP == dstIP {
 		return kernel.ParamError("Failed to enable static nat on the  ip %s with Id %s as the vm %s with Id %s is already associated with another public ip %s with id %s",
 			ip.Address, ip.ID, vm.InstanceName, vm.ID, old.Address, old.ID)
 	}

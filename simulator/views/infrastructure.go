@@ -71,22 +71,11 @@ func hypervisorVersion(hv string) string {
 	return CloudStackVersion
 }
 
-// Allocation sums what the VMs placed on a host use.
-func Allocation(st *model.State, hostID string) (cpuMHz, memBytes int64) {
-	for _, vm := range st.VMs {
-		if vm.HostID == hostID && vm.UsesHost() {
-			cpuMHz += int64(vm.CPUNumber) * int64(vm.CPUSpeed)
-			memBytes += int64(vm.Memory) << 20
-		}
-	}
-	return cpuMHz, memBytes
-}
-
 // HostView is the HostResponse of HostJoinDaoImpl.newHostResponse (not
 // re-read): capacity from the VMs placed on the host, overcommit 1.0.
 func HostView(c *kernel.Call, h *model.Host) map[string]any {
 	z, p, cl := c.State.Zone(h.ZoneID), c.State.Pod(h.PodID), c.State.Cluster(h.ClusterID)
-	cpu, mem := Allocation(c.State, h.ID)
+	cpu, mem := model.Allocation(c.State, h.ID)
 	totalCPU := int64(h.CPUNumber) * h.CPUSpeed
 	return map[string]any{"id": h.ID, "name": h.Name, "type": "Routing", "state": h.State,
 		"resourcestate": h.ResourceState, "ipaddress": h.IPAddress, "hypervisor": h.Hypervisor,

@@ -2,7 +2,6 @@ package views
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
@@ -124,16 +123,6 @@ func VRElementView(c *kernel.Call, e *model.VirtualRouterElement) map[string]any
 	admin := c.State.Accounts[0]
 	return map[string]any{"id": e.ID, "nspid": e.NSPID, "enabled": e.Enabled, "account": admin.Name,
 		"domainid": root.ID, "domain": root.Name, "domainpath": root.DisplayPath()}
-}
-
-// StaticNATOf is the public address static-NATed to a VM, if any.
-func StaticNATOf(st *model.State, vmID string) *model.PublicIP {
-	for _, ip := range st.PublicIPs {
-		if ip.StaticNAT && strings.EqualFold(ip.VMID, vmID) {
-			return ip
-		}
-	}
-	return nil
 }
 
 // PublicIPView is ApiResponseHelper.createIPAddressResponse.

@@ -65,7 +65,7 @@ func addVMRefs(c *kernel.Call, v map[string]any, vm *model.VirtualMachine) {
 	if len(vm.NICs) > 0 {
 		v["ipaddress"] = vm.NICs[0].IPAddress
 	}
-	if ip := StaticNATOf(c.State, vm.ID); ip != nil {
+	if ip := model.StaticNATOf(c.State, vm.ID); ip != nil {
 		v["publicip"], v["publicipid"] = ip.Address, ip.ID
 	}
 }
@@ -148,21 +148,10 @@ func addOwner(c *kernel.Call, v map[string]any, accountID string) {
 	}
 }
 
-// Members are a group's VMs that are not expunged.
-func Members(st *model.State, g *model.AffinityGroup) []*model.VirtualMachine {
-	var out []*model.VirtualMachine
-	for _, vm := range st.VMs {
-		if vm.Removed == nil && model.ContainsFold(vm.AffinityGroupIDs, g.ID) {
-			out = append(out, vm)
-		}
-	}
-	return out
-}
-
 // AffinityGroupView is AffinityGroupJoinDaoImpl.newAffinityGroupResponse.
 func AffinityGroupView(c *kernel.Call, g *model.AffinityGroup) map[string]any {
 	ids := []string{}
-	for _, vm := range Members(c.State, g) {
+	for _, vm := range model.Members(c.State, g) {
 		ids = append(ids, vm.ID)
 	}
 	v := map[string]any{"id": g.ID, "name": g.Name, "type": g.Type, "virtualmachineIds": ids}

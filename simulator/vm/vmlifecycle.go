@@ -115,7 +115,7 @@ func checkDestinationHost(st *model.State, vm *model.VirtualMachine, hostID stri
 		return kernel.ParamError("Unable to deploy the VM as the host: %s is not in the right state", h.Name)
 	}
 	capable := vm.CPUNumber <= h.CPUNumber && int64(vm.CPUSpeed) <= h.CPUSpeed
-	cpu, mem := views.Allocation(st, h.ID)
+	cpu, mem := model.Allocation(st, h.ID)
 	room := cpu+int64(vm.CPUNumber)*int64(vm.CPUSpeed) <= int64(h.CPUNumber)*h.CPUSpeed && mem+int64(vm.Memory)<<20 <= h.MemoryTotal
 	if !capable || !room {
 		return kernel.ParamError("Cannot deploy the VM to specified host %d; host has cpu capability? %v, host has capacity? %v",

@@ -8,7 +8,6 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 // csInsufficientServerCap is InsufficientServerCapacityException's
@@ -31,7 +30,7 @@ func hostFits(st *model.State, h *model.Host, vm *model.VirtualMachine) bool {
 	if vm.CPUNumber > h.CPUNumber || int64(vm.CPUSpeed) > h.CPUSpeed {
 		return false
 	}
-	cpu, mem := views.Allocation(st, h.ID)
+	cpu, mem := model.Allocation(st, h.ID)
 	return cpu+int64(vm.CPUNumber)*int64(vm.CPUSpeed) <= int64(h.CPUNumber)*h.CPUSpeed &&
 		mem+int64(vm.Memory)<<20 <= h.MemoryTotal
 }
@@ -51,7 +50,7 @@ func affinityRules(st *model.State, vm *model.VirtualMachine) (avoid, only map[s
 		}
 		applied = true
 		running := map[string]bool{}
-		for _, m := range views.Members(st, g) {
+		for _, m := range model.Members(st, g) {
 			if m.ID != vm.ID && m.HostID != "" && m.UsesHost() {
 				running[m.HostID] = true
 			}

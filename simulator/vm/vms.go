@@ -76,7 +76,7 @@ func vmKeywordFields(st *model.State, vm *model.VirtualMachine, kw string, rootA
 	for _, n := range vm.NICs {
 		fields = append(fields, n.IPAddress)
 	}
-	if ip := views.StaticNATOf(st, vm.ID); ip != nil {
+	if ip := model.StaticNATOf(st, vm.ID); ip != nil {
 		fields = append(fields, ip.Address)
 	}
 	return fields
