@@ -86,7 +86,7 @@ type Server struct {
 	*template.SSVM
 	opts     Options
 	handler  http.Handler
-	expunger *expungeTask // guarded by mu
+	expunger *expungeTask // guarded by the engine's Mu
 }
 
 // New creates a simulator, loading Options.StatePath when it exists and
