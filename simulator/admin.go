@@ -11,6 +11,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 // Credentials of the /sim/ endpoints (HTTP basic auth).
@@ -60,9 +62,9 @@ func (s *Server) adminHealth(w http.ResponseWriter, r *http.Request) {
 func (s *Server) adminRequests(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
-		writeAdminJSON(w, http.StatusOK, s.reqlog.snapshot())
+		writeAdminJSON(w, http.StatusOK, s.Reqlog.Snapshot())
 	case http.MethodDelete:
-		s.reqlog.clear()
+		s.Reqlog.Clear()
 		w.WriteHeader(http.StatusNoContent)
 	default:
 		methodNotAllowed(w)
@@ -72,9 +74,9 @@ func (s *Server) adminRequests(w http.ResponseWriter, r *http.Request) {
 func (s *Server) adminFaults(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
-		writeAdminJSON(w, http.StatusOK, s.faults.list())
+		writeAdminJSON(w, http.StatusOK, s.Faults.List())
 	case http.MethodDelete:
-		s.faults.clear()
+		s.Faults.Clear()
 		w.WriteHeader(http.StatusNoContent)
 	case http.MethodPost:
 		rules, err := decodeFaults(r.Body)
@@ -85,7 +87,7 @@ func (s *Server) adminFaults(w http.ResponseWriter, r *http.Request) {
 			writeAdminJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 			return
 		}
-		writeAdminJSON(w, http.StatusCreated, s.faults.list())
+		writeAdminJSON(w, http.StatusCreated, s.Faults.List())
 	default:
 		methodNotAllowed(w)
 	}
@@ -93,36 +95,36 @@ func (s *Server) adminFaults(w http.ResponseWriter, r *http.Request) {
 
 // addFaults checks every rule before adding any, so a bad batch changes
 // nothing.
-func (s *Server) addFaults(rules []Fault) error {
+func (s *Server) addFaults(rules []kernel.Fault) error {
 	for i := range rules {
-		if err := rules[i].check(); err != nil {
+		if err := rules[i].Check(); err != nil {
 			return err
 		}
 	}
 	for _, f := range rules {
-		if err := s.faults.add(f); err != nil {
+		if err := s.Faults.Add(f); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func decodeFaults(body io.Reader) ([]Fault, error) {
+func decodeFaults(body io.Reader) ([]kernel.Fault, error) {
 	b, err := io.ReadAll(io.LimitReader(body, 1<<20))
 	if err != nil {
 		return nil, err
 	}
 	b = bytes.TrimSpace(b)
 	if strings.HasPrefix(string(b), "[") {
-		var rules []Fault
+		var rules []kernel.Fault
 		err := json.Unmarshal(b, &rules)
 		return rules, err
 	}
-	var f Fault
+	var f kernel.Fault
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, err
 	}
-	return []Fault{f}, nil
+	return []kernel.Fault{f}, nil
 }
 
 func methodNotAllowed(w http.ResponseWriter) {

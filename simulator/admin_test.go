@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 // TestRequestLogRedactsSecrets drives every kind of secret through the API
@@ -42,8 +44,8 @@ func TestRequestLogRedactsSecrets(t *testing.T) {
 	if err != nil || len(reqs) != 4 {
 		t.Fatalf("requests = %d, %v", len(reqs), err)
 	}
-	if reqs[0].Command != "login" || reqs[0].Params["password"] != redacted || reqs[2].Params["apiKey"] != redacted ||
-		reqs[2].Params["signature"] != redacted || reqs[2].Params["userdata"] != redacted || reqs[2].Params["command"] != "listZones" {
+	if reqs[0].Command != "login" || reqs[0].Params["password"] != kernel.Redacted || reqs[2].Params["apiKey"] != kernel.Redacted ||
+		reqs[2].Params["signature"] != kernel.Redacted || reqs[2].Params["userdata"] != kernel.Redacted || reqs[2].Params["command"] != "listZones" {
 		t.Fatalf("logged = %+v", reqs[:3])
 	}
 }

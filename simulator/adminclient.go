@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 // AdminClient talks to a simulator's /sim/ endpoints.
@@ -24,8 +26,8 @@ func (a *AdminClient) Health() error {
 }
 
 // Requests returns the request log, oldest first.
-func (a *AdminClient) Requests() ([]LoggedRequest, error) {
-	var out []LoggedRequest
+func (a *AdminClient) Requests() ([]kernel.LoggedRequest, error) {
+	var out []kernel.LoggedRequest
 	err := a.do(http.MethodGet, "/sim/requests", nil, &out)
 	return out, err
 }
@@ -42,7 +44,7 @@ func (a *AdminClient) CountRequests(command string) (int, error) {
 }
 
 // CountCommand counts the requests for a command (case-insensitive).
-func CountCommand(reqs []LoggedRequest, command string) int {
+func CountCommand(reqs []kernel.LoggedRequest, command string) int {
 	n := 0
 	for _, r := range reqs {
 		if strings.EqualFold(r.Command, command) {
@@ -53,13 +55,13 @@ func CountCommand(reqs []LoggedRequest, command string) int {
 }
 
 // AddFault adds a fault-injection rule after the existing ones.
-func (a *AdminClient) AddFault(f Fault) error {
+func (a *AdminClient) AddFault(f kernel.Fault) error {
 	return a.do(http.MethodPost, "/sim/faults", f, nil)
 }
 
 // Faults lists the active rules.
-func (a *AdminClient) Faults() ([]Fault, error) {
-	var out []Fault
+func (a *AdminClient) Faults() ([]kernel.Fault, error) {
+	var out []kernel.Fault
 	err := a.do(http.MethodGet, "/sim/faults", nil, &out)
 	return out, err
 }

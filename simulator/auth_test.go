@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 func TestCloudStackGoListsTheSeededZone(t *testing.T) {
@@ -56,9 +57,9 @@ func TestVersion3ExpiresFormats(t *testing.T) {
 func TestVersion3RejectsExpiredAndMissingExpires(t *testing.T) {
 	s := startSim(t, Options{})
 	expired := s.get(signed(v3(map[string]string{"command": "listZones"}, -time.Minute), testKey, testSecret))
-	expired.wantError(t, "listzonesresponse", 401, 0, badCredentials)
+	expired.wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
 	noExpires := s.get(signed(map[string]string{"command": "listZones", "signatureversion": "3"}, testKey, testSecret))
-	noExpires.wantError(t, "listzonesresponse", 401, 0, badCredentials)
+	noExpires.wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
 }
 
 func TestWrongSecretIs401WithCloudStackBody(t *testing.T) {
@@ -77,10 +78,10 @@ func TestWrongSecretIs401WithCloudStackBody(t *testing.T) {
 func TestUnknownKeyAndTamperedParametersAre401(t *testing.T) {
 	s := startSim(t, Options{})
 	s.get(signed(v3(map[string]string{"command": "listZones"}, time.Minute), "nokey", testSecret)).
-		wantError(t, "listzonesresponse", 401, 0, badCredentials)
+		wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
 	v := signed(v3(map[string]string{"command": "listZones", "name": "a"}, time.Minute), testKey, testSecret)
 	v.Set("name", "b")
-	s.get(v).wantError(t, "listzonesresponse", 401, 0, badCredentials)
+	s.get(v).wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
 }
 
 func TestUnknownCommandIs401(t *testing.T) {
@@ -88,7 +89,7 @@ func TestUnknownCommandIs401(t *testing.T) {
 	// CloudStack verifies the command exists before the signature, and its
 	// command names are case-sensitive.
 	for _, cmd := range []string{"noSuchCommand", "listzones"} {
-		s.call(map[string]string{"command": cmd}).wantError(t, "errorresponse", 401, 0, badCredentials)
+		s.call(map[string]string{"command": cmd}).wantError(t, "errorresponse", 401, 0, kernel.BadCredentials)
 	}
 }
 
@@ -118,7 +119,7 @@ func TestSignatureEncoding(t *testing.T) {
 func TestTildeIsEncodedTheJavaWay(t *testing.T) {
 	s := startSim(t, Options{})
 	goStyle := signed(v3(map[string]string{"command": "listZones", "keyword": "a~b"}, time.Minute), testKey, testSecret)
-	s.get(goStyle).wantError(t, "listzonesresponse", 401, 0, badCredentials)
+	s.get(goStyle).wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
 
 	expires := time.Now().UTC().Add(time.Minute).Format(time.RFC3339)
 	unsigned := "apiKey=" + testKey + "&command=listZones&expires=" + url.QueryEscape(expires) +

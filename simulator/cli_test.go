@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 // cloudstackCLI is Debian's CloudStack CLI (package cs), an independent
@@ -91,7 +93,7 @@ func TestCLIAsyncJob(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"resourcestate": "Maintenance"`) {
 		t.Fatalf("prepareHostForMaintenance: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
-	addFault(t, s, Fault{Command: "cancelHostMaintenance", ErrorCode: 530, ErrorText: "simulated failure"})
+	addFault(t, s, kernel.Fault{Command: "cancelHostMaintenance", ErrorCode: 530, ErrorText: "simulated failure"})
 	out, errOut, err = runCLI(t, s, testSecret, "cancelHostMaintenance", "id="+host)
 	if err == nil || !strings.Contains(errOut, "Job failure") || !strings.Contains(out, "simulated failure") {
 		t.Fatalf("failed job: %v\nstdout: %s\nstderr: %s", err, out, errOut)

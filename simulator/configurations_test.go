@@ -7,6 +7,10 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/vm"
 )
 
 func listSettings(t *testing.T, cs *cloudstack.CloudStackClient, name string) []*cloudstack.Configuration {
@@ -111,13 +115,13 @@ func TestUpdateConfigurationValidatesAsCloudStack(t *testing.T) {
 // addTenant adds a user account (type 0) whose user signs with
 // tenant-key/tenant-secret.
 func addTenant(s *testSim) {
-	s.srv.mu.Lock()
-	defer s.srv.mu.Unlock()
-	id, internal := s.srv.st.newID(kindAccount)
-	acct := &Account{ID: id, InternalID: internal, Name: "tenant", Type: 0, DomainID: s.srv.st.Domains[0].ID, State: "enabled"}
-	uid, uinternal := s.srv.st.newID(kindUser)
-	s.srv.st.Accounts = append(s.srv.st.Accounts, acct)
-	s.srv.st.Users = append(s.srv.st.Users, &User{ID: uid, InternalID: uinternal, Username: "tenant", AccountID: id,
+	s.srv.Mu.Lock()
+	defer s.srv.Mu.Unlock()
+	id, internal := s.srv.State.NewID(model.KindAccount)
+	acct := &model.Account{ID: id, InternalID: internal, Name: "tenant", Type: 0, DomainID: s.srv.State.Domains[0].ID, State: "enabled"}
+	uid, uinternal := s.srv.State.NewID(model.KindUser)
+	s.srv.State.Accounts = append(s.srv.State.Accounts, acct)
+	s.srv.State.Users = append(s.srv.State.Users, &model.User{ID: uid, InternalID: uinternal, Username: "tenant", AccountID: id,
 		State: "enabled", APIKey: "tenant-key", SecretKey: "tenant-secret"})
 }
 
@@ -136,16 +140,16 @@ func TestConfigurationsAreForTheRootAdminOnly(t *testing.T) {
 func TestUserDataMaxLengthFollowsTheSetting(t *testing.T) {
 	s := startSim(t, Options{})
 	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "8"})
-	s.srv.mu.Lock()
-	_, err := s.srv.st.validateUserData("aGVsbG8gd29ybGQ=") // 16 characters
-	s.srv.mu.Unlock()
-	if err == nil || asAPIError(err).Text != "User data has exceeded configurable max length : 8" {
+	s.srv.Mu.Lock()
+	_, err := vm.ValidateUserData(s.srv.State, "aGVsbG8gd29ybGQ=") // 16 characters
+	s.srv.Mu.Unlock()
+	if err == nil || kernel.AsAPIError(err).Text != "User data has exceeded configurable max length : 8" {
 		t.Fatalf("16 characters over a limit of 8: %v", err)
 	}
 	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "16"})
-	s.srv.mu.Lock()
-	_, err = s.srv.st.validateUserData("aGVsbG8gd29ybGQ=")
-	s.srv.mu.Unlock()
+	s.srv.Mu.Lock()
+	_, err = vm.ValidateUserData(s.srv.State, "aGVsbG8gd29ybGQ=")
+	s.srv.Mu.Unlock()
 	if err != nil {
 		t.Fatalf("16 characters at a limit of 16: %v", err)
 	}
@@ -160,7 +164,7 @@ func TestUploadSettingsTakeEffectAsInCloudStack(t *testing.T) {
 	s := startSim(t, Options{StatePath: path, UploadMonitorInterval: time.Hour})
 	s.call(map[string]string{"command": "updateConfiguration", "name": "upload.operation.timeout", "value": "5"})
 	up := getUploadParams(t, s, "soon-expired", "VHD")
-	expires, err := time.Parse(jodaTime, up.Expires)
+	expires, err := time.Parse(template.JodaTime, up.Expires)
 	if err != nil || time.Until(expires) > 5*time.Minute || time.Until(expires) < 4*time.Minute {
 		t.Fatalf("expires %q with a 5 minute timeout", up.Expires)
 	}
@@ -213,9 +217,9 @@ func TestPrivateTemplateHostsFailInTheSSVM(t *testing.T) {
 		t.Fatalf("download from an uncovered private host: %+v", row)
 	}
 	s.call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": "10.1.0.0/16,192.168.7.7"})
-	s.srv.mu.Lock()
-	before := s.srv.ssvmUnreachable("http://10.1.2.3/s.vhd")
-	s.srv.mu.Unlock()
+	s.srv.Mu.Lock()
+	before := s.srv.SSVMUnreachable("http://10.1.2.3/s.vhd")
+	s.srv.Mu.Unlock()
 	if before == "" {
 		t.Fatal("the running SSVM got its routes when it started")
 	}
@@ -223,11 +227,11 @@ func TestPrivateTemplateHostsFailInTheSSVM(t *testing.T) {
 	s2 := startSim(t, Options{StatePath: path})
 	for url, want := range map[string]bool{"http://10.1.2.3/s.vhd": true, "http://192.168.7.7/s.vhd": true,
 		"http://192.168.7.8/s.vhd": false, "http://172.16.0.1/s.vhd": false, "http://198.51.100.7/s.vhd": true} {
-		if got := s2.srv.ssvmUnreachable(url) == ""; got != want {
+		if got := s2.srv.SSVMUnreachable(url) == ""; got != want {
 			t.Errorf("%s reachable = %v after the restart", url, got)
 		}
 	}
-	if got := internalSites("0.0.0.0/0, 10.0.0.0/8 ,bogus"); len(got) != 1 || got[0].String() != "10.0.0.0/8" {
+	if got := template.InternalSites("0.0.0.0/0, 10.0.0.0/8 ,bogus"); len(got) != 1 || got[0].String() != "10.0.0.0/8" {
 		t.Errorf("internal sites parsed as %v", got)
 	}
 }

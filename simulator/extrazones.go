@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // seedExtraZones adds Options.ExtraZones: more advanced zones next to
@@ -16,9 +19,9 @@ import (
 // createPod, ResourceManagerImpl.discoverCluster/discoverHosts and
 // StorageManagerImpl (zonedeploy.go), as marvin's deployDataCenter calls
 // them.
-func seedExtraZones(st *state, names []string, hypervisor string, now time.Time) {
+func seedExtraZones(st *model.State, names []string, hypervisor string, now time.Time) {
 	for _, name := range names {
-		if strings.TrimSpace(name) == "" || zoneNamed(st, name) != nil {
+		if strings.TrimSpace(name) == "" || infrastructure.ZoneNamed(st, name) != nil {
 			continue
 		}
 		n := len(st.Zones) // 1 for the first extra zone
@@ -33,23 +36,6 @@ func seedExtraZones(st *state, names []string, hypervisor string, now time.Time)
 		// Image store names (their URLs by default) are unique.
 		l.SecondaryURL = fmt.Sprintf("nfs://%s:/export/home/sandbox/secondary-%d", l.DNS, n)
 		l.Clusters = []clusterLayout{{Name: "C0", Hosts: []string{"http://sim/c0/h0"}, Pools: []string{"PS0"}}}
-		st.deployZone(l, now)
+		deployZone(st, l, now)
 	}
-}
-
-func zoneNamed(st *state, name string) *Zone {
-	for _, z := range st.Zones {
-		if strings.EqualFold(z.Name, name) {
-			return z
-		}
-	}
-	return nil
-}
-
-// firstZoneHypervisor is the hypervisor of the first zone's clusters.
-func (st *state) firstZoneHypervisor() string {
-	if len(st.Clusters) > 0 {
-		return st.Clusters[0].Hypervisor
-	}
-	return defaultHypervisor
 }

@@ -6,9 +6,10 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
-func addFault(t *testing.T, s *testSim, f Fault) {
+func addFault(t *testing.T, s *testSim, f kernel.Fault) {
 	t.Helper()
 	if err := s.admin.AddFault(f); err != nil {
 		t.Fatal(err)
@@ -17,7 +18,7 @@ func addFault(t *testing.T, s *testSim, f Fault) {
 
 func TestFaultTimes(t *testing.T) {
 	s := startSim(t, Options{})
-	addFault(t, s, Fault{Command: "LISTZONES", Times: 2, ErrorCode: 530, ErrorText: "boom"})
+	addFault(t, s, kernel.Fault{Command: "LISTZONES", Times: 2, ErrorCode: 530, ErrorText: "boom"})
 	for i := 0; i < 2; i++ {
 		s.call(map[string]string{"command": "listZones"}).wantError(t, "listzonesresponse", 530, 4250, "boom")
 	}
@@ -28,7 +29,7 @@ func TestFaultTimes(t *testing.T) {
 		t.Fatalf("exhausted rule still listed: %+v", rules)
 	}
 	// Other commands are untouched.
-	addFault(t, s, Fault{Command: "listZones", ErrorCode: 533})
+	addFault(t, s, kernel.Fault{Command: "listZones", ErrorCode: 533})
 	if r := s.call(map[string]string{"command": "listPods"}); r.status != 200 {
 		t.Fatalf("listPods: %s", r.raw)
 	}
@@ -36,8 +37,8 @@ func TestFaultTimes(t *testing.T) {
 
 func TestFaultProbabilityOneAndOrder(t *testing.T) {
 	s := startSim(t, Options{})
-	addFault(t, s, Fault{Command: "*", Probability: 1, ErrorCode: 429, ErrorText: "slow down"})
-	addFault(t, s, Fault{Command: "listZones", ErrorCode: 530}) // never reached: the first rule always fires
+	addFault(t, s, kernel.Fault{Command: "*", Probability: 1, ErrorCode: 429, ErrorText: "slow down"})
+	addFault(t, s, kernel.Fault{Command: "listZones", ErrorCode: 530}) // never reached: the first rule always fires
 	for i := 0; i < 3; i++ {
 		s.call(map[string]string{"command": "listZones"}).wantError(t, "listzonesresponse", 429, 4545, "slow down")
 	}
@@ -55,12 +56,12 @@ func TestFaultProbabilityOneAndOrder(t *testing.T) {
 
 func TestFaultRaw503(t *testing.T) {
 	s := startSim(t, Options{})
-	addFault(t, s, Fault{Command: "listZones", Raw: true, ErrorCode: 503})
+	addFault(t, s, kernel.Fault{Command: "listZones", Raw: true, ErrorCode: 503})
 	r := s.call(map[string]string{"command": "listZones"})
 	if r.status != 503 || !strings.HasPrefix(r.contentType, "text/plain") || r.raw != "503 Service Unavailable" {
 		t.Fatalf("%d %q %q", r.status, r.contentType, r.raw)
 	}
-	addFault(t, s, Fault{Command: "listZones", Raw: true})
+	addFault(t, s, kernel.Fault{Command: "listZones", Raw: true})
 	if _, err := s.client().Zone.ListZones(&cloudstack.ListZonesParams{}); err == nil {
 		t.Fatal("cloudstack-go accepted a raw 503")
 	}
@@ -71,7 +72,7 @@ func TestFaultRaw503(t *testing.T) {
 func TestFaultFailsJob(t *testing.T) {
 	s := startSim(t, Options{JobLatency: 10 * time.Millisecond})
 	host := firstHost(t, s)["id"].(string)
-	addFault(t, s, Fault{Command: "prepareHostForMaintenance", ErrorCode: 533, ErrorText: "no capacity"})
+	addFault(t, s, kernel.Fault{Command: "prepareHostForMaintenance", ErrorCode: 533, ErrorText: "no capacity"})
 	r := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": host})
 	job := waitJob(t, s, r.inner(t, "preparehostformaintenanceresponse")["jobid"].(string))
 	res, _ := job["jobresult"].(map[string]any)
@@ -90,9 +91,9 @@ func TestFaultFailsJob(t *testing.T) {
 
 func TestFaultRequestStageOnAsyncCommand(t *testing.T) {
 	s := startSim(t, Options{})
-	addFault(t, s, Fault{Command: "prepareHostForMaintenance", ErrorCode: 533, Stage: StageRequest})
+	addFault(t, s, kernel.Fault{Command: "prepareHostForMaintenance", ErrorCode: 533, Stage: kernel.StageRequest})
 	s.call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)}).
-		wantError(t, "preparehostformaintenanceresponse", 533, 4325, defaultErrorText)
+		wantError(t, "preparehostformaintenanceresponse", 533, 4325, kernel.DefaultErrorText)
 	if jobs := s.call(map[string]string{"command": "listAsyncJobs"}); jobs.raw != `{"listasyncjobsresponse":{}}` {
 		t.Fatalf("a job was queued: %s", jobs.raw)
 	}
@@ -100,14 +101,14 @@ func TestFaultRequestStageOnAsyncCommand(t *testing.T) {
 
 func TestFaultPendingAndDelay(t *testing.T) {
 	s := startSim(t, Options{})
-	addFault(t, s, Fault{Command: "prepareHostForMaintenance", Pending: true})
+	addFault(t, s, kernel.Fault{Command: "prepareHostForMaintenance", Pending: true})
 	r := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)})
 	jobID := r.inner(t, "preparehostformaintenanceresponse")["jobid"].(string)
 	time.Sleep(20 * time.Millisecond)
 	if num(queryJob(t, s, jobID)["jobstatus"]) != 0 {
 		t.Fatal("pending job completed")
 	}
-	addFault(t, s, Fault{Command: "listZones", Delay: 150 * time.Millisecond})
+	addFault(t, s, kernel.Fault{Command: "listZones", Delay: 150 * time.Millisecond})
 	start := time.Now()
 	if r := s.call(map[string]string{"command": "listZones"}); r.status != 200 || time.Since(start) < 150*time.Millisecond {
 		t.Fatalf("delayed call: %d after %s", r.status, time.Since(start))
@@ -116,19 +117,19 @@ func TestFaultPendingAndDelay(t *testing.T) {
 
 func TestFaultRulesAreChecked(t *testing.T) {
 	s := startSim(t, Options{})
-	for _, f := range []Fault{{}, {Command: "listZones"}, {Command: "listZones", ErrorCode: 200},
+	for _, f := range []kernel.Fault{{}, {Command: "listZones"}, {Command: "listZones", ErrorCode: 200},
 		{Command: "listZones", ErrorCode: 530, Probability: 2}, {Command: "listZones", ErrorCode: 530, Stage: "later"}} {
 		if err := s.admin.AddFault(f); err == nil {
 			t.Errorf("rule %+v accepted", f)
 		}
 	}
-	if _, err := New(Options{Faults: []Fault{{Command: "x"}}}); err == nil {
+	if _, err := New(Options{Faults: []kernel.Fault{{Command: "x"}}}); err == nil {
 		t.Error("Options.Faults not checked")
 	}
 }
 
 func TestFaultJSONDelay(t *testing.T) {
-	var f Fault
+	var f kernel.Fault
 	if err := f.UnmarshalJSON([]byte(`{"command":"a","delay":"1.5s","errorcode":530}`)); err != nil || f.Delay != 1500*time.Millisecond {
 		t.Fatalf("%+v %v", f, err)
 	}
@@ -143,9 +144,9 @@ func TestFaultJSONDelay(t *testing.T) {
 
 func TestFaultOnLogin(t *testing.T) {
 	s := startSim(t, Options{})
-	addFault(t, s, Fault{Command: "login", ErrorCode: 530})
+	addFault(t, s, kernel.Fault{Command: "login", ErrorCode: 530})
 	r, _ := s.login(map[string]string{"username": "admin", "password": "password"})
-	r.wantError(t, "loginresponse", 530, 4250, defaultErrorText)
+	r.wantError(t, "loginresponse", 530, 4250, kernel.DefaultErrorText)
 	if r, _ := s.login(map[string]string{"username": "admin", "password": "password"}); r.status != 200 {
 		t.Fatalf("second login: %s", r.raw)
 	}
@@ -154,7 +155,7 @@ func TestFaultOnLogin(t *testing.T) {
 // A lost answer: the command runs, but the client gets no answer.
 func TestFaultLostAnswer(t *testing.T) {
 	e := newVMEnv(t, Options{})
-	addFault(t, e.testSim, Fault{Command: "createVolume", Lost: true})
+	addFault(t, e.testSim, kernel.Fault{Command: "createVolume", Lost: true})
 	// A fresh client: its first request opens a new connection, which Go's
 	// transport never replays.
 	cs := e.client()
@@ -173,7 +174,7 @@ func TestFaultLostAnswer(t *testing.T) {
 	if rules, _ := e.admin.Faults(); len(rules) != 0 {
 		t.Fatalf("rule not consumed: %+v", rules)
 	}
-	if err := e.admin.AddFault(Fault{Command: "listZones", Lost: true, ErrorCode: 530}); err == nil {
+	if err := e.admin.AddFault(kernel.Fault{Command: "listZones", Lost: true, ErrorCode: 530}); err == nil {
 		t.Fatal("a lost answer with an error code was accepted")
 	}
 }
@@ -182,7 +183,7 @@ func TestFaultLostAnswer(t *testing.T) {
 // createTags of a create_vm.
 func TestFaultSkip(t *testing.T) {
 	s := startSim(t, Options{})
-	addFault(t, s, Fault{Command: "listZones", Skip: 2, ErrorCode: 530})
+	addFault(t, s, kernel.Fault{Command: "listZones", Skip: 2, ErrorCode: 530})
 	for i := 0; i < 2; i++ {
 		if r := s.call(map[string]string{"command": "listZones"}); r.status != 200 {
 			t.Fatalf("call %d: %s", i+1, r.raw)

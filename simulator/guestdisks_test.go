@@ -4,11 +4,16 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
 type guestView struct {
-	Hypervisor string      `json:"hypervisor"`
-	Disks      []guestDisk `json:"disks"`
+	Hypervisor string              `json:"hypervisor"`
+	Disks      []storage.GuestDisk `json:"disks"`
 }
 
 func (e *vmEnv) guestDisks(t *testing.T, vmID string) guestView {
@@ -81,16 +86,16 @@ func TestGuestDisksOfAnUnknownVMAreNotFound(t *testing.T) {
 func TestVolumePathIsForTheRootAdminOnly(t *testing.T) {
 	e := newVMEnv(t, Options{})
 	vm := e.dataVM(t, "cpivm-view")
-	e.srv.mu.Lock()
-	defer e.srv.mu.Unlock()
-	v := e.srv.st.volumesOf(vm)[0]
-	admin := &Call{srv: e.srv, st: e.srv.st, Account: e.srv.st.Accounts[0]}
-	user := &Call{srv: e.srv, st: e.srv.st, Account: &Account{ID: "u", Type: 0}}
-	if full := admin.volumeView(v); full["path"] != v.Path || full["hypervisor"] != "XenServer" || full["storage"] != "PS0" {
+	e.srv.Mu.Lock()
+	defer e.srv.Mu.Unlock()
+	v := e.srv.State.VolumesOf(vm)[0]
+	admin := &kernel.Call{Engine: e.srv.Engine, State: e.srv.State, Account: e.srv.State.Accounts[0]}
+	user := &kernel.Call{Engine: e.srv.Engine, State: e.srv.State, Account: &model.Account{ID: "u", Type: 0}}
+	if full := views.VolumeView(admin, v); full["path"] != v.Path || full["hypervisor"] != "XenServer" || full["storage"] != "PS0" {
 		t.Errorf("root admin's view %v", full)
 	}
 	for _, k := range []string{"path", "hypervisor", "storage", "storagetype"} {
-		if got, ok := user.volumeView(v)[k]; ok {
+		if got, ok := views.VolumeView(user, v)[k]; ok {
 			t.Errorf("a user sees %s = %v", k, got)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 const (
@@ -172,7 +173,7 @@ func (r response) wantError(t *testing.T, name string, code, csCode int, text st
 	if l, ok := e["uuidList"].([]any); !ok || len(l) != 0 {
 		t.Fatalf("uuidList = %v", e["uuidList"])
 	}
-	if r.contentType != jsonContentType {
+	if r.contentType != kernel.JSONContentType {
 		t.Fatalf("content type %q", r.contentType)
 	}
 }

@@ -59,9 +59,9 @@ func TestListZonesAsListDataCentersInternal(t *testing.T) {
 // and cancelMaintenance(cmd) refuse inside the job, with their texts.
 func TestHostMaintenanceRefusalsFailTheJob(t *testing.T) {
 	e := newVMEnv(t, Options{})
-	e.srv.mu.Lock()
-	host, internal := e.srv.st.Hosts[0].ID, e.srv.st.Hosts[0].InternalID
-	e.srv.mu.Unlock()
+	e.srv.Mu.Lock()
+	host, internal := e.srv.State.Hosts[0].ID, e.srv.State.Hosts[0].InternalID
+	e.srv.Mu.Unlock()
 	_, err := e.cs.Host.CancelHostMaintenance(e.cs.Host.NewCancelHostMaintenanceParams(host))
 	wantJobError(t, err, 530, fmt.Sprintf("Cannot perform cancelMaintenance when resource state is Enabled, hostId = %d", internal))
 	if h, err := e.cs.Host.PrepareHostForMaintenance(e.cs.Host.NewPrepareHostForMaintenanceParams(host)); err != nil || h.Resourcestate != "Maintenance" {

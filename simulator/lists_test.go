@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
 
 func TestCloudStackGoListsOfferingsNetworksOSTypes(t *testing.T) {
@@ -121,8 +124,8 @@ func TestPagingAndCount(t *testing.T) {
 
 func osCatalogueTypes() []string {
 	var out []string
-	for _, c := range osCatalogue {
-		out = append(out, c.types...)
+	for _, c := range template.OSCatalogue {
+		out = append(out, c.Types...)
 	}
 	return out
 }
@@ -165,17 +168,17 @@ func TestNameFilters(t *testing.T) {
 // addVMs puts running VMs straight into the store: deployVirtualMachine is
 // not part of the simulator yet.
 func addVMs(s *testSim, names ...string) {
-	s.srv.mu.Lock()
-	defer s.srv.mu.Unlock()
-	st := s.srv.st
+	s.srv.Mu.Lock()
+	defer s.srv.Mu.Unlock()
+	st := s.srv.State
 	for i, name := range names {
-		id, internal := st.newID(kindVM)
-		nicID, _ := st.newID(kindNIC)
-		st.VMs = append(st.VMs, &VirtualMachine{ID: id, InternalID: internal, Name: name, DisplayName: name,
+		id, internal := st.NewID(model.KindVM)
+		nicID, _ := st.NewID(model.KindNIC)
+		st.VMs = append(st.VMs, &model.VirtualMachine{ID: id, InternalID: internal, Name: name, DisplayName: name,
 			InstanceName: fmt.Sprintf("i-2-%d-VM", internal), State: "Running", ZoneID: st.Zones[0].ID,
 			HostID: st.Hosts[0].ID, ServiceOfferingID: st.ServiceOfferings[0].ID, AccountID: st.Accounts[0].ID,
 			UserID: st.Users[0].ID, Hypervisor: "XenServer", CPUNumber: 1, CPUSpeed: 500, Memory: 512,
-			NICs: []*NIC{{ID: nicID, NetworkID: st.Networks[0].ID, IPAddress: fmt.Sprintf("10.1.1.%d", 10+i),
+			NICs: []*model.NIC{{ID: nicID, NetworkID: st.Networks[0].ID, IPAddress: fmt.Sprintf("10.1.1.%d", 10+i),
 				MACAddress: "02:00:00:00:00:01", IsDefault: true}}, Created: time.Now()})
 	}
 }

@@ -160,9 +160,9 @@ func withOwner(e *vmEnv, account, domainID, zoneID string) *cloudstack.CreateLoa
 
 func (e *vmEnv) rootDomain(t *testing.T) string {
 	t.Helper()
-	e.srv.mu.Lock()
-	defer e.srv.mu.Unlock()
-	return e.srv.st.Domains[0].ID
+	e.srv.Mu.Lock()
+	defer e.srv.Mu.Unlock()
+	return e.srv.State.Domains[0].ID
 }
 
 func withPrivatePort(e *vmEnv, ipID string, port int) *cloudstack.CreateLoadBalancerRuleParams {

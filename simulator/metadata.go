@@ -4,6 +4,10 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/vm"
 )
 
 // The virtual router's metadata service, as a guest sees it at
@@ -45,9 +49,9 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	vmID, path, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/metadata/"), "/")
-	s.mu.Lock()
+	s.Mu.Lock()
 	body, ok := s.metadata(vmID, path)
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	if !ok {
 		http.NotFound(w, r)
 		return
@@ -58,8 +62,8 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 
 // metadata answers one metadata path of a VM; the caller holds the lock.
 func (s *Server) metadata(vmID, path string) (string, bool) {
-	vm, found := byID(s.st.VMs, vmID)
-	if !found || vm.Removed != nil || !s.st.userDataApplied(vm) {
+	inst, found := model.ByID(s.State.VMs, vmID)
+	if !found || inst.Removed != nil || !vm.UserDataApplied(s.State, inst) {
 		// Only a network whose offering provides the UserData service has
 		// a virtual router serving the VM's data (UserVmManagerImpl.
 		// applyUserData).
@@ -67,18 +71,18 @@ func (s *Server) metadata(vmID, path string) (string, bool) {
 	}
 	switch path = strings.TrimSuffix(path, "/"); path {
 	case "sim/disks":
-		return s.st.guestDisksJSON(vm), true // not the router's: guestdisks.go
+		return storage.GuestDisksJSON(s.State, inst), true // not the router's: guestdisks.go
 	case "latest":
 		return "user-data\nmeta-data\n", true
 	case "latest/user-data":
-		if vm.UserData == "" {
+		if inst.UserData == "" {
 			return "", false
 		}
-		b, err := base64.StdEncoding.DecodeString(vm.UserData)
+		b, err := base64.StdEncoding.DecodeString(inst.UserData)
 		return string(b), err == nil
 	case "latest/meta-data":
 		var names []string
-		for _, kv := range s.st.vmMetadata(vm) {
+		for _, kv := range vmMetadata(s.State, inst) {
 			names = append(names, kv[0])
 		}
 		return strings.Join(names, "\n") + "\n", true
@@ -87,7 +91,7 @@ func (s *Server) metadata(vmID, path string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	for _, kv := range s.st.vmMetadata(vm) {
+	for _, kv := range vmMetadata(s.State, inst) {
 		if kv[0] == name {
 			return kv[1], true
 		}
@@ -97,17 +101,17 @@ func (s *Server) metadata(vmID, path string) (string, bool) {
 
 // vmMetadata are the VM's meta-data names and values in the order the
 // router writes them; names without a value are left out.
-func (st *state) vmMetadata(vm *VirtualMachine) [][2]string {
+func vmMetadata(st *model.State, vm *model.VirtualMachine) [][2]string {
 	var out [][2]string
 	add := func(name, value string) {
 		if value != "" {
 			out = append(out, [2]string{name, value})
 		}
 	}
-	if o, ok := byID(st.ServiceOfferings, vm.ServiceOfferingID); ok {
+	if o, ok := model.ByID(st.ServiceOfferings, vm.ServiceOfferingID); ok {
 		add("service-offering", o.DisplayText)
 	}
-	if z := st.zone(vm.ZoneID); z != nil {
+	if z := st.Zone(vm.ZoneID); z != nil {
 		add("availability-zone", z.Name)
 	}
 	add("local-hostname", vm.Name)
@@ -119,7 +123,7 @@ func (st *state) vmMetadata(vm *VirtualMachine) [][2]string {
 	}
 	add("local-ipv4", guestIP)
 	publicIP, publicHost := guestIP, ""
-	if ip := st.staticNATOf(vm.ID); ip != nil {
+	if ip := model.StaticNATOf(st, vm.ID); ip != nil {
 		publicIP, publicHost = ip.Address, ip.Address
 	}
 	add("public-ipv4", publicIP)

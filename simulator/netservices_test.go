@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // offeringWith creates and enables a network offering with the services
@@ -99,11 +100,11 @@ func TestRulesNeedTheirServices(t *testing.T) {
 	if snat == "" {
 		t.Fatal("the implemented network has no source NAT address")
 	}
-	e.srv.mu.Lock()
-	internal := e.srv.st.network(n.Id).InternalID
-	snatAddr, _ := byID(e.srv.st.PublicIPs, snat)
-	ipAddr, _ := byID(e.srv.st.PublicIPs, ip.Id)
-	e.srv.mu.Unlock()
+	e.srv.Mu.Lock()
+	internal := e.srv.State.Network(n.Id).InternalID
+	snatAddr, _ := model.ByID(e.srv.State.PublicIPs, snat)
+	ipAddr, _ := model.ByID(e.srv.State.PublicIPs, ip.Id)
+	e.srv.Mu.Unlock()
 
 	fw := map[string]string{"command": "createFirewallRule", "ipaddressid": ip.Id, "protocol": "tcp", "startport": "22"}
 	e.call(fw).wantError(t, "createfirewallruleresponse", 530, 4390,
@@ -266,9 +267,9 @@ func TestNonConserveModeAddressServesOneService(t *testing.T) {
 	n := e.networkOf(t, "one-service", off, nil)
 	e.vmOn(t, "cpivm-oneservice", n.Id)
 	snat := e.sourceNATOf(t, n.Id)
-	e.srv.mu.Lock()
-	addr, _ := byID(e.srv.st.PublicIPs, snat)
-	e.srv.mu.Unlock()
+	e.srv.Mu.Lock()
+	addr, _ := model.ByID(e.srv.State.PublicIPs, snat)
+	e.srv.Mu.Unlock()
 	e.call(map[string]string{"command": "createLoadBalancerRule", "publicipid": snat, "name": "web",
 		"algorithm": "roundrobin", "publicport": "80", "privateport": "8080"}).wantError(t,
 		"createloadbalancerruleresponse", 431, 9999, "The IP "+addr.Address+" is already used as SourceNat rather than Lb")

@@ -12,9 +12,9 @@ import (
 func TestListNetworksAsSearchForNetworks(t *testing.T) {
 	e := newVMEnv(t, Options{})
 	second := e.addNetwork(t, "second-network", "10.1.2.0/24", "10.1.2.1")
-	e.srv.mu.Lock()
-	e.srv.st.network(second).DisplayText = "described elsewhere"
-	e.srv.mu.Unlock()
+	e.srv.Mu.Lock()
+	e.srv.State.Network(second).DisplayText = "described elsewhere"
+	e.srv.Mu.Unlock()
 	list := func(set func(p *cloudstack.ListNetworksParams)) (*cloudstack.ListNetworksResponse, error) {
 		p := e.cs.Network.NewListNetworksParams()
 		set(p)

@@ -6,18 +6,20 @@ import (
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 // TestEveryCommandHasARoleRow: a command registered without a row would be
 // root-admin only by accident, so each needs its Cmd class's answer.
 func TestEveryCommandHasARoleRow(t *testing.T) {
-	for name := range commands {
-		if _, ok := rolePermissions[name]; !ok {
+	registerCommands()
+	for name := range kernel.Registered {
+		if _, ok := kernel.RolePermissions[name]; !ok {
 			t.Errorf("%s has no row in rolePermissions", name)
 		}
 	}
-	for name := range rolePermissions {
-		if _, ok := commands[name]; !ok {
+	for name := range kernel.RolePermissions {
+		if _, ok := kernel.Registered[name]; !ok {
 			t.Errorf("rolePermissions names %s, which the simulator does not implement", name)
 		}
 	}
@@ -60,7 +62,7 @@ func TestUserRoleRefusedAdminCommand(t *testing.T) {
 	r.wantError(t, "errorresponse", 432, 9999, "The API [listHosts] does not exist or is not available for the account tenant.")
 	// A command the simulator lacks names the gap, whoever calls it.
 	r = s.get(signed(v3(map[string]string{"command": "listIsos"}, 60e9), key, secret))
-	r.wantError(t, "errorresponse", 432, csUnavailableCmd, "The API command listIsos is not implemented by the CloudStack simulator")
+	r.wantError(t, "errorresponse", 432, kernel.CsUnavailableCmd, "The API command listIsos is not implemented by the CloudStack simulator")
 }
 
 // TestRoleCheckPrecedesSignature: verifyRequest asks commandAvailable before
@@ -72,7 +74,7 @@ func TestRoleCheckPrecedesSignature(t *testing.T) {
 	bad := signed(v3(map[string]string{"command": "listHosts"}, 60e9), key, "wrong")
 	s.get(bad).wantError(t, "errorresponse", 432, 9999, "")
 	bad = signed(v3(map[string]string{"command": "listZones"}, 60e9), key, "wrong")
-	s.get(bad).wantError(t, "listzonesresponse", 401, 0, badCredentials)
+	s.get(bad).wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
 }
 
 // TestCLIRoleRefusal: Debian's CLI sees the refusal as an HTTP 432 and the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // associate takes a public address for the seeded network.
@@ -279,9 +280,9 @@ func TestIpForwardingRules(t *testing.T) {
 // internalIPID is an address's database id.
 func (e *vmEnv) internalIPID(t *testing.T, id string) int64 {
 	t.Helper()
-	e.srv.mu.Lock()
-	defer e.srv.mu.Unlock()
-	ip, _ := byID(e.srv.st.PublicIPs, id)
+	e.srv.Mu.Lock()
+	defer e.srv.Mu.Unlock()
+	ip, _ := model.ByID(e.srv.State.PublicIPs, id)
 	return ip.InternalID
 }
 

@@ -10,15 +10,16 @@ package simulator
 
 import (
 	"cmp"
-	"fmt"
 	"log"
-	"net"
 	"net/http"
-	"strings"
-	"sync"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/identity"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
@@ -66,7 +67,7 @@ type Options struct {
 	// lacks.
 	ExtraZones []string
 	// Faults are fault-injection rules active from the start.
-	Faults []Fault
+	Faults []kernel.Fault
 	// FaultSeed seeds probabilistic fault rules; 0 means 1.
 	FaultSeed int64
 	// ExpungeInterval and ExpungeDelay set the expunge.interval and
@@ -81,128 +82,105 @@ type Options struct {
 // Server is the simulator. Create it with New, serve Handler, Close it to
 // stop pending jobs and save the state.
 type Server struct {
-	opts    Options
-	faults  *faultSet
-	reqlog  requestLog
-	handler http.Handler
-	xfer    *transfers.Pool // template downloads, uploads and copies (simulator plumbing; the work cites its Java)
-	// ssvmSites are the networks the secondary storage VM routes to through
-	// the management network: secstorage.allowed.internal.sites as it was at
-	// start (templates_register.go).
-	ssvmSites []*net.IPNet
-
-	mu       sync.Mutex // guards everything below
-	st       *state
-	sessions map[string]*session
-	timers   map[string]*time.Timer
-	expunger *expungeTask
-	dirty    bool
-	closed   bool
-	saveErr  error
+	*kernel.Engine
+	*template.SSVM
+	opts     Options
+	handler  http.Handler
+	expunger *expungeTask // guarded by the engine's Mu
 }
 
 // New creates a simulator, loading Options.StatePath when it exists and
 // seeding a fresh zone otherwise.
 func New(opts Options) (*Server, error) {
+	registerCommands()
 	if err := schema.Err(); err != nil {
 		return nil, err
 	}
 	if opts.Hypervisor != "" {
-		hv, err := canonicalHypervisor(opts.Hypervisor)
+		hv, err := infrastructure.CanonicalHypervisor(opts.Hypervisor)
 		if err != nil {
 			return nil, err
 		}
 		opts.Hypervisor = hv
 	}
-	s := &Server{opts: opts, faults: newFaultSet(opts.FaultSeed), xfer: transfers.New(opts.StatePath),
-		sessions: map[string]*session{}, timers: map[string]*time.Timer{}}
-	if n := transfers.Sweep(s.xfer.Base()); n > 0 {
-		s.logf("removed %d image directories left by simulators that are gone", n)
+	s := &Server{opts: opts, Engine: &kernel.Engine{Faults: kernel.NewFaultSet(opts.FaultSeed), Xfer: transfers.New(opts.StatePath),
+		JobLatency: opts.JobLatency, StatePath: opts.StatePath, Logger: opts.Logger,
+		Sessions: map[string]*kernel.Session{}, Timers: map[string]*time.Timer{}}}
+	s.SSVM = &template.SSVM{Engine: s.Engine, AllowLoopbackURLs: opts.AllowLoopbackURLs,
+		TemplateLatency: opts.TemplateLatency, UploadMonitorInterval: opts.UploadMonitorInterval,
+		UploadOperationTimeout: opts.UploadOperationTimeout}
+	s.Ext = s.SSVM
+	if n := transfers.Sweep(s.Xfer.Base()); n > 0 {
+		s.Logf("removed %d image directories left by simulators that are gone", n)
 	}
 	for _, f := range opts.Faults {
-		if err := s.faults.add(f); err != nil {
+		if err := s.Faults.Add(f); err != nil {
 			return nil, err
 		}
 	}
 	if err := s.loadOrSeed(); err != nil {
 		return nil, err
 	}
-	s.ssvmSites = internalSites(s.st.setting(settingInternalSites))
-	s.startUploadMonitor()
+	s.SSVMSites = template.InternalSites(s.State.Setting(model.SettingInternalSites))
+	s.StartUploadMonitor()
 	s.handler = s.routes()
 	s.startExpungeTask()
 	return s, nil
 }
 
 func (s *Server) loadOrSeed() error {
-	var st *state
+	var st *model.State
 	if s.opts.StatePath != "" {
-		loaded, err := loadState(s.opts.StatePath)
+		loaded, err := model.LoadState(s.opts.StatePath)
 		if err != nil {
 			return err
 		}
 		st = loaded
 	}
 	if st == nil {
-		st = seedState(cmp.Or(s.opts.Hypervisor, defaultHypervisor), s.opts.Empty, s.now())
+		st = seedState(cmp.Or(s.opts.Hypervisor, model.DefaultHypervisor), s.opts.Empty, s.Now())
 	} else {
-		st.failInterruptedJobs(s.now())
-		st.failInterruptedTransfers()
-		seedTemplates(st, st.firstZoneHypervisor(), s.now())
+		kernel.FailInterruptedJobs(st, s.Now())
+		template.FailInterruptedTransfers(st)
+		template.SeedTemplates(st, st.FirstZoneHypervisor(), s.Now())
 		if s.opts.Hypervisor != "" {
-			st.setHypervisor(s.opts.Hypervisor)
+			infrastructure.SetHypervisor(st, s.opts.Hypervisor)
 		}
 	}
-	seedExtraZones(st, s.opts.ExtraZones, st.firstZoneHypervisor(), s.now())
-	st.presetDurationSetting(settingUploadInterval, s.opts.UploadMonitorInterval, time.Second)
-	st.presetDurationSetting(settingUploadTimeout, s.opts.UploadOperationTimeout, time.Minute)
-	st.presetDurationSetting(settingExpungeInterval, time.Duration(s.opts.ExpungeInterval)*time.Second, time.Second)
-	st.presetDurationSetting(settingExpungeDelay, time.Duration(s.opts.ExpungeDelay)*time.Second, time.Second)
+	seedExtraZones(st, s.opts.ExtraZones, st.FirstZoneHypervisor(), s.Now())
+	infrastructure.PresetDurationSetting(st, model.SettingUploadInterval, s.opts.UploadMonitorInterval, time.Second)
+	infrastructure.PresetDurationSetting(st, model.SettingUploadTimeout, s.opts.UploadOperationTimeout, time.Minute)
+	infrastructure.PresetDurationSetting(st, model.SettingExpungeInterval, time.Duration(s.opts.ExpungeInterval)*time.Second, time.Second)
+	infrastructure.PresetDurationSetting(st, model.SettingExpungeDelay, time.Duration(s.opts.ExpungeDelay)*time.Second, time.Second)
 	if st.UploadKey == "" {
-		st.UploadKey = newKey()
+		st.UploadKey = identity.NewKey()
 	}
 	if s.opts.AdminAPIKey != "" || s.opts.AdminSecretKey != "" {
-		admin := st.adminUser()
+		admin := st.AdminUser()
 		admin.APIKey, admin.SecretKey = s.opts.AdminAPIKey, s.opts.AdminSecretKey
 	}
-	s.st = st
-	s.dirty = true
-	s.persist()
-	return s.saveErr
-}
-
-func (s *Server) now() time.Time { return time.Now().UTC() }
-
-// persist saves the state if it changed; the caller holds the lock. A failed
-// save is remembered and reported by Close.
-func (s *Server) persist() {
-	if !s.dirty || s.opts.StatePath == "" {
-		s.dirty = false
-		return
-	}
-	s.dirty = false
-	if err := s.st.save(s.opts.StatePath); err != nil {
-		s.saveErr = err
-		s.logf("saving state: %v", err)
-	}
+	s.State = st
+	s.Dirty = true
+	s.Persist()
+	return s.SaveErr
 }
 
 // Close stops pending jobs (they stay pending in the saved state and fail on
 // the next start, like jobs of a stopped management server) and saves.
 func (s *Server) Close() error {
 	// Transfers take the lock to record progress: stop them first.
-	s.xfer.Close()
+	s.Xfer.Close()
 	s.stopExpungeTask()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	for id, t := range s.timers {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Closed = true
+	for id, t := range s.Timers {
 		t.Stop()
-		delete(s.timers, id)
+		delete(s.Timers, id)
 	}
-	s.dirty = true
-	s.persist()
-	return s.saveErr
+	s.Dirty = true
+	s.Persist()
+	return s.SaveErr
 }
 
 // Handler serves the API at /client/api, the test endpoints under /sim/ and
@@ -211,10 +189,10 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/client/api", s.serveAPI)
-	mux.HandleFunc("/client/api/", s.serveAPI)
+	mux.HandleFunc("/client/api", s.ServeAPI)
+	mux.HandleFunc("/client/api/", s.ServeAPI)
 	mux.Handle("/sim/", s.adminHandler())
-	mux.HandleFunc("/upload/", s.serveUpload)
+	mux.HandleFunc("/upload/", s.ServeUpload)
 	mux.Handle("/metadata/", s.metadataHandler())
 	return mux
 }
@@ -222,21 +200,17 @@ func (s *Server) routes() http.Handler {
 // ServeHTTP makes a Server usable as an http.Handler directly.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-func (s *Server) logf(format string, args ...any) {
-	if s.opts.Logger != nil {
-		s.opts.Logger.Printf(format, args...)
-	}
-}
+// The kernel's names the simulator's clients use (spec/, the CLI's
+// -fault flag): a fault rule and its stages, a request log entry.
+type (
+	// Fault is a fault-injection rule (kernel.Fault).
+	Fault = kernel.Fault
+	// LoggedRequest is one entry of the request log (kernel.LoggedRequest).
+	LoggedRequest = kernel.LoggedRequest
+)
 
-// defaultHypervisor is what the hosts of a new zone run unless told
-// otherwise.
-const defaultHypervisor = "XenServer"
-
-func canonicalHypervisor(h string) (string, error) {
-	for _, known := range []string{"XenServer", "KVM", "VMware", "Simulator"} {
-		if strings.EqualFold(h, known) {
-			return known, nil
-		}
-	}
-	return "", fmt.Errorf("unsupported hypervisor %q (XenServer, KVM, VMware or Simulator)", h)
-}
+// The stages a fault rule acts at.
+const (
+	StageRequest = kernel.StageRequest
+	StageJob     = kernel.StageJob
+)

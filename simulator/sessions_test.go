@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 // login posts credentials and returns the answer and the cookies set.
@@ -73,7 +74,7 @@ func TestSessionKeyMustMatch(t *testing.T) {
 	// The failure ended the session: even the right key no longer works, and
 	// without a signature the request is then refused as unsigned.
 	list.Set("sessionkey", key)
-	s.post(list, jsession).wantError(t, "listzonesresponse", 401, 0, badCredentials)
+	s.post(list, jsession).wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
 }
 
 func TestSessionThroughCloudStackGoCookieJar(t *testing.T) {
@@ -128,7 +129,7 @@ func TestLoginFailures(t *testing.T) {
 	}
 	r, _ = s.login(map[string]string{"username": "admin"})
 	r.wantError(t, "loginresponse", 531, 0, "Failed to authenticate user admin in domain 1; please provide valid credentials")
-	if r, _ = s.login(map[string]string{"password": "password"}); r.status != 531 || r.raw != "null" || r.contentType != jsonContentType {
+	if r, _ = s.login(map[string]string{"password": "password"}); r.status != 531 || r.raw != "null" || r.contentType != kernel.JSONContentType {
 		t.Fatalf("no username: %d %q %q", r.status, r.contentType, r.raw)
 	}
 }
@@ -192,8 +193,8 @@ func TestListAccountsAndDomains(t *testing.T) {
 // null.
 func TestNoCommand(t *testing.T) {
 	s := startSim(t, Options{})
-	s.do(mustRequest(http.MethodGet, s.api, nil)).wantError(t, "errorresponse", 401, 0, badCredentials)
-	s.get(signed(v3(map[string]string{}, time.Minute), testKey, testSecret)).wantError(t, "null", 401, 0, badCredentials)
+	s.do(mustRequest(http.MethodGet, s.api, nil)).wantError(t, "errorresponse", 401, 0, kernel.BadCredentials)
+	s.get(signed(v3(map[string]string{}, time.Minute), testKey, testSecret)).wantError(t, "null", 401, 0, kernel.BadCredentials)
 	r, cookies := s.login(map[string]string{"username": "admin", "password": "password"})
 	key := r.inner(t, "loginresponse")["sessionkey"].(string)
 	s.post(url.Values{"sessionkey": {key}, "response": {"json"}}, cookie(cookies, "JSESSIONID")).

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 func (s *testSim) stop() {
@@ -31,7 +33,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addFault(t, s1, Fault{Command: "prepareHostForMaintenance", Pending: true})
+	addFault(t, s1, kernel.Fault{Command: "prepareHostForMaintenance", Pending: true})
 	pending, err := cs.Host.PrepareHostForMaintenance(cs.Host.NewPrepareHostForMaintenanceParams(hosts.Hosts[1].Id))
 	if err != nil {
 		t.Fatal(err)
@@ -56,9 +58,9 @@ func TestStateSurvivesRestart(t *testing.T) {
 		len(cancelled.Jobresult) != 0 || cancelled.Jobresulttype != "" || cancelled.Completed == "" {
 		t.Fatalf("interrupted job after restart = %+v, %v", cancelled, err)
 	}
-	s2.srv.mu.Lock()
-	jobs := s2.srv.st.Counters[kindJob]
-	s2.srv.mu.Unlock()
+	s2.srv.Mu.Lock()
+	jobs := s2.srv.State.Counters[model.KindJob]
+	s2.srv.Mu.Unlock()
 	if jobs != 2 {
 		t.Fatalf("job counter = %d, want 2", jobs)
 	}

@@ -14,8 +14,9 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
 
 // imageServer serves template images on loopback, as a web server holding
@@ -401,7 +402,7 @@ func TestListTemplatesFiltersAndPaging(t *testing.T) {
 		}
 		return int(num(body["count"])), rows
 	}
-	builtin := builtinTemplateName + "@"
+	builtin := template.BuiltinTemplateName + "@"
 	check := func(params map[string]string, wantCount int, want ...string) {
 		t.Helper()
 		count, rows := list(params)
@@ -430,7 +431,7 @@ func TestListTemplatesFiltersAndPaging(t *testing.T) {
 		431, 9999, "No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.Featured")
 	s.call(map[string]string{"command": "listTemplates"}).wantError(t, "listtemplatesresponse",
 		431, 9999, "Unable to execute API command listtemplates due to missing parameter templatefilter")
-	s.call(map[string]string{"command": "listTemplates", "templatefilter": "all", "id": newUUID()}).wantError(t, "listtemplatesresponse",
+	s.call(map[string]string{"command": "listTemplates", "templatefilter": "all", "id": model.NewUUID()}).wantError(t, "listtemplatesresponse",
 		431, 9999, "") // an unknown template UUID
 }
 
@@ -473,7 +474,7 @@ func TestTemplateJSONMatchesRecordedResponse(t *testing.T) {
 			t.Errorf("%q = %v (%s), recorded %v (%s)", k, got, jsonKind(got), want, jsonKind(want))
 		}
 	}
-	if row["name"] != builtinTemplateName || row["templatetype"] != "BUILTIN" || row["hypervisor"] != "XenServer" ||
+	if row["name"] != template.BuiltinTemplateName || row["templatetype"] != "BUILTIN" || row["hypervisor"] != "XenServer" ||
 		row["format"] != "VHD" || row["isready"] != true || row["status"] != "Download Complete" || row["account"] != "system" {
 		t.Fatalf("builtin template = %v", row)
 	}
@@ -518,7 +519,7 @@ func TestDeleteTemplate(t *testing.T) {
 	if rows := listTemplate(t, s, id); len(rows) != 0 {
 		t.Fatalf("deleted template still listed: %+v", rows)
 	}
-	if s.srv.xfer.ExistingImage(id, z1) != "" {
+	if s.srv.Xfer.ExistingImage(id, z1) != "" {
 		t.Fatal("the deleted template's image is still on disk")
 	}
 
@@ -527,10 +528,10 @@ func TestDeleteTemplate(t *testing.T) {
 	job := waitJob(t, s, start["jobid"].(string))
 	res := job["jobresult"].(map[string]any)
 	var internal int64
-	s.srv.mu.Lock()
-	tmpl, _ := byID(s.srv.st.Templates, id)
+	s.srv.Mu.Lock()
+	tmpl, _ := model.ByID(s.srv.State.Templates, id)
 	internal = tmpl.InternalID
-	s.srv.mu.Unlock()
+	s.srv.Mu.Unlock()
 	if num(job["jobstatus"]) != 2 || num(job["jobresultcode"]) != 431 || res["errortext"] != "Unable to find Template with id "+strconv.FormatInt(internal, 10) ||
 		job["jobinstancetype"] != "Template" || job["jobinstanceid"] != id {
 		t.Fatalf("second delete: %v", job)
@@ -547,10 +548,10 @@ func TestDeleteTemplateRefusals(t *testing.T) {
 	}
 	// A template in use by a VM.
 	builtin := listTemplatesBy(t, s, "featured")[0]
-	s.srv.mu.Lock()
-	s.srv.st.VMs = append(s.srv.st.VMs, &VirtualMachine{ID: newUUID(), InternalID: 3, InstanceName: "i-2-3-VM",
+	s.srv.Mu.Lock()
+	s.srv.State.VMs = append(s.srv.State.VMs, &model.VirtualMachine{ID: model.NewUUID(), InternalID: 3, InstanceName: "i-2-3-VM",
 		TemplateID: builtin.Id, ZoneID: builtin.Zoneid, State: "Running"})
-	s.srv.mu.Unlock()
+	s.srv.Mu.Unlock()
 	_, err = cs.Template.DeleteTemplate(cs.Template.NewDeleteTemplateParams(builtin.Id))
 	if err == nil || !strings.Contains(err.Error(), "because there are [1] VM instances using it.") {
 		t.Fatalf("deleting a template in use: %v", err)
@@ -662,7 +663,7 @@ func TestTemplatesSurviveRestart(t *testing.T) {
 	id := registerURL(t, s1, "kept", "VHD", images.add("/k.vhd", testimages.VHD(8<<20)), zone)
 	waitTemplate(t, s1, id, zone, settled)
 	up := getUploadParams(t, s1, "upload-later", "VHD")
-	dir := filepath.Dir(s1.srv.xfer.ExistingImage(id, zone))
+	dir := filepath.Dir(s1.srv.Xfer.ExistingImage(id, zone))
 	s1.stop()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("image directory %s left behind: %v", dir, err)

@@ -2,6 +2,9 @@ package simulator
 
 import (
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
 
 // TestUpdateTemplateNameAndDisplayText: updateTemplate changes what it is
@@ -39,10 +42,10 @@ func TestUpdateTemplateNameAndDisplayText(t *testing.T) {
 	r = s.call(map[string]string{"command": "updateTemplate", "id": up.Id, "sortkey": "3", "response": "json"})
 	r.wantError(t, "updatetemplateresponse", 432, 4555, "updateTemplate's sortkey is not implemented by the CloudStack simulator")
 
-	s.srv.mu.Lock()
-	stored, _ := byID(s.srv.st.Templates, up.Id)
-	stored.State = tsUploadAbandoned
-	s.srv.mu.Unlock()
+	s.srv.Mu.Lock()
+	stored, _ := model.ByID(s.srv.State.Templates, up.Id)
+	stored.State = template.TsUploadAbandoned
+	s.srv.Mu.Unlock()
 	d := cs.Template.NewDeleteTemplateParams(up.Id)
 	if _, err := cs.Template.DeleteTemplate(d); err != nil {
 		t.Fatal(err)

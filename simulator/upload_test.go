@@ -17,8 +17,9 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
-
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
 
 // getUploadParams registers a template for upload through cloudstack-go.
@@ -98,9 +99,9 @@ func TestGetUploadParamsThroughCloudStackGo(t *testing.T) {
 	if err != nil || time.Until(expires) < 59*time.Minute || time.Until(expires) > 61*time.Minute {
 		t.Fatalf("expires %q: %v", up.Expires, err)
 	}
-	s.srv.mu.Lock()
-	key := s.srv.st.UploadKey
-	s.srv.mu.Unlock()
+	s.srv.Mu.Lock()
+	key := s.srv.State.UploadKey
+	s.srv.Mu.Unlock()
 	mac := hmac.New(sha1.New, []byte(key))
 	// CloudStack signs the https URL its SSVM serves; the simulator serves http.
 	mac.Write([]byte(up.Metadata + "https://" + strings.TrimPrefix(up.PostURL, "http://") + up.Expires))
@@ -161,7 +162,7 @@ func TestUploadHappyPath(t *testing.T) {
 	}
 	// The request log has the upload, without its secrets.
 	logged := adminGet(t, s, "/sim/requests")
-	var entries []LoggedRequest
+	var entries []kernel.LoggedRequest
 	if err := json.Unmarshal([]byte(logged), &entries); err != nil {
 		t.Fatal(err)
 	}
@@ -195,9 +196,9 @@ func TestUploadRefusals(t *testing.T) {
 
 	expiredParams := func(up *cloudstack.GetUploadParamsForTemplateResponse) map[string]string {
 		past := time.Now().UTC().Add(-time.Minute).Format("2006-01-02T15:04:05.000Z07:00")
-		s.srv.mu.Lock()
-		sig := s.srv.st.uploadSignature(up.Metadata + "https://" + strings.TrimPrefix(up.PostURL, "http://") + past)
-		s.srv.mu.Unlock()
+		s.srv.Mu.Lock()
+		sig := template.UploadSignature(s.srv.State, up.Metadata+"https://"+strings.TrimPrefix(up.PostURL, "http://")+past)
+		s.srv.Mu.Unlock()
 		return map[string]string{"X-signature": sig, "X-metadata": up.Metadata, "X-expires": past}
 	}
 	cases := []struct {

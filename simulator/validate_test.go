@@ -3,6 +3,8 @@ package simulator
 import (
 	"strings"
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 func TestMissingRequiredParameter(t *testing.T) {
@@ -42,7 +44,7 @@ func TestIllTypedValues(t *testing.T) {
 	}
 	// ParamProcessWorker rethrows each as a bare ServerApiException: 9999.
 	for _, c := range cases {
-		s.call(c.params).wantError(t, responseName(c.params["command"]), 431, 9999, c.text)
+		s.call(c.params).wantError(t, kernel.ResponseName(c.params["command"]), 431, 9999, c.text)
 	}
 	ok := s.call(map[string]string{"command": "listAsyncJobs", "startdate": "2024-01-02T03:04:05+0000", "listall": "TRUE"})
 	if ok.status != 200 {

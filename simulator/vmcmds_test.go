@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // TestStartAndStopRefusals covers the states startVirtualMachine and
@@ -70,9 +72,9 @@ func TestStopWithoutHost(t *testing.T) {
 
 func (e *vmEnv) internalID(t *testing.T, vmID string) int64 {
 	t.Helper()
-	e.srv.mu.Lock()
-	defer e.srv.mu.Unlock()
-	vm, ok := byID(e.srv.st.VMs, vmID)
+	e.srv.Mu.Lock()
+	defer e.srv.Mu.Unlock()
+	vm, ok := model.ByID(e.srv.State.VMs, vmID)
 	if !ok {
 		t.Fatalf("no VM %s", vmID)
 	}
@@ -140,7 +142,7 @@ func TestUpdateVirtualMachineRules(t *testing.T) {
 // TestUpdateErrorVM: a VM in Error (its deploy job failed) cannot be updated.
 func TestUpdateErrorVM(t *testing.T) {
 	e := newVMEnv(t, Options{})
-	addFault(t, e.testSim, Fault{Command: "deployVirtualMachine", ErrorCode: 533})
+	addFault(t, e.testSim, kernel.Fault{Command: "deployVirtualMachine", ErrorCode: 533})
 	r, err := e.raw.VirtualMachine.DeployVirtualMachine(e.params("cpivm-broken"))
 	if err != nil {
 		t.Fatal(err)
@@ -208,13 +210,13 @@ func TestListAsyncJobs(t *testing.T) {
 	}
 	// Another account's job, which the caller sees only with listall.
 	_, aid := e.addTenant(t, "tenant")
-	e.srv.mu.Lock()
-	st := e.srv.st
-	jid, jint := st.newID(kindJob)
-	st.Jobs = append(st.Jobs, &Job{ID: jid, InternalID: jint, Command: "stopVirtualMachine",
+	e.srv.Mu.Lock()
+	st := e.srv.State
+	jid, jint := st.NewID(model.KindJob)
+	st.Jobs = append(st.Jobs, &model.Job{ID: jid, InternalID: jint, Command: "stopVirtualMachine",
 		Cmd: "org.apache.cloudstack.api.command.user.vm.StopVMCmd", AccountID: aid, UserID: st.Users[0].ID,
-		Status: jobPending, Created: time.Now().UTC()})
-	e.srv.mu.Unlock()
+		Status: kernel.JobPending, Created: time.Now().UTC()})
+	e.srv.Mu.Unlock()
 
 	list := func(edit func(*cloudstack.ListAsyncJobsParams)) []*cloudstack.AsyncJob {
 		t.Helper()
@@ -296,9 +298,9 @@ func TestVMResponseTemplateAndJob(t *testing.T) {
 	}
 	e.waitJobDone(t, r.JobID)
 	vm := e.vm(t, r.Id)
-	e.srv.mu.Lock()
-	tmpl, _ := byID(e.srv.st.Templates, e.template)
-	e.srv.mu.Unlock()
+	e.srv.Mu.Lock()
+	tmpl, _ := model.ByID(e.srv.State.Templates, e.template)
+	e.srv.Mu.Unlock()
 	if vm.Templatename != tmpl.Name || vm.Templatedisplaytext != tmpl.DisplayText || vm.JobID != "" {
 		t.Fatalf("VM = template %q %q job %q; want %q %q", vm.Templatename, vm.Templatedisplaytext, vm.JobID, tmpl.Name, tmpl.DisplayText)
 	}
@@ -337,14 +339,14 @@ func TestExpungeThread(t *testing.T) {
 // Destroyed VM stays.
 func TestDefaultExpungeDelay(t *testing.T) {
 	e := newVMEnv(t, Options{})
-	if d := expungeDelay(e.srv.st); d != 24*time.Hour {
+	if d := expungeDelay(e.srv.State); d != 24*time.Hour {
 		t.Fatalf("expunge.delay default %s", d)
 	}
 	vm := e.deploy(t, e.params("cpivm-stays"))
 	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
 		t.Fatal(err)
 	}
-	e.srv.expungeDestroyed(expungeDelay(e.srv.st))
+	e.srv.expungeDestroyed(expungeDelay(e.srv.State))
 	if s := e.stateOf(t, vm.Id); s != "Destroyed" {
 		t.Fatalf("state %q right after destroy", s)
 	}
@@ -357,14 +359,14 @@ func TestDefaultExpungeDelay(t *testing.T) {
 func TestUserDataNeedsTheService(t *testing.T) {
 	e := newVMEnv(t, Options{})
 	bare := e.addNetwork(t, "no-userdata", "10.2.2.0/24", "10.2.2.1")
-	e.srv.mu.Lock()
-	st := e.srv.st
-	offering, internal := st.newID(kindNetworkOffering)
-	st.NetworkOfferings = append(st.NetworkOfferings, &NetworkOffering{ID: offering, InternalID: internal,
+	e.srv.Mu.Lock()
+	st := e.srv.State
+	offering, internal := st.NewID(model.KindNetworkOffering)
+	st.NetworkOfferings = append(st.NetworkOfferings, &model.NetworkOffering{ID: offering, InternalID: internal,
 		Name: "no-userdata", GuestType: "Isolated", State: "Enabled", Services: map[string][]string{
 			"Dhcp": {"VirtualRouter"}, "Dns": {"VirtualRouter"}, "SourceNat": {"VirtualRouter"}}})
-	st.network(bare).OfferingID = offering
-	e.srv.mu.Unlock()
+	st.Network(bare).OfferingID = offering
+	e.srv.Mu.Unlock()
 
 	p := e.params("cpivm-nour")
 	p.SetNetworkids([]string{bare})
@@ -381,17 +383,17 @@ func TestUserDataNeedsTheService(t *testing.T) {
 	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
 	wantAPIError(t, err, 431, "Unable to deploy VM as SSH keypair is provided while deploying the VM, but there is no support for UserData service in the default network no-userdata/"+bare)
 
-	e.srv.mu.Lock()
-	tmpl, _ := byID(e.srv.st.Templates, e.template)
+	e.srv.Mu.Lock()
+	tmpl, _ := model.ByID(e.srv.State.Templates, e.template)
 	tmpl.PasswordEnabled = true
-	e.srv.mu.Unlock()
+	e.srv.Mu.Unlock()
 	p = e.params("cpivm-nour")
 	p.SetNetworkids([]string{bare})
 	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
 	wantAPIError(t, err, 431, fmt.Sprintf("Unable to deploy VM as template %d is password enabled, but there is no support for UserData service in the default network no-userdata/%s", tmpl.InternalID, bare))
-	e.srv.mu.Lock()
+	e.srv.Mu.Lock()
 	tmpl.PasswordEnabled = false
-	e.srv.mu.Unlock()
+	e.srv.Mu.Unlock()
 
 	p = e.params("cpivm-nour")
 	p.SetNetworkids([]string{bare})
@@ -460,14 +462,14 @@ func TestStartOnGivenHost(t *testing.T) {
 // keys, and returns a cloudstack-go client signing as that user.
 func (e *vmEnv) addTenant(t *testing.T, name string) (*cloudstack.CloudStackClient, string) {
 	t.Helper()
-	e.srv.mu.Lock()
-	defer e.srv.mu.Unlock()
-	st := e.srv.st
-	aid, aint := st.newID(kindAccount)
-	st.Accounts = append(st.Accounts, &Account{ID: aid, InternalID: aint, Name: name, Type: 0,
+	e.srv.Mu.Lock()
+	defer e.srv.Mu.Unlock()
+	st := e.srv.State
+	aid, aint := st.NewID(model.KindAccount)
+	st.Accounts = append(st.Accounts, &model.Account{ID: aid, InternalID: aint, Name: name, Type: 0,
 		DomainID: st.Accounts[0].DomainID, State: "enabled", Created: time.Now().UTC()})
-	uid, uInternal := st.newID(kindUser)
-	st.Users = append(st.Users, &User{ID: uid, InternalID: uInternal, Username: name, AccountID: aid, State: "enabled",
+	uid, uInternal := st.NewID(model.KindUser)
+	st.Users = append(st.Users, &model.User{ID: uid, InternalID: uInternal, Username: name, AccountID: aid, State: "enabled",
 		APIKey: name + "-key", SecretKey: name + "-secret"})
 	return cloudstack.NewAsyncClient(e.api, name+"-key", name+"-secret", false), aid
 }
@@ -532,10 +534,10 @@ func TestTenantMayNotExpunge(t *testing.T) {
 	p := e.params("cpivm-tenant")
 	p.SetIpaddress("10.1.1.45")
 	vm := e.deploy(t, p)
-	e.srv.mu.Lock()
-	owned, _ := byID(e.srv.st.VMs, vm.Id)
+	e.srv.Mu.Lock()
+	owned, _ := model.ByID(e.srv.State.VMs, vm.Id)
 	owned.AccountID = aid // the tenant's VM
-	e.srv.mu.Unlock()
+	e.srv.Mu.Unlock()
 
 	dp := tenant.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)
 	dp.SetExpunge(true)

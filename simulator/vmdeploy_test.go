@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 var macPattern = regexp.MustCompile(`^02:00(:[0-9a-f]{2}){4}$`)
@@ -299,7 +300,7 @@ func TestDeployAntiAffinity(t *testing.T) {
 // host or addresses, so the address can be deployed again.
 func TestDeployFaultInJob(t *testing.T) {
 	e := newVMEnv(t, Options{})
-	addFault(t, e.testSim, Fault{Command: "deployVirtualMachine", ErrorCode: 530, ErrorText: "injected"})
+	addFault(t, e.testSim, kernel.Fault{Command: "deployVirtualMachine", ErrorCode: 530, ErrorText: "injected"})
 	p := e.params("cpivm-fault")
 	p.SetIpaddress("10.1.1.77")
 	_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
@@ -387,9 +388,9 @@ func TestUserDataShownOnlyOnRequest(t *testing.T) {
 // limits and refuses a cpuSpeed, as validateCustomParameters does.
 func TestDeployConstrainedOffering(t *testing.T) {
 	e := newVMEnv(t, Options{})
-	e.srv.mu.Lock()
-	cc := e.srv.st.ServiceOfferings[3]
-	e.srv.mu.Unlock()
+	e.srv.Mu.Lock()
+	cc := e.srv.State.ServiceOfferings[3]
+	e.srv.Mu.Unlock()
 	deploy := func(name string, details map[string]string) (*cloudstack.DeployVirtualMachineResponse, error) {
 		p := e.params(name)
 		p.SetServiceofferingid(cc.ID)

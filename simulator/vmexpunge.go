@@ -2,19 +2,23 @@ package simulator
 
 import (
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/vm"
 )
 
 // expungeDelay is the expunge.delay global setting (Config.ExpungeDelay):
 // how long a Destroyed VM keeps its addresses and host name before the
 // expunge thread removes it.
-func expungeDelay(st *state) time.Duration {
-	return time.Duration(st.settingInt(settingExpungeDelay)) * time.Second
+func expungeDelay(st *model.State) time.Duration {
+	return time.Duration(st.SettingInt(model.SettingExpungeDelay)) * time.Second
 }
 
 // expungeInterval is the expunge.interval global setting
 // (Config.ExpungeInterval): how often the expunge thread runs.
-func expungeInterval(st *state) time.Duration {
-	return time.Duration(st.settingInt(settingExpungeInterval)) * time.Second
+func expungeInterval(st *model.State) time.Duration {
+	return time.Duration(st.SettingInt(model.SettingExpungeInterval)) * time.Second
 }
 
 // expungeTask is UserVmManagerImpl's ExpungeTask: scheduled with a fixed
@@ -30,7 +34,7 @@ type expungeTask struct {
 // startExpungeTask starts the expunge thread with the settings as they are
 // at start (Options.ExpungeInterval/ExpungeDelay preset them).
 func (s *Server) startExpungeTask() {
-	interval, delay := expungeInterval(s.st), expungeDelay(s.st)
+	interval, delay := expungeInterval(s.State), expungeDelay(s.State)
 	task := &expungeTask{stop: make(chan struct{}), done: make(chan struct{})}
 	s.expunger = task
 	go func() {
@@ -61,17 +65,17 @@ func (s *Server) stopExpungeTask() {
 // expunge for each. Expunging is left out: in the simulator a VM is only
 // Expunging while its own expunge job runs.
 func (s *Server) expungeDestroyed(delay time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if s.Closed {
 		return
 	}
-	cutoff := s.now().Add(-time.Duration(int64(delay/time.Second)<<10) * time.Millisecond)
-	system := &Call{Command: "expungeVirtualMachine", srv: s, st: s.st} // the system account's task
-	for _, vm := range s.st.VMs {
-		if vm.Removed == nil && (vm.State == vmDestroyed || vm.State == vmError) && vm.UpdateTime.Before(cutoff) {
-			system.expungeVM(vm)
+	cutoff := s.Now().Add(-time.Duration(int64(delay/time.Second)<<10) * time.Millisecond)
+	system := &kernel.Call{Command: "expungeVirtualMachine", Engine: s.Engine, State: s.State} // the system account's task
+	for _, inst := range s.State.VMs {
+		if inst.Removed == nil && (inst.State == model.VMDestroyed || inst.State == model.VMError) && inst.UpdateTime.Before(cutoff) {
+			vm.ExpungeVM(system, inst)
 		}
 	}
-	s.persist()
+	s.Persist()
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 func TestTags(t *testing.T) {
@@ -345,12 +346,12 @@ func TestMetadataService(t *testing.T) {
 // pipeline, so request-stage faults and the request log apply to them.
 func TestVMCommandsGoThroughFaultsAndLog(t *testing.T) {
 	e := newVMEnv(t, Options{})
-	addFault(t, e.testSim, Fault{Command: "listVolumes", ErrorCode: 530, ErrorText: "volumes down"})
+	addFault(t, e.testSim, kernel.Fault{Command: "listVolumes", ErrorCode: 530, ErrorText: "volumes down"})
 	_, err := e.cs.Volume.ListVolumes(e.cs.Volume.NewListVolumesParams())
 	wantAPIError(t, err, 530, "volumes down")
-	addFault(t, e.testSim, Fault{Command: "deployVirtualMachine", ErrorCode: 533, Stage: StageRequest})
+	addFault(t, e.testSim, kernel.Fault{Command: "deployVirtualMachine", ErrorCode: 533, Stage: kernel.StageRequest})
 	_, err = e.cs.VirtualMachine.DeployVirtualMachine(e.params("cpivm-req"))
-	wantAPIError(t, err, 533, defaultErrorText)
+	wantAPIError(t, err, 533, kernel.DefaultErrorText)
 	p := e.params("cpivm-logged")
 	p.SetUserdata("c2VjcmV0")
 	e.deploy(t, p)
@@ -362,7 +363,7 @@ func TestVMCommandsGoThroughFaultsAndLog(t *testing.T) {
 	for _, r := range reqs {
 		if r.Command == "deployVirtualMachine" && r.Status == 200 {
 			seen = true
-			if r.Params["userdata"] != redacted || r.JobID == "" {
+			if r.Params["userdata"] != kernel.Redacted || r.JobID == "" {
 				t.Fatalf("logged deploy = %+v", r)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // vmEnv is a simulator with the ids VM tests need and cloudstack-go clients:
@@ -24,12 +25,12 @@ func newVMEnv(t *testing.T, opts Options) *vmEnv {
 	t.Helper()
 	s := startSim(t, opts)
 	e := &vmEnv{testSim: s, cs: cloudstack.NewAsyncClient(s.api, testKey, testSecret, false), raw: s.client()}
-	s.srv.mu.Lock()
-	st := s.srv.st
+	s.srv.Mu.Lock()
+	st := s.srv.State
 	e.zone, e.net = st.Zones[0].ID, st.Networks[0].ID
 	e.small, e.medium, e.custom = st.ServiceOfferings[0].ID, st.ServiceOfferings[1].ID, st.ServiceOfferings[2].ID
 	e.diskSmall, e.diskCustom = st.DiskOfferings[0].ID, st.DiskOfferings[3].ID
-	s.srv.mu.Unlock()
+	s.srv.Mu.Unlock()
 	e.template = testTemplateID(t, s.srv)
 	return e
 }
@@ -79,11 +80,11 @@ func (e *vmEnv) volumes(t *testing.T, vmID string) []*cloudstack.Volume {
 // createNetwork yet).
 func (e *vmEnv) addNetwork(t *testing.T, name, cidr, gateway string) string {
 	t.Helper()
-	e.srv.mu.Lock()
-	defer e.srv.mu.Unlock()
-	st := e.srv.st
+	e.srv.Mu.Lock()
+	defer e.srv.Mu.Unlock()
+	st := e.srv.State
 	first := st.Networks[0]
-	id, internal := st.newID(kindNetwork)
+	id, internal := st.NewID(model.KindNetwork)
 	n := *first
 	n.ID, n.InternalID, n.Name, n.DisplayText, n.CIDR, n.Gateway, n.VLAN = id, internal, name, name, cidr, gateway, "101"
 	st.Networks = append(st.Networks, &n)

@@ -2,10 +2,12 @@ package simulator
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount checks the
@@ -28,7 +30,13 @@ func TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount(t *testing.T) {
 			t.Fatalf("%s: %+v, %v; want %d VMs", what, l, err, want)
 		}
 	}
-	count("keyword=<beta's address>", 1, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword(beta.Nic[0].Ipaddress) })
+	// Addresses are picked at random and keyword is LIKE %keyword%: beta's
+	// 10.1.1.2 also finds alpha's 10.1.1.23.
+	sameStart := 1
+	if strings.Contains(alpha.Nic[0].Ipaddress, beta.Nic[0].Ipaddress) {
+		sameStart = 2
+	}
+	count("keyword=<beta's address>", sameStart, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword(beta.Nic[0].Ipaddress) })
 	count("keyword=Run (state is EQ)", 0, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword("Run") })
 	count("keyword=running", 2, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword("running") })
 	count("keyword=<instance name>", 1, func(p *cloudstack.ListVirtualMachinesParams) { p.SetKeyword(alpha.Instancename) })
@@ -96,19 +104,19 @@ func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
 // (TemplateManagerImpl.getTemplateSize).
 func TestDeployRefusesTemplatesNotReadyInTheZone(t *testing.T) {
 	e := newVMEnv(t, Options{})
-	e.srv.mu.Lock()
-	tmpl, _ := byID(e.srv.st.Templates, e.template)
-	cp := tmpl.copyIn(e.zone)
-	internal, zoneInternal := tmpl.InternalID, e.srv.st.zone(e.zone).InternalID
+	e.srv.Mu.Lock()
+	tmpl, _ := model.ByID(e.srv.State.Templates, e.template)
+	cp := tmpl.CopyIn(e.zone)
+	internal, zoneInternal := tmpl.InternalID, e.srv.State.Zone(e.zone).InternalID
 	cp.DownloadState = "DOWNLOAD_IN_PROGRESS"
-	e.srv.mu.Unlock()
+	e.srv.Mu.Unlock()
 	_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-ready"))
 	wantAPIError(t, err, 530, fmt.Sprintf("Template %d has not been completely downloaded to zone %d", internal, zoneInternal))
 
-	e.srv.mu.Lock()
+	e.srv.Mu.Lock()
 	now := time.Now()
 	cp.Removed = &now
-	e.srv.mu.Unlock()
+	e.srv.Mu.Unlock()
 	_, err = e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-in-zone"))
 	wantAPIError(t, err, 431, fmt.Sprintf("The template %d is not available for use", internal))
 }

@@ -1,15 +1,19 @@
 package simulator
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
+)
 
 // testTemplateID is the template every deployVirtualMachine test deploys
 // from: the seeded builtin template, ready in the seeded zone.
 func testTemplateID(t *testing.T, s *Server) string {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, tpl := range s.st.Templates {
-		if tpl.Name == builtinTemplateName && tpl.Removed == nil {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	for _, tpl := range s.State.Templates {
+		if tpl.Name == template.BuiltinTemplateName && tpl.Removed == nil {
 			return tpl.ID
 		}
 	}

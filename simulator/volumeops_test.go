@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
 // newVolume creates a data volume in the first zone; sizeGB 0 leaves size out.
@@ -78,9 +80,9 @@ func (e *vmEnv) dataVM(t *testing.T, name string) string {
 
 func (e *vmEnv) diskMedium(t *testing.T) string {
 	t.Helper()
-	e.srv.mu.Lock()
-	defer e.srv.mu.Unlock()
-	return e.srv.st.DiskOfferings[1].ID
+	e.srv.Mu.Lock()
+	defer e.srv.Mu.Unlock()
+	return e.srv.State.DiskOfferings[1].ID
 }
 
 func TestCreateVolumeIsAllocatedLazily(t *testing.T) {
@@ -93,7 +95,7 @@ func TestCreateVolumeIsAllocatedLazily(t *testing.T) {
 		t.Fatalf("createVolume answered %+v", v)
 	}
 	fixed := e.newVolume(t, "", e.diskSmall, 0)
-	if fixed.Size != 5<<30 || !uuidPattern.MatchString(fixed.Name) {
+	if fixed.Size != 5<<30 || !kernel.UUIDPattern.MatchString(fixed.Name) {
 		t.Fatalf("a fixed offering's volume without a name: %+v", fixed)
 	}
 
@@ -221,9 +223,9 @@ func TestAttachDeviceIDsOnXenServer(t *testing.T) {
 func TestAttachRefusals(t *testing.T) {
 	e := newVMEnv(t, Options{ExtraZones: []string{"Sandbox-simulator-2"}})
 	vm := e.dataVM(t, "cpivm-refusals")
-	e.srv.mu.Lock()
-	zone2 := e.srv.st.Zones[1].ID
-	e.srv.mu.Unlock()
+	e.srv.Mu.Lock()
+	zone2 := e.srv.State.Zones[1].ID
+	e.srv.Mu.Unlock()
 
 	p := e.volumeParams("elsewhere", e.diskSmall, 0)
 	p.SetZoneid(zone2)
@@ -385,10 +387,10 @@ func TestDeleteVolume(t *testing.T) {
 	if l, err := e.cs.Resourcetags.ListTags(lt); err != nil || l.Count != 0 {
 		t.Fatalf("the deleted volume's tags: %+v, %v", l, err)
 	}
-	e.srv.mu.Lock()
-	row, _ := byID(e.srv.st.Volumes, v.Id)
+	e.srv.Mu.Lock()
+	row, _ := model.ByID(e.srv.State.Volumes, v.Id)
 	kept := row.State == "Expunged" && row.Removed != nil
-	e.srv.mu.Unlock()
+	e.srv.Mu.Unlock()
 	if !kept {
 		t.Fatalf("the deleted volume's row: %+v", row)
 	}
@@ -604,7 +606,7 @@ func TestSnapshotInProgress(t *testing.T) {
 	if _, err := e.detachVol(v.Id); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.admin.AddFault(Fault{Command: "createSnapshot", Pending: true}); err != nil {
+	if err := e.admin.AddFault(kernel.Fault{Command: "createSnapshot", Pending: true}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := e.raw.Snapshot.CreateSnapshot(e.raw.Snapshot.NewCreateSnapshotParams(v.Id))

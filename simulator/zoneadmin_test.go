@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 // testZone is what deployTestZone built.
@@ -508,7 +509,7 @@ func TestZoneScriptsMakeALoopbackSharedNetwork(t *testing.T) {
 	}
 }
 
-func mustRequests(t *testing.T, s *testSim) []LoggedRequest {
+func mustRequests(t *testing.T, s *testSim) []kernel.LoggedRequest {
 	t.Helper()
 	reqs, err := s.admin.Requests()
 	if err != nil {

@@ -4,6 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/infrastructure"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
 )
 
 // The seeded zone is marvin's setup/dev/advanced.cfg, deployed the way
@@ -45,43 +50,43 @@ func advancedCfg(hypervisor string) zoneLayout {
 
 // deployZone builds a zone as deployDataCenter does and enables it. Any
 // error is a programming error in the layout.
-func (st *state) deployZone(l zoneLayout, now time.Time) *Zone {
-	z := must(st.createZone(zoneSpec{Name: l.Name, NetworkType: "Advanced", DNS1: l.DNS, InternalDNS1: l.DNS,
+func deployZone(st *model.State, l zoneLayout, now time.Time) *model.Zone {
+	z := must(infrastructure.MakeZone(st, infrastructure.ZoneSpec{Name: l.Name, NetworkType: "Advanced", DNS1: l.DNS, InternalDNS1: l.DNS,
 		GuestCIDR: l.GuestCIDR}, now))
-	pn := must(st.createPhysicalNetwork(physnetSpec{ZoneID: z.ID, Name: l.PhysicalNetwork,
+	pn := must(network.MakePhysicalNetwork(st, network.PhysnetSpec{ZoneID: z.ID, Name: l.PhysicalNetwork,
 		IsolationMethods: []string{"VLAN"}}))
 	for _, t := range []string{"Guest", "Management", "Public"} {
-		must(st.addTrafficTypeTo(pn, t))
+		must(network.AddTrafficTypeTo(st, pn, t))
 	}
 	// configureProviders: each provider's element, then the provider.
 	for _, name := range []string{"VirtualRouter", "VpcVirtualRouter", "InternalLbVm"} {
-		nsp := st.providerNamed(pn.ID, name)
-		if e := st.vrElementOf(nsp.ID); e != nil {
+		nsp := providerNamed(st, pn.ID, name)
+		if e := network.VRElementOf(st, nsp.ID); e != nil {
 			e.Enabled = true
 		}
-		mustOK(st.setProviderState(nsp, providerEnabled))
+		mustOK(network.SetProviderState(st, nsp, model.ProviderEnabled))
 	}
-	vlans := must(normalizeVnetRanges(pn, l.GuestVLANs))
-	pn.update(physnetEnabled, vlans)
-	pod := must(st.createPod(podSpec{ZoneID: z.ID, Name: "POD0", Gateway: l.PodGateway, Netmask: l.Netmask,
+	vlans := must(network.NormalizeVnetRanges(pn, l.GuestVLANs))
+	pn.Update(model.PhysnetEnabled, vlans)
+	pod := must(infrastructure.MakePod(st, infrastructure.PodSpec{ZoneID: z.ID, Name: "POD0", Gateway: l.PodGateway, Netmask: l.Netmask,
 		StartIP: l.PodStart, EndIP: l.PodEnd}))
 	for _, cl := range l.Clusters {
-		c := must(st.addCluster(clusterSpec{ZoneID: z.ID, PodID: pod.ID, Name: cl.Name, Hypervisor: l.Hypervisor,
+		c := must(infrastructure.MakeCluster(st, infrastructure.ClusterSpec{ZoneID: z.ID, PodID: pod.ID, Name: cl.Name, Hypervisor: l.Hypervisor,
 			ClusterType: "CloudManaged"}))
 		for _, url := range cl.Hosts {
-			must(st.addHost(hostSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Hypervisor: l.Hypervisor, URL: url,
+			must(infrastructure.MakeHost(st, infrastructure.HostSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Hypervisor: l.Hypervisor, URL: url,
 				Username: "root", Password: "password"}, now))
 		}
 		for _, name := range cl.Pools {
-			must(st.createStoragePool(poolSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Name: name,
+			must(infrastructure.MakeStoragePool(st, infrastructure.PoolSpec{ZoneID: z.ID, PodID: pod.ID, ClusterID: c.ID, Name: name,
 				URL: fmt.Sprintf("nfs://%s:/export/home/sandbox/%s", l.DNS, strings.ToLower(name))}, now))
 		}
 	}
-	must(st.createVlanRange(vlanSpec{ZoneID: z.ID, VLAN: l.PublicVLAN, Gateway: l.PublicGateway,
+	must(network.CreateVlanRange(st, network.VlanSpec{ZoneID: z.ID, VLAN: l.PublicVLAN, Gateway: l.PublicGateway,
 		Netmask: l.Netmask, StartIP: l.PublicStart, EndIP: l.PublicEnd, ForVirtualNetwork: true}))
-	must(st.addImageStore(storeSpec{ZoneID: z.ID, URL: l.SecondaryURL, Provider: "NFS"}, now))
-	mustOK(st.checkZoneCanBeEnabled(z))
-	z.Allocation = allocationEnabled
+	must(infrastructure.MakeImageStore(st, infrastructure.StoreSpec{ZoneID: z.ID, URL: l.SecondaryURL, Provider: "NFS"}, now))
+	mustOK(infrastructure.CheckZoneCanBeEnabled(st, z))
+	z.Allocation = model.AllocationEnabled
 	return z
 }
 
@@ -89,14 +94,14 @@ func (st *state) deployZone(l zoneLayout, now time.Time) *Zone {
 // which CloudStack creates at installation
 // (ConfigurationServerImpl.createDefaultNetworkOfferings), as createNetworkOffering
 // takes it.
-func isolatedOfferingSpec() offeringSpec {
+func isolatedOfferingSpec() network.OfferingSpec {
 	vr := []string{"VirtualRouter"}
 	providers := map[string][]string{}
 	services := []string{"Dhcp", "Dns", "UserData", "SourceNat", "StaticNat", "PortForwarding", "Firewall", "Lb", "Vpn"}
 	for _, s := range services {
 		providers[s] = vr
 	}
-	return offeringSpec{Name: "DefaultIsolatedNetworkOfferingWithSourceNatService",
+	return network.OfferingSpec{Name: "DefaultIsolatedNetworkOfferingWithSourceNatService",
 		DisplayText: "Offering for Isolated networks with Source Nat service enabled", GuestType: "Isolated",
 		TrafficType: "Guest", Availability: "Required", Services: services, Providers: providers,
 		ConserveMode: true, EgressDefault: false, Enable: true}
@@ -105,15 +110,15 @@ func isolatedOfferingSpec() offeringSpec {
 // seedZone deploys advanced.cfg's zone, the default isolated offering and
 // the admin's guest network, implemented (VLAN 100 and a source NAT
 // address), as the stock simulator's zone has after its first VM.
-func seedZone(st *state, hypervisor string, now time.Time) {
-	z := st.deployZone(advancedCfg(hypervisor), now)
-	o := must(st.createNetworkOffering(isolatedOfferingSpec(), now))
-	n := must(st.createNetwork(networkSpec{Name: "guest-network", DisplayText: "guest-network", OfferingID: o.ID,
+func seedZone(st *model.State, hypervisor string, now time.Time) {
+	z := deployZone(st, advancedCfg(hypervisor), now)
+	o := must(network.MakeNetworkOffering(st, isolatedOfferingSpec(), now))
+	n := must(network.MakeNetwork(st, network.Spec{Name: "guest-network", DisplayText: "guest-network", OfferingID: o.ID,
 		ZoneID: z.ID, Account: st.Accounts[0]}, now))
-	mustOK(st.implementNetwork(n))
+	mustOK(network.ImplementNetwork(st, n))
 }
 
-func (st *state) providerNamed(physnetID, name string) *NetworkServiceProvider {
+func providerNamed(st *model.State, physnetID, name string) *model.NetworkServiceProvider {
 	for _, n := range st.Providers {
 		if n.PhysicalNetworkID == physnetID && n.Name == name {
 			return n
@@ -129,7 +134,7 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-func mustOK(err *APIError) {
+func mustOK(err *kernel.APIError) {
 	if err != nil {
 		panic(fmt.Sprintf("simulator: seeding the zone: %v", err))
 	}

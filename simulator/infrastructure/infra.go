@@ -1,0 +1,143 @@
+// Package infrastructure is the infrastructure family of the API
+// (api/command/admin/{zone,pod,cluster,host,storage,config} and the user
+// listings of zones and hypervisors): zones, pods, clusters, hosts, primary
+// and secondary storage, global settings.
+package infrastructure
+
+import (
+	"slices"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
+)
+
+// SetHypervisor switches every cluster and host to hv (a restart with a
+// different -hypervisor flag).
+func SetHypervisor(st *model.State, hv string) {
+	for _, c := range st.Clusters {
+		c.Hypervisor = hv
+	}
+	for _, h := range st.Hosts {
+		h.Hypervisor = hv
+	}
+	for _, p := range st.StoragePools {
+		p.Hypervisor = hv
+	}
+	if t := st.BuiltinTemplate(); t != nil {
+		t.Hypervisor = hv
+	}
+}
+
+// infraCommands are the commands of infra.go (registerCommands).
+func infraCommands() []kernel.Command {
+	return []kernel.Command{
+		{Name: "listZones", IDKind: model.KindZone, Sync: listZones},
+		{Name: "listPods", IDKind: model.KindPod, Sync: listPods},
+		{Name: "listClusters", IDKind: model.KindCluster, Sync: listClusters},
+		{Name: "listHypervisors", Sync: listHypervisors},
+		{Name: "listCapabilities", Sync: listCapabilities},
+	}
+}
+
+// listZones is QueryManagerImpl.listDataCentersInternal: id, else name
+// (EQ), else keyword (name or description LIKE; zones here have no
+// description); networktype EQ. A caller that is not a root admin does not
+// see Disabled zones (buildSearchCriteriaForUserDomainAndAbove,
+// buildSearchCriteriaForDomainAdmins: allocationState NEQ Disabled).
+// Not modelled: available, domainid and dedication, tags, showcapacities.
+func listZones(c *kernel.Call) (any, error) {
+	p := c.Params
+	l := kernel.Lister[*model.Zone]{Key: "zone", ID: (*model.Zone).UUID, Name: func(z *model.Zone) string { return z.Name },
+		Keyword: func(z *model.Zone) []string {
+			if p.Get("id") != "" || p.Get("name") != "" {
+				return []string{p.Get("keyword")} // keyword is not read: let it match
+			}
+			return []string{z.Name}
+		},
+		View: views.ZoneView}
+	if p.Get("id") != "" {
+		l.Name = nil // id wins over name
+	}
+	rootAdmin := c.Account.Type == 1
+	return l.Run(c, c.State.Zones, func(z *model.Zone) bool {
+		return kernel.OptEq(p.Get("networktype"), z.NetworkType) && (rootAdmin || z.Allocation != model.AllocationDisabled)
+	})
+}
+
+// listPods is searchForPods (ManagementServerImpl; PodVlanListingServiceImpl
+// on main): id, name EQ (as main; an older release used LIKE), zone and
+// allocationstate EQ (the keyword part not read: LIKE on the name here).
+func listPods(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.Pod]{Key: "pod", ID: (*model.Pod).UUID, Name: func(p *model.Pod) string { return p.Name },
+		Zone: func(p *model.Pod) string { return p.ZoneID }, View: views.PodView}
+	return l.Run(c, c.State.Pods, func(p *model.Pod) bool { return kernel.OptEq(c.Params.Get("allocationstate"), p.Allocation) })
+}
+
+// listClusters is ManagementServerImpl.searchForClusters (not re-read):
+// every cluster is CloudManaged and Managed.
+func listClusters(c *kernel.Call) (any, error) {
+	l := kernel.Lister[*model.Cluster]{Key: "cluster", ID: (*model.Cluster).UUID, Name: func(cl *model.Cluster) string { return cl.Name },
+		Zone: func(cl *model.Cluster) string { return cl.ZoneID }, View: views.ClusterView}
+	p := c.Params
+	return l.Run(c, c.State.Clusters, func(cl *model.Cluster) bool {
+		return kernel.OptEq(p.Get("podid"), cl.PodID) && kernel.OptEq(p.Get("hypervisor"), cl.Hypervisor) &&
+			kernel.OptEq(p.Get("allocationstate"), cl.Allocation) && kernel.OptEq(p.Get("clustertype"), "CloudManaged") &&
+			kernel.OptEq(p.Get("managedstate"), "Managed")
+	})
+}
+
+// listHypervisors answers the hypervisors of the zone's clusters
+// (ManagementServerImpl.getHypervisors, not re-read).
+func listHypervisors(c *kernel.Call) (any, error) {
+	seen := map[string]bool{}
+	var rows []map[string]any
+	for _, cl := range c.State.Clusters {
+		if kernel.OptEq(c.Params.Get("zoneid"), cl.ZoneID) && !seen[cl.Hypervisor] {
+			seen[cl.Hypervisor] = true
+			rows = append(rows, map[string]any{"name": cl.Hypervisor})
+		}
+	}
+	return kernel.ListBody("hypervisor", len(rows), rows), nil
+}
+
+// listCapabilities is ManagementServerImpl.listCapabilities (ListCapabilitiesCmd)
+// with 4.22's defaults: the allowUser* flags are the setting OR an admin
+// caller; apiLimitInterval/apiLimitMax only with api.throttling.enabled
+// (false); extensionspath only for a root admin; cloudstackversion as
+// exposeCloudStackVersionInApiListCapabilities allows (taken as true; its
+// default not read). Not served: snapshotshowchainsize and the VPN
+// customer gateway parameters (their defaults not read).
+func listCapabilities(c *kernel.Call) (any, error) {
+	admin := c.Account.IsAdmin()
+	capability := map[string]any{
+		"cloudstackversion": views.CloudStackVersion, "securitygroupsenabled": false,
+		"userpublictemplateenabled": true, "supportELB": "false", "projectinviterequired": false,
+		"allowusercreateprojects": true, "customdiskofferingminsize": 1, "customdiskofferingmaxsize": 1024,
+		"regionsecondaryenabled": false, "kvmsnapshotenabled": true, "allowuserviewdestroyedvm": admin,
+		"allowuserexpungerecovervm": admin, "allowuserexpungerecovervolume": true,
+		"allowuserviewalldomainaccounts": false, "allowuserforcestopvm": true,
+		"kubernetesserviceenabled": false, "kubernetesclusterexperimentalfeaturesenabled": false,
+		"dynamicrolesenabled": true, "dynamicscalingenabled": true, "instanceleaseenabled": false,
+		"defaultuipagesize": kernel.DefaultPageSize, "customhypervisordisplayname": "Custom", "sharedfsvmmincpucount": 2, "sharedfsvmminramsize": 512,
+		"instancesstatsretentiontime": 720, "instancesstatsuseronly": false,
+		"instancesdisksstatsretentionenabled": false, "instancesdisksstatsretentiontime": 720,
+		"additionalconfigenabled": false,
+	}
+	if c.Account.Type == 1 {
+		capability["extensionspath"] = "/usr/share/cloudstack-management/extensions"
+	}
+	return map[string]any{"capability": capability}, nil
+}
+
+// Commands are the family's commands, for the simulator's registration.
+func Commands() []kernel.Command {
+	return slices.Concat(
+		zoneAdminCommands(),
+		infraCommands(),
+		clusterAdminCommands(),
+		hostCommands(),
+		storageCommands(),
+		configurationCommands(),
+	)
+}
