@@ -153,9 +153,7 @@ func (c *Client) listISOs(p *csgo.ListIsosParams) ([]ISO, error) {
 	for _, i := range resp.Isos {
 		row := ISO{ID: i.Id, Name: i.Name, DisplayText: i.Displaytext, ZoneID: i.Zoneid, Status: i.Status,
 			IsReady: i.Isready}
-		for _, d := range i.Downloaddetails {
-			row.DownloadStates = append(row.DownloadStates, d["downloadState"])
-		}
+		row.DownloadStates = downloadStates(i.Downloaddetails)
 		out = append(out, row)
 	}
 	return out, nil

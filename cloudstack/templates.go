@@ -177,9 +177,7 @@ func (c *Client) listTemplates(p *csgo.ListTemplatesParams) ([]Template, error) 
 	for _, t := range resp.Templates {
 		row := Template{ID: t.Id, Name: t.Name, DisplayText: t.Displaytext, ZoneID: t.Zoneid, Status: t.Status,
 			IsReady: t.Isready, Format: t.Format, Hypervisor: t.Hypervisor}
-		for _, d := range t.Downloaddetails {
-			row.DownloadStates = append(row.DownloadStates, d["downloadState"])
-		}
+		row.DownloadStates = downloadStates(t.Downloaddetails)
 		out = append(out, row)
 	}
 	return out, nil
@@ -259,4 +257,15 @@ func (c *Client) DeleteTemplate(id string, forced bool) error {
 	}
 	_, err = c.waitJob("deleteTemplate", r.JobID)
 	return err
+}
+
+// downloadStates reads downloaddetails' downloadState, one per image store,
+// the same for templates and ISOs (TemplateJoinDaoImpl shows them to the
+// owner only).
+func downloadStates(details []map[string]string) []string {
+	var out []string
+	for _, d := range details {
+		out = append(out, d["downloadState"])
+	}
+	return out
 }
