@@ -111,3 +111,15 @@ func OSTypeView(c *kernel.Call, o *model.OSType) map[string]any {
 	return map[string]any{"id": o.ID, "description": o.Description, "name": o.Description,
 		"oscategoryid": cat.ID, "oscategoryname": cat.Name, "isuserdefined": false, "fordisplay": true}
 }
+
+// IsoView is TemplateJoinDaoImpl.newIsoResponse: the template response's
+// fields less those an ISO response does not have (hypervisor, templatetype,
+// sshkeyenabled, requireshvm, deployasis, details), plus bootable.
+func IsoView(c *kernel.Call, r TemplateRow) map[string]any {
+	v := TemplateView(c, r)
+	for _, k := range []string{"hypervisor", "templatetype", "sshkeyenabled", "requireshvm", "deployasis", "details", "forcks"} {
+		delete(v, k)
+	}
+	v["bootable"] = r.Template.Bootable
+	return v
+}
