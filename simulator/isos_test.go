@@ -157,6 +157,12 @@ func TestISOUploadAttachStartDetachDelete(t *testing.T) {
 	if iso.Size != int64(len(data)) || iso.Physicalsize != int64(len(data)) || iso.Status != "Download Complete" {
 		t.Fatalf("ready ISO = %+v", iso)
 	}
+	// updateIso answers the 4.1-compatible update response under "iso".
+	r := e.call(map[string]string{"command": "updateIso", "id": up.Id, "displaytext": "cfg of vm1, complete"})
+	if u := r.inner(t, "updateisoresponse")["iso"].(map[string]any); u["displaytext"] != "cfg of vm1, complete" ||
+		u["bootable"] != false || u["hypervisor"] != "None" {
+		t.Fatalf("updateIso: %s", r.raw)
+	}
 	// listTemplates never shows ISOs.
 	tp := e.cs.Template.NewListTemplatesParams("self")
 	tp.SetId(up.Id)
@@ -167,7 +173,7 @@ func TestISOUploadAttachStartDetachDelete(t *testing.T) {
 	if _, err := e.cs.VirtualMachine.StartVirtualMachine(e.cs.VirtualMachine.NewStartVirtualMachineParams(vm.Id)); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.vm(t, vm.Id); got.State != "Running" || got.Isoid != up.Id || got.Isoname != "cfg-vm1" {
+	if got := e.vm(t, vm.Id); got.State != "Running" || got.Isoid != up.Id || got.Isodisplaytext != "cfg of vm1, complete" {
 		t.Fatalf("started VM = %s iso %q %q", got.State, got.Isoid, got.Isoname)
 	}
 	if body, status := e.metadataFetch(t, vm.Id, "sim/iso"); status != 200 || !bytes.Equal([]byte(body), data) {

@@ -227,6 +227,7 @@ var RolePermissions = map[string]roleSet{
 	"deleteIso":             rsTenants, // user.iso.DeleteIsoCmd: sql 2, 4
 	"attachIso":             rsTenants, // user.iso.AttachIsoCmd: sql 2, 4
 	"detachIso":             rsTenants, // user.iso.DetachIsoCmd: sql 4 (2, 3 not read)
+	"updateIso":             rsTenants, // user.iso.UpdateIsoCmd: sql 3 (2, 4 not read; as updateTemplate)
 	// Virtual machines.
 	"deployVirtualMachine":      rsTenants, // user.vm.DeployVMCmd: sql 2, 3, 4
 	"listVirtualMachines":       rsTenants, // user.vm.ListVMsCmd: sql 2, 3, 4

@@ -96,10 +96,11 @@ func imageStoreName(st *model.State, zoneID string) string {
 
 // TemplateUpdateView is TemplateJoinDaoImpl.newUpdateResponse, "to keep
 // compatibility with the 4.1 API": the template without its zones, status
-// or download details. The simulator's templates are never bootable=false.
+// or download details. The simulator's templates are never bootable=false;
+// its ISOs may be.
 func TemplateUpdateView(c *kernel.Call, t *model.Template) map[string]any {
 	v := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "ispublic": t.Public,
-		"created": kernel.CsTime(t.Created), "format": t.Format, "bootable": true, "hypervisor": t.Hypervisor,
+		"created": kernel.CsTime(t.Created), "format": t.Format, "bootable": t.Bootable || t.Format != "ISO", "hypervisor": t.Hypervisor,
 		"isdynamicallyscalable": t.DynamicallyScalable, "details": orEmpty(t.Details), "tags": []any{}}
 	templateOwner(c, t, v)
 	return v
