@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 // kvmEnv is a simulator whose hosts run KVM (the API-deployed zone
 // converted with -hypervisor KVM) and a CPI that gives bosh.io's OpenStack
 // KVM stemcells a config drive.
-func kvmEnv(t *testing.T, edit func(cfg map[string]any), simArgs ...string) *env {
+func kvmEnv(t testing.TB, edit func(cfg map[string]any), simArgs ...string) *env {
 	t.Helper()
 	return newEnv(t, func(cfg map[string]any) {
 		section(cfg, "stemcell")["config_drive"] = true
@@ -74,34 +75,75 @@ func (e *env) agentSettingsFromISO(vmCID string) map[string]any {
 	return read.Settings
 }
 
+// configDriveBy makes the CPI publish config drive ISOs by upload
+// (getUploadParamsForIso and the POST) or from its WebDAV server
+// (registerIso, the SSVM's download).
+func configDriveBy(publish string) func(cfg map[string]any) {
+	return func(cfg map[string]any) {
+		section(cfg, "stemcell")["config_drive_publish"] = publish
+		if publish == "webdav" {
+			section(cfg, "webdav")["listen"] = "127.0.0.1:0"
+		}
+	}
+}
+
 func TestOpenStackKVMStemcellLifecycle(t *testing.T) {
-	e := kvmEnv(t, nil)
-	stemcell := e.openStackStemcell()
-	vm := e.createVM(stemcell, "10.1.1.80")
+	for _, publish := range []string{"upload", "webdav"} {
+		t.Run(publish, func(t *testing.T) {
+			e := kvmEnv(t, configDriveBy(publish))
+			stemcell := e.openStackStemcell()
+			vm := e.createVM(stemcell, "10.1.1.80")
 
-	settings := e.agentSettingsFromISO(vm)
-	networks, _ := settings["networks"].(map[string]any)
-	if settings["agent_id"] != "agent-10.1.1.80" || networks["default"] == nil {
-		t.Fatalf("the agent read %v", settings)
-	}
-	isos := e.isos()
-	if len(isos) != 1 || isos[0].Ispublic || isos[0].Isextractable || !isos[0].Isready {
-		t.Fatalf("the VM's ISO: %+v", isos)
-	}
+			settings := e.agentSettingsFromISO(vm)
+			networks, _ := settings["networks"].(map[string]any)
+			if settings["agent_id"] != "agent-10.1.1.80" || networks["default"] == nil {
+				t.Fatalf("the agent read %v", settings)
+			}
+			isos := e.isos()
+			if len(isos) != 1 || isos[0].Ispublic || isos[0].Isextractable || !isos[0].Isready {
+				t.Fatalf("the VM's ISO: %+v", isos)
+			}
 
-	disk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
-	hint := e.attachDisk(vm, disk)
-	if !strings.HasPrefix(hint.Path, "/dev/disk/by-id/virtio-") {
-		t.Fatalf("attach_disk hint on KVM: %+v", hint)
-	}
-	e.call("detach_disk", vm, disk).ok(t)
-	e.call("delete_disk", disk).ok(t)
+			disk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
+			hint := e.attachDisk(vm, disk)
+			if !strings.HasPrefix(hint.Path, "/dev/disk/by-id/virtio-") {
+				t.Fatalf("attach_disk hint on KVM: %+v", hint)
+			}
+			e.call("detach_disk", vm, disk).ok(t)
+			e.call("delete_disk", disk).ok(t)
 
-	e.call("delete_vm", vm).ok(t)
-	if left := e.isos(); len(left) != 0 {
-		t.Fatalf("delete_vm left the ISO: %+v", left[0])
+			e.call("delete_vm", vm).ok(t)
+			if left := e.isos(); len(left) != 0 {
+				t.Fatalf("delete_vm left the ISO: %+v", left[0])
+			}
+			e.call("delete_stemcell", stemcell).ok(t)
+		})
 	}
-	e.call("delete_stemcell", stemcell).ok(t)
+}
+
+// BenchmarkConfigDriveCreateVM times create_vm for an OpenStack KVM
+// stemcell with its config drive ISO published by upload and by WebDAV,
+// against a simulator with CloudStack's default upload.monitoring.interval
+// (60 s) and 2 s jobs (as bench-vm). Run with:
+//
+//	go test ./spec -run '^$' -bench ConfigDriveCreateVM -benchtime 1x -timeout 20m
+func BenchmarkConfigDriveCreateVM(b *testing.B) {
+	fmt.Printf("\ncreate_vm of an OpenStack KVM stemcell (upload.monitoring.interval 60 s, 2 s jobs, 100 ms SSVM stages):\n\n")
+	fmt.Println("| config drive by | create_vm wall time | CloudStack calls |")
+	fmt.Println("|---|---|---|")
+	for _, publish := range []string{"upload", "webdav"} {
+		e := kvmEnv(b, configDriveBy(publish), "-upload-monitoring-interval", "60s", "-job-latency", "2s")
+		stemcell := e.openStackStemcell()
+		e.resetCalls()
+		start := time.Now()
+		var result []json.RawMessage
+		e.call("create_vm", "agent-bench", stemcell, smallVM, map[string]any{"default": manualNet("10.1.1.90")},
+			[]string{}, boshEnv).ok(b).decode(b, &result)
+		took := time.Since(start)
+		calls := e.callSequence()
+		fmt.Printf("| %s | %.1f s | %d: %s |\n", publish, took.Seconds(), len(calls), sequence(calls))
+		b.ReportMetric(took.Seconds(), publish+"-s")
+	}
 }
 
 func TestOpenStackStemcellInXenZone(t *testing.T) {
