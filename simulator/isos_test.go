@@ -21,8 +21,10 @@ func configDriveISO(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer img.Close()
 	b, err := os.ReadFile(img.Path())
+	if cerr := img.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
