@@ -30,8 +30,7 @@ func templateUpdateCommands() []kernel.Command {
 func updateTemplate(c *kernel.Call) (any, error) { return updateTemplateOrIso(c, "updateTemplate") }
 
 // updateIso is UpdateIsoCmd through the same updateTemplateOrIso, with the
-// same departures; TemplateJoinDaoImpl.newUpdateResponse names its object
-// "iso".
+// same departures.
 func updateIso(c *kernel.Call) (any, error) { return updateTemplateOrIso(c, "updateIso") }
 
 func updateTemplateOrIso(c *kernel.Call, command string) (any, error) {
@@ -55,9 +54,8 @@ func updateTemplateOrIso(c *kernel.Call, command string) (any, error) {
 		t.DisplayText = p.Get("displaytext")
 	}
 	c.Changed()
-	key := "template"
-	if command == "updateIso" {
-		key = "iso"
-	}
-	return map[string]any{key: views.TemplateUpdateView(c, t)}, nil
+	// ApiTemplateIsoResponseServiceImpl.createTemplateUpdateResponse →
+	// TemplateJoinDaoImpl.newUpdateResponse, which names the object "iso"
+	// for templates and ISOs alike.
+	return map[string]any{"iso": views.TemplateUpdateView(c, t)}, nil
 }
