@@ -300,6 +300,26 @@ func TestRegisterIsoDownloads(t *testing.T) {
 	wantAPIError(t, err, 431, "Please specify a valid URL. URL:/cfg.qcow2 is an invalid for the format iso")
 }
 
+// TestRegisterIsoAllZones: zoneid -1 registers in every zone for the root
+// admin only (RegisterIsoCmd.getZoneId, TemplateAdapterBase.prepare).
+func TestRegisterIsoAllZones(t *testing.T) {
+	images := newImageServer(t)
+	url := images.add("/cfg.iso", configDriveISO(t))
+	e := newVMEnv(t, Options{AllowLoopbackURLs: true})
+	key, secret := newAccount(t, e.testSim, "tenant", 0)
+	tenant := cloudstack.NewClient(e.api, key, secret, false)
+	p := tenant.ISO.NewRegisterIsoParams("cfg", "cfg", url, "-1")
+	p.SetBootable(false)
+	_, err := tenant.ISO.RegisterIso(p)
+	wantAPIError(t, err, 431, "Template registered for 'All zones' can only be owned a Root Admin account. Please select specific zone(s).")
+	p = e.cs.ISO.NewRegisterIsoParams("cfg", "cfg", url, "-1")
+	p.SetBootable(false)
+	r, err := e.cs.ISO.RegisterIso(p)
+	if err != nil || !r.CrossZones {
+		t.Fatalf("root admin registerIso zoneid=-1: %+v, %v", r, err)
+	}
+}
+
 func TestCLIListIsos(t *testing.T) {
 	e := newVMEnv(t, Options{})
 	up, err := e.isoUploadParams(t, "cfg-cli", nil)
@@ -309,6 +329,11 @@ func TestCLIListIsos(t *testing.T) {
 	out, errOut, err := runCLI(t, e.testSim, testSecret, "listIsos", "isofilter=self")
 	if err != nil || !strings.Contains(out, `"id": "`+up.Id+`"`) {
 		t.Fatalf("listIsos: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+	// An independent client sees CloudStack's nested upload parameters.
+	out, errOut, err = runCLI(t, e.testSim, testSecret, "getUploadParamsForIso", "name=cfg-cli2", "format=ISO", "zoneid="+e.zone)
+	if err != nil || !strings.Contains(out, `"getuploadparams"`) || !strings.Contains(out, `"postURL"`) {
+		t.Fatalf("getUploadParamsForIso: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
 	out, errOut, err = runCLI(t, e.testSim, testSecret, "listIsos", "isofilter=mine")
 	if err == nil || !strings.Contains(out+errOut, "No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.mine") {
