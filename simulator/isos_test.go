@@ -275,6 +275,15 @@ func TestAttachIsoRefusals(t *testing.T) {
 	}
 	_, err = e.cs.VirtualMachine.StartVirtualMachine(e.cs.VirtualMachine.NewStartVirtualMachineParams(vm.Id))
 	wantJobError(t, err, 530, "Failed to prepare ISO on secondary or cache storage")
+	// A second attach replaces the first (attachISOToVM sets iso_id).
+	up, err := e.isoUploadParams(t, "cfg-second", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	att, err := e.cs.ISO.AttachIso(e.cs.ISO.NewAttachIsoParams(up.Id, vm.Id))
+	if err != nil || att.Isoid != up.Id || e.vm(t, vm.Id).Isoname != "cfg-second" {
+		t.Fatalf("second attachIso: %+v, %v", att, err)
+	}
 }
 
 func TestRegisterIsoDownloads(t *testing.T) {

@@ -96,7 +96,8 @@ func TestOpenStackKVMStemcellLifecycle(t *testing.T) {
 
 			settings := e.agentSettingsFromISO(vm)
 			networks, _ := settings["networks"].(map[string]any)
-			if settings["agent_id"] != "agent-10.1.1.80" || networks["default"] == nil {
+			disks, _ := settings["disks"].(map[string]any)
+			if settings["agent_id"] != "agent-10.1.1.80" || networks["default"] == nil || disks["ephemeral"] == nil {
 				t.Fatalf("the agent read %v", settings)
 			}
 			isos := e.isos()
