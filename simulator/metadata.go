@@ -3,7 +3,9 @@ package simulator
 import (
 	"encoding/base64"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
@@ -37,6 +39,13 @@ import (
 //
 // /metadata/<vm>/sim/disks is the simulator's own: the VM's disks as its
 // guest names them (guestdisks.go), which no real router serves.
+//
+// /metadata/<vm>/sim/iso is the simulator's own too: the bytes of the ISO
+// attached to the VM (attachIso), once its copy in the VM's zone is ready,
+// whatever the VM's networks offer (404 otherwise). It stands in for the
+// CD-ROM a KVM guest would read (device 3, hdc: TemplateManagerImpl.
+// prepareIsoForVmProfile), so tests and the e2e launcher can hand an agent
+// the settings on the CPI's config-drive ISO.
 
 func (s *Server) metadataHandler() http.Handler {
 	return http.HandlerFunc(s.serveMetadata)
@@ -49,6 +58,10 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	vmID, path, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/metadata/"), "/")
+	if strings.TrimSuffix(path, "/") == "sim/iso" {
+		s.serveAttachedISO(w, r, vmID)
+		return
+	}
 	s.Mu.Lock()
 	body, ok := s.metadata(vmID, path)
 	s.Mu.Unlock()
@@ -58,6 +71,29 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(body))
+}
+
+// serveAttachedISO answers /metadata/<vm>/sim/iso (simulator plumbing: no
+// CloudStack service serves this).
+func (s *Server) serveAttachedISO(w http.ResponseWriter, r *http.Request, vmID string) {
+	s.Mu.Lock()
+	file := ""
+	if inst, ok := model.ByID(s.State.VMs, vmID); ok && inst.Removed == nil && inst.ISOID != "" {
+		if iso, ok := model.ByID(s.State.Templates, inst.ISOID); ok && iso.Removed == nil {
+			if cp := iso.CopyIn(inst.ZoneID); cp != nil && cp.Ready() {
+				file = s.Xfer.ExistingImage(iso.ID, cp.ZoneID)
+			}
+		}
+	}
+	s.Mu.Unlock()
+	f, err := os.Open(file)
+	if file == "" || err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	w.Header().Set("Content-Type", "application/octet-stream")
+	http.ServeContent(w, r, "", time.Time{}, f)
 }
 
 // metadata answers one metadata path of a VM; the caller holds the lock.

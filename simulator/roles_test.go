@@ -61,8 +61,8 @@ func TestUserRoleRefusedAdminCommand(t *testing.T) {
 	r := s.get(signed(v3(map[string]string{"command": "listHosts"}, 60e9), key, secret))
 	r.wantError(t, "errorresponse", 432, 9999, "The API [listHosts] does not exist or is not available for the account tenant.")
 	// A command the simulator lacks names the gap, whoever calls it.
-	r = s.get(signed(v3(map[string]string{"command": "listIsos"}, 60e9), key, secret))
-	r.wantError(t, "errorresponse", 432, kernel.CsUnavailableCmd, "The API command listIsos is not implemented by the CloudStack simulator")
+	r = s.get(signed(v3(map[string]string{"command": "listIsoPermissions"}, 60e9), key, secret))
+	r.wantError(t, "errorresponse", 432, kernel.CsUnavailableCmd, "The API command listIsoPermissions is not implemented by the CloudStack simulator")
 }
 
 // TestRoleCheckPrecedesSignature: verifyRequest asks commandAvailable before

@@ -30,7 +30,7 @@ func TestUpdateTemplateNameAndDisplayText(t *testing.T) {
 		t.Fatalf("after updateTemplate: name %q displaytext %q status %q", listed.Name, listed.Displaytext, listed.Status)
 	}
 	r := s.call(map[string]string{"command": "updateTemplate", "id": up.Id, "name": "renamed", "response": "json"})
-	tpl, _ := r.inner(t, "updatetemplateresponse")["template"].(map[string]any)
+	tpl, _ := r.inner(t, "updatetemplateresponse")["iso"].(map[string]any)
 	if tpl["name"] != "renamed" || tpl["displaytext"] != "after, with a mark" || tpl["ostypeid"] == nil {
 		t.Fatalf("the answer should carry the template: %s", r.raw)
 	}

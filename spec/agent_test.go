@@ -15,7 +15,7 @@ var (
 
 // tool builds a command of tools/ (the real bosh-agent's code, in its own
 // module) once per test binary and returns its path.
-func tool(t *testing.T, name string) string {
+func tool(t testing.TB, name string) string {
 	t.Helper()
 	toolsMu.Lock()
 	defer toolsMu.Unlock()

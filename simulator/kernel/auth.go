@@ -220,6 +220,14 @@ var RolePermissions = map[string]roleSet{
 	"copyTemplate":               rsTenants, // user.template.CopyTemplateCmd: sql 2, 3, 4
 	"getUploadParamsForTemplate": rsTenants, // user.template.GetUploadParamsForTemplateCmd: sql 2, 3, 4
 	"updateTemplate":             rsTenants, // user.template.UpdateTemplateCmd: sql 2, 3, 4
+	// ISOs.
+	"getUploadParamsForIso": rsTenants, // user.iso.GetUploadParamsForIsoCmd: annotation (Admin, ResourceAdmin, DomainAdmin, User)
+	"registerIso":           rsTenants, // user.iso.RegisterIsoCmd: as registerTemplate (its sql rows not read)
+	"listIsos":              rsTenants, // user.iso.ListIsosCmd: sql 4 (2, 3 not read)
+	"deleteIso":             rsTenants, // user.iso.DeleteIsoCmd: sql 2, 4
+	"attachIso":             rsTenants, // user.iso.AttachIsoCmd: sql 2, 4
+	"detachIso":             rsTenants, // user.iso.DetachIsoCmd: sql 4 (2, 3 not read)
+	"updateIso":             rsTenants, // user.iso.UpdateIsoCmd: sql 3 (2, 4 not read; as updateTemplate)
 	// Virtual machines.
 	"deployVirtualMachine":      rsTenants, // user.vm.DeployVMCmd: sql 2, 3, 4
 	"listVirtualMachines":       rsTenants, // user.vm.ListVMsCmd: sql 2, 3, 4

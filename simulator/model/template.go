@@ -26,6 +26,7 @@ type Template struct {
 	Public              bool              `json:"ispublic"`
 	Featured            bool              `json:"isfeatured"`
 	Extractable         bool              `json:"isextractable"`
+	Bootable            bool              `json:"bootable,omitempty"` // ISOs only (vm_template.bootable)
 	PasswordEnabled     bool              `json:"passwordenabled"`
 	SSHKeyEnabled       bool              `json:"sshkeyenabled"`
 	DynamicallyScalable bool              `json:"isdynamicallyscalable"`

@@ -21,6 +21,7 @@ type VirtualMachine struct {
 	HostID            string            `json:"hostid,omitempty"`
 	LastHostID        string            `json:"lasthostid,omitempty"`
 	TemplateID        string            `json:"templateid,omitempty"`
+	ISOID             string            `json:"isoid,omitempty"` // vm_instance.iso_id: the one ISO attached (4.22)
 	OSTypeID          string            `json:"ostypeid,omitempty"`
 	ServiceOfferingID string            `json:"serviceofferingid"`
 	AccountID         string            `json:"accountid"`

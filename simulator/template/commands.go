@@ -20,6 +20,7 @@ func Commands() []kernel.Command {
 		templateDeleteCommands(),
 		templateCopyCommands(),
 		uploadCommands(),
+		isoCommands(),
 		oSTypeCommands(),
 	)
 }

@@ -77,13 +77,31 @@ var templateFilters = []string{"featured", "self", "selfexecutable", "shared", "
 func listTemplates(c *kernel.Call) (any, error) {
 	p := c.Params
 	filter := p.Get("templatefilter")
-	if !slices.Contains(templateFilters, filter) {
+	if !validTemplateFilter(filter) {
 		return nil, kernel.ServerParamError("No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.%s", filter)
 	}
-	showRemoved := p.Bool("showremoved", false)
+	rows := templateRows(c, false)
+	l := kernel.Lister[views.TemplateRow]{Key: "template", ID: func(r views.TemplateRow) string { return r.Template.ID },
+		Name: func(r views.TemplateRow) string { return r.Template.Name }, NameLike: true,
+		Zone: func(r views.TemplateRow) string { return r.Copy.ZoneID }, View: views.TemplateView}
+	return l.Run(c, rows, func(r views.TemplateRow) bool {
+		return filterAdmits(c, filter, r) && kernel.OptEq(p.Get("hypervisor"), r.Template.Hypervisor) &&
+			kernel.OptEq(p.Get("templatetype"), r.Template.Type) && (!p.Has("isready") || p.Bool("isready", false) == r.Copy.Ready())
+	})
+}
+
+// validTemplateFilter is TemplateFilter.valueOf's check (case-sensitive).
+func validTemplateFilter(filter string) bool { return slices.Contains(templateFilters, filter) }
+
+// templateRows are the rows of template_view the list commands search: one
+// per zone copy, ISOs only or templates only (TemplateJoinDaoImpl searches
+// with format = 'ISO' for ISOs and != 'ISO' otherwise); removed ones only
+// with showremoved.
+func templateRows(c *kernel.Call, isos bool) []views.TemplateRow {
+	showRemoved := c.Params.Bool("showremoved", false)
 	var rows []views.TemplateRow
 	for _, t := range c.State.Templates {
-		if t.Removed != nil && !showRemoved {
+		if t.Removed != nil && !showRemoved || (t.Format == isoFormat) != isos {
 			continue
 		}
 		for _, z := range c.State.Zones {
@@ -94,13 +112,7 @@ func listTemplates(c *kernel.Call) (any, error) {
 			}
 		}
 	}
-	l := kernel.Lister[views.TemplateRow]{Key: "template", ID: func(r views.TemplateRow) string { return r.Template.ID },
-		Name: func(r views.TemplateRow) string { return r.Template.Name }, NameLike: true,
-		Zone: func(r views.TemplateRow) string { return r.Copy.ZoneID }, View: views.TemplateView}
-	return l.Run(c, rows, func(r views.TemplateRow) bool {
-		return filterAdmits(c, filter, r) && kernel.OptEq(p.Get("hypervisor"), r.Template.Hypervisor) &&
-			kernel.OptEq(p.Get("templatetype"), r.Template.Type) && (!p.Has("isready") || p.Bool("isready", false) == r.Copy.Ready())
-	})
+	return rows
 }
 
 // filterAdmits applies templatefilter. featured, community and the

@@ -66,6 +66,12 @@ func removeTemplate(c *kernel.Call, t *model.Template, idParam, zoneParam string
 	if t.Type == "SYSTEM" {
 		return kernel.ParamError("The DomR template cannot be deleted.")
 	}
+	return removeCopies(c, t, zoneParam)
+}
+
+// removeCopies is HypervisorTemplateAdapter.delete, for templates and ISOs:
+// the copies in the zone (or all) go, and the template with the last one.
+func removeCopies(c *kernel.Call, t *model.Template, zoneParam string) *kernel.APIError {
 	var doomed []*model.TemplateCopy
 	for _, cp := range t.LiveCopies() {
 		if zoneParam == "" || strings.EqualFold(cp.ZoneID, zoneParam) {

@@ -146,6 +146,16 @@ func registerTemplate(c *kernel.Call) (any, error) {
 		return nil, err
 	}
 	t.URL, t.CrossZones, t.State = rawURL, crossZones, tsActive
+	rows := registerDownload(c, t, zones, views.TemplateView)
+	return kernel.ListBody("template", len(rows), rows), nil
+}
+
+// registerDownload stores a registered template (or ISO), Active, with a
+// copy per zone for the zone's SSVM to download (TemplateManagerImpl.
+// registerTemplate/registerIso → adapter.create: persistTemplate and
+// createTemplateWithinZones), and answers its rows in view.
+func registerDownload(c *kernel.Call, t *model.Template, zones []*model.Zone,
+	view func(*kernel.Call, views.TemplateRow) map[string]any) []map[string]any {
 	now := c.Engine.Now()
 	rows := []map[string]any{}
 	for _, z := range zones {
@@ -154,14 +164,14 @@ func registerTemplate(c *kernel.Call) (any, error) {
 		// (BaseImageStoreDriverImpl.createTemplateAsyncCallback).
 		cp := &model.TemplateCopy{ZoneID: z.ID, DownloadState: model.DlNotDownloaded, ErrorString: errorText(""), Created: now}
 		t.Copies = append(t.Copies, cp)
-		rows = append(rows, views.TemplateView(c, views.TemplateRow{Template: t, Copy: cp}))
+		rows = append(rows, view(c, views.TemplateRow{Template: t, Copy: cp}))
 	}
 	c.State.Templates = append(c.State.Templates, t)
 	c.Changed()
 	for _, z := range zones {
 		ssvmOf(c).startDownload(t, z.ID)
 	}
-	return kernel.ListBody("template", len(rows), rows), nil
+	return rows
 }
 
 // newTemplate builds a user template from the parameters registerTemplate

@@ -16,6 +16,7 @@ var templateUpdateUnmodelled = []string{"arch", "bootable", "isrouting", "cleanu
 func templateUpdateCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "updateTemplate", IDKind: model.KindTemplate, Sync: updateTemplate},
+		{Name: "updateIso", IDKind: model.KindTemplate, Sync: updateIso},
 	}
 }
 
@@ -26,7 +27,13 @@ func templateUpdateCommands() []kernel.Command {
 // replaces the field, in any template state. Departures: checkAccess
 // (OperateEntry) is not modelled, as elsewhere the caller may act on every
 // template it can name; the other parameters answer "not implemented".
-func updateTemplate(c *kernel.Call) (any, error) {
+func updateTemplate(c *kernel.Call) (any, error) { return updateTemplateOrIso(c, "updateTemplate") }
+
+// updateIso is UpdateIsoCmd through the same updateTemplateOrIso, with the
+// same departures.
+func updateIso(c *kernel.Call) (any, error) { return updateTemplateOrIso(c, "updateIso") }
+
+func updateTemplateOrIso(c *kernel.Call, command string) (any, error) {
 	p := c.Params
 	t, found := model.ByID(c.State.Templates, p.Get("id"))
 	if !found || t.Removed != nil {
@@ -37,7 +44,7 @@ func updateTemplate(c *kernel.Call) (any, error) {
 	}
 	for _, k := range templateUpdateUnmodelled {
 		if p.Has(k) {
-			return nil, kernel.NotImplemented("updateTemplate's " + k + " is not implemented by the CloudStack simulator")
+			return nil, kernel.NotImplemented(command + "'s " + k + " is not implemented by the CloudStack simulator")
 		}
 	}
 	if p.Has("name") {
@@ -47,5 +54,8 @@ func updateTemplate(c *kernel.Call) (any, error) {
 		t.DisplayText = p.Get("displaytext")
 	}
 	c.Changed()
-	return map[string]any{"template": views.TemplateUpdateView(c, t)}, nil
+	// ApiTemplateIsoResponseServiceImpl.createTemplateUpdateResponse →
+	// TemplateJoinDaoImpl.newUpdateResponse, which names the object "iso"
+	// for templates and ISOs alike.
+	return map[string]any{"iso": views.TemplateUpdateView(c, t)}, nil
 }

@@ -36,6 +36,7 @@ func uploadCommands() []kernel.Command {
 	return []kernel.Command{
 		{Name: "getUploadParamsForTemplate", Sync: getUploadParamsForTemplate,
 			ResponseName: "postuploadtemplateresponse"},
+		{Name: "getUploadParamsForIso", Sync: getUploadParamsForIso, ResponseName: "postuploadisoresponse"},
 	}
 }
 
@@ -75,6 +76,15 @@ func getUploadParamsForTemplate(c *kernel.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return postUploadParams(c, t, z, format), nil
+}
+
+// postUploadParams stores a template (or ISO) to be POSTed, NotUploaded with
+// its zone ref from the start (HypervisorTemplateAdapter.
+// createTemplateForPostUpload → persistTemplate(profile, NotUploaded)), and
+// answers where and how to POST it (TemplateManagerImpl.
+// registerPostUploadInternal, GetUploadParamsResponse).
+func postUploadParams(c *kernel.Call, t *model.Template, z *model.Zone, format string) map[string]any {
 	t.State, t.PostUpload = tsNotUploaded, true
 	t.Copies = []*model.TemplateCopy{{ZoneID: z.ID, DownloadState: model.DlNotUploaded, Created: t.Created}}
 	c.State.Templates = append(c.State.Templates, t)
@@ -86,15 +96,16 @@ func getUploadParamsForTemplate(c *kernel.Call) (any, error) {
 	// on the address the API request came in on, and signs the https URL the
 	// SSVM's handler checks (see admitUpload).
 	postURL := "http://" + c.Host + "/upload/" + t.ID
-	// TemplateManagerImpl on GetUploadParamsForTemplateCmd: the parameters expire
+	// TemplateManagerImpl.registerPostUploadInternal: the parameters expire
 	// after upload.operation.timeout minutes, read now (the setting is dynamic).
 	expires := c.Engine.Now().Add(time.Duration(c.State.SettingInt(model.SettingUploadTimeout)) * time.Minute).Format(JodaTime)
+	// The payload's type is tmpl.getType(), TEMPLATE for ISOs too.
 	meta, _ := json.Marshal(uploadMetadata{EntityUUID: t.ID, EntityID: t.InternalID, Name: t.Name,
 		ImageFormat: format, ZoneUUID: z.ID, Type: "TEMPLATE", MaxUploadSize: model.Itoa(maxUploadSizeGB)})
 	metadata := base64.StdEncoding.EncodeToString(meta)
 	return map[string]any{"getuploadparams": map[string]any{"id": t.ID, "postURL": postURL,
 		"metadata": metadata, "expires": expires,
-		"signature": UploadSignature(c.State, metadata+signedUploadURL(c.Host, t.ID)+expires)}}, nil
+		"signature": UploadSignature(c.State, metadata+signedUploadURL(c.Host, t.ID)+expires)}}
 }
 
 // signedUploadURL is the URL an upload's signature covers:

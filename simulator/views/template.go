@@ -96,10 +96,11 @@ func imageStoreName(st *model.State, zoneID string) string {
 
 // TemplateUpdateView is TemplateJoinDaoImpl.newUpdateResponse, "to keep
 // compatibility with the 4.1 API": the template without its zones, status
-// or download details. The simulator's templates are never bootable=false.
+// or download details. The simulator's templates are never bootable=false;
+// its ISOs may be.
 func TemplateUpdateView(c *kernel.Call, t *model.Template) map[string]any {
 	v := map[string]any{"id": t.ID, "name": t.Name, "displaytext": t.DisplayText, "ispublic": t.Public,
-		"created": kernel.CsTime(t.Created), "format": t.Format, "bootable": true, "hypervisor": t.Hypervisor,
+		"created": kernel.CsTime(t.Created), "format": t.Format, "bootable": t.Bootable || t.Format != "ISO", "hypervisor": t.Hypervisor,
 		"isdynamicallyscalable": t.DynamicallyScalable, "details": orEmpty(t.Details), "tags": []any{}}
 	templateOwner(c, t, v)
 	return v
@@ -110,4 +111,16 @@ func OSTypeView(c *kernel.Call, o *model.OSType) map[string]any {
 	cat, _ := model.ByID(c.State.OSCategories, o.CategoryID)
 	return map[string]any{"id": o.ID, "description": o.Description, "name": o.Description,
 		"oscategoryid": cat.ID, "oscategoryname": cat.Name, "isuserdefined": false, "fordisplay": true}
+}
+
+// IsoView is TemplateJoinDaoImpl.newIsoResponse: the template response's
+// fields less those an ISO response does not have (hypervisor, templatetype,
+// sshkeyenabled, requireshvm, deployasis, details), plus bootable.
+func IsoView(c *kernel.Call, r TemplateRow) map[string]any {
+	v := TemplateView(c, r)
+	for _, k := range []string{"hypervisor", "templatetype", "sshkeyenabled", "requireshvm", "deployasis", "details", "forcks"} {
+		delete(v, k)
+	}
+	v["bootable"] = r.Template.Bootable
+	return v
 }

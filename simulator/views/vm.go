@@ -53,6 +53,11 @@ func addVMRefs(c *kernel.Call, v map[string]any, vm *model.VirtualMachine) {
 	if t, ok := model.ByID(c.State.Templates, vm.TemplateID); ok {
 		v["templatename"], v["templatedisplaytext"] = t.Name, t.DisplayText
 	}
+	// UserVmJoinDaoImpl.newUserVmResponse (details all or iso): the attached
+	// ISO's id, name and display text.
+	if iso, ok := model.ByID(c.State.Templates, vm.ISOID); ok && vm.ISOID != "" {
+		v["isoid"], v["isoname"], v["isodisplaytext"] = iso.ID, iso.Name, iso.DisplayText
+	}
 	if j := pendingJobOn(c.State, vm.ID); j != nil {
 		v["jobid"], v["jobstatus"] = j.ID, j.Status
 	}

@@ -19,6 +19,7 @@ func Commands() []kernel.Command {
 		vmDeployCommands(),
 		vmDestroyCommands(),
 		vmLifecycleCommands(),
+		vmISOCommands(),
 		vmUpdateCommands(),
 		userDataCommands(),
 		affinityGroupCommands(),

@@ -144,6 +144,9 @@ func startOn(c *kernel.Call, vm *model.VirtualMachine, requestedHost string) err
 	if h == nil {
 		return capacityError(vm, affinity)
 	}
+	if err := startISOCheck(c, vm); err != nil {
+		return err
+	}
 	vm.HostID, vm.LastHostID, vm.State = h.ID, h.ID, model.VMRunning
 	for _, v := range c.State.VolumesOf(vm.ID) {
 		v.CreateOnStorage()

@@ -1,0 +1,217 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+)
+
+// kvmEnv is a simulator whose hosts run KVM (the API-deployed zone
+// converted with -hypervisor KVM) and a CPI that gives bosh.io's OpenStack
+// KVM stemcells a config drive.
+func kvmEnv(t testing.TB, edit func(cfg map[string]any), simArgs ...string) *env {
+	t.Helper()
+	return newEnv(t, func(cfg map[string]any) {
+		section(cfg, "stemcell")["config_drive"] = true
+		if edit != nil {
+			edit(cfg)
+		}
+	}, append([]string{"-hypervisor", "KVM"}, simArgs...)...)
+}
+
+// openStackStemcell publishes a stemcell shaped as bosh.io's OpenStack KVM
+// stemcell: its stemcell.MF fields and a tgz of a qcow2 root.img.
+func (e *env) openStackStemcell() string {
+	e.t.Helper()
+	var cid string
+	image := writeImage(e.t, testimages.OpenStackTgz(testimages.QCOW2(1<<30)))
+	e.call("create_stemcell", image, stemcellMF("openstack", "kvm", "qcow2")).ok(e.t).decode(e.t, &cid)
+	return cid
+}
+
+// isos lists the ISOs the CPI's account owns (isofilter=self shows them
+// before they are ready too).
+func (e *env) isos() []*csgo.Iso {
+	e.t.Helper()
+	c := e.client()
+	p := c.ISO.NewListIsosParams()
+	p.SetIsofilter("self")
+	l, err := c.ISO.ListIsos(p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return l.Isos
+}
+
+// agentSettingsFromISO reads the VM's attached ISO back from the simulator
+// and has bosh-agent v2.769.0's ConfigDrive source (tools/configdrivesettings,
+// with the OpenStack stemcell's sources) read the settings from it.
+func (e *env) agentSettingsFromISO(vmCID string) map[string]any {
+	e.t.Helper()
+	iso := filepath.Join(e.t.TempDir(), "config-2.iso")
+	if err := os.WriteFile(iso, []byte(e.metadata(vmCID, "/sim/iso")), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+	out, err := exec.Command(tool(e.t, "configdrivesettings"), "-iso", iso, "-sources", "stemcell").Output()
+	if err != nil {
+		e.t.Fatalf("the agent could not read the config drive: %v", err)
+	}
+	var read struct {
+		Settings map[string]any `json:"settings"`
+	}
+	if err := json.Unmarshal(out, &read); err != nil {
+		e.t.Fatal(err)
+	}
+	return read.Settings
+}
+
+// configDriveBy makes the CPI publish config drive ISOs by upload
+// (getUploadParamsForIso and the POST) or from its WebDAV server
+// (registerIso, the SSVM's download).
+func configDriveBy(publish string) func(cfg map[string]any) {
+	return func(cfg map[string]any) {
+		section(cfg, "stemcell")["config_drive_publish"] = publish
+		if publish == "webdav" {
+			section(cfg, "webdav")["listen"] = "127.0.0.1:0"
+		}
+	}
+}
+
+func TestOpenStackKVMStemcellLifecycle(t *testing.T) {
+	for _, publish := range []string{"upload", "webdav"} {
+		t.Run(publish, func(t *testing.T) {
+			e := kvmEnv(t, configDriveBy(publish))
+			stemcell := e.openStackStemcell()
+			vm := e.createVM(stemcell, "10.1.1.80")
+
+			settings := e.agentSettingsFromISO(vm)
+			networks, _ := settings["networks"].(map[string]any)
+			disks, _ := settings["disks"].(map[string]any)
+			if settings["agent_id"] != "agent-10.1.1.80" || networks["default"] == nil || disks["ephemeral"] == nil {
+				t.Fatalf("the agent read %v", settings)
+			}
+			isos := e.isos()
+			if len(isos) != 1 || isos[0].Ispublic || isos[0].Isextractable || !isos[0].Isready {
+				t.Fatalf("the VM's ISO: %+v", isos)
+			}
+
+			disk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
+			hint := e.attachDisk(vm, disk)
+			if !strings.HasPrefix(hint.Path, "/dev/disk/by-id/virtio-") {
+				t.Fatalf("attach_disk hint on KVM: %+v", hint)
+			}
+			e.call("detach_disk", vm, disk).ok(t)
+			e.call("delete_disk", disk).ok(t)
+
+			e.call("delete_vm", vm).ok(t)
+			if left := e.isos(); len(left) != 0 {
+				t.Fatalf("delete_vm left the ISO: %+v", left[0])
+			}
+			e.call("delete_stemcell", stemcell).ok(t)
+		})
+	}
+}
+
+// BenchmarkConfigDriveCreateVM times create_vm for an OpenStack KVM
+// stemcell with its config drive ISO published by upload and by WebDAV,
+// against a simulator with CloudStack's default upload.monitoring.interval
+// (60 s) and 2 s jobs (as bench-vm). Run with:
+//
+//	go test ./spec -run '^$' -bench ConfigDriveCreateVM -benchtime 1x -timeout 20m
+func BenchmarkConfigDriveCreateVM(b *testing.B) {
+	fmt.Printf("\ncreate_vm of an OpenStack KVM stemcell (upload.monitoring.interval 60 s, 2 s jobs, 100 ms SSVM stages):\n\n")
+	fmt.Println("| config drive by | create_vm wall time | CloudStack calls |")
+	fmt.Println("|---|---|---|")
+	for _, publish := range []string{"upload", "webdav"} {
+		e := kvmEnv(b, configDriveBy(publish), "-upload-monitoring-interval", "60s", "-job-latency", "2s")
+		stemcell := e.openStackStemcell()
+		e.resetCalls()
+		start := time.Now()
+		var result []json.RawMessage
+		e.call("create_vm", "agent-bench", stemcell, smallVM, map[string]any{"default": manualNet("10.1.1.90")},
+			[]string{}, boshEnv).ok(b).decode(b, &result)
+		took := time.Since(start)
+		calls := e.callSequence()
+		fmt.Printf("| %s | %.1f s | %d: %s |\n", publish, took.Seconds(), len(calls), sequence(calls))
+		b.ReportMetric(took.Seconds(), publish+"-s")
+	}
+}
+
+func TestOpenStackStemcellInXenZone(t *testing.T) {
+	e := newEnv(t, func(cfg map[string]any) { section(cfg, "stemcell")["config_drive"] = true })
+	image := writeImage(t, testimages.OpenStackTgz(testimages.QCOW2(1<<30)))
+	r := e.call("create_stemcell", image, stemcellMF("openstack", "kvm", "qcow2")).failed(t, "CloudError", "XenServer")
+	if !strings.Contains(r.Error.Message, "KVM") {
+		t.Fatalf("the refusal does not name the hypervisors: %s", r.Error.Message)
+	}
+}
+
+// TestOpenStackKVMRefusedISOUpload: the SSVM refuses the ISO's POST. The
+// VM goes, and the retriable error says the ISO stays until CloudStack has
+// settled its upload (deleteIso refuses a NotUploaded ISO; the upload
+// monitor's next poll makes it UploadError); the retried create_vm, which
+// succeeds, removes it.
+func TestOpenStackKVMRefusedISOUpload(t *testing.T) {
+	e := kvmEnv(t, nil)
+	stemcell := e.openStackStemcell()
+	err := e.sim.Admin.AddFault(simulator.Fault{Command: "upload", Times: 1, ErrorCode: 400, ErrorText: "refused by the test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.call("create_vm", "agent-10.1.1.81", stemcell, smallVM, map[string]any{"default": manualNet("10.1.1.81")},
+		[]string{}, boshEnv).failed(t, "VMCreationFailed", "refused by the test")
+	if !r.Error.Retry {
+		t.Fatal("the refused upload is not retriable")
+	}
+	for _, v := range e.vms() {
+		if v.State != "Destroyed" && v.State != "Expunging" {
+			t.Errorf("create_vm left VM %s %s", v.Name, v.State)
+		}
+	}
+	// The upload monitor's next poll (every 100 ms here) lets go of it.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if isos := e.isos(); len(isos) == 1 && isos[0].Status == "UploadError" {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the refused ISO never became UploadError: %+v", isos)
+		}
+	}
+	vm := e.createVM(stemcell, "10.1.1.81")
+	if left := e.isos(); len(left) != 1 {
+		t.Fatalf("ISOs after the retry: %d, want only the new VM's", len(left))
+	}
+	e.call("delete_vm", vm).ok(t)
+	if left := e.isos(); len(left) != 0 {
+		t.Fatalf("delete_vm left the ISO %s", left[0].Name)
+	}
+}
+
+func TestDeleteVMWhoseISOWasDeletedByHand(t *testing.T) {
+	e := kvmEnv(t, nil)
+	stemcell := e.openStackStemcell()
+	vm := e.createVM(stemcell, "10.1.1.82")
+	c := e.client()
+	isos := e.isos()
+	if len(isos) != 1 {
+		t.Fatalf("ISOs: %+v", isos)
+	}
+	// By hand: an operator detaches and deletes it.
+	if _, err := c.ISO.DetachIso(c.ISO.NewDetachIsoParams(vm)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ISO.DeleteIso(c.ISO.NewDeleteIsoParams(isos[0].Id)); err != nil {
+		t.Fatal(err)
+	}
+	e.call("delete_vm", vm).ok(t)
+	e.call("delete_stemcell", stemcell).ok(t)
+}
