@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build tools release demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-registry agentsettings clean demo-deps e2e-deps test-crash test-crash-long
+.PHONY: all build tools release demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-configdrive bench-registry agentsettings clean demo-deps e2e-deps test-crash test-crash-long
 
 all: build
 
@@ -56,10 +56,13 @@ demo-deps: ## Debian packages the demo drives: jq, curl, bzip2
 e2e-deps: ## Debian packages e2e-up drives: the cloudstack CLI (cs), ruby, jq, curl, bzip2, iproute2
 	./hack/ensure-test-deps.sh e2e
 
-bench: bench-stemcell bench-upload-monitor bench-vm bench-registry ## every benchmark, as tables beside their references
+bench: bench-stemcell bench-upload-monitor bench-vm bench-configdrive bench-registry ## every benchmark, as tables beside their references
 
 bench-vm: test-deps ## the README's VM table: create_vm and delete_vm call counts with instant jobs, wall time against 2 s jobs
 	$(GO) test ./spec -run '^$$' -bench CreateVMJobLatency -benchtime 1x -timeout 10m
+
+bench-configdrive: test-deps ## create_vm of bosh.io's OpenStack KVM stemcell, config drive by upload and by WebDAV, beside the XenServer stemcell's (2 s jobs, upload.monitoring.interval 60 s)
+	$(GO) test ./spec -run '^$$' -bench ConfigDriveCreateVM -benchtime 1x -timeout 20m
 
 bench-stemcell: test-deps ## the README's stemcell table: publish a 1 GiB image by upload and by WebDAV; peak RSS and throughput beside curl's
 	$(GO) test ./spec -run '^$$' -bench StemcellPublish -benchtime 1x -timeout 30m

@@ -39,9 +39,51 @@ func TestDefaultsForAMinimalConfig(t *testing.T) {
 	if cfg.Stemcell.Publish != config.PublishUpload {
 		t.Errorf("stemcell.publish = %q", cfg.Stemcell.Publish)
 	}
-	if st := cfg.Stemcell; st.ConfigDrivePublish != config.PublishUpload || st.ConfigDriveOSType != "Ubuntu 22.04 LTS" ||
-		st.ConfigDriveTimeout.D() != 10*time.Minute {
-		t.Errorf("config drive defaults: %q %q %s", st.ConfigDrivePublish, st.ConfigDriveOSType, st.ConfigDriveTimeout.D())
+	if st := cfg.Stemcell; !st.ConfigDriveOn() || st.ConfigDrivePublish != config.PublishUpload ||
+		st.ConfigDriveOSType != "Ubuntu 22.04 LTS" || st.ConfigDriveTimeout.D() != 10*time.Minute {
+		t.Errorf("config drive defaults: %v %q %q %s", st.ConfigDriveOn(), st.ConfigDrivePublish, st.ConfigDriveOSType,
+			st.ConfigDriveTimeout.D())
+	}
+}
+
+// config_drive false keeps OpenStack KVM stemcells on user data.
+func TestConfigDriveOff(t *testing.T) {
+	cfg, err := config.Parse([]byte(strings.Replace(minimal, `}}`, `},"stemcell":{"config_drive":false}}`, 1)))
+	if err != nil || cfg.Stemcell.ConfigDriveOn() {
+		t.Fatalf("config_drive false: on %v, %v", cfg.Stemcell.ConfigDriveOn(), err)
+	}
+	if !(config.Stemcell{}).ConfigDriveOn() {
+		t.Error("a Stemcell nobody defaulted has the config drive off")
+	}
+}
+
+// config_drive_publish auto (or left out) is webdav where the CPI serves
+// its own WebDAV server, else upload; an explicit choice stays.
+func TestConfigDrivePublishAuto(t *testing.T) {
+	for name, c := range map[string]struct{ sections, want string }{
+		"nothing":                 {``, config.PublishUpload},
+		"auto":                    {`"stemcell":{"config_drive_publish":"auto"}`, config.PublishUpload},
+		"webdav.listen":           {`"webdav":{"listen":"0.0.0.0:25300-25310"}`, config.PublishWebDAV},
+		"auto with webdav.listen": {`"stemcell":{"config_drive_publish":"auto"},"webdav":{"listen":"0.0.0.0:25300"}`, config.PublishWebDAV},
+		"upload with webdav.listen": {`"stemcell":{"config_drive_publish":"upload"},"webdav":{"listen":"0.0.0.0:25300"}`,
+			config.PublishUpload},
+		"the serve daemon on webdav.listen": {`"webdav":{"listen":"0.0.0.0:25300","dir":"/var/vcap/store/webdav"}`,
+			config.PublishUpload},
+		"a serve daemon elsewhere": {`"webdav":{"listen":"0.0.0.0:25300","daemon_url":"http://10.0.0.6:25300"}`,
+			config.PublishUpload},
+		"the registry on webdav.listen": {`"webdav":{"listen":"0.0.0.0:25777"},"registry":{"listen":"0.0.0.0:25777",` +
+			`"store_dir":"/s","username":"u","password":"p"}`, config.PublishUpload},
+	} {
+		t.Run(name, func(t *testing.T) {
+			body := minimal
+			if c.sections != "" {
+				body = strings.Replace(minimal, `}}`, `},`+c.sections+`}`, 1)
+			}
+			cfg, err := config.Parse([]byte(body))
+			if err != nil || cfg.Stemcell.ConfigDrivePublish != c.want {
+				t.Fatalf("config_drive_publish %q (%v), want %q", cfg.Stemcell.ConfigDrivePublish, err, c.want)
+			}
+		})
 	}
 }
 

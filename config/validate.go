@@ -201,8 +201,8 @@ func (c Config) validateServices() error {
 			return fmt.Errorf("stemcell.config_drive_publish is webdav, so webdav.listen (HOST:PORT or HOST:LOW-HIGH) is required")
 		}
 	default:
-		return fmt.Errorf("stemcell.config_drive_publish is %q; want %q or %q", c.Stemcell.ConfigDrivePublish,
-			PublishUpload, PublishWebDAV)
+		return fmt.Errorf("stemcell.config_drive_publish is %q; want %q, %q or %q", c.Stemcell.ConfigDrivePublish,
+			PublishAuto, PublishUpload, PublishWebDAV)
 	}
 	if c.Stemcell.Publish == PublishWebDAV && c.WebDAV.Listen == "" && c.WebDAV.DaemonURL == "" {
 		return fmt.Errorf("stemcell.publish is webdav, so webdav.listen (HOST:PORT or HOST:LOW-HIGH) is required")

@@ -73,6 +73,9 @@ func (c configDrives) create(vmName, agentID string, settings agentSettings, zon
 	if c.cfg.Stemcell.ConfigDrivePublish == config.PublishWebDAV {
 		return c.register(spec, img)
 	}
+	c.logger.Info("vm", "VM %s: its config drive ISO is usable once CloudStack's upload monitor sees the upload "+
+		"(every upload.monitoring.interval, 60 s by default); with webdav.listen set, CloudStack downloads it from "+
+		"this CPI instead (registerIso), which is ready in seconds", vmName)
 	defer c.discard(img)
 	id, err := c.upload(spec, img)
 	return id, func() {}, err

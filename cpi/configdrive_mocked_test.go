@@ -159,6 +159,9 @@ func TestCreateVMWithConfigDriveDeploysStoppedAttachesThenStarts(t *testing.T) {
 	if strings.Contains(logs.String(), "secret-mbus-password") || strings.Contains(logs.String(), "agent_id") {
 		t.Errorf("the settings reached the log:\n%s", logs)
 	}
+	if !strings.Contains(logs.String(), "upload.monitoring.interval") || !strings.Contains(logs.String(), "webdav.listen") {
+		t.Errorf("create_vm by upload does not say what it waits for and what makes it faster:\n%s", logs)
+	}
 }
 
 // A POST the SSVM refuses leaves an ISO CloudStack lets go of only at its
@@ -300,7 +303,6 @@ func configDriveStemcellCPI(t *testing.T) (apiv1.CPI, *cloudstackmock.MockAPI) {
 	t.Helper()
 	return mockedCPIIn(t, callContext(3), func(cfg *config.Config) {
 		cfg.Stemcell.Timeout = config.Duration(time.Minute)
-		cfg.Stemcell.ConfigDrive = true
 		cfg.Stemcell.ConfigDriveOSType = "Ubuntu 22.04 LTS"
 	})
 }
@@ -362,7 +364,7 @@ func TestDeleteStemcellOfAConfigDriveStemcell(t *testing.T) {
 // By WebDAV, CloudStack downloads the ISO this call serves (registerIso),
 // and the serving ends once the ISO is ready.
 func TestCreateVMWithConfigDriveByWebDAV(t *testing.T) {
-	c, cloud := mockedCPIIn(t, callContext(3), func(cfg *config.Config) {
+	c, cloud, logs := loggedCPI(t, callContext(3), func(cfg *config.Config) {
 		cfg.Stemcell.ConfigDriveTimeout = config.Duration(time.Minute)
 		cfg.Stemcell.ConfigDrivePublish = config.PublishWebDAV
 		cfg.WebDAV.Listen = "127.0.0.1:0"
@@ -404,5 +406,8 @@ func TestCreateVMWithConfigDriveByWebDAV(t *testing.T) {
 	)
 	if _, err := createConfigDriveVM(c, apiv1.NewVMEnv(nil)); err != nil {
 		t.Fatalf("create_vm: %v", err)
+	}
+	if strings.Contains(logs.String(), "upload.monitoring.interval") {
+		t.Errorf("create_vm by WebDAV speaks of the upload monitor:\n%s", logs)
 	}
 }

@@ -36,11 +36,15 @@ func qcow2Image(t *testing.T) string {
 }
 
 // stemcellCPI is createVMCPI with a stemcell timeout, as config's
-// defaults give one.
+// defaults give one, and stemcell.config_drive false: the OpenStack KVM
+// stemcells these tests publish become plain templates, whose VMs read
+// user data (a site's metadata proxy serves it where their agent looks).
 func stemcellCPI(t *testing.T) (apiv1.CPI, *cloudstackmock.MockAPI) {
 	t.Helper()
+	no := false
 	return mockedCPIIn(t, callContext(2), func(cfg *config.Config) {
 		cfg.Stemcell.Timeout = config.Duration(time.Minute)
+		cfg.Stemcell.ConfigDrive = &no
 	})
 }
 
@@ -82,7 +86,7 @@ func expectUploadStart(t *testing.T, cloud *cloudstackmock.MockAPI, zones []clou
 	cloud.EXPECT().GetUploadParams(gomock.Any()).DoAndReturn(func(s cloudstack.TemplateSpec) (*cloudstack.UploadParams, error) {
 		*spec = s
 		mark, ok := cloudstack.Template{DisplayText: s.DisplayText}.Mark()
-		if !ok || !mark.Incomplete || mark.Director != "dir-1" || s.Format != "QCOW2" || s.Hypervisor != "KVM" ||
+		if !ok || !mark.Incomplete || mark.ConfigDrive || mark.Director != "dir-1" || s.Format != "QCOW2" || s.Hypervisor != "KVM" ||
 			s.OSTypeID != "os-1" || !strings.HasPrefix(s.Name, "bosh-kvm-1.5-") {
 			t.Errorf("template spec %+v", s)
 		}
@@ -181,10 +185,13 @@ func TestCreateStemcellSettlesAnUncertainCreate(t *testing.T) {
 }
 
 // webdavCPI publishes stemcells by serving them over WebDAV from this
-// process, on loopback, at publicURL ("" for the bound address).
+// process, on loopback, at publicURL ("" for the bound address); its
+// OpenStack KVM stemcells are plain templates, as in stemcellCPI.
 func webdavCPI(t *testing.T, publicURL string) (apiv1.CPI, *cloudstackmock.MockAPI) {
 	t.Helper()
+	no := false
 	return mockedCPIIn(t, callContext(2), func(cfg *config.Config) {
+		cfg.Stemcell.ConfigDrive = &no
 		cfg.Stemcell.Timeout = config.Duration(time.Minute)
 		cfg.Stemcell.Publish = config.PublishWebDAV
 		cfg.WebDAV.Listen = "127.0.0.1:0"

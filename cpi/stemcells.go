@@ -147,7 +147,7 @@ func (c stemcells) publishStemcell(imagePath string, props stemcellProps) (strin
 		return "", err
 	}
 	defer img.Cleanup()
-	configDrive := c.cfg.Stemcell.ConfigDrive && needsConfigDrive(props, target)
+	configDrive := c.cfg.Stemcell.ConfigDriveOn() && needsConfigDrive(props, target)
 	spec, err := c.templateSpec(props, target, configDrive)
 	if err != nil {
 		return "", err

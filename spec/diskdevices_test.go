@@ -86,17 +86,10 @@ func TestTheRealAgentFindsEveryDisk(t *testing.T) {
 			}
 			root := guestDevTree(t, view, names)
 
-			var userData struct {
-				Disks struct {
-					Ephemeral any `json:"ephemeral"`
-				} `json:"disks"`
-			}
-			if err := json.Unmarshal([]byte(e.metadata(vm, "/latest/user-data")), &userData); err != nil {
-				t.Fatal(err)
-			}
-			found := runResolver(t, resolver, root, userData.Disks.Ephemeral, hints)
+			settingsEphemeral := e.ephemeralHint(vm, hypervisor)
+			found := runResolver(t, resolver, root, settingsEphemeral, hints)
 			if want := "/dev/" + names[ephemeral]; found.Ephemeral.Path != want {
-				t.Errorf("ephemeral disk %+v found as %+v, want %s", userData.Disks.Ephemeral, found.Ephemeral, want)
+				t.Errorf("ephemeral disk %+v found as %+v, want %s", settingsEphemeral, found.Ephemeral, want)
 			}
 			for cid, hint := range hints {
 				if want, got := "/dev/"+names[cid], found.Persistent[cid]; got.Path != want {
@@ -105,6 +98,27 @@ func TestTheRealAgentFindsEveryDisk(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ephemeralHint is the ephemeral disk of the settings the VM's agent
+// reads: on KVM, where the CPI's defaults give bosh.io's OpenStack
+// stemcell a config drive, from the VM's ISO through the agent's own
+// ConfigDrive source; elsewhere from the user data.
+func (e *env) ephemeralHint(vm, hypervisor string) any {
+	e.t.Helper()
+	if hypervisor == "KVM" {
+		disks, _ := e.agentSettingsFromISO(vm)["disks"].(map[string]any)
+		return disks["ephemeral"]
+	}
+	var userData struct {
+		Disks struct {
+			Ephemeral any `json:"ephemeral"`
+		} `json:"disks"`
+	}
+	if err := json.Unmarshal([]byte(e.metadata(vm, "/latest/user-data")), &userData); err != nil {
+		e.t.Fatal(err)
+	}
+	return userData.Disks.Ephemeral
 }
 
 // guestDevTree lays out the guest's /dev under a temporary directory:
