@@ -10,6 +10,8 @@ import (
 	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
 // The census: every CloudStack resource the CPI can create, listed as the
@@ -27,6 +29,8 @@ import (
 //   - snapshots not Destroyed;
 //   - public IPs allocated and not the network's source NAT;
 //   - templates of every zone, ready or not (an upload in progress too);
+//   - ISOs the same way (the config drives of OpenStack KVM stemcells'
+//     VMs), each belonging to the VM it is attached to;
 //   - affinity groups;
 //   - load-balancer rules, which belong to the VMs behind them, and
 //     firewall rules, which belong to the load-balancer rule of their
@@ -43,6 +47,9 @@ type resource struct {
 	VMID                  string // the VM a volume is attached to, or an IP's static NAT target
 	Members               []string
 	since                 string // a public IP's allocation time
+	// sweepable: an ISO the CPI left marked incomplete, for the next
+	// create_vm's sweep (CloudStack would not delete it yet).
+	sweepable bool
 }
 
 // key identifies the resource across censuses. A public IP's row (and id)
@@ -93,6 +100,7 @@ func (e *env) inventory() []resource {
 			out = append(out, resource{Kind: "VM", ID: vm.Id, Name: vm.Name + "/" + vm.Displayname, State: vm.State, Tags: tagsOf(vm.Tags)})
 		}
 	}
+	out = append(out, e.isoCensus(vms.VirtualMachines)...)
 	for _, v := range e.volumes() {
 		switch v.State {
 		case "Destroy", "Expunged", "Expunging":
@@ -189,6 +197,37 @@ func (e *env) templateCensus() []resource {
 	return out
 }
 
+// isoCensus lists ISOs of every zone, ready or not, one row per ISO, each
+// with the VM it is attached to, if any.
+func (e *env) isoCensus(vms []*csgo.VirtualMachine) []resource {
+	e.t.Helper()
+	c := e.client()
+	p := c.ISO.NewListIsosParams()
+	p.SetIsofilter("all")
+	p.SetListall(true)
+	resp, err := c.ISO.ListIsos(p)
+	e.must("listIsos", err)
+	seen := map[string]bool{}
+	var out []resource
+	for _, iso := range resp.Isos {
+		if seen[iso.Id] {
+			continue
+		}
+		seen[iso.Id] = true
+		r := resource{Kind: "ISO", ID: iso.Id, Name: iso.Name, State: iso.Status, Tags: tagsOf(iso.Tags)}
+		if m, ok := (cloudstack.ISO{DisplayText: iso.Displaytext}).Mark(); ok && m.Incomplete {
+			r.sweepable = true
+		}
+		for _, vm := range vms {
+			if vm.Isoid == iso.Id && vm.State != "Expunging" {
+				r.VMID = vm.Id
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 func (e *env) must(what string, err error) {
 	e.t.Helper()
 	if err != nil {
@@ -234,7 +273,10 @@ func (k known) owns(r resource) bool {
 	case r.Kind == "public IP":
 		return r.VMID != "" && k.has(k.VMs, r.VMID)
 	case r.Kind == "template":
-		return k.has(k.Stemcells, r.ID)
+		// An OpenStack KVM stemcell's CID is its template's id, prefixed.
+		return k.has(k.Stemcells, r.ID) || k.has(k.Stemcells, "configdrive-"+r.ID)
+	case r.Kind == "ISO":
+		return r.VMID != "" && k.has(k.VMs, r.VMID)
 	case r.Kind == "registry entry":
 		return r.VMID != "" && k.has(k.VMs, r.VMID)
 	case r.Kind == "affinity group", r.Kind == "LB rule", r.Kind == "firewall rule":
@@ -328,6 +370,12 @@ func (e *env) sweep(base ledger, rs []resource) {
 			_, err = c.Snapshot.DeleteSnapshot(c.Snapshot.NewDeleteSnapshotParams(r.ID))
 		case "template":
 			_, err = c.Template.DeleteTemplate(c.Template.NewDeleteTemplateParams(r.ID))
+		case "ISO":
+			if r.VMID != "" { // attached to a VM the director holds no more
+				_, err = c.ISO.DetachIso(c.ISO.NewDetachIsoParams(r.VMID))
+				fail(r, err)
+			}
+			_, err = c.ISO.DeleteIso(c.ISO.NewDeleteIsoParams(r.ID))
 		case "LB rule":
 			_, err = c.LoadBalancer.DeleteLoadBalancerRule(c.LoadBalancer.NewDeleteLoadBalancerRuleParams(r.ID))
 		case "firewall rule":
@@ -460,5 +508,29 @@ func TestCensusCountsRegistryEntries(t *testing.T) {
 	e.sweep(d.base, extra)
 	if _, err := os.Stat(stray); !os.IsNotExist(err) {
 		t.Fatalf("the sweep left %s (%v)", stray, err)
+	}
+}
+
+// TestCensusCountsISOs: a held VM's config drive ISO is the VM's; detached
+// by hand, it belongs to nobody, is counted, and the sweep removes it.
+func TestCensusCountsISOs(t *testing.T) {
+	e := kvmEnv(t, nil)
+	d := newDirector(e)
+	d.holds.Stemcells = []string{e.openStackStemcell()}
+	d.holds.VMs = []string{e.createVM(d.holds.Stemcells[0], "10.1.1.113")}
+	if extra := e.leaks(d.base, d.holds); len(extra) != 0 {
+		t.Fatalf("the census counts what the director holds:\n%s", describe(extra))
+	}
+	c := e.client()
+	if _, err := c.ISO.DetachIso(c.ISO.NewDetachIsoParams(d.holds.VMs[0])); err != nil {
+		t.Fatal(err)
+	}
+	extra := e.leaks(d.base, d.holds)
+	if len(extra) != 1 || extra[0].Kind != "ISO" || extra[0].VMID != "" {
+		t.Fatalf("census with a detached ISO:\n%s", describe(extra))
+	}
+	e.sweep(d.base, extra)
+	if left := e.leaks(d.base, d.holds); len(left) != 0 || d.base[extra[0].key()] {
+		t.Fatalf("after the sweep:\n%s", describe(left))
 	}
 }

@@ -59,13 +59,17 @@ func (d *director) check(when string) {
 	d.e.sweep(d.base, extra)
 }
 
-// deferred logs and leaves out the templates whose upload has not
-// finished: CloudStack refuses to delete them until the upload completes
-// or times out (TemplateManagerImpl's "getting uploaded" refusal).
+// deferred logs and leaves out the templates and ISOs whose upload has
+// not finished: CloudStack refuses to delete them until the upload
+// completes or times out (TemplateManagerImpl's "getting uploaded"
+// refusal). A config drive ISO create_vm could not delete for that reason
+// keeps its incomplete mark and is the next create_vm's to remove (the
+// error says so), even once its upload has settled: it waits too. The
+// strict census after the upload timeout counts whatever is left.
 func (d *director) deferred(when string, extra []resource) []resource {
 	var out []resource
 	for _, r := range extra {
-		if r.Kind == "template" && awaitingUpload(r.State) {
+		if (r.Kind == "template" || r.Kind == "ISO") && awaitingUpload(r.State) || r.sweepable {
 			d.e.t.Logf("%s: deferred until the upload timeout: %s", when, r)
 			continue
 		}

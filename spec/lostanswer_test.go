@@ -251,8 +251,15 @@ func lostMethods() []lostMethod {
 	}
 	oldCreateVM.name, oldCreateVM.registry = "create_vm/registry", true
 	oldDeleteVM.name, oldDeleteVM.registry = "delete_vm/registry", true
+	// bosh.io's OpenStack stemcell on KVM, its config drive ISO by upload
+	// (the CPI's default without webdav.listen): an ISO whose upload the
+	// lost answer left unfinished waits for CloudStack's upload timeout.
+	driveCreateVM := createVM
+	driveCreateVM.name, driveCreateVM.awaits = "create_vm/configdrive", true
+	driveCreateVM.simArgs = append([]string{"-hypervisor", "KVM"}, uploads...)
+	driveCreateVM.prepare = func(d *director) { d.holds.Stemcells = append(d.holds.Stemcells, d.e.openStackStemcell()) }
 	return []lostMethod{
-		createVM, deleteVM, oldCreateVM, oldDeleteVM, lbCreateVM, lbDeleteVM,
+		createVM, deleteVM, oldCreateVM, oldDeleteVM, lbCreateVM, lbDeleteVM, driveCreateVM,
 		{name: "reboot_vm", method: "reboot_vm", prepare: vm,
 			args: func(d *director, _ string) []any { return []any{d.holds.VMs[0]} }, done: nothing, undo: none},
 		{name: "set_vm_metadata", method: "set_vm_metadata", prepare: vm,
