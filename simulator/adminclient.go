@@ -11,7 +11,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
-// AdminClient talks to a simulator's /sim/ endpoints.
+// AdminClient talks to a simulator's /sim/ endpoints. Simulator plumbing:
+// the /sim/ API is the simulator's own, no CloudStack Java behind it.
 type AdminClient struct {
 	// BaseURL is the simulator's root, e.g. "http://127.0.0.1:8080"; an API
 	// URL ending in /client/api works too.

@@ -1,5 +1,9 @@
 package simulator
 
+// Simulator plumbing: seeding only calls each family's seed, in marvin's
+// deployDataCenter order; the CloudStack behaviour of each row is cited where
+// the row is made (identity, template, zonedeploy.go).
+
 import (
 	"time"
 

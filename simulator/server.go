@@ -4,6 +4,9 @@
 // in-memory cloud seeded like the stock simulator's advanced zone, and adds
 // /sim/ endpoints for tests (request log, fault injection).
 //
+// Simulator plumbing: Server wires the HTTP paths to the kernel and the
+// families, whose handlers cite the Java they follow.
+//
 // Only response=json is supported: the simulator answers JSON whatever the
 // response parameter says, as the clients it serves all ask for JSON.
 package simulator

@@ -8,6 +8,10 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
+// The command table stands in for ApiServer.start, which fills
+// s_apiNameCmdClassMap once from every PluggableService.getCommands list; a
+// request is then looked up in it by name (ApiServer.handleRequest).
+
 // Call is one API request that passed authentication and schema validation.
 // Handlers run with the server's state lock held, so they read and change
 // c.st freely; a handler that changes state calls c.changed so the state is

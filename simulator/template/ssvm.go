@@ -7,6 +7,10 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
+// Plumbing: the SSVM value only carries what the transfers need; the
+// behaviour it runs is cited in templates_download.go, upload.go and
+// upload_monitor.go (e.g. NfsSecondaryStorageResource.postUpload).
+
 // SSVM is the secondary storage VM's side of the template family (what
 // CloudStack's SSVM agent does for DownloadCommand, the POST upload servlet
 // and CopyCommand): downloads, uploads and copies, which move bytes outside

@@ -12,7 +12,8 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
-// Commands are the family's commands, for the simulator's registration.
+// Commands are the family's commands, for the simulator's registration: the
+// list a PluggableService.getCommands gives ApiServer.start.
 func Commands() []kernel.Command {
 	return slices.Concat(
 		vmCommands(),

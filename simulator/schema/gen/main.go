@@ -1,3 +1,5 @@
+// Plumbing (no CloudStack behaviour): the schema is ApiDiscoveryServiceImpl.listApis's answer as cloudstack-go ships it.
+//
 // Command gen rebuilds apis.json.gz, the CloudStack API schema the simulator
 // validates requests against.
 //
