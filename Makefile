@@ -29,7 +29,8 @@ demo: build demo-deps ## start the simulator, pipe real CPI requests through the
 test: lint test-deps ## every test: unit, simulator, the real cloudstack CLI, the real agent's settings code, the lifecycle suite
 	@cc=$$($(GO) env CC); command -v "$${cc%% *}" >/dev/null || \
 	  { echo "make test runs go test -race, which needs a C compiler ($$cc): apt-get install gcc" >&2; exit 1; }
-	CGO_ENABLED=1 ./hack/no-leftovers.sh $(GO) test -race -count=1 ./...
+	# -timeout: the spec suite alone takes about 10 minutes on a 2-core machine, go test's default bound per package.
+	CGO_ENABLED=1 ./hack/no-leftovers.sh $(GO) test -race -count=1 -timeout 30m ./...
 	cd tools && $(GO) vet ./... && ../hack/no-leftovers.sh $(GO) test -count=1 ./...
 
 test-unit: test-deps ## the fast tests only (no spec/ lifecycle suite)
