@@ -23,7 +23,7 @@ import (
 // ok_to_retry only when the ISO is gone; an ISO still there is named, and
 // the answer is not retriable.
 
-var lostAnswer = &cloudstack.UnreachableError{Endpoint: "cs", Err: errors.New("connection reset")}
+var errLostAnswer = &cloudstack.UnreachableError{Endpoint: "cs", Err: errors.New("connection reset")}
 
 // settling is the outcome of deleteIso calls on an ISO CloudStack settles
 // after busy refusals, or never (busy < 0). It counts the calls.
@@ -94,7 +94,7 @@ func TestCreateVMWithConfigDriveVMCleanupWaitsForTheISOToSettle(t *testing.T) {
 			gomock.InOrder(append(expectUploadStarts(t, cloud, srv, &iso),
 				cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
 				cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil),
-				cloud.EXPECT().WaitISO("iso-1", time.Minute).Return(lostAnswer),
+				cloud.EXPECT().WaitISO("iso-1", time.Minute).Return(errLostAnswer),
 				cloud.EXPECT().FindVM("vm-1").DoAndReturn(func(string) (*cloudstack.VM, error) {
 					vm := d.vm()
 					vm.State, vm.Tags = "Stopped", map[string]string{cloudstack.ConfigDriveTag: "true"}
@@ -149,7 +149,7 @@ func TestCreateVMWithConfigDriveUnansweredCreationLooksTheISOUp(t *testing.T) {
 				cloud.EXPECT().ISOUploadParams(gomock.Any()).DoAndReturn(
 					func(s cloudstack.ISOSpec) (*cloudstack.UploadParams, error) {
 						spec = s
-						return nil, lostAnswer
+						return nil, errLostAnswer
 					}),
 				cloud.EXPECT().OwnISOs(gomock.Any()).DoAndReturn(func(name string) ([]cloudstack.ISO, error) {
 					if name != spec.Name {
@@ -174,7 +174,7 @@ func TestCreateVMWithConfigDriveUnansweredCreationLooksTheISOUp(t *testing.T) {
 
 func checkLookedUp(t *testing.T, err error, made bool, took time.Duration) {
 	t.Helper()
-	if retryable(t, err) == made || !errors.Is(err, lostAnswer) {
+	if retryable(t, err) == made || !errors.Is(err, errLostAnswer) {
 		t.Fatalf("got %v (ok_to_retry %v)", err, retryable(t, err))
 	}
 	if made && (!strings.Contains(err.Error(), "config drive ISO iso-1 is left") || took > time.Second) {
