@@ -37,7 +37,10 @@ func TestKVMCreateEnv(t *testing.T) {
 		s.run(t, "create-env", c.ComputeOffering, c.DiskSize, greeting)
 		d = s.state(t)
 		s.assertDeployed(t, d, c.ComputeOffering, greeting)
-		s.assertOpenStackTemplate(t, d.Stemcell)
+		if !strings.HasPrefix(d.Stemcell, configDriveCIDPrefix) {
+			t.Errorf("stemcell CID %s does not mark its VMs as needing a config drive", d.Stemcell)
+		}
+		s.assertOpenStackTemplate(t, d.Template)
 		iso = s.assertConfigDrive(t, d.VM)
 		s.assertVirtioHint(t, d)
 	})

@@ -45,7 +45,7 @@ func TestCreateEnvBoshDeployment(t *testing.T) {
 		// The census sees what create-env made, so its emptiness after
 		// delete-env means something.
 		made := strings.Join(leftovers(before, s.census(t)), "\n")
-		for _, id := range []string{"VM " + d.VM, "volume " + d.Disk, "template " + d.Stemcell} {
+		for _, id := range []string{"VM " + d.VM, "volume " + d.Disk, "template " + d.Template} {
 			if !strings.Contains(made, id) {
 				t.Errorf("the census does not list %s that create-env made; it lists as new:\n%s", id, made)
 			}

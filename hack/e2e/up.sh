@@ -5,11 +5,14 @@
 # KVM phase's create-env is the suite's (TestKVMCreateEnv).
 set -euo pipefail
 cd "$(dirname "$0")"
-. ./env.sh # E2E_HYPERVISOR, or the one a running environment records
+# E2E_HYPERVISOR, or the one a running environment records (env.sh is not
+# sourced here: what it exports depends on the namespace, which only
+# 10-simulator-up.sh decides).
+hypervisor=${E2E_HYPERVISOR:-$(cat "${E2E_OUT:-_out}/hypervisor" 2>/dev/null || echo XenServer)}
 start=$SECONDS
 steps=(10-simulator-up.sh 20-release.sh 30-stemcell.sh 35-launcher.sh)
-[ "$E2E_HYPERVISOR" = KVM ] || steps+=(40-create-env.sh)
+[ "$hypervisor" = KVM ] || steps+=(40-create-env.sh)
 for step in "${steps[@]}"; do
   ./"$step"
 done
-echo "up.sh: the environment ($E2E_HYPERVISOR hosts) is up in $((SECONDS - start)) s" >&2
+echo "up.sh: the environment ($hypervisor hosts) is up in $((SECONDS - start)) s" >&2
