@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,21 @@ import (
 type configDrives struct {
 	request
 	cloud configDriveCloud
+	// settle is set by create_vm's cleanup only: how long a delete
+	// CloudStack refuses while it settles the ISO's upload is tried again,
+	// after which an ISO still there is an error, for create_vm answers
+	// ok_to_retry only when nothing is left. The sweep and delete_vm leave
+	// such an ISO to the next sweep at once.
+	settle time.Duration
+}
+
+// madeDrive is what create made: the ISO's id once CloudStack answered,
+// asked once the creating call was sent (its answer may be lost with the
+// ISO made), and stop, which ends serving the image.
+type madeDrive struct {
+	id    string
+	asked bool
+	stop  func()
 }
 
 // configDriveCloud is what the config drive part asks of CloudStack.
@@ -53,20 +69,20 @@ func (c request) isoMarkLifetime() time.Duration {
 }
 
 // create builds the ISO of the settings and has CloudStack take it, by
-// upload or from this process's WebDAV server; the ISO's id comes back as
-// soon as it exists, also with an error, so that the caller removes it.
-// Neither the settings nor the image is ever logged.
-func (c configDrives) create(vmName, agentID string, settings agentSettings, zoneID string) (string, func(), error) {
+// upload or from this process's WebDAV server; what was made comes back
+// also with an error, so that the caller removes it. Neither the settings
+// nor the image is ever logged.
+func (c configDrives) create(vmName, agentID string, settings agentSettings, zoneID string) (madeDrive, error) {
 	raw, err := json.Marshal(settings)
 	if err != nil {
-		return "", nil, err
+		return madeDrive{}, err
 	}
 	img, err := configdrive.Build(os.TempDir(), raw, configdrive.MetaData{InstanceID: vmName})
 	if err != nil {
 		if errors.Is(err, configdrive.ErrBadInput) {
-			return "", nil, vmCreationRefused(fmt.Errorf("VM %s: %w", vmName, err))
+			return madeDrive{}, vmCreationRefused(fmt.Errorf("VM %s: %w", vmName, err))
 		}
-		return "", nil, err
+		return madeDrive{}, err
 	}
 	spec := cloudstack.ISOSpec{Name: vmName, DisplayText: c.isoMark(agentID, true).Apply(isoText(vmName)), ZoneID: zoneID}
 	c.logger.Info("vm", "VM %s: config drive ISO of %d bytes, by %s", vmName, img.Size(), c.cfg.Stemcell.ConfigDrivePublish)
@@ -78,7 +94,7 @@ func (c configDrives) create(vmName, agentID string, settings agentSettings, zon
 		"this CPI instead (registerIso), which is ready in seconds", vmName)
 	defer c.discard(img)
 	id, err := c.upload(spec, img)
-	return id, func() {}, err
+	return madeDrive{id: id, asked: true, stop: func() {}}, err
 }
 
 // upload creates the ISO and POSTs its bytes: the same streamed POST as a
@@ -103,11 +119,11 @@ func (c configDrives) upload(spec cloudstack.ISOSpec, img *configdrive.Image) (s
 // register serves the ISO on webdav.listen and has CloudStack's secondary
 // storage VM download it (registerIso); the returned stop ends serving and
 // removes the image once CloudStack has it or gave up.
-func (c configDrives) register(spec cloudstack.ISOSpec, img *configdrive.Image) (string, func(), error) {
+func (c configDrives) register(spec cloudstack.ISOSpec, img *configdrive.Image) (madeDrive, error) {
 	srv, err := webdav.Listen(c.cfg.WebDAV.Listen, c.cfg.WebDAV.PublicURL)
 	if err != nil {
 		c.discard(img)
-		return "", nil, err
+		return madeDrive{}, err
 	}
 	stop := func() {
 		if err := srv.Close(0); err != nil {
@@ -118,14 +134,14 @@ func (c configDrives) register(spec cloudstack.ISOSpec, img *configdrive.Image) 
 	url, err := srv.Publish(img.Path(), spec.Name+".iso")
 	if err != nil {
 		stop()
-		return "", nil, err
+		return madeDrive{}, err
 	}
 	id, err := c.cloud.RegisterISO(spec, url)
 	if err != nil {
 		stop()
-		return "", nil, err
+		return madeDrive{asked: true}, err
 	}
-	return id, stop, nil
+	return madeDrive{id: id, asked: true, stop: stop}, nil
 }
 
 // discard removes the image's temporary files, which hold the settings.
@@ -151,11 +167,15 @@ func (c configDrives) complete(id, vmName, agentID string) error {
 
 // remove deletes an ISO; gone already is done. One whose upload CloudStack
 // has not settled yet (NotUploaded or UploadInProgress, until its upload
-// monitor's next poll or its timeout) cannot be deleted now: it keeps its
-// incomplete mark, and the next create_vm's sweep removes it, so it is
-// reported as left (true) rather than as a failure.
-func (c configDrives) remove(id string) (bool, error) {
-	err := c.cloud.DeleteISO(id)
+// monitor's next poll or its timeout) cannot be deleted now: it is tried
+// again for patience, then it keeps its incomplete mark, and the next
+// create_vm's sweep removes it, so it is reported as left (true) rather
+// than as a failure.
+func (c configDrives) remove(id string, patience time.Duration) (bool, error) {
+	err := whileSettling(patience, cloudstack.IsISOBusy, func() error { return c.cloud.DeleteISO(id) },
+		func(wait time.Duration) {
+			c.logger.Info("vm", "config drive ISO %s: CloudStack is settling its upload; deleting it again in %s", id, wait)
+		})
 	switch {
 	case err == nil || cloudstack.IsNoSuchEntity(err):
 		return false, nil
@@ -171,29 +191,65 @@ func (c configDrives) remove(id string) (bool, error) {
 	return false, fmt.Errorf("deleting config drive ISO %s: %w", id, err)
 }
 
+// isosLeftError names the config drive ISOs create_vm's cleanup could not
+// delete: they keep their incomplete mark for the next create_vm's sweep.
+type isosLeftError struct{ ids []string }
+
+func (e *isosLeftError) Error() string {
+	return fmt.Sprintf("config drive ISO %s is left in CloudStack, marked incomplete: CloudStack refused to delete it "+
+		"(an upload it has not settled, which it abandons after upload.operation.timeout, 60 minutes by default, or a "+
+		"VM not yet expunged holds it); the next create_vm deletes it once CloudStack allows", strings.Join(e.ids, ", "))
+}
+
+// removeAll removes the ISOs; what CloudStack keeps is an isosLeftError
+// when c.settle is set (create_vm's cleanup), else only logged.
+func (c configDrives) removeAll(ids []string, patience time.Duration) error {
+	var left []string
+	for _, id := range ids {
+		kept, err := c.remove(id, patience)
+		if err != nil {
+			return err
+		}
+		if kept {
+			left = append(left, id)
+		}
+	}
+	if len(left) > 0 && c.settle > 0 {
+		return &isosLeftError{ids: left}
+	}
+	return nil
+}
+
+// named is this director's ISOs named after the VM: an interrupted or
+// unanswered creation leaves one nobody has the id of.
+func (c configDrives) named(vmName string) ([]string, error) {
+	named, err := c.cloud.OwnISOs(vmName)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, iso := range named {
+		if m, ok := iso.Mark(); ok && m.Director == c.ctx.DirectorUUID && !slices.Contains(ids, iso.ID) {
+			ids = append(ids, iso.ID)
+		}
+	}
+	return ids, nil
+}
+
 // ofVM deletes the ISOs of a VM being removed: the one attached, and any
 // named after it (an interrupted create_vm may not have attached it yet).
-// The VM is Destroyed or expunged by then, or its ISO was detached.
+// The VM is Destroyed or expunged by then, or its ISO was detached; its
+// ISO's upload is settled unless create_vm's cleanup removes the VM, which
+// waits for it (c.settle).
 func (c configDrives) ofVM(vm *cloudstack.VM) error {
-	ids := map[string]bool{}
-	if vm.ISOID != "" {
-		ids[vm.ISOID] = true
-	}
-	named, err := c.cloud.OwnISOs(vm.Name)
+	ids, err := c.named(vm.Name)
 	if err != nil {
 		return err
 	}
-	for _, iso := range named {
-		if m, ok := iso.Mark(); ok && m.Director == c.ctx.DirectorUUID {
-			ids[iso.ID] = true
-		}
+	if vm.ISOID != "" && !slices.Contains(ids, vm.ISOID) {
+		ids = append(ids, vm.ISOID)
 	}
-	for id := range ids {
-		if _, err := c.remove(id); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.removeAll(ids, c.settle)
 }
 
 // sweep deletes this director's ISOs left marked incomplete by create_vm
@@ -212,7 +268,7 @@ func (c configDrives) sweep(agentID string) {
 		if !ok || !m.Incomplete || m.Director != c.ctx.DirectorUUID || (m.Agent != agentID && running(m, now)) {
 			continue
 		}
-		left, err := c.remove(iso.ID)
+		left, err := c.remove(iso.ID, 0)
 		if err != nil {
 			c.logger.Warn("vm", "config drive ISO %s, left by an interrupted create_vm: %s", iso.ID, err)
 			continue

@@ -164,21 +164,6 @@ func TestCreateVMWithConfigDriveDeploysStoppedAttachesThenStarts(t *testing.T) {
 	}
 }
 
-// A POST the SSVM refuses leaves an ISO CloudStack lets go of only at its
-// upload monitor's next poll: nothing else was made, the ISO stays marked
-// for the next create_vm's sweep, and the director may retry.
-func TestCreateVMWithConfigDriveRefusedUploadIsRetriable(t *testing.T) {
-	c, cloud := configDriveCPI(t)
-	srv := (&isoSSVM{}).serve(t, http.StatusBadRequest)
-	var iso cloudstack.ISOSpec
-	gomock.InOrder(append(expectUploadStarts(t, cloud, srv, &iso), cloud.EXPECT().DeleteISO("iso-1").Return(errISOBusy))...)
-	_, err := createConfigDriveVM(c, apiv1.NewVMEnv(nil))
-	if errorType(t, err) != "Bosh::Clouds::VMCreationFailed" || !retryable(t, err) ||
-		!strings.Contains(err.Error(), "refused the upload") || !strings.Contains(err.Error(), "next create_vm deletes it") {
-		t.Fatalf("got %v", err)
-	}
-}
-
 // An ISO not ready in time: the VM (deployed stopped) goes with its ISO,
 // and the director may retry.
 func TestCreateVMWithConfigDriveTimeoutRemovesVMAndISO(t *testing.T) {

@@ -9,3 +9,12 @@ func SetRegistryBackoff(d time.Duration) (restore func()) {
 	registryBackoff = d
 	return func() { registryBackoff = old }
 }
+
+// SetUploadPatience bounds the cleanups' wait for CloudStack to settle an
+// upload at d, for tests of an upload that does not settle in time; the
+// returned func restores the bound.
+func SetUploadPatience(d time.Duration) (restore func()) {
+	old := refusedUploadPatience
+	refusedUploadPatience = d
+	return func() { refusedUploadPatience = old }
+}

@@ -210,17 +210,30 @@ func (p publisher) unsure(command string, cause error) error {
 // for p.patience only.
 func (p publisher) discard(id string, cause error) error {
 	p.log("deleting template %s after: %s", id, cause)
-	deadline := time.Now().Add(p.patience)
+	err := whileSettling(p.patience, cloudstack.IsTemplateBusy,
+		func() error { return p.stemcells.cloud.DeleteTemplate(id, false) },
+		func(wait time.Duration) {
+			p.log("template %s is still transferring; deleting it again in %s", id, wait)
+		})
+	if err == nil {
+		return fmt.Errorf("%w (template %s deleted)", cause, id)
+	}
+	return p.leftBehind(id, cause, err)
+}
+
+// whileSettling calls try until CloudStack no longer refuses it as busy
+// (a transfer it has not settled) or the next try would come after
+// patience, waiting 1 s, doubled up to 5 s, between tries; announce says
+// each wait.
+func whileSettling(patience time.Duration, busy func(error) bool, try func() error, announce func(time.Duration)) error {
+	deadline := time.Now().Add(patience)
 	delay := time.Second
 	for {
-		err := p.stemcells.cloud.DeleteTemplate(id, false)
-		if err == nil {
-			return fmt.Errorf("%w (template %s deleted)", cause, id)
+		err := try()
+		if err == nil || !busy(err) || time.Now().Add(delay).After(deadline) {
+			return err
 		}
-		if !cloudstack.IsTemplateBusy(err) || time.Now().Add(delay).After(deadline) {
-			return p.leftBehind(id, cause, err)
-		}
-		p.log("template %s is still transferring; deleting it again in %s", id, delay)
+		announce(delay)
 		time.Sleep(delay)
 		delay = min(2*delay, 5*time.Second)
 	}
@@ -269,9 +282,11 @@ const downloadPatience = 30 * time.Second
 
 // refusedUploadPatience covers one poll of CloudStack's upload monitor
 // (upload.monitoring.interval, 60 s by default), which turns an upload the
-// SSVM refused into UploadError (ImageStoreUploadMonitorImpl
-// handleTemplateStatusResponse), after which the template may be deleted.
-const refusedUploadPatience = 90 * time.Second
+// SSVM refused into UploadError and one it took into Ready
+// (ImageStoreUploadMonitorImpl handleTemplateStatusResponse), after which
+// the template or ISO may be deleted: create_stemcell's and create_vm's
+// cleanups wait for it. A variable only for tests.
+var refusedUploadPatience = 90 * time.Second
 
 func (p publisher) log(format string, args ...any) {
 	p.stemcells.logger.Info("stemcell", format, args...)

@@ -28,9 +28,8 @@ type vmCreation struct {
 	registry          bool // settings were written to the registry
 	deployed          bool // deployVirtualMachine was sent
 	mark              cloudstack.Mark
-	configDrive       bool   // the stemcell's agent reads a config drive ISO
-	isoID             string // the config drive ISO this call created
-	stopDrive         func() // ends serving the ISO over WebDAV
+	configDrive       bool      // the stemcell's agent reads a config drive ISO
+	drive             madeDrive // the config drive ISO this call created
 }
 
 func (c vms) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
@@ -314,15 +313,17 @@ func (v *vmCreation) cleanup(cause error) error {
 	var removed []string
 	vm, err := v.madeVM()
 	note(fmt.Sprintf("looking up VM %s", firstOf(v.vmID, v.spec.Name)), err)
+	// The ISO's upload may not be settled yet: its deletion waits.
+	c.drives.settle = refusedUploadPatience
 	switch {
 	case vm != nil:
-		// Its vip (acquired, or intended and untagged), settings and
-		// ephemeral disk go with it.
+		// Its vip (acquired, or intended and untagged), settings,
+		// ephemeral disk and config drive go with it.
 		err := c.removeVM(vm)
 		note("removing VM "+vm.ID, err)
 		if err == nil {
-			removed = append(removed, fmt.Sprintf("VM %s (%s), with its ephemeral disk and any public IP acquired for it",
-				vm.ID, vm.Name))
+			removed = append(removed, fmt.Sprintf("VM %s (%s), with its ephemeral disk, any config drive ISO and any "+
+				"public IP acquired for it", vm.ID, vm.Name))
 		}
 	case v.ipID != "":
 		note("releasing public IP "+v.plan.vip.IP(), c.cloud.ReleasePublicIP(v.ipID))
@@ -334,7 +335,7 @@ func (v *vmCreation) cleanup(cause error) error {
 	}
 	if vm == nil || !hasConfigDrive(vm) {
 		// Else the VM's removal took its ISO.
-		removed = v.cleanupDrive(note, removed)
+		removed = v.cleanupDrive(c.drives, note, removed)
 	}
 	if len(problems) == 0 {
 		c.logger.Warn("vm", "create_vm failed and was cleaned up: %s", cause)

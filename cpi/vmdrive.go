@@ -3,6 +3,7 @@ package cpi
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
@@ -27,8 +28,8 @@ func (v *vmCreation) settings(name string) error {
 	c := v.vms
 	c.drives.sweep(v.agentID)
 	settings := c.agentSettings(v.agentID, name, v.plan, v.withEphemeralDisk, v.env)
-	id, stop, err := c.drives.create(name, v.agentID, settings, v.spec.ZoneID)
-	v.isoID, v.stopDrive = id, stop
+	var err error
+	v.drive, err = c.drives.create(name, v.agentID, settings, v.spec.ZoneID)
 	v.spec.Stopped = true
 	return err
 }
@@ -39,21 +40,21 @@ func (v *vmCreation) bootWithDrive() error {
 		return nil
 	}
 	c := v.vms
-	err := c.drives.ready(v.isoID)
+	err := c.drives.ready(v.drive.id)
 	v.stopServing()
 	if err != nil {
 		return err
 	}
-	if err := c.drives.cloud.AttachISO(v.isoID, v.vm.ID); err != nil {
-		return fmt.Errorf("attaching the config drive ISO %s to VM %s: %w", v.isoID, v.vm.ID, err)
+	if err := c.drives.cloud.AttachISO(v.drive.id, v.vm.ID); err != nil {
+		return fmt.Errorf("attaching the config drive ISO %s to VM %s: %w", v.drive.id, v.vm.ID, err)
 	}
 	return wrap(c.cloud.StartVM(v.vm.ID), "starting VM %s with its config drive", v.vm.ID)
 }
 
 func (v *vmCreation) stopServing() {
-	if v.stopDrive != nil {
-		v.stopDrive()
-		v.stopDrive = nil
+	if v.drive.stop != nil {
+		v.drive.stop()
+		v.drive.stop = nil
 	}
 }
 
@@ -63,27 +64,36 @@ func (v *vmCreation) completeDrive() error {
 	if !v.configDrive {
 		return nil
 	}
-	return wrap(v.vms.drives.complete(v.isoID, v.spec.Name, v.agentID), "marking the config drive ISO %s complete", v.isoID)
+	err := v.vms.drives.complete(v.drive.id, v.spec.Name, v.agentID)
+	return wrap(err, "marking the config drive ISO %s complete", v.drive.id)
 }
 
 // cleanupDrive deletes the ISO this call made, if the VM's removal did not
-// take it. One CloudStack lets go of only at its upload monitor's next
-// poll is left marked for the next create_vm's sweep: it stands in no
-// retry's way (a retry's ISO has its own name).
-func (v *vmCreation) cleanupDrive(note func(string, error), removed []string) []string {
+// take it, waiting for CloudStack to settle an upload it received (its
+// upload monitor's next poll: drives.settle). An ISO whose creating call
+// went unanswered is found by its name and not waited for: no bytes were
+// sent to it, and CloudStack keeps such an upload NotUploaded until
+// upload.operation.timeout. What is left is a problem, so the director
+// never takes ok_to_retry for nothing left when an ISO is.
+func (v *vmCreation) cleanupDrive(drives configDrives, note func(string, error), removed []string) []string {
 	v.stopServing()
-	if v.isoID == "" {
+	ids, patience := []string{v.drive.id}, drives.settle
+	if v.drive.id == "" {
+		if !v.drive.asked {
+			return removed
+		}
+		var err error
+		ids, err = drives.named(v.spec.Name)
+		note("looking for the config drive ISO named "+v.spec.Name, err)
+		patience = 0
+	}
+	if len(ids) == 0 {
 		return removed
 	}
-	left, err := v.vms.drives.remove(v.isoID)
-	note("deleting config drive ISO "+v.isoID, err)
-	switch {
-	case err != nil:
-	case left:
-		removed = append(removed, fmt.Sprintf("nothing of config drive ISO %s yet (CloudStack is settling its upload; "+
-			"the next create_vm deletes it)", v.isoID))
-	default:
-		removed = append(removed, "config drive ISO "+v.isoID)
+	err := drives.removeAll(ids, patience)
+	note("deleting config drive ISO "+strings.Join(ids, ", "), err)
+	if err == nil {
+		removed = append(removed, "config drive ISO "+strings.Join(ids, ", "))
 	}
 	return removed
 }

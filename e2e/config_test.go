@@ -39,6 +39,11 @@ type config struct {
 	// when the agents run beside the suite, as in hack/e2e; empty against a
 	// real CloudStack, where the agent's state is read through its mbus only.
 	AgentDir string
+	// DevicePaths is tools/devicepaths (bosh-agent's own device path
+	// resolver), with which the KVM phase follows the agent's disk hint
+	// in a /dev laid out from the simulator's view of the guest; empty
+	// against a real CloudStack.
+	DevicePaths string
 }
 
 // env is one create-env environment of the harness.
@@ -69,7 +74,7 @@ func loadConfig(t *testing.T) config {
 		Lifecycle: env{CreateEnv: get("E2E_CREATE_ENV"), BoshState: get("E2E_BOSH_STATE"), Creds: get("E2E_CREDS")},
 		BoshDeployment: env{CreateEnv: get("E2E_BOSH_DEPLOYMENT_CREATE_ENV"),
 			BoshState: get("E2E_BOSH_DEPLOYMENT_STATE"), Creds: get("E2E_BOSH_DEPLOYMENT_CREDS")},
-		Bosh: get("E2E_BOSH"), AgentDir: os.Getenv("E2E_AGENT_DIR"),
+		Bosh: get("E2E_BOSH"), AgentDir: os.Getenv("E2E_AGENT_DIR"), DevicePaths: os.Getenv("E2E_DEVICEPATHS"),
 		DiskSize: mib(os.Getenv("E2E_DISK_SIZE"), 1024), DiskSizeUpdate: mib(os.Getenv("E2E_DISK_SIZE_UPDATE"), 2048),
 	}
 	if len(missing) > 0 {

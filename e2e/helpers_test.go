@@ -54,7 +54,14 @@ type deployment struct {
 	Disk     string
 	DiskSize int
 	Stemcell string
+	// Template is the stemcell's template: its CID, less the prefix the
+	// CPI puts before the template id of a stemcell whose VMs get a
+	// config drive (bosh.io's OpenStack stemcells).
+	Template string
 }
+
+// configDriveCIDPrefix is that prefix (the CPI's stemcell CIDs).
+const configDriveCIDPrefix = "configdrive-"
 
 // run runs the create-env script (create-env or delete-env) with the
 // variables that size the VM and the disk.
@@ -111,7 +118,7 @@ func (s *suite) state(t *testing.T) deployment {
 	}
 	for _, sc := range st.Stemcells {
 		if sc.ID == st.CurrentStemcellID {
-			d.Stemcell = sc.CID
+			d.Stemcell, d.Template = sc.CID, strings.TrimPrefix(sc.CID, configDriveCIDPrefix)
 		}
 	}
 	return d

@@ -91,16 +91,16 @@ func (s *suite) assertDeployed(t *testing.T, d deployment, offering, greeting st
 	if d.VM == "" || d.Disk == "" || d.Stemcell == "" {
 		t.Fatalf("bosh's state names no VM, disk or stemcell: %+v", d)
 	}
-	tpl := s.template(t, d.Stemcell)
+	tpl := s.template(t, d.Template)
 	if tpl == nil || !tpl.Isready {
-		t.Fatalf("the stemcell's template %s is not ready: %+v", d.Stemcell, tpl)
+		t.Fatalf("the stemcell's template %s is not ready: %+v", d.Template, tpl)
 	}
 	vm := s.vm(t, d.VM)
 	if vm == nil || vm.State != "Running" {
 		t.Fatalf("VM %s is not Running: %+v", d.VM, vm)
 	}
-	if vm.Templateid != d.Stemcell {
-		t.Errorf("VM %s runs template %s, not the stemcell's %s", d.VM, vm.Templateid, d.Stemcell)
+	if vm.Templateid != d.Template {
+		t.Errorf("VM %s runs template %s, not the stemcell's %s", d.VM, vm.Templateid, d.Template)
 	}
 	if vm.Serviceofferingname != offering {
 		t.Errorf("VM %s has compute offering %q, want %q", d.VM, vm.Serviceofferingname, offering)
@@ -242,13 +242,13 @@ func (s *suite) assertNothingLeft(t *testing.T, d deployment) {
 	if vols := s.volumesOf(t, d.VM); len(vols) != 0 {
 		t.Errorf("VM %s still has volumes after delete-env: %s", d.VM, describe(vols))
 	}
-	if tpl := s.template(t, d.Stemcell); tpl != nil {
-		t.Errorf("template %s is still there after delete-env", d.Stemcell)
+	if tpl := s.template(t, d.Template); tpl != nil {
+		t.Errorf("template %s is still there after delete-env", d.Template)
 	}
 	if ips := s.publicIPs(t, d.VM); len(ips) > 0 {
 		t.Errorf("public IPs of VM %s are still there after delete-env: %+v", d.VM, ips)
 	}
-	for _, id := range []string{d.VM, d.Disk, d.Stemcell} {
+	for _, id := range []string{d.VM, d.Disk, d.Template} {
 		if tags := s.tags(t, id); len(tags) > 0 {
 			t.Errorf("tags of %s are still there after delete-env: %+v", id, tags)
 		}

@@ -45,7 +45,7 @@ func TestCreateEnvBoshDeployment(t *testing.T) {
 		// The census sees what create-env made, so its emptiness after
 		// delete-env means something.
 		made := strings.Join(leftovers(before, s.census(t)), "\n")
-		for _, id := range []string{"VM " + d.VM, "volume " + d.Disk, "template " + d.Stemcell} {
+		for _, id := range []string{"VM " + d.VM, "volume " + d.Disk, "template " + d.Template} {
 			if !strings.Contains(made, id) {
 				t.Errorf("the census does not list %s that create-env made; it lists as new:\n%s", id, made)
 			}
@@ -53,15 +53,21 @@ func TestCreateEnvBoshDeployment(t *testing.T) {
 	})
 	// Whatever create-env did, delete-env takes it away: the next test
 	// needs the static IP, and nothing may be left behind.
-	t.Run("delete-env", func(t *testing.T) {
-		s.run(t, "delete-env", c.ComputeOffering, c.DiskSize, greeting)
-		if d.VM != "" {
-			s.assertNothingLeft(t, d)
-		}
-		if left := leftovers(before, s.census(t)); len(left) > 0 {
-			t.Errorf("delete-env left what was not there before create-env:\n%s", strings.Join(left, "\n"))
-		}
-	})
+	t.Run("delete-env", func(t *testing.T) { s.deleteEnv(t, d, before, c.ComputeOffering, c.DiskSize, greeting) })
+}
+
+// deleteEnv runs delete-env of a deployment and checks it left nothing of
+// it (when create-env got as far as a VM) and nothing the census before
+// create-env did not list.
+func (s *suite) deleteEnv(t *testing.T, d deployment, before []string, offering string, diskSize int, greeting string) {
+	t.Helper()
+	s.run(t, "delete-env", offering, diskSize, greeting)
+	if d.VM != "" {
+		s.assertNothingLeft(t, d)
+	}
+	if left := leftovers(before, s.census(t)); len(left) > 0 {
+		t.Errorf("delete-env left what was not there before create-env:\n%s", strings.Join(left, "\n"))
+	}
 }
 
 // assertBoshDeploymentVM checks what bosh-deployment's cloud_properties,
@@ -129,6 +135,8 @@ func (s *suite) census(t *testing.T) []string {
 	}))
 	add("volume", names(s.volumes(t, nil), func(v *cloudstack.Volume) string { return v.Id + " " + v.Name }))
 	add("template", names(s.templates(t, ""), func(tpl *cloudstack.Template) string { return tpl.Id + " " + tpl.Name }))
+	// The config drive ISOs create_vm makes for OpenStack stemcells.
+	add("ISO", names(s.isos(t, ""), func(iso *cloudstack.Iso) string { return iso.Id + " " + iso.Name }))
 	add("tag", names(s.tags(t, ""), func(tag *cloudstack.Tag) string {
 		return tag.Resourcetype + " " + tag.Resourceid + " " + tag.Key
 	}))

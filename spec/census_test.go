@@ -48,7 +48,10 @@ type resource struct {
 	Members               []string
 	since                 string // a public IP's allocation time
 	// sweepable: an ISO the CPI left marked incomplete, for the next
-	// create_vm's sweep (CloudStack would not delete it yet).
+	// create_vm's sweep. The crash suite defers it (a killed create_vm
+	// cleans nothing up); the lost-answer suite only while CloudStack
+	// still refuses to delete it (lostMethod.check), as create_vm's
+	// cleanup waits for CloudStack to settle an upload it received.
 	sweepable bool
 }
 

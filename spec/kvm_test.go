@@ -173,11 +173,11 @@ func TestOpenStackStemcellInXenZone(t *testing.T) {
 	}
 }
 
-// TestOpenStackKVMRefusedISOUpload: the SSVM refuses the ISO's POST. The
-// VM goes, and the retriable error says the ISO stays until CloudStack has
-// settled its upload (deleteIso refuses a NotUploaded ISO; the upload
-// monitor's next poll makes it UploadError); the retried create_vm, which
-// succeeds, removes it.
+// TestOpenStackKVMRefusedISOUpload: the SSVM refuses the ISO's POST.
+// CloudStack refuses to delete the NotUploaded ISO until its upload
+// monitor's next poll makes it UploadError; create_vm waits for that poll
+// (every 100 ms here), deletes the ISO and the VM, and only then answers
+// ok_to_retry; the retried create_vm succeeds.
 func TestOpenStackKVMRefusedISOUpload(t *testing.T) {
 	e := kvmEnv(t, nil)
 	stemcell := e.openStackStemcell()
@@ -185,22 +185,27 @@ func TestOpenStackKVMRefusedISOUpload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.resetCalls()
+	start := time.Now()
 	r := e.call("create_vm", "agent-10.1.1.81", stemcell, smallVM, map[string]any{"default": manualNet("10.1.1.81")},
 		[]string{}, boshEnv).failed(t, "VMCreationFailed", "refused by the test")
-	if !r.Error.Retry {
-		t.Fatal("the refused upload is not retriable")
+	took, calls := time.Since(start), e.sequence()
+	if !r.Error.Retry || !strings.Contains(r.Error.Message, "removed what this create_vm had made: config drive ISO") {
+		t.Fatalf("the refused upload is not retriable with its ISO removed: %s", r.Error.Message)
+	}
+	deletes := 0
+	for _, c := range calls {
+		if c.command == "deleteIso" {
+			deletes++
+		}
+	}
+	t.Logf("the failed create_vm: %d CloudStack calls (%d deleteIso), %s", len(calls), deletes, took.Round(10*time.Millisecond))
+	if left := e.isos(); len(left) != 0 {
+		t.Fatalf("the failed create_vm left ISO %s (%s)", left[0].Name, left[0].Status)
 	}
 	for _, v := range e.vms() {
 		if v.State != "Destroyed" && v.State != "Expunging" {
 			t.Errorf("create_vm left VM %s %s", v.Name, v.State)
-		}
-	}
-	// The upload monitor's next poll (every 100 ms here) lets go of it.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if isos := e.isos(); len(isos) == 1 && isos[0].Status == "UploadError" {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("the refused ISO never became UploadError: %+v", isos)
 		}
 	}
 	vm := e.createVM(stemcell, "10.1.1.81")

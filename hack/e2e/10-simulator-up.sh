@@ -5,7 +5,7 @@
 # zone deployed through the API with the cloudstack CLI (hack/zone/), plus
 # the offerings bosh-deployment's cloudstack ops file names. Readiness is
 # checked in stages: the simulator announces its address, the admin can log
-# in, the zone is deployed. API keys are minted into $E2E_OUT/keys.env as a harness does on a
+# in, the zone is deployed. The hosts run E2E_HYPERVISOR (env.sh). API keys are minted into $E2E_OUT/keys.env as a harness does on a
 # real CloudStack (hack/zone/01-keys.sh). Safe to re-run.
 set -euo pipefail
 E2E_SETUP_NETNS=1 # under E2E_NETNS=auto, env.sh tries to make the namespace
@@ -31,7 +31,8 @@ if ! alive simulator; then
     die "something else listens on $E2E_SIM_LISTEN: stop it or set E2E_SIM_LISTEN"
   (cd "$E2E_ROOT" && $GO build -o "$sim" ./simulator/cmd/cloudstack-simulator)
   start simulator "$E2E_OUT/simulator.log" "$sim" -listen "$E2E_SIM_LISTEN" -empty -state "$E2E_OUT/simulator.json" \
-    -job-latency "$E2E_JOB_LATENCY" -allow-loopback-urls -upload-monitoring-interval 1s
+    -job-latency "$E2E_JOB_LATENCY" -allow-loopback-urls -upload-monitoring-interval 1s -hypervisor "$E2E_HYPERVISOR"
+  echo "$E2E_HYPERVISOR" >"$HYPERVISOR_RECORD"
   log "started the simulator (pid $(cat "$PIDS/simulator")), log in $E2E_OUT/simulator.log"
 fi
 
@@ -65,4 +66,4 @@ CS_API_URL=$CLOUDSTACK_ENDPOINT
 CS_API_KEY=$CLOUDSTACK_KEY
 CS_SECRET_KEY=$CLOUDSTACK_SECRET
 KEYS
-log "zone $ZONE_NAME is up; API keys in $E2E_OUT/keys.env"
+log "zone $ZONE_NAME ($E2E_HYPERVISOR) is up; API keys in $E2E_OUT/keys.env"

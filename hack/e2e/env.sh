@@ -56,6 +56,27 @@ case $E2E_NETNS in
 esac
 [ "$E2E_NS" = off ] && E2E_NS=
 
+# E2E_HYPERVISOR is what the simulated hosts run: XenServer (default; the
+# CloudStack stemcell, settings by user data) or KVM (the KVM phase:
+# bosh.io's OpenStack stemcell, settings on the CPI's config drive ISO).
+# 10-simulator-up.sh records it in $E2E_OUT/hypervisor; every later script
+# follows that record, and a different E2E_HYPERVISOR for a running
+# environment is refused (make e2e-down first).
+HYPERVISOR_RECORD=$E2E_OUT/hypervisor
+if [ -s "$HYPERVISOR_RECORD" ]; then
+  recorded=$(cat "$HYPERVISOR_RECORD")
+  [ -z "${E2E_HYPERVISOR:-}" ] || [ "$E2E_HYPERVISOR" = "$recorded" ] ||
+    die "the environment in $E2E_OUT runs $recorded hosts, not $E2E_HYPERVISOR: make e2e-down first"
+  E2E_HYPERVISOR=$recorded
+fi
+: "${E2E_HYPERVISOR:=XenServer}"
+case $E2E_HYPERVISOR in
+  XenServer) : "${E2E_STEMCELL:=$E2E_OUT/stemcell.tgz}" ;;
+  KVM) : "${E2E_STEMCELL:=$E2E_OUT/stemcell-openstack-kvm.tgz}" ;;
+  *) die "E2E_HYPERVISOR is '$E2E_HYPERVISOR': it must be XenServer or KVM" ;;
+esac
+export HYPERVISOR=$E2E_HYPERVISOR # the zone's clusters and hosts (hack/zone/)
+
 if [ -n "$E2E_NS" ]; then
   : "${E2E_GUEST_CIDR:=10.1.1.1/24}"      # put on the namespace's lo: the stock guest network
   : "${E2E_SIM_LISTEN:=127.0.0.1:8080}"   # the simulator, inside the namespace
@@ -91,7 +112,6 @@ fi
 : "${E2E_DISK_OFFERING:=shared.custom}"   # bosh-deployment's cloudstack ops file names it
 : "${E2E_DISK_SIZE:=1024}"                # MiB, the persistent disk of create-env
 : "${E2E_DISK_SIZE_UPDATE:=2048}"         # MiB, the disk size change test's
-: "${E2E_STEMCELL:=$E2E_OUT/stemcell.tgz}"
 : "${E2E_STEMCELL_VERSION:=0.0.1}"
 : "${E2E_CPI_RELEASE:=$E2E_ROOT/bin/cloudstack-cpi-release.tgz}"
 : "${E2E_CPI_OPS:=$E2E_ROOT/manifests/cpi.yml}" # the operators' ops file the manifest is built with

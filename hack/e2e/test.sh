@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # test.sh [go test flags]: the e2e suite (build tag e2e, package e2e/)
-# against the environment up.sh made, with its variables set from $E2E_OUT.
+# against the environment up.sh made, with its variables set from $E2E_OUT:
+# on XenServer hosts every test but the KVM phase's, on KVM hosts
+# (make e2e-kvm) the KVM phase's TestKVMCreateEnv, with bosh-agent's device
+# path resolver (tools/devicepaths) built for it.
 # The suite runs inside the namespace (if any), where the simulator and the agents
 # are; it stops with a message when the environment is not up.
 set -euo pipefail
@@ -27,5 +30,12 @@ E2E_AGENT_DIR=$E2E_OUT/agents
 set +a
 export E2E_STEMCELL E2E_STATIC_IP E2E_BOSH E2E_DISK_SIZE E2E_DISK_SIZE_UPDATE
 (cd "$E2E_ROOT" && $GO test -c -tags e2e -o "$E2E_OUT/e2e.test" ./e2e)
+if [ "$E2E_HYPERVISOR" = KVM ]; then
+  (cd "$E2E_ROOT/tools" && $GO build -o "$E2E_OUT/devicepaths" ./devicepaths)
+  export E2E_DEVICEPATHS=$E2E_OUT/devicepaths
+  tests=(-test.run '^TestKVM')
+else
+  tests=(-test.skip '^TestKVM')
+fi
 cd "$E2E_ROOT/e2e"
-in_ns "$E2E_OUT/e2e.test" -test.v -test.count=1 -test.timeout 60m "$@"
+in_ns "$E2E_OUT/e2e.test" -test.v -test.count=1 -test.timeout 60m "${tests[@]}" "$@"

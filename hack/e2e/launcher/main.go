@@ -9,10 +9,13 @@
 //
 // Each agent runs with the dummy platform and job supervisor (`-P dummy -M
 // dummy`: no host networking, disks, users or monit are touched) in its own
-// base directory DIR/<vm-uuid>, with an agent.json whose one HTTP settings
-// source is the simulator's metadata service for that VM, as the CloudStack
-// stemcell's agent.json points at the virtual router's. Agents die with the
-// launcher (Pdeathsig), whichever way it ends.
+// base directory DIR/<vm-uuid>. A VM with a config drive attached (the
+// CPI's CONFIG-2 ISO for bosh.io's OpenStack stemcells on KVM) gets its
+// settings from that drive, read from the simulator's /metadata/<vm>/sim/iso
+// as the guest's CD-ROM; any other VM gets an agent.json whose one HTTP
+// settings source is the simulator's metadata service for that VM, as the
+// CloudStack stemcell's agent.json points at the virtual router's. Agents
+// die with the launcher (Pdeathsig), whichever way it ends.
 package main
 
 import (
@@ -22,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -62,7 +66,7 @@ func run() error {
 		return err
 	}
 	l := &launcher{cs: cloudstack.NewClient(*api, key, secret, false), agentBin: bin, dir: base,
-		metadata: *metadata, agents: map[string]*agentProc{}, seenJobs: map[string]bool{}}
+		metadata: *metadata, http: &http.Client{Timeout: 10 * time.Second}, agents: map[string]*agentProc{}, seenJobs: map[string]bool{}}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	return l.loop(ctx, *interval)
@@ -73,6 +77,7 @@ type launcher struct {
 	agentBin string
 	dir      string
 	metadata string
+	http     *http.Client
 	agents   map[string]*agentProc // by VM id
 	seenJobs map[string]bool       // finished async jobs already acted on
 	primed   bool                  // jobs finished before the launcher started are not acted on
@@ -173,23 +178,47 @@ func (l *launcher) rebooted() ([]string, error) {
 	return out, nil
 }
 
-// agentConfig is the CloudStack stemcell's /var/vcap/bosh/agent.json
-// (bosh-linux-stemcell-builder stage bosh_cloudstack_agent_settings) with
-// the settings source pointed at the simulator's metadata service.
-func (l *launcher) agentConfig(vmID string) ([]byte, error) {
+// agentConfig is the stemcell's /var/vcap/bosh/agent.json with the given
+// settings sources.
+func agentConfig(sources []map[string]any) ([]byte, error) {
 	return json.MarshalIndent(map[string]any{
 		"Platform": map[string]any{"Linux": map[string]any{
 			"DevicePathResolutionType":         "virtio",
 			"CreatePartitionIfNoEphemeralDisk": true,
 		}},
-		"Infrastructure": map[string]any{"Settings": map[string]any{
-			"Sources": []map[string]any{{
-				"Type": "HTTP", "URI": l.metadata + "/" + vmID,
-				"UserDataPath": "/latest/user-data", "InstanceIDPath": "/latest/meta-data/instance-id",
-				"SSHKeysPath": "/latest/meta-data/public-keys",
-			}},
-		}},
+		"Infrastructure": map[string]any{"Settings": map[string]any{"Sources": sources}},
 	}, "", "  ")
+}
+
+// settingsSources are the agent's settings sources for the VM. With a
+// config drive: the OpenStack stemcell's File source, pointed at the
+// drive's user data, which the agent parses as its ConfigDrive source
+// would (the settings JSON); the dummy platform reads no disks, so the
+// launcher has read the drive. Without one: the CloudStack stemcell's
+// (bosh_cloudstack_agent_settings) HTTP source at the simulator's metadata
+// service.
+func (l *launcher) settingsSources(vmID, base string) ([]map[string]any, error) {
+	img, err := l.fetchConfigDrive(vmID)
+	if errors.Is(err, errNoDrive) {
+		return []map[string]any{{
+			"Type": "HTTP", "URI": l.metadata + "/" + vmID,
+			"UserDataPath": "/latest/user-data", "InstanceIDPath": "/latest/meta-data/instance-id",
+			"SSHKeysPath": "/latest/meta-data/public-keys",
+		}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	files, err := readConfigDrive(img)
+	if err != nil {
+		return nil, fmt.Errorf("the config drive of VM %s: %w", vmID, err)
+	}
+	settings, err := writeDrive(filepath.Join(base, "config-drive"), files)
+	if err != nil {
+		return nil, err
+	}
+	log.Printf("launcher: VM %s has a config drive (%d bytes): its agent reads %s", vmID, len(img), userDataPath)
+	return []map[string]any{{"Type": "File", "SettingsPath": settings}}, nil
 }
 
 func (l *launcher) start(vmID string) error {
@@ -198,7 +227,11 @@ func (l *launcher) start(vmID string) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	cfg, err := l.agentConfig(vmID)
+	sources, err := l.settingsSources(vmID, base)
+	if err != nil {
+		return err
+	}
+	cfg, err := agentConfig(sources)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,7 +49,7 @@ func newFixture(t *testing.T) (*fixture, *launcher) {
 	api := sim.URL
 	f := &fixture{t: t, cs: cloudstack.NewAsyncClient(api, testKey, testSecret, false), dir: filepath.Join(dir, "agents"), api: api}
 	l := &launcher{cs: cloudstack.NewClient(api, testKey, testSecret, false), agentBin: agent, dir: f.dir,
-		metadata: sim.Base + "/metadata", agents: map[string]*agentProc{}, seenJobs: map[string]bool{}}
+		metadata: sim.Base + "/metadata", http: http.DefaultClient, agents: map[string]*agentProc{}, seenJobs: map[string]bool{}}
 	return f, l
 }
 
