@@ -10,9 +10,9 @@ require (
 	golang.org/x/net v0.62.0
 )
 
-require go.uber.org/mock v0.5.0
-
 require (
-	github.com/djherbis/times v1.6.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	go.uber.org/mock v0.5.0
+	golang.org/x/sys v0.49.0
 )
+
+require github.com/djherbis/times v1.6.0 // indirect
