@@ -22,12 +22,13 @@ const testKey, testSecret = "launcher-key", "launcher-secret"
 
 // fakeAgent is a stand-in for bosh-agent that records each start (its
 // pid, arguments and environment) in its base directory and then waits to
-// be stopped.
+// be stopped. The pid goes last: the test reads the arguments once it sees
+// the start, and on a loaded machine the script may be between two lines.
 const fakeAgent = `#!/bin/sh
 base=$(dirname "$TMPDIR")
-echo $$ >>"$base/starts"
 echo "$@" >"$base/args"
 echo "$BOSH_PACKAGES_DIR $BOSH_JOBS_DIR" >"$base/dirs"
+echo $$ >>"$base/starts"
 exec sleep 300
 `
 
