@@ -1,0 +1,47 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A bad cpi-config property fails every call but info, naming the property:
+// a director whose info fails falls back to API v1 silently.
+func TestBadContextPropertyFailsCallsButInfo(t *testing.T) {
+	path := writeConfig(t, goodConfig)
+	ctx := `"context":{"director_uuid":"d","request_id":"cpi-1","apikey":"ctx-key-9a8b"}`
+	resp, logs := call(t, []string{"-configPath", path}, `{"method":"has_vm","arguments":["vm-1"],`+ctx+`}`)
+	if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::CpiError" || !strings.Contains(resp.Error.Message, "unknown key apikey") {
+		t.Fatalf("has_vm with a misspelt property: %+v", resp.Error)
+	}
+	if strings.Contains(logs, "ctx-key-9a8b") {
+		t.Fatalf("a property's value reached the log:\n%s", logs)
+	}
+	resp, logs = call(t, []string{"-configPath", path}, `{"method":"info","arguments":[],`+ctx+`}`)
+	if resp.Error != nil || !strings.Contains(logs, "unknown key apikey") {
+		t.Fatalf("info with a misspelt property: %+v\n%s", resp.Error, logs)
+	}
+	if strings.Contains(logs, "ctx-key-9a8b") {
+		t.Fatalf("a property's value reached the log:\n%s", logs)
+	}
+}
+
+// The context's keys reach the CloudStack layer: has_vm goes to the
+// context's endpoint, and its failure quotes neither key.
+func TestContextPropertiesReachTheCall(t *testing.T) {
+	path := writeConfig(t, goodConfig)
+	req := `{"method":"has_vm","arguments":["vm-1"],"context":{"director_uuid":"d","request_id":"cpi-1",
+	  "endpoint":"http://127.0.0.2:9/client/api","api_key":"ctx-key-1c2d","secret_access_key":"ctx-secret-3e4f"}}`
+	resp, logs := call(t, []string{"-configPath", path}, req)
+	if resp.Error == nil || !strings.Contains(resp.Error.Message+logs, "127.0.0.2") {
+		t.Fatalf("has_vm did not go to the context's endpoint: %+v\n%s", resp.Error, logs)
+	}
+	if !strings.Contains(logs, "cpi-config properties in the call context: api_key, endpoint, secret_access_key") {
+		t.Errorf("the log does not name the merged properties:\n%s", logs)
+	}
+	for _, secret := range []string{"ctx-key-1c2d", "ctx-secret-3e4f", "signature="} {
+		if strings.Contains(logs+resp.Error.Message, secret) {
+			t.Fatalf("%q reached the output:\n%s\n%s", secret, resp.Error.Message, logs)
+		}
+	}
+}
