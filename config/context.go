@@ -135,16 +135,9 @@ func checkProperties(props map[string]json.RawMessage) error {
 // content. Content that is not an object of objects is returned as it is,
 // for Parse to name what is wrong with it.
 func mergeCloudStack(data []byte, props map[string]json.RawMessage) ([]byte, error) {
-	var file map[string]json.RawMessage
-	if json.Unmarshal(data, &file) != nil {
+	file, section, ok := sections(data)
+	if !ok {
 		return data, nil
-	}
-	section := map[string]json.RawMessage{}
-	if cs, ok := file["cloudstack"]; ok && json.Unmarshal(cs, &section) != nil {
-		return data, nil
-	}
-	if section == nil { // "cloudstack": null
-		section = map[string]json.RawMessage{}
 	}
 	for k, v := range props {
 		if string(bytes.TrimSpace(v)) == "null" {
@@ -159,4 +152,20 @@ func mergeCloudStack(data []byte, props map[string]json.RawMessage) ([]byte, err
 	}
 	file["cloudstack"] = cs
 	return json.Marshal(file)
+}
+
+// sections splits cpi.json's content into its sections and the keys of its
+// cloudstack section; ok is false when either is not an object.
+func sections(data []byte) (file, cloudstack map[string]json.RawMessage, ok bool) {
+	if json.Unmarshal(data, &file) != nil || file == nil {
+		return nil, nil, false
+	}
+	cloudstack = map[string]json.RawMessage{}
+	if cs, has := file["cloudstack"]; has && json.Unmarshal(cs, &cloudstack) != nil {
+		return nil, nil, false
+	}
+	if cloudstack == nil { // "cloudstack": null
+		cloudstack = map[string]json.RawMessage{}
+	}
+	return file, cloudstack, true
 }

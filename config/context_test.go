@@ -138,6 +138,8 @@ func TestLoadForCallRefusals(t *testing.T) {
 	for content, want := range map[string]string{
 		`{"cloudstack":`:   "not valid JSON",
 		`{"cloudstack":1}`: "cloudstack must be an object",
+		`null`:             "cloudstack.endpoint is required",
+		`{"agent":{}}`:     "cloudstack.endpoint is required",
 	} {
 		_, err := config.LoadForCall(writeFile(t, content), json.RawMessage(`{"api_key":"k2"}`))
 		if err == nil || !strings.Contains(err.Error(), want) {
