@@ -109,10 +109,12 @@ func parseMerged(data []byte, props map[string]json.RawMessage) (Config, error) 
 // checkProperties names the first property cpi.json's cloudstack section has
 // no key for, or whose value that key could not take.
 func checkProperties(props map[string]json.RawMessage) error {
-	if _, nested := props["cloudstack"]; nested {
-		return fmt.Errorf("the call context has a key cloudstack: a cpi-config's properties are the cloudstack " +
-			"section's keys themselves (endpoint, api_key, secret_access_key, default_zone, …), which the director " +
-			"merges flat into the context, not nested under cloudstack")
+	for _, k := range PropertyNames(props) {
+		if k == "cloudstack" || strings.HasPrefix(k, "cloudstack.") {
+			return fmt.Errorf("the call context has a key %s: a cpi-config's properties are the cloudstack "+
+				"section's keys themselves (endpoint, api_key, secret_access_key, default_zone, …), which the director "+
+				"merges flat into the context, not nested under cloudstack nor named as the job's properties", k)
+		}
 	}
 	raw := map[string]any{}
 	for k, v := range props {

@@ -99,7 +99,7 @@ func TestBadPropertiesAreRefusedByName(t *testing.T) {
 	cases := map[string]struct{ props, want string }{
 		"unknown key":         {`{"apikey":"x"}`, "unknown key apikey"},
 		"unknown nested key":  {`{"calculate":{"disk_tag":["x"]}}`, "unknown key calculate.disk_tag"},
-		"job property names":  {`{"cloudstack.endpoint":"https://cs2/client/api"}`, "unknown key cloudstack.endpoint"},
+		"job property names":  {`{"cloudstack.endpoint":"https://cs2/client/api"}`, "not nested under cloudstack nor named as the job's"},
 		"nested section":      {`{"cloudstack":{"endpoint":"https://cs2/client/api"}}`, "not nested under cloudstack"},
 		"another section":     {`{"stemcell":{"publish":"webdav"}}`, "unknown key stemcell"},
 		"bad duration":        {`{"job_timeout":"soon"}`, "job_timeout"},

@@ -38,6 +38,24 @@ func (r region) call(method string, args ...any) response {
 	return resp
 }
 
+// region2Zone is the second CloudStack's zone: its name differs from the
+// first's, so a call that did not take default_zone from the context fails.
+const region2Zone = "Region2-zone"
+
+func (e *env) renameZone(name string) {
+	e.t.Helper()
+	c := e.client()
+	zone, _, err := c.Zone.GetZoneByName(zoneName)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p := c.Zone.NewUpdateZoneParams(zone.Id)
+	p.SetName(name)
+	if _, err := c.Zone.UpdateZone(p); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // noCallsTo fails the test if the CPI sent anything to e's CloudStack since
 // its last resetCalls.
 func (e *env) noCallsTo(after string) {
@@ -51,14 +69,15 @@ func (e *env) noCallsTo(after string) {
 // at the first CloudStack, and a second's endpoint and an account's keys
 // there in the context, create_stemcell (the director uploads a stemcell
 // per CPI), create_vm, create_disk, delete_disk, delete_vm and
-// delete_stemcell all land in the second, as that account, and the first
-// gets no call at all.
+// delete_stemcell all land in the second, as that account and in the
+// context's default_zone, and the first gets no call at all.
 func TestCPIConfigPropertiesSendCallsToTheirCloudStack(t *testing.T) {
 	first, second := newEnv(t, nil), newEnv(t, nil)
 	_, key, secret := second.asAccount("region2", 2, "DomainAdmin")
 	net := second.ownNetwork(key, secret, "region2-net")
+	second.renameZone(region2Zone)
 	r := region{e: first, props: map[string]any{"endpoint": second.sim.URL, "api_key": key,
-		"secret_access_key": secret, "default_zone": zoneName, "job_timeout": "5m"}}
+		"secret_access_key": secret, "default_zone": region2Zone, "job_timeout": "5m"}}
 	first.resetCalls()
 
 	var stemcell, vm, disk string
@@ -72,8 +91,8 @@ func TestCPIConfigPropertiesSendCallsToTheirCloudStack(t *testing.T) {
 	r.call("create_disk", 3000, map[string]any{"disk_offering": "Custom"}, vm).ok(t).decode(t, &disk)
 	first.noCallsTo("create_stemcell, create_vm and create_disk")
 
-	if v := second.vm(vm); v.Account != "region2" || v.Templateid != stemcell {
-		t.Fatalf("the VM in the second CloudStack: account %q template %q", v.Account, v.Templateid)
+	if v := second.vm(vm); v.Account != "region2" || v.Templateid != stemcell || v.Zonename != region2Zone {
+		t.Fatalf("the VM in the second CloudStack: account %q template %q zone %q", v.Account, v.Templateid, v.Zonename)
 	}
 	if d := second.volume(disk); d == nil || d.Account != "region2" {
 		t.Fatalf("the disk in the second CloudStack: %+v", d)
