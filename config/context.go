@@ -21,11 +21,13 @@ var DirectorContextKeys = []string{"director_uuid", "request_id", "vm"}
 
 // ContextProperties picks the cpi-config properties out of a call's context:
 // every key but DirectorContextKeys. The director merges a CPI's properties
-// flat into the context (external_cpi.rb: context.merge!(properties)), and
-// they are the CPI's own configuration section, as the AWS and OpenStack
-// CPIs read them (bin/aws_cpi: cloud_properties['aws'].merge!(context);
-// CpiLambda.create: cloud_properties['openstack'].merge!(context)): here the
-// keys of cpi.json's cloudstack section. An absent or null context has none.
+// flat into the context (external_cpi.rb: context.merge!(properties)); they
+// are the CPI's "Global Configuration" (docs-bosh cpi-config.md), i.e. its
+// own configuration section, as the AWS and OpenStack CPIs read them
+// (bosh-aws-cpi-release bin/aws_cpi: cloud_properties['aws'].merge!(context);
+// bosh-openstack-cpi-release CpiLambda.create:
+// cloud_properties['openstack'].merge!(context)): here the keys of cpi.json's
+// cloudstack section. An absent or null context has none.
 func ContextProperties(context json.RawMessage) (map[string]json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(context)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
@@ -100,7 +102,7 @@ func parseMerged(data []byte, props map[string]json.RawMessage) (Config, error) 
 	}
 	cfg, err := Parse(merged)
 	if err != nil {
-		return Config{}, fmt.Errorf("cloudstack with the call context's cpi-config properties (%s) merged over it: %w",
+		return Config{}, fmt.Errorf("the call context's cpi-config properties (%s) merged over cloudstack: %w",
 			strings.Join(PropertyNames(props), ", "), err)
 	}
 	return cfg, nil
