@@ -117,6 +117,12 @@ func TestCPIConfigPropertiesSendCallsToTheirCloudStack(t *testing.T) {
 	if len(first.vms()) != 0 || len(first.ourTemplates()) != 0 {
 		t.Errorf("the first CloudStack has VMs %d, templates %d", len(first.vms()), len(first.ourTemplates()))
 	}
+	// A call without the properties goes to cpi.json's CloudStack.
+	first.resetCalls()
+	first.call("has_vm", vm).ok(t).decode(t, &has)
+	if has || first.calls()["listVirtualMachines"] == 0 {
+		t.Errorf("has_vm without the properties: %v, calls to cpi.json's CloudStack %v", has, first.calls())
+	}
 }
 
 // TestBadCPIConfigPropertyIsRefusedButInfoAnswers: a property cpi.json's
