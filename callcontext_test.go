@@ -45,3 +45,29 @@ func TestContextPropertiesReachTheCall(t *testing.T) {
 		}
 	}
 }
+
+// A context that is not an object fails every call but info, which
+// answers from cpi.json alone.
+func TestContextThatIsNotAnObject(t *testing.T) {
+	path := writeConfig(t, goodConfig)
+	resp, _ := call(t, []string{"-configPath", path}, `{"method":"has_vm","arguments":["vm-1"],"context":["region-2"]}`)
+	if resp.Error == nil || !strings.Contains(resp.Error.Message, "context must be a JSON object") {
+		t.Fatalf("has_vm with a list for context: %+v", resp.Error)
+	}
+	resp, _ = call(t, []string{"-configPath", path}, `{"method":"info","arguments":[],"context":["region-2"]}`)
+	if resp.Error != nil {
+		t.Fatalf("info with a list for context: %+v", resp.Error)
+	}
+}
+
+// Properties that replace the director's own keys with values the CPI
+// cannot read still leave info answering.
+func TestInfoAnswersWhateverTheContext(t *testing.T) {
+	path := writeConfig(t, goodConfig)
+	for _, ctx := range []string{`{"vm":"region-2"}`, `{"director_uuid":5}`, `{"vm":{"stemcell":{"api_version":"three"}}}`} {
+		resp, _ := call(t, []string{"-configPath", path}, `{"method":"info","arguments":[],"context":`+ctx+`}`)
+		if resp.Error != nil {
+			t.Errorf("info with context %s: %+v", ctx, resp.Error)
+		}
+	}
+}

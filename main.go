@@ -72,7 +72,7 @@ func dispatch(configPath string, request []byte, stdout io.Writer, logger boshlo
 		writeCPIError(stdout, "missing -configPath: the CPI needs its cpi.json")
 		return 1
 	}
-	cfg, err := loadConfig(configPath, request, logger)
+	cfg, request, err := prepareCall(configPath, request, logger)
 	if err != nil {
 		writeCPIError(stdout, "invalid CPI config: "+err.Error())
 		return 1

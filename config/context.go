@@ -57,14 +57,10 @@ func PropertyNames(props map[string]json.RawMessage) []string {
 	return names
 }
 
-// LoadForCall is Load for one call: the cpi-config properties in its
-// context, if any, replace the keys of the same name in cpi.json's
-// cloudstack section before the file is defaulted and validated.
-func LoadForCall(path string, context json.RawMessage) (Config, error) {
-	props, err := ContextProperties(context)
-	if err != nil {
-		return Config{}, err
-	}
+// LoadForCall is Load for one call: the cpi-config properties of its
+// context (ContextProperties), if any, replace the keys of the same name in
+// cpi.json's cloudstack section before the file is defaulted and validated.
+func LoadForCall(path string, props map[string]json.RawMessage) (Config, error) {
 	if len(props) == 0 {
 		return Load(path)
 	}

@@ -18,6 +18,15 @@ const region1 = `{"cloudstack":{"endpoint":"https://cs1.example.com/client/api",
   "job_timeout":"10m","calculate":{"compute_tags":["ssd"],"not_compute_tags":["gpu"]}},
   "stemcell":{"publish":"upload"}}`
 
+// loadForCall is LoadForCall of a call's whole context.
+func loadForCall(path, context string) (config.Config, error) {
+	props, err := config.ContextProperties(json.RawMessage(context))
+	if err != nil {
+		return config.Config{}, err
+	}
+	return config.LoadForCall(path, props)
+}
+
 func writeFile(t *testing.T, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "cpi.json")
@@ -37,7 +46,7 @@ func TestLoadForCallWithoutPropertiesIsLoad(t *testing.T) {
 	}
 	for _, ctx := range []string{``, `null`, `{}`,
 		`{"director_uuid":"d","request_id":"cpi-123456","vm":{"stemcell":{"api_version":3}}}`} {
-		got, err := config.LoadForCall(path, json.RawMessage(ctx))
+		got, err := loadForCall(path, ctx)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("context %q: %+v, %v; want cpi.json as it is", ctx, got.CloudStack, err)
 		}
@@ -52,7 +61,7 @@ func TestLoadForCallMergesPropertiesOverCloudStack(t *testing.T) {
 	ctx := `{"director_uuid":"d","request_id":"cpi-123456","vm":{"stemcell":{"api_version":3}},
 	  "endpoint":"https://cs2.example.com:8443/client/api","api_key":"key-2","secret_access_key":"secret-2",
 	  "default_zone":"zone-2","job_timeout":"45m","max_retries":2}`
-	cfg, err := config.LoadForCall(path, json.RawMessage(ctx))
+	cfg, err := loadForCall(path, ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +136,11 @@ func TestBadPropertiesAreRefusedByName(t *testing.T) {
 // director could not have sent; the file's own faults stay the file's.
 func TestLoadForCallRefusals(t *testing.T) {
 	path := writeFile(t, region1)
-	if _, err := config.LoadForCall(path, json.RawMessage(`"region-2"`)); err == nil ||
+	if _, err := loadForCall(path, `"region-2"`); err == nil ||
 		!strings.Contains(err.Error(), "context must be a JSON object") {
 		t.Errorf("a string context: %v", err)
 	}
-	_, err := config.LoadForCall(path, json.RawMessage(`{"director_uuid":"d","endpont":"https://cs2/client/api"}`))
+	_, err := loadForCall(path, `{"director_uuid":"d","endpont":"https://cs2/client/api"}`)
 	if err == nil || !strings.Contains(err.Error(), "unknown key endpont") || strings.Contains(err.Error(), path) {
 		t.Errorf("a misspelt property: %v (it is the context's fault, not cpi.json's)", err)
 	}
@@ -141,7 +150,7 @@ func TestLoadForCallRefusals(t *testing.T) {
 		`null`:             "cloudstack.endpoint is required",
 		`{"agent":{}}`:     "cloudstack.endpoint is required",
 	} {
-		_, err := config.LoadForCall(writeFile(t, content), json.RawMessage(`{"api_key":"k2"}`))
+		_, err := loadForCall(writeFile(t, content), `{"api_key":"k2"}`)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("cpi.json %s: %v, want %q", content, err, want)
 		}
