@@ -16,7 +16,6 @@ import (
 	boshlog "github.com/cloudfoundry/bosh-utils/logger"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
-	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cpi"
 )
 
@@ -73,7 +72,7 @@ func dispatch(configPath string, request []byte, stdout io.Writer, logger boshlo
 		writeCPIError(stdout, "missing -configPath: the CPI needs its cpi.json")
 		return 1
 	}
-	cfg, err := config.Load(configPath)
+	cfg, request, err := prepareCall(configPath, request, logger)
 	if err != nil {
 		writeCPIError(stdout, "invalid CPI config: "+err.Error())
 		return 1
