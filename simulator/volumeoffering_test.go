@@ -197,3 +197,42 @@ func TestCLIChangeOfferingForVolume(t *testing.T) {
 		t.Fatalf("a refused change: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
 }
+
+// resizeVolume's own offering checks: a strict size stays, a new offering
+// needs the same strictness and the same storage tags, not a removed one.
+func TestResizeVolumeOfferingChecks(t *testing.T) {
+	e := offeringEnv{newVMEnv(t, Options{})}
+	resize := func(id string, sizeGB int64, offering string) error {
+		p := e.cs.Volume.NewResizeVolumeParams(id)
+		if sizeGB != 0 {
+			p.SetSize(sizeGB)
+		}
+		if offering != "" {
+			p.SetDiskofferingid(offering)
+		}
+		_, err := e.cs.Volume.ResizeVolume(p)
+		return err
+	}
+	strict := e.offering(t, "strict-20", 20, func(p *cloudstack.CreateDiskOfferingParams) { p.SetDisksizestrictness(true) })
+	s := e.newVolume(t, "strict", strict, 0)
+	wantJobError(t, resize(s.Id, 30, ""), 431, "Resize of volume "+s.Id+" is not allowed, since disk size is strictly fixed as per the disk offering")
+	strict30 := e.offering(t, "strict-30", 30, func(p *cloudstack.CreateDiskOfferingParams) { p.SetDisksizestrictness(true) })
+	wantJobError(t, resize(s.Id, 0, strict30), 431, "Resize volume for strict is not allowed since disk offering's size is fixed")
+	wantJobError(t, resize(s.Id, 0, e.diskMedium(t)), 431, "Disk offering size strictness does not match with new disk offering")
+
+	tagged := e.offering(t, "ssd-10", 10, func(p *cloudstack.CreateDiskOfferingParams) { p.SetTags("ssd,fast") })
+	sameTags := e.offering(t, "fast-ssd", 0, func(p *cloudstack.CreateDiskOfferingParams) { p.SetTags("FAST,ssd") })
+	v := e.newVolume(t, "tagged", tagged, 0)
+	wantJobError(t, resize(v.Id, 20, e.diskCustom), 431, "The tags on the new and old disk offerings must match.")
+	if err := resize(v.Id, 20, sameTags); err != nil {
+		t.Fatalf("to an offering with the same tags: %v", err)
+	}
+	plain := e.newVolume(t, "plain", e.diskSmall, 0)
+	wantJobError(t, resize(plain.Id, 0, tagged), 431, "There are no tags on the current disk offering. The new disk offering needs to have no tags, as well.")
+
+	gone := e.offering(t, "gone", 10)
+	if _, err := e.cs.DiskOffering.DeleteDiskOffering(e.cs.DiskOffering.NewDeleteDiskOfferingParams(gone)); err != nil {
+		t.Fatal(err)
+	}
+	wantJobError(t, resize(plain.Id, 0, gone), 431, "Requested disk offering has been removed.")
+}
