@@ -152,8 +152,12 @@ func TestChangeOfferingForVolumeMigrates(t *testing.T) {
 	}
 	_, err = e.change(id, fast, 0, func(p *cloudstack.ChangeOfferingForVolumeParams) { p.SetAutomigrate(false) })
 	wantJobError(t, err, 431, "Failed to change offering for volume "+id+" since automigrate is set to false but volume needs to migrated")
-	if r, err := e.change(id, fast, 0); err != nil || r.Storage != "PS-fast" || r.Size != 20<<30 || r.Diskofferingid != fast {
+	// The answer is ResponseView.Restricted: no pool even for the root admin; listVolumes shows it.
+	if r, err := e.change(id, fast, 0); err != nil || r.Storage != "" || r.Size != 20<<30 || r.Diskofferingid != fast {
 		t.Fatalf("migrating to PS-fast: %+v, %v", r, err)
+	}
+	if v := e.volume(t, id); v.Storage != "PS-fast" {
+		t.Fatalf("the migrated volume is on %q", v.Storage)
 	}
 }
 

@@ -71,7 +71,7 @@ func changeOffering(c *kernel.Call, r *offeringChange) (any, error) {
 	if v.State == model.VolumeAllocated {
 		v.SizeBytes, v.DiskOfferingID = r.newSize, r.target.ID
 		c.Changed()
-		return map[string]any{"volume": views.VolumeView(c, v)}, nil
+		return restrictedVolumeView(c, v), nil
 	}
 	if err := placeForOffering(c, r); err != nil {
 		return nil, err
@@ -83,7 +83,18 @@ func changeOffering(c *kernel.Call, r *offeringChange) (any, error) {
 	}
 	v.DiskOfferingID = r.target.ID // updateDiskOffering, or orchestrateResizeVolume's setDiskOfferingId
 	c.Changed()
-	return map[string]any{"volume": views.VolumeView(c, v)}, nil
+	return restrictedVolumeView(c, v), nil
+}
+
+// restrictedVolumeView is the job's answer: ChangeOfferingForVolumeCmd.execute builds it
+// with ResponseView.Restricted whoever calls (there is no ByAdmin command), so even the
+// root admin sees no hypervisor, storage type, pool or path (VolumeJoinDaoImpl.newVolumeResponse).
+func restrictedVolumeView(c *kernel.Call, v *model.Volume) map[string]any {
+	view := views.VolumeView(c, v)
+	for _, k := range []string{"hypervisor", "storagetype", "storage", "path"} {
+		delete(view, k)
+	}
+	return map[string]any{"volume": view}
 }
 
 // loadOfferingChange is validateVolumeResizeWithNewDiskOfferingAndLoad: the new
