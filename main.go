@@ -87,7 +87,7 @@ func dispatch(configPath string, request []byte, stdout io.Writer, logger boshlo
 	// The dispatcher logs whole requests at debug level, and requests carry
 	// secrets (env, blobstore credentials): it only gets warnings.
 	quiet := boshlog.NewWriterLogger(boshlog.LevelWarn, io.Discard)
-	dispatcher := rpc.NewJSONDispatcher(apiv1.NewActionFactory(factory), rpc.NewJSONCaller(), quiet)
+	dispatcher := rpc.NewJSONDispatcher(withUpdateDisk(apiv1.NewActionFactory(factory), factory), rpc.NewJSONCaller(), quiet)
 	if _, err := stdout.Write(capResponse(dispatcher.Dispatch(request))); err != nil {
 		logger.Error("main", "writing the response: %s", err)
 		return 1

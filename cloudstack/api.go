@@ -94,6 +94,9 @@ type Volumes interface {
 	DetachVolume(id string) error
 	// ResizeVolume grows a volume, optionally onto another offering.
 	ResizeVolume(id string, sizeGB int, offeringID string) error
+	// ChangeVolumeOffering moves a volume to another disk offering in place,
+	// at sizeGB for a customized one; the answer is the volume after.
+	ChangeVolumeOffering(id, offeringID string, sizeGB int) (*Volume, error)
 }
 
 // SnapshotLeftovers finds and deletes the snapshots snapshot_disk calls

@@ -43,6 +43,13 @@ func (vm *VM) Gone() bool {
 // which is also their CID.
 const earlierVMPrefix = "cpivm-"
 
+// ResizesAttachedDisks says CloudStack may change the size of a disk while
+// it is attached to this VM: XenServer resizes only offline, so a VM there
+// must be Stopped (VolumeApiServiceImpl.orchestrateResizeVolume: "The VM
+// must be stopped or the disk detached in order to resize with the
+// XenServer Hypervisor."); KVM and VMware resize data disks online.
+func (vm *VM) ResizesAttachedDisks() bool { return vm.Hypervisor != XenServer || vm.State == "Stopped" }
+
 // MadeByEarlierCPI says the Java CPI or Orange's Go CPI deployed the VM.
 func (vm *VM) MadeByEarlierCPI() bool { return strings.HasPrefix(vm.Name, earlierVMPrefix) }
 

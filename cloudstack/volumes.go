@@ -2,6 +2,7 @@ package cloudstack
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -222,6 +223,37 @@ func (c *Client) ResizeVolume(id string, sizeGB int, offeringID string) error {
 	}
 	_, err = c.waitJob("resizeVolume", r.JobID)
 	return err
+}
+
+// ChangeVolumeOffering moves a volume to another disk offering in place
+// (changeOfferingForVolume, CloudStack 4.17+), at sizeGB when the offering is
+// customized (0 sends no size). It never shrinks (no shrinkok) and lets
+// CloudStack move the volume to a pool whose storage tags fit the offering
+// (automigrate, CloudStack's default). The answer is the volume as the job
+// left it: after a migration CloudStack reports a failed resize only in its
+// log, so the caller checks the size.
+func (c *Client) ChangeVolumeOffering(id, offeringID string, sizeGB int) (*Volume, error) {
+	p := c.cs.Volume.NewChangeOfferingForVolumeParams(offeringID, id)
+	if sizeGB > 0 {
+		p.SetSize(int64(sizeGB))
+	}
+	r, err := c.cs.Volume.ChangeOfferingForVolume(p)
+	if err != nil {
+		return nil, c.fail("changeOfferingForVolume", err)
+	}
+	return c.volumeJob("changeOfferingForVolume", r.JobID)
+}
+
+// IsChangeRefused says CloudStack declined to change a volume's offering or
+// size and left it as it was: an InvalidParameterValueException (431) from
+// VolumeApiServiceImpl's checks (size strictness, storage tags, shrinking,
+// automigrate, state, XenServer's offline-only resize, an offering already
+// the volume's), or a command this CloudStack or this account lacks (432:
+// changeOfferingForVolume came with 4.17). Failures of the work itself (a
+// failed migration or resize, 530) are not refusals.
+func IsChangeRefused(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && (api.ErrorCode == codeParamError || api.ErrorCode == codeUnsupportedAction)
 }
 
 func (c *Client) volumeJob(command, jobID string) (*Volume, error) {

@@ -261,8 +261,7 @@ func (c disks) ResizeDisk(cid apiv1.DiskCID, newMiB int) error {
 	case int64(newGB) == vol.SizeGB:
 		return nil
 	case int64(newGB) < vol.SizeGB:
-		return &Error{kind: "NotSupported", err: fmt.Errorf("disk %s is %d GiB; CloudStack cannot shrink it to %d GiB",
-			vol.ID, vol.SizeGB, newGB)}
+		return notSupported(fmt.Errorf("disk %s is %d GiB; CloudStack cannot shrink it to %d GiB", vol.ID, vol.SizeGB, newGB))
 	}
 	offering, err := c.cloud.FindDiskOffering(vol.OfferingID)
 	if err != nil {
@@ -289,7 +288,7 @@ func (c disks) resizeTarget(volID, fixed string) (*cloudstack.DiskOffering, erro
 	}
 	custom, err := c.cloud.FindDiskOffering(firstOf(c.cfg.CloudStack.DefaultDiskOffering, cloudstack.CustomDiskOfferingName))
 	if err != nil || !custom.Customized {
-		return nil, &Error{kind: "NotSupported", err: fmt.Errorf("disk %s has a fixed offering and no customized one to move to", volID)}
+		return nil, notSupported(fmt.Errorf("disk %s has a fixed offering and no customized one to move to", volID))
 	}
 	return custom, nil
 }

@@ -347,6 +347,11 @@ func lostMethods() []lostMethod {
 			prepare: func(d *director) { d.holds.Disks = append(d.holds.Disks, d.e.createDisk(1024, custom, nil)) },
 			before:  func(d *director) { d.size += 1024 },
 			args:    func(d *director, _ string) []any { return []any{d.holds.Disks[0], 1024 + d.size} }, done: nothing, undo: none},
+		{name: "update_disk", method: "update_disk",
+			before: func(d *director) { d.holds.Disks = append(d.holds.Disks, d.e.createDisk(1024, custom, nil)) },
+			args: func(d *director, _ string) []any {
+				return []any{last(d.holds.Disks), 20480, map[string]any{"disk_offering": "Medium"}}
+			}, done: nothing, undo: releaseDisks(0)},
 		{name: "set_disk_metadata", method: "set_disk_metadata",
 			prepare: func(d *director) { d.holds.Disks = append(d.holds.Disks, d.e.createDisk(1024, custom, nil)) },
 			args: func(d *director, agent string) []any {

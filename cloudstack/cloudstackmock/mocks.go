@@ -95,6 +95,21 @@ func (mr *MockAPIMockRecorder) AttachVolume(id, vmID any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AttachVolume", reflect.TypeOf((*MockAPI)(nil).AttachVolume), id, vmID)
 }
 
+// ChangeVolumeOffering mocks base method.
+func (m *MockAPI) ChangeVolumeOffering(id, offeringID string, sizeGB int) (*cloudstack.Volume, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ChangeVolumeOffering", id, offeringID, sizeGB)
+	ret0, _ := ret[0].(*cloudstack.Volume)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ChangeVolumeOffering indicates an expected call of ChangeVolumeOffering.
+func (mr *MockAPIMockRecorder) ChangeVolumeOffering(id, offeringID, sizeGB any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ChangeVolumeOffering", reflect.TypeOf((*MockAPI)(nil).ChangeVolumeOffering), id, offeringID, sizeGB)
+}
+
 // CopyTemplate mocks base method.
 func (m *MockAPI) CopyTemplate(id, fromZone string, toZones []string) error {
 	m.ctrl.T.Helper()
@@ -1400,6 +1415,21 @@ func (m *MockVolumes) AttachVolume(id, vmID string) (*cloudstack.Volume, error) 
 func (mr *MockVolumesMockRecorder) AttachVolume(id, vmID any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AttachVolume", reflect.TypeOf((*MockVolumes)(nil).AttachVolume), id, vmID)
+}
+
+// ChangeVolumeOffering mocks base method.
+func (m *MockVolumes) ChangeVolumeOffering(id, offeringID string, sizeGB int) (*cloudstack.Volume, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ChangeVolumeOffering", id, offeringID, sizeGB)
+	ret0, _ := ret[0].(*cloudstack.Volume)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ChangeVolumeOffering indicates an expected call of ChangeVolumeOffering.
+func (mr *MockVolumesMockRecorder) ChangeVolumeOffering(id, offeringID, sizeGB any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ChangeVolumeOffering", reflect.TypeOf((*MockVolumes)(nil).ChangeVolumeOffering), id, offeringID, sizeGB)
 }
 
 // CreateVolume mocks base method.

@@ -249,6 +249,11 @@ var RolePermissions = map[string]roleSet{
 	"createSnapshot": rsTenants, // user.snapshot.CreateSnapshotCmd: sql 2, 3, 4
 	"deleteSnapshot": rsTenants, // user.snapshot.DeleteSnapshotCmd: sql 2, 3, 4
 	"listSnapshots":  rsTenants, // user.snapshot.ListSnapshotsCmd: sql 2, 3, 4
+
+	// user.volume.ChangeOfferingForVolumeCmd (4.17): no 4.9 row, no authorized. Departure: given as
+	// resizeVolume is; whether 4.22's upgrade scripts grant it to the default roles was not read.
+	"changeOfferingForVolume": rsTenants,
+
 	// Tags, key pairs, groups.
 	"createTags":             rsTenants, // user.tag.CreateTagsCmd: sql 2, 3, 4
 	"deleteTags":             rsTenants, // user.tag.DeleteTagsCmd: sql 2, 3, 4

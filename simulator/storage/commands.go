@@ -16,6 +16,7 @@ func Commands() []kernel.Command {
 		volumeCommands(),
 		volumeOpsCommands(),
 		volumeLifeCommands(),
+		volumeOfferingCommands(),
 		snapshotCommands(),
 	)
 }

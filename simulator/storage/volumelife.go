@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
@@ -91,9 +92,8 @@ func deleteVolume(c *kernel.Call) (any, error) {
 
 // resizeVolume follows VolumeApiServiceImpl.resizeVolume. Without a new
 // disk offering the size may change unless the offering's size is strict
-// (4.17's disksizestrictness; no simulator offering is strict), so since
-// 4.17 a volume of a fixed offering resizes too - before, only a customized
-// offering allowed it. With a new offering, a fixed one sets the size and a
+// (4.17's disksizestrictness), so since 4.17 a volume of a fixed offering
+// resizes too - before, only a customized offering allowed it. With a new offering, a fixed one sets the size and a
 // customized one takes size. Shrinking needs shrinkok; an Allocated volume
 // just changes in the database; XenServer cannot resize a disk attached to
 // a VM that is not Stopped.
@@ -133,6 +133,9 @@ func resize(c *kernel.Call, r resizeRequest) (any, error) {
 	}
 	vm, attached := model.ByID(c.State.VMs, v.VMID)
 	attached = attached && v.VMID != ""
+	if err := resizeOfferingChecks(c, v, vm, r, offering, newOffering); err != nil {
+		return nil, err
+	}
 	newSize, err := resizeTarget(r, v.SizeBytes, offering, newOffering)
 	if err != nil {
 		return nil, err
@@ -205,4 +208,63 @@ func resizeTarget(r resizeRequest, current int64, offering, newOffering *model.D
 		return 0, kernel.ParamError("You cannot pass in a custom disk size to a non-custom disk offering.")
 	}
 	return current, nil
+}
+
+// resizeOfferingChecks are resizeVolume's offering checks: without a new
+// offering, a size only where the offering's size is not strict; with one,
+// not a removed offering, the same strictness (and, strict, the same size),
+// for a ROOT volume no strictly assigned offering and the same encryption, and
+// the same storage tags (StringUtils.areTagsEqual).
+func resizeOfferingChecks(c *kernel.Call, v *model.Volume, vm *model.VirtualMachine, r resizeRequest, offering, newOffering *model.DiskOffering) error {
+	if offering == nil {
+		offering = &model.DiskOffering{} // departure, as in changeOfferingForVolume: ROOT volumes carry none
+	}
+	if newOffering == nil {
+		if r.hasSize && offering.SizeStrictness {
+			return kernel.ParamError("Resize of volume %s is not allowed, since disk size is strictly fixed as per the disk offering", v.ID)
+		}
+		return nil
+	}
+	switch {
+	case newOffering.Inactive:
+		return kernel.ParamError("Requested disk offering has been removed.")
+	case offering.SizeStrictness != newOffering.SizeStrictness:
+		return kernel.ParamError("Disk offering size strictness does not match with new disk offering")
+	case offering.SizeStrictness && offering.DiskSize != newOffering.DiskSize:
+		return kernel.ParamError("Resize volume for %s is not allowed since disk offering's size is fixed", v.Name)
+	}
+	if v.Type == model.VolumeRoot && vm != nil {
+		if so, ok := model.ByID(c.State.ServiceOfferings, vm.ServiceOfferingID); ok && so.DiskStrictness {
+			return kernel.ParamError("Cannot resize ROOT volume [%s] with new disk offering since existing disk offering is strictly assigned to the ROOT volume.", v.Name)
+		}
+		if offering.Encrypt != newOffering.Encrypt {
+			return kernel.ParamError("Current disk offering's encryption(%t) does not match target disk offering's encryption(%t)", offering.Encrypt, newOffering.Encrypt)
+		}
+	}
+	switch {
+	case offering.Tags != nil && !sameTags(offering.Tags, newOffering.Tags):
+		return kernel.ParamError("The tags on the new and old disk offerings must match.")
+	case offering.Tags == nil && newOffering.Tags != nil:
+		return kernel.ParamError("There are no tags on the current disk offering. The new disk offering needs to have no tags, as well.")
+	}
+	return nil
+}
+
+// sameTags is StringUtils.areTagsEqual: each side's comma-separated tags,
+// lowercased, contain all of the other's.
+func sameTags(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	as, bs := strings.Split(strings.ToLower(*a), ","), strings.Split(strings.ToLower(*b), ",")
+	return containsAll(as, bs) && containsAll(bs, as)
+}
+
+func containsAll(a, b []string) bool {
+	for _, t := range b {
+		if !slices.Contains(a, t) {
+			return false
+		}
+	}
+	return true
 }
