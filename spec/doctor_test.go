@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 )
 
 // doctorResult is one row of `cloudstack-cpi doctor -json`.
@@ -233,6 +234,13 @@ func TestDoctorFailsEachCheckWithItsFix(t *testing.T) {
 		if !strings.Contains(r.results[0].Result, "TLS verified") {
 			t.Fatalf("endpoint: %+v", r.results[0])
 		}
+	})
+	t.Run("slow API", func(t *testing.T) {
+		e := newEnv(t, nil) // polls 50ms doubling to 200ms
+		if err := e.sim.Admin.AddFault(simulator.Fault{Command: "listZones", Times: 100, Delay: 300 * time.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+		e.doctorJSON().fixSays(t, "job polling", "cloudstack.job_poll_max_interval")
 	})
 	t.Run("network not in the zone", testDoctorNetworkNotInZone)
 	t.Run("webdav URL not allowed", testDoctorWebDAVNotAllowed)
