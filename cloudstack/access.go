@@ -81,10 +81,10 @@ func (c *Client) HasKeyPair(name string) (bool, error) {
 // ZoneStatus is a zone and whether it takes deployments.
 type ZoneStatus struct {
 	Zone
-	// Enabled is allocationstate Enabled: CloudStack refuses deployments
-	// into a Disabled zone to all but admins
-	// (UserVmManagerImpl.createVirtualMachine's "Zone is currently
-	// disabled").
+	// Enabled is allocationstate Enabled: CloudStack refuses to deploy
+	// into a Disabled zone for anyone but the root admin ("Cannot perform
+	// this operation, Zone is currently disabled", a
+	// PermissionDeniedException of UserVmManagerImpl's deployment).
 	Enabled bool
 	State   string
 }

@@ -115,6 +115,6 @@ func (r *run) checkExpunge() {
 	}
 }
 
-const expungeFix = "set the global setting allow.user.expunge.recover.vm to true, or use a Domain Admin " +
+const expungeFix = "set the setting allow.user.expunge.recover.vm to true (globally or for the account), or use a Domain Admin " +
 	"account's keys; or set cloudstack.expunge_vm to false and shorten expunge.delay, as a recreated VM " +
 	"cannot take the static IP of a Destroyed one"

@@ -81,8 +81,8 @@ func (r *run) internalSites(host string, private []net.IP) {
 	if len(uncovered) > 0 {
 		r.fail(CheckWebDAV, fmt.Sprintf("webdav.public_url's host %s is private (%s) and %s (%q) does not cover "+
 			"it: the secondary storage VM cannot download stemcells", host, joinIPs(uncovered), settingInternalSites, value),
-			fmt.Sprintf("add %s (or its CIDR) to the global setting %s, then restart the secondary storage VM, "+
-				"which reads it when it starts", joinIPs(uncovered), settingInternalSites))
+			fmt.Sprintf("add %s (or its network's CIDR) to the global setting %s, then restart the management "+
+				"server and the secondary storage VM, which read it when they start", joinIPs(uncovered), settingInternalSites))
 		return
 	}
 	r.pass(CheckWebDAV, fmt.Sprintf("webdav.public_url's host %s is private (%s), covered by %s (%q)", host,

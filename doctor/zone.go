@@ -24,7 +24,7 @@ func (r *run) checkZone() {
 		return
 	}
 	if !z.Enabled {
-		r.fail(CheckZone, fmt.Sprintf("zone %q is %s: CloudStack deploys only admins' VMs there", z.Name, z.State),
+		r.fail(CheckZone, fmt.Sprintf("zone %q is %s: only the root admin may deploy there", z.Name, z.State),
 			"enable the zone (updateZone allocationstate=Enabled), or set cloudstack.default_zone to an "+
 				"enabled one: "+zoneNames(zones))
 		return
