@@ -216,6 +216,13 @@ func TestDoctorFailsEachCheckWithItsFix(t *testing.T) {
 			t.Fatalf("a User's role may call every command the CPI sends: %+v", rows[2])
 		}
 	})
+	t.Run("key pair of another account", func(t *testing.T) {
+		e := newEnv(t, nil)
+		u, key, secret := e.asAccount("boshkeys", 0, "User")
+		u.config = writeJSON(t, map[string]any{"cloudstack": map[string]any{"endpoint": e.sim.URL, "api_key": key,
+			"secret_access_key": secret, "default_zone": zoneName, "default_key_pair": "bosh", "expunge_vm": false}})
+		u.doctorJSON().fixSays(t, "key pairs", `"bosh"`, "registerSSHKeyPair")
+	})
 	t.Run("TLS untrusted", func(t *testing.T) {
 		e := newEnv(t, nil)
 		endpoint, ca := tlsFront(t, e)
