@@ -85,7 +85,7 @@ func Run(cfg config.Config, cloud Cloud, opts Options) []Result {
 		{CheckZone, CheckKeys, r.checkZone},
 		{CheckOfferings, CheckKeys, r.checkOfferings},
 		{CheckKeyPairs, CheckKeys, r.checkKeyPairs},
-		{CheckNetworks, CheckZone, r.checkNetworks},
+		{CheckNetworks, CheckKeys, r.checkNetworks}, // and the default zone
 		{CheckWebDAV, CheckKeys, r.checkWebDAV},
 		{CheckPolling, CheckKeys, r.checkLatency},
 	}

@@ -213,3 +213,16 @@ func TestCloudConfigNetworkRefs(t *testing.T) {
 		}
 	}
 }
+
+func TestStemcellZones(t *testing.T) {
+	cfg := testConfig(t, func(c *config.Config) { c.Stemcell.Zones = []string{"z1", "z9"} })
+	var rows []Result
+	for _, r := range Run(cfg, &fakeCloud{hypervisor: cloudstack.KVM}, Options{}) {
+		if r.Check == CheckZone {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) != 3 || !rows[0].OK || !rows[1].OK || rows[2].OK || !strings.Contains(rows[2].Fix, `"z1"`) {
+		t.Fatalf("%+v", rows)
+	}
+}

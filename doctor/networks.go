@@ -17,6 +17,10 @@ func (r *run) checkNetworks() {
 		r.pass(CheckNetworks, "not checked: no -cloud-config given")
 		return
 	}
+	if r.zone == nil {
+		r.fail(CheckNetworks, "not checked: the zone check failed", "fix the zone check first")
+		return
+	}
 	refs := cc.networkRefs()
 	if len(refs) == 0 {
 		r.pass(CheckNetworks, "the cloud-config names no CloudStack network")

@@ -49,6 +49,24 @@ func (r *run) checkZone() {
 		return
 	}
 	r.pass(CheckZone, fmt.Sprintf("zone %q (%s) is enabled; hypervisors %s", z.Name, z.ID, names))
+	r.stemcellZones(zones)
+}
+
+// stemcellZones checks the zones stemcell.zones publishes every stemcell
+// to exist and are enabled.
+func (r *run) stemcellZones(zones []cloudstack.ZoneStatus) {
+	for _, ref := range r.cfg.Stemcell.Zones {
+		switch z := cloudstack.MatchZone(zones, ref); {
+		case z == nil:
+			r.fail(CheckZone, fmt.Sprintf("stemcell.zones: CloudStack has no zone %q", ref),
+				"name zones of the account in stemcell.zones: "+zoneNames(zones))
+		case !z.Enabled:
+			r.fail(CheckZone, fmt.Sprintf("stemcell.zones: zone %q is %s", z.Name, z.State),
+				"enable the zone, or leave it out of stemcell.zones")
+		default:
+			r.pass(CheckZone, fmt.Sprintf("stemcell.zones: zone %q is enabled", z.Name))
+		}
+	}
 }
 
 func zoneNames(zones []cloudstack.ZoneStatus) string {

@@ -192,9 +192,9 @@ func TestDoctorPassesAGoodEnvironment(t *testing.T) {
 func TestDoctorFailsEachCheckWithItsFix(t *testing.T) {
 	t.Run("wrong zone", func(t *testing.T) {
 		e := newEnv(t, func(cfg map[string]any) { section(cfg, "cloudstack")["default_zone"] = "Sandbox-nowhere" })
-		r := e.doctorJSON()
+		r := e.doctorJSON("-cloud-config", writeFile(t, "cloud-config.yml", goodCloudConfig))
 		r.fixSays(t, "zone", "cloudstack.default_zone", `"Sandbox-simulator"`)
-		r.fixSays(t, "networks", "not checked") // networks need the zone
+		r.fixSays(t, "networks", "not checked") // networks need the default zone
 	})
 	t.Run("missing offering", func(t *testing.T) {
 		e := newEnv(t, func(cfg map[string]any) { section(cfg, "cloudstack")["default_compute_offering"] = "Huge Instance" })
