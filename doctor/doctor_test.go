@@ -17,6 +17,8 @@ type fakeCloud struct {
 	network    cloudstack.Network
 	sites      string
 	siteErr    error
+	computes   []cloudstack.ServiceOffering
+	disks      []cloudstack.DiskOffering
 }
 
 func (f *fakeCloud) APIs() (map[string]bool, error) {
@@ -36,15 +38,25 @@ func (f *fakeCloud) FindZones([]string) ([]cloudstack.Zone, error) { return nil,
 func (f *fakeCloud) ZoneHypervisors(string) ([]cloudstack.Hypervisor, error) {
 	return []cloudstack.Hypervisor{f.hypervisor}, nil
 }
-func (f *fakeCloud) ServiceOfferings() ([]cloudstack.ServiceOffering, error) { return nil, nil }
+func (f *fakeCloud) ServiceOfferings() ([]cloudstack.ServiceOffering, error) { return f.computes, nil }
 func (f *fakeCloud) FindServiceOffering(ref string) (*cloudstack.ServiceOffering, error) {
+	for i := range f.computes {
+		if f.computes[i].Name == ref {
+			return &f.computes[i], nil
+		}
+	}
 	return nil, errors.New("no compute offering " + ref)
 }
-func (f *fakeCloud) DiskOfferings() ([]cloudstack.DiskOffering, error) { return nil, nil }
+func (f *fakeCloud) DiskOfferings() ([]cloudstack.DiskOffering, error) { return f.disks, nil }
 func (f *fakeCloud) CustomDiskOffering() (*cloudstack.DiskOffering, error) {
-	return &cloudstack.DiskOffering{ID: "d-1", Name: "Custom", Customized: true}, nil
+	return cloudstack.PickCustomDiskOffering(f.disks)
 }
 func (f *fakeCloud) FindDiskOffering(ref string) (*cloudstack.DiskOffering, error) {
+	for i := range f.disks {
+		if f.disks[i].Name == ref {
+			return &f.disks[i], nil
+		}
+	}
 	return nil, errors.New("no disk offering " + ref)
 }
 func (f *fakeCloud) FindNetworks(zoneID string, refs []string) (map[string]cloudstack.Network, error) {
@@ -224,5 +236,68 @@ func TestStemcellZones(t *testing.T) {
 	}
 	if len(rows) != 3 || !rows[0].OK || !rows[1].OK || rows[2].OK || !strings.Contains(rows[2].Fix, `"z1"`) {
 		t.Fatalf("%+v", rows)
+	}
+}
+
+// The offerings check reads VM and disk types as create_vm and create_disk
+// use them.
+func TestOfferingsFit(t *testing.T) {
+	cloud := &fakeCloud{hypervisor: cloudstack.XenServer,
+		computes: []cloudstack.ServiceOffering{
+			{ID: "c-1", Name: "Small", CPUs: 1, MemoryMB: 512, CPUsFixed: true, MemoryFixed: true, SpeedFixed: true},
+			{ID: "c-2", Name: "Bounded", Customized: true, Constrained: true, SpeedFixed: true, MinCPUs: 1, MaxCPUs: 2,
+				MinMemoryMB: 512, MaxMemoryMB: 4096},
+		},
+		disks: []cloudstack.DiskOffering{{ID: "d-1", Name: "Fixed", SizeGB: 5}, {ID: "d-2", Name: "Custom", Customized: true}},
+	}
+	vm := func(name string, cp map[string]any) ccVMType {
+		t := ccVMType{Name: name}
+		t.CloudProperties.ComputeOffering, _ = cp["compute_offering"].(string)
+		t.CloudProperties.CPU, _ = cp["cpu"].(int)
+		t.CloudProperties.RAM, _ = cp["ram"].(int)
+		t.CloudProperties.EphemeralDiskOffering, _ = cp["ephemeral_disk_offering"].(string)
+		return t
+	}
+	cases := []struct {
+		name string
+		cfg  func(c *config.Config)
+		cc   *CloudConfig
+		ok   bool
+		want string
+	}{
+		{"fixed default", func(c *config.Config) { c.CloudStack.DefaultComputeOffering = "Small" }, nil, true, `"Small"`},
+		{"customized default", func(c *config.Config) { c.CloudStack.DefaultComputeOffering = "Bounded" }, nil, false, "is customized"},
+		{"custom disk default not customized", func(c *config.Config) { c.CloudStack.DefaultCustomDiskOffering = "Fixed" }, nil, false,
+			"is not customized"},
+		{"cpu and ram within limits", nil, &CloudConfig{VMTypes: []ccVMType{vm("a", map[string]any{"cpu": 2, "ram": 2048})}}, true, `"Bounded"`},
+		{"cpu and ram beyond limits", nil, &CloudConfig{VMTypes: []ccVMType{vm("a", map[string]any{"cpu": 4, "ram": 2048})}}, false,
+			"no customized compute offering takes 4 CPUs"},
+		{"cpu and ram on a fixed offering", nil,
+			&CloudConfig{VMTypes: []ccVMType{vm("a", map[string]any{"cpu": 1, "ram": 512, "compute_offering": "Small"})}}, false,
+			"is not customized"},
+		{"no offering anywhere", nil, &CloudConfig{VMTypes: []ccVMType{vm("a", map[string]any{})}}, false, "names no compute_offering"},
+		{"missing ephemeral offering", nil,
+			&CloudConfig{VMTypes: []ccVMType{vm("a", map[string]any{"compute_offering": "Small", "ephemeral_disk_offering": "Gone"})}},
+			false, "Gone"},
+		{"disk type by size", nil, &CloudConfig{DiskTypes: []ccDiskType{{Name: "d"}}}, true, `"Custom"`},
+		{"nothing named", nil, nil, true, "none named"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var bad *Result
+			var all []string
+			for _, r := range Run(testConfig(t, c.cfg), cloud, Options{CloudConfig: c.cc}) {
+				if r.Check == CheckOfferings {
+					all = append(all, r.Result)
+					if !r.OK && bad == nil {
+						bad = &r
+					}
+				}
+			}
+			text := strings.Join(all, " | ")
+			if (bad == nil) != c.ok || !strings.Contains(text, c.want) || (bad != nil && bad.Fix == "") {
+				t.Fatalf("offerings rows: %s", text)
+			}
+		})
 	}
 }
