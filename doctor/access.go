@@ -25,8 +25,9 @@ func (r *run) checkAccess() {
 		r.fail(CheckKeys, "CloudStack refused the keys (401)", "check cloudstack.api_key and "+
 			"cloudstack.secret_access_key against the user's keys (Accounts → the account → Users → "+
 			"Keys), that the user and its account are enabled, and that this machine's clock is right")
-	case err != nil:
-		r.fail(CheckKeys, "listApis failed: "+err.Error(), "give the account a role that may call listApis")
+	case err != nil: // CloudStack checked the keys, then refused or failed the command
+		r.apisErr = err
+		r.pass(CheckKeys, "accepted")
 	default:
 		r.apis = apis
 		r.pass(CheckKeys, fmt.Sprintf("accepted: the account's role may call %d commands", len(apis)))
@@ -40,6 +41,8 @@ func (r *run) endpointAnswered(err error) bool {
 	var tlsErr *cloudstack.TLSError
 	var plain *cloudstack.PlainHTTPError
 	var unreachable *cloudstack.UnreachableError
+	var refused *cloudstack.CredentialsRefusedError
+	var api *cloudstack.APIError
 	switch {
 	case errors.As(err, &tlsErr):
 		r.fail(CheckEndpoint, "TLS untrusted: "+tlsErr.Err.Error(), "put the PEM of the CA that signed "+
@@ -51,6 +54,9 @@ func (r *run) endpointAnswered(err error) bool {
 		r.fail(CheckEndpoint, "no answer: "+unreachable.Err.Error(), "check cloudstack.endpoint (the "+
 			"management server's URL ending in /client/api), that this machine reaches it, and "+
 			"cloudstack.http_proxy or HTTPS_PROXY/NO_PROXY")
+	case err != nil && !errors.As(err, &refused) && !errors.As(err, &api):
+		r.fail(CheckEndpoint, "answered, but not as CloudStack's API: "+err.Error(), "make cloudstack.endpoint the "+
+			"management server's API URL, ending in /client/api")
 	default:
 		result := "answered"
 		if u, perr := url.Parse(endpoint); perr == nil && u.Scheme == "https" {
@@ -75,6 +81,11 @@ func hostOf(endpoint string) string {
 // checkCommands compares the commands the CPI sends with those the
 // account's role may call.
 func (r *run) checkCommands() {
+	if r.apisErr != nil {
+		r.fail(CheckCommands, "could not list the role's commands: "+r.apisErr.Error(), "allow listApis in the "+
+			"account's role, so that what the role allows can be checked")
+		return
+	}
 	var missing []string
 	for _, c := range cloudstack.Commands {
 		if !r.apis[c] {
@@ -103,7 +114,7 @@ func (r *run) checkExpunge() {
 	switch {
 	case err != nil:
 		r.fail(CheckExpunge, "listCapabilities failed: "+err.Error(), "give the account a role that may call listCapabilities")
-	case !r.apis[cloudstack.CommandExpunge]:
+	case r.apisErr == nil && !r.apis[cloudstack.CommandExpunge]:
 		r.fail(CheckExpunge, "the role may not call "+cloudstack.CommandExpunge+": delete_vm leaves VMs "+
 			"Destroyed, holding their IPs and names until expunge.delay", expungeFix)
 	case !may:

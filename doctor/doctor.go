@@ -50,6 +50,7 @@ type run struct {
 	cloud   Cloud
 	opts    Options
 	apis    map[string]bool
+	apisErr error // listApis refused or failed after the keys were accepted
 	zone    *cloudstack.ZoneStatus
 	hvs     []cloudstack.Hypervisor
 	latency []time.Duration

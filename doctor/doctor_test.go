@@ -17,14 +17,19 @@ type fakeCloud struct {
 	network    cloudstack.Network
 	sites      string
 	siteErr    error
+	denied     map[string]bool
+	apisErr    error
 	computes   []cloudstack.ServiceOffering
 	disks      []cloudstack.DiskOffering
 }
 
 func (f *fakeCloud) APIs() (map[string]bool, error) {
+	if f.apisErr != nil {
+		return nil, f.apisErr
+	}
 	apis := map[string]bool{}
 	for _, c := range cloudstack.Commands {
-		apis[c] = true
+		apis[c] = !f.denied[c]
 	}
 	return apis, nil
 }
@@ -299,5 +304,54 @@ func TestOfferingsFit(t *testing.T) {
 				t.Fatalf("offerings rows: %s", text)
 			}
 		})
+	}
+}
+
+// A role that lacks commands fails the commands check naming each one;
+// one that may not call listApis says the check could not run.
+func TestCommandsTheRoleLacks(t *testing.T) {
+	cloud := &fakeCloud{hypervisor: cloudstack.KVM, denied: map[string]bool{"createTags": true, "expungeVirtualMachine": true}}
+	results := Run(testConfig(t, nil), cloud, Options{})
+	row := rowOf(t, results, CheckCommands)
+	if row.OK || !strings.Contains(row.Result, "2 of the CPI's commands: createTags, expungeVirtualMachine") {
+		t.Fatalf("%+v", row)
+	}
+	if row := rowOf(t, results, CheckExpunge); row.OK || !strings.Contains(row.Result, "may not call expungeVirtualMachine") {
+		t.Fatalf("%+v", row)
+	}
+	cloud = &fakeCloud{hypervisor: cloudstack.KVM, apisErr: &cloudstack.APIError{Command: "listApis", ErrorCode: 432}}
+	results = Run(testConfig(t, nil), cloud, Options{})
+	if row := rowOf(t, results, CheckKeys); !row.OK {
+		t.Fatalf("%+v", row)
+	}
+	if row := rowOf(t, results, CheckCommands); row.OK || !strings.Contains(row.Fix, "listApis") {
+		t.Fatalf("%+v", row)
+	}
+	if row := rowOf(t, results, CheckZone); !row.OK {
+		t.Fatalf("the later checks run: %+v", row)
+	}
+}
+
+// An answer that is not CloudStack's fails the endpoint check, and a 401
+// the keys check; everything after them is not checked.
+func TestEndpointAndKeys(t *testing.T) {
+	cases := []struct {
+		err         error
+		failed, fix string
+	}{
+		{errors.New("CloudStack listApis: unexpected answer: invalid character '<'"), CheckEndpoint, "/client/api"},
+		{&cloudstack.TLSError{Endpoint: "https://cs.example.org", Err: errors.New("x509: unknown authority")}, CheckEndpoint,
+			"cloudstack.ca_cert"},
+		{&cloudstack.CredentialsRefusedError{Endpoint: "https://cs.example.org", Command: "listApis"}, CheckKeys,
+			"cloudstack.secret_access_key"},
+	}
+	for _, c := range cases {
+		results := Run(testConfig(t, nil), &fakeCloud{apisErr: c.err}, Options{})
+		if row := rowOf(t, results, c.failed); row.OK || !strings.Contains(row.Fix, c.fix) {
+			t.Errorf("%v: %+v", c.err, row)
+		}
+		if row := rowOf(t, results, CheckPolling); row.OK || !strings.Contains(row.Result, "not checked") || AllOK(results) {
+			t.Errorf("%v: %+v", c.err, row)
+		}
 	}
 }
