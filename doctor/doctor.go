@@ -68,6 +68,7 @@ const (
 	CheckKeyPairs  = "key pairs"
 	CheckNetworks  = "networks"
 	CheckWebDAV    = "webdav"
+	CheckUploads   = "uploads"
 	CheckPolling   = "job polling"
 )
 
@@ -88,6 +89,7 @@ func Run(cfg config.Config, cloud Cloud, opts Options) []Result {
 		{CheckKeyPairs, CheckKeys, r.checkKeyPairs},
 		{CheckNetworks, CheckKeys, r.checkNetworks}, // and the default zone
 		{CheckWebDAV, CheckKeys, r.checkWebDAV},
+		{CheckUploads, CheckKeys, r.checkUploads},
 		{CheckPolling, CheckKeys, r.checkLatency},
 	}
 	for _, s := range steps {

@@ -17,6 +17,7 @@ type fakeCloud struct {
 	network    cloudstack.Network
 	sites      string
 	siteErr    error
+	interval   string
 	denied     map[string]bool
 	apisErr    error
 	computes   []cloudstack.ServiceOffering
@@ -33,8 +34,13 @@ func (f *fakeCloud) APIs() (map[string]bool, error) {
 	}
 	return apis, nil
 }
-func (f *fakeCloud) MayExpunge() (bool, error)            { return true, nil }
-func (f *fakeCloud) Setting(string) (string, error)       { return f.sites, f.siteErr }
+func (f *fakeCloud) MayExpunge() (bool, error) { return true, nil }
+func (f *fakeCloud) Setting(name string) (string, error) {
+	if name == settingUploadInterval {
+		return firstOf(f.interval, "60"), f.siteErr
+	}
+	return f.sites, f.siteErr
+}
 func (f *fakeCloud) HasKeyPair(name string) (bool, error) { return name == "bosh", nil }
 func (f *fakeCloud) Zones() ([]cloudstack.ZoneStatus, error) {
 	return []cloudstack.ZoneStatus{{Zone: cloudstack.Zone{ID: "z-1", Name: "z1"}, Enabled: true, State: "Enabled"}}, nil
@@ -353,5 +359,38 @@ func TestEndpointAndKeys(t *testing.T) {
 		if row := rowOf(t, results, CheckPolling); row.OK || !strings.Contains(row.Result, "not checked") || AllOK(results) {
 			t.Errorf("%v: %+v", c.err, row)
 		}
+	}
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Uploads wait for CloudStack's upload monitor: a wait shorter than two of
+// its polls fails.
+func TestUploadsAgainstTheUploadMonitor(t *testing.T) {
+	denied := &cloudstack.APIError{Command: "listConfigurations", ErrorCode: 432}
+	cases := []struct {
+		name, interval string
+		err            error
+		ok             bool
+		want           string
+	}{
+		{"default", "", nil, true, "leave room"},
+		{"slow monitor", "600", nil, false, "stemcell.config_drive_timeout is only 10m0s"},
+		{"not an admin", "", denied, true, "could not check"},
+		{"unreadable", "soon", nil, false, "reading upload.monitoring.interval"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cloud := &fakeCloud{hypervisor: cloudstack.KVM, interval: c.interval, siteErr: c.err}
+			row := rowOf(t, Run(testConfig(t, nil), cloud, Options{}), CheckUploads)
+			if row.OK != c.ok || !strings.Contains(row.Result, c.want) {
+				t.Fatalf("%+v", row)
+			}
+		})
 	}
 }

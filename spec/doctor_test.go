@@ -175,7 +175,7 @@ func TestDoctorPassesAGoodEnvironment(t *testing.T) {
 		}
 	}
 	want := []string{"endpoint", "keys", "commands", "expunge", "zone", "offerings", "key pairs", "networks",
-		"webdav", "job polling"}
+		"webdav", "uploads", "job polling"}
 	if !slices.Equal(order, want) {
 		t.Fatalf("checks ran in the order %q, want %q", order, want)
 	}
