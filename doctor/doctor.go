@@ -130,6 +130,12 @@ func (r *run) pass(check, result string) {
 	r.results = append(r.results, Result{Check: check, OK: true, Result: result})
 }
 
+// unchecked is a check that could not be made for want of permission: it
+// does not fail doctor, and says who can make it.
+func (r *run) unchecked(check, result, fix string) {
+	r.results = append(r.results, Result{Check: check, OK: true, Result: "could not check: " + result, Fix: fix})
+}
+
 func (r *run) fail(check, result, fix string) {
 	r.results = append(r.results, Result{Check: check, Result: result, Fix: fix})
 }

@@ -61,10 +61,9 @@ func (r *run) checkWebDAV() {
 func (r *run) internalSites(host string, private []net.IP) {
 	value, err := r.cloud.Setting(settingInternalSites)
 	if cloudstack.IsPermissionDenied(err) {
-		r.pass(CheckWebDAV, fmt.Sprintf("could not check: webdav.public_url's host %s is private (%s), and only "+
-			"admins may read %s", host, joinIPs(private), settingInternalSites))
-		r.results[len(r.results)-1].Fix = fmt.Sprintf("have an admin check that %s covers %s", settingInternalSites,
-			joinIPs(private))
+		r.unchecked(CheckWebDAV, fmt.Sprintf("webdav.public_url's host %s is private (%s), and only admins may "+
+			"read %s", host, joinIPs(private), settingInternalSites),
+			fmt.Sprintf("have an admin check that %s covers %s", settingInternalSites, joinIPs(private)))
 		return
 	}
 	if err != nil {

@@ -180,6 +180,11 @@ func TestDoctorPassesAGoodEnvironment(t *testing.T) {
 		t.Fatalf("checks ran in the order %q, want %q", order, want)
 	}
 	e.readOnly()
+	for _, secret := range []string{apiKey, secretKey} {
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Fatal("doctor printed the keys")
+		}
+	}
 
 	plain := runDoctor(t, e.config)
 	lines := strings.Split(strings.TrimSpace(plain.stdout), "\n")
