@@ -255,6 +255,7 @@ func TestDoctorFailsEachCheckWithItsFix(t *testing.T) {
 		e.doctorJSON().fixSays(t, "job polling", "cloudstack.job_poll_max_interval")
 	})
 	t.Run("network not in the zone", testDoctorNetworkNotInZone)
+	t.Run("network without user data", testDoctorNetworkWithoutUserData)
 	t.Run("webdav URL not allowed", testDoctorWebDAVNotAllowed)
 	t.Run("disabled zone", func(t *testing.T) {
 		e := newEnv(t, nil)
@@ -361,4 +362,44 @@ func TestTheCPISendsOnlyTheCommandsDoctorChecks(t *testing.T) {
 	if len(calls) < 20 {
 		t.Fatalf("the lifecycle sent only %v", calls)
 	}
+}
+
+// testDoctorNetworkWithoutUserData: a network whose offering has no
+// UserData service fails on a XenServer zone, whose stemcells' agents read
+// their settings from the metadata service.
+func testDoctorNetworkWithoutUserData(t *testing.T) {
+	e := newEnv(t, nil)
+	c := e.client()
+	zone, _, err := c.Zone.GetZoneByName(zoneName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := c.NetworkOffering.NewCreateNetworkOfferingParams("No user data", "Isolated", "NoUserData", "Guest")
+	op.SetSupportedservices([]string{"Dhcp", "Dns", "SourceNat"})
+	op.SetServiceproviderlist(map[string]string{"Dhcp": "VirtualRouter", "Dns": "VirtualRouter", "SourceNat": "VirtualRouter"})
+	offering, err := c.NetworkOffering.CreateNetworkOffering(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := c.NetworkOffering.NewUpdateNetworkOfferingParams()
+	up.SetId(offering.Id)
+	up.SetState("Enabled")
+	if _, err := c.NetworkOffering.UpdateNetworkOffering(up); err != nil {
+		t.Fatal(err)
+	}
+	np := c.Network.NewCreateNetworkParams("no-userdata", offering.Id, zone.Id)
+	np.SetDisplaytext("no-userdata")
+	np.SetGateway("10.1.2.1")
+	np.SetNetmask("255.255.255.0")
+	if _, err := c.Network.CreateNetwork(np); err != nil {
+		t.Fatal(err)
+	}
+	cc := writeFile(t, "cloud-config.yml", `
+networks:
+- name: default
+  type: manual
+  subnets:
+  - {range: 10.1.2.0/24, gateway: 10.1.2.1, cloud_properties: {name: no-userdata}}
+`)
+	e.doctorJSON("-cloud-config", cc).fixSays(t, "networks", "no UserData service", "UserData")
 }
