@@ -12,6 +12,7 @@ require (
 
 require (
 	go.uber.org/mock v0.5.0
+	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/sys v0.49.0
 )
 

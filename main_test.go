@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -163,6 +164,59 @@ func TestServeRefusesABadCommandLine(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Fatalf("serve wrote to stdout: %q", out.String())
+	}
+}
+
+// TestDoctorRefusesABadCommandLine: doctor needs a valid cpi.json and a
+// readable cloud-config, and says so before it asks CloudStack anything.
+func TestDoctorRefusesABadCommandLine(t *testing.T) {
+	good := writeConfig(t, `{"cloudstack": {"endpoint": "http://127.0.0.1:1/client/api", "api_key": "k",
+		"secret_access_key": "s", "default_zone": "z1"}}`)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"doctor"}, "usage"},
+		{[]string{"doctor", "-configPath", good, "extra"}, "usage"},
+		{[]string{"doctor", "-configPath", writeConfig(t, `{}`)}, "cloudstack.endpoint is required"},
+		{[]string{"doctor", "-configPath", good, "-cloud-config", filepath.Join(t.TempDir(), "none.yml")}, "cloud-config"},
+		{[]string{"doctor", "-configPath", good, "-cloud-config", writeConfig(t, "networks: {")}, "cloud-config"},
+	}
+	for _, c := range cases {
+		var out, errOut bytes.Buffer
+		if code := run(c.args, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), c.want) ||
+			out.Len() != 0 {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q", c.args, code, errOut.String(), out.String())
+		}
+	}
+}
+
+// TestDoctorOnAnUnreachableEndpoint: the endpoint check fails at once
+// (doctor does not retry), naming what to check, and every other check
+// says it was not run.
+func TestDoctorOnAnUnreachableEndpoint(t *testing.T) {
+	config := writeConfig(t, `{"cloudstack": {"endpoint": "http://127.0.0.1:1/client/api", "api_key": "k",
+		"secret_access_key": "s", "default_zone": "z1"}}`)
+	var out, errOut bytes.Buffer
+	start := time.Now()
+	code := run([]string{"doctor", "-configPath", config, "-json"}, strings.NewReader(""), &out, &errOut)
+	var rows []struct {
+		Check, Result, Fix string
+		OK                 bool
+	}
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil || code != 1 || len(rows) != 11 {
+		t.Fatalf("exit %d, %d rows (%v):\n%s\n%s", code, len(rows), err, out.String(), errOut.String())
+	}
+	if rows[0].Check != "endpoint" || rows[0].OK || !strings.Contains(rows[0].Fix, "cloudstack.endpoint") {
+		t.Fatalf("endpoint row %+v", rows[0])
+	}
+	for _, r := range rows[1:] {
+		if r.OK || !strings.Contains(r.Result, "not checked") {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("took %s", took)
 	}
 }
 

@@ -16,6 +16,9 @@ type Network struct {
 	Netmask string
 	DNS     []string
 	VPCID   string // a VPC tier's VPC
+	// UserData says the network's offering provides the UserData service:
+	// without it no metadata service answers its VMs' agents.
+	UserData bool
 }
 
 // FindNetworks resolves guest networks of a zone by id or exact name in
@@ -39,6 +42,10 @@ func (c *Client) FindNetworks(zoneID string, refs []string) (map[string]Network,
 	}
 	return found, nil
 }
+
+// serviceUserData is the network service (Network.Service.UserData) that
+// serves user data and metadata to a network's VMs.
+const serviceUserData = "UserData"
 
 // listPageSize is CloudStack's usual default.page.size.
 const listPageSize = 500
@@ -67,6 +74,9 @@ func (c *Client) zoneNetworks(zoneID string) ([]*csgo.Network, error) {
 func toNetwork(n *csgo.Network) Network {
 	net := Network{ID: n.Id, Name: n.Name, ZoneID: n.Zoneid, CIDR: n.Cidr, Gateway: n.Gateway, Netmask: n.Netmask,
 		VPCID: n.Vpcid}
+	for _, s := range n.Service {
+		net.UserData = net.UserData || s.Name == serviceUserData
+	}
 	for _, d := range []string{n.Dns1, n.Dns2} {
 		if d != "" {
 			net.DNS = append(net.DNS, d)

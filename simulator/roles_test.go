@@ -175,3 +175,40 @@ func TestListApisFollowsTheRole(t *testing.T) {
 	_, err = tenant.APIDiscovery.ListApis(p)
 	wantAPIError(t, err, 530, "Api Discovery plugin was unable to find an api by that name or process any apis")
 }
+
+// TestKeyPairsAreListedToTheirAccount: listSSHKeyPairs answers the caller's
+// own key pairs (SshKeyPairServiceImpl.listSshKeyPairs through
+// buildACLSearchParameters); an admin sees another account's with listall.
+func TestKeyPairsAreListedToTheirAccount(t *testing.T) {
+	s := startSim(t, Options{})
+	admin := s.client()
+	if _, err := admin.SSH.CreateSSHKeyPair(admin.SSH.NewCreateSSHKeyPairParams("bosh")); err != nil {
+		t.Fatal(err)
+	}
+	key, secret := newAccount(t, s, "keyed", 0)
+	tenant := cloudstack.NewClient(s.api, key, secret, false)
+	named := func(c *cloudstack.CloudStackClient, listAll bool) int {
+		p := c.SSH.NewListSSHKeyPairsParams()
+		p.SetName("bosh")
+		if listAll {
+			p.SetListall(true)
+		}
+		l, err := c.SSH.ListSSHKeyPairs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Count
+	}
+	if n := named(tenant, false); n != 0 {
+		t.Fatalf("a User sees %d key pairs of the admin's", n)
+	}
+	if _, err := tenant.SSH.CreateSSHKeyPair(tenant.SSH.NewCreateSSHKeyPairParams("bosh")); err != nil {
+		t.Fatal(err)
+	}
+	if own, all := named(admin, false), named(admin, true); own != 1 || all != 2 {
+		t.Fatalf("the admin sees %d of its own and %d with listall", own, all)
+	}
+	if n := named(tenant, true); n != 1 {
+		t.Fatalf("a User sees %d with listall", n)
+	}
+}

@@ -157,8 +157,10 @@ func saveKeyPair(c *kernel.Call, name, pub string) *model.SSHKeyPair {
 func listSSHKeyPairs(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.SSHKeyPair]{Key: "sshkeypair", ID: (*model.SSHKeyPair).UUID, Name: func(k *model.SSHKeyPair) string { return k.Name },
 		Keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, View: views.KeyPairView}
+	// SshKeyPairServiceImpl.listSshKeyPairs: the key pairs
+	// buildACLSearchParameters permits, by default the caller's own.
 	return l.Run(c, c.State.SSHKeyPairs, func(k *model.SSHKeyPair) bool {
-		return kernel.OptEq(c.Params.Get("fingerprint"), k.Fingerprint)
+		return c.ListPermits(k.AccountID) && kernel.OptEq(c.Params.Get("fingerprint"), k.Fingerprint)
 	})
 }
 

@@ -186,9 +186,15 @@ func listAsyncJobs(c *Call) (any, error) {
 // own account's jobs; an admin sees its own too unless it names an account
 // (in domainid or its own domain), a domainid (that domain, or below it
 // with isrecursive) or asks for listall (its domain and below).
-func (c *Call) jobPermitted(j *model.Job) bool {
+func (c *Call) jobPermitted(j *model.Job) bool { return c.ListPermits(j.AccountID) }
+
+// ListPermits is AccountManagerImpl.buildACLSearchParameters for a list
+// command that takes account, domainid, isrecursive and listall (as
+// searchForAsyncJobsInternal and SshKeyPairServiceImpl.listSshKeyPairs
+// call it): whether the caller sees a row owned by accountID.
+func (c *Call) ListPermits(accountID string) bool {
 	p := c.Params
-	owner := c.State.Account(j.AccountID)
+	owner := c.State.Account(accountID)
 	if owner == nil {
 		return false
 	}

@@ -1,0 +1,37 @@
+package cloudstack
+
+// Commands are the CloudStack API commands this layer sends on the CPI's
+// behalf, in one place: doctor checks the account's role allows each of
+// them (listApis). A test reads the layer's source for every command it
+// names, and the spec suite reads the simulator's request log after a
+// lifecycle, so a command added without this list fails them.
+var Commands = []string{
+	// Zones and catalogs.
+	"listZones", "listHypervisors", "listServiceOfferings", "listDiskOfferings", "listOsTypes", "listNetworks",
+	// Jobs.
+	"queryAsyncJobResult",
+	// Virtual machines.
+	"deployVirtualMachine", "listVirtualMachines", "startVirtualMachine", "rebootVirtualMachine",
+	"destroyVirtualMachine", "expungeVirtualMachine", "updateVirtualMachine",
+	// Volumes and snapshots.
+	"createVolume", "listVolumes", "attachVolume", "detachVolume", "resizeVolume", "deleteVolume",
+	"createSnapshot", "listSnapshots", "deleteSnapshot",
+	// Templates (stemcells) and ISOs (config drives).
+	"getUploadParamsForTemplate", "registerTemplate", "listTemplates", "copyTemplate", "updateTemplate",
+	"deleteTemplate",
+	"getUploadParamsForIso", "registerIso", "listIsos", "attachIso", "detachIso", "updateIso", "deleteIso",
+	// Addresses, static NAT and load balancers.
+	"associateIpAddress", "listPublicIpAddresses", "enableStaticNat", "disableStaticNat", "disassociateIpAddress",
+	"createLoadBalancerRule", "listLoadBalancerRules", "assignToLoadBalancerRule", "listLoadBalancerRuleInstances",
+	"removeFromLoadBalancerRule", "deleteLoadBalancerRule",
+	// Affinity groups and tags.
+	"createAffinityGroup", "listAffinityGroups", "createTags", "deleteTags",
+}
+
+// DoctorCommands are the read-only commands only `cloudstack-cpi doctor`
+// sends, besides the CPI's own lookups.
+var DoctorCommands = []string{"listApis", "listCapabilities", "listConfigurations", "listSSHKeyPairs"}
+
+// CommandExpunge is the command an account needs to expunge VMs
+// (cloudstack.expunge_vm).
+const CommandExpunge = "expungeVirtualMachine"

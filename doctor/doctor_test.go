@@ -1,0 +1,396 @@
+package doctor
+
+import (
+	"errors"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/termtable"
+)
+
+// fakeCloud is a CloudStack of one zone, one network and what the CPI needs.
+type fakeCloud struct {
+	hypervisor cloudstack.Hypervisor
+	network    cloudstack.Network
+	sites      string
+	siteErr    error
+	interval   string
+	denied     map[string]bool
+	apisErr    error
+	computes   []cloudstack.ServiceOffering
+	disks      []cloudstack.DiskOffering
+}
+
+func (f *fakeCloud) APIs() (map[string]bool, error) {
+	if f.apisErr != nil {
+		return nil, f.apisErr
+	}
+	apis := map[string]bool{}
+	for _, c := range cloudstack.Commands {
+		apis[c] = !f.denied[c]
+	}
+	return apis, nil
+}
+func (f *fakeCloud) MayExpunge() (bool, error) { return true, nil }
+func (f *fakeCloud) Setting(name string) (string, error) {
+	if name == settingUploadInterval {
+		return firstOf(f.interval, "60"), f.siteErr
+	}
+	return f.sites, f.siteErr
+}
+func (f *fakeCloud) HasKeyPair(name string) (bool, error) { return name == "bosh", nil }
+func (f *fakeCloud) Zones() ([]cloudstack.ZoneStatus, error) {
+	return []cloudstack.ZoneStatus{{Zone: cloudstack.Zone{ID: "z-1", Name: "z1"}, Enabled: true, State: "Enabled"}}, nil
+}
+func (f *fakeCloud) FindZones([]string) ([]cloudstack.Zone, error) { return nil, errors.New("unused") }
+func (f *fakeCloud) ZoneHypervisors(string) ([]cloudstack.Hypervisor, error) {
+	return []cloudstack.Hypervisor{f.hypervisor}, nil
+}
+func (f *fakeCloud) ServiceOfferings() ([]cloudstack.ServiceOffering, error) { return f.computes, nil }
+func (f *fakeCloud) FindServiceOffering(ref string) (*cloudstack.ServiceOffering, error) {
+	for i := range f.computes {
+		if f.computes[i].Name == ref {
+			return &f.computes[i], nil
+		}
+	}
+	return nil, errors.New("no compute offering " + ref)
+}
+func (f *fakeCloud) DiskOfferings() ([]cloudstack.DiskOffering, error) { return f.disks, nil }
+func (f *fakeCloud) CustomDiskOffering() (*cloudstack.DiskOffering, error) {
+	return cloudstack.PickCustomDiskOffering(f.disks)
+}
+func (f *fakeCloud) FindDiskOffering(ref string) (*cloudstack.DiskOffering, error) {
+	for i := range f.disks {
+		if f.disks[i].Name == ref {
+			return &f.disks[i], nil
+		}
+	}
+	return nil, errors.New("no disk offering " + ref)
+}
+func (f *fakeCloud) FindNetworks(zoneID string, refs []string) (map[string]cloudstack.Network, error) {
+	if refs[0] != f.network.Name || zoneID != "z-1" {
+		return nil, errors.New("no network " + refs[0])
+	}
+	return map[string]cloudstack.Network{refs[0]: f.network}, nil
+}
+
+func testConfig(t *testing.T, edit func(c *config.Config)) config.Config {
+	t.Helper()
+	cfg, err := config.Parse([]byte(`{"cloudstack": {"endpoint": "https://cs.example.org/client/api",
+		"api_key": "k", "secret_access_key": "s", "default_zone": "z1"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	return cfg
+}
+
+func rowOf(t *testing.T, results []Result, check string) Result {
+	t.Helper()
+	for _, r := range results {
+		if r.Check == check {
+			return r
+		}
+	}
+	t.Fatalf("no %q row in %+v", check, results)
+	return Result{}
+}
+
+var oneNetwork = &CloudConfig{Networks: []ccNetwork{{Name: "default", Type: "manual",
+	Subnets: []ccSubnet{{CloudProperties: ccNetProps{Name: "guest"}}}}}}
+
+// A network without the UserData service fails unless the zone runs KVM
+// and OpenStack stemcells' VMs read a config drive there.
+func TestNetworkWithoutUserData(t *testing.T) {
+	off := false
+	cases := []struct {
+		name       string
+		hypervisor cloudstack.Hypervisor
+		edit       func(c *config.Config)
+		ok         bool
+	}{
+		{"XenServer", cloudstack.XenServer, nil, false},
+		{"KVM with config drives", cloudstack.KVM, nil, true},
+		{"KVM without config drives", cloudstack.KVM, func(c *config.Config) { c.Stemcell.ConfigDrive = &off }, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cloud := &fakeCloud{hypervisor: c.hypervisor, network: cloudstack.Network{ID: "n-1", Name: "guest"}}
+			row := rowOf(t, Run(testConfig(t, c.edit), cloud, Options{CloudConfig: oneNetwork}), CheckNetworks)
+			if row.OK != c.ok || !strings.Contains(row.Result, "UserData") {
+				t.Fatalf("%+v", row)
+			}
+			if !c.ok && !strings.Contains(row.Fix, "UserData") {
+				t.Fatalf("fix %q", row.Fix)
+			}
+		})
+	}
+	cloud := &fakeCloud{hypervisor: cloudstack.XenServer, network: cloudstack.Network{ID: "n-1", Name: "guest", UserData: true}}
+	results := Run(testConfig(t, nil), cloud, Options{CloudConfig: oneNetwork})
+	if row := rowOf(t, results, CheckNetworks); !row.OK {
+		t.Fatalf("%+v", row)
+	}
+	if !AllOK(results) {
+		t.Fatalf("%+v", results)
+	}
+}
+
+func webdavConfig(url string) func(c *config.Config) {
+	return func(c *config.Config) {
+		c.Stemcell.Publish = config.PublishWebDAV
+		c.WebDAV.Listen, c.WebDAV.PublicURL = "0.0.0.0:8443", url
+	}
+}
+
+func TestWebDAVHosts(t *testing.T) {
+	resolve := func(host string) ([]string, error) {
+		if host == "webdav.internal" {
+			return []string{"192.168.7.9"}, nil
+		}
+		return nil, errors.New("no such host")
+	}
+	denied := &cloudstack.APIError{Command: "listConfigurations", ErrorCode: 432}
+	cases := []struct {
+		name, url, sites string
+		siteErr          error
+		ok               bool
+		want             string
+	}{
+		{"public", "http://203.0.113.5:8443", "", nil, true, "is public"},
+		{"loopback", "http://127.0.0.1:8443", "", nil, false, "refuses"},
+		{"private, covered", "http://10.1.2.3:8443", "10.0.0.0/8, 192.168.1.5", nil, true, "covered"},
+		{"private, not covered", "http://192.168.1.6:8443", "10.0.0.0/8, 192.168.1.5", nil, false, "does not cover"},
+		{"0.0.0.0 covers nothing", "http://10.1.2.3:8443", "0.0.0.0/0", nil, false, "does not cover"},
+		{"resolved", "https://webdav.internal", "192.168.7.0/24", nil, true, "covered"},
+		{"unresolved", "https://nowhere.internal", "", nil, false, "does not resolve"},
+		{"not an admin", "http://10.1.2.3:8443", "", denied, true, "could not check"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cloud := &fakeCloud{hypervisor: cloudstack.XenServer, sites: c.sites, siteErr: c.siteErr}
+			row := rowOf(t, Run(testConfig(t, webdavConfig(c.url)), cloud, Options{Resolve: resolve}), CheckWebDAV)
+			if row.OK != c.ok || !strings.Contains(row.Result, c.want) {
+				t.Fatalf("%+v", row)
+			}
+		})
+	}
+}
+
+func TestInternalSites(t *testing.T) {
+	sites := internalSites(" 10.0.0.0/8,192.168.1.5,, bogus, 0.0.0.0")
+	for ip, want := range map[string]bool{"10.9.9.9": true, "192.168.1.5": true, "192.168.1.6": false} {
+		if got := covers(sites, net.ParseIP(ip)); got != want {
+			t.Errorf("%s covered: %v, want %v", ip, got, want)
+		}
+	}
+	if len(sites) != 2 {
+		t.Fatalf("sites %v", sites)
+	}
+}
+
+// On a terminal a failure's fix is a row of its own, so only the last
+// column wraps; otherwise one line per check holds all four cells.
+func TestTableFitsTheOutput(t *testing.T) {
+	results := []Result{{Check: CheckZone, Result: "no zone", Fix: "set cloudstack.default_zone"},
+		{Check: CheckKeys, OK: true, Result: "accepted"}}
+	var tty strings.Builder
+	if err := Table(results, termtable.Output{Width: 60}).Write(&tty, termtable.Output{Width: 60}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(tty.String()), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[1], "zone   FAIL") || !strings.Contains(lines[2], "→ set") {
+		t.Fatalf("terminal table:\n%s", tty.String())
+	}
+	var plain strings.Builder
+	if err := Table(results, termtable.Output{}).Write(&plain, termtable.Output{}); err != nil {
+		t.Fatal(err)
+	}
+	if plain.String() != "zone\tFAIL\tno zone\tset cloudstack.default_zone\nkeys\tok\taccepted\t\n" {
+		t.Fatalf("plain lines %q", plain.String())
+	}
+}
+
+func TestCloudConfigNetworkRefs(t *testing.T) {
+	cc := &CloudConfig{
+		AZs: []ccAZ{{Name: "z1"}, {Name: "z2"}},
+		Networks: []ccNetwork{
+			{Name: "m", Subnets: []ccSubnet{{AZs: []string{"z1", "z2"}, CloudProperties: ccNetProps{Name: "n1"}}}},
+			{Name: "d", CloudProperties: ccNetProps{Name: "n2"}},
+			{Name: "vip", Type: "vip"},
+		},
+	}
+	cc.AZs[1].CloudProperties.Zone = "other"
+	refs := cc.networkRefs()
+	want := []netRef{{"m", "n1", ""}, {"m", "n1", "other"}, {"d", "n2", ""}}
+	if len(refs) != len(want) {
+		t.Fatalf("refs %+v", refs)
+	}
+	for i := range want {
+		if refs[i] != want[i] {
+			t.Fatalf("refs %+v, want %+v", refs, want)
+		}
+	}
+}
+
+func TestStemcellZones(t *testing.T) {
+	cfg := testConfig(t, func(c *config.Config) { c.Stemcell.Zones = []string{"z1", "z9"} })
+	var rows []Result
+	for _, r := range Run(cfg, &fakeCloud{hypervisor: cloudstack.KVM}, Options{}) {
+		if r.Check == CheckZone {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) != 3 || !rows[0].OK || !rows[1].OK || rows[2].OK || !strings.Contains(rows[2].Fix, `"z1"`) {
+		t.Fatalf("%+v", rows)
+	}
+}
+
+// The offerings check reads VM and disk types as create_vm and create_disk
+// use them.
+func TestOfferingsFit(t *testing.T) {
+	cloud := &fakeCloud{hypervisor: cloudstack.XenServer,
+		computes: []cloudstack.ServiceOffering{
+			{ID: "c-1", Name: "Small", CPUs: 1, MemoryMB: 512, CPUsFixed: true, MemoryFixed: true, SpeedFixed: true},
+			{ID: "c-2", Name: "Bounded", Customized: true, Constrained: true, SpeedFixed: true, MinCPUs: 1, MaxCPUs: 2,
+				MinMemoryMB: 512, MaxMemoryMB: 4096},
+		},
+		disks: []cloudstack.DiskOffering{{ID: "d-1", Name: "Fixed", SizeGB: 5}, {ID: "d-2", Name: "Custom", Customized: true}},
+	}
+	vm := func(name string, cp map[string]any) ccVMType {
+		t := ccVMType{Name: name}
+		t.CloudProperties.ComputeOffering, _ = cp["compute_offering"].(string)
+		t.CloudProperties.CPU, _ = cp["cpu"].(int)
+		t.CloudProperties.RAM, _ = cp["ram"].(int)
+		t.CloudProperties.EphemeralDiskOffering, _ = cp["ephemeral_disk_offering"].(string)
+		return t
+	}
+	cases := []struct {
+		name string
+		cfg  func(c *config.Config)
+		cc   *CloudConfig
+		ok   bool
+		want string
+	}{
+		{"fixed default", func(c *config.Config) { c.CloudStack.DefaultComputeOffering = "Small" }, nil, true, `"Small"`},
+		{"customized default", func(c *config.Config) { c.CloudStack.DefaultComputeOffering = "Bounded" }, nil, false, "is customized"},
+		{"custom disk default not customized", func(c *config.Config) { c.CloudStack.DefaultCustomDiskOffering = "Fixed" }, nil, false,
+			"is not customized"},
+		{"cpu and ram within limits", nil, &CloudConfig{VMTypes: []ccVMType{vm("a", map[string]any{"cpu": 2, "ram": 2048})}}, true, `"Bounded"`},
+		{"cpu and ram beyond limits", nil, &CloudConfig{VMTypes: []ccVMType{vm("a", map[string]any{"cpu": 4, "ram": 2048})}}, false,
+			"no customized compute offering takes 4 CPUs"},
+		{"cpu and ram on a fixed offering", nil,
+			&CloudConfig{VMTypes: []ccVMType{vm("a", map[string]any{"cpu": 1, "ram": 512, "compute_offering": "Small"})}}, false,
+			"is not customized"},
+		{"no offering anywhere", nil, &CloudConfig{VMTypes: []ccVMType{vm("a", map[string]any{})}}, false, "names no compute_offering"},
+		{"missing ephemeral offering", nil,
+			&CloudConfig{VMTypes: []ccVMType{vm("a", map[string]any{"compute_offering": "Small", "ephemeral_disk_offering": "Gone"})}},
+			false, "Gone"},
+		{"disk type by size", nil, &CloudConfig{DiskTypes: []ccDiskType{{Name: "d"}}}, true, `"Custom"`},
+		{"nothing named", nil, nil, true, "none named"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var bad *Result
+			var all []string
+			for _, r := range Run(testConfig(t, c.cfg), cloud, Options{CloudConfig: c.cc}) {
+				if r.Check == CheckOfferings {
+					all = append(all, r.Result)
+					if !r.OK && bad == nil {
+						bad = &r
+					}
+				}
+			}
+			text := strings.Join(all, " | ")
+			if (bad == nil) != c.ok || !strings.Contains(text, c.want) || (bad != nil && bad.Fix == "") {
+				t.Fatalf("offerings rows: %s", text)
+			}
+		})
+	}
+}
+
+// A role that lacks commands fails the commands check naming each one;
+// one that may not call listApis says the check could not run.
+func TestCommandsTheRoleLacks(t *testing.T) {
+	cloud := &fakeCloud{hypervisor: cloudstack.KVM, denied: map[string]bool{"createTags": true, "expungeVirtualMachine": true}}
+	results := Run(testConfig(t, nil), cloud, Options{})
+	row := rowOf(t, results, CheckCommands)
+	if row.OK || !strings.Contains(row.Result, "2 of the CPI's commands: createTags, expungeVirtualMachine") {
+		t.Fatalf("%+v", row)
+	}
+	if row := rowOf(t, results, CheckExpunge); row.OK || !strings.Contains(row.Result, "may not call expungeVirtualMachine") {
+		t.Fatalf("%+v", row)
+	}
+	cloud = &fakeCloud{hypervisor: cloudstack.KVM, apisErr: &cloudstack.APIError{Command: "listApis", ErrorCode: 432}}
+	results = Run(testConfig(t, nil), cloud, Options{})
+	if row := rowOf(t, results, CheckKeys); !row.OK {
+		t.Fatalf("%+v", row)
+	}
+	if row := rowOf(t, results, CheckCommands); row.OK || !strings.Contains(row.Fix, "listApis") {
+		t.Fatalf("%+v", row)
+	}
+	if row := rowOf(t, results, CheckZone); !row.OK {
+		t.Fatalf("the later checks run: %+v", row)
+	}
+}
+
+// An answer that is not CloudStack's fails the endpoint check, and a 401
+// the keys check; everything after them is not checked.
+func TestEndpointAndKeys(t *testing.T) {
+	cases := []struct {
+		err         error
+		failed, fix string
+	}{
+		{errors.New("CloudStack listApis: unexpected answer: invalid character '<'"), CheckEndpoint, "/client/api"},
+		{&cloudstack.TLSError{Endpoint: "https://cs.example.org", Err: errors.New("x509: unknown authority")}, CheckEndpoint,
+			"cloudstack.ca_cert"},
+		{&cloudstack.CredentialsRefusedError{Endpoint: "https://cs.example.org", Command: "listApis"}, CheckKeys,
+			"cloudstack.secret_access_key"},
+	}
+	for _, c := range cases {
+		results := Run(testConfig(t, nil), &fakeCloud{apisErr: c.err}, Options{})
+		if row := rowOf(t, results, c.failed); row.OK || !strings.Contains(row.Fix, c.fix) {
+			t.Errorf("%v: %+v", c.err, row)
+		}
+		if row := rowOf(t, results, CheckPolling); row.OK || !strings.Contains(row.Result, "not checked") || AllOK(results) {
+			t.Errorf("%v: %+v", c.err, row)
+		}
+	}
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Uploads wait for CloudStack's upload monitor: a wait shorter than two of
+// its polls fails.
+func TestUploadsAgainstTheUploadMonitor(t *testing.T) {
+	denied := &cloudstack.APIError{Command: "listConfigurations", ErrorCode: 432}
+	cases := []struct {
+		name, interval string
+		err            error
+		ok             bool
+		want           string
+	}{
+		{"default", "", nil, true, "leave room"},
+		{"slow monitor", "600", nil, false, "stemcell.config_drive_timeout is only 10m0s"},
+		{"not an admin", "", denied, true, "could not check"},
+		{"unreadable", "soon", nil, false, "reading upload.monitoring.interval"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cloud := &fakeCloud{hypervisor: cloudstack.KVM, interval: c.interval, siteErr: c.err}
+			row := rowOf(t, Run(testConfig(t, nil), cloud, Options{}), CheckUploads)
+			if row.OK != c.ok || !strings.Contains(row.Result, c.want) {
+				t.Fatalf("%+v", row)
+			}
+		})
+	}
+}
