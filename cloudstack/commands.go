@@ -28,6 +28,13 @@ var Commands = []string{
 	"createAffinityGroup", "listAffinityGroups", "createTags", "deleteTags",
 }
 
+// OptionalCommands are commands the CPI sends only when CloudStack has them
+// and the role allows them; without one, only that feature is lost:
+// update_disk of a disk's offering answers NotSupported (the director then
+// copies the disk) on a CloudStack before 4.17 or a role without
+// changeOfferingForVolume.
+var OptionalCommands = []string{"changeOfferingForVolume"}
+
 // DoctorCommands are the read-only commands only `cloudstack-cpi doctor`
 // sends, besides the CPI's own lookups.
 var DoctorCommands = []string{"listApis", "listCapabilities", "listConfigurations", "listSSHKeyPairs"}

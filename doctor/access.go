@@ -93,13 +93,30 @@ func (r *run) checkCommands() {
 		}
 	}
 	if len(missing) == 0 {
-		r.pass(CheckCommands, fmt.Sprintf("the role may call all %d commands the CPI sends", len(cloudstack.Commands)))
+		r.pass(CheckCommands, fmt.Sprintf("the role may call all %d commands the CPI sends", len(cloudstack.Commands))+
+			r.optionalMissing())
 		return
 	}
 	sort.Strings(missing)
 	r.fail(CheckCommands, fmt.Sprintf("the role may not call %d of the CPI's commands: %s", len(missing),
 		strings.Join(missing, ", ")), "allow them in the account's role (Roles → the role → Rules), or use "+
 		"the keys of an account whose role allows them")
+}
+
+// optionalMissing names the optional commands the role lacks: the check
+// still passes, since the CPI does without them.
+func (r *run) optionalMissing() string {
+	var lacking []string
+	for _, c := range cloudstack.OptionalCommands {
+		if !r.apis[c] {
+			lacking = append(lacking, c)
+		}
+	}
+	if len(lacking) == 0 {
+		return ""
+	}
+	return "; not " + strings.Join(lacking, ", ") + " (CloudStack before 4.17, or a role without it): " +
+		"update_disk of a disk's offering answers NotSupported and the director copies the disk"
 }
 
 // checkExpunge says whether delete_vm can expunge: the role must list

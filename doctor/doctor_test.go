@@ -3,6 +3,7 @@ package doctor
 import (
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func (f *fakeCloud) APIs() (map[string]bool, error) {
 		return nil, f.apisErr
 	}
 	apis := map[string]bool{}
-	for _, c := range cloudstack.Commands {
+	for _, c := range slices.Concat(cloudstack.Commands, cloudstack.OptionalCommands) {
 		apis[c] = !f.denied[c]
 	}
 	return apis, nil
@@ -324,6 +325,15 @@ func TestCommandsTheRoleLacks(t *testing.T) {
 	}
 	if row := rowOf(t, results, CheckExpunge); row.OK || !strings.Contains(row.Result, "may not call expungeVirtualMachine") {
 		t.Fatalf("%+v", row)
+	}
+	if row := rowOf(t, Run(testConfig(t, nil), &fakeCloud{hypervisor: cloudstack.KVM}, Options{}), CheckCommands); !row.OK ||
+		strings.Contains(row.Result, "changeOfferingForVolume") {
+		t.Fatalf("a role with every command: %+v", row)
+	}
+	cloud = &fakeCloud{hypervisor: cloudstack.KVM, denied: map[string]bool{"changeOfferingForVolume": true}}
+	if row := rowOf(t, Run(testConfig(t, nil), cloud, Options{}), CheckCommands); !row.OK ||
+		!strings.Contains(row.Result, "not changeOfferingForVolume") || !strings.Contains(row.Result, "NotSupported") {
+		t.Fatalf("an optional command lacking passes and says what is lost: %+v", row)
 	}
 	cloud = &fakeCloud{hypervisor: cloudstack.KVM, apisErr: &cloudstack.APIError{Command: "listApis", ErrorCode: 432}}
 	results = Run(testConfig(t, nil), cloud, Options{})
