@@ -1,7 +1,8 @@
 // Command cloudstack-cpi is the BOSH external CPI for Apache CloudStack: it
 // reads one JSON request on stdin, answers one JSON response on stdout and
 // logs on stderr, once per call. `cloudstack-cpi serve` runs the registry
-// and the WebDAV daemon instead (servecmd.go).
+// and the WebDAV daemon instead (servecmd.go); `cloudstack-cpi orphans`
+// lists and removes what interrupted calls left (orphanscmd.go).
 package main
 
 import (
@@ -30,6 +31,9 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "serve" {
 		return serveCommand(args[1:], stderr)
+	}
+	if len(args) > 0 && args[0] == "orphans" {
+		return orphansCommand(args[1:], stdout, stderr)
 	}
 	flags := flag.NewFlagSet("cloudstack-cpi", flag.ContinueOnError)
 	flags.SetOutput(stderr)

@@ -23,6 +23,9 @@ type ISO struct {
 	// DownloadStates are downloaddetails' downloadState, one per image
 	// store (shown to the owner only: TemplateJoinDaoImpl.newIsoResponse).
 	DownloadStates []string
+	// Created is when CloudStack made it; Size its size in bytes.
+	Created time.Time
+	Size    int64
 }
 
 // ISOSpec is what creating the ISO needs. CloudStack takes no tags with
@@ -152,7 +155,7 @@ func (c *Client) listISOs(p *csgo.ListIsosParams) ([]ISO, error) {
 	out := make([]ISO, 0, len(resp.Isos))
 	for _, i := range resp.Isos {
 		row := ISO{ID: i.Id, Name: i.Name, DisplayText: i.Displaytext, ZoneID: i.Zoneid, Status: i.Status,
-			IsReady: i.Isready}
+			IsReady: i.Isready, Created: csTime(i.Created), Size: i.Size}
 		row.DownloadStates = downloadStates(i.Downloaddetails)
 		out = append(out, row)
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -24,6 +25,10 @@ type Template struct {
 	// DownloadStates are downloaddetails' downloadState, one per image store
 	// of the zone (VMTemplateStorageResourceAssoc.Status names).
 	DownloadStates []string
+	// Created is when CloudStack made this zone's copy; Size its virtual
+	// size in bytes (0 until CloudStack knows it).
+	Created time.Time
+	Size    int64
 }
 
 // TemplateSpec is what registering a template needs.
@@ -176,7 +181,7 @@ func (c *Client) listTemplates(p *csgo.ListTemplatesParams) ([]Template, error) 
 	out := make([]Template, 0, len(resp.Templates))
 	for _, t := range resp.Templates {
 		row := Template{ID: t.Id, Name: t.Name, DisplayText: t.Displaytext, ZoneID: t.Zoneid, Status: t.Status,
-			IsReady: t.Isready, Format: t.Format, Hypervisor: t.Hypervisor}
+			IsReady: t.Isready, Format: t.Format, Hypervisor: t.Hypervisor, Created: csTime(t.Created), Size: t.Size}
 		row.DownloadStates = downloadStates(t.Downloaddetails)
 		out = append(out, row)
 	}
