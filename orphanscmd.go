@@ -77,15 +77,7 @@ func printOrphans(w io.Writer, rows []orphans.Row, now time.Time, asJSON bool) e
 	if asJSON {
 		return orphans.WriteJSON(w, rows, now)
 	}
-	out := termtable.For(w)
-	if len(rows) == 0 {
-		if out.Width > 0 {
-			_, err := fmt.Fprintln(w, "no orphans")
-			return err
-		}
-		return nil
-	}
-	return orphans.Table(rows, now).Write(w, out)
+	return orphans.Write(w, termtable.For(w), rows, now)
 }
 
 func reportRemoval(w io.Writer, r orphans.Row) {

@@ -114,7 +114,8 @@ func Find(cloud Cloud, o Options) ([]Row, error) {
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		if a.Director != b.Director {
-			return a.Director < b.Director
+			// Rows whose mark names no director come last.
+			return b.Director == "" || a.Director != "" && a.Director < b.Director
 		}
 		if kindOrder[a.Kind] != kindOrder[b.Kind] {
 			return kindOrder[a.Kind] < kindOrder[b.Kind]

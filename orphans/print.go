@@ -9,20 +9,69 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/termtable"
 )
 
-// Table is the rows as termtable prints them: aligned on a terminal, one
-// tab-separated line per row otherwise. A director-less row shows "-".
-func Table(rows []Row, now time.Time) termtable.Table {
-	t := termtable.Table{Header: []string{"DIRECTOR", "KIND", "ID", "NAME", "AGE", "SIZE", "WHY"}}
+// Write prints the rows for out: on a terminal one aligned table per
+// director, under a line naming it; otherwise one tab-separated line per
+// row, its director first, for grep, cut and awk.
+func Write(w io.Writer, out termtable.Output, rows []Row, now time.Time) error {
+	if out.Width <= 0 {
+		return Table(rows, now, true).Write(w, out)
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "no orphans")
+		return err
+	}
+	for start := 0; start < len(rows); {
+		end := start
+		for end < len(rows) && rows[end].Director == rows[start].Director {
+			end++
+		}
+		title := "director " + rows[start].Director
+		if rows[start].Director == "" {
+			title = "no director named (the mark names none)"
+		}
+		if start > 0 {
+			title = "\n" + title
+		}
+		if _, err := fmt.Fprintf(w, "%s: %d\n", title, end-start); err != nil {
+			return err
+		}
+		if err := Table(rows[start:end], now, false).Write(w, out); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+// terminalName is the longest name a terminal's table shows whole.
+const terminalName = 48
+
+// Table is the rows as termtable prints them, with a DIRECTOR column
+// ("-" for none) or, for one director's rows on a terminal, without it and
+// with long names cut. -delete's outcome opens WHY; its errors are on
+// stderr and in -json.
+func Table(rows []Row, now time.Time, withDirector bool) termtable.Table {
+	t := termtable.Table{Header: []string{"KIND", "ID", "NAME", "AGE", "SIZE", "WHY"}}
+	if withDirector {
+		t.Header = append([]string{"DIRECTOR"}, t.Header...)
+	}
 	for _, r := range rows {
 		why := r.Why
 		switch {
 		case r.Deleted:
 			why = "deleted; " + why
 		case r.Error != "":
-			why = "NOT deleted: " + r.Error + "; " + why
+			why = "NOT deleted; " + why
 		}
-		t.Rows = append(t.Rows, []string{firstOf(r.Director, "-"), r.Kind, r.ID, firstOf(r.Name, "-"),
-			age(r, now), size(r.SizeBytes), why})
+		name := firstOf(r.Name, "-")
+		if n := []rune(name); !withDirector && len(n) > terminalName {
+			name = string(n[:terminalName-1]) + "…"
+		}
+		row := []string{r.Kind, r.ID, name, age(r, now), size(r.SizeBytes), why}
+		if withDirector {
+			row = append([]string{firstOf(r.Director, "-")}, row...)
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }

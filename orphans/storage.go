@@ -78,7 +78,9 @@ func (s *survey) listVolumes() error {
 		switch {
 		case s.o.Known.Has(v.ID, v.Name):
 			continue
-		case v.UnusedDiskForVM() && !cloudstack.ProcessAlive(creator):
+		case v.UnusedDiskForVM() && cloudstack.ProcessAlive(creator):
+			continue // its create_disk still runs
+		case v.UnusedDiskForVM():
 			row.incomplete = true
 			row.Why = fmt.Sprintf("create_disk by %s never attached: unused, detached", creator)
 		case (v.MadeByCreateDisk() || row.Director != "") && s.o.Known.Covers(KindVolume):

@@ -166,7 +166,6 @@ func TestOrphansListExactlyWhatKillsLeftAndDeleteIt(t *testing.T) {
 	if found.code != 0 {
 		t.Fatalf("orphans -older-than 0s:\n%s", found)
 	}
-	t.Logf("census extras:\n%s\norphans -older-than 0s:\n%s", describe(extra), found)
 	s.checkExactly(t, extra, found)
 	s.checkNeverListed(t, found)
 	if mine := e.orphans("-older-than", "0s", "-director", "another-director"); len(mine.rows) != 0 {
@@ -355,3 +354,38 @@ func writeTemp(t *testing.T, text string) string {
 }
 
 func sameIDs(a, b []string) bool { return strings.Join(a, " ") == strings.Join(b, " ") }
+
+// TestOrphansTakeAConfigDriveWithItsVM: create_vm of an OpenStack KVM
+// stemcell killed while it attaches the config drive ISO leaves the VM and
+// its ISO; orphans lists both, and -delete detaches the ISO, destroys the
+// VM, then deletes the ISO.
+func TestOrphansTakeAConfigDriveWithItsVM(t *testing.T) {
+	e := kvmEnv(t, nil)
+	d := newDirector(e)
+	d.holds.Stemcells = []string{e.openStackStemcell()}
+	e.killRequestDuring(step{command: "attachIso"}, e.request("create_vm", "orphan-drive", d.holds.Stemcells[0], smallVM,
+		map[string]any{"default": manualNet("10.1.1.73")}, []string{}, boshEnv))
+	extra := e.leaks(d.base, d.holds)
+	found := e.orphans("-older-than", "0s")
+	kinds := map[string]int{}
+	for _, r := range found.rows {
+		kinds[r.Kind]++
+	}
+	if found.code != 0 || len(found.rows) != 2 || kinds["vm"] != 1 || kinds["iso"] != 1 {
+		t.Fatalf("want the VM and its ISO; the census finds:\n%s\norphans:\n%s", describe(extra), found)
+	}
+	for _, r := range extra {
+		if r.Kind == "ISO" && r.VMID == "" {
+			t.Fatalf("the killed create_vm left its ISO unattached, not what the test is for:\n%s", describe(extra))
+		}
+	}
+	if deleted := e.orphans("-older-than", "0s", "-delete"); deleted.code != 0 {
+		t.Fatalf("-delete:\n%s", deleted)
+	}
+	if left := e.leaks(d.base, d.holds); len(left) != 0 {
+		t.Fatalf("after -delete:\n%s", describe(left))
+	}
+	if again := e.orphans("-older-than", "0s"); len(again.rows) != 0 {
+		t.Fatalf("a second run:\n%s", again)
+	}
+}
