@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -12,7 +13,9 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/termtable"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/trust"
 	"github.com/bosh-cloudstack/cloudstack-cpi/orphans"
+	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
 )
 
 const orphansUsage = "usage: cloudstack-cpi orphans -configPath cpi.json [-delete] [-older-than 1h] [-known FILE]... " +
@@ -58,9 +61,10 @@ func orphansCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	failed := 0
 	if *remove {
-		rm := orphans.Removal{Expunge: *cfg.CloudStack.ExpungeVM, JobTimeout: cfg.CloudStack.JobTimeout.D(),
-			Progress: func(r orphans.Row) { reportRemoval(stderr, r) }}
-		failed = orphans.Delete(cloud, rows, rm)
+		if failed, err = removeOrphans(cloud, cfg, rows, stderr); err != nil {
+			fmt.Fprintf(stderr, "invalid CPI config: %s\n", err)
+			return 1
+		}
 	}
 	if err := printOrphans(stdout, rows, o.Now, *asJSON); err != nil {
 		fmt.Fprintf(stderr, "writing the list: %s\n", err)
@@ -71,6 +75,37 @@ func orphansCommand(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// removeOrphans removes the rows as delete_vm and the CPI's sweeps do,
+// reporting each on stderr; it says how many it could not remove.
+func removeOrphans(cloud orphans.Cloud, cfg config.Config, rows []orphans.Row, stderr io.Writer) (int, error) {
+	rm := orphans.Removal{Expunge: *cfg.CloudStack.ExpungeVM, JobTimeout: cfg.CloudStack.JobTimeout.D(),
+		Progress: func(r orphans.Row) { reportRemoval(stderr, r) }}
+	var err error
+	if rm.ForgetSettings, err = registrySettings(cfg); err != nil {
+		return 0, err
+	}
+	return orphans.Delete(cloud, rows, rm), nil
+}
+
+// registrySettings deletes a VM's settings from the registry old
+// stemcells read theirs from; nil without registry.endpoint.
+func registrySettings(cfg config.Config) (func(string) error, error) {
+	r := cfg.Registry
+	if r.Endpoint == "" {
+		return nil, nil
+	}
+	transport, err := trust.Transport(trust.PEM{Setting: "cloudstack.ca_cert", Text: cfg.CloudStack.CACert},
+		trust.PEM{Setting: "registry.tls_cert", Text: r.TLSCert})
+	if err != nil {
+		return nil, err
+	}
+	client, err := registry.NewClient(r.Endpoint, r.Username, r.Password, &http.Client{Transport: transport, Timeout: 30 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	return client.Delete, nil
 }
 
 func printOrphans(w io.Writer, rows []orphans.Row, now time.Time, asJSON bool) error {

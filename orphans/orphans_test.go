@@ -153,6 +153,26 @@ func TestFindSparesYoungAndUnmarked(t *testing.T) {
 	}
 }
 
+// TestFindIntendedAddresses: an address acquired by a create_vm killed
+// before its createTags has no tag; the VM's mark names it: it is listed
+// with a listed VM and spared with a young one.
+func TestFindIntendedAddresses(t *testing.T) {
+	f := &fakeCloud{
+		vms: []*cloudstack.VM{incompleteVM("old", "d1", "192.0.2.7", "a1", old),
+			incompleteVM("young", "d1", "192.0.2.8", "a2", newT)},
+		addrs: []*cloudstack.PublicIP{
+			{ID: "ip-old", IP: "192.0.2.7", Allocated: old},
+			{ID: "ip-young", IP: "192.0.2.8", Allocated: old},
+			{ID: "ip-operator", IP: "192.0.2.9", Allocated: old},
+			{ID: "ip-snat", IP: "192.0.2.7", SourceNAT: true, Allocated: old},
+		},
+	}
+	rows := find(t, f, orphans.Options{})
+	if got := ids(rows); got != "public-ip:ip-old vm:old" || rows[0].Director != "d1" {
+		t.Fatalf("rows %s (%+v)", got, rows)
+	}
+}
+
 // TestFindStorage: disks an interrupted create_disk left, incomplete
 // snapshots and templates of dead processes; a running process's, a used
 // disk and the director's detached disks (without -known) are spared.

@@ -17,6 +17,10 @@ type Removal struct {
 	JobTimeout time.Duration
 	// Progress is told of each row once it is removed or failed.
 	Progress func(Row)
+	// ForgetSettings deletes an old stemcell's registry settings of a VM
+	// (keyed by its name), absent already being success; nil without a
+	// registry.
+	ForgetSettings func(vmName string) error
 }
 
 // Delete removes the rows, in the order that lets each go (a rule and an
@@ -77,7 +81,7 @@ func (d remover) remove(r Row) error {
 	return err
 }
 
-// vm removes a VM as delete_vm does: its static NAT (the address released
+// vm removes a VM as delete_vm does: its registry settings, its static NAT (the address released
 // when the CPI acquired it), its place behind load-balancer rules, its
 // ISO, then the VM with its ephemeral disk. Looked up again first: a VM
 // that no longer carries the mark it was listed for is refused.
@@ -95,6 +99,13 @@ func (d remover) vm(r Row) error {
 		// would queue behind it.
 		if vm, err = d.cloud.SettledVM(vm.ID, time.Now().Add(d.rm.JobTimeout)); err != nil || vm == nil {
 			return err
+		}
+	}
+	// Settings go first, as delete_vm's do: a retry after a failed destroy
+	// still knows the VM's name, which keys them.
+	if d.rm.ForgetSettings != nil {
+		if err := d.rm.ForgetSettings(vm.Name); err != nil {
+			return fmt.Errorf("deleting the registry settings of VM %s (%s): %w", vm.ID, vm.Name, err)
 		}
 	}
 	if err := d.dropStaticNAT(vm); err != nil {

@@ -389,3 +389,31 @@ func TestOrphansTakeAConfigDriveWithItsVM(t *testing.T) {
 		t.Fatalf("a second run:\n%s", again)
 	}
 }
+
+// TestOrphansTakeAnOldStemcellVMsRegistrySettings: create_vm of an old
+// stemcell killed after the deploy leaves the VM and its settings in the
+// registry; -delete removes both, as delete_vm does.
+func TestOrphansTakeAnOldStemcellVMsRegistrySettings(t *testing.T) {
+	e, _ := oldStemcellEnv(t)
+	d := newDirector(e)
+	d.holds.Stemcells = []string{e.stemcell()}
+	e.killRequestDuring(step{command: "createTags"}, e.request("create_vm", "orphan-old", d.holds.Stemcells[0], smallVM,
+		map[string]any{"default": manualNet("10.1.1.74")}, []string{}, boshEnv))
+	extra := e.leaks(d.base, d.holds)
+	entries := 0
+	for _, r := range extra {
+		if r.Kind == "registry entry" {
+			entries++
+		}
+	}
+	found := e.orphans("-older-than", "0s")
+	if entries != 1 || len(found.rows) != 1 || found.rows[0].Kind != "vm" {
+		t.Fatalf("want one VM and its registry entry; the census finds:\n%s\norphans:\n%s", describe(extra), found)
+	}
+	if deleted := e.orphans("-older-than", "0s", "-delete"); deleted.code != 0 {
+		t.Fatalf("-delete:\n%s", deleted)
+	}
+	if left := e.leaks(d.base, d.holds); len(left) != 0 {
+		t.Fatalf("after -delete:\n%s", describe(left))
+	}
+}
