@@ -146,6 +146,14 @@ func TestFindSparesYoungAndUnmarked(t *testing.T) {
 	if got := ids(find(t, f, orphans.Options{Director: "d2"})); got != "" {
 		t.Errorf("-director d2: %s", got)
 	}
+	// Against `bosh vms --json`, the complete VM the director does not know
+	// is listed, with its address and the rule only it is behind.
+	known := &orphans.Known{}
+	writeKnown(t, known, `{"Tables":[{"Rows":[{"vm_cid":"another"}]}]}`)
+	want = "lb-rule:r-old lb-rule:r-done public-ip:ip-old public-ip:ip-done vm:done vm:old public-ip:ip-loose"
+	if got := ids(find(t, f, orphans.Options{Known: known})); got != want {
+		t.Errorf("-known vm_cid: %s, want %s", got, want)
+	}
 	// The young rule, with no VM behind it yet, is its running create_vm's.
 	f.members["r-young"] = nil
 	if got := ids(find(t, f, orphans.Options{OlderThan: 30 * time.Second})); !strings.Contains(got, "lb-rule:r-young") {
