@@ -1,7 +1,12 @@
 package cloudstack_test
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,5 +95,44 @@ func TestTemplateMarkRunning(t *testing.T) {
 	}
 	if _, ok := (&cloudstack.Snapshot{}).IncompleteOwner(); ok {
 		t.Error("a snapshot without the mark has an owner")
+	}
+}
+
+// TestInventoryReadsEveryPage: CloudStack caps an answer without paging
+// parameters at default.page.size rows and refuses a larger pagesize
+// (BaseListCmd); the inventory pages on with the size of the first answer
+// until it has count rows, whatever default.page.size is.
+func TestInventoryReadsEveryPage(t *testing.T) {
+	const maxPage, total = 2, 5
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		page, _ := strconv.Atoi(q.Get("page"))
+		size, _ := strconv.Atoi(q.Get("pagesize"))
+		if size > maxPage {
+			w.WriteHeader(431)
+			fmt.Fprintf(w, `{"listvirtualmachinesresponse":{"errorcode":431,"errortext":"Page size can't exceed max allowed page size value: %d"}}`, maxPage)
+			return
+		}
+		if page == 0 {
+			page, size = 1, maxPage
+		}
+		var vms []string
+		for i := (page - 1) * size; i < min(page*size, total); i++ {
+			vms = append(vms, fmt.Sprintf(`{"id":"%08d-0000-4000-8000-000000000000","name":"vm-%d","state":"Running"}`, i, i))
+		}
+		fmt.Fprintf(w, `{"listvirtualmachinesresponse":{"count":%d,"virtualmachine":[%s]}}`, total, strings.Join(vms, ","))
+	}))
+	defer srv.Close()
+	c, _ := newClient(t, srv.URL+"/client/api", nil)
+	vms, err := c.AllVMs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, vm := range vms {
+		seen[vm.Name] = true
+	}
+	if len(vms) != total || len(seen) != total {
+		t.Fatalf("%d VMs (%d distinct), want %d", len(vms), len(seen), total)
 	}
 }
