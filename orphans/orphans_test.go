@@ -122,13 +122,14 @@ func TestFindSparesYoungAndUnmarked(t *testing.T) {
 			{ID: "ip-young", IP: "192.0.2.2", VMID: "young", StaticNAT: true, Tags: acquired, Allocated: newT},
 			{ID: "ip-done", IP: "192.0.2.3", VMID: "done", StaticNAT: true, Tags: acquired, Allocated: old},
 			{ID: "ip-loose", IP: "192.0.2.4", Tags: acquired, Allocated: old},
+			{ID: "ip-balanced", IP: "192.0.2.6", Tags: acquired, Allocated: old},
 			{ID: "ip-operator", IP: "192.0.2.5", Allocated: old},
 		},
 		rules: []cloudstack.LBRule{
 			{ID: "r-old", Description: cloudstack.LBMark{Director: "d1", Agent: "a1"}.Description()},
 			{ID: "r-young", Description: cloudstack.LBMark{Director: "d1", Agent: "a2"}.Description()},
 			{ID: "r-done", Description: cloudstack.LBMark{Director: "d1", Agent: "a3"}.Description()},
-			{ID: "r-operator", Description: "the operator's"},
+			{ID: "r-operator", Description: "the operator's", PublicIPID: "ip-balanced"},
 		},
 		members: map[string][]string{"r-old": {"old"}, "r-done": {"done"}},
 	}

@@ -16,6 +16,9 @@ type survey struct {
 	// listed are the VMs that are rows; spared the incomplete VMs that
 	// are not (too young: their create_vm may still run).
 	listed, spared map[string]*cloudstack.VM
+	// keptRules counts, by public IP id, the load-balancer rules on it
+	// that are not rows.
+	keptRules map[string]int
 }
 
 func (s *survey) run() error {
@@ -24,7 +27,7 @@ func (s *survey) run() error {
 		return err
 	}
 	s.listVMs()
-	steps := []func() error{s.listAddresses, s.listLBRules, s.listISOs, s.listVolumes, s.listSnapshots, s.listTemplates}
+	steps := []func() error{s.listLBRules, s.listAddresses, s.listISOs, s.listVolumes, s.listSnapshots, s.listTemplates}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err
@@ -79,7 +82,8 @@ func (s *survey) intending(addr *cloudstack.PublicIP) (*cloudstack.VM, bool) {
 
 // listAddresses finds the public IPs the CPI acquired that no VM the
 // director can reach holds: static NAT to a listed VM, intended by a
-// listed VM's create_vm, or acquired (tagged) and static NAT to nothing.
+// listed VM's create_vm, or acquired (tagged) and static NAT to nothing
+// with no rule on it that stays (someone load-balances it).
 func (s *survey) listAddresses() error {
 	addrs, err := s.cloud.AllocatedPublicIPs()
 	if err != nil {
@@ -105,7 +109,7 @@ func (s *survey) listAddresses() error {
 			row.Director, row.Why = directorOf(vm), "acquired by the create_vm of VM "+vm.ID+", listed here"
 		case vm != nil:
 			continue // that create_vm may still run
-		case a.Tags[cloudstack.AcquiredTag] == "true" && s.o.old(a.Allocated):
+		case a.Tags[cloudstack.AcquiredTag] == "true" && s.o.old(a.Allocated) && s.keptRules[a.ID] == 0:
 			row.Why = "acquired by the CPI and static NAT to no VM"
 		default:
 			continue
@@ -132,7 +136,9 @@ func (s *survey) listLBRules() error {
 	if err != nil {
 		return err
 	}
+	s.keptRules = map[string]int{}
 	for _, r := range rules {
+		s.keptRules[r.PublicIPID]++
 		mark, ok := r.Mark()
 		if !ok {
 			continue
@@ -144,6 +150,7 @@ func (s *survey) listLBRules() error {
 		if !s.allListed(members) || len(members) == 0 && s.madeBySpared(mark) {
 			continue
 		}
+		s.keptRules[r.PublicIPID]--
 		why := "created by the CPI; no VM is behind it"
 		if len(members) > 0 {
 			why = fmt.Sprintf("created by the CPI; only VMs listed here are behind it (%d)", len(members))
