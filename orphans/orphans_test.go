@@ -336,7 +336,7 @@ func TestTablePrintsAgesAndSizes(t *testing.T) {
 	}
 	text := b.String()
 	if !strings.HasPrefix(text, "director d1: 1\nKIND") || !strings.Contains(text, "\nno director named (the mark names none): 2\n") ||
-		!strings.Contains(text, strings.Repeat("n", 47)+"…  1h30m") {
+		!strings.Contains(text, strings.Repeat("n", 39)+"…  1h30m") {
 		t.Errorf("on a terminal:\n%s", text)
 	}
 	b.Reset()

@@ -44,7 +44,7 @@ func Write(w io.Writer, out termtable.Output, rows []Row, now time.Time) error {
 }
 
 // terminalName is the longest name a terminal's table shows whole.
-const terminalName = 48
+const terminalName = 40
 
 // Table is the rows as termtable prints them, with a DIRECTOR column
 // ("-" for none) or, for one director's rows on a terminal, without it and

@@ -26,11 +26,11 @@ func (s *survey) listISOs() error {
 		holder, named := s.isoVMs(iso)
 		switch {
 		case holder != nil && s.listed[holder.ID] != nil:
-			row.Why = "the config drive of VM " + holder.ID + ", listed here"
+			row.Why = "the config drive of a VM listed here"
 		case holder != nil:
 			continue
 		case named != nil && s.listed[named.ID] != nil:
-			row.Why = "made for VM " + named.ID + ", listed here"
+			row.Why = "made for a VM listed here"
 		case named != nil || !s.o.old(iso.Created) || mark.Incomplete && cloudstack.ProcessAlive(mark.Owner):
 			continue
 		case mark.Incomplete:
@@ -82,9 +82,9 @@ func (s *survey) listVolumes() error {
 			continue // its create_disk still runs
 		case v.UnusedDiskForVM():
 			row.incomplete = true
-			row.Why = fmt.Sprintf("create_disk by %s never attached: unused, detached", creator)
+			row.Why = fmt.Sprintf("create_disk by %s: never attached", creator)
 		case (v.MadeByCreateDisk() || row.Director != "") && s.o.Known.Covers(KindVolume):
-			row.Why = "a detached disk of the CPI's the director does not know (-known)"
+			row.Why = "the CPI's detached disk, unknown to the director (-known)"
 		default:
 			continue
 		}
@@ -107,7 +107,7 @@ func (s *survey) listSnapshots() error {
 		}
 		s.add(Row{Director: snap.Tags[cloudstack.DirectorTag], Kind: KindSnapshot, ID: snap.ID, Name: snap.Name,
 			Created: snap.Created, SizeBytes: snap.Size, incomplete: true,
-			Why: fmt.Sprintf("snapshot_disk of disk %s by %s never finished", snap.VolumeID, owner)})
+			Why: fmt.Sprintf("snapshot_disk by %s never finished", owner)})
 	}
 	return nil
 }
@@ -135,7 +135,7 @@ func (s *survey) listTemplates() error {
 			row.incomplete = true
 			row.Why = fmt.Sprintf("create_stemcell by %s never finished (%s)", mark.Owner, firstOf(t.Status, "no status"))
 		case !mark.Incomplete && s.o.Known.Unknown(KindTemplate, t.ID, stemcellCID(t.ID, mark)):
-			row.Why = "a stemcell of the CPI's the director does not know (-known)"
+			row.Why = "the CPI's stemcell, unknown to the director (-known)"
 		default:
 			continue
 		}

@@ -58,7 +58,7 @@ func (s *survey) listVMs() {
 			row.Why = fmt.Sprintf("create_vm for agent %s never finished (%s)", mark.Agent, vm.State)
 		case vm.Tags[cloudstack.DirectorTag] != "" && !vm.Gone() && s.o.Known.Unknown(KindVM, vm.ID) && s.o.old(vm.Created):
 			row.Director = vm.Tags[cloudstack.DirectorTag]
-			row.Why = "a VM of the CPI's the director does not know (-known)"
+			row.Why = "the CPI's VM, unknown to the director (-known)"
 		default:
 			continue
 		}
@@ -99,18 +99,18 @@ func (s *survey) listAddresses() error {
 			if vm == nil || !a.AcquiredFor(vm) {
 				continue
 			}
-			row.Director, row.Why = directorOf(vm), "acquired for VM "+vm.ID+", listed here"
+			row.Director, row.Why = directorOf(vm), "acquired for a VM listed here"
 			s.add(row)
 			continue
 		}
 		vm, listed := s.intending(a)
 		switch {
 		case vm != nil && listed:
-			row.Director, row.Why = directorOf(vm), "acquired by the create_vm of VM "+vm.ID+", listed here"
+			row.Director, row.Why = directorOf(vm), "acquired for a VM listed here, untagged"
 		case vm != nil:
 			continue // that create_vm may still run
 		case a.Tags[cloudstack.AcquiredTag] == "true" && s.o.old(a.Allocated) && s.keptRules[a.ID] == 0:
-			row.Why = "acquired by the CPI and static NAT to no VM"
+			row.Why = "acquired by the CPI; static NAT to no VM"
 		default:
 			continue
 		}
@@ -151,9 +151,9 @@ func (s *survey) listLBRules() error {
 			continue
 		}
 		s.keptRules[r.PublicIPID]--
-		why := "created by the CPI; no VM is behind it"
+		why := "the CPI's rule; no VM behind it"
 		if len(members) > 0 {
-			why = fmt.Sprintf("created by the CPI; only VMs listed here are behind it (%d)", len(members))
+			why = fmt.Sprintf("the CPI's rule; behind it only VMs listed here (%d)", len(members))
 		}
 		s.add(Row{Director: mark.Director, Kind: KindLBRule, ID: r.ID, Name: r.Name + " on " + r.PublicIP, Why: why,
 			incomplete: true})
