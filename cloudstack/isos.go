@@ -147,13 +147,21 @@ func (c *Client) OwnISOs(name string) ([]ISO, error) {
 	return namedExactly(all, name, func(i ISO) string { return i.Name }), nil
 }
 
+// listISOs reads every page: an OpenStack KVM deployment has an ISO per VM.
 func (c *Client) listISOs(p *csgo.ListIsosParams) ([]ISO, error) {
-	resp, err := c.cs.ISO.ListIsos(p)
+	raw, err := allPages(func(pg page) ([]*csgo.Iso, int, error) {
+		pg.set(p)
+		resp, err := c.cs.ISO.ListIsos(p)
+		if err != nil {
+			return nil, 0, c.fail("listIsos", err)
+		}
+		return resp.Isos, resp.Count, nil
+	})
 	if err != nil {
-		return nil, c.fail("listIsos", err)
+		return nil, err
 	}
-	out := make([]ISO, 0, len(resp.Isos))
-	for _, i := range resp.Isos {
+	out := make([]ISO, 0, len(raw))
+	for _, i := range raw {
 		row := ISO{ID: i.Id, Name: i.Name, DisplayText: i.Displaytext, ZoneID: i.Zoneid, Status: i.Status,
 			IsReady: i.Isready, Created: csTime(i.Created), Size: i.Size}
 		row.DownloadStates = downloadStates(i.Downloaddetails)

@@ -101,7 +101,8 @@ func TestTemplateMarkRunning(t *testing.T) {
 // TestInventoryReadsEveryPage: CloudStack caps an answer without paging
 // parameters at default.page.size rows and refuses a larger pagesize
 // (BaseListCmd); the inventory pages on with the size of the first answer
-// until it has count rows, whatever default.page.size is.
+// until it has count rows, whatever default.page.size is; the account's
+// ISOs (a config drive per VM) too.
 func TestInventoryReadsEveryPage(t *testing.T) {
 	const maxPage, total = 2, 5
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -116,11 +117,13 @@ func TestInventoryReadsEveryPage(t *testing.T) {
 		if page == 0 {
 			page, size = 1, maxPage
 		}
-		var vms []string
+		var rows []string
 		for i := (page - 1) * size; i < min(page*size, total); i++ {
-			vms = append(vms, fmt.Sprintf(`{"id":"%08d-0000-4000-8000-000000000000","name":"vm-%d","state":"Running"}`, i, i))
+			rows = append(rows, fmt.Sprintf(`{"id":"%08d-0000-4000-8000-000000000000","name":"row-%d","state":"Running"}`, i, i))
 		}
-		fmt.Fprintf(w, `{"listvirtualmachinesresponse":{"count":%d,"virtualmachine":[%s]}}`, total, strings.Join(vms, ","))
+		command := strings.ToLower(q.Get("command"))
+		key := map[string]string{"listvirtualmachines": "virtualmachine", "listisos": "iso"}[command]
+		fmt.Fprintf(w, `{"%sresponse":{"count":%d,"%s":[%s]}}`, command, total, key, strings.Join(rows, ","))
 	}))
 	defer srv.Close()
 	c, _ := newClient(t, srv.URL+"/client/api", nil)
@@ -128,11 +131,15 @@ func TestInventoryReadsEveryPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	isos, err := c.OwnISOs("")
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
 	for _, vm := range vms {
 		seen[vm.Name] = true
 	}
-	if len(vms) != total || len(seen) != total {
-		t.Fatalf("%d VMs (%d distinct), want %d", len(vms), len(seen), total)
+	if len(vms) != total || len(seen) != total || len(isos) != total {
+		t.Fatalf("%d VMs (%d distinct), %d ISOs, want %d each", len(vms), len(seen), len(isos), total)
 	}
 }
