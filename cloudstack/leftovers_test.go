@@ -104,13 +104,13 @@ func TestTemplateMarkRunning(t *testing.T) {
 // until it has count rows, whatever default.page.size is; the account's
 // ISOs (a config drive per VM) too.
 func TestInventoryReadsEveryPage(t *testing.T) {
-	const maxPage, total = 2, 5
+	const maxPage, total, paramError = 2, 5, 431
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		page, _ := strconv.Atoi(q.Get("page"))
 		size, _ := strconv.Atoi(q.Get("pagesize"))
 		if size > maxPage {
-			w.WriteHeader(431)
+			w.WriteHeader(paramError) // CloudStack's ApiErrorCode.PARAM_ERROR
 			fmt.Fprintf(w, `{"listvirtualmachinesresponse":{"errorcode":431,"errortext":"Page size can't exceed max allowed page size value: %d"}}`, maxPage)
 			return
 		}
