@@ -2,7 +2,8 @@
 // reads one JSON request on stdin, answers one JSON response on stdout and
 // logs on stderr, once per call. `cloudstack-cpi serve` runs the registry
 // and the WebDAV daemon instead (servecmd.go); `cloudstack-cpi doctor`
-// checks what the CPI needs of CloudStack (doctorcmd.go).
+// checks what the CPI needs of CloudStack (doctorcmd.go); `cloudstack-cpi
+// orphans` lists and removes what interrupted calls left (orphanscmd.go).
 package main
 
 import (
@@ -33,6 +34,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "doctor" {
 		return doctorCommand(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "orphans" {
+		return orphansCommand(args[1:], stdout, stderr)
 	}
 	flags := flag.NewFlagSet("cloudstack-cpi", flag.ContinueOnError)
 	flags.SetOutput(stderr)

@@ -2,6 +2,7 @@ package cloudstack
 
 import (
 	"fmt"
+	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -16,6 +17,7 @@ type PublicIP struct {
 	NetworkID string
 	VPCID     string // the VPC whose address it is; its tiers share it
 	Tags      map[string]string
+	Allocated time.Time // when it was acquired
 }
 
 // AcquiredTag marks a public IP the CPI acquired, so delete_vm releases
@@ -48,10 +50,14 @@ func (c *Client) onePublicIP(p *csgo.ListPublicIpAddressesParams) (*PublicIP, er
 		return nil, err
 	}
 	for _, a := range resp.PublicIpAddresses {
-		return &PublicIP{ID: a.Id, IP: a.Ipaddress, StaticNAT: a.Isstaticnat, SourceNAT: a.Issourcenat, VMID: a.Virtualmachineid,
-			NetworkID: a.Associatednetworkid, VPCID: a.Vpcid, Tags: tagMap(a.Tags)}, nil
+		return toPublicIP(a), nil
 	}
 	return nil, nil
+}
+
+func toPublicIP(a *csgo.PublicIpAddress) *PublicIP {
+	return &PublicIP{ID: a.Id, IP: a.Ipaddress, StaticNAT: a.Isstaticnat, SourceNAT: a.Issourcenat, VMID: a.Virtualmachineid,
+		NetworkID: a.Associatednetworkid, VPCID: a.Vpcid, Tags: tagMap(a.Tags), Allocated: csTime(a.Allocated)}
 }
 
 // AcquirePublicIP associates a specific free public address with a

@@ -23,6 +23,9 @@ type ISO struct {
 	// DownloadStates are downloaddetails' downloadState, one per image
 	// store (shown to the owner only: TemplateJoinDaoImpl.newIsoResponse).
 	DownloadStates []string
+	// Created is when CloudStack made it; Size its size in bytes.
+	Created time.Time
+	Size    int64
 }
 
 // ISOSpec is what creating the ISO needs. CloudStack takes no tags with
@@ -144,15 +147,23 @@ func (c *Client) OwnISOs(name string) ([]ISO, error) {
 	return namedExactly(all, name, func(i ISO) string { return i.Name }), nil
 }
 
+// listISOs reads every page: an OpenStack KVM deployment has an ISO per VM.
 func (c *Client) listISOs(p *csgo.ListIsosParams) ([]ISO, error) {
-	resp, err := c.cs.ISO.ListIsos(p)
+	raw, err := allPages(func(pg page) ([]*csgo.Iso, int, error) {
+		pg.set(p)
+		resp, err := c.cs.ISO.ListIsos(p)
+		if err != nil {
+			return nil, 0, c.fail("listIsos", err)
+		}
+		return resp.Isos, resp.Count, nil
+	})
 	if err != nil {
-		return nil, c.fail("listIsos", err)
+		return nil, err
 	}
-	out := make([]ISO, 0, len(resp.Isos))
-	for _, i := range resp.Isos {
+	out := make([]ISO, 0, len(raw))
+	for _, i := range raw {
 		row := ISO{ID: i.Id, Name: i.Name, DisplayText: i.Displaytext, ZoneID: i.Zoneid, Status: i.Status,
-			IsReady: i.Isready}
+			IsReady: i.Isready, Created: csTime(i.Created), Size: i.Size}
 		row.DownloadStates = downloadStates(i.Downloaddetails)
 		out = append(out, row)
 	}

@@ -3,6 +3,7 @@ package cloudstack
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -11,6 +12,9 @@ import (
 type Snapshot struct {
 	ID, Name, VolumeID, State string
 	Tags                      map[string]string
+	// Created is when CloudStack made it; Size its physical size in bytes.
+	Created time.Time
+	Size    int64
 }
 
 // Gone says CloudStack has deleted the snapshot or is deleting it
@@ -34,7 +38,8 @@ func toSnapshot(s *csgo.Snapshot) *Snapshot {
 	for _, t := range s.Tags {
 		tags[t.Key] = t.Value
 	}
-	return &Snapshot{ID: s.Id, Name: s.Name, VolumeID: s.Volumeid, State: s.State, Tags: tags}
+	return &Snapshot{ID: s.Id, Name: s.Name, VolumeID: s.Volumeid, State: s.State, Tags: tags, Created: csTime(s.Created),
+		Size: s.Physicalsize}
 }
 
 // VolumeSnapshots lists a volume's snapshots.

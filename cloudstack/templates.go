@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -24,6 +25,10 @@ type Template struct {
 	// DownloadStates are downloaddetails' downloadState, one per image store
 	// of the zone (VMTemplateStorageResourceAssoc.Status names).
 	DownloadStates []string
+	// Created is when CloudStack made this zone's copy; Size its virtual
+	// size in bytes (0 until CloudStack knows it).
+	Created time.Time
+	Size    int64
 }
 
 // TemplateSpec is what registering a template needs.
@@ -168,15 +173,23 @@ func (c *Client) SetTemplateDisplayText(id, text string) error {
 	return nil
 }
 
+// listTemplates reads every page (a row per template and zone).
 func (c *Client) listTemplates(p *csgo.ListTemplatesParams) ([]Template, error) {
-	resp, err := c.cs.Template.ListTemplates(p)
+	raw, err := allPages(func(pg page) ([]*csgo.Template, int, error) {
+		pg.set(p)
+		resp, err := c.cs.Template.ListTemplates(p)
+		if err != nil {
+			return nil, 0, c.fail("listTemplates", err)
+		}
+		return resp.Templates, resp.Count, nil
+	})
 	if err != nil {
-		return nil, c.fail("listTemplates", err)
+		return nil, err
 	}
-	out := make([]Template, 0, len(resp.Templates))
-	for _, t := range resp.Templates {
+	out := make([]Template, 0, len(raw))
+	for _, t := range raw {
 		row := Template{ID: t.Id, Name: t.Name, DisplayText: t.Displaytext, ZoneID: t.Zoneid, Status: t.Status,
-			IsReady: t.Isready, Format: t.Format, Hypervisor: t.Hypervisor}
+			IsReady: t.Isready, Format: t.Format, Hypervisor: t.Hypervisor, Created: csTime(t.Created), Size: t.Size}
 		row.DownloadStates = downloadStates(t.Downloaddetails)
 		out = append(out, row)
 	}

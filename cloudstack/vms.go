@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 )
@@ -22,6 +23,8 @@ type VM struct {
 	// ISOID is the ISO attached to the VM, if any.
 	ISOID string
 	Tags  map[string]string
+	// Created is when CloudStack made it; zero when unreadable.
+	Created time.Time
 }
 
 // NIC is one of a VM's network interfaces.
@@ -131,7 +134,8 @@ func parseVM(raw json.RawMessage) (*VM, error) {
 
 func toVM(v *csgo.VirtualMachine) *VM {
 	vm := &VM{ID: v.Id, Name: v.Name, DisplayName: v.Displayname, State: v.State, ZoneID: v.Zoneid,
-		Hypervisor: Hypervisor(v.Hypervisor), PublicIPID: v.Publicipid, PublicIP: v.Publicip, ISOID: v.Isoid, Tags: tagMap(v.Tags)}
+		Hypervisor: Hypervisor(v.Hypervisor), PublicIPID: v.Publicipid, PublicIP: v.Publicip, ISOID: v.Isoid, Tags: tagMap(v.Tags),
+		Created: csTime(v.Created)}
 	for _, n := range v.Nic {
 		vm.NICs = append(vm.NICs, NIC{
 			ID: n.Id, NetworkID: n.Networkid, IP: n.Ipaddress, Netmask: n.Netmask,

@@ -56,7 +56,7 @@ func isoText(vmName string) string { return "BOSH agent settings (config drive) 
 func (c configDrives) isoMark(agentID string, incomplete bool) cloudstack.TemplateMark {
 	m := cloudstack.TemplateMark{Director: c.ctx.DirectorUUID, Agent: agentID}
 	if incomplete {
-		m.Incomplete, m.Owner, m.Until = true, thisProcess(), time.Now().Add(c.isoMarkLifetime())
+		m.Incomplete, m.Owner, m.Until = true, cloudstack.ThisProcess(), time.Now().Add(c.isoMarkLifetime())
 	}
 	return m
 }
@@ -265,7 +265,7 @@ func (c configDrives) sweep(agentID string) {
 	var removed []string
 	for _, iso := range all {
 		m, ok := iso.Mark()
-		if !ok || !m.Incomplete || m.Director != c.ctx.DirectorUUID || (m.Agent != agentID && running(m, now)) {
+		if !ok || !m.Incomplete || m.Director != c.ctx.DirectorUUID || (m.Agent != agentID && m.Running(now)) {
 			continue
 		}
 		left, err := c.remove(iso.ID, 0)

@@ -48,28 +48,11 @@ func newDiskName(vmID string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name = diskNamePrefix + strings.TrimPrefix(name, "vm-")
+	name = cloudstack.DiskNamePrefix + strings.TrimPrefix(name, "vm-")
 	if vmID != "" {
-		name += diskByInfix + thisProcess() + diskForInfix + vmID
+		name += cloudstack.DiskByInfix + cloudstack.ThisProcess() + cloudstack.DiskForInfix + vmID
 	}
 	return name, nil
-}
-
-// diskByInfix and diskForInfix join a disk's unique name to the process
-// that creates it and the id of the VM it is for.
-const (
-	diskByInfix  = "-by-"
-	diskForInfix = "-for-"
-)
-
-// diskCreator is the process a disk's name says created it, or "".
-func diskCreator(name string) string {
-	_, rest, ok := strings.Cut(name, diskByInfix)
-	if !ok {
-		return ""
-	}
-	owner, _, _ := strings.Cut(rest, diskForInfix)
-	return owner
 }
 
 // removeInterruptedDisks deletes what create_disk calls for the VM that
@@ -81,7 +64,7 @@ func diskCreator(name string) string {
 // holds no data either: removing it costs nothing, and delete_disk of it
 // later succeeds. Failures are logged: a leftover blocks nothing.
 func (c diskLeftovers) removeInterruptedDisks(vmID string) {
-	suffix := diskForInfix + vmID
+	suffix := cloudstack.DiskForInfix + vmID
 	vols, err := c.cloud.VolumesNamedLike(suffix)
 	if err != nil {
 		c.logger.Warn("disk", "looking for disks interrupted create_disk calls left for VM %s: %s", vmID, err)
@@ -104,10 +87,7 @@ func (c diskLeftovers) removeInterruptedDisks(vmID string) {
 }
 
 func (c diskLeftovers) interruptedDisk(v cloudstack.Volume, suffix string) bool {
-	if !strings.HasPrefix(v.Name, diskNamePrefix) || !strings.HasSuffix(v.Name, suffix) || v.VMID != "" || !v.NeverUsed() {
-		return false
-	}
-	return processGone(diskCreator(v.Name)) || !v.Created.IsZero() && time.Since(v.Created) > c.longestCall()
+	return strings.HasSuffix(v.Name, suffix) && v.LeftByCreateDisk(time.Now(), c.longestCall())
 }
 
 // longestCall bounds how long a create_disk call can still be running

@@ -3,12 +3,7 @@ package cpi
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
-	"fmt"
-	"os"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
@@ -20,34 +15,6 @@ func attemptToken() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b) // crypto/rand.Read does not fail on Linux
 	return hex.EncodeToString(b)
-}
-
-// thisProcess names the running CPI process for a template's incomplete
-// mark: a later call on the same host can tell whether it still runs.
-func thisProcess() string {
-	host, _ := os.Hostname()
-	return fmt.Sprintf("%d@%s", os.Getpid(), host)
-}
-
-// running says whether the process a mark names may still be running: on
-// this host, unless kill(pid, 0) finds no such process; on another host,
-// until the mark's time is up. A reused pid only makes a leftover wait for
-// its time.
-func running(m cloudstack.TemplateMark, now time.Time) bool {
-	return !now.After(m.Until) && !processGone(m.Owner)
-}
-
-// processGone says the process thisProcess named is certainly gone: it was
-// on this host, and kill(pid, 0) finds no such process. Another host's
-// process, or an unreadable name, is never taken for gone.
-func processGone(owner string) bool {
-	pidText, host, ok := strings.Cut(owner, "@")
-	self, _ := os.Hostname()
-	pid, err := strconv.Atoi(pidText)
-	if !ok || err != nil || pid <= 0 || host != self {
-		return false
-	}
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 // markLifetime bounds how long a create_stemcell can run after it created
@@ -73,7 +40,7 @@ func (c templateLeftovers) leftovers(all []cloudstack.Template) []string {
 	var ids []string
 	for _, t := range all {
 		m, ok := t.Mark()
-		if seen[t.ID] || !ok || !m.Incomplete || m.Director != c.ctx.DirectorUUID || running(m, now) {
+		if seen[t.ID] || !ok || !m.Incomplete || m.Director != c.ctx.DirectorUUID || m.Running(now) {
 			continue
 		}
 		seen[t.ID] = true

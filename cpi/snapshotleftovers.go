@@ -36,7 +36,7 @@ func (c snapshotLeftovers) removeInterruptedSnapshots(volumeID string) {
 			s = settled
 		}
 		if s.Busy() || s.Gone() || s.Tags[cloudstack.DirectorTag] != c.ctx.DirectorUUID ||
-			!processGone(s.Tags[cloudstack.IncompleteTag]) {
+			!cloudstack.ProcessGone(s.Tags[cloudstack.IncompleteTag]) {
 			continue
 		}
 		if err := c.cloud.DeleteSnapshot(s.ID); err != nil {

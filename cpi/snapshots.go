@@ -42,7 +42,7 @@ func (c snapshots) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.S
 	}
 	// Incomplete until this call is sure to answer: a snapshot_disk
 	// killed before then leaves a snapshot the next one removes.
-	tags[cloudstack.IncompleteTag] = thisProcess()
+	tags[cloudstack.IncompleteTag] = cloudstack.ThisProcess()
 	start := time.Now()
 	snap, err := c.cloud.CreateSnapshot(vol.ID, name, tags)
 	if err == nil {

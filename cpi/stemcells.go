@@ -187,7 +187,7 @@ func needsConfigDrive(props stemcellProps, target stemcell.Target) bool {
 func (c stemcells) templateMark(incomplete, configDrive bool) cloudstack.TemplateMark {
 	m := cloudstack.TemplateMark{Director: c.ctx.DirectorUUID, ConfigDrive: configDrive}
 	if incomplete {
-		m.Incomplete, m.Owner, m.Until = true, thisProcess(), time.Now().Add(c.markLifetime())
+		m.Incomplete, m.Owner, m.Until = true, cloudstack.ThisProcess(), time.Now().Add(c.markLifetime())
 	}
 	return m
 }

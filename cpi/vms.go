@@ -244,8 +244,6 @@ func ephemeralIDs(vm *cloudstack.VM, vols []cloudstack.Volume) []string {
 	return ids
 }
 
-const diskNamePrefix = "bosh-disk-"
-
 // HasVM implements apiv1.CPI: a VM CloudStack is destroying counts as gone,
 // so cloudcheck recreates it rather than waiting on a corpse.
 func (c vms) HasVM(cid apiv1.VMCID) (bool, error) {

@@ -302,6 +302,12 @@ func checkProxy(t *testing.T, d, c rendered) {
 		if !containsLine(out, "stdin=the request") {
 			t.Errorf("%s: bin/cpi did not pass stdin through:\n%s", r.as, out)
 		}
+		// An operator's `bin/cpi orphans` gets the job's cpi.json and proxies.
+		out = r.runStandIn(t, "", "orphans", "-delete")
+		config := filepath.Join(r.jobsDir, "cloudstack_cpi", "config", "cpi.json")
+		if !containsLine(out, "args=orphans -configPath "+config+" -delete") || !containsLine(out, "HTTPS_PROXY="+proxyVars["https_proxy"]) {
+			t.Errorf("%s: bin/cpi orphans:\n%s", r.as, out)
+		}
 	}
 }
 
@@ -580,9 +586,9 @@ func (r rendered) install(t *testing.T, binary string) {
 	}
 }
 
-func (r rendered) runCPI(t *testing.T, stdin string) string {
+func (r rendered) runCPI(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("/bin/bash", filepath.Join(r.dir(), "bin", "cpi"))
+	cmd := exec.Command("/bin/bash", append([]string{filepath.Join(r.dir(), "bin", "cpi")}, args...)...)
 	cmd.Env = []string{"BOSH_PACKAGES_DIR=" + r.packages, "BOSH_JOBS_DIR=" + r.jobsDir}
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.Output()
@@ -592,7 +598,7 @@ func (r rendered) runCPI(t *testing.T, stdin string) string {
 	return string(out)
 }
 
-func (r rendered) runStandIn(t *testing.T, stdin string) string {
+func (r rendered) runStandIn(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
 	standIn := filepath.Join(t.TempDir(), "stand-in")
 	script := "#!/bin/bash\nenv\necho \"args=$*\"\necho \"stdin=$(cat)\"\n"
@@ -600,7 +606,7 @@ func (r rendered) runStandIn(t *testing.T, stdin string) string {
 		t.Fatal(err)
 	}
 	r.install(t, standIn)
-	return r.runCPI(t, stdin)
+	return r.runCPI(t, stdin, args...)
 }
 
 // configWith is this rendered cpi.json with properties set or removed.

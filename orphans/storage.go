@@ -1,0 +1,163 @@
+package orphans
+
+import (
+	"fmt"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+)
+
+// listISOs finds the config drive ISOs of listed VMs (attached to one, or
+// named after one), those a create_vm that no longer runs left marked
+// incomplete, and those whose VM is gone.
+func (s *survey) listISOs() error {
+	isos, err := s.cloud.OwnISOs("")
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, iso := range isos {
+		mark, ok := iso.Mark()
+		if !ok || seen[iso.ID] {
+			continue
+		}
+		seen[iso.ID] = true
+		row := Row{Director: mark.Director, Kind: KindISO, ID: iso.ID, Name: iso.Name, Created: iso.Created,
+			SizeBytes: iso.Size, incomplete: true}
+		holder, named := s.isoVMs(iso)
+		switch {
+		case holder != nil && s.listed[holder.ID] != nil:
+			row.Why = "the config drive of a VM listed here"
+		case holder != nil:
+			continue
+		case named != nil && s.listed[named.ID] != nil:
+			row.Why = "made for a VM listed here"
+		case named != nil || !s.o.old(iso.Created) || mark.Incomplete && cloudstack.ProcessAlive(mark.Owner):
+			continue
+		case mark.Incomplete:
+			row.Why = "create_vm for agent " + mark.Agent + " never finished"
+		default:
+			row.Why = "the config drive of a VM that is gone"
+		}
+		s.add(row)
+	}
+	return nil
+}
+
+// isoVMs are the VM the ISO is attached to and the VM it is named after
+// (its host name), Expunging ones left out.
+func (s *survey) isoVMs(iso cloudstack.ISO) (holder, named *cloudstack.VM) {
+	for _, vm := range s.vms {
+		if vm.State == "Expunging" || vm.State == "Expunged" {
+			continue
+		}
+		if vm.ISOID == iso.ID {
+			holder = vm
+		}
+		if vm.Name == iso.Name {
+			named = vm
+		}
+	}
+	return holder, named
+}
+
+// listVolumes finds the disks a create_disk for a VM left unused when it
+// died, and, against -known disk CIDs, the CPI's detached disks the
+// director does not know.
+func (s *survey) listVolumes() error {
+	vols, err := s.cloud.DataVolumes()
+	if err != nil {
+		return err
+	}
+	for _, v := range vols {
+		if v.Gone() || v.VMID != "" || !s.o.old(v.Created) {
+			continue
+		}
+		row := Row{Director: v.Tags[cloudstack.DirectorTag], Kind: KindVolume, ID: v.ID, Name: v.Name,
+			Created: v.Created, SizeBytes: v.SizeGB << 30}
+		creator := cloudstack.DiskCreator(v.Name)
+		switch {
+		case s.o.Known.Has(v.ID, v.Name):
+			continue
+		case v.UnusedDiskForVM() && cloudstack.ProcessAlive(creator):
+			continue // its create_disk still runs
+		case v.UnusedDiskForVM():
+			row.incomplete = true
+			row.Why = fmt.Sprintf("create_disk by %s: never attached", creator)
+		case (v.MadeByCreateDisk() || row.Director != "") && s.o.Known.Covers(KindVolume):
+			row.Why = "the CPI's detached disk, unknown to the director (-known)"
+		default:
+			continue
+		}
+		s.add(row)
+	}
+	return nil
+}
+
+// listSnapshots finds the snapshots a snapshot_disk that no longer runs
+// left marked incomplete.
+func (s *survey) listSnapshots() error {
+	snaps, err := s.cloud.AllSnapshots()
+	if err != nil {
+		return err
+	}
+	for _, snap := range snaps {
+		owner, incomplete := snap.IncompleteOwner()
+		if !incomplete || snap.Busy() || snap.Gone() || cloudstack.ProcessAlive(owner) || !s.o.old(snap.Created) {
+			continue
+		}
+		s.add(Row{Director: snap.Tags[cloudstack.DirectorTag], Kind: KindSnapshot, ID: snap.ID, Name: snap.Name,
+			Created: snap.Created, SizeBytes: snap.Size, incomplete: true,
+			Why: fmt.Sprintf("snapshot_disk by %s never finished", owner)})
+	}
+	return nil
+}
+
+// listTemplates finds the templates a create_stemcell that no longer runs
+// left marked incomplete and, against -known stemcell CIDs, the CPI's
+// stemcells the director does not know. A template has a row per zone:
+// one is listed.
+func (s *survey) listTemplates() error {
+	templates, err := s.cloud.OwnTemplates("")
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, t := range templates {
+		mark, ok := t.Mark()
+		if !ok || seen[t.ID] || !s.o.old(t.Created) {
+			continue
+		}
+		seen[t.ID] = true
+		row := Row{Director: mark.Director, Kind: KindTemplate, ID: t.ID, Name: t.Name, Created: t.Created,
+			SizeBytes: t.Size, zoneID: t.ZoneID}
+		switch {
+		case mark.Incomplete && !cloudstack.ProcessAlive(mark.Owner):
+			row.incomplete = true
+			row.Why = fmt.Sprintf("create_stemcell by %s never finished (%s)", mark.Owner, firstOf(t.Status, "no status"))
+		case !mark.Incomplete && s.o.Known.Unknown(KindTemplate, t.ID, stemcellCID(t.ID, mark)):
+			row.Why = "the CPI's stemcell, unknown to the director (-known)"
+		default:
+			continue
+		}
+		s.add(row)
+	}
+	return nil
+}
+
+// stemcellCID is the CID create_stemcell answered for the template: an
+// OpenStack KVM stemcell's is its id prefixed (cpi/stemcells.go).
+func stemcellCID(id string, m cloudstack.TemplateMark) string {
+	if m.ConfigDrive {
+		return "configdrive-" + id
+	}
+	return id
+}
+
+func firstOf(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
