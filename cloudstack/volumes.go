@@ -228,8 +228,10 @@ func (c *Client) ResizeVolume(id string, sizeGB int, offeringID string) error {
 // ChangeVolumeOffering moves a volume to another disk offering in place
 // (changeOfferingForVolume, CloudStack 4.17+), at sizeGB when the offering is
 // customized (0 sends no size). It never shrinks (no shrinkok) and lets
-// CloudStack move the volume to a pool whose storage tags fit the offering
-// (automigrate, CloudStack's default). The answer is the volume as the job
+// CloudStack move the volume to a pool whose storage tags fit the offering:
+// automigrate is sent, as ChangeOfferingForVolumeCmd.getAutoMigrate takes
+// an absent one as false (an earlier revision took it as true), which
+// refuses every change that needs a move. The answer is the volume as the job
 // left it: after a migration CloudStack reports a failed resize only in its
 // log, so the caller checks the size.
 func (c *Client) ChangeVolumeOffering(id, offeringID string, sizeGB int) (*Volume, error) {
@@ -237,6 +239,7 @@ func (c *Client) ChangeVolumeOffering(id, offeringID string, sizeGB int) (*Volum
 	if sizeGB > 0 {
 		p.SetSize(int64(sizeGB))
 	}
+	p.SetAutomigrate(true)
 	r, err := c.cs.Volume.ChangeOfferingForVolume(p)
 	if err != nil {
 		return nil, c.fail("changeOfferingForVolume", err)

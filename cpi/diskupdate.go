@@ -48,7 +48,7 @@ func (c disks) UpdateDisk(cid apiv1.DiskCID, newMiB int, cp apiv1.DiskCloudProps
 	}
 	offering, err := c.persistentDiskOffering(props.DiskOffering)
 	if err != nil {
-		return apiv1.DiskCID{}, cloudError(err)
+		return apiv1.DiskCID{}, wrap(err, "update_disk of disk %s", cid.AsString())
 	}
 	change, err := planDiskChange(vol, offering, newMiB)
 	if err == nil {

@@ -2,6 +2,7 @@ package cpi_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
@@ -211,6 +212,16 @@ func TestUpdateDiskErrors(t *testing.T) {
 		cloud.EXPECT().FindVolume("disk-1").Return(nil, nil)
 		if got := errorType(t, func() error { _, err := updateDisk(c.(cpi.DiskUpdater), 1024, `{}`); return err }()); got != "Bosh::Clouds::DiskNotFound" {
 			t.Fatalf("got %s", got)
+		}
+	})
+	t.Run("missing offering", func(t *testing.T) {
+		c, cloud := mockedCPIIn(t, callContext(2), func(*config.Config) {})
+		cloud.EXPECT().FindVolume("disk-1").Return(updateVol, nil)
+		cloud.EXPECT().FindDiskOffering("fastest").Return(nil, errors.New(`CloudStack has no disk offering "fastest"`))
+		_, err := updateDisk(c.(cpi.DiskUpdater), 1024, `{"disk_offering":"fastest"}`)
+		if got := errorType(t, err); got != "Bosh::Clouds::CloudError" ||
+			!strings.Contains(err.Error(), `update_disk of disk disk-1: CloudStack has no disk offering "fastest"`) {
+			t.Fatalf("got %s: %v", got, err)
 		}
 	})
 	t.Run("lookup fails", func(t *testing.T) {

@@ -51,6 +51,7 @@ type ccVMType struct {
 		CPUSpeed              int    `yaml:"cpu_speed"`
 		EphemeralDiskOffering string `yaml:"ephemeral_disk_offering"`
 		KeyPair               string `yaml:"keypair"`
+		Zone                  string `yaml:"zone"`
 	} `yaml:"cloud_properties"`
 }
 

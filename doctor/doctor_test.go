@@ -23,6 +23,7 @@ type fakeCloud struct {
 	apisErr    error
 	computes   []cloudstack.ServiceOffering
 	disks      []cloudstack.DiskOffering
+	moreZones  []cloudstack.ZoneStatus // besides z1
 }
 
 func (f *fakeCloud) APIs() (map[string]bool, error) {
@@ -44,7 +45,8 @@ func (f *fakeCloud) Setting(name string) (string, error) {
 }
 func (f *fakeCloud) HasKeyPair(name string) (bool, error) { return name == "bosh", nil }
 func (f *fakeCloud) Zones() ([]cloudstack.ZoneStatus, error) {
-	return []cloudstack.ZoneStatus{{Zone: cloudstack.Zone{ID: "z-1", Name: "z1"}, Enabled: true, State: "Enabled"}}, nil
+	z1 := cloudstack.ZoneStatus{Zone: cloudstack.Zone{ID: "z-1", Name: "z1"}, Enabled: true, State: "Enabled"}
+	return append([]cloudstack.ZoneStatus{z1}, f.moreZones...), nil
 }
 func (f *fakeCloud) FindZones([]string) ([]cloudstack.Zone, error) { return nil, errors.New("unused") }
 func (f *fakeCloud) ZoneHypervisors(string) ([]cloudstack.Hypervisor, error) {
@@ -248,6 +250,39 @@ func TestStemcellZones(t *testing.T) {
 	}
 	if len(rows) != 3 || !rows[0].OK || !rows[1].OK || rows[2].OK || !strings.Contains(rows[2].Fix, `"z1"`) {
 		t.Fatalf("%+v", rows)
+	}
+}
+
+// The zone check also finds the zones the cloud-config's AZs and VM types
+// name, each enabled.
+func TestCloudConfigZones(t *testing.T) {
+	cloud := &fakeCloud{hypervisor: cloudstack.KVM, moreZones: []cloudstack.ZoneStatus{
+		{Zone: cloudstack.Zone{ID: "z-2", Name: "z2"}, State: "Disabled"}}}
+	cc := &CloudConfig{AZs: []ccAZ{{Name: "a1"}, {Name: "a2"}, {Name: "a3"}}, VMTypes: []ccVMType{{Name: "big"}, {Name: "any"}}}
+	cc.AZs[0].CloudProperties.Zone, cc.AZs[1].CloudProperties.Zone = "z1", "z2"
+	cc.VMTypes[0].CloudProperties.Zone = "z9"
+	var rows []Result
+	for _, r := range Run(testConfig(t, nil), cloud, Options{CloudConfig: cc}) {
+		if r.Check == CheckZone {
+			rows = append(rows, r)
+		}
+	}
+	want := []struct {
+		ok          bool
+		result, fix string
+	}{
+		{true, `zone "z1" (z-1) is enabled`, ""},
+		{true, `az "a1" cloud_properties.zone: zone "z1" is enabled`, ""},
+		{false, `az "a2" cloud_properties.zone: zone "z2" is Disabled`, "allocationstate=Enabled"},
+		{false, `vm_type "big" zone: CloudStack has no zone "z9"`, `"z1" (Enabled), "z2" (Disabled)`},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("zone rows %+v", rows)
+	}
+	for i, w := range want {
+		if rows[i].OK != w.ok || !strings.Contains(rows[i].Result, w.result) || !strings.Contains(rows[i].Fix, w.fix) {
+			t.Errorf("row %d: %+v, want ok %v, %q, fix with %q", i, rows[i], w.ok, w.result, w.fix)
+		}
 	}
 }
 

@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// latencySamples is how many answers the latency check times, besides the
-// calls the earlier checks made.
+// latencySamples is how many answers of listZones the latency check times:
+// the earlier checks' calls are not timed, as the first pays for the TLS
+// handshake and some read far more than others.
 const latencySamples = 5
 
 // checkLatency measures CloudStack's answers to a cheap read and sets them

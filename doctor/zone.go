@@ -49,23 +49,44 @@ func (r *run) checkZone() {
 		return
 	}
 	r.pass(CheckZone, fmt.Sprintf("zone %q (%s) is enabled; hypervisors %s", z.Name, z.ID, names))
-	r.stemcellZones(zones)
+	for _, ref := range r.cfg.Stemcell.Zones {
+		r.namedZone("stemcell.zones", ref, zones)
+	}
+	r.cloudConfigZones(zones)
 }
 
-// stemcellZones checks the zones stemcell.zones publishes every stemcell
-// to exist and are enabled.
-func (r *run) stemcellZones(zones []cloudstack.ZoneStatus) {
-	for _, ref := range r.cfg.Stemcell.Zones {
-		switch z := cloudstack.MatchZone(zones, ref); {
-		case z == nil:
-			r.fail(CheckZone, fmt.Sprintf("stemcell.zones: CloudStack has no zone %q", ref),
-				"name zones of the account in stemcell.zones: "+zoneNames(zones))
-		case !z.Enabled:
-			r.fail(CheckZone, fmt.Sprintf("stemcell.zones: zone %q is %s", z.Name, z.State),
-				"enable the zone, or leave it out of stemcell.zones")
-		default:
-			r.pass(CheckZone, fmt.Sprintf("stemcell.zones: zone %q is enabled", z.Name))
+// cloudConfigZones checks the zones the cloud-config's AZs and VM types
+// name: the director merges both into create_vm's cloud_properties, whose
+// zone places the VM.
+func (r *run) cloudConfigZones(zones []cloudstack.ZoneStatus) {
+	cc := r.opts.CloudConfig
+	if cc == nil {
+		return
+	}
+	for _, az := range cc.AZs {
+		if ref := az.CloudProperties.Zone; ref != "" {
+			r.namedZone(fmt.Sprintf("az %q cloud_properties.zone", az.Name), ref, zones)
 		}
+	}
+	for _, t := range cc.VMTypes {
+		if ref := t.CloudProperties.Zone; ref != "" {
+			r.namedZone(fmt.Sprintf("vm_type %q zone", t.Name), ref, zones)
+		}
+	}
+}
+
+// namedZone checks a zone the configuration names (in what) exists and is
+// enabled.
+func (r *run) namedZone(what, ref string, zones []cloudstack.ZoneStatus) {
+	switch z := cloudstack.MatchZone(zones, ref); {
+	case z == nil:
+		r.fail(CheckZone, fmt.Sprintf("%s: CloudStack has no zone %q", what, ref),
+			"name a zone of the account in "+what+": "+zoneNames(zones))
+	case !z.Enabled:
+		r.fail(CheckZone, fmt.Sprintf("%s: zone %q is %s: only the root admin may deploy there", what, z.Name, z.State),
+			"enable the zone (updateZone allocationstate=Enabled), or name an enabled one in "+what)
+	default:
+		r.pass(CheckZone, fmt.Sprintf("%s: zone %q is enabled", what, z.Name))
 	}
 }
 

@@ -138,7 +138,8 @@ func TestChangeOfferingForVolumeMigrates(t *testing.T) {
 	vm := e.dataVM(t, "cpivm-migrate")
 	fast := e.offering(t, "fast-20", 20, func(p *cloudstack.CreateDiskOfferingParams) { p.SetTags("fast") })
 	id := e.ready(t, "moving", e.diskSmall, 0, vm)
-	_, err := e.change(id, fast, 0)
+	migrate := func(p *cloudstack.ChangeOfferingForVolumeParams) { p.SetAutomigrate(true) }
+	_, err := e.change(id, fast, 0, migrate)
 	wantJobError(t, err, 530, "Volume change offering operation failed for volume ID: "+id+
 		" as no suitable pool(s) found for migrating to support new disk offering")
 
@@ -150,10 +151,16 @@ func TestChangeOfferingForVolumeMigrates(t *testing.T) {
 	if err != nil {
 		t.Fatalf("createStoragePool: %v\n%s\n%s", err, out, errOut)
 	}
-	_, err = e.change(id, fast, 0, func(p *cloudstack.ChangeOfferingForVolumeParams) { p.SetAutomigrate(false) })
-	wantJobError(t, err, 431, "Failed to change offering for volume "+id+" since automigrate is set to false but volume needs to migrated")
+	// An absent automigrate is false (ChangeOfferingForVolumeCmd.getAutoMigrate).
+	for _, set := range []func(*cloudstack.ChangeOfferingForVolumeParams){
+		func(p *cloudstack.ChangeOfferingForVolumeParams) { p.SetAutomigrate(false) },
+		func(*cloudstack.ChangeOfferingForVolumeParams) {},
+	} {
+		_, err = e.change(id, fast, 0, set)
+		wantJobError(t, err, 431, "Failed to change offering for volume "+id+" since automigrate is set to false but volume needs to migrated")
+	}
 	// The answer is ResponseView.Restricted: no pool even for the root admin; listVolumes shows it.
-	if r, err := e.change(id, fast, 0); err != nil || r.Storage != "" || r.Size != 20<<30 || r.Diskofferingid != fast {
+	if r, err := e.change(id, fast, 0, migrate); err != nil || r.Storage != "" || r.Size != 20<<30 || r.Diskofferingid != fast {
 		t.Fatalf("migrating to PS-fast: %+v, %v", r, err)
 	}
 	if v := e.volume(t, id); v.Storage != "PS-fast" {

@@ -34,6 +34,7 @@ func TestUpdateDisk(t *testing.T) {
 	if n := e.calls()["changeOfferingForVolume"]; n != 1 {
 		t.Fatalf("changeOfferingForVolume called %d times", n)
 	}
+	e.sentAutomigrate()
 	// Back to the customized offering, larger; then growth on it.
 	same(update(30*1024, map[string]any{"disk_offering": "Custom"}))
 	e.resetCalls()
@@ -87,5 +88,28 @@ func (e *env) strictOffering(name string, sizeGB int64) {
 	p.SetDisksizestrictness(true)
 	if _, err := c.DiskOffering.CreateDiskOffering(p); err != nil {
 		e.t.Fatal(err)
+	}
+}
+
+// sentAutomigrate checks the CPI's changeOfferingForVolume asked for
+// automigrate: CloudStack takes an absent one as false and then refuses
+// every change that needs the volume on another pool.
+func (e *env) sentAutomigrate() {
+	e.t.Helper()
+	reqs, err := e.sim.Admin.Requests()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	sent := 0
+	for _, q := range reqs {
+		if q.Command == "changeOfferingForVolume" {
+			sent++
+			if q.Params["automigrate"] != "true" {
+				e.t.Fatalf("changeOfferingForVolume without automigrate=true: %v", q.Params)
+			}
+		}
+	}
+	if sent == 0 {
+		e.t.Fatal("the request log holds no changeOfferingForVolume")
 	}
 }

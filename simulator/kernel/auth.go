@@ -250,8 +250,9 @@ var RolePermissions = map[string]roleSet{
 	"deleteSnapshot": rsTenants, // user.snapshot.DeleteSnapshotCmd: sql 2, 3, 4
 	"listSnapshots":  rsTenants, // user.snapshot.ListSnapshotsCmd: sql 2, 3, 4
 
-	// user.volume.ChangeOfferingForVolumeCmd (4.17): no 4.9 row, no authorized. Departure: given as
-	// resizeVolume is; whether 4.22's upgrade scripts grant it to the default roles was not read.
+	// user.volume.ChangeOfferingForVolumeCmd (4.17): no 4.9 row; authorized = {Admin, ResourceAdmin,
+	// DomainAdmin, User} in the revision with shrinkok (the earlier one had none). Departure: whether
+	// 4.22's upgrade scripts add rules for it to the default roles was not read.
 	"changeOfferingForVolume": rsTenants,
 
 	// Tags, key pairs, groups.

@@ -23,7 +23,10 @@ func volumeOfferingCommands() []kernel.Command {
 }
 
 // offeringChange is changeOfferingForVolume's parameters, read when the job is
-// queued (ChangeOfferingForVolumeCmd: automigrate defaults to true).
+// queued. An absent automigrate is false and an absent shrinkok false
+// (ChangeOfferingForVolumeCmd.getAutoMigrate and isShrinkOk, in the revision
+// with shrinkok, as the 4.22 schema has it; the earlier revision without
+// shrinkok took an absent automigrate as true).
 type offeringChange struct {
 	id, offeringID         string
 	sizeGB                 *int64
@@ -40,7 +43,7 @@ type offeringChange struct {
 func changeOfferingForVolume(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	r := &offeringChange{id: p.Get("id"), offeringID: p.Get("diskofferingid"), shrinkOK: p.Bool("shrinkok", false),
-		autoMigrate: p.Bool("automigrate", true), sizeGB: optInt(p, "size"), minIOPS: optInt(p, "miniops"), maxIOPS: optInt(p, "maxiops")}
+		autoMigrate: p.Bool("automigrate", false), sizeGB: optInt(p, "size"), minIOPS: optInt(p, "miniops"), maxIOPS: optInt(p, "maxiops")}
 	return &kernel.AsyncJob{InstanceType: "Volume", InstanceID: strings.ToLower(r.id),
 		CmdClass: "org.apache.cloudstack.api.command.user.volume.ChangeOfferingForVolumeCmd",
 		Run:      func() (any, error) { return changeOffering(c, r) }}, nil
