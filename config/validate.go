@@ -30,6 +30,9 @@ func (c Config) Validate() error {
 	if err := checkEndpoint(cs.Endpoint); err != nil {
 		return err
 	}
+	if cs.Project != strings.TrimSpace(cs.Project) {
+		return fmt.Errorf("cloudstack.project %q has leading or trailing spaces; CloudStack names match exactly", cs.Project)
+	}
 	if cs.HTTPProxy != "" {
 		if err := checkURL("cloudstack.http_proxy", cs.HTTPProxy); err != nil {
 			return err

@@ -156,7 +156,8 @@ func saveKeyPair(c *kernel.Call, name, pub string) *model.SSHKeyPair {
 // fingerprint match exactly, keyword is a substring of either.
 func listSSHKeyPairs(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.SSHKeyPair]{Key: "sshkeypair", ID: (*model.SSHKeyPair).UUID, Name: func(k *model.SSHKeyPair) string { return k.Name },
-		Keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, View: views.KeyPairView}
+		Keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, View: views.KeyPairView,
+		Owner: func(k *model.SSHKeyPair) string { return k.AccountID }}
 	return l.Run(c, c.State.SSHKeyPairs, func(k *model.SSHKeyPair) bool {
 		return kernel.OptEq(c.Params.Get("fingerprint"), k.Fingerprint)
 	})

@@ -76,6 +76,8 @@ type State struct {
 
 	// Firewall, static NAT and load balancer rules (rules.go).
 	ruleTables
+	// Projects and their members (project.go).
+	projectTables
 }
 
 // NewState is an empty state of the current version.

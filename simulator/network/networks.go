@@ -32,7 +32,7 @@ func listNetworks(c *kernel.Call) (any, error) {
 		return nil, kernel.ParamError("Invalid value of networkfilter: %s", f)
 	}
 	l := kernel.Lister[*model.Network]{Key: "network", ID: (*model.Network).UUID, Name: func(n *model.Network) string { return n.Name },
-		Zone: func(n *model.Network) string { return n.ZoneID }, View: views.NetworkView}
+		Zone: func(n *model.Network) string { return n.ZoneID }, View: views.NetworkView, Owner: networkOwner}
 	newestFirst := make([]*model.Network, 0, len(c.State.Networks))
 	for i := len(c.State.Networks) - 1; i >= 0; i-- {
 		newestFirst = append(newestFirst, c.State.Networks[i])
@@ -50,6 +50,17 @@ func listNetworks(c *kernel.Call) (any, error) {
 			(!p.Has("specifyipranges") || p.Bool("specifyipranges", false) == networkSpecifiesIPRanges(c.State, n)) &&
 			tag.TaggedWithAny(c.State, "Network", n.ID, p.Map("tags"))
 	})
+}
+
+// networkOwner is the account a network's project scoping applies to:
+// NetworkServiceImpl.searchForNetworks limits the account-specific
+// networks to the permitted accounts and adds the domain-wide (shared)
+// ones whatever the project, so a Domain network has no owner here.
+func networkOwner(n *model.Network) string {
+	if n.ACLType == "Domain" {
+		return ""
+	}
+	return n.AccountID
 }
 
 // networkFilters are Network.NetworkFilter's values as searchForNetworks

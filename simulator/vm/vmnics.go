@@ -16,7 +16,7 @@ import (
 // deployNetworks resolves networkids, iptonetworklist[i].networkid/ip/mac or
 // the account's default isolated network, and the ipaddress/macaddress of
 // the default (first) network.
-func deployNetworks(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
+func deployNetworks(c *kernel.Call, zone *model.Zone, owner *model.Account) ([]*nicPlan, error) {
 	p := c.Params
 	ipMap, ids := p.Map("iptonetworklist"), p.List("networkids")
 	var plans []*nicPlan
@@ -35,7 +35,7 @@ func deployNetworks(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
 			plans = append(plans, &nicPlan{net: c.State.Network(id)})
 		}
 	default:
-		if plans, err = defaultNetworkPlan(c, zone); err != nil {
+		if plans, err = defaultNetworkPlan(c, zone, owner); err != nil {
 			return nil, err
 		}
 	}
@@ -55,21 +55,21 @@ func deployNetworks(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
 }
 
 // defaultNetworkPlan is UserVmManagerImpl.createAdvancedVirtualMachine with
-// no network named: the account's one Isolated network that can be used.
-func defaultNetworkPlan(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
+// no network named: the owner's one Isolated network that can be used.
+func defaultNetworkPlan(c *kernel.Call, zone *model.Zone, owner *model.Account) ([]*nicPlan, error) {
 	var usable []*model.Network
-	for _, n := range network.IsolatedNetworksOf(c.State, c.Account.ID, zone.ID) {
+	for _, n := range network.IsolatedNetworksOf(c.State, owner.ID, zone.ID) {
 		if n.CanUseForDeploy() {
 			usable = append(usable, n)
 		}
 	}
 	switch len(usable) {
 	case 0:
-		return nil, kernel.ParamError("Unable to find a default network to start a vm for account %s; please specify networkIds", c.Account.Name)
+		return nil, kernel.ParamError("Unable to find a default network to start a vm for account %s; please specify networkIds", owner.Name)
 	case 1:
 		return []*nicPlan{{net: usable[0]}}, nil
 	}
-	return nil, kernel.ParamError("More than 1 default Isolated networks are found for account %s; please specify networkIds", c.Account.Name)
+	return nil, kernel.ParamError("More than 1 default Isolated networks are found for account %s; please specify networkIds", owner.Name)
 }
 
 // checkNICPlan checks one NIC: its network exists in the zone, a requested

@@ -1,0 +1,217 @@
+package simulator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/apache/cloudstack-go/v2/cloudstack"
+)
+
+// projectEnv is a VM environment with a user account "alice" that owns a
+// project, and a second user "bob" outside it.
+type projectEnv struct {
+	*vmEnv
+	alice, bob *cloudstack.CloudStackClient
+	project    *cloudstack.CreateProjectResponse
+}
+
+func newProjectEnv(t *testing.T) *projectEnv {
+	t.Helper()
+	e := &projectEnv{vmEnv: newVMEnv(t, Options{})}
+	key, secret := newAccount(t, e.testSim, "alice", 0)
+	e.alice = cloudstack.NewAsyncClient(e.api, key, secret, false)
+	key, secret = newAccount(t, e.testSim, "bob", 0)
+	e.bob = cloudstack.NewAsyncClient(e.api, key, secret, false)
+	p := e.alice.Project.NewCreateProjectParams("project one", "p1")
+	prj, err := e.alice.Project.CreateProject(p)
+	if err != nil {
+		t.Fatalf("createProject: %v", err)
+	}
+	e.project = prj
+	return e
+}
+
+func TestCreateProject(t *testing.T) {
+	e := newProjectEnv(t)
+	prj := e.project
+	if prj.Name != "p1" || prj.Displaytext != "project one" || prj.State != "Active" ||
+		!strings.HasPrefix(prj.Projectaccountname, "PrjAcct-p1-") || len(prj.Owner) != 1 || prj.Owner[0]["account"] != "alice" {
+		t.Fatalf("project = %+v", prj)
+	}
+	_, err := e.alice.Project.CreateProject(e.alice.Project.NewCreateProjectParams("P1", "P1"))
+	wantAPIError(t, err, 431, "Project with name P1 already exists in domain id=1")
+
+	count := func(cs *cloudstack.CloudStackClient, listAll bool) int {
+		p := cs.Project.NewListProjectsParams()
+		p.SetListall(listAll)
+		l, err := cs.Project.ListProjects(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Count
+	}
+	// listProjectsInternal: members only, unless an admin asks for listall.
+	if a, b, admin, all := count(e.alice, false), count(e.bob, true), count(e.cs, false), count(e.cs, true); a != 1 || b != 0 || admin != 0 || all != 1 {
+		t.Fatalf("projects seen by alice %d, bob (listall) %d, admin %d, admin listall %d; want 1 0 0 1", a, b, admin, all)
+	}
+	accounts, err := e.cs.Account.ListAccounts(e.cs.Account.NewListAccountsParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range accounts.Accounts {
+		if a.Accounttype == 5 {
+			t.Fatalf("listAccounts shows the project's account %s", a.Name)
+		}
+	}
+}
+
+// TestProjectResourcesVisibleOnlyWithProjectID: what is created with
+// projectid belongs to the project's account and is listed only with that
+// projectid or -1, never without it, even with listall.
+func TestProjectResourcesVisibleOnlyWithProjectID(t *testing.T) {
+	e := newProjectEnv(t)
+	p := e.alice.VirtualMachine.NewDeployVirtualMachineParams(e.small, e.template, e.zone)
+	p.SetProjectid(e.project.Id)
+	p.SetNetworkids([]string{e.net})
+	vm, err := e.alice.VirtualMachine.DeployVirtualMachine(p)
+	if err != nil {
+		t.Fatalf("deploy in project: %v", err)
+	}
+	if vm.Projectid != e.project.Id || vm.Project != "p1" || vm.Account != "" {
+		t.Fatalf("VM owner: projectid %q project %q account %q", vm.Projectid, vm.Project, vm.Account)
+	}
+	listVMs := func(cs *cloudstack.CloudStackClient, projectID string, listAll bool) (int, error) {
+		lp := cs.VirtualMachine.NewListVirtualMachinesParams()
+		if projectID != "" {
+			lp.SetProjectid(projectID)
+		}
+		lp.SetListall(listAll)
+		l, err := cs.VirtualMachine.ListVirtualMachines(lp)
+		if err != nil {
+			return 0, err
+		}
+		return l.Count, nil
+	}
+	for _, c := range []struct {
+		name    string
+		cs      *cloudstack.CloudStackClient
+		project string
+		listAll bool
+		want    int
+	}{
+		{"alice without projectid", e.alice, "", true, 0},
+		{"admin with listall", e.cs, "", true, 0},
+		{"alice in the project", e.alice, e.project.Id, false, 1},
+		{"alice in every project", e.alice, "-1", false, 1},
+		{"admin in the project", e.cs, e.project.Id, false, 1},
+		{"admin in every project", e.cs, "-1", false, 1},
+		{"bob in every project", e.bob, "-1", false, 0},
+	} {
+		if n, err := listVMs(c.cs, c.project, c.listAll); err != nil || n != c.want {
+			t.Errorf("%s: %d VMs, %v; want %d", c.name, n, err, c.want)
+		}
+	}
+	_, err = listVMs(e.bob, e.project.Id, false)
+	wantAPIError(t, err, 531, "can't access project id=")
+
+	add := e.alice.Project.NewAddAccountToProjectParams(e.project.Id)
+	add.SetAccount("bob")
+	if _, err := e.alice.Project.AddAccountToProject(add); err != nil {
+		t.Fatalf("addAccountToProject: %v", err)
+	}
+	if n, err := listVMs(e.bob, e.project.Id, false); err != nil || n != 1 {
+		t.Fatalf("bob, a member now: %d VMs, %v", n, err)
+	}
+	bp := e.bob.VirtualMachine.NewListVirtualMachinesParams()
+	bp.SetId(vm.Id)
+	if l, err := e.bob.VirtualMachine.ListVirtualMachines(bp); err != nil || l.Count != 0 {
+		t.Fatalf("bob by id without projectid: %+v, %v", l, err)
+	}
+}
+
+func TestProjectOwnsVolumesAndTemplates(t *testing.T) {
+	e := newProjectEnv(t)
+	vp := e.alice.Volume.NewCreateVolumeParams()
+	vp.SetDiskofferingid(e.diskSmall)
+	vp.SetZoneid(e.zone)
+	vp.SetName("pdisk")
+	vp.SetProjectid(e.project.Id)
+	vol, err := e.alice.Volume.CreateVolume(vp)
+	if err != nil || vol.Projectid != e.project.Id {
+		t.Fatalf("createVolume in project: %+v, %v", vol, err)
+	}
+	lv := e.alice.Volume.NewListVolumesParams()
+	lv.SetName("pdisk")
+	if l, err := e.alice.Volume.ListVolumes(lv); err != nil || l.Count != 0 {
+		t.Fatalf("project volume listed without projectid: %+v, %v", l, err)
+	}
+	lv.SetProjectid(e.project.Id)
+	if l, err := e.alice.Volume.ListVolumes(lv); err != nil || l.Count != 1 {
+		t.Fatalf("project volume with projectid: %+v, %v", l, err)
+	}
+
+	up := e.alice.Template.NewGetUploadParamsForTemplateParams("ptpl", "VHD", "XenServer", "ptpl", e.zone)
+	up.SetOstypeid(firstOSType(t, e.testSim))
+	up.SetProjectid(e.project.Id)
+	if _, err := e.alice.Template.GetUploadParamsForTemplate(up); err != nil {
+		t.Fatalf("getUploadParamsForTemplate in project: %v", err)
+	}
+	templates := func(filter, projectID string) []string {
+		lp := e.alice.Template.NewListTemplatesParams(filter)
+		if projectID != "" {
+			lp.SetProjectid(projectID)
+		}
+		l, err := e.alice.Template.ListTemplates(lp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tpl := range l.Templates {
+			names = append(names, tpl.Name)
+		}
+		return names
+	}
+	if got := templates("self", ""); len(got) != 0 {
+		t.Fatalf("self without projectid: %v", got)
+	}
+	if got := templates("self", e.project.Id); len(got) != 1 || got[0] != "ptpl" {
+		t.Fatalf("self in the project: %v", got)
+	}
+	// The builtin public template stays executable in the project.
+	if got := templates("executable", e.project.Id); len(got) != 1 || got[0] == "ptpl" {
+		t.Fatalf("executable in the project: %v", got)
+	}
+}
+
+// firstOSType is the id of the first OS type.
+func firstOSType(t *testing.T, s *testSim) string {
+	t.Helper()
+	s.srv.Mu.Lock()
+	defer s.srv.Mu.Unlock()
+	return s.srv.State.OSTypes[0].ID
+}
+
+// TestCLIProjects: Debian's CLI creates a project and lists a project's VMs.
+func TestCLIProjects(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	out, errOut, err := runCLI(t, e.testSim, testSecret, "createProject", "name=cli", "displaytext=from the CLI")
+	if err != nil || !strings.Contains(out, `"state": "Active"`) {
+		t.Fatalf("createProject: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+	l, err := e.cs.Project.ListProjects(e.cs.Project.NewListProjectsParams())
+	if err != nil || l.Count != 1 {
+		t.Fatalf("listProjects: %+v, %v", l, err)
+	}
+	p := e.params("")
+	p.SetProjectid(l.Projects[0].Id)
+	p.SetNetworkids([]string{e.net})
+	e.deploy(t, p)
+	out, errOut, err = runCLI(t, e.testSim, testSecret, "listVirtualMachines", "listall=true")
+	if err != nil || strings.Contains(out, `"count"`) {
+		t.Fatalf("listVirtualMachines without projectid: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+	out, errOut, err = runCLI(t, e.testSim, testSecret, "listVirtualMachines", "projectid="+l.Projects[0].Id)
+	if err != nil || !strings.Contains(out, `"count": 1`) || !strings.Contains(out, `"project": "cli"`) {
+		t.Fatalf("listVirtualMachines projectid: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+}
