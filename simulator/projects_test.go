@@ -215,3 +215,24 @@ func TestCLIProjects(t *testing.T) {
 		t.Fatalf("listVirtualMachines projectid: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
 }
+
+// TestProjectMembershipIsChecked: an account outside a project may neither
+// create in it (finalizeOwner) nor add members to it (ModifyProject).
+func TestProjectMembershipIsChecked(t *testing.T) {
+	e := newProjectEnv(t)
+	vp := e.bob.Volume.NewCreateVolumeParams()
+	vp.SetDiskofferingid(e.diskSmall)
+	vp.SetZoneid(e.zone)
+	vp.SetProjectid(e.project.Id)
+	_, err := e.bob.Volume.CreateVolume(vp)
+	wantAPIError(t, err, 531, `Account [{"uuid":`)
+	wantAPIError(t, err, 531, `"accountName":"bob"`)
+	wantAPIError(t, err, 531, "is unauthorised to use project id=")
+	add := e.bob.Project.NewAddAccountToProjectParams(e.project.Id)
+	add.SetAccount("bob")
+	_, err = e.bob.Project.AddAccountToProject(add)
+	wantAPIError(t, err, 531, "can't modify project")
+	add.SetAccount("nobody")
+	_, err = e.alice.Project.AddAccountToProject(add)
+	wantAPIError(t, err, 431, "Unable to find account name=nobody in specified domain id")
+}

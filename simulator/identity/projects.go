@@ -144,7 +144,7 @@ func addAccountToProject(c *kernel.Call) (*kernel.AsyncJob, error) {
 		return nil, kernel.ParamError("Unable to find account name=%s in specified domain id", p.Get("account"))
 	}
 	if !canModifyProject(c, prj) {
-		return nil, kernel.PermissionDenied("Account %s can't modify project id=%d", c.Account.Name, prj.InternalID)
+		return nil, kernel.PermissionDenied("Account %s can't modify project id=%d", c.Account.Name, prj.InternalID) // the text is the simulator's
 	}
 	role := model.ProjectRoleRegular
 	if strings.EqualFold(p.Get("roletype"), model.ProjectRoleAdmin) {

@@ -64,7 +64,7 @@ func (c *Call) ProjectScope() (ProjectScope, error) {
 			return s, ParamError("Unable to find project by id %s", id)
 		}
 		if !c.CanAccessProject(p) {
-			return s, PermissionDenied("Account %s can't access project id=%d", accountString(c.State, c.Account), p.InternalID)
+			return s, PermissionDenied("Account %s can't access project id=%d", accountString(c.Account), p.InternalID)
 		}
 		s.permitted = map[string]bool{p.AccountID: true}
 	}
@@ -136,18 +136,15 @@ func (c *Call) Owner() (*model.Account, error) {
 		return nil, ParamError("Unable to find project by id=%s", id)
 	}
 	if !c.CanAccessProject(p) {
-		return nil, PermissionDenied("Account %s is unauthorised to use project id=%d", accountString(c.State, c.Account), p.InternalID)
+		return nil, PermissionDenied("Account %s is unauthorised to use project id=%d", accountString(c.Account), p.InternalID)
 	}
 	return c.State.Account(p.AccountID), nil
 }
 
-// accountString is AccountVO.toString (reflectOnlySelectedFields of id,
-// uuid, accountName and domainId) as exception texts print it.
-func accountString(st *model.State, a *model.Account) string {
-	var domain int64
-	if d := st.Domain(a.DomainID); d != nil {
-		domain = d.InternalID
-	}
+// accountString is AccountVO.toString, as exception texts print a caller:
+// "Account [" + ReflectionToStringBuilderUtils.reflectOnlySelectedFields of
+// uuid, accountName and id + "]".
+func accountString(a *model.Account) string {
 	name := strings.ReplaceAll(a.Name, `"`, `\"`)
-	return fmt.Sprintf(`Account {"id":%d,"uuid":"%s","accountName":"%s","domainId":%d}`, a.InternalID, a.ID, name, domain)
+	return fmt.Sprintf(`Account [{"uuid":"%s","accountName":"%s","id":%d}]`, a.ID, name, a.InternalID)
 }
