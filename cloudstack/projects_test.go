@@ -73,7 +73,7 @@ func TestProjectIsResolvedOnceAndSentOnEveryCall(t *testing.T) {
 	}
 	cmds, ids := f.commands()
 	want := projectUUID[:len(projectUUID)-1] + "1"
-	if strings.Join(cmds, " ") != "listProjects listVirtualMachines listVirtualMachines" || ids[1] != want || ids[2] != want {
+	if strings.Join(cmds, ",") != "listProjects,listVirtualMachines,listVirtualMachines" || ids[1] != want || ids[2] != want {
 		t.Fatalf("commands %v with projectids %v; want one listProjects, then projectid %s", cmds, ids, want)
 	}
 	if q := f.seen[0]; q.Get("name") != "bosh" || q.Get("listall") != "true" {
@@ -114,5 +114,20 @@ func TestNoProjectSendsNoProjectID(t *testing.T) {
 	}
 	if cmds, ids := f.commands(); len(cmds) != 1 || cmds[0] != "listVirtualMachines" || ids[0] != "" {
 		t.Fatalf("commands %v projectids %v", cmds, ids)
+	}
+}
+
+// TestProjectByID: an id in cloudstack.project is asked for as id, and a
+// project named like it is no match.
+func TestProjectByID(t *testing.T) {
+	id := projectUUID[:len(projectUUID)-1] + "0"
+	f := &projectCloud{projects: []string{"bosh"}}
+	srv := f.serve(t)
+	c, _ := newClient(t, srv.URL+"/client/api", func(cs *config.CloudStack) { cs.Project = id })
+	if _, err := c.FindVM("vm-1"); err != nil {
+		t.Fatal(err)
+	}
+	if q := f.seen[0]; q.Get("id") != id || q.Get("name") != "" || f.seen[1].Get("projectid") != id {
+		t.Fatalf("listProjects asked %v, then projectid %q", q, f.seen[1].Get("projectid"))
 	}
 }

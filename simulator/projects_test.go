@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,4 +236,159 @@ func TestProjectMembershipIsChecked(t *testing.T) {
 	add.SetAccount("nobody")
 	_, err = e.alice.Project.AddAccountToProject(add)
 	wantAPIError(t, err, 431, "Unable to find account name=nobody in specified domain id")
+}
+
+// TestProjectScopesEveryListTheCPIUses: for each list command the CPI
+// calls, a row created in a project is listed with its projectid (and
+// -1) and not without, even with listall.
+func TestProjectScopesEveryListTheCPIUses(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	cs := e.cs
+	prj, err := cs.Project.CreateProject(cs.Project.NewCreateProjectParams("scoped", "scoped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, _, err := cs.Network.GetNetworkByID(e.net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	np := cs.Network.NewCreateNetworkParams("pnet", own.Networkofferingid, e.zone)
+	np.SetProjectid(prj.Id)
+	pnet, err := cs.Network.CreateNetwork(np)
+	if err != nil {
+		t.Fatalf("createNetwork in the project: %v", err)
+	}
+	ap := cs.Address.NewAssociateIpAddressParams()
+	ap.SetNetworkid(pnet.Id)
+	ap.SetProjectid(prj.Id)
+	ip, err := cs.Address.AssociateIpAddress(ap)
+	if err != nil {
+		t.Fatalf("associateIpAddress: %v", err)
+	}
+	gp := cs.AffinityGroup.NewCreateAffinityGroupParams("pgroup", "host anti-affinity")
+	gp.SetProjectid(prj.Id)
+	group, err := cs.AffinityGroup.CreateAffinityGroup(gp)
+	if err != nil {
+		t.Fatalf("createAffinityGroup: %v", err)
+	}
+	kp := cs.SSH.NewCreateSSHKeyPairParams("pkey")
+	kp.SetProjectid(prj.Id)
+	key, err := cs.SSH.CreateSSHKeyPair(kp)
+	if err != nil {
+		t.Fatalf("createSSHKeyPair: %v", err)
+	}
+	dp := e.params("pvm")
+	dp.SetNetworkids([]string{pnet.Id})
+	dp.SetProjectid(prj.Id)
+	dp.SetKeypair("pkey")
+	vm := e.deploy(t, dp)
+	if _, err := cs.Resourcetags.CreateTags(cs.Resourcetags.NewCreateTagsParams([]string{vm.Id}, "UserVm", map[string]string{"k": "v"})); err != nil {
+		t.Fatalf("createTags: %v", err)
+	}
+	vp := cs.Volume.NewListVolumesParams()
+	vp.SetVirtualmachineid(vm.Id)
+	vp.SetProjectid(prj.Id)
+	vols, err := cs.Volume.ListVolumes(vp)
+	if err != nil || vols.Count == 0 {
+		t.Fatalf("the project VM's volumes: %+v, %v", vols, err)
+	}
+	snap, err := cs.Snapshot.CreateSnapshot(cs.Snapshot.NewCreateSnapshotParams(vols.Volumes[0].Id))
+	if err != nil {
+		t.Fatalf("createSnapshot: %v", err)
+	}
+	lp := cs.LoadBalancer.NewCreateLoadBalancerRuleParams("roundrobin", "plb", 80, 80)
+	lp.SetPublicipid(ip.Id)
+	lb, err := cs.LoadBalancer.CreateLoadBalancerRule(lp)
+	if err != nil {
+		t.Fatalf("createLoadBalancerRule: %v", err)
+	}
+	iso, err := e.isoUploadParams(t, "piso", map[string]string{"projectid": prj.Id})
+	if err != nil {
+		t.Fatalf("getUploadParamsForIso: %v", err)
+	}
+
+	for _, c := range []struct {
+		what string
+		id   string
+		list func(projectID string) ([]string, error)
+	}{
+		{"networks", pnet.Id, func(pid string) ([]string, error) {
+			p := cs.Network.NewListNetworksParams()
+			scope(p, pid)
+			l, err := cs.Network.ListNetworks(p)
+			return idsOf(l.Networks, func(x *cloudstack.Network) string { return x.Id }), err
+		}},
+		{"public IPs", ip.Id, func(pid string) ([]string, error) {
+			p := cs.Address.NewListPublicIpAddressesParams()
+			scope(p, pid)
+			l, err := cs.Address.ListPublicIpAddresses(p)
+			return idsOf(l.PublicIpAddresses, func(x *cloudstack.PublicIpAddress) string { return x.Id }), err
+		}},
+		{"affinity groups", group.Id, func(pid string) ([]string, error) {
+			p := cs.AffinityGroup.NewListAffinityGroupsParams()
+			scope(p, pid)
+			l, err := cs.AffinityGroup.ListAffinityGroups(p)
+			return idsOf(l.AffinityGroups, func(x *cloudstack.AffinityGroup) string { return x.Id }), err
+		}},
+		{"SSH key pairs", key.Id, func(pid string) ([]string, error) {
+			p := cs.SSH.NewListSSHKeyPairsParams()
+			scope(p, pid)
+			l, err := cs.SSH.ListSSHKeyPairs(p)
+			return idsOf(l.SSHKeyPairs, func(x *cloudstack.SSHKeyPair) string { return x.Id }), err
+		}},
+		{"tags", vm.Id, func(pid string) ([]string, error) {
+			p := cs.Resourcetags.NewListTagsParams()
+			scope(p, pid)
+			l, err := cs.Resourcetags.ListTags(p)
+			return idsOf(l.Tags, func(x *cloudstack.Tag) string { return x.Resourceid }), err
+		}},
+		{"snapshots", snap.Id, func(pid string) ([]string, error) {
+			p := cs.Snapshot.NewListSnapshotsParams()
+			scope(p, pid)
+			l, err := cs.Snapshot.ListSnapshots(p)
+			return idsOf(l.Snapshots, func(x *cloudstack.Snapshot) string { return x.Id }), err
+		}},
+		{"load balancer rules", lb.Id, func(pid string) ([]string, error) {
+			p := cs.LoadBalancer.NewListLoadBalancerRulesParams()
+			scope(p, pid)
+			l, err := cs.LoadBalancer.ListLoadBalancerRules(p)
+			return idsOf(l.LoadBalancerRules, func(x *cloudstack.LoadBalancerRule) string { return x.Id }), err
+		}},
+		{"ISOs", iso.Id, func(pid string) ([]string, error) {
+			p := cs.ISO.NewListIsosParams()
+			p.SetIsofilter("self")
+			scope(p, pid)
+			l, err := cs.ISO.ListIsos(p)
+			return idsOf(l.Isos, func(x *cloudstack.Iso) string { return x.Id }), err
+		}},
+	} {
+		for _, pid := range []string{"", prj.Id, "-1"} {
+			ids, err := c.list(pid)
+			if err != nil {
+				t.Fatalf("%s with projectid %q: %v", c.what, pid, err)
+			}
+			if listed := slices.Contains(ids, c.id); listed != (pid != "") {
+				t.Errorf("%s with projectid %q: %s listed %v, want %v", c.what, pid, c.id, listed, pid != "")
+			}
+		}
+	}
+}
+
+// scope sets listall and, when given, projectid.
+func scope(p interface {
+	SetListall(bool)
+	SetProjectid(string)
+}, projectID string) {
+	p.SetListall(true)
+	if projectID != "" {
+		p.SetProjectid(projectID)
+	}
+}
+
+func idsOf[T any](rows []T, id func(T) string) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, id(r))
+	}
+	return out
 }

@@ -96,12 +96,17 @@ func (s ProjectScope) AdmitsType(st *model.State, owner string) bool {
 	return true
 }
 
-// Owns says owner is one of the accounts the call acts as: the permitted
-// project accounts when projectid names projects, the caller otherwise
-// (QueryManagerImpl.searchForTemplatesInternal's permittedAccounts).
+// Owns says owner is one of the accounts the call acts as
+// (QueryManagerImpl.searchForTemplatesInternal's permittedAccounts): the
+// permitted project accounts when projectid names projects; any owner for
+// an admin's projectid -1, which leaves permittedAccounts empty (the
+// criteria keep project rows only); the caller otherwise.
 func (s ProjectScope) Owns(owner string) bool {
-	if s.permitted != nil {
+	switch {
+	case s.permitted != nil:
 		return s.permitted[owner]
+	case s.criteria == listProjectResourcesOnly:
+		return true
 	}
 	return owner == s.caller
 }
