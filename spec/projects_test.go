@@ -65,6 +65,10 @@ func TestProjectVMLifecycle(t *testing.T) {
 	createVMV2WithManualNetworkAndEphemeralDisk(t, newProjectEnv(t, nil))
 }
 
+func TestProjectVMWithTwoNICsAVipAndAnAffinityGroup(t *testing.T) {
+	createVMWithTwoNICsAVipAndAnAffinityGroup(t, newProjectEnv(t, nil))
+}
+
 func TestProjectDiskAndSnapshotLifecycle(t *testing.T) {
 	diskLifecycle(t, newProjectEnv(t, nil))
 }

@@ -285,7 +285,12 @@ func (e *env) live() (vms, volumes, ips int) {
 }
 
 func TestCreateVMWithTwoNICsAVipAndAnAffinityGroup(t *testing.T) {
-	e := newEnv(t, nil)
+	createVMWithTwoNICsAVipAndAnAffinityGroup(t, newEnv(t, nil))
+}
+
+// createVMWithTwoNICsAVipAndAnAffinityGroup runs outside and inside a
+// CloudStack project.
+func createVMWithTwoNICsAVipAndAnAffinityGroup(t *testing.T, e *env) {
 	stemcell := e.stemcell()
 	e.ownNetwork(apiKey, secretKey, "second-network")
 	networks := map[string]any{
