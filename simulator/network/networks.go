@@ -53,9 +53,15 @@ func listNetworks(c *kernel.Call) (any, error) {
 }
 
 // networkOwner is the account a network's project scoping applies to:
-// NetworkServiceImpl.searchForNetworks limits the account-specific
-// networks to the permitted accounts and adds the domain-wide (shared)
-// ones whatever the project, so a Domain network has no owner here.
+// NetworkServiceImpl.searchForNetworks lists the account-specific (ACL
+// Account) networks of the permitted accounts, of type PROJECT with a
+// projectid and not otherwise (skipProjectNetworks), and adds the
+// caller's domain-level (ACL Domain) networks either way, so a Domain
+// network has no owner here. Departures: with projectid -1 an admin also
+// sees the domain-level networks the Java leaves out (it asks them of
+// project accounts only), and a project the caller may not see is a 531
+// PermissionDenied where searchForNetworks throws 431 "cannot access
+// specified project id".
 func networkOwner(n *model.Network) string {
 	if n.ACLType == "Domain" {
 		return ""
