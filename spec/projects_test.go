@@ -21,7 +21,7 @@ func newProjectEnv(t *testing.T, edit func(cfg map[string]any), simArgs ...strin
 			edit(cfg)
 		}
 	}, simArgs...)
-	c := csgo.NewAsyncClient(e.sim.URL, apiKey, secretKey, false)
+	c := e.asyncClient()
 	prj, err := c.Project.CreateProject(c.Project.NewCreateProjectParams(specProject, specProject))
 	if err != nil {
 		t.Fatalf("createProject: %v", err)
@@ -122,6 +122,25 @@ func TestProjectResourcesAreVisibleOnlyInTheProject(t *testing.T) {
 	if _, err := outsider.VirtualMachine.ListVirtualMachines(p); err == nil || !strings.Contains(err.Error(), "can't access project") {
 		t.Fatalf("an account outside the project listing its VMs: %v", err)
 	}
+	// Once a member, the user sees the VM in the project and only there.
+	add := e.asyncClient().Project.NewAddAccountToProjectParams(e.project)
+	add.SetAccount("outsider")
+	if _, err := e.asyncClient().Project.AddAccountToProject(add); err != nil {
+		t.Fatalf("addAccountToProject: %v", err)
+	}
+	if l, err := outsider.VirtualMachine.ListVirtualMachines(p); err != nil || l.Count != 1 || l.VirtualMachines[0].Id != vm {
+		t.Fatalf("a member listing the project's VMs: %+v, %v", l, err)
+	}
+	mine := outsider.VirtualMachine.NewListVirtualMachinesParams()
+	mine.SetListall(true)
+	if l, err := outsider.VirtualMachine.ListVirtualMachines(mine); err != nil || l.Count != 0 {
+		t.Fatalf("a member listing without projectid: %+v, %v", l, err)
+	}
+}
+
+// asyncClient is the CPI's account through cloudstack-go, waiting for jobs.
+func (e *env) asyncClient() *csgo.CloudStackClient {
+	return csgo.NewAsyncClient(e.sim.URL, apiKey, secretKey, false)
 }
 
 // ids are the ids of the VMs, volumes, snapshots and own templates the

@@ -45,13 +45,13 @@ func KeyPair(st *model.State, accountID, name string) *model.SSHKeyPair {
 // (SshKeyPairServiceImpl.createSshKeyPair on main); the owner is
 // finalizeOwner's, the project's account with projectid.
 func createSSHKeyPair(c *kernel.Call) (any, error) {
-	owner, err := c.Owner()
-	if err != nil {
-		return nil, err
-	}
 	name := c.Params.Get("name")
 	if strings.TrimSpace(name) == "" {
 		return nil, kernel.ParamError("Please specify a valid name for the key pair. The key name can't be empty")
+	}
+	owner, err := c.Owner()
+	if err != nil {
+		return nil, err
 	}
 	if KeyPair(c.State, owner.ID, name) != nil {
 		return nil, kernel.ParamError("A key pair with name '%s' already exists.", name)
