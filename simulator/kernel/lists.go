@@ -26,7 +26,7 @@ type Lister[T any] struct {
 	Keyword  func(T) []string // fields "keyword" is matched against; nil means name
 	Zone     func(T) string   // "zoneid" filter; nil when the command has none
 	// Owner is the account owning a row ("" for none), for the commands whose
-	// Java builds its search with buildACLSearchParameters: projectid then
+	// Java builds its search with AccountManagerImpl.buildACLSearchParameters: projectid then
 	// scopes the list (ProjectScope). nil when the command has no owner.
 	Owner func(T) string
 	View  func(*Call, T) map[string]any

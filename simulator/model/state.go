@@ -76,7 +76,8 @@ type State struct {
 
 	// Firewall, static NAT and load balancer rules (rules.go).
 	ruleTables
-	// Projects and their members (project.go).
+	// Projects and their members (project.go), the rows
+	// ProjectManagerImpl.createProject and assignAccountToProject write.
 	projectTables
 }
 

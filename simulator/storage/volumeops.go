@@ -123,7 +123,7 @@ func createVolume(c *kernel.Call) (*kernel.AsyncJob, error) {
 	if zone == nil || zoneID == "" {
 		return nil, kernel.ParamError("Unable to find zone by id %s", model.FirstNonEmpty(zoneID, "null"))
 	}
-	v := allocVolume(c, zone, src, owner)
+	v := allocVolume(c, zone, src, owner) // VolumeApiServiceImpl.allocVolume's owner
 	c.Changed()
 	return createVolumeJob(c, v, snap, src.vm, zone), nil
 }

@@ -86,7 +86,7 @@ func listIsos(c *kernel.Call) (any, error) {
 	if !validTemplateFilter(filter) {
 		return nil, kernel.ServerParamError("No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.%s", filter)
 	}
-	scope, err := c.ProjectScope()
+	scope, err := c.ProjectScope() // QueryManagerImpl.searchForIsosInternal → buildACLSearchParameters
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func templateOwner(c *kernel.Call, t *model.Template, v map[string]any) *model.D
 	v["account"], v["domain"], v["domainid"] = "system", c.State.Domains[0].Name, c.State.Domains[0].ID
 	domain := c.State.Domains[0]
 	if a := c.State.Account(t.AccountID); a != nil {
-		ownerName(c, v, a)
+		ownerName(c, v, a) // TemplateJoinDaoImpl.newTemplateResponse: project or account
 		if d := c.State.Domain(a.DomainID); d != nil {
 			domain = d
 		}

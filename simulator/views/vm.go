@@ -30,7 +30,7 @@ func VMView(c *kernel.Call, vm *model.VirtualMachine) map[string]any {
 	if u != nil {
 		v["username"] = u.Username
 	}
-	ownerName(c, v, a)
+	ownerName(c, v, a) // UserVmJoinDaoImpl.newUserVmResponse: project or account
 	addVMRefs(c, v, vm)
 	return v
 }

@@ -55,7 +55,8 @@ func deployNetworks(c *kernel.Call, zone *model.Zone, owner *model.Account) ([]*
 }
 
 // defaultNetworkPlan is UserVmManagerImpl.createAdvancedVirtualMachine with
-// no network named: the owner's one Isolated network that can be used.
+// no network named: the owner's one Isolated network that can be used (the
+// project's with projectid: DeployVMCmd.getEntityOwnerId).
 func defaultNetworkPlan(c *kernel.Call, zone *model.Zone, owner *model.Account) ([]*nicPlan, error) {
 	var usable []*model.Network
 	for _, n := range network.IsolatedNetworksOf(c.State, owner.ID, zone.ID) {
