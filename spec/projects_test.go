@@ -191,4 +191,18 @@ func TestBadProjectIsAClearError(t *testing.T) {
 	if calls["createVolume"] != 0 || calls["listProjects"] != 1 {
 		t.Fatalf("calls after a bad project: %v", calls)
 	}
+	e.resetCalls()
+	for method, args := range map[string][]any{
+		"create_stemcell": {writeImage(t, bzippedVHD(t)), stemcellMF("cloudstack", "xen", "vhdx")},
+		"create_vm":       {"agent-x", "tpl", smallVM, map[string]any{"default": manualNet("10.1.1.90")}, []string{}, boshEnv},
+	} {
+		if r := e.call(method, args...); r.Error == nil || !strings.Contains(r.Error.Message, `cloudstack.project "no-such-project"`) {
+			t.Errorf("%s with a bad project: %s", method, r.Stdout)
+		}
+	}
+	for cmd := range e.calls() { // lookups outside projects (zones, OS types) may come first; nothing is made
+		if !strings.HasPrefix(cmd, "list") {
+			t.Errorf("a call with a bad project sent %s", cmd)
+		}
+	}
 }
