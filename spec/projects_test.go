@@ -69,6 +69,14 @@ func TestProjectVMWithTwoNICsAVipAndAnAffinityGroup(t *testing.T) {
 	createVMWithTwoNICsAVipAndAnAffinityGroup(t, newProjectEnv(t, nil))
 }
 
+func TestProjectOpenStackKVMStemcellLifecycle(t *testing.T) {
+	for _, publish := range []string{"upload", "webdav"} {
+		t.Run(publish, func(t *testing.T) {
+			openStackKVMStemcellLifecycle(t, newProjectEnv(t, configDriveBy(publish), "-hypervisor", "KVM"))
+		})
+	}
+}
+
 func TestProjectDiskAndSnapshotLifecycle(t *testing.T) {
 	diskLifecycle(t, newProjectEnv(t, nil))
 }
