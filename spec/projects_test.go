@@ -77,6 +77,8 @@ func TestProjectOpenStackKVMStemcellLifecycle(t *testing.T) {
 	}
 }
 
+func TestProjectLBsLifecycle(t *testing.T) { lbsLifecycle(t, newProjectEnv(t, nil)) }
+
 func TestProjectDiskAndSnapshotLifecycle(t *testing.T) {
 	diskLifecycle(t, newProjectEnv(t, nil))
 }
