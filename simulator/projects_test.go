@@ -372,6 +372,18 @@ func TestProjectScopesEveryListTheCPIUses(t *testing.T) {
 			}
 		}
 	}
+	// An id lifts SkipProjectResources for an admin (buildACLSearchParameters
+	// gets it), except for key pairs, whose search hands it no id.
+	byID := cs.VirtualMachine.NewListVirtualMachinesParams()
+	byID.SetId(vm.Id)
+	if l, err := cs.VirtualMachine.ListVirtualMachines(byID); err != nil || l.Count != 1 {
+		t.Errorf("the admin's listVirtualMachines id= without projectid: %+v, %v", l, err)
+	}
+	keyByID := cs.SSH.NewListSSHKeyPairsParams()
+	keyByID.SetId(key.Id)
+	if l, err := cs.SSH.ListSSHKeyPairs(keyByID); err != nil || l.Count != 0 {
+		t.Errorf("the admin's listSSHKeyPairs id= without projectid: %+v, %v", l, err)
+	}
 }
 
 // scope sets listall and, when given, projectid.

@@ -167,7 +167,7 @@ func saveKeyPair(c *kernel.Call, owner *model.Account, name, pub string) *model.
 func listSSHKeyPairs(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.SSHKeyPair]{Key: "sshkeypair", ID: (*model.SSHKeyPair).UUID, Name: func(k *model.SSHKeyPair) string { return k.Name },
 		Keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, View: views.KeyPairView,
-		Owner: func(k *model.SSHKeyPair) string { return k.AccountID }}
+		Owner: func(k *model.SSHKeyPair) string { return k.AccountID }, OwnerByIDToo: true}
 	return l.Run(c, c.State.SSHKeyPairs, func(k *model.SSHKeyPair) bool {
 		return kernel.OptEq(c.Params.Get("fingerprint"), k.Fingerprint)
 	})

@@ -29,7 +29,11 @@ type Lister[T any] struct {
 	// Java builds its search with AccountManagerImpl.buildACLSearchParameters: projectid then
 	// scopes the list (ProjectScope). nil when the command has no owner.
 	Owner func(T) string
-	View  func(*Call, T) map[string]any
+	// OwnerByIDToo is set when the Java hands buildACLSearchParameters no id
+	// (SshKeyPairServiceImpl.listSshKeyPairs), so an id does not lift
+	// SkipProjectResources.
+	OwnerByIDToo bool
+	View         func(*Call, T) map[string]any
 }
 
 // Run filters rows, counts the matches, pages them and renders the page: the
@@ -39,7 +43,11 @@ type Lister[T any] struct {
 // Rows come in creation order; a family whose Java sorts otherwise sorts first.
 func (l Lister[T]) Run(c *Call, rows []T, keep ...func(T) bool) (any, error) {
 	if l.Owner != nil {
-		scope, err := c.ProjectScope()
+		rowID := c.Params.Get("id")
+		if l.OwnerByIDToo {
+			rowID = ""
+		}
+		scope, err := c.projectScope(rowID)
 		if err != nil {
 			return nil, err
 		}

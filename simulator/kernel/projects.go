@@ -38,14 +38,18 @@ type ProjectScope struct {
 // and no projectid the Java limits a normal user to its own account
 // (permittedAccounts = caller), so a project's row stays hidden from it;
 // that is the part of the rule kept here.
-func (c *Call) ProjectScope() (ProjectScope, error) {
+func (c *Call) ProjectScope() (ProjectScope, error) { return c.projectScope(c.Params.Get("id")) }
+
+// projectScope is ProjectScope for the id the command hands
+// buildACLSearchParameters.
+func (c *Call) projectScope(rowID string) (ProjectScope, error) {
 	s := ProjectScope{caller: c.Account.ID}
 	id := c.Params.Get("projectid")
 	if id != "" && c.Params.Get("account") != "" {
 		return s, ParamError("Account and projectId can't be specified together")
 	}
 	switch {
-	case id == "" && (c.Params.Get("id") == "" || c.Account.Type == 0):
+	case id == "" && (rowID == "" || c.Account.Type == 0):
 		s.criteria = skipProjectResources
 	case id == "-1" && c.Account.Type == 0:
 		s.permitted = map[string]bool{}
