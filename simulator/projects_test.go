@@ -255,8 +255,8 @@ func TestProjectScopesEveryListTheCPIUses(t *testing.T) {
 	np := cs.Network.NewCreateNetworkParams("pnet", own.Networkofferingid, e.zone)
 	np.SetProjectid(prj.Id)
 	pnet, err := cs.Network.CreateNetwork(np)
-	if err != nil {
-		t.Fatalf("createNetwork in the project: %v", err)
+	if err != nil || pnet.Projectid != prj.Id || pnet.Project != "scoped" || pnet.Account != "" {
+		t.Fatalf("createNetwork in the project: %+v, %v", pnet, err)
 	}
 	ap := cs.Address.NewAssociateIpAddressParams()
 	ap.SetNetworkid(pnet.Id)
