@@ -74,6 +74,10 @@ func TestProjectResourcesVisibleOnlyWithProjectID(t *testing.T) {
 	p := e.alice.VirtualMachine.NewDeployVirtualMachineParams(e.small, e.template, e.zone)
 	p.SetProjectid(e.project.Id)
 	p.SetNetworkids([]string{e.net})
+	// NetworkModelImpl.checkNetworkPermissions: not on the admin's network.
+	_, err := e.alice.VirtualMachine.DeployVirtualMachine(p)
+	wantAPIError(t, err, 531, "Unable to use network with id= "+e.net+", permission denied")
+	p.SetNetworkids([]string{e.projectNetwork(t, e.alice, e.project.Id, "alice-net").Id})
 	vm, err := e.alice.VirtualMachine.DeployVirtualMachine(p)
 	if err != nil {
 		t.Fatalf("deploy in project: %v", err)
@@ -205,7 +209,7 @@ func TestCLIProjects(t *testing.T) {
 	}
 	p := e.params("")
 	p.SetProjectid(l.Projects[0].Id)
-	p.SetNetworkids([]string{e.net})
+	p.SetNetworkids([]string{e.projectNetwork(t, e.cs, l.Projects[0].Id, "cli-net").Id})
 	e.deploy(t, p)
 	out, errOut, err = runCLI(t, e.testSim, testSecret, "listVirtualMachines", "listall=true")
 	if err != nil || strings.Contains(out, `"count"`) {
@@ -236,6 +240,17 @@ func TestProjectMembershipIsChecked(t *testing.T) {
 	add.SetAccount("nobody")
 	_, err = e.alice.Project.AddAccountToProject(add)
 	wantAPIError(t, err, 431, "Unable to find account name=nobody in specified domain id")
+
+	// checkProjectNetworkPermissions: a project's network serves its
+	// members' own VMs too, and nobody else's.
+	pnet := e.projectNetwork(t, e.alice, e.project.Id, "shared-by-members")
+	dp := e.bob.VirtualMachine.NewDeployVirtualMachineParams(e.small, e.template, e.zone)
+	dp.SetNetworkids([]string{pnet.Id})
+	_, err = e.bob.VirtualMachine.DeployVirtualMachine(dp)
+	wantAPIError(t, err, 531, "Unable to use network with id= "+pnet.Id+", permission denied")
+	if _, err := e.alice.VirtualMachine.DeployVirtualMachine(dp); err != nil {
+		t.Fatalf("a member's own VM on the project's network: %v", err)
+	}
 }
 
 // TestProjectScopesEveryListTheCPIUses: for each list command the CPI
@@ -248,15 +263,9 @@ func TestProjectScopesEveryListTheCPIUses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	own, _, err := cs.Network.GetNetworkByID(e.net)
-	if err != nil {
-		t.Fatal(err)
-	}
-	np := cs.Network.NewCreateNetworkParams("pnet", own.Networkofferingid, e.zone)
-	np.SetProjectid(prj.Id)
-	pnet, err := cs.Network.CreateNetwork(np)
-	if err != nil || pnet.Projectid != prj.Id || pnet.Project != "scoped" || pnet.Account != "" {
-		t.Fatalf("createNetwork in the project: %+v, %v", pnet, err)
+	pnet := e.projectNetwork(t, cs, prj.Id, "pnet")
+	if pnet.Projectid != prj.Id || pnet.Project != "scoped" || pnet.Account != "" {
+		t.Fatalf("createNetwork in the project: %+v", pnet)
 	}
 	ap := cs.Address.NewAssociateIpAddressParams()
 	ap.SetNetworkid(pnet.Id)
@@ -384,6 +393,23 @@ func TestProjectScopesEveryListTheCPIUses(t *testing.T) {
 	if l, err := cs.SSH.ListSSHKeyPairs(keyByID); err != nil || l.Count != 0 {
 		t.Errorf("the admin's listSSHKeyPairs id= without projectid: %+v, %v", l, err)
 	}
+}
+
+// projectNetwork creates an isolated network of the default network's
+// offering in a project.
+func (e *vmEnv) projectNetwork(t *testing.T, cs *cloudstack.CloudStackClient, projectID, name string) *cloudstack.CreateNetworkResponse {
+	t.Helper()
+	own, _, err := e.cs.Network.GetNetworkByID(e.net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	np := cs.Network.NewCreateNetworkParams(name, own.Networkofferingid, e.zone)
+	np.SetProjectid(projectID)
+	n, err := cs.Network.CreateNetwork(np)
+	if err != nil {
+		t.Fatalf("createNetwork in project %s: %v", projectID, err)
+	}
+	return n
 }
 
 // scope sets listall and, when given, projectid.

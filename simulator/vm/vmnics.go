@@ -47,7 +47,7 @@ func deployNetworks(c *kernel.Call, zone *model.Zone, owner *model.Account) ([]*
 		plans[0].ip, plans[0].mac = p.Get("ipaddress"), mac
 	}
 	for _, plan := range plans {
-		if err := checkNICPlan(c, plan, zone); err != nil {
+		if err := checkNICPlan(c, plan, zone, owner); err != nil {
 			return nil, err
 		}
 	}
@@ -73,11 +73,15 @@ func defaultNetworkPlan(c *kernel.Call, zone *model.Zone, owner *model.Account) 
 	return nil, kernel.ParamError("More than 1 default Isolated networks are found for account %s; please specify networkIds", owner.Name)
 }
 
-// checkNICPlan checks one NIC: its network exists in the zone, a requested
+// checkNICPlan checks one NIC: its network exists, the owner may use it
+// (checkNetworkPermission), it is in the zone, a requested
 // address is IPv4 and a requested MAC is free on that network.
-func checkNICPlan(c *kernel.Call, plan *nicPlan, zone *model.Zone) error {
+func checkNICPlan(c *kernel.Call, plan *nicPlan, zone *model.Zone, owner *model.Account) error {
 	if plan.net == nil {
 		return kernel.ParamError("Unable to find network by id")
+	}
+	if err := checkNetworkPermission(c, owner, plan.net); err != nil {
+		return err
 	}
 	if plan.net.ZoneID != zone.ID {
 		return kernel.ParamError("Network id=%s doesn't belong to zone %s", plan.net.ID, zone.ID)
