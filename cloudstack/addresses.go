@@ -27,6 +27,9 @@ const AcquiredTag = "bosh-cpi-acquired"
 // FindPublicIP returns the allocated address ip in a zone, or nil.
 func (c *Client) FindPublicIP(zoneID, ip string) (*PublicIP, error) {
 	p := c.cs.Address.NewListPublicIpAddressesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetZoneid(zoneID)
 	p.SetIpaddress(ip)
 	return c.onePublicIP(p)
@@ -35,6 +38,9 @@ func (c *Client) FindPublicIP(zoneID, ip string) (*PublicIP, error) {
 // PublicIPByID returns the allocated address with this id, or nil.
 func (c *Client) PublicIPByID(id string) (*PublicIP, error) {
 	p := c.cs.Address.NewListPublicIpAddressesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetId(id)
 	return c.onePublicIP(p)
 }
@@ -64,6 +70,9 @@ func toPublicIP(a *csgo.PublicIpAddress) *PublicIP {
 // network and tags it as the CPI's.
 func (c *Client) AcquirePublicIP(networkID, ip string) (*PublicIP, error) {
 	p := c.cs.Address.NewAssociateIpAddressParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetNetworkid(networkID)
 	p.SetIpaddress(ip)
 	r, err := c.cs.Address.AssociateIpAddress(p)
@@ -132,7 +141,11 @@ func (c *Client) FindOrCreateAffinityGroup(name, kind string) (string, error) {
 }
 
 func (c *Client) createAffinityGroup(name, kind string) (string, error) {
-	r, err := c.cs.AffinityGroup.CreateAffinityGroup(c.cs.AffinityGroup.NewCreateAffinityGroupParams(name, kind))
+	p := c.cs.AffinityGroup.NewCreateAffinityGroupParams(name, kind)
+	if err := c.inProject(p); err != nil {
+		return "", err
+	}
+	r, err := c.cs.AffinityGroup.CreateAffinityGroup(p)
 	if err != nil {
 		return "", c.fail("createAffinityGroup", err)
 	}
@@ -146,6 +159,9 @@ func (c *Client) createAffinityGroup(name, kind string) (string, error) {
 // name, or "" when there is none.
 func (c *Client) findAffinityGroup(name string) (id, kind string, err error) {
 	p := c.cs.AffinityGroup.NewListAffinityGroupsParams()
+	if err := c.inProject(p); err != nil {
+		return "", "", err
+	}
 	p.SetName(name)
 	resp, err := c.cs.AffinityGroup.ListAffinityGroups(p)
 	if err != nil {

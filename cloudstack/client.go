@@ -27,6 +27,7 @@ type Client struct {
 	endpoint string // scheme://host/path, never with credentials
 	logger   boshlog.Logger
 	jobs     jobPolicy
+	project  project
 }
 
 // New builds a client from the cloudstack section of cpi.json. It makes no
@@ -57,6 +58,7 @@ func New(cfg config.CloudStack, logger boshlog.Logger) (*Client, error) {
 		upload:   &http.Client{Transport: uploadTransport(base)},
 		endpoint: safeEndpoint,
 		logger:   logger,
+		project:  project{ref: cfg.Project},
 		jobs: jobPolicy{
 			first:   cfg.JobPollInterval.D(),
 			max:     cfg.JobPollMaxInterval.D(),

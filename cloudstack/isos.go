@@ -69,6 +69,9 @@ func isoParams(p *csgo.CustomServiceParams, s ISOSpec) {
 func (c *Client) ISOUploadParams(s ISOSpec) (*UploadParams, error) {
 	p := &csgo.CustomServiceParams{}
 	isoParams(p, s)
+	if err := c.customInProject(p); err != nil {
+		return nil, err
+	}
 	// AbstractGetUploadParamsCmd requires format; IsoUploadParams ignores
 	// the value and stores ISO, which is what CloudStack's UI sends.
 	p.SetParam("format", "ISO")
@@ -99,6 +102,9 @@ func (c *Client) ISOUploadParams(s ISOSpec) (*UploadParams, error) {
 func (c *Client) RegisterISO(s ISOSpec, url string) (string, error) {
 	p := &csgo.CustomServiceParams{}
 	isoParams(p, s)
+	if err := c.customInProject(p); err != nil {
+		return "", err
+	}
 	p.SetParam("url", url)
 	var r struct {
 		ISOs []struct {
@@ -120,6 +126,9 @@ func (c *Client) RegisterISO(s ISOSpec, url string) (string, error) {
 // (ListIsosCmd.listInReadyState). Absent is (nil, nil).
 func (c *Client) FindISO(id string) (*ISO, error) {
 	p := c.cs.ISO.NewListIsosParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetIsofilter("self")
 	p.SetId(id)
 	found, err := c.listISOs(p)
@@ -136,6 +145,9 @@ func (c *Client) FindISO(id string) (*ISO, error) {
 // unless name is "" (listIsos' name is a substring filter).
 func (c *Client) OwnISOs(name string) ([]ISO, error) {
 	p := c.cs.ISO.NewListIsosParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetIsofilter("self")
 	if name != "" {
 		p.SetName(name)

@@ -93,6 +93,9 @@ func (r *LBRule) CreatedBy(director string) bool {
 // LBRulesOn implements LoadBalancers.
 func (c *Client) LBRulesOn(publicIPID string) ([]LBRule, error) {
 	p := c.cs.LoadBalancer.NewListLoadBalancerRulesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetPublicipid(publicIPID)
 	return c.listLBRules(p)
 }
@@ -112,6 +115,9 @@ func NamedLBRule(rules []LBRule, name string) *LBRule {
 // resolves is behind no rule.
 func (c *Client) VMLBRules(vmID string) ([]LBRule, error) {
 	p := c.cs.LoadBalancer.NewListLoadBalancerRulesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetVirtualmachineid(vmID)
 	rules, err := c.listLBRules(p)
 	if IsNoSuchEntity(err) {
@@ -125,6 +131,9 @@ func (c *Client) VMLBRules(vmID string) ([]LBRule, error) {
 // as a LIKE: the marks are compared exactly below.
 func (c *Client) LBRulesCreatedFor(m LBMark) ([]LBRule, error) {
 	p := c.cs.LoadBalancer.NewListLoadBalancerRulesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetKeyword(m.Description())
 	all, err := c.listLBRules(p)
 	var out []LBRule

@@ -56,6 +56,9 @@ func (c *Client) zoneNetworks(zoneID string) ([]*csgo.Network, error) {
 	var all []*csgo.Network
 	for page := 1; ; page++ {
 		p := c.cs.Network.NewListNetworksParams()
+		if err := c.inProject(p); err != nil {
+			return nil, err
+		}
 		p.SetZoneid(zoneID)
 		p.SetListall(true)
 		p.SetPage(page)

@@ -147,6 +147,9 @@ func (c *Client) listOfferings(params map[string]string) ([]ServiceOffering, err
 	for k, v := range params {
 		p.SetParam(k, v)
 	}
+	if err := c.customInProject(p); err != nil {
+		return nil, err
+	}
 	var l offeringList
 	custom, _ := c.cs.Custom.(*csgo.CustomService)
 	if err := custom.CustomRequest("listServiceOfferings", p, &l); err != nil {
@@ -230,7 +233,11 @@ func (o ServiceOffering) Limits() string {
 
 // DiskOfferings lists every disk offering the account can use.
 func (c *Client) DiskOfferings() ([]DiskOffering, error) {
-	resp, err := c.cs.DiskOffering.ListDiskOfferings(c.cs.DiskOffering.NewListDiskOfferingsParams())
+	p := c.cs.DiskOffering.NewListDiskOfferingsParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
+	resp, err := c.cs.DiskOffering.ListDiskOfferings(p)
 	if err != nil {
 		return nil, c.fail("listDiskOfferings", err)
 	}
@@ -295,6 +302,9 @@ func (o DiskOffering) Is(ref string) bool { return o.ID == ref || o.Name == ref 
 // FindDiskOffering resolves a disk offering by id or exact name.
 func (c *Client) FindDiskOffering(ref string) (*DiskOffering, error) {
 	p := c.cs.DiskOffering.NewListDiskOfferingsParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	if IsID(ref) {
 		p.SetId(ref)
 	} else {

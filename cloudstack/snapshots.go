@@ -45,6 +45,9 @@ func toSnapshot(s *csgo.Snapshot) *Snapshot {
 // VolumeSnapshots lists a volume's snapshots.
 func (c *Client) VolumeSnapshots(volumeID string) ([]*Snapshot, error) {
 	p := c.cs.Snapshot.NewListSnapshotsParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetVolumeid(volumeID)
 	return c.listSnapshots(p)
 }
@@ -83,6 +86,9 @@ func (c *Client) FindSnapshot(id string) (*Snapshot, error) {
 		return nil, nil
 	}
 	p := c.cs.Snapshot.NewListSnapshotsParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetId(id)
 	return c.findSnapshot(p, func(s *Snapshot) bool { return s.ID == id })
 }
@@ -92,6 +98,9 @@ func (c *Client) FindSnapshot(id string) (*Snapshot, error) {
 // searchForSnapshots), so the exact comparison is ours.
 func (c *Client) SnapshotNamed(volumeID, name string) (*Snapshot, error) {
 	p := c.cs.Snapshot.NewListSnapshotsParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetVolumeid(volumeID)
 	p.SetName(name)
 	return c.findSnapshot(p, func(s *Snapshot) bool { return s.Name == name })

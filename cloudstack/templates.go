@@ -78,6 +78,9 @@ type UploadParams struct {
 // returns where to POST its bytes; the template exists from here on.
 func (c *Client) GetUploadParams(s TemplateSpec) (*UploadParams, error) {
 	p := c.cs.Template.NewGetUploadParamsForTemplateParams(s.DisplayText, s.Format, s.Hypervisor, s.Name, s.ZoneIDs[0])
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	s.apply(p)
 	r, err := c.cs.Template.GetUploadParamsForTemplate(p)
 	if err != nil {
@@ -90,6 +93,9 @@ func (c *Client) GetUploadParams(s TemplateSpec) (*UploadParams, error) {
 // every zone of the spec and returns the template's id.
 func (c *Client) RegisterTemplate(s TemplateSpec, url string) (string, error) {
 	p := c.cs.Template.NewRegisterTemplateParams(s.DisplayText, s.Format, s.Hypervisor, s.Name, url)
+	if err := c.inProject(p); err != nil {
+		return "", err
+	}
 	p.SetZoneids(s.ZoneIDs)
 	s.apply(p)
 	r, err := c.cs.Template.RegisterTemplate(p)
@@ -107,6 +113,9 @@ func (c *Client) RegisterTemplate(s TemplateSpec, url string) (string, error) {
 // (cpitemplate-…); none is an empty list.
 func (c *Client) Templates(ref string) ([]Template, error) {
 	p := c.cs.Template.NewListTemplatesParams("executable")
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	if !IsID(ref) {
 		return c.templatesNamed(p, ref)
 	}
@@ -144,6 +153,9 @@ func (c *Client) listNamed(p *csgo.ListTemplatesParams, name string) ([]Template
 // FindTemplateByName finds the template named exactly name in a zone.
 func (c *Client) FindTemplateByName(name, zoneID string) (*Template, error) {
 	p := c.cs.Template.NewListTemplatesParams("executable")
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetZoneid(zoneID)
 	found, err := c.listNamed(p, name)
 	if err != nil {
@@ -156,6 +168,9 @@ func (c *Client) FindTemplateByName(name, zoneID string) (*Template, error) {
 // any state (templatefilter=self), named exactly name unless name is "".
 func (c *Client) OwnTemplates(name string) ([]Template, error) {
 	p := c.cs.Template.NewListTemplatesParams("self")
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	if name == "" {
 		return c.listTemplates(p)
 	}

@@ -48,7 +48,11 @@ type NICRequest struct {
 // DeployVM deploys and waits. The VM's id comes back even when the job
 // failed, so the caller can clean up what CloudStack left.
 func (c *Client) DeployVM(s DeploySpec) (string, *VM, error) {
-	r, err := c.cs.VirtualMachine.DeployVirtualMachine(c.deployParams(s))
+	p := c.deployParams(s)
+	if err := c.inProject(p); err != nil {
+		return "", nil, err
+	}
+	r, err := c.cs.VirtualMachine.DeployVirtualMachine(p)
 	if err != nil {
 		return "", nil, c.fail("deployVirtualMachine", err)
 	}

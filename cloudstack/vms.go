@@ -81,6 +81,9 @@ func (vm *VM) HadLBs() bool { return vm.Tags[LBTag] != "" }
 // VMWithIP implements API.
 func (c *Client) VMWithIP(networkID, ip string) (*VM, error) {
 	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetListall(true)
 	p.SetNetworkid(networkID)
 	resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
@@ -101,6 +104,9 @@ func (c *Client) VMWithIP(networkID, ip string) (*VM, error) {
 // FindVM implements API.
 func (c *Client) FindVM(ref string) (*VM, error) {
 	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetListall(true)
 	if IsID(ref) {
 		p.SetId(ref)
@@ -205,6 +211,9 @@ func (vm *VM) IncompleteMark() (Mark, bool) {
 // may see them) that carry an incomplete mark of this director.
 func (c *Client) IncompleteVMs(director string) ([]*VM, error) {
 	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetListall(true)
 	p.SetKeyword(Mark{Director: director}.directorKeyword())
 	resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)

@@ -78,6 +78,9 @@ func (v *Volume) IsEphemeralOf(vm *VM) bool {
 // VMVolumes lists the volumes attached to a VM.
 func (c *Client) VMVolumes(vmID string) ([]Volume, error) {
 	p := c.cs.Volume.NewListVolumesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetVirtualmachineid(vmID)
 	p.SetListall(true)
 	resp, err := c.cs.Volume.ListVolumes(p)
@@ -117,6 +120,9 @@ func (v *Volume) NeverUsed() bool { return v.State == "Allocated" }
 // (QueryManagerImpl.searchForVolumes), so the caller matches the name itself.
 func (c *Client) VolumesNamedLike(s string) ([]Volume, error) {
 	p := c.cs.Volume.NewListVolumesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetKeyword(s)
 	p.SetType("DATADISK")
 	p.SetListall(true)
@@ -145,6 +151,9 @@ func tagMap(tags []csgo.Tags) map[string]string {
 // CIDs of earlier CPIs. Absent is (nil, nil).
 func (c *Client) FindVolume(ref string) (*Volume, error) {
 	p := c.cs.Volume.NewListVolumesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetListall(true)
 	if IsID(ref) {
 		p.SetId(ref)
@@ -169,6 +178,9 @@ func (c *Client) FindVolume(ref string) (*Volume, error) {
 // CreateVolume creates a data volume; sizeGB only for customized offerings.
 func (c *Client) CreateVolume(name, zoneID, offeringID string, sizeGB int) (*Volume, error) {
 	p := c.cs.Volume.NewCreateVolumeParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
 	p.SetName(name)
 	p.SetZoneid(zoneID)
 	p.SetDiskofferingid(offeringID)

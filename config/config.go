@@ -26,6 +26,10 @@ type CloudStack struct {
 	APIKey          string `json:"api_key"`
 	SecretAccessKey string `json:"secret_access_key"`
 	DefaultZone     string `json:"default_zone"`
+	// Project is a CloudStack project (name or id) the CPI works in: every
+	// command that takes projectid carries it, so what the CPI makes belongs
+	// to the project and its lookups see the project's resources only.
+	Project string `json:"project"`
 
 	// CACert is a PEM bundle trusted in addition to the system roots.
 	CACert        string `json:"ca_cert"`

@@ -240,3 +240,16 @@ func TestAcceptsWhatWorks(t *testing.T) {
 		})
 	}
 }
+
+// cloudstack.project is kept as given; surrounding spaces, which no
+// CloudStack name has, are refused naming the setting.
+func TestProject(t *testing.T) {
+	cfg, err := config.Parse([]byte(strings.Replace(minimal, `"z1"}`, `"z1","project":"bosh"}`, 1)))
+	if err != nil || cfg.CloudStack.Project != "bosh" || cfg.Validate() != nil {
+		t.Fatalf("project: %q, %v, %v", cfg.CloudStack.Project, err, cfg.Validate())
+	}
+	_, err = config.Parse([]byte(strings.Replace(minimal, `"z1"}`, `"z1","project":"bosh "}`, 1)))
+	if err == nil || !strings.Contains(err.Error(), "cloudstack.project") {
+		t.Fatalf("a project with a trailing space: %v", err)
+	}
+}

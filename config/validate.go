@@ -65,10 +65,21 @@ func (c Config) Validate() error {
 	if err := cs.Calculate.check(); err != nil {
 		return err
 	}
+	if err := cs.checkNames(); err != nil {
+		return err
+	}
+	return c.validateServices()
+}
+
+// checkNames refuses names CloudStack can hold no match for.
+func (cs CloudStack) checkNames() error {
 	if d := cs.DefaultCustomDiskOffering; d != "" && strings.TrimSpace(d) == "" {
 		return fmt.Errorf("cloudstack.default_custom_disk_offering is blank; name a customized disk offering or leave the key out")
 	}
-	return c.validateServices()
+	if cs.Project != strings.TrimSpace(cs.Project) {
+		return fmt.Errorf("cloudstack.project %q has leading or trailing spaces; CloudStack names match exactly", cs.Project)
+	}
+	return nil
 }
 
 // check refuses tags no offering can carry: CloudStack stores an offering's

@@ -82,8 +82,11 @@ func tagsOf(tags []csgo.Tags) map[string]string {
 var diskMeta = map[string]any{"director": "spec-director", "deployment": "cf", "instance_group": "db",
 	"instance_index": "0", "instance_id": "4f3c", "attached_at": "2026-01-02T03:04:05Z"}
 
-func TestDiskLifecycle(t *testing.T) {
-	e := newEnv(t, nil)
+func TestDiskLifecycle(t *testing.T) { diskLifecycle(t, newEnv(t, nil)) }
+
+// diskLifecycle is the disk and snapshot lifecycle, run outside and inside
+// a CloudStack project.
+func diskLifecycle(t *testing.T, e *env) {
 	vm := e.createVM(e.stemcell(), "10.1.1.70")
 
 	custom := e.createDisk(3000, map[string]any{"disk_offering": "Custom"}, vm)
@@ -187,6 +190,7 @@ func (e *env) snapshots() []*csgo.Snapshot {
 	c := e.client()
 	p := c.Snapshot.NewListSnapshotsParams()
 	p.SetListall(true)
+	e.inProject(p)
 	resp, err := c.Snapshot.ListSnapshots(p)
 	if err != nil {
 		e.t.Fatal(err)

@@ -41,6 +41,7 @@ func (e *env) isos() []*csgo.Iso {
 	c := e.client()
 	p := c.ISO.NewListIsosParams()
 	p.SetIsofilter("self")
+	e.inProject(p)
 	l, err := c.ISO.ListIsos(p)
 	if err != nil {
 		e.t.Fatal(err)
@@ -85,36 +86,41 @@ func configDriveBy(publish string) func(cfg map[string]any) {
 func TestOpenStackKVMStemcellLifecycle(t *testing.T) {
 	for _, publish := range []string{"upload", "webdav"} {
 		t.Run(publish, func(t *testing.T) {
-			e := kvmEnv(t, configDriveBy(publish))
-			stemcell := e.openStackStemcell()
-			vm := e.createVM(stemcell, "10.1.1.80")
-
-			settings := e.agentSettingsFromISO(vm)
-			networks, _ := settings["networks"].(map[string]any)
-			disks, _ := settings["disks"].(map[string]any)
-			if settings["agent_id"] != "agent-10.1.1.80" || networks["default"] == nil || disks["ephemeral"] == nil {
-				t.Fatalf("the agent read %v", settings)
-			}
-			isos := e.isos()
-			if len(isos) != 1 || isos[0].Ispublic || isos[0].Isextractable || !isos[0].Isready {
-				t.Fatalf("the VM's ISO: %+v", isos)
-			}
-
-			disk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
-			hint := e.attachDisk(vm, disk)
-			if !strings.HasPrefix(hint.Path, "/dev/disk/by-id/virtio-") {
-				t.Fatalf("attach_disk hint on KVM: %+v", hint)
-			}
-			e.call("detach_disk", vm, disk).ok(t)
-			e.call("delete_disk", disk).ok(t)
-
-			e.call("delete_vm", vm).ok(t)
-			if left := e.isos(); len(left) != 0 {
-				t.Fatalf("delete_vm left the ISO: %+v", left[0])
-			}
-			e.call("delete_stemcell", stemcell).ok(t)
+			openStackKVMStemcellLifecycle(t, kvmEnv(t, configDriveBy(publish)))
 		})
 	}
+}
+
+// openStackKVMStemcellLifecycle is an OpenStack KVM stemcell's VM with its
+// config drive, run outside and inside a CloudStack project.
+func openStackKVMStemcellLifecycle(t *testing.T, e *env) {
+	stemcell := e.openStackStemcell()
+	vm := e.createVM(stemcell, "10.1.1.80")
+
+	settings := e.agentSettingsFromISO(vm)
+	networks, _ := settings["networks"].(map[string]any)
+	disks, _ := settings["disks"].(map[string]any)
+	if settings["agent_id"] != "agent-10.1.1.80" || networks["default"] == nil || disks["ephemeral"] == nil {
+		t.Fatalf("the agent read %v", settings)
+	}
+	isos := e.isos()
+	if len(isos) != 1 || isos[0].Ispublic || isos[0].Isextractable || !isos[0].Isready {
+		t.Fatalf("the VM's ISO: %+v", isos)
+	}
+
+	disk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
+	hint := e.attachDisk(vm, disk)
+	if !strings.HasPrefix(hint.Path, "/dev/disk/by-id/virtio-") {
+		t.Fatalf("attach_disk hint on KVM: %+v", hint)
+	}
+	e.call("detach_disk", vm, disk).ok(t)
+	e.call("delete_disk", disk).ok(t)
+
+	e.call("delete_vm", vm).ok(t)
+	if left := e.isos(); len(left) != 0 {
+		t.Fatalf("delete_vm left the ISO: %+v", left[0])
+	}
+	e.call("delete_stemcell", stemcell).ok(t)
 }
 
 // BenchmarkConfigDriveCreateVM times create_vm for an OpenStack KVM

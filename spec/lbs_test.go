@@ -21,6 +21,7 @@ func (e *env) allocateIP(ips ...string) string {
 	c := e.client()
 	np := c.Network.NewListNetworksParams()
 	np.SetName("guest-network")
+	e.inProject(np)
 	nets, err := c.Network.ListNetworks(np)
 	if err != nil || len(nets.Networks) == 0 {
 		e.t.Fatalf("listNetworks: %v", err)
@@ -30,6 +31,7 @@ func (e *env) allocateIP(ips ...string) string {
 		p := c.Address.NewAssociateIpAddressParams()
 		p.SetNetworkid(nets.Networks[0].Id)
 		p.SetIpaddress(ip)
+		e.inProject(p)
 		r, err := c.Address.AssociateIpAddress(p)
 		if err != nil {
 			e.t.Fatalf("associateIpAddress %s: %v", ip, err)
@@ -60,6 +62,7 @@ func (e *env) lbRules() []*csgo.LoadBalancerRule {
 	c := e.client()
 	p := c.LoadBalancer.NewListLoadBalancerRulesParams()
 	p.SetListall(true)
+	e.inProject(p)
 	resp, err := c.LoadBalancer.ListLoadBalancerRules(p)
 	e.must("listLoadBalancerRules", err)
 	return resp.LoadBalancerRules
@@ -142,8 +145,10 @@ func sorted(s []string) []string {
 // rule), marked; a second VM joins it; deleting one leaves the rule with
 // the other; a recreated VM joins the same rule; deleting the last VM
 // removes the rule and its firewall rule.
-func TestLBsLifecycle(t *testing.T) {
-	e := newEnv(t, nil)
+func TestLBsLifecycle(t *testing.T) { lbsLifecycle(t, newEnv(t, nil)) }
+
+// lbsLifecycle runs outside and inside a CloudStack project.
+func lbsLifecycle(t *testing.T, e *env) {
 	stemcell := e.stemcell()
 	e.allocateIP("192.168.2.119", "192.168.2.120")
 	props := lbVMType(webEntry("192.168.2.120"))

@@ -133,6 +133,7 @@ func (e *env) ownNetwork(key, secret, name string) map[string]any {
 	p.SetDisplaytext(name)
 	p.SetGateway("10.1.1.1")
 	p.SetNetmask("255.255.255.0")
+	e.inProject(p)
 	if _, err := c.Network.CreateNetwork(p); err != nil {
 		e.t.Fatal(err)
 	}

@@ -83,7 +83,9 @@ func (e *env) client() *csgo.CloudStackClient {
 func (e *env) ourTemplates() []*csgo.Template {
 	e.t.Helper()
 	c := e.client()
-	resp, err := c.Template.ListTemplates(c.Template.NewListTemplatesParams("self"))
+	p := c.Template.NewListTemplatesParams("self")
+	e.inProject(p)
+	resp, err := c.Template.ListTemplates(p)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -111,28 +113,34 @@ func TestStemcellsPublishAndDelete(t *testing.T) {
 						webdavConfig(cfg)
 					}
 				}, "-hypervisor", c.hypervisor)
-				var cid string
-				e.call("create_stemcell", writeImage(t, c.image(t)), c.props).ok(t).decode(t, &cid)
-				// bosh.io's OpenStack stemcells on KVM get a config
-				// drive by default, which their CID says.
-				id, configDrive := strings.CutPrefix(cid, "configdrive-")
-				if configDrive != (c.props["infrastructure"] == "openstack") {
-					t.Errorf("stemcell CID %s", cid)
-				}
-				tpls := e.ourTemplates()
-				if len(tpls) != 1 || tpls[0].Id != id || !tpls[0].Isready || tpls[0].Format != c.format ||
-					tpls[0].Hypervisor != c.hypervisor || !strings.Contains(tpls[0].Name, "1.42") {
-					t.Fatalf("listTemplates after create_stemcell %s: %+v", cid, tpls)
-				}
-				if tpls[0].Ispublic {
-					t.Error("stemcell templates must not be public by default")
-				}
-				e.call("delete_stemcell", cid).ok(t)
-				e.assertNoTemplatesLeft()
-				e.call("delete_stemcell", cid).ok(t) // idempotent
+				stemcellPublishAndDelete(t, e, c)
 			})
 		}
 	}
+}
+
+// stemcellPublishAndDelete is the stemcell lifecycle, run outside and
+// inside a CloudStack project.
+func stemcellPublishAndDelete(t *testing.T, e *env, c imageCase) {
+	var cid string
+	e.call("create_stemcell", writeImage(t, c.image(t)), c.props).ok(t).decode(t, &cid)
+	// bosh.io's OpenStack stemcells on KVM get a config
+	// drive by default, which their CID says.
+	id, configDrive := strings.CutPrefix(cid, "configdrive-")
+	if configDrive != (c.props["infrastructure"] == "openstack") {
+		t.Errorf("stemcell CID %s", cid)
+	}
+	tpls := e.ourTemplates()
+	if len(tpls) != 1 || tpls[0].Id != id || !tpls[0].Isready || tpls[0].Format != c.format ||
+		tpls[0].Hypervisor != c.hypervisor || !strings.Contains(tpls[0].Name, "1.42") {
+		t.Fatalf("listTemplates after create_stemcell %s: %+v", cid, tpls)
+	}
+	if tpls[0].Ispublic {
+		t.Error("stemcell templates must not be public by default")
+	}
+	e.call("delete_stemcell", cid).ok(t)
+	e.assertNoTemplatesLeft()
+	e.call("delete_stemcell", cid).ok(t) // idempotent
 }
 
 func TestLightStemcells(t *testing.T) {

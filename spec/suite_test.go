@@ -132,6 +132,9 @@ type env struct {
 	// registryStore is the store directory of the registry the CPI
 	// writes to, when the test has one: the census lists its entries.
 	registryStore string
+	// project is the id of the CloudStack project cpi.json names, when it
+	// names one: the helpers that read CloudStack back look in it.
+	project string
 }
 
 func newEnv(t testing.TB, edit func(cfg map[string]any), simArgs ...string) *env {

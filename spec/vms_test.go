@@ -38,6 +38,7 @@ func (e *env) vms() []*csgo.VirtualMachine {
 	c := e.client()
 	p := c.VirtualMachine.NewListVirtualMachinesParams()
 	p.SetListall(true)
+	e.inProject(p)
 	resp, err := c.VirtualMachine.ListVirtualMachines(p)
 	if err != nil {
 		e.t.Fatal(err)
@@ -61,6 +62,7 @@ func (e *env) volumes() []*csgo.Volume {
 	c := e.client()
 	p := c.Volume.NewListVolumesParams()
 	p.SetListall(true)
+	e.inProject(p)
 	resp, err := c.Volume.ListVolumes(p)
 	if err != nil {
 		e.t.Fatal(err)
@@ -111,7 +113,12 @@ func (e *env) settingsOf(vmID string) settingsDoc {
 }
 
 func TestCreateVMV2WithManualNetworkAndEphemeralDisk(t *testing.T) {
-	e := newEnv(t, nil)
+	createVMV2WithManualNetworkAndEphemeralDisk(t, newEnv(t, nil))
+}
+
+// createVMV2WithManualNetworkAndEphemeralDisk is the VM lifecycle, run
+// outside and inside a CloudStack project.
+func createVMV2WithManualNetworkAndEphemeralDisk(t *testing.T, e *env) {
 	stemcell := e.stemcell()
 	e.resetCalls()
 	r := e.call("create_vm", "agent-1", stemcell, smallVM, map[string]any{"default": manualNet("10.1.1.10")}, []string{}, boshEnv).ok(t)
@@ -122,7 +129,7 @@ func TestCreateVMV2WithManualNetworkAndEphemeralDisk(t *testing.T) {
 		t.Fatalf("v2 create_vm answered %s", r.Result)
 	}
 	calls := e.calls()
-	if total(calls) > 10 {
+	if total(calls) > 10+e.projectLookups() {
 		t.Errorf("create_vm made %d CloudStack calls (target 10): %v", total(calls), calls)
 	}
 	vm := e.vm(cid)
@@ -147,7 +154,7 @@ func TestCreateVMV2WithManualNetworkAndEphemeralDisk(t *testing.T) {
 	e.resetCalls()
 	e.call("delete_vm", cid).ok(t)
 	calls = e.calls()
-	if total(calls) > 6 {
+	if total(calls) > 6+e.projectLookups() {
 		t.Errorf("delete_vm made %d CloudStack calls (target 6): %v", total(calls), calls)
 	}
 	for _, v := range e.vms() {
@@ -247,6 +254,7 @@ func (e *env) publicIPs() []*csgo.PublicIpAddress {
 	p := c.Address.NewListPublicIpAddressesParams()
 	p.SetAllocatedonly(true)
 	p.SetListall(true)
+	e.inProject(p)
 	resp, err := c.Address.ListPublicIpAddresses(p)
 	if err != nil {
 		e.t.Fatal(err)
@@ -277,7 +285,12 @@ func (e *env) live() (vms, volumes, ips int) {
 }
 
 func TestCreateVMWithTwoNICsAVipAndAnAffinityGroup(t *testing.T) {
-	e := newEnv(t, nil)
+	createVMWithTwoNICsAVipAndAnAffinityGroup(t, newEnv(t, nil))
+}
+
+// createVMWithTwoNICsAVipAndAnAffinityGroup runs outside and inside a
+// CloudStack project.
+func createVMWithTwoNICsAVipAndAnAffinityGroup(t *testing.T, e *env) {
 	stemcell := e.stemcell()
 	e.ownNetwork(apiKey, secretKey, "second-network")
 	networks := map[string]any{

@@ -61,13 +61,14 @@ func listDomains(c *kernel.Call) (any, error) {
 	return l.Run(c, c.State.Domains, func(d *model.Domain) bool { return level < 0 || int64(d.Level) == level })
 }
 
-// listAccounts is QueryManagerImpl.searchForAccounts (AccountJoinDaoImpl renders).
+// listAccounts is QueryManagerImpl.searchForAccounts (AccountJoinDaoImpl
+// renders); a project's own account is never listed (type NEQ PROJECT).
 func listAccounts(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.Account]{Key: "account", ID: (*model.Account).UUID, Name: func(a *model.Account) string { return a.Name },
 		View: views.AccountView}
 	p := c.Params
 	return l.Run(c, c.State.Accounts, func(a *model.Account) bool {
-		return kernel.OptEq(p.Get("domainid"), a.DomainID) && kernel.OptEq(p.Get("state"), a.State) &&
+		return a.Type != model.AccountTypeProject && kernel.OptEq(p.Get("domainid"), a.DomainID) && kernel.OptEq(p.Get("state"), a.State) &&
 			(!p.Has("accounttype") || p.Int("accounttype", -1) == int64(a.Type))
 	})
 }
@@ -118,6 +119,7 @@ func Commands() []kernel.Command {
 	return slices.Concat(
 		accountCommands(),
 		accountCreateCommands(),
+		projectCommands(),
 		sshKeyCommands(),
 	)
 }

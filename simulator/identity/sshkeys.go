@@ -42,13 +42,18 @@ func KeyPair(st *model.State, accountID, name string) *model.SSHKeyPair {
 }
 
 // createSSHKeyPair is ManagementServerImpl.createSSHKeyPair
-// (SshKeyPairServiceImpl.createSshKeyPair on main).
+// (SshKeyPairServiceImpl.createSshKeyPair on main); the owner is
+// finalizeOwner's, the project's account with projectid.
 func createSSHKeyPair(c *kernel.Call) (any, error) {
 	name := c.Params.Get("name")
 	if strings.TrimSpace(name) == "" {
 		return nil, kernel.ParamError("Please specify a valid name for the key pair. The key name can't be empty")
 	}
-	if KeyPair(c.State, c.Account.ID, name) != nil {
+	owner, err := c.Owner()
+	if err != nil {
+		return nil, err
+	}
+	if KeyPair(c.State, owner.ID, name) != nil {
 		return nil, kernel.ParamError("A key pair with name '%s' already exists.", name)
 	}
 	key, err := rsa.GenerateKey(rand.Reader, sshKeyLength)
@@ -56,7 +61,7 @@ func createSSHKeyPair(c *kernel.Call) (any, error) {
 		return nil, kernel.InternalError("key generation failed: %v", err)
 	}
 	pub := "ssh-rsa " + base64.StdEncoding.EncodeToString(sshRSAPublicKey(&key.PublicKey))
-	k := saveKeyPair(c, name, pub)
+	k := saveKeyPair(c, owner, name, pub)
 	v := views.KeyPairView(c, k)
 	v["privatekey"] = string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
 	return map[string]any{"keypair": v}, nil
@@ -86,10 +91,15 @@ func mpint(n *big.Int) []byte {
 }
 
 // registerSSHKeyPair is ManagementServerImpl.registerSSHKeyPair: the name,
-// then the key's validity, then the same key under another name.
+// then the key's validity, then the same key under another name, all in
+// finalizeOwner's account (the project's with projectid).
 func registerSSHKeyPair(c *kernel.Call) (any, error) {
+	owner, err := c.Owner()
+	if err != nil {
+		return nil, err
+	}
 	name, material := c.Params.Get("name"), c.Params.Get("publickey")
-	if KeyPair(c.State, c.Account.ID, name) != nil {
+	if KeyPair(c.State, owner.ID, name) != nil {
 		return nil, kernel.ParamError("A key pair with name '%s' already exists for this account.", name)
 	}
 	pub, ok := publicKeyFromMaterial(material)
@@ -97,11 +107,11 @@ func registerSSHKeyPair(c *kernel.Call) (any, error) {
 		return nil, kernel.ParamError("Public key is invalid")
 	}
 	for _, k := range c.State.SSHKeyPairs {
-		if k.AccountID == c.Account.ID && k.PublicKey == pub {
+		if k.AccountID == owner.ID && k.PublicKey == pub {
 			return nil, kernel.ParamError("A key pair with key '%s' already exists for this account.", pub)
 		}
 	}
-	return map[string]any{"keypair": views.KeyPairView(c, saveKeyPair(c, name, pub))}, nil
+	return map[string]any{"keypair": views.KeyPairView(c, saveKeyPair(c, owner, name, pub))}, nil
 }
 
 // publicKeyFromMaterial is SSHKeysHelper.getPublicKeyFromKeyMaterial: the
@@ -143,9 +153,9 @@ func fingerprint(pub string) string {
 	return strings.Join(parts, ":")
 }
 
-func saveKeyPair(c *kernel.Call, name, pub string) *model.SSHKeyPair {
+func saveKeyPair(c *kernel.Call, owner *model.Account, name, pub string) *model.SSHKeyPair {
 	id, internal := c.State.NewID(model.KindSSHKeyPair)
-	k := &model.SSHKeyPair{ID: id, InternalID: internal, Name: name, AccountID: c.Account.ID, PublicKey: pub,
+	k := &model.SSHKeyPair{ID: id, InternalID: internal, Name: name, AccountID: owner.ID, PublicKey: pub,
 		Fingerprint: fingerprint(pub), Created: c.Engine.Now()}
 	c.State.SSHKeyPairs = append(c.State.SSHKeyPairs, k)
 	c.Changed()
@@ -156,20 +166,28 @@ func saveKeyPair(c *kernel.Call, name, pub string) *model.SSHKeyPair {
 // fingerprint match exactly, keyword is a substring of either.
 func listSSHKeyPairs(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.SSHKeyPair]{Key: "sshkeypair", ID: (*model.SSHKeyPair).UUID, Name: func(k *model.SSHKeyPair) string { return k.Name },
-		Keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, View: views.KeyPairView}
+		Keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, View: views.KeyPairView,
+		Owner: func(k *model.SSHKeyPair) string { return k.AccountID }, OwnerByIDToo: true}
 	// SshKeyPairServiceImpl.listSshKeyPairs: the key pairs
-	// buildACLSearchParameters permits, by default the caller's own.
+	// buildACLSearchParameters permits, by default the caller's own; with
+	// projectid the project's account takes the caller's place (the Owner
+	// hook's scope), so ListPermits judges only rows outside projects.
 	return l.Run(c, c.State.SSHKeyPairs, func(k *model.SSHKeyPair) bool {
-		return c.ListPermits(k.AccountID) && kernel.OptEq(c.Params.Get("fingerprint"), k.Fingerprint)
+		return (inProject(c, k.AccountID) || c.ListPermits(k.AccountID)) && kernel.OptEq(c.Params.Get("fingerprint"), k.Fingerprint)
 	})
 }
 
-// deleteSSHKeyPair is ManagementServerImpl.deleteSSHKeyPair.
+// deleteSSHKeyPair is ManagementServerImpl.deleteSSHKeyPair, in
+// finalizeOwner's account (the project's with projectid).
 func deleteSSHKeyPair(c *kernel.Call) (any, error) {
+	owner, err := c.Owner()
+	if err != nil {
+		return nil, err
+	}
 	name := c.Params.Get("name")
-	k := KeyPair(c.State, c.Account.ID, name)
+	k := KeyPair(c.State, owner.ID, name)
 	if k == nil {
-		return nil, kernel.ParamError("A key pair with name '%s' does not exist for account %s in specified domain id", name, c.Account.Name)
+		return nil, kernel.ParamError("A key pair with name '%s' does not exist for account %s in specified domain id", name, owner.Name)
 	}
 	var keep []*model.SSHKeyPair
 	for _, other := range c.State.SSHKeyPairs {
@@ -192,4 +210,10 @@ func PublicKeysOf(st *model.State, accountID string, names []string) string {
 		}
 	}
 	return strings.Join(keys, "\n")
+}
+
+// inProject says a project's account owns the row (Account.Type.PROJECT).
+func inProject(c *kernel.Call, accountID string) bool {
+	a := c.State.Account(accountID)
+	return a != nil && a.Type == model.AccountTypeProject
 }

@@ -162,6 +162,10 @@ var RolePermissions = map[string]roleSet{
 	"getUser":          rsNone,                          // admin.user.GetUserCmd: none
 	"getUserKeys":      rsTenants,                       // admin.user.GetUserKeysCmd: annotation {User, Admin, DomainAdmin, ResourceAdmin}
 	"registerUserKeys": rsTenants,                       // admin.user.RegisterCmd: sql 2, 3, 4
+	// Projects (ProjectManagerImpl.createProject, addAccountToProject; QueryManagerImpl.listProjects).
+	"createProject":       rsTenants, // user.project.CreateProjectCmd: sql 2, 3, 4
+	"listProjects":        rsTenants, // user.project.ListProjectsCmd: sql 2, 3, 4
+	"addAccountToProject": rsTenants, // user.account.AddAccountToProjectCmd: sql 2, 3, 4
 	// Discovery, jobs, capabilities.
 	"listApis":            rsTenants, // ApiDiscovery's ListApisCmd: sql 2, 3, 4
 	"listCapabilities":    rsTenants, // user.config.ListCapabilitiesCmd: sql 2, 3, 4

@@ -111,4 +111,5 @@ var ParamKinds = map[string]string{
 	"ipaddressid":         model.KindPublicIP,
 	"associatednetworkid": model.KindNetwork,
 	"managementserverid":  model.KindMgmtServer, // ManagementServerResponse UUIDs
+	"projectid":           model.KindProject,    // ProjectResponse UUIDs (ParamProcessWorker.translateUuidToInternalId)
 }

@@ -25,7 +25,15 @@ type Lister[T any] struct {
 	NameLike bool             // name is a substring match (SQL LIKE %name%) rather than equality
 	Keyword  func(T) []string // fields "keyword" is matched against; nil means name
 	Zone     func(T) string   // "zoneid" filter; nil when the command has none
-	View     func(*Call, T) map[string]any
+	// Owner is the account owning a row ("" for none), for the commands whose
+	// Java builds its search with AccountManagerImpl.buildACLSearchParameters: projectid then
+	// scopes the list (ProjectScope). nil when the command has no owner.
+	Owner func(T) string
+	// OwnerByIDToo is set when the Java hands buildACLSearchParameters no id
+	// (SshKeyPairServiceImpl.listSshKeyPairs), so an id does not lift
+	// SkipProjectResources.
+	OwnerByIDToo bool
+	View         func(*Call, T) map[string]any
 }
 
 // Run filters rows, counts the matches, pages them and renders the page: the
@@ -34,6 +42,17 @@ type Lister[T any] struct {
 // makes CloudStack's name comparisons case-insensitive, so they are here too.
 // Rows come in creation order; a family whose Java sorts otherwise sorts first.
 func (l Lister[T]) Run(c *Call, rows []T, keep ...func(T) bool) (any, error) {
+	if l.Owner != nil {
+		rowID := c.Params.Get("id")
+		if l.OwnerByIDToo {
+			rowID = ""
+		}
+		scope, err := c.projectScope(rowID)
+		if err != nil {
+			return nil, err
+		}
+		keep = append(keep, func(r T) bool { return scope.Admits(c.State, l.Owner(r)) })
+	}
 	var hits []T
 	for _, r := range rows {
 		if l.matches(c.Params, r) && all(r, keep) {

@@ -76,6 +76,9 @@ type State struct {
 
 	// Firewall, static NAT and load balancer rules (rules.go).
 	ruleTables
+	// Projects and their members (project.go), the rows
+	// ProjectManagerImpl.createProject and assignAccountToProject write.
+	projectTables
 }
 
 // NewState is an empty state of the current version.

@@ -226,7 +226,8 @@ func lbCIDRString(list []string) (string, *kernel.APIError) {
 func listLoadBalancerRules(c *kernel.Call) (any, error) {
 	p := c.Params
 	l := kernel.Lister[*model.NetRule]{Key: "loadbalancerrule", ID: (*model.NetRule).UUID, Name: func(r *model.NetRule) string { return r.LB.Name },
-		Keyword: func(r *model.NetRule) []string { return []string{r.LB.Name, r.LB.Description} }, View: views.LBView}
+		Keyword: func(r *model.NetRule) []string { return []string{r.LB.Name, r.LB.Description} }, View: views.LBView,
+		Owner: func(r *model.NetRule) string { return r.AccountID }} // AccountManagerImpl.buildACLSearchCriteria scopes it by projectid
 	var lbs []*model.NetRule
 	for _, r := range c.State.Rules {
 		if r.Removed == nil && r.LB != nil {

@@ -34,7 +34,10 @@ type Spec struct {
 
 func createNetwork(c *kernel.Call) (any, error) {
 	p := c.Params
-	owner := c.Account
+	owner, err := c.Owner() // NetworkServiceImpl.createGuestNetwork: finalizeOwner, the project's account with projectid
+	if err != nil {
+		return nil, err
+	}
 	if name := p.Get("account"); name != "" {
 		owner = accountNamed(c.State, name, model.Or(p.Get("domainid"), owner.DomainID))
 		if owner == nil {

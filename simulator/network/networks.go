@@ -32,7 +32,7 @@ func listNetworks(c *kernel.Call) (any, error) {
 		return nil, kernel.ParamError("Invalid value of networkfilter: %s", f)
 	}
 	l := kernel.Lister[*model.Network]{Key: "network", ID: (*model.Network).UUID, Name: func(n *model.Network) string { return n.Name },
-		Zone: func(n *model.Network) string { return n.ZoneID }, View: views.NetworkView}
+		Zone: func(n *model.Network) string { return n.ZoneID }, View: views.NetworkView, Owner: networkOwner}
 	newestFirst := make([]*model.Network, 0, len(c.State.Networks))
 	for i := len(c.State.Networks) - 1; i >= 0; i-- {
 		newestFirst = append(newestFirst, c.State.Networks[i])
@@ -50,6 +50,23 @@ func listNetworks(c *kernel.Call) (any, error) {
 			(!p.Has("specifyipranges") || p.Bool("specifyipranges", false) == networkSpecifiesIPRanges(c.State, n)) &&
 			tag.TaggedWithAny(c.State, "Network", n.ID, p.Map("tags"))
 	})
+}
+
+// networkOwner is the account a network's project scoping applies to:
+// NetworkServiceImpl.searchForNetworks lists the account-specific (ACL
+// Account) networks of the permitted accounts, of type PROJECT with a
+// projectid and not otherwise (skipProjectNetworks), and adds the
+// caller's domain-level (ACL Domain) networks either way, so a Domain
+// network has no owner here. Departures: with projectid -1 an admin also
+// sees the domain-level networks the Java leaves out (it asks them of
+// project accounts only), and a project the caller may not see is a 531
+// PermissionDenied where searchForNetworks throws 431 "cannot access
+// specified project id".
+func networkOwner(n *model.Network) string {
+	if n.ACLType == "Domain" {
+		return ""
+	}
+	return n.AccountID
 }
 
 // networkFilters are Network.NetworkFilter's values as searchForNetworks

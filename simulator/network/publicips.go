@@ -127,6 +127,10 @@ func IsolatedNetworksOf(st *model.State, accountID, zoneID string) []*model.Netw
 func associateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
 	ensurePublicIPs(c)
 	p := c.Params
+	owner, err := c.Owner() // AssociateIPAddrCmd.getEntityOwnerId: the project's account with projectid
+	if err != nil {
+		return nil, err
+	}
 	if p.Get("vpcid") != "" {
 		return nil, kernel.ParamError("Unable to find an active VPC by id %s", p.Get("vpcid"))
 	}
@@ -138,11 +142,11 @@ func associateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
 	case zoneID == "":
 		return nil, kernel.ParamError("Unable to figure out zone to assign IP to. Please specify either zoneId, or networkId, or vpcId in the call") // AssociateIPAddrCmd.getZoneId
 	default:
-		nets := IsolatedNetworksOf(c.State, c.Account.ID, zoneID)
+		nets := IsolatedNetworksOf(c.State, owner.ID, zoneID)
 		switch len(nets) {
 		case 0:
 			return nil, kernel.ParamError("Account name=%s domain=%s doesn't have virtual networks in zone=%s",
-				c.Account.Name, c.State.Domain(c.Account.DomainID).Name, c.State.Zone(zoneID).Name)
+				owner.Name, c.State.Domain(owner.DomainID).Name, c.State.Zone(zoneID).Name)
 		case 1:
 			net = nets[0]
 		default:
@@ -156,7 +160,7 @@ func associateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
 	if ip == nil {
 		return nil, &kernel.APIError{Code: kernel.CodeCapacity, CSCode: kernel.CsServerAPIException, Text: "Insufficient address capacity"}
 	}
-	allocatePublicIP(c, ip, c.Account.ID)
+	allocatePublicIP(c, ip, owner.ID)
 	return &kernel.AsyncJob{InstanceType: "IpAddress", InstanceID: ip.ID, Created: true,
 		CmdClass: "org.apache.cloudstack.api.command.admin.address.AssociateIPAddrCmdByAdmin",
 		Run: func() (any, error) {
@@ -203,7 +207,8 @@ func listPublicIPAddresses(c *kernel.Call) (any, error) {
 	ensurePublicIPs(c)
 	l := kernel.Lister[*model.PublicIP]{Key: "publicipaddress", ID: (*model.PublicIP).UUID,
 		Keyword: func(ip *model.PublicIP) []string { return []string{ip.Address} },
-		Zone:    func(ip *model.PublicIP) string { return ip.ZoneID }, View: views.PublicIPView}
+		Zone:    func(ip *model.PublicIP) string { return ip.ZoneID }, View: views.PublicIPView,
+		Owner: func(ip *model.PublicIP) string { return ip.AccountID }} // IPAddressVO's allocated account
 	p := c.Params
 	return l.Run(c, c.State.PublicIPs, func(ip *model.PublicIP) bool {
 		return (!p.Bool("allocatedonly", true) || ip.State != model.IPFree) && kernel.OptEq(p.Get("ipaddress"), ip.Address) &&

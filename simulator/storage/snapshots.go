@@ -130,7 +130,8 @@ func deleteSnapshot(c *kernel.Call) (*kernel.AsyncJob, error) {
 // snapshot is MANUAL.
 func listSnapshots(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.Snapshot]{Key: "snapshot", ID: (*model.Snapshot).UUID, Name: func(s *model.Snapshot) string { return s.Name },
-		NameLike: true, Zone: func(s *model.Snapshot) string { return s.ZoneID }, View: views.SnapshotView}
+		NameLike: true, Zone: func(s *model.Snapshot) string { return s.ZoneID }, View: views.SnapshotView,
+		Owner: func(s *model.Snapshot) string { return s.AccountID }} // AccountManagerImpl.buildACLSearchCriteria scopes it by projectid
 	p := c.Params
 	return l.Run(c, c.State.Snapshots, func(s *model.Snapshot) bool {
 		return s.Removed == nil && kernel.OptEq(p.Get("volumeid"), s.VolumeID) && kernel.OptEq(p.Get("snapshottype"), "MANUAL") &&

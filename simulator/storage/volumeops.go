@@ -94,6 +94,10 @@ func volumeInternalID(st *model.State, id string) string {
 // (Ready) and attached to virtualmachineid when given.
 func createVolume(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
+	owner, err := c.Owner() // allocVolume: getEntityOwnerId, the project's account with projectid
+	if err != nil {
+		return nil, err
+	}
 	offeringID, snapshotID := p.Get("diskofferingid"), p.Get("snapshotid")
 	if offeringID == "" && snapshotID == "" {
 		return nil, kernel.ParamError("At least one of disk Offering ID or snapshot ID must be passed whilst creating volume")
@@ -119,7 +123,7 @@ func createVolume(c *kernel.Call) (*kernel.AsyncJob, error) {
 	if zone == nil || zoneID == "" {
 		return nil, kernel.ParamError("Unable to find zone by id %s", model.FirstNonEmpty(zoneID, "null"))
 	}
-	v := allocVolume(c, zone, src)
+	v := allocVolume(c, zone, src, owner) // VolumeApiServiceImpl.allocVolume's owner
 	c.Changed()
 	return createVolumeJob(c, v, snap, src.vm, zone), nil
 }
@@ -199,14 +203,14 @@ func volumeFromSnapshot(c *kernel.Call, src *volumeSource, snap *model.Snapshot,
 
 // allocVolume adds the Allocated DATADISK row, named as given or
 // getRandomVolumeName.
-func allocVolume(c *kernel.Call, zone *model.Zone, src *volumeSource) *model.Volume {
+func allocVolume(c *kernel.Call, zone *model.Zone, src *volumeSource, owner *model.Account) *model.Volume {
 	name := c.Params.Get("name")
 	if strings.TrimSpace(name) == "" {
 		name = model.NewUUID() // getRandomVolumeName
 	}
 	id, internal := c.State.NewID(model.KindVolume)
 	v := &model.Volume{ID: id, InternalID: internal, Name: name, Type: model.VolumeDataDisk, ZoneID: zone.ID,
-		AccountID: c.Account.ID, SizeBytes: src.size, Hypervisor: "None", State: model.VolumeAllocated, Created: c.Engine.Now()}
+		AccountID: owner.ID, SizeBytes: src.size, Hypervisor: "None", State: model.VolumeAllocated, Created: c.Engine.Now()}
 	if src.offering != nil {
 		v.DiskOfferingID = src.offering.ID
 	}

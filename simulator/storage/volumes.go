@@ -34,7 +34,8 @@ func VolumeOwner(st *model.State, id string) (string, bool) {
 func listVolumes(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.Volume]{Key: "volume", ID: (*model.Volume).UUID, Name: func(v *model.Volume) string { return v.Name },
 		Keyword: func(v *model.Volume) []string { return []string{v.Name, v.Type, v.State} },
-		Zone:    func(v *model.Volume) string { return v.ZoneID }, View: views.VolumeView}
+		Zone:    func(v *model.Volume) string { return v.ZoneID }, View: views.VolumeView,
+		Owner: func(v *model.Volume) string { return v.AccountID }} // AccountManagerImpl.buildACLSearchCriteria scopes it by projectid
 	p := c.Params
 	return l.Run(c, c.State.Volumes, func(v *model.Volume) bool {
 		return v.Removed == nil && kernel.Like(v.Type, p.Get("type")) && kernel.OptEq(p.Get("virtualmachineid"), v.VMID) &&

@@ -218,7 +218,8 @@ func RemoveTagsOf(st *model.State, typ, id string) {
 // listTags is QueryManagerImpl.listTags.
 func listTags(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.ResourceTag]{Key: "tag", ID: func(t *model.ResourceTag) string { return t.ID },
-		Keyword: func(t *model.ResourceTag) []string { return []string{t.Key, t.Value} }, View: views.TagView}
+		Keyword: func(t *model.ResourceTag) []string { return []string{t.Key, t.Value} }, View: views.TagView,
+		Owner: func(t *model.ResourceTag) string { return t.AccountID }} // AccountManagerImpl.buildACLSearchCriteria scopes it by projectid
 	p := c.Params
 	return l.Run(c, c.State.ResourceTags, func(t *model.ResourceTag) bool {
 		return kernel.OptEq(p.Get("resourceid"), t.ResourceID) && kernel.OptEq(p.Get("resourcetype"), t.ResourceType) &&

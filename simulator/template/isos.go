@@ -86,13 +86,17 @@ func listIsos(c *kernel.Call) (any, error) {
 	if !validTemplateFilter(filter) {
 		return nil, kernel.ServerParamError("No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.%s", filter)
 	}
+	scope, err := c.ProjectScope() // QueryManagerImpl.searchForIsosInternal → buildACLSearchParameters
+	if err != nil {
+		return nil, err
+	}
 	rows := templateRows(c, true)
 	l := kernel.Lister[views.TemplateRow]{Key: "iso", ID: func(r views.TemplateRow) string { return r.Template.ID },
 		Name: func(r views.TemplateRow) string { return r.Template.Name }, NameLike: true,
 		Zone: func(r views.TemplateRow) string { return r.Copy.ZoneID }, View: views.IsoView}
 	return l.Run(c, rows, func(r views.TemplateRow) bool {
 		t := r.Template
-		return filterAdmits(c, filter, r) && (!p.Has("bootable") || p.Bool("bootable", false) == t.Bootable) &&
+		return filterAdmits(c, scope, filter, r) && (!p.Has("bootable") || p.Bool("bootable", false) == t.Bootable) &&
 			(!p.Has("ispublic") || p.Bool("ispublic", false) == t.Public) &&
 			(!p.Has("isready") || p.Bool("isready", false) == r.Copy.Ready())
 	})

@@ -80,12 +80,16 @@ func listTemplates(c *kernel.Call) (any, error) {
 	if !validTemplateFilter(filter) {
 		return nil, kernel.ServerParamError("No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.%s", filter)
 	}
+	scope, err := c.ProjectScope()
+	if err != nil {
+		return nil, err
+	}
 	rows := templateRows(c, false)
 	l := kernel.Lister[views.TemplateRow]{Key: "template", ID: func(r views.TemplateRow) string { return r.Template.ID },
 		Name: func(r views.TemplateRow) string { return r.Template.Name }, NameLike: true,
 		Zone: func(r views.TemplateRow) string { return r.Copy.ZoneID }, View: views.TemplateView}
 	return l.Run(c, rows, func(r views.TemplateRow) bool {
-		return filterAdmits(c, filter, r) && kernel.OptEq(p.Get("hypervisor"), r.Template.Hypervisor) &&
+		return filterAdmits(c, scope, filter, r) && kernel.OptEq(p.Get("hypervisor"), r.Template.Hypervisor) &&
 			kernel.OptEq(p.Get("templatetype"), r.Template.Type) && (!p.Has("isready") || p.Bool("isready", false) == r.Copy.Ready())
 	})
 }
@@ -117,9 +121,16 @@ func templateRows(c *kernel.Call, isos bool) []views.TemplateRow {
 
 // filterAdmits applies templatefilter. featured, community and the
 // *executable filters list only ready copies (ListTemplatesCmd.listInReadyState;
-// executable only when an admin names an account).
-func filterAdmits(c *kernel.Call, filter string, r views.TemplateRow) bool {
-	own := r.Template.AccountID == c.Account.ID
+// executable only when an admin names an account). The project scope is
+// QueryManagerImpl.searchForTemplatesInternal's: the account-type
+// criteria on every row, and "own" meaning the permitted accounts (the
+// project's account when projectid names it), so a project's templates
+// are self in the project and public templates stay executable in it.
+func filterAdmits(c *kernel.Call, scope kernel.ProjectScope, filter string, r views.TemplateRow) bool {
+	if !scope.AdmitsType(c.State, r.Template.AccountID) {
+		return false
+	}
+	own := scope.Owns(r.Template.AccountID)
 	ready := r.Copy.Ready()
 	switch filter {
 	case "featured":

@@ -186,10 +186,16 @@ func newTemplate(c *kernel.Call, format, hv string, deployAsIs bool) (*model.Tem
 			return nil, kernel.ParamError("Invalid template type %s. Valid options are: USER, VNF, SYSTEM, ROUTING, BUILTIN", v)
 		}
 	}
+	// TemplateAdapterBase.prepare: the owner is getEntityOwnerId's account,
+	// the project's with projectid (AccountManagerImpl.finalizeOwner).
+	owner, err := c.Owner()
+	if err != nil {
+		return nil, kernel.AsAPIError(err)
+	}
 	id, internal := c.State.NewID(model.KindTemplate)
 	name := p.Get("name")
 	t := &model.Template{ID: id, InternalID: internal, Name: name, DisplayText: p.Get("displaytext"), Format: format,
-		Hypervisor: hv, OSTypeID: p.Get("ostypeid"), AccountID: c.Account.ID, Type: ttype,
+		Hypervisor: hv, OSTypeID: p.Get("ostypeid"), AccountID: owner.ID, Type: ttype,
 		Public: p.Bool("ispublic", false), Featured: c.Account.Type == 1 && p.Bool("isfeatured", false),
 		Extractable: p.Bool("isextractable", false), PasswordEnabled: p.Bool("passwordenabled", false),
 		SSHKeyEnabled: p.Bool("sshkeyenabled", false), DynamicallyScalable: p.Bool("isdynamicallyscalable", false),

@@ -35,6 +35,7 @@ func NetworkView(c *kernel.Call, n *model.Network) map[string]any {
 	if n.VLAN != "" && c.Account.Type == 1 {
 		v["broadcasturi"], v["vlan"] = "vlan://"+n.VLAN, n.VLAN
 	}
+	ownerName(c, v, a) // ApiResponseHelper.populateOwner: a project's network shows the project
 	return v
 }
 

@@ -60,14 +60,15 @@ func templateOwner(c *kernel.Call, t *model.Template, v map[string]any) *model.D
 	if o, ok := model.ByID(c.State.OSTypes, t.OSTypeID); ok {
 		v["ostypeid"], v["ostypename"] = o.ID, o.Description
 	}
-	account, domain := "system", c.State.Domains[0]
+	v["account"], v["domain"], v["domainid"] = "system", c.State.Domains[0].Name, c.State.Domains[0].ID
+	domain := c.State.Domains[0]
 	if a := c.State.Account(t.AccountID); a != nil {
-		account = a.Name
+		ownerName(c, v, a) // TemplateJoinDaoImpl.newTemplateResponse: project or account
 		if d := c.State.Domain(a.DomainID); d != nil {
 			domain = d
 		}
 	}
-	v["account"], v["domain"], v["domainid"] = account, domain.Name, domain.ID
+	v["domain"], v["domainid"] = domain.Name, domain.ID
 	return domain
 }
 

@@ -30,6 +30,7 @@ func VMView(c *kernel.Call, vm *model.VirtualMachine) map[string]any {
 	if u != nil {
 		v["username"] = u.Username
 	}
+	ownerName(c, v, a) // UserVmJoinDaoImpl.newUserVmResponse: project or account
 	addVMRefs(c, v, vm)
 	return v
 }
@@ -147,7 +148,7 @@ func addOwner(c *kernel.Call, v map[string]any, accountID string) {
 	if a == nil {
 		return
 	}
-	v["account"] = a.Name
+	ownerName(c, v, a)
 	if d := c.State.Domain(a.DomainID); d != nil {
 		v["domainid"], v["domain"], v["domainpath"] = d.ID, d.Name, d.DisplayPath()
 	}

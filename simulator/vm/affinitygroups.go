@@ -64,13 +64,17 @@ func createAffinityGroup(c *kernel.Call) (*kernel.AsyncJob, error) {
 		return nil, kernel.ParamError("Unable to create affinity group, invalid affinity group type: %s. Valid values are %s",
 			typ, strings.Join(affinityGroupTypes, ","))
 	}
-	if affinityGroupByName(c.State, c.Account.ID, name) != nil {
+	owner, err := c.Owner() // AffinityGroupServiceImpl.createAffinityGroup: finalizeOwner with projectid
+	if err != nil {
+		return nil, err
+	}
+	if affinityGroupByName(c.State, owner.ID, name) != nil {
 		return nil, kernel.ParamError("Unable to create affinity group, a group with name %s already exists.", name)
 	}
 	id, internal := c.State.NewID(model.KindAffinityGroup)
 	desc := p.Get("description")
 	g := &model.AffinityGroup{ID: id, InternalID: internal, Name: name, Description: desc, Type: typ,
-		AccountID: c.Account.ID, Created: c.Engine.Now()}
+		AccountID: owner.ID, Created: c.Engine.Now()}
 	c.State.AffinityGroups = append(c.State.AffinityGroups, g)
 	c.Changed()
 	return &kernel.AsyncJob{InstanceType: "AffinityGroup", InstanceID: id, Created: true,
@@ -96,7 +100,8 @@ func removeAffinityGroup(st *model.State, g *model.AffinityGroup) {
 // listAffinityGroups is QueryManagerImpl.searchForAffinityGroups.
 func listAffinityGroups(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.AffinityGroup]{Key: "affinitygroup", ID: (*model.AffinityGroup).UUID,
-		Name: func(g *model.AffinityGroup) string { return g.Name }, View: views.AffinityGroupView}
+		Name: func(g *model.AffinityGroup) string { return g.Name }, View: views.AffinityGroupView,
+		Owner: func(g *model.AffinityGroup) string { return g.AccountID }}
 	p := c.Params
 	return l.Run(c, c.State.AffinityGroups, func(g *model.AffinityGroup) bool {
 		if !kernel.OptEq(p.Get("type"), g.Type) {

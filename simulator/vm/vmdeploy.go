@@ -53,6 +53,7 @@ func deployVirtualMachine(c *kernel.Call) (*kernel.AsyncJob, error) {
 // deployPlan is what the create phase settled: every input checked, nothing
 // allocated yet.
 type deployPlan struct {
+	owner           *model.Account // the caller's account, or the project's with projectid
 	zone            *model.Zone
 	offering        *model.ServiceOffering
 	tmpl            deployTemplate
@@ -70,20 +71,26 @@ type deployPlan struct {
 // planDeploy runs the create phase's checks in CloudStack's order, so the
 // first failing one is the error the caller sees.
 func planDeploy(c *kernel.Call) (*deployPlan, error) {
+	// DeployVMCmd.create: getEntityOwnerId is AccountManagerImpl.finalizeOwner.
+	owner, err := c.Owner()
+	if err != nil {
+		return nil, err
+	}
 	d, err := deploySource(c)
 	if err != nil {
 		return nil, err
 	}
-	if d.nics, err = deployNetworks(c, d.zone); err != nil {
+	d.owner = owner
+	if d.nics, err = deployNetworks(c, d.zone, owner); err != nil {
 		return nil, err
 	}
 	if d.sgIDs, err = deploySecurityGroups(c, d.zone); err != nil {
 		return nil, err
 	}
-	if d.keyNames, err = deployKeyPairs(c); err != nil {
+	if d.keyNames, err = deployKeyPairs(c, owner); err != nil {
 		return nil, err
 	}
-	if d.groupIDs, err = deployAffinityGroups(c); err != nil {
+	if d.groupIDs, err = deployAffinityGroups(c, owner); err != nil {
 		return nil, err
 	}
 	d.details = deployDetails(c.Params)
@@ -130,14 +137,14 @@ func deploySource(c *kernel.Call) (*deployPlan, error) {
 }
 
 // deployKeyPairs is BaseDeployVMCmd.getSSHKeyPairNames (keypairs, then
-// keypair): every name must be one of the caller's key pairs, and only once.
-func deployKeyPairs(c *kernel.Call) ([]string, error) {
+// keypair): every name must be one of the owner's key pairs, and only once.
+func deployKeyPairs(c *kernel.Call, owner *model.Account) ([]string, error) {
 	keyNames := c.Params.List("keypairs")
 	if k := c.Params.Get("keypair"); k != "" {
 		keyNames = append(keyNames, k)
 	}
 	for _, name := range keyNames {
-		if identity.KeyPair(c.State, c.Account.ID, name) == nil || model.CountFold(keyNames, name) > 1 {
+		if identity.KeyPair(c.State, owner.ID, name) == nil || model.CountFold(keyNames, name) > 1 {
 			return nil, kernel.ParamError("Not all specified keypairs exist")
 		}
 	}
@@ -171,11 +178,11 @@ func createDeployedVM(c *kernel.Call, d *deployPlan) *model.VirtualMachine {
 		name = model.InstanceNameSuffix + "-" + id // generateHostName: instance.name + "-" + uuid
 	}
 	vm := &model.VirtualMachine{ID: id, InternalID: internal, Name: name, DisplayName: model.FirstNonEmpty(p.Get("displayname"), name),
-		InstanceName: fmt.Sprintf("i-%d-%d-%s", c.Account.InternalID, internal, model.InstanceNameSuffix), State: model.VMStopped,
+		InstanceName: fmt.Sprintf("i-%d-%d-%s", d.owner.InternalID, internal, model.InstanceNameSuffix), State: model.VMStopped,
 		ZoneID: d.zone.ID, TemplateID: strings.ToLower(p.Get("templateid")), OSTypeID: d.tmpl.osTypeID,
-		ServiceOfferingID: d.offering.ID, AccountID: c.Account.ID, UserID: c.User.ID, Hypervisor: d.tmpl.hypervisor,
+		ServiceOfferingID: d.offering.ID, AccountID: d.owner.ID, UserID: c.User.ID, Hypervisor: d.tmpl.hypervisor,
 		CPUNumber: d.cpu, CPUSpeed: d.speed, Memory: d.mem, PasswordEnabled: d.tmpl.passwordEnabled, KeyPairs: d.keyNames,
-		SSHPublicKeys: identity.PublicKeysOf(c.State, c.Account.ID, d.keyNames), UserData: d.userData, Group: p.Get("group"),
+		SSHPublicKeys: identity.PublicKeysOf(c.State, d.owner.ID, d.keyNames), UserData: d.userData, Group: p.Get("group"),
 		Details: d.details, AffinityGroupIDs: d.groupIDs, SecurityGroupIDs: d.sgIDs, Created: now}
 	if p.Bool("startvm", true) {
 		vm.State = model.VMStarting
@@ -296,8 +303,9 @@ func deploySecurityGroups(c *kernel.Call, zone *model.Zone) ([]string, error) {
 	return ids, nil
 }
 
-// deployAffinityGroups resolves affinitygroupids/affinitygroupnames.
-func deployAffinityGroups(c *kernel.Call) ([]string, error) {
+// deployAffinityGroups resolves affinitygroupids/affinitygroupnames (names
+// among the owner's groups).
+func deployAffinityGroups(c *kernel.Call, owner *model.Account) ([]string, error) {
 	p := c.Params
 	ids, names := p.List("affinitygroupids"), p.List("affinitygroupnames")
 	if len(ids) > 0 && len(names) > 0 {
@@ -312,7 +320,7 @@ func deployAffinityGroups(c *kernel.Call) ([]string, error) {
 		out = append(out, g.ID)
 	}
 	for _, name := range names {
-		g := affinityGroupByName(c.State, c.Account.ID, name)
+		g := affinityGroupByName(c.State, owner.ID, name)
 		if g == nil {
 			return nil, kernel.ParamError("Unable to find affinity group by name %s", name)
 		}

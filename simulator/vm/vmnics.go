@@ -16,7 +16,7 @@ import (
 // deployNetworks resolves networkids, iptonetworklist[i].networkid/ip/mac or
 // the account's default isolated network, and the ipaddress/macaddress of
 // the default (first) network.
-func deployNetworks(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
+func deployNetworks(c *kernel.Call, zone *model.Zone, owner *model.Account) ([]*nicPlan, error) {
 	p := c.Params
 	ipMap, ids := p.Map("iptonetworklist"), p.List("networkids")
 	var plans []*nicPlan
@@ -35,7 +35,7 @@ func deployNetworks(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
 			plans = append(plans, &nicPlan{net: c.State.Network(id)})
 		}
 	default:
-		if plans, err = defaultNetworkPlan(c, zone); err != nil {
+		if plans, err = defaultNetworkPlan(c, zone, owner); err != nil {
 			return nil, err
 		}
 	}
@@ -47,7 +47,7 @@ func deployNetworks(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
 		plans[0].ip, plans[0].mac = p.Get("ipaddress"), mac
 	}
 	for _, plan := range plans {
-		if err := checkNICPlan(c, plan, zone); err != nil {
+		if err := checkNICPlan(c, plan, zone, owner); err != nil {
 			return nil, err
 		}
 	}
@@ -55,28 +55,33 @@ func deployNetworks(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
 }
 
 // defaultNetworkPlan is UserVmManagerImpl.createAdvancedVirtualMachine with
-// no network named: the account's one Isolated network that can be used.
-func defaultNetworkPlan(c *kernel.Call, zone *model.Zone) ([]*nicPlan, error) {
+// no network named: the owner's one Isolated network that can be used (the
+// project's with projectid: DeployVMCmd.getEntityOwnerId).
+func defaultNetworkPlan(c *kernel.Call, zone *model.Zone, owner *model.Account) ([]*nicPlan, error) {
 	var usable []*model.Network
-	for _, n := range network.IsolatedNetworksOf(c.State, c.Account.ID, zone.ID) {
+	for _, n := range network.IsolatedNetworksOf(c.State, owner.ID, zone.ID) {
 		if n.CanUseForDeploy() {
 			usable = append(usable, n)
 		}
 	}
 	switch len(usable) {
 	case 0:
-		return nil, kernel.ParamError("Unable to find a default network to start a vm for account %s; please specify networkIds", c.Account.Name)
+		return nil, kernel.ParamError("Unable to find a default network to start a vm for account %s; please specify networkIds", owner.Name)
 	case 1:
 		return []*nicPlan{{net: usable[0]}}, nil
 	}
-	return nil, kernel.ParamError("More than 1 default Isolated networks are found for account %s; please specify networkIds", c.Account.Name)
+	return nil, kernel.ParamError("More than 1 default Isolated networks are found for account %s; please specify networkIds", owner.Name)
 }
 
-// checkNICPlan checks one NIC: its network exists in the zone, a requested
+// checkNICPlan checks one NIC: its network exists, the owner may use it
+// (checkNetworkPermission), it is in the zone, a requested
 // address is IPv4 and a requested MAC is free on that network.
-func checkNICPlan(c *kernel.Call, plan *nicPlan, zone *model.Zone) error {
+func checkNICPlan(c *kernel.Call, plan *nicPlan, zone *model.Zone, owner *model.Account) error {
 	if plan.net == nil {
 		return kernel.ParamError("Unable to find network by id")
+	}
+	if err := checkNetworkPermission(c, owner, plan.net); err != nil {
+		return err
 	}
 	if plan.net.ZoneID != zone.ID {
 		return kernel.ParamError("Network id=%s doesn't belong to zone %s", plan.net.ID, zone.ID)

@@ -34,7 +34,8 @@ func listVirtualMachines(c *kernel.Call) (any, error) {
 		Keyword: func(vm *model.VirtualMachine) []string {
 			return vmKeywordFields(c.State, vm, p.Get("keyword"), rootAdmin)
 		},
-		Zone: func(vm *model.VirtualMachine) string { return vm.ZoneID }, View: views.VMView}
+		Zone: func(vm *model.VirtualMachine) string { return vm.ZoneID }, View: views.VMView,
+		Owner: func(vm *model.VirtualMachine) string { return vm.AccountID }} // AccountManagerImpl.buildACLSearchCriteria scopes it by projectid
 	if p.Bool("userdata", false) {
 		l.View = func(c *kernel.Call, vm *model.VirtualMachine) map[string]any {
 			v := views.VMView(c, vm)
