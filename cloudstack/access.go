@@ -67,10 +67,14 @@ func (c *Client) Setting(name string) (string, error) {
 }
 
 // HasKeyPair says the caller has an SSH key pair of that exact name
-// (listSSHKeyPairs, which lists the caller's own).
+// (listSSHKeyPairs, which lists the caller's own, or the configured
+// project's).
 func (c *Client) HasKeyPair(name string) (bool, error) {
 	p := c.cs.SSH.NewListSSHKeyPairsParams()
 	p.SetName(name)
+	if err := c.inProject(p); err != nil {
+		return false, err
+	}
 	resp, err := c.cs.SSH.ListSSHKeyPairs(p)
 	if err != nil {
 		return false, c.fail("listSSHKeyPairs", err)

@@ -69,6 +69,9 @@ func (c *Client) AllVMs() ([]*VM, error) {
 		p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
 		p.SetListall(true)
 		pg.set(p)
+		if err := c.inProject(p); err != nil {
+			return nil, 0, err
+		}
 		resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
 		if err != nil {
 			return nil, 0, c.fail("listVirtualMachines", err)
@@ -89,6 +92,9 @@ func (c *Client) DataVolumes() ([]Volume, error) {
 		p.SetType("DATADISK")
 		p.SetListall(true)
 		pg.set(p)
+		if err := c.inProject(p); err != nil {
+			return nil, 0, err
+		}
 		resp, err := c.cs.Volume.ListVolumes(p)
 		if err != nil {
 			return nil, 0, c.fail("listVolumes", err)
@@ -108,6 +114,9 @@ func (c *Client) AllSnapshots() ([]*Snapshot, error) {
 		p := c.cs.Snapshot.NewListSnapshotsParams()
 		p.SetListall(true)
 		pg.set(p)
+		if err := c.inProject(p); err != nil {
+			return nil, 0, err
+		}
 		resp, err := c.cs.Snapshot.ListSnapshots(p)
 		if err != nil {
 			return nil, 0, c.fail("listSnapshots", err)
@@ -128,6 +137,9 @@ func (c *Client) AllocatedPublicIPs() ([]*PublicIP, error) {
 		p.SetAllocatedonly(true)
 		p.SetListall(true)
 		pg.set(p)
+		if err := c.inProject(p); err != nil {
+			return nil, 0, err
+		}
 		resp, err := c.cs.Address.ListPublicIpAddresses(p)
 		if err != nil {
 			return nil, 0, c.fail("listPublicIpAddresses", err)
@@ -147,6 +159,9 @@ func (c *Client) AllLBRules() ([]LBRule, error) {
 		p := c.cs.LoadBalancer.NewListLoadBalancerRulesParams()
 		p.SetListall(true)
 		pg.set(p)
+		if err := c.inProject(p); err != nil {
+			return nil, 0, err
+		}
 		resp, err := c.cs.LoadBalancer.ListLoadBalancerRules(p)
 		if err != nil {
 			return nil, 0, c.fail("listLoadBalancerRules", err)

@@ -131,3 +131,19 @@ func TestProjectByID(t *testing.T) {
 		t.Fatalf("listProjects asked %v, then projectid %q", q, f.seen[1].Get("projectid"))
 	}
 }
+
+// TestOrphansInventoryLooksInTheProject: the listings orphans reads carry
+// the project too, or in a project orphans would see nothing the CPI made.
+func TestOrphansInventoryLooksInTheProject(t *testing.T) {
+	f := &projectCloud{projects: []string{"bosh"}}
+	srv := f.serve(t)
+	c, _ := newClient(t, srv.URL+"/client/api", func(cs *config.CloudStack) { cs.Project = "bosh" })
+	if _, err := c.AllVMs(); err != nil {
+		t.Fatal(err)
+	}
+	cmds, ids := f.commands()
+	want := projectUUID[:len(projectUUID)-1] + "0"
+	if len(cmds) != 2 || cmds[1] != "listVirtualMachines" || ids[1] != want {
+		t.Fatalf("AllVMs sent %v with projectids %v, want listVirtualMachines in project %s", cmds, ids, want)
+	}
+}

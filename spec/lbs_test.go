@@ -73,6 +73,7 @@ func (e *env) firewallRules() []*csgo.FirewallRule {
 	c := e.client()
 	p := c.Firewall.NewListFirewallRulesParams()
 	p.SetListall(true)
+	e.inProject(p)
 	resp, err := c.Firewall.ListFirewallRules(p)
 	e.must("listFirewallRules", err)
 	return resp.FirewallRules

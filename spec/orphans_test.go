@@ -298,12 +298,9 @@ func TestOrphansKnownListsOnlyUnknownDetachedDisks(t *testing.T) {
 	if plain := e.orphans("-older-than", "0s"); len(plain.rows) != 0 {
 		t.Fatalf("without -known, orphans lists the director's resources:\n%s", plain)
 	}
-	dir := t.TempDir()
-	lines := filepath.Join(dir, "known.txt")
 	all := append(append(append([]string{"# the director's CIDs"}, d.holds.VMs...), d.holds.Disks...), d.holds.Stemcells...)
-	writeFile(t, lines, strings.Join(all, "\n")+"\n")
-	disks := filepath.Join(dir, "disks.json")
-	writeFile(t, disks, `{"Tables":[{"Content":"disks","Header":{"disk_cid":"Disk CID"},"Rows":[{"disk_cid":"`+
+	lines := writeFile(t, "known.txt", strings.Join(all, "\n")+"\n")
+	disks := writeFile(t, "disks.json", `{"Tables":[{"Content":"disks","Header":{"disk_cid":"Disk CID"},"Rows":[{"disk_cid":"`+
 		s.heldDisk+`","size":"1.0 GiB","deployment":"cf","instance":"db/0","az":"z1","orphaned_at":"x"}]}],"Blocks":null,"Lines":["Succeeded"]}`)
 	for _, known := range []string{lines, disks} {
 		got := e.orphans("-older-than", "0s", "-known", known)
@@ -335,7 +332,7 @@ func TestOrphansPrintsLinesOffATerminal(t *testing.T) {
 	s := newOrphanScene(t)
 	e := s.d.e
 	held := append(append(append([]string{}, s.d.holds.VMs...), s.d.holds.Disks...), s.d.holds.Stemcells...)
-	got := e.orphansText("-older-than", "0s", "-known", writeTemp(t, strings.Join(held, "\n")))
+	got := e.orphansText("-older-than", "0s", "-known", writeFile(t, "known", strings.Join(held, "\n")))
 	lines := strings.Split(strings.TrimSpace(got.stdout), "\n")
 	if got.code != 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], "spec-director\tvolume\t"+s.lostDisk+"\t") {
 		t.Fatalf("plain output:\n%s", got)
@@ -346,20 +343,6 @@ func TestOrphansPrintsLinesOffATerminal(t *testing.T) {
 	if bad := e.orphansText("-older-than", "soon"); bad.code != 2 {
 		t.Errorf("-older-than soon:\n%s", bad)
 	}
-}
-
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeTemp(t *testing.T, text string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "known")
-	writeFile(t, p, text)
-	return p
 }
 
 func sameIDs(a, b []string) bool { return strings.Join(a, " ") == strings.Join(b, " ") }

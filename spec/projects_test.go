@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
 // specProject is the CloudStack project cpi.json names in these tests.
@@ -42,6 +44,7 @@ func newProjectEnv(t *testing.T, edit func(cfg map[string]any), simArgs ...strin
 		t.Fatalf("createNetwork in the project: %v", err)
 	}
 	e.project = prj.Id
+	e.resetCalls() // the setup's own calls are outside the project
 	return e
 }
 
@@ -62,35 +65,77 @@ func (e *env) inProject(p interface{ SetProjectid(string) }) {
 }
 
 func TestProjectVMLifecycle(t *testing.T) {
-	createVMV2WithManualNetworkAndEphemeralDisk(t, newProjectEnv(t, nil))
+	e := newProjectEnv(t, nil)
+	createVMV2WithManualNetworkAndEphemeralDisk(t, e)
+	e.projectOnEveryCommand()
 }
 
 func TestProjectVMWithTwoNICsAVipAndAnAffinityGroup(t *testing.T) {
-	createVMWithTwoNICsAVipAndAnAffinityGroup(t, newProjectEnv(t, nil))
+	e := newProjectEnv(t, nil)
+	createVMWithTwoNICsAVipAndAnAffinityGroup(t, e)
+	e.projectOnEveryCommand()
 }
 
 func TestProjectOpenStackKVMStemcellLifecycle(t *testing.T) {
 	for _, publish := range []string{"upload", "webdav"} {
 		t.Run(publish, func(t *testing.T) {
-			openStackKVMStemcellLifecycle(t, newProjectEnv(t, configDriveBy(publish), "-hypervisor", "KVM"))
+			e := newProjectEnv(t, configDriveBy(publish), "-hypervisor", "KVM")
+			openStackKVMStemcellLifecycle(t, e)
+			e.projectOnEveryCommand()
 		})
 	}
 }
 
-func TestProjectLBsLifecycle(t *testing.T) { lbsLifecycle(t, newProjectEnv(t, nil)) }
+func TestProjectLBsLifecycle(t *testing.T) {
+	e := newProjectEnv(t, nil)
+	lbsLifecycle(t, e)
+	e.projectOnEveryCommand()
+}
 
 func TestProjectDiskAndSnapshotLifecycle(t *testing.T) {
-	diskLifecycle(t, newProjectEnv(t, nil))
+	e := newProjectEnv(t, nil)
+	diskLifecycle(t, e)
+	e.projectOnEveryCommand()
+}
+
+// projectOnEveryCommand: every command in the simulator's log whose 4.22
+// schema takes projectid carried the project's, the CPI's calls and the
+// read-backs of the env's helpers alike (createProject and the test's own
+// setup are before the log was cleared, or take no projectid).
+func (e *env) projectOnEveryCommand() {
+	e.t.Helper()
+	reqs, err := e.sim.Admin.Requests()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	checked := 0
+	for _, r := range reqs {
+		api, ok := schema.Lookup(r.Command)
+		if !ok {
+			continue // the secondary storage VM's upload, not an API command
+		}
+		if _, takes := api.Param("projectid"); !takes || r.Command == "createProject" {
+			continue
+		}
+		checked++
+		if r.Params["projectid"] != e.project {
+			e.t.Errorf("%s sent without the project's projectid (%q): %v", r.Command, r.Params["projectid"], r.Params)
+		}
+	}
+	if checked == 0 {
+		e.t.Fatal("no command that takes projectid in the simulator's log")
+	}
 }
 
 func TestProjectStemcells(t *testing.T) {
 	c := imageCases[0]
-	t.Run("upload", func(t *testing.T) {
-		stemcellPublishAndDelete(t, newProjectEnv(t, nil, "-hypervisor", c.hypervisor), c)
-	})
-	t.Run("webdav", func(t *testing.T) {
-		stemcellPublishAndDelete(t, newProjectEnv(t, webdavConfig, "-hypervisor", c.hypervisor), c)
-	})
+	for publish, edit := range map[string]func(map[string]any){"upload": nil, "webdav": webdavConfig} {
+		t.Run(publish, func(t *testing.T) {
+			e := newProjectEnv(t, edit, "-hypervisor", c.hypervisor)
+			stemcellPublishAndDelete(t, e, c)
+			e.projectOnEveryCommand()
+		})
+	}
 }
 
 // TestProjectResourcesAreVisibleOnlyInTheProject: what the CPI makes with
