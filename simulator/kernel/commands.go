@@ -111,4 +111,7 @@ var ParamKinds = map[string]string{
 	"ipaddressid":         model.KindPublicIP,
 	"associatednetworkid": model.KindNetwork,
 	"managementserverid":  model.KindMgmtServer, // ManagementServerResponse UUIDs
+	"vpcid":               model.KindVPC,
+	"vpcofferingid":       model.KindVPCOffering,
+	"aclid":               model.KindNetworkACLList,
 }
