@@ -272,3 +272,50 @@ func TestCLIVPC(t *testing.T) {
 		t.Fatalf("associateIpAddress vpcid = %v", ip)
 	}
 }
+
+// TestVPCStartedByItsFirstTierVM: a VPC created with start=false has no
+// router and so no source NAT address until a VM starts on a tier of it.
+func TestVPCStartedByItsFirstTierVM(t *testing.T) {
+	e := &vpcEnv{vmEnv: newVMEnv(t, Options{})}
+	offs, err := e.cs.VPC.ListVPCOfferings(e.cs.VPC.NewListVPCOfferingsParams())
+	if err != nil || offs.Count != 1 {
+		t.Fatalf("listVPCOfferings: %+v, %v", offs, err)
+	}
+	p := e.cs.VPC.NewCreateVPCParams("10.5.0.0/16", "later", "later", offs.VPCOfferings[0].Id, e.zone)
+	p.SetStart(false)
+	v, err := e.cs.VPC.CreateVPC(p)
+	if err != nil {
+		t.Fatalf("createVPC start=false: %v", err)
+	}
+	e.vpc = v.Id
+	sourceNAT := func() int {
+		lp := e.cs.Address.NewListPublicIpAddressesParams()
+		lp.SetVpcid(v.Id)
+		lp.SetIssourcenat(true)
+		ips, err := e.cs.Address.ListPublicIpAddresses(lp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ips.Count
+	}
+	if n := sourceNAT(); n != 0 {
+		t.Fatalf("a VPC not started has %d source NAT addresses", n)
+	}
+	op := e.cs.NetworkOffering.NewListNetworkOfferingsParams()
+	op.SetForvpc(true)
+	offerings, err := e.cs.NetworkOffering.ListNetworkOfferings(op)
+	if err != nil || offerings.Count == 0 {
+		t.Fatalf("listNetworkOfferings forvpc: %+v, %v", offerings, err)
+	}
+	e.tierOffering = offerings.NetworkOfferings[0].Id
+	tier, err := e.cs.Network.CreateNetwork(e.tierParams("t", "10.5.1.1", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dp := e.params("cpivm-first-on-tier")
+	dp.SetNetworkids([]string{tier.Id})
+	e.deploy(t, dp)
+	if n := sourceNAT(); n != 1 {
+		t.Fatalf("after the first VM on its tier the VPC has %d source NAT addresses, want 1", n)
+	}
+}

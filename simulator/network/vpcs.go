@@ -133,7 +133,8 @@ type VPCSpec struct {
 // default) implements it, which deploys its router and gives it its
 // source NAT address (VpcVirtualRouterElement.implementVpc,
 // assignSourceNatIpAddressToVpc). A VPC that fails to start is destroyed
-// (startVpc's destroyOnFailure). Departure: no router VM exists; the
+// (startVpc's destroyOnFailure); with start=false the first VM on a tier
+// starts it (StartTierVPC). Departure: no router VM exists; the
 // sourcenatipaddress, ip4dns, mtu and routing parameters are not read.
 func createVPC(c *kernel.Call) (*kernel.AsyncJob, error) {
 	SeedVPCDefaults(c.State, c.Engine.Now())
@@ -265,6 +266,16 @@ func StartVPC(c *kernel.Call, v *model.VPC) *kernel.APIError {
 	}
 	allocatePublicIP(c, ip, v.AccountID)
 	ip.State, ip.VPCID, ip.SourceNAT = model.IPAllocated, v.ID, true
+	return nil
+}
+
+// StartTierVPC is VpcVirtualRouterElement.implement for a tier: the VPC's
+// router is deployed with the tier if createVPC did not start it
+// (start=false), and with it the VPC's source NAT address.
+func StartTierVPC(c *kernel.Call, n *model.Network) *kernel.APIError {
+	if v := c.State.ActiveVPC(n.VPCID); v != nil && n.VPCID != "" {
+		return StartVPC(c, v)
+	}
 	return nil
 }
 
