@@ -73,7 +73,7 @@ if [ -z "$tier_id" ]; then
   tier_id=$(zone cs createNetwork $(in_project name="$E2E_VPC_TIER" displaytext="$E2E_VPC_TIER" zoneid="$zone_id" \
     networkofferingid="$offering" vpcid="$vpc_id" aclid="$acl_id" gateway="$E2E_GATEWAY" \
     netmask="$E2E_VPC_TIER_NETMASK") | jq -r '.network.id')
-  log "created tier $E2E_VPC_TIER ($E2E_GUEST_CIDR) in VPC $E2E_VPC_NAME"
+  log "created tier $E2E_VPC_TIER (${E2E_GUEST_CIDR%.*}.0/${E2E_GUEST_CIDR#*/}, gateway $E2E_GATEWAY) in VPC $E2E_VPC_NAME"
 fi
 
 umask 077
