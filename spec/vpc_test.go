@@ -16,6 +16,14 @@ import (
 // does before naming the tier in cloud_properties, and answers the VPC's id.
 func (e *env) vpcTier(name string) string {
 	e.t.Helper()
+	vpcID, aclID := e.vpcWithACL()
+	e.addTier(vpcID, aclID, name, "10.3.1.1")
+	return vpcID
+}
+
+// vpcWithACL makes the VPC and its custom ACL list.
+func (e *env) vpcWithACL() (vpcID, aclID string) {
+	e.t.Helper()
 	c := e.client()
 	zone, _, err := c.Zone.GetZoneByName(zoneName)
 	e.must("listZones", err)
@@ -27,16 +35,27 @@ func (e *env) vpcTier(name string) string {
 	e.must("createVPC", err)
 	acl, err := c.NetworkACL.CreateNetworkACLList(c.NetworkACL.NewCreateNetworkACLListParams("spec-acl", vpc.Id))
 	e.must("createNetworkACLList", err)
+	return vpc.Id, acl.Id
+}
+
+// addTier adds a /24 tier with that gateway to the VPC, with the ACL list
+// when one is named.
+func (e *env) addTier(vpcID, aclID, name, gateway string) {
+	e.t.Helper()
+	c := e.client()
+	zone, _, err := c.Zone.GetZoneByName(zoneName)
+	e.must("listZones", err)
 	offering, _, err := c.NetworkOffering.GetNetworkOfferingByName("DefaultIsolatedNetworkOfferingForVpcNetworks")
 	e.must("listNetworkOfferings", err)
 	p := c.Network.NewCreateNetworkParams(name, offering.Id, zone.Id)
-	p.SetVpcid(vpc.Id)
-	p.SetAclid(acl.Id)
-	p.SetGateway("10.3.1.1")
+	p.SetVpcid(vpcID)
+	if aclID != "" {
+		p.SetAclid(aclID)
+	}
+	p.SetGateway(gateway)
 	p.SetNetmask("255.255.255.0")
 	_, err = c.Network.CreateNetwork(p)
 	e.must("createNetwork on the VPC", err)
-	return vpc.Id
 }
 
 // tierNet is a manual BOSH network on the tier.
@@ -129,6 +148,17 @@ func TestVPCLBsOnAVPCAddress(t *testing.T) {
 			t.Errorf("%s: refused, but VMs %d→%d, volumes %d→%d, IPs %d→%d, rules %d", c.name, vms, v2, vols, vol2,
 				ips, ip2, len(e.lbRules()))
 		}
+	}
+
+	// One tier per public IP: the address is the first tier's now, so a VM
+	// on another tier of the VPC cannot join its rule.
+	e.addTier(vpcID, "", "vpc-tier-2", "10.3.2.1")
+	other := tierNet("10.3.2.10")
+	other["gateway"], other["cloud_properties"] = "10.3.2.1", map[string]any{"name": "vpc-tier-2"}
+	e.call("create_vm", "agent-vpc-tier2", stemcell, lbVMType(entry), map[string]any{"default": other}, []string{},
+		boshEnv).failed(t, "VMCreationFailed", "on which this VM has no NIC")
+	if v2, _, _ := e.live(); v2 != vms {
+		t.Errorf("a VM on another tier was refused, but VMs %d→%d", vms, v2)
 	}
 
 	e.call("delete_vm", id).ok(t)
