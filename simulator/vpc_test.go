@@ -264,7 +264,8 @@ func TestCLIVPC(t *testing.T) {
 	}
 	rule := cliJSON(t, e.testSim, "createNetworkACL", "networkid="+e.tier, "protocol=icmp", "traffictype=egress",
 		"action=deny")["networkacl"].(map[string]any)
-	if rule["aclid"] != e.acl || rule["traffictype"] != "Egress" || rule["action"] != "Deny" {
+	if rule["aclid"] != e.acl || rule["icmptype"] != -1.0 || rule["icmpcode"] != -1.0 || rule["traffictype"] != "Egress" ||
+		rule["action"] != "Deny" {
 		t.Fatalf("createNetworkACL = %v", rule)
 	}
 	ip := cliJSON(t, e.testSim, "associateIpAddress", "vpcid="+e.vpc)["ipaddress"].(map[string]any)

@@ -17,8 +17,8 @@ const aclProtocols = "tcp,udp,icmp,all"
 // (NetworkACLServiceImpl.createNetworkACLItem) checks and persists the rule
 // in state Add at once; the job (execute: applyNetworkACL) makes it
 // Active. The command's getters give its defaults: protocol trimmed, "1"
-// is icmp; the end port the start port; cidrlist 0.0.0.0/0 and ::/0;
-// traffic type Ingress.
+// is icmp; the end port the start port; ICMP type and code -1 for icmp;
+// cidrlist 0.0.0.0/0 and ::/0; traffic type Ingress.
 func createNetworkACL(c *kernel.Call) (*kernel.AsyncJob, error) {
 	SeedVPCDefaults(c.State, c.Engine.Now())
 	l, err := aclListFor(c)
@@ -72,6 +72,9 @@ func newACLItem(c *kernel.Call, l *model.NetworkACLList) (*model.NetworkACLItem,
 	}
 	if item.EndPort == nil {
 		item.EndPort = item.StartPort
+	}
+	if strings.EqualFold(item.Protocol, protoICMP) { // getIcmpType, getIcmpCode: -1 for icmp
+		item.ICMPType, item.ICMPCode = orMinusOne(item.ICMPType), orMinusOne(item.ICMPCode)
 	}
 	if len(item.CIDRs) == 0 {
 		item.CIDRs = []string{allIPv4CIDRs, "::/0"}
