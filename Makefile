@@ -94,7 +94,7 @@ clean:
 # The simulated environment of hack/e2e (in a network namespace it makes as
 # root, else on host loopback; E2E_NETNS=on|off|auto, see hack/e2e/env.sh)
 # and the e2e suite (build tag e2e) that runs against it.
-.PHONY: e2e-up test-e2e e2e-down e2e-kvm test-e2e-kvm
+.PHONY: e2e-up test-e2e e2e-down e2e-kvm test-e2e-kvm e2e-vpc test-e2e-vpc
 
 e2e-up: e2e-deps ## the simulator with an API-deployed zone, the release, a stemcell, the agent launcher and bosh create-env, in a private network namespace (E2E_NETNS=off: on host loopback)
 	./hack/e2e/up.sh
@@ -107,6 +107,12 @@ e2e-kvm: e2e-deps ## the KVM phase's environment: as e2e-up, but KVM hosts and a
 
 test-e2e-kvm: ## the KVM phase against the environment of e2e-kvm: create-env from the OpenStack stemcell (config drive ISO, virtio disk hint), delete-env
 	E2E_HYPERVISOR=KVM ./hack/e2e/test.sh
+
+e2e-vpc: ## the VPC phase's environment: switch the one e2e-up made to a VPC tier (a VPC, a custom network ACL list, a tier on the guest network's subnet; in the CloudStack project E2E_VPC_PROJECT names, if any)
+	./hack/e2e/50-vpc.sh
+
+test-e2e-vpc: ## the VPC phase against the environment of e2e-vpc: create-env on the tier, delete-env, nothing left
+	E2E_PHASE=vpc ./hack/e2e/test.sh
 
 e2e-down: ## stop everything e2e-up started, remove its network namespace and hack/e2e/_out/
 	./hack/e2e/down.sh

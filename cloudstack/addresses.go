@@ -68,18 +68,27 @@ func toPublicIP(a *csgo.PublicIpAddress) *PublicIP {
 
 // AcquirePublicIP associates a specific free public address with a
 // network and tags it as the CPI's.
-func (c *Client) AcquirePublicIP(networkID, ip string) (*PublicIP, error) {
+func (c *Client) AcquirePublicIP(network Network, ip string) (*PublicIP, error) {
 	p := c.cs.Address.NewAssociateIpAddressParams()
 	if err := c.inProject(p); err != nil {
 		return nil, err
 	}
-	p.SetNetworkid(networkID)
+	addr := &PublicIP{IP: ip, NetworkID: network.ID}
+	if network.VPCID != "" {
+		// A tier's address is its VPC's, no tier's until a rule or static
+		// NAT uses it: CloudStack refuses a tier's networkid here
+		// (NetworkServiceImpl.associateIPToNetwork).
+		p.SetVpcid(network.VPCID)
+		addr.NetworkID, addr.VPCID = "", network.VPCID
+	} else {
+		p.SetNetworkid(network.ID)
+	}
 	p.SetIpaddress(ip)
 	r, err := c.cs.Address.AssociateIpAddress(p)
 	if err != nil {
 		return nil, c.fail("associateIpAddress", err)
 	}
-	addr := &PublicIP{ID: r.Id, IP: ip, NetworkID: networkID}
+	addr.ID = r.Id
 	if _, err := c.waitJob("associateIpAddress", r.JobID); err != nil {
 		return addr, err // the job may still finish: the caller releases it
 	}

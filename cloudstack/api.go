@@ -210,8 +210,9 @@ type Addresses interface {
 	PublicIPFinder
 	// PublicIPByID returns an allocated public address by id, or nil.
 	PublicIPByID(id string) (*PublicIP, error)
-	// AcquirePublicIP associates a free address, tagged as the CPI's.
-	AcquirePublicIP(networkID, ip string) (*PublicIP, error)
+	// AcquirePublicIP associates a free address with a network (a tier's
+	// with its VPC), tagged as the CPI's.
+	AcquirePublicIP(network Network, ip string) (*PublicIP, error)
 	// EnableStaticNAT points an address at a VM.
 	EnableStaticNAT(ipID, vmID, networkID string) error
 	// DisableStaticNAT undoes EnableStaticNAT.

@@ -8,8 +8,8 @@ package cloudstack
 var Commands = []string{
 	// Zones and catalogs.
 	"listZones", "listHypervisors", "listServiceOfferings", "listDiskOfferings", "listOsTypes", "listNetworks",
-	// Jobs.
-	"queryAsyncJobResult",
+	// Jobs, and cloudstack.project's lookup.
+	"queryAsyncJobResult", "listProjects",
 	// Virtual machines.
 	"deployVirtualMachine", "listVirtualMachines", "startVirtualMachine", "rebootVirtualMachine",
 	"destroyVirtualMachine", "expungeVirtualMachine", "updateVirtualMachine",

@@ -254,13 +254,13 @@ func (v *vmCreation) checkVIP() error {
 	return nil
 }
 
-// acquireVIP associates the vip with the VM's first network unless the
-// operator had allocated it.
+// acquireVIP associates the vip with the VM's first network (its VPC when
+// that is a tier) unless the operator had allocated it.
 func (v *vmCreation) acquireVIP() error {
 	if v.vipAddr != nil {
 		return nil
 	}
-	addr, err := v.vms.cloud.AcquirePublicIP(v.plan.nics[0].network.ID, v.plan.vip.IP())
+	addr, err := v.vms.cloud.AcquirePublicIP(v.plan.nics[0].network, v.plan.vip.IP())
 	if addr != nil {
 		v.ipID, v.vipAddr = addr.ID, addr
 	}

@@ -378,7 +378,7 @@ func TestCreateVMAcquiresTheVIPAfterTheDeploy(t *testing.T) {
 			ipID := "ip-op"
 			if tc.acquire {
 				ipID = "ip-new"
-				steps = append(steps, cloud.EXPECT().AcquirePublicIP(netA.ID, vipIP).
+				steps = append(steps, cloud.EXPECT().AcquirePublicIP(netA, vipIP).
 					Return(&cloudstack.PublicIP{ID: ipID, IP: vipIP}, nil))
 			}
 			steps = append(steps,
@@ -440,7 +440,7 @@ func TestCreateVMReleasesOnlyTheVIPItAcquired(t *testing.T) {
 			ipID := "ip-op"
 			if tc.acquire {
 				ipID = "ip-new"
-				cloud.EXPECT().AcquirePublicIP(netA.ID, vipIP).Return(acquired, nil)
+				cloud.EXPECT().AcquirePublicIP(netA, vipIP).Return(acquired, nil)
 			}
 			cloud.EXPECT().EnableStaticNAT(ipID, "vm-1", netA.ID).Return(natFailed)
 			cloud.EXPECT().FindVM("vm-1").DoAndReturn(func(string) (*cloudstack.VM, error) { return d.vm(), nil })
@@ -543,7 +543,7 @@ func TestCreateVMConvergesAnAttemptHoldingTheVIP(t *testing.T) {
 		cloud.EXPECT().FindPublicIP("zone-1", vipIP).Return(nil, nil),
 		cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
 		cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil),
-		cloud.EXPECT().AcquirePublicIP(netA.ID, vipIP).Return(&cloudstack.PublicIP{ID: "ip-new", IP: vipIP}, nil),
+		cloud.EXPECT().AcquirePublicIP(netA, vipIP).Return(&cloudstack.PublicIP{ID: "ip-new", IP: vipIP}, nil),
 		cloud.EXPECT().EnableStaticNAT("ip-new", "vm-1", netA.ID).Return(nil),
 		cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).Return(nil),
 	)

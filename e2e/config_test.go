@@ -35,6 +35,11 @@ type config struct {
 	// TestCreateEnvBoshDeployment (bosh-deployment's bosh.yml and
 	// cloudstack/cpi.yml). Both put their one VM on StaticIP.
 	Lifecycle, BoshDeployment env
+	// VPC is the VPC phase's environment (manifest.yml on the tier
+	// 50-vpc.sh made), also on StaticIP; VPCID and VPCTierID name the VPC
+	// and its tier (set by make test-e2e-vpc only).
+	VPC              env
+	VPCID, VPCTierID string
 	// AgentDir holds each VM's agent base directory (<AgentDir>/<vm cid>)
 	// when the agents run beside the suite, as in hack/e2e; empty against a
 	// real CloudStack, where the agent's state is read through its mbus only.
@@ -74,6 +79,9 @@ func loadConfig(t *testing.T) config {
 		Lifecycle: env{CreateEnv: get("E2E_CREATE_ENV"), BoshState: get("E2E_BOSH_STATE"), Creds: get("E2E_CREDS")},
 		BoshDeployment: env{CreateEnv: get("E2E_BOSH_DEPLOYMENT_CREATE_ENV"),
 			BoshState: get("E2E_BOSH_DEPLOYMENT_STATE"), Creds: get("E2E_BOSH_DEPLOYMENT_CREDS")},
+		VPC: env{CreateEnv: os.Getenv("E2E_VPC_CREATE_ENV"), BoshState: os.Getenv("E2E_VPC_STATE"),
+			Creds: os.Getenv("E2E_VPC_CREDS")},
+		VPCID: os.Getenv("E2E_VPC_ID"), VPCTierID: os.Getenv("E2E_VPC_TIER_ID"),
 		Bosh: get("E2E_BOSH"), AgentDir: os.Getenv("E2E_AGENT_DIR"), DevicePaths: os.Getenv("E2E_DEVICEPATHS"),
 		DiskSize: mib(os.Getenv("E2E_DISK_SIZE"), 1024), DiskSizeUpdate: mib(os.Getenv("E2E_DISK_SIZE_UPDATE"), 2048),
 	}

@@ -35,8 +35,8 @@ type suite struct {
 func newSuite(t *testing.T, c config, e env) *suite {
 	t.Helper()
 	s := &suite{config: c, env: e, cs: cloudstack.NewClient(c.APIURL, c.APIKey, c.SecretKey, true)}
-	for _, other := range []env{c.Lifecycle, c.BoshDeployment} {
-		if other == e {
+	for _, other := range []env{c.Lifecycle, c.BoshDeployment, c.VPC} {
+		if other == e || other.BoshState == "" {
 			continue
 		}
 		o := &suite{config: c, env: other, cs: s.cs}

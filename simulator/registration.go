@@ -52,6 +52,7 @@ func registerCommands() {
 		tag.RegisterTaggable("FirewallRule", network.FirewallRuleOwner)
 		tag.RegisterTaggable("LoadBalancer", network.LoadBalancerOwner)
 		tag.RegisterTaggable("SecurityGroup", network.SecurityGroupOwner)
+		tag.RegisterTaggable("Vpc", network.VPCOwner)
 		tag.RegisterTaggable("Snapshot", storage.SnapshotOwner)
 		tag.RegisterTaggable("UserVm", vm.Owner)
 		tag.RegisterTaggable("Template", vm.TemplateOwner)

@@ -2,13 +2,14 @@ package simulator
 
 // Simulator plumbing: seeding only calls each family's seed, in marvin's
 // deployDataCenter order; the CloudStack behaviour of each row is cited where
-// the row is made (identity, template, zonedeploy.go).
+// the row is made (identity, template, network's VPC defaults, zonedeploy.go).
 
 import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/identity"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/network"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/offering"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
@@ -23,6 +24,7 @@ func seedState(hypervisor string, empty bool, now time.Time) *model.State {
 	identity.SeedAccounts(st, now)
 	template.SeedOSTypes(st)
 	template.SeedTemplates(st, hypervisor, now)
+	network.SeedVPCDefaults(st, now)
 	if !empty {
 		seedZone(st, hypervisor, now)
 		offering.SeedOfferings(st, now)

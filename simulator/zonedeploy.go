@@ -107,12 +107,29 @@ func isolatedOfferingSpec() network.OfferingSpec {
 		ConserveMode: true, EgressDefault: false, Enable: true}
 }
 
-// seedZone deploys advanced.cfg's zone, the default isolated offering and
-// the admin's guest network, implemented (VLAN 100 and a source NAT
+// vpcTierOfferingSpec is DefaultIsolatedNetworkOfferingForVpcNetworks
+// (NetworkOrchestrator.configure, #5: the VPC virtual router's services,
+// Optional, conserve mode off), as createNetworkOffering takes it; its
+// NetworkACL service makes it forvpc.
+func vpcTierOfferingSpec() network.OfferingSpec {
+	services := []string{"Dhcp", "Dns", "UserData", "NetworkACL", "Lb", "SourceNat", "StaticNat", "PortForwarding", "Vpn"}
+	providers := map[string][]string{}
+	for _, s := range services {
+		providers[s] = []string{"VpcVirtualRouter"}
+	}
+	return network.OfferingSpec{Name: "DefaultIsolatedNetworkOfferingForVpcNetworks",
+		DisplayText: "Offering for Isolated VPC networks with Source Nat service enabled", GuestType: "Isolated",
+		TrafficType: "Guest", Availability: "Optional", Services: services, Providers: providers,
+		EgressDefault: false, Enable: true}
+}
+
+// seedZone deploys advanced.cfg's zone, the default isolated and VPC tier
+// offerings and the admin's guest network, implemented (VLAN 100 and a source NAT
 // address), as the stock simulator's zone has after its first VM.
 func seedZone(st *model.State, hypervisor string, now time.Time) {
 	z := deployZone(st, advancedCfg(hypervisor), now)
 	o := must(network.MakeNetworkOffering(st, isolatedOfferingSpec(), now))
+	must(network.MakeNetworkOffering(st, vpcTierOfferingSpec(), now))
 	n := must(network.MakeNetwork(st, network.Spec{Name: "guest-network", DisplayText: "guest-network", OfferingID: o.ID,
 		ZoneID: z.ID, Account: st.Accounts[0]}, now))
 	mustOK(network.ImplementNetwork(st, n))

@@ -38,18 +38,18 @@ func (m *MockAPI) EXPECT() *MockAPIMockRecorder {
 }
 
 // AcquirePublicIP mocks base method.
-func (m *MockAPI) AcquirePublicIP(networkID, ip string) (*cloudstack.PublicIP, error) {
+func (m *MockAPI) AcquirePublicIP(network cloudstack.Network, ip string) (*cloudstack.PublicIP, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "AcquirePublicIP", networkID, ip)
+	ret := m.ctrl.Call(m, "AcquirePublicIP", network, ip)
 	ret0, _ := ret[0].(*cloudstack.PublicIP)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // AcquirePublicIP indicates an expected call of AcquirePublicIP.
-func (mr *MockAPIMockRecorder) AcquirePublicIP(networkID, ip any) *gomock.Call {
+func (mr *MockAPIMockRecorder) AcquirePublicIP(network, ip any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AcquirePublicIP", reflect.TypeOf((*MockAPI)(nil).AcquirePublicIP), networkID, ip)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AcquirePublicIP", reflect.TypeOf((*MockAPI)(nil).AcquirePublicIP), network, ip)
 }
 
 // AssignToLBRule mocks base method.
@@ -2284,18 +2284,18 @@ func (m *MockAddresses) EXPECT() *MockAddressesMockRecorder {
 }
 
 // AcquirePublicIP mocks base method.
-func (m *MockAddresses) AcquirePublicIP(networkID, ip string) (*cloudstack.PublicIP, error) {
+func (m *MockAddresses) AcquirePublicIP(network cloudstack.Network, ip string) (*cloudstack.PublicIP, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "AcquirePublicIP", networkID, ip)
+	ret := m.ctrl.Call(m, "AcquirePublicIP", network, ip)
 	ret0, _ := ret[0].(*cloudstack.PublicIP)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // AcquirePublicIP indicates an expected call of AcquirePublicIP.
-func (mr *MockAddressesMockRecorder) AcquirePublicIP(networkID, ip any) *gomock.Call {
+func (mr *MockAddressesMockRecorder) AcquirePublicIP(network, ip any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AcquirePublicIP", reflect.TypeOf((*MockAddresses)(nil).AcquirePublicIP), networkID, ip)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AcquirePublicIP", reflect.TypeOf((*MockAddresses)(nil).AcquirePublicIP), network, ip)
 }
 
 // DisableStaticNAT mocks base method.

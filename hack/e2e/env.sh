@@ -113,6 +113,17 @@ fi
 : "${E2E_DISK_SIZE:=1024}"                # MiB, the persistent disk of create-env
 : "${E2E_DISK_SIZE_UPDATE:=2048}"         # MiB, the disk size change test's
 : "${E2E_STEMCELL_VERSION:=0.0.1}"
+# The VPC phase (50-vpc.sh, make e2e-vpc): its VPC, network ACL list and
+# tier, whose subnet is the stock guest network's. E2E_VPC_PROJECT names
+# the CloudStack project everything of the phase is made in and the CPI is
+# given (cloudstack.project); empty: no project.
+: "${E2E_VPC_NAME:=e2e-vpc}"
+: "${E2E_VPC_CIDR:=10.1.0.0/16}"
+: "${E2E_VPC_ACL:=e2e-vpc-acl}"
+: "${E2E_VPC_TIER:=e2e-vpc-tier}"
+: "${E2E_VPC_TIER_NETMASK:=255.255.255.0}"
+: "${E2E_VPC_TIER_OFFERING:=DefaultIsolatedNetworkOfferingForVpcNetworks}"
+: "${E2E_VPC_PROJECT:=}"
 : "${E2E_CPI_RELEASE:=$E2E_ROOT/bin/cloudstack-cpi-release.tgz}"
 : "${E2E_CPI_OPS:=$E2E_ROOT/manifests/cpi.yml}" # the operators' ops file the manifest is built with
 : "${E2E_BOSH:=$E2E_ROOT/bin/bosh}"

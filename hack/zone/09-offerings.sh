@@ -40,8 +40,8 @@ disk Large "Large Disk, 100 GB" disksize=100
 disk Custom "Custom Disk" customized=true
 
 # network_offering NAME SERVICES KEY=VALUE...: the network offering NAME
-# with SERVICES (comma-separated), each by the VirtualRouter, created unless
-# one has that name, and Enabled.
+# with SERVICES (comma-separated), each by $PROVIDER (the VirtualRouter
+# unless set), created unless one has that name, and Enabled.
 network_offering() {
   local name=$1 services=$2 id state
   shift 2
@@ -50,7 +50,7 @@ network_offering() {
   if [ -z "$id" ]; then
     local args=(name="$name" traffictype=Guest supportedservices="$services" "$@") svc i=0
     for svc in ${services//,/ }; do
-      args+=("serviceproviderlist[$i].service=$svc" "serviceproviderlist[$i].provider=VirtualRouter")
+      args+=("serviceproviderlist[$i].service=$svc" "serviceproviderlist[$i].provider=${PROVIDER:-VirtualRouter}")
       i=$((i + 1))
     done
     id=$(cs createNetworkOffering "${args[@]}" | jq -r '.networkoffering.id')
@@ -65,6 +65,13 @@ network_offering() {
 network_offering "$NETWORK_OFFERING" Dhcp,Dns,UserData,SourceNat,StaticNat,PortForwarding,Firewall,Lb,Vpn \
   displaytext="Offering for Isolated networks with Source Nat service enabled" guestiptype=Isolated \
   availability=Required conservemode=true egressdefaultpolicy=false
+# As CloudStack's installation makes DefaultIsolatedNetworkOfferingForVpcNetworks
+# (NetworkOrchestrator.configure): the VPC virtual router's services, its
+# NetworkACL making it an offering for VPC tiers, conserve mode off.
+PROVIDER=VpcVirtualRouter network_offering "$VPC_TIER_OFFERING" \
+  Dhcp,Dns,UserData,NetworkACL,SourceNat,StaticNat,PortForwarding,Lb,Vpn \
+  displaytext="Offering for Isolated VPC networks with Source Nat service enabled" guestiptype=Isolated \
+  availability=Optional conservemode=false egressdefaultpolicy=false
 if [ -n "$SHARED_NETWORK" ]; then
   # As CloudStack's installation makes DefaultSharedNetworkOffering
   # (ConfigurationServerImpl.createDefaultNetworkOfferings): Dhcp, Dns and

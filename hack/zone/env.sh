@@ -38,6 +38,7 @@
 : "${PUBLIC_START:=192.168.2.2}"
 : "${PUBLIC_END:=192.168.2.200}"
 : "${NETWORK_OFFERING:=DefaultIsolatedNetworkOfferingWithSourceNatService}"
+: "${VPC_TIER_OFFERING:=DefaultIsolatedNetworkOfferingForVpcNetworks}"
 : "${GUEST_NETWORK:=guest-network}"
 : "${GUEST_NETWORK_GATEWAY:=}"           # empty: the zone's guest CIDR
 : "${GUEST_NETWORK_NETMASK:=}"

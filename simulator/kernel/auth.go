@@ -294,6 +294,19 @@ var RolePermissions = map[string]roleSet{
 	"assignToLoadBalancerRule":      rsTenants, // user.loadbalancer.AssignToLoadBalancerRuleCmd: sql 2, 3, 4
 	"removeFromLoadBalancerRule":    rsTenants, // user.loadbalancer.RemoveFromLoadBalancerRuleCmd: sql 2, 3, 4
 	"listLoadBalancerRuleInstances": rsTenants, // user.loadbalancer.ListLoadBalancerRuleInstancesCmd: sql 2, 3, 4
+	// VPCs and network ACLs: rows not read here; every tenant role, as for
+	// createNetwork (the user.vpc and user.network commands).
+	"listVPCOfferings":      rsTenants, // user.vpc.ListVPCOfferingsCmd
+	"createVPC":             rsTenants, // user.vpc.CreateVPCCmd
+	"listVPCs":              rsTenants, // user.vpc.ListVPCsCmd
+	"deleteVPC":             rsTenants, // user.vpc.DeleteVPCCmd
+	"createNetworkACLList":  rsTenants, // user.network.CreateNetworkACLListCmd
+	"listNetworkACLLists":   rsTenants, // user.network.ListNetworkACLListsCmd
+	"deleteNetworkACLList":  rsTenants, // user.network.DeleteNetworkACLListCmd
+	"replaceNetworkACLList": rsTenants, // user.network.ReplaceNetworkACLListCmd
+	"createNetworkACL":      rsTenants, // user.network.CreateNetworkACLCmd
+	"listNetworkACLs":       rsTenants, // user.network.ListNetworkACLsCmd
+	"deleteNetworkACL":      rsTenants, // user.network.DeleteNetworkACLCmd
 }
 
 // commandAvailable is DynamicRoleBasedAPIAccessChecker.checkAccess as

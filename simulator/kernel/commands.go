@@ -112,4 +112,7 @@ var ParamKinds = map[string]string{
 	"associatednetworkid": model.KindNetwork,
 	"managementserverid":  model.KindMgmtServer, // ManagementServerResponse UUIDs
 	"projectid":           model.KindProject,    // ProjectResponse UUIDs (ParamProcessWorker.translateUuidToInternalId)
+	"vpcid":               model.KindVPC,
+	"vpcofferingid":       model.KindVPCOffering,
+	"aclid":               model.KindNetworkACLList,
 }

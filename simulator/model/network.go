@@ -26,6 +26,8 @@ type Network struct {
 	ACLType           string    `json:"acltype,omitempty"` // Account, Domain
 	StartIP           string    `json:"startip,omitempty"` // a Shared network's range
 	EndIP             string    `json:"endip,omitempty"`
+	VPCID             string    `json:"vpcid,omitempty"` // a VPC tier's VPC
+	ACLID             string    `json:"aclid,omitempty"` // a VPC tier's network ACL list
 	Created           time.Time `json:"created"`
 }
 
@@ -167,6 +169,7 @@ type PublicIP struct {
 	State       string     `json:"state"` // Free, Allocating, Allocated
 	AccountID   string     `json:"accountid,omitempty"`
 	NetworkID   string     `json:"networkid,omitempty"` // the guest network it is associated with
+	VPCID       string     `json:"vpcid,omitempty"`     // the VPC it belongs to; its tier comes on first use
 	SourceNAT   bool       `json:"sourcenat,omitempty"`
 	StaticNAT   bool       `json:"staticnat,omitempty"`
 	VMID        string     `json:"vmid,omitempty"` // static NAT target

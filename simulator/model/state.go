@@ -73,6 +73,7 @@ type State struct {
 	// UploadKey signs template upload parameters (CloudStack's SSVM PSK).
 	UploadKey string `json:"uploadkey"`
 	vmTables         // volumes, tags, key pairs, affinity/security groups, public IPs (vmTables below)
+	vpcTables        // VPC offerings, VPCs, network ACL lists and their items (vpc.go)
 
 	// Firewall, static NAT and load balancer rules (rules.go).
 	ruleTables

@@ -2,7 +2,8 @@
 // api/command/{user,admin}/{network,address,vlan,firewall,nat,loadbalancer,
 // securitygroup} and the physical network, provider and router element
 // commands): networks and their offerings, physical networks, public
-// addresses, firewall, NAT and load balancer rules, security groups.
+// addresses, firewall, NAT and load balancer rules, security groups, VPCs
+// and their network ACLs.
 package network
 
 import (
@@ -28,5 +29,7 @@ func Commands() []kernel.Command {
 		loadBalancerCommands(),
 		lBMemberCommands(),
 		securityGroupCommands(),
+		vpcCommands(),
+		networkACLCommands(),
 	)
 }

@@ -35,15 +35,18 @@ func validAlgorithm(a string) bool {
 // (applyIngressFirewallRules) in the job. The rule stays in state Add until
 // a VM is assigned.
 func createLoadBalancerRule(c *kernel.Call) (*kernel.AsyncJob, error) {
-	ip, err := lbSourceIP(c)
+	ip, net, err := lbSourceIP(c)
 	if err != nil {
 		return nil, err
 	}
-	rule, err := createPublicLoadBalancer(c, ip)
+	open, err := lbOpenFirewall(c, ip)
 	if err != nil {
 		return nil, asCreateError(err)
 	}
-	open := c.Params.Bool("openfirewall", true)
+	rule, err := createOnTier(c, ip, net, open)
+	if err != nil {
+		return nil, asCreateError(err)
+	}
 	return &kernel.AsyncJob{InstanceType: "FirewallRule", InstanceID: rule.ID, Created: true,
 		CmdClass: "org.apache.cloudstack.api.command.user.loadbalancer.CreateLoadBalancerRuleCmd",
 		Run: func() (any, error) {
@@ -72,29 +75,30 @@ func asCreateError(err *kernel.APIError) *kernel.APIError {
 // public address, so without publicipid there is no rule to create (an
 // account/domainid owner without an address ends in createPublicLoadBalancerRule's
 // "can't find/allocate source IP").
-func lbSourceIP(c *kernel.Call) (*model.PublicIP, *kernel.APIError) {
+func lbSourceIP(c *kernel.Call) (*model.PublicIP, *model.Network, *kernel.APIError) {
 	p := c.Params
 	id := p.Get("publicipid")
 	if id == "" {
 		if p.Get("account") == "" || p.Get("domainid") == "" {
-			return nil, kernel.ParamError("Can't define IP owner. Either specify account/domainId or publicIpId")
+			return nil, nil, kernel.ParamError("Can't define IP owner. Either specify account/domainId or publicIpId")
 		}
 		if !hasAccount(c.State, p.Get("account"), p.Get("domainid")) {
-			return nil, kernel.ParamError("Unable to find account %s in domain ID=%d", p.Get("account"), c.State.Domain(p.Get("domainid")).InternalID)
+			return nil, nil, kernel.ParamError("Unable to find account %s in domain ID=%d", p.Get("account"), c.State.Domain(p.Get("domainid")).InternalID)
 		}
 		if _, err := lbNetwork(c, nil); err != nil {
-			return nil, asCreateError(err)
+			return nil, nil, asCreateError(err)
 		}
-		return nil, kernel.ServerParamError("Unable to create load balance rule; can't find/allocate source IP")
+		return nil, nil, kernel.ServerParamError("Unable to create load balance rule; can't find/allocate source IP")
 	}
 	ip, _ := model.ByID(c.State.PublicIPs, id)
 	if ip.State != model.IPAllocated { // IpAddress.readyToUse
-		return nil, kernel.ParamError("Unable to create load balancer rule, invalid IP address ID %d", ip.InternalID)
+		return nil, nil, kernel.ParamError("Unable to create load balancer rule, invalid IP address ID %d", ip.InternalID)
 	}
-	if _, err := lbNetwork(c, ip); err != nil {
-		return nil, asCreateError(err)
+	net, err := lbNetwork(c, ip)
+	if err != nil {
+		return nil, nil, asCreateError(err)
 	}
-	return ip, nil
+	return ip, net, nil
 }
 
 // hasAccount is ApiDBUtils.findAccountByNameDomain finding an account.
@@ -149,7 +153,7 @@ func lbNetwork(c *kernel.Call, ip *model.PublicIP) (*model.Network, *kernel.APIE
 // tcp: the protocol parameter is the rule's lb_protocol. The algorithm is
 // checked by NetUtils.isValidAlgorithm only: the Lb capability
 // SupportedLBAlgorithms is not consulted on this path.
-func createPublicLoadBalancer(c *kernel.Call, ip *model.PublicIP) (*model.NetRule, *kernel.APIError) {
+func createPublicLoadBalancer(c *kernel.Call, ip *model.PublicIP, open bool) (*model.NetRule, *kernel.APIError) {
 	p := c.Params
 	src, dst := int(p.Int("publicport", 0)), int(p.Int("privateport", 0))
 	algorithm := p.Get("algorithm")
@@ -186,7 +190,7 @@ func createPublicLoadBalancer(c *kernel.Call, ip *model.PublicIP) (*model.NetRul
 		LB: &model.LBRule{Name: p.Get("name"), Description: p.Get("description"), Algorithm: algorithm, PrivatePort: dst,
 			Protocol: strings.TrimSpace(strings.ToLower(p.Get("protocol"))), CIDRList: cidrs}})
 	var conflict *kernel.APIError
-	if p.Bool("openfirewall", true) {
+	if open {
 		conflict = createRuleForAllCidrs(c, ip, src, src, "tcp", rule.ID)
 	}
 	if conflict == nil {
@@ -341,4 +345,42 @@ func validCIDRList(list string) bool {
 		}
 	}
 	return true
+}
+
+// lbOpenFirewall is CreateLoadBalancerRuleCmd.getOpenFirewall: true by
+// default, but false for an address of a VPC, where true is refused (the
+// tier's network ACLs govern its traffic).
+func lbOpenFirewall(c *kernel.Call, ip *model.PublicIP) (bool, *kernel.APIError) {
+	vpc := ip.VPCID != ""
+	if !c.Params.Has("openfirewall") {
+		return !vpc, nil
+	}
+	open := c.Params.Bool("openfirewall", true)
+	if vpc && open {
+		return false, kernel.ParamError("Can't have openFirewall=true when IP address belongs to VPC")
+	}
+	return open, nil
+}
+
+// createOnTier is createPublicLoadBalancerRule around createPublicLoadBalancer:
+// an address of the VPC of the rule's tier that no tier has yet is checked
+// for Lb on the tier and associated with it (assignToVpcNtwk,
+// associateIPToGuestNetwork), and given back when the rule fails
+// (unassignIPFromVpcNetwork); an address of no network is refused.
+func createOnTier(c *kernel.Call, ip *model.PublicIP, net *model.Network, open bool) (*model.NetRule, *kernel.APIError) {
+	assigned := false
+	if ip.NetworkID == "" && net != nil && net.VPCID != "" && strings.EqualFold(ip.VPCID, net.VPCID) {
+		if err := checkIPForService(c.State, ip, "Lb", net.ID); err != nil {
+			return nil, err
+		}
+		ip.NetworkID, assigned = net.ID, true
+	}
+	if ip.NetworkID == "" {
+		return nil, kernel.ParamError("Ip address %s is not assigned to the network %s", ipString(c.State, ip), Describe(net))
+	}
+	rule, err := createPublicLoadBalancer(c, ip, open)
+	if err != nil && assigned {
+		unassignFromTier(c.State, ip)
+	}
+	return rule, err
 }

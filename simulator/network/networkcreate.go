@@ -29,6 +29,7 @@ const guestDomainSuffix = "cloud.internal"
 type Spec struct {
 	Name, DisplayText, OfferingID, ZoneID, PhysicalNetworkID       string
 	Gateway, Netmask, StartIP, EndIP, VLAN, NetworkDomain, ACLType string
+	VPCID, ACLID                                                   string // a VPC tier's VPC and ACL list
 	Account                                                        *model.Account
 }
 
@@ -47,7 +48,8 @@ func createNetwork(c *kernel.Call) (any, error) {
 	n, err := MakeNetwork(c.State, Spec{Name: p.Get("name"), DisplayText: p.Get("displaytext"),
 		OfferingID: p.Get("networkofferingid"), ZoneID: p.Get("zoneid"), PhysicalNetworkID: p.Get("physicalnetworkid"),
 		Gateway: p.Get("gateway"), Netmask: p.Get("netmask"), StartIP: p.Get("startip"), EndIP: p.Get("endip"),
-		VLAN: p.Get("vlan"), NetworkDomain: p.Get("networkdomain"), ACLType: p.Get("acltype"), Account: owner},
+		VLAN: p.Get("vlan"), NetworkDomain: p.Get("networkdomain"), ACLType: p.Get("acltype"), Account: owner,
+		VPCID: p.Get("vpcid"), ACLID: p.Get("aclid")},
 		c.Engine.Now())
 	if err != nil {
 		return nil, err
@@ -68,7 +70,8 @@ func createNetwork(c *kernel.Call) (any, error) {
 // Isolated networks start Allocated and are implemented when a VM first
 // starts on them; Shared ones are Setup. Departure: a Shared network's
 // start/end IP range is recorded but guest addresses come from its whole
-// CIDR; IPv6, VPC tiers and private VLANs are not modelled.
+// CIDR; IPv6 and private VLANs are not modelled. A VPC tier passes the VPC
+// branch's checks (vpcOfTier) and takes the VPC's network domain.
 func MakeNetwork(st *model.State, s Spec, now time.Time) (*model.Network, error) {
 	o, z, pn, err := networkHome(st, s)
 	if err != nil {
@@ -78,9 +81,12 @@ func MakeNetwork(st *model.State, s Spec, now time.Time) (*model.Network, error)
 	if err != nil {
 		return nil, err
 	}
-	domain := s.NetworkDomain
-	if domain != "" && !netutils.VerifyDomainName(domain) {
+	if s.NetworkDomain != "" && !netutils.VerifyDomainName(s.NetworkDomain) {
 		return nil, infrastructure.InvalidNetworkDomain()
+	}
+	vpc, domain, err := vpcOfTier(st, o, s, cidr)
+	if err != nil {
+		return nil, err
 	}
 	if domain == "" {
 		domain = "cs" + strconv.FormatInt(s.Account.InternalID, 16) + guestDomainSuffix
@@ -96,6 +102,9 @@ func MakeNetwork(st *model.State, s Spec, now time.Time) (*model.Network, error)
 		OfferingID: o.ID, Type: o.GuestType, State: model.NetworkAllocated, Gateway: gateway, Netmask: netmask, CIDR: cidr,
 		NetworkDomain: domain, AccountID: s.Account.ID, ACLType: model.Or(s.ACLType, "Account"), StartIP: s.StartIP,
 		EndIP: model.Or(s.EndIP, s.StartIP), Created: now}
+	if vpc != nil {
+		n.VPCID, n.ACLID = vpc.ID, s.ACLID
+	}
 	if o.GuestType == "Shared" {
 		n.State, n.VLAN = model.NetworkSetup, strings.TrimPrefix(s.VLAN, "vlan://")
 		n.ACLType = model.Or(s.ACLType, "Domain")

@@ -23,9 +23,10 @@ func networkCommands() []kernel.Command {
 // NetworkModelImpl.canUseForDeploy equals it; ordered by id descending (the
 // Filter "id", false): the newest network first. A caller that is not a
 // root admin gets issystem=false; the simulator has no system networks, so
-// issystem=true lists none. Not modelled: the account/domain/shared scoping
+// issystem=true lists none; vpcid EQ, forvpc the networks with a VPC (true)
+// or without (false). Not modelled: the account/domain/shared scoping
 // (every caller is its own account or the root admin), supportedservices,
-// forvpc=true and vpcid (no VPCs), associatednetworkid, display.
+// associatednetworkid, display.
 func listNetworks(c *kernel.Call) (any, error) {
 	p := c.Params
 	if f := p.Get("networkfilter"); f != "" && !model.ContainsFold(networkFilters, f) {
@@ -44,7 +45,7 @@ func listNetworks(c *kernel.Call) (any, error) {
 			kernel.OptEq(p.Get("networkofferingid"), n.OfferingID) &&
 			(p.Get("vlan") == "" || strings.TrimPrefix(p.Get("vlan"), "vlan://") == n.VLAN) &&
 			kernel.OptEq(p.Get("acltype"), model.Or(n.ACLType, "Account")) && !p.Bool("issystem", false) &&
-			!p.Bool("forvpc", false) && p.Get("vpcid") == "" &&
+			(!p.Has("forvpc") || p.Bool("forvpc", false) == (n.VPCID != "")) && kernel.OptEq(p.Get("vpcid"), n.VPCID) &&
 			(!p.Has("canusefordeploy") || p.Bool("canusefordeploy", false) == n.CanUseForDeploy()) &&
 			(!p.Has("restartrequired") || !p.Bool("restartrequired", false)) &&
 			(!p.Has("specifyipranges") || p.Bool("specifyipranges", false) == networkSpecifiesIPRanges(c.State, n)) &&

@@ -61,7 +61,8 @@ func ensurePublicIPs(c *kernel.Call) {
 	for _, n := range c.State.Networks {
 		// NetworkOrchestrator.implementNetworkElementsAndResources: only a
 		// network whose offering has SourceNat gets the address.
-		if n.Type != "Isolated" || n.State != model.NetworkImplemented || sourceNATOf(c.State, n.ID) != nil ||
+		// A VPC tier has none: its VPC's router has the VPC's (StartVPC).
+		if n.Type != "Isolated" || n.VPCID != "" || n.State != model.NetworkImplemented || sourceNATOf(c.State, n.ID) != nil ||
 			!Provides(c.State, n, "SourceNat") {
 			continue
 		}
@@ -132,7 +133,7 @@ func associateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
 		return nil, err
 	}
 	if p.Get("vpcid") != "" {
-		return nil, kernel.ParamError("Unable to find an active VPC by id %s", p.Get("vpcid"))
+		return associateIPToVPC(c, owner)
 	}
 	net := c.State.Network(p.Get("networkid"))
 	zoneID := p.Get("zoneid")
@@ -156,7 +157,28 @@ func associateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
 	if err := checkSharedForIPs(c.State, net); err != nil {
 		return nil, err
 	}
-	ip := freePublicIP(c.State, zoneID, p.Get("ipaddress"))
+	return associateJob(c, zoneID, owner, func(ip *model.PublicIP) *kernel.APIError {
+		if net.VPCID != "" { // NetworkServiceImpl.associateIPToNetwork
+			return kernel.ParamError("Can't assign ip to the network directly when network belongs to VPC.Specify vpcId to associate ip address to VPC")
+		}
+		if err := checkIsolatedForIPs(c.State, net); err != nil {
+			return err
+		}
+		ip.State, ip.NetworkID = model.IPAllocated, net.ID
+		// isSourceNatAvailableForNetwork: the first address of an Isolated
+		// network without a source NAT address (one never implemented)
+		// becomes its source NAT.
+		ip.SourceNAT = net.Type == "Isolated" && sourceNATOf(c.State, net.ID) == nil // no portable IPs here
+		return nil
+	})
+}
+
+// associateJob takes the free address requested (or the zone's lowest) at
+// once and answers the job that finishes it with finish, releasing the
+// address when the job fails (associateIPToGuestNetwork's releaseOnFailure).
+// The owner is the caller's account, or the project's with projectid.
+func associateJob(c *kernel.Call, zoneID string, owner *model.Account, finish func(*model.PublicIP) *kernel.APIError) (*kernel.AsyncJob, error) {
+	ip := freePublicIP(c.State, zoneID, c.Params.Get("ipaddress"))
 	if ip == nil {
 		return nil, &kernel.APIError{Code: kernel.CodeCapacity, CSCode: kernel.CsServerAPIException, Text: "Insufficient address capacity"}
 	}
@@ -164,19 +186,32 @@ func associateIPAddress(c *kernel.Call) (*kernel.AsyncJob, error) {
 	return &kernel.AsyncJob{InstanceType: "IpAddress", InstanceID: ip.ID, Created: true,
 		CmdClass: "org.apache.cloudstack.api.command.admin.address.AssociateIPAddrCmdByAdmin",
 		Run: func() (any, error) {
-			if err := checkIsolatedForIPs(c.State, net); err != nil {
+			if err := finish(ip); err != nil {
 				return nil, err
 			}
-			ip.State, ip.NetworkID = model.IPAllocated, net.ID
-			// isSourceNatAvailableForNetwork: the first address of an Isolated
-			// network without a source NAT address (one never implemented)
-			// becomes its source NAT.
-			ip.SourceNAT = net.Type == "Isolated" && sourceNATOf(c.State, net.ID) == nil // no VPCs or portable IPs here
 			c.Changed()
 			return map[string]any{"ipaddress": views.PublicIPView(c, ip)}, nil
 		},
-		Fail: func(*kernel.APIError) { ip.Release() }, // associateIPToGuestNetwork's releaseOnFailure
+		Fail: func(*kernel.APIError) { ip.Release() },
 	}, nil
+}
+
+// associateIPToVPC is AssociateIPAddrCmd with vpcid: the zone is the
+// VPC's (getZoneId), the address is taken at once (allocateIP) and the job
+// gives it to the VPC, no tier yet (VpcManagerImpl.associateIPToVpc): the
+// VPC's source NAT address when the VPC has none and its offering
+// provides SourceNat (isSrcNatIpRequired).
+func associateIPToVPC(c *kernel.Call, owner *model.Account) (*kernel.AsyncJob, error) {
+	v := c.State.VPC(c.Params.Get("vpcid"))
+	if v == nil {
+		return nil, kernel.ParamError("Unable to figure out zone to assign IP to. Please specify either zoneId, or networkId, or vpcId in the call")
+	}
+	return associateJob(c, v.ZoneID, owner, func(ip *model.PublicIP) *kernel.APIError {
+		o, _ := model.ByID(c.State.VPCOfferings, v.OfferingID)
+		ip.SourceNAT = o != nil && o.Has("SourceNat") && vpcSourceNAT(c.State, v.ID) == nil
+		ip.State, ip.VPCID = model.IPAllocated, v.ID
+		return nil
+	})
 }
 
 // checkSharedForIPs is NetworkServiceImpl.allocateIP's refusal at create:
@@ -202,7 +237,7 @@ func checkIsolatedForIPs(st *model.State, n *model.Network) *kernel.APIError {
 }
 
 // listPublicIPAddresses is ManagementServerImpl.searchForIPAddresses: allocated
-// addresses unless allocatedonly=false.
+// addresses unless allocatedonly=false; vpcid those of a VPC.
 func listPublicIPAddresses(c *kernel.Call) (any, error) {
 	ensurePublicIPs(c)
 	l := kernel.Lister[*model.PublicIP]{Key: "publicipaddress", ID: (*model.PublicIP).UUID,
@@ -213,6 +248,7 @@ func listPublicIPAddresses(c *kernel.Call) (any, error) {
 	return l.Run(c, c.State.PublicIPs, func(ip *model.PublicIP) bool {
 		return (!p.Bool("allocatedonly", true) || ip.State != model.IPFree) && kernel.OptEq(p.Get("ipaddress"), ip.Address) &&
 			kernel.OptEq(p.Get("associatednetworkid"), ip.NetworkID) && kernel.OptEq(p.Get("vlanid"), ip.VlanRangeID) &&
+			kernel.OptEq(p.Get("vpcid"), ip.VPCID) &&
 			kernel.OptEq(p.Get("state"), ip.State) && p.Bool("forvirtualnetwork", true) && !p.Bool("forsystemvms", false) &&
 			(!p.Has("isstaticnat") || p.Bool("isstaticnat", false) == ip.StaticNAT) &&
 			(!p.Has("issourcenat") || p.Bool("issourcenat", false) == ip.SourceNAT) &&

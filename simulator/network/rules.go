@@ -206,6 +206,7 @@ func CleanupVMRules(c *kernel.Call, vm *model.VirtualMachine) {
 		applyRules(c, ip.ID, model.PurposeFirewall)
 		disableStaticNATRules(c, ip)
 		ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
+		unassignFromTier(c.State, ip)
 	}
 	for _, r := range c.State.Rules {
 		if r.Removed == nil && r.LB != nil && r.LB.HasVM(vm.ID) {

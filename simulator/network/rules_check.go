@@ -13,7 +13,8 @@ import (
 func validPort(p int) bool { return p >= 1 && p <= 65535 }
 
 // validateFirewallRule is FirewallManagerImpl.validateFirewallRule for an
-// address of an isolated network (VPC addresses do not exist here). The
+// address of an isolated network or of a VPC tier (a VPC address gets its
+// tier before its first rule: createOnTier, staticNATNetwork). The
 // purpose's service must be in the network (getNetworkServiceCapabilities,
 // UnsupportedServiceException) and the protocol among the virtual router's
 // SupportedProtocols for it; static NAT reads no capabilities, so any

@@ -36,6 +36,7 @@ func enableStaticNat(c *kernel.Call) (any, error) {
 	if err := ipReadyForStaticNat(c.State, ip, vm, dstIP); err != nil {
 		return nil, err
 	}
+	ip.NetworkID = model.FirstNonEmpty(ip.NetworkID, c.Params.Get("networkid"))
 	ip.StaticNAT, ip.VMID, ip.VMIP = true, vm.ID, dstIP
 	c.Changed()
 	return kernel.Success(), nil
@@ -43,6 +44,9 @@ func enableStaticNat(c *kernel.Call) (any, error) {
 
 // staticNatTarget is the address, the VM and its NIC on the address's
 // network, checked as enableStaticNat checks them before the VM's state.
+// An address of a VPC no tier has yet is checked for the tier named
+// (assignToVpcNtwk) and associated with it once static NAT is enabled
+// (associateIPToGuestNetwork; enableStaticNat unassigns it on failure).
 func staticNatTarget(c *kernel.Call) (*model.PublicIP, *model.VirtualMachine, *model.NIC, error) {
 	p := c.Params
 	ip, _ := model.ByID(c.State.PublicIPs, p.Get("ipaddressid"))
@@ -50,7 +54,7 @@ func staticNatTarget(c *kernel.Call) (*model.PublicIP, *model.VirtualMachine, *m
 	if ip == nil || ip.State == model.IPFree {
 		return nil, nil, nil, kernel.ParamError("Unable to find ip address by id %s", p.Get("ipaddressid"))
 	}
-	networkID := model.FirstNonEmpty(ip.NetworkID, p.Get("networkid"))
+	networkID := model.FirstNonEmpty(ip.NetworkID, p.Get("networkid")) // EnableStaticNatCmd.getNetworkId
 	if networkID == "" {
 		return nil, nil, nil, kernel.ParamError("Unable to enable static NAT for the ipAddress id=%d as IP is not associated with any network and no networkId is passed in", ip.InternalID)
 	}
@@ -68,16 +72,26 @@ func staticNatTarget(c *kernel.Call) (*model.PublicIP, *model.VirtualMachine, *m
 	if !Provides(c.State, net, "StaticNat") { // areServicesSupportedInNetwork(StaticNat)
 		return nil, nil, nil, kernel.ParamError("Unable to create static nat rule; StaticNat service is not supported in network with specified id")
 	}
-	if ip.NetworkID == "" {
-		return nil, nil, nil, kernel.ParamError("Ip address %s is not assigned to the network %s", ipString(c.State, ip), Describe(net))
-	}
-	if !strings.EqualFold(ip.NetworkID, net.ID) {
-		return nil, nil, nil, kernel.ParamError("Invalid network Id=%d. IP is associated with a different network than passed network id", net.InternalID)
-	}
-	if err := checkIPForService(c.State, ip, "StaticNat", ""); err != nil {
+	if err := staticNATNetwork(c.State, ip, net); err != nil {
 		return nil, nil, nil, err
 	}
 	return ip, vm, nic, nil
+}
+
+// staticNATNetwork is enableStaticNat's check of the address's network:
+// the one passed, or, for an address of the tier's VPC with none yet, the
+// tier (checkIpForService with the tier's id).
+func staticNATNetwork(st *model.State, ip *model.PublicIP, net *model.Network) *kernel.APIError {
+	if ip.NetworkID == "" && net.VPCID != "" && strings.EqualFold(ip.VPCID, net.VPCID) {
+		return checkIPForService(st, ip, "StaticNat", net.ID)
+	}
+	if ip.NetworkID == "" {
+		return kernel.ParamError("Ip address %s is not assigned to the network %s", ipString(st, ip), Describe(net))
+	}
+	if !strings.EqualFold(ip.NetworkID, net.ID) {
+		return kernel.ParamError("Invalid network Id=%d. IP is associated with a different network than passed network id", net.InternalID)
+	}
+	return checkIPForService(st, ip, "StaticNat", "")
 }
 
 // ipReadyForStaticNat is RulesManagerImpl.isIpReadyForStaticNat: not a
@@ -103,6 +117,14 @@ func ipReadyForStaticNat(st *model.State, ip *model.PublicIP, vm *model.VirtualM
 	return nil
 }
 
+// unassignFromTier is VpcManagerImpl.unassignIPFromVpcNetwork: an address
+// of a VPC with neither static NAT nor rules is no tier's any more.
+func unassignFromTier(st *model.State, ip *model.PublicIP) {
+	if ip.VPCID != "" && !ip.StaticNAT && len(rulesOnIP(st, ip.ID, "")) == 0 {
+		ip.NetworkID = ""
+	}
+}
+
 // disableStaticNat clears an address's static NAT in the job
 // (RulesManagerImpl.disableStaticNat).
 func disableStaticNat(c *kernel.Call) (*kernel.AsyncJob, error) {
@@ -118,6 +140,7 @@ func disableStaticNat(c *kernel.Call) (*kernel.AsyncJob, error) {
 			}
 			disableStaticNATRules(c, ip) // RulesManagerImpl.disableStaticNat revokes the address's rules first
 			ip.StaticNAT, ip.VMID, ip.VMIP = false, "", ""
+			unassignFromTier(c.State, ip)
 			c.Changed()
 			return kernel.Success(), nil
 		}}, nil

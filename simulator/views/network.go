@@ -1,8 +1,6 @@
 package views
 
 import (
-	"slices"
-
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
@@ -36,6 +34,10 @@ func NetworkView(c *kernel.Call, n *model.Network) map[string]any {
 		v["broadcasturi"], v["vlan"] = "vlan://"+n.VLAN, n.VLAN
 	}
 	ownerName(c, v, a) // ApiResponseHelper.populateOwner: a project's network shows the project
+	vpcFields(c, v, n.VPCID)
+	if l, ok := model.ByID(c.State.NetworkACLLists, n.ACLID); ok && n.ACLID != "" {
+		v["aclid"], v["aclname"] = l.ID, l.Name
+	}
 	return v
 }
 
@@ -56,23 +58,9 @@ func NetworkOfferingView(o *model.NetworkOffering) map[string]any {
 		"tags": o.Tags}
 }
 
-// serviceViews are the offering's services in Network.Service's order, each
-// with its providers.
-func serviceViews(o *model.NetworkOffering) []map[string]any {
-	out := []map[string]any{}
-	for _, svc := range NetworkServices {
-		provs, ok := o.Services[svc]
-		if !ok {
-			continue
-		}
-		pv := []map[string]any{}
-		for _, p := range slices.Sorted(slices.Values(provs)) {
-			pv = append(pv, map[string]any{"name": p})
-		}
-		out = append(out, map[string]any{"name": svc, "provider": pv})
-	}
-	return out
-}
+// serviceViews are the offering's services in Network.Service's order,
+// each with its providers.
+func serviceViews(o *model.NetworkOffering) []map[string]any { return providedServices(o.Services) }
 
 // PhysnetView is ApiResponseHelper.createPhysicalNetworkResponse.
 func PhysnetView(c *kernel.Call, pn *model.PhysicalNetwork) map[string]any {
@@ -148,6 +136,7 @@ func PublicIPView(c *kernel.Call, ip *model.PublicIP) map[string]any {
 		v["virtualmachineid"], v["virtualmachinename"], v["virtualmachinedisplayname"] = vm.ID, vm.Name, vm.DisplayName
 		v["virtualmachinetype"], v["vmipaddress"] = "UserVm", ip.VMIP
 	}
+	vpcFields(c, v, ip.VPCID)
 	return v
 }
 

@@ -138,6 +138,9 @@ func startOn(c *kernel.Call, vm *model.VirtualMachine, requestedHost string) err
 			if err := network.ImplementNetwork(c.State, n); err != nil {
 				return err
 			}
+			if err := network.StartTierVPC(c, n); err != nil {
+				return err
+			}
 		}
 	}
 	h, affinity := placeVM(c.State, vm, requestedHost)
