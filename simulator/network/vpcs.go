@@ -303,7 +303,7 @@ func listVPCs(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.VPC]{Key: "vpc", ID: (*model.VPC).UUID, NameLike: true, Name: func(v *model.VPC) string { return v.Name },
 		Keyword: func(v *model.VPC) []string { return []string{v.Name, v.DisplayText} },
 		Zone:    func(v *model.VPC) string { return v.ZoneID }, View: views.VPCView,
-		Owner:   func(v *model.VPC) string { return v.AccountID }} // the project scope of buildACLSearchParameters
+		Owner: func(v *model.VPC) string { return v.AccountID }} // the project scope of buildACLSearchParameters
 	services, err := serviceList(p.List("supportedservices"))
 	if err != nil {
 		return nil, err
