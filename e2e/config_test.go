@@ -56,6 +56,9 @@ type env struct {
 	CreateEnv string // the script running `bosh create-env|delete-env`
 	BoshState string // bosh's deployment state file
 	Creds     string // bosh's vars store
+	// ProjectID is the CloudStack project the environment's CPI works in
+	// (cloudstack.project), whose resources the suite lists; "" for none.
+	ProjectID string
 }
 
 // loadConfig reads the environment, failing when any required variable
@@ -80,7 +83,7 @@ func loadConfig(t *testing.T) config {
 		BoshDeployment: env{CreateEnv: get("E2E_BOSH_DEPLOYMENT_CREATE_ENV"),
 			BoshState: get("E2E_BOSH_DEPLOYMENT_STATE"), Creds: get("E2E_BOSH_DEPLOYMENT_CREDS")},
 		VPC: env{CreateEnv: os.Getenv("E2E_VPC_CREATE_ENV"), BoshState: os.Getenv("E2E_VPC_STATE"),
-			Creds: os.Getenv("E2E_VPC_CREDS")},
+			Creds: os.Getenv("E2E_VPC_CREDS"), ProjectID: os.Getenv("E2E_VPC_PROJECT_ID")},
 		VPCID: os.Getenv("E2E_VPC_ID"), VPCTierID: os.Getenv("E2E_VPC_TIER_ID"),
 		Bosh: get("E2E_BOSH"), AgentDir: os.Getenv("E2E_AGENT_DIR"), DevicePaths: os.Getenv("E2E_DEVICEPATHS"),
 		DiskSize: mib(os.Getenv("E2E_DISK_SIZE"), 1024), DiskSizeUpdate: mib(os.Getenv("E2E_DISK_SIZE_UPDATE"), 2048),

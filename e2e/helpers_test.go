@@ -28,6 +28,23 @@ type suite struct {
 	cs *cloudstack.CloudStackClient
 }
 
+// scope limits a listing to the environment's CloudStack project, when it
+// has one: without projectid CloudStack leaves project resources out of
+// every list (AccountManagerImpl.buildACLSearchParameters).
+func (s *suite) scope(p cloudstack.ProjectIDSetter) {
+	if s.ProjectID != "" {
+		p.SetProjectid(s.ProjectID)
+	}
+}
+
+// inProject is the suite listing the resources of project id ("": those
+// of no project).
+func (s *suite) inProject(id string) *suite {
+	o := *s
+	o.ProjectID = id
+	return &o
+}
+
 // newSuite is a suite deploying e, which must be the only environment of
 // the harness deployed: both put their VM on the static IP, whose mbus port
 // only one agent can hold, so any other one still there (a test run
@@ -128,6 +145,7 @@ func (s *suite) state(t *testing.T) deployment {
 func (s *suite) vms(t *testing.T, id string) []*cloudstack.VirtualMachine {
 	t.Helper()
 	p := s.cs.VirtualMachine.NewListVirtualMachinesParams()
+	s.scope(p)
 	if id != "" {
 		p.SetId(id)
 	}
@@ -158,6 +176,7 @@ func gone(vm *cloudstack.VirtualMachine) bool {
 func (s *suite) volumes(t *testing.T, set func(*cloudstack.ListVolumesParams)) []*cloudstack.Volume {
 	t.Helper()
 	p := s.cs.Volume.NewListVolumesParams()
+	s.scope(p)
 	if set != nil {
 		set(p)
 	}
@@ -182,6 +201,7 @@ func (s *suite) volumesOf(t *testing.T, vmID string) []*cloudstack.Volume {
 func (s *suite) templates(t *testing.T, id string) []*cloudstack.Template {
 	t.Helper()
 	p := s.cs.Template.NewListTemplatesParams("self")
+	s.scope(p)
 	if id != "" {
 		p.SetId(id)
 	}
@@ -201,6 +221,7 @@ func (s *suite) template(t *testing.T, id string) *cloudstack.Template {
 func (s *suite) tags(t *testing.T, resourceID string) []*cloudstack.Tag {
 	t.Helper()
 	p := s.cs.Resourcetags.NewListTagsParams()
+	s.scope(p)
 	if resourceID != "" {
 		p.SetResourceid(resourceID)
 	}
@@ -216,6 +237,7 @@ func (s *suite) tags(t *testing.T, resourceID string) []*cloudstack.Tag {
 func (s *suite) allPublicIPs(t *testing.T) []*cloudstack.PublicIpAddress {
 	t.Helper()
 	p := s.cs.Address.NewListPublicIpAddressesParams()
+	s.scope(p)
 	p.SetListall(true)
 	r, err := s.cs.Address.ListPublicIpAddresses(p)
 	if err != nil {

@@ -232,6 +232,7 @@ func (s *suite) resolve(t *testing.T, view guestDisks, cid string, hint agentDis
 func (s *suite) isos(t *testing.T, id string) []*cloudstack.Iso {
 	t.Helper()
 	p := s.cs.ISO.NewListIsosParams()
+	s.scope(p)
 	p.SetIsofilter("self")
 	if id != "" {
 		p.SetId(id)

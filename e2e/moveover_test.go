@@ -117,8 +117,9 @@ func describe(vs []*cloudstack.Volume) string {
 	return "[" + strings.Join(out, "; ") + "]"
 }
 
-// census lists, through the API, everything of the kinds the CPI makes:
-// one "kind id name" line each.
+// census lists, through the API, everything of the kinds the CPI makes
+// (in the environment's project, if it has one): one "kind id name" line
+// each.
 func (s *suite) census(t *testing.T) []string {
 	t.Helper()
 	var out []string
@@ -183,6 +184,7 @@ func leftovers(before, after []string) []string {
 func (s *suite) affinityGroups(t *testing.T) []*cloudstack.AffinityGroup {
 	t.Helper()
 	p := s.cs.AffinityGroup.NewListAffinityGroupsParams()
+	s.scope(p)
 	p.SetListall(true)
 	r, err := s.cs.AffinityGroup.ListAffinityGroups(p)
 	if err != nil {
@@ -194,6 +196,7 @@ func (s *suite) affinityGroups(t *testing.T) []*cloudstack.AffinityGroup {
 func (s *suite) snapshots(t *testing.T) []*cloudstack.Snapshot {
 	t.Helper()
 	p := s.cs.Snapshot.NewListSnapshotsParams()
+	s.scope(p)
 	p.SetListall(true)
 	r, err := s.cs.Snapshot.ListSnapshots(p)
 	if err != nil {

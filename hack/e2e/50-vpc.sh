@@ -5,9 +5,10 @@
 # in the agent's mbus port and ssh, and a tier ($E2E_VPC_TIER) on
 # DefaultIsolatedNetworkOfferingForVpcNetworks with that list. The tier
 # reuses the stock guest network's subnet, so the VM keeps its static IP
-# and the namespace's lo still carries it. With $E2E_VPC_PROJECT set (empty
-# by default) everything is made inside that CloudStack project (created
-# if missing), so the two phases cannot see each other's VMs, and
+# and the namespace's lo still carries it. With $E2E_VPC_PROJECT set (as by
+# default: bosh-e2e-vpc) everything is made inside that CloudStack
+# project (created if missing), the CPI's key pair too, so the two phases
+# cannot see each other's VMs, and
 # 55-create-env-vpc.sh gives the CPI cloudstack.project. Records the names
 # in $E2E_OUT/vpc.env for test.sh and 55-create-env-vpc.sh. Safe to re-run:
 # what exists is reused.
@@ -35,6 +36,13 @@ if [ -n "$E2E_VPC_PROJECT" ]; then
   if [ -z "$project_id" ]; then
     project_id=$(zone cs createProject name="$E2E_VPC_PROJECT" displaytext="$E2E_VPC_PROJECT" | jq -r '.project.id')
     log "created project $E2E_VPC_PROJECT"
+  fi
+  # The CPI's key pair (cloudstack.default_key_name) must be the project's:
+  # deployVirtualMachine looks key pairs up in the VM's owner, the project.
+  if [ -z "$(zone find_id listSSHKeyPairs ".name == \"$KEYPAIR_NAME\"" name="$KEYPAIR_NAME" projectid="$project_id")" ]; then
+    (umask 077 && zone cs createSSHKeyPair name="$KEYPAIR_NAME" projectid="$project_id" |
+      jq -r '.keypair.privatekey' >"$E2E_OUT/vpc-$KEYPAIR_NAME.pem")
+    log "created key pair $KEYPAIR_NAME in project $E2E_VPC_PROJECT; private key in $E2E_OUT/vpc-$KEYPAIR_NAME.pem"
   fi
 fi
 

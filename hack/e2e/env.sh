@@ -116,14 +116,15 @@ fi
 # The VPC phase (50-vpc.sh, make e2e-vpc): its VPC, network ACL list and
 # tier, whose subnet is the stock guest network's. E2E_VPC_PROJECT names
 # the CloudStack project everything of the phase is made in and the CPI is
-# given (cloudstack.project); empty: no project.
+# given (cloudstack.project), so the two phases cannot see each other's
+# VMs; set it empty for a VPC phase outside any project.
 : "${E2E_VPC_NAME:=e2e-vpc}"
 : "${E2E_VPC_CIDR:=10.1.0.0/16}"
 : "${E2E_VPC_ACL:=e2e-vpc-acl}"
 : "${E2E_VPC_TIER:=e2e-vpc-tier}"
 : "${E2E_VPC_TIER_NETMASK:=255.255.255.0}"
 : "${E2E_VPC_TIER_OFFERING:=DefaultIsolatedNetworkOfferingForVpcNetworks}"
-: "${E2E_VPC_PROJECT:=}"
+: "${E2E_VPC_PROJECT=bosh-e2e-vpc}"
 : "${E2E_CPI_RELEASE:=$E2E_ROOT/bin/cloudstack-cpi-release.tgz}"
 : "${E2E_CPI_OPS:=$E2E_ROOT/manifests/cpi.yml}" # the operators' ops file the manifest is built with
 : "${E2E_BOSH:=$E2E_ROOT/bin/bosh}"

@@ -111,17 +111,9 @@ func (l *launcher) loop(ctx context.Context, interval time.Duration) error {
 // rebooted VMs' agents restart, then every Running VM without a live agent
 // gets one.
 func (l *launcher) tick() error {
-	p := l.cs.VirtualMachine.NewListVirtualMachinesParams()
-	p.SetListall(true)
-	vms, err := l.cs.VirtualMachine.ListVirtualMachines(p)
+	running, err := l.runningVMs()
 	if err != nil {
-		return fmt.Errorf("listVirtualMachines: %w", err)
-	}
-	running := map[string]bool{}
-	for _, vm := range vms.VirtualMachines {
-		if vm.State == "Running" {
-			running[vm.Id] = true
-		}
+		return err
 	}
 	for id := range l.agents {
 		if !running[id] {
@@ -152,6 +144,32 @@ func (l *launcher) tick() error {
 		}
 	}
 	return nil
+}
+
+// runningVMs are the Running VMs of every account and every project. A
+// list without projectid leaves project VMs out (buildACLSearchParameters'
+// SkipProjectResources) and projectid=-1 gives an admin project VMs only
+// (ListProjectResourcesOnly), so it takes both lists: the VPC phase's VM is
+// a project's.
+func (l *launcher) runningVMs() (map[string]bool, error) {
+	running := map[string]bool{}
+	for _, project := range []string{"", "-1"} {
+		p := l.cs.VirtualMachine.NewListVirtualMachinesParams()
+		p.SetListall(true)
+		if project != "" {
+			p.SetProjectid(project)
+		}
+		vms, err := l.cs.VirtualMachine.ListVirtualMachines(p)
+		if err != nil {
+			return nil, fmt.Errorf("listVirtualMachines projectid=%q: %w", project, err)
+		}
+		for _, vm := range vms.VirtualMachines {
+			if vm.State == "Running" {
+				running[vm.Id] = true
+			}
+		}
+	}
+	return running, nil
 }
 
 // rebooted are the VMs whose rebootVirtualMachine job finished since the

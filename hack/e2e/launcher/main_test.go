@@ -54,8 +54,9 @@ func newFixture(t *testing.T) (*fixture, *launcher) {
 	return f, l
 }
 
-// deploy starts a Small Instance VM of the builtin template.
-func (f *fixture) deploy() string {
+// deploy starts a Small Instance VM of the builtin template, in the
+// project with that id if there is one.
+func (f *fixture) deploy(project ...string) string {
 	f.t.Helper()
 	zones, err := f.cs.Zone.ListZones(f.cs.Zone.NewListZonesParams())
 	if err != nil || zones.Count == 0 {
@@ -72,11 +73,33 @@ func (f *fixture) deploy() string {
 	}
 	p := f.cs.VirtualMachine.NewDeployVirtualMachineParams(offerings.ServiceOfferings[0].Id, templates.Templates[0].Id,
 		zones.Zones[0].Id)
+	for _, id := range project {
+		p.SetProjectid(id)
+		p.SetNetworkids([]string{f.projectNetwork(id, zones.Zones[0].Id)})
+	}
 	vm, err := f.cs.VirtualMachine.DeployVirtualMachine(p)
 	if err != nil {
 		f.t.Fatalf("deployVirtualMachine: %v", err)
 	}
 	return vm.Id
+}
+
+// projectNetwork creates an isolated network in a project, of the
+// offering of the network the builtin VMs get: a project has no default
+// network of its own.
+func (f *fixture) projectNetwork(projectID, zoneID string) string {
+	f.t.Helper()
+	nets, err := f.cs.Network.ListNetworks(f.cs.Network.NewListNetworksParams())
+	if err != nil || nets.Count == 0 {
+		f.t.Fatalf("listNetworks: %v", err)
+	}
+	p := f.cs.Network.NewCreateNetworkParams("launcher-net", nets.Networks[0].Networkofferingid, zoneID)
+	p.SetProjectid(projectID)
+	n, err := f.cs.Network.CreateNetwork(p)
+	if err != nil {
+		f.t.Fatalf("createNetwork in project %s: %v", projectID, err)
+	}
+	return n.Id
 }
 
 // starts are the pids of the agents started for a VM, oldest first.
@@ -180,5 +203,27 @@ func TestLauncherFollowsTheVMs(t *testing.T) {
 	done <- nil // for the deferred receive
 	if alive(f.starts(second)[0]) {
 		t.Error("an agent outlived the launcher's loop")
+	}
+}
+
+// TestLauncherStartsProjectVMsAgents checks a VM of a CloudStack project
+// (which listVirtualMachines leaves out without projectid) gets an agent
+// beside a VM of no project, as the VPC phase's VM must.
+func TestLauncherStartsProjectVMsAgents(t *testing.T) {
+	f, l := newFixture(t)
+	prj, err := f.cs.Project.CreateProject(f.cs.Project.NewCreateProjectParams("the launcher's project", "launcher"))
+	if err != nil {
+		t.Fatalf("createProject: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.loop(ctx, 20*time.Millisecond) }()
+	inProject, outside := f.deploy(prj.Id), f.deploy()
+	waitFor(t, "both VMs have an agent", func() bool {
+		return len(f.starts(inProject)) == 1 && len(f.starts(outside)) == 1
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
