@@ -41,6 +41,8 @@ func (f *projectCloud) serve(t *testing.T) *httptest.Server {
 			fmt.Fprintf(w, `{"listprojectsresponse":{"count":%d,"project":[%s]}}`, len(rows), strings.Join(rows, ","))
 		case "listVirtualMachines":
 			fmt.Fprint(w, vmList())
+		case "listSSHKeyPairs":
+			fmt.Fprint(w, `{"listsshkeypairsresponse":{}}`)
 		default:
 			t.Errorf("unexpected command %s", q.Get("command"))
 		}
@@ -132,9 +134,10 @@ func TestProjectByID(t *testing.T) {
 	}
 }
 
-// TestOrphansInventoryLooksInTheProject: the listings orphans reads carry
-// the project too, or in a project orphans would see nothing the CPI made.
-func TestOrphansInventoryLooksInTheProject(t *testing.T) {
+// TestOrphansAndDoctorLookInTheProject: the listings orphans reads and
+// doctor's key pair lookup carry the project too, or in a project they
+// would see nothing the CPI made or uses.
+func TestOrphansAndDoctorLookInTheProject(t *testing.T) {
 	f := &projectCloud{projects: []string{"bosh"}}
 	srv := f.serve(t)
 	c, _ := newClient(t, srv.URL+"/client/api", func(cs *config.CloudStack) { cs.Project = "bosh" })
@@ -145,5 +148,11 @@ func TestOrphansInventoryLooksInTheProject(t *testing.T) {
 	want := projectUUID[:len(projectUUID)-1] + "0"
 	if len(cmds) != 2 || cmds[1] != "listVirtualMachines" || ids[1] != want {
 		t.Fatalf("AllVMs sent %v with projectids %v, want listVirtualMachines in project %s", cmds, ids, want)
+	}
+	if _, err := c.HasKeyPair("bosh"); err != nil {
+		t.Fatal(err)
+	}
+	if cmds, ids = f.commands(); len(cmds) != 3 || cmds[2] != "listSSHKeyPairs" || ids[2] != want {
+		t.Fatalf("HasKeyPair sent %v with projectids %v, want listSSHKeyPairs in project %s", cmds, ids, want)
 	}
 }

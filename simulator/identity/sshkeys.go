@@ -169,11 +169,10 @@ func listSSHKeyPairs(c *kernel.Call) (any, error) {
 		Keyword: func(k *model.SSHKeyPair) []string { return []string{k.Name, k.Fingerprint} }, View: views.KeyPairView,
 		Owner: func(k *model.SSHKeyPair) string { return k.AccountID }, OwnerByIDToo: true}
 	// SshKeyPairServiceImpl.listSshKeyPairs: the key pairs
-	// buildACLSearchParameters permits, by default the caller's own; with
-	// projectid the project's account takes the caller's place (the Owner
-	// hook's scope), so ListPermits judges only rows outside projects.
+	// buildACLSearchParameters permits, by default the caller's own; the
+	// Owner hook is its project side.
 	return l.Run(c, c.State.SSHKeyPairs, func(k *model.SSHKeyPair) bool {
-		return (inProject(c, k.AccountID) || c.ListPermits(k.AccountID)) && kernel.OptEq(c.Params.Get("fingerprint"), k.Fingerprint)
+		return c.ListPermits(k.AccountID) && kernel.OptEq(c.Params.Get("fingerprint"), k.Fingerprint)
 	})
 }
 
@@ -210,10 +209,4 @@ func PublicKeysOf(st *model.State, accountID string, names []string) string {
 		}
 	}
 	return strings.Join(keys, "\n")
-}
-
-// inProject says a project's account owns the row (Account.Type.PROJECT).
-func inProject(c *kernel.Call, accountID string) bool {
-	a := c.State.Account(accountID)
-	return a != nil && a.Type == model.AccountTypeProject
 }

@@ -195,8 +195,14 @@ func (c *Call) jobPermitted(j *model.Job) bool { return c.ListPermits(j.AccountI
 func (c *Call) ListPermits(accountID string) bool {
 	p := c.Params
 	owner := c.State.Account(accountID)
-	if owner == nil {
+	switch {
+	case owner == nil:
 		return false
+	case owner.Type == model.AccountTypeProject:
+		// With projectid buildACLSearchParameters puts the project's account
+		// in the caller's place, so a project's row is the project scope's
+		// to judge (ProjectScope, the Lister's Owner hook), not this rule.
+		return true
 	}
 	admin := c.Account.IsAdmin()
 	domainID := model.FirstNonEmpty(p.Get("domainid"), c.Account.DomainID)
