@@ -13,9 +13,10 @@ const latencySamples = 5
 
 // checkLatency measures CloudStack's answers to a cheap read and sets them
 // against cloudstack.job_poll_interval, job_poll_max_interval and
-// request_timeout: the CPI waits for a job by polling after the interval,
-// doubling it up to the maximum, so a poll that takes longer than the
-// maximum pause keeps the management server answering polls all the time,
+// request_timeout: the CPI polls a job first after the interval, then after
+// a fifth of the job's age, kept between the interval and the maximum, so a
+// poll that takes longer than the maximum pause keeps the management server
+// answering polls all the time,
 // and an answer near request_timeout times calls out.
 func (r *run) checkLatency() {
 	for range latencySamples {
@@ -29,7 +30,7 @@ func (r *run) checkLatency() {
 	median, worst := samples[len(samples)/2], samples[len(samples)-1]
 	cs := r.cfg.CloudStack
 	first, most, timeout := cs.JobPollInterval.D(), cs.JobPollMaxInterval.D(), cs.RequestTimeout.D()
-	result := fmt.Sprintf("API answers in %s (median of %d; slowest %s); jobs are polled after %s, doubling to %s",
+	result := fmt.Sprintf("API answers in %s (median of %d; slowest %s); jobs are polled after %s, then every fifth of their age, at most %s",
 		round(median), len(samples), round(worst), first, most)
 	switch {
 	case worst*4 > timeout:

@@ -248,7 +248,7 @@ func TestDoctorFailsEachCheckWithItsFix(t *testing.T) {
 		}
 	})
 	t.Run("slow API", func(t *testing.T) {
-		e := newEnv(t, nil) // polls 50ms doubling to 200ms
+		e := newEnv(t, nil) // polls after 50ms, at most every 200ms
 		if err := e.sim.Admin.AddFault(simulator.Fault{Command: "listZones", Times: 100, Delay: 300 * time.Millisecond}); err != nil {
 			t.Fatal(err)
 		}
