@@ -59,13 +59,13 @@ e2e-deps: ## Debian packages e2e-up drives: the cloudstack CLI (cs), ruby, jq, c
 
 bench: bench-stemcell bench-upload-monitor bench-vm bench-configdrive bench-registry ## every benchmark, as tables beside their references
 
-bench-vm: test-deps ## the README's VM table: create_vm and delete_vm call counts with instant jobs, wall time against 2 s jobs
+bench-vm: test-deps ## docs/development/performance.md's VM table: create_vm and delete_vm call counts with instant jobs, wall time against 2 s jobs
 	$(GO) test ./spec -run '^$$' -bench CreateVMJobLatency -benchtime 1x -timeout 10m
 
 bench-configdrive: test-deps ## create_vm of bosh.io's OpenStack KVM stemcell, config drive by upload and by WebDAV, beside the XenServer stemcell's (2 s jobs, upload.monitoring.interval 60 s)
 	$(GO) test ./spec -run '^$$' -bench ConfigDriveCreateVM -benchtime 1x -timeout 20m
 
-bench-stemcell: test-deps ## the README's stemcell table: publish a 1 GiB image by upload and by WebDAV; peak RSS and throughput beside curl's
+bench-stemcell: test-deps ## docs/development/performance.md's stemcell table: publish a 1 GiB image by upload and by WebDAV; peak RSS and throughput beside curl's
 	$(GO) test ./spec -run '^$$' -bench StemcellPublish -benchtime 1x -timeout 30m
 
 bench-upload-monitor: test-deps ## create_stemcell by upload and WebDAV beside upload.monitoring.interval (1 s, 10 s, CloudStack's default 60 s)

@@ -8,17 +8,17 @@ import (
 	"testing"
 )
 
-// docChecks are the check names docs/troubleshooting.md's rows may name in
+// docChecks are the check names docs/operators/troubleshooting.md's rows may name in
 // their last column.
 var docChecks = []string{CheckEndpoint, CheckKeys, CheckCommands, CheckExpunge, CheckZone, CheckOfferings,
 	CheckKeyPairs, CheckNetworks, CheckWebDAV, CheckUploads, CheckPolling}
 
-// TestTroubleshootingNamesRealChecks: every row of docs/troubleshooting.md
+// TestTroubleshootingNamesRealChecks: every row of docs/operators/troubleshooting.md
 // names, in its last column, checks doctor has (in backquotes, with asides
 // in parentheses) or "—" where doctor cannot see the cause, and every check
 // finds some row's cause.
 func TestTroubleshootingNamesRealChecks(t *testing.T) {
-	doc, err := os.ReadFile("../docs/troubleshooting.md")
+	doc, err := os.ReadFile("../docs/operators/troubleshooting.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +48,11 @@ func TestTroubleshootingNamesRealChecks(t *testing.T) {
 		}
 	}
 	if rows < 10 {
-		t.Fatalf("docs/troubleshooting.md has %d rows", rows)
+		t.Fatalf("docs/operators/troubleshooting.md has %d rows", rows)
 	}
 	for _, c := range docChecks {
 		if !named[c] {
-			t.Errorf("no row of docs/troubleshooting.md names the %q check", c)
+			t.Errorf("no row of docs/operators/troubleshooting.md names the %q check", c)
 		}
 	}
 }

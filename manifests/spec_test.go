@@ -102,13 +102,13 @@ var earlierProperties = map[string][]string{
 
 // TestEarlierPropertiesAreDescribedAndDocumented: each earlier property is
 // a described property of the job (so BOSH takes it and the spec says what
-// it becomes) and a row of docs/migration.md's table for its CPI.
+// it becomes) and a row of docs/operators/migration.md's table for its CPI.
 func TestEarlierPropertiesAreDescribedAndDocumented(t *testing.T) {
 	spec, err := os.ReadFile(filepath.Join(root, "jobs", "cloudstack_cpi", "spec"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	guide, err := os.ReadFile(filepath.Join(root, "docs", "migration.md"))
+	guide, err := os.ReadFile(filepath.Join(root, "docs", "operators", "migration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,14 +116,14 @@ func TestEarlierPropertiesAreDescribedAndDocumented(t *testing.T) {
 	for cpi, properties := range earlierProperties {
 		table := section(string(guide), "### From the "+cpi+" CPI")
 		if table == "" {
-			t.Fatalf("docs/migration.md has no section \"From the %s CPI\"", cpi)
+			t.Fatalf("docs/operators/migration.md has no section \"From the %s CPI\"", cpi)
 		}
 		for _, p := range properties {
 			if !described[p] {
 				t.Errorf("the %s CPI's %s is not a described property of jobs/cloudstack_cpi/spec", cpi, p)
 			}
 			if !documented(table, p) {
-				t.Errorf("docs/migration.md's table for the %s CPI has no row for %s", cpi, p)
+				t.Errorf("docs/operators/migration.md's table for the %s CPI has no row for %s", cpi, p)
 			}
 		}
 	}

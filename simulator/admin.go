@@ -1,6 +1,6 @@
 // The /sim/ endpoints (request log, fault rules, health) are test
 // instruments of the simulator's own: no CloudStack Java stands behind them
-// (docs/simulator-fidelity.md, "Simulator features with no Java").
+// (docs/development/simulator-fidelity.md, "Simulator features with no Java").
 
 package simulator
 

@@ -67,7 +67,7 @@ func BenchmarkRegistry(b *testing.B) {
 
 	fmt.Printf("\nBOSH registry of `cloudstack-cpi serve` over loopback: %d clients, %.0f s per operation, %d-byte settings, %d instances\n",
 		clients, seconds, len(settings), ids)
-	fmt.Printf("\nThe README's registry table:\n\n| operation | target | measured | p50 | p99 |\n|---|---|---|---|---|\n")
+	fmt.Printf("\ndocs/development/performance.md's registry table:\n\n| operation | target | measured | p50 | p99 |\n|---|---|---|---|---|\n")
 	row := func(name string, target float64, r hammered) {
 		verdict := ""
 		if r.rate < target {

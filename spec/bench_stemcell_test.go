@@ -15,7 +15,7 @@ import (
 // BENCH_IMAGE_MIB changes it) through upload and through WebDAV, and
 // uploads the same file with curl to the same simulator endpoint as the
 // reference. Each row is the whole job: bytes sent, CloudStack's check,
-// template ready. It prints the README's table. Run with: make bench-stemcell
+// template ready. It prints docs/development/performance.md's table. Run with: make bench-stemcell
 func BenchmarkStemcellPublish(b *testing.B) {
 	mib := uint64(1024)
 	if v := os.Getenv("BENCH_IMAGE_MIB"); v != "" {
@@ -35,7 +35,7 @@ func BenchmarkStemcellPublish(b *testing.B) {
 	upload := publishOnce(b, image, props, nil)
 	webdav := publishOnce(b, image, props, webdavConfig)
 
-	fmt.Printf("\nThe README's stemcell table: a %.2f GiB image published to the simulator over loopback\n\n", float64(size)/(1<<30))
+	fmt.Printf("\ndocs/development/performance.md's stemcell table: a %.2f GiB image published to the simulator over loopback\n\n", float64(size)/(1<<30))
 	fmt.Println("| path | seconds | MB/s | peak RSS of the CPI | vs curl |")
 	fmt.Println("|---|---|---|---|---|")
 	row := func(name string, d time.Duration, rss int64) {

@@ -14,7 +14,7 @@ import (
 // which the monitor does not involve. An uploaded template becomes ready
 // only on the monitor's next poll, so create_stemcell by upload takes up to
 // one interval longer than the bytes take. BENCH_UPLOAD_INTERVALS (e.g.
-// "1s,10s") replaces the default 1s,10s,60s. It prints the README's table.
+// "1s,10s") replaces the default 1s,10s,60s. It prints docs/development/performance.md's table.
 // Run with: make bench-upload-monitor
 func BenchmarkStemcellUploadMonitor(b *testing.B) {
 	intervals := []string{"1s", "10s", "60s"}
@@ -46,7 +46,7 @@ func BenchmarkStemcellUploadMonitor(b *testing.B) {
 			rows = append(rows, result{path, iv, time.Since(start)})
 		}
 	}
-	fmt.Printf("\nThe README's upload monitor table:\n\n| interval | create_stemcell, upload | create_stemcell, webdav |\n|---|---|---|\n")
+	fmt.Printf("\ndocs/development/performance.md's upload monitor table:\n\n| interval | create_stemcell, upload | create_stemcell, webdav |\n|---|---|---|\n")
 	took := map[string]time.Duration{}
 	for _, r := range rows {
 		took[r.path+" "+r.interval] = r.took

@@ -19,14 +19,14 @@ type vmRun struct {
 // default job polling twice: against a simulator whose jobs finish at once,
 // which is how the Orange Go CPI's call counts were measured, and against one
 // whose jobs take 2 s each, comparing each call's wall time with the sum of
-// its jobs' latencies (target ≤ 1.2×). It prints the README's table.
+// its jobs' latencies (target ≤ 1.2×). It prints docs/development/performance.md's table.
 // Run with: make bench-vm
 func BenchmarkCreateVMJobLatency(b *testing.B) {
 	const latency = 2 * time.Second
 	instant := runVMPair(b, 0)
 	slow := runVMPair(b, latency)
 
-	fmt.Printf("\nThe README's VM table (one manual network, an ephemeral disk; the CPI's default job polling):\n\n")
+	fmt.Printf("\ndocs/development/performance.md's VM table (one manual network, an ephemeral disk; the CPI's default job polling):\n\n")
 	fmt.Println("| method | CloudStack calls, jobs at once (the Orange Go CPI, jobs at once) | calls with 2 s jobs | wall time with 2 s jobs | vs the jobs' latency (target ≤ 1.2×) |")
 	fmt.Println("|---|---|---|---|---|")
 	row := func(name string, calls, slowCalls []string, took time.Duration, ref int) {

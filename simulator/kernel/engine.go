@@ -91,7 +91,7 @@ func (s *Engine) ServeAPI(w http.ResponseWriter, r *http.Request) {
 	// Logged before the answer goes out: whoever has the answer finds the
 	// request in the log. The request log and the lost answer are the
 	// simulator's own, with no CloudStack Java behind them
-	// (docs/simulator-fidelity.md, "Simulator features with no Java").
+	// (docs/development/simulator-fidelity.md, "Simulator features with no Java").
 	latency := time.Since(start)
 	s.Reqlog.Add(LoggedRequest{Time: start.UTC(), Method: r.Method, Command: out.command,
 		Params: redact(raw), Status: out.Status, LatencyMS: float64(latency.Microseconds()) / 1000,

@@ -13,7 +13,7 @@
 // it accepts connections (with -listen 127.0.0.1:0 the line carries the
 // port actually chosen) and saves its state on SIGINT/SIGTERM. The command
 // is plumbing with no CloudStack Java of its own; what it serves follows
-// the Java cited in the simulator package (docs/simulator-fidelity.md).
+// the Java cited in the simulator package (docs/development/simulator-fidelity.md).
 package main
 
 import (
