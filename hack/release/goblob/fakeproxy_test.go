@@ -120,7 +120,7 @@ func goEnv(t *testing.T, goproxy, modcache string, extra ...string) []string {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
 		case "GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE", "GOFLAGS", "GOMODCACHE", "GOTOOLCHAIN",
-			"GO_BLOB_TOOLCHAIN_MODULE", "VERSION", "RELEASE_VERSION", "BOSH", "RELEASE_TARBALL", "MAKEFLAGS":
+			"GO_BLOB_TOOLCHAIN_MODULE", "VERSION", "RELEASE_VERSION", "BOSH", "RELEASE_TARBALL", "MAKEFLAGS", "MFLAGS", "MAKELEVEL":
 			continue
 		}
 		env = append(env, kv)
