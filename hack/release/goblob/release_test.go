@@ -2,10 +2,14 @@ package main
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,6 +66,7 @@ func TestMakeReleaseNamesTheChangelogVersion(t *testing.T) {
 		return string(out), err
 	}
 
+	before := notIgnored(t, repo)
 	if out, err := makeRelease("VERSION=" + version); err != nil {
 		t.Fatalf("make release VERSION=%s: %v\n%s", version, err, out)
 	}
@@ -74,6 +79,12 @@ func TestMakeReleaseNamesTheChangelogVersion(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(repo, "src", "cloudstack-cpi", "VERSION")); strings.TrimSpace(string(b)) != version {
 		t.Errorf("the CPI's VERSION is %q, want the release's %s", b, version)
+	}
+
+	// The blob and everything else make release writes are git-ignored:
+	// config/blobs.yml stays empty and no blob can be committed.
+	if after := notIgnored(t, repo); !maps.Equal(before, after) {
+		t.Errorf("make release changed or added files git does not ignore:\n%s", diffFiles(before, after))
 	}
 
 	if out, err := makeRelease(); err != nil {
@@ -125,14 +136,18 @@ func copyRepo(t *testing.T) string {
 	return dst
 }
 
-// fakeBosh is a bosh CLI that appends each command line to log and, for
-// create-release, writes the --tarball it is given.
+// fakeBosh is a bosh CLI that appends each command line to log; add-blob
+// copies the blob to blobs/ and names it in config/blobs.yml, as bosh's
+// does, and create-release writes the --tarball it is given.
 func fakeBosh(t *testing.T) (bosh, log string) {
 	t.Helper()
 	dir := t.TempDir()
 	bosh, log = filepath.Join(dir, "bosh"), filepath.Join(dir, "bosh.log")
 	script := `#!/bin/sh
 echo "$* " >> "` + log + `"
+if [ "$3" = add-blob ]; then
+  mkdir -p "blobs/$(dirname "$5")" && cp "$4" "blobs/$5" && echo "$5: {size: 1}" >> config/blobs.yml
+fi
 while [ $# -gt 0 ]; do
   if [ "$1" = --tarball ]; then echo release > "$2"; fi
   shift
@@ -158,4 +173,40 @@ func lastLine(t *testing.T, log, word string) string {
 		}
 	}
 	return last
+}
+
+// notIgnored maps each file of repo that git does not ignore to its sha256.
+func notIgnored(t *testing.T, repo string) map[string]string {
+	t.Helper()
+	list := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	list.Dir = repo
+	names, err := list.Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	files := map[string]string{}
+	for _, name := range strings.Split(strings.TrimRight(string(names), "\x00"), "\x00") {
+		b, err := os.ReadFile(filepath.Join(repo, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	return files
+}
+
+func diffFiles(before, after map[string]string) string {
+	var d []string
+	for name, sum := range after {
+		if before[name] != sum {
+			d = append(d, name)
+		}
+	}
+	for name := range before {
+		if _, ok := after[name]; !ok {
+			d = append(d, name+" (removed)")
+		}
+	}
+	slices.Sort(d)
+	return strings.Join(d, "\n")
 }
