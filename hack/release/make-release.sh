@@ -12,6 +12,9 @@
 #     --version RELEASE_VERSION when that is set (make release VERSION=x.y.z).
 # BOSH (default bin/bosh, from make tools) and RELEASE_TARBALL override.
 set -euo pipefail
+# The modes of what the release holds (src/'s copy, the staged packages)
+# are not the builder's umask's.
+umask 022
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 bosh=${BOSH:-$root/bin/bosh}
