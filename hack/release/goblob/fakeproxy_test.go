@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"io"
 	"io/fs"
 	"net/http"
@@ -185,7 +186,7 @@ func readBlob(t *testing.T, blob string) (gzip.Header, []blobEntry) {
 	tr := tar.NewReader(zr)
 	for {
 		hdr, err := tr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return zr.Header, entries
 		}
 		if err != nil {
