@@ -107,13 +107,7 @@ func TestMakeReleaseNamesTheChangelogVersion(t *testing.T) {
 func copyRepo(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
-	list := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	list.Dir = repoRoot(t)
-	names, err := list.Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
-	for _, name := range strings.Split(strings.TrimRight(string(names), "\x00"), "\x00") {
+	for _, name := range notIgnoredNames(t, repoRoot(t)) {
 		src := filepath.Join(repoRoot(t), name)
 		info, err := os.Lstat(src)
 		if err != nil || !info.Mode().IsRegular() {
@@ -178,14 +172,8 @@ func lastLine(t *testing.T, log, word string) string {
 // notIgnored maps each file of repo that git does not ignore to its sha256.
 func notIgnored(t *testing.T, repo string) map[string]string {
 	t.Helper()
-	list := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	list.Dir = repo
-	names, err := list.Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
 	files := map[string]string{}
-	for _, name := range strings.Split(strings.TrimRight(string(names), "\x00"), "\x00") {
+	for _, name := range notIgnoredNames(t, repo) {
 		b, err := os.ReadFile(filepath.Join(repo, name))
 		if err != nil {
 			t.Fatal(err)
@@ -209,4 +197,17 @@ func diffFiles(before, after map[string]string) string {
 	}
 	slices.Sort(d)
 	return strings.Join(d, "\n")
+}
+
+// notIgnoredNames are the files of repo that git tracks, or does not track
+// but does not ignore either.
+func notIgnoredNames(t *testing.T, repo string) []string {
+	t.Helper()
+	list := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	list.Dir = repo
+	names, err := list.Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	return strings.Split(strings.TrimRight(string(names), "\x00"), "\x00")
 }
