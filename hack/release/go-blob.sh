@@ -24,4 +24,6 @@ case "$toolchain" in
 esac
 
 cd "$(dirname "$0")/../.."
-go run ./hack/release/goblob -module "$toolchain" -out "$out"
+# CGO_ENABLED=0 as under make: the stamp names the packer's binary, which
+# would otherwise differ between make release and a direct run.
+CGO_ENABLED=0 go run ./hack/release/goblob -module "$toolchain" -out "$out"

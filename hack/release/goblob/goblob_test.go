@@ -36,6 +36,7 @@ func TestBlobIsTheSameFromAnyModuleCacheAndUmask(t *testing.T) {
 		checkBlob(t, out)
 		if i == 0 {
 			checkPackaging(t, out)
+			checkRebuiltWhenChanged(t, env, out, sums[0])
 		}
 	}
 	if sums[0] != sums[1] {
@@ -98,6 +99,21 @@ func checkPackaging(t *testing.T, blob string) {
 	got, err := exec.Command(filepath.Join(install, "bin", "go"), "version").Output()
 	if err != nil || string(got) != "go version go1.26.8 linux/amd64\n" {
 		t.Errorf("installed bin/go version: %q, %v", got, err)
+	}
+}
+
+// checkRebuiltWhenChanged: go-blob.sh reuses a blob it made only while the
+// blob is unchanged.
+func checkRebuiltWhenChanged(t *testing.T, env []string, out, sum string) {
+	t.Helper()
+	if err := os.WriteFile(out, []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := goBlob(t, env, "022", out); err != nil {
+		t.Fatalf("go-blob.sh over a changed blob: %v\n%s", err, msg)
+	}
+	if got := sha256File(t, out); got != sum {
+		t.Errorf("go-blob.sh kept a changed blob (sha256 %s, want %s)", got, sum)
 	}
 }
 
