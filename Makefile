@@ -20,8 +20,12 @@ tools: ## bin/bosh (bosh-cli v$(BOSH_CLI_VERSION)) and bin/bosh-agent (v2.769.0)
 	  -o ../$(BIN)/bosh github.com/cloudfoundry/bosh-cli/v7
 	cd tools && $(GO) build -o ../$(BIN)/bosh-agent github.com/cloudfoundry/bosh-agent/v2/main
 
-release: tools ## the BOSH release bosh-cloudstack-cpi: bin/cloudstack-cpi-release.tgz (bosh create-release, offline)
-	./hack/release/make-release.sh
+# make release VERSION=x.y.z names the release's version (CHANGELOG.md);
+# without VERSION on the command line or in the environment, bosh
+# create-release numbers a dev release. BOSH=path uses that bosh CLI instead
+# of building bin/bosh.
+release: $(if $(BOSH),,tools) ## the BOSH release bosh-cloudstack-cpi: bin/cloudstack-cpi-release.tgz (bosh create-release; VERSION=x.y.z names it)
+	RELEASE_VERSION='$(if $(filter command line environment,$(origin VERSION)),$(VERSION))' ./hack/release/make-release.sh
 
 demo: build demo-deps ## start the simulator, pipe real CPI requests through the binary, print each call and result
 	./hack/demo.sh

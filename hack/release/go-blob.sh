@@ -1,27 +1,29 @@
 #!/usr/bin/env bash
-# Writes the golang-1.26-linux package's blob: a tarball of this machine's Go
-# toolchain (go env GOROOT), trimmed to what `go build` needs (no tests, docs,
-# API lists, the cmd sources, lib/, gofmt or the pprof/trace/fix/doc tools).
+# Writes the golang-1.26-linux package's blob: the official linux-amd64 Go
+# toolchain, fetched through the Go module proxy as the module
+# golang.org/toolchain (checked against the checksum database) into the Go
+# module cache, trimmed to what `go build` needs (no tests, docs, API lists,
+# the cmd sources, lib/, gofmt or the pprof/trace/fix/doc tools) and packed
+# the same on every machine (hack/release/goblob): whatever the OS,
+# architecture, umask or module cache, one commit gives one blob.
 # Usage: go-blob.sh OUT.tgz. Reuses OUT.tgz when it was made from the same
-# toolchain.
+# module by the same packer.
 set -euo pipefail
-out=$1
-goroot=$(go env GOROOT)
-stamp="$(go version) $goroot"
-if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
-  exit 0
-fi
-case "$(go env GOVERSION)" in
-  go1.26*) ;;
-  *) echo "go-blob.sh: the package is golang-1.26-linux, but this toolchain is $(go env GOVERSION)" >&2; exit 1 ;;
+out=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+
+# The pin: the one place that names the toolchain the release compiles with.
+# Moving to another 1.26 patch release is this line alone; another minor
+# version is a package of another name (packages/golang-1.26-linux).
+toolchain=golang.org/toolchain@v0.0.1-go1.26.8.linux-amd64
+# For hack/release/goblob's tests only, which serve a fake toolchain from a
+# module proxy on loopback.
+toolchain=${GO_BLOB_TOOLCHAIN_MODULE:-$toolchain}
+case "$toolchain" in
+  *@v0.0.1-go1.26.*.linux-amd64) ;;
+  *) echo "go-blob.sh: the package is golang-1.26-linux, but the toolchain module is $toolchain" >&2; exit 1 ;;
 esac
-tools="$goroot/pkg/tool/$(go env GOOS)_$(go env GOARCH)"
-tar -C "$goroot" -czf "$out.tmp" \
-  --anchored --exclude=./test --exclude=./api --exclude=./doc --exclude=./misc --exclude=./lib \
-  --exclude=./src/cmd --exclude=./bin/gofmt --exclude=./pkg/tool/*/pprof --exclude=./pkg/tool/*/trace \
-  --exclude=./pkg/tool/*/fix --exclude=./pkg/tool/*/doc \
-  --no-anchored --exclude='*_test.go' --exclude=testdata \
-  .
-[ -x "$tools/compile" ] || { echo "go-blob.sh: no compiler in $tools" >&2; exit 1; }
-mv "$out.tmp" "$out"
-echo "$stamp" > "$out.stamp"
+
+cd "$(dirname "$0")/../.."
+# CGO_ENABLED=0 as under make: the stamp names the packer's binary, which
+# would otherwise differ between make release and a direct run.
+CGO_ENABLED=0 go run ./hack/release/goblob -module "$toolchain" -out "$out"
