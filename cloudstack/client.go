@@ -32,7 +32,7 @@ type Client struct {
 
 // New builds a client from the cloudstack section of cpi.json. It makes no
 // request: a CPI call that needs no CloudStack costs nothing.
-func New(cfg config.CloudStack, logger boshlog.Logger) (*Client, error) {
+func New(cfg config.CloudStack, logger boshlog.Logger, opts ...Option) (*Client, error) {
 	endpoint, err := url.Parse(cfg.Endpoint)
 	if err != nil {
 		return nil, fmt.Errorf("cloudstack.endpoint: %w", err)
@@ -45,7 +45,13 @@ func New(cfg config.CloudStack, logger boshlog.Logger) (*Client, error) {
 	rt := &retryTransport{
 		next:    base,
 		retries: *cfg.MaxRetries,
+		bound:   cfg.RequestTimeout.D(),
 		logger:  logger,
+		clock:   realClock{},
+		jitter:  randomJitter,
+	}
+	for _, o := range opts {
+		o(rt)
 	}
 	httpClient := &http.Client{Transport: rt, Timeout: cfg.RequestTimeout.D()}
 	// verifyssl is passed as !skip: the existing Go CPI passed the skip flag
