@@ -23,6 +23,7 @@ const logTag = "cloudstack"
 // Client talks to one CloudStack management server.
 type Client struct {
 	cs       *csgo.CloudStackClient
+	api      *retryTransport
 	upload   *http.Client
 	endpoint string // scheme://host/path, never with credentials
 	logger   boshlog.Logger
@@ -61,6 +62,7 @@ func New(cfg config.CloudStack, logger boshlog.Logger, opts ...Option) (*Client,
 		csgo.WithHTTPClient(httpClient))
 	return &Client{
 		cs:       cs,
+		api:      rt,
 		upload:   &http.Client{Transport: uploadTransport(base)},
 		endpoint: safeEndpoint,
 		logger:   logger,
@@ -72,6 +74,11 @@ func New(cfg config.CloudStack, logger boshlog.Logger, opts ...Option) (*Client,
 		},
 	}, nil
 }
+
+// ThrottleWaited is how long this client's calls have slept, in all, on
+// CloudStack's API throttle's behalf: doctor keeps it out of the latency
+// it measures.
+func (c *Client) ThrottleWaited() time.Duration { return time.Duration(c.api.waited.Load()) }
 
 // UploadClient implements API.
 func (c *Client) UploadClient() *http.Client { return c.upload }

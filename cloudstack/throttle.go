@@ -97,8 +97,11 @@ type ThrottledError struct {
 	Refusals int
 }
 
+// ThrottledText begins every ThrottledError's text.
+const ThrottledText = "CloudStack's API throttle (api.throttling.max) refused"
+
 func (e *ThrottledError) Error() string {
-	return fmt.Sprintf("CloudStack's API throttle (api.throttling.max) refused %s for %s (%d refusals, %s of waiting); "+
+	return fmt.Sprintf(ThrottledText+" %s for %s (%d refusals, %s of waiting); "+
 		"the account's limit is shared by every client of it (other CPI processes, directors, scripts, the UI): "+
 		"run fewer CPI calls at once (director.max_threads), raise cloudstack.request_timeout, or ask the "+
 		"cloud's operator to raise api.throttling.max", e.Command, e.Elapsed.Round(time.Millisecond), e.Refusals,

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	boshlog "github.com/cloudfoundry/bosh-utils/logger"
@@ -26,6 +27,7 @@ type retryTransport struct {
 	logger  boshlog.Logger
 	clock   Clock
 	jitter  func(span time.Duration) time.Duration
+	waited  atomic.Int64 // ns asleep on the throttle's behalf, every call's
 }
 
 const (
@@ -125,6 +127,7 @@ func (t *retryTransport) awaitThrottle(c *call, hint, took time.Duration) error 
 			Refusals: c.throttle.refusals}
 	}
 	c.throttle.waited += wait
+	t.waited.Add(int64(wait))
 	return nil
 }
 
