@@ -44,6 +44,8 @@ type Options struct {
 	CloudConfig *CloudConfig
 	// Resolve looks a host name up (net.DefaultResolver.LookupHost).
 	Resolve func(host string) ([]string, error)
+	// Now is the clock the latency check reads (time.Now when nil).
+	Now func() time.Time
 }
 
 // run is one doctor: the config, CloudStack, and what the checks found
@@ -148,10 +150,14 @@ func (r *run) fail(check, result, fix string) {
 // timed runs f and keeps how long CloudStack took to answer, leaving out
 // what the call slept on the API throttle's behalf.
 func (r *run) timed(f func() error) error {
-	start, before := time.Now(), r.cloud.ThrottleWaited()
+	now := r.opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	start, before := now(), r.cloud.ThrottleWaited()
 	err := f()
 	waited := r.cloud.ThrottleWaited() - before
 	r.waited += waited
-	r.latency = append(r.latency, max(time.Since(start)-waited, 0))
+	r.latency = append(r.latency, max(now().Sub(start)-waited, 0))
 	return err
 }
