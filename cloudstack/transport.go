@@ -161,11 +161,9 @@ func (t *retryTransport) shouldRetry(resp *http.Response, err error, readOnly bo
 		}
 		return false, ""
 	}
-	switch {
-	case resp.StatusCode >= 500 && !hasCloudStackBody(resp):
-		if readOnly || resp.StatusCode == http.StatusServiceUnavailable {
-			return true, fmt.Sprintf("HTTP %d without a CloudStack error body", resp.StatusCode)
-		}
+	if resp.StatusCode >= 500 && !hasCloudStackBody(resp) &&
+		(readOnly || resp.StatusCode == http.StatusServiceUnavailable) {
+		return true, fmt.Sprintf("HTTP %d without a CloudStack error body", resp.StatusCode)
 	}
 	return false, ""
 }
