@@ -95,6 +95,13 @@ func writeAnswer(w http.ResponseWriter, cmd, answer string) {
 		http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
 	case answer == "503":
 		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
+	case answer == "531:listApis":
+		// The throttle refusing listApis from inside the command
+		// (getApisAllowedToUser) does not pass through commandAvailable's
+		// API_LIMIT_EXCEED: ApiServer.handleRequest's catches answer it, as
+		// ACCOUNT_ERROR (531) where RequestLimitException is a
+		// PermissionDeniedException. Its text, not its code, marks it.
+		throttleRefusal(w, cmd, 531, 300)
 	case notHinted == nil:
 		throttleRefusal(w, cmd, http.StatusTooManyRequests, hint)
 	default:
@@ -308,6 +315,22 @@ func TestListApisWaitsOnce(t *testing.T) {
 	c, clock, _ := throttledClient(t, f.serve(t), 3, time.Minute)
 	if _, err := c.APIs(); !cloudstack.IsThrottled(err) || f.count("listApis") != 2 {
 		t.Fatalf("got %v after %d tries", err, f.count("listApis"))
+	}
+	if waits, _ := clock.recorded(); !slices.Equal(waits, ms(550)) {
+		t.Errorf("waited %v", waits)
+	}
+}
+
+// TestThrottleTextInAnotherAnswerIsWaitedOut: a refusal that carries the
+// throttle's text under another code is the throttle's, and waited out.
+func TestThrottleTextInAnotherAnswerIsWaitedOut(t *testing.T) {
+	f := &throttleCloud{script: map[string][]string{
+		"listApis": {"531:listApis", `{"listapisresponse":{"count":1,"api":[{"name":"listZones"}]}}`},
+	}}
+	c, clock, _ := throttledClient(t, f.serve(t), 0, time.Minute)
+	apis, err := c.APIs()
+	if err != nil || !apis["listZones"] || f.count("listApis") != 2 {
+		t.Fatalf("apis %v err %v after %d tries", apis, err, f.count("listApis"))
 	}
 	if waits, _ := clock.recorded(); !slices.Equal(waits, ms(550)) {
 		t.Errorf("waited %v", waits)
