@@ -134,7 +134,8 @@ func throttled(resp *http.Response) (hint time.Duration, ok bool) {
 	}
 	if m != nil {
 		if ms, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil && ms >= 0 {
-			return time.Duration(ms) * time.Millisecond, true
+			// "[0] ms" (the window just ended) is a hint still: 0 is "none".
+			return time.Duration(max(ms, 1)) * time.Millisecond, true
 		}
 	}
 	return 0, true
