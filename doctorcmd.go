@@ -44,6 +44,9 @@ func doctorCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	// One request per check: a retry would hide the flakiness doctor is
 	// there to show, and would make an unreachable endpoint slow to report.
+	// CloudStack's API throttle is waited out still, within request_timeout
+	// and logged on stderr, as the CPI does: its 429 is the cloud's rule,
+	// not flakiness, and is not counted in max_retries.
 	noRetries := 0
 	cfg.CloudStack.MaxRetries = &noRetries
 	cloud, err := cloudstack.New(cfg.CloudStack, boshlog.NewWriterLogger(boshlog.LevelWarn, stderr))

@@ -23,6 +23,7 @@ const logTag = "cloudstack"
 // Client talks to one CloudStack management server.
 type Client struct {
 	cs       *csgo.CloudStackClient
+	api      *retryTransport
 	upload   *http.Client
 	endpoint string // scheme://host/path, never with credentials
 	logger   boshlog.Logger
@@ -32,7 +33,7 @@ type Client struct {
 
 // New builds a client from the cloudstack section of cpi.json. It makes no
 // request: a CPI call that needs no CloudStack costs nothing.
-func New(cfg config.CloudStack, logger boshlog.Logger) (*Client, error) {
+func New(cfg config.CloudStack, logger boshlog.Logger, opts ...Option) (*Client, error) {
 	endpoint, err := url.Parse(cfg.Endpoint)
 	if err != nil {
 		return nil, fmt.Errorf("cloudstack.endpoint: %w", err)
@@ -45,7 +46,13 @@ func New(cfg config.CloudStack, logger boshlog.Logger) (*Client, error) {
 	rt := &retryTransport{
 		next:    base,
 		retries: *cfg.MaxRetries,
+		bound:   cfg.RequestTimeout.D(),
 		logger:  logger,
+		clock:   realClock{},
+		jitter:  randomJitter,
+	}
+	for _, o := range opts {
+		o(rt)
 	}
 	httpClient := &http.Client{Transport: rt, Timeout: cfg.RequestTimeout.D()}
 	// verifyssl is passed as !skip: the existing Go CPI passed the skip flag
@@ -55,6 +62,7 @@ func New(cfg config.CloudStack, logger boshlog.Logger) (*Client, error) {
 		csgo.WithHTTPClient(httpClient))
 	return &Client{
 		cs:       cs,
+		api:      rt,
 		upload:   &http.Client{Transport: uploadTransport(base)},
 		endpoint: safeEndpoint,
 		logger:   logger,
@@ -66,6 +74,11 @@ func New(cfg config.CloudStack, logger boshlog.Logger) (*Client, error) {
 		},
 	}, nil
 }
+
+// ThrottleWaited is how long this client's calls have slept, in all, on
+// CloudStack's API throttle's behalf: doctor keeps it out of the latency
+// it measures.
+func (c *Client) ThrottleWaited() time.Duration { return time.Duration(c.api.waited.Load()) }
 
 // UploadClient implements API.
 func (c *Client) UploadClient() *http.Client { return c.upload }

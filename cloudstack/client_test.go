@@ -98,7 +98,7 @@ func TestFindVMByUUIDSendsID(t *testing.T) {
 }
 
 func TestTransientFailuresAreRetried(t *testing.T) {
-	for name, status := range map[string]int{"proxy 503": 503, "API limit 429": 429, "bare 502": 502} {
+	for name, status := range map[string]int{"proxy 503": 503, "bare 502": 502} {
 		t.Run(name, func(t *testing.T) {
 			var calls atomic.Int32
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -173,11 +173,26 @@ type JobTimeoutError struct {
 	Command string
 	JobID   string
 	Waited  time.Duration
+	// Throttled is set when the job's last polls were refused by
+	// CloudStack's API throttle: the job may have finished unseen.
+	Throttled *ThrottledError
 }
 
 func (e *JobTimeoutError) Error() string {
+	if e.Throttled != nil {
+		return fmt.Sprintf("CloudStack job %s of %s was not seen to finish within %s: %v; it may still complete",
+			e.JobID, e.Command, e.Waited.Round(time.Second), e.Throttled)
+	}
 	return fmt.Sprintf("CloudStack job %s of %s did not finish within %s; it may still complete",
 		e.JobID, e.Command, e.Waited.Round(time.Second))
+}
+
+// Unwrap gives the throttle's refusal, when that is why the job was not seen to end.
+func (e *JobTimeoutError) Unwrap() error {
+	if e.Throttled == nil {
+		return nil
+	}
+	return e.Throttled
 }
 
 // cloudstack-go flattens CloudStack errors into this text; the codes survive
@@ -229,7 +244,12 @@ func alreadyTyped(err error) error {
 	var api *APIError
 	var timeout *JobTimeoutError
 	var plain *PlainHTTPError
+	var throttle *ThrottledError
 	switch {
+	case errors.As(err, &timeout): // before the throttle it may wrap
+		return timeout
+	case errors.As(err, &throttle):
+		return throttle
 	case errors.As(err, &plain):
 		return plain
 	case errors.As(err, &tlsErr):
@@ -238,8 +258,6 @@ func alreadyTyped(err error) error {
 		return unreachable
 	case errors.As(err, &api):
 		return api
-	case errors.As(err, &timeout):
-		return timeout
 	}
 	return nil
 }
@@ -257,8 +275,9 @@ func isTLSError(err error) bool {
 // NotActedOn says CloudStack certainly did not act on a mutating request
 // that failed: it refused the request itself (an async command's checks
 // run before its job is queued, so no job exists), refused the
-// credentials, or was never reached (the dial or the TLS handshake
-// failed). Anything else (a lost answer, a failed job, a failed poll, a job
+// credentials or throttled every try (the throttle answers before the
+// command runs, see throttle.go), or was never reached (the dial or the
+// TLS handshake failed). Anything else (a lost answer, a failed job, a failed poll, a job
 // timeout) may have left what the command creates.
 func NotActedOn(err error) bool {
 	var api *APIError
@@ -266,9 +285,12 @@ func NotActedOn(err error) bool {
 	var tlsErr *TLSError
 	var plain *PlainHTTPError
 	var unreachable *UnreachableError
+	var throttle *ThrottledError
 	switch {
 	case errors.As(err, &api):
 		return api.JobID == "" && api.Command != "queryAsyncJobResult"
+	case errors.As(err, &throttle):
+		return !IsJobTimeout(err) && throttle.Command != "queryAsyncJobResult"
 	case errors.As(err, &creds), errors.As(err, &tlsErr), errors.As(err, &plain):
 		return true
 	case errors.As(err, &unreachable):

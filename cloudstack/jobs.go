@@ -2,6 +2,7 @@ package cloudstack
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
@@ -43,17 +44,22 @@ func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
 	for {
 		time.Sleep(delay)
 		st, err := c.queryJob(jobID)
-		if err != nil {
+		var throttle *ThrottledError
+		switch {
+		case errors.As(err, &throttle):
+			// A poll the throttle refused to request_timeout's end says
+			// nothing of the job, which runs on: the job's bound decides.
+			c.logger.Warn(logTag, "job %s of %s: polls refused by CloudStack's API throttle for %s; polling on "+
+				"within job_timeout %s", jobID, command, throttle.Elapsed.Round(time.Millisecond), c.jobs.timeout)
+		case err != nil:
 			return nil, err
-		}
-		switch st.JobStatus {
-		case 1:
+		case st.JobStatus == 1:
 			return st.JobResult, nil
-		case 2:
+		case st.JobStatus == 2:
 			return nil, jobError(command, jobID, st)
 		}
 		if time.Since(start)+delay > c.jobs.timeout {
-			return nil, &JobTimeoutError{Command: command, JobID: jobID, Waited: time.Since(start)}
+			return nil, &JobTimeoutError{Command: command, JobID: jobID, Waited: time.Since(start), Throttled: throttle}
 		}
 		delay = c.jobs.next(time.Since(start))
 	}

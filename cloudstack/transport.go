@@ -1,8 +1,6 @@
 package cloudstack
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,19 +8,26 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	boshlog "github.com/cloudfoundry/bosh-utils/logger"
 )
 
 // retryTransport retries what CloudStack never saw or refused for load:
-// connection failures, 429, and 5xx answers without a CloudStack error body
-// (a proxy or a restarting management server). A CloudStack error body is an
-// answer, never retried; neither are 401/431/432.
+// connection failures and 5xx answers without a CloudStack error body (a
+// proxy or a restarting management server), up to retries times. A
+// CloudStack error body is an answer, never retried; neither are
+// 401/431/432. The API throttle's refusals (throttle.go) are waited out
+// apart from that budget, for as long as bound (request_timeout) allows.
 type retryTransport struct {
 	next    http.RoundTripper
 	retries int
+	bound   time.Duration
 	logger  boshlog.Logger
+	clock   Clock
+	jitter  func(span time.Duration) time.Duration
+	waited  atomic.Int64 // ns asleep on the throttle's behalf, every call's
 }
 
 const (
@@ -30,39 +35,111 @@ const (
 	maxBackoff   = 4 * time.Second
 )
 
+// call is one request's way through the transport.
+type call struct {
+	req       *http.Request
+	command   string
+	readOnly  bool
+	start     time.Time
+	transient int // transient failures retried so far
+	backoff   time.Duration
+	throttle  throttleState
+}
+
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	command := commandOf(req)
-	readOnly := isReadOnly(command)
-	if !readOnly && req.Method == http.MethodGet {
-		req = asPostForm(req)
+	c := &call{req: req, command: commandOf(req), start: t.clock.Now(), backoff: firstBackoff}
+	c.readOnly = isReadOnly(c.command)
+	if !c.readOnly && req.Method == http.MethodGet {
+		c.req = asPostForm(req)
 	}
-	backoff := firstBackoff
 	for attempt := 1; ; attempt++ {
-		r, err := rewind(req)
+		r, err := rewind(c.req)
 		if err != nil {
 			return nil, err
 		}
-		start := time.Now()
+		sent := t.clock.Now()
 		resp, err := t.next.RoundTrip(r)
-		t.logAttempt(command, resp, err, time.Since(start), attempt)
-		retry, reason := t.shouldRetry(resp, err, readOnly)
-		if !retry || attempt > t.retries {
-			return resp, annotate(err, attempt)
-		}
-		if resp != nil {
+		took := t.clock.Now().Sub(sent)
+		t.logAttempt(c.command, resp, err, took, attempt)
+		if hint, ok := throttled(resp); ok {
 			drain(resp)
-		}
-		t.logger.Warn(logTag, "%s: %s; retrying in %s (retry %d of %d)", command, reason, backoff, attempt, t.retries)
-		if !sleepCtx(req, backoff) {
-			// The request timeout ran out while waiting: the last failure
-			// says more than "deadline exceeded".
-			if err == nil {
-				err = fmt.Errorf("HTTP %d", resp.StatusCode)
+			if err := t.awaitThrottle(c, hint, took); err != nil {
+				return nil, err
 			}
-			return nil, annotate(err, attempt)
+			continue
 		}
-		backoff = min(backoff*2, maxBackoff)
+		t.logAdmitted(c)
+		again, err := t.retryTransient(c, resp, err, attempt)
+		if !again {
+			return resp, err
+		}
 	}
+}
+
+// retryTransient decides on an answer that is not the throttle's: false
+// with what to return, or true after the backoff.
+func (t *retryTransport) retryTransient(c *call, resp *http.Response, err error, attempt int) (bool, error) {
+	retry, reason := t.shouldRetry(resp, err, c.readOnly)
+	if !retry || c.transient >= t.retries {
+		return false, annotate(err, attempt)
+	}
+	c.transient++
+	if resp != nil {
+		drain(resp)
+	}
+	t.logger.Warn(logTag, "%s: %s; retrying in %s (retry %d of %d)", c.command, reason, c.backoff, c.transient, t.retries)
+	if !t.clock.Sleep(c.req.Context(), c.backoff) {
+		// The request timeout ran out while waiting: the last failure
+		// says more than "deadline exceeded".
+		if err == nil {
+			err = fmt.Errorf("HTTP %d", resp.StatusCode)
+		}
+		return false, annotate(err, attempt)
+	}
+	c.backoff = min(c.backoff*2, maxBackoff)
+	return true, nil
+}
+
+// awaitThrottle waits out a refusal of the throttle, or says why not: the
+// wait and another attempt (as long as the refused one took) no longer fit
+// in the call's bound, or the command may wait no more (maxThrottleWaits).
+// Giving up before the bound keeps the error typed: http.Client replaces
+// an error returned after its own deadline by a bare "timeout" text.
+func (t *retryTransport) awaitThrottle(c *call, hint, took time.Duration) error {
+	c.throttle.refusals++
+	wait := t.throttleWait(&c.throttle, hint)
+	elapsed := t.clock.Now().Sub(c.start)
+	left := t.bound - elapsed
+	if deadline, ok := c.req.Context().Deadline(); ok {
+		left = min(left, time.Until(deadline))
+	}
+	if c.throttle.refusals > maxThrottleWaits(c.command) || wait+took >= left {
+		return &ThrottledError{Command: c.command, Elapsed: elapsed, Waited: c.throttle.waited, Refusals: c.throttle.refusals}
+	}
+	asked := "names no delay"
+	if hint > 0 {
+		asked = "asks to retry after " + hint.String()
+	}
+	t.logger.Warn(logTag, "%s: refused by CloudStack's API throttle (refusal %d; it %s); waiting %s",
+		c.command, c.throttle.refusals, asked, wait.Round(time.Millisecond))
+	if !t.clock.Sleep(c.req.Context(), wait) {
+		return &ThrottledError{Command: c.command, Elapsed: t.clock.Now().Sub(c.start), Waited: c.throttle.waited,
+			Refusals: c.throttle.refusals}
+	}
+	c.throttle.waited += wait
+	t.waited.Add(int64(wait))
+	return nil
+}
+
+// logAdmitted says, once, how long a call the throttle refused waited in
+// all before CloudStack took it.
+func (t *retryTransport) logAdmitted(c *call) {
+	if c.throttle.refusals == 0 || c.throttle.reported {
+		return
+	}
+	c.throttle.reported = true
+	t.logger.Warn(logTag, "%s: taken by CloudStack after %d refusals of its API throttle; waited %s in all",
+		c.command, c.throttle.refusals, c.throttle.waited.Round(time.Millisecond))
 }
 
 func annotate(err error, attempts int) error {
@@ -84,13 +161,9 @@ func (t *retryTransport) shouldRetry(resp *http.Response, err error, readOnly bo
 		}
 		return false, ""
 	}
-	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
-		return true, "API request limit reached (429)"
-	case resp.StatusCode >= 500 && !hasCloudStackBody(resp):
-		if readOnly || resp.StatusCode == http.StatusServiceUnavailable {
-			return true, fmt.Sprintf("HTTP %d without a CloudStack error body", resp.StatusCode)
-		}
+	if resp.StatusCode >= 500 && !hasCloudStackBody(resp) &&
+		(readOnly || resp.StatusCode == http.StatusServiceUnavailable) {
+		return true, fmt.Sprintf("HTTP %d without a CloudStack error body", resp.StatusCode)
 	}
 	return false, ""
 }
@@ -105,24 +178,7 @@ func (t *retryTransport) logAttempt(command string, resp *http.Response, err err
 
 // hasCloudStackBody peeks at a 5xx body and puts it back for cloudstack-go.
 func hasCloudStackBody(resp *http.Response) bool {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil {
-		return false
-	}
-	var envelope map[string]struct {
-		ErrorCode *int `json:"errorcode"`
-	}
-	if json.Unmarshal(body, &envelope) != nil {
-		return false
-	}
-	for _, v := range envelope {
-		if v.ErrorCode != nil {
-			return true
-		}
-	}
-	return false
+	return isCloudStackBody(peekBody(resp))
 }
 
 // commandOf reads the CloudStack command from the query or the form body.
@@ -195,17 +251,6 @@ func rewind(req *http.Request) (*http.Request, error) {
 func isDialError(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
-}
-
-func sleepCtx(req *http.Request, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-req.Context().Done():
-		return false
-	}
 }
 
 func drain(resp *http.Response) {

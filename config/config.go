@@ -37,12 +37,17 @@ type CloudStack struct {
 	// HTTPProxy overrides the proxy taken from HTTPS_PROXY/HTTP_PROXY/NO_PROXY.
 	HTTPProxy string `json:"http_proxy"`
 
-	RequestTimeout     Duration `json:"request_timeout"`
+	// RequestTimeout bounds one call, its retries and its waits on
+	// CloudStack's API throttle included.
+	RequestTimeout Duration `json:"request_timeout"`
+	// JobTimeout bounds the wait for a job, polls the throttle refuses
+	// included.
 	JobTimeout         Duration `json:"job_timeout"`
 	JobPollInterval    Duration `json:"job_poll_interval"`
 	JobPollMaxInterval Duration `json:"job_poll_max_interval"`
 	// MaxRetries bounds retries of transient failures (connection errors,
-	// 5xx without a CloudStack body, 429).
+	// 5xx without a CloudStack body); the API throttle's 429s are waited
+	// out apart from it, within RequestTimeout.
 	MaxRetries *int `json:"max_retries"`
 
 	DefaultComputeOffering       string `json:"default_compute_offering"`

@@ -19,14 +19,25 @@ func (r *run) checkAccess() {
 		r.fail(CheckKeys, "not checked: CloudStack did not answer", "fix the endpoint check first")
 		return
 	}
+	if cloudstack.IsThrottled(err) {
+		// The throttle counts before the signature is checked
+		// (ApiServer.verifyRequest), and listApis counts once per command
+		// the role allows: one cheap call tells whether the keys hold.
+		r.apisErr = err
+		_, err = r.cloud.Zones()
+	}
 	var refused *cloudstack.CredentialsRefusedError
 	switch {
 	case errors.As(err, &refused):
 		r.fail(CheckKeys, "CloudStack refused the keys (401)", "check cloudstack.api_key and "+
 			"cloudstack.secret_access_key against the user's keys (Accounts → the account → Users → "+
 			"Keys), that the user and its account are enabled, and that this machine's clock is right")
+	case cloudstack.IsThrottled(err):
+		r.fail(CheckKeys, err.Error(), "") // markThrottled gives the fix
 	case err != nil: // CloudStack checked the keys, then refused or failed the command
 		r.apisErr = err
+		r.pass(CheckKeys, "accepted")
+	case r.apisErr != nil:
 		r.pass(CheckKeys, "accepted")
 	default:
 		r.apis = apis
@@ -54,7 +65,7 @@ func (r *run) endpointAnswered(err error) bool {
 		r.fail(CheckEndpoint, "no answer: "+unreachable.Err.Error(), "check cloudstack.endpoint (the "+
 			"management server's URL ending in /client/api), that this machine reaches it, and "+
 			"cloudstack.http_proxy or HTTPS_PROXY/NO_PROXY")
-	case err != nil && !errors.As(err, &refused) && !errors.As(err, &api):
+	case err != nil && !errors.As(err, &refused) && !errors.As(err, &api) && !cloudstack.IsThrottled(err):
 		r.fail(CheckEndpoint, "answered, but not as CloudStack's API: "+err.Error(), "make cloudstack.endpoint the "+
 			"management server's API URL, ending in /client/api")
 	default:
@@ -81,6 +92,13 @@ func hostOf(endpoint string) string {
 // checkCommands compares the commands the CPI sends with those the
 // account's role may call.
 func (r *run) checkCommands() {
+	if cloudstack.IsThrottled(r.apisErr) {
+		r.unchecked(CheckCommands, r.apisErr.Error(), "listApis counts once per command the role allows against "+
+			"api.throttling.max, so while the throttle is on a role allowing more commands than that can never list "+
+			"them: compare the role's rules (Roles → the role → Rules) with the commands the CPI sends (docs), or "+
+			"run doctor with a root admin's keys, which the throttle exempts")
+		return
+	}
 	if r.apisErr != nil {
 		r.fail(CheckCommands, "could not list the role's commands: "+r.apisErr.Error(), "allow listApis in the "+
 			"account's role, so that what the role allows can be checked")

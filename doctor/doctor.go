@@ -27,6 +27,9 @@ type Cloud interface {
 	Setting(name string) (string, error)
 	HasKeyPair(name string) (bool, error)
 	Zones() ([]cloudstack.ZoneStatus, error)
+	// ThrottleWaited is how long calls have slept on CloudStack's API
+	// throttle's behalf so far.
+	ThrottleWaited() time.Duration
 	cloudstack.ZoneCatalog
 	cloudstack.ComputeCatalog
 	cloudstack.DiskCatalog
@@ -41,6 +44,8 @@ type Options struct {
 	CloudConfig *CloudConfig
 	// Resolve looks a host name up (net.DefaultResolver.LookupHost).
 	Resolve func(host string) ([]string, error)
+	// Now is the clock the latency check reads (time.Now when nil).
+	Now func() time.Time
 }
 
 // run is one doctor: the config, CloudStack, and what the checks found
@@ -54,6 +59,7 @@ type run struct {
 	zone    *cloudstack.ZoneStatus
 	hvs     []cloudstack.Hypervisor
 	latency []time.Duration
+	waited  time.Duration // of the timed calls, on the throttle's behalf
 	results []Result
 }
 
@@ -99,6 +105,7 @@ func Run(cfg config.Config, cloud Cloud, opts Options) []Result {
 		}
 		r.fail(s.name, "not checked: the "+s.needs+" check failed", "fix the "+s.needs+" check first")
 	}
+	r.markThrottled()
 	return r.results
 }
 
@@ -140,10 +147,17 @@ func (r *run) fail(check, result, fix string) {
 	r.results = append(r.results, Result{Check: check, Result: result, Fix: fix})
 }
 
-// timed runs f and keeps how long CloudStack took to answer.
+// timed runs f and keeps how long CloudStack took to answer, leaving out
+// what the call slept on the API throttle's behalf.
 func (r *run) timed(f func() error) error {
-	start := time.Now()
+	now := r.opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	start, before := now(), r.cloud.ThrottleWaited()
 	err := f()
-	r.latency = append(r.latency, time.Since(start))
+	waited := r.cloud.ThrottleWaited() - before
+	r.waited += waited
+	r.latency = append(r.latency, max(now().Sub(start)-waited, 0))
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
@@ -24,9 +25,25 @@ type fakeCloud struct {
 	computes   []cloudstack.ServiceOffering
 	disks      []cloudstack.DiskOffering
 	moreZones  []cloudstack.ZoneStatus // besides z1
+	throttled  map[string]bool         // the commands CloudStack's throttle refuses past request_timeout
+	zonesWait  time.Duration           // what each listZones sleeps on the throttle's behalf
+	waited     time.Duration
 }
 
+// throttle is the throttle's error for command, when it refuses it.
+func (f *fakeCloud) throttle(command string) error {
+	if f.throttled[command] {
+		return &cloudstack.ThrottledError{Command: command, Elapsed: time.Minute, Waited: 55 * time.Second, Refusals: 40}
+	}
+	return nil
+}
+
+func (f *fakeCloud) ThrottleWaited() time.Duration { return f.waited }
+
 func (f *fakeCloud) APIs() (map[string]bool, error) {
+	if err := f.throttle("listApis"); err != nil {
+		return nil, err
+	}
 	if f.apisErr != nil {
 		return nil, f.apisErr
 	}
@@ -45,11 +62,18 @@ func (f *fakeCloud) Setting(name string) (string, error) {
 }
 func (f *fakeCloud) HasKeyPair(name string) (bool, error) { return name == "bosh", nil }
 func (f *fakeCloud) Zones() ([]cloudstack.ZoneStatus, error) {
+	f.waited += f.zonesWait
+	if err := f.throttle("listZones"); err != nil {
+		return nil, err
+	}
 	z1 := cloudstack.ZoneStatus{Zone: cloudstack.Zone{ID: "z-1", Name: "z1"}, Enabled: true, State: "Enabled"}
 	return append([]cloudstack.ZoneStatus{z1}, f.moreZones...), nil
 }
 func (f *fakeCloud) FindZones([]string) ([]cloudstack.Zone, error) { return nil, errors.New("unused") }
 func (f *fakeCloud) ZoneHypervisors(string) ([]cloudstack.Hypervisor, error) {
+	if err := f.throttle("listHypervisors"); err != nil {
+		return nil, err
+	}
 	return []cloudstack.Hypervisor{f.hypervisor}, nil
 }
 func (f *fakeCloud) ServiceOfferings() ([]cloudstack.ServiceOffering, error) { return f.computes, nil }

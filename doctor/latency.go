@@ -32,6 +32,9 @@ func (r *run) checkLatency() {
 	first, most, timeout := cs.JobPollInterval.D(), cs.JobPollMaxInterval.D(), cs.RequestTimeout.D()
 	result := fmt.Sprintf("API answers in %s (median of %d; slowest %s); jobs are polled after %s, then every fifth of their age, at most %s",
 		round(median), len(samples), round(worst), first, most)
+	if r.waited > 0 {
+		result += fmt.Sprintf("; %s of waiting on CloudStack's API throttle left out", round(r.waited))
+	}
 	switch {
 	case worst*4 > timeout:
 		r.fail(CheckPolling, result+fmt.Sprintf("; the slowest answer is over a quarter of request_timeout %s", timeout),
