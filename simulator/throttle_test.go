@@ -241,3 +241,22 @@ func TestThrottleSettingsTakeEffectAfterARestart(t *testing.T) {
 	}
 	wantLimited(t, s2.as(key, secret, listZones), "listzonesresponse", 1000)
 }
+
+// TestThrottleCacheHoldsCachesizeAccounts: the limit cache holds
+// api.throttling.cachesize accounts and evicts the least recently used, whose
+// count starts again.
+func TestThrottleCacheHoldsCachesizeAccounts(t *testing.T) {
+	s, _, key, secret := throttled(t, Options{APIThrottling: APIThrottling{CacheSize: ptr(1)}}, 1)
+	other, otherSecret := newAccount(t, s, "other", 0)
+	listZones := map[string]string{"command": "listZones"}
+	if r := s.as(key, secret, listZones); r.status != 200 {
+		t.Fatal(r.raw)
+	}
+	wantLimited(t, s.as(key, secret, listZones), "listzonesresponse", 1000)
+	if r := s.as(other, otherSecret, listZones); r.status != 200 {
+		t.Fatalf("the other account: %s", r.raw)
+	}
+	if r := s.as(key, secret, listZones); r.status != 200 {
+		t.Fatalf("the tenant's count survived its eviction: %s", r.raw)
+	}
+}
