@@ -266,7 +266,9 @@ func TestDeployAntiAffinity(t *testing.T) {
 		t.Fatalf("createAffinityGroup = %+v, %v", g, err)
 	}
 	hosts := map[string]bool{}
-	for _, name := range []string{"member-1", "member-2", "member-3"} {
+	n := e.hostCount(t)
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("member-%d", i)
 		p := e.params(name)
 		p.SetAffinitygroupids([]string{g.Id})
 		vm := e.deploy(t, p)
@@ -275,10 +277,10 @@ func TestDeployAntiAffinity(t *testing.T) {
 		}
 		hosts[vm.Hostid] = true
 	}
-	if len(hosts) != 3 {
-		t.Fatalf("members on %d distinct hosts", len(hosts))
+	if len(hosts) != n {
+		t.Fatalf("%d members on %d distinct hosts", n, len(hosts))
 	}
-	p := e.params("member-4")
+	p := e.params("one-host-too-many")
 	p.SetAffinitygroupnames([]string{"spread"})
 	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
 	wantJobError(t, err, 533, "Please check the affinity groups provided, there may not be sufficient capacity to follow them")
@@ -286,7 +288,7 @@ func TestDeployAntiAffinity(t *testing.T) {
 	lp := e.cs.AffinityGroup.NewListAffinityGroupsParams()
 	lp.SetName("spread")
 	l, err := e.cs.AffinityGroup.ListAffinityGroups(lp)
-	if err != nil || l.Count != 1 || len(l.AffinityGroups[0].VirtualmachineIds) != 4 {
+	if err != nil || l.Count != 1 || len(l.AffinityGroups[0].VirtualmachineIds) != n+1 {
 		t.Fatalf("listAffinityGroups = %+v, %v", l, err)
 	}
 
