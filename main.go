@@ -80,9 +80,13 @@ func dispatch(configPath string, request []byte, stdout io.Writer, logger boshlo
 		writeCPIError(stdout, "missing -configPath: the CPI needs its cpi.json")
 		return 1
 	}
+	if err := checkRequest(request); err != nil {
+		writeCPIError(stdout, err.Error())
+		return 1
+	}
 	cfg, request, err := prepareCall(configPath, request, logger)
 	if err != nil {
-		writeCPIError(stdout, "invalid CPI config: "+err.Error())
+		writeCPIError(stdout, "invalid CPI config: "+inJSONWords(err))
 		return 1
 	}
 	cloud, err := cloudstack.New(cfg.CloudStack, logger)
@@ -95,7 +99,8 @@ func dispatch(configPath string, request []byte, stdout io.Writer, logger boshlo
 	// The dispatcher logs whole requests at debug level, and requests carry
 	// secrets (env, blobstore credentials): it only gets warnings.
 	quiet := boshlog.NewWriterLogger(boshlog.LevelWarn, io.Discard)
-	dispatcher := rpc.NewJSONDispatcher(withUpdateDisk(apiv1.NewActionFactory(factory), factory), rpc.NewJSONCaller(), quiet)
+	actions := servedActions{withUpdateDisk(apiv1.NewActionFactory(factory), factory)}
+	dispatcher := rpc.NewJSONDispatcher(actions, argumentCaller{Caller: rpc.NewJSONCaller(), logger: logger}, quiet)
 	if _, err := stdout.Write(capResponse(dispatcher.Dispatch(request))); err != nil {
 		logger.Error("main", "writing the response: %s", err)
 		return 1

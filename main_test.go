@@ -73,7 +73,7 @@ func TestBadInputAnswersJSONErrors(t *testing.T) {
 		"unknown method":    {[]string{"-configPath", good}, `{"method":"fly","arguments":[]}`, "NotImplemented", "fly"},
 		"api version 3":     {[]string{"-configPath", good}, `{"method":"info","arguments":[],"api_version":3}`, "NotImplemented", "max supported is '2'"},
 		"too few arguments": {[]string{"-configPath", good}, `{"method":"has_vm","arguments":[]}`, "CloudError", "arguments"},
-		"wrong type":        {[]string{"-configPath", good}, `{"method":"has_vm","arguments":[42]}`, "CloudError", "unmarshal"},
+		"wrong type":        {[]string{"-configPath", good}, `{"method":"has_vm","arguments":[42]}`, "CloudError", "arguments[0] (vm_cid): expected a string, got a number"},
 		"no config flag":    {nil, `{"method":"info","arguments":[]}`, "CpiError", "-configPath"},
 		"missing config": {[]string{"-configPath", filepath.Join(t.TempDir(), "nope.json")},
 			`{"method":"info","arguments":[]}`, "CpiError", "nope.json"},
