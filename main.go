@@ -8,6 +8,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,26 +30,45 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "serve" {
-		return serveCommand(args[1:], stderr)
-	}
-	if len(args) > 0 && args[0] == "doctor" {
-		return doctorCommand(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "orphans" {
-		return orphansCommand(args[1:], stdout, stderr)
-	}
 	flags := flag.NewFlagSet("cloudstack-cpi", flag.ContinueOnError)
 	flags.SetOutput(stderr)
+	flags.Usage = func() {} // a bad flag is named, then pointed to help, below
 	configPath := flags.String("configPath", "", "path to cpi.json")
 	showVersion := flags.Bool("version", false, "print the version and exit")
+	if len(args) > 0 {
+		switch args[0] {
+		case "serve":
+			return serveCommand(args[1:], stderr)
+		case "doctor":
+			return doctorCommand(args[1:], stdout, stderr)
+		case "orphans":
+			return orphansCommand(args[1:], stdout, stderr)
+		case "help":
+			return helpCommand(args[1:], flags, stdout, stderr)
+		}
+	}
 	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printHelp(stdout, flags)
+			return 0
+		}
+		fmt.Fprintln(stderr, "see cloudstack-cpi help for the request on stdin, the flags and the commands")
 		return 2
 	}
 	if *showVersion {
 		fmt.Fprintln(stdout, version)
 		return 0
 	}
+	if flags.NArg() > 0 {
+		// The release's bin/cpi puts -configPath before what it is given.
+		if flags.Arg(0) == "help" {
+			return helpCommand(flags.Args()[1:], flags, stdout, stderr)
+		}
+		fmt.Fprintf(stderr, "cloudstack-cpi: unexpected %q: a CPI call takes its request on stdin, and the commands are "+
+			"serve, doctor, orphans and help; see cloudstack-cpi help\n", flags.Arg(0))
+		return 2
+	}
+	stdinHint(stdin, stderr)
 	request, err := io.ReadAll(stdin)
 	if err != nil {
 		writeCPIError(stdout, "reading the request from stdin: "+err.Error())

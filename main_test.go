@@ -78,7 +78,7 @@ func TestBadInputAnswersJSONErrors(t *testing.T) {
 		"missing config": {[]string{"-configPath", filepath.Join(t.TempDir(), "nope.json")},
 			`{"method":"info","arguments":[]}`, "CpiError", "nope.json"},
 		"unknown key": {[]string{"-configPath", writeConfig(t, strings.Replace(goodConfig, `"api_key"`, `"apikey":"x","api_key"`, 1))},
-			`{"method":"info","arguments":[]}`, "CpiError", "unknown key cloudstack.apikey"},
+			`{"method":"info","arguments":[]}`, "CpiError", "unknown key cloudstack.apikey (did you mean cloudstack.api_key?)"},
 		"bad endpoint": {[]string{"-configPath", writeConfig(t, strings.Replace(goodConfig, "http://127.0.0.1:9", "127.0.0.1:9", 1))},
 			`{"method":"info","arguments":[]}`, "CpiError", "cloudstack.endpoint"},
 	}
