@@ -134,17 +134,17 @@ func Kind(v any) string {
 
 // Position is where offset (a byte count into data, as json.SyntaxError
 // and json.UnmarshalTypeError give it) is, as an editor shows it: "line 3,
-// column 7 (byte 41)". Columns count characters from 1.
+// column 7 (byte offset 41)". Columns count characters from 1.
 func Position(data []byte, offset int64) string {
 	offset = max(0, min(offset, int64(len(data))))
 	before := string(data[:offset])
 	line := strings.Count(before, "\n") + 1
 	column := len([]rune(before[strings.LastIndex(before, "\n")+1:])) + 1
-	return fmt.Sprintf("line %d, column %d (byte %d)", line, column, offset)
+	return fmt.Sprintf("line %d, column %d (byte offset %d)", line, column, offset)
 }
 
 // SyntaxAt is err, when a json.SyntaxError, with its position in data:
-// "line 1, column 9 (byte 8): invalid character 'x' looking for beginning
+// "line 1, column 9 (byte offset 8): invalid character 'x' looking for beginning
 // of value". Any other error is Translate's.
 func SyntaxAt(data []byte, err error) string {
 	var syntax *json.SyntaxError
