@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -141,13 +142,11 @@ func joinJSONPath(parent, child string) string {
 }
 
 // boshCause is the error bosh-utils' wrapping hides: its ComplexError has
-// no Unwrap for errors.As to see through.
+// no Unwrap for errors.As to see through it to encoding/json's error.
 func boshCause(err error) error {
-	for {
-		complexErr, ok := err.(bosherr.ComplexError)
-		if !ok {
-			return err
-		}
+	var complexErr bosherr.ComplexError
+	for errors.As(err, &complexErr) {
 		err = complexErr.Cause
 	}
+	return err
 }

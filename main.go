@@ -100,8 +100,8 @@ func dispatch(configPath string, request []byte, stdout io.Writer, logger boshlo
 		writeCPIError(stdout, "missing -configPath: the CPI needs its cpi.json")
 		return 1
 	}
-	if err := checkRequest(request); err != nil {
-		writeCPIError(stdout, err.Error())
+	if problem := requestProblem(request); problem != "" {
+		writeCPIError(stdout, problem)
 		return 1
 	}
 	cfg, request, err := prepareCall(configPath, request, logger)

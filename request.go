@@ -19,19 +19,20 @@ const badPayload = "Must provide valid JSON payload: "
 const protocolHint = `cloudstack-cpi reads one JSON request on stdin, like ` +
 	`{"method":"info","arguments":[],"context":{}}; see cloudstack-cpi help`
 
-// checkRequest refuses a request that is not one JSON object of the
-// protocol's shape, naming where and what is wrong: the dispatcher answers
-// every such request "Must provide valid JSON payload" alone.
-func checkRequest(request []byte) error {
+// requestProblem is what makes a request other than one JSON object of
+// the protocol's shape, naming where and what is wrong ("" when nothing
+// does): the dispatcher answers every such request "Must provide valid
+// JSON payload" alone.
+func requestProblem(request []byte) string {
 	if len(bytes.TrimSpace(request)) == 0 {
-		return errors.New(badPayload + "stdin was empty; " + protocolHint)
+		return badPayload + "stdin was empty; " + protocolHint
 	}
 	var whole any
 	if err := json.Unmarshal(request, &whole); err != nil {
-		return errors.New(badPayload + jsonwords.SyntaxAt(request, err))
+		return badPayload + jsonwords.SyntaxAt(request, err)
 	}
 	if _, isObject := whole.(map[string]any); !isObject {
-		return fmt.Errorf(badPayload+"the request is %s, not an object; %s", jsonwords.Kind(whole), protocolHint)
+		return fmt.Sprintf(badPayload+"the request is %s, not an object; %s", jsonwords.Kind(whole), protocolHint)
 	}
 	// The envelope's members as the dispatcher's rpc.Request types them;
 	// context is the call context's to judge (prepareCall).
@@ -41,9 +42,9 @@ func checkRequest(request []byte) error {
 		APIVersion *int               `json:"api_version"`
 	}
 	if err := json.Unmarshal(request, &envelope); err != nil {
-		return errors.New(badPayload + jsonwords.Translate(err).Error())
+		return badPayload + jsonwords.Translate(err).Error()
 	}
-	return nil
+	return ""
 }
 
 // inJSONWords is err's message with the type error in it, if any, said in

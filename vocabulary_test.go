@@ -99,13 +99,10 @@ func malformedRequests() []string {
 			add(method, valid, c)
 		}
 	}
-	for _, envelope := range []string{`{"method":5,"arguments":[]}`, `{"method":"info","arguments":"x"}`,
+	return append(reqs, `{"method":5,"arguments":[]}`, `{"method":"info","arguments":"x"}`,
 		`{"method":"info","arguments":{}}`, `{"method":"info","arguments":[],"api_version":"2"}`,
 		`{"method":"info","arguments":[],"api_version":2.5}`, `{"method":null,"arguments":[]}`, `[]`, `"info"`, `5`,
-		`{"method":"info","arguments":[]} {}`, `{"method":["info"],"arguments":{}}`} {
-		reqs = append(reqs, envelope)
-	}
-	return reqs
+		`{"method":"info","arguments":[]} {}`, `{"method":["info"],"arguments":{}}`)
 }
 
 // TestNoAnswerNamesAGoType feeds every method every kind of wrong input and

@@ -6,7 +6,7 @@ import "sort"
 // deletions, substitutions and swaps of neighbours, each counting one),
 // when it is close enough to be the key meant: within a third of key's
 // length, at least 1 and at most 3 edits, so that "apikey" finds api_key
-// and "defualt_zone" default_zone, but "zone" does not find "name". Ties
+// and "endpiont" endpoint, but "zone" does not find "name". Ties
 // go to the first in sorted order; "" when none is close.
 func nearest(key string, known []string) string {
 	limit := min(max(len([]rune(key))/3, 1), 3)

@@ -56,10 +56,10 @@ func TestInNamesWhatWasDecoded(t *testing.T) {
 	if got := jsonwords.In("VM cloud_properties", err); got == nil || got.Error() != "VM cloud_properties: expected an object, got a string" {
 		t.Errorf("got %v", got)
 	}
-	dec := json.NewDecoder(strings.NewReader(`{"nmae":"x"}`))
+	dec := json.NewDecoder(strings.NewReader(`{"nme":"x"}`))
 	dec.DisallowUnknownFields()
 	if got := jsonwords.In("disk cloud_properties", dec.Decode(&p)); got == nil ||
-		got.Error() != `disk cloud_properties: unknown field "nmae"` {
+		got.Error() != `disk cloud_properties: unknown field "nme"` {
 		t.Errorf("got %v", got)
 	}
 	if jsonwords.In("x", nil) != nil || jsonwords.Translate(nil) != nil {
