@@ -4,6 +4,9 @@
 // and the WebDAV daemon instead (servecmd.go); `cloudstack-cpi doctor`
 // checks what the CPI needs of CloudStack (doctorcmd.go); `cloudstack-cpi
 // orphans` lists and removes what interrupted calls left (orphanscmd.go).
+// `cloudstack-cpi help` explains all of it (help.go). A request is checked
+// at this boundary before bosh-cpi-go's dispatcher reads it (request.go,
+// methods.go, arguments.go), so that what is wrong is named in JSON words.
 package main
 
 import (
