@@ -179,6 +179,8 @@ func TestDoctorRefusesABadCommandLine(t *testing.T) {
 		{[]string{"doctor"}, "usage"},
 		{[]string{"doctor", "-configPath", good, "extra"}, "usage"},
 		{[]string{"doctor", "-configPath", writeConfig(t, `{}`)}, "cloudstack.endpoint is required"},
+		{[]string{"doctor", "-configPath", writeConfig(t, `{"cloudstack":{"max_retries":"2"}}`)},
+			"cloudstack.max_retries: expected an integer, got a string"},
 		{[]string{"doctor", "-configPath", good, "-cloud-config", filepath.Join(t.TempDir(), "none.yml")}, "cloud-config"},
 		{[]string{"doctor", "-configPath", good, "-cloud-config", writeConfig(t, "networks: {")}, "cloud-config"},
 	}
