@@ -29,12 +29,12 @@ import (
 )
 
 var (
-	root     string // the repository
-	// bosh-deployment's unmodified files, where internal/fixtures finds
-	// them; "" when it finds none, and the tests that need them skip.
+	root string // the repository
+	bins string // bosh, renderjob and cloudstack-cpi, built for this run
+	seed string // bosh.yml's generated variables, so certificates are generated once
+	// boshDeployment is bosh-deployment's unmodified files where
+	// internal/fixtures finds them; "" when nowhere: the tests needing them skip.
 	boshDeployment string
-	bins     string // bosh, renderjob and cloudstack-cpi, built for this run
-	seed     string // bosh.yml's generated variables, so certificates are generated once
 )
 
 func TestMain(m *testing.M) {
