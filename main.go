@@ -104,8 +104,11 @@ func dispatch(configPath string, request []byte, stdout io.Writer, logger boshlo
 		return 1
 	}
 	if problem := requestProblem(request); problem != "" {
+		// Answered as the dispatcher answers a bad request, exit 0 included:
+		// bosh create-env reads no answer of a CPI that exits non-zero, so
+		// the operator would never see where the request went wrong.
 		writeCPIError(stdout, problem)
-		return 1
+		return 0
 	}
 	cfg, request, err := prepareCall(configPath, request, logger)
 	if err != nil {

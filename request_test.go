@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -27,6 +28,11 @@ func TestMalformedRequestsSayWhereAndWhat(t *testing.T) {
 		if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::CpiError" ||
 			!strings.Contains(resp.Error.Message, "Must provide valid JSON payload: ") || !strings.Contains(resp.Error.Message, want) {
 			t.Errorf("%q: got %+v, want a CpiError containing %q", stdin, resp.Error, want)
+		}
+		// bosh create-env reads no answer of a CPI that exits non-zero.
+		var out, errOut bytes.Buffer
+		if code := run([]string{"-configPath", good}, strings.NewReader(stdin), &out, &errOut); code != 0 {
+			t.Errorf("%q: exit %d, want 0: the answer must reach bosh create-env", stdin, code)
 		}
 	}
 }
