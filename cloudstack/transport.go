@@ -28,6 +28,9 @@ type retryTransport struct {
 	clock   Clock
 	jitter  func(span time.Duration) time.Duration
 	waited  atomic.Int64 // ns asleep on the throttle's behalf, every call's
+	// bucket spaces this host's requests with one API key (bucket.go);
+	// nil: none.
+	bucket *bucket
 }
 
 const (
@@ -56,6 +59,11 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r, err := rewind(c.req)
 		if err != nil {
 			return nil, err
+		}
+		if t.bucket != nil {
+			if err := t.bucket.take(c.req.Context(), c.command); err != nil {
+				return nil, err
+			}
 		}
 		sent := t.clock.Now()
 		resp, err := t.next.RoundTrip(r)
