@@ -68,7 +68,7 @@ func TestInfrastructureLists(t *testing.T) {
 	hp := cs.Host.NewListHostsParams()
 	hp.SetClusterid(clusters.Clusters[0].Id)
 	hosts, err := cs.Host.ListHosts(hp)
-	if err != nil || hosts.Count != 2 || hosts.Hosts[0].Hypervisor != "KVM" || hosts.Hosts[0].State != "Up" {
+	if err != nil || hosts.Count != seededHosts["C0"] || hosts.Hosts[0].Hypervisor != "KVM" || hosts.Hosts[0].State != "Up" {
 		t.Fatalf("listHosts C0 = %+v, %v", hosts, err)
 	}
 	pods, err := cs.Pod.ListPods(cs.Pod.NewListPodsParams())

@@ -13,8 +13,10 @@ package simulator
 
 import (
 	"cmp"
+	"fmt"
 	"log"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/identity"
@@ -38,6 +40,14 @@ type Options struct {
 	// JobLatency is how long async jobs take. Zero completes a job before the
 	// request that queued it is answered.
 	JobLatency time.Duration
+	// JobLatencyFor gives the jobs of the commands it names their own
+	// latency instead of JobLatency, e.g. deployVirtualMachine 2s and
+	// createTags 300ms. Each name must be a 4.22 API command.
+	JobLatencyFor map[string]time.Duration
+	// APIThrottling presets the api.throttling.* global settings at start,
+	// as an operator's configuration rows; a nil field keeps the stored
+	// setting. CloudStack's rate limiter reads them only when it starts.
+	APIThrottling APIThrottling
 	// StatePath persists the state there after every change and loads it at
 	// start. Empty keeps the state in memory.
 	StatePath string
@@ -82,6 +92,51 @@ type Options struct {
 	Logger *log.Logger
 }
 
+// APIThrottling is the API rate limit's global settings
+// (ApiRateLimitServiceImpl: Config.ApiLimitEnabled, ApiLimitInterval,
+// ApiLimitMax, ApiLimitCacheSize).
+type APIThrottling struct {
+	Enabled *bool // api.throttling.enabled (default false)
+	// Interval is api.throttling.interval, the window in seconds (default 1).
+	Interval *int
+	// Max is api.throttling.max, the calls an account may make in a window
+	// (default 25).
+	Max *int
+	// CacheSize is api.throttling.cachesize, the accounts counted at once
+	// (default 50000; 0 is no bound).
+	CacheSize *int
+}
+
+// preset stores the given settings in the state.
+func (a APIThrottling) preset(st *model.State) {
+	str := func(n *int) *string {
+		if n == nil {
+			return nil
+		}
+		return model.Ptr(strconv.Itoa(*n))
+	}
+	if a.Enabled != nil {
+		infrastructure.PresetSetting(st, model.SettingAPILimitEnabled, model.Ptr(strconv.FormatBool(*a.Enabled)))
+	}
+	infrastructure.PresetSetting(st, model.SettingAPILimitInterval, str(a.Interval))
+	infrastructure.PresetSetting(st, model.SettingAPILimitMax, str(a.Max))
+	infrastructure.PresetSetting(st, model.SettingAPILimitCache, str(a.CacheSize))
+}
+
+// checkJobLatencies refuses a latency for a command the API does not have
+// or a negative one: a misspelt name would otherwise be silently ignored.
+func checkJobLatencies(m map[string]time.Duration) error {
+	for name, d := range m {
+		if api, ok := schema.Lookup(name); !ok || api.Name != name {
+			return fmt.Errorf("job latency for %q: no such API command in CloudStack 4.22 (names are case-sensitive)", name)
+		}
+		if d < 0 {
+			return fmt.Errorf("job latency for %s: negative duration %s", name, d)
+		}
+	}
+	return nil
+}
+
 // Server is the simulator. Create it with New, serve Handler, Close it to
 // stop pending jobs and save the state.
 type Server struct {
@@ -99,6 +154,9 @@ func New(opts Options) (*Server, error) {
 	if err := schema.Err(); err != nil {
 		return nil, err
 	}
+	if err := checkJobLatencies(opts.JobLatencyFor); err != nil {
+		return nil, err
+	}
 	if opts.Hypervisor != "" {
 		hv, err := infrastructure.CanonicalHypervisor(opts.Hypervisor)
 		if err != nil {
@@ -107,7 +165,7 @@ func New(opts Options) (*Server, error) {
 		opts.Hypervisor = hv
 	}
 	s := &Server{opts: opts, Engine: &kernel.Engine{Faults: kernel.NewFaultSet(opts.FaultSeed), Xfer: transfers.New(opts.StatePath),
-		JobLatency: opts.JobLatency, StatePath: opts.StatePath, Logger: opts.Logger,
+		JobLatency: opts.JobLatency, JobLatencyFor: opts.JobLatencyFor, StatePath: opts.StatePath, Logger: opts.Logger,
 		Sessions: map[string]*kernel.Session{}, Timers: map[string]*time.Timer{}}}
 	s.SSVM = &template.SSVM{Engine: s.Engine, AllowLoopbackURLs: opts.AllowLoopbackURLs,
 		TemplateLatency: opts.TemplateLatency, UploadMonitorInterval: opts.UploadMonitorInterval,
@@ -124,6 +182,12 @@ func New(opts Options) (*Server, error) {
 	if err := s.loadOrSeed(); err != nil {
 		return nil, err
 	}
+	// ApiRateLimitServiceImpl.configure: the limit read once, at start.
+	throttle, err := kernel.NewThrottle(s.State)
+	if err != nil {
+		return nil, err
+	}
+	s.Throttle = throttle
 	s.SSVMSites = template.InternalSites(s.State.Setting(model.SettingInternalSites))
 	s.StartUploadMonitor()
 	s.handler = s.routes()
@@ -155,6 +219,7 @@ func (s *Server) loadOrSeed() error {
 	infrastructure.PresetDurationSetting(st, model.SettingUploadTimeout, s.opts.UploadOperationTimeout, time.Minute)
 	infrastructure.PresetDurationSetting(st, model.SettingExpungeInterval, time.Duration(s.opts.ExpungeInterval)*time.Second, time.Second)
 	infrastructure.PresetDurationSetting(st, model.SettingExpungeDelay, time.Duration(s.opts.ExpungeDelay)*time.Second, time.Second)
+	s.opts.APIThrottling.preset(st)
 	if st.UploadKey == "" {
 		st.UploadKey = identity.NewKey()
 	}

@@ -202,21 +202,22 @@ func TestDeployRefusals(t *testing.T) {
 	wantAPIError(t, err, 431, "Unable to execute API command deployvirtualmachine due to missing parameter")
 }
 
-// TestDeployCapacityExhaustion fills the three 4×8000 MHz / 8 GiB hosts.
+// TestDeployCapacityExhaustion fills every 4×8000 MHz / 8 GiB host.
 func TestDeployCapacityExhaustion(t *testing.T) {
 	e := newVMEnv(t, Options{})
 	hosts := map[string]bool{}
-	for _, name := range []string{"big-1", "big-2", "big-3"} {
-		vm := e.deploy(t, e.customParams(name, 4, 8000, 8192))
+	n := e.hostCount(t)
+	for i := 1; i <= n; i++ {
+		vm := e.deploy(t, e.customParams(fmt.Sprintf("big-%d", i), 4, 8000, 8192))
 		hosts[vm.Hostid] = true
 	}
-	if len(hosts) != 3 {
-		t.Fatalf("three full-host VMs on %d hosts", len(hosts))
+	if len(hosts) != n {
+		t.Fatalf("%d full-host VMs on %d hosts", n, len(hosts))
 	}
-	_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.customParams("big-4", 1, 500, 256))
+	_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.customParams("one-more", 1, 500, 256))
 	wantJobError(t, err, 533, `Unable to create a deployment for VM instance {"id": "`)
 	lp := e.cs.VirtualMachine.NewListVirtualMachinesParams()
-	lp.SetName("big-4")
+	lp.SetName("one-more")
 	l, _ := e.cs.VirtualMachine.ListVirtualMachines(lp)
 	if l.Count != 1 || l.VirtualMachines[0].State != "Error" || len(l.VirtualMachines[0].Nic) != 0 {
 		t.Fatalf("failed VM = %+v", l.VirtualMachines)
@@ -228,7 +229,17 @@ func TestDeployCapacityExhaustion(t *testing.T) {
 	if _, err := e.cs.VirtualMachine.StopVirtualMachine(e.cs.VirtualMachine.NewStopVirtualMachineParams(e.vmByName(t, "big-1").Id)); err != nil {
 		t.Fatal(err)
 	}
-	e.deploy(t, e.customParams("big-5", 4, 8000, 8192))
+	e.deploy(t, e.customParams("big-again", 4, 8000, 8192))
+}
+
+// hostCount is how many hosts the seeded zone has.
+func (e *vmEnv) hostCount(t *testing.T) int {
+	t.Helper()
+	l, err := e.raw.Host.ListHosts(e.raw.Host.NewListHostsParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.Count
 }
 
 func (e *vmEnv) vmByName(t *testing.T, name string) *cloudstack.VirtualMachine {
@@ -255,7 +266,9 @@ func TestDeployAntiAffinity(t *testing.T) {
 		t.Fatalf("createAffinityGroup = %+v, %v", g, err)
 	}
 	hosts := map[string]bool{}
-	for _, name := range []string{"member-1", "member-2", "member-3"} {
+	n := e.hostCount(t)
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("member-%d", i)
 		p := e.params(name)
 		p.SetAffinitygroupids([]string{g.Id})
 		vm := e.deploy(t, p)
@@ -264,10 +277,10 @@ func TestDeployAntiAffinity(t *testing.T) {
 		}
 		hosts[vm.Hostid] = true
 	}
-	if len(hosts) != 3 {
-		t.Fatalf("members on %d distinct hosts", len(hosts))
+	if len(hosts) != n {
+		t.Fatalf("%d members on %d distinct hosts", n, len(hosts))
 	}
-	p := e.params("member-4")
+	p := e.params("one-host-too-many")
 	p.SetAffinitygroupnames([]string{"spread"})
 	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
 	wantJobError(t, err, 533, "Please check the affinity groups provided, there may not be sufficient capacity to follow them")
@@ -275,7 +288,7 @@ func TestDeployAntiAffinity(t *testing.T) {
 	lp := e.cs.AffinityGroup.NewListAffinityGroupsParams()
 	lp.SetName("spread")
 	l, err := e.cs.AffinityGroup.ListAffinityGroups(lp)
-	if err != nil || l.Count != 1 || len(l.AffinityGroups[0].VirtualmachineIds) != 4 {
+	if err != nil || l.Count != 1 || len(l.AffinityGroups[0].VirtualmachineIds) != n+1 {
 		t.Fatalf("listAffinityGroups = %+v, %v", l, err)
 	}
 

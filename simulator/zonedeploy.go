@@ -36,15 +36,31 @@ type clusterLayout struct {
 	Pools []string // primary storage names, created as nfs://DNS:/export/home/sandbox/<name lowercased>
 }
 
-// advancedCfg is advanced.cfg's Sandbox-simulator zone.
+// seededHosts is how many hosts each cluster of the seeded zone has: 13
+// mock agents of 4×8000 MHz and 8 GiB hold 208 VMs of its smallest
+// offering (Small Instance, 1×500 MHz, 512 MiB: 16 a host, by memory), so
+// that 200 VMs of a deployment fit at once.
+// Departure: advanced.cfg has two hosts in C0 and one in C1 (48 such VMs).
+var seededHosts = map[string]int{"C0": 7, "C1": 6}
+
+// hostURLs are a cluster's simulated agents: http://sim/<cluster>/h<n>.
+func hostURLs(cluster string, n int) []string {
+	urls := make([]string, n)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("http://sim/%s/h%d", strings.ToLower(cluster), i)
+	}
+	return urls
+}
+
+// advancedCfg is advanced.cfg's Sandbox-simulator zone, with seededHosts.
 func advancedCfg(hypervisor string) zoneLayout {
 	return zoneLayout{Name: "Sandbox-simulator", PhysicalNetwork: "Sandbox-pnet", DNS: "10.147.28.6", GuestCIDR: "10.1.1.0/24", GuestVLANs: "100-200",
 		Hypervisor: hypervisor, PodGateway: "172.16.15.1", PodStart: "172.16.15.2", PodEnd: "172.16.15.200",
 		Netmask: "255.255.255.0", PublicVLAN: "50", PublicGateway: "192.168.2.1", PublicStart: "192.168.2.2",
 		PublicEnd: "192.168.2.200", SecondaryURL: "nfs://10.147.28.6:/export/home/sandbox/secondary",
 		Clusters: []clusterLayout{
-			{Name: "C0", Hosts: []string{"http://sim/c0/h0", "http://sim/c0/h1"}, Pools: []string{"PS0", "PS1"}},
-			{Name: "C1", Hosts: []string{"http://sim/c1/h0"}, Pools: []string{"PS2"}},
+			{Name: "C0", Hosts: hostURLs("C0", seededHosts["C0"]), Pools: []string{"PS0", "PS1"}},
+			{Name: "C1", Hosts: hostURLs("C1", seededHosts["C1"]), Pools: []string{"PS2"}},
 		}}
 }
 

@@ -27,7 +27,9 @@
 : "${POD_END:=172.16.15.200}"
 # Clusters as NAME|HOSTS|POOLS separated by spaces, hosts (their URLs) and
 # pools comma-separated; pools are created as $STORAGE_URL/<pool lowercased>.
-: "${CLUSTERS:=C0|http://sim/c0/h0,http://sim/c0/h1|PS0,PS1 C1|http://sim/c1/h0|PS2}"
+# The default is the simulator's seeded zone: advanced.cfg's clusters with
+# 7 and 6 hosts (room for 208 Small Instance VMs) where advanced.cfg has 2 and 1.
+: "${CLUSTERS:=C0|http://sim/c0/h0,http://sim/c0/h1,http://sim/c0/h2,http://sim/c0/h3,http://sim/c0/h4,http://sim/c0/h5,http://sim/c0/h6|PS0,PS1 C1|http://sim/c1/h0,http://sim/c1/h1,http://sim/c1/h2,http://sim/c1/h3,http://sim/c1/h4,http://sim/c1/h5|PS2}"
 : "${HOST_USERNAME:=root}"
 : "${HOST_PASSWORD:=password}"
 : "${STORAGE_URL:=nfs://10.147.28.6:/export/home/sandbox}"

@@ -13,6 +13,18 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
+// PresetSetting stores a value given on the command line, as the
+// configuration row an operator would set; nil keeps the stored one.
+func PresetSetting(st *model.State, name string, value *string) {
+	if value == nil {
+		return
+	}
+	if st.Settings == nil {
+		st.Settings = map[string]*string{}
+	}
+	st.Settings[name] = value
+}
+
 // PresetDurationSetting stores a duration given on the command line as the
 // whole units the setting counts in (rounded up, so that 100ms shows as 1).
 func PresetDurationSetting(st *model.State, name string, d, unit time.Duration) {
@@ -126,6 +138,13 @@ var positiveIntSettings = []string{model.SettingUserDataMaxLen}
 // validateConfigurationValue is ConfigurationManagerImpl.validateConfigurationValue
 // for the modelled settings; "" means valid.
 func validateConfigurationValue(d *model.SettingDef, value *string) string {
+	if d.Kind == model.ConfigTypeBoolean {
+		// A Boolean takes only these exact words, and never null.
+		if value == nil || *value != "true" && *value != "false" {
+			return "Please enter either 'true' or 'false'."
+		}
+		return ""
+	}
 	if d.Kind != model.ConfigTypeInteger {
 		return ""
 	}

@@ -6,6 +6,7 @@ package infrastructure
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
@@ -103,8 +104,10 @@ func listHypervisors(c *kernel.Call) (any, error) {
 
 // listCapabilities is ManagementServerImpl.listCapabilities (ListCapabilitiesCmd)
 // with 4.22's defaults: the allowUser* flags are the setting OR an admin
-// caller; apiLimitInterval/apiLimitMax only with api.throttling.enabled
-// (false); extensionspath only for a root admin; cloudstackversion as
+// caller; apilimitinterval/apilimitmax only while api.throttling.enabled is
+// true, read from the settings on every call (so an updateConfiguration
+// shows here at once, while ApiRateLimitServiceImpl enforces what it read at
+// start: kernel.Throttle); extensionspath only for a root admin; cloudstackversion as
 // exposeCloudStackVersionInApiListCapabilities allows (taken as true; its
 // default not read). Not served: snapshotshowchainsize and the VPN
 // customer gateway parameters (their defaults not read).
@@ -123,6 +126,12 @@ func listCapabilities(c *kernel.Call) (any, error) {
 		"instancesstatsretentiontime": 720, "instancesstatsuseronly": false,
 		"instancesdisksstatsretentionenabled": false, "instancesdisksstatsretentiontime": 720,
 		"additionalconfigenabled": false,
+	}
+	// "add some parameters UI needs to handle API throttling":
+	// Boolean.parseBoolean and Integer.valueOf of the stored values.
+	if strings.EqualFold(c.State.Setting(model.SettingAPILimitEnabled), "true") {
+		capability["apilimitinterval"] = c.State.SettingInt(model.SettingAPILimitInterval)
+		capability["apilimitmax"] = c.State.SettingInt(model.SettingAPILimitMax)
 	}
 	if c.Account.Type == 1 {
 		capability["extensionspath"] = "/usr/share/cloudstack-management/extensions"

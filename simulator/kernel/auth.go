@@ -55,8 +55,10 @@ func (s *Engine) verifySignature(raw rawParams, api *schema.API, now time.Time) 
 	if user == nil || !userActive(s.State, user) {
 		return nil, fail
 	}
-	// verifyRequest asks commandAvailable before it checks the signature.
-	if err := commandAvailable(s.State, user, api.Name); err != nil {
+	// verifyRequest asks commandAvailable before it checks the signature, so
+	// a request with a valid key but a wrong signature counts against the
+	// API limit too.
+	if err := s.commandAvailable(user, api.Name); err != nil {
 		return nil, err
 	}
 	if user.SecretKey == "" {
@@ -309,13 +311,26 @@ var RolePermissions = map[string]roleSet{
 	"deleteNetworkACL":      rsTenants, // user.network.DeleteNetworkACLCmd
 }
 
-// commandAvailable is DynamicRoleBasedAPIAccessChecker.checkAccess as
+// commandAvailable is ApiServer.checkCommandAvailable: each API checker in
+// the order its module loads (module names in order, as the children of
+// the "api" module are kept by name in DefaultModuleDefinition and
+// ModuleLoadingComparator sorts them: acl-dynamic-role-based before
+// rate-limit), so a command the role refuses is not counted against the API
+// limit. Each checker's refusal is answered by ApiServer.commandAvailable.
+func (s *Engine) commandAvailable(u *model.User, command string) *APIError {
+	if err := roleAllowsCommand(s.State, u, command); err != nil {
+		return err
+	}
+	return s.Throttle.checkAccess(s.State.Account(u.AccountID))
+}
+
+// roleAllowsCommand is DynamicRoleBasedAPIAccessChecker.checkAccess as
 // ApiServer.commandAvailable reports it: the checker's
 // UnavailableCommandException becomes a 432 ServerApiException
 // (UNSUPPORTED_ACTION_ERROR, answered as "errorresponse",
 // getSerializedApiError). A command the simulator does not implement passes,
 // so that its answer names the gap.
-func commandAvailable(st *model.State, u *model.User, command string) *APIError {
+func roleAllowsCommand(st *model.State, u *model.User, command string) *APIError {
 	a := st.Account(u.AccountID)
 	if _, implemented := Registered[command]; !implemented || RoleAllows(a, command) {
 		return nil

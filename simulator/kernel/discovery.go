@@ -3,6 +3,8 @@ package kernel
 import (
 	"encoding/json"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
@@ -19,6 +21,12 @@ func DiscoveryCommands() []Command {
 // (getApisAllowedToUser); departure: those are only among the commands the
 // simulator implements (rolePermissions), where CloudStack lists every API
 // the role may call. Parameters authorized per role are not filtered.
+//
+// The API checkers run again inside listApis, so with the API limit on the
+// call costs more than its own count: with a name, the rate limiter's
+// checkAccess counts once more and past the limit the name is "not found"
+// (530); without one, a caller that is not the root admin counts once per
+// API its role allows (ApiRateLimitServiceImpl.getApisAllowedToUser).
 func listApis(c *Call) (any, error) {
 	var apis []json.RawMessage
 	name := c.Params.Get("name")
@@ -27,9 +35,20 @@ func listApis(c *Call) (any, error) {
 			apis = append(apis, api.Raw)
 		}
 	}
+	notFound := &APIError{Code: CodeInternalError, CSCode: CsServerAPIException,
+		Text: "Api Discovery plugin was unable to find an api by that name or process any apis"}
 	if len(apis) == 0 {
-		return nil, &APIError{Code: CodeInternalError, CSCode: CsServerAPIException,
-			Text: "Api Discovery plugin was unable to find an api by that name or process any apis"}
+		return nil, notFound
+	}
+	switch {
+	case name != "":
+		if c.Engine.Throttle.checkAccess(c.Account) != nil {
+			return nil, notFound
+		}
+	case c.Account.Role() != model.RoleAdmin:
+		if err := c.Engine.Throttle.apisAllowedToUser(c.Account, len(apis)); err != nil {
+			return nil, err
+		}
 	}
 	return map[string]any{"count": len(apis), "api": apis}, nil
 }

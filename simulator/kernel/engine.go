@@ -26,14 +26,17 @@ type Engine struct {
 	Reqlog     requestLog
 	Xfer       *transfers.Pool // template downloads, uploads and copies (simulator plumbing; the work cites its Java)
 	JobLatency time.Duration
-	StatePath  string
-	Logger     *log.Logger
+	// JobLatencyFor overrides JobLatency for the commands it names.
+	JobLatencyFor map[string]time.Duration
+	StatePath     string
+	Logger        *log.Logger
 	// Ext is the Server the engine runs for, for the handlers that start
 	// template transfers (serverOf).
 	Ext any
 
 	Mu       sync.Mutex // guards everything below
 	State    *model.State
+	Throttle *Throttle // the API rate limit, configured at start
 	Sessions map[string]*Session
 	Timers   map[string]*time.Timer
 	Dirty    bool

@@ -44,6 +44,16 @@ func (j *AsyncJob) Failing(err error) *AsyncJob {
 	return j
 }
 
+// jobLatency is how long a job of the command takes: its own latency when
+// JobLatencyFor names it, else JobLatency. Simulator plumbing: CloudStack's
+// jobs take as long as their work.
+func (s *Engine) jobLatency(command string) time.Duration {
+	if d, ok := s.JobLatencyFor[command]; ok {
+		return d
+	}
+	return s.JobLatency
+}
+
 // submit records a job for an async command and schedules its completion
 // after the configured latency; the first answer is ApiServer's
 // getBaseAsyncResponse ({jobid}) or, for a create command,
@@ -73,10 +83,10 @@ func (s *Engine) submit(c *Call, spec *AsyncJob, fault *Fault) (map[string]any, 
 			case <-ctx.Done():
 			}
 		})
-	case s.JobLatency <= 0:
+	case s.jobLatency(c.Command) <= 0:
 		s.finish(job, spec, fault)
 	default:
-		s.Timers[job.ID] = time.AfterFunc(s.JobLatency, func() { s.finishLater(job, spec, fault) })
+		s.Timers[job.ID] = time.AfterFunc(s.jobLatency(c.Command), func() { s.finishLater(job, spec, fault) })
 	}
 	return body, job
 }

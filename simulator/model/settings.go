@@ -14,8 +14,13 @@ const (
 	SettingUserDataMaxLen   = "vm.userdata.max.length"
 	SettingExpungeDelay     = "expunge.delay"
 	SettingExpungeInterval  = "expunge.interval"
+	SettingAPILimitEnabled  = "api.throttling.enabled"
+	SettingAPILimitInterval = "api.throttling.interval"
+	SettingAPILimitMax      = "api.throttling.max"
+	SettingAPILimitCache    = "api.throttling.cachesize"
 	UserDataMaxLengthLimit  = 1048576 // ConfigurationManagerImpl.validateConfigurationValue's cap
 	ConfigTypeInteger       = "Integer"
+	ConfigTypeBoolean       = "Boolean"
 	configTypeString        = "String"
 	configCategoryAdvanced  = "Advanced"
 	ConfigCategoryForbidden = "Hidden" // searchForConfigurations never lists these
@@ -33,6 +38,17 @@ func Ptr(s string) *string { return &s }
 
 // SettingDefs are the settings the simulator knows, sorted by name as searchForConfigurations orders them.
 var SettingDefs = []SettingDef{
+	// Config.ApiLimitCacheSize, ApiLimitEnabled, ApiLimitInterval, ApiLimitMax
+	// (server/src/main/java/com/cloud/configuration/Config.java): read once,
+	// by ApiRateLimitServiceImpl.configure, so not dynamic.
+	{Name: SettingAPILimitCache, Category: configCategoryAdvanced, Component: "ManagementServer", Kind: ConfigTypeInteger,
+		DefaultValue: Ptr("50000"), Description: "Account based API count cache size"},
+	{Name: SettingAPILimitEnabled, Category: configCategoryAdvanced, Component: "ManagementServer", Kind: ConfigTypeBoolean,
+		DefaultValue: Ptr("false"), Description: "Enable/disable Api rate limit"},
+	{Name: SettingAPILimitInterval, Category: configCategoryAdvanced, Component: "ManagementServer", Kind: ConfigTypeInteger,
+		DefaultValue: Ptr("1"), Description: "Time interval (in seconds) to reset API count"},
+	{Name: SettingAPILimitMax, Category: configCategoryAdvanced, Component: "ManagementServer", Kind: ConfigTypeInteger,
+		DefaultValue: Ptr("25"), Description: "Max allowed number of APIs within fixed interval"},
 	// Config.ExpungeDelay
 	{Name: SettingExpungeDelay, Category: configCategoryAdvanced, Component: "UserVmManager", Kind: ConfigTypeInteger,
 		DefaultValue: Ptr("86400"), Description: "Determines how long (in seconds) to wait before actually expunging " +

@@ -168,8 +168,11 @@ func ConfigView(c *kernel.Call, d *model.SettingDef) map[string]any {
 // configValueType is ConfigurationManagerImpl.parseConfigurationTypeIntoString
 // (Configuration.ValueType) for the modelled types.
 func configValueType(kind string) string {
-	if kind == model.ConfigTypeInteger {
+	switch kind {
+	case model.ConfigTypeInteger:
 		return "Number"
+	case model.ConfigTypeBoolean:
+		return "Boolean"
 	}
 	return "String"
 }

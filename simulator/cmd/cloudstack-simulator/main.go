@@ -46,6 +46,12 @@ func run(args []string) error {
 	adminKeys := fs.String("admin-keys", "", "preset the admin user's API keys as KEY:SECRET")
 	hypervisor := fs.String("hypervisor", "XenServer", "hypervisor of the simulated hosts: XenServer, KVM, VMware or Simulator (a loaded -state keeps its own unless this is given)")
 	latency := fs.Duration("job-latency", 200*time.Millisecond, "how long async jobs take")
+	latencyFor := jobLatencies{}
+	fs.Var(latencyFor, "job-latency-for", "how long the jobs of the commands named take instead of -job-latency, as COMMAND=DURATION,... e.g. deployVirtualMachine=2s,createTags=300ms (repeatable)")
+	throttleEnabled := fs.Bool("api-throttling-enabled", false, "set the global setting api.throttling.enabled at start: limit each account but the root admin to -api-throttling-max calls per window (a loaded -state keeps its own unless this is given)")
+	throttleInterval := fs.Int("api-throttling-interval", 1, "set the global setting api.throttling.interval at start: the window in seconds (if given)")
+	throttleMax := fs.Int("api-throttling-max", 25, "set the global setting api.throttling.max at start: calls an account may make in a window (if given)")
+	throttleCache := fs.Int("api-throttling-cachesize", 50000, "set the global setting api.throttling.cachesize at start: accounts counted at once (if given)")
 	statePath := fs.String("state", "", "file keeping the state across restarts")
 	loopback := fs.Bool("allow-loopback-urls", false, "accept template URLs on loopback addresses")
 	templateLatency := fs.Duration("template-latency", 100*time.Millisecond, "how long each stage of a template download, upload or copy takes besides moving the bytes")
@@ -63,7 +69,11 @@ func run(args []string) error {
 	opts := simulator.Options{JobLatency: *latency, StatePath: *statePath, AllowLoopbackURLs: *loopback,
 		TemplateLatency: *templateLatency, ExtraZones: extraZones, ExpungeInterval: *expungeInterval,
 		ExpungeDelay: *expungeDelay, UploadMonitorInterval: *uploadInterval, UploadOperationTimeout: *uploadTimeout,
-		Empty: *empty}
+		Empty: *empty, JobLatencyFor: latencyFor}
+	opts.APIThrottling = throttlingFlags(fs, *throttleEnabled, *throttleInterval, *throttleMax, *throttleCache)
+	if n := opts.APIThrottling.Interval; n != nil && *n < 0 {
+		return fmt.Errorf("-api-throttling-interval must not be negative: %d", *n)
+	}
 	// An explicit -hypervisor also converts a loaded state; the default only
 	// applies to a new zone.
 	opts.Hypervisor = *hypervisor
@@ -98,6 +108,52 @@ func (z *zoneNames) Set(name string) error {
 	}
 	*z = append(*z, name)
 	return nil
+}
+
+// jobLatencies collects -job-latency-for COMMAND=DURATION pairs; the
+// simulator checks the command names against the API.
+type jobLatencies map[string]time.Duration
+
+func (j jobLatencies) String() string {
+	pairs := make([]string, 0, len(j))
+	for name, d := range j {
+		pairs = append(pairs, name+"="+d.String())
+	}
+	return strings.Join(pairs, ",")
+}
+
+func (j jobLatencies) Set(list string) error {
+	for _, pair := range strings.Split(list, ",") {
+		name, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if !ok || name == "" {
+			return fmt.Errorf("%q is not COMMAND=DURATION", pair)
+		}
+		d, err := time.ParseDuration(value)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		j[name] = d
+	}
+	return nil
+}
+
+// throttlingFlags presets only the api.throttling settings whose flags were
+// given, so a loaded -state keeps the rest.
+func throttlingFlags(fs *flag.FlagSet, enabled bool, interval, maxCalls, cache int) simulator.APIThrottling {
+	var t simulator.APIThrottling
+	if flagSet(fs, "api-throttling-enabled") {
+		t.Enabled = &enabled
+	}
+	if flagSet(fs, "api-throttling-interval") {
+		t.Interval = &interval
+	}
+	if flagSet(fs, "api-throttling-max") {
+		t.Max = &maxCalls
+	}
+	if flagSet(fs, "api-throttling-cachesize") {
+		t.CacheSize = &cache
+	}
+	return t
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {

@@ -93,7 +93,9 @@ func TestBinaryServesAndSavesStateOnSIGTERM(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-hypervisor", "Hyper-V"}, {"-admin-keys", "nocolon"}, {"-listen", "256.0.0.1:1"}} {
+	for _, args := range [][]string{{"-hypervisor", "Hyper-V"}, {"-admin-keys", "nocolon"}, {"-listen", "256.0.0.1:1"},
+		{"-job-latency-for", "deployvirtualmachine=1s"}, {"-job-latency-for", "deployVirtualMachine"},
+		{"-job-latency-for", "deployVirtualMachine=soon"}, {"-api-throttling-interval", "-1"}} {
 		if err := run(append(args, "-quiet")); err == nil {
 			t.Errorf("%v accepted", args)
 		}
@@ -131,5 +133,32 @@ func TestEmptyFlag(t *testing.T) {
 	offerings, err := cs.ServiceOffering.ListServiceOfferings(cs.ServiceOffering.NewListServiceOfferingsParams())
 	if err != nil || offerings.Count != 0 {
 		t.Fatalf("listServiceOfferings = %+v, %v", offerings, err)
+	}
+}
+
+// TestThrottlingAndJobLatencyFlags: the -api-throttling-* flags set the
+// settings listCapabilities reports; -job-latency-for gives a command's jobs
+// their own latency.
+func TestThrottlingAndJobLatencyFlags(t *testing.T) {
+	bin := build(t)
+	_, url := start(t, bin, "-listen", "127.0.0.1:0", "-admin-keys", "key:secret", "-quiet", "-job-latency", "0s",
+		"-api-throttling-enabled", "-api-throttling-interval", "9", "-api-throttling-max", "7",
+		"-job-latency-for", "prepareHostForMaintenance=1h,createTags=0s")
+	cs := cloudstack.NewClient(url, "key", "secret", false)
+	c, err := cs.Configuration.ListCapabilities(cs.Configuration.NewListCapabilitiesParams())
+	if err != nil || c.Capabilities.Apilimitinterval != 9 || c.Capabilities.Apilimitmax != 7 {
+		t.Fatalf("listCapabilities = %+v, %v", c, err)
+	}
+	hosts, err := cs.Host.ListHosts(cs.Host.NewListHostsParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cs.Host.PrepareHostForMaintenance(cs.Host.NewPrepareHostForMaintenanceParams(hosts.Hosts[0].Id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := cs.Asyncjob.QueryAsyncJobResult(cs.Asyncjob.NewQueryAsyncJobResultParams(r.JobID))
+	if err != nil || job.Jobstatus != 0 {
+		t.Fatalf("maintenance job with an hour's latency = %+v, %v", job, err)
 	}
 }
