@@ -34,6 +34,12 @@ const (
 	// probeClaim is how long other processes leave the asking to the one
 	// that claimed it, using the previous rate meanwhile.
 	probeClaim = 30 * time.Second
+	// unknownRate is the rate while no answer was ever kept (the first
+	// processes on a host, while one of them asks): 90 % of
+	// api.throttling.max's default, 25 calls per 1 s (Config.ApiLimitMax,
+	// ApiLimitInterval), so that a burst of processes starting together
+	// does not meet the throttle before the answer is in.
+	unknownRate = limitShare * 25
 )
 
 // bucketState is one bucket in the state file. Times are Unix nanoseconds
@@ -107,6 +113,9 @@ func (b *bucket) rate(e *bucketState, now time.Time) (rate float64, ask bool) {
 	// A claim from the future is a wall clock stepped back: void.
 	claim := now.Sub(time.Unix(0, e.Probing))
 	if b.asked.Load() || (e.Probing != 0 && claim >= 0 && claim < probeClaim) {
+		if e.Checked == 0 {
+			return unknownRate, false
+		}
 		return e.Rate, false
 	}
 	return 0, true
@@ -129,7 +138,11 @@ func (b *bucket) ask() (wait time.Duration, ok bool) {
 		if err == nil {
 			e.Rate, e.Checked, e.Probing = rate, now.UnixNano(), 0
 		}
-		wait = reserve(e, now, e.Rate)
+		r := e.Rate
+		if e.Checked == 0 {
+			r = unknownRate
+		}
+		wait = reserve(e, now, r)
 	})
 	return wait, ok
 }

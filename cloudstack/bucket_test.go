@@ -60,6 +60,9 @@ type limitCloud struct {
 	max, secs int
 	root      bool
 	calls     map[string]int
+	// asking and release, when set, hold listCapabilities' answer: asking
+	// is closed when it is asked, release lets it answer.
+	asking, release chan struct{}
 }
 
 func (f *limitCloud) serve(t *testing.T) string {
@@ -74,6 +77,10 @@ func (f *limitCloud) serve(t *testing.T) string {
 		case "listZones":
 			fmt.Fprint(w, `{"listzonesresponse":{}}`)
 		case "listCapabilities":
+			if f.asking != nil {
+				close(f.asking)
+				<-f.release
+			}
 			limit := ""
 			if f.max > 0 {
 				limit = fmt.Sprintf(`,"apilimitinterval":%d,"apilimitmax":%d`, f.secs, f.max)
@@ -372,5 +379,34 @@ func TestAHeldLockIsWaitedForABoundedTime(t *testing.T) {
 	}
 	if slept < 2*time.Second || slept > 2100*time.Millisecond {
 		t.Errorf("waited %s for the lock, want its bound (2s) once", slept)
+	}
+}
+
+// TestWhileOneProcessAsksTheOthersGoAtCloudStacksDefault: the first
+// processes on a host, while one of them asks listCapabilities, space
+// their calls at 90 % of api.throttling.max's default (25/s) rather than
+// burst into the throttle.
+func TestWhileOneProcessAsksTheOthersGoAtCloudStacksDefault(t *testing.T) {
+	cloud := &limitCloud{max: 5, secs: 1, asking: make(chan struct{}), release: make(chan struct{})}
+	endpoint, dir := cloud.serve(t), t.TempDir()
+	asker := &frozenClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	a, _ := process(t, endpoint, apiKey, dir, nil, asker)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		zones(t, a, 1)
+	}()
+	<-cloud.asking
+	other := &frozenClock{now: asker.now}
+	b, _ := process(t, endpoint, apiKey, dir, nil, other)
+	zones(t, b, 3)
+	close(cloud.release)
+	<-done
+	limit := 22.5
+	if got := other.sorted(); !slices.Equal(got, slots(3, time.Duration(float64(time.Second)/limit))) {
+		t.Errorf("waits while the limit was asked %v, want 22.5/s", got)
+	}
+	if n := cloud.count("listCapabilities"); n != 1 {
+		t.Errorf("listCapabilities asked %d times, want once: the others leave it to the first", n)
 	}
 }
