@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,12 +64,12 @@ func TestCPIProcessesShareTheHostsRate(t *testing.T) {
 	}
 }
 
-// TestJobPollingLearnsAcrossCalls: with 500 ms jobs, the first create_disk
-// polls its jobs on the schedule; the next one, in another CPI process on
-// the same state directory, polls each job of the commands it has seen at
-// most twice.
+// TestJobPollingLearnsAcrossCalls: with createVolume's jobs taking 600 ms
+// and createTags' 250 ms, the first create_disk polls its jobs on the
+// schedule; the next ones, in other CPI processes on the same state
+// directory, poll each job of the commands seen before at most twice.
 func TestJobPollingLearnsAcrossCalls(t *testing.T) {
-	e := newEnv(t, withState(t, 0), "-job-latency", "500ms")
+	e := newEnv(t, withState(t, 0), "-job-latency-for", "createVolume=600ms,createTags=250ms")
 	polls := func() map[string]int {
 		e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, nil)
 		reqs, err := e.sim.Admin.Requests()
@@ -87,7 +88,7 @@ func TestJobPollingLearnsAcrossCalls(t *testing.T) {
 	e.resetCalls()
 	first := polls()
 	if len(first) == 0 || slices.Max(mapValues(first)) <= 2 {
-		t.Fatalf("the first create_disk's polls per job %v: the schedule (every 50-200 ms here) polls a 500 ms job more", first)
+		t.Fatalf("the first create_disk's polls per job %v: the schedule (every 50-200 ms here) polls a 600 ms job more", first)
 	}
 	for range 2 {
 		for job, n := range polls() {
@@ -127,5 +128,87 @@ func TestTheStateKeepsNoSecrets(t *testing.T) {
 		if strings.Contains(state, s) || strings.Contains(r.Stderr, s) {
 			t.Errorf("a key reached the state file or the log")
 		}
+	}
+}
+
+// userWithState is a User account's env (the throttle counts it) whose
+// CPI processes share one state directory.
+func userWithState(t *testing.T, e *env) *env {
+	u, _, _ := e.asAccount("throttled", 0, "User")
+	var cfg map[string]any
+	if err := json.Unmarshal([]byte(readConfig(t, u.config)), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	withState(t, 0)(cfg)
+	u.config = writeJSON(t, cfg)
+	return u
+}
+
+func readConfig(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestCPIProcessesStayUnderTheRealThrottle: behind the simulator's API
+// throttle at 10 calls per second, eight CPI processes of a User account
+// at once, with no api_rate_limit, take 90 % of the limit listCapabilities
+// reports and all succeed with (almost) no 429: the bucket, not the
+// throttle, spaces them. Without the bucket the same calls meet dozens.
+func TestCPIProcessesStayUnderTheRealThrottle(t *testing.T) {
+	e := userWithState(t, newEnv(t, nil, "-api-throttling-enabled", "-api-throttling-max", "10",
+		"-api-throttling-interval", "1"))
+	e.resetCalls()
+	var wg sync.WaitGroup
+	logs := make([]string, 8)
+	for i := range logs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			logs[i] = e.call("create_disk", 1024, map[string]any{"disk_offering": "Custom"}, nil).ok(t).Stderr
+		}()
+	}
+	wg.Wait()
+	reqs, err := e.sim.Admin.Requests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for _, r := range reqs {
+		if r.Status == 429 {
+			refused++
+		}
+	}
+	t.Logf("%d of %d requests refused", refused, len(reqs))
+	if refused > 2 {
+		t.Errorf("%d of %d requests refused by the throttle: the bucket should space them under it", refused, len(reqs))
+	}
+	if !strings.Contains(strings.Join(logs, ""), "9 requests/s, 90 % of CloudStack's API limit of 10 calls per 1 s") {
+		t.Errorf("no process logged the rate it took:\n%s", strings.Join(logs, ""))
+	}
+	if n := e.calls()["listCapabilities"]; n != 1 {
+		t.Errorf("listCapabilities asked %d times, want once for all", n)
+	}
+}
+
+// TestARootAdminGetsNoBucketBehindTheRealThrottle: the throttle exempts
+// root admins, so their processes are not spaced: the CPI asks once and
+// keeps the answer.
+func TestARootAdminGetsNoBucketBehindTheRealThrottle(t *testing.T) {
+	e := newEnv(t, withState(t, 0), "-api-throttling-enabled", "-api-throttling-max", "2")
+	e.resetCalls()
+	r := e.call("create_disk", 1024, map[string]any{"disk_offering": "Custom"}, nil).ok(t)
+	if !strings.Contains(r.Stderr, "the account is a root admin, which CloudStack's API throttle (2 calls per 1 s) exempts: no bucket") {
+		t.Errorf("stderr:\n%s", r.Stderr)
+	}
+	if strings.Contains(r.Stderr, "for this host's API rate bucket") {
+		t.Errorf("a root admin's call waited on the bucket:\n%s", r.Stderr)
+	}
+	e.call("create_disk", 1024, map[string]any{"disk_offering": "Custom"}, nil).ok(t)
+	if c := e.calls(); c["listCapabilities"] != 1 || c["getUser"] != 1 {
+		t.Errorf("listCapabilities %d, getUser %d: want each once, then kept", c["listCapabilities"], c["getUser"])
 	}
 }
