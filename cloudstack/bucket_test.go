@@ -2,7 +2,6 @@ package cloudstack_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -22,29 +21,12 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 )
 
-// frozenClock never moves: every process reserves at the same instant, so
-// the waits it records are the slots the bucket handed out, as offsets
-// from that instant.
-type frozenClock struct {
-	mu    sync.Mutex
-	now   time.Time
-	waits []time.Duration
-}
+// frozenAt is a clock that never moves: every process reserves at the
+// same instant, so the waits it records are the slots the bucket handed
+// out, as offsets from that instant.
+func frozenAt(t time.Time) *fakeClock { return &fakeClock{now: t, frozen: true} }
 
-func (f *frozenClock) Now() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.now
-}
-
-func (f *frozenClock) Sleep(_ context.Context, d time.Duration) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.waits = append(f.waits, d)
-	return true
-}
-
-func (f *frozenClock) sorted() []time.Duration {
+func (f *fakeClock) sorted() []time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	w := slices.Clone(f.waits)
@@ -65,14 +47,23 @@ type limitCloud struct {
 	asking, release chan struct{}
 }
 
-func (f *limitCloud) serve(t *testing.T) string {
-	f.calls = map[string]int{}
+// serveAPI serves the commands answer writes, counting them in calls.
+func serveAPI(t *testing.T, mu *sync.Mutex, calls map[string]int, answer func(http.ResponseWriter, *http.Request, string)) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
 		cmd := r.Form.Get("command")
-		f.mu.Lock()
-		f.calls[cmd]++
-		f.mu.Unlock()
+		mu.Lock()
+		calls[cmd]++
+		mu.Unlock()
+		answer(w, r, cmd)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/client/api"
+}
+
+func (f *limitCloud) serve(t *testing.T) string {
+	f.calls = map[string]int{}
+	return serveAPI(t, &f.mu, f.calls, func(w http.ResponseWriter, r *http.Request, cmd string) {
 		switch cmd {
 		case "listZones":
 			fmt.Fprint(w, `{"listzonesresponse":{}}`)
@@ -99,15 +90,18 @@ func (f *limitCloud) serve(t *testing.T) string {
 		default:
 			t.Errorf("unexpected command %s", cmd)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/client/api"
+	})
 }
 
 func (f *limitCloud) count(cmd string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.calls[cmd]
+}
+
+// onHost serves cloud and gives a state directory and a frozen clock.
+func onHost(t *testing.T, cloud *limitCloud) (endpoint, dir string, clock *fakeClock) {
+	return cloud.serve(t), t.TempDir(), frozenAt(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 }
 
 // process is one CPI process's client on the host's state directory.
@@ -165,8 +159,7 @@ func slots(n int, interval time.Duration) []time.Duration {
 // the rate allows.
 func TestProcessesOnOneStateFileShareTheRate(t *testing.T) {
 	cloud := &limitCloud{}
-	endpoint, dir := cloud.serve(t), t.TempDir()
-	clock := &frozenClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	endpoint, dir, clock := onHost(t, cloud)
 	var wg sync.WaitGroup
 	for range 8 {
 		c, _ := process(t, endpoint, apiKey, dir, rate(20), clock)
@@ -188,8 +181,7 @@ func TestProcessesOnOneStateFileShareTheRate(t *testing.T) {
 // TestTwoAPIKeysDoNotShareABucket: each key's calls start at once.
 func TestTwoAPIKeysDoNotShareABucket(t *testing.T) {
 	cloud := &limitCloud{}
-	endpoint, dir := cloud.serve(t), t.TempDir()
-	clock := &frozenClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	endpoint, dir, clock := onHost(t, cloud)
 	a, logs := process(t, endpoint, apiKey, dir, rate(10), clock)
 	b, _ := process(t, endpoint, apiKey+"-other", dir, rate(10), clock)
 	zones(t, a, 3)
@@ -219,8 +211,7 @@ func stateFile(t *testing.T, dir string) string {
 // ten minutes old.
 func TestRateFromListCapabilities(t *testing.T) {
 	cloud := &limitCloud{max: 25, secs: 1}
-	endpoint, dir := cloud.serve(t), t.TempDir()
-	clock := &frozenClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	endpoint, dir, clock := onHost(t, cloud)
 	c, logs := process(t, endpoint, apiKey, dir, nil, clock)
 	zones(t, c, 3)
 	limit := 22.5
@@ -251,7 +242,7 @@ func TestNoBucketForRootAdminsOrWithoutTheThrottle(t *testing.T) {
 	for name, cloud := range map[string]*limitCloud{"root admin": {max: 25, secs: 1, root: true}, "no throttle": {}} {
 		t.Run(name, func(t *testing.T) {
 			endpoint, dir := cloud.serve(t), t.TempDir()
-			clock := &frozenClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			clock := frozenAt(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			for range 2 {
 				c, logs := process(t, endpoint, apiKey, dir, nil, clock)
 				zones(t, c, 3)
@@ -272,8 +263,7 @@ func TestNoBucketForRootAdminsOrWithoutTheThrottle(t *testing.T) {
 // TestAPIRateLimitZeroTurnsTheBucketOff: no waits, nothing asked.
 func TestAPIRateLimitZeroTurnsTheBucketOff(t *testing.T) {
 	cloud := &limitCloud{max: 1, secs: 1}
-	endpoint, dir := cloud.serve(t), t.TempDir()
-	clock := &frozenClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	endpoint, dir, clock := onHost(t, cloud)
 	c, _ := process(t, endpoint, apiKey, dir, rate(0), clock)
 	zones(t, c, 3)
 	if got := clock.sorted(); len(got) > 0 || cloud.count("listCapabilities") > 0 {
@@ -285,8 +275,7 @@ func TestAPIRateLimitZeroTurnsTheBucketOff(t *testing.T) {
 // succeeds and the file is written afresh.
 func TestACorruptStateFileIsReset(t *testing.T) {
 	cloud := &limitCloud{}
-	endpoint, dir := cloud.serve(t), t.TempDir()
-	clock := &frozenClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	endpoint, dir, clock := onHost(t, cloud)
 	first, _ := process(t, endpoint, apiKey, dir, rate(10), clock)
 	zones(t, first, 1)
 	path := stateFile(t, dir)
@@ -326,7 +315,7 @@ func TestAnUnusableStateDirIsSkipped(t *testing.T) {
 		filepath.Join(file, "state"): "cannot be made",
 		blocked:                      "cannot be written",
 	} {
-		clock := &frozenClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		clock := frozenAt(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		c, logs := process(t, endpoint, apiKey, dir, rate(10), clock)
 		zones(t, c, 3)
 		if n := strings.Count(logs.String(), line); n != 1 {
@@ -344,10 +333,10 @@ func TestAWallClockSteppedBackDoesNotStall(t *testing.T) {
 	cloud := &limitCloud{}
 	endpoint, dir := cloud.serve(t), t.TempDir()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	before := &frozenClock{now: t0.Add(time.Hour)}
+	before := frozenAt(t0.Add(time.Hour))
 	c, _ := process(t, endpoint, apiKey, dir, rate(10), before)
 	zones(t, c, 2)
-	after := &frozenClock{now: t0}
+	after := frozenAt(t0)
 	c, _ = process(t, endpoint, apiKey, dir, rate(10), after)
 	zones(t, c, 2)
 	if got := after.sorted(); !slices.Equal(got, ms(100)) {
@@ -359,8 +348,7 @@ func TestAWallClockSteppedBackDoesNotStall(t *testing.T) {
 // the bound is logged and the call goes on without the bucket.
 func TestAHeldLockIsWaitedForABoundedTime(t *testing.T) {
 	cloud := &limitCloud{}
-	endpoint, dir := cloud.serve(t), t.TempDir()
-	clock := &frozenClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	endpoint, dir, clock := onHost(t, cloud)
 	c, logs := process(t, endpoint, apiKey, dir, rate(10), clock)
 	zones(t, c, 1) // makes the lock file
 	lock, err := os.OpenFile(filepath.Join(dir, "cloudstack-cpi-state.lock"), os.O_RDWR, 0)
@@ -389,7 +377,7 @@ func TestAHeldLockIsWaitedForABoundedTime(t *testing.T) {
 func TestWhileOneProcessAsksTheOthersGoAtCloudStacksDefault(t *testing.T) {
 	cloud := &limitCloud{max: 5, secs: 1, asking: make(chan struct{}), release: make(chan struct{})}
 	endpoint, dir := cloud.serve(t), t.TempDir()
-	asker := &frozenClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	asker := frozenAt(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a, _ := process(t, endpoint, apiKey, dir, nil, asker)
 	done := make(chan struct{})
 	go func() {
@@ -397,7 +385,7 @@ func TestWhileOneProcessAsksTheOthersGoAtCloudStacksDefault(t *testing.T) {
 		zones(t, a, 1)
 	}()
 	<-cloud.asking
-	other := &frozenClock{now: asker.now}
+	other := frozenAt(asker.now)
 	b, _ := process(t, endpoint, apiKey, dir, nil, other)
 	zones(t, b, 3)
 	close(cloud.release)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -21,9 +20,8 @@ type jobCloud struct {
 
 func (f *jobCloud) serve(t *testing.T) string {
 	f.started, f.polls = map[string]time.Time{}, map[string]int{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		if cmd := r.Form.Get("command"); cmd != "queryAsyncJobResult" {
+	return serveAPI(t, &f.mu, map[string]int{}, func(w http.ResponseWriter, r *http.Request, cmd string) {
+		if cmd != "queryAsyncJobResult" {
 			t.Errorf("unexpected command %s", cmd)
 			return
 		}
@@ -37,9 +35,7 @@ func (f *jobCloud) serve(t *testing.T) string {
 			status = 1
 		}
 		fmt.Fprintf(w, `{"queryasyncjobresultresponse":{"jobid":%q,"jobstatus":%d,"jobresult":{"volume":{}}}}`, id, status)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/client/api"
+	})
 }
 
 func (f *jobCloud) start(id string) {

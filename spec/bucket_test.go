@@ -144,7 +144,7 @@ func userWithState(t *testing.T, e *env) *env {
 	return u
 }
 
-func readConfig(t *testing.T, path string) string {
+func readConfig(t testing.TB, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
