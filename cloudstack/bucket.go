@@ -67,8 +67,9 @@ type bucket struct {
 	asked  atomic.Bool // this process asked CloudStack already
 }
 
-// take waits for the caller's slot; an error only when ctx ends first.
-func (b *bucket) take(ctx context.Context, command string) error {
+// take waits for the caller's slot and says how long; an error only when
+// ctx ends first.
+func (b *bucket) take(ctx context.Context, command string) (time.Duration, error) {
 	now := b.clock.Now()
 	var wait time.Duration
 	mustAsk := false
@@ -81,24 +82,24 @@ func (b *bucket) take(ctx context.Context, command string) error {
 		}
 		wait = reserve(e, now, rate)
 	}) {
-		return nil
+		return 0, nil
 	}
 	if mustAsk {
 		var ok bool
 		if wait, ok = b.ask(); !ok {
-			return nil
+			return 0, nil
 		}
 	}
 	if wait <= 0 {
-		return nil
+		return 0, nil
 	}
 	b.logger.Debug(logTag, "%s: waiting %s for this host's API rate bucket", command, wait.Round(time.Millisecond))
 	if !b.clock.Sleep(ctx, wait) {
-		return fmt.Errorf("%s: the request's time (cloudstack.request_timeout) ran out waiting %s for this "+
+		return 0, fmt.Errorf("%s: the request's time (cloudstack.request_timeout) ran out waiting %s for this "+
 			"host's API rate bucket: more CPI calls at once than the rate serves (cloudstack.api_rate_limit, "+
 			"or 90 %% of CloudStack's api.throttling.max)", command, wait.Round(time.Millisecond))
 	}
-	return nil
+	return wait, nil
 }
 
 // rate is the bucket's rate (0: none) or, with ask, that this process is

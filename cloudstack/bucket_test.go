@@ -178,6 +178,17 @@ func TestProcessesOnOneStateFileShareTheRate(t *testing.T) {
 	}
 }
 
+// TestBucketWaitsCountAsThrottleWaits: doctor leaves them out of the
+// latency it measures, as it does the 429 waits.
+func TestBucketWaitsCountAsThrottleWaits(t *testing.T) {
+	endpoint, dir, clock := onHost(t, &limitCloud{})
+	c, _ := process(t, endpoint, apiKey, dir, rate(10), clock)
+	zones(t, c, 3)
+	if got := c.ThrottleWaited(); got != 300*time.Millisecond {
+		t.Errorf("ThrottleWaited %s, want the bucket's 100ms + 200ms", got)
+	}
+}
+
 // TestTwoAPIKeysDoNotShareABucket: each key's calls start at once.
 func TestTwoAPIKeysDoNotShareABucket(t *testing.T) {
 	cloud := &limitCloud{}

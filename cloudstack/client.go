@@ -84,8 +84,8 @@ func newCS(cfg config.CloudStack, rt *retryTransport) *csgo.CloudStackClient {
 }
 
 // ThrottleWaited is how long this client's calls have slept, in all, on
-// CloudStack's API throttle's behalf: doctor keeps it out of the latency
-// it measures.
+// CloudStack's API throttle's behalf (its 429s, and this host's rate
+// bucket): doctor keeps it out of the latency it measures.
 func (c *Client) ThrottleWaited() time.Duration { return time.Duration(c.api.waited.Load()) }
 
 // UploadClient implements API.
