@@ -23,6 +23,12 @@ const (
 	// done, which may have ended well before: the mean creeps down until a
 	// first poll comes early, and the bracket of that job lifts it again.
 	earlyShare = 0.9
+	// outlierSpan bounds a sample to this factor of the mean either way
+	// before it is weighed: one job stuck behind others (a minute among
+	// 2 s deploys) lifts the first poll of the next ones by 30 % at most,
+	// never to the minute, so no job is noticed much after it ends; a
+	// lasting change is followed within a few jobs.
+	outlierSpan = 2.0
 )
 
 func (c *Client) jobKey(command string) string { return stateKey(c.endpoint) + " " + command }
@@ -61,6 +67,7 @@ func (c *Client) learnJob(command string, pending, done time.Duration) {
 			st.Jobs[c.jobKey(command)] = &jobTimes{MeanMS: ms, N: 1}
 			return
 		}
+		ms = min(max(ms, t.MeanMS/outlierSpan), t.MeanMS*outlierSpan)
 		t.MeanMS += jobTimesWeight * (ms - t.MeanMS)
 		t.N++
 	})

@@ -2,8 +2,10 @@ package cloudstack_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -90,4 +92,48 @@ func (realClock) Sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// TestOneSlowJobHardlyMovesTheFirstPoll: after 100 ms jobs, one taking a
+// second lifts what the state expects of the command by 30 % at most, so
+// the next short job is not first polled near a second.
+func TestOneSlowJobHardlyMovesTheFirstPoll(t *testing.T) {
+	cloud := &jobCloud{latency: 100 * time.Millisecond}
+	endpoint, dir := cloud.serve(t), t.TempDir()
+	wait := func(id string) {
+		c, logs := process(t, endpoint, apiKey, dir, rate(0), realClock{})
+		cloud.start(id)
+		if _, err := c.WaitJob("createVolume", id); err != nil {
+			t.Fatalf("%v\n%s", err, logs)
+		}
+	}
+	for _, id := range []string{"job-1", "job-2", "job-3"} {
+		wait(id)
+	}
+	before := expectedMS(t, dir)
+	cloud.mu.Lock()
+	cloud.latency = time.Second
+	cloud.mu.Unlock()
+	wait("slow")
+	if after := expectedMS(t, dir); after > 1.31*before {
+		t.Errorf("one 1 s job moved the expected %.0f ms to %.0f ms", before, after)
+	}
+}
+
+// expectedMS reads the one command's expected job time from the state file.
+func expectedMS(t *testing.T, dir string) float64 {
+	t.Helper()
+	var st struct {
+		Jobs map[string]struct {
+			MeanMS float64 `json:"mean_ms"`
+		} `json:"jobs"`
+	}
+	data, err := os.ReadFile(stateFile(t, dir))
+	if err != nil || json.Unmarshal(data, &st) != nil || len(st.Jobs) != 1 {
+		t.Fatalf("state %s (%v)", data, err)
+	}
+	for _, j := range st.Jobs {
+		return j.MeanMS
+	}
+	return 0
 }
