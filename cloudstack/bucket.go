@@ -2,7 +2,6 @@ package cloudstack
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -93,11 +92,15 @@ func (b *bucket) take(ctx context.Context, command string) (time.Duration, error
 	if wait <= 0 {
 		return 0, nil
 	}
+	// A slot past the request's bound fails now, typed as the throttle's
+	// refusal (a job's polls go on within job_timeout): http.Client would
+	// replace an error returned after its deadline by a bare "timeout".
+	if deadline, ok := ctx.Deadline(); ok && wait >= time.Until(deadline) {
+		return 0, &ThrottledError{Command: command, Slot: wait}
+	}
 	b.logger.Debug(logTag, "%s: waiting %s for this host's API rate bucket", command, wait.Round(time.Millisecond))
 	if !b.clock.Sleep(ctx, wait) {
-		return 0, fmt.Errorf("%s: the request's time (cloudstack.request_timeout) ran out waiting %s for this "+
-			"host's API rate bucket: more CPI calls at once than the rate serves (cloudstack.api_rate_limit, "+
-			"or 90 %% of CloudStack's api.throttling.max)", command, wait.Round(time.Millisecond))
+		return 0, &ThrottledError{Command: command, Slot: wait}
 	}
 	return wait, nil
 }
@@ -128,8 +131,8 @@ func (b *bucket) ask() (wait time.Duration, ok bool) {
 	b.asked.Store(true)
 	rate, why, err := b.probe()
 	if err != nil {
-		b.logger.Warn(logTag, "asking CloudStack for its API limit failed (%s): the previous rate (if any) "+
-			"stays for now; set cloudstack.api_rate_limit to fix the rate", err)
+		b.logger.Warn(logTag, "asking CloudStack for its API limit failed (%s): the previous rate (22.5/s if "+
+			"none) stays for now; cloudstack.api_rate_limit sets it", err)
 	} else {
 		b.logger.Info(logTag, "API rate bucket of this host's CPI processes (%s): %s", b.state.path(), why)
 	}

@@ -409,3 +409,19 @@ func TestWhileOneProcessAsksTheOthersGoAtCloudStacksDefault(t *testing.T) {
 		t.Errorf("listCapabilities asked %d times, want once: the others leave it to the first", n)
 	}
 }
+
+// TestASlotPastTheBoundFailsAtOnce: a slot further off than the request's
+// bound (request_timeout, a minute here) fails the call at once with the
+// throttle's type, naming the bucket, instead of sleeping into a timeout.
+func TestASlotPastTheBoundFailsAtOnce(t *testing.T) {
+	endpoint, dir, clock := onHost(t, &limitCloud{})
+	c, _ := process(t, endpoint, apiKey, dir, rate(0.01), clock)
+	zones(t, c, 1)
+	_, err := c.Zones()
+	if !cloudstack.IsThrottled(err) || !strings.Contains(err.Error(), "this host's API rate bucket had no slot for listZones") {
+		t.Fatalf("want the bucket's error, got %v", err)
+	}
+	if got := clock.sorted(); len(got) > 0 {
+		t.Errorf("slept %v", got)
+	}
+}
