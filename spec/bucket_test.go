@@ -154,13 +154,21 @@ func readConfig(t testing.TB, path string) string {
 }
 
 // TestCPIProcessesStayUnderTheRealThrottle: behind the simulator's API
-// throttle at 10 calls per second, eight CPI processes of a User account
-// at once, with no api_rate_limit, take 90 % of the limit listCapabilities
-// reports and all succeed with (almost) no 429: the bucket, not the
-// throttle, spaces them. Without the bucket the same calls meet dozens.
+// throttle at 10 calls per second, a first call learns 90 % of the limit
+// listCapabilities reports (no api_rate_limit); then eight CPI processes of
+// the User account at once all succeed with (almost) no 429: the bucket,
+// not the throttle, spaces them (a 429 is left to a request's way from its
+// slot to the simulator). Without the bucket the same calls meet a score.
 func TestCPIProcessesStayUnderTheRealThrottle(t *testing.T) {
 	e := userWithState(t, newEnv(t, nil, "-api-throttling-enabled", "-api-throttling-max", "10",
 		"-api-throttling-interval", "1"))
+	first := e.call("create_disk", 1024, map[string]any{"disk_offering": "Custom"}, nil).ok(t).Stderr
+	if !strings.Contains(first, "9 requests/s, 90 % of CloudStack's API limit of 10 calls per 1 s") {
+		t.Errorf("the first call did not log the rate it took:\n%s", first)
+	}
+	if n := e.calls()["listCapabilities"]; n != 1 {
+		t.Errorf("listCapabilities asked %d times, want once", n)
+	}
 	e.resetCalls()
 	var wg sync.WaitGroup
 	logs := make([]string, 8)
@@ -183,14 +191,14 @@ func TestCPIProcessesStayUnderTheRealThrottle(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d requests refused", refused, len(reqs))
-	if refused > 2 {
+	if refused > 3 {
 		t.Errorf("%d of %d requests refused by the throttle: the bucket should space them under it", refused, len(reqs))
 	}
-	if !strings.Contains(strings.Join(logs, ""), "9 requests/s, 90 % of CloudStack's API limit of 10 calls per 1 s") {
-		t.Errorf("no process logged the rate it took:\n%s", strings.Join(logs, ""))
+	if n := e.calls()["listCapabilities"]; n != 0 {
+		t.Errorf("listCapabilities asked %d more times: the state keeps the rate", n)
 	}
-	if n := e.calls()["listCapabilities"]; n != 1 {
-		t.Errorf("listCapabilities asked %d times, want once for all", n)
+	if joined := strings.Join(logs, ""); !strings.Contains(joined, "for this host's API rate bucket") {
+		t.Errorf("no process waited on the bucket:\n%s", joined)
 	}
 }
 
