@@ -699,3 +699,20 @@ func selfSignedPEM(t *testing.T) string {
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
+
+// TestRateAndStateDirRender: cloudstack.api_rate_limit (a fraction, or 0
+// for off) and cloudstack.state_dir reach cpi.json as set, and the CPI
+// takes them.
+func TestRateAndStateDirRender(t *testing.T) {
+	manifest := interpolate(t, []string{"cpi.yml"}, baseVars)
+	for _, rate := range []any{12.5, 0} {
+		r := render(t, withProperties(t, manifest, map[string]any{"cloudstack.api_rate_limit": rate,
+			"cloudstack.state_dir": "/var/vcap/store/cloudstack_cpi/state"}), "director")
+		want(t, r.config, "cloudstack.api_rate_limit", rate)
+		want(t, r.config, "cloudstack.state_dir", "/var/vcap/store/cloudstack_cpi/state")
+		cfg, err := config.Parse([]byte(r.file(t, "config/cpi.json")))
+		if err != nil || cfg.CloudStack.APIRateLimit == nil {
+			t.Errorf("the CPI does not take the rendered rate %v: %v", rate, err)
+		}
+	}
+}
