@@ -93,6 +93,14 @@ func (f *limitCloud) serve(t *testing.T) string {
 	})
 }
 
+// asked checks how many times listCapabilities was asked.
+func (f *limitCloud) asked(t *testing.T, want int, why string) {
+	t.Helper()
+	if n := f.count("listCapabilities"); n != want {
+		t.Errorf("listCapabilities asked %d times, want %d: %s", n, want, why)
+	}
+}
+
 func (f *limitCloud) count(cmd string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -143,14 +151,18 @@ func zones(t *testing.T, c *cloudstack.Client, n int) {
 	}
 }
 
-// slots are the offsets 1..n-1 intervals: n calls at the bucket's rate,
-// the first at once.
-func slots(n int, interval time.Duration) []time.Duration {
-	var out []time.Duration
+// wantSlots checks the waits clock recorded are n calls' at rate: the
+// first at once, then one each 1/rate.
+func wantSlots(t *testing.T, clock *fakeClock, n int, rate float64) {
+	t.Helper()
+	interval := time.Duration(float64(time.Second) / rate)
+	var want []time.Duration
 	for i := 1; i < n; i++ {
-		out = append(out, time.Duration(i)*interval)
+		want = append(want, time.Duration(i)*interval)
 	}
-	return out
+	if got := clock.sorted(); !slices.Equal(got, want) {
+		t.Errorf("waits %v, want %d calls %s apart (%g/s), each slot once", got, n, interval, rate)
+	}
 }
 
 // TestProcessesOnOneStateFileShareTheRate: eight processes, each with its
@@ -170,12 +182,8 @@ func TestProcessesOnOneStateFileShareTheRate(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if got := clock.sorted(); !slices.Equal(got, slots(40, 50*time.Millisecond)) {
-		t.Errorf("the slots handed out: %v, want every 50ms from 0 to 1.95s once", got)
-	}
-	if n := cloud.count("listCapabilities"); n != 0 {
-		t.Errorf("listCapabilities asked %d times with api_rate_limit set", n)
-	}
+	wantSlots(t, clock, 40, 20)
+	cloud.asked(t, 0, "with api_rate_limit set")
 }
 
 // TestBucketWaitsCountAsThrottleWaits: doctor leaves them out of the
@@ -225,11 +233,7 @@ func TestRateFromListCapabilities(t *testing.T) {
 	endpoint, dir, clock := onHost(t, cloud)
 	c, logs := process(t, endpoint, apiKey, dir, nil, clock)
 	zones(t, c, 3)
-	limit := 22.5
-	interval := time.Duration(float64(time.Second) / limit)
-	if got := clock.sorted(); !slices.Equal(got, slots(3, interval)) {
-		t.Errorf("waits %v, want every %s (22.5/s)", got, interval)
-	}
+	wantSlots(t, clock, 3, 22.5)
 	if !strings.Contains(logs.String(), "22.5 requests/s, 90 % of CloudStack's API limit of 25 calls per 1 s") {
 		t.Errorf("the log does not say the rate:\n%s", logs)
 	}
@@ -241,9 +245,7 @@ func TestRateFromListCapabilities(t *testing.T) {
 	clock.now = clock.now.Add(11 * time.Minute)
 	later, _ := process(t, endpoint, apiKey, dir, nil, clock)
 	zones(t, later, 1)
-	if n := cloud.count("listCapabilities"); n != 2 {
-		t.Errorf("listCapabilities asked %d times, want again once the rate is ten minutes old", n)
-	}
+	cloud.asked(t, 2, "again once the rate is ten minutes old")
 	assertNoSecrets(t, logs.String())
 }
 
@@ -264,9 +266,7 @@ func TestNoBucketForRootAdminsOrWithoutTheThrottle(t *testing.T) {
 			if got := clock.sorted(); len(got) > 0 {
 				t.Errorf("waits %v, want none", got)
 			}
-			if n := cloud.count("listCapabilities"); n != 1 {
-				t.Errorf("listCapabilities asked %d times, want once and kept", n)
-			}
+			cloud.asked(t, 1, "once and kept")
 		})
 	}
 }
@@ -401,13 +401,8 @@ func TestWhileOneProcessAsksTheOthersGoAtCloudStacksDefault(t *testing.T) {
 	zones(t, b, 3)
 	close(cloud.release)
 	<-done
-	limit := 22.5
-	if got := other.sorted(); !slices.Equal(got, slots(3, time.Duration(float64(time.Second)/limit))) {
-		t.Errorf("waits while the limit was asked %v, want 22.5/s", got)
-	}
-	if n := cloud.count("listCapabilities"); n != 1 {
-		t.Errorf("listCapabilities asked %d times, want once: the others leave it to the first", n)
-	}
+	wantSlots(t, other, 3, 22.5)
+	cloud.asked(t, 1, "the others leave it to the first")
 }
 
 // TestASlotPastTheBoundFailsAtOnce: a slot further off than the request's
