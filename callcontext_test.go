@@ -11,7 +11,7 @@ func TestBadContextPropertyFailsCallsButInfo(t *testing.T) {
 	path := writeConfig(t, goodConfig)
 	ctx := `"context":{"director_uuid":"d","request_id":"cpi-1","apikey":"ctx-key-9a8b"}`
 	resp, logs := call(t, []string{"-configPath", path}, `{"method":"has_vm","arguments":["vm-1"],`+ctx+`}`)
-	if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::CpiError" || !strings.Contains(resp.Error.Message, "unknown key apikey") {
+	if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::CpiError" || !strings.Contains(resp.Error.Message, "unknown key apikey (did you mean api_key?)") {
 		t.Fatalf("has_vm with a misspelt property: %+v", resp.Error)
 	}
 	if strings.Contains(logs, "ctx-key-9a8b") {

@@ -32,7 +32,7 @@ func doctorCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := config.Load(*configPath)
 	if err != nil {
-		fmt.Fprintln(stderr, "invalid CPI config:", err)
+		fmt.Fprintln(stderr, "invalid CPI config:", inJSONWords(err))
 		return 2
 	}
 	var opts doctor.Options

@@ -4,10 +4,14 @@
 // and the WebDAV daemon instead (servecmd.go); `cloudstack-cpi doctor`
 // checks what the CPI needs of CloudStack (doctorcmd.go); `cloudstack-cpi
 // orphans` lists and removes what interrupted calls left (orphanscmd.go).
+// `cloudstack-cpi help` explains all of it (help.go). A request is checked
+// at this boundary before bosh-cpi-go's dispatcher reads it (request.go,
+// methods.go, arguments.go), so that what is wrong is named in JSON words.
 package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,28 +33,47 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "serve" {
-		return serveCommand(args[1:], stderr)
-	}
-	if len(args) > 0 && args[0] == "doctor" {
-		return doctorCommand(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "orphans" {
-		return orphansCommand(args[1:], stdout, stderr)
-	}
 	flags := flag.NewFlagSet("cloudstack-cpi", flag.ContinueOnError)
 	flags.SetOutput(stderr)
+	flags.Usage = func() {} // a bad flag is named, then pointed to help, below
 	configPath := flags.String("configPath", "", "path to cpi.json")
 	stateDir := flags.String("stateDir", "", "directory of the state this host's CPI processes share "+
 		"(cloudstack.state_dir overrides it)")
 	showVersion := flags.Bool("version", false, "print the version and exit")
+	if len(args) > 0 {
+		switch args[0] {
+		case "serve":
+			return serveCommand(args[1:], stderr)
+		case "doctor":
+			return doctorCommand(args[1:], stdout, stderr)
+		case "orphans":
+			return orphansCommand(args[1:], stdout, stderr)
+		case "help":
+			return helpCommand(args[1:], flags, stdout, stderr)
+		}
+	}
 	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printHelp(stdout, flags)
+			return 0
+		}
+		fmt.Fprintln(stderr, "see cloudstack-cpi help for the request on stdin, the flags and the commands")
 		return 2
 	}
 	if *showVersion {
 		fmt.Fprintln(stdout, version)
 		return 0
 	}
+	if flags.NArg() > 0 {
+		// The release's bin/cpi puts -configPath before what it is given.
+		if flags.Arg(0) == "help" {
+			return helpCommand(flags.Args()[1:], flags, stdout, stderr)
+		}
+		fmt.Fprintf(stderr, "cloudstack-cpi: unexpected %q: a CPI call takes its request on stdin, and the commands are "+
+			"serve, doctor, orphans and help; see cloudstack-cpi help\n", flags.Arg(0))
+		return 2
+	}
+	stdinHint(stdin, stderr)
 	request, err := io.ReadAll(stdin)
 	if err != nil {
 		writeCPIError(stdout, "reading the request from stdin: "+err.Error())
@@ -88,9 +111,13 @@ func dispatch(where callFiles, request []byte, stdout io.Writer, logger boshlog.
 		writeCPIError(stdout, "missing -configPath: the CPI needs its cpi.json")
 		return 1
 	}
+	if problem := requestProblem(request); problem != "" {
+		writeCPIError(stdout, problem)
+		return 1
+	}
 	cfg, request, err := prepareCall(where.configPath, request, logger)
 	if err != nil {
-		writeCPIError(stdout, "invalid CPI config: "+err.Error())
+		writeCPIError(stdout, "invalid CPI config: "+inJSONWords(err))
 		return 1
 	}
 	if cfg.CloudStack.StateDir == "" {
@@ -106,7 +133,8 @@ func dispatch(where callFiles, request []byte, stdout io.Writer, logger boshlog.
 	// The dispatcher logs whole requests at debug level, and requests carry
 	// secrets (env, blobstore credentials): it only gets warnings.
 	quiet := boshlog.NewWriterLogger(boshlog.LevelWarn, io.Discard)
-	dispatcher := rpc.NewJSONDispatcher(withUpdateDisk(apiv1.NewActionFactory(factory), factory), rpc.NewJSONCaller(), quiet)
+	actions := servedActions{withUpdateDisk(apiv1.NewActionFactory(factory), factory)}
+	dispatcher := rpc.NewJSONDispatcher(actions, argumentCaller{Caller: rpc.NewJSONCaller(), logger: logger}, quiet)
 	if _, err := stdout.Write(capResponse(dispatcher.Dispatch(request))); err != nil {
 		logger.Error("main", "writing the response: %s", err)
 		return 1

@@ -73,12 +73,12 @@ func TestBadInputAnswersJSONErrors(t *testing.T) {
 		"unknown method":    {[]string{"-configPath", good}, `{"method":"fly","arguments":[]}`, "NotImplemented", "fly"},
 		"api version 3":     {[]string{"-configPath", good}, `{"method":"info","arguments":[],"api_version":3}`, "NotImplemented", "max supported is '2'"},
 		"too few arguments": {[]string{"-configPath", good}, `{"method":"has_vm","arguments":[]}`, "CloudError", "arguments"},
-		"wrong type":        {[]string{"-configPath", good}, `{"method":"has_vm","arguments":[42]}`, "CloudError", "unmarshal"},
+		"wrong type":        {[]string{"-configPath", good}, `{"method":"has_vm","arguments":[42]}`, "CloudError", "arguments[0] (vm_cid): expected a string, got a number"},
 		"no config flag":    {nil, `{"method":"info","arguments":[]}`, "CpiError", "-configPath"},
 		"missing config": {[]string{"-configPath", filepath.Join(t.TempDir(), "nope.json")},
 			`{"method":"info","arguments":[]}`, "CpiError", "nope.json"},
 		"unknown key": {[]string{"-configPath", writeConfig(t, strings.Replace(goodConfig, `"api_key"`, `"apikey":"x","api_key"`, 1))},
-			`{"method":"info","arguments":[]}`, "CpiError", "unknown key cloudstack.apikey"},
+			`{"method":"info","arguments":[]}`, "CpiError", "unknown key cloudstack.apikey (did you mean cloudstack.api_key?)"},
 		"bad endpoint": {[]string{"-configPath", writeConfig(t, strings.Replace(goodConfig, "http://127.0.0.1:9", "127.0.0.1:9", 1))},
 			`{"method":"info","arguments":[]}`, "CpiError", "cloudstack.endpoint"},
 	}
@@ -179,6 +179,8 @@ func TestDoctorRefusesABadCommandLine(t *testing.T) {
 		{[]string{"doctor"}, "usage"},
 		{[]string{"doctor", "-configPath", good, "extra"}, "usage"},
 		{[]string{"doctor", "-configPath", writeConfig(t, `{}`)}, "cloudstack.endpoint is required"},
+		{[]string{"doctor", "-configPath", writeConfig(t, `{"cloudstack":{"max_retries":"2"}}`)},
+			"cloudstack.max_retries: expected an integer, got a string"},
 		{[]string{"doctor", "-configPath", good, "-cloud-config", filepath.Join(t.TempDir(), "none.yml")}, "cloud-config"},
 		{[]string{"doctor", "-configPath", good, "-cloud-config", writeConfig(t, "networks: {")}, "cloud-config"},
 	}

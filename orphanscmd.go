@@ -44,7 +44,7 @@ func orphansCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := config.Load(*configPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "invalid CPI config: %s\n", err)
+		fmt.Fprintf(stderr, "invalid CPI config: %s\n", inJSONWords(err))
 		return 1
 	}
 	// The client logs warnings only: a request per line would bury the list.

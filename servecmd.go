@@ -29,7 +29,7 @@ func serveCommand(args []string, stderr io.Writer) int {
 	}
 	cfg, err := config.LoadServe(*configPath)
 	if err != nil {
-		logger.Printf("invalid config: %s", err)
+		logger.Printf("invalid config: %s", inJSONWords(err))
 		return 1
 	}
 	servers, err := serve.Start(cfg, logger.Printf)

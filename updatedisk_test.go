@@ -13,8 +13,8 @@ func TestUpdateDiskIsDispatched(t *testing.T) {
 	good := writeConfig(t, goodConfig)
 	for name, c := range map[string]struct{ stdin, typ, want string }{
 		"api version 3":     {`{"method":"update_disk","arguments":["d",1024,{}],"api_version":3}`, "NotImplemented", "max supported is '2'"},
-		"too few arguments": {`{"method":"update_disk","arguments":["d",1024]}`, "CloudError", "Not enough arguments, expected 3, got 2"},
-		"size not a number": {`{"method":"update_disk","arguments":["d","big",{}]}`, "CloudError", "unmarshal"},
+		"too few arguments": {`{"method":"update_disk","arguments":["d",1024]}`, "CloudError", "update_disk takes 3 (disk_cid, new_size, cloud_properties), got 2"},
+		"size not a number": {`{"method":"update_disk","arguments":["d","big",{}]}`, "CloudError", "arguments[1] (new_size): expected an integer, got a string"},
 		"unknown key": {`{"method":"update_disk","arguments":["d",1024,{"disk_ofering":"fast"}],"api_version":2}`,
 			"CloudError", `unknown field "disk_ofering"`},
 		"no size": {`{"method":"update_disk","arguments":["d",0,{}]}`, "CloudError", "must be a positive number of MiB"},

@@ -121,11 +121,11 @@ func TestRateAndStateDir(t *testing.T) {
 
 func TestRefusals(t *testing.T) {
 	cases := map[string]struct{ json, want string }{
-		"unknown top-level key": {`{"cloudstak":{}}`, "unknown key cloudstak"},
+		"unknown top-level key": {`{"cloudstak":{}}`, "unknown key cloudstak (did you mean cloudstack?)"},
 		"unknown nested key": {strings.Replace(minimal, `"default_zone"`, `"defualt_zone":"x","default_zone"`, 1), //nolint:misspell // the typo is the input
-			"unknown key cloudstack.defualt_zone"},
+			"unknown key cloudstack.defualt_zone (did you mean cloudstack.default_zone?)"},
 		"unknown deep key": {strings.Replace(minimal, `}}`, `},"agent":{"blobstore":{"provder":"dav"}}}`, 1),
-			"unknown key agent.blobstore.provder"},
+			"unknown key agent.blobstore.provder (did you mean agent.blobstore.provider?)"},
 		"missing endpoint":      {`{"cloudstack":{"api_key":"k","secret_access_key":"s","default_zone":"z"}}`, "cloudstack.endpoint is required"},
 		"missing api key":       {`{"cloudstack":{"endpoint":"http://h","secret_access_key":"s","default_zone":"z"}}`, "cloudstack.api_key is required"},
 		"missing secret":        {`{"cloudstack":{"endpoint":"http://h","api_key":"k","default_zone":"z"}}`, "cloudstack.secret_access_key is required"},

@@ -106,8 +106,8 @@ func TestPropertiesReplaceKeysWholeAndNullUnsets(t *testing.T) {
 // section to Validate's; every refusal names the property.
 func TestBadPropertiesAreRefusedByName(t *testing.T) {
 	cases := map[string]struct{ props, want string }{
-		"unknown key":         {`{"apikey":"x"}`, "unknown key apikey"},
-		"unknown nested key":  {`{"calculate":{"disk_tag":["x"]}}`, "unknown key calculate.disk_tag"},
+		"unknown key":         {`{"apikey":"x"}`, "unknown key apikey (did you mean api_key?)"},
+		"unknown nested key":  {`{"calculate":{"disk_tag":["x"]}}`, "unknown key calculate.disk_tag (did you mean calculate.disk_tags?)"},
 		"job property names":  {`{"cloudstack.endpoint":"https://cs2/client/api"}`, "not nested under cloudstack nor named as the job's"},
 		"nested section":      {`{"cloudstack":{"endpoint":"https://cs2/client/api"}}`, "not nested under cloudstack"},
 		"another section":     {`{"stemcell":{"publish":"webdav"}}`, "unknown key stemcell"},

@@ -306,13 +306,26 @@ func walkKeys(raw any, t reflect.Type, path string) error {
 	for _, k := range keys {
 		ft, ok := fields[k]
 		if !ok {
-			return fmt.Errorf("unknown key %s", joinPath(path, k))
+			return unknownKey(path, k, fields)
 		}
 		if err := walkKeys(obj[k], ft, joinPath(path, k)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// unknownKey names a key the schema has no field for at path, and the
+// known key there it is likely a misspelling of.
+func unknownKey(path, key string, fields map[string]reflect.Type) error {
+	known := make([]string, 0, len(fields))
+	for k := range fields {
+		known = append(known, k)
+	}
+	if guess := nearest(key, known); guess != "" {
+		return fmt.Errorf("unknown key %s (did you mean %s?)", joinPath(path, key), joinPath(path, guess))
+	}
+	return fmt.Errorf("unknown key %s", joinPath(path, key))
 }
 
 func checkDuration(raw any, path string) error {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 )
 
 // Factory makes one CPI per request, as bosh-cpi-go asks.
@@ -92,16 +93,19 @@ func readContext(ctx apiv1.CallContext) (CallContext, error) {
 	if b, err := json.Marshal(ctx); err != nil || len(b) == 0 || string(b) == "null" {
 		return CallContext{}, nil //nolint:nilerr // a context that does not even marshal is no context: tolerated, as above
 	}
+	// vm.stemcell.api_version is where apiv1.StemcellAPIVersion reads it;
+	// read here with the rest, a wrong type is named in JSON words.
 	var raw struct {
 		DirectorUUID string `json:"director_uuid"`
 		RequestID    string `json:"request_id"`
+		VM           struct {
+			Stemcell struct {
+				APIVersion int `json:"api_version"`
+			} `json:"stemcell"`
+		} `json:"vm"`
 	}
 	if err := ctx.As(&raw); err != nil {
-		return CallContext{}, fmt.Errorf("reading the call context: %w", err)
+		return CallContext{}, fmt.Errorf("reading the call context: %w", jsonwords.Translate(err))
 	}
-	version, err := apiv1.NewStemcellAPIVersion(ctx).Value()
-	if err != nil {
-		return CallContext{}, err
-	}
-	return CallContext{DirectorUUID: raw.DirectorUUID, RequestID: raw.RequestID, StemcellAPIVersion: version}, nil
+	return CallContext{DirectorUUID: raw.DirectorUUID, RequestID: raw.RequestID, StemcellAPIVersion: raw.VM.Stemcell.APIVersion}, nil
 }

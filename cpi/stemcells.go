@@ -11,6 +11,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
 )
 
@@ -68,7 +69,7 @@ type stemcellCloud interface {
 func (c stemcells) CreateStemcell(imagePath string, cp apiv1.StemcellCloudProps) (apiv1.StemcellCID, error) {
 	var props stemcellProps
 	if err := cp.As(&props); err != nil {
-		return apiv1.StemcellCID{}, cloudError(fmt.Errorf("reading the stemcell's cloud_properties: %w", err))
+		return apiv1.StemcellCID{}, cloudError(jsonwords.In("stemcell cloud_properties", err))
 	}
 	if err := props.takeLightTemplate(); err != nil {
 		return apiv1.StemcellCID{}, cloudError(err)

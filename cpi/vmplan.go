@@ -16,6 +16,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 )
 
 // vmProps are a VM type's cloud_properties: ours, and the keys the earlier
@@ -67,7 +68,7 @@ func decodeStrict(cp any, v any, what string) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s cloud_properties: %s", what, strings.TrimPrefix(err.Error(), "json: "))
+		return jsonwords.In(what+" cloud_properties", err)
 	}
 	return nil
 }

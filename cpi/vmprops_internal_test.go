@@ -25,7 +25,7 @@ func TestEarlierCPIsVMKeysKeepTheirMeaning(t *testing.T) {
 		// The Java CPI's resource pool (seed 004).
 		`{"compute_offering":"CO2 - Medium STD","disk":20000,"ephemeral_disk_offering":"custom_size_disk_offering2"}`: {
 			ComputeOffering: "CO2 - Medium STD", EphemeralDiskSize: 20000, EphemeralDiskOffering: "custom_size_disk_offering2"},
-		// bosh-deployment's cloudstack-cpi.yml.
+		// bosh-deployment's cloudstack/cpi.yml.
 		`{"compute_offering":"Small","disk":25000,"ephemeral_disk_offering":"shared.custom","root_disk_size":15000}`: {
 			ComputeOffering: "Small", EphemeralDiskSize: 25000, EphemeralDiskOffering: "shared.custom", RootDiskSize: 15000},
 		// The Go CPI's custom offering, affinity and ignored disk_offering.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/fixtures"
 )
 
 // What bosh-deployment's files ask for, which its manifest deploys
@@ -32,6 +34,7 @@ const (
 // director's jobs for the test release's (hack/e2e/bosh-deployment-ops.yml).
 // Then delete-env leaves nothing the API lists.
 func TestCreateEnvBoshDeployment(t *testing.T) {
+	fixtures.Require(t, "cloudstack/cpi.yml") // the script finds them by the same lookup
 	c := loadConfig(t)
 	s := newSuite(t, c, c.BoshDeployment)
 	greeting := fmt.Sprintf("hello from bosh-deployment's manifest, %d", time.Now().UnixNano())

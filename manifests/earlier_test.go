@@ -11,20 +11,21 @@ import (
 )
 
 // The earlier CPIs' deployments, rendered as their operators wrote them:
-// the Java CPI's micro-bosh manifest (a v1 manifest, seed 004) and
+// the Java CPI's micro-bosh manifest (a v1 manifest, in the form of that
+// CPI's README: the project's own ../testdata/java-cpi) and
 // bosh-deployment's bosh.yml with its cloudstack ops files, with only the
 // release swapped.
 
 var javaVars = map[string]string{
-	"micro_bosh_ip":                "10.0.0.140",
-	"inception_vm_ip":              "10.0.0.5",
+	"director_ip":                  "10.0.0.140",
+	"bootstrap_ip":                 "10.0.0.5",
 	"cloudstack_api_key":           "api-key",
 	"cloudstack_secret_access_key": "secret-key",
 	"cloudstack_zone":              "zone1",
 }
 
 func TestJavaCPIMicroBoshRenders(t *testing.T) {
-	fixture := filepath.Join(filepath.Dir(fixtures), "seed-java-cpi", "micro-bosh.yml")
+	fixture := filepath.Join(root, "testdata", "java-cpi", "micro-bosh.yml")
 	manifest := filepath.Join(t.TempDir(), "manifest.yml")
 	if err := os.WriteFile(manifest, []byte(boshInt(t, fixture, nil, javaVars, "")), 0o600); err != nil {
 		t.Fatal(err)
@@ -32,11 +33,11 @@ func TestJavaCPIMicroBoshRenders(t *testing.T) {
 	d, c := render(t, manifest, "director"), render(t, manifest, "cloud_provider")
 	for _, r := range []rendered{d, c} {
 		r.accepted(t)
-		want(t, r.config, "cloudstack.endpoint", "http://10.x.x.x:8080/client/api")
+		want(t, r.config, "cloudstack.endpoint", "http://192.0.2.10:8080/client/api")
 		want(t, r.config, "cloudstack.default_zone", "zone1")
-		want(t, r.config, "cloudstack.default_key_pair", "xx")
-		want(t, r.config, "cloudstack.default_ephemeral_disk_offering", "DO1 - Small STD")
-		want(t, r.config, "agent.ntp", []any{"10.234.50.245", "10.234.50.246"}) // ntp; cpi.ntp "" is none
+		want(t, r.config, "cloudstack.default_key_pair", "bosh-keypair")
+		want(t, r.config, "cloudstack.default_ephemeral_disk_offering", "DO4 - Small SSD")
+		want(t, r.config, "agent.ntp", []any{"10.20.0.123", "10.20.0.124"}) // ntp; cpi.ntp "" is none
 		want(t, r.config, "registry.username", "admin")
 		want(t, r.config, "registry.password", "admin")
 		want(t, r.config, "stemcell.publish", "webdav")
@@ -47,10 +48,10 @@ func TestJavaCPIMicroBoshRenders(t *testing.T) {
 			absent(t, r.config, key)
 		}
 	}
-	want(t, d.config, "cloudstack.default_disk_offering", "DO2n - 10 GiB")
-	want(t, d.config, "agent.mbus", "nats://nats:nats-password@10.0.0.140:4222")
+	want(t, d.config, "cloudstack.default_disk_offering", "DO3n - 20 GiB")
+	want(t, d.config, "agent.mbus", "nats://nats:nats-secret@10.0.0.140:4222")
 	want(t, d.config, "agent.blobstore", map[string]any{"provider": "dav", "options": map[string]any{
-		"endpoint": "http://10.0.0.140:25250", "user": "agent", "password": "agent-password"}})
+		"endpoint": "http://10.0.0.140:25250", "user": "agent", "password": "agent-secret"}})
 	want(t, d.config, "registry.endpoint", "http://10.0.0.140:8080")
 	want(t, d.config, "registry.listen", "0.0.0.0:8080")
 	want(t, d.config, "webdav.public_url", "http://10.0.0.140:8080")
@@ -76,8 +77,8 @@ func TestJavaCPIMicroBoshRenders(t *testing.T) {
 
 	// create-env: create-env's agent blobstore from bosh-init's
 	// blobstore.{provider: local, path}, WebDAV served by each call.
-	want(t, c.config, "cloudstack.default_disk_offering", "DOXn")
-	want(t, c.config, "agent.mbus", "https://mbus:mbus-password@10.0.0.140:6868")
+	want(t, c.config, "cloudstack.default_disk_offering", "DOC - custom size")
+	want(t, c.config, "agent.mbus", "https://mbus:mbus-secret@10.0.0.140:6868")
 	want(t, c.config, "agent.blobstore", map[string]any{"provider": "local",
 		"options": map[string]any{"blobstore_path": "/var/vcap/micro_bosh/data/cache"}})
 	want(t, c.config, "registry.endpoint", "http://10.0.0.5:8080")
@@ -90,11 +91,11 @@ func TestJavaCPIMicroBoshRenders(t *testing.T) {
 // deployment, which relies on that CPI's defaults for the WebDAV port and
 // directory and the registry's credentials.
 func TestJavaCPIDirectorDeploymentRenders(t *testing.T) {
-	fixture := filepath.Join(filepath.Dir(fixtures), "seed-java-cpi", "director-deployment.yml")
+	fixture := filepath.Join(root, "testdata", "java-cpi", "director-deployment.yml")
 	vars := map[string]string{"cloudstack_endpoint": "https://cloudstack.example/client/api", "cloudstack_api_key": "k",
-		"cloudstack_secret_access_key": "s", "default_keypair_name": "bosh", "path_to_your_private_key": "/root/.ssh/id_rsa",
+		"cloudstack_secret_access_key": "s", "default_key_name": "bosh", "private_key_path": "/root/.ssh/id_rsa",
 		"cloudstack_zone": "zone1", "proxy_host": "proxy.example", "proxy_port": "3128", "proxy_user": "ops",
-		"proxy_password": "p@ss", "bosh_static_ip": "10.0.0.141", "bosh_ip": "10.0.0.140"}
+		"proxy_password": "p@ss", "director_static_ip": "10.0.0.141", "director_ip": "10.0.0.140"}
 	manifest := filepath.Join(t.TempDir(), "manifest.yml")
 	if err := os.WriteFile(manifest, []byte(boshInt(t, fixture, nil, vars, "")), 0o600); err != nil {
 		t.Fatal(err)
@@ -106,10 +107,10 @@ func TestJavaCPIDirectorDeploymentRenders(t *testing.T) {
 	r.accepted(t)
 	for key, value := range map[string]any{
 		"cloudstack.default_key_pair": "bosh", "cloudstack.http_proxy": "http://ops:p%40ss@proxy.example:3128",
-		"cloudstack.default_disk_offering": "DO1 - Small STD", "stemcell.publish": "webdav",
+		"cloudstack.default_disk_offering": "DO4 - Small SSD", "stemcell.publish": "webdav",
 		"webdav.public_url": "http://10.0.0.141:8080", "webdav.listen": "0.0.0.0:8080",
 		"registry.endpoint": "http://10.0.0.140:8080", "registry.username": "admin", "registry.password": "admin",
-		"agent.mbus": "nats://nats:nats-password@10.0.0.140:4222", "agent.blobstore.options.endpoint": "http://10.0.0.141:25251",
+		"agent.mbus": "nats://nats:nats-secret@10.0.0.140:4222", "agent.blobstore.options.endpoint": "http://10.0.0.141:25251",
 	} {
 		want(t, r.config, key, value)
 	}
@@ -138,8 +139,8 @@ func TestGoCPIBoshDeploymentRenders(t *testing.T) {
 	if err := os.WriteFile(swap, []byte(swapRelease), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	manifest := interpolate(t, []string{"fixture:cloudstack-cpi.yml", swap, "fixture:cloudstack-auto-anti-affinity.yml",
-		"fixture:misc-proxy.yml"}, merge(baseVars, proxyVars))
+	manifest := interpolate(t, []string{"bosh-deployment:cloudstack/cpi.yml", swap, "bosh-deployment:cloudstack/auto-anti-affinity.yml",
+		"bosh-deployment:misc/proxy.yml"}, merge(baseVars, proxyVars))
 	if got := bosh(t, "int", manifest, "--path", "/cloud_provider/template/release"); got != "bosh-cloudstack-cpi" {
 		t.Fatalf("cloud_provider.template.release is %s", got)
 	}

@@ -25,13 +25,16 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/fixtures"
 )
 
 var (
-	root     string // the repository
-	fixtures string // bosh-deployment's unmodified files
-	bins     string // bosh, renderjob and cloudstack-cpi, built for this run
-	seed     string // bosh.yml's generated variables, so certificates are generated once
+	root string // the repository
+	bins string // bosh, renderjob and cloudstack-cpi, built for this run
+	seed string // bosh.yml's generated variables, so certificates are generated once
+	// boshDeployment is bosh-deployment's unmodified files where
+	// internal/fixtures finds them; "" when nowhere: the tests needing them skip.
+	boshDeployment string
 )
 
 func TestMain(m *testing.M) {
@@ -44,10 +47,9 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if fixtures, err = findFixtures(root); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	// A lookup's error is each test's to report (fixtures.Require): the
+	// tests without bosh-deployment run without it.
+	boshDeployment, _ = fixtures.Dir()
 	if _, err := exec.LookPath("ruby"); err != nil {
 		fmt.Fprintln(os.Stderr, "ruby is missing: bosh-cli's template renderer runs it; install Debian's ruby (make test-deps)")
 		return 1
@@ -68,28 +70,6 @@ func run(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
-}
-
-// findFixtures looks for shared/fixtures/bosh-deployment beside the
-// repository (or beside a directory holding it, for a worktree).
-func findFixtures(root string) (string, error) {
-	if dir := os.Getenv("BOSH_DEPLOYMENT_FIXTURES"); dir != "" {
-		return dir, nil
-	}
-	tried := []string{}
-	for dir := root; ; dir = filepath.Dir(dir) {
-		candidate := filepath.Join(filepath.Dir(dir), "shared", "fixtures", "bosh-deployment")
-		if _, err := os.Stat(filepath.Join(candidate, "bosh.yml")); err == nil {
-			return candidate, nil
-		}
-		tried = append(tried, candidate)
-		if filepath.Dir(dir) == dir || len(tried) == 3 {
-			break
-		}
-	}
-	return "", fmt.Errorf("bosh-deployment's bosh.yml not found in %s (an unmodified copy of cloudfoundry/bosh-deployment "+
-		"belongs in ../shared/fixtures/bosh-deployment beside the repository; or set BOSH_DEPLOYMENT_FIXTURES)",
-		strings.Join(tried, ", "))
 }
 
 func buildTools() error {
@@ -113,7 +93,10 @@ func buildTools() error {
 // each interpolation starts from a copy, so --var-errs-unused sees only
 // the variables of its own combination.
 func seedVarsStore() error {
-	args := []string{"int", filepath.Join(fixtures, "bosh.yml"), "--vars-store", seed}
+	if boshDeployment == "" {
+		return nil
+	}
+	args := []string{"int", filepath.Join(boshDeployment, "bosh.yml"), "--vars-store", seed}
 	for k, v := range baseVars {
 		args = append(args, "-v", k+"="+v)
 	}
@@ -149,7 +132,7 @@ var proxyVars = map[string]string{
 
 type combination struct {
 	name string
-	ops  []string // manifests/ files, or fixture: files of bosh-deployment
+	ops  []string // manifests/ files, or bosh-deployment: files of bosh-deployment
 	vars map[string]string
 	// check looks at the rendered director job and cloud_provider.
 	check func(t *testing.T, director, cloudProvider rendered)
@@ -180,7 +163,7 @@ func combinations(ca string) []combination {
 				want(t, c.config, "webdav.listen", "0.0.0.0:25300-25320")
 			}},
 		{name: "proxy", ops: []string{"cpi.yml", "proxy.yml"}, vars: proxyVars, check: checkProxy},
-		{name: "bosh-deployment misc/proxy.yml", ops: []string{"cpi.yml", "fixture:misc-proxy.yml"},
+		{name: "bosh-deployment misc/proxy.yml", ops: []string{"cpi.yml", "bosh-deployment:misc/proxy.yml"},
 			vars: proxyVars, check: checkProxy},
 		{name: "all", ops: []string{"cpi.yml", "custom-ca.yml", "auto-anti-affinity.yml", "webdav-stemcells.yml",
 			"registry.yml", "proxy.yml"},
@@ -194,6 +177,7 @@ func combinations(ca string) []combination {
 }
 
 func TestOpsFilesRenderConfigsTheCPIAccepts(t *testing.T) {
+	fixtures.Require(t, "misc/proxy.yml")
 	ca := selfSignedPEM(t)
 	for _, combo := range combinations(ca) {
 		t.Run(combo.name, func(t *testing.T) {
@@ -405,14 +389,21 @@ func TestRefusedPropertiesFailTheRender(t *testing.T) {
 	}
 }
 
-// interpolate runs bosh int on bosh.yml with ops (manifests/ files,
-// fixture: files of bosh-deployment, or absolute paths), failing on any
-// variable missing or unused.
+// interpolate runs bosh-deployment's bosh.yml with ops (manifests/ files,
+// bosh-deployment: files of bosh-deployment, or absolute paths), failing on
+// any variable missing or unused. Without bosh-deployment the test skips.
 func interpolate(t *testing.T, ops []string, vars map[string]string) string {
-	var paths []string
+	t.Helper()
+	var paths, need []string
 	for _, o := range ops {
-		if f, ok := strings.CutPrefix(o, "fixture:"); ok {
-			paths = append(paths, filepath.Join(fixtures, f))
+		if f, ok := strings.CutPrefix(o, "bosh-deployment:"); ok {
+			need = append(need, f)
+		}
+	}
+	bd := fixtures.Require(t, need...)
+	for _, o := range ops {
+		if f, ok := strings.CutPrefix(o, "bosh-deployment:"); ok {
+			paths = append(paths, filepath.Join(bd, f))
 		} else if filepath.IsAbs(o) {
 			paths = append(paths, o)
 		} else {
@@ -428,7 +419,7 @@ func interpolate(t *testing.T, ops []string, vars map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := boshInt(t, filepath.Join(fixtures, "bosh.yml"), paths, vars, store)
+	out := boshInt(t, filepath.Join(bd, "bosh.yml"), paths, vars, store)
 	path := filepath.Join(dir, "manifest.yml")
 	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
 		t.Fatal(err)

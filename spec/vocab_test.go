@@ -11,28 +11,35 @@ import (
 	"testing"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/fixtures"
 )
 
-// The earlier CloudStack CPIs' manifests, read in place: the Java CPI's
-// (seed 004, as YAML) and bosh-deployment's ops file for the Go CPI.
+// The earlier CloudStack CPIs' manifests: the Java CPI's, in the form its
+// README documents (the project's own ../testdata/java-cpi), and
+// bosh-deployment's ops file for the Go CPI, read where internal/fixtures
+// finds it.
 
-// fixture reads a file of ../shared/fixtures beside the repository (or
-// beside a directory holding it, for a worktree).
-func fixture(t *testing.T, rel string) []string {
+// javaCPI reads a manifest of ../testdata/java-cpi.
+func javaCPI(t *testing.T, name string) []string {
 	t.Helper()
-	dir, err := filepath.Abs("..")
+	return readLines(t, filepath.Join("..", "testdata", "java-cpi", name))
+}
+
+// boshDeployment reads a file of bosh-deployment, rel in its own layout;
+// without bosh-deployment the test skips, written down for make test.
+func boshDeployment(t *testing.T, rel string) []string {
+	t.Helper()
+	return readLines(t, filepath.Join(fixtures.Require(t, rel), rel))
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 3; i++ {
-		raw, err := os.ReadFile(filepath.Join(filepath.Dir(dir), "shared", "fixtures", rel))
-		if err == nil {
-			return strings.Split(string(raw), "\n")
-		}
-		dir = filepath.Dir(dir)
-	}
-	t.Fatalf("fixture %s not found in ../shared/fixtures beside the repository", rel)
-	return nil
+	return strings.Split(string(raw), "\n")
 }
 
 // yamlMap reads the map under the first line at or after the line holding
@@ -108,12 +115,12 @@ func yamlPair(t *testing.T, line string, vars map[string]string) (string, any) {
 	return k, v
 }
 
-// earlierOfferings are the offerings the fixtures name, made as an
+// earlierOfferings are the offerings the manifests name, made as an
 // operator of those CPIs would have them.
 func (e *env) earlierOfferings() {
 	e.t.Helper()
 	c := e.client()
-	for _, name := range []string{"CO1 - Small STD", "CO2 - Medium STD"} {
+	for _, name := range []string{"CO1 - Small HA", "CO3 - Medium HA"} {
 		p := c.ServiceOffering.NewCreateServiceOfferingParams(name, name)
 		p.SetCpunumber(1)
 		p.SetCpuspeed(500)
@@ -122,8 +129,8 @@ func (e *env) earlierOfferings() {
 			e.t.Fatalf("createServiceOffering %s: %v", name, err)
 		}
 	}
-	for name, sizeGB := range map[string]int64{"custom_size_disk_offering2": 0, "shared.custom": 0,
-		"DO1 - Small STD": 10, "DO2 - Medium STD": 20, "DO2n - 10 GiB": 10} {
+	for name, sizeGB := range map[string]int64{"custom_size_ephemeral": 0, "shared.custom": 0,
+		"DO4 - Small SSD": 10, "DO5 - Large STD": 40, "DO3n - 20 GiB": 20} {
 		p := c.DiskOffering.NewCreateDiskOfferingParams(name, name)
 		if sizeGB == 0 {
 			p.SetCustomized(true)
@@ -161,42 +168,40 @@ func (e *env) dataVolumesOf(vmID string) []*csgo.Volume {
 // TestEarlierCPIsResourcePoolsDeploy: the resource pools of the Java CPI's
 // manifests and of bosh-deployment's ops file (its effective, last
 // cloud_properties) create the VM they describe; the network's
-// cloud_properties of the seed too.
+// cloud_properties of the Java CPI's micro-bosh too.
 func TestEarlierCPIsResourcePoolsDeploy(t *testing.T) {
 	e := newEnv(t, nil)
 	stemcell := e.stemcell()
 	e.earlierOfferings()
-	vars := map[string]string{"cloudstack_compute_offering": "Small Instance"}
-	micro := fixture(t, "seed-java-cpi/micro-bosh.yml")
-	ops := fixture(t, "bosh-deployment/cloudstack-cpi.yml")
-	// The ops file replaces the pool's cloud_properties twice: the last wins.
-	last := strings.LastIndex(strings.Join(ops, "\n"), "path: /resource_pools/name=vms/cloud_properties?")
-	last = strings.Count(strings.Join(ops, "\n")[:last], "\n")
-	seedNet := yamlMap(t, micro, "networks:", "cloud_properties", nil)
-	if seedNet["name"] != "3112 - preprod - back" {
-		t.Fatalf("the seed's network cloud_properties read as %v", seedNet)
+	micro := javaCPI(t, "micro-bosh.yml")
+	javaNet := yamlMap(t, micro, "networks:", "cloud_properties", nil)
+	if javaNet["name"] != "2048 - staging - front" {
+		t.Fatalf("the micro-bosh's network cloud_properties read as %v", javaNet)
 	}
 	for _, c := range []struct {
 		what              string
-		props             map[string]any
+		props             func(t *testing.T) map[string]any
 		offering          string
 		ephemeralGB, root int64
 		ip                string
 	}{
-		{"the Java CPI's micro-bosh", yamlMap(t, micro, "resource_pools:", "cloud_properties", nil), "custom_size_disk_offering2",
-			20, 0, "10.1.1.41"},
-		{"the Java CPI's director", yamlMap(t, fixture(t, "seed-java-cpi/director-deployment.yml"), "resource_pools:",
-			"cloud_properties", nil), "DO2 - Medium STD", 20, 0, "10.1.1.42"},
-		{"bosh-deployment's", yamlMap(t, ops[last:], "resource_pools", "value", vars), "shared.custom", 25, 15, "10.1.1.43"},
+		{"the Java CPI's micro-bosh", func(t *testing.T) map[string]any {
+			return yamlMap(t, micro, "resource_pools:", "cloud_properties", nil)
+		}, "custom_size_ephemeral", 13, 0, "10.1.1.41"}, // 12_500 MiB
+		{"the Java CPI's director", func(t *testing.T) map[string]any {
+			return yamlMap(t, javaCPI(t, "director-deployment.yml"), "resource_pools:", "cloud_properties", nil)
+		}, "DO5 - Large STD", 40, 0, "10.1.1.42"},
+		{"bosh-deployment's", boshDeploymentPool, "shared.custom", 25, 15, "10.1.1.43"},
 	} {
 		t.Run(c.what, func(t *testing.T) {
-			if _, ok := c.props["disk"]; !ok {
-				t.Fatalf("%s cloud_properties read as %v: no disk", c.what, c.props)
+			props := c.props(t)
+			if _, ok := props["disk"]; !ok {
+				t.Fatalf("%s cloud_properties read as %v: no disk", c.what, props)
 			}
-			cid, sent := e.createCustomVM(stemcell, c.props, c.ip)
+			cid, sent := e.createCustomVM(stemcell, props, c.ip)
 			data := e.dataVolumesOf(cid)
 			if len(data) != 1 || data[0].Size != c.ephemeralGB<<30 || e.diskOfferingName(data[0].Diskofferingid) != c.offering {
-				t.Fatalf("%v: ephemeral disk %+v, want %d GiB on %s", c.props, data, c.ephemeralGB, c.offering)
+				t.Fatalf("%v: ephemeral disk %+v, want %d GiB on %s", props, data, c.ephemeralGB, c.offering)
 			}
 			if got := sent["rootdisksize"]; c.root != 0 && got != strconv.FormatInt(c.root, 10) {
 				t.Errorf("rootdisksize %q, want %d", got, c.root)
@@ -239,37 +244,51 @@ func TestEarlierCPIsResourcePoolsDeploy(t *testing.T) {
 	}
 }
 
+// boshDeploymentPool is the resource pool's effective cloud_properties in
+// bosh-deployment's cloudstack/cpi.yml, which replaces them twice: the
+// last wins.
+func boshDeploymentPool(t *testing.T) map[string]any {
+	ops := boshDeployment(t, "cloudstack/cpi.yml")
+	joined := strings.Join(ops, "\n")
+	last := strings.LastIndex(joined, "path: /resource_pools/name=vms/cloud_properties?")
+	if last < 0 {
+		t.Fatal("cloudstack/cpi.yml does not replace the pool's cloud_properties")
+	}
+	return yamlMap(t, ops[strings.Count(joined[:last], "\n"):], "resource_pools", "value",
+		map[string]string{"cloudstack_compute_offering": "Small Instance"})
+}
+
 // TestEarlierCPIsDiskPoolsCreateDisks: their disk pools' cloud_properties
 // put the disk on the offering they name.
 func TestEarlierCPIsDiskPoolsCreateDisks(t *testing.T) {
 	e := newEnv(t, nil)
 	e.earlierOfferings()
-	ops := fixture(t, "bosh-deployment/cloudstack-cpi.yml")
-	boshYML := fixture(t, "bosh-deployment/bosh.yml")
 	for _, c := range []struct {
-		what     string
-		lines    []string
-		start    string
-		key      string
-		sizeFrom []string
-		offering string
+		what                 string
+		lines                func(t *testing.T) (manifest, sizeFrom []string)
+		start, key, offering string
 	}{
-		{"the Java CPI's micro-bosh", fixture(t, "seed-java-cpi/micro-bosh.yml"), "disk_pools:", "cloud_properties", nil, "DO2n - 10 GiB"},
-		{"the Java CPI's director", fixture(t, "seed-java-cpi/director-deployment.yml"), "disk_pools:", "cloud_properties", nil, "DO2 - Medium STD"},
-		{"bosh-deployment's", ops, "path: /disk_pools/name=disks/cloud_properties?", "value", boshYML, "shared.custom"},
+		{"the Java CPI's micro-bosh", func(t *testing.T) ([]string, []string) {
+			m := javaCPI(t, "micro-bosh.yml")
+			return m, m
+		}, "disk_pools:", "cloud_properties", "DO3n - 20 GiB"},
+		{"the Java CPI's director", func(t *testing.T) ([]string, []string) {
+			m := javaCPI(t, "director-deployment.yml")
+			return m, m
+		}, "disk_pools:", "cloud_properties", "DO5 - Large STD"},
+		{"bosh-deployment's", func(t *testing.T) ([]string, []string) {
+			return boshDeployment(t, "cloudstack/cpi.yml"), boshDeployment(t, "bosh.yml")
+		}, "path: /disk_pools/name=disks/cloud_properties?", "value", "shared.custom"},
 	} {
-		props := yamlMap(t, c.lines, c.start, c.key, nil)
-		sizeFrom := c.sizeFrom
-		if sizeFrom == nil {
-			sizeFrom = c.lines
-		}
-		sizeMiB := diskPoolSize(t, sizeFrom)
-		cid := e.createDisk(sizeMiB, props, nil)
-		vol := e.volume(cid)
-		if got := e.diskOfferingName(vol.Diskofferingid); got != c.offering {
-			t.Errorf("%s: %v made a disk on %q, want %q", c.what, props, got, c.offering)
-		}
-		e.call("delete_disk", cid).ok(t)
+		t.Run(c.what, func(t *testing.T) {
+			manifest, sizeFrom := c.lines(t)
+			props := yamlMap(t, manifest, c.start, c.key, nil)
+			cid := e.createDisk(diskPoolSize(t, sizeFrom), props, nil)
+			if got := e.diskOfferingName(e.volume(cid).Diskofferingid); got != c.offering {
+				t.Errorf("%s: %v made a disk on %q, want %q", c.what, props, got, c.offering)
+			}
+			e.call("delete_disk", cid).ok(t)
+		})
 	}
 }
 

@@ -40,6 +40,13 @@ func For(w io.Writer) Output {
 	return Output{Width: int(ws.Col)}
 }
 
+// IsTerminal reports whether f is a terminal (a pipe, a file or /dev/null
+// is not).
+func IsTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	return err == nil
+}
+
 // Write prints t for o.
 func (t Table) Write(w io.Writer, o Output) error {
 	if o.Width <= 0 {

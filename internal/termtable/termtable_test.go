@@ -3,12 +3,12 @@ package termtable_test
 import (
 	"bytes"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/ptytest"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/termtable"
 )
 
@@ -67,32 +67,21 @@ func TestAPipeIsNotATerminal(t *testing.T) {
 	if o := termtable.For(&bytes.Buffer{}); o.Width != 0 {
 		t.Fatalf("a buffer taken for a terminal of %d columns", o.Width)
 	}
+	if termtable.IsTerminal(w) || termtable.IsTerminal(r) {
+		t.Fatal("a pipe taken for a terminal")
+	}
 }
 
-// A pseudo-terminal of 100 columns, made as openpty does.
+// A pseudo-terminal of 100 columns.
 func TestATerminalGivesItsWidth(t *testing.T) {
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Fatalf("no pseudo-terminal on this machine: %v", err)
-	}
-	defer ptmx.Close()
-	fd := int(ptmx.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pts, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pts.Close()
+	_, pts := ptytest.Open(t)
 	if err := unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: 100, Row: 30}); err != nil {
 		t.Fatal(err)
 	}
 	if o := termtable.For(pts); o.Width != 100 {
 		t.Fatalf("terminal width %d, want 100", o.Width)
+	}
+	if !termtable.IsTerminal(pts) {
+		t.Fatal("a pseudo-terminal not taken for a terminal")
 	}
 }
