@@ -37,6 +37,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags.SetOutput(stderr)
 	flags.Usage = func() {} // a bad flag is named, then pointed to help, below
 	configPath := flags.String("configPath", "", "path to cpi.json")
+	stateDir := flags.String("stateDir", "", "directory of the state this host's CPI processes share "+
+		"(cloudstack.state_dir overrides it)")
 	showVersion := flags.Bool("version", false, "print the version and exit")
 	if len(args) > 0 {
 		switch args[0] {
@@ -78,13 +80,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	logger := newLogger(stderr, requestID(request))
-	return serveOnce(*configPath, request, stdout, logger)
+	return serveOnce(callFiles{configPath: *configPath, stateDir: *stateDir}, request, stdout, logger)
+}
+
+// callFiles is where a CPI call's configuration comes from: cpi.json, and the
+// state directory bin/cpi names, used unless cloudstack.state_dir is set.
+type callFiles struct {
+	configPath, stateDir string
 }
 
 // serveOnce answers one request. A panic anywhere becomes a CpiError on
 // stdout: the director must always get JSON, never a stack trace.
-func serveOnce(configPath string, request []byte, stdout io.Writer, logger boshlog.Logger) int {
-	return guard(stdout, logger, func() int { return dispatch(configPath, request, stdout, logger) })
+func serveOnce(where callFiles, request []byte, stdout io.Writer, logger boshlog.Logger) int {
+	return guard(stdout, logger, func() int { return dispatch(where, request, stdout, logger) })
 }
 
 func guard(stdout io.Writer, logger boshlog.Logger, f func() int) (code int) {
@@ -98,8 +106,8 @@ func guard(stdout io.Writer, logger boshlog.Logger, f func() int) (code int) {
 	return f()
 }
 
-func dispatch(configPath string, request []byte, stdout io.Writer, logger boshlog.Logger) int {
-	if configPath == "" {
+func dispatch(where callFiles, request []byte, stdout io.Writer, logger boshlog.Logger) int {
+	if where.configPath == "" {
 		writeCPIError(stdout, "missing -configPath: the CPI needs its cpi.json")
 		return 1
 	}
@@ -110,10 +118,13 @@ func dispatch(configPath string, request []byte, stdout io.Writer, logger boshlo
 		writeCPIError(stdout, problem)
 		return 0
 	}
-	cfg, request, err := prepareCall(configPath, request, logger)
+	cfg, request, err := prepareCall(where.configPath, request, logger)
 	if err != nil {
 		writeCPIError(stdout, "invalid CPI config: "+inJSONWords(err))
 		return 1
+	}
+	if cfg.CloudStack.StateDir == "" {
+		cfg.CloudStack.StateDir = where.stateDir
 	}
 	cloud, err := cloudstack.New(cfg.CloudStack, logger)
 	if err != nil {

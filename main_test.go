@@ -249,3 +249,23 @@ func TestErrorMessagesCapWhatTheyEcho(t *testing.T) {
 		})
 	}
 }
+
+// TestStateDirFlagAndSetting: bin/cpi's -stateDir is the state directory
+// unless cpi.json's cloudstack.state_dir names another.
+func TestStateDirFlagAndSetting(t *testing.T) {
+	info := `{"method":"info","arguments":[],"context":{"director_uuid":"d"}}`
+	flagDir, setDir := filepath.Join(t.TempDir(), "flag"), filepath.Join(t.TempDir(), "set")
+	call(t, []string{"-configPath", writeConfig(t, goodConfig), "-stateDir", flagDir}, info)
+	if _, err := os.Stat(flagDir); err != nil {
+		t.Errorf("-stateDir %s was not made: %v", flagDir, err)
+	}
+	flagDir2 := filepath.Join(t.TempDir(), "flag")
+	withSetting := strings.Replace(goodConfig, `"max_retries":0`, `"max_retries":0,"state_dir":"`+setDir+`"`, 1)
+	call(t, []string{"-configPath", writeConfig(t, withSetting), "-stateDir", flagDir2}, info)
+	if _, err := os.Stat(setDir); err != nil {
+		t.Errorf("cloudstack.state_dir %s was not made: %v", setDir, err)
+	}
+	if _, err := os.Stat(flagDir2); err == nil {
+		t.Errorf("-stateDir was used although cloudstack.state_dir is set")
+	}
+}

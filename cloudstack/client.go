@@ -29,6 +29,8 @@ type Client struct {
 	logger   boshlog.Logger
 	jobs     jobPolicy
 	project  project
+	// state is the host's state file (statefile.go); nil without one.
+	state *stateFile
 }
 
 // New builds a client from the cloudstack section of cpi.json. It makes no
@@ -54,14 +56,8 @@ func New(cfg config.CloudStack, logger boshlog.Logger, opts ...Option) (*Client,
 	for _, o := range opts {
 		o(rt)
 	}
-	httpClient := &http.Client{Transport: rt, Timeout: cfg.RequestTimeout.D()}
-	// verifyssl is passed as !skip: the existing Go CPI passed the skip flag
-	// itself and so turned verification off by default. Our transport sets
-	// TLS anyway; this keeps cloudstack-go's own notion consistent.
-	cs := csgo.NewClient(cfg.Endpoint, cfg.APIKey, cfg.SecretAccessKey, !cfg.SkipVerifySSL,
-		csgo.WithHTTPClient(httpClient))
-	return &Client{
-		cs:       cs,
+	c := &Client{
+		cs:       newCS(cfg, rt),
 		api:      rt,
 		upload:   &http.Client{Transport: uploadTransport(base)},
 		endpoint: safeEndpoint,
@@ -72,12 +68,24 @@ func New(cfg config.CloudStack, logger boshlog.Logger, opts ...Option) (*Client,
 			max:     cfg.JobPollMaxInterval.D(),
 			timeout: cfg.JobTimeout.D(),
 		},
-	}, nil
+		state: openState(cfg.StateDir, logger),
+	}
+	rt.bucket = c.newBucket(cfg, rt)
+	return c, nil
+}
+
+func newCS(cfg config.CloudStack, rt *retryTransport) *csgo.CloudStackClient {
+	httpClient := &http.Client{Transport: rt, Timeout: cfg.RequestTimeout.D()}
+	// verifyssl is passed as !skip: the existing Go CPI passed the skip flag
+	// itself and so turned verification off by default. Our transport sets
+	// TLS anyway; this keeps cloudstack-go's own notion consistent.
+	return csgo.NewClient(cfg.Endpoint, cfg.APIKey, cfg.SecretAccessKey, !cfg.SkipVerifySSL,
+		csgo.WithHTTPClient(httpClient))
 }
 
 // ThrottleWaited is how long this client's calls have slept, in all, on
-// CloudStack's API throttle's behalf: doctor keeps it out of the latency
-// it measures.
+// CloudStack's API throttle's behalf (its 429s, and this host's rate
+// bucket): doctor keeps it out of the latency it measures.
 func (c *Client) ThrottleWaited() time.Duration { return time.Duration(c.api.waited.Load()) }
 
 // UploadClient implements API.

@@ -8,8 +8,9 @@ package cloudstack
 var Commands = []string{
 	// Zones and catalogs.
 	"listZones", "listHypervisors", "listServiceOfferings", "listDiskOfferings", "listOsTypes", "listNetworks",
-	// Jobs, and cloudstack.project's lookup.
-	"queryAsyncJobResult", "listProjects",
+	// Jobs, cloudstack.project's lookup, and the API limit of the host's
+	// rate bucket (apilimit.go).
+	"queryAsyncJobResult", "listProjects", "listCapabilities",
 	// Virtual machines.
 	"deployVirtualMachine", "listVirtualMachines", "startVirtualMachine", "rebootVirtualMachine",
 	"destroyVirtualMachine", "expungeVirtualMachine", "updateVirtualMachine",
@@ -32,12 +33,14 @@ var Commands = []string{
 // and the role allows them; without one, only that feature is lost:
 // update_disk of a disk's offering answers NotSupported (the director then
 // copies the disk) on a CloudStack before 4.17 or a role without
-// changeOfferingForVolume.
-var OptionalCommands = []string{"changeOfferingForVolume"}
+// changeOfferingForVolume. getUser, which only root admins may call, tells
+// the rate bucket the account is one CloudStack's API throttle exempts;
+// refused, the account is taken as one it counts.
+var OptionalCommands = []string{"changeOfferingForVolume", "getUser"}
 
 // DoctorCommands are the read-only commands only `cloudstack-cpi doctor`
 // sends, besides the CPI's own lookups.
-var DoctorCommands = []string{"listApis", "listCapabilities", "listConfigurations", "listSSHKeyPairs"}
+var DoctorCommands = []string{"listApis", "listConfigurations", "listSSHKeyPairs"}
 
 // CommandExpunge is the command an account needs to expunge VMs
 // (cloudstack.expunge_vm).

@@ -40,7 +40,10 @@ type jobFailure struct {
 // returns its jobresult object ({"<entity>": {...}}).
 func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
 	start := time.Now()
-	delay := c.jobs.first
+	// The first poll comes when the command's jobs have ended so far
+	// (jobtimes.go); after it, the schedule's.
+	delay := c.jobs.firstPoll(c.expectedJob(command))
+	var pending time.Duration // when a poll last found the job running
 	for {
 		time.Sleep(delay)
 		st, err := c.queryJob(jobID)
@@ -54,12 +57,16 @@ func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
 		case err != nil:
 			return nil, err
 		case st.JobStatus == 1:
+			c.learnJob(command, pending, time.Since(start))
 			return st.JobResult, nil
 		case st.JobStatus == 2:
 			return nil, jobError(command, jobID, st)
 		}
 		if time.Since(start)+delay > c.jobs.timeout {
 			return nil, &JobTimeoutError{Command: command, JobID: jobID, Waited: time.Since(start), Throttled: throttle}
+		}
+		if err == nil {
+			pending = time.Since(start)
 		}
 		delay = c.jobs.next(time.Since(start))
 	}

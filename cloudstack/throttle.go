@@ -95,12 +95,22 @@ type ThrottledError struct {
 	Elapsed  time.Duration // since the call began
 	Waited   time.Duration // of it, asleep on the throttle's behalf
 	Refusals int
+	// Slot is set when this host's rate bucket (bucket.go), not
+	// CloudStack, held the call: its slot was this far off, past the bound.
+	Slot time.Duration
 }
 
-// ThrottledText begins every ThrottledError's text.
+// ThrottledText begins the text of every ThrottledError of CloudStack's
+// refusals.
 const ThrottledText = "CloudStack's API throttle (api.throttling.max) refused"
 
 func (e *ThrottledError) Error() string {
+	if e.Slot > 0 {
+		return fmt.Sprintf("this host's API rate bucket had no slot for %s within cloudstack.request_timeout (the "+
+			"next was %s away): more CPI calls at once than its rate serves (cloudstack.api_rate_limit, or 90 %% of "+
+			"CloudStack's api.throttling.max): run fewer CPI calls at once (director.max_threads), or raise "+
+			"cloudstack.request_timeout", e.Command, e.Slot.Round(time.Millisecond))
+	}
 	return fmt.Sprintf(ThrottledText+" %s for %s (%d refusals, %s of waiting); "+
 		"the account's limit is shared by every client of it (other CPI processes, directors, scripts, the UI): "+
 		"run fewer CPI calls at once (director.max_threads), raise cloudstack.request_timeout, or ask the "+

@@ -26,6 +26,9 @@ type fakeClock struct {
 	now   time.Time
 	waits []time.Duration
 	spans []time.Duration // the jitter spans drawn from
+	// frozen: sleeps do not move the time, so that processes sharing the
+	// clock all reserve at one instant (bucket_test.go).
+	frozen bool
 }
 
 func (f *fakeClock) Now() time.Time {
@@ -38,7 +41,9 @@ func (f *fakeClock) Sleep(_ context.Context, d time.Duration) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.waits = append(f.waits, d)
-	f.now = f.now.Add(d)
+	if !f.frozen {
+		f.now = f.now.Add(d)
+	}
 	return true
 }
 

@@ -27,7 +27,10 @@ type retryTransport struct {
 	logger  boshlog.Logger
 	clock   Clock
 	jitter  func(span time.Duration) time.Duration
-	waited  atomic.Int64 // ns asleep on the throttle's behalf, every call's
+	waited  atomic.Int64 // ns asleep on the throttle's (or the bucket's) behalf, every call's
+	// bucket spaces this host's requests with one API key (bucket.go);
+	// nil: none.
+	bucket *bucket
 }
 
 const (
@@ -56,6 +59,13 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r, err := rewind(c.req)
 		if err != nil {
 			return nil, err
+		}
+		if t.bucket != nil {
+			waited, err := t.bucket.take(c.req.Context(), c.command)
+			if err != nil {
+				return nil, err
+			}
+			t.waited.Add(int64(waited))
 		}
 		sent := t.clock.Now()
 		resp, err := t.next.RoundTrip(r)

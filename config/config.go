@@ -49,6 +49,16 @@ type CloudStack struct {
 	// 5xx without a CloudStack body); the API throttle's 429s are waited
 	// out apart from it, within RequestTimeout.
 	MaxRetries *int `json:"max_retries"`
+	// StateDir holds the state the CPI processes of one host share: the
+	// token bucket that keeps their API calls under the account's limit and
+	// how long each command's jobs take. Empty: the directory the job's
+	// bin/cpi names (-stateDir), else none (no bucket, no learned polling).
+	StateDir string `json:"state_dir"`
+	// APIRateLimit is the requests per second the host's CPI processes send
+	// with one API key, together; 0 turns the bucket off. Unset: 90 % of
+	// the limit listCapabilities reports while CloudStack's throttle is on,
+	// for an account that is not a root admin (which the throttle exempts).
+	APIRateLimit *float64 `json:"api_rate_limit"`
 
 	DefaultComputeOffering       string `json:"default_compute_offering"`
 	DefaultDiskOffering          string `json:"default_disk_offering"`
@@ -180,6 +190,9 @@ const (
 	DefaultJobPollInterval    = 250 * time.Millisecond
 	DefaultJobPollMaxInterval = 2 * time.Second
 	DefaultMaxRetries         = 5
+	// MaxAPIRateLimit bounds cloudstack.api_rate_limit: past it the bucket
+	// would only cost its file lock.
+	MaxAPIRateLimit           = 100000
 	DefaultStemcellTimeout    = 60 * time.Minute
 	DefaultStemcellOSType     = "Other Linux (64-bit)"
 	DefaultConfigDriveOSType  = "Ubuntu 22.04 LTS"

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,6 +102,23 @@ func TestDurationsAcceptStringsAndSeconds(t *testing.T) {
 	}
 }
 
+// TestRateAndStateDir: api_rate_limit unset is nil (listCapabilities
+// decides), 0 is kept (off), a fraction is a rate; state_dir is a path.
+func TestRateAndStateDir(t *testing.T) {
+	cfg, err := config.Parse([]byte(minimal))
+	if err != nil || cfg.CloudStack.APIRateLimit != nil || cfg.CloudStack.StateDir != "" {
+		t.Fatalf("unset: %+v (%v)", cfg.CloudStack, err)
+	}
+	for _, want := range []float64{0, 2.5} {
+		cfg, err = config.Parse([]byte(strings.Replace(minimal, `}}`,
+			fmt.Sprintf(`,"api_rate_limit":%g,"state_dir":"/var/vcap/data/x"}}`, want), 1)))
+		if err != nil || cfg.CloudStack.APIRateLimit == nil || *cfg.CloudStack.APIRateLimit != want ||
+			cfg.CloudStack.StateDir != "/var/vcap/data/x" {
+			t.Errorf("api_rate_limit %g: %+v (%v)", want, cfg.CloudStack, err)
+		}
+	}
+}
+
 func TestRefusals(t *testing.T) {
 	cases := map[string]struct{ json, want string }{
 		"unknown top-level key": {`{"cloudstak":{}}`, "unknown key cloudstak (did you mean cloudstack?)"},
@@ -128,6 +146,9 @@ func TestRefusals(t *testing.T) {
 		"not json":             {`{"cloudstack":`, "not valid JSON"},
 		"poll max below start": {strings.Replace(minimal, `}}`, `,"job_poll_interval":"3s","job_poll_max_interval":"1s"}}`, 1), "job_poll_max_interval"},
 		"registry url":         {strings.Replace(minimal, `}}`, `},"registry":{"endpoint":"http://user:pw@"}}`, 1), "registry.endpoint has no host"},
+		"negative rate":        {strings.Replace(minimal, `}}`, `,"api_rate_limit":-1}}`, 1), "cloudstack.api_rate_limit is -1"},
+		"rate past the bound":  {strings.Replace(minimal, `}}`, `,"api_rate_limit":1e6}}`, 1), "cloudstack.api_rate_limit is 1e+06"},
+		"rate as text":         {strings.Replace(minimal, `}}`, `,"api_rate_limit":"20/s"}}`, 1), "api_rate_limit"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -41,6 +41,10 @@ func (c Config) Validate() error {
 	if *cs.MaxRetries < 0 {
 		return fmt.Errorf("cloudstack.max_retries must not be negative")
 	}
+	if cs.APIRateLimit != nil && !(*cs.APIRateLimit >= 0 && *cs.APIRateLimit <= MaxAPIRateLimit) {
+		return fmt.Errorf("cloudstack.api_rate_limit is %g; want requests per second from 0 (off) to %d",
+			*cs.APIRateLimit, MaxAPIRateLimit)
+	}
 	if cs.JobPollMaxInterval < cs.JobPollInterval {
 		return fmt.Errorf("cloudstack.job_poll_max_interval (%s) is shorter than cloudstack.job_poll_interval (%s)",
 			cs.JobPollMaxInterval, cs.JobPollInterval)

@@ -127,14 +127,21 @@ func (r *run) optionalMissing() string {
 	var lacking []string
 	for _, c := range cloudstack.OptionalCommands {
 		if !r.apis[c] {
-			lacking = append(lacking, c)
+			lacking = append(lacking, "not "+c+" "+optionalWithout[c])
 		}
 	}
 	if len(lacking) == 0 {
 		return ""
 	}
-	return "; not " + strings.Join(lacking, ", ") + " (CloudStack before 4.17, or a role without it): " +
-		"update_disk of a disk's offering answers NotSupported and the director copies the disk"
+	return "; " + strings.Join(lacking, "; ")
+}
+
+// optionalWithout says what the CPI does without each optional command.
+var optionalWithout = map[string]string{
+	"changeOfferingForVolume": "(CloudStack before 4.17, or a role without it): update_disk of a disk's offering " +
+		"answers NotSupported and the director copies the disk",
+	"getUser": "(only root admins may call it): the host's API rate bucket takes the account as one CloudStack's " +
+		"API throttle counts, as it is",
 }
 
 // checkExpunge says whether delete_vm can expunge: the role must list

@@ -394,6 +394,16 @@ func TestCommandsTheRoleLacks(t *testing.T) {
 		!strings.Contains(row.Result, "not changeOfferingForVolume") || !strings.Contains(row.Result, "NotSupported") {
 		t.Fatalf("an optional command lacking passes and says what is lost: %+v", row)
 	}
+	cloud = &fakeCloud{hypervisor: cloudstack.KVM, denied: map[string]bool{"getUser": true}}
+	if row := rowOf(t, Run(testConfig(t, nil), cloud, Options{}), CheckCommands); !row.OK ||
+		!strings.Contains(row.Result, "not getUser (only root admins may call it)") {
+		t.Fatalf("a role without getUser (all but root admins) passes and says what it means: %+v", row)
+	}
+	for _, c := range cloudstack.OptionalCommands {
+		if optionalWithout[c] == "" {
+			t.Errorf("doctor does not say what the CPI does without %s", c)
+		}
+	}
 	cloud = &fakeCloud{hypervisor: cloudstack.KVM, apisErr: &cloudstack.APIError{Command: "listApis", ErrorCode: 432}}
 	results = Run(testConfig(t, nil), cloud, Options{})
 	if row := rowOf(t, results, CheckKeys); !row.OK {

@@ -286,6 +286,12 @@ func checkProxy(t *testing.T, d, c rendered) {
 		if !containsLine(out, "stdin=the request") {
 			t.Errorf("%s: bin/cpi did not pass stdin through:\n%s", r.as, out)
 		}
+		// The shared state sits beside jobs/: /var/vcap/data/cloudstack_cpi
+		// on a director, the installation's data/cloudstack_cpi for create-env.
+		state := filepath.Join(filepath.Dir(r.jobsDir), "data", "cloudstack_cpi")
+		if !strings.Contains(out, "-stateDir "+state) {
+			t.Errorf("%s: bin/cpi does not name the state directory %s:\n%s", r.as, state, out)
+		}
 		// An operator's `bin/cpi orphans` gets the job's cpi.json and proxies.
 		out = r.runStandIn(t, "", "orphans", "-delete")
 		config := filepath.Join(r.jobsDir, "cloudstack_cpi", "config", "cpi.json")
@@ -319,6 +325,8 @@ func TestRefusedPropertiesFailTheRender(t *testing.T) {
 		{"endpoint not http", map[string]any{"cloudstack.endpoint": "ftp://cloudstack.example/client/api"}, "cloudstack.endpoint", false},
 		{"zone missing", map[string]any{"cloudstack.default_zone": nil}, "cloudstack.default_zone", false},
 		{"negative retries", map[string]any{"cloudstack.max_retries": -1}, "cloudstack.max_retries", false},
+		{"negative rate", map[string]any{"cloudstack.api_rate_limit": -1}, "cloudstack.api_rate_limit", false},
+		{"rate as text", map[string]any{"cloudstack.api_rate_limit": "20/s"}, "cloudstack.api_rate_limit", false},
 		{"zero timeout", map[string]any{"cloudstack.request_timeout": "0s"}, "cloudstack.request_timeout", false},
 		{"bad duration", map[string]any{"cloudstack.job_timeout": "ten minutes"}, "cloudstack.job_timeout", false},
 		{"poll max below poll", map[string]any{"cloudstack.job_poll_interval": "2s", "cloudstack.job_poll_max_interval": "1s"},
@@ -681,4 +689,21 @@ func selfSignedPEM(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+}
+
+// TestRateAndStateDirRender: cloudstack.api_rate_limit (a fraction, or 0
+// for off) and cloudstack.state_dir reach cpi.json as set, and the CPI
+// takes them.
+func TestRateAndStateDirRender(t *testing.T) {
+	manifest := interpolate(t, []string{"cpi.yml"}, baseVars)
+	for _, rate := range []any{12.5, 0} {
+		r := render(t, withProperties(t, manifest, map[string]any{"cloudstack.api_rate_limit": rate,
+			"cloudstack.state_dir": "/var/vcap/store/cloudstack_cpi/state"}), "director")
+		want(t, r.config, "cloudstack.api_rate_limit", rate)
+		want(t, r.config, "cloudstack.state_dir", "/var/vcap/store/cloudstack_cpi/state")
+		cfg, err := config.Parse([]byte(r.file(t, "config/cpi.json")))
+		if err != nil || cfg.CloudStack.APIRateLimit == nil {
+			t.Errorf("the CPI does not take the rendered rate %v: %v", rate, err)
+		}
+	}
 }

@@ -1,0 +1,139 @@
+package cloudstack_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// jobCloud answers queryAsyncJobResult: a job is done once it is as old
+// as its latency, counted from when the test starts waiting for it.
+type jobCloud struct {
+	mu      sync.Mutex
+	latency time.Duration
+	started map[string]time.Time
+	polls   map[string]int
+}
+
+func (f *jobCloud) serve(t *testing.T) string {
+	f.started, f.polls = map[string]time.Time{}, map[string]int{}
+	return serveAPI(t, &f.mu, map[string]int{}, func(w http.ResponseWriter, r *http.Request, cmd string) {
+		if cmd != "queryAsyncJobResult" {
+			t.Errorf("unexpected command %s", cmd)
+			return
+		}
+		id := r.Form.Get("jobid")
+		f.mu.Lock()
+		f.polls[id]++
+		done := time.Since(f.started[id]) >= f.latency
+		f.mu.Unlock()
+		status := 0
+		if done {
+			status = 1
+		}
+		fmt.Fprintf(w, `{"queryasyncjobresultresponse":{"jobid":%q,"jobstatus":%d,"jobresult":{"volume":{}}}}`, id, status)
+	})
+}
+
+func (f *jobCloud) start(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.started[id] = time.Now()
+}
+
+func (f *jobCloud) count(id string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.polls[id]
+}
+
+// TestPollingLearnsEachCommandsJobTime: the first createVolume job is
+// polled on the schedule (every 5-10 ms here); the next, in another
+// process on the same state, first at about the learned time, so at most
+// twice; a command not yet seen keeps the schedule. The test counts polls;
+// the jobs' 150 ms only gives the schedule something to count.
+func TestPollingLearnsEachCommandsJobTime(t *testing.T) {
+	cloud := &jobCloud{latency: 150 * time.Millisecond}
+	endpoint, dir := cloud.serve(t), t.TempDir()
+	wait := func(command, id string) int {
+		c, logs := process(t, endpoint, apiKey, dir, rate(0), realClock{})
+		cloud.start(id)
+		if _, err := c.WaitJob(command, id); err != nil {
+			t.Fatalf("%v\n%s", err, logs)
+		}
+		return cloud.count(id)
+	}
+	if n := wait("createVolume", "job-1"); n <= 2 {
+		t.Fatalf("the first job was polled %d times: the schedule polls every 5-10 ms", n)
+	}
+	for _, id := range []string{"job-2", "job-3", "job-4"} {
+		if n := wait("createVolume", id); n > 2 {
+			t.Errorf("%s of a learned command was polled %d times, want at most 2", id, n)
+		}
+	}
+	if n := wait("deployVirtualMachine", "job-5"); n <= 2 {
+		t.Errorf("a command not yet seen was polled %d times: it keeps the schedule", n)
+	}
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-time.After(d):
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// TestOneSlowJobHardlyMovesTheFirstPoll: after 100 ms jobs, one taking a
+// second lifts what the state expects of the command by 30 % at most, so
+// the next short job is not first polled near a second.
+func TestOneSlowJobHardlyMovesTheFirstPoll(t *testing.T) {
+	cloud := &jobCloud{latency: 100 * time.Millisecond}
+	endpoint, dir := cloud.serve(t), t.TempDir()
+	wait := func(id string) {
+		c, logs := process(t, endpoint, apiKey, dir, rate(0), realClock{})
+		cloud.start(id)
+		if _, err := c.WaitJob("createVolume", id); err != nil {
+			t.Fatalf("%v\n%s", err, logs)
+		}
+	}
+	for _, id := range []string{"job-1", "job-2", "job-3"} {
+		wait(id)
+	}
+	before := expectedMS(t, dir)
+	cloud.mu.Lock()
+	cloud.latency = time.Second
+	cloud.mu.Unlock()
+	wait("slow")
+	if after := expectedMS(t, dir); after > 1.31*before {
+		t.Errorf("one 1 s job moved the expected %.0f ms to %.0f ms", before, after)
+	}
+}
+
+// expectedMS reads the one command's expected job time from the state file.
+func expectedMS(t *testing.T, dir string) float64 {
+	t.Helper()
+	var st struct {
+		Jobs map[string]struct {
+			MeanMS float64 `json:"mean_ms"`
+		} `json:"jobs"`
+	}
+	data, err := os.ReadFile(stateFile(t, dir))
+	if err != nil || json.Unmarshal(data, &st) != nil || len(st.Jobs) != 1 {
+		t.Fatalf("state %s (%v)", data, err)
+	}
+	for _, j := range st.Jobs {
+		return j.MeanMS
+	}
+	return 0
+}
