@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -81,6 +82,7 @@ func moduleZip(t *testing.T, module string, files map[string]string) []byte {
 // other path is a 404, so that GOPROXY's next entry answers it.
 type proxy struct {
 	*httptest.Server
+	mu    sync.RWMutex // serve writes while a handler of an earlier fetch may still read
 	files map[string][]byte
 	zips  atomic.Int32
 }
@@ -88,7 +90,9 @@ type proxy struct {
 func newProxy(t *testing.T) *proxy {
 	p := &proxy{files: map[string][]byte{}}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.RLock()
 		body, ok := p.files[r.URL.Path]
+		p.mu.RUnlock()
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -105,9 +109,12 @@ func newProxy(t *testing.T) *proxy {
 // serve adds the module path@version, with the toolchain files given.
 func (p *proxy) serve(t *testing.T, path, version string, files map[string]string) {
 	base := "/" + path + "/@v/" + version
+	zip := moduleZip(t, path+"@"+version, files)
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.files[base+".info"] = []byte(`{"Version":"` + version + `","Time":"` + fakeRelease + `"}`)
 	p.files[base+".mod"] = []byte("module " + path + "\n")
-	p.files[base+".zip"] = moduleZip(t, path+"@"+version, files)
+	p.files[base+".zip"] = zip
 }
 
 // goEnv is the environment of a subprocess that fetches the toolchain
