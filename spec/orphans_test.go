@@ -437,16 +437,7 @@ func (m crashMethod) orphanRounds(t *testing.T, kills int, rng *rand.Rand) {
 	if m.prepare != nil {
 		m.prepare(d)
 	}
-	// The quicker of two uninterrupted runs, as the crash test measures.
-	var took time.Duration
-	for i := 0; i < 2; i++ {
-		r, d1 := e.timed(m.method, m.args(d, fmt.Sprintf("orphans-measure-%d", i))...)
-		m.hold(d, cid(r.ok(t)))
-		m.release(d)
-		if took == 0 || d1 < took {
-			took = d1
-		}
-	}
+	took := m.measure(d, "orphans-measure")
 	tmp := t.TempDir()
 	for i := 0; i < kills; i++ {
 		after := time.Duration(rng.Int63n(int64(took))) + time.Millisecond
