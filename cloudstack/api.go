@@ -48,7 +48,8 @@ type VMs interface {
 	// VMVolumes lists a VM's volumes.
 	VMVolumes(vmID string) ([]Volume, error)
 
-	// DeployVM deploys and waits; the VM id comes back even when the job
+	// DeployVM deploys and waits, with the spec's tags sent beside the
+	// deploy's job; the VM id comes back even when the job or the tags
 	// failed, for cleanup.
 	DeployVM(s DeploySpec) (string, *VM, error)
 	// DestroyVM destroys a VM with the listed data volumes.
@@ -86,8 +87,9 @@ type VolumeLeftovers interface {
 type Volumes interface {
 	VolumeFinder
 	VolumeLeftovers
-	// CreateVolume creates a data volume.
-	CreateVolume(name, zoneID, offeringID string, sizeGB int) (*Volume, error)
+	// CreateVolume creates a data volume with tags, whose job runs beside
+	// the create's; a failure to tag it is a MarkError (the volume exists).
+	CreateVolume(name, zoneID, offeringID string, sizeGB int, tags map[string]string) (*Volume, error)
 	// AttachVolume attaches a volume; the answer carries its device id.
 	AttachVolume(id, vmID string) (*Volume, error)
 	// DetachVolume detaches a volume.

@@ -278,8 +278,12 @@ func isTLSError(err error) bool {
 // credentials or throttled every try (the throttle answers before the
 // command runs, see throttle.go), or was never reached (the dial or the
 // TLS handshake failed). Anything else (a lost answer, a failed job, a failed poll, a job
-// timeout) may have left what the command creates.
+// timeout) may have left what the command creates, and a MarkError says a
+// create command made the resource it failed to tag.
 func NotActedOn(err error) bool {
+	if isMarkError(err) {
+		return false
+	}
 	var api *APIError
 	var creds *CredentialsRefusedError
 	var tlsErr *TLSError

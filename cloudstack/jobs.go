@@ -100,3 +100,19 @@ func jobError(command, jobID string, st *jobStatus) error {
 	}
 	return &APIError{Command: command, ErrorCode: f.ErrorCode, CSErrorCode: f.CSErrorCode, Text: f.ErrorText, JobID: jobID}
 }
+
+// waitJobBeside waits for a job that ran beside one the caller has just
+// waited for: it has run as long, so it is polled at once, and only if it
+// is still running does the usual schedule follow.
+func (c *Client) waitJobBeside(command, jobID string) (json.RawMessage, error) {
+	st, err := c.queryJob(jobID)
+	switch {
+	case err != nil:
+		return c.waitJob(command, jobID)
+	case st.JobStatus == 1:
+		return st.JobResult, nil
+	case st.JobStatus == 2:
+		return nil, jobError(command, jobID, st)
+	}
+	return c.waitJob(command, jobID)
+}

@@ -102,7 +102,7 @@ func TestLostAnswerOfCreateVolumeIsNotReplayed(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.lose(t, "createVolume")
-	if _, err := c.CreateVolume("replayed-disk", z.ID, offering.ID, 1); err == nil {
+	if _, err := c.CreateVolume("replayed-disk", z.ID, offering.ID, 1, nil); err == nil {
 		t.Fatal("the lost answer was hidden: the request was sent again and answered")
 	}
 	if n := s.count(t, "createVolume"); n != 1 {

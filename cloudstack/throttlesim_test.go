@@ -34,7 +34,7 @@ func TestThrottledCreateVolumeThroughTheSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.throttleFault(t, "createVolume", 2, 420)
-	if _, err := c.CreateVolume("throttled-disk", z.ID, offering.ID, 1); err != nil {
+	if _, err := c.CreateVolume("throttled-disk", z.ID, offering.ID, 1, nil); err != nil {
 		t.Fatalf("%v\n%s", err, logs.String())
 	}
 	if n := s.count(t, "createVolume"); n != 3 {

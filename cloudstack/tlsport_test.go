@@ -37,7 +37,7 @@ func TestPlainHTTPToAnHTTPSPortSaysSo(t *testing.T) {
 			if !errors.As(err, &plain) || !strings.Contains(err.Error(), "speaks HTTPS: use https://") {
 				t.Fatalf("listZones: %v", err)
 			}
-			_, err = c.CreateVolume("bosh-disk-1", "z", "o", 1)
+			_, err = c.CreateVolume("bosh-disk-1", "z", "o", 1, nil)
 			if !errors.As(err, &plain) || !cloudstack.NotActedOn(err) {
 				t.Fatalf("createVolume: %v", err)
 			}

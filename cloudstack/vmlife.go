@@ -32,6 +32,9 @@ type DeploySpec struct {
 	// the VM Stopped and on no host (DeployVMCmd.execute), for an ISO to be
 	// attached before StartVM.
 	Stopped bool
+	// Tags go on the VM as soon as it exists, their job beside the
+	// deploy's (tagbeside.go).
+	Tags map[string]string
 	// Accepted, if set, runs once CloudStack has accepted the deploy (the
 	// VM exists, its job runs) and before the job is awaited; its error
 	// ends the deploy, leaving the VM for the caller to remove.
@@ -45,8 +48,9 @@ type NICRequest struct {
 	MAC       string
 }
 
-// DeployVM deploys and waits. The VM's id comes back even when the job
-// failed, so the caller can clean up what CloudStack left.
+// DeployVM deploys and waits, tagging the VM beside the deploy's job. The
+// VM's id comes back even when the job or its tags failed, so the caller can
+// clean up what CloudStack left.
 func (c *Client) DeployVM(s DeploySpec) (string, *VM, error) {
 	p := c.deployParams(s)
 	if err := c.inProject(p); err != nil {
@@ -61,12 +65,16 @@ func (c *Client) DeployVM(s DeploySpec) (string, *VM, error) {
 			return r.Id, nil, err
 		}
 	}
+	tagJob, tagErr := c.tagBeside(ResourceVM, r.Id, s.Tags)
 	result, err := c.waitJob("deployVirtualMachine", r.JobID)
 	if err != nil {
 		return r.Id, nil, err
 	}
 	vm, err := vmFromJob(result)
 	if err != nil {
+		return r.Id, nil, err
+	}
+	if vm.Tags, err = c.awaitTags(ResourceVM, vm.ID, tagJob, tagErr, vm.Tags, s.Tags); err != nil {
 		return r.Id, nil, err
 	}
 	return vm.ID, vm, nil

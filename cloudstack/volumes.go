@@ -175,8 +175,10 @@ func (c *Client) FindVolume(ref string) (*Volume, error) {
 	return &v, nil
 }
 
-// CreateVolume creates a data volume; sizeGB only for customized offerings.
-func (c *Client) CreateVolume(name, zoneID, offeringID string, sizeGB int) (*Volume, error) {
+// CreateVolume creates a data volume with tags; sizeGB only for customized
+// offerings. The tags' job runs beside the create's (tagbeside.go); a
+// failure to tag the volume it made is a MarkError.
+func (c *Client) CreateVolume(name, zoneID, offeringID string, sizeGB int, tags map[string]string) (*Volume, error) {
 	p := c.cs.Volume.NewCreateVolumeParams()
 	if err := c.inProject(p); err != nil {
 		return nil, err
@@ -191,7 +193,15 @@ func (c *Client) CreateVolume(name, zoneID, offeringID string, sizeGB int) (*Vol
 	if err != nil {
 		return nil, c.fail("createVolume", err)
 	}
-	return c.volumeJob("createVolume", r.JobID)
+	tagJob, tagErr := c.tagBeside(ResourceVolume, r.Id, tags)
+	vol, err := c.volumeJob("createVolume", r.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if vol.Tags, err = c.awaitTags(ResourceVolume, vol.ID, tagJob, tagErr, vol.Tags, tags); err != nil {
+		return nil, err
+	}
+	return vol, nil
 }
 
 // AttachVolume attaches a volume and returns it with the device id

@@ -124,9 +124,8 @@ func TestCreateVMWithConfigDriveDeploysStoppedAttachesThenStarts(t *testing.T) {
 	d := &deployed{}
 	var iso cloudstack.ISOSpec
 	gomock.InOrder(append(expectUploadStarts(t, cloud, srv, &iso),
-		cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
-		cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), map[string]string{cloudstack.DirectorTag: "dir-1",
-			cloudstack.AgentTag: "agent-1", cloudstack.ConfigDriveTag: "true"}).Return(nil),
+		cloud.EXPECT().DeployVM(taggedWith(map[string]string{cloudstack.DirectorTag: "dir-1",
+			cloudstack.AgentTag: "agent-1", cloudstack.ConfigDriveTag: "true"})).DoAndReturn(d.answer("vm-1", nil)),
 		cloud.EXPECT().WaitISO("iso-1", time.Minute).Return(nil),
 		cloud.EXPECT().AttachISO("iso-1", "vm-1").Return(nil),
 		cloud.EXPECT().StartVM("vm-1").Return(nil),
@@ -173,7 +172,6 @@ func TestCreateVMWithConfigDriveTimeoutRemovesVMAndISO(t *testing.T) {
 	var iso cloudstack.ISOSpec
 	gomock.InOrder(append(expectUploadStarts(t, cloud, srv, &iso),
 		cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
-		cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil),
 		cloud.EXPECT().WaitISO("iso-1", time.Minute).Return(&cloudstack.ISOTimeoutError{ID: "iso-1", Status: "NotUploaded"}),
 		cloud.EXPECT().FindVM("vm-1").DoAndReturn(func(string) (*cloudstack.VM, error) {
 			vm := d.vm()
@@ -376,7 +374,6 @@ func TestCreateVMWithConfigDriveByWebDAV(t *testing.T) {
 			return "iso-1", nil
 		}),
 		cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
-		cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil),
 		cloud.EXPECT().WaitISO("iso-1", time.Minute).Return(nil),
 		cloud.EXPECT().AttachISO("iso-1", "vm-1").DoAndReturn(func(string, string) error {
 			if resp, err := http.Get(url); err == nil {

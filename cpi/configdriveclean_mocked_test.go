@@ -93,7 +93,6 @@ func TestCreateVMWithConfigDriveVMCleanupWaitsForTheISOToSettle(t *testing.T) {
 			var iso cloudstack.ISOSpec
 			gomock.InOrder(append(expectUploadStarts(t, cloud, srv, &iso),
 				cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
-				cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil),
 				cloud.EXPECT().WaitISO("iso-1", time.Minute).Return(errLostAnswer),
 				cloud.EXPECT().FindVM("vm-1").DoAndReturn(func(string) (*cloudstack.VM, error) {
 					vm := d.vm()

@@ -68,10 +68,7 @@ func (c disks) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMC
 		c.leftovers.removeInterruptedDisks(vmID)
 	}
 	start := time.Now()
-	vol, err := c.cloud.CreateVolume(name, zoneID, offering.ID, size)
-	if err == nil {
-		err = c.cloud.SetTags(cloudstack.ResourceVolume, vol.ID, nil, c.diskMarks(vm))
-	}
+	vol, err := c.cloud.CreateVolume(name, zoneID, offering.ID, size, c.diskMarks(vm))
 	if err != nil {
 		return apiv1.DiskCID{}, c.leftovers.undoCreateDisk(name, start, diskError(err, "creating a %d MiB disk %s", sizeMiB, name), err)
 	}
@@ -95,7 +92,7 @@ func (c disks) persistentDiskOffering(ref string) (*cloudstack.DiskOffering, err
 }
 
 // diskMarks tag a disk as this director's, for the agent of the VM it is
-// for: createVolume takes no tags, so they follow it at once.
+// for: createVolume takes no tags, so they go beside its job.
 func (c disks) diskMarks(vm *cloudstack.VM) map[string]string {
 	marks := map[string]string{cloudstack.DirectorTag: c.ctx.DirectorUUID}
 	if vm != nil {

@@ -48,13 +48,12 @@ func TestCreateDiskForAVM(t *testing.T) {
 	cloud.EXPECT().DeleteVolume("left-1").Return(nil)
 	cloud.EXPECT().DeleteVolume("left-2").Return(nil)
 	var name string
-	cloud.EXPECT().CreateVolume(gomock.Any(), "zone-1", "off-fast", 0).DoAndReturn(
-		func(n, _, _ string, _ int) (*cloudstack.Volume, error) {
+	cloud.EXPECT().CreateVolume(gomock.Any(), "zone-1", "off-fast", 0,
+		map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.AgentTag: "agent-1"}).DoAndReturn(
+		func(n, _, _ string, _ int, _ map[string]string) (*cloudstack.Volume, error) {
 			name = n
 			return &cloudstack.Volume{ID: "disk-1", Name: n}, nil
 		})
-	cloud.EXPECT().SetTags(cloudstack.ResourceVolume, "disk-1", nil,
-		map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.AgentTag: "agent-1"}).Return(nil)
 	vmCID := apiv1.NewVMCID("vm-1")
 	cid, err := c.CreateDisk(10*1024, diskProps(`{"disk_offering":"fast"}`), &vmCID)
 	if err != nil || cid.AsString() != "disk-1" {
@@ -72,8 +71,8 @@ func TestCreateDiskSizesOnTheOffering(t *testing.T) {
 		c, cloud := createVMCPI(t)
 		cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1"}}, nil)
 		cloud.EXPECT().FindDiskOffering("any").Return(&cloudstack.DiskOffering{ID: "off-any", Customized: true}, nil)
-		cloud.EXPECT().CreateVolume(gomock.Any(), "zone-1", "off-any", 3).Return(&cloudstack.Volume{ID: "disk-1"}, nil)
-		cloud.EXPECT().SetTags(cloudstack.ResourceVolume, "disk-1", nil, map[string]string{cloudstack.DirectorTag: "dir-1"})
+		cloud.EXPECT().CreateVolume(gomock.Any(), "zone-1", "off-any", 3, map[string]string{cloudstack.DirectorTag: "dir-1"}).
+			Return(&cloudstack.Volume{ID: "disk-1"}, nil)
 		if _, err := c.CreateDisk(2049, diskProps(`{"disk_offering":"any"}`), nil); err != nil {
 			t.Fatalf("create_disk: %v", err)
 		}
@@ -102,6 +101,12 @@ func TestCreateDiskSizesOnTheOffering(t *testing.T) {
 func TestCreateDiskRemovesWhatAFailedCreateMade(t *testing.T) {
 	lost := &cloudstack.UnreachableError{Endpoint: "cs", Err: errors.New("connection reset")}
 	capacity := &cloudstack.APIError{Command: "createVolume", ErrorCode: 533, JobID: "job-1", Text: "Insufficient capacity"}
+	// createTags refused as a request, after createVolume had made the
+	// volume: CloudStack did not act on the tags, but on the volume it did.
+	tagsRefused := func(code int) error {
+		return &cloudstack.MarkError{ResourceType: cloudstack.ResourceVolume, ID: "disk-x",
+			Err: &cloudstack.APIError{Command: "createTags", ErrorCode: code, Text: "refused"}}
+	}
 	for name, tc := range map[string]struct {
 		cause   error
 		settled *cloudstack.Volume
@@ -116,6 +121,9 @@ func TestCreateDiskRemovesWhatAFailedCreateMade(t *testing.T) {
 		"capacity, none":      {capacity, nil, nil, nil, "NoDiskSpace", true, "CloudStack has no volume named"},
 		"delete fails":        {lost, &cloudstack.Volume{ID: "disk-x", State: "Ready"}, nil, errors.New("no"), "CloudError", false, "is still in CloudStack"},
 		"lookup fails":        {lost, nil, errors.New("no answer"), nil, "CloudError", false, "may still exist"},
+		"tags refused, 530":   {tagsRefused(530), &cloudstack.Volume{ID: "disk-x", State: "Allocated"}, nil, nil, "CloudError", true, "was deleted"},
+		"tags refused, 533":   {tagsRefused(533), &cloudstack.Volume{ID: "disk-x", State: "Allocated"}, nil, nil, "NoDiskSpace", true, "was deleted"},
+		"tags refused, stays": {tagsRefused(533), &cloudstack.Volume{ID: "disk-x", State: "Allocated"}, nil, errors.New("no"), "NoDiskSpace", false, "is still in CloudStack"},
 		"refused, unactioned": {&cloudstack.APIError{Command: "createVolume", ErrorCode: 431, Text: "bad"}, nil, nil, nil, "CloudError", false, "bad"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -123,8 +131,11 @@ func TestCreateDiskRemovesWhatAFailedCreateMade(t *testing.T) {
 			cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1"}}, nil)
 			cloud.EXPECT().FindDiskOffering("any").Return(&cloudstack.DiskOffering{ID: "off-any", Customized: true}, nil)
 			var made string
-			cloud.EXPECT().CreateVolume(gomock.Any(), "zone-1", "off-any", 1).DoAndReturn(
-				func(n, _, _ string, _ int) (*cloudstack.Volume, error) { made = n; return nil, tc.cause })
+			cloud.EXPECT().CreateVolume(gomock.Any(), "zone-1", "off-any", 1, gomock.Any()).DoAndReturn(
+				func(n, _, _ string, _ int, _ map[string]string) (*cloudstack.Volume, error) {
+					made = n
+					return nil, tc.cause
+				})
 			if !cloudstack.NotActedOn(tc.cause) {
 				cloud.EXPECT().SettledVolume(gomock.Any(), gomock.Any()).DoAndReturn(
 					func(n string, _ time.Time) (*cloudstack.Volume, error) {
@@ -368,6 +379,34 @@ func TestSnapshotDiskRemovesWhatAFailedSnapshotMade(t *testing.T) {
 				t.Fatalf("got %v (retry %v), want retry %v saying %q", err, retryable(t, err), tc.retry, tc.says)
 			}
 		})
+	}
+}
+
+// A refused deleteTags (the incomplete mark's clearing) after the snapshot
+// was made deletes the snapshot: CloudStack did not act on the request, but
+// the snapshot exists. ok_to_retry only when it is gone.
+func TestSnapshotDiskDeletesTheSnapshotWhoseMarkStays(t *testing.T) {
+	for _, code := range []int{530, 533} {
+		for _, delErr := range []error{nil, errors.New("refused too")} {
+			t.Run(fmt.Sprintf("%d, delete %v", code, delErr), func(t *testing.T) {
+				c, cloud := createVMCPI(t)
+				cloud.EXPECT().FindVolume("disk-1").Return(&cloudstack.Volume{ID: "disk-1", State: "Ready"}, nil)
+				cloud.EXPECT().VolumeSnapshots("disk-1").Return(nil, nil)
+				cloud.EXPECT().CreateSnapshot("disk-1", gomock.Any(), gomock.Any()).DoAndReturn(
+					func(_, name string, _ map[string]string) (*cloudstack.Snapshot, error) {
+						return &cloudstack.Snapshot{ID: "snap-x", Name: name, State: "BackedUp"}, nil
+					})
+				cloud.EXPECT().SetTags(cloudstack.ResourceSnapshot, "snap-x", gomock.Any(), gomock.Any()).
+					Return(&cloudstack.APIError{Command: "deleteTags", ErrorCode: code, Text: "refused"})
+				cloud.EXPECT().SettledSnapshot("disk-1", gomock.Any(), gomock.Any()).
+					Return(&cloudstack.Snapshot{ID: "snap-x", State: "BackedUp"}, nil)
+				cloud.EXPECT().DeleteSnapshot("snap-x").Return(delErr)
+				_, err := c.SnapshotDisk(apiv1.NewDiskCID("disk-1"), apiv1.NewDiskMeta(nil))
+				if retryable(t, err) != (delErr == nil) || !strings.Contains(err.Error(), "snap-x") {
+					t.Fatalf("got %v (retry %v)", err, retryable(t, err))
+				}
+			})
+		}
 	}
 }
 

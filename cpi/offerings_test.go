@@ -43,11 +43,10 @@ func expectDiskOfferingLookups(cloud *cloudstackmock.MockAPI, refs ...string) {
 // expectCreateVolume expects create_disk's volume, of sizeGB on the
 // offering, in zone z1, and its tags.
 func expectCreateVolume(cloud *cloudstackmock.MockAPI, offeringID string, sizeGB int) {
-	cloud.EXPECT().CreateVolume(gomock.Any(), "id-z1", offeringID, sizeGB).DoAndReturn(
-		func(name, zoneID, offeringID string, _ int) (*cloudstack.Volume, error) {
+	cloud.EXPECT().CreateVolume(gomock.Any(), "id-z1", offeringID, sizeGB, gomock.Any()).DoAndReturn(
+		func(name, zoneID, offeringID string, _ int, _ map[string]string) (*cloudstack.Volume, error) {
 			return &cloudstack.Volume{ID: "vol-new", Name: name, ZoneID: zoneID, OfferingID: offeringID}, nil
 		})
-	cloud.EXPECT().SetTags(cloudstack.ResourceVolume, "vol-new", nil, gomock.Any()).Return(nil)
 }
 
 func diskProps(raw string) apiv1.DiskCloudProps {

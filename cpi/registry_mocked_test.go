@@ -107,7 +107,6 @@ func TestOldStemcellSettingsGoToTheRegistry(t *testing.T) {
 		}
 		return d.answer("vm-1", nil)(s)
 	})
-	cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil)
 	cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).Return(nil)
 	if _, err := createVM(c, `{"compute_offering":"small"}`, networks(t, manualNet)); err != nil {
 		t.Fatalf("create_vm: %v", err)

@@ -52,9 +52,10 @@ func (c snapshotLeftovers) removeInterruptedSnapshots(volumeID string) {
 
 // undoSnapshot finds, after an uncertain outcome, the snapshot the call may
 // have made by its unique name, waits (within the job timeout from start)
-// until it is backed up or failed, and deletes it.
-func (c snapshotLeftovers) undoSnapshot(volumeID, name string, start time.Time, failed, cause error) error {
-	if cloudstack.NotActedOn(cause) {
+// until it is backed up or failed, and deletes it. made says the snapshot
+// exists whatever cause says (a refused request to clear its mark).
+func (c snapshotLeftovers) undoSnapshot(volumeID, name string, start time.Time, failed, cause error, made bool) error {
+	if !made && cloudstack.NotActedOn(cause) {
 		return failed
 	}
 	snap, err := c.cloud.SettledSnapshot(volumeID, name, start.Add(c.cfg.CloudStack.JobTimeout.D()))

@@ -44,14 +44,18 @@ func (c snapshots) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.S
 	// killed before then leaves a snapshot the next one removes.
 	tags[cloudstack.IncompleteTag] = cloudstack.ThisProcess()
 	start := time.Now()
+	// The mark is cleared only once the snapshot is backed up: one that
+	// lost its mark earlier would look complete to the sweep after a kill
+	// meanwhile, so the two jobs stay in series.
 	snap, err := c.cloud.CreateSnapshot(vol.ID, name, tags)
-	if err == nil {
+	made := err == nil
+	if made {
 		err = c.cloud.SetTags(cloudstack.ResourceSnapshot, snap.ID, map[string]string{cloudstack.IncompleteTag: tags[cloudstack.IncompleteTag]},
 			map[string]string{cloudstack.IncompleteTag: ""})
 	}
 	if err != nil {
 		failed := diskError(err, "snapshotting disk %s as %s", vol.ID, name)
-		return apiv1.SnapshotCID{}, c.leftovers.undoSnapshot(vol.ID, name, start, failed, err)
+		return apiv1.SnapshotCID{}, c.leftovers.undoSnapshot(vol.ID, name, start, failed, err, made)
 	}
 	return apiv1.NewSnapshotCID(snap.ID), nil
 }

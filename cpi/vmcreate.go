@@ -87,6 +87,7 @@ func (v *vmCreation) create() error {
 		return err
 	}
 	v.spec.DisplayName = v.mark.DisplayName()
+	v.spec.Tags = v.vmTags()
 	if err := v.settings(name); err != nil {
 		return err
 	}
@@ -97,9 +98,6 @@ func (v *vmCreation) create() error {
 		return v.explainAddress(err)
 	}
 	v.vm = vm
-	if err := v.tagVM(); err != nil {
-		return err
-	}
 	if err := v.bootWithDrive(); err != nil {
 		return err
 	}
@@ -121,8 +119,10 @@ func (v *vmCreation) create() error {
 	return v.vms.cloud.SetDisplayName(vm.ID, name)
 }
 
-// tagVM gives the VM the marks that outlive create_vm.
-func (v *vmCreation) tagVM() error {
+// vmTags are the marks that outlive create_vm, which the deploy puts on the
+// VM as soon as it exists. Until they are there the display name's Mark
+// says whose the VM is.
+func (v *vmCreation) vmTags() map[string]string {
 	tags := map[string]string{cloudstack.DirectorTag: v.vms.ctx.DirectorUUID, cloudstack.AgentTag: v.agentID}
 	if len(v.props.LBs) > 0 {
 		tags[cloudstack.LBTag] = "true"
@@ -130,7 +130,7 @@ func (v *vmCreation) tagVM() error {
 	if v.configDrive {
 		tags[cloudstack.ConfigDriveTag] = "true"
 	}
-	return v.vms.cloud.SetTags(cloudstack.ResourceVM, v.vm.ID, v.vm.Tags, tags)
+	return tags
 }
 
 // intendedVIP is the vip this call will acquire: none when the operator

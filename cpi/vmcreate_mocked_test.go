@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -85,6 +86,12 @@ func (d *deployed) answer(id string, err error) func(cloudstack.DeploySpec) (str
 	}
 }
 
+// taggedWith matches a deploy whose spec puts exactly these tags on the VM
+// (their job runs beside the deploy's).
+func taggedWith(want map[string]string) gomock.Matcher {
+	return gomock.Cond(func(s cloudstack.DeploySpec) bool { return maps.Equal(s.Tags, want) })
+}
+
 // expectRemoval is removeVM of a VM create_vm deployed and that still
 // carries its incomplete mark: no lbs to leave, then the destroy.
 func expectRemoval(cloud *cloudstackmock.MockAPI, destroyErr error) {
@@ -99,8 +106,8 @@ func createVM(c apiv1.CPI, props string, nets apiv1.Networks) (apiv1.VMCID, erro
 		apiv1.NewVMEnv(nil))
 }
 
-// create_vm deploys with the resolved ids and the incomplete mark as
-// display name, tags the VM, and only then gives it its host name as
+// create_vm deploys with the resolved ids, the incomplete mark as display
+// name and the tags that outlive it, and only then gives it its host name as
 // display name, which makes it complete.
 func TestCreateVMDeploysMarkedThenCompletes(t *testing.T) {
 	c, cloud := createVMCPI(t)
@@ -108,9 +115,7 @@ func TestCreateVMDeploysMarkedThenCompletes(t *testing.T) {
 	d := &deployed{}
 	gomock.InOrder(
 		cloud.EXPECT().IncompleteVMs("dir-1").Return(nil, nil),
-		cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
-		cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(),
-			map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.AgentTag: "agent-1"}).Return(nil),
+		cloud.EXPECT().DeployVM(taggedWith(map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.AgentTag: "agent-1"})).DoAndReturn(d.answer("vm-1", nil)),
 		cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).DoAndReturn(func(_, name string) error {
 			if name != d.spec.Name {
 				t.Errorf("completed with display name %q, want the host name %q", name, d.spec.Name)
@@ -322,7 +327,6 @@ func TestCreateVMConvergesEarlierAttempts(t *testing.T) {
 			}
 			steps = append(steps, cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)))
 			gomock.InOrder(steps...)
-			cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil)
 			cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).Return(nil)
 			if _, err := createVM(c, `{"compute_offering":"small"}`, networks(t, manualNet)); err != nil {
 				t.Fatalf("create_vm: %v", err)
@@ -373,7 +377,6 @@ func TestCreateVMAcquiresTheVIPAfterTheDeploy(t *testing.T) {
 				cloud.EXPECT().IncompleteVMs("dir-1").Return(nil, nil),
 				cloud.EXPECT().FindPublicIP("zone-1", vipIP).Return(tc.found, nil),
 				cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
-				cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil),
 			}
 			ipID := "ip-op"
 			if tc.acquire {
@@ -434,7 +437,6 @@ func TestCreateVMReleasesOnlyTheVIPItAcquired(t *testing.T) {
 			cloud.EXPECT().IncompleteVMs("dir-1").Return(nil, nil)
 			cloud.EXPECT().FindPublicIP("zone-1", vipIP).Return(tc.found, nil)
 			cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil))
-			cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil)
 			acquired := &cloudstack.PublicIP{ID: "ip-new", IP: vipIP, NetworkID: netA.ID,
 				Tags: map[string]string{cloudstack.AcquiredTag: "true"}}
 			ipID := "ip-op"
@@ -484,7 +486,6 @@ func TestCreateVMV2ResolvesSizesDisksAndGroups(t *testing.T) {
 		return "vm-1", &cloudstack.VM{ID: "vm-1", Name: s.Name, State: "Running", NICs: []cloudstack.NIC{
 			{NetworkID: netA.ID, IP: "10.0.0.42", Netmask: "255.255.255.0", Gateway: "10.0.0.1", MAC: s.NICs[0].MAC}}}, nil
 	})
-	cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil)
 	cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).Return(nil)
 	props := `{"cpu":2,"ram":2048,"cpu_speed":1000,"ephemeral_disk_size":4097,"root_disk_size":10240,"affinity_group":"ag"}`
 	nets := networks(t, `{"private":{"type":"dynamic","default":["dns","gateway"],"cloud_properties":{"name":"net-a"}}}`)
@@ -542,7 +543,6 @@ func TestCreateVMConvergesAnAttemptHoldingTheVIP(t *testing.T) {
 		cloud.EXPECT().DestroyVM("old-1", true, nil).Return(nil),
 		cloud.EXPECT().FindPublicIP("zone-1", vipIP).Return(nil, nil),
 		cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
-		cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil),
 		cloud.EXPECT().AcquirePublicIP(netA, vipIP).Return(&cloudstack.PublicIP{ID: "ip-new", IP: vipIP}, nil),
 		cloud.EXPECT().EnableStaticNAT("ip-new", "vm-1", netA.ID).Return(nil),
 		cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).Return(nil),
@@ -564,7 +564,6 @@ func TestCreateVMAutoAntiAffinity(t *testing.T) {
 	cloud.EXPECT().FindOrCreateAffinityGroup("dir-1-web", "host anti-affinity").Return("ag-1", nil)
 	cloud.EXPECT().IncompleteVMs("dir-1").Return(nil, nil)
 	cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil))
-	cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), gomock.Any()).Return(nil)
 	cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).Return(nil)
 	env := apiv1.NewVMEnv(map[string]any{"bosh": map[string]any{"group": "web"}})
 	_, err := c.CreateVM(apiv1.NewAgentID("agent-1"), apiv1.NewStemcellCID(stemcellID), vmProps(`{"compute_offering":"small"}`),

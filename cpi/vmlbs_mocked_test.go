@@ -32,9 +32,8 @@ func expectLBDeploy(cloud *cloudstackmock.MockAPI, d *deployed, onIP []cloudstac
 		cloud.EXPECT().IncompleteVMs("dir-1").Return(nil, nil),
 		cloud.EXPECT().FindPublicIP("zone-1", lbIP).Return(lbAddr, nil),
 		cloud.EXPECT().LBRulesOn("ip-lb").Return(onIP, nil),
-		cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
-		cloud.EXPECT().SetTags(cloudstack.ResourceVM, "vm-1", gomock.Any(), map[string]string{
-			cloudstack.DirectorTag: "dir-1", cloudstack.AgentTag: "agent-1", cloudstack.LBTag: "true"}).Return(nil),
+		cloud.EXPECT().DeployVM(taggedWith(map[string]string{
+			cloudstack.DirectorTag: "dir-1", cloudstack.AgentTag: "agent-1", cloudstack.LBTag: "true"})).DoAndReturn(d.answer("vm-1", nil)),
 	)
 }
 

@@ -3,6 +3,8 @@ package simulator
 import (
 	"strings"
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 // resource_tags' columns are varchar(255) of characters: 255 two-byte
@@ -31,4 +33,36 @@ func TestCreateTagsOnAnUnknownResourceFailsInTheJob(t *testing.T) {
 	_, err := e.cs.Resourcetags.CreateTags(e.cs.Resourcetags.NewCreateTagsParams([]string{"cpi-ephemeral-disk-1"}, "Volume",
 		map[string]string{"director": "d"}))
 	wantJobError(t, err, 431, "Unable to find resource by uuid cpi-ephemeral-disk-1 and type Volume")
+}
+
+// A create command answers the new resource's id with its job id at once
+// (ApiServer.processAsyncCmd runs a BaseAsyncCreateCmd's create() before
+// queueing the job; getBaseAsyncCreateResponse), and createTags needs only
+// the resource's row (ResourceManagerUtilImpl.getResourceId): tags on a
+// VM or volume whose create job still runs are taken.
+func TestTagsOnAResourceWhoseCreateJobStillRuns(t *testing.T) {
+	e := newVMEnv(t, Options{})
+	addFault(t, e.testSim, kernel.Fault{Command: "createVolume", Pending: true})
+	addFault(t, e.testSim, kernel.Fault{Command: "deployVirtualMachine", Pending: true})
+	vp := e.raw.Volume.NewCreateVolumeParams()
+	vp.SetName("pending-disk")
+	vp.SetZoneid(e.zone)
+	vp.SetDiskofferingid(e.diskSmall)
+	vol, err := e.raw.Volume.CreateVolume(vp)
+	if err != nil || vol.Id == "" || vol.JobID == "" {
+		t.Fatalf("createVolume answered %+v (%v): want the volume's id and its job's", vol, err)
+	}
+	vm, err := e.raw.VirtualMachine.DeployVirtualMachine(e.params("pending-vm"))
+	if err != nil || vm.Id == "" || vm.JobID == "" {
+		t.Fatalf("deployVirtualMachine answered %+v (%v): want the VM's id and its job's", vm, err)
+	}
+	if left, err := e.admin.Faults(); err != nil || len(left) != 0 {
+		t.Fatalf("the create jobs were not held pending: faults left %v (%v)", left, err)
+	}
+	for typ, id := range map[string]string{"Volume": vol.Id, "UserVm": vm.Id} {
+		_, err := e.cs.Resourcetags.CreateTags(e.cs.Resourcetags.NewCreateTagsParams([]string{id}, typ, map[string]string{"k": "v"}))
+		if err != nil {
+			t.Errorf("createTags on %s %s while its create job runs: %v", typ, id, err)
+		}
+	}
 }

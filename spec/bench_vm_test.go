@@ -13,13 +13,19 @@ import (
 type vmRun struct {
 	createTook, deleteTook   time.Duration
 	createCalls, deleteCalls []string
+	// diskTook and diskCalls are a create_disk for the VM.
+	diskTook  time.Duration
+	diskCalls []string
 }
 
 // BenchmarkCreateVMJobLatency runs create_vm and delete_vm with the CPI's
 // default job polling twice: against a simulator whose jobs finish at once,
 // which is how the Orange Go CPI's call counts were measured, and against one
 // whose jobs take 2 s each, comparing each call's wall time with the sum of
-// its jobs' latencies (target ≤ 1.2×). It prints docs/development/performance.md's table.
+// its jobs' latencies (target ≤ 1.2×) and with the latency of the one job
+// the method needs (deployVirtualMachine, createVolume, destroyVirtualMachine;
+// target ≤ 1.15× for create_vm and create_disk: their tag jobs overlap the
+// job they mark). It prints docs/development/performance.md's table.
 // Run with: make bench-vm
 func BenchmarkCreateVMJobLatency(b *testing.B) {
 	const latency = 2 * time.Second
@@ -27,18 +33,21 @@ func BenchmarkCreateVMJobLatency(b *testing.B) {
 	slow := runVMPair(b, latency)
 
 	fmt.Printf("\ndocs/development/performance.md's VM table (one manual network, an ephemeral disk; the CPI's default job polling):\n\n")
-	fmt.Println("| method | CloudStack calls, jobs at once (the Orange Go CPI, jobs at once) | calls with 2 s jobs | wall time with 2 s jobs | vs the jobs' latency (target ≤ 1.2×) |")
-	fmt.Println("|---|---|---|---|---|")
-	row := func(name string, calls, slowCalls []string, took time.Duration, ref int) {
+	fmt.Println("| method | CloudStack calls, jobs at once (the Orange Go CPI, jobs at once) | calls with 2 s jobs | wall time with 2 s jobs | vs the jobs' latency (target ≤ 1.2×) | vs the one job it needs (target ≤ 1.15×) |")
+	fmt.Println("|---|---|---|---|---|---|")
+	row := func(name string, calls, slowCalls []string, took time.Duration, ref string) {
 		jobs := time.Duration(asyncJobs(slowCalls)) * latency
 		ratio := took.Seconds() / jobs.Seconds()
-		fmt.Printf("| %s | %d: %s (%d) | %d | %.2f s | %.2f× |\n", name, len(calls), sequence(calls), ref,
-			len(slowCalls), took.Seconds(), ratio)
+		needed := took.Seconds() / latency.Seconds()
+		fmt.Printf("| %s | %d: %s (%s) | %d | %.2f s | %.2f× | %.2f× |\n", name, len(calls), sequence(calls), ref,
+			len(slowCalls), took.Seconds(), ratio, needed)
 		b.ReportMetric(ratio, strings.Fields(name)[0]+"-wall/jobs")
+		b.ReportMetric(needed, strings.Fields(name)[0]+"-wall/job")
 		b.ReportMetric(float64(len(calls)), strings.Fields(name)[0]+"-calls")
 	}
-	row("create_vm (one manual network, ephemeral disk)", instant.createCalls, slow.createCalls, slow.createTook, 14)
-	row("delete_vm", instant.deleteCalls, slow.deleteCalls, slow.deleteTook, 12)
+	row("create_vm (one manual network, ephemeral disk)", instant.createCalls, slow.createCalls, slow.createTook, "14")
+	row("create_disk (for that VM)", instant.diskCalls, slow.diskCalls, slow.diskTook, "not measured")
+	row("delete_vm", instant.deleteCalls, slow.deleteCalls, slow.deleteTook, "12")
 }
 
 // runVMPair creates and deletes one VM against a simulator whose async
@@ -60,6 +69,11 @@ func runVMPair(b *testing.B, latency time.Duration) vmRun {
 	if len(result) != 2 || json.Unmarshal(result[0], &cid) != nil {
 		b.Fatalf("create_vm answered %v", result)
 	}
+	e.resetCalls()
+	start = time.Now()
+	disk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, cid)
+	r.diskTook, r.diskCalls = time.Since(start), e.callSequence()
+	e.call("delete_disk", disk).ok(b)
 	e.resetCalls()
 	start = time.Now()
 	e.call("delete_vm", cid).ok(b)

@@ -85,6 +85,23 @@ func TestCrashKill9LeavesNothing(t *testing.T) {
 	printTallies(t, fmt.Sprintf("crash test, CRASH_SEED=%d", seed), rows, true)
 }
 
+// measure is the call's duration: the quicker of two uninterrupted runs
+// (the first warms the simulator's caches and the CPI's binary), whose
+// results the director holds and releases.
+func (m crashMethod) measure(d *director, agent string) time.Duration {
+	d.e.t.Helper()
+	var took time.Duration
+	for i := 0; i < 2; i++ {
+		r, d1 := d.e.timed(m.method, m.args(d, fmt.Sprintf("%s-%d", agent, i))...)
+		m.hold(d, cid(r.ok(d.e.t)))
+		m.release(d)
+		if took == 0 || d1 < took {
+			took = d1
+		}
+	}
+	return took
+}
+
 func (m crashMethod) run(t *testing.T, kills int, rng *rand.Rand) *tally {
 	tl := &tally{method: m.name}
 	e := m.env(t)
@@ -93,17 +110,7 @@ func (m crashMethod) run(t *testing.T, kills int, rng *rand.Rand) *tally {
 	if m.prepare != nil {
 		m.prepare(d)
 	}
-	// The call's duration: the quicker of two uninterrupted runs (the
-	// first warms the simulator's caches and the CPI's binary).
-	var took time.Duration
-	for i := 0; i < 2; i++ {
-		r, d1 := e.timed(m.method, m.args(d, fmt.Sprintf("crash-measure-%d", i))...)
-		m.hold(d, cid(r.ok(t)))
-		m.release(d)
-		if took == 0 || d1 < took {
-			took = d1
-		}
-	}
+	took := m.measure(d, "crash-measure")
 	d.check("after an uninterrupted " + m.name)
 	tmp := t.TempDir()
 	for i := 0; i < kills; i++ {

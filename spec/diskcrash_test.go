@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 )
 
@@ -133,5 +134,47 @@ func (e *env) killDuring(command, method string, args ...any) {
 		killPoint{when: reached, settle: 100 * time.Millisecond, limit: 10 * time.Second, what: "CloudStack's " + command})
 	if !o.killed {
 		e.t.Fatalf("%s answered before it was killed in %s: %s", method, command, o)
+	}
+}
+
+// TestCreateDiskConvergesAfterACrashAtEachCall: create_disk for a VM is
+// killed just after each CloudStack call it makes, createVolume's and the
+// createTags sent beside its job included (the volume exists, untagged,
+// while both jobs run); the director's next create_disk for the VM then
+// removes what the killed one left, and CloudStack holds exactly the disk
+// the director knows, marked with the director and the VM's agent.
+func TestCreateDiskConvergesAfterACrashAtEachCall(t *testing.T) {
+	e := newEnv(t, nil, "-job-latency", "200ms")
+	vm := e.createVM(e.stemcell(), "10.1.1.77")
+	props := map[string]any{"disk_offering": "Custom"}
+	e.resetCalls()
+	first := e.createDisk(1024, props, vm)
+	calls := e.callSequence()
+	e.call("delete_disk", first).ok(t)
+	var steps []step
+	seen := map[string]int{}
+	for _, c := range calls {
+		steps = append(steps, step{command: c, skip: seen[c]})
+		seen[c]++
+	}
+	if seen["createTags"] != 1 {
+		t.Fatalf("create_disk made the calls %v", steps)
+	}
+	for _, s := range steps {
+		if !t.Run(s.String(), func(t *testing.T) {
+			e.t = t
+			e.killRequestDuring(s, e.request("create_disk", 1024, props, vm))
+			disk := e.createDisk(1024, props, vm)
+			if got := e.disksFor(vm); len(got) != 1 || got[0] != disk {
+				t.Fatalf("after the kill and the director's next create_disk CloudStack has %v, the director knows %s", got, disk)
+			}
+			if tags := tagsOf(e.volume(disk).Tags); tags[cloudstack.DirectorTag] != "spec-director" ||
+				tags[cloudstack.AgentTag] != "agent-10.1.1.77" {
+				t.Errorf("disk %s has tags %v", disk, tags)
+			}
+			e.call("delete_disk", disk).ok(t)
+		}) {
+			break
+		}
 	}
 }

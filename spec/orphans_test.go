@@ -437,9 +437,7 @@ func (m crashMethod) orphanRounds(t *testing.T, kills int, rng *rand.Rand) {
 	if m.prepare != nil {
 		m.prepare(d)
 	}
-	r, took := e.timed(m.method, m.args(d, "orphans-measure")...)
-	m.hold(d, cid(r.ok(t)))
-	m.release(d)
+	took := m.measure(d, "orphans-measure")
 	tmp := t.TempDir()
 	for i := 0; i < kills; i++ {
 		after := time.Duration(rng.Int63n(int64(took))) + time.Millisecond
@@ -452,7 +450,12 @@ func (m crashMethod) orphanRounds(t *testing.T, kills int, rng *rand.Rand) {
 		}
 		round := fmt.Sprintf("%s round %d (kill after %v of %v: %s)", m.name, i, after.Round(time.Millisecond), took.Round(time.Millisecond), o)
 		if !o.killed && o.r.Error == nil {
+			// Answered first: what it made is the director's, which
+			// orphans lists unless told with -known; nothing to compare.
 			m.hold(d, cid(*o.r))
+			t.Logf("%s: answered before the kill", round)
+			m.release(d)
+			continue
 		}
 		if o.killed && m.finalStep != "" && ran(o.calls, m.finalStep) {
 			t.Logf("%s: after the last step; left to the census", round)

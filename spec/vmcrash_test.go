@@ -93,7 +93,7 @@ func (e *env) killRequestDuring(s step, stdin string) {
 	}
 	o := e.callKilled(stdin, e.t.TempDir(), killPoint{when: held, limit: 30 * time.Second, what: s.String()})
 	if !o.killed {
-		e.t.Fatalf("create_vm answered before it was killed in %s: %s", s, o)
+		e.t.Fatalf("the call answered before it was killed in %s: %s", s, o)
 	}
 	ran := e.await(func() bool {
 		reqs, err := e.sim.Admin.Requests()

@@ -155,18 +155,18 @@ func (mr *MockAPIMockRecorder) CreateSnapshot(volumeID, name, tags any) *gomock.
 }
 
 // CreateVolume mocks base method.
-func (m *MockAPI) CreateVolume(name, zoneID, offeringID string, sizeGB int) (*cloudstack.Volume, error) {
+func (m *MockAPI) CreateVolume(name, zoneID, offeringID string, sizeGB int, tags map[string]string) (*cloudstack.Volume, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "CreateVolume", name, zoneID, offeringID, sizeGB)
+	ret := m.ctrl.Call(m, "CreateVolume", name, zoneID, offeringID, sizeGB, tags)
 	ret0, _ := ret[0].(*cloudstack.Volume)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // CreateVolume indicates an expected call of CreateVolume.
-func (mr *MockAPIMockRecorder) CreateVolume(name, zoneID, offeringID, sizeGB any) *gomock.Call {
+func (mr *MockAPIMockRecorder) CreateVolume(name, zoneID, offeringID, sizeGB, tags any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CreateVolume", reflect.TypeOf((*MockAPI)(nil).CreateVolume), name, zoneID, offeringID, sizeGB)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CreateVolume", reflect.TypeOf((*MockAPI)(nil).CreateVolume), name, zoneID, offeringID, sizeGB, tags)
 }
 
 // CustomDiskOffering mocks base method.
@@ -1433,18 +1433,18 @@ func (mr *MockVolumesMockRecorder) ChangeVolumeOffering(id, offeringID, sizeGB a
 }
 
 // CreateVolume mocks base method.
-func (m *MockVolumes) CreateVolume(name, zoneID, offeringID string, sizeGB int) (*cloudstack.Volume, error) {
+func (m *MockVolumes) CreateVolume(name, zoneID, offeringID string, sizeGB int, tags map[string]string) (*cloudstack.Volume, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "CreateVolume", name, zoneID, offeringID, sizeGB)
+	ret := m.ctrl.Call(m, "CreateVolume", name, zoneID, offeringID, sizeGB, tags)
 	ret0, _ := ret[0].(*cloudstack.Volume)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // CreateVolume indicates an expected call of CreateVolume.
-func (mr *MockVolumesMockRecorder) CreateVolume(name, zoneID, offeringID, sizeGB any) *gomock.Call {
+func (mr *MockVolumesMockRecorder) CreateVolume(name, zoneID, offeringID, sizeGB, tags any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CreateVolume", reflect.TypeOf((*MockVolumes)(nil).CreateVolume), name, zoneID, offeringID, sizeGB)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CreateVolume", reflect.TypeOf((*MockVolumes)(nil).CreateVolume), name, zoneID, offeringID, sizeGB, tags)
 }
 
 // DeleteVolume mocks base method.
