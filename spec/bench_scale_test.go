@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,6 +87,9 @@ func BenchmarkScale(b *testing.B) {
 			for _, throttled := range []bool{false, true} {
 				r := runScale(b, scaleScenario{disk: disk, throttled: throttled, n: n}, bound)
 				fmt.Fprintln(os.Stderr, "bench-scale:", scaleRow(r))
+				if len(r.leftFiles) > 0 || r.leftProcs > 0 {
+					b.Errorf("n = %d left %d CPI processes and TMPDIR entries %v", n, r.leftProcs, r.leftFiles)
+				}
 				results = append(results, r)
 			}
 		}
@@ -208,7 +212,7 @@ func runScale(b *testing.B, sc scaleScenario, bound time.Duration) scaleResult {
 		if err == nil {
 			r.ok++
 		} else {
-			r.failures[err.Error()]++
+			r.failures[failureKind(err)]++
 		}
 	}
 	reqs, err := s.sim.Admin.Requests()
@@ -301,6 +305,18 @@ func cpiProcess(ctx context.Context, config, stdin string, secrets []string) (re
 		return r, fmt.Errorf("%s: %s", r.Error.Type, firstLine(r.Error.Message))
 	}
 	return r, nil
+}
+
+var (
+	uuidPattern   = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	numberPattern = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+)
+
+// failureKind is an error with its CIDs and figures left out, so that the
+// table counts failures of one kind together.
+func failureKind(err error) string {
+	s := uuidPattern.ReplaceAllString(err.Error(), "…")
+	return numberPattern.ReplaceAllString(s, "N")
 }
 
 func firstLine(s string) string {
