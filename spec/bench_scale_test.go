@@ -316,14 +316,15 @@ var (
 // table counts failures of one kind together.
 func failureKind(err error) string {
 	s := uuidPattern.ReplaceAllString(err.Error(), "…")
-	return numberPattern.ReplaceAllString(s, "N")
+	s = numberPattern.ReplaceAllString(s, "N")
+	if r := []rune(s); len(r) > 240 {
+		s = string(r[:240]) + "…"
+	}
+	return s
 }
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
 	return s
 }
 
