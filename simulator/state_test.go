@@ -86,7 +86,19 @@ func TestCorruptStateIsAnError(t *testing.T) {
 // TestConcurrentClients runs many clients at once; run with -race.
 func TestConcurrentClients(t *testing.T) {
 	s := startSim(t, Options{JobLatency: 1})
-	hosts := items(t, s.call(map[string]string{"command": "listHosts"}).inner(t, "listhostsresponse"), "host")
+	// One host per cluster: CloudStack refuses a second host of a cluster
+	// while another is preparing for maintenance (ResourceManagerImpl).
+	var hosts []map[string]any
+	seen := map[any]bool{}
+	for _, h := range items(t, s.call(map[string]string{"command": "listHosts"}).inner(t, "listhostsresponse"), "host") {
+		if !seen[h["clusterid"]] {
+			seen[h["clusterid"]] = true
+			hosts = append(hosts, h)
+		}
+	}
+	if len(hosts) < 2 {
+		t.Fatalf("hosts in %d clusters: the test needs two", len(hosts))
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for i := 0; i < 16; i++ {
