@@ -26,7 +26,9 @@ type Engine struct {
 	Reqlog     requestLog
 	Xfer       *transfers.Pool // template downloads, uploads and copies (simulator plumbing; the work cites its Java)
 	JobLatency time.Duration
-	// JobLatencyFor overrides JobLatency for the commands it names.
+	// JobLatencyFor overrides JobLatency for the commands it names: a test
+	// instrument, as JobLatency is, with no CloudStack Java behind it.
+	// Throttle below follows ApiRateLimitServiceImpl (kernel/throttle.go).
 	JobLatencyFor map[string]time.Duration
 	StatePath     string
 	Logger        *log.Logger

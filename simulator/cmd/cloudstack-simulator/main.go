@@ -111,7 +111,9 @@ func (z *zoneNames) Set(name string) error {
 }
 
 // jobLatencies collects -job-latency-for COMMAND=DURATION pairs; the
-// simulator checks the command names against the API.
+// simulator checks the command names against the API. Job latency is a
+// test instrument with no CloudStack Java behind it (a real job takes what
+// its work takes).
 type jobLatencies map[string]time.Duration
 
 func (j jobLatencies) String() string {
@@ -138,7 +140,10 @@ func (j jobLatencies) Set(list string) error {
 }
 
 // throttlingFlags presets only the api.throttling settings whose flags were
-// given, so a loaded -state keeps the rest.
+// given, so a loaded -state keeps the rest. The flags' defaults are
+// CloudStack's (Config.ApiLimitEnabled, ApiLimitInterval, ApiLimitMax,
+// ApiLimitCacheSize: false, 1, 25, 50000), and the settings take effect at
+// start only, as ApiRateLimitServiceImpl.configure reads them once.
 func throttlingFlags(fs *flag.FlagSet, enabled bool, interval, maxCalls, cache int) simulator.APIThrottling {
 	var t simulator.APIThrottling
 	if flagSet(fs, "api-throttling-enabled") {
