@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
-
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
 // DiscoveryCommands are the API discovery commands (api/command/user/discovery),
@@ -14,8 +12,8 @@ func DiscoveryCommands() []Command {
 	return []Command{{Name: "listApis", Sync: listApis}}
 }
 
-// listApis is ApiDiscoveryServiceImpl.listApis answered from the 4.22 schema
-// (without the per-API response descriptions); an unknown name, or one the
+// listApis is ApiDiscoveryServiceImpl.listApis answered from the schema of
+// the release served (without the per-API response descriptions); an unknown name, or one the
 // caller's role may not call, is ListApisCmd.execute's 530. A role other
 // than the root admin sees the APIs the role check lets it call
 // (getApisAllowedToUser); departure: those are only among the commands the
@@ -30,7 +28,7 @@ func DiscoveryCommands() []Command {
 func listApis(c *Call) (any, error) {
 	var apis []json.RawMessage
 	name := c.Params.Get("name")
-	for _, api := range schema.All() {
+	for _, api := range c.Engine.Schema.All() {
 		if (name == "" || api.Name == name) && RoleAllows(c.Account, api.Name) {
 			apis = append(apis, api.Raw)
 		}

@@ -3,14 +3,15 @@
 // Command gen rebuilds apis.json.gz, the CloudStack API schema the simulator
 // validates requests against.
 //
-// The schema is CloudStack 4.22's own listApis answer as shipped by
-// cloudstack-go (generate/listApis.json in the module pinned by go.mod). Each
-// API's "response" array is dropped: the simulator never needs it and it makes
-// up most of the file's 5.6 MB.
+// The schema is a CloudStack release's own listApis answer as shipped by
+// cloudstack-go (generate/listApis.json in the module version -client
+// names, or else the one go.mod pins). Each API's "response" array is
+// dropped: the simulator never needs it and it makes up most of the file's
+// 5.6 MB.
 //
 // Run from the repository root:
 //
-//	go run ./simulator/schema/gen
+//	go run ./simulator/schema/gen -client v2.17.1 -o simulator/schema/apis-4.20.json.gz
 package main
 
 import (
@@ -31,10 +32,11 @@ const clientModule = "github.com/apache/cloudstack-go/v2"
 
 func main() {
 	out := flag.String("o", filepath.Join("simulator", "schema", "apis.json.gz"), "file to write")
+	client := flag.String("client", "", "cloudstack-go version whose listApis.json to read (default: go.mod's)")
 	flag.Parse()
 	log.SetFlags(0)
 
-	dir, err := moduleDir(clientModule)
+	dir, err := moduleDir(clientModule, *client)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -56,16 +58,27 @@ func main() {
 	fmt.Printf("wrote %s (%d bytes)\n", *out, len(gz))
 }
 
-// moduleDir asks the go command where the pinned module lives, so the
-// generator always reads the schema of the exact version go.mod names.
-func moduleDir(module string) (string, error) {
+// moduleDir asks the go command where the module lives: the version given,
+// downloaded (and checked against the checksum database) by the go command,
+// or else the exact version go.mod names.
+func moduleDir(module, version string) (string, error) {
 	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
+	if version != "" {
+		cmd = exec.Command("go", "mod", "download", "-json", module+"@"+version)
+	}
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("go list %s: %w", module, err)
 	}
 	dir := strings.TrimSpace(string(b))
+	if version != "" {
+		var m struct{ Dir, Error string }
+		if err := json.Unmarshal(b, &m); err != nil || m.Error != "" {
+			return "", fmt.Errorf("go mod download %s@%s: %v%s", module, version, err, m.Error)
+		}
+		dir = m.Dir
+	}
 	if dir == "" {
 		return "", fmt.Errorf("module %s is not downloaded (run go mod download)", module)
 	}
