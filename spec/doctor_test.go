@@ -174,7 +174,7 @@ func TestDoctorPassesAGoodEnvironment(t *testing.T) {
 			order = append(order, res.Check)
 		}
 	}
-	want := []string{"endpoint", "keys", "commands", "expunge", "zone", "offerings", "key pairs", "networks",
+	want := []string{"endpoint", "keys", "version", "commands", "expunge", "zone", "offerings", "key pairs", "networks",
 		"webdav", "uploads", "job polling"}
 	if !slices.Equal(order, want) {
 		t.Fatalf("checks ran in the order %q, want %q", order, want)
@@ -191,6 +191,43 @@ func TestDoctorPassesAGoodEnvironment(t *testing.T) {
 	if plain.code != 0 || len(lines) != len(want) || !strings.HasPrefix(lines[0], "endpoint\tok\t") {
 		t.Fatalf("plain output (exit %d):\n%s", plain.code, plain.stdout)
 	}
+}
+
+// TestDoctorReportsTheVersion: on CloudStack 4.20 every check passes and
+// the version check names 4.20's version; a 4.22 that hides its version
+// (expose.cloudstack.version.api.list.capabilities false) is not failed
+// over it: doctor says it could not check.
+func TestDoctorReportsTheVersion(t *testing.T) {
+	e := newEnv(t, withDefaults, "-cloudstack-version", "4.20")
+	r := e.doctorJSON("-cloud-config", writeFile(t, "cloud-config.yml", goodCloudConfig))
+	r.allPass(t)
+	if row := rowOf(t, r, "version"); row.Result != "CloudStack 4.20.1.0" {
+		t.Fatalf("version row on 4.20: %+v", row)
+	}
+
+	e = newEnv(t, withDefaults)
+	p := e.client().Configuration.NewUpdateConfigurationParams("expose.cloudstack.version.api.list.capabilities")
+	p.SetValue("false")
+	if _, err := e.client().Configuration.UpdateConfiguration(p); err != nil {
+		t.Fatal(err)
+	}
+	r = e.doctorJSON()
+	r.allPass(t)
+	if row := rowOf(t, r, "version"); !strings.HasPrefix(row.Result, "could not check: CloudStack hides its version") ||
+		!strings.Contains(row.Fix, "4.19 or later") {
+		t.Fatalf("version row when hidden: %+v", row)
+	}
+}
+
+func rowOf(t *testing.T, r doctorRun, check string) doctorResult {
+	t.Helper()
+	for _, res := range r.results {
+		if res.Check == check {
+			return res
+		}
+	}
+	t.Fatalf("no %q row in %s", check, r.stdout)
+	return doctorResult{}
 }
 
 // TestDoctorFailsEachCheckWithItsFix breaks one thing per case.
