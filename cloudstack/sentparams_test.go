@@ -34,7 +34,6 @@ const csgoPath = "github.com/apache/cloudstack-go/v2/cloudstack"
 // sent is command → parameter → true.
 type sent map[string]map[string]bool
 
-
 type callSite struct {
 	call *ast.CallExpr
 	in   *ast.FuncDecl
