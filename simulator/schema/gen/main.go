@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -62,27 +63,35 @@ func main() {
 // downloaded (and checked against the checksum database) by the go command,
 // or else the exact version go.mod names.
 func moduleDir(module, version string) (string, error) {
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
 	if version != "" {
-		cmd = exec.Command("go", "mod", "download", "-json", module+"@"+version)
+		return downloadedDir(module + "@" + version)
 	}
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("go list %s: %w", module, err)
 	}
 	dir := strings.TrimSpace(string(b))
-	if version != "" {
-		var m struct{ Dir, Error string }
-		if err := json.Unmarshal(b, &m); err != nil || m.Error != "" {
-			return "", fmt.Errorf("go mod download %s@%s: %v%s", module, version, err, m.Error)
-		}
-		dir = m.Dir
-	}
 	if dir == "" {
 		return "", fmt.Errorf("module %s is not downloaded (run go mod download)", module)
 	}
 	return dir, nil
+}
+
+// downloadedDir is `go mod download -json`'s Dir, or the error it names.
+func downloadedDir(modVersion string) (string, error) {
+	cmd := exec.Command("go", "mod", "download", "-json", modVersion)
+	cmd.Stderr = os.Stderr
+	b, runErr := cmd.Output()
+	var m struct{ Dir, Error string }
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "", fmt.Errorf("go mod download %s: %w", modVersion, errors.Join(runErr, err))
+	}
+	if m.Error != "" || m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: %s", modVersion, m.Error)
+	}
+	return m.Dir, nil
 }
 
 // trim drops every API's "response" array and sorts the APIs by name so the
