@@ -246,7 +246,7 @@ func TestDoctorFailsEachCheckWithItsFix(t *testing.T) {
 		e := newEnv(t, func(cfg map[string]any) { section(cfg, "cloudstack")["secret_access_key"] = "not-the-secret" })
 		r := e.doctorJSON()
 		r.fixSays(t, "keys", "cloudstack.secret_access_key")
-		for _, check := range []string{"commands", "zone", "job polling"} {
+		for _, check := range []string{"version", "commands", "zone", "job polling"} {
 			r.fixSays(t, check, "not checked")
 		}
 	})
@@ -254,8 +254,8 @@ func TestDoctorFailsEachCheckWithItsFix(t *testing.T) {
 		u, _, _ := newEnv(t, nil).asAccount("boshuser", 0, "User")
 		r := u.doctorJSON()
 		r.fixSays(t, "expunge", "allow.user.expunge.recover.vm", "cloudstack.expunge_vm")
-		if rows := r.results; !*rows[2].OK || rows[2].Check != "commands" {
-			t.Fatalf("a User's role may call every command the CPI sends: %+v", rows[2])
+		if row := rowOf(t, r, "commands"); !*row.OK {
+			t.Fatalf("a User's role may call every command the CPI sends: %+v", row)
 		}
 	})
 	t.Run("key pair of another account", func(t *testing.T) {
