@@ -210,6 +210,7 @@ func (s *Server) loadOrSeed() error {
 		kernel.FailInterruptedJobs(st, s.Now())
 		template.FailInterruptedTransfers(st)
 		template.SeedTemplates(st, st.FirstZoneHypervisor(), s.Now())
+		st.EnsurePublicNetworks(s.Now()) // zones saved before their public network was kept
 		if s.opts.Hypervisor != "" {
 			infrastructure.SetHypervisor(st, s.opts.Hypervisor)
 		}
