@@ -175,7 +175,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, Engine: &kernel.Engine{Faults: kernel.NewFaultSet(opts.FaultSeed), Xfer: transfers.New(opts.StatePath),
 		JobLatency: opts.JobLatency, JobLatencyFor: opts.JobLatencyFor, StatePath: opts.StatePath, Logger: opts.Logger,
-		Sessions: map[string]*kernel.Session{}, Timers: map[string]*time.Timer{}}}
+		Sessions: map[string]*kernel.Session{}, Timers: map[string]*time.Timer{}, Started: time.Now().UTC()}}
 	s.SSVM = &template.SSVM{Engine: s.Engine, AllowLoopbackURLs: opts.AllowLoopbackURLs,
 		TemplateLatency: opts.TemplateLatency, UploadMonitorInterval: opts.UploadMonitorInterval,
 		UploadOperationTimeout: opts.UploadOperationTimeout}
