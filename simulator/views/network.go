@@ -30,7 +30,7 @@ func NetworkView(c *kernel.Call, n *model.Network) map[string]any {
 		"displaynetwork": true, "egressdefaultpolicy": o.EgressDefault, "supportsvmautoscaling": true,
 		"strechedl2subnet": false, "hasannotations": false, "internetprotocol": "IPv4", "privatemtu": 1500,
 		"publicmtu": 1500, "related": n.ID, "created": kernel.CsTime(n.Created), "tags": []any{},
-		"service": networkServiceViews(o)}
+		"service": networkServiceViews(o), "receivedbytes": 0, "sentbytes": 0} // no user_statistics: sums of none
 	if fullView(c) {
 		v["details"] = map[string]string{} // "return network details only to Root admin"
 	}
@@ -68,7 +68,7 @@ func publicNetworkView(c *kernel.Call, n *model.Network) map[string]any {
 		"service": []any{}, "account": "system", "domainid": root.ID, "domain": root.Name,
 		"domainpath": root.DisplayPath(), "specifyipranges": o.SpecifyIPRanges, "canusefordeploy": false,
 		"tags": []any{}, "hasannotations": false, "strechedl2subnet": false, "redundantrouter": false,
-		"supportsvmautoscaling": false, "created": kernel.CsTime(n.Created)}
+		"supportsvmautoscaling": false, "created": kernel.CsTime(n.Created), "receivedbytes": 0, "sentbytes": 0}
 	if z.DNS2 != "" {
 		v["dns2"] = z.DNS2
 	}
