@@ -61,10 +61,7 @@ func requestParams(req *http.Request) (url.Values, error) {
 		return nil, err
 	}
 	req.Body = io.NopCloser(bytes.NewReader(b))
-	form, err := url.ParseQuery(string(b))
-	if err != nil {
-		return params, nil // not a form
-	}
+	form, _ := url.ParseQuery(string(b)) // what parses of a body that is not a form is nothing
 	for k, v := range form {
 		params[k] = v
 	}
