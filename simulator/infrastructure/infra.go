@@ -148,5 +148,6 @@ func Commands() []kernel.Command {
 		hostCommands(),
 		storageCommands(),
 		configurationCommands(),
+		managementServerCommands(),
 	)
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
@@ -14,8 +15,9 @@ func DiscoveryCommands() []Command {
 	return []Command{{Name: "listApis", Sync: listApis}}
 }
 
-// listApis is ApiDiscoveryServiceImpl.listApis answered from the 4.22 schema
-// (without the per-API response descriptions); an unknown name, or one the
+// listApis is ApiDiscoveryServiceImpl.listApis answered from the 4.22 schema,
+// each API with its response fields (getFieldResponseMap over the response
+// class: name, description, type); an unknown name, or one the
 // caller's role may not call, is ListApisCmd.execute's 530. A role other
 // than the root admin sees the APIs the role check lets it call
 // (getApisAllowedToUser); departure: those are only among the commands the
@@ -32,7 +34,7 @@ func listApis(c *Call) (any, error) {
 	name := c.Params.Get("name")
 	for _, api := range schema.All() {
 		if (name == "" || api.Name == name) && RoleAllows(c.Account, api.Name) {
-			apis = append(apis, api.Raw)
+			apis = append(apis, withResponse(api))
 		}
 	}
 	notFound := &APIError{Code: CodeInternalError, CSCode: CsServerAPIException,
@@ -51,4 +53,19 @@ func listApis(c *Call) (any, error) {
 		}
 	}
 	return map[string]any{"count": len(apis), "api": apis}, nil
+}
+
+// withResponse is the API's discovery entry with its "response" array
+// (schema.Response) added to the object the schema keeps without it.
+func withResponse(api *schema.API) json.RawMessage {
+	resp, ok := schema.Response(api.Name)
+	raw := bytes.TrimSpace(api.Raw)
+	if !ok || len(raw) < 2 || raw[len(raw)-1] != '}' {
+		return api.Raw
+	}
+	out := make([]byte, 0, len(raw)+len(resp)+13)
+	out = append(out, raw[:len(raw)-1]...)
+	out = append(out, `,"response":`...)
+	out = append(out, resp...)
+	return append(out, '}')
 }

@@ -7,12 +7,14 @@
 //
 // apis.json.gz is generated from generate/listApis.json of the cloudstack-go
 // v2.19.0 module (Apache-2.0), a listApis dump taken from a CloudStack 4.22.0
-// management server, with each API's "response" array removed. Regenerate it
-// with `go generate` in this directory or `go run ./simulator/schema/gen` from
-// the repository root after changing the cloudstack-go version in go.mod.
+// management server, with each API's "response" array removed;
+// responses.json.gz holds those arrays by API name, read only when asked for
+// (Response). Regenerate both with `go generate` in this directory or
+// `go run ./simulator/schema/gen` from the repository root after changing the
+// cloudstack-go version in go.mod.
 package schema
 
-//go:generate go run ./gen -o apis.json.gz
+//go:generate go run ./gen -o apis.json.gz -responses responses.json.gz
 
 import (
 	"bytes"
@@ -27,6 +29,9 @@ import (
 
 //go:embed apis.json.gz
 var apisGz []byte
+
+//go:embed responses.json.gz
+var responsesGz []byte
 
 // Param is one request parameter of an API.
 type Param struct {
@@ -132,4 +137,29 @@ func All() []*API {
 func Err() error {
 	_, err := load()
 	return err
+}
+
+var (
+	responsesOnce sync.Once
+	responses     map[string]json.RawMessage
+)
+
+// Response is the API's "response" array as listApis answers it: the
+// response object's fields, each with its name, description and type
+// (ApiDiscoveryServiceImpl's ApiResponseResponse). It is read from the
+// embedded file on first use.
+func Response(name string) (json.RawMessage, bool) {
+	responsesOnce.Do(func() {
+		zr, err := gzip.NewReader(bytes.NewReader(responsesGz))
+		if err != nil {
+			return
+		}
+		b, err := io.ReadAll(zr)
+		if err != nil {
+			return
+		}
+		_ = json.Unmarshal(b, &responses)
+	})
+	r, ok := responses[name]
+	return r, ok && len(r) > 0
 }

@@ -1,6 +1,9 @@
 package schema
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestSchemaHasCloudStack422APIs(t *testing.T) {
 	if err := Err(); err != nil {
@@ -22,5 +25,22 @@ func TestSchemaHasCloudStack422APIs(t *testing.T) {
 	}
 	if _, ok := Lookup("noSuchCommand"); ok {
 		t.Fatal("unknown command found")
+	}
+}
+
+// TestResponsesAreKeptApart: listApis' response arrays come from
+// responses.json.gz, one per API of the schema.
+func TestResponsesAreKeptApart(t *testing.T) {
+	r, ok := Response("listZones")
+	if !ok || !strings.Contains(string(r), `"name":"allocationstate"`) {
+		t.Fatalf("listZones response = %.200s, %v", r, ok)
+	}
+	for _, api := range All() {
+		if _, ok := Response(api.Name); !ok {
+			t.Errorf("%s has no response array", api.Name)
+		}
+	}
+	if _, ok := Response("noSuchApi"); ok {
+		t.Fatal("an unknown API has a response")
 	}
 }

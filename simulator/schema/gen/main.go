@@ -5,8 +5,9 @@
 //
 // The schema is CloudStack 4.22's own listApis answer as shipped by
 // cloudstack-go (generate/listApis.json in the module pinned by go.mod). Each
-// API's "response" array is dropped: the simulator never needs it and it makes
-// up most of the file's 5.6 MB.
+// API's "response" array goes to a file of its own (responses.json.gz, API
+// name to array): only listApis answers with it, and it makes up most of the
+// file's 5.6 MB, which every start would otherwise parse.
 //
 // Run from the repository root:
 //
@@ -31,6 +32,8 @@ const clientModule = "github.com/apache/cloudstack-go/v2"
 
 func main() {
 	out := flag.String("o", filepath.Join("simulator", "schema", "apis.json.gz"), "file to write")
+	responsesOut := flag.String("responses", filepath.Join("simulator", "schema", "responses.json.gz"),
+		"file to write the APIs' response arrays to")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -42,18 +45,20 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	doc, err := trim(raw)
+	doc, responses, err := trim(raw)
 	if err != nil {
 		log.Fatal(err)
 	}
-	gz, err := compress(doc)
-	if err != nil {
-		log.Fatal(err)
+	for path, b := range map[string][]byte{*out: doc, *responsesOut: responses} {
+		gz, err := compress(b)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := writeAtomic(path, gz); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("wrote %s (%d bytes)\n", path, len(gz))
 	}
-	if err := writeAtomic(*out, gz); err != nil {
-		log.Fatal(err)
-	}
-	fmt.Printf("wrote %s (%d bytes)\n", *out, len(gz))
 }
 
 // moduleDir asks the go command where the pinned module lives, so the
@@ -72,25 +77,36 @@ func moduleDir(module string) (string, error) {
 	return dir, nil
 }
 
-// trim drops every API's "response" array and sorts the APIs by name so the
-// output is stable whatever order the upstream file uses.
-func trim(raw []byte) ([]byte, error) {
+// trim moves every API's "response" array out of the schema, into a map
+// from the API's name, and sorts the APIs by name so the output is stable
+// whatever order the upstream file uses.
+func trim(raw []byte) (schema, responses []byte, err error) {
 	var doc struct {
 		API []map[string]json.RawMessage `json:"api"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("parse listApis.json: %w", err)
+		return nil, nil, fmt.Errorf("parse listApis.json: %w", err)
 	}
+	byName := map[string]json.RawMessage{}
 	for _, api := range doc.API {
+		var name string
+		if err := json.Unmarshal(api["name"], &name); err != nil {
+			return nil, nil, fmt.Errorf("parse listApis.json: an API's name: %w", err)
+		}
+		byName[name] = api["response"]
 		delete(api, "response")
 	}
 	sort.Slice(doc.API, func(i, j int) bool {
 		return string(doc.API[i]["name"]) < string(doc.API[j]["name"])
 	})
-	return json.Marshal(struct {
+	if schema, err = json.Marshal(struct {
 		Count int                          `json:"count"`
 		API   []map[string]json.RawMessage `json:"api"`
-	}{len(doc.API), doc.API})
+	}{len(doc.API), doc.API}); err != nil {
+		return nil, nil, err
+	}
+	responses, err = json.Marshal(byName) // map keys are sorted
+	return schema, responses, err
 }
 
 // compress gzips without a name or time stamp so reruns give identical bytes.
