@@ -2,7 +2,6 @@ package spec
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/loopback"
 )
 
 // flakyRegistry stands in front of a `serve` registry and fails the next
@@ -122,7 +123,7 @@ func TestOldStemcellCreateVMWithoutItsRegistryLeavesNothing(t *testing.T) {
 			return bad, base, `401 Unauthorized {"status":"access_denied"}`, func() *env { return e }
 		}},
 		{"registry down", func(t *testing.T) (*env, string, string, func() *env) {
-			addr, store := freeLoopbackAddr(t), t.TempDir()
+			addr, store := loopback.FreeAddr(t), t.TempDir()
 			e := newEnv(t, func(cfg map[string]any) {
 				r := section(cfg, "registry")
 				r["endpoint"], r["username"], r["password"] = "http://"+addr, regUser, regPass
@@ -167,15 +168,4 @@ func TestOldStemcellCreateVMWithoutItsRegistryLeavesNothing(t *testing.T) {
 			d.check(c.name + ": delete_vm")
 		})
 	}
-}
-
-// freeLoopbackAddr is a loopback address nothing listens on (yet).
-func freeLoopbackAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
