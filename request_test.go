@@ -23,6 +23,8 @@ func TestMalformedRequestsSayWhereAndWhat(t *testing.T) {
 		`{"method":"info","arguments":{}}`:                   "arguments: expected an array, got an object",
 		`{"method":"info","arguments":[],"api_version":"2"}`: "api_version: expected an integer, got a string",
 		`{"method":"info","arguments":[],"api_version":2.5}`: "api_version: expected an integer, got the number 2.5",
+		`{"method":"info","arguments":[],"method":"info"}`:   "method: the key is given twice in one object",
+		`{"method":"info","arguments":[],"context":{"vm":{"stemcell":{"api_version":3,"api_version":1}}}}`: "context.vm.stemcell.api_version: the key is given twice",
 	} {
 		resp, _ := call(t, []string{"-configPath", good}, stdin)
 		if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::CpiError" ||
