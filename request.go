@@ -79,14 +79,45 @@ func requestProblem(request []byte) string {
 		return fmt.Sprintf(badPayload+"the request is %s, not an object; %s", jsonwords.Kind(whole), protocolHint)
 	}
 	// The envelope's members as the dispatcher's rpc.Request types them;
-	// context is the call context's to judge (prepareCall).
+	// the context's cpi-config properties are the call context's to judge
+	// (prepareCall).
 	var envelope struct {
-		Method     *string            `json:"method"`
-		Arguments  *[]json.RawMessage `json:"arguments"`
-		APIVersion *int               `json:"api_version"`
+		Method     *string                     `json:"method"`
+		Arguments  *[]json.RawMessage          `json:"arguments"`
+		APIVersion *int                        `json:"api_version"`
+		Context    *map[string]json.RawMessage `json:"context"`
 	}
 	if err := json.Unmarshal(request, &envelope); err != nil {
 		return badPayload + jsonwords.Translate(err).Error()
+	}
+	if envelope.Method == nil || *envelope.Method == "info" || envelope.Context == nil {
+		return ""
+	}
+	return directorContextProblem(*envelope.Context)
+}
+
+// directorContextProblem is what is wrong with the keys a director puts in
+// a call's context (config.DirectorContextKeys), "" when nothing is. info
+// reads none of them (prepareCall), so they are not judged for it.
+func directorContextProblem(context map[string]json.RawMessage) string {
+	raw, _ := json.Marshal(context)
+	var director struct {
+		DirectorUUID *string `json:"director_uuid"`
+		RequestID    *string `json:"request_id"`
+		VM           *struct {
+			Stemcell *struct {
+				APIVersion *int `json:"api_version"`
+			} `json:"stemcell"`
+		} `json:"vm"`
+	}
+	if err := json.Unmarshal(raw, &director); err != nil {
+		return badPayload + "context." + jsonwords.Translate(err).Error()
+	}
+	if vm := director.VM; vm != nil && vm.Stemcell != nil && vm.Stemcell.APIVersion != nil && *vm.Stemcell.APIVersion < 1 {
+		// bosh-director sends the api_version of the stemcell's
+		// stemcell.MF, absent meaning 1 (docs-bosh build-stemcell.md).
+		return fmt.Sprintf("context.vm.stemcell.api_version is %d; a stemcell's api_version is a whole number from 1, "+
+			"as its stemcell.MF gives it", *vm.Stemcell.APIVersion)
 	}
 	return ""
 }

@@ -74,6 +74,11 @@ func (c *Client) Get(id string) ([]byte, error) {
 	if err := json.Unmarshal(body, &envelope); err != nil {
 		return nil, fmt.Errorf("registry GET %s: %w", id, err)
 	}
+	// Another registry (or an older one of this CPI's) may hold what this
+	// one refuses to store.
+	if err := checkSettings([]byte(envelope.Settings)); err != nil {
+		return nil, fmt.Errorf("registry GET %s: %w", id, err)
+	}
 	return []byte(envelope.Settings), nil
 }
 
