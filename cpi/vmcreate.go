@@ -314,7 +314,7 @@ func (v *vmCreation) cleanup(cause error) error {
 	vm, err := v.madeVM()
 	note(fmt.Sprintf("looking up VM %s", firstOf(v.vmID, v.spec.Name)), err)
 	// The ISO's upload may not be settled yet: its deletion waits.
-	c.drives.settle = refusedUploadPatience
+	c.drives.settle = uploadSettlePatience
 	switch {
 	case vm != nil:
 		// Its vip (acquired, or intended and untagged), settings,
