@@ -2,9 +2,11 @@ package stemcell
 
 import (
 	"bytes"
+	"errors"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
@@ -28,8 +30,14 @@ func bzFile(t *testing.T, data ...[]byte) (*os.File, int64) {
 		}
 		all = append(all, out...) // several data: a file of several streams, as pbzip2 writes
 	}
+	return openData(t, all)
+}
+
+// openData is a file holding data, open for reading until the test ends.
+func openData(t *testing.T, data []byte) (*os.File, int64) {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "image.bz2")
-	if err := os.WriteFile(p, all, 0o600); err != nil {
+	if err := os.WriteFile(p, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(p)
@@ -37,7 +45,7 @@ func bzFile(t *testing.T, data ...[]byte) (*os.File, int64) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	return f, int64(len(all))
+	return f, int64(len(data))
 }
 
 // The end of bzip2 data is read from its last blocks alone: one block, many
@@ -61,7 +69,7 @@ func TestBzip2TailFromTheLastBlocks(t *testing.T) {
 func TestBzip2DataTail(t *testing.T) {
 	data := incompressible(1, 150000)
 	f, size := bzFile(t, data[:149900], data[149900:])
-	if _, err := bzip2Tail(f, size, 512); err != errTailUnknown {
+	if _, err := bzip2Tail(f, size, 512); !errors.Is(err, errTailUnknown) {
 		t.Fatalf("a last stream of 100 bytes: %v, want errTailUnknown", err)
 	}
 	if tail, err := bzip2DataTail(f, size, 512); err != nil || !bytes.Equal(tail, data[len(data)-512:]) {
@@ -72,17 +80,9 @@ func TestBzip2DataTail(t *testing.T) {
 		"truncated":       whole[:len(whole)-20],
 		"trailing zeroes": append(append([]byte(nil), whole...), 0, 0, 0, 0),
 	} {
-		p := filepath.Join(t.TempDir(), "x.bz2")
-		if err := os.WriteFile(p, broken, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		g, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = bzip2DataTail(g, int64(len(broken)), 512)
-		g.Close()
-		if err == nil || !bytes.Contains([]byte(err.Error()), []byte("does not end with bzip2's end-of-stream marker")) {
+		g, size := openData(t, broken)
+		_, err := bzip2DataTail(g, size, 512)
+		if err == nil || !strings.Contains(err.Error(), "does not end with bzip2's end-of-stream marker") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
