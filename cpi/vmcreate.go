@@ -308,7 +308,7 @@ func (v *vmCreation) userData(name string) (string, error) {
 // deploy's answer may have been lost, and static NAT came after it.
 func (v *vmCreation) cleanup(cause error) error {
 	// The ISO's upload may not be settled yet: its deletion waits.
-	v.vms.drives.settle = refusedUploadPatience
+	v.vms.drives.settle = uploadSettlePatience
 	c := v.vms
 	var problems []string
 	note := func(what string, err error) {

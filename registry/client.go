@@ -77,6 +77,11 @@ func (c *Client) Get(id string) ([]byte, error) {
 		return nil, fmt.Errorf("the registry at %s answered GET of %s's settings with no settings envelope: %w",
 			c.endpoint, id, err)
 	}
+	// Another registry (or an older one of this CPI's) may hold what this
+	// one refuses to store.
+	if err := checkSettings([]byte(envelope.Settings)); err != nil {
+		return nil, fmt.Errorf("registry GET %s: %w", id, err)
+	}
 	return []byte(envelope.Settings), nil
 }
 

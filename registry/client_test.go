@@ -177,3 +177,22 @@ func TestFailuresSayWhetherTheRegistryChanged(t *testing.T) {
 		t.Error("an error of another kind says the registry is unchanged")
 	}
 }
+
+// Settings another registry holds that no agent could read are refused on
+// the way in, naming what they are (issue 24.7): attach_disk rewrites them.
+func TestGetRefusesSettingsThatAreNoObject(t *testing.T) {
+	reg := &fakeRegistry{settings: map[string]string{"vm-null": "null", "vm-list": "[]", "vm-ok": "{}"}}
+	srv := httptest.NewServer(reg)
+	defer srv.Close()
+	c, err := registry.NewClient(srv.URL, "u", "p", srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{"vm-null": "registry GET vm-null: settings must be a JSON object, not null",
+		"vm-list": "registry GET vm-list: settings must be a JSON object, not an array", "vm-ok": ""} {
+		_, err := c.Get(id)
+		if (want == "") != (err == nil) || err != nil && err.Error() != want {
+			t.Errorf("%s: %v, want %q", id, err, want)
+		}
+	}
+}
