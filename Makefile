@@ -101,7 +101,7 @@ test-crash: test-deps ## the crash (kill -9) and lost-answer suite with its CI f
 test-crash-long: test-deps ## the crash test's long mode: CRASH_KILLS (200) kills per method, CRASH_SEED to replay a run
 	CRASH_KILLS=$(CRASH_KILLS) $(GO) test ./spec -count=1 -v -run 'TestCrashKill9LeavesNothing' -timeout 90m
 
-generate: ## regenerate simulator/schema/apis.json.gz from cloudstack-go's listApis.json, and cloudstack/cloudstackmock's mocks with tools/mockgen
+generate: ## regenerate simulator/schema's API schemas and response fields of each release from cloudstack-go's listApis.json, and cloudstack/cloudstackmock's mocks with tools/mockgen
 	$(GO) generate ./simulator/schema ./cloudstack/cloudstackmock
 
 agentsettings: ## bin/agentsettings: the real bosh-agent's settings code, from the tools module

@@ -1,8 +1,8 @@
 package cloudstack_test
 
 import (
+	"maps"
 	"slices"
-	"sort"
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
@@ -32,7 +32,7 @@ func TestEveryRequestIsInEachSupportedRelease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, cmd := range sortedKeys(sent) {
+		for _, cmd := range slices.Sorted(maps.Keys(sent)) {
 			a, ok := api.Lookup(cmd)
 			if !ok || a.Name != cmd {
 				t.Errorf("CloudStack %s has no command %s, which the CPI sends: read the version where the CPI "+
@@ -40,7 +40,7 @@ func TestEveryRequestIsInEachSupportedRelease(t *testing.T) {
 					"cloudstack.OldestSupported", v, cmd)
 				continue
 			}
-			for _, p := range sortedKeys(sent[cmd]) {
+			for _, p := range slices.Sorted(maps.Keys(sent[cmd])) {
 				if _, ok := a.Param(p); !ok {
 					t.Errorf("CloudStack %s's %s has no parameter %s, which the CPI sends: it would be ignored",
 						v, cmd, p)
@@ -76,13 +76,4 @@ func checkTheReadingIsComplete(t *testing.T, sent map[string]map[string]bool) {
 			t.Errorf("the reading missed %s's %s: %v", want[0], want[1], sent[want[0]])
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

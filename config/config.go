@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 )
 
 // Config is the whole of cpi.json.
@@ -190,6 +192,10 @@ const (
 	DefaultJobPollInterval    = 250 * time.Millisecond
 	DefaultJobPollMaxInterval = 2 * time.Second
 	DefaultMaxRetries         = 5
+	// MaxMaxRetries bounds cloudstack.max_retries: retries wait 250 ms
+	// doubling to 4 s, so 100 of them wait nearly 7 minutes, past any
+	// request_timeout that still bounds one API request.
+	MaxMaxRetries = 100
 	// MaxAPIRateLimit bounds cloudstack.api_rate_limit: past it the bucket
 	// would only cost its file lock.
 	MaxAPIRateLimit           = 100000
@@ -253,6 +259,9 @@ func decode(data []byte) (Config, error) {
 	var raw any
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Config{}, fmt.Errorf("not valid JSON: %w", err)
+	}
+	if e := jsonwords.Scan(data, jsonwords.Limits{}); e != nil {
+		return Config{}, e
 	}
 	var cfg Config
 	if err := checkKeys(raw, cfg, ""); err != nil {

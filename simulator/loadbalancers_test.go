@@ -221,10 +221,11 @@ func TestLoadBalancerMembers(t *testing.T) {
 	kv.SetVmidipmap(map[string]string{vm3.Id: "10.1.2.5"})
 	_, err = e.cs.LoadBalancer.AssignToLoadBalancerRule(kv)
 	wantJobError(t, err, 431, "Unable to find virtual machine ID: null")
+	// Network 1 is the zone's public network (createDefaultSystemNetworks).
 	bad := e.rawAsync(t, map[string]string{"command": "assignToLoadBalancerRule", "id": lb.Id,
 		"vmidipmap[0].vmid": vm1.Id, "vmidipmap[0].vmip": "10.1.1.250"})
 	if r := bad["jobresult"].(map[string]any); bad["jobresultcode"] != 431.0 ||
-		!strings.Contains(r["errortext"].(string), "VM ip 10.1.1.250 specified does not belong to nic in network 1") {
+		!strings.Contains(r["errortext"].(string), "VM ip 10.1.1.250 specified does not belong to nic in network 2") {
 		t.Fatalf("secondary address = %+v", bad)
 	}
 

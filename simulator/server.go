@@ -93,6 +93,14 @@ type Options struct {
 	// expunge.delay global settings (seconds) at start; zero keeps the stored
 	// settings (CloudStack's default, 86400).
 	ExpungeInterval, ExpungeDelay int
+	// VMStatsInterval sets the vm.stats.interval global setting at start
+	// (the setting shows whole milliseconds, rounded up); zero keeps the
+	// stored setting (CloudStack's default, 60 s). VMs show statistics
+	// once the stats collector has run while they were Running.
+	VMStatsInterval time.Duration
+	// VMStatsInitialDelay is how long after start the stats collector first
+	// runs: a test instrument, zero is StatsCollector's 15 s.
+	VMStatsInitialDelay time.Duration
 	// Logger gets one line per API request (method, command, status,
 	// latency; never parameters). Nil discards.
 	Logger *log.Logger
@@ -150,7 +158,8 @@ type Server struct {
 	*template.SSVM
 	opts     Options
 	handler  http.Handler
-	expunger *expungeTask // guarded by the engine's Mu
+	expunger *periodicTask // guarded by the engine's Mu
+	vmStats  *periodicTask // StatsCollector's VmStatsCollector (vmstats.go)
 }
 
 // New creates a simulator, loading Options.StatePath when it exists and
@@ -173,7 +182,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, Engine: &kernel.Engine{Faults: kernel.NewFaultSet(opts.FaultSeed), Xfer: transfers.New(opts.StatePath),
 		JobLatency: opts.JobLatency, JobLatencyFor: opts.JobLatencyFor, StatePath: opts.StatePath, Logger: opts.Logger, Schema: api,
-		Sessions: map[string]*kernel.Session{}, Timers: map[string]*time.Timer{}}}
+		Sessions: map[string]*kernel.Session{}, Timers: map[string]*time.Timer{}, Started: time.Now().UTC()}}
 	s.SSVM = &template.SSVM{Engine: s.Engine, AllowLoopbackURLs: opts.AllowLoopbackURLs,
 		TemplateLatency: opts.TemplateLatency, UploadMonitorInterval: opts.UploadMonitorInterval,
 		UploadOperationTimeout: opts.UploadOperationTimeout}
@@ -199,6 +208,7 @@ func New(opts Options) (*Server, error) {
 	s.StartUploadMonitor()
 	s.handler = s.routes()
 	s.startExpungeTask()
+	s.startVMStatsCollector()
 	return s, nil
 }
 
@@ -217,6 +227,7 @@ func (s *Server) loadOrSeed() error {
 		kernel.FailInterruptedJobs(st, s.Now())
 		template.FailInterruptedTransfers(st)
 		template.SeedTemplates(st, st.FirstZoneHypervisor(), s.Now())
+		st.EnsurePublicNetworks(s.Now()) // zones saved before their public network was kept
 		if s.opts.Hypervisor != "" {
 			infrastructure.SetHypervisor(st, s.opts.Hypervisor)
 		}
@@ -226,6 +237,7 @@ func (s *Server) loadOrSeed() error {
 	infrastructure.PresetDurationSetting(st, model.SettingUploadTimeout, s.opts.UploadOperationTimeout, time.Minute)
 	infrastructure.PresetDurationSetting(st, model.SettingExpungeInterval, time.Duration(s.opts.ExpungeInterval)*time.Second, time.Second)
 	infrastructure.PresetDurationSetting(st, model.SettingExpungeDelay, time.Duration(s.opts.ExpungeDelay)*time.Second, time.Second)
+	infrastructure.PresetDurationSetting(st, model.SettingVMStatsInterval, s.opts.VMStatsInterval, time.Millisecond)
 	s.opts.APIThrottling.preset(st)
 	if st.UploadKey == "" {
 		st.UploadKey = identity.NewKey()
@@ -246,6 +258,8 @@ func (s *Server) Close() error {
 	// Transfers take the lock to record progress: stop them first.
 	s.Xfer.Close()
 	s.stopExpungeTask()
+	s.vmStats.stopPeriodic()
+	s.vmStats = nil
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	s.Closed = true

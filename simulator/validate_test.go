@@ -77,8 +77,10 @@ func TestListApisFromSchema(t *testing.T) {
 	if num(one["count"]) != 1 || api[0]["name"] != "deployVirtualMachine" || api[0]["isasync"] != true || api[0]["params"] == nil {
 		t.Fatalf("listApis name=deployVirtualMachine = %v", one)
 	}
-	if _, has := api[0]["response"]; has {
-		t.Fatal("response descriptions should be dropped")
+	// ApiDiscoveryServiceImpl.getFieldResponseMap: the response class's fields.
+	resp, _ := api[0]["response"].([]any)
+	if len(resp) == 0 || resp[0].(map[string]any)["name"] == nil || resp[0].(map[string]any)["type"] == nil {
+		t.Fatalf("deployVirtualMachine's response fields = %v", api[0]["response"])
 	}
 	s.call(map[string]string{"command": "listApis", "name": "nope"}).wantError(t, "listapisresponse", 530, 9999, "")
 }

@@ -22,9 +22,9 @@ func (s *testSim) capabilities(t *testing.T) map[string]any {
 
 // TestCloudStackVersionIsTheReleaseServed: the simulator is the release
 // Options.CloudStackVersion names: listCapabilities and the hosts report
-// its version, listApis lists its commands, and listCapabilities answers
-// the fields that release's listApis lists (allowuserforcestopvm from 4.20,
-// extensionspath in 4.22).
+// its version, listApis lists its commands with that release's response
+// fields, and listCapabilities answers the fields that release's listApis
+// lists (allowuserforcestopvm from 4.20, extensionspath in 4.22).
 func TestCloudStackVersionIsTheReleaseServed(t *testing.T) {
 	for _, c := range []struct {
 		v              schema.Version
@@ -51,10 +51,31 @@ func TestCloudStackVersionIsTheReleaseServed(t *testing.T) {
 		if int(num(apis["count"])) != c.apis {
 			t.Errorf("%q: listApis count = %v, want %d", c.v, apis["count"], c.apis)
 		}
+		fields := responseFields(t, s, "listCapabilities")
+		if !fields["cloudstackversion"] || fields["allowuserforcestopvm"] != c.forceStop || fields["extensionspath"] != c.ext {
+			t.Errorf("%q: listApis' listCapabilities response fields = %v", c.v, fields)
+		}
 	}
 	if _, err := New(Options{CloudStackVersion: "4.21"}); err == nil {
 		t.Error("CloudStack 4.21 accepted")
 	}
+}
+
+// responseFields are the names of the response fields listApis lists for
+// the command.
+func responseFields(t *testing.T, s *testSim, command string) map[string]bool {
+	t.Helper()
+	api := items(t, s.call(map[string]string{"command": "listApis", "name": command}).inner(t, "listapisresponse"), "api")
+	if len(api) != 1 {
+		t.Fatalf("listApis name=%s: %v", command, api)
+	}
+	fields := map[string]bool{}
+	resp, _ := api[0]["response"].([]any)
+	for _, f := range resp {
+		name, _ := f.(map[string]any)["name"].(string)
+		fields[name] = true
+	}
+	return fields
 }
 
 // TestCommandOfALaterReleaseIsUnknown: listExtensions is a 4.22 command

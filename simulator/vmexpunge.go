@@ -21,42 +21,21 @@ func expungeInterval(st *model.State) time.Duration {
 	return time.Duration(st.SettingInt(model.SettingExpungeInterval)) * time.Second
 }
 
-// expungeTask is UserVmManagerImpl's ExpungeTask: scheduled with a fixed
-// delay of expunge.interval (first run one interval after start), it
+// startExpungeTask starts UserVmManagerImpl's ExpungeTask: scheduled with a
+// fixed delay of expunge.interval (first run one interval after start), it
 // expunges the VMs that have been Destroyed or in Error since before
 // now - expunge.delay. Both settings are read once, when the management
-// server starts (UserVmManagerImpl.configure, start).
-type expungeTask struct {
-	stop chan struct{}
-	done chan struct{}
-}
-
-// startExpungeTask starts the expunge thread with the settings as they are
-// at start (Options.ExpungeInterval/ExpungeDelay preset them).
+// server starts (UserVmManagerImpl.configure, start); Options.ExpungeInterval
+// and ExpungeDelay preset them.
 func (s *Server) startExpungeTask() {
 	interval, delay := expungeInterval(s.State), expungeDelay(s.State)
-	task := &expungeTask{stop: make(chan struct{}), done: make(chan struct{})}
-	s.expunger = task
-	go func() {
-		defer close(task.done)
-		for {
-			select {
-			case <-time.After(interval):
-				s.expungeDestroyed(delay)
-			case <-task.stop:
-				return
-			}
-		}
-	}()
+	s.expunger = startPeriodic(interval, interval, func() { s.expungeDestroyed(delay) })
 }
 
 // stopExpungeTask stops the thread and waits for a run in progress.
 func (s *Server) stopExpungeTask() {
-	if s.expunger != nil {
-		close(s.expunger.stop)
-		<-s.expunger.done
-		s.expunger = nil
-	}
+	s.expunger.stopPeriodic()
+	s.expunger = nil
 }
 
 // expungeDestroyed is one run of ExpungeTask: UserVmDao.findDestroyedVms

@@ -560,7 +560,7 @@ func TestOnlyOneRequiredNetworkOffering(t *testing.T) {
 	s := startSim(t, Options{})
 	id := createIsolatedOffering(t, cloudstack.NewAsyncClient(s.api, testKey, testSecret, false))
 	s.call(map[string]string{"command": "updateNetworkOffering", "id": id, "availability": "Required"}).wantError(t,
-		"updatenetworkofferingresponse", 431, 4350, "System already has network offering id=1 with availability Required")
+		"updatenetworkofferingresponse", 431, 4350, "System already has network offering id=2 with availability Required") // id 1: System-Public-Network
 }
 
 // TestHostWithoutAClusterGetsAStandaloneOne: discoverHosts names the

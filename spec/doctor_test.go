@@ -145,7 +145,7 @@ disk_types:
   disk_size: 3000
 `
 
-func writeFile(t *testing.T, name, content string) string {
+func writeFile(t testing.TB, name, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {

@@ -47,11 +47,12 @@ func Prepare(path string, t Target, tmpDir string) (*Image, error) {
 		return nil, fmt.Errorf("reading stemcell image %s: %w", path, err)
 	}
 	outer := sniff(head)
-	inner, err := innerKind(f, outer)
+	innerStart, err := innerHead(f, outer)
 	if err != nil {
 		return nil, fmt.Errorf("stemcell image %s: %w", path, err)
 	}
-	p := preparer{f: f, path: path, size: st.Size(), outer: outer, inner: inner, tmpDir: tmpDir, target: t}
+	p := preparer{f: f, path: path, size: st.Size(), outer: outer, inner: sniff(innerStart), innerHead: innerStart,
+		tmpDir: tmpDir, target: t}
 	img, err := p.prepare()
 	if err != nil {
 		return nil, fmt.Errorf("stemcell image %s: %w", path, err)
@@ -97,8 +98,10 @@ type preparer struct {
 	path         string
 	size         int64
 	outer, inner kind
-	tmpDir       string
-	target       Target
+	// innerHead is the content's first bytes, decompressed.
+	innerHead []byte
+	tmpDir    string
+	target    Target
 }
 
 func (p preparer) prepare() (*Image, error) {
@@ -130,7 +133,7 @@ func (p preparer) mismatch() error {
 func (p preparer) vhd() (*Image, error) {
 	switch {
 	case p.outer == kindBzip2 && p.inner == kindVHD:
-		return p.asIs(".vhd.bz2"), nil
+		return p.asIs(".vhd.bz2"), checkBzip2VHD(p.f, p.size, p.innerHead)
 	case p.outer == kindGzip && p.inner == kindVHD:
 		return p.asIs(".vhd.gz"), nil
 	case p.outer == kindVHD:

@@ -178,5 +178,6 @@ func Commands() []kernel.Command {
 		hostCommands(),
 		storageCommands(),
 		configurationCommands(),
+		managementServerCommands(),
 	)
 }

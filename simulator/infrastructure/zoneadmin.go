@@ -79,6 +79,7 @@ func MakeZone(st *model.State, s ZoneSpec, now time.Time) (*model.Zone, error) {
 		// createZone: UUID.nameUUIDFromBytes(zoneName + System.currentTimeMillis())
 		Token: model.NameUUID(fmt.Sprintf("%s%d", s.Name, now.UnixMilli()))}
 	st.Zones = append(st.Zones, z)
+	st.EnsurePublicNetwork(z, now) // createZone's createDefaultSystemNetworks
 	return z, nil
 }
 

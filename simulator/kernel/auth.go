@@ -174,6 +174,8 @@ var RolePermissions = map[string]roleSet{
 	"queryAsyncJobResult": rsTenants, // user.job.QueryAsyncJobResultCmd: sql 2, 3, 4
 	"listAsyncJobs":       rsTenants, // user.job.ListAsyncJobsCmd: sql 2, 3, 4
 	"listHypervisors":     rsTenants, // user.config.ListHypervisorsCmd: sql 2, 3, 4
+	// Metrics (4.17, after the 4.9 mapping file).
+	"listManagementServersMetrics": rsNone, // metrics ListMgmtsMetricsCmd: annotation {Admin}
 	// Settings.
 	"listConfigurations":  rsNone, // admin.config.ListCfgsByCmd: none (see the fidelity table on later upgrades)
 	"updateConfiguration": rsNone, // admin.config.UpdateCfgCmd: none

@@ -1,9 +1,11 @@
 package kernel
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
 // DiscoveryCommands are the API discovery commands (api/command/user/discovery),
@@ -13,7 +15,9 @@ func DiscoveryCommands() []Command {
 }
 
 // listApis is ApiDiscoveryServiceImpl.listApis answered from the schema of
-// the release served (without the per-API response descriptions); an unknown name, or one the
+// the release served, each API with its response fields as that release
+// answers them (getFieldResponseMap over the response class: name,
+// description, type); an unknown name, or one the
 // caller's role may not call, is ListApisCmd.execute's 530. A role other
 // than the root admin sees the APIs the role check lets it call
 // (getApisAllowedToUser); departure: those are only among the commands the
@@ -30,7 +34,7 @@ func listApis(c *Call) (any, error) {
 	name := c.Params.Get("name")
 	for _, api := range c.Engine.Schema.All() {
 		if (name == "" || api.Name == name) && RoleAllows(c.Account, api.Name) {
-			apis = append(apis, api.Raw)
+			apis = append(apis, withResponse(c.Engine.Schema, api))
 		}
 	}
 	notFound := &APIError{Code: CodeInternalError, CSCode: CsServerAPIException,
@@ -49,4 +53,19 @@ func listApis(c *Call) (any, error) {
 		}
 	}
 	return map[string]any{"count": len(apis), "api": apis}, nil
+}
+
+// withResponse is the API's discovery entry with its "response" array
+// (Schema.Response) added to the object the schema keeps without it.
+func withResponse(release *schema.Schema, api *schema.API) json.RawMessage {
+	resp, ok := release.Response(api.Name)
+	raw := bytes.TrimSpace(api.Raw)
+	if !ok || len(raw) < 2 || raw[len(raw)-1] != '}' {
+		return api.Raw
+	}
+	out := make([]byte, 0, len(raw)+len(resp)+13)
+	out = append(out, raw[:len(raw)-1]...)
+	out = append(out, `,"response":`...)
+	out = append(out, resp...)
+	return append(out, '}')
 }

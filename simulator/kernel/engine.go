@@ -32,6 +32,8 @@ type Engine struct {
 	JobLatencyFor map[string]time.Duration
 	StatePath     string
 	Logger        *log.Logger
+	// Started is when this management server started (mshost.last_jvm_start).
+	Started time.Time
 	// Ext is the Server the engine runs for, for the handlers that start
 	// template transfers (serverOf).
 	Ext any

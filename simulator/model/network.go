@@ -26,8 +26,9 @@ type Network struct {
 	ACLType           string    `json:"acltype,omitempty"` // Account, Domain
 	StartIP           string    `json:"startip,omitempty"` // a Shared network's range
 	EndIP             string    `json:"endip,omitempty"`
-	VPCID             string    `json:"vpcid,omitempty"` // a VPC tier's VPC
-	ACLID             string    `json:"aclid,omitempty"` // a VPC tier's network ACL list
+	VPCID             string    `json:"vpcid,omitempty"`       // a VPC tier's VPC
+	ACLID             string    `json:"aclid,omitempty"`       // a VPC tier's network ACL list
+	TrafficType       string    `json:"traffictype,omitempty"` // Networks.TrafficType: empty is Guest; Public for a zone's public network (sysnetworks.go)
 	Created           time.Time `json:"created"`
 }
 
@@ -199,6 +200,7 @@ type VlanRange struct {
 	CIDR              string `json:"cidr"`
 	StartIP           string `json:"startip"`
 	EndIP             string `json:"endip"`
+	NetworkID         string `json:"networkid,omitempty"` // vlan.network_id: the zone's public network (empty in older states)
 }
 
 // UUID is the row's UUID, the key ByID finds it by.

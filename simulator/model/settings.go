@@ -14,6 +14,7 @@ const (
 	SettingUserDataMaxLen   = "vm.userdata.max.length"
 	SettingExpungeDelay     = "expunge.delay"
 	SettingExpungeInterval  = "expunge.interval"
+	SettingVMStatsInterval  = "vm.stats.interval"
 	SettingAPILimitEnabled  = "api.throttling.enabled"
 	SettingAPILimitInterval = "api.throttling.interval"
 	SettingAPILimitMax      = "api.throttling.max"
@@ -78,6 +79,9 @@ var SettingDefs = []SettingDef{
 	{Name: SettingUploadTimeout, Category: configCategoryAdvanced, Component: "ImageStoreUploadMonitor",
 		Kind: ConfigTypeInteger, DefaultValue: Ptr("60"), Dynamic: true,
 		Description: "Time (in minutes) to wait before abandoning volume upload using HTTP POST request"},
+	// Config.VmStatsInterval: read once, by StatsCollector.init, so not dynamic.
+	{Name: SettingVMStatsInterval, Category: configCategoryAdvanced, Component: "ManagementServer", Kind: ConfigTypeInteger,
+		DefaultValue: Ptr("60000"), Description: "The interval (in milliseconds) when vm stats are retrieved from agents."},
 	// UserDataManager.VM_USERDATA_MAX_LENGTH
 	{Name: SettingUserDataMaxLen, Category: configCategoryAdvanced, Component: "UserDataManager",
 		Kind: ConfigTypeInteger, DefaultValue: Ptr("32768"), Dynamic: true,

@@ -74,6 +74,8 @@ type State struct {
 	UploadKey string `json:"uploadkey"`
 	vmTables         // volumes, tags, key pairs, affinity/security groups, public IPs (vmTables below)
 	vpcTables        // VPC offerings, VPCs, network ACL lists and their items (vpc.go)
+	// The System-Public-Network offering and the zones' public networks (sysnetworks.go).
+	systemNetworkTables
 
 	// Firewall, static NAT and load balancer rules (rules.go).
 	ruleTables

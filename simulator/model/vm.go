@@ -46,6 +46,24 @@ type VirtualMachine struct {
 	// reads it: when the VM became Destroyed or Error.
 	UpdateTime time.Time  `json:"updatetime,omitempty"`
 	Removed    *time.Time `json:"removed,omitempty"`
+	// Stats are the VM's vm_stats as StatsCollector.getVmStats gives them;
+	// nil until the stats collector has seen the VM Running (vmstats.go).
+	Stats *VMStats `json:"stats,omitempty"`
+}
+
+// VMStats is a VM's VmStatsEntry accumulated over the collections
+// (StatsCollector.getVmStats with vm.stats.increment.metrics).
+type VMStats struct {
+	CPUUtilization  float64 `json:"cpuutilization"` // percent
+	NetworkReadKBs  float64 `json:"networkreadkbs"`
+	NetworkWriteKBs float64 `json:"networkwritekbs"`
+	DiskReadKBs     float64 `json:"diskreadkbs"`
+	DiskWriteKBs    float64 `json:"diskwritekbs"`
+	DiskReadIOs     float64 `json:"diskreadios"`
+	DiskWriteIOs    float64 `json:"diskwriteios"`
+	MemoryKBs       float64 `json:"memorykbs"`
+	IntFreeMemKBs   float64 `json:"intfreememorykbs"`
+	TargetMemKBs    float64 `json:"targetmemorykbs"`
 }
 
 // UUID is the row's UUID, the key ByID finds it by.

@@ -104,6 +104,12 @@ func CreateVlanRange(st *model.State, s VlanSpec) (*model.VlanRange, error) {
 	id, internal := st.NewID(model.KindVlanRange)
 	r := &model.VlanRange{ID: id, InternalID: internal, ZoneID: z.ID, PhysicalNetworkID: pn.ID, VLAN: tag,
 		Gateway: s.Gateway, Netmask: s.Netmask, CIDR: cidr.String(), StartIP: s.StartIP, EndIP: s.EndIP}
+	// A virtual range given no network belongs to the zone's public network
+	// (getSystemNetworkByZoneAndTrafficType(zone, Public)); the inner
+	// createVlanAndPublicIpRange keeps it as the row's network_id.
+	if n := st.PublicNetworkOf(z.ID); n != nil {
+		r.NetworkID = n.ID
+	}
 	st.VlanRanges = append(st.VlanRanges, r)
 	return r, nil
 }

@@ -6,18 +6,21 @@
 // (ApiDiscoveryServiceImpl.listApis), which the API family of the simulator
 // validates requests against.
 //
-// Each file is generated from generate/listApis.json of the cloudstack-go
-// module (Apache-2.0) of that release, a listApis dump taken from its
-// management server, with each API's "response" array removed:
-// apis.json.gz is 4.22 (cloudstack-go v2.19.0), apis-4.20.json.gz 4.20
-// (v2.17.1), apis-4.19.json.gz 4.19 (v2.16.1). Regenerate them with `go
-// generate` in this directory (`make generate`); the go:generate lines name
-// each release's module version.
+// Each release's files are generated from generate/listApis.json of the
+// cloudstack-go module (Apache-2.0) of that release, a listApis dump taken
+// from its management server: apis.json.gz is 4.22 (cloudstack-go
+// v2.19.0), apis-4.20.json.gz 4.20 (v2.17.1), apis-4.19.json.gz 4.19
+// (v2.16.1), each with every API's "response" array removed; those arrays
+// are in responses.json.gz, responses-4.20.json.gz and
+// responses-4.19.json.gz by API name, read only when asked for
+// (Schema.Response). Regenerate them with `go generate` in this directory
+// (`make generate`); the go:generate lines name each release's module
+// version.
 package schema
 
-//go:generate go run ./gen -client v2.19.0 -o apis.json.gz
-//go:generate go run ./gen -client v2.17.1 -o apis-4.20.json.gz
-//go:generate go run ./gen -client v2.16.1 -o apis-4.19.json.gz
+//go:generate go run ./gen -client v2.19.0 -o apis.json.gz -responses responses.json.gz
+//go:generate go run ./gen -client v2.17.1 -o apis-4.20.json.gz -responses responses-4.20.json.gz
+//go:generate go run ./gen -client v2.16.1 -o apis-4.19.json.gz -responses responses-4.19.json.gz
 
 import (
 	"bytes"
@@ -31,6 +34,7 @@ import (
 )
 
 //go:embed apis.json.gz apis-4.20.json.gz apis-4.19.json.gz
+//go:embed responses.json.gz responses-4.20.json.gz responses-4.19.json.gz
 var files embed.FS
 
 // Version is a CloudStack release line whose API schema the package has,
@@ -48,18 +52,19 @@ const (
 // one whose schema names every command it implements.
 const Newest = V422
 
-// release is one release line's schema file and the version its
-// management server reports (ManagementServerImpl.getVersion, the
-// implementation version of the build the schema was dumped from: the
-// newest "since" its parameters name).
+// release is one release line's schema file, its response arrays' file
+// and the version its management server reports
+// (ManagementServerImpl.getVersion, the implementation version of the
+// build the schema was dumped from: the newest "since" its parameters
+// name).
 type release struct {
-	file, full string
+	file, responses, full string
 }
 
 var releases = map[Version]release{
-	V419: {"apis-4.19.json.gz", "4.19.0.0"},
-	V420: {"apis-4.20.json.gz", "4.20.1.0"},
-	V422: {"apis.json.gz", "4.22.0.0"},
+	V419: {"apis-4.19.json.gz", "responses-4.19.json.gz", "4.19.0.0"},
+	V420: {"apis-4.20.json.gz", "responses-4.20.json.gz", "4.20.1.0"},
+	V422: {"apis.json.gz", "responses.json.gz", "4.22.0.0"},
 }
 
 // Versions lists the release lines the package has, oldest first.
@@ -146,6 +151,10 @@ type Schema struct {
 	Release string
 	all     []*API
 	byName  map[string]*API
+
+	responsesFile string
+	responsesOnce sync.Once
+	responses     map[string]json.RawMessage
 }
 
 var (
@@ -164,28 +173,33 @@ func For(v Version) (*Schema, error) {
 	if !ok {
 		return nil, fmt.Errorf("schema: no CloudStack %q", v)
 	}
-	gz, err := files.ReadFile(r.file)
+	b, err := readGz(r.file)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	s, err := parse(gz)
+	s, err := parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", r.file, err)
 	}
-	s.Version, s.Release = v, r.full
+	s.Version, s.Release, s.responsesFile = v, r.full, r.responses
 	loaded[v] = s
 	return s, nil
 }
 
-func parse(gz []byte) (*Schema, error) {
+// readGz is an embedded file, uncompressed.
+func readGz(file string) ([]byte, error) {
+	gz, err := files.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, err
-	}
+	return io.ReadAll(zr)
+}
+
+func parse(b []byte) (*Schema, error) {
 	var doc struct {
 		API []json.RawMessage `json:"api"`
 	}
@@ -242,4 +256,26 @@ func Err() error {
 		}
 	}
 	return nil
+}
+
+// Response is the API's "response" array as this release's listApis
+// answers it: the response object's fields, each with its name,
+// description and type (ApiDiscoveryServiceImpl's ApiResponseResponse).
+// The release's file is read on first use; an API it does not describe,
+// or a file that cannot be read, has none.
+func (s *Schema) Response(name string) (json.RawMessage, bool) {
+	s.responsesOnce.Do(func() { s.responses, _ = readResponses(s.responsesFile) })
+	r, ok := s.responses[name]
+	return r, ok && len(r) > 0
+}
+
+// readResponses reads an embedded response arrays' file: API name to
+// array.
+func readResponses(file string) (map[string]json.RawMessage, error) {
+	b, err := readGz(file)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	return m, json.Unmarshal(b, &m)
 }

@@ -1,6 +1,9 @@
 package schema
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestSchemaHasCloudStack422APIs(t *testing.T) {
 	if err := Err(); err != nil {
@@ -74,6 +77,35 @@ func TestAtLeast(t *testing.T) {
 	}{{V420, "4.21", false}, {V422, "4.21", true}, {V422, "4.22", true}, {V419, "4.9", true}, {V420, "", true}} {
 		if got := c.v.AtLeast(c.since); got != c.want {
 			t.Errorf("%s.AtLeast(%q) = %v, want %v", c.v, c.since, got, c.want)
+		}
+	}
+}
+
+// TestResponsesAreKeptApart: listApis' response arrays come from each
+// release's own responses file, one per API of that release's schema:
+// listCapabilities' fields are 4.22's extensionspath only in 4.22 and
+// 4.20's allowuserforcestopvm not in 4.19.
+func TestResponsesAreKeptApart(t *testing.T) {
+	want := map[Version]struct{ extensionsPath, forceStop bool }{
+		V419: {false, false}, V420: {false, true}, V422: {true, true}}
+	for _, v := range Versions() {
+		s, err := For(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caps, ok := s.Response("listCapabilities")
+		has := func(field string) bool { return strings.Contains(string(caps), `"name":"`+field+`"`) }
+		if w := want[v]; !ok || !has("cloudstackversion") || has("extensionspath") != w.extensionsPath ||
+			has("allowuserforcestopvm") != w.forceStop {
+			t.Errorf("%s: listCapabilities response = %.300s, %v", v, caps, ok)
+		}
+		for _, api := range s.All() {
+			if _, ok := s.Response(api.Name); !ok {
+				t.Errorf("%s: %s has no response array", v, api.Name)
+			}
+		}
+		if _, ok := s.Response("noSuchApi"); ok {
+			t.Fatalf("%s: an unknown API has a response", v)
 		}
 	}
 }

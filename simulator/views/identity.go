@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
@@ -14,6 +15,9 @@ func DomainView(c *kernel.Call, d *model.Domain) map[string]any {
 		"hasannotations": false}
 	if p := c.State.Domain(d.ParentID); p != nil {
 		v["parentdomainid"], v["parentdomainname"] = p.ID, p.Name
+	}
+	for k, val := range domainUsage(c.State, d) { // details all (the default) or resource
+		v[k] = val
 	}
 	return v
 }
@@ -36,7 +40,7 @@ func AccountView(c *kernel.Call, a *model.Account) map[string]any {
 	for k, val := range roleFields(c, a) {
 		v[k] = val
 	}
-	for k, val := range resourceUsage(c.State, a.ID) {
+	for k, val := range projectCounts(resourceUsage(c.State, a.ID)) {
 		v[k] = val
 	}
 	users := []map[string]any{}
@@ -49,13 +53,60 @@ func AccountView(c *kernel.Call, a *model.Account) map[string]any {
 	return v
 }
 
-// resourceUsage reports an account's resource counts; no limits are set in
-// the simulator, so every limit is "Unlimited".
+// resourceUsage is AccountJoinDaoImpl.setResourceLimits over the account's
+// counts: no limits are set in the simulator, so every limit and what is
+// available is "Unlimited", and only the VM, CPU and memory totals count
+// anything (the other resource counts stay 0). vmrunning and vmstopped are
+// account_view's runningVms and stoppedVms: account_vmstats_view counts
+// the account's user VMs not removed, by state.
 func resourceUsage(st *model.State, accountID string) map[string]any {
-	totals := map[string]int64{"vm": 0, "ip": 0, "volume": 0, "snapshot": 0, "template": 0, "network": 0,
-		"vpc": 0, "cpu": 0, "memory": 0, "primarystorage": 0, "project": 0}
+	v := usageOf(st, func(a string) bool { return a == accountID })
+	running, stopped := 0, 0
 	for _, vm := range st.VMs {
 		if vm.AccountID == accountID && vm.Removed == nil {
+			switch vm.State {
+			case model.VMRunning:
+				running++
+			case model.VMStopped:
+				stopped++
+			}
+		}
+	}
+	v["vmrunning"], v["vmstopped"] = running, stopped
+	return v
+}
+
+// projectCounts are the project limit and count newAccountResponse and
+// newDomainResponse add to setResourceLimits' (a project's own response has
+// none): no projects are counted, every limit "Unlimited".
+func projectCounts(v map[string]any) map[string]any {
+	v["projecttotal"], v["projectlimit"], v["projectavailable"] = 0, "Unlimited", "Unlimited"
+	return v
+}
+
+// domainUsage is DomainJoinDaoImpl.setResourceLimits (and the project counts
+// newDomainResponse adds) over the domain's counts, which ResourceLimitManager
+// keeps as the sums of its and its subdomains' accounts': every limit
+// "Unlimited" as for accounts; no VM state counts (domain_view has none).
+func domainUsage(st *model.State, d *model.Domain) map[string]any {
+	return projectCounts(usageOf(st, func(accountID string) bool {
+		a := st.Account(accountID)
+		if a == nil {
+			return false
+		}
+		sub := st.Domain(a.DomainID)
+		return sub != nil && strings.HasPrefix(sub.Path, d.Path)
+	}))
+}
+
+// usageOf is the resource counts and limits setResourceLimits fills, the
+// counts summed over the accounts counted.
+func usageOf(st *model.State, counted func(accountID string) bool) map[string]any {
+	totals := map[string]int64{"vm": 0, "ip": 0, "volume": 0, "snapshot": 0, "template": 0, "network": 0,
+		"vpc": 0, "cpu": 0, "memory": 0, "gpu": 0, "primarystorage": 0, "backup": 0,
+		"backupstorage": 0, "bucket": 0, "objectstorage": 0}
+	for _, vm := range st.VMs {
+		if vm.Removed == nil && counted(vm.AccountID) {
 			totals["vm"]++
 			totals["cpu"] += int64(vm.CPUNumber)
 			totals["memory"] += int64(vm.Memory)

@@ -8,6 +8,9 @@ import (
 // NetworkView is ApiResponseHelper.createNetworkResponse; the offering's
 // fields come from the network's offering.
 func NetworkView(c *kernel.Call, n *model.Network) map[string]any {
+	if n.TrafficType == model.TrafficPublic {
+		return publicNetworkView(c, n)
+	}
 	z, a := c.State.Zone(n.ZoneID), c.State.Account(n.AccountID)
 	d := c.State.Domain(a.DomainID)
 	o := c.State.NetworkOffering(n.OfferingID)
@@ -27,7 +30,10 @@ func NetworkView(c *kernel.Call, n *model.Network) map[string]any {
 		"displaynetwork": true, "egressdefaultpolicy": o.EgressDefault, "supportsvmautoscaling": true,
 		"strechedl2subnet": false, "hasannotations": false, "internetprotocol": "IPv4", "privatemtu": 1500,
 		"publicmtu": 1500, "related": n.ID, "created": kernel.CsTime(n.Created), "tags": []any{},
-		"details": map[string]string{}, "service": serviceViews(o)}
+		"service": networkServiceViews(o), "receivedbytes": 0, "sentbytes": 0} // no user_statistics: sums of none
+	if fullView(c) {
+		v["details"] = map[string]string{} // "return network details only to Root admin"
+	}
 	// An Allocated network has no broadcast URI or VLAN until implemented;
 	// createNetworkResponse returns them "only to Root admin" (the Full view).
 	if n.VLAN != "" && c.Account.Type == 1 {
@@ -37,6 +43,37 @@ func NetworkView(c *kernel.Call, n *model.Network) map[string]any {
 	vpcFields(c, v, n.VPCID)
 	if l, ok := model.ByID(c.State.NetworkACLLists, n.ACLID); ok && n.ACLID != "" {
 		v["aclid"], v["aclname"] = l.ID, l.Name
+	}
+	return v
+}
+
+// publicNetworkView is createNetworkResponse for a zone's public network
+// (model.EnsurePublicNetwork): no name, display text, guest type, CIDR,
+// physical network, ACL type, network domain or broadcast URI to show; the
+// System-Public-Network offering's fields and issystem; DNS from the zone
+// (PublicNetworkGuru.updateNetworkProfile); no services; the system account
+// in ROOT as owner (populateOwner); canusefordeploy false
+// (NetworkModelImpl.canUseForDeploy: not Guest traffic).
+func publicNetworkView(c *kernel.Call, n *model.Network) map[string]any {
+	z, root := c.State.Zone(n.ZoneID), c.State.Domains[0]
+	o := c.State.SystemNetworkOffering(n.OfferingID)
+	if o == nil {
+		o = &model.NetworkOffering{} // every network has its offering; never nil in a consistent state
+	}
+	v := map[string]any{"id": n.ID, "broadcastdomaintype": "Vlan", "traffictype": n.TrafficType, "zoneid": z.ID,
+		"zonename": z.Name, "networkofferingid": o.ID, "networkofferingname": o.Name,
+		"networkofferingdisplaytext": o.DisplayText, "networkofferingconservemode": o.ConserveMode, "issystem": true,
+		"networkofferingavailability": o.Availability, "ispersistent": o.Persistent, "specifyvlan": o.SpecifyVLAN,
+		"displaynetwork": true, "state": n.State, "restartrequired": false, "related": n.ID, "dns1": z.DNS1,
+		"service": []any{}, "account": "system", "domainid": root.ID, "domain": root.Name,
+		"domainpath": root.DisplayPath(), "specifyipranges": o.SpecifyIPRanges, "canusefordeploy": false,
+		"tags": []any{}, "hasannotations": false, "strechedl2subnet": false, "redundantrouter": false,
+		"supportsvmautoscaling": false, "created": kernel.CsTime(n.Created), "receivedbytes": 0, "sentbytes": 0}
+	if z.DNS2 != "" {
+		v["dns2"] = z.DNS2
+	}
+	if fullView(c) {
+		v["details"] = map[string]string{}
 	}
 	return v
 }
@@ -122,9 +159,16 @@ func PublicIPView(c *kernel.Call, ip *model.PublicIP) map[string]any {
 		"forsystemvms": false, "isportable": false, "fordisplay": true, "hasannotations": false,
 		"state": ip.State, "tags": resourceTagViews(c, "PublicIpAddress", ip.ID)}
 	v["hasrules"] = hasRules(c.State, ip.ID) // ApiResponseHelper.createIPAddressResponse: countRulesByIpId > 0
-	if r, ok := model.ByID(c.State.VlanRanges, ip.VlanRangeID); ok {
-		v["vlanid"], v["vlanname"], v["physicalnetworkid"] = r.ID, r.VLAN, r.PhysicalNetworkID
+	r, _ := model.ByID(c.State.VlanRanges, ip.VlanRangeID)
+	if r != nil {
+		v["physicalnetworkid"] = r.PhysicalNetworkID
+		// "show this info to full view only": the root admin's
+		// …CmdByAdmin classes answer in ResponseView.Full (ApiServer.getCmdClass).
+		if fullView(c) {
+			v["vlanid"], v["vlanname"] = r.ID, r.VLAN
+		}
 	}
+	addressNetwork(c, v, ip, r)
 	if ip.Allocated != nil {
 		v["allocated"] = kernel.CsTime(*ip.Allocated)
 		addOwner(c, v, ip.AccountID)
@@ -140,14 +184,42 @@ func PublicIPView(c *kernel.Call, ip *model.PublicIP) map[string]any {
 	return v
 }
 
+// addressNetwork is createIPAddressResponse's "Network id the ip belongs
+// to": the address's VLAN range's network (ApiDBUtils.getVlanNetworkId) or
+// else the zone's public network (getPublicNetworkIdByZone), whatever guest
+// network the address is associated with. The public network has no name
+// (NetworkOrchestrator.setupNetwork is given none), so networkname is left
+// out as Gson leaves out a null.
+func addressNetwork(c *kernel.Call, v map[string]any, ip *model.PublicIP, r *model.VlanRange) {
+	var n *model.Network
+	if r != nil && r.NetworkID != "" {
+		n, _ = model.ByID(c.State.SystemNetworks, r.NetworkID)
+	}
+	if n == nil {
+		n = c.State.PublicNetworkOf(ip.ZoneID)
+	}
+	if n == nil {
+		return
+	}
+	v["networkid"] = n.ID
+	if n.Name != "" {
+		v["networkname"] = n.Name
+	}
+}
+
 // VlanRangeView is ApiResponseHelper.createVlanIpRangeResponse's
-// VlanIpRangeResponse.
+// VlanIpRangeResponse; networkid is the range's network (vlan.network_id:
+// the zone's public network). A range dedicated to no account or domain
+// whose network is not a Guest one shows no owner, and provider is null
+// (no vlan_details provider key), so both are left out as Gson does.
 func VlanRangeView(c *kernel.Call, v *model.VlanRange) map[string]any {
-	root := c.State.Domains[0]
-	return map[string]any{"id": v.ID, "zoneid": v.ZoneID, "physicalnetworkid": v.PhysicalNetworkID,
+	out := map[string]any{"id": v.ID, "zoneid": v.ZoneID, "physicalnetworkid": v.PhysicalNetworkID,
 		"vlan": v.VLAN, "gateway": v.Gateway, "netmask": v.Netmask, "cidr": v.CIDR, "startip": v.StartIP,
-		"endip": v.EndIP, "forvirtualnetwork": true, "forsystemvms": false, "domainid": root.ID,
-		"domain": root.Name, "domainpath": root.DisplayPath(), "provider": "VirtualRouter"}
+		"endip": v.EndIP, "forvirtualnetwork": true, "forsystemvms": false}
+	if v.NetworkID != "" {
+		out["networkid"] = v.NetworkID
+	}
+	return out
 }
 
 // SecurityGroupView is SecurityGroupJoinDaoImpl.newSecurityGroupResponse

@@ -6,9 +6,11 @@ import (
 )
 
 // ProjectView is ProjectJoinDaoImpl.newProjectResponse: the project, its
-// domain, its owners (the members of role Admin) and its own account's name.
-// Departure: the resource counts and limits are the project account's VM
-// count only, every limit "Unlimited" (the simulator keeps no limits).
+// domain, its owners (the members of role Admin), its own account's name and
+// that account's counts and limits (AccountJoinDaoImpl.setResourceLimits,
+// running and stopped VMs included; no project counts). Departure: the
+// counts are the project account's VMs, CPUs and memory only, every limit
+// "Unlimited" (the simulator keeps no limits).
 func ProjectView(c *kernel.Call, p *model.Project) map[string]any {
 	d := c.State.Domain(p.DomainID)
 	v := map[string]any{"id": p.ID, "name": p.Name, "displaytext": p.DisplayText, "state": p.State,

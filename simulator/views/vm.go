@@ -6,6 +6,8 @@
 package views
 
 import (
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
@@ -32,7 +34,25 @@ func VMView(c *kernel.Call, vm *model.VirtualMachine) map[string]any {
 	}
 	ownerName(c, v, a) // UserVmJoinDaoImpl.newUserVmResponse: project or account
 	addVMRefs(c, v, vm)
+	addVMStats(v, vm.Stats)
 	return v
+}
+
+// addVMStats is newUserVmResponse's "stats calculation": only when
+// ApiDBUtils.getVmStatistics has stats for the VM (the stats collector has
+// seen it Running), the CPU use as DecimalFormat("#.##") + "%" and the
+// counters cast to long.
+func addVMStats(v map[string]any, st *model.VMStats) {
+	if st == nil {
+		return
+	}
+	v["cpuused"] = strconv.FormatFloat(math.Round(st.CPUUtilization*100)/100, 'f', -1, 64) + "%"
+	for k, f := range map[string]float64{"networkkbsread": st.NetworkReadKBs, "networkkbswrite": st.NetworkWriteKBs,
+		"diskkbsread": st.DiskReadKBs, "diskkbswrite": st.DiskWriteKBs, "diskioread": st.DiskReadIOs,
+		"diskiowrite": st.DiskWriteIOs, "memorykbs": st.MemoryKBs, "memoryintfreekbs": st.IntFreeMemKBs,
+		"memorytargetkbs": st.TargetMemKBs} {
+		v[k] = int64(f)
+	}
 }
 
 // addVMRefs adds the fields naming related entities that exist.

@@ -65,6 +65,8 @@ func run(args []string) error {
 	fs.Var(&extraZones, "extra-zone", "add an advanced zone with this name next to Sandbox-simulator (repeatable)")
 	expungeInterval := fs.Int("expunge-interval", 0, "the expunge.interval global setting in seconds: how often destroyed VMs are expunged (0: CloudStack's 86400)")
 	expungeDelay := fs.Int("expunge-delay", 0, "the expunge.delay global setting in seconds: how long a destroyed VM keeps its addresses and name (0: CloudStack's 86400)")
+	vmStatsInterval := fs.Duration("vm-stats-interval", 0, "set the global setting vm.stats.interval at start: how often VM statistics are collected; a VM shows cpuused, network*, disk* and memory* once a collection saw it Running (0 keeps the setting: 60s unless changed)")
+	vmStatsDelay := fs.Duration("vm-stats-initial-delay", 0, "how long after start VM statistics are first collected (0: CloudStack's 15s; shorter for tests)")
 	empty := fs.Bool("empty", false, "start a new state with only the root admin and no zone or offerings (deploy them through the API, e.g. with hack/zone/)")
 	quiet := fs.Bool("quiet", false, "do not log API requests to stderr")
 	if err := fs.Parse(args); err != nil {
@@ -77,7 +79,7 @@ func run(args []string) error {
 	opts := simulator.Options{CloudStackVersion: cs, JobLatency: *latency, StatePath: *statePath, AllowLoopbackURLs: *loopback,
 		TemplateLatency: *templateLatency, ExtraZones: extraZones, ExpungeInterval: *expungeInterval,
 		ExpungeDelay: *expungeDelay, UploadMonitorInterval: *uploadInterval, UploadOperationTimeout: *uploadTimeout,
-		Empty: *empty, JobLatencyFor: latencyFor}
+		Empty: *empty, JobLatencyFor: latencyFor, VMStatsInterval: *vmStatsInterval, VMStatsInitialDelay: *vmStatsDelay}
 	opts.APIThrottling = throttlingFlags(fs, *throttleEnabled, *throttleInterval, *throttleMax, *throttleCache)
 	if n := opts.APIThrottling.Interval; n != nil && *n < 0 {
 		return fmt.Errorf("-api-throttling-interval must not be negative: %d", *n)
