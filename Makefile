@@ -61,7 +61,7 @@ lint: $(BIN)/golangci-lint ## gofmt, go vet and golangci-lint (.golangci.yml) ov
 $(BIN)/golangci-lint: tools/lint/go.mod tools/lint/go.sum
 	cd tools/lint && $(GO) build -o ../../$(BIN)/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
-test-deps: ## Debian packages the tests drive: the cloudstack CLI (cs), ruby, bzip2, xz-utils, curl, jq
+test-deps: ## Debian packages the tests drive: the cloudstack CLI (cs), ruby, bzip2, xz-utils, curl, jq, qemu-utils (qemu-img)
 	./hack/ensure-test-deps.sh test
 
 demo-deps: ## Debian packages the demo drives: jq, curl, bzip2

@@ -87,6 +87,46 @@ func QCOW2(virtualSize uint64) []byte {
 	return img
 }
 
+// QCOW2Of is a well-formed version 3 QCOW2 (64 KiB clusters, refcounts
+// kept) of the disk data, whose size is rounded up to a whole sector:
+// the clusters of data that hold anything but zeros are allocated, the
+// rest left unallocated. For disks that fit its one refcount block (2 GiB).
+func QCOW2Of(data []byte) []byte {
+	const cluster = 1 << 16
+	size := (len(data) + 511) / 512 * 512
+	clusters := (size + cluster - 1) / cluster
+	l2Tables := (clusters + cluster/8 - 1) / (cluster / 8)
+	img := make([]byte, (4+l2Tables)*cluster)
+	l1At, next := 3*cluster, (4+l2Tables)*cluster
+	for i := range clusters {
+		c := data[i*cluster : min(len(data), (i+1)*cluster)]
+		if bytes.Count(c, []byte{0}) == len(c) {
+			continue
+		}
+		l2 := (4 + i/(cluster/8)) * cluster
+		binary.BigEndian.PutUint64(img[l1At+8*(i/(cluster/8)):], uint64(l2)|1<<63)
+		binary.BigEndian.PutUint64(img[l2+8*(i%(cluster/8)):], uint64(next)|1<<63)
+		img = append(img, c...)
+		img = append(img, make([]byte, cluster-len(c))...)
+		next += cluster
+	}
+	copy(img[0:], "QFI\xfb")
+	binary.BigEndian.PutUint32(img[4:], 3)
+	binary.BigEndian.PutUint32(img[20:], 16) // cluster bits
+	binary.BigEndian.PutUint64(img[24:], uint64(size))
+	binary.BigEndian.PutUint32(img[36:], uint32(l2Tables))
+	binary.BigEndian.PutUint64(img[40:], uint64(l1At))
+	binary.BigEndian.PutUint64(img[48:], cluster) // refcount table
+	binary.BigEndian.PutUint32(img[56:], 1)
+	binary.BigEndian.PutUint32(img[96:], 4)   // 16-bit refcounts
+	binary.BigEndian.PutUint32(img[100:], 104) // header length
+	binary.BigEndian.PutUint64(img[cluster:], 2*cluster)
+	for i := range len(img) / cluster {
+		binary.BigEndian.PutUint16(img[2*cluster+2*i:], 1)
+	}
+	return img
+}
+
 // Entry is one file of a tarball.
 type Entry struct {
 	Name string
