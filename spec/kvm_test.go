@@ -170,15 +170,6 @@ func configDriveCreateVM(b *testing.B, publish string, latency time.Duration) (t
 	return time.Since(start), e.callSequence()
 }
 
-func TestOpenStackStemcellInXenZone(t *testing.T) {
-	e := newEnv(t, nil)
-	image := writeImage(t, testimages.OpenStackTgz(testimages.QCOW2(1<<30)))
-	r := e.call("create_stemcell", image, stemcellMF("openstack", "kvm", "qcow2")).failed(t, "CloudError", "XenServer")
-	if !strings.Contains(r.Error.Message, "KVM") {
-		t.Fatalf("the refusal does not name the hypervisors: %s", r.Error.Message)
-	}
-}
-
 // TestOpenStackKVMRefusedISOUpload: the SSVM refuses the ISO's POST.
 // CloudStack refuses to delete the NotUploaded ISO until its upload
 // monitor's next poll makes it UploadError; create_vm waits for that poll
