@@ -200,10 +200,18 @@ func (c stemcells) templateMark(incomplete, configDrive bool) cloudstack.Templat
 }
 
 // templateSpec resolves the OS type: a lookup, before anything is created,
-// so a typo costs nothing to clean up (zones, too, are resolved by then). An OpenStack stemcell on KVM takes
-// config_drive_os_type (an Ubuntu one: virtio disks); on XenServer it
-// keeps os_type, whose default maps to XenServer's HVM template (see
-// openStackOnXen).
+// so a typo costs nothing to clean up (zones, too, are resolved by then).
+// An OpenStack stemcell on KVM takes config_drive_os_type (an Ubuntu one:
+// virtio disks). On XenServer it keeps os_type, as the CloudStack Xen
+// stemcell does, for the VM to boot HVM from the image's own boot loader:
+// CitrixResourceBase.createVmFromTemplate makes the VM from the record of
+// the XenServer template its OS type maps to, and gives it the PV boot
+// loader pygrub unless that template's name starts with Windows, Citrix or
+// Other; os_type's default, "Other Linux (64-bit)" (guest_os 99), maps to
+// "Other install media" (the guest_os_hypervisor rows of
+// schema-41000to41100.sql), XenServer's HVM template. requireshvm, on by
+// default, keeps such a VM off hosts without HVM
+// (FirstFitAllocator.filterHostWithNoHvmIfTemplateRequested).
 func (c stemcells) templateSpec(props stemcellProps, zones []cloudstack.Zone, target stemcell.Target,
 	configDrive bool) (cloudstack.TemplateSpec, error) {
 	osDefault := c.cfg.Stemcell.OSType

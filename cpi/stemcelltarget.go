@@ -14,10 +14,11 @@ import (
 // them: unless the operator names a hypervisor (the stemcell's
 // cloudstack_hypervisor, stemcell.hypervisor), they go where all their
 // zones can run them, KVM first, else XenServer, for which Prepare
-// converts their image to a VHD (openStackOnXen). Their zones are looked
-// up here, before the image is read, so that a zone that cannot run them
-// costs no unpacking or converting; for other stemcells zones is nil and
-// the image is checked before any CloudStack call.
+// converts their image to a VHD (templateSpec says how it boots HVM).
+// Their zones are looked up here, before the image is read, so that a zone
+// that cannot run them costs no unpacking or converting; for other
+// stemcells zones is nil and the image is checked before any CloudStack
+// call.
 func (c stemcells) chooseTarget(props stemcellProps) (stemcell.Target, []cloudstack.Zone, error) {
 	spec := stemcell.Spec{
 		Infrastructure:       props.Infrastructure,

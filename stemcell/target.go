@@ -63,8 +63,10 @@ var formatNames = map[string]string{
 var defaultFormats = map[string]string{XenServer: VHD, KVM: QCOW2, VMware: OVA, Simulator: VHD}
 
 // conversions are the formats Prepare converts, by hypervisor, for
-// bosh.io's OpenStack stemcells: XenServer boots VHD only, and their raw
-// or QCOW2 image becomes a dynamic VHD (package diskimage).
+// bosh.io's OpenStack stemcells: XenServer takes VHD templates only (its
+// resource copies a template to primary storage as a VHD,
+// XenServerStorageProcessor.copy_vhd_from_secondarystorage), and their
+// raw or QCOW2 image becomes a dynamic VHD (package diskimage).
 var conversions = map[string]map[string]string{XenServer: {QCOW2: VHD, RAW: VHD}}
 
 // formats each hypervisor can boot from a template.
