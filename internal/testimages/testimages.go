@@ -118,7 +118,7 @@ func QCOW2Of(data []byte) []byte {
 	binary.BigEndian.PutUint64(img[40:], uint64(l1At))
 	binary.BigEndian.PutUint64(img[48:], cluster) // refcount table
 	binary.BigEndian.PutUint32(img[56:], 1)
-	binary.BigEndian.PutUint32(img[96:], 4)   // 16-bit refcounts
+	binary.BigEndian.PutUint32(img[96:], 4)    // 16-bit refcounts
 	binary.BigEndian.PutUint32(img[100:], 104) // header length
 	binary.BigEndian.PutUint64(img[cluster:], 2*cluster)
 	for i := range len(img) / cluster {
