@@ -77,20 +77,11 @@ func openStackXenLifecycle(t *testing.T, e *env, format string) {
 		t.Fatalf("the VM's ISO: %+v", isos)
 	}
 
-	disk := e.createDisk(1024, map[string]any{"disk_offering": "Custom"}, vm)
-	var hint map[string]any
-	e.call("attach_disk", vm, disk).ok(t).decode(t, &hint)
-	if len(hint) != 1 || !strings.HasPrefix(hint["path"].(string), "/dev/xvd") {
-		t.Fatalf("attach_disk hint on XenServer for the OpenStack stemcell: %v, want the path alone", hint)
-	}
-	e.call("detach_disk", vm, disk).ok(t)
-	e.call("delete_disk", disk).ok(t)
-
-	e.call("delete_vm", vm).ok(t)
-	if left := e.isos(); len(left) != 0 {
-		t.Fatalf("delete_vm left the ISO: %+v", left[0])
-	}
-	e.call("delete_stemcell", stemcell).ok(t)
+	// The path alone, of a XenServer disk.
+	e.configDriveVMEnd(vm, stemcell, func(hint map[string]any) bool {
+		path, _ := hint["path"].(string)
+		return len(hint) == 1 && strings.HasPrefix(path, "/dev/xvd")
+	})
 	e.assertNoTemplatesLeft()
 }
 

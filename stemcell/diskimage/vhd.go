@@ -63,17 +63,15 @@ func WriteDynamicVHD(out io.WriterAt, src io.Reader, size int64) (VHDStats, erro
 	if size <= 0 || size > maxSize {
 		return VHDStats{}, fmt.Errorf("a dynamic VHD holds 1 byte to %d GiB; this disk is %d bytes", maxSize>>30, size)
 	}
-	virtual := roundUp(size, sector)
-	blocks := int((virtual + BlockSize - 1) / BlockSize)
-	bat := bytes.Repeat([]byte{0xff}, int(roundUp(int64(4*blocks), sector)))
+	footer, header, bat := Metadata(size)
 	next := batOffset + int64(len(bat)) // where the next allocated block goes
-	st := VHDStats{VirtualSize: virtual, Blocks: blocks}
+	st := VHDStats{VirtualSize: roundUp(size, sector), Blocks: int(binary.BigEndian.Uint32(header[28:]))}
 	buf := make([]byte, bitmapSize+BlockSize)
 	fillBitmap(buf[:bitmapSize])
 	data := buf[bitmapSize:]
-	for i := range blocks {
+	for i := range st.Blocks {
 		if err := readBlock(src, data, size-int64(i)*BlockSize); err != nil {
-			return st, fmt.Errorf("reading block %d of %d of the disk: %w", i+1, blocks, err)
+			return st, fmt.Errorf("reading block %d of %d of the disk: %w", i+1, st.Blocks, err)
 		}
 		if allZero(data) {
 			continue
@@ -85,12 +83,19 @@ func WriteDynamicVHD(out io.WriterAt, src io.Reader, size int64) (VHDStats, erro
 		next += int64(len(buf))
 		st.Allocated++
 	}
-	footer, err := newFooter(virtual)
-	if err != nil {
-		return st, err
-	}
 	st.FileSize = next + footerSize
-	return st, writeMetadata(out, footer, dynamicHeader(blocks), bat, next)
+	return st, writeMetadata(out, footer, header, bat, next)
+}
+
+// Metadata is what a dynamic VHD of a disk of size bytes (rounded up to a
+// whole sector) has around its blocks: the footer (also copied at the top),
+// the dynamic header and a BAT with no block allocated. Followed by the
+// footer again, the three make the VHD of an empty disk.
+func Metadata(size int64) (footer, header, bat []byte) {
+	virtual := roundUp(size, sector)
+	blocks := int((virtual + BlockSize - 1) / BlockSize)
+	bat = bytes.Repeat([]byte{0xff}, int(roundUp(int64(4*blocks), sector)))
+	return newFooter(virtual), dynamicHeader(blocks), bat
 }
 
 // readBlock fills data with the next block of the disk, of which left
@@ -123,7 +128,7 @@ func writeMetadata(out io.WriterAt, footer, header, bat []byte, end int64) error
 }
 
 // newFooter is the hard disk footer of a dynamic disk of size bytes.
-func newFooter(size int64) ([]byte, error) {
+func newFooter(size int64) []byte {
 	f := make([]byte, footerSize)
 	copy(f[0:], "conectix")
 	binary.BigEndian.PutUint32(f[8:], featuresBit)
@@ -136,13 +141,11 @@ func newFooter(size int64) ([]byte, error) {
 	binary.BigEndian.PutUint64(f[48:], uint64(size)) // current size
 	binary.BigEndian.PutUint32(f[56:], geometry(size/sector))
 	binary.BigEndian.PutUint32(f[60:], diskDynamic)
-	if _, err := rand.Read(f[68:84]); err != nil { // unique id
-		return nil, err
-	}
+	_, _ = rand.Read(f[68:84])    // the unique id; crypto/rand's Read never fails
 	f[68+6] = f[68+6]&0x0f | 0x40 // a version 4 UUID
 	f[68+8] = f[68+8]&0x3f | 0x80
 	binary.BigEndian.PutUint32(f[64:], checksum(f))
-	return f, nil
+	return f
 }
 
 // dynamicHeader points at the BAT of blocks entries of BlockSize.
