@@ -214,7 +214,7 @@ var qcow2Options = []struct {
 
 func TestQCOW2ToVHDReadsBackIdentical(t *testing.T) {
 	for _, o := range qcow2Options {
-		for _, size := range sizes[:3] { // QCOW2 sizes are whole sectors
+		for _, size := range sizes[1:3] { // sizes that end inside a block, in whole sectors as QCOW2 sizes are
 			for _, c := range []content{sparse, dense} {
 				t.Run(fmt.Sprintf("%s/%d/%s", o.name, size, c), func(t *testing.T) {
 					raw := rawDisk(t, size, c)
