@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build tools release demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-scale bench-configdrive bench-registry agentsettings clean demo-deps e2e-deps test-crash test-crash-long
+.PHONY: all build tools release demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-scale bench-configdrive bench-registry bench-vhd agentsettings clean demo-deps e2e-deps test-crash test-crash-long
 
 all: build
 
@@ -61,7 +61,7 @@ lint: $(BIN)/golangci-lint ## gofmt, go vet and golangci-lint (.golangci.yml) ov
 $(BIN)/golangci-lint: tools/lint/go.mod tools/lint/go.sum
 	cd tools/lint && $(GO) build -o ../../$(BIN)/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
-test-deps: ## Debian packages the tests drive: the cloudstack CLI (cs), ruby, bzip2, xz-utils, curl, jq
+test-deps: ## Debian packages the tests drive: the cloudstack CLI (cs), ruby, bzip2, xz-utils, curl, jq, qemu-utils (qemu-img)
 	./hack/ensure-test-deps.sh test
 
 demo-deps: ## Debian packages the demo drives: jq, curl, bzip2
@@ -70,7 +70,7 @@ demo-deps: ## Debian packages the demo drives: jq, curl, bzip2
 e2e-deps: ## Debian packages e2e-up drives: the cloudstack CLI (cs), ruby, jq, curl, bzip2, iproute2
 	./hack/ensure-test-deps.sh e2e
 
-bench: bench-stemcell bench-upload-monitor bench-vm bench-scale bench-configdrive bench-registry ## every benchmark, as tables beside their references
+bench: bench-stemcell bench-upload-monitor bench-vm bench-scale bench-configdrive bench-registry bench-vhd ## every benchmark, as tables beside their references
 
 bench-vm: test-deps ## docs/development/performance.md's VM table: create_vm and delete_vm call counts with instant jobs, wall time against 2 s jobs; the director-shaped lifecycle's calls per method at 2 s jobs
 	$(GO) test ./spec -run '^$$' -bench 'CreateVMJobLatency|DirectorLifecycleCalls' -benchtime 1x -timeout 15m
@@ -89,6 +89,9 @@ bench-stemcell: test-deps ## docs/development/performance.md's stemcell table: p
 
 bench-upload-monitor: test-deps ## create_stemcell by upload and WebDAV beside upload.monitoring.interval (1 s, 10 s, CloudStack's default 60 s)
 	$(GO) test ./spec -run '^$$' -bench StemcellUploadMonitor -benchtime 1x -timeout 20m
+
+bench-vhd: test-deps ## docs/development/performance.md's VHD conversion table: raw and QCOW2 (qemu-img made, compressed or not) disks of growing size to a dynamic VHD, bytes allocated and the peak heap
+	$(GO) test ./stemcell/diskimage -run '^$$' -bench . -benchtime 1x -timeout 10m
 
 bench-registry: test-deps ## GET/s and durable PUT/s of `serve`'s registry, run as a second process, over loopback
 	$(GO) test ./spec -run '^$$' -bench Registry -benchtime 1x -timeout 10m

@@ -143,15 +143,16 @@ type Stemcell struct {
 	Public      bool   `json:"public"`
 	Extractable bool   `json:"extractable"`
 
-	// ConfigDrive makes bosh.io's OpenStack KVM stemcells templates whose
-	// VMs read their settings from a per-VM config drive ISO: on by
-	// default, as their agent reads nothing CloudStack itself serves.
+	// ConfigDrive makes bosh.io's OpenStack stemcells (on KVM or
+	// XenServer) templates whose VMs read their settings from a per-VM
+	// config drive ISO: on by default, as their agent reads nothing
+	// CloudStack itself serves.
 	// false keeps them on user data, for a site whose metadata proxy
 	// serves it on 169.254.169.254, where their agent's HTTP source looks.
 	ConfigDrive *bool `json:"config_drive"`
-	// ConfigDriveOSType is the OS type of templates of OpenStack KVM
-	// stemcells: an Ubuntu one, for which CloudStack's KVM agent gives
-	// the root disk a virtio bus.
+	// ConfigDriveOSType is the OS type of templates of OpenStack stemcells
+	// on KVM: an Ubuntu one, for which CloudStack's KVM agent gives the
+	// root disk a virtio bus. On XenServer they take OSType.
 	ConfigDriveOSType string `json:"config_drive_os_type"`
 	// ConfigDrivePublish is how such a stemcell's VMs' config drive ISOs
 	// reach CloudStack: "upload" (getUploadParamsForIso + POST), "webdav"

@@ -12,6 +12,9 @@ type Image struct {
 	Size      int64
 	Extension string
 	Target    Target
+	// Converted says, for the log, what Prepare converted the stemcell's
+	// image from; empty when it goes as it is.
+	Converted string
 	temp      bool
 }
 
@@ -105,6 +108,9 @@ type preparer struct {
 }
 
 func (p preparer) prepare() (*Image, error) {
+	if p.target.From != "" {
+		return p.convert()
+	}
 	switch p.target.Format {
 	case VHD:
 		return p.vhd()
