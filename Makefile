@@ -104,7 +104,7 @@ test-crash: test-deps ## the crash (kill -9) and lost-answer suite with its CI f
 test-crash-long: test-deps ## the crash test's long mode: CRASH_KILLS (200) kills per method, CRASH_SEED to replay a run
 	CRASH_KILLS=$(CRASH_KILLS) $(GO) test ./spec -count=1 -v -run 'TestCrashKill9LeavesNothing' -timeout 90m
 
-generate: ## regenerate simulator/schema/apis.json.gz from cloudstack-go's listApis.json, and cloudstack/cloudstackmock's mocks with tools/mockgen
+generate: ## regenerate simulator/schema's API schemas and response fields of each release from cloudstack-go's listApis.json, and cloudstack/cloudstackmock's mocks with tools/mockgen
 	$(GO) generate ./simulator/schema ./cloudstack/cloudstackmock
 
 agentsettings: ## bin/agentsettings: the real bosh-agent's settings code, from the tools module
@@ -124,7 +124,7 @@ e2e-up: e2e-deps ## the simulator with an API-deployed zone, the release, a stem
 test-e2e: ## the e2e suite against the environment of e2e-up: create-env, VM and disk updates, the director's bin/cpi, delete-env
 	./hack/e2e/test.sh
 
-e2e-kvm: e2e-deps ## the KVM phase's environment: as e2e-up, but KVM hosts and a stemcell shaped as bosh.io's OpenStack KVM stemcell, and no create-env (make e2e-down first if another is up)
+e2e-kvm: e2e-deps ## the KVM phase's environment: as e2e-up, but KVM hosts and a stemcell shaped as bosh.io's OpenStack KVM stemcell, and no create-env (make e2e-down first if another is up; E2E_CLOUDSTACK_VERSION=4.20: the simulator is CloudStack 4.20)
 	E2E_HYPERVISOR=KVM ./hack/e2e/up.sh
 
 test-e2e-kvm: ## the KVM phase against the environment of e2e-kvm: create-env from the OpenStack stemcell (config drive ISO, virtio disk hint), delete-env
