@@ -370,8 +370,9 @@ func (v *vmCreation) removeMadeVM(vm *cloudstack.VM) error {
 }
 
 // cleanedUp types a failure whose cleanup left nothing. An answer lost on
-// the way back (CloudStack unreachable in the middle of the call) is worth
-// the director's retry once what CloudStack did anyway is removed.
+// the way back (CloudStack unreachable in the middle of the call), or a
+// job a management server restart cut short, is worth the director's
+// retry once what CloudStack did anyway is removed.
 func (v *vmCreation) cleanedUp(cause error, removed []string) error {
 	err := cause
 	if len(removed) > 0 {
@@ -379,7 +380,8 @@ func (v *vmCreation) cleanedUp(cause error, removed []string) error {
 	}
 	err = vmCreationFailed(err)
 	var typed *Error
-	if errors.As(err, &typed) && (cloudstack.IsUnreachable(cause) || driveTransferFailed(cause)) {
+	if errors.As(err, &typed) && (cloudstack.IsUnreachable(cause) || cloudstack.IsJobInterrupted(cause) ||
+		driveTransferFailed(cause)) {
 		typed.retry = true
 	}
 	return err
