@@ -323,7 +323,10 @@ func (v *vmCreation) cleanup(cause error) error {
 	case vm != nil:
 		// Its vip (acquired, or intended and untagged), settings,
 		// ephemeral disk and config drive go with it.
-		err := v.removeMadeVM(vm)
+		// Once a job of this call has had job_timeout, waiting as long
+		// again for the job that holds the VM would only double the wait:
+		// CloudStack runs the destroy after that job anyway.
+		err := v.removeMadeVM(vm, !cloudstack.IsJobTimeout(cause))
 		note("removing VM "+vm.ID, err)
 		if err == nil {
 			removed = append(removed, fmt.Sprintf("VM %s (%s), with its ephemeral disk, any config drive ISO and any "+
@@ -357,14 +360,20 @@ func (v *vmCreation) cleanup(cause error) error {
 // removeMadeVM removes the VM this call deployed, with its registry
 // settings only when they may be there: a registry that refused them or
 // was never reached holds none, and may well refuse their deletion too.
-func (v *vmCreation) removeMadeVM(vm *cloudstack.VM) error {
+// It waits for a job that holds the VM to end only when settle is set;
+// else the VM is removed as it is.
+func (v *vmCreation) removeMadeVM(vm *cloudstack.VM, settle bool) error {
 	c := v.vms
-	if v.registry {
-		return c.removeVM(vm)
+	if settle {
+		var err error
+		if vm, err = c.settledVM(vm); err != nil || vm == nil {
+			return err
+		}
 	}
-	vm, err := c.settledVM(vm)
-	if err != nil || vm == nil {
-		return err
+	if v.registry {
+		if err := c.forgetSettings(vm.Name); err != nil {
+			return err
+		}
 	}
 	return c.removeSettledVM(vm)
 }
