@@ -319,6 +319,9 @@ func (v *vmCreation) cleanup(cause error) error {
 	var removed []string
 	vm, err := v.madeVM()
 	note(fmt.Sprintf("looking up VM %s", firstOf(v.vmID, v.spec.Name)), err)
+	if err == nil && v.vmID != "" && (vm == nil || vm.Gone()) {
+		cause = v.takenOver(cause)
+	}
 	switch {
 	case vm != nil:
 		// Its vip (acquired, or intended and untagged), settings,
@@ -389,8 +392,9 @@ func (v *vmCreation) cleanedUp(cause error, removed []string) error {
 	}
 	err = vmCreationFailed(err)
 	var typed *Error
-	if errors.As(err, &typed) && (cloudstack.IsUnreachable(cause) || cloudstack.IsJobInterrupted(cause) ||
-		driveTransferFailed(cause)) {
+	var taken *takenOverError
+	if errors.As(err, &typed) && !errors.As(cause, &taken) && (cloudstack.IsUnreachable(cause) ||
+		cloudstack.IsJobInterrupted(cause) || driveTransferFailed(cause)) {
 		typed.retry = true
 	}
 	return err
