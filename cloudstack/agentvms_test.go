@@ -4,11 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
-
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
-	"github.com/bosh-cloudstack/cloudstack-cpi/internal/simtest"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 )
 
 // TestAgentVMs: a director's VMs for an agent are those tagged with its
@@ -16,12 +12,7 @@ import (
 // tags may not be there yet), each once; another director's and another
 // agent's are not.
 func TestAgentVMs(t *testing.T) {
-	sim := simtest.Serve(t, simulator.Options{AdminAPIKey: apiKey, AdminSecretKey: secretKey})
-	ops := csgo.NewAsyncClient(sim.URL, apiKey, secretKey, false)
-	zones, err := ops.Zone.ListZones(ops.Zone.NewListZonesParams())
-	if err != nil || zones.Count == 0 {
-		t.Fatalf("listZones: %v", err)
-	}
+	sim, ops, zone := opsSim(t)
 	offerings, err := ops.ServiceOffering.ListServiceOfferings(ops.ServiceOffering.NewListServiceOfferingsParams())
 	if err != nil || offerings.Count == 0 {
 		t.Fatalf("listServiceOfferings: %v", err)
@@ -37,7 +28,7 @@ func TestAgentVMs(t *testing.T) {
 	c, _ := newClient(t, sim.URL, nil)
 	deploy := func(name string, mark *cloudstack.Mark, director, agent string) string {
 		t.Helper()
-		spec := cloudstack.DeploySpec{Name: name, DisplayName: name, ZoneID: zones.Zones[0].Id,
+		spec := cloudstack.DeploySpec{Name: name, DisplayName: name, ZoneID: zone,
 			ServiceOfferingID: offerings.ServiceOfferings[0].Id, TemplateID: templates.Templates[0].Id,
 			NICs: []cloudstack.NICRequest{{NetworkID: guest.Id}}}
 		if mark != nil {
