@@ -25,13 +25,13 @@ func (e *takenOverError) Error() string {
 	switch {
 	case len(e.others) > 0:
 		return fmt.Sprintf("another create_vm for agent %s took over: it removed %s, and VM %s is the other's; "+
-			"this create_vm then failed: %v", e.agent, vm, strings.Join(e.others, ", VM "), e.cause) //nolint:errorlint // see the type
+			"this create_vm then failed: %v", e.agent, vm, strings.Join(e.others, ", VM "), e.cause)
 	case e.lookup != nil:
 		return fmt.Sprintf("%s, was removed while it ran, most likely by another create_vm for agent %s, which "+
-			"takes over (looking for its VM failed: %v); this create_vm then failed: %v", vm, e.agent, e.lookup, e.cause) //nolint:errorlint // see the type
+			"takes over (looking for its VM failed: %v); this create_vm then failed: %v", vm, e.agent, e.lookup, e.cause)
 	}
 	return fmt.Sprintf("%s, was removed while it ran: another create_vm for agent %s (or for the same static IP "+
-		"or vip) took over, or it was deleted outside BOSH; this create_vm then failed: %v", vm, e.agent, e.cause) //nolint:errorlint // see the type
+		"or vip) took over, or it was deleted outside BOSH; this create_vm then failed: %v", vm, e.agent, e.cause)
 }
 
 // takenOver explains cause once the VM this call deployed is gone (or
