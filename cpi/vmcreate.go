@@ -392,9 +392,8 @@ func (v *vmCreation) cleanedUp(cause error, removed []string) error {
 	}
 	err = vmCreationFailed(err)
 	var typed *Error
-	var taken *takenOverError
-	if errors.As(err, &typed) && !errors.As(cause, &taken) && (cloudstack.IsUnreachable(cause) ||
-		cloudstack.IsJobInterrupted(cause) || driveTransferFailed(cause)) {
+	if errors.As(err, &typed) && (cloudstack.IsUnreachable(cause) || cloudstack.IsJobInterrupted(cause) ||
+		driveTransferFailed(cause)) {
 		typed.retry = true
 	}
 	return err

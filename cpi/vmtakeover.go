@@ -11,8 +11,9 @@ import (
 // create_vm for one agent at once the later takes over, and the earlier's
 // next step meets a VM that is gone. Its cleanup then leaves nothing, but a
 // retry would in turn remove the other's VM, so it is never ok_to_retry.
-// The cause is kept as text, not wrapped: its type (a CloudError, a job
-// timeout) is no longer what the director should act on.
+// The cause is kept as text, not wrapped: its type (a CloudError, a lost
+// answer, a job timeout) is no longer what the director should act on,
+// and none of it may make the failure ok_to_retry.
 type takenOverError struct {
 	agent, vmID, vmName string
 	others              []string // the other create_vm's VMs, as "id (name)"
