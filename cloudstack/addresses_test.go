@@ -15,13 +15,7 @@ import (
 // taken for the tier's VPC, no tier's until static NAT names one; on a
 // network of its own the address is the network's.
 func TestAcquirePublicIPOnATierTakesItForTheVPC(t *testing.T) {
-	sim := simtest.Serve(t, simulator.Options{AdminAPIKey: apiKey, AdminSecretKey: secretKey})
-	ops := csgo.NewAsyncClient(sim.URL, apiKey, secretKey, false)
-	zones, err := ops.Zone.ListZones(ops.Zone.NewListZonesParams())
-	if err != nil || zones.Count == 0 {
-		t.Fatalf("listZones: %v", err)
-	}
-	zone := zones.Zones[0].Id
+	sim, ops, zone := opsSim(t)
 	offs, err := ops.VPC.ListVPCOfferings(ops.VPC.NewListVPCOfferingsParams())
 	if err != nil || offs.Count == 0 {
 		t.Fatalf("listVPCOfferings: %v", err)
@@ -64,4 +58,17 @@ func TestAcquirePublicIPOnATierTakesItForTheVPC(t *testing.T) {
 			t.Fatalf("CloudStack has %+v, %v for %s", got, err, n.ip)
 		}
 	}
+}
+
+// opsSim is an in-process simulator, a cloudstack-go client on it that
+// waits for jobs, and the id of its zone.
+func opsSim(t *testing.T) (*simtest.Sim, *csgo.CloudStackClient, string) {
+	t.Helper()
+	sim := simtest.Serve(t, simulator.Options{AdminAPIKey: apiKey, AdminSecretKey: secretKey})
+	ops := csgo.NewAsyncClient(sim.URL, apiKey, secretKey, false)
+	zones, err := ops.Zone.ListZones(ops.Zone.NewListZonesParams())
+	if err != nil || zones.Count == 0 {
+		t.Fatalf("listZones: %v", err)
+	}
+	return sim, ops, zones.Zones[0].Id
 }

@@ -42,6 +42,9 @@ type VMs interface {
 	// IncompleteVMs lists the VMs whose create_vm by this director never
 	// finished (their display name still carries its Mark).
 	IncompleteVMs(director string) ([]*VM, error)
+	// AgentVMs lists this director's VMs for an agent_id: tagged with it,
+	// or marked incomplete by a create_vm for it.
+	AgentVMs(director, agent string) ([]*VM, error)
 	// SettledVM finds the VM by id once no job works on it (or the
 	// deadline has passed); gone is (nil, nil).
 	SettledVM(id string, deadline time.Time) (*VM, error)

@@ -20,6 +20,9 @@ type APIError struct {
 	CSErrorCode int
 	Text        string
 	JobID       string // set when an async job failed
+	// Interrupted is set when a management server restart cut the job
+	// short (IsJobInterrupted).
+	Interrupted bool
 }
 
 func (e *APIError) Error() string {
@@ -57,6 +60,16 @@ func (e *APIError) IsCapacity() bool {
 func IsCapacity(err error) bool {
 	var api *APIError
 	return errors.As(err, &api) && api.IsCapacity()
+}
+
+// IsJobInterrupted says a restart of CloudStack's management server cut
+// the job short: on start, AsyncJobManagerImpl.cleanupLeftOverJobs fails the
+// jobs the server had running and takes what they worked on out of its
+// transitional state (cleanupResources), so the same call again may well
+// succeed.
+func IsJobInterrupted(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && api.Interrupted
 }
 
 // IsJobTimeout says CloudStack's job did not finish in time and may still

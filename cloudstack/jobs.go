@@ -90,15 +90,17 @@ func jobError(command, jobID string, st *jobStatus) error {
 	if err := json.Unmarshal(st.JobResult, &f); err != nil || f.ErrorText == "" {
 		f.ErrorText = string(st.JobResult)
 	}
-	if len(st.JobResult) == 0 || string(st.JobResult) == "null" {
-		// AsyncJobManagerImpl.cleanupLeftOverJobs fails the jobs a management
-		// server restart interrupted and leaves them no result to read.
+	// AsyncJobManagerImpl.cleanupLeftOverJobs fails the jobs a management
+	// server restart interrupted and leaves them no result to read.
+	interrupted := len(st.JobResult) == 0 || string(st.JobResult) == "null"
+	if interrupted {
 		f.ErrorText = "the job failed without a result; CloudStack's management server was probably restarted while it ran"
 	}
 	if f.ErrorCode == 0 {
 		f.ErrorCode = st.JobResultCode
 	}
-	return &APIError{Command: command, ErrorCode: f.ErrorCode, CSErrorCode: f.CSErrorCode, Text: f.ErrorText, JobID: jobID}
+	return &APIError{Command: command, ErrorCode: f.ErrorCode, CSErrorCode: f.CSErrorCode, Text: f.ErrorText, JobID: jobID,
+		Interrupted: interrupted}
 }
 
 // waitJobBeside waits for a job that ran beside one the caller has just

@@ -51,7 +51,7 @@ func TestWaitJobFailureCarriesCloudStackError(t *testing.T) {
 	_, err := c.WaitJob("deployVirtualMachine", jobID)
 	var api *cloudstack.APIError
 	if !errors.As(err, &api) || api.ErrorCode != 533 || api.JobID != jobID || !api.IsCapacity() ||
-		!strings.Contains(err.Error(), "no capacity") {
+		!strings.Contains(err.Error(), "no capacity") || cloudstack.IsJobInterrupted(err) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -62,7 +62,8 @@ func TestWaitJobFailureWithoutAResultSaysSo(t *testing.T) {
 	c, _ := newClient(t, srv.URL+"/client/api", nil)
 	_, err := c.WaitJob("deployVirtualMachine", jobID)
 	var api *cloudstack.APIError
-	if !errors.As(err, &api) || api.ErrorCode != 530 || !strings.Contains(err.Error(), "without a result") {
+	if !errors.As(err, &api) || api.ErrorCode != 530 || !strings.Contains(err.Error(), "without a result") ||
+		!cloudstack.IsJobInterrupted(err) {
 		t.Fatalf("got %v", err)
 	}
 }

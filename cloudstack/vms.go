@@ -3,6 +3,7 @@ package cloudstack
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -225,6 +226,40 @@ func (c *Client) IncompleteVMs(director string) ([]*VM, error) {
 		// keyword is a substring match (and _ a wildcard): compare exactly.
 		vm := toVM(v)
 		if m, ok := vm.IncompleteMark(); ok && m.Director == director {
+			out = append(out, vm)
+		}
+	}
+	return out, nil
+}
+
+// AgentVMs lists this director's VMs for the agent: those tagged with its
+// agent_id, and those still carrying the incomplete mark of a create_vm for
+// it, whose tags may not be there yet.
+func (c *Client) AgentVMs(director, agent string) ([]*VM, error) {
+	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
+	p.SetListall(true)
+	p.SetTags(map[string]string{AgentTag: agent})
+	resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
+	if err != nil {
+		return nil, c.fail("listVirtualMachines", err)
+	}
+	var out []*VM
+	for _, v := range resp.VirtualMachines {
+		if vm := toVM(v); vm.Tags[DirectorTag] == director && vm.Tags[AgentTag] == agent {
+			out = append(out, vm)
+		}
+	}
+	incomplete, err := c.IncompleteVMs(director)
+	if err != nil {
+		return nil, err
+	}
+	want := NewMark(director, "", agent).Agent
+	for _, vm := range incomplete {
+		m, _ := vm.IncompleteMark()
+		if m.Agent == want && !slices.ContainsFunc(out, func(o *VM) bool { return o.ID == vm.ID }) {
 			out = append(out, vm)
 		}
 	}

@@ -319,11 +319,17 @@ func (v *vmCreation) cleanup(cause error) error {
 	var removed []string
 	vm, err := v.madeVM()
 	note(fmt.Sprintf("looking up VM %s", firstOf(v.vmID, v.spec.Name)), err)
+	if err == nil && v.vmID != "" && (vm == nil || vm.Gone()) {
+		cause = v.takenOver(cause)
+	}
 	switch {
 	case vm != nil:
 		// Its vip (acquired, or intended and untagged), settings,
 		// ephemeral disk and config drive go with it.
-		err := v.removeMadeVM(vm)
+		// Once a job of this call has had job_timeout, waiting as long
+		// again for the job that holds the VM would only double the wait:
+		// CloudStack runs the destroy after that job anyway.
+		err := v.removeMadeVM(vm, !cloudstack.IsJobTimeout(cause))
 		note("removing VM "+vm.ID, err)
 		if err == nil {
 			removed = append(removed, fmt.Sprintf("VM %s (%s), with its ephemeral disk, any config drive ISO and any "+
@@ -357,21 +363,28 @@ func (v *vmCreation) cleanup(cause error) error {
 // removeMadeVM removes the VM this call deployed, with its registry
 // settings only when they may be there: a registry that refused them or
 // was never reached holds none, and may well refuse their deletion too.
-func (v *vmCreation) removeMadeVM(vm *cloudstack.VM) error {
+// It waits for a job that holds the VM to end only when settle is set;
+// else the VM is removed as it is.
+func (v *vmCreation) removeMadeVM(vm *cloudstack.VM, settle bool) error {
 	c := v.vms
-	if v.registry {
-		return c.removeVM(vm)
+	if settle {
+		var err error
+		if vm, err = c.settledVM(vm); err != nil || vm == nil {
+			return err
+		}
 	}
-	vm, err := c.settledVM(vm)
-	if err != nil || vm == nil {
-		return err
+	if v.registry {
+		if err := c.forgetSettings(vm.Name); err != nil {
+			return err
+		}
 	}
 	return c.removeSettledVM(vm)
 }
 
 // cleanedUp types a failure whose cleanup left nothing. An answer lost on
-// the way back (CloudStack unreachable in the middle of the call) is worth
-// the director's retry once what CloudStack did anyway is removed.
+// the way back (CloudStack unreachable in the middle of the call), or a
+// job a management server restart cut short, is worth the director's
+// retry once what CloudStack did anyway is removed.
 func (v *vmCreation) cleanedUp(cause error, removed []string) error {
 	err := cause
 	if len(removed) > 0 {
@@ -379,7 +392,8 @@ func (v *vmCreation) cleanedUp(cause error, removed []string) error {
 	}
 	err = vmCreationFailed(err)
 	var typed *Error
-	if errors.As(err, &typed) && (cloudstack.IsUnreachable(cause) || driveTransferFailed(cause)) {
+	if errors.As(err, &typed) && (cloudstack.IsUnreachable(cause) || cloudstack.IsJobInterrupted(cause) ||
+		driveTransferFailed(cause)) {
 		typed.retry = true
 	}
 	return err

@@ -195,7 +195,9 @@ func TestCreateVMCleansUpAFailedDeploy(t *testing.T) {
 	}{
 		"capacity": {"vm-1", &cloudstack.APIError{Command: "deployVirtualMachine", ErrorCode: 533, CSErrorCode: 4250,
 			JobID: "job-1", Text: "Unable to create a deployment for VM"}, true},
-		"job time-out":   {"vm-1", &cloudstack.JobTimeoutError{Command: "deployVirtualMachine", JobID: "job-1"}, true},
+		"job time-out": {"vm-1", &cloudstack.JobTimeoutError{Command: "deployVirtualMachine", JobID: "job-1"}, true},
+		"restart": {"vm-1", &cloudstack.APIError{Command: "deployVirtualMachine", ErrorCode: 530, JobID: "job-1",
+			Interrupted: true, Text: "the job failed without a result"}, true},
 		"lost answer":    {"", &cloudstack.UnreachableError{Endpoint: "cs", Err: errors.New("connection reset")}, true},
 		"other job fail": {"vm-1", &cloudstack.APIError{Command: "deployVirtualMachine", ErrorCode: 530, Text: "boom"}, false},
 	} {
@@ -220,6 +222,45 @@ func TestCreateVMCleansUpAFailedDeploy(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), "removed what this create_vm had made: VM vm-1") {
 				t.Errorf("error %q does not say the VM was removed", err)
+			}
+		})
+	}
+}
+
+// A VM this create_vm deployed that is gone when it fails was removed by
+// another create_vm for the agent, which took over: the error says so and
+// names the other's VM when CloudStack has one, and is never worth a retry
+// (a retry would remove the other's VM in turn), whatever the failure was.
+func TestCreateVMTakenOverSaysSo(t *testing.T) {
+	tagFailed := &cloudstack.APIError{Command: "createTags", ErrorCode: 431, JobID: "job-2", Text: "Unable to find resource"}
+	lost := &cloudstack.UnreachableError{Endpoint: "cs", Err: errors.New("connection reset")}
+	other := &cloudstack.VM{ID: "vm-2", Name: "vm-two", State: "Running"}
+	for name, tc := range map[string]struct {
+		cause  error
+		others []*cloudstack.VM
+		lookup error
+		says   string
+	}{
+		"the other's VM":  {tagFailed, []*cloudstack.VM{other}, nil, "another create_vm for agent agent-1 took over: it removed VM vm-1 ("},
+		"an answer lost":  {lost, []*cloudstack.VM{other}, nil, "and VM vm-2 (vm-two) is the other's"},
+		"no other VM":     {tagFailed, nil, nil, "was removed while it ran: another create_vm for agent agent-1"},
+		"lookup fails":    {tagFailed, nil, errors.New("list refused"), "looking for its VM failed: list refused"},
+		"only gone peers": {tagFailed, []*cloudstack.VM{{ID: "vm-1", State: "Expunging"}}, nil, "was removed while it ran"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, cloud := createVMCPI(t)
+			expectResolve(cloud)
+			d := &deployed{}
+			cloud.EXPECT().IncompleteVMs("dir-1").Return(nil, nil)
+			cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", tc.cause))
+			cloud.EXPECT().FindVM("vm-1").Return(nil, nil)
+			cloud.EXPECT().AgentVMs("dir-1", "agent-1").Return(tc.others, tc.lookup)
+			_, err := createVM(c, `{"compute_offering":"small"}`, networks(t, manualNet))
+			if got := errorType(t, err); got != "Bosh::Clouds::VMCreationFailed" || retryable(t, err) {
+				t.Fatalf("got %s (retry %v) %v, want a VMCreationFailed not to retry", got, retryable(t, err), err)
+			}
+			if !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), tc.cause.Error()) {
+				t.Errorf("error %q does not say %q and the failure", err, tc.says)
 			}
 		})
 	}

@@ -48,7 +48,11 @@ func (v *vmCreation) bootWithDrive() error {
 	if err := c.drives.cloud.AttachISO(v.drive.id, v.vm.ID); err != nil {
 		return fmt.Errorf("attaching the config drive ISO %s to VM %s: %w", v.drive.id, v.vm.ID, err)
 	}
-	return wrap(c.cloud.StartVM(v.vm.ID), "starting VM %s with its config drive", v.vm.ID)
+	if err := c.cloud.StartVM(v.vm.ID); err != nil {
+		// Left untyped: cleanup types it VMCreationFailed.
+		return fmt.Errorf("starting VM %s with its config drive: %w", v.vm.ID, err)
+	}
+	return nil
 }
 
 func (v *vmCreation) stopServing() {

@@ -1,6 +1,7 @@
 package cpi
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -123,8 +124,9 @@ func (c vms) settledVM(vm *cloudstack.VM) (*cloudstack.VM, error) {
 	return settled, nil
 }
 
-// removeSettledVM removes a VM no job works on, with all that removeVM
-// removes but its registry settings.
+// removeSettledVM removes a VM no job works on (or one whose job create_vm
+// has stopped waiting for), with all that removeVM removes but its
+// registry settings.
 func (c vms) removeSettledVM(vm *cloudstack.VM) error {
 	// The vip goes before the VM: a Destroyed VM still holds its static
 	// NAT until CloudStack expunges it, and an incomplete VM's intent is
@@ -142,7 +144,7 @@ func (c vms) removeSettledVM(vm *cloudstack.VM) error {
 		return err
 	}
 	if err := c.endVM(vm); err != nil {
-		return err
+		return stillHeld(vm, err)
 	}
 	if !hasConfigDrive(vm) {
 		return nil
@@ -180,12 +182,34 @@ func hasConfigDrive(vm *cloudstack.VM) bool {
 	return vm.ISOID != "" || vm.Tags[cloudstack.ConfigDriveTag] == "true"
 }
 
+// stillHeld explains the failed end of a VM a job still held: CloudStack
+// accepts its destroy but runs the stop the destroy begins with through
+// the VM's work queue, behind the job that holds it
+// (VirtualMachineManagerImpl.advanceStop, stopVmThroughJobQueue), so the
+// destroy's own job did not end in time either.
+func stillHeld(vm *cloudstack.VM, err error) error {
+	if !vm.Busy() || !cloudstack.IsJobTimeout(err) {
+		return err
+	}
+	iso := ""
+	if vm.ISOID != "" {
+		iso = fmt.Sprintf("; its config drive ISO %s stays until the VM is expunged, and a later create_vm deletes it",
+			vm.ISOID)
+	}
+	return leftBehind(err, "VM %s (%s) is still %s: CloudStack destroys it only once the job that holds it ends, "+
+		"and that job did not end in time; the destroy stays queued in CloudStack%s (the orphans command lists what "+
+		"is left)", vm.ID, vm.Name, vm.State, iso)
+}
+
 // detachDrive detaches a live VM's ISO before it is destroyed: CloudStack
 // refuses to delete an ISO that a VM not yet expunged has attached,
 // Destroyed ones included (TemplateManagerImpl.deleteIso), and to detach
-// from a Destroyed VM (TemplateManagerImpl.detachIso).
+// from a Destroyed VM (TemplateManagerImpl.detachIso). It also refuses to
+// detach from a VM that is neither Stopped nor Running (detachIso): one a
+// job still holds is destroyed with its ISO attached, and the ISO deleted
+// once the destroy has expunged the VM.
 func (c vms) detachDrive(vm *cloudstack.VM) error {
-	if vm.ISOID == "" || vm.Gone() {
+	if vm.ISOID == "" || vm.Gone() || vm.Busy() {
 		return nil
 	}
 	err := c.cloud.DetachISO(vm.ID)

@@ -29,7 +29,7 @@ const (
 //	DELETE /sim/requests  empty the request log
 //	GET    /sim/faults    active fault rules ([]Fault, with "fired" counts)
 //	POST   /sim/faults    add a rule (a Fault object, or an array of them)
-//	DELETE /sim/faults    remove all rules
+//	DELETE /sim/faults    remove all rules; the requests their delays hold go on
 func (s *Server) adminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/sim/health", s.adminHealth)

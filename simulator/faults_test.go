@@ -1,6 +1,8 @@
 package simulator
 
 import (
+	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -192,5 +194,44 @@ func TestFaultSkip(t *testing.T) {
 	s.call(map[string]string{"command": "listZones"}).wantError(t, "listzonesresponse", 530, 4250, "")
 	if r := s.call(map[string]string{"command": "listZones"}); r.status != 200 {
 		t.Fatalf("fourth call: %s", r.raw)
+	}
+}
+
+// TestClearingTheRulesEndsTheirDelays: a request a rule's delay holds goes
+// on once the rules are cleared, so a test can hold a request until it has
+// done what must come first.
+func TestClearingTheRulesEndsTheirDelays(t *testing.T) {
+	s := startSim(t, Options{})
+	addFault(t, s, kernel.Fault{Command: "listZones", Delay: time.Hour})
+	query := s.api + "?" + signed(v3(map[string]string{"command": "listZones"}, 10*time.Minute), testKey, testSecret).Encode()
+	// Registered after startSim's, so it runs first: a request still held
+	// when the test fails goes away before the server closes.
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, query, nil)
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := s.http.Client().Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	for fired := false; !fired; time.Sleep(5 * time.Millisecond) { // a rule that has fired its one time is dropped
+		rules, err := s.admin.Faults()
+		fired = err == nil && len(rules) == 0
+	}
+	if err := s.admin.ClearFaults(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-answered:
+		if code != 200 {
+			t.Fatalf("the held request answered %d", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the held request still waits out its delay after the rules were cleared")
 	}
 }

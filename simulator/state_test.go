@@ -128,3 +128,41 @@ func TestConcurrentClients(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRestartMovesTheVMsOfInterruptedJobs: a restart fails the jobs the
+// previous run left pending and puts their VMs back out of the
+// transitional state, as AsyncJobManagerImpl.cleanupLeftOverJobs does
+// (cleanupResources, cleanupVirtualMachine: OperationFailed): the VM of a
+// deploy left Starting is Stopped, a VM left Stopping is Running again.
+func TestRestartMovesTheVMsOfInterruptedJobs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	e := newVMEnv(t, Options{StatePath: path})
+	running := e.deploy(t, e.params("cpivm-stopping")).Id
+	addFault(t, e.testSim, kernel.Fault{Command: "deployVirtualMachine", Pending: true})
+	addFault(t, e.testSim, kernel.Fault{Command: "stopVirtualMachine", Pending: true})
+	deploy, err := e.raw.VirtualMachine.DeployVirtualMachine(e.params("cpivm-starting"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, err := e.raw.VirtualMachine.StopVirtualMachine(e.raw.VirtualMachine.NewStopVirtualMachineParams(running))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := e.vm(t, deploy.Id).State, e.vm(t, running).State; a != "Starting" || b != "Stopping" {
+		t.Fatalf("while the jobs run the VMs are %s and %s", a, b)
+	}
+	e.stop()
+
+	e2 := newVMEnv(t, Options{StatePath: path})
+	for vm, want := range map[string]string{deploy.Id: "Stopped", running: "Running"} {
+		if got := e2.vm(t, vm).State; got != want {
+			t.Errorf("VM %s after the restart is %s, want %s", vm, got, want)
+		}
+	}
+	for _, job := range []string{deploy.JobID, stop.JobID} {
+		r, err := e2.raw.Asyncjob.QueryAsyncJobResult(e2.raw.Asyncjob.NewQueryAsyncJobResultParams(job))
+		if err != nil || r.Jobstatus != 2 || r.Jobresultcode != 530 || len(r.Jobresult) != 0 {
+			t.Errorf("interrupted job %s after the restart = %+v, %v", job, r, err)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -107,6 +108,19 @@ func deployZone(dir, statePath string) (err error) {
 // state (zoneState).
 func startSimulator(t testing.TB, args ...string) *simtest.Sim {
 	t.Helper()
+	return startSimulatorProcess(t, args...).Sim
+}
+
+// simProcess is a simulator process and what starting it again takes: the
+// flags it shares with every start, its state file among them.
+type simProcess struct {
+	*simtest.Process
+	base []string
+}
+
+// startSimulatorProcess is startSimulator for a test that restarts it.
+func startSimulatorProcess(t testing.TB, args ...string) *simProcess {
+	t.Helper()
 	state, err := os.ReadFile(zoneState)
 	if err != nil {
 		t.Fatal(err)
@@ -115,9 +129,23 @@ func startSimulator(t testing.TB, args ...string) *simtest.Sim {
 	if err := os.WriteFile(statePath, state, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args = append([]string{"-admin-keys", apiKey + ":" + secretKey, "-state", statePath,
-		"-job-latency", "0s", "-allow-loopback-urls", "-upload-monitoring-interval", "100ms", "-quiet"}, args...)
-	return simtest.Start(t, simBin, args...).Sim
+	base := []string{"-admin-keys", apiKey + ":" + secretKey, "-state", statePath,
+		"-job-latency", "0s", "-allow-loopback-urls", "-upload-monitoring-interval", "100ms", "-quiet"}
+	return &simProcess{Process: simtest.Start(t, simBin, append(slices.Clone(base), args...)...), base: base}
+}
+
+// restart stops the simulator as an operator restarts a management server
+// (SIGTERM: it saves its state, jobs still running included) and starts it
+// again on that state and the same address with args instead of the first
+// start's own.
+func (p *simProcess) restart(t testing.TB, args ...string) {
+	t.Helper()
+	if err := p.Stop(); err != nil {
+		t.Fatalf("stopping the simulator: %v", err)
+	}
+	listen := strings.TrimPrefix(p.Base, "http://")
+	args = append(append(slices.Clone(p.base), args...), "-listen", listen)
+	p.Process = simtest.Start(t, simBin, args...)
 }
 
 // env is a simulator and a cpi.json pointing at it.
@@ -139,7 +167,12 @@ type env struct {
 
 func newEnv(t testing.TB, edit func(cfg map[string]any), simArgs ...string) *env {
 	t.Helper()
-	s := startSimulator(t, simArgs...)
+	return envOn(t, startSimulator(t, simArgs...), edit)
+}
+
+// envOn is newEnv on a simulator the test started.
+func envOn(t testing.TB, s *simtest.Sim, edit func(cfg map[string]any)) *env {
+	t.Helper()
 	cfg := map[string]any{
 		"cloudstack": map[string]any{
 			"endpoint": s.URL, "api_key": apiKey, "secret_access_key": secretKey, "default_zone": zoneName,
@@ -240,13 +273,50 @@ func (e *env) raw(stdin string) response {
 
 func runCPI(t testing.TB, config, stdin string) response {
 	t.Helper()
+	return launchCPI(t, config, stdin).wait()
+}
+
+// cpiRun is one CPI process under way.
+type cpiRun struct {
+	t              testing.TB
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	exited         chan struct{}
+	cancel         context.CancelFunc
+}
+
+// startCPI starts the CPI on stdin; wait gives its answer. A run the test
+// never waits for is killed when the test ends.
+func startCPI(t testing.TB, config, stdin string) *cpiRun {
+	t.Helper()
+	r := launchCPI(t, config, stdin)
+	t.Cleanup(func() { r.cancel(); <-r.exited })
+	return r
+}
+
+// launchCPI starts the CPI on stdin, bounded to two minutes.
+func launchCPI(t testing.TB, config, stdin string) *cpiRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, cpiBin, "-configPath", config)
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	_ = cmd.Run() // the director ignores the exit code; so do we
+	r := &cpiRun{t: t, cmd: exec.CommandContext(ctx, cpiBin, "-configPath", config), exited: make(chan struct{}),
+		cancel: cancel}
+	r.cmd.Stdin = strings.NewReader(stdin)
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	go func() { _ = r.cmd.Wait(); close(r.exited) }() // the director ignores the exit code; so do we
+	return r
+}
+
+// wait is the CPI's answer once it has exited.
+func (run *cpiRun) wait() response {
+	t := run.t
+	t.Helper()
+	<-run.exited
+	run.cancel()
+	stdout, stderr := &run.stdout, &run.stderr
 	var r response
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 		t.Fatalf("stdout is not one JSON response: %q (%v)\nstderr:\n%s", stdout.String(), err, stderr.String())
@@ -255,7 +325,7 @@ func runCPI(t testing.TB, config, stdin string) response {
 		t.Fatalf("the response has no log string: %s", stdout.String())
 	}
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	if ru, ok := run.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.MaxRSS = ru.Maxrss * 1024 // Linux reports KiB
 	}
 	// Keys, the request signature, the registry's and WebDAV daemon's

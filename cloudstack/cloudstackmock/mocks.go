@@ -52,6 +52,21 @@ func (mr *MockAPIMockRecorder) AcquirePublicIP(network, ip any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AcquirePublicIP", reflect.TypeOf((*MockAPI)(nil).AcquirePublicIP), network, ip)
 }
 
+// AgentVMs mocks base method.
+func (m *MockAPI) AgentVMs(director, agent string) ([]*cloudstack.VM, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "AgentVMs", director, agent)
+	ret0, _ := ret[0].([]*cloudstack.VM)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// AgentVMs indicates an expected call of AgentVMs.
+func (mr *MockAPIMockRecorder) AgentVMs(director, agent any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AgentVMs", reflect.TypeOf((*MockAPI)(nil).AgentVMs), director, agent)
+}
+
 // AssignToLBRule mocks base method.
 func (m *MockAPI) AssignToLBRule(ruleID, vmID string) error {
 	m.ctrl.T.Helper()
@@ -1108,6 +1123,21 @@ func NewMockVMs(ctrl *gomock.Controller) *MockVMs {
 // EXPECT returns an object that allows the caller to indicate expected use.
 func (m *MockVMs) EXPECT() *MockVMsMockRecorder {
 	return m.recorder
+}
+
+// AgentVMs mocks base method.
+func (m *MockVMs) AgentVMs(director, agent string) ([]*cloudstack.VM, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "AgentVMs", director, agent)
+	ret0, _ := ret[0].([]*cloudstack.VM)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// AgentVMs indicates an expected call of AgentVMs.
+func (mr *MockVMsMockRecorder) AgentVMs(director, agent any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AgentVMs", reflect.TypeOf((*MockVMs)(nil).AgentVMs), director, agent)
 }
 
 // DeployVM mocks base method.

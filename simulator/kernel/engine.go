@@ -6,7 +6,6 @@
 package kernel
 
 import (
-	"context"
 	"fmt"
 	"log"
 	"net/http"
@@ -160,7 +159,7 @@ func (s *Engine) process(r *http.Request, raw rawParams) outcome {
 	fault := s.Faults.Match(out.command)
 	if fault != nil {
 		out.fault = fault.String()
-		Sleep(r.Context(), fault.Delay)
+		fault.Hold(r.Context())
 		if out.Reply = fault.requestReply(name, api != nil && api.IsAsync); out.Reply != nil {
 			return out
 		}
@@ -269,17 +268,4 @@ func commandResponseName(command string) string {
 		return cmd.ResponseName
 	}
 	return ResponseName(command)
-}
-
-// Sleep waits d or until the client goes away.
-func Sleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -33,13 +34,18 @@ type Fault struct {
 	ErrorCode   int           `json:"errorcode,omitempty"`   // HTTP status and errorcode, e.g. 530, 533, 431, 429
 	CSErrorCode int           `json:"cserrorcode,omitempty"` // defaults to what CloudStack pairs with ErrorCode
 	ErrorText   string        `json:"errortext,omitempty"`   // defaults to CloudStack's generic error text
-	Delay       time.Duration `json:"-"`                     // extra latency before the request is processed; JSON "delay": "1.5s" or milliseconds
+	Delay       time.Duration `json:"-"`                     // extra latency before the request is processed, ended early by clearing the rules; JSON "delay": "1.5s" or milliseconds
 	Pending     bool          `json:"pending,omitempty"`     // the async job never completes
 	Lost        bool          `json:"lost,omitempty"`        // the command runs, then the connection is dropped before the answer
 	Raw         bool          `json:"raw,omitempty"`         // plain-text HTTP error without a CloudStack body (e.g. 503 from a proxy)
 	Stage       string        `json:"stage,omitempty"`       // StageRequest or StageJob
 
 	Fired int `json:"fired,omitempty"` // output only: how often the rule has fired
+
+	// cleared ends Delay early: it is closed when the rules are cleared,
+	// so a test can hold a request until it has done what must come
+	// first, then let it go on.
+	cleared <-chan struct{}
 }
 
 type faultJSON Fault
@@ -159,11 +165,27 @@ func (f *Fault) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// Hold waits out the rule's Delay, or less: until the client goes away or
+// the rules are cleared.
+func (f *Fault) Hold(ctx context.Context) {
+	if f.Delay <= 0 {
+		return
+	}
+	t := time.NewTimer(f.Delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	case <-f.cleared:
+	}
+}
+
 // FaultSet is the ordered list of active rules.
 type FaultSet struct {
-	mu    sync.Mutex
-	rules []*Fault
-	rng   *rand.Rand
+	mu      sync.Mutex
+	rules   []*Fault
+	rng     *rand.Rand
+	cleared chan struct{} // closed and replaced by Clear
 }
 
 // NewFaultSet is an empty rule list whose probabilistic rules draw from seed.
@@ -171,7 +193,7 @@ func NewFaultSet(seed int64) *FaultSet {
 	if seed == 0 {
 		seed = 1
 	}
-	return &FaultSet{rng: rand.New(rand.NewSource(seed))}
+	return &FaultSet{rng: rand.New(rand.NewSource(seed)), cleared: make(chan struct{})}
 }
 
 // Add checks a rule and appends it; a rule with neither times nor a
@@ -201,11 +223,13 @@ func (fs *FaultSet) List() []Fault {
 	return out
 }
 
-// Clear removes every rule.
+// Clear removes every rule and lets the requests they delay go on.
 func (fs *FaultSet) Clear() {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	fs.rules = nil
+	close(fs.cleared)
+	fs.cleared = make(chan struct{})
 }
 
 // Match consumes and returns the first rule that fires for command, or nil.
@@ -226,6 +250,7 @@ func (fs *FaultSet) Match(command string) *Fault {
 		}
 		f.Fired++
 		fired := *f
+		fired.cleared = fs.cleared
 		if f.Times > 0 && f.Fired >= f.Times {
 			fs.rules = append(fs.rules[:i], fs.rules[i+1:]...)
 		}

@@ -138,17 +138,38 @@ func (s *Engine) completeJob(job *model.Job, status, code int, result any) {
 }
 
 // FailInterruptedJobs fails jobs a previous run left pending, as
-// AsyncJobManagerImpl.cleanupLeftOverJobs does. Its result is a plain
-// string, "job cancelled because of management server restart or shutdown",
-// which ApiSerializerHelper.fromSerializedString cannot read back (no class
-// prefix): queryAsyncJobResult then shows no jobresult at all.
+// AsyncJobManagerImpl.start's cleanupLeftOverJobs does for the jobs of the
+// management server that went away: it cleans up each job's instance
+// (cleanupResources), then sets status FAILED, result code
+// ApiErrorCode.INTERNAL_ERROR's 530 and the removed (completed) time. Its
+// result is a plain string, "job cancelled because of management server
+// restart or shutdown", which ApiSerializerHelper.fromSerializedString
+// cannot read back (no class prefix): queryAsyncJobResult then shows no
+// jobresult at all.
 func FailInterruptedJobs(st *model.State, now time.Time) {
 	for _, j := range st.Jobs {
 		if j.Status == JobPending {
+			cleanupResources(st, j)
 			j.Status, j.ResultCode, j.Result = jobFailed, CodeInternalError, nil
 			t := now
 			j.Completed = &t
 		}
+	}
+}
+
+// cleanupResources is AsyncJobManagerImpl.cleanupResources for the
+// instance types whose rows the simulator leaves transitional while a job
+// runs: a VM (cleanupVirtualMachine: one not found, removed rows included
+// as VMInstanceDao.findById skips them, or not in a transitional state is
+// skipped) takes OperationFailed. The simulator's jobs never leave a volume
+// in a transitional Volume.State (cleanupVolume) nor a network Implementing
+// (cleanupNetwork), so those have nothing to clean.
+func cleanupResources(st *model.State, j *model.Job) {
+	if j.InstanceType != "VirtualMachine" { // ApiCommandResourceType.VirtualMachine
+		return
+	}
+	if vm, ok := model.ByID(st.VMs, j.InstanceID); ok && vm.Removed == nil {
+		vm.OperationFailed()
 	}
 }
 

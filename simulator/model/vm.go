@@ -125,6 +125,23 @@ func (vm *VirtualMachine) Stop() {
 	vm.HostID, vm.State = "", VMStopped
 }
 
+// OperationFailed is VirtualMachine.State.s_fsm's OperationFailed event,
+// which AsyncJobManagerImpl.cleanupVirtualMachine sends a VM left in a
+// transitional state by a job a management server restart cut short:
+// Starting goes back to Stopped, Stopping and Migrating to Running,
+// Expunging stays Expunging; a VM in any other state has no such
+// transition and stays as it is. The VM keeps its host: cleanupVirtualMachine
+// passes the VM's own host id to VirtualMachineManagerImpl.stateTransitTo,
+// and VMInstanceDaoImpl.updateState writes that id back.
+func (vm *VirtualMachine) OperationFailed() {
+	switch vm.State {
+	case VMStarting:
+		vm.State = VMStopped
+	case VMStopping, VMMigrating:
+		vm.State = VMRunning
+	}
+}
+
 // ZoneHypervisor is the hypervisor of a zone's hosts: CloudStack takes a
 // zone's hypervisors from its clusters. The simulator's zones have one.
 func (st *State) ZoneHypervisor(zoneID string) string {

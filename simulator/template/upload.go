@@ -64,7 +64,7 @@ func (s *SSVM) uploadFault(r *http.Request, id string) (int, string, bool) {
 	if f == nil {
 		return 0, "", false
 	}
-	kernel.Sleep(r.Context(), f.Delay)
+	f.Hold(r.Context())
 	if r.Context().Err() != nil {
 		return http.StatusServiceUnavailable, "client gone", false
 	}
