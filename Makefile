@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build tools release demo test test-unit test-ccm lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-scale bench-configdrive bench-registry agentsettings clean demo-deps e2e-deps test-crash test-crash-long
+.PHONY: all build tools release demo test test-unit test-ccm lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-scale bench-configdrive bench-registry bench-vhd agentsettings clean demo-deps e2e-deps test-crash test-crash-long
 
 all: build
 
@@ -72,7 +72,7 @@ lint: $(BIN)/golangci-lint ## gofmt, go vet and golangci-lint (.golangci.yml) ov
 $(BIN)/golangci-lint: tools/lint/go.mod tools/lint/go.sum
 	cd tools/lint && $(GO) build -o ../../$(BIN)/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
-test-deps: ## Debian packages the tests drive: the cloudstack CLI (cs), ruby, bzip2, xz-utils, curl, jq
+test-deps: ## Debian packages the tests drive: the cloudstack CLI (cs), ruby, bzip2, xz-utils, curl, jq, qemu-utils (qemu-img)
 	./hack/ensure-test-deps.sh test
 
 demo-deps: ## Debian packages the demo drives: jq, curl, bzip2
@@ -81,7 +81,7 @@ demo-deps: ## Debian packages the demo drives: jq, curl, bzip2
 e2e-deps: ## Debian packages e2e-up drives: the cloudstack CLI (cs), ruby, jq, curl, bzip2, iproute2
 	./hack/ensure-test-deps.sh e2e
 
-bench: bench-stemcell bench-upload-monitor bench-vm bench-scale bench-configdrive bench-registry ## every benchmark, as tables beside their references
+bench: bench-stemcell bench-upload-monitor bench-vm bench-scale bench-configdrive bench-registry bench-vhd ## every benchmark, as tables beside their references
 
 bench-vm: test-deps ## docs/development/performance.md's VM table: create_vm and delete_vm call counts with instant jobs, wall time against 2 s jobs; the director-shaped lifecycle's calls per method at 2 s jobs
 	$(GO) test ./spec -run '^$$' -bench 'CreateVMJobLatency|DirectorLifecycleCalls' -benchtime 1x -timeout 15m
@@ -101,6 +101,9 @@ bench-stemcell: test-deps ## docs/development/performance.md's stemcell table: p
 bench-upload-monitor: test-deps ## create_stemcell by upload and WebDAV beside upload.monitoring.interval (1 s, 10 s, CloudStack's default 60 s)
 	$(GO) test ./spec -run '^$$' -bench StemcellUploadMonitor -benchtime 1x -timeout 20m
 
+bench-vhd: test-deps ## docs/development/performance.md's VHD conversion table: raw and QCOW2 (qemu-img made, compressed or not) disks of growing size to a dynamic VHD, bytes allocated and the peak heap
+	$(GO) test ./stemcell/diskimage -run '^$$' -bench . -benchtime 1x -timeout 10m
+
 bench-registry: test-deps ## GET/s and durable PUT/s of `serve`'s registry, run as a second process, over loopback
 	$(GO) test ./spec -run '^$$' -bench Registry -benchtime 1x -timeout 10m
 
@@ -112,7 +115,7 @@ test-crash: test-deps ## the crash (kill -9) and lost-answer suite with its CI f
 test-crash-long: test-deps ## the crash test's long mode: CRASH_KILLS (200) kills per method, CRASH_SEED to replay a run
 	CRASH_KILLS=$(CRASH_KILLS) $(GO) test ./spec -count=1 -v -run 'TestCrashKill9LeavesNothing' -timeout 90m
 
-generate: ## regenerate simulator/schema/apis.json.gz from cloudstack-go's listApis.json, and cloudstack/cloudstackmock's mocks with tools/mockgen
+generate: ## regenerate simulator/schema's API schemas and response fields of each release from cloudstack-go's listApis.json, and cloudstack/cloudstackmock's mocks with tools/mockgen
 	$(GO) generate ./simulator/schema ./cloudstack/cloudstackmock
 
 agentsettings: ## bin/agentsettings: the real bosh-agent's settings code, from the tools module
@@ -132,7 +135,7 @@ e2e-up: e2e-deps ## the simulator with an API-deployed zone, the release, a stem
 test-e2e: ## the e2e suite against the environment of e2e-up: create-env, VM and disk updates, the director's bin/cpi, delete-env
 	./hack/e2e/test.sh
 
-e2e-kvm: e2e-deps ## the KVM phase's environment: as e2e-up, but KVM hosts and a stemcell shaped as bosh.io's OpenStack KVM stemcell, and no create-env (make e2e-down first if another is up)
+e2e-kvm: e2e-deps ## the KVM phase's environment: as e2e-up, but KVM hosts and a stemcell shaped as bosh.io's OpenStack KVM stemcell, and no create-env (make e2e-down first if another is up; E2E_CLOUDSTACK_VERSION=4.20: the simulator is CloudStack 4.20)
 	E2E_HYPERVISOR=KVM ./hack/e2e/up.sh
 
 test-e2e-kvm: ## the KVM phase against the environment of e2e-kvm: create-env from the OpenStack stemcell (config drive ISO, virtio disk hint), delete-env

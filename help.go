@@ -28,7 +28,7 @@ func printHelp(w io.Writer, flags *flag.FlagSet) {
 
 A CPI call (what the director runs, once per call):
   cloudstack-cpi -configPath cpi.json < request.json
-reads one JSON request on stdin,
+reads one JSON request on stdin (at most 2 MiB),
   {"method":"…","arguments":[…],"context":{…},"api_version":2}
 writes one JSON answer on stdout,
   {"result":…,"error":null or {"type":…,"message":…,"ok_to_retry":…},"log":""}

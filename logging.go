@@ -10,7 +10,28 @@ import (
 	boshlog "github.com/cloudfoundry/bosh-utils/logger"
 )
 
-// requestID reads context.request_id from a request that may be malformed.
+// noRequestID tags the log of a request without a readable request_id.
+const noRequestID = "no-request-id"
+
+// maxLogged bounds what the log shows of the request_id every line starts
+// with, and of the method: a director's request_id is "cpi-" and six
+// digits, and a request of any length is answered, but a long request_id
+// would be repeated on every line.
+const maxLogged = 64
+
+// cutForLog is s cut to maxLogged characters and "…".
+func cutForLog(s string) string {
+	if len(s) <= maxLogged {
+		return s
+	}
+	if r := []rune(s); len(r) > maxLogged {
+		return string(r[:maxLogged]) + "…"
+	}
+	return s
+}
+
+// requestID reads context.request_id from a request that may be malformed,
+// cut for the log.
 func requestID(request []byte) string {
 	var req struct {
 		Context struct {
@@ -18,9 +39,9 @@ func requestID(request []byte) string {
 		} `json:"context"`
 	}
 	if json.Unmarshal(request, &req) != nil || req.Context.RequestID == "" {
-		return "no-request-id"
+		return noRequestID
 	}
-	return req.Context.RequestID
+	return cutForLog(req.Context.RequestID)
 }
 
 // describeRequest names the method and the argument count, never the
@@ -34,7 +55,7 @@ func describeRequest(request []byte) string {
 	if json.Unmarshal(request, &req) != nil {
 		return "request is not valid JSON"
 	}
-	return fmt.Sprintf("method=%s arguments=%d api_version=%d", req.Method, len(req.Arguments), req.APIVersion)
+	return fmt.Sprintf("method=%s arguments=%d api_version=%d", cutForLog(req.Method), len(req.Arguments), req.APIVersion)
 }
 
 // newLogger tags every stderr line with the request id, so a director task

@@ -74,7 +74,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	stdinHint(stdin, stderr)
-	request, err := io.ReadAll(stdin)
+	request, err := readRequest(stdin)
+	if errors.Is(err, errRequestTooLarge) {
+		// Answered as a bad request is (dispatch), exit 0 included.
+		newLogger(stderr, noRequestID).Error("main", "%s", err)
+		writeCPIError(stdout, err.Error())
+		return 0
+	}
 	if err != nil {
 		writeCPIError(stdout, "reading the request from stdin: "+err.Error())
 		return 1

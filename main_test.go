@@ -206,7 +206,7 @@ func TestDoctorOnAnUnreachableEndpoint(t *testing.T) {
 		Check, Result, Fix string
 		OK                 bool
 	}
-	if err := json.Unmarshal(out.Bytes(), &rows); err != nil || code != 1 || len(rows) != 11 {
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil || code != 1 || len(rows) != 12 {
 		t.Fatalf("exit %d, %d rows (%v):\n%s\n%s", code, len(rows), err, out.String(), errOut.String())
 	}
 	if rows[0].Check != "endpoint" || rows[0].OK || !strings.Contains(rows[0].Fix, "cloudstack.endpoint") {

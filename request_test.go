@@ -23,6 +23,8 @@ func TestMalformedRequestsSayWhereAndWhat(t *testing.T) {
 		`{"method":"info","arguments":{}}`:                   "arguments: expected an array, got an object",
 		`{"method":"info","arguments":[],"api_version":"2"}`: "api_version: expected an integer, got a string",
 		`{"method":"info","arguments":[],"api_version":2.5}`: "api_version: expected an integer, got the number 2.5",
+		`{"method":"info","arguments":[],"method":"info"}`:   "method: the key is given twice in one object",
+		`{"method":"info","arguments":[],"context":{"vm":{"stemcell":{"api_version":3,"api_version":1}}}}`: "context.vm.stemcell.api_version: the key is given twice",
 	} {
 		resp, _ := call(t, []string{"-configPath", good}, stdin)
 		if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::CpiError" ||
@@ -52,7 +54,7 @@ func TestWrongTypesAreNamedInJSONWords(t *testing.T) {
 		`{"method":"calculate_vm_cloud_properties","arguments":[{"ram":"1G"}]}`:                      "arguments[0] (desired_instance_size.ram): expected an integer, got a string",
 		`{"method":"create_disk","arguments":[1024,{"disk_offering":["a"]},null]}`:                   "disk cloud_properties.disk_offering: expected a string, got an array",
 		`{"method":"set_vm_metadata","arguments":["vm-1","job"]}`:                                    "arguments[1] (metadata): expected an object, got a string",
-		`{"method":"has_vm","arguments":["vm-1"],"context":{"vm":{"stemcell":{"api_version":"2"}}}}`: "reading the call context: vm.stemcell.api_version: expected an integer, got a string",
+		`{"method":"has_vm","arguments":["vm-1"],"context":{"vm":{"stemcell":{"api_version":"2"}}}}`: "context.vm.stemcell.api_version: expected an integer, got a string",
 		`{"method":"has_vm","arguments":["vm-1"],"context":{"max_retries":"five"}}`:                  "cloudstack.max_retries: expected an integer, got a string",
 	} {
 		resp, _ := call(t, []string{"-configPath", good}, req)
@@ -98,5 +100,41 @@ func TestExtraArgumentsAreLogged(t *testing.T) {
 	resp, logs := call(t, []string{"-configPath", writeConfig(t, goodConfig)}, `{"method":"info","arguments":["x",5]}`)
 	if resp.Error != nil || !strings.Contains(logs, "info takes 0 arguments; the 2 after them are ignored") {
 		t.Fatalf("%+v\n%s", resp.Error, logs)
+	}
+}
+
+// The context a director sends is an object, and its own keys are of the
+// types and values it gives them (issue 24.7): a context that is a string
+// is refused for every method; a wrong stemcell api_version, which decides
+// where agent settings go, for every method that reads it (all but info).
+func TestTheDirectorsContextIsChecked(t *testing.T) {
+	good := writeConfig(t, goodConfig)
+	for req, want := range map[string]string{
+		`{"method":"has_vm","arguments":["vm-1"],"context":"cpi-1"}`:                                 "Must provide valid JSON payload: context: expected an object, got a string",
+		`{"method":"info","arguments":[],"context":"cpi-1"}`:                                         "Must provide valid JSON payload: context: expected an object, got a string",
+		`{"method":"has_vm","arguments":["vm-1"],"context":[]}`:                                      "context: expected an object, got an array",
+		`{"method":"has_vm","arguments":["vm-1"],"context":{"vm":{"stemcell":{"api_version":-5}}}}`:  "context.vm.stemcell.api_version is -5; a stemcell's api_version is a whole number from 1",
+		`{"method":"has_vm","arguments":["vm-1"],"context":{"vm":{"stemcell":{"api_version":0}}}}`:   "context.vm.stemcell.api_version is 0",
+		`{"method":"has_vm","arguments":["vm-1"],"context":{"vm":{"stemcell":{"api_version":"3"}}}}`: "context.vm.stemcell.api_version: expected an integer, got a string",
+		`{"method":"has_vm","arguments":["vm-1"],"context":{"vm":{"stemcell":{"api_version":1.5}}}}`: "context.vm.stemcell.api_version: expected an integer, got the number 1.5",
+		`{"method":"has_vm","arguments":["vm-1"],"context":{"vm":"old"}}`:                            "context.vm: expected an object, got a string",
+		`{"method":"has_vm","arguments":["vm-1"],"context":{"request_id":7}}`:                        "context.request_id: expected a string, got a number",
+	} {
+		resp, _ := call(t, []string{"-configPath", good}, req)
+		if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::CpiError" || !strings.Contains(resp.Error.Message, want) {
+			t.Errorf("%s: got %+v, want a CpiError containing %q", req, resp.Error, want)
+		}
+	}
+	// info answers whatever the director's keys say (the director falls
+	// back to CPI API v1 without a word when info fails), and an absent or
+	// null context is an operator's request by hand.
+	for _, req := range []string{
+		`{"method":"info","arguments":[],"context":{"vm":{"stemcell":{"api_version":-5}}}}`,
+		`{"method":"info","arguments":[],"context":null}`,
+		`{"method":"info","arguments":[]}`,
+	} {
+		if resp, _ := call(t, []string{"-configPath", good}, req); resp.Error != nil {
+			t.Errorf("%s: %+v", req, resp.Error)
+		}
 	}
 }

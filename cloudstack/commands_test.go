@@ -2,12 +2,9 @@ package cloudstack_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
@@ -18,21 +15,8 @@ import (
 // one place each command's errors pass through.
 func sentCommands(t *testing.T) map[string]bool {
 	t.Helper()
-	files, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
 	found := map[string]bool{}
-	fset := token.NewFileSet()
-	for _, f := range files {
-		name := f.Name()
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, file := range parseDir(t, token.NewFileSet(), ".") {
 		ast.Inspect(file, func(n ast.Node) bool {
 			if cmd, ok := commandArg(n); ok {
 				found[cmd] = true

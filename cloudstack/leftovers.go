@@ -95,6 +95,17 @@ func (v *Volume) LeftByCreateDisk(now time.Time, longest time.Duration) bool {
 	return ProcessGone(DiskCreator(v.Name)) || !v.Created.IsZero() && now.Sub(v.Created) > longest
 }
 
+// SnapshotNamePrefix opens the unique name snapshot_disk gives every
+// snapshot (bosh-snapshot-<uuid>), by which a snapshot_disk that lost
+// CloudStack's answer finds it.
+const SnapshotNamePrefix = "bosh-snapshot-"
+
+// MadeBySnapshotDisk says the CPI's snapshot_disk made the snapshot (its
+// name).
+func (s *Snapshot) MadeBySnapshotDisk() bool {
+	return strings.HasPrefix(s.Name, SnapshotNamePrefix)
+}
+
 // IncompleteOwner is the process a snapshot's incomplete mark names, and
 // whether it has the mark: snapshot_disk tags its snapshot with it in the
 // createSnapshot call and removes it once the snapshot is backed up.

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 )
 
 // Config is the whole of cpi.json.
@@ -141,15 +143,16 @@ type Stemcell struct {
 	Public      bool   `json:"public"`
 	Extractable bool   `json:"extractable"`
 
-	// ConfigDrive makes bosh.io's OpenStack KVM stemcells templates whose
-	// VMs read their settings from a per-VM config drive ISO: on by
-	// default, as their agent reads nothing CloudStack itself serves.
+	// ConfigDrive makes bosh.io's OpenStack stemcells (on KVM or
+	// XenServer) templates whose VMs read their settings from a per-VM
+	// config drive ISO: on by default, as their agent reads nothing
+	// CloudStack itself serves.
 	// false keeps them on user data, for a site whose metadata proxy
 	// serves it on 169.254.169.254, where their agent's HTTP source looks.
 	ConfigDrive *bool `json:"config_drive"`
-	// ConfigDriveOSType is the OS type of templates of OpenStack KVM
-	// stemcells: an Ubuntu one, for which CloudStack's KVM agent gives
-	// the root disk a virtio bus.
+	// ConfigDriveOSType is the OS type of templates of OpenStack stemcells
+	// on KVM: an Ubuntu one, for which CloudStack's KVM agent gives the
+	// root disk a virtio bus. On XenServer they take OSType.
 	ConfigDriveOSType string `json:"config_drive_os_type"`
 	// ConfigDrivePublish is how such a stemcell's VMs' config drive ISOs
 	// reach CloudStack: "upload" (getUploadParamsForIso + POST), "webdav"
@@ -190,6 +193,10 @@ const (
 	DefaultJobPollInterval    = 250 * time.Millisecond
 	DefaultJobPollMaxInterval = 2 * time.Second
 	DefaultMaxRetries         = 5
+	// MaxMaxRetries bounds cloudstack.max_retries: retries wait 250 ms
+	// doubling to 4 s, so 100 of them wait nearly 7 minutes, past any
+	// request_timeout that still bounds one API request.
+	MaxMaxRetries = 100
 	// MaxAPIRateLimit bounds cloudstack.api_rate_limit: past it the bucket
 	// would only cost its file lock.
 	MaxAPIRateLimit           = 100000
@@ -253,6 +260,9 @@ func decode(data []byte) (Config, error) {
 	var raw any
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Config{}, fmt.Errorf("not valid JSON: %w", err)
+	}
+	if e := jsonwords.Scan(data, jsonwords.Limits{}); e != nil {
+		return Config{}, e
 	}
 	var cfg Config
 	if err := checkKeys(raw, cfg, ""); err != nil {

@@ -149,6 +149,15 @@ func TestRefusals(t *testing.T) {
 		"negative rate":        {strings.Replace(minimal, `}}`, `,"api_rate_limit":-1}}`, 1), "cloudstack.api_rate_limit is -1"},
 		"rate past the bound":  {strings.Replace(minimal, `}}`, `,"api_rate_limit":1e6}}`, 1), "cloudstack.api_rate_limit is 1e+06"},
 		"rate as text":         {strings.Replace(minimal, `}}`, `,"api_rate_limit":"20/s"}}`, 1), "api_rate_limit"},
+		// Issue 24.7: what decoded silently into something else.
+		"duplicate key": {strings.Replace(minimal, `"api_key"`, `"api_key":"old","api_key"`, 1),
+			"cloudstack.api_key: the key is given twice"},
+		"duplicate section": {strings.Replace(minimal, `}}`, `},"cloudstack":{}}`, 1), "cloudstack: the key is given twice"},
+		"a billion retries": {strings.Replace(minimal, `}}`, `,"max_retries":1000000000}}`, 1),
+			"cloudstack.max_retries is 1000000000; want retries from 0 to 100"},
+		"negative retries": {strings.Replace(minimal, `}}`, `,"max_retries":-1}}`, 1), "cloudstack.max_retries is -1; want retries from 0 to 100"},
+		"endpoint with credentials": {strings.Replace(minimal, "https://cs.example.com", "https://admin:hunter2@cs.example.com", 1),
+			"cloudstack.endpoint \"https://REDACTED@cs.example.com/client/api\" must not carry a user or a password"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -161,9 +170,24 @@ func TestRefusals(t *testing.T) {
 }
 
 func TestURLCredentialsNeverInErrors(t *testing.T) {
-	_, err := config.Parse([]byte(strings.Replace(minimal, `}}`, `},"registry":{"endpoint":"ftp://admin:hunter2@reg"}}`, 1)))
-	if err == nil || strings.Contains(err.Error(), "hunter2") {
-		t.Fatalf("error %v must exist and not show the password", err)
+	for _, c := range []string{
+		strings.Replace(minimal, `}}`, `},"registry":{"endpoint":"ftp://admin:hunter2@reg"}}`, 1),
+		strings.Replace(minimal, "https://cs.example.com", "https://admin:hunter2@cs.example.com", 1),
+	} {
+		_, err := config.Parse([]byte(c))
+		if err == nil || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("error %v must exist and not show the password", err)
+		}
+	}
+}
+
+// TestRetriesWithinTheBound: 0 and 100 are retries the CPI takes.
+func TestRetriesWithinTheBound(t *testing.T) {
+	for _, n := range []int{0, config.MaxMaxRetries} {
+		cfg, err := config.Parse([]byte(strings.Replace(minimal, `}}`, fmt.Sprintf(`,"max_retries":%d}}`, n), 1)))
+		if err != nil || *cfg.CloudStack.MaxRetries != n {
+			t.Errorf("max_retries %d: %v", n, err)
+		}
 	}
 }
 

@@ -38,8 +38,8 @@ func (c Config) Validate() error {
 	if err := trust.Check(trust.PEM{Setting: "cloudstack.ca_cert", Text: cs.CACert}); err != nil {
 		return err
 	}
-	if *cs.MaxRetries < 0 {
-		return fmt.Errorf("cloudstack.max_retries must not be negative")
+	if r := *cs.MaxRetries; r < 0 || r > MaxMaxRetries {
+		return fmt.Errorf("cloudstack.max_retries is %d; want retries from 0 to %d", r, MaxMaxRetries)
 	}
 	if cs.APIRateLimit != nil && !(*cs.APIRateLimit >= 0 && *cs.APIRateLimit <= MaxAPIRateLimit) {
 		return fmt.Errorf("cloudstack.api_rate_limit is %g; want requests per second from 0 (off) to %d",
@@ -163,6 +163,9 @@ func checkEndpoint(raw string) error {
 	}
 	u, _ := url.Parse(raw)
 	switch {
+	case u.User != nil:
+		return fmt.Errorf("%s %q must not carry a user or a password (user:password@): the CPI signs each request "+
+			"with cloudstack.api_key and cloudstack.secret_access_key, and nothing else may hold a secret", path, redactURL(u))
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
 		return fmt.Errorf("%s %q must not have a query string or a fragment: the CPI adds its own query", path, redactURL(u))
 	case !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/client/api"):

@@ -321,13 +321,24 @@ func TestCreateStemcellOpenStackKVMNeedsAConfigDrive(t *testing.T) {
 	}
 }
 
-// A zone without KVM is refused before anything is uploaded, naming its
-// hypervisors.
-func TestCreateStemcellOpenStackKVMRefusesAZoneWithoutKVM(t *testing.T) {
+// A zone with neither KVM nor XenServer is refused before anything is
+// uploaded, naming its hypervisors; so is a zone without the hypervisor
+// the operator named.
+func TestCreateStemcellOpenStackRefusesZonesItCannotRun(t *testing.T) {
 	c, cloud := configDriveStemcellCPI(t)
+	cloud.EXPECT().FindZones([]string{"z1", "z2"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}, {ID: "zone-2", Name: "z2"}}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.XenServer}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-2").Return([]cloudstack.Hypervisor{cloudstack.KVM, cloudstack.VMware}, nil)
+	_, err := c.CreateStemcell(qcow2Image(t), kvmStemcell(`["z1","z2"]`))
+	if err == nil || !strings.Contains(err.Error(), "do not all have one of them: z1 (XenServer), z2 (KVM, VMware)") {
+		t.Fatalf("got %v", err)
+	}
 	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
 	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.XenServer}, nil)
-	_, err := c.CreateStemcell(qcow2Image(t), kvmStemcell(`["z1"]`))
+	var named apiv1.CloudPropsImpl
+	_ = named.UnmarshalJSON([]byte(`{"name":"bosh-kvm","version":"1.5","infrastructure":"openstack","hypervisor":"kvm",` +
+		`"disk_format":"qcow2","zones":["z1"],"cloudstack_hypervisor":"KVM"}`))
+	_, err = c.CreateStemcell(qcow2Image(t), named)
 	if err == nil || !strings.Contains(err.Error(), "zone z1 has no KVM cluster (its hypervisors: XenServer)") {
 		t.Fatalf("got %v", err)
 	}

@@ -192,7 +192,7 @@ func (c disks) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.Dis
 		}
 		attached = true
 	}
-	hint := diskHint(vm.Hypervisor, vol)
+	hint := diskHint(vm, vol)
 	if err := c.updateRegistryDisks(vm, func(p map[string]any) { p[vol.ID] = hint }); err != nil {
 		return apiv1.DiskHint{}, c.undoAttach(vm, vol, attached, err)
 	}
@@ -204,10 +204,20 @@ func (c disks) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.Dis
 // its id lookup globs /dev/disk/by-id for the disk CID (which no guest
 // device carries), then its mapped resolver takes path as given, following
 // a symlink, or a /dev/sdX path as /dev/xvdX, /dev/vdX or /dev/sdX in turn.
-// id is the KVM serial, for agents that match on it.
-func diskHint(hypervisor cloudstack.Hypervisor, vol *cloudstack.Volume) map[string]any {
+// id is the KVM serial, for agents that match on it. On XenServer a VM of
+// bosh.io's OpenStack stemcell (it has a config drive) gets the path
+// alone: its agent's virtio resolver, given an id of 20 characters or
+// more, runs udevadm trigger and settle and waits for it under
+// /dev/disk/by-id before falling back to the path (bosh-agent's
+// idDevicePathResolver and virtioDevicePathResolver), and no Xen guest
+// device carries the KVM serial; with no id it takes the path at once.
+func diskHint(vm *cloudstack.VM, vol *cloudstack.Volume) map[string]any {
+	path := vol.GuestPath(vm.Hypervisor)
+	if vm.Hypervisor == cloudstack.XenServer && hasConfigDrive(vm) {
+		return map[string]any{"path": path}
+	}
 	return map[string]any{
-		"path":      vol.GuestPath(hypervisor),
+		"path":      path,
 		"volume_id": strconv.FormatInt(vol.DeviceID, 10),
 		"id":        vol.KVMSerial(),
 	}

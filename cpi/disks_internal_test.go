@@ -8,8 +8,23 @@ import (
 )
 
 func TestDiskHintCarriesDeviceIDAndSerial(t *testing.T) {
-	hint := diskHint(cloudstack.XenServer, &cloudstack.Volume{ID: "4f3c2b1a-0d9e-4c8b-a7f6-e5d4c3b2a190", DeviceID: 4})
+	vol := &cloudstack.Volume{ID: "4f3c2b1a-0d9e-4c8b-a7f6-e5d4c3b2a190", DeviceID: 4}
+	hint := diskHint(&cloudstack.VM{Hypervisor: cloudstack.XenServer}, vol)
 	if hint["volume_id"] != "4" || hint["id"] != "4f3c2b1a0d9e4c8ba7f6" || hint["path"] != "/dev/xvde" {
+		t.Fatalf("hint %v", hint)
+	}
+}
+
+// A XenServer VM with a config drive (bosh.io's OpenStack stemcell) gets
+// the path alone; on KVM such a VM keeps the serial its hint's path names.
+func TestDiskHintOfAnOpenStackStemcellOnXenServerIsThePathAlone(t *testing.T) {
+	vol := &cloudstack.Volume{ID: "4f3c2b1a-0d9e-4c8b-a7f6-e5d4c3b2a190", DeviceID: 4}
+	xen := &cloudstack.VM{Hypervisor: cloudstack.XenServer, Tags: map[string]string{cloudstack.ConfigDriveTag: "true"}}
+	if hint := diskHint(xen, vol); len(hint) != 1 || hint["path"] != "/dev/xvde" {
+		t.Fatalf("hint %v", hint)
+	}
+	kvm := &cloudstack.VM{Hypervisor: cloudstack.KVM, ISOID: "iso-1"}
+	if hint := diskHint(kvm, vol); hint["id"] != "4f3c2b1a0d9e4c8ba7f6" {
 		t.Fatalf("hint %v", hint)
 	}
 }

@@ -14,7 +14,7 @@ func SetRegistryBackoff(d time.Duration) (restore func()) {
 // upload at d, for tests of an upload that does not settle in time; the
 // returned func restores the bound.
 func SetUploadPatience(d time.Duration) (restore func()) {
-	old := refusedUploadPatience
-	refusedUploadPatience = d
-	return func() { refusedUploadPatience = old }
+	old := uploadSettlePatience
+	uploadSettlePatience = d
+	return func() { uploadSettlePatience = old }
 }

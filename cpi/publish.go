@@ -25,8 +25,9 @@ type publisher struct {
 	// patience is how long a refused delete is tried again: a download the
 	// CPI stopped serving fails soon (downloadPatience); an upload is
 	// settled only by CloudStack's upload monitor, worth one of its polls
-	// when the SSVM refused the bytes (refusedUploadPatience) and nothing
-	// when they never arrived, which it abandons after an hour.
+	// once the SSVM has all the bytes, taken or refused
+	// (uploadSettlePatience), and nothing when they never all arrived,
+	// which it abandons after an hour.
 	patience time.Duration
 }
 
@@ -42,8 +43,10 @@ func (p publisher) byUpload() (string, error) {
 	progress := stemcell.Progress{Label: "uploading " + p.spec.Name, Log: p.log}
 	err = stemcell.Upload(ctx, p.stemcells.cloud.UploadClient(), target, p.img, p.spec.Name, progress)
 	var refused *stemcell.UploadRefusedError
-	if errors.As(err, &refused) {
-		p.patience = refusedUploadPatience
+	if err == nil || errors.As(err, &refused) {
+		// A failure from here on (a refused poll, a copy) finds the
+		// template pending until the upload monitor's next poll.
+		p.patience = uploadSettlePatience
 	}
 	if err == nil {
 		err = p.wait(up.TemplateID, p.spec.ZoneIDs[:1], deadline)
@@ -280,13 +283,13 @@ func containsID(copies []cloudstack.Template, id string) bool {
 // for CloudStack to let go of a download it stopped serving.
 const downloadPatience = 30 * time.Second
 
-// refusedUploadPatience covers one poll of CloudStack's upload monitor
+// uploadSettlePatience covers one poll of CloudStack's upload monitor
 // (upload.monitoring.interval, 60 s by default), which turns an upload the
 // SSVM refused into UploadError and one it took into Ready
 // (ImageStoreUploadMonitorImpl handleTemplateStatusResponse), after which
 // the template or ISO may be deleted: create_stemcell's and create_vm's
 // cleanups wait for it. A variable only for tests.
-var refusedUploadPatience = 90 * time.Second
+var uploadSettlePatience = 90 * time.Second
 
 func (p publisher) log(format string, args ...any) {
 	p.stemcells.logger.Info("stemcell", format, args...)

@@ -70,8 +70,9 @@ func ssvm(t *testing.T, status int) *httptest.Server {
 }
 
 // expectUploadStart is create_stemcell by upload up to the template's
-// creation: zones and OS type are resolved, leftovers swept, and the
-// template created marked as this director's incomplete stemcell.
+// creation: zones, their hypervisors (KVM: the OpenStack stemcell goes
+// there) and the OS type are resolved, leftovers swept, and the template
+// created marked as this director's incomplete stemcell.
 func expectUploadStart(t *testing.T, cloud *cloudstackmock.MockAPI, zones []cloudstack.Zone, up *cloudstack.UploadParams,
 	upErr error) *cloudstack.TemplateSpec {
 	t.Helper()
@@ -81,6 +82,9 @@ func expectUploadStart(t *testing.T, cloud *cloudstackmock.MockAPI, zones []clou
 	}
 	spec := &cloudstack.TemplateSpec{}
 	cloud.EXPECT().FindZones(refs).Return(zones, nil)
+	for _, z := range zones {
+		cloud.EXPECT().ZoneHypervisors(z.ID).Return([]cloudstack.Hypervisor{cloudstack.KVM}, nil)
+	}
 	cloud.EXPECT().FindOSType("").Return("os-1", nil)
 	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
 	cloud.EXPECT().GetUploadParams(gomock.Any()).DoAndReturn(func(s cloudstack.TemplateSpec) (*cloudstack.UploadParams, error) {
@@ -209,6 +213,7 @@ func TestCreateStemcellByWebDAVServesTheImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.KVM}, nil)
 	cloud.EXPECT().FindOSType("").Return("os-1", nil)
 	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
 	cloud.EXPECT().RegisterTemplate(gomock.Any(), gomock.Any()).DoAndReturn(func(_ cloudstack.TemplateSpec, url string) (string, error) {
@@ -236,6 +241,7 @@ func TestCreateStemcellByWebDAVServesTheImage(t *testing.T) {
 func TestCreateStemcellByWebDAVNamesTheInternalSitesSetting(t *testing.T) {
 	c, cloud := webdavCPI(t, "http://10.1.2.3:8080")
 	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.KVM}, nil)
 	cloud.EXPECT().FindOSType("").Return("os-1", nil)
 	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
 	cloud.EXPECT().RegisterTemplate(gomock.Any(), gomock.Any()).Return("tpl-1", nil)

@@ -30,6 +30,7 @@ type testRegistry struct {
 	url      string
 	client   *registry.Client
 	failPuts atomic.Bool
+	dropPuts atomic.Bool // stored, then the connection drops before the answer
 }
 
 func newTestRegistry(t *testing.T) *testRegistry {
@@ -46,6 +47,13 @@ func newTestRegistry(t *testing.T) *testRegistry {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.Method == http.MethodPut && r.failPuts.Load() {
 			http.Error(w, "store unavailable", http.StatusInternalServerError)
+			return
+		}
+		if req.Method == http.MethodPut && r.dropPuts.Load() {
+			server.ServeHTTP(httptest.NewRecorder(), req)
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
 			return
 		}
 		server.ServeHTTP(w, req)
@@ -154,6 +162,34 @@ func TestOldStemcellSettingsGoWithAVMThatNeverCame(t *testing.T) {
 	}
 	if _, err := reg.client.Get(name); !errors.Is(err, registry.ErrNotFound) {
 		t.Errorf("settings of %s stay in the registry: %v", name, err)
+	}
+}
+
+// A write of the settings that got no answer may have stored them: the
+// failed create_vm deletes them with its VM. (A write the registry
+// refused, or that never reached it, stored nothing, and the VM goes
+// without a registry call: spec's
+// TestOldStemcellCreateVMWithoutItsRegistryLeavesNothing.)
+func TestOldStemcellSettingsAWriteMayHaveStoredGoWithTheVM(t *testing.T) {
+	reg := newTestRegistry(t)
+	reg.dropPuts.Store(true)
+	c, cloud := oldStemcellCPI(t, reg)
+	expectResolve(cloud)
+	d := &deployed{}
+	cloud.EXPECT().IncompleteVMs("dir-1").Return(nil, nil)
+	cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(func(s cloudstack.DeploySpec) (string, *cloudstack.VM, error) {
+		d.spec = s
+		return "vm-1", nil, s.Accepted("vm-1")
+	})
+	cloud.EXPECT().FindVM("vm-1").DoAndReturn(func(string) (*cloudstack.VM, error) { return d.vm(), nil })
+	expectRemoval(cloud, nil)
+	_, err := createVM(c, `{"compute_offering":"small"}`, networks(t, manualNet))
+	if err == nil || !strings.Contains(err.Error(), "did not answer PUT") ||
+		!strings.Contains(err.Error(), "removed what this create_vm had made") {
+		t.Fatalf("create_vm: %v", err)
+	}
+	if _, err := reg.client.Get(d.spec.Name); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("the settings the write stored stay in the registry: %v", err)
 	}
 }
 

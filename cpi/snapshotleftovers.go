@@ -1,7 +1,6 @@
 package cpi
 
 import (
-	"strings"
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
@@ -28,7 +27,7 @@ func (c snapshotLeftovers) removeInterruptedSnapshots(volumeID string) {
 	}
 	removed := 0
 	for _, s := range snaps {
-		if s.Busy() && strings.HasPrefix(s.Name, snapshotNamePrefix) {
+		if s.Busy() && s.MadeBySnapshotDisk() {
 			settled, err := c.cloud.SettledSnapshot(volumeID, s.Name, time.Now().Add(c.cfg.CloudStack.JobTimeout.D()))
 			if err != nil || settled == nil {
 				continue

@@ -60,13 +60,9 @@ func (c snapshots) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.S
 	return apiv1.NewSnapshotCID(snap.ID), nil
 }
 
-// snapshotNamePrefix starts the unique name every snapshot gets, by which
-// a snapshot_disk that lost CloudStack's answer finds it.
-const snapshotNamePrefix = "bosh-snapshot-"
-
 func newSnapshotName() (string, error) {
 	name, err := newVMName()
-	return snapshotNamePrefix + strings.TrimPrefix(name, "vm-"), err
+	return cloudstack.SnapshotNamePrefix + strings.TrimPrefix(name, "vm-"), err
 }
 
 // DeleteSnapshot implements apiv1.CPI: gone already is success.

@@ -3,7 +3,6 @@ package cpi
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -134,12 +133,7 @@ func (c stemcells) DeleteStemcell(cid apiv1.StemcellCID) error {
 }
 
 func (c stemcells) publishStemcell(imagePath string, props stemcellProps) (string, error) {
-	target, err := stemcell.Choose(stemcell.Spec{
-		Infrastructure:       props.Infrastructure,
-		Hypervisor:           props.Hypervisor,
-		DiskFormat:           props.DiskFormat,
-		CloudStackHypervisor: firstOf(props.CloudStackHypervisor, c.cfg.Stemcell.Hypervisor),
-	})
+	target, zones, err := c.chooseTarget(props)
 	if err != nil {
 		return "", err
 	}
@@ -148,8 +142,16 @@ func (c stemcells) publishStemcell(imagePath string, props stemcellProps) (strin
 		return "", err
 	}
 	defer img.Cleanup()
+	if img.Converted != "" {
+		c.logger.Info("stemcell", "%s %s for %s: %s", props.Name, props.Version, target.Hypervisor, img.Converted)
+	}
+	if zones == nil {
+		if zones, err = c.stemcellZones(props); err != nil {
+			return "", err
+		}
+	}
 	configDrive := c.cfg.Stemcell.ConfigDriveOn() && needsConfigDrive(props, target)
-	spec, err := c.templateSpec(props, target, configDrive)
+	spec, err := c.templateSpec(props, zones, target, configDrive)
 	if err != nil {
 		return "", err
 	}
@@ -176,11 +178,15 @@ func (p publisher) publish() (string, error) {
 }
 
 // needsConfigDrive says the stemcell is bosh.io's OpenStack stemcell going
-// onto KVM: its agent reads settings from a CONFIG-2 config drive (or an
-// OpenStack metadata service CloudStack does not offer), never from
-// CloudStack's user data.
+// onto KVM or XenServer: its agent reads settings from a CONFIG-2 config
+// drive (or an OpenStack metadata service CloudStack does not offer),
+// never from CloudStack's user data.
 func needsConfigDrive(props stemcellProps, target stemcell.Target) bool {
-	return strings.EqualFold(props.Infrastructure, "openstack") && target.Hypervisor == stemcell.KVM
+	return isOpenStack(props) && (target.Hypervisor == stemcell.KVM || target.Hypervisor == stemcell.XenServer)
+}
+
+func isOpenStack(props stemcellProps) bool {
+	return strings.EqualFold(props.Infrastructure, "openstack")
 }
 
 // templateMark is this director's mark on a template, incomplete while this
@@ -193,18 +199,23 @@ func (c stemcells) templateMark(incomplete, configDrive bool) cloudstack.Templat
 	return m
 }
 
-// templateSpec resolves zones and OS type: two lookups, before anything is
-// created, so a typo costs nothing to clean up.
-func (c stemcells) templateSpec(props stemcellProps, target stemcell.Target, configDrive bool) (cloudstack.TemplateSpec, error) {
-	zones, err := c.stemcellZones(props)
-	if err != nil {
-		return cloudstack.TemplateSpec{}, err
-	}
+// templateSpec resolves the OS type: a lookup, before anything is created,
+// so a typo costs nothing to clean up (zones, too, are resolved by then).
+// An OpenStack stemcell on KVM takes config_drive_os_type (an Ubuntu one:
+// virtio disks). On XenServer it keeps os_type, as the CloudStack Xen
+// stemcell does, for the VM to boot HVM from the image's own boot loader:
+// CitrixResourceBase.createVmFromTemplate makes the VM from the record of
+// the XenServer template its OS type maps to, and gives it the PV boot
+// loader pygrub unless that template's name starts with Windows, Citrix or
+// Other; os_type's default, "Other Linux (64-bit)" (guest_os 99), maps to
+// "Other install media" (the guest_os_hypervisor rows of
+// schema-41000to41100.sql), XenServer's HVM template. requireshvm, on by
+// default, keeps such a VM off hosts without HVM
+// (FirstFitAllocator.filterHostWithNoHvmIfTemplateRequested).
+func (c stemcells) templateSpec(props stemcellProps, zones []cloudstack.Zone, target stemcell.Target,
+	configDrive bool) (cloudstack.TemplateSpec, error) {
 	osDefault := c.cfg.Stemcell.OSType
-	if configDrive {
-		if err := c.checkKVMZones(zones); err != nil {
-			return cloudstack.TemplateSpec{}, err
-		}
+	if configDrive && target.Hypervisor == stemcell.KVM {
 		osDefault = c.cfg.Stemcell.ConfigDriveOSType
 	}
 	osType, err := c.cloud.FindOSType(firstOf(props.CloudStackOSType, osDefault))
@@ -229,27 +240,6 @@ func (c stemcells) templateSpec(props stemcellProps, target stemcell.Target, con
 		Extractable: boolOr(props.Extractable, s.Extractable),
 		RequiresHVM: boolOr(props.RequiresHVM, boolOr(s.RequiresHVM, true)),
 	}, nil
-}
-
-// checkKVMZones refuses, before anything is uploaded, a zone with no KVM
-// cluster: a KVM template could run no VM there.
-func (c stemcells) checkKVMZones(zones []cloudstack.Zone) error {
-	for _, z := range zones {
-		hvs, err := c.cloud.ZoneHypervisors(z.ID)
-		if err != nil {
-			return err
-		}
-		if !slices.Contains(hvs, cloudstack.KVM) {
-			names := make([]string, len(hvs))
-			for i, h := range hvs {
-				names[i] = string(h)
-			}
-			return fmt.Errorf("this OpenStack KVM stemcell needs KVM, and zone %s has no KVM cluster (its hypervisors: %s); "+
-				"publish it to a KVM zone (stemcell.zones or the stemcell's zones), or use the CloudStack stemcell for %s",
-				z.Name, firstOf(strings.Join(names, ", "), "none"), firstOf(strings.Join(names, ", "), "that zone"))
-		}
-	}
-	return nil
 }
 
 func (c stemcells) stemcellZones(props stemcellProps) ([]cloudstack.Zone, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
 )
 
 // vmCreation is one create_vm: what it resolved and everything it created,
@@ -289,10 +290,13 @@ func (v *vmCreation) userData(name string) (string, error) {
 	// ends and it boots: a crash before then leaves no entry that no VM
 	// names, and the VM's removal takes the entry with it.
 	v.spec.Accepted = func(string) error {
-		if err := reg.Put(name, raw); err != nil {
+		err := reg.Put(name, raw)
+		// A write the registry refused, or that never reached it, stored
+		// nothing for the cleanup to delete.
+		v.registry = err == nil || !registry.Unchanged(err)
+		if err != nil {
 			return fmt.Errorf("writing the agent settings of VM %s to the registry: %w", name, err)
 		}
-		v.registry = true
 		return nil
 	}
 	return encodeUserData(registryEnvelope(name, c.cfg.Registry, v.plan), "the registry user data")
@@ -303,6 +307,8 @@ func (v *vmCreation) userData(name string) (string, error) {
 // the director must not retry blindly. The VM is looked up afresh: the
 // deploy's answer may have been lost, and static NAT came after it.
 func (v *vmCreation) cleanup(cause error) error {
+	// The ISO's upload may not be settled yet: its deletion waits.
+	v.vms.drives.settle = uploadSettlePatience
 	c := v.vms
 	var problems []string
 	note := func(what string, err error) {
@@ -313,13 +319,11 @@ func (v *vmCreation) cleanup(cause error) error {
 	var removed []string
 	vm, err := v.madeVM()
 	note(fmt.Sprintf("looking up VM %s", firstOf(v.vmID, v.spec.Name)), err)
-	// The ISO's upload may not be settled yet: its deletion waits.
-	c.drives.settle = refusedUploadPatience
 	switch {
 	case vm != nil:
 		// Its vip (acquired, or intended and untagged), settings,
 		// ephemeral disk and config drive go with it.
-		err := c.removeVM(vm)
+		err := v.removeMadeVM(vm)
 		note("removing VM "+vm.ID, err)
 		if err == nil {
 			removed = append(removed, fmt.Sprintf("VM %s (%s), with its ephemeral disk, any config drive ISO and any "+
@@ -348,6 +352,21 @@ func (v *vmCreation) cleanup(cause error) error {
 		typed.retry = false // a retry would meet what is left
 	}
 	return err
+}
+
+// removeMadeVM removes the VM this call deployed, with its registry
+// settings only when they may be there: a registry that refused them or
+// was never reached holds none, and may well refuse their deletion too.
+func (v *vmCreation) removeMadeVM(vm *cloudstack.VM) error {
+	c := v.vms
+	if v.registry {
+		return c.removeVM(vm)
+	}
+	vm, err := c.settledVM(vm)
+	if err != nil || vm == nil {
+		return err
+	}
+	return c.removeSettledVM(vm)
 }
 
 // cleanedUp types a failure whose cleanup left nothing. An answer lost on

@@ -3,6 +3,7 @@ package cpi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -127,5 +128,38 @@ func TestNetworkCloudPropertiesRefuseUnknownKeys(t *testing.T) {
 	_ = json.Unmarshal([]byte(`{"public":{"type":"vip","ip":"192.168.2.5","cloud_properties":{"nmae":"x"}}}`), &vip)                             //nolint:misspell // the misspelt key is the test's input
 	if _, _, err := planNetworks(vip); err == nil || !strings.Contains(err.Error(), `network "public" cloud_properties: unknown field "nmae"`) { //nolint:misspell // the misspelt key the test fed
 		t.Errorf("a vip network's unknown key: %v", err)
+	}
+}
+
+// A manual network's ip, netmask and gateway are IPv4 addresses and a
+// netmask, or create_vm refuses it naming the network and the field (issue
+// 24.7): CloudStack takes the ip as given and the agent the rest.
+func TestManualNetworkAddressesAreChecked(t *testing.T) {
+	manual := func(ip, netmask, gateway string) apiv1.Networks {
+		var nets apiv1.Networks
+		raw := fmt.Sprintf(`{"default":{"type":"manual","ip":%q,"netmask":%q,"gateway":%q,"cloud_properties":{"name":"guest"}}}`,
+			ip, netmask, gateway)
+		if err := json.Unmarshal([]byte(raw), &nets); err != nil {
+			t.Fatal(err)
+		}
+		return nets
+	}
+	for _, c := range []struct{ ip, netmask, gateway, want string }{
+		{"10.1.1.5", "255.255.255.0", "10.1.1.1", ""},
+		{"10.1.1.5", "255.255.240.0", "", ""},
+		{"10.1.1.5", "", "10.1.1.1", ""},
+		{"", "255.255.255.0", "10.1.1.1", `manual network "default" has no ip`},
+		{"10.1.1.5", "x", "10.1.1.1", `manual network "default": netmask "x" is not an IPv4 netmask like 255.255.255.0`},
+		{"10.1.1.5", "255.0.255.0", "10.1.1.1", `netmask "255.0.255.0" is not an IPv4 netmask`},
+		{"10.1.1.5", "24", "10.1.1.1", `netmask "24" is not an IPv4 netmask`},
+		{"10.1.1.5", "ffff:ffff:ffff:ffff::", "10.1.1.1", `netmask "ffff:ffff:ffff:ffff::" is not an IPv4 netmask`},
+		{"x", "255.255.255.0", "10.1.1.1", `manual network "default": ip "x" is not an IPv4 address`},
+		{"fd00::5", "255.255.255.0", "10.1.1.1", `ip "fd00::5" is not an IPv4 address`},
+		{"10.1.1.5", "255.255.255.0", "gw", `manual network "default": gateway "gw" is not an IPv4 address`},
+	} {
+		_, _, err := planNetworks(manual(c.ip, c.netmask, c.gateway))
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ip %q netmask %q gateway %q: %v, want %q", c.ip, c.netmask, c.gateway, err, c.want)
+		}
 	}
 }

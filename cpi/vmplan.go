@@ -191,8 +191,10 @@ func planNetworks(networks apiv1.Networks) (networkPlan, []string, error) {
 			if cp.Name == "" {
 				return plan, nil, fmt.Errorf("network %q: cloud_properties.name must name a CloudStack network", name)
 			}
-			if net.Type() == "manual" && net.IP() == "" {
-				return plan, nil, fmt.Errorf("manual network %q has no ip", name)
+			if net.Type() == "manual" {
+				if err := checkManualAddresses(name, net); err != nil {
+					return plan, nil, err
+				}
 			}
 			mac, err := randomMAC()
 			if err != nil {
@@ -208,6 +210,41 @@ func planNetworks(networks apiv1.Networks) (networkPlan, []string, error) {
 		return plan, nil, fmt.Errorf("a VM needs at least one manual or dynamic network")
 	}
 	return plan, refs, nil
+}
+
+// checkManualAddresses refuses a manual network whose addresses the VM
+// could not use: its ip goes to CloudStack's deployVirtualMachine as an
+// IPv4 address (iptonetworklist[].ip), and its netmask and gateway to the
+// agent, which configures them as given.
+func checkManualAddresses(name string, n apiv1.Network) error {
+	if n.IP() == "" {
+		return fmt.Errorf("manual network %q has no ip", name)
+	}
+	if !isIPv4(n.IP()) {
+		return fmt.Errorf("manual network %q: ip %q is not an IPv4 address", name, n.IP())
+	}
+	if m := n.Netmask(); m != "" && !isIPv4Netmask(m) {
+		return fmt.Errorf("manual network %q: netmask %q is not an IPv4 netmask like 255.255.255.0", name, m)
+	}
+	if gw := n.Gateway(); gw != "" && !isIPv4(gw) {
+		return fmt.Errorf("manual network %q: gateway %q is not an IPv4 address", name, gw)
+	}
+	return nil
+}
+
+func isIPv4(s string) bool {
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.Is4()
+}
+
+// isIPv4Netmask: four octets whose ones all come before their zeros.
+func isIPv4Netmask(s string) bool {
+	a, err := netip.ParseAddr(s)
+	if err != nil || !a.Is4() {
+		return false
+	}
+	_, bits := net.IPMask(a.AsSlice()).Size()
+	return bits == 32
 }
 
 // randomMAC picks a locally administered unicast MAC, so the agent settings

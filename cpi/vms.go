@@ -96,21 +96,36 @@ func (c vms) DeleteVM(cid apiv1.VMCID) error {
 // acquired for it and its ephemeral disk: delete_vm, and create_vm's
 // removal of what it or an earlier attempt left.
 func (c vms) removeVM(vm *cloudstack.VM) error {
-	if vm.Busy() {
-		// An interrupted call's deploy (or another job) may still run:
-		// what is sent now would queue behind it in CloudStack, so wait
-		// for it to end and act on what it left.
-		settled, err := c.cloud.SettledVM(vm.ID, time.Now().Add(c.cfg.CloudStack.JobTimeout.D()))
-		if err != nil || settled == nil {
-			return wrap(err, "waiting for the job on VM %s to end", vm.ID)
-		}
-		vm = settled
+	vm, err := c.settledVM(vm)
+	if err != nil || vm == nil {
+		return err
 	}
 	// Settings go first: a retry after a failed destroy still knows the
 	// VM's name, which keys them.
 	if err := c.forgetSettings(vm.Name); err != nil {
 		return err
 	}
+	return c.removeSettledVM(vm)
+}
+
+// settledVM is the VM once no job works on it: an interrupted call's
+// deploy (or another job) may still run, and what is sent now would queue
+// behind it in CloudStack, so the removal waits for it to end and acts on
+// what it left. Nil when the VM is gone meanwhile.
+func (c vms) settledVM(vm *cloudstack.VM) (*cloudstack.VM, error) {
+	if !vm.Busy() {
+		return vm, nil
+	}
+	settled, err := c.cloud.SettledVM(vm.ID, time.Now().Add(c.cfg.CloudStack.JobTimeout.D()))
+	if err != nil || settled == nil {
+		return nil, wrap(err, "waiting for the job on VM %s to end", vm.ID)
+	}
+	return settled, nil
+}
+
+// removeSettledVM removes a VM no job works on, with all that removeVM
+// removes but its registry settings.
+func (c vms) removeSettledVM(vm *cloudstack.VM) error {
 	// The vip goes before the VM: a Destroyed VM still holds its static
 	// NAT until CloudStack expunges it, and an incomplete VM's intent is
 	// the only thing that makes an untagged address the CPI's.

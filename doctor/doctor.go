@@ -23,6 +23,7 @@ type Result struct {
 // Cloud is what doctor asks of CloudStack: lookups only.
 type Cloud interface {
 	APIs() (map[string]bool, error)
+	CloudStackVersion() (string, error)
 	MayExpunge() (bool, error)
 	Setting(name string) (string, error)
 	HasKeyPair(name string) (bool, error)
@@ -67,6 +68,7 @@ type run struct {
 const (
 	CheckEndpoint  = "endpoint"
 	CheckKeys      = "keys"
+	CheckVersion   = "version"
 	CheckCommands  = "commands"
 	CheckExpunge   = "expunge"
 	CheckZone      = "zone"
@@ -88,6 +90,7 @@ func Run(cfg config.Config, cloud Cloud, opts Options) []Result {
 		check       func()
 	}{
 		{CheckEndpoint, "", r.checkAccess}, // and CheckKeys
+		{CheckVersion, CheckKeys, r.checkVersion},
 		{CheckCommands, CheckKeys, r.checkCommands},
 		{CheckExpunge, CheckKeys, r.checkExpunge},
 		{CheckZone, CheckKeys, r.checkZone},

@@ -28,6 +28,8 @@ type fakeCloud struct {
 	throttled  map[string]bool         // the commands CloudStack's throttle refuses past request_timeout
 	zonesWait  time.Duration           // what each listZones sleeps on the throttle's behalf
 	waited     time.Duration
+	version    *string // listCapabilities' cloudstackversion; nil: 4.22.0.0
+	versionErr error
 }
 
 // throttle is the throttle's error for command, when it refuses it.
@@ -54,6 +56,12 @@ func (f *fakeCloud) APIs() (map[string]bool, error) {
 	return apis, nil
 }
 func (f *fakeCloud) MayExpunge() (bool, error) { return true, nil }
+func (f *fakeCloud) CloudStackVersion() (string, error) {
+	if f.version == nil {
+		return "4.22.0.0", f.versionErr
+	}
+	return *f.version, f.versionErr
+}
 func (f *fakeCloud) Setting(name string) (string, error) {
 	if name == settingUploadInterval {
 		return firstOf(f.interval, "60"), f.siteErr
@@ -471,5 +479,33 @@ func TestUploadsAgainstTheUploadMonitor(t *testing.T) {
 				t.Fatalf("%+v", row)
 			}
 		})
+	}
+}
+
+// TestVersionCheck: doctor reports the version, fails one older than the
+// oldest release the CPI supports, and says it could not check (without
+// failing) when CloudStack hides its version or names none.
+func TestVersionCheck(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		err     error
+		ok      bool
+		want    string
+	}{
+		{"4.22.0.0", nil, true, "CloudStack 4.22.0.0"},
+		{"4.20.1.0", nil, true, "CloudStack 4.20.1.0"},
+		{"4.19.3.0", nil, true, "CloudStack 4.19.3.0"},
+		{"4.18.2.5", nil, false, "CloudStack 4.18.2.5 is older than 4.19, the oldest release the CPI supports"},
+		{"3.0.7", nil, false, "older than 4.19"},
+		{"", nil, true, "could not check: CloudStack hides its version"},
+		{"unknown", nil, true, `could not check: CloudStack reports its version as "unknown"`},
+		{"", errors.New("refused"), false, "listCapabilities failed: refused"},
+	} {
+		cloud := &fakeCloud{hypervisor: cloudstack.KVM, version: &c.version, versionErr: c.err}
+		row := rowOf(t, Run(testConfig(t, nil), cloud, Options{}), CheckVersion)
+		if row.OK != c.ok || !strings.HasPrefix(row.Result, c.want) && !strings.Contains(row.Result, c.want) ||
+			(row.Fix == "") == (row.Result != "CloudStack "+c.version) {
+			t.Errorf("version %q: %+v", c.version, row)
+		}
 	}
 }

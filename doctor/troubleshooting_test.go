@@ -10,7 +10,7 @@ import (
 
 // docChecks are the check names docs/operators/troubleshooting.md's rows may name in
 // their last column.
-var docChecks = []string{CheckEndpoint, CheckKeys, CheckCommands, CheckExpunge, CheckZone, CheckOfferings,
+var docChecks = []string{CheckEndpoint, CheckKeys, CheckVersion, CheckCommands, CheckExpunge, CheckZone, CheckOfferings,
 	CheckKeyPairs, CheckNetworks, CheckWebDAV, CheckUploads, CheckPolling}
 
 // TestTroubleshootingNamesRealChecks: every row of docs/operators/troubleshooting.md

@@ -49,6 +49,10 @@ type config struct {
 	// in a /dev laid out from the simulator's view of the guest; empty
 	// against a real CloudStack.
 	DevicePaths string
+	// CloudStackVersion is the release line the simulator was started as
+	// (E2E_CLOUDSTACK_VERSION, set by make test-e2e*), which the suite
+	// checks listCapabilities names; empty against a real CloudStack.
+	CloudStackVersion string
 }
 
 // env is one create-env environment of the harness.
@@ -86,7 +90,8 @@ func loadConfig(t *testing.T) config {
 			Creds: os.Getenv("E2E_VPC_CREDS"), ProjectID: os.Getenv("E2E_VPC_PROJECT_ID")},
 		VPCID: os.Getenv("E2E_VPC_ID"), VPCTierID: os.Getenv("E2E_VPC_TIER_ID"),
 		Bosh: get("E2E_BOSH"), AgentDir: os.Getenv("E2E_AGENT_DIR"), DevicePaths: os.Getenv("E2E_DEVICEPATHS"),
-		DiskSize: mib(os.Getenv("E2E_DISK_SIZE"), 1024), DiskSizeUpdate: mib(os.Getenv("E2E_DISK_SIZE_UPDATE"), 2048),
+		CloudStackVersion: os.Getenv("E2E_CLOUDSTACK_VERSION"),
+		DiskSize:          mib(os.Getenv("E2E_DISK_SIZE"), 1024), DiskSizeUpdate: mib(os.Getenv("E2E_DISK_SIZE_UPDATE"), 2048),
 	}
 	if len(missing) > 0 {
 		// Built with -tags e2e only: whoever runs it means to, so what is

@@ -52,6 +52,7 @@ func (s *suite) inProject(id string) *suite {
 func newSuite(t *testing.T, c config, e env) *suite {
 	t.Helper()
 	s := &suite{config: c, env: e, cs: cloudstack.NewClient(c.APIURL, c.APIKey, c.SecretKey, true)}
+	s.assertCloudStackVersion(t)
 	for _, other := range []env{c.Lifecycle, c.BoshDeployment, c.VPC} {
 		if other == e || other.BoshState == "" {
 			continue
@@ -63,6 +64,23 @@ func newSuite(t *testing.T, c config, e env) *suite {
 		}
 	}
 	return s
+}
+
+// assertCloudStackVersion: the phase runs on the CloudStack release the
+// harness started the simulator as (listCapabilities' cloudstackversion).
+func (s *suite) assertCloudStackVersion(t *testing.T) {
+	t.Helper()
+	if s.CloudStackVersion == "" {
+		return
+	}
+	r, err := s.cs.Configuration.ListCapabilities(s.cs.Configuration.NewListCapabilitiesParams())
+	if err != nil {
+		t.Fatalf("listCapabilities: %v", err)
+	}
+	if v := r.Capabilities.Cloudstackversion; !strings.HasPrefix(v, s.CloudStackVersion+".") {
+		t.Fatalf("CloudStack is %q, not the %s E2E_CLOUDSTACK_VERSION names", v, s.CloudStackVersion)
+	}
+	t.Logf("CloudStack %s", r.Capabilities.Cloudstackversion)
 }
 
 // deployment is what bosh's state file says create-env made.

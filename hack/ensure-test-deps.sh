@@ -6,18 +6,21 @@
 #         the way the stemcell builder does)
 #   test: those, and Debian's CloudStack CLI (package cs, binary
 #         /usr/bin/cloudstack), an independent client the simulator is
-#         checked against, xz-utils for test images, and ruby, which
-#         bosh-cli's template renderer runs (manifests/ tests)
+#         checked against, xz-utils for test images, ruby, which
+#         bosh-cli's template renderer runs (manifests/ tests), and
+#         qemu-utils, whose qemu-img reads back the VHDs stemcell/diskimage
+#         writes and makes its QCOW2 sources
 #   e2e:  the cloudstack CLI (hack/zone), ruby (bosh create-env renders the
 #         CPI job with it), jq, curl, bzip2 and iproute2 (the
 #         network namespace)
 # Usage: ensure-test-deps.sh [demo|test|e2e]   (default: test)
 set -euo pipefail
 set_name=${1:-test}
-declare -A package=([cloudstack]=cs [ruby]=ruby [bzip2]=bzip2 [xz]=xz-utils [curl]=curl [jq]=jq [ip]=iproute2)
+declare -A package=([cloudstack]=cs [ruby]=ruby [bzip2]=bzip2 [xz]=xz-utils [curl]=curl [jq]=jq [ip]=iproute2
+  [qemu-img]=qemu-utils)
 case $set_name in
 demo) cmds=(jq curl bzip2) ;;
-test) cmds=(cloudstack ruby bzip2 xz curl jq) ;;
+test) cmds=(cloudstack ruby bzip2 xz curl jq qemu-img) ;;
 e2e) cmds=(cloudstack ruby jq curl bzip2 ip) ;;
 *) echo "usage: $0 [demo|test|e2e]" >&2; exit 2 ;;
 esac

@@ -1,7 +1,6 @@
 package manifests_test
 
 import (
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/loopback"
 )
 
 // TestCtlRunsTheServeDaemon renders the director's job with registry.yml
@@ -20,7 +21,7 @@ import (
 // stop ends the process and removes the pidfile.
 func TestCtlRunsTheServeDaemon(t *testing.T) {
 	dirs := t.TempDir()
-	registryAddr, webdavAddr := freeAddr(t), freeAddr(t)
+	registryAddr, webdavAddr := loopback.FreeAddr(t), loopback.FreeAddr(t)
 	manifest := withProperties(t, interpolate(t, []string{"cpi.yml", "registry.yml"}, baseVars), map[string]any{
 		"registry.listen":    registryAddr,
 		"registry.store_dir": filepath.Join(dirs, "store", "registry"),
@@ -79,16 +80,6 @@ func (r rendered) ctl(action, vcap string) *exec.Cmd {
 		"BOSH_PACKAGES_DIR=" + r.packages, "BOSH_JOBS_DIR=" + r.jobsDir}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	return cmd
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // answers: GET url returns status (any status when 0).

@@ -9,15 +9,19 @@ import (
 )
 
 // Known is the CIDs the director knows, read from -known files, and the
-// kinds they cover. A resource of the director's (a detached disk, a
-// stemcell, a complete VM) is compared with them only when some file
-// covers its kind: a file of one CID per line covers every kind; the JSON
-// of the bosh CLI covers the kinds whose columns it has (vm_cid: VMs;
-// disk_cid, disk_cids: disks; cid, stemcell_cid: stemcells).
+// kinds they cover. A resource of the director's (a complete VM, a
+// detached disk, a snapshot, a stemcell) is compared with them only when
+// some file covers its kind: a file of one CID per line covers every
+// kind; the JSON of the bosh CLI covers the kinds whose columns it has
+// (vm_cid: VMs; disk_cid, disk_cids: disks; cid: snapshots in the table
+// of `bosh snapshots`, else stemcells; stemcell_cid: stemcells).
 type Known struct {
 	ids    map[string]bool
 	covers map[string]bool
 }
+
+// directorKinds are the kinds of what the director holds CIDs of.
+var directorKinds = []string{KindVM, KindVolume, KindSnapshot, KindTemplate}
 
 // columnKinds are the bosh CLI's --json column names that hold CIDs.
 var columnKinds = map[string]string{
@@ -26,6 +30,22 @@ var columnKinds = map[string]string{
 	"disk_cids":    KindVolume,
 	"cid":          KindTemplate,
 	"stemcell_cid": KindTemplate,
+}
+
+// snapshotsTable is the Content of `bosh snapshots --json`'s table
+// (bosh-cli's SnapshotsCmd), whose "cid" column holds snapshot CIDs;
+// `bosh stemcells --json` has a "cid" column too.
+const snapshotsTable = "snapshots"
+
+// columnKind is the kind of the CIDs in a column of a table of the bosh
+// CLI's --json, given the table's Content.
+func columnKind(column, table string) (string, bool) {
+	column = strings.ToLower(column)
+	if column == "cid" && table == snapshotsTable {
+		return KindSnapshot, true
+	}
+	kind, ok := columnKinds[column]
+	return kind, ok
 }
 
 // Has says the director knows one of the ids.
@@ -46,7 +66,8 @@ func (k *Known) Unknown(kind string, ids ...string) bool { return k.Covers(kind)
 
 // ReadFile adds a -known file: JSON (an object or an array, as `bosh
 // disks --orphaned --json`, `bosh instances --details --json`, `bosh
-// stemcells --json` or `bosh vms --json` print it) or one CID per line
+// -d DEPLOYMENT snapshots --json`, `bosh stemcells --json` or `bosh vms
+// --json` print it) or one CID per line
 // (blank lines and lines starting with # are skipped).
 func (k *Known) ReadFile(path string) error {
 	raw, err := os.ReadFile(path)
@@ -62,7 +83,7 @@ func (k *Known) ReadFile(path string) error {
 		if err := json.Unmarshal(trimmed, &doc); err != nil {
 			return fmt.Errorf("-known %s: not JSON: %w", path, err)
 		}
-		if !k.walk(doc) {
+		if !k.walk(doc, "") {
 			return fmt.Errorf("-known %s: no CID column (%s) in it", path, strings.Join(columnNames(), ", "))
 		}
 		return nil
@@ -74,34 +95,38 @@ func (k *Known) ReadFile(path string) error {
 		}
 		k.ids[fields[0]] = true
 	}
-	for _, kind := range columnKinds {
+	for _, kind := range directorKinds {
 		k.covers[kind] = true
 	}
 	return nil
 }
 
 // walk adds the CIDs of every CID column in doc, at any depth (the CLI
-// nests rows in Tables[].Rows[]); false when it found no such column.
-func (k *Known) walk(doc any) bool {
+// nests rows in Tables[].Rows[], each table with its Content, which table
+// names); false when it found no such column.
+func (k *Known) walk(doc any, table string) bool {
 	found := false
 	switch v := doc.(type) {
 	case map[string]any:
+		if content, ok := v["Content"].(string); ok {
+			table = content
+		}
 		for key, value := range v {
 			if key == "Header" {
 				continue // the CLI's column titles: {"vm_cid": "VM CID"}
 			}
-			if kind, ok := columnKinds[strings.ToLower(key)]; ok {
+			if kind, ok := columnKind(key, table); ok {
 				if s, isString := value.(string); isString {
 					k.covers[kind], found = true, true
 					k.addCIDs(s)
 					continue
 				}
 			}
-			found = k.walk(value) || found
+			found = k.walk(value, table) || found
 		}
 	case []any:
 		for _, item := range v {
-			found = k.walk(item) || found
+			found = k.walk(item, table) || found
 		}
 	}
 	return found

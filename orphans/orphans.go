@@ -5,9 +5,9 @@
 // (a create_vm, create_disk, snapshot_disk or create_stemcell that was
 // killed or could not finish), with what hangs on such a VM (its public
 // IP, its load-balancer rules, its config drive ISO). The director's own
-// resources (detached persistent disks, stemcells, VMs) are compared with
-// the CIDs the director knows only when -known files name CIDs of that
-// kind, and are never touched otherwise. cpi.json names no director, so
+// resources (complete VMs, detached persistent disks, complete snapshots,
+// stemcells) are compared with the CIDs the director knows only when
+// -known files name CIDs of that kind, and are never touched otherwise. cpi.json names no director, so
 // every director's marks are listed, each row with the director uuid its
 // mark carries; Options.Director keeps one.
 package orphans

@@ -184,7 +184,8 @@ func TestFindIntendedAddresses(t *testing.T) {
 
 // TestFindStorage: disks an interrupted create_disk left, incomplete
 // snapshots and templates of dead processes; a running process's, a used
-// disk and the director's detached disks (without -known) are spared.
+// disk and the director's detached disks, snapshots and stemcells
+// (without -known of their kind) are spared.
 func TestFindStorage(t *testing.T) {
 	self := cloudstack.ThisProcess()
 	mine := map[string]string{cloudstack.DirectorTag: "d1"}
@@ -201,12 +202,24 @@ func TestFindStorage(t *testing.T) {
 			{ID: "v-used", Name: diskFor(dead), Type: "DATADISK", State: "Ready", Created: old, Tags: mine},
 			{ID: "v-detached", Name: cloudstack.DiskNamePrefix + "x", Type: "DATADISK", State: "Ready", Created: old, Tags: mine},
 			{ID: "v-operator", Name: "data", Type: "DATADISK", State: "Ready", Created: old},
+			{ID: "v-attached", Name: cloudstack.DiskNamePrefix + "a", Type: "DATADISK", State: "Ready", VMID: "vm-1",
+				Created: old, Tags: mine},
 		},
 		snapshots: []*cloudstack.Snapshot{
-			{ID: "s-dead", State: "BackedUp", Created: old, Tags: map[string]string{cloudstack.DirectorTag: "d1", cloudstack.IncompleteTag: dead}},
+			{ID: "s-dead", State: "BackedUp", Created: old, VolumeID: "v-attached",
+				Tags: map[string]string{cloudstack.DirectorTag: "d1", cloudstack.IncompleteTag: dead}},
 			{ID: "s-alive", State: "BackedUp", Created: old, Tags: map[string]string{cloudstack.IncompleteTag: self}},
 			{ID: "s-busy", State: "BackingUp", Created: old, Tags: map[string]string{cloudstack.IncompleteTag: dead}},
-			{ID: "s-done", State: "BackedUp", Created: old, Tags: mine},
+			// Complete: listed against -known snapshot CIDs, but for those
+			// of a detached disk (an orphaned disk's, which no bosh command
+			// lists) unless the disk is listed.
+			{ID: "s-done", State: "BackedUp", Created: old, VolumeID: "v-gone", Tags: mine},
+			{ID: "s-named", Name: cloudstack.SnapshotNamePrefix + "u", State: "BackedUp", Created: old, VolumeID: "v-attached"},
+			{ID: "s-known", Name: cloudstack.SnapshotNamePrefix + "k", State: "BackedUp", Created: old, VolumeID: "v-attached", Tags: mine},
+			{ID: "s-young", Name: cloudstack.SnapshotNamePrefix + "y", State: "BackedUp", Created: newT, Tags: mine},
+			{ID: "s-operator", Name: "before-upgrade", State: "BackedUp", Created: old, VolumeID: "v-attached"},
+			{ID: "s-orphaned", Name: cloudstack.SnapshotNamePrefix + "o", State: "BackedUp", Created: old, VolumeID: "v-used", Tags: mine},
+			{ID: "s-of-lost", Name: cloudstack.SnapshotNamePrefix + "l", State: "BackedUp", Created: old, VolumeID: "v-detached", Tags: mine},
 		},
 		templates: []cloudstack.Template{
 			{ID: "t-dead", DisplayText: incomplete(dead), Created: old},
@@ -221,12 +234,22 @@ func TestFindStorage(t *testing.T) {
 	}
 	known := &orphans.Known{}
 	writeKnown(t, known, `{"Tables":[{"Rows":[{"disk_cid":"v-used"}]}]}`)
-	if got := ids(find(t, f, orphans.Options{Known: known})); got != "volume:v-dead volume:v-detached snapshot:s-dead template:t-dead" {
+	if got := ids(find(t, f, orphans.Options{Known: known})); got != "volume:v-dead volume:v-detached snapshot:s-dead "+
+		"snapshot:s-of-lost template:t-dead" {
 		t.Fatalf("-known with disk CIDs: %s", got)
 	}
-	writeKnown(t, known, "v-detached\n")
-	if got := ids(find(t, f, orphans.Options{Known: known})); got != "volume:v-dead snapshot:s-dead template:t-dead template:t-done" {
+	writeKnown(t, known, "v-detached\ns-known\n")
+	// A snapshot whose tags name no director comes last.
+	if got := ids(find(t, f, orphans.Options{Known: known})); got != "volume:v-dead snapshot:s-dead snapshot:s-done "+
+		"template:t-dead template:t-done snapshot:s-named" {
 		t.Fatalf("-known with a file of lines (every kind): %s", got)
+	}
+	snapshots := &orphans.Known{}
+	writeKnown(t, snapshots, `{"Tables":[{"Content":"snapshots","Header":{"cid":"CID"},"Rows":[{"instance":"db/1",`+
+		`"cid":"s-known","created_at":"x","clean":"true"}]}]}`)
+	if got := ids(find(t, f, orphans.Options{Known: snapshots})); got != "volume:v-dead snapshot:s-dead snapshot:s-done "+
+		"template:t-dead snapshot:s-named" {
+		t.Fatalf("-known with bosh snapshots --json: %s", got)
 	}
 }
 
@@ -287,7 +310,8 @@ func TestDeleteInOrderAndIdempotently(t *testing.T) {
 }
 
 // TestKnownFiles: the bosh CLI's JSON covers the kinds of its CID columns
-// (the header's titles are not CIDs; a cell may hold several disks); a file
+// (the header's titles are not CIDs; a cell may hold several disks; a
+// "cid" is a snapshot's in the snapshots table, else a stemcell's); a file
 // of lines covers every kind; JSON without a CID column is refused.
 func TestKnownFiles(t *testing.T) {
 	k := &orphans.Known{}
@@ -302,9 +326,25 @@ func TestKnownFiles(t *testing.T) {
 	case !k.Unknown(orphans.KindVolume, "d-3") || k.Unknown(orphans.KindVolume, "d-1") || k.Unknown(orphans.KindTemplate, "s"):
 		t.Errorf("Unknown wrong")
 	}
+	// Both `bosh stemcells --json` and `bosh snapshots --json` name their
+	// CID column "cid": the table's Content tells them apart.
+	for content, kind := range map[string]string{"stemcells": orphans.KindTemplate, "snapshots": orphans.KindSnapshot} {
+		other := map[string]string{"stemcells": orphans.KindSnapshot, "snapshots": orphans.KindTemplate}[content]
+		byTable := &orphans.Known{}
+		writeKnown(t, byTable, `{"Tables":[{"Content":"`+content+`","Header":{"cid":"CID"},"Rows":[{"cid":"c-1"}]}]}`)
+		if !byTable.Has("c-1") || !byTable.Covers(kind) || byTable.Covers(other) {
+			t.Errorf("%s: c-1 %v, covers %s %v, %s %v", content, byTable.Has("c-1"), kind, byTable.Covers(kind), other,
+				byTable.Covers(other))
+		}
+	}
 	writeKnown(t, k, "# stemcells\nsc-1  extra words\n\n")
-	if !k.Has("sc-1") || k.Has("extra") || !k.Covers(orphans.KindTemplate) {
-		t.Errorf("a file of lines: sc-1 %v, coverage %v", k.Has("sc-1"), k.Covers(orphans.KindTemplate))
+	if !k.Has("sc-1") || k.Has("extra") {
+		t.Errorf("a file of lines: sc-1 %v, extra %v", k.Has("sc-1"), k.Has("extra"))
+	}
+	for _, kind := range []string{orphans.KindVM, orphans.KindVolume, orphans.KindSnapshot, orphans.KindTemplate} {
+		if !k.Covers(kind) {
+			t.Errorf("a file of lines does not cover %s", kind)
+		}
 	}
 	for _, bad := range []string{`{"Tables": [`, `{"Lines": ["Succeeded"]}`} {
 		if err := (&orphans.Known{}).ReadFile(writeTemp(t, bad)); err == nil {

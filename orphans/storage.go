@@ -68,7 +68,11 @@ func (s *survey) listVolumes() error {
 	if err != nil {
 		return err
 	}
+	s.detached, s.listedDisks = map[string]bool{}, map[string]bool{}
 	for _, v := range vols {
+		if !v.Gone() && v.VMID == "" {
+			s.detached[v.ID] = true
+		}
 		if v.Gone() || v.VMID != "" || !s.o.old(v.Created) {
 			continue
 		}
@@ -88,26 +92,47 @@ func (s *survey) listVolumes() error {
 		default:
 			continue
 		}
+		s.listedDisks[v.ID] = true
 		s.add(row)
 	}
 	return nil
 }
 
 // listSnapshots finds the snapshots a snapshot_disk that no longer runs
-// left marked incomplete.
+// left marked incomplete; the CPI's snapshots of a disk listed here; and,
+// against -known snapshot CIDs, the CPI's complete snapshots the director
+// does not know (a snapshot_disk killed after CloudStack cleared the mark,
+// before the director got the CID), but those of a detached disk: the
+// director keeps an orphaned disk's snapshots with it, and no bosh command
+// lists them.
 func (s *survey) listSnapshots() error {
 	snaps, err := s.cloud.AllSnapshots()
 	if err != nil {
 		return err
 	}
 	for _, snap := range snaps {
-		owner, incomplete := snap.IncompleteOwner()
-		if !incomplete || snap.Busy() || snap.Gone() || cloudstack.ProcessAlive(owner) || !s.o.old(snap.Created) {
+		if snap.Busy() || snap.Gone() || !s.o.old(snap.Created) {
 			continue
 		}
-		s.add(Row{Director: snap.Tags[cloudstack.DirectorTag], Kind: KindSnapshot, ID: snap.ID, Name: snap.Name,
-			Created: snap.Created, SizeBytes: snap.Size, incomplete: true,
-			Why: fmt.Sprintf("snapshot_disk by %s never finished", owner)})
+		row := Row{Director: snap.Tags[cloudstack.DirectorTag], Kind: KindSnapshot, ID: snap.ID, Name: snap.Name,
+			Created: snap.Created, SizeBytes: snap.Size}
+		owner, incomplete := snap.IncompleteOwner()
+		switch {
+		case s.o.Known.Has(snap.ID) || !incomplete && !snap.MadeBySnapshotDisk() && row.Director == "":
+			continue // the director's, or not the CPI's
+		case incomplete && cloudstack.ProcessAlive(owner):
+			continue // its snapshot_disk still runs
+		case incomplete:
+			row.incomplete = true
+			row.Why = fmt.Sprintf("snapshot_disk by %s never finished", owner)
+		case s.listedDisks[snap.VolumeID]:
+			row.Why = "a snapshot of a disk listed here"
+		case s.o.Known.Covers(KindSnapshot) && !s.detached[snap.VolumeID]:
+			row.Why = "the CPI's snapshot, unknown to the director (-known)"
+		default:
+			continue
+		}
+		s.add(row)
 	}
 	return nil
 }

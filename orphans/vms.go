@@ -19,6 +19,9 @@ type survey struct {
 	// keptRules counts, by public IP id, the load-balancer rules on it
 	// that are not rows.
 	keptRules map[string]int
+	// detached are the data disks attached to no VM; listedDisks those
+	// that are rows.
+	detached, listedDisks map[string]bool
 }
 
 func (s *survey) run() error {

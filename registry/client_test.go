@@ -124,3 +124,75 @@ func TestBadIDsAndEndpoints(t *testing.T) {
 		t.Error("an ftp endpoint must be refused")
 	}
 }
+
+// TestFailuresSayWhetherTheRegistryChanged: a refusal names the registry,
+// the status and what the registry said (never the password), and left
+// the registry as it was, as did a request that never went out; a request
+// that went out and got no answer may have been carried out.
+func TestFailuresSayWhetherTheRegistryChanged(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/instances/denied/settings":
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, "{\"status\":\n\"access_denied\"}")
+		case "/instances/full/settings":
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, strings.Repeat("x", 300))
+		default: // read the request, then drop the connection
+			_, _ = io.ReadAll(r.Body)
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		}
+	}))
+	defer srv.Close()
+	c, err := registry.NewClient(srv.URL, "admin", "s3cret", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	down, err := registry.NewClient(closed.URL, "admin", "s3cret", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		client    *registry.Client
+		id        string
+		unchanged bool
+		says      string
+	}{
+		{c, "denied", true, `answered PUT of denied's settings with 401 Unauthorized {"status": "access_denied"}: it refused ` +
+			"the username and password the CPI sent (registry.username, registry.password)"},
+		{c, "full", true, "with 500 Internal Server Error " + strings.Repeat("x", 200) + "…"},
+		{c, "dropped", false, "did not answer PUT of dropped's settings"},
+		{down, "vm", true, "did not answer PUT of vm's settings"},
+	} {
+		err := tc.client.Put(tc.id, []byte("{}"))
+		if err == nil || registry.Unchanged(err) != tc.unchanged || !strings.Contains(err.Error(), tc.says) ||
+			!strings.Contains(err.Error(), "the registry at http://127.0.0.1:") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("PUT %s: %v (unchanged %v, want %v)", tc.id, err, registry.Unchanged(err), tc.unchanged)
+		}
+	}
+	if registry.Unchanged(errors.New("other")) {
+		t.Error("an error of another kind says the registry is unchanged")
+	}
+}
+
+// Settings another registry holds that no agent could read are refused on
+// the way in, naming what they are (issue 24.7): attach_disk rewrites them.
+func TestGetRefusesSettingsThatAreNoObject(t *testing.T) {
+	reg := &fakeRegistry{settings: map[string]string{"vm-null": "null", "vm-list": "[]", "vm-ok": "{}"}}
+	srv := httptest.NewServer(reg)
+	defer srv.Close()
+	c, err := registry.NewClient(srv.URL, "u", "p", srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{"vm-null": "registry GET vm-null: settings must be a JSON object, not null",
+		"vm-list": "registry GET vm-list: settings must be a JSON object, not an array", "vm-ok": ""} {
+		_, err := c.Get(id)
+		if (want == "") != (err == nil) || err != nil && err.Error() != want {
+			t.Errorf("%s: %v, want %q", id, err, want)
+		}
+	}
+}

@@ -5,13 +5,30 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 )
 
 // MaxSettingsSize bounds a PUT body; agent settings are a few KiB.
 const MaxSettingsSize = 1 << 20
+
+// checkSettings refuses what no agent reads as its settings: bosh-agent
+// decodes them into an object (settings.Settings), so null, a string or an
+// array, though JSON, would fail the agent at boot, far from the write.
+func checkSettings(settings []byte) error {
+	var v any
+	if err := json.Unmarshal(settings, &v); err != nil {
+		return errors.New("settings are not JSON")
+	}
+	if _, isObject := v.(map[string]any); !isObject {
+		return fmt.Errorf("settings must be a JSON object, not %s", jsonwords.Kind(v))
+	}
+	return nil
+}
 
 // Server is the BOSH registry's HTTP API over a Store:
 //
@@ -137,8 +154,9 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, id string) {
 	case err != nil:
 		reply(w, http.StatusBadRequest, map[string]string{"status": "error", "error": "reading the body failed"})
 		return
-	case !json.Valid(body):
-		reply(w, http.StatusBadRequest, map[string]string{"status": "error", "error": "settings are not JSON"})
+	}
+	if err := checkSettings(body); err != nil {
+		reply(w, http.StatusBadRequest, map[string]string{"status": "error", "error": err.Error()})
 		return
 	}
 	created, err := s.store.Put(id, body)

@@ -207,6 +207,13 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: %d %s", name, a.status, a.body)
 		}
 	}
+	// Issue 24.7: JSON that no agent reads as its settings.
+	for body, want := range map[string]string{`null`: "settings must be a JSON object, not null",
+		`"settings"`: "settings must be a JSON object, not a string", `[{}]`: "settings must be a JSON object, not an array"} {
+		if a := send(t, "PUT", url, []byte(body), true); a.status != 400 || a.envelope(t)["error"] != want {
+			t.Errorf("%s: %d %s, want 400 %q", body, a.status, a.body, want)
+		}
+	}
 	big := []byte(`{"x":"` + strings.Repeat("a", registry.MaxSettingsSize) + `"}`)
 	if a := send(t, "PUT", url, big, true); a.status != 413 {
 		t.Errorf("oversized body: %d", a.status)

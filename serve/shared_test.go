@@ -1,7 +1,6 @@
 package serve_test
 
 import (
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -9,17 +8,8 @@ import (
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/loopback"
 )
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
 
 func do(t *testing.T, method, url, user, password, body string) (int, string) {
 	t.Helper()
@@ -37,7 +27,7 @@ func do(t *testing.T, method, url, user, password, body string) (int, string) {
 // address (the Java CPI's one port) share one listener, each with its own
 // paths and its own credentials.
 func TestOneListenerServesBoth(t *testing.T) {
-	dir, addr := t.TempDir(), freePort(t)
+	dir, addr := t.TempDir(), loopback.FreeAddr(t)
 	cfg := parse(t, `{"registry":{"listen":"`+addr+`","store_dir":"`+filepath.Join(dir, "reg")+`","username":"r","password":"registry-pw"},
 	  "webdav":{"listen":"`+addr+`","dir":"`+filepath.Join(dir, "dav")+`","username":"w","password":"dav-pw"}}`)
 	if !cfg.SharedListener() {
@@ -78,7 +68,7 @@ func TestOneListenerServesBoth(t *testing.T) {
 
 func TestSharedListenerRefusals(t *testing.T) {
 	cert, key := selfSigned(t)
-	addr := freePort(t)
+	addr := loopback.FreeAddr(t)
 	registry := `"registry":{"listen":"` + addr + `","store_dir":"/x","username":"r","password":"p"}`
 	cases := map[string]struct{ json, want string }{
 		"one listener, TLS for one": {`{` + registry + `,"webdav":{"listen":"` + addr + `","dir":"/y","tls_cert":` + quote(cert) +

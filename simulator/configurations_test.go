@@ -42,7 +42,7 @@ func TestListConfigurationsShowsTheModelledSettings(t *testing.T) {
 	for _, c := range all {
 		names = append(names, c.Name)
 	}
-	want := "api.throttling.cachesize api.throttling.enabled api.throttling.interval api.throttling.max expunge.delay expunge.interval secstorage.allowed.internal.sites upload.monitoring.interval upload.operation.timeout vm.stats.interval vm.userdata.max.length"
+	want := "api.throttling.cachesize api.throttling.enabled api.throttling.interval api.throttling.max expose.cloudstack.version.api.list.capabilities expunge.delay expunge.interval secstorage.allowed.internal.sites upload.monitoring.interval upload.operation.timeout vm.stats.interval vm.userdata.max.length"
 	if strings.Join(names, " ") != want {
 		t.Fatalf("settings = %q", names)
 	}

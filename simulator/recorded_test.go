@@ -3,8 +3,10 @@ package simulator
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -174,7 +176,7 @@ func TestAnswersMatchRecordedCloudStack(t *testing.T) {
 		for _, a := range answers {
 			jsonPaths(a, "", have)
 		}
-		for _, p := range sortedKeys(want) {
+		for _, p := range slices.Sorted(maps.Keys(want)) {
 			if p == "" {
 				continue
 			}
@@ -216,16 +218,7 @@ func kinds(m map[string]bool) string {
 	if len(m) == 0 {
 		return "missing"
 	}
-	return strings.Join(sortedKeys(m), "|")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return strings.Join(slices.Sorted(maps.Keys(m)), "|")
 }
 
 // runRecordedScenario sends the recorded commands to simulators, through a

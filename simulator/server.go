@@ -1,4 +1,5 @@
-// Package simulator is a CloudStack 4.22 management server simulator: it
+// Package simulator is a CloudStack management server simulator (4.22, or
+// the API of 4.20 or 4.19: Options.CloudStackVersion): it
 // speaks the real API at /client/api (signature checks, sessions, schema
 // validation, async jobs, CloudStack's response and error shapes) over an
 // in-memory cloud seeded like the stock simulator's advanced zone, and adds
@@ -30,6 +31,11 @@ import (
 
 // Options configure a Server.
 type Options struct {
+	// CloudStackVersion is the release the simulator is: its API (the
+	// commands and parameters of that release's listApis), the version
+	// listCapabilities and the hosts report, and the behaviour that
+	// follows from the API. Empty is schema.Newest (4.22).
+	CloudStackVersion schema.Version
 	// AdminAPIKey and AdminSecretKey preset the admin user's API keys. Empty
 	// leaves the admin without keys until registerUserKeys is called.
 	AdminAPIKey, AdminSecretKey string
@@ -42,7 +48,7 @@ type Options struct {
 	JobLatency time.Duration
 	// JobLatencyFor gives the jobs of the commands it names their own
 	// latency instead of JobLatency, e.g. deployVirtualMachine 2s and
-	// createTags 300ms. Each name must be a 4.22 API command.
+	// createTags 300ms. Each name must be a command of the release served.
 	JobLatencyFor map[string]time.Duration
 	// APIThrottling presets the api.throttling.* global settings at start,
 	// as an operator's configuration rows; a nil field keeps the stored
@@ -133,10 +139,10 @@ func (a APIThrottling) preset(st *model.State) {
 
 // checkJobLatencies refuses a latency for a command the API does not have
 // or a negative one: a misspelt name would otherwise be silently ignored.
-func checkJobLatencies(m map[string]time.Duration) error {
+func checkJobLatencies(api *schema.Schema, m map[string]time.Duration) error {
 	for name, d := range m {
-		if api, ok := schema.Lookup(name); !ok || api.Name != name {
-			return fmt.Errorf("job latency for %q: no such API command in CloudStack 4.22 (names are case-sensitive)", name)
+		if cmd, ok := api.Lookup(name); !ok || cmd.Name != name {
+			return fmt.Errorf("job latency for %q: no such API command in CloudStack %s (names are case-sensitive)", name, api.Version)
 		}
 		if d < 0 {
 			return fmt.Errorf("job latency for %s: negative duration %s", name, d)
@@ -160,10 +166,11 @@ type Server struct {
 // seeding a fresh zone otherwise.
 func New(opts Options) (*Server, error) {
 	registerCommands()
-	if err := schema.Err(); err != nil {
+	api, err := schema.For(cmp.Or(opts.CloudStackVersion, schema.Newest))
+	if err != nil {
 		return nil, err
 	}
-	if err := checkJobLatencies(opts.JobLatencyFor); err != nil {
+	if err := checkJobLatencies(api, opts.JobLatencyFor); err != nil {
 		return nil, err
 	}
 	if opts.Hypervisor != "" {
@@ -174,7 +181,7 @@ func New(opts Options) (*Server, error) {
 		opts.Hypervisor = hv
 	}
 	s := &Server{opts: opts, Engine: &kernel.Engine{Faults: kernel.NewFaultSet(opts.FaultSeed), Xfer: transfers.New(opts.StatePath),
-		JobLatency: opts.JobLatency, JobLatencyFor: opts.JobLatencyFor, StatePath: opts.StatePath, Logger: opts.Logger,
+		JobLatency: opts.JobLatency, JobLatencyFor: opts.JobLatencyFor, StatePath: opts.StatePath, Logger: opts.Logger, Schema: api,
 		Sessions: map[string]*kernel.Session{}, Timers: map[string]*time.Timer{}, Started: time.Now().UTC()}}
 	s.SSVM = &template.SSVM{Engine: s.Engine, AllowLoopbackURLs: opts.AllowLoopbackURLs,
 		TemplateLatency: opts.TemplateLatency, UploadMonitorInterval: opts.UploadMonitorInterval,

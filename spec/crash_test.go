@@ -270,12 +270,19 @@ func crashMethods() []crashMethod {
 	driveVM := createVM
 	driveVM.name, driveVM.simArgs, driveVM.awaits = "create_vm/configdrive", []string{"-hypervisor", "KVM"}, true
 	driveVM.prepare = func(d *director) { holdStemcell(d, d.e.openStackStemcell()) }
+	// (The same stemcell's VMs on XenServer run the same create_vm; the
+	// lost-answer test has them, create_vm/configdrive-xen.)
 	return []crashMethod{
 		createVM, oldVM, lbVM, driveVM,
 		{name: "create_stemcell/upload", method: "create_stemcell", args: (*director).stemcellArgs, hold: holdStemcell,
 			release: releaseStemcells, awaits: true, finalStep: "updateTemplate"},
 		{name: "create_stemcell/webdav", method: "create_stemcell", args: (*director).stemcellArgs, hold: holdStemcell,
 			release: releaseStemcells, awaits: true, edit: webdavConfig, finalStep: "updateTemplate"},
+		// bosh.io's OpenStack stemcell to XenServer: killed while its image
+		// is converted too (the temporary files are the CPI's: the census
+		// of CloudStack cannot see them).
+		{name: "create_stemcell/openstack-xen", method: "create_stemcell", args: (*director).openStackStemcellArgs,
+			hold: holdStemcell, release: releaseStemcells, awaits: true, finalStep: "updateTemplate"},
 		// The director names the VM a disk is for (vm_locality).
 		{name: "create_disk", method: "create_disk", prepare: prepareVM("10.1.1.92"),
 			args: func(d *director, _ string) []any {
@@ -328,6 +335,16 @@ func (d *director) callOK(method string, args ...any) response {
 		d.e.t.Errorf("%s %v: %s: %s", method, args, r.Error.Type, clip(r.Error.Message, 2000))
 	}
 	return r
+}
+
+// openStackStemcellArgs are create_stemcell's arguments for bosh.io's
+// OpenStack stemcell shape (a tgz of a QCOW2 root.img) in the XenServer
+// zone, whose image the CPI converts to VHD.
+func (d *director) openStackStemcellArgs(string) []any {
+	if d.image == "" {
+		d.image = openStackImage(d.e.t, "qcow2")
+	}
+	return []any{d.image, stemcellMF("openstack", "kvm", "qcow2")}
 }
 
 // stemcellArgs are create_stemcell's arguments: a 16 MiB VHD, bzip2

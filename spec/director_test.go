@@ -26,7 +26,7 @@ type director struct {
 	deferUploads bool
 	// finalWindow: the round's kill came after the method's last step ran
 	// in CloudStack; what the census finds then is counted in finalLeft,
-	// not as a leak.
+	// not as a leak, and is orphans -known's to list and delete.
 	finalWindow bool
 	finalLeft   int
 	image       string // the stemcell image the director uploads
@@ -50,7 +50,12 @@ func (d *director) check(when string) {
 		d.finalLeft += len(extra)
 		d.e.t.Logf("%s: killed after its last step ran in CloudStack, it left %d complete resources:\n%s",
 			when, len(extra), describe(extra))
-		d.e.sweep(d.base, extra)
+		if d.deferUploads {
+			// orphans would list the deferred ones too.
+			d.e.sweep(d.base, extra)
+			return
+		}
+		d.orphansKnown(when, extra)
 		return
 	}
 	d.leaks += len(extra)

@@ -23,14 +23,18 @@ type guestDisks struct {
 	} `json:"disks"`
 }
 
-// stemcellFor publishes a stemcell CloudStack runs on the hypervisor.
-func (e *env) stemcellFor(hypervisor string) string {
+// stemcellFor publishes a stemcell CloudStack runs on the hypervisor:
+// bosh.io's OpenStack stemcell shape on KVM and, when openStack says so,
+// on XenServer.
+func (e *env) stemcellFor(hypervisor string, openStack bool) string {
 	e.t.Helper()
 	var cid string
-	switch hypervisor {
-	case "KVM":
+	switch {
+	case openStack && hypervisor == "XenServer":
+		return e.openStackXenStemcell("qcow2")
+	case hypervisor == "KVM":
 		e.call("create_stemcell", writeImage(e.t, testimages.QCOW2(1<<30)), stemcellMF("openstack", "kvm", "qcow2")).ok(e.t).decode(e.t, &cid)
-	case "VMware":
+	case hypervisor == "VMware":
 		e.call("create_stemcell", writeImage(e.t, testimages.OVA()), stemcellMF("vsphere", "esxi", "ova")).ok(e.t).decode(e.t, &cid)
 	default:
 		return e.stemcell()
@@ -43,15 +47,22 @@ func (e *env) stemcellFor(hypervisor string) string {
 // first, as the director's disk migration does), lays out the /dev the
 // guest would have from the simulator's view, and lets bosh-agent
 // v2.769.0's own virtio resolver (tools/devicepaths) find the ephemeral
-// disk from the user data and each persistent disk from its attach_disk
-// hint. On KVM the guest's letters are swapped among the hot-plugged disks:
-// the kernel names them in probe order, which the hint must not depend on.
+// disk from the user data or the config drive and each persistent disk
+// from its attach_disk hint. On KVM the guest's letters are swapped among
+// the hot-plugged disks: the kernel names them in probe order, which the
+// hint must not depend on. bosh.io's OpenStack stemcell on XenServer gets
+// the path alone, which the resolver's mapped fallback takes.
 func TestTheRealAgentFindsEveryDisk(t *testing.T) {
 	resolver := tool(t, "devicepaths")
-	for _, hypervisor := range []string{"XenServer", "KVM", "VMware"} {
-		t.Run(hypervisor, func(t *testing.T) {
+	for _, c := range []struct {
+		name, hypervisor string
+		openStack        bool
+	}{{"XenServer", "XenServer", false}, {"XenServer/OpenStack stemcell", "XenServer", true}, {"KVM", "KVM", true},
+		{"VMware", "VMware", false}} {
+		hypervisor := c.hypervisor
+		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, nil, "-hypervisor", hypervisor)
-			vm := e.createVM(e.stemcellFor(hypervisor), "10.1.1.75")
+			vm := e.createVM(e.stemcellFor(hypervisor, c.openStack), "10.1.1.75")
 			hints := map[string]diskHint{}
 			// Each disk is created and attached in turn, as the director does.
 			var disks []string
@@ -65,7 +76,11 @@ func TestTheRealAgentFindsEveryDisk(t *testing.T) {
 			e.call("detach_disk", vm, disks[0]).ok(t)
 			delete(hints, disks[0])
 			attach() // device 2 again
-			if hints[disks[1]].VolumeID != "4" || hints[disks[2]].VolumeID != "2" {
+			if c.openStack && hypervisor == "XenServer" {
+				if h1, h2 := hints[disks[1]], hints[disks[2]]; h1 != (diskHint{Path: "/dev/xvde"}) || h2 != (diskHint{Path: "/dev/xvdc"}) {
+					t.Fatalf("hints %+v; want the paths alone, of devices 4 (3 is the CD-ROM's) and 2", hints)
+				}
+			} else if hints[disks[1]].VolumeID != "4" || hints[disks[2]].VolumeID != "2" {
 				t.Fatalf("device ids %+v; want 4 for the second disk (3 is the CD-ROM's), 2 for the third", hints)
 			}
 
@@ -86,7 +101,7 @@ func TestTheRealAgentFindsEveryDisk(t *testing.T) {
 			}
 			root := guestDevTree(t, view, names)
 
-			settingsEphemeral := e.ephemeralHint(vm, hypervisor)
+			settingsEphemeral := e.ephemeralHint(vm, c.openStack)
 			found := runResolver(t, resolver, root, settingsEphemeral, hints)
 			if want := "/dev/" + names[ephemeral]; found.Ephemeral.Path != want {
 				t.Errorf("ephemeral disk %+v found as %+v, want %s", settingsEphemeral, found.Ephemeral, want)
@@ -101,12 +116,12 @@ func TestTheRealAgentFindsEveryDisk(t *testing.T) {
 }
 
 // ephemeralHint is the ephemeral disk of the settings the VM's agent
-// reads: on KVM, where the CPI's defaults give bosh.io's OpenStack
-// stemcell a config drive, from the VM's ISO through the agent's own
-// ConfigDrive source; elsewhere from the user data.
-func (e *env) ephemeralHint(vm, hypervisor string) any {
+// reads: for bosh.io's OpenStack stemcell, which the CPI's defaults give a
+// config drive, from the VM's ISO through the agent's own ConfigDrive
+// source; otherwise from the user data.
+func (e *env) ephemeralHint(vm string, openStack bool) any {
 	e.t.Helper()
-	if hypervisor == "KVM" {
+	if openStack {
 		disks, _ := e.agentSettingsFromISO(vm)["disks"].(map[string]any)
 		return disks["ephemeral"]
 	}

@@ -264,6 +264,11 @@ func TestDiskErrors(t *testing.T) {
 
 // withDefaultZone is the same environment with another cloudstack.default_zone.
 func (e *env) withDefaultZone(zone string) *env {
+	return e.withConfig(func(cfg map[string]any) { section(cfg, "cloudstack")["default_zone"] = zone })
+}
+
+// withConfig is the same environment with cpi.json edited.
+func (e *env) withConfig(edit func(cfg map[string]any)) *env {
 	e.t.Helper()
 	raw, err := os.ReadFile(e.config)
 	if err != nil {
@@ -273,7 +278,7 @@ func (e *env) withDefaultZone(zone string) *env {
 	if err := json.Unmarshal(raw, &cfg); err != nil {
 		e.t.Fatal(err)
 	}
-	section(cfg, "cloudstack")["default_zone"] = zone
+	edit(cfg)
 	other := *e
 	other.config = writeJSON(e.t, cfg)
 	return &other

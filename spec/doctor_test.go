@@ -145,7 +145,7 @@ disk_types:
   disk_size: 3000
 `
 
-func writeFile(t *testing.T, name, content string) string {
+func writeFile(t testing.TB, name, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
@@ -174,7 +174,7 @@ func TestDoctorPassesAGoodEnvironment(t *testing.T) {
 			order = append(order, res.Check)
 		}
 	}
-	want := []string{"endpoint", "keys", "commands", "expunge", "zone", "offerings", "key pairs", "networks",
+	want := []string{"endpoint", "keys", "version", "commands", "expunge", "zone", "offerings", "key pairs", "networks",
 		"webdav", "uploads", "job polling"}
 	if !slices.Equal(order, want) {
 		t.Fatalf("checks ran in the order %q, want %q", order, want)
@@ -193,6 +193,43 @@ func TestDoctorPassesAGoodEnvironment(t *testing.T) {
 	}
 }
 
+// TestDoctorReportsTheVersion: on CloudStack 4.20 every check passes and
+// the version check names 4.20's version; a 4.22 that hides its version
+// (expose.cloudstack.version.api.list.capabilities false) is not failed
+// over it: doctor says it could not check.
+func TestDoctorReportsTheVersion(t *testing.T) {
+	e := newEnv(t, withDefaults, "-cloudstack-version", "4.20")
+	r := e.doctorJSON("-cloud-config", writeFile(t, "cloud-config.yml", goodCloudConfig))
+	r.allPass(t)
+	if row := rowOf(t, r, "version"); row.Result != "CloudStack 4.20.1.0" {
+		t.Fatalf("version row on 4.20: %+v", row)
+	}
+
+	e = newEnv(t, withDefaults)
+	p := e.client().Configuration.NewUpdateConfigurationParams("expose.cloudstack.version.api.list.capabilities")
+	p.SetValue("false")
+	if _, err := e.client().Configuration.UpdateConfiguration(p); err != nil {
+		t.Fatal(err)
+	}
+	r = e.doctorJSON()
+	r.allPass(t)
+	if row := rowOf(t, r, "version"); !strings.HasPrefix(row.Result, "could not check: CloudStack hides its version") ||
+		!strings.Contains(row.Fix, "4.19 or later") {
+		t.Fatalf("version row when hidden: %+v", row)
+	}
+}
+
+func rowOf(t *testing.T, r doctorRun, check string) doctorResult {
+	t.Helper()
+	for _, res := range r.results {
+		if res.Check == check {
+			return res
+		}
+	}
+	t.Fatalf("no %q row in %s", check, r.stdout)
+	return doctorResult{}
+}
+
 // TestDoctorFailsEachCheckWithItsFix breaks one thing per case.
 func TestDoctorFailsEachCheckWithItsFix(t *testing.T) {
 	t.Run("wrong zone", func(t *testing.T) {
@@ -209,7 +246,7 @@ func TestDoctorFailsEachCheckWithItsFix(t *testing.T) {
 		e := newEnv(t, func(cfg map[string]any) { section(cfg, "cloudstack")["secret_access_key"] = "not-the-secret" })
 		r := e.doctorJSON()
 		r.fixSays(t, "keys", "cloudstack.secret_access_key")
-		for _, check := range []string{"commands", "zone", "job polling"} {
+		for _, check := range []string{"version", "commands", "zone", "job polling"} {
 			r.fixSays(t, check, "not checked")
 		}
 	})
@@ -217,8 +254,8 @@ func TestDoctorFailsEachCheckWithItsFix(t *testing.T) {
 		u, _, _ := newEnv(t, nil).asAccount("boshuser", 0, "User")
 		r := u.doctorJSON()
 		r.fixSays(t, "expunge", "allow.user.expunge.recover.vm", "cloudstack.expunge_vm")
-		if rows := r.results; !*rows[2].OK || rows[2].Check != "commands" {
-			t.Fatalf("a User's role may call every command the CPI sends: %+v", rows[2])
+		if row := rowOf(t, r, "commands"); !*row.OK {
+			t.Fatalf("a User's role may call every command the CPI sends: %+v", row)
 		}
 	})
 	t.Run("key pair of another account", func(t *testing.T) {

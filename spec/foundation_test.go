@@ -2,7 +2,6 @@ package spec
 
 import (
 	"encoding/pem"
-	"net"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/loopback"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 )
 
@@ -83,12 +83,7 @@ func TestCloudStackErrorsComeBackWithTheirText(t *testing.T) {
 }
 
 func TestUnreachableEndpointIsNamedWithinTheTimeout(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	endpoint := "http://" + ln.Addr().String() + "/client/api"
-	ln.Close()
+	endpoint := "http://" + loopback.FreeAddr(t) + "/client/api"
 	config := writeJSON(t, map[string]any{"cloudstack": map[string]any{"endpoint": endpoint, "api_key": apiKey,
 		"secret_access_key": secretKey, "default_zone": zoneName, "request_timeout": "2s"}})
 	start := time.Now()

@@ -324,8 +324,16 @@ func lostMethods() []lostMethod {
 	driveCreateVM.name, driveCreateVM.awaits, driveCreateVM.drive = "create_vm/configdrive", true, true
 	driveCreateVM.simArgs = append([]string{"-hypervisor", "KVM"}, uploads...)
 	driveCreateVM.prepare = func(d *director) { d.holds.Stemcells = append(d.holds.Stemcells, d.e.openStackStemcell()) }
+	// The same stemcell on XenServer: its template a VHD converted from
+	// the QCOW2 (create_stemcell/openstack-xen), its VMs' config drives
+	// as on KVM.
+	xenDriveCreateVM := driveCreateVM
+	xenDriveCreateVM.name, xenDriveCreateVM.simArgs = "create_vm/configdrive-xen", uploads
+	xenDriveCreateVM.prepare = func(d *director) {
+		d.holds.Stemcells = append(d.holds.Stemcells, d.e.openStackXenStemcell("qcow2"))
+	}
 	return []lostMethod{
-		createVM, deleteVM, oldCreateVM, oldDeleteVM, lbCreateVM, lbDeleteVM, driveCreateVM,
+		createVM, deleteVM, oldCreateVM, oldDeleteVM, lbCreateVM, lbDeleteVM, driveCreateVM, xenDriveCreateVM,
 		{name: "reboot_vm", method: "reboot_vm", prepare: vm,
 			args: func(d *director, _ string) []any { return []any{d.holds.VMs[0]} }, done: nothing, undo: none},
 		{name: "set_vm_metadata", method: "set_vm_metadata", prepare: vm,
@@ -372,6 +380,8 @@ func lostMethods() []lostMethod {
 			args: (*director).stemcellArgs, done: holdStemcell, undo: releaseStemcells},
 		{name: "create_stemcell/webdav", method: "create_stemcell", simArgs: uploads, awaits: true, edit: webdavConfig,
 			args: (*director).stemcellArgs, done: holdStemcell, undo: releaseStemcells},
+		{name: "create_stemcell/openstack-xen", method: "create_stemcell", simArgs: uploads, awaits: true,
+			args: (*director).openStackStemcellArgs, done: holdStemcell, undo: releaseStemcells},
 		{name: "delete_stemcell", method: "delete_stemcell", simArgs: uploads, awaits: true,
 			before: func(d *director) {
 				var id string

@@ -2,10 +2,11 @@ package spec
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/loopback"
 )
 
 // TestRegistryAndWebDAVOnOnePort: the Java CPI's shape, its registry and
@@ -14,12 +15,7 @@ import (
 // stemcell's VM settings to the registry there, which an agent reads back
 // with the endpoint it was given.
 func TestRegistryAndWebDAVOnOnePort(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := loopback.FreeAddr(t)
 	store, dir := t.TempDir(), t.TempDir()
 	cfg := registryConfig(store)
 	section(cfg, "registry")["listen"] = addr

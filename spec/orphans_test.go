@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
 // `cloudstack-cpi orphans`, through the built binary, after kill -9 of
@@ -221,7 +223,7 @@ func (s *orphanScene) checkExactly(t *testing.T, extra []resource, found orphans
 
 // listsExactly: every resource of the census is a row or goes with one, but
 // the forgotten disk, which is never one; every row is in the census.
-func listsExactly(t *testing.T, extra []resource, found orphansRun, lostDisk string) {
+func listsExactly(t testing.TB, extra []resource, found orphansRun, lostDisk string) {
 	t.Helper()
 	rows := map[string]orphanRow{}
 	for _, r := range found.rows {
@@ -298,8 +300,7 @@ func TestOrphansKnownListsOnlyUnknownDetachedDisks(t *testing.T) {
 	if plain := e.orphans("-older-than", "0s"); len(plain.rows) != 0 {
 		t.Fatalf("without -known, orphans lists the director's resources:\n%s", plain)
 	}
-	all := append(append(append([]string{"# the director's CIDs"}, d.holds.VMs...), d.holds.Disks...), d.holds.Stemcells...)
-	lines := writeFile(t, "known.txt", strings.Join(all, "\n")+"\n")
+	lines := d.knownFile(t)
 	disks := writeFile(t, "disks.json", `{"Tables":[{"Content":"disks","Header":{"disk_cid":"Disk CID"},"Rows":[{"disk_cid":"`+
 		s.heldDisk+`","size":"1.0 GiB","deployment":"cf","instance":"db/0","az":"z1","orphaned_at":"x"}]}],"Blocks":null,"Lines":["Succeeded"]}`)
 	for _, known := range []string{lines, disks} {
@@ -331,8 +332,7 @@ func TestOrphansKnownListsOnlyUnknownDetachedDisks(t *testing.T) {
 func TestOrphansPrintsLinesOffATerminal(t *testing.T) {
 	s := newOrphanScene(t)
 	e := s.d.e
-	held := append(append(append([]string{}, s.d.holds.VMs...), s.d.holds.Disks...), s.d.holds.Stemcells...)
-	got := e.orphansText("-older-than", "0s", "-known", writeFile(t, "known", strings.Join(held, "\n")))
+	got := e.orphansText("-older-than", "0s", "-known", s.d.knownFile(t))
 	lines := strings.Split(strings.TrimSpace(got.stdout), "\n")
 	if got.code != 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], "spec-director\tvolume\t"+s.lostDisk+"\t") {
 		t.Fatalf("plain output:\n%s", got)
@@ -346,6 +346,87 @@ func TestOrphansPrintsLinesOffATerminal(t *testing.T) {
 }
 
 func sameIDs(a, b []string) bool { return strings.Join(a, " ") == strings.Join(b, " ") }
+
+// orphansKnown is the operator's move after a kill that came after the
+// call's last step: orphans -known (the CIDs the director holds) lists
+// exactly what the kill left, complete and unknown to the director, and
+// -delete leaves none of it.
+func (d *director) orphansKnown(when string, extra []resource) {
+	t := d.e.t
+	t.Helper()
+	args := []string{"-older-than", "0s", "-known", d.knownFile(t)}
+	listsExactly(t, extra, d.e.orphans(args...), "")
+	deleted := d.e.orphans(append(args, "-delete")...)
+	if left := d.e.leaks(d.base, d.holds); deleted.code != 0 || len(left) != 0 {
+		t.Errorf("%s: orphans -known -delete:\n%s\nleft:\n%s", when, deleted, describe(left))
+		d.e.sweep(d.base, left)
+	}
+}
+
+// knownFile is a -known file of every CID the director holds, one a line.
+func (d *director) knownFile(t testing.TB) string {
+	t.Helper()
+	all := append(append(append(append([]string{"# the director's CIDs"}, d.holds.VMs...), d.holds.Disks...),
+		d.holds.Snapshots...), d.holds.Stemcells...)
+	return writeFile(t, "known.txt", strings.Join(all, "\n")+"\n")
+}
+
+// TestOrphansKnownFindsASnapshotFinishedAfterTheKill (issue 24.3):
+// snapshot_disk killed while the job that clears its snapshot's incomplete
+// mark runs leaves a complete snapshot whose CID the director never got.
+// Without -known orphans leaves it alone, as the director's; with -known
+// (the director's CIDs, one a line, or `bosh snapshots --json`) it lists
+// exactly that snapshot, not the one the director holds; -delete leaves
+// nothing, and a second run lists nothing.
+func TestOrphansKnownFindsASnapshotFinishedAfterTheKill(t *testing.T) {
+	e := newEnv(t, nil, crashSimArgs...)
+	d := newDirector(e)
+	prepareAttachedDisk("10.1.1.93")(d)
+	held := cid(e.call("snapshot_disk", d.holds.Disks[0], diskMeta).ok(t))
+	d.holds.Snapshots = []string{held}
+	e.killRequestDuring(step{command: "deleteTags"}, e.request("snapshot_disk", d.holds.Disks[0], diskMeta))
+	var extra []resource
+	complete := e.await(func() bool {
+		extra = e.leaks(d.base, d.holds)
+		return len(extra) == 1 && extra[0].Kind == "snapshot" && extra[0].State == "BackedUp" &&
+			extra[0].Tags[cloudstack.IncompleteTag] == ""
+	})
+	if !complete {
+		t.Fatalf("the kill did not leave one complete snapshot, what the test is for:\n%s", describe(extra))
+	}
+	if plain := e.orphans("-older-than", "0s"); plain.code != 0 || len(plain.rows) != 0 {
+		t.Fatalf("without -known, orphans lists a complete snapshot, which may be the director's:\n%s", plain)
+	}
+	snapshotsJSON := writeFile(t, "snapshots.json", `{"Tables":[{"Content":"snapshots","Header":{"instance":"Instance",`+
+		`"cid":"CID","created_at":"Created At","clean":"Clean"},"Rows":[{"instance":"db/4f3c","cid":"`+held+
+		`","created_at":"Tue Dec  1 20:00:00 UTC 2026","clean":"true"}],"Notes":null}],"Blocks":null,"Lines":["Succeeded"]}`)
+	lines := d.knownFile(t)
+	for _, known := range []string{lines, snapshotsJSON} {
+		found := e.orphans("-older-than", "0s", "-known", known)
+		if found.code != 0 || len(found.rows) != 1 || found.rows[0].Kind != "snapshot" {
+			t.Fatalf("-known %s: want the one snapshot the kill left:\n%s", filepath.Base(known), found)
+		}
+		listsExactly(t, extra, found, "")
+	}
+	deleted := e.orphans("-older-than", "0s", "-known", lines, "-delete")
+	if deleted.code != 0 || len(deleted.rows) != 1 || !deleted.rows[0].Deleted {
+		t.Fatalf("-delete -known:\n%s", deleted)
+	}
+	if again := e.orphans("-older-than", "0s", "-known", lines); again.code != 0 || len(again.rows) != 0 {
+		t.Fatalf("after -delete:\n%s", again)
+	}
+	d.check("after orphans -known -delete")
+	live := false
+	for _, snap := range e.snapshots() {
+		live = live || snap.Id == held && snap.State == "BackedUp"
+	}
+	if !live {
+		t.Fatalf("orphans -delete removed the snapshot the director holds, %s", held)
+	}
+	e.call("delete_snapshot", held).ok(t)
+	d.holds.Snapshots = nil
+	d.check("after the director deleted its snapshot")
+}
 
 // TestOrphansTakeAConfigDriveWithItsVM: create_vm of an OpenStack KVM
 // stemcell killed while it attaches the config drive ISO leaves the VM and
@@ -415,7 +496,8 @@ func TestOrphansTakeAnOldStemcellVMsRegistrySettings(t *testing.T) {
 // instead of the director's next move, orphans: it lists exactly what the
 // census finds, -delete leaves none of it, and a second run lists nothing.
 // A kill after the method's last step leaves a complete resource, which
-// carries no incomplete mark and is the census's to report, not orphans'.
+// carries no incomplete mark: orphans lists it against -known, the CIDs
+// the director holds.
 func TestOrphansAfterKillsAtRandomMoments(t *testing.T) {
 	kills, seed := crashSettings(t)
 	if os.Getenv("CRASH_KILLS") == "" {
@@ -457,24 +539,25 @@ func (m crashMethod) orphanRounds(t *testing.T, kills int, rng *rand.Rand) {
 			m.release(d)
 			continue
 		}
+		args := []string{"-older-than", "0s"}
 		if o.killed && m.finalStep != "" && ran(o.calls, m.finalStep) {
-			t.Logf("%s: after the last step; left to the census", round)
-			d.finalWindow = true
-			d.check(round)
-			d.finalWindow = false
-			continue
+			// The job of the last step goes on after the kill: what it
+			// leaves is complete once the job has ended.
+			e.await(func() bool { return !strings.Contains(describe(e.leaks(d.base, d.holds)), cloudstack.IncompleteTag) })
+			args = append(args, "-known", d.knownFile(t))
+			round += ", after the last step: orphans -known"
 		}
 		extra := e.leaks(d.base, d.holds)
-		found := e.orphans("-older-than", "0s")
+		found := e.orphans(args...)
 		listsExactly(t, extra, found, "")
-		deleted := e.orphans("-older-than", "0s", "-delete")
+		deleted := e.orphans(append(args, "-delete")...)
 		if deleted.code != 0 {
 			// An upload CloudStack has not settled: it lets go after its
 			// upload timeout.
 			time.Sleep(uploadTimeout + time.Second)
-			deleted = e.orphans("-older-than", "0s", "-delete")
+			deleted = e.orphans(append(args, "-delete")...)
 		}
-		if again := e.orphans("-older-than", "0s"); deleted.code != 0 || len(again.rows) != 0 {
+		if again := e.orphans(args...); deleted.code != 0 || len(again.rows) != 0 {
 			t.Errorf("%s: -delete:\n%s\nthen:\n%s", round, deleted, again)
 		}
 		t.Logf("%s: %d rows deleted", round, len(found.rows))

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math/rand"
 	"net"
 	"os"
 	"path/filepath"
@@ -63,6 +64,28 @@ var imageCases = []imageCase{
 	}, "OVA"},
 	{"raw tgz", "KVM", stemcellMF("openstack", "kvm", "raw"),
 		func(testing.TB) []byte { return testimages.OpenStackTgz(make([]byte, 1<<20)) }, "RAW"},
+}
+
+func bzipped(t testing.TB, data []byte) []byte {
+	t.Helper()
+	b, err := testimages.Bzip2(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// damagedBetween is vhd with 300 kB of incompressible data before its
+// footer, bzip2'd into blocks of 100 kB, with a byte of the compressed
+// data flipped halfway: the first and the last blocks decode, the one
+// between does not.
+func damagedBetween(t testing.TB, vhd []byte) []byte {
+	t.Helper()
+	data := make([]byte, 300000)
+	rand.New(rand.NewSource(24)).Read(data)
+	b := bzipped(t, append(append(append([]byte(nil), vhd[:len(vhd)-512]...), data...), vhd[len(vhd)-512:]...))
+	b[len(b)/2] ^= 0xff
+	return b
 }
 
 func writeImage(t testing.TB, data []byte) string {
@@ -230,6 +253,10 @@ func TestStemcellBadInputLeavesNothing(t *testing.T) {
 		{"qcow2 declared vhdx", "", testimages.QCOW2(1 << 30), xen, "not the VHD"},
 		{"truncated VHD", "", vhd[:len(vhd)-1000], xen, "truncated"},
 		{"truncated bzip2", "", half(bzippedVHD(t)), xen, "truncated or corrupt"},
+		// Issue 24.8: a VHD the director's image starts with, then something else.
+		{"bzip2 VHD, then other bytes", "", bzipped(t, append(append([]byte(nil), vhd...), "other bytes"...)), xen,
+			"holds a VHD that does not end with its footer"},
+		{"bzip2 VHD without its footer", "", bzipped(t, vhd[:len(vhd)-512]), xen, "holds a VHD that does not end with its footer"},
 		{"unknown hypervisor", "", vhd, stemcellMF("cloudstack", "hyperv", "vhdx"), `unknown stemcell hypervisor "hyperv"`},
 		{"unknown format", "", vhd, stemcellMF("cloudstack", "xen", "vdi"), `unknown stemcell disk_format "vdi"`},
 		{"unknown zone", "", vhd, stemcellMF("cloudstack", "xen", "vhdx", "zones", []string{"atlantis"}), `no zone "atlantis"`},
@@ -253,12 +280,10 @@ func TestStemcellBadInputLeavesNothing(t *testing.T) {
 
 func TestStemcellFailuresInCloudStackLeaveNothing(t *testing.T) {
 	vhd := testimages.VHD(64 << 20)
-	// The start still reads as a VHD, so only CloudStack's own check of the
-	// whole image finds the missing footer.
-	footless, err := testimages.Bzip2(vhd[:len(vhd)-512])
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The first and last blocks of the bzip2 data, which the CPI reads,
+	// are sound; a block between them is damaged, which only CloudStack's
+	// own check of the whole image finds.
+	damaged := damagedBetween(t, vhd)
 	xen := stemcellMF("cloudstack", "xen", "vhdx")
 
 	t.Run("upload refused", func(t *testing.T) {
@@ -278,7 +303,7 @@ func TestStemcellFailuresInCloudStackLeaveNothing(t *testing.T) {
 					webdavConfig(cfg)
 				}
 			})
-			r := e.call("create_stemcell", writeImage(t, footless), xen).failed(t, "CloudError", "not a valid VHD")
+			r := e.call("create_stemcell", writeImage(t, damaged), xen).failed(t, "CloudError", "bzip2 data invalid")
 			if !strings.Contains(r.Error.Message, "deleted") {
 				t.Errorf("the error should say the template was deleted: %s", r.Error.Message)
 			}

@@ -207,6 +207,8 @@ func TestCreateVMBadInputLeavesNothing(t *testing.T) {
 			"cloud_properties": map[string]any{"name": "nowhere"}}}, boshEnv, `no network "nowhere"`},
 		{"network without name", stemcell, smallVM, map[string]any{"default": map[string]any{"type": "manual", "ip": "10.1.1.5"}}, boshEnv, "cloud_properties.name"},
 		{"ip outside the network", stemcell, smallVM, map[string]any{"default": manualNet("10.9.9.9")}, boshEnv, "10.9.9.9"},
+		{"netmask not a netmask", stemcell, smallVM, map[string]any{"default": withNet(manualNet("10.1.1.5"), "netmask", "x")}, boshEnv,
+			`manual network "default": netmask "x" is not an IPv4 netmask`},
 		{"user data over the limit", stemcell, smallVM, nets, huge, "vm.userdata.max.length"},
 		{"unknown stemcell", "0d6f3e4a-1111-4111-8111-111111111111", smallVM, nets, boshEnv, ""},
 		{"ip taken", stemcell, smallVM, map[string]any{"default": manualNet("10.1.1.99")}, boshEnv,
@@ -233,6 +235,12 @@ func TestCreateVMBadInputLeavesNothing(t *testing.T) {
 	if vms, vols, ips := e.live(); vms != 1 || vols != 1 || ips != 1 {
 		t.Fatalf("bad input left things behind: %d VMs, %d data volumes, %d public IPs beside the owner's", vms, vols, ips)
 	}
+}
+
+// withNet is network n with key set to value.
+func withNet(n map[string]any, key string, value any) map[string]any {
+	n[key] = value
+	return n
 }
 
 func TestCapacityErrorsAreRetriable(t *testing.T) {

@@ -12,6 +12,9 @@ type Image struct {
 	Size      int64
 	Extension string
 	Target    Target
+	// Converted says, for the log, what Prepare converted the stemcell's
+	// image from; empty when it goes as it is.
+	Converted string
 	temp      bool
 }
 
@@ -47,11 +50,12 @@ func Prepare(path string, t Target, tmpDir string) (*Image, error) {
 		return nil, fmt.Errorf("reading stemcell image %s: %w", path, err)
 	}
 	outer := sniff(head)
-	inner, err := innerKind(f, outer)
+	innerStart, err := innerHead(f, outer)
 	if err != nil {
 		return nil, fmt.Errorf("stemcell image %s: %w", path, err)
 	}
-	p := preparer{f: f, path: path, size: st.Size(), outer: outer, inner: inner, tmpDir: tmpDir, target: t}
+	p := preparer{f: f, path: path, size: st.Size(), outer: outer, inner: sniff(innerStart), innerHead: innerStart,
+		tmpDir: tmpDir, target: t}
 	img, err := p.prepare()
 	if err != nil {
 		return nil, fmt.Errorf("stemcell image %s: %w", path, err)
@@ -97,11 +101,16 @@ type preparer struct {
 	path         string
 	size         int64
 	outer, inner kind
-	tmpDir       string
-	target       Target
+	// innerHead is the content's first bytes, decompressed.
+	innerHead []byte
+	tmpDir    string
+	target    Target
 }
 
 func (p preparer) prepare() (*Image, error) {
+	if p.target.From != "" {
+		return p.convert()
+	}
 	switch p.target.Format {
 	case VHD:
 		return p.vhd()
@@ -130,7 +139,7 @@ func (p preparer) mismatch() error {
 func (p preparer) vhd() (*Image, error) {
 	switch {
 	case p.outer == kindBzip2 && p.inner == kindVHD:
-		return p.asIs(".vhd.bz2"), nil
+		return p.asIs(".vhd.bz2"), checkBzip2VHD(p.f, p.size, p.innerHead)
 	case p.outer == kindGzip && p.inner == kindVHD:
 		return p.asIs(".vhd.gz"), nil
 	case p.outer == kindVHD:

@@ -57,10 +57,11 @@ func readHead(r io.Reader, n int) ([]byte, error) {
 	return buf[:got], err
 }
 
-// innerKind looks through one layer of compression.
-func innerKind(f *os.File, outer kind) (kind, error) {
+// innerHead is the first headerSize bytes of f's content, looked at
+// through one layer of compression.
+func innerHead(f *os.File, outer kind) ([]byte, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return kindUnknown, err
+		return nil, err
 	}
 	var r io.Reader
 	switch outer {
@@ -69,20 +70,41 @@ func innerKind(f *os.File, outer kind) (kind, error) {
 	case kindGzip:
 		gz, err := gzip.NewReader(f)
 		if err != nil {
-			return kindUnknown, fmt.Errorf("corrupt gzip data: %w", err)
+			return nil, fmt.Errorf("corrupt gzip data: %w", err)
 		}
 		defer gz.Close()
 		r = gz
 	default:
-		return outer, nil
+		return readHead(f, headerSize)
 	}
 	head := make([]byte, headerSize)
 	n, err := io.ReadFull(r, head)
 	if err != nil {
 		// No disk image is smaller than a sector once decompressed.
-		return kindUnknown, fmt.Errorf("its %s data ends or breaks after %d bytes (%w): the file is truncated or corrupt", outer, n, err)
+		return nil, fmt.Errorf("its %s data ends or breaks after %d bytes (%w): the file is truncated or corrupt", outer, n, err)
 	}
-	return sniff(head), nil
+	return head, nil
+}
+
+// checkBzip2VHD insists that the VHD inside bzip2 data ends with its
+// footer, the same 512 bytes as the copy at its start (head): a dynamic VHD
+// begins with that copy, and what follows the footer would follow the VHD
+// into CloudStack, whose secondary storage refuses it only after the
+// upload.
+func checkBzip2VHD(f *os.File, size int64, head []byte) error {
+	tail, err := bzip2DataTail(f, size, headerSize)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !bytes.HasPrefix(tail, vhdCookie):
+		return fmt.Errorf("its bzip2 data holds a VHD that does not end with its footer: other bytes follow the VHD, " +
+			"or it is cut short; the stemcell image is corrupt")
+	case !bytes.Equal(tail, head[:headerSize]):
+		return fmt.Errorf("the footer its bzip2 data ends with is not the footer copy its VHD starts with: other " +
+			"bytes follow the VHD; the stemcell image is corrupt")
+	}
+	return nil
 }
 
 // checkVHD insists on the footer at the end: a truncated VHD has lost it.

@@ -6,12 +6,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand"
 	"mime"
 	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -92,6 +94,7 @@ func TestPrepareAcceptsWhatStemcellsShip(t *testing.T) {
 		temp   bool
 	}{
 		{"cloudstack bzip2 VHD", bz(t, vhd), xen, ".vhd.bz2", false},
+		{"bzip2 VHD of many blocks", bz(t, bigVHD), xen, ".vhd.bz2", false},
 		{"plain VHD", vhd, xen, ".vhd", false},
 		{"gzip VHD", testimages.Gzip(vhd), xen, ".vhd.gz", false},
 		{"qcow2", qcow2, kvm, ".qcow2", false},
@@ -126,6 +129,16 @@ func TestPrepareAcceptsWhatStemcellsShip(t *testing.T) {
 }
 
 func half(b []byte) []byte { return b[:len(b)/2] }
+
+func truncated(b []byte, n int) []byte { return b[:len(b)-n] }
+
+// bigVHD is a VHD of 300 kB of incompressible data: bzip2 -1 makes
+// several blocks of it.
+var bigVHD = func() []byte {
+	data := make([]byte, 300000)
+	rand.New(rand.NewSource(7)).Read(data)
+	return append(append(slices.Clone(vhd[:len(vhd)-512]), data...), vhd[len(vhd)-512:]...)
+}()
 
 func reverse(e []testimages.Entry) []testimages.Entry {
 	out := make([]testimages.Entry, len(e))
@@ -167,6 +180,13 @@ func TestPrepareRefusesMismatchesAndTruncation(t *testing.T) {
 		{"bzip2 qcow2 declared VHD", bz(t, qcow2), xen, "bzip2-compressed QCOW2"},
 		{"VHD declared QCOW2", bz(t, vhd), kvm, "not the QCOW2"},
 		{"truncated VHD", vhd[:len(vhd)-100], xen, "truncated"},
+		// Issue 24.8: the start of a VHD, then something else.
+		{"bzip2 VHD, then other bytes", bz(t, append(slices.Clone(vhd), "other bytes"...)), xen,
+			"holds a VHD that does not end with its footer: other bytes follow the VHD"},
+		{"bzip2 VHD, then another VHD's footer", bz(t, append(slices.Clone(vhd), testimages.VHD(1 << 30)[:512]...)), xen,
+			"is not the footer copy its VHD starts with"},
+		{"bzip2 VHD cut short", bz(t, bigVHD[:len(bigVHD)-600]), xen, "does not end with its footer"},
+		{"bzip2 data cut short", truncated(bz(t, bigVHD), 10), xen, "does not end with bzip2's end-of-stream marker"},
 		{"truncated qcow2", qcow2[:70000], kvm, "truncated"},
 		{"truncated openstack tgz", half(testimages.OpenStackTgz(qcow2)), kvm, "unpacking"},
 		{"tgz without root.img", testimages.Gzip(testimages.Tar(testimages.Entry{Name: "x", Data: []byte("y")})), kvm, "no root.img"},

@@ -37,21 +37,33 @@ func (p preparer) tarStream() (*tar.Reader, func(), error) {
 // unpackRootImage streams root.img (OpenStack and raw stemcells) out of the
 // tarball into a temporary file with the extension CloudStack expects.
 func (p preparer) unpackRootImage(ext string) (*Image, error) {
-	tr, done, err := p.tarStream()
+	tr, size, done, err := p.rootImage()
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	return p.copyOut(tr, size, ext)
+}
+
+// rootImage opens the tarball as a stream positioned at root.img's bytes,
+// of size bytes; done closes the stream.
+func (p preparer) rootImage() (r io.Reader, size int64, done func(), err error) {
+	tr, done, err := p.tarStream()
+	if err != nil {
+		return nil, 0, nil, err
+	}
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("the tarball holds no root.img")
+			done()
+			return nil, 0, nil, fmt.Errorf("the tarball holds no root.img")
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading the tarball: %w", err)
+			done()
+			return nil, 0, nil, fmt.Errorf("reading the tarball: %w", err)
 		}
 		if hdr.Typeflag == tar.TypeReg && path.Base(hdr.Name) == "root.img" {
-			return p.copyOut(tr, hdr.Size, ext)
+			return tr, hdr.Size, done, nil
 		}
 	}
 }

@@ -39,6 +39,10 @@ type Spec struct {
 type Target struct {
 	Hypervisor string
 	Format     string
+	// From is the stemcell's own format when Prepare converts it to
+	// Format on the way (bosh.io's OpenStack images for XenServer); empty
+	// when the image goes as it is.
+	From string
 }
 
 var hypervisorNames = map[string]string{
@@ -57,6 +61,13 @@ var formatNames = map[string]string{
 }
 
 var defaultFormats = map[string]string{XenServer: VHD, KVM: QCOW2, VMware: OVA, Simulator: VHD}
+
+// conversions are the formats Prepare converts, by hypervisor, for
+// bosh.io's OpenStack stemcells: XenServer takes VHD templates only (its
+// resource copies a template to primary storage as a VHD,
+// XenServerStorageProcessor.copy_vhd_from_secondarystorage), and their
+// raw or QCOW2 image becomes a dynamic VHD (package diskimage).
+var conversions = map[string]map[string]string{XenServer: {QCOW2: VHD, RAW: VHD}}
 
 // formats each hypervisor can boot from a template.
 var supported = map[string][]string{
@@ -84,6 +95,9 @@ func Choose(s Spec) (Target, error) {
 		if f == format {
 			return Target{Hypervisor: hv, Format: format}, nil
 		}
+	}
+	if to, ok := conversions[hv][format]; ok && strings.EqualFold(s.Infrastructure, "openstack") {
+		return Target{Hypervisor: hv, Format: to, From: format}, nil
 	}
 	return Target{}, fmt.Errorf("CloudStack's %s hypervisor cannot boot a %s template (it takes %s)",
 		hv, format, strings.Join(supported[hv], ", "))

@@ -31,8 +31,10 @@ if ! alive simulator; then
     die "something else listens on $E2E_SIM_LISTEN: stop it or set E2E_SIM_LISTEN"
   (cd "$E2E_ROOT" && $GO build -o "$sim" ./simulator/cmd/cloudstack-simulator)
   start simulator "$E2E_OUT/simulator.log" "$sim" -listen "$E2E_SIM_LISTEN" -empty -state "$E2E_OUT/simulator.json" \
-    -job-latency "$E2E_JOB_LATENCY" -allow-loopback-urls -upload-monitoring-interval 1s -hypervisor "$E2E_HYPERVISOR"
+    -job-latency "$E2E_JOB_LATENCY" -allow-loopback-urls -upload-monitoring-interval 1s -hypervisor "$E2E_HYPERVISOR" \
+    -cloudstack-version "$E2E_CLOUDSTACK_VERSION"
   echo "$E2E_HYPERVISOR" >"$HYPERVISOR_RECORD"
+  echo "$E2E_CLOUDSTACK_VERSION" >"$VERSION_RECORD"
   log "started the simulator (pid $(cat "$PIDS/simulator")), log in $E2E_OUT/simulator.log"
 fi
 
@@ -66,4 +68,4 @@ CS_API_URL=$CLOUDSTACK_ENDPOINT
 CS_API_KEY=$CLOUDSTACK_KEY
 CS_SECRET_KEY=$CLOUDSTACK_SECRET
 KEYS
-log "zone $ZONE_NAME ($E2E_HYPERVISOR) is up; API keys in $E2E_OUT/keys.env"
+log "zone $ZONE_NAME ($E2E_HYPERVISOR, CloudStack $E2E_CLOUDSTACK_VERSION) is up; API keys in $E2E_OUT/keys.env"

@@ -62,13 +62,18 @@ esac
 # 10-simulator-up.sh records it in $E2E_OUT/hypervisor; every later script
 # follows that record, and a different E2E_HYPERVISOR for a running
 # environment is refused (make e2e-down first).
+# follow_record FILE VAR: VAR takes the value FILE records for a running
+# environment; a different one already set is refused.
+follow_record() {
+  [ -s "$1" ] || return 0
+  local recorded
+  recorded=$(cat "$1")
+  [ -z "${!2:-}" ] || [ "${!2}" = "$recorded" ] ||
+    die "the environment in $E2E_OUT has $2=$recorded, not ${!2}: make e2e-down first"
+  printf -v "$2" %s "$recorded"
+}
 HYPERVISOR_RECORD=$E2E_OUT/hypervisor
-if [ -s "$HYPERVISOR_RECORD" ]; then
-  recorded=$(cat "$HYPERVISOR_RECORD")
-  [ -z "${E2E_HYPERVISOR:-}" ] || [ "$E2E_HYPERVISOR" = "$recorded" ] ||
-    die "the environment in $E2E_OUT runs $recorded hosts, not $E2E_HYPERVISOR: make e2e-down first"
-  E2E_HYPERVISOR=$recorded
-fi
+follow_record "$HYPERVISOR_RECORD" E2E_HYPERVISOR
 : "${E2E_HYPERVISOR:=XenServer}"
 case $E2E_HYPERVISOR in
   XenServer) : "${E2E_STEMCELL:=$E2E_OUT/stemcell.tgz}" ;;
@@ -76,6 +81,15 @@ case $E2E_HYPERVISOR in
   *) die "E2E_HYPERVISOR is '$E2E_HYPERVISOR': it must be XenServer or KVM" ;;
 esac
 export HYPERVISOR=$E2E_HYPERVISOR # the zone's clusters and hosts (hack/zone/)
+
+# E2E_CLOUDSTACK_VERSION is the CloudStack release the simulator is: 4.22
+# (default) or 4.20 (.ci/run runs the KVM phase on both). Recorded in
+# $E2E_OUT/cloudstack-version like the hypervisor; the suite checks that
+# listCapabilities names it.
+VERSION_RECORD=$E2E_OUT/cloudstack-version
+follow_record "$VERSION_RECORD" E2E_CLOUDSTACK_VERSION
+: "${E2E_CLOUDSTACK_VERSION:=4.22}"
+export E2E_CLOUDSTACK_VERSION
 
 if [ -n "$E2E_NS" ]; then
   : "${E2E_GUEST_CIDR:=10.1.1.1/24}"      # put on the namespace's lo: the stock guest network

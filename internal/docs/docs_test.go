@@ -37,34 +37,41 @@ func TestReadmeIsShort(t *testing.T) {
 	}
 }
 
-// TestReadmeFirstScreen: the support table (one row per hypervisor, with
-// the stemcell each takes) and a link to the KVM quickstart come before
-// line 60, and the quickstart is a heading of README.md.
+// TestReadmeFirstScreen: the support table (rows by hypervisor, each with
+// the stemcell it takes, what the CPI does, what is verified here and what
+// only on a real cloud) and a link to the KVM quickstart come before line
+// 60, and the quickstart is a heading of README.md.
 func TestReadmeFirstScreen(t *testing.T) {
 	lines := readme(t)
 	screen := lines[:min(firstScreen, len(lines))]
 	header := slices.IndexFunc(screen, func(l string) bool {
-		return strings.HasPrefix(l, "| Hypervisor |") && strings.Contains(l, "Stemcell") && strings.Contains(l, "CloudStack 4.22")
+		return strings.HasPrefix(l, "| Hypervisor |") && strings.Contains(l, "Stemcell") &&
+			strings.Contains(l, "Verified here") && strings.Contains(l, "Only on a real cloud")
 	})
 	if header < 0 {
-		t.Fatalf("no support table (a header \"| Hypervisor | … CloudStack 4.22 … Stemcell …\") in README.md's first %d lines", firstScreen)
+		t.Fatalf("no support table (a header \"| Hypervisor | Stemcell … Verified here … Only on a real cloud …\") in README.md's first %d lines", firstScreen)
 	}
-	rows := map[string]string{}
+	rows := map[string]string{} // a hypervisor's rows, joined
 	for _, l := range screen[header+2:] {
 		if !strings.HasPrefix(l, "|") {
 			break
 		}
 		cells := strings.Split(l, "|")
-		rows[strings.TrimSpace(cells[1])] = l
+		rows[strings.TrimSpace(cells[1])] += l
 	}
-	for hv, want := range map[string]string{
-		"KVM":                "bosh-openstack-kvm-ubuntu-jammy-go_agent",
-		"XenServer / XCP-ng": "bosh-cloudstack-xen-ubuntu-",
-		"VMware":             "not yet supported",
+	for hv, wants := range map[string][]string{
+		"KVM":                {"bosh-openstack-kvm-ubuntu-"},
+		"XenServer / XCP-ng": {"bosh-openstack-kvm-ubuntu-", "bosh-cloudstack-xen-ubuntu-"},
+		"VMware":             {"not yet supported"},
 	} {
-		if !strings.Contains(rows[hv], want) {
-			t.Errorf("the support table's row %q does not name %q: %q", hv, want, rows[hv])
+		for _, want := range wants {
+			if !strings.Contains(rows[hv], want) {
+				t.Errorf("the support table's rows %q do not name %q: %q", hv, want, rows[hv])
+			}
 		}
+	}
+	if !slices.ContainsFunc(screen, func(l string) bool { return strings.Contains(l, "CloudStack 4.22") }) {
+		t.Errorf("README.md's first %d lines do not say which CloudStack version the table holds for", firstScreen)
 	}
 	if !strings.Contains(rows["KVM"], "https://bosh.io/stemcells/bosh-openstack-kvm-ubuntu-jammy-go_agent") {
 		t.Errorf("the KVM row does not link bosh.io's stemcell page: %q", rows["KVM"])

@@ -21,6 +21,8 @@ type Error struct {
 	Path string
 	// Problem is what is wrong there: "expected a string, got a number".
 	Problem string
+	// OverLimit says the document is past one of Scan's Limits, not wrong.
+	OverLimit bool
 }
 
 func (e *Error) Error() string {

@@ -14,56 +14,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell/diskimage"
 )
 
 // VHD is a dynamic VHD of virtualSize bytes with no data blocks: footer
-// copy, dynamic header, block allocation table, footer.
+// copy, dynamic header, block allocation table, footer, as
+// stemcell/diskimage lays them out.
 func VHD(virtualSize uint64) []byte {
-	const block = 2 << 20
-	entries := (virtualSize + block - 1) / block
-	batBytes := (entries*4 + 511) / 512 * 512
-	footer := vhdFooter(virtualSize)
-	var b bytes.Buffer
-	b.Write(footer)
-	b.Write(vhdDynamicHeader(uint32(entries)))
-	bat := bytes.Repeat([]byte{0xff}, int(batBytes))
-	b.Write(bat)
-	b.Write(footer)
-	return b.Bytes()
-}
-
-func vhdFooter(size uint64) []byte {
-	f := make([]byte, 512)
-	copy(f[0:], "conectix")
-	binary.BigEndian.PutUint32(f[8:], 2)           // features
-	binary.BigEndian.PutUint32(f[12:], 0x00010000) // version
-	binary.BigEndian.PutUint64(f[16:], 512)        // data offset: the dynamic header
-	copy(f[28:], "bosh")
-	binary.BigEndian.PutUint64(f[40:], size)
-	binary.BigEndian.PutUint64(f[48:], size)
-	binary.BigEndian.PutUint32(f[60:], 3) // disk type: dynamic
-	binary.BigEndian.PutUint32(f[64:], checksum(f))
-	return f
-}
-
-func vhdDynamicHeader(entries uint32) []byte {
-	h := make([]byte, 1024)
-	copy(h[0:], "cxsparse")
-	binary.BigEndian.PutUint64(h[8:], ^uint64(0))
-	binary.BigEndian.PutUint64(h[16:], 1536) // BAT offset
-	binary.BigEndian.PutUint32(h[24:], 0x00010000)
-	binary.BigEndian.PutUint32(h[28:], entries)
-	binary.BigEndian.PutUint32(h[32:], 2<<20)
-	binary.BigEndian.PutUint32(h[36:], checksum(h))
-	return h
-}
-
-func checksum(b []byte) uint32 {
-	var sum uint32
-	for _, c := range b {
-		sum += uint32(c)
-	}
-	return ^sum
+	footer, header, bat := diskimage.Metadata(int64(virtualSize))
+	return slices.Concat(footer, header, bat, footer)
 }
 
 // QCOW2 is a version 3 QCOW2 header with its L1 table inside the file.
@@ -82,6 +43,46 @@ func QCOW2(virtualSize uint64) []byte {
 	binary.BigEndian.PutUint32(img[100:], 104)           // header length
 	binary.BigEndian.PutUint64(img[cluster:], 2*cluster) // refcount block
 	for i := 0; i < 4; i++ {
+		binary.BigEndian.PutUint16(img[2*cluster+2*i:], 1)
+	}
+	return img
+}
+
+// QCOW2Of is a well-formed version 3 QCOW2 (64 KiB clusters, refcounts
+// kept) of the disk data, whose size is rounded up to a whole sector:
+// the clusters of data that hold anything but zeros are allocated, the
+// rest left unallocated. For disks that fit its one refcount block (2 GiB).
+func QCOW2Of(data []byte) []byte {
+	const cluster = 1 << 16
+	size := (len(data) + 511) / 512 * 512
+	clusters := (size + cluster - 1) / cluster
+	l2Tables := (clusters + cluster/8 - 1) / (cluster / 8)
+	img := make([]byte, (4+l2Tables)*cluster)
+	l1At, next := 3*cluster, (4+l2Tables)*cluster
+	for i := range clusters {
+		c := data[i*cluster : min(len(data), (i+1)*cluster)]
+		if bytes.Count(c, []byte{0}) == len(c) {
+			continue
+		}
+		l2 := (4 + i/(cluster/8)) * cluster
+		binary.BigEndian.PutUint64(img[l1At+8*(i/(cluster/8)):], uint64(l2)|1<<63)
+		binary.BigEndian.PutUint64(img[l2+8*(i%(cluster/8)):], uint64(next)|1<<63)
+		img = append(img, c...)
+		img = append(img, make([]byte, cluster-len(c))...)
+		next += cluster
+	}
+	copy(img[0:], "QFI\xfb")
+	binary.BigEndian.PutUint32(img[4:], 3)
+	binary.BigEndian.PutUint32(img[20:], 16) // cluster bits
+	binary.BigEndian.PutUint64(img[24:], uint64(size))
+	binary.BigEndian.PutUint32(img[36:], uint32(l2Tables))
+	binary.BigEndian.PutUint64(img[40:], uint64(l1At))
+	binary.BigEndian.PutUint64(img[48:], cluster) // refcount table
+	binary.BigEndian.PutUint32(img[56:], 1)
+	binary.BigEndian.PutUint32(img[96:], 4)    // 16-bit refcounts
+	binary.BigEndian.PutUint32(img[100:], 104) // header length
+	binary.BigEndian.PutUint64(img[cluster:], 2*cluster)
+	for i := range len(img) / cluster {
 		binary.BigEndian.PutUint16(img[2*cluster+2*i:], 1)
 	}
 	return img
@@ -163,23 +164,18 @@ func Write(dir, name string, data []byte) (string, error) {
 // allocated and filled, so the file is as big as its virtual size: for
 // benchmarks that need a large image without holding it in memory.
 func WriteDynamicVHD(path string, virtualSize uint64) error {
-	const block = 2 << 20
+	const block = diskimage.BlockSize
+	footer, header, bat := diskimage.Metadata(int64(virtualSize))
 	entries := (virtualSize + block - 1) / block
-	batBytes := (entries*4 + 511) / 512 * 512
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
-	footer := vhdFooter(virtualSize)
 	w.Write(footer)
-	w.Write(vhdDynamicHeader(uint32(entries)))
-	bat := make([]byte, batBytes)
-	for i := range bat {
-		bat[i] = 0xff
-	}
-	firstBlock := (1536 + batBytes) / 512
+	w.Write(header)
+	firstBlock := (1536 + uint64(len(bat))) / 512
 	for i := uint64(0); i < entries; i++ {
 		binary.BigEndian.PutUint32(bat[4*i:], uint32(firstBlock+i*(block+512)/512))
 	}

@@ -83,7 +83,8 @@ func listConfigurations(c *kernel.Call) (any, error) {
 	var rows []*model.SettingDef
 	for i := range model.SettingDefs {
 		d := &model.SettingDefs[i]
-		if scope == "" && d.Category != model.ConfigCategoryForbidden && kernel.OptEq(p.Get("category"), d.Category) {
+		if scope == "" && d.Category != model.ConfigCategoryForbidden && kernel.OptEq(p.Get("category"), d.Category) &&
+			settingIn(c, d) {
 			rows = append(rows, d)
 		}
 	}
@@ -103,7 +104,7 @@ func listConfigurations(c *kernel.Call) (any, error) {
 func updateConfiguration(c *kernel.Call) (any, error) {
 	name := c.Params.Get("name")
 	d := model.SettingDefByName(name)
-	if d == nil {
+	if !settingIn(c, d) {
 		return nil, kernel.ParamError("Config parameter with name %s doesn't exist", name)
 	}
 	if !c.Params.Has("value") {
@@ -129,6 +130,12 @@ func updateConfiguration(c *kernel.Call) (any, error) {
 	c.State.Settings[name] = value
 	c.Changed()
 	return map[string]any{"configuration": views.ConfigView(c, d)}, nil
+}
+
+// settingIn says the release served declares the setting: an older one
+// has no configuration row for a setting a later release added.
+func settingIn(c *kernel.Call, d *model.SettingDef) bool {
+	return d != nil && c.Engine.Schema.Version.AtLeast(d.Since)
 }
 
 // positiveIntSettings are the modelled names in ConfigurationManagerImpl's

@@ -31,7 +31,7 @@ func hostCommands() []kernel.Command {
 // access groups.
 func listHosts(c *kernel.Call) (any, error) {
 	l := kernel.Lister[*model.Host]{Key: "host", ID: (*model.Host).UUID, Name: func(h *model.Host) string { return h.Name },
-		Keyword: func(h *model.Host) []string { return []string{h.Name, h.State, "Routing", views.CloudStackVersion} },
+		Keyword: func(h *model.Host) []string { return []string{h.Name, h.State, "Routing", views.CloudStackVersion(c)} },
 		Zone:    func(h *model.Host) string { return h.ZoneID }, View: views.HostView}
 	p := c.Params
 	return l.Run(c, c.State.Hosts, func(h *model.Host) bool {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/views"
 )
 
@@ -107,16 +108,17 @@ func listHypervisors(c *kernel.Call) (any, error) {
 // caller; apilimitinterval/apilimitmax only while api.throttling.enabled is
 // true, read from the settings on every call (so an updateConfiguration
 // shows here at once, while ApiRateLimitServiceImpl enforces what it read at
-// start: kernel.Throttle); extensionspath only for a root admin; cloudstackversion as
-// exposeCloudStackVersionInApiListCapabilities allows (taken as true; its
-// default not read). Not served: snapshotshowchainsize and the VPN
-// customer gateway parameters (their defaults not read).
+// start: kernel.Throttle); extensionspath only for a root admin;
+// cloudstackversion (getVersion) while exposeCloudStackVersionInApiListCapabilities
+// is true, read on every call: exposeVersion. Not served: snapshotshowchainsize
+// and the VPN customer gateway parameters (their defaults not read). An
+// older release answers without the fields it did not have yet
+// (laterCapabilities).
 func listCapabilities(c *kernel.Call) (any, error) {
 	admin := c.Account.IsAdmin()
 	capability := map[string]any{
-		"cloudstackversion": views.CloudStackVersion, "securitygroupsenabled": false,
-		"userpublictemplateenabled": true, "supportELB": "false", "projectinviterequired": false,
-		"allowusercreateprojects": true, "customdiskofferingminsize": 1, "customdiskofferingmaxsize": 1024,
+		"securitygroupsenabled": false, "userpublictemplateenabled": true, "supportELB": "false",
+		"projectinviterequired": false, "allowusercreateprojects": true, "customdiskofferingminsize": 1, "customdiskofferingmaxsize": 1024,
 		"regionsecondaryenabled": false, "kvmsnapshotenabled": true, "allowuserviewdestroyedvm": admin,
 		"allowuserexpungerecovervm": admin, "allowuserexpungerecovervolume": true,
 		"allowuserviewalldomainaccounts": false, "allowuserforcestopvm": true,
@@ -133,10 +135,38 @@ func listCapabilities(c *kernel.Call) (any, error) {
 		capability["apilimitinterval"] = c.State.SettingInt(model.SettingAPILimitInterval)
 		capability["apilimitmax"] = c.State.SettingInt(model.SettingAPILimitMax)
 	}
+	if exposeVersion(c) {
+		capability["cloudstackversion"] = views.CloudStackVersion(c)
+	}
 	if c.Account.Type == 1 {
 		capability["extensionspath"] = "/usr/share/cloudstack-management/extensions"
 	}
+	for field, since := range laterCapabilities {
+		if !c.Engine.Schema.Version.AtLeast(string(since)) {
+			delete(capability, field)
+		}
+	}
 	return map[string]any{"capability": capability}, nil
+}
+
+// laterCapabilities are the capability fields an older release's
+// listCapabilities does not answer, each with the first release line
+// (of those served) whose listApis lists it in the response
+// (cloudstack-go's generate/listApis.json: v2.16.1 for 4.19, v2.17.1 for
+// 4.20, v2.19.0 for 4.22).
+var laterCapabilities = map[string]schema.Version{
+	"allowuserforcestopvm": schema.V420, "sharedfsvmmincpucount": schema.V420, "sharedfsvmminramsize": schema.V420,
+	"additionalconfigenabled": schema.V422, "dynamicscalingenabled": schema.V422, "extensionspath": schema.V422,
+	"instanceleaseenabled": schema.V422,
+}
+
+// exposeVersion is ManagementServerImpl.listCapabilities' check of
+// expose.cloudstack.version.api.list.capabilities (a dynamic ConfigKey,
+// default true). A release before the setting (4.20 and older: it came with
+// 4.21, apache/cloudstack#10575) always shows the version.
+func exposeVersion(c *kernel.Call) bool {
+	d := model.SettingDefByName(model.SettingExposeVersion)
+	return !settingIn(c, d) || !strings.EqualFold(c.State.Setting(d.Name), "false")
 }
 
 // Commands are the family's commands, for the simulator's registration.

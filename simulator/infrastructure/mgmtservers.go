@@ -38,7 +38,7 @@ func listManagementServersMetrics(c *kernel.Call) (any, error) {
 	}
 	l := kernel.Lister[managementServer]{Key: "managementserver", ID: func(m managementServer) string { return m.id },
 		Name:    func(m managementServer) string { return m.name },
-		Keyword: func(managementServer) []string { return []string{views.CloudStackVersion} }, View: managementServerView}
+		Keyword: func(managementServer) []string { return []string{views.CloudStackVersion(c)} }, View: managementServerView}
 	return l.Run(c, []managementServer{{id: c.State.ManagementServerID, name: name}})
 }
 
@@ -63,7 +63,7 @@ func managementServerView(c *kernel.Call, m managementServer) map[string]any {
 		ip = host
 	}
 	ip = strings.Trim(ip, "[]")
-	return map[string]any{"id": m.id, "name": m.name, "state": "Up", "version": views.CloudStackVersion,
+	return map[string]any{"id": m.id, "name": m.name, "state": "Up", "version": views.CloudStackVersion(c),
 		"lastserverstart": kernel.CsTime(c.Engine.Started), "agents": agents, "lastagents": agents,
 		"agentscount": len(agents), "pendingjobscount": pending, "serviceip": ip, "ipaddress": ip}
 }

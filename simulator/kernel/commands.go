@@ -18,7 +18,7 @@ import (
 // saved before the answer leaves.
 type Call struct {
 	Command string      // canonical command name, e.g. "listZones"
-	API     *schema.API // the command's 4.22 schema entry
+	API     *schema.API // the command's entry in the schema of the release served
 	Params  Params
 	User    *model.User
 	Account *model.Account
@@ -65,7 +65,7 @@ func Register(groups ...[]Command) {
 		api, ok := schema.Lookup(cmd.Name)
 		switch {
 		case !ok || api.Name != cmd.Name:
-			panic(fmt.Sprintf("simulator: %q is not a CloudStack 4.22 command", cmd.Name))
+			panic(fmt.Sprintf("simulator: %q is not a CloudStack %s command", cmd.Name, schema.Newest))
 		case api.IsAsync != (cmd.Async != nil) || (cmd.Sync == nil) == (cmd.Async == nil):
 			panic(fmt.Sprintf("simulator: %s: isasync=%v does not match its handler", cmd.Name, api.IsAsync))
 		}

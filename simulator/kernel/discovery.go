@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
-
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
@@ -15,9 +14,10 @@ func DiscoveryCommands() []Command {
 	return []Command{{Name: "listApis", Sync: listApis}}
 }
 
-// listApis is ApiDiscoveryServiceImpl.listApis answered from the 4.22 schema,
-// each API with its response fields (getFieldResponseMap over the response
-// class: name, description, type); an unknown name, or one the
+// listApis is ApiDiscoveryServiceImpl.listApis answered from the schema of
+// the release served, each API with its response fields as that release
+// answers them (getFieldResponseMap over the response class: name,
+// description, type); an unknown name, or one the
 // caller's role may not call, is ListApisCmd.execute's 530. A role other
 // than the root admin sees the APIs the role check lets it call
 // (getApisAllowedToUser); departure: those are only among the commands the
@@ -32,9 +32,9 @@ func DiscoveryCommands() []Command {
 func listApis(c *Call) (any, error) {
 	var apis []json.RawMessage
 	name := c.Params.Get("name")
-	for _, api := range schema.All() {
+	for _, api := range c.Engine.Schema.All() {
 		if (name == "" || api.Name == name) && RoleAllows(c.Account, api.Name) {
-			apis = append(apis, withResponse(api))
+			apis = append(apis, withResponse(c.Engine.Schema, api))
 		}
 	}
 	notFound := &APIError{Code: CodeInternalError, CSCode: CsServerAPIException,
@@ -56,9 +56,9 @@ func listApis(c *Call) (any, error) {
 }
 
 // withResponse is the API's discovery entry with its "response" array
-// (schema.Response) added to the object the schema keeps without it.
-func withResponse(api *schema.API) json.RawMessage {
-	resp, ok := schema.Response(api.Name)
+// (Schema.Response) added to the object the schema keeps without it.
+func withResponse(release *schema.Schema, api *schema.API) json.RawMessage {
+	resp, ok := release.Response(api.Name)
 	raw := bytes.TrimSpace(api.Raw)
 	if !ok || len(raw) < 2 || raw[len(raw)-1] != '}' {
 		return api.Raw

@@ -37,6 +37,9 @@ type Engine struct {
 	// Ext is the Server the engine runs for, for the handlers that start
 	// template transfers (serverOf).
 	Ext any
+	// Schema is the API of the CloudStack release served: the commands it
+	// has and their parameters (the release's own listApis dump).
+	Schema *schema.Schema
 
 	Mu       sync.Mutex // guards everything below
 	State    *model.State
@@ -116,8 +119,10 @@ func (s *Engine) ServeAPI(w http.ResponseWriter, r *http.Request) {
 
 // exactAPI finds a command by its exact name: ApiServer's
 // s_apiNameCmdClassMap is case-sensitive, so "listzones" does not exist.
-func exactAPI(command string) *schema.API {
-	api, ok := schema.Lookup(command)
+// A command the release served does not have is as unknown as a misspelt
+// one: that release's s_apiNameCmdClassMap has no class for it.
+func (s *Engine) exactAPI(command string) *schema.API {
+	api, ok := s.Schema.Lookup(command)
 	if !ok || api.Name != command {
 		return nil
 	}
@@ -129,7 +134,7 @@ func exactAPI(command string) *schema.API {
 // authentication, fault injection (a simulator feature), then the command.
 func (s *Engine) process(r *http.Request, raw rawParams) outcome {
 	command := raw["command"]
-	api := exactAPI(command)
+	api := s.exactAPI(command)
 	out := outcome{command: command}
 	name := "errorresponse"
 	if api != nil {

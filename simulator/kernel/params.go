@@ -147,6 +147,12 @@ func splitArrayKey(key string, open int) (name string, index int, field string, 
 	return strings.ToLower(key[:open]), n, key[dot+1:], true
 }
 
+// drop forgets a plain or map parameter.
+func (p Params) drop(name string) {
+	delete(p.Values, name)
+	delete(p.maps, name)
+}
+
 // Get returns a parameter's value, "" when absent.
 func (p Params) Get(name string) string { return p.Values[name] }
 

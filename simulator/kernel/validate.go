@@ -16,12 +16,14 @@ import (
 // mismatch is refused (clients send the lower-case UUIDs CloudStack hands out).
 var UUIDPattern = regexp.MustCompile(`^(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
-// validate checks a request against the command's 4.22 schema the way
-// ParamProcessWorker.processParameters does: required parameters first, then
-// each value's type (setFieldValue), then BaseListCmd.validateSpecificParameters
-// and getPageSize. Parameters the schema does not know are ignored, as
-// ParamGenericValidationWorker only logs them.
+// validate checks a request against the command's schema in the release
+// served the way ParamProcessWorker.processParameters does: required
+// parameters first, then each value's type (setFieldValue), then
+// BaseListCmd.validateSpecificParameters and getPageSize. Parameters the
+// schema does not know are ignored, as ParamGenericValidationWorker only
+// logs them.
 func (c *Call) validate() *APIError {
+	c.dropLaterParams()
 	cmd := strings.ToLower(c.API.Name)
 	for _, p := range c.API.Params {
 		name := strings.ToLower(p.Name)
@@ -39,6 +41,24 @@ func (c *Call) validate() *APIError {
 		return validatePaging(c.Params)
 	}
 	return nil
+}
+
+// dropLaterParams removes the parameters a later release added to the
+// command: the served release's command class has no field for them, so
+// ParamGenericValidationWorker.handle only logs them as unknown and
+// ParamProcessWorker.processParameters, which sets the class's @Parameter
+// fields only, never reads them. So 4.20's updateLoadBalancerRule ignores
+// cidrlist, which UpdateLoadBalancerRuleCmd has since 4.22.
+func (c *Call) dropLaterParams() {
+	newest, ok := schema.Lookup(c.API.Name)
+	if !ok || newest == c.API {
+		return
+	}
+	for _, p := range newest.Params {
+		if _, served := c.API.Param(p.Name); !served {
+			c.Params.drop(strings.ToLower(p.Name))
+		}
+	}
 }
 
 // checkValue rejects values that do not convert to the parameter's type, as

@@ -19,6 +19,7 @@ const (
 	SettingAPILimitInterval = "api.throttling.interval"
 	SettingAPILimitMax      = "api.throttling.max"
 	SettingAPILimitCache    = "api.throttling.cachesize"
+	SettingExposeVersion    = "expose.cloudstack.version.api.list.capabilities"
 	UserDataMaxLengthLimit  = 1048576 // ConfigurationManagerImpl.validateConfigurationValue's cap
 	ConfigTypeInteger       = "Integer"
 	ConfigTypeBoolean       = "Boolean"
@@ -32,6 +33,9 @@ type SettingDef struct {
 	Name, Category, Component, Description, Kind string
 	DefaultValue                                 *string // nil: CloudStack's default is null
 	Dynamic                                      bool
+	// Since is the release line that declared the setting ("" for all the
+	// simulator serves): an older release has no such configuration row.
+	Since string
 }
 
 // Ptr returns a pointer to a copy of s, for settings whose default may be null.
@@ -50,6 +54,12 @@ var SettingDefs = []SettingDef{
 		DefaultValue: Ptr("1"), Description: "Time interval (in seconds) to reset API count"},
 	{Name: SettingAPILimitMax, Category: configCategoryAdvanced, Component: "ManagementServer", Kind: ConfigTypeInteger,
 		DefaultValue: Ptr("25"), Description: "Max allowed number of APIs within fixed interval"},
+	// ManagementServerImpl.exposeCloudStackVersionInApiListCapabilities:
+	// added in 4.21 (apache/cloudstack#10575; 4.20.1 still shows the version
+	// everywhere, apache/cloudstack#11423).
+	{Name: SettingExposeVersion, Category: configCategoryAdvanced, Component: "ManagementServer", Kind: ConfigTypeBoolean,
+		DefaultValue: Ptr("true"), Dynamic: true, Since: "4.21",
+		Description: "Indicates whether ACS version should show in the listCapabilities API."},
 	// Config.ExpungeDelay
 	{Name: SettingExpungeDelay, Category: configCategoryAdvanced, Component: "UserVmManager", Kind: ConfigTypeInteger,
 		DefaultValue: Ptr("86400"), Description: "Determines how long (in seconds) to wait before actually expunging " +

@@ -305,6 +305,10 @@ func deleteLoadBalancerRule(c *kernel.Call) (*kernel.AsyncJob, error) {
 // updateLoadBalancerRule is LoadBalancingRulesManagerImpl.updateLoadBalancerRule:
 // name, description, algorithm (not validated there), fordisplay, protocol
 // and cidrlist change; a changed algorithm or CIDR list is applied again.
+// cidrlist is 4.22's (UpdateLoadBalancerRuleCmd, since = "4.22"): served as
+// 4.20, the kernel drops it before this runs (Call.dropLaterParams), so the
+// list stays and only a changed algorithm is applied again, as the method
+// did before apache/cloudstack#11568.
 func updateLoadBalancerRule(c *kernel.Call) (*kernel.AsyncJob, error) {
 	job, r, err := lbJob(c, "UpdateLoadBalancerRuleCmd", "Unable to find load balancer rule by ID ")
 	if err != nil {

@@ -55,11 +55,13 @@ func ClusterView(c *kernel.Call, cl *model.Cluster) map[string]any {
 		"resourcedetails": map[string]string{"cpuOvercommitRatio": "1.0", "memoryOvercommitRatio": "1.0"}}
 }
 
-// CloudStackVersion is the version the simulator claims to be.
-const CloudStackVersion = "4.22.0.0"
+// CloudStackVersion is the version of the release the simulator is
+// (ManagementServerImpl.getVersion).
+func CloudStackVersion(c *kernel.Call) string { return c.Engine.Schema.Release }
 
-// hypervisorVersion is what each hypervisor's hosts report.
-func hypervisorVersion(hv string) string {
+// hypervisorVersion is what each hypervisor's hosts report; the Simulator
+// hypervisor reports the management server's version.
+func hypervisorVersion(c *kernel.Call, hv string) string {
 	switch hv {
 	case "XenServer":
 		return "8.2.0"
@@ -68,7 +70,7 @@ func hypervisorVersion(hv string) string {
 	case "KVM":
 		return ""
 	}
-	return CloudStackVersion
+	return CloudStackVersion(c)
 }
 
 // HostView is the HostResponse of HostJoinDaoImpl.newHostResponse (not
@@ -79,7 +81,7 @@ func HostView(c *kernel.Call, h *model.Host) map[string]any {
 	totalCPU := int64(h.CPUNumber) * h.CPUSpeed
 	return map[string]any{"id": h.ID, "name": h.Name, "type": "Routing", "state": h.State,
 		"resourcestate": h.ResourceState, "ipaddress": h.IPAddress, "hypervisor": h.Hypervisor,
-		"hypervisorversion": hypervisorVersion(h.Hypervisor), "version": CloudStackVersion,
+		"hypervisorversion": hypervisorVersion(c, h.Hypervisor), "version": CloudStackVersion(c),
 		"zoneid": z.ID, "zonename": z.Name, "podid": p.ID, "podname": p.Name, "clusterid": cl.ID,
 		"clustername": cl.Name, "clustertype": "CloudManaged", "cpunumber": h.CPUNumber, "cpusockets": 1,
 		"cpuspeed": h.CPUSpeed, "cpuwithoverprovisioning": fmt.Sprint(totalCPU),

@@ -1,4 +1,5 @@
-// Command cloudstack-simulator runs the CloudStack 4.22 API simulator.
+// Command cloudstack-simulator runs the CloudStack API simulator: 4.22, or
+// with -cloudstack-version 4.20 (or 4.19) that release's API.
 //
 //	cloudstack-simulator -listen 127.0.0.1:8080 -admin-keys KEY:SECRET -state sim.json
 //
@@ -31,6 +32,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
 func main() {
@@ -44,6 +46,8 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("cloudstack-simulator", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to serve http://HOST:PORT/client/api on")
 	adminKeys := fs.String("admin-keys", "", "preset the admin user's API keys as KEY:SECRET")
+	version := fs.String("cloudstack-version", string(schema.Newest), "the CloudStack release to be: "+
+		strings.Join(schema.VersionNames(), ", ")+" (its API's commands and parameters, the version listCapabilities reports)")
 	hypervisor := fs.String("hypervisor", "XenServer", "hypervisor of the simulated hosts: XenServer, KVM, VMware or Simulator (a loaded -state keeps its own unless this is given)")
 	latency := fs.Duration("job-latency", 200*time.Millisecond, "how long async jobs take")
 	latencyFor := jobLatencies{}
@@ -68,7 +72,11 @@ func run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	opts := simulator.Options{JobLatency: *latency, StatePath: *statePath, AllowLoopbackURLs: *loopback,
+	cs, err := schema.ParseVersion(*version)
+	if err != nil {
+		return fmt.Errorf("-cloudstack-version: %w", err)
+	}
+	opts := simulator.Options{CloudStackVersion: cs, JobLatency: *latency, StatePath: *statePath, AllowLoopbackURLs: *loopback,
 		TemplateLatency: *templateLatency, ExtraZones: extraZones, ExpungeInterval: *expungeInterval,
 		ExpungeDelay: *expungeDelay, UploadMonitorInterval: *uploadInterval, UploadOperationTimeout: *uploadTimeout,
 		Empty: *empty, JobLatencyFor: latencyFor, VMStatsInterval: *vmStatsInterval, VMStatsInitialDelay: *vmStatsDelay}

@@ -95,7 +95,8 @@ func TestBinaryServesAndSavesStateOnSIGTERM(t *testing.T) {
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{{"-hypervisor", "Hyper-V"}, {"-admin-keys", "nocolon"}, {"-listen", "256.0.0.1:1"},
 		{"-job-latency-for", "deployvirtualmachine=1s"}, {"-job-latency-for", "deployVirtualMachine"},
-		{"-job-latency-for", "deployVirtualMachine=soon"}, {"-api-throttling-interval", "-1"}} {
+		{"-job-latency-for", "deployVirtualMachine=soon"}, {"-api-throttling-interval", "-1"},
+		{"-cloudstack-version", "4.21"}, {"-cloudstack-version", "4.20", "-job-latency-for", "listExtensions=1s"}} {
 		if err := run(append(args, "-quiet")); err == nil {
 			t.Errorf("%v accepted", args)
 		}
@@ -160,5 +161,17 @@ func TestThrottlingAndJobLatencyFlags(t *testing.T) {
 	job, err := cs.Asyncjob.QueryAsyncJobResult(cs.Asyncjob.NewQueryAsyncJobResultParams(r.JobID))
 	if err != nil || job.Jobstatus != 0 {
 		t.Fatalf("maintenance job with an hour's latency = %+v, %v", job, err)
+	}
+}
+
+// TestCloudStackVersionFlag: -cloudstack-version 4.20 serves 4.20's API,
+// which listCapabilities names (the default is 4.22: the other tests).
+func TestCloudStackVersionFlag(t *testing.T) {
+	bin := build(t)
+	_, url := start(t, bin, "-listen", "127.0.0.1:0", "-admin-keys", "key:secret", "-quiet", "-cloudstack-version", "4.20")
+	cs := cloudstack.NewClient(url, "key", "secret", false)
+	c, err := cs.Configuration.ListCapabilities(cs.Configuration.NewListCapabilitiesParams())
+	if err != nil || c.Capabilities.Cloudstackversion != "4.20.1.0" {
+		t.Fatalf("listCapabilities = %+v, %v", c, err)
 	}
 }
