@@ -103,7 +103,7 @@ func (c *cloud) lifecycle(t *testing.T, top topology) {
 	if ids := c.expectBalancer(t, top, want); c.cidrInPlace {
 		sameRules(t, "new CIDRs", created, ids)
 	} else if fmt.Sprint(ids) == fmt.Sprint(created) {
-		t.Errorf("the rules %v were not recreated for new CIDRs on CloudStack %s", ids, c.name)
+		t.Errorf("the rules %v were not recreated for new CIDRs on CloudStack %s", ids, c.version)
 	}
 
 	c.expectUnchanged(t, lb, svc, top, want, c.cidrInPlace)
