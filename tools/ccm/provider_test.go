@@ -25,9 +25,10 @@ type release struct {
 	// the parameter to UpdateLoadBalancerRuleCmd, and deletes and recreates
 	// the rule on older releases.
 	cidrInPlace bool
-	// acceptance runs the provider's own tests too; on the other releases
-	// only its load-balancer lifecycle runs (issue 25: the newest release
-	// for everything, the older one for what differs).
+	// acceptance runs the provider's own tests too. What they send
+	// (listManagementServersMetrics, listLoadBalancerRules) is the same on
+	// both releases, so they run on the newest alone; the older release
+	// runs the lifecycle, whose CIDR update differs.
 	acceptance bool
 }
 
