@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build tools release demo test test-unit lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-scale bench-configdrive bench-registry bench-vhd agentsettings clean demo-deps e2e-deps test-crash test-crash-long
+.PHONY: all build tools release demo test test-unit test-ccm lint test-deps generate bench bench-stemcell bench-upload-monitor bench-vm bench-scale bench-configdrive bench-registry bench-vhd agentsettings clean demo-deps e2e-deps test-crash test-crash-long
 
 all: build
 
@@ -30,13 +30,23 @@ release: $(if $(BOSH),,tools) ## the BOSH release bosh-cloudstack-cpi: bin/cloud
 demo: build demo-deps ## start the simulator, pipe real CPI requests through the binary, print each call and result
 	./hack/demo.sh
 
-test: lint test-deps ## every test: unit, simulator, the real cloudstack CLI, the real agent's settings code, the lifecycle suite
+test: lint test-deps ## every test: unit, simulator, the real cloudstack CLI, the real agent's settings code, the Kubernetes provider's, the lifecycle suite
 	@cc=$$($(GO) env CC); command -v "$${cc%% *}" >/dev/null || \
 	  { echo "make test runs go test -race, which needs a C compiler ($$cc): apt-get install gcc" >&2; exit 1; }
 	cd tools && $(GO) vet ./... && ../hack/no-leftovers.sh $(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory test-ccm
 	# -timeout: the spec suite alone takes about 10 minutes on a 2-core machine, go test's default bound per package.
 	# not-run.sh: last, it says which tests did not run for want of bosh-deployment's manifests.
 	CGO_ENABLED=1 ./hack/not-run.sh ./hack/no-leftovers.sh $(GO) test -race -count=1 -timeout 30m ./...
+
+# The CloudStack Kubernetes provider's module is in no checksum database
+# record: its hashes are in tools/ccm/go.sum, and GONOSUMDB exempts that one
+# path when go must look one up (never GOPRIVATE or GONOPROXY, which would
+# fetch it from its origin instead of the module proxy).
+CCM_ENV := GONOSUMDB=github.com/apache/cloudstack-kubernetes-provider
+
+test-ccm: ## the CloudStack Kubernetes provider v1.2.0's own tests and its load-balancer lifecycle against the simulator (tools/ccm; part of make test)
+	cd tools/ccm && $(CCM_ENV) $(GO) vet ./... && $(CCM_ENV) ../../hack/no-leftovers.sh $(GO) test -count=1 ./...
 
 # bosh-deployment, read by tests of manifests/ and spec/ where internal/fixtures finds it; no test fetches it.
 .PHONY: fixtures
@@ -49,12 +59,13 @@ fixtures: ## opt-in: git clone BOSH_DEPLOYMENT_URL at BOSH_DEPLOYMENT_COMMIT int
 test-unit: test-deps ## the fast tests only (no spec/ lifecycle suite)
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /spec)
 
-lint: $(BIN)/golangci-lint ## gofmt, go vet and golangci-lint (.golangci.yml) over the CPI module and the tools module
+lint: $(BIN)/golangci-lint ## gofmt, go vet and golangci-lint (.golangci.yml) over the CPI module and the tools modules
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(BIN)/golangci-lint run ./...
 	cd tools && ../$(BIN)/golangci-lint run ./...
+	cd tools/ccm && $(CCM_ENV) ../../$(BIN)/golangci-lint run ./...
 
 # golangci-lint, pinned in its own module (tools/lint) so that its
 # dependencies never move the CPI's or bosh-cli's; rebuilt when the pin moves.

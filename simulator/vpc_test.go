@@ -180,7 +180,7 @@ func TestVPCNetworkACLs(t *testing.T) {
 // TestVPCStaticNATAndLoadBalancer: an address of the VPC gets its tier
 // from enableStaticNat's networkid or from the load balancer rule's;
 // openfirewall is refused and the HAProxy stats port is not one the VPC
-// router serves.
+// router serves; deleting its last rule gives the address back to the VPC.
 func TestVPCStaticNATAndLoadBalancer(t *testing.T) {
 	e := newVPCEnv(t)
 	dp := e.params("cpivm-tier")
@@ -227,6 +227,16 @@ func TestVPCStaticNATAndLoadBalancer(t *testing.T) {
 	}
 	if ip, _, _ := e.cs.Address.GetPublicIpAddressByID(lbIP.Id); ip.Associatednetworkid != e.tier {
 		t.Fatalf("the load-balanced address is on %q, want the tier", ip.Associatednetworkid)
+	}
+	rules, err := e.cs.LoadBalancer.ListLoadBalancerRules(e.cs.LoadBalancer.NewListLoadBalancerRulesParams())
+	if err != nil || rules.Count != 1 {
+		t.Fatalf("listLoadBalancerRules = %+v, %v", rules, err)
+	}
+	if _, err := e.cs.LoadBalancer.DeleteLoadBalancerRule(e.cs.LoadBalancer.NewDeleteLoadBalancerRuleParams(rules.LoadBalancerRules[0].Id)); err != nil {
+		t.Fatalf("deleteLoadBalancerRule: %v", err)
+	}
+	if ip, _, _ := e.cs.Address.GetPublicIpAddressByID(lbIP.Id); ip.Associatednetworkid != "" || ip.Vpcid != e.vpc {
+		t.Fatalf("the address of no rule any more is on %q of VPC %q, want the VPC's alone", ip.Associatednetworkid, ip.Vpcid)
 	}
 }
 

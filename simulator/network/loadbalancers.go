@@ -281,7 +281,10 @@ func lbJob(c *kernel.Call, class, notFound string) (*kernel.AsyncJob, *model.Net
 }
 
 // deleteLoadBalancerRule is DeleteLoadBalancerRuleCmd: the related firewall
-// rule is revoked, then the rule deleted.
+// rule is revoked, then the rule deleted, applying the network's rules
+// again: LoadBalancingRulesManagerImpl.applyLoadBalancerRules then gives a
+// VPC address that no rule uses any more back to its VPC
+// (unassignIPFromVpcNetwork), so another tier may take it.
 func deleteLoadBalancerRule(c *kernel.Call) (*kernel.AsyncJob, error) {
 	job, r, err := lbJob(c, "DeleteLoadBalancerRuleCmd", "Unable to find load balancer rule: ")
 	if err != nil {
@@ -291,6 +294,9 @@ func deleteLoadBalancerRule(c *kernel.Call) (*kernel.AsyncJob, error) {
 	job.Run = func() (any, error) {
 		revokeRelatedFirewallRule(c, r.ID)
 		deleteLB(c, r)
+		if ip, ok := model.ByID(c.State.PublicIPs, r.IPID); ok {
+			unassignFromTier(c.State, ip)
+		}
 		return kernel.Success(), nil
 	}
 	return job, nil
