@@ -30,7 +30,7 @@ type vmCreation struct {
 	deployed          bool // deployVirtualMachine was sent
 	mark              cloudstack.Mark
 	settingsFrom      settingsDrive // where the stemcell's agent reads its settings
-	drive             madeDrive // the config drive ISO this call created
+	drive             madeDrive     // the config drive ISO this call created
 }
 
 func (c vms) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
