@@ -62,7 +62,6 @@ func TestTheRealAgentReadsTheCDROM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer img.Close()
 	read, stderr, ok := readCDROM(t, tool, img.Path())
 	if !ok {
 		t.Fatalf("the agent could not read the CD-ROM: %s", stderr)
@@ -83,7 +82,6 @@ func TestTheRealAgentReadsTheCDROM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer drive.Close()
 	if _, stderr, ok := readCDROM(t, tool, drive.Path()); ok || !strings.Contains(stderr, "Reading from CDROM") {
 		t.Errorf("the agent read a config drive as the CD-ROM: %v %s", ok, stderr)
 	}
@@ -96,7 +94,6 @@ func TestTheCDROMHasNoLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer img.Close()
 	out, err := exec.Command("blkid", "-p", "-o", "export", img.Path()).Output()
 	if err != nil {
 		t.Fatalf("blkid: %v", err)
