@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,16 +15,7 @@ import (
 // cdromTool builds tools/cdromsettings: bosh-agent v2.769.0's CDROM
 // settings source and its Linux CD-ROM code, configured as bosh.io's
 // vSphere stemcell's agent.json configures them.
-func cdromTool(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cdromsettings")
-	cmd := exec.Command("go", "build", "-o", bin, "./cdromsettings")
-	cmd.Dir = filepath.Join("..", "tools")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building tools/cdromsettings: %v\n%s", err, out)
-	}
-	return bin
-}
+func cdromTool(t *testing.T) string { return buildTool(t, "cdromsettings") }
 
 type cdromRead struct {
 	Settings map[string]any `json:"settings"`

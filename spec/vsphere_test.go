@@ -26,21 +26,7 @@ func (e *env) vSphereStemcell() string {
 // settings source and CD-ROM code (tools/cdromsettings).
 func (e *env) agentSettingsFromCDROM(vmCID string) map[string]any {
 	e.t.Helper()
-	iso := filepath.Join(e.t.TempDir(), "env.iso")
-	if err := os.WriteFile(iso, []byte(e.metadata(vmCID, "/sim/iso")), 0o600); err != nil {
-		e.t.Fatal(err)
-	}
-	out, err := exec.Command(tool(e.t, "cdromsettings"), "-iso", iso).Output()
-	if err != nil {
-		e.t.Fatalf("the agent could not read the CD-ROM: %v", err)
-	}
-	var read struct {
-		Settings map[string]any `json:"settings"`
-	}
-	if err := json.Unmarshal(out, &read); err != nil {
-		e.t.Fatal(err)
-	}
-	return read.Settings
+	return e.settingsFromISO(vmCID, "cdromsettings")
 }
 
 // TestVSphereStemcellOnVMwareLifecycle: in a VMware zone, bosh.io's vSphere
