@@ -32,6 +32,9 @@ type DeploySpec struct {
 	// the VM Stopped and on no host (DeployVMCmd.execute), for an ISO to be
 	// attached before StartVM.
 	Stopped bool
+	// VMware, when set, deploys the VM as bosh.io's vSphere stemcell needs
+	// it (VMwareGuest).
+	VMware *VMwareGuest
 	// Tags go on the VM as soon as it exists, their job beside the
 	// deploy's (tagbeside.go).
 	Tags map[string]string
@@ -114,6 +117,10 @@ func (c *Client) deployParams(s DeploySpec) *csgo.DeployVirtualMachineParams {
 	if s.Stopped {
 		p.SetStartvm(false)
 	}
+	if s.VMware != nil {
+		p.SetBoottype(bootTypeUEFI)
+		p.SetBootmode(bootModeLegacy)
+	}
 	return p
 }
 
@@ -141,6 +148,11 @@ func (s DeploySpec) details() map[string]string {
 	for key, n := range map[string]int{"cpuNumber": s.CPUs, "cpuSpeed": s.CPUSpeed, "memory": s.MemoryMB} {
 		if n > 0 {
 			details[key] = strconv.Itoa(n)
+		}
+	}
+	if s.VMware != nil {
+		for k, v := range vmwareDetails() {
+			details[k] = v
 		}
 	}
 	return details

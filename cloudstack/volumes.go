@@ -26,6 +26,11 @@ type Volume struct {
 	// Created is when CloudStack made it, by the management server's clock;
 	// zero when CloudStack's answer had no readable time.
 	Created time.Time
+	// SCSIUnit is the disk's unit on its VMware SCSI controller, from
+	// chaininfo (parseSCSIUnit); HasSCSIUnit is false where CloudStack
+	// says none.
+	SCSIUnit    int
+	HasSCSIUnit bool
 }
 
 // Gone says CloudStack has deleted the volume or is deleting it: the
@@ -98,9 +103,11 @@ func (c *Client) VMVolumes(vmID string) ([]Volume, error) {
 }
 
 func toVolume(v *csgo.Volume) Volume {
-	return Volume{ID: v.Id, Name: v.Name, Type: v.Type, DeviceID: v.Deviceid, VMID: v.Virtualmachineid,
+	vol := Volume{ID: v.Id, Name: v.Name, Type: v.Type, DeviceID: v.Deviceid, VMID: v.Virtualmachineid,
 		ZoneID: v.Zoneid, SizeGB: v.Size >> 30, State: v.State, Tags: tagMap(v.Tags), OfferingID: v.Diskofferingid,
 		Created: csTime(v.Created)}
+	vol.SCSIUnit, vol.HasSCSIUnit = parseSCSIUnit(v.Chaininfo)
+	return vol
 }
 
 // csTime reads CloudStack's dates, which ApiResponseSerializer writes

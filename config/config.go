@@ -145,8 +145,9 @@ type Stemcell struct {
 
 	// ConfigDrive makes bosh.io's OpenStack stemcells (on KVM or
 	// XenServer) templates whose VMs read their settings from a per-VM
-	// config drive ISO: on by default, as their agent reads nothing
-	// CloudStack itself serves.
+	// config drive ISO, and its vSphere stemcells (on VMware) ones whose
+	// VMs read them from a per-VM CD-ROM ISO: on by default, as their
+	// agents read nothing CloudStack itself serves.
 	// false keeps them on user data, for a site whose metadata proxy
 	// serves it on 169.254.169.254, where their agent's HTTP source looks.
 	ConfigDrive *bool `json:"config_drive"`

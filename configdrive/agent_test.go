@@ -17,13 +17,17 @@ import (
 // agentTool builds tools/configdrivesettings: bosh-agent v2.769.0's
 // ConfigDrive settings source, configured as the OpenStack stemcell's
 // agent.json configures it, over a platform that reads the ISO.
-func agentTool(t *testing.T) string {
+func agentTool(t *testing.T) string { return buildTool(t, "configdrivesettings") }
+
+// buildTool builds the tools module's command name into a temporary
+// directory.
+func buildTool(t *testing.T, name string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "configdrivesettings")
-	cmd := exec.Command("go", "build", "-o", bin, "./configdrivesettings")
+	bin := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command("go", "build", "-o", bin, "./"+name)
 	cmd.Dir = filepath.Join("..", "tools")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building tools/configdrivesettings: %v\n%s", err, out)
+		t.Fatalf("building tools/%s: %v\n%s", name, err, out)
 	}
 	return bin
 }

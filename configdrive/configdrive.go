@@ -85,6 +85,18 @@ func (m MetaData) JSON() ([]byte, error) {
 
 // check refuses what the agent could not use, naming only sizes.
 func check(settings []byte, md MetaData) error {
+	if err := checkSettings(settings); err != nil {
+		return err
+	}
+	if md.InstanceID == "" {
+		return fmt.Errorf("%w: no instance id for %s", ErrBadInput, MetaDataPath)
+	}
+	return nil
+}
+
+// checkSettings refuses settings the agent could not read, naming only
+// their size.
+func checkSettings(settings []byte) error {
 	switch {
 	case len(settings) == 0:
 		return fmt.Errorf("%w: the agent settings are empty", ErrBadInput)
@@ -95,8 +107,6 @@ func check(settings []byte, md MetaData) error {
 		// The agent unmarshals the file into settings.Settings; say no more
 		// than that, since a parser's message quotes the content.
 		return fmt.Errorf("%w: the agent settings (%d bytes) are not a JSON object", ErrBadInput, len(settings))
-	case md.InstanceID == "":
-		return fmt.Errorf("%w: no instance id for %s", ErrBadInput, MetaDataPath)
 	}
 	return nil
 }
@@ -153,7 +163,7 @@ func Write(w io.Writer, tmpDir string, settings []byte, md MetaData) (n int64, e
 
 // Build writes the ISO into a new directory under tmpDir ("" for the
 // system's), readable by this user only. On error nothing is left behind.
-func Build(tmpDir string, settings []byte, md MetaData) (img *Image, err error) {
+func Build(tmpDir string, settings []byte, md MetaData) (*Image, error) {
 	if err := check(settings, md); err != nil {
 		return nil, err
 	}
@@ -161,6 +171,12 @@ func Build(tmpDir string, settings []byte, md MetaData) (img *Image, err error) 
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", MetaDataPath, err)
 	}
+	return build(tmpDir, "config-2.iso", Label, map[string][]byte{UserDataPath: settings, MetaDataPath: meta})
+}
+
+// build writes files into an ISO named name in a new private directory
+// under tmpDir; on error nothing is left behind.
+func build(tmpDir, name, label string, files map[string][]byte) (img *Image, err error) {
 	dir, err := os.MkdirTemp(tmpDir, "configdrive-")
 	if err != nil {
 		return nil, fmt.Errorf("creating the config drive's temporary directory: %w", err)
@@ -170,11 +186,8 @@ func Build(tmpDir string, settings []byte, md MetaData) (img *Image, err error) 
 			os.RemoveAll(dir)
 		}
 	}()
-	isoPath := filepath.Join(dir, "config-2.iso")
-	size, err := writeISO(isoPath, filepath.Join(dir, "workspace"), map[string][]byte{
-		UserDataPath: settings,
-		MetaDataPath: meta,
-	})
+	isoPath := filepath.Join(dir, name)
+	size, err := writeISO(isoPath, filepath.Join(dir, "workspace"), label, files)
 	if err != nil {
 		return nil, err
 	}

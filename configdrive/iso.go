@@ -30,9 +30,9 @@ const (
 )
 
 // writeISO stages files in workspace, where go-diskfs' iso9660 builds an
-// image, and finalizes them into isoPath with Rock Ridge names and the
-// CONFIG-2 label. It returns the image's size.
-func writeISO(isoPath, workspace string, files map[string][]byte) (int64, error) {
+// image, and finalizes them into isoPath with Rock Ridge names and label as
+// the volume identifier. It returns the image's size.
+func writeISO(isoPath, workspace, label string, files map[string][]byte) (int64, error) {
 	if err := os.Mkdir(workspace, 0o700); err != nil {
 		return 0, fmt.Errorf("creating the config drive's staging directory: %w", err)
 	}
@@ -58,7 +58,7 @@ func writeISO(isoPath, workspace string, files map[string][]byte) (int64, error)
 	if err := settle(workspace); err != nil {
 		return 0, err
 	}
-	if err := iso.Finalize(iso9660.FinalizeOptions{RockRidge: true, VolumeIdentifier: Label}); err != nil {
+	if err := iso.Finalize(iso9660.FinalizeOptions{RockRidge: true, VolumeIdentifier: label}); err != nil {
 		return 0, fmt.Errorf("finalizing the ISO 9660 filesystem: %w", err)
 	}
 	st, err := f.Stat()
@@ -74,8 +74,10 @@ func writeISO(isoPath, workspace string, files map[string][]byte) (int64, error)
 // stage writes one file, and the directories above it, into the image's
 // staging area through the library.
 func stage(iso *iso9660.FileSystem, name string, data []byte) error {
-	if err := iso.Mkdir("/" + path.Dir(name)); err != nil {
-		return fmt.Errorf("staging %s: %w", path.Dir(name), err)
+	if dir := path.Dir(name); dir != "." {
+		if err := iso.Mkdir("/" + dir); err != nil {
+			return fmt.Errorf("staging %s: %w", dir, err)
+		}
 	}
 	w, err := iso.OpenFile("/"+name, os.O_CREATE|os.O_RDWR|os.O_TRUNC)
 	if err != nil {

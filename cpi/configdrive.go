@@ -72,12 +72,13 @@ func (c request) isoMarkLifetime() time.Duration {
 // upload or from this process's WebDAV server; what was made comes back
 // also with an error, so that the caller removes it. Neither the settings
 // nor the image is ever logged.
-func (c configDrives) create(vmName, agentID string, settings agentSettings, zoneID string) (madeDrive, error) {
+func (c configDrives) create(vmName, agentID string, settings agentSettings, zoneID string,
+	kind settingsDrive) (madeDrive, error) {
 	raw, err := json.Marshal(settings)
 	if err != nil {
 		return madeDrive{}, err
 	}
-	img, err := configdrive.Build(os.TempDir(), raw, configdrive.MetaData{InstanceID: vmName})
+	img, err := buildDrive(kind, raw, vmName)
 	if err != nil {
 		if errors.Is(err, configdrive.ErrBadInput) {
 			return madeDrive{}, vmCreationRefused(fmt.Errorf("VM %s: %w", vmName, err))
@@ -95,6 +96,15 @@ func (c configDrives) create(vmName, agentID string, settings agentSettings, zon
 	defer c.discard(img)
 	id, err := c.upload(spec, img)
 	return madeDrive{id: id, asked: true, stop: func() {}}, err
+}
+
+// buildDrive writes the image the stemcell's agent reads: a CONFIG-2
+// config drive, or the vSphere stemcell's CD-ROM with env.
+func buildDrive(kind settingsDrive, settings []byte, vmName string) (*configdrive.Image, error) {
+	if kind == cdromDrive {
+		return configdrive.BuildEnv(os.TempDir(), settings)
+	}
+	return configdrive.Build(os.TempDir(), settings, configdrive.MetaData{InstanceID: vmName})
 }
 
 // upload creates the ISO and POSTs its bytes: the same streamed POST as a

@@ -339,7 +339,7 @@ func TestCreateStemcellOpenStackRefusesZonesItCannotRun(t *testing.T) {
 	_ = named.UnmarshalJSON([]byte(`{"name":"bosh-kvm","version":"1.5","infrastructure":"openstack","hypervisor":"kvm",` +
 		`"disk_format":"qcow2","zones":["z1"],"cloudstack_hypervisor":"KVM"}`))
 	_, err = c.CreateStemcell(qcow2Image(t), named)
-	if err == nil || !strings.Contains(err.Error(), "zone z1 has no KVM cluster (its hypervisors: XenServer)") {
+	if err == nil || !strings.Contains(err.Error(), "zone z1 has no KVM cluster (its hypervisors: XenServer;") {
 		t.Fatalf("got %v", err)
 	}
 }

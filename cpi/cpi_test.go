@@ -37,12 +37,37 @@ func expectZones(cloud *cloudstackmock.MockAPI, refs ...string) *gomock.Call {
 	return cloud.EXPECT().FindZones(refs).Return(zones, nil)
 }
 
-// info asks nothing of CloudStack: the strict mock fails on any call.
+// info asks nothing of CloudStack (the strict mock fails on any call) and
+// advertises only the formats this configuration serves end to end: all
+// by default; without config_drive, only the CloudStack stemcell (the
+// OpenStack and vSphere stemcells' agents read no user data); with
+// stemcell.hypervisor, the formats that hypervisor boots; the Simulator
+// boots anything.
 func TestInfoAdvertisesStemcellFormats(t *testing.T) {
-	c, _ := newCPI(t, `{}`)
-	info, err := c.Info()
-	if err != nil || len(info.StemcellFormats) == 0 || info.StemcellFormats[0] != "cloudstack-vhdx" {
-		t.Fatalf("%+v %v", info, err)
+	no := false
+	for _, c := range []struct {
+		name string
+		set  func(*config.Config)
+		want string
+	}{
+		{"default", func(*config.Config) {}, "cloudstack-vhdx openstack-qcow2 openstack-raw vsphere-ova vsphere-ovf"},
+		{"no config drive", func(c *config.Config) { c.Stemcell.ConfigDrive = &no }, "cloudstack-vhdx"},
+		{"KVM", func(c *config.Config) { c.Stemcell.Hypervisor = "KVM" }, "openstack-qcow2 openstack-raw"},
+		{"XenServer", func(c *config.Config) { c.Stemcell.Hypervisor = "XenServer" }, "cloudstack-vhdx openstack-qcow2 openstack-raw"},
+		{"VMware", func(c *config.Config) { c.Stemcell.Hypervisor = "VMware" }, "vsphere-ova vsphere-ovf"},
+		{"VMware without config drive", func(c *config.Config) {
+			c.Stemcell.Hypervisor, c.Stemcell.ConfigDrive = "VMware", &no
+		}, ""},
+		{"Simulator", func(c *config.Config) { c.Stemcell.Hypervisor, c.Stemcell.ConfigDrive = "Simulator", &no },
+			"cloudstack-vhdx openstack-qcow2 openstack-raw vsphere-ova vsphere-ovf"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cpi, _ := mockedCPIIn(t, apiv1.CloudPropsImpl{}, c.set)
+			info, err := cpi.Info()
+			if got := strings.Join(info.StemcellFormats, " "); err != nil || got != c.want {
+				t.Fatalf("formats %q, %v; want %q", got, err, c.want)
+			}
+		})
 	}
 }
 

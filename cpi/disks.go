@@ -192,11 +192,31 @@ func (c disks) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.Dis
 		}
 		attached = true
 	}
+	if vm.Hypervisor == cloudstack.VMware && hasConfigDrive(vm) {
+		return unitHint(vm, vol)
+	}
 	hint := diskHint(vm, vol)
 	if err := c.updateRegistryDisks(vm, func(p map[string]any) { p[vol.ID] = hint }); err != nil {
 		return apiv1.DiskHint{}, c.undoAttach(vm, vol, attached, err)
 	}
 	return apiv1.NewDiskHintFromMap(hint), nil
+}
+
+// unitHint is the hint of a disk on a VM of bosh.io's vSphere stemcell
+// (its settings come from a CD-ROM, never from the registry): the disk's
+// SCSI unit as a string, as the vSphere CPI answers attach_disk without
+// disk UUIDs, which the agent's scsi resolver finds on the root disk's
+// SCSI host. CloudStack's device id is not the unit (a hot-added disk
+// takes the controller's next free unit), so the unit is read from the
+// volume's chaininfo, which the attach stores from the hypervisor's answer
+// (VolumeApiServiceImpl.sendAttachVolumeCommand).
+func unitHint(vm *cloudstack.VM, vol *cloudstack.Volume) (apiv1.DiskHint, error) {
+	if !vol.HasSCSIUnit {
+		return apiv1.DiskHint{}, cloudError(fmt.Errorf("disk %s is attached to VM %s, but CloudStack does not say its "+
+			"SCSI unit (listVolumes chaininfo has no scsiN:U diskDeviceBusName), which the vSphere stemcell's agent "+
+			"needs to find it: is the VM's dataDiskController detail a SCSI type?", vol.ID, vm.ID))
+	}
+	return apiv1.NewDiskHintFromString(strconv.Itoa(vol.SCSIUnit)), nil
 }
 
 // diskHint tells the agent where the disk appears in the guest. The agent

@@ -2,6 +2,7 @@ package cpi
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
@@ -54,5 +55,19 @@ func TestMetadataTagsEncodeNestedValuesAsJSON(t *testing.T) {
 func TestMetadataTagsOfUnreadableMetadataAreEmpty(t *testing.T) {
 	if got := metadataTags(rawMeta(`[1,2]`)); len(got) != 0 {
 		t.Fatalf("got %v", got)
+	}
+}
+
+// A vSphere stemcell's VM gets the SCSI unit CloudStack reports, not the
+// device id; a volume without one is refused, naming what to check.
+func TestUnitHint(t *testing.T) {
+	vm := &cloudstack.VM{ID: "vm-1", Hypervisor: cloudstack.VMware}
+	hint, err := unitHint(vm, &cloudstack.Volume{ID: "vol-1", DeviceID: 4, SCSIUnit: 3, HasSCSIUnit: true})
+	if b, _ := hint.MarshalJSON(); err != nil || string(b) != `"3"` {
+		t.Fatalf("hint %s, %v", b, err)
+	}
+	if _, err := unitHint(vm, &cloudstack.Volume{ID: "vol-1", DeviceID: 4}); err == nil ||
+		!strings.Contains(err.Error(), "dataDiskController") {
+		t.Fatalf("got %v", err)
 	}
 }

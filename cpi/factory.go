@@ -77,6 +77,7 @@ func (f Factory) New(ctx apiv1.CallContext) (apiv1.CPI, error) {
 func newCPI(r request, cloud cloudstack.API) CPI {
 	o := offerings{request: r, cloud: cloud}
 	return CPI{
+		misc:      misc{cfg: r.cfg.Stemcell},
 		stemcells: stemcells{request: r, cloud: cloud, leftovers: templateLeftovers{request: r, cloud: cloud}},
 		vms: vms{request: r, cloud: cloud, lbs: lbs{request: r, cloud: cloud},
 			placement: placement{request: r, cloud: cloud, offerings: o}, drives: configDrives{request: r, cloud: cloud}},

@@ -24,6 +24,34 @@ const lightPrefix = "light-"
 // a listTemplates call to read that; the CID costs none.
 const configDrivePrefix = "configdrive-"
 
+// cdromPrefix marks the CID of a stemcell whose VMs read their settings
+// from a per-VM CD-ROM holding env (bosh.io's vSphere stemcells on
+// VMware): the same ISO machinery as the config drive, another image.
+const cdromPrefix = "cdrom-"
+
+// settingsDrive is where a stemcell's agent reads its settings: user data
+// (or the registry), a CONFIG-2 config drive, or a CD-ROM's env file.
+type settingsDrive int
+
+const (
+	noDrive settingsDrive = iota
+	configDrive
+	cdromDrive
+)
+
+// drivePrefixes are the CID prefixes of the stemcells with a drive.
+var drivePrefixes = map[settingsDrive]string{configDrive: configDrivePrefix, cdromDrive: cdromPrefix}
+
+// stemcellDrive reads a stemcell CID: its drive and its template.
+func stemcellDrive(cid string) (settingsDrive, string) {
+	for d, prefix := range drivePrefixes {
+		if id, ok := strings.CutPrefix(cid, prefix); ok {
+			return d, id
+		}
+	}
+	return noDrive, cid
+}
+
 // stemcellProps are stemcell.MF's cloud_properties plus the overrides an
 // operator may add. Unknown keys are allowed: stemcells carry other IaaSes'.
 type stemcellProps struct {
@@ -108,7 +136,7 @@ func (c stemcells) DeleteStemcell(cid apiv1.StemcellCID) error {
 		c.logger.Info("stemcell", "light stemcell %s: its template is not the CPI's to delete", id)
 		return nil
 	}
-	id = strings.TrimPrefix(id, configDrivePrefix)
+	_, id = stemcellDrive(id)
 	c.leftovers.sweepTemplates()
 	copies, err := c.cloud.Templates(id)
 	if err != nil {
@@ -149,21 +177,28 @@ func (c stemcells) publishStemcell(imagePath string, props stemcellProps) (strin
 		if zones, err = c.stemcellZones(props); err != nil {
 			return "", err
 		}
+		if err := c.bootableIn(zones, target); err != nil {
+			return "", err
+		}
 	}
-	configDrive := c.cfg.Stemcell.ConfigDriveOn() && needsConfigDrive(props, target)
-	spec, err := c.templateSpec(props, zones, target, configDrive)
+	drive := noDrive
+	if c.cfg.Stemcell.ConfigDriveOn() {
+		drive = driveOf(props, target)
+	}
+	spec, err := c.templateSpec(props, zones, target, drive == configDrive)
 	if err != nil {
 		return "", err
 	}
 	c.leftovers.sweepTemplates()
+	withDrive := drive != noDrive
 	p := publisher{stemcells: c, spec: spec, img: img,
-		published: c.templateMark(false, configDrive).Apply(spec.DisplayText)}
-	p.spec.DisplayText = c.templateMark(true, configDrive).Apply(spec.DisplayText)
+		published: c.templateMark(false, withDrive).Apply(spec.DisplayText)}
+	p.spec.DisplayText = c.templateMark(true, withDrive).Apply(spec.DisplayText)
 	id, err := p.publish()
-	if err != nil || !configDrive {
+	if err != nil || !withDrive {
 		return id, err
 	}
-	return configDrivePrefix + id, nil
+	return drivePrefixes[drive] + id, nil
 }
 
 func (p publisher) publish() (string, error) {
@@ -177,12 +212,24 @@ func (p publisher) publish() (string, error) {
 	return p.byUpload()
 }
 
-// needsConfigDrive says the stemcell is bosh.io's OpenStack stemcell going
-// onto KVM or XenServer: its agent reads settings from a CONFIG-2 config
-// drive (or an OpenStack metadata service CloudStack does not offer),
-// never from CloudStack's user data.
-func needsConfigDrive(props stemcellProps, target stemcell.Target) bool {
-	return isOpenStack(props) && (target.Hypervisor == stemcell.KVM || target.Hypervisor == stemcell.XenServer)
+// driveOf says where the stemcell's agent reads its settings. bosh.io's
+// OpenStack stemcell on KVM or XenServer reads a CONFIG-2 config drive (or
+// an OpenStack metadata service CloudStack does not offer); bosh.io's
+// vSphere stemcell on VMware reads env from its CD-ROM (its agent.json's
+// CDROM source, after VsphereGuestInfo, which CloudStack does not set).
+// Neither reads CloudStack's user data.
+func driveOf(props stemcellProps, target stemcell.Target) settingsDrive {
+	switch {
+	case isOpenStack(props) && (target.Hypervisor == stemcell.KVM || target.Hypervisor == stemcell.XenServer):
+		return configDrive
+	case isVSphere(props) && target.Hypervisor == stemcell.VMware:
+		return cdromDrive
+	}
+	return noDrive
+}
+
+func isVSphere(props stemcellProps) bool {
+	return strings.EqualFold(props.Infrastructure, "vsphere")
 }
 
 func isOpenStack(props stemcellProps) bool {

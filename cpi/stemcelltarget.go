@@ -28,7 +28,7 @@ func (c stemcells) chooseTarget(props stemcellProps) (stemcell.Target, []cloudst
 	}
 	target, err := stemcell.Choose(spec)
 	named := spec.CloudStackHypervisor != ""
-	if err != nil || !isOpenStack(props) || (named && !needsConfigDrive(props, target)) {
+	if err != nil || !isOpenStack(props) || (named && driveOf(props, target) == noDrive) {
 		// A named hypervisor other than KVM and XenServer (the
 		// Simulator) is trusted as it is.
 		return target, nil, err
@@ -49,6 +49,22 @@ func (c stemcells) chooseTarget(props stemcellProps) (stemcell.Target, []cloudst
 	}
 	target, err = stemcell.Choose(spec)
 	return target, zones, err
+}
+
+// bootableIn refuses, once the image has passed its checks, a stemcell
+// whose template a zone it goes to could not boot, naming the zones'
+// hypervisors: a template has one hypervisor, and CloudStack places a VM
+// only on a cluster of its template's. A Simulator template is trusted as
+// it is: no real cluster runs it.
+func (c stemcells) bootableIn(zones []cloudstack.Zone, target stemcell.Target) error {
+	if target.Hypervisor == stemcell.Simulator {
+		return nil
+	}
+	hvs, err := c.zoneHypervisors(zones)
+	if err != nil {
+		return err
+	}
+	return zonesRun(zones, hvs, target.Hypervisor)
 }
 
 // zoneHypervisors lists each zone's hypervisors (listHypervisors).
@@ -83,9 +99,9 @@ func openStackHypervisor(zones []cloudstack.Zone, hvs [][]cloudstack.Hypervisor)
 func zonesRun(zones []cloudstack.Zone, hvs [][]cloudstack.Hypervisor, hv string) error {
 	for i, z := range zones {
 		if !slices.Contains(hvs[i], cloudstack.Hypervisor(hv)) {
-			return fmt.Errorf("this OpenStack stemcell goes to %s, and zone %s has no %s cluster (its hypervisors: %s); "+
-				"publish it to zones with %s (stemcell.zones or the stemcell's zones), or use the stemcell of their hypervisor",
-				hv, z.Name, hv, names(hvs[i]), hv)
+			return fmt.Errorf("this stemcell goes to %s, and zone %s has no %s cluster (its hypervisors: %s; all the "+
+				"zones': %s); publish it to zones with %s (stemcell.zones or the stemcell's zones), or use the stemcell of "+
+				"their hypervisor", hv, z.Name, hv, names(hvs[i]), describeZones(zones, hvs), hv)
 		}
 	}
 	return nil

@@ -29,8 +29,8 @@ type vmCreation struct {
 	registry          bool // settings were written to the registry
 	deployed          bool // deployVirtualMachine was sent
 	mark              cloudstack.Mark
-	configDrive       bool      // the stemcell's agent reads a config drive ISO
-	drive             madeDrive // the config drive ISO this call created
+	settingsFrom      settingsDrive // where the stemcell's agent reads its settings
+	drive             madeDrive     // the config drive ISO this call created
 }
 
 func (c vms) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
@@ -48,8 +48,8 @@ func (c vms) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp a
 	}
 	v := &vmCreation{vms: c, agentID: agentID.AsString(), props: props, plan: plan, env: env}
 	cid := stemcellCID.AsString()
-	v.configDrive = strings.HasPrefix(cid, configDrivePrefix)
-	v.spec.TemplateID = strings.TrimPrefix(strings.TrimPrefix(cid, configDrivePrefix), lightPrefix)
+	v.settingsFrom, cid = stemcellDrive(cid)
+	v.spec.TemplateID = strings.TrimPrefix(cid, lightPrefix)
 	if err := v.resolve(refs); err != nil {
 		return nil, vmCreationFailed(err)
 	}
@@ -128,7 +128,7 @@ func (v *vmCreation) vmTags() map[string]string {
 	if len(v.props.LBs) > 0 {
 		tags[cloudstack.LBTag] = "true"
 	}
-	if v.configDrive {
+	if v.settingsFrom != noDrive {
 		tags[cloudstack.ConfigDriveTag] = "true"
 	}
 	return tags

@@ -3,7 +3,10 @@ package cpi
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
@@ -20,7 +23,7 @@ import (
 // settings puts the agent settings where the stemcell's agent reads them:
 // the config drive ISO, or user data (and the registry for old stemcells).
 func (v *vmCreation) settings(name string) error {
-	if !v.configDrive {
+	if v.settingsFrom == noDrive {
 		var err error
 		v.spec.UserData, err = v.userData(name)
 		return err
@@ -28,15 +31,33 @@ func (v *vmCreation) settings(name string) error {
 	c := v.vms
 	c.drives.sweep(v.agentID)
 	settings := c.agentSettings(v.agentID, name, v.plan, v.withEphemeralDisk, v.env)
+	if v.settingsFrom == cdromDrive {
+		settings.Disks = unitDisks(v.withEphemeralDisk)
+		v.spec.VMware = &cloudstack.VMwareGuest{}
+	}
 	var err error
-	v.drive, err = c.drives.create(name, v.agentID, settings, v.spec.ZoneID)
+	v.drive, err = c.drives.create(name, v.agentID, settings, v.spec.ZoneID, v.settingsFrom)
 	v.spec.Stopped = true
 	return err
 }
 
+// unitDisks are the disk hints of a vSphere stemcell's VM, as the vSphere
+// CPI writes them without disk UUIDs (vm_creator.rb generate_disk_env): the
+// SCSI unit numbers as strings, which the agent's scsi resolver looks up
+// on the root disk's SCSI host. CloudStack gives the disks of a starting
+// VM their units in device id order (cloudstack.RootSCSIUnit,
+// cloudstack.DeployedDataDiskSCSIUnit).
+func unitDisks(ephemeral bool) diskSettings {
+	d := diskSettings{System: strconv.Itoa(cloudstack.RootSCSIUnit), Persistent: map[string]apiv1.DiskHint{}}
+	if ephemeral {
+		d.Ephemeral = strconv.Itoa(cloudstack.DeployedDataDiskSCSIUnit)
+	}
+	return d
+}
+
 // bootWithDrive waits for the ISO, attaches it and starts the VM.
 func (v *vmCreation) bootWithDrive() error {
-	if !v.configDrive {
+	if v.settingsFrom == noDrive {
 		return nil
 	}
 	c := v.vms
@@ -65,7 +86,7 @@ func (v *vmCreation) stopServing() {
 // completeDrive clears the ISO's incomplete mark: from here on it goes
 // with its VM.
 func (v *vmCreation) completeDrive() error {
-	if !v.configDrive {
+	if v.settingsFrom == noDrive {
 		return nil
 	}
 	err := v.vms.drives.complete(v.drive.id, v.spec.Name, v.agentID)

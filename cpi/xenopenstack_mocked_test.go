@@ -89,8 +89,8 @@ func TestCreateStemcellOpenStackOnXenServerIsAConvertedVHD(t *testing.T) {
 	}
 }
 
-// The CloudStack-built Xen stemcell is uploaded as it is, with no
-// hypervisor lookup and no config drive.
+// The CloudStack-built Xen stemcell is uploaded as it is, with no config
+// drive, once its zone is known to run XenServer.
 func TestCreateStemcellCloudStackXenIsUnchanged(t *testing.T) {
 	c, cloud := mockedCPIIn(t, callContext(3), func(cfg *config.Config) {
 		cfg.Stemcell.Timeout = config.Duration(time.Minute)
@@ -99,6 +99,7 @@ func TestCreateStemcellCloudStackXenIsUnchanged(t *testing.T) {
 	var head []byte
 	srv := vhdSSVM(t, &name, &head)
 	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.XenServer}, nil)
 	cloud.EXPECT().FindOSType("").Return("os-1", nil)
 	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
 	cloud.EXPECT().GetUploadParams(gomock.Any()).DoAndReturn(func(s cloudstack.TemplateSpec) (*cloudstack.UploadParams, error) {

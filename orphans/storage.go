@@ -159,7 +159,7 @@ func (s *survey) listTemplates() error {
 		case mark.Incomplete && !cloudstack.ProcessAlive(mark.Owner):
 			row.incomplete = true
 			row.Why = fmt.Sprintf("create_stemcell by %s never finished (%s)", mark.Owner, firstOf(t.Status, "no status"))
-		case !mark.Incomplete && s.o.Known.Unknown(KindTemplate, t.ID, stemcellCID(t.ID, mark)):
+		case !mark.Incomplete && s.o.Known.Unknown(KindTemplate, t.ID, stemcellCID(t, mark)):
 			row.Why = "the CPI's stemcell, unknown to the director (-known)"
 		default:
 			continue
@@ -169,13 +169,18 @@ func (s *survey) listTemplates() error {
 	return nil
 }
 
-// stemcellCID is the CID create_stemcell answered for the template: an
-// OpenStack KVM stemcell's is its id prefixed (cpi/stemcells.go).
-func stemcellCID(id string, m cloudstack.TemplateMark) string {
-	if m.ConfigDrive {
-		return "configdrive-" + id
+// stemcellCID is the CID create_stemcell answered for the template
+// (cpi/stemcells.go): a stemcell whose VMs get a settings ISO has its id
+// prefixed, configdrive- for bosh.io's OpenStack stemcells, cdrom- for its
+// vSphere stemcells (VMware templates).
+func stemcellCID(t cloudstack.Template, m cloudstack.TemplateMark) string {
+	switch {
+	case m.ConfigDrive && t.Hypervisor == string(cloudstack.VMware):
+		return "cdrom-" + t.ID
+	case m.ConfigDrive:
+		return "configdrive-" + t.ID
 	}
-	return id
+	return t.ID
 }
 
 func firstOf(s ...string) string {

@@ -276,8 +276,8 @@ func (k known) owns(r resource) bool {
 	case r.Kind == "public IP":
 		return r.VMID != "" && k.has(k.VMs, r.VMID)
 	case r.Kind == "template":
-		// An OpenStack KVM stemcell's CID is its template's id, prefixed.
-		return k.has(k.Stemcells, r.ID) || k.has(k.Stemcells, "configdrive-"+r.ID)
+		// An OpenStack or vSphere stemcell's CID is its template's id, prefixed.
+		return k.has(k.Stemcells, r.ID) || k.has(k.Stemcells, "configdrive-"+r.ID) || k.has(k.Stemcells, "cdrom-"+r.ID)
 	case r.Kind == "ISO":
 		return r.VMID != "" && k.has(k.VMs, r.VMID)
 	case r.Kind == "registry entry":

@@ -272,8 +272,13 @@ func crashMethods() []crashMethod {
 	driveVM.prepare = func(d *director) { holdStemcell(d, d.e.openStackStemcell()) }
 	// (The same stemcell's VMs on XenServer run the same create_vm; the
 	// lost-answer test has them, create_vm/configdrive-xen.)
+	// bosh.io's vSphere stemcell on VMware: its CD-ROM ISO takes the same
+	// path, its deploy asks for UEFI and lsilogic.
+	cdromVM := driveVM
+	cdromVM.name, cdromVM.simArgs = "create_vm/cdrom-vmware", []string{"-hypervisor", "VMware"}
+	cdromVM.prepare = func(d *director) { holdStemcell(d, d.e.vSphereStemcell()) }
 	return []crashMethod{
-		createVM, oldVM, lbVM, driveVM,
+		createVM, oldVM, lbVM, driveVM, cdromVM,
 		{name: "create_stemcell/upload", method: "create_stemcell", args: (*director).stemcellArgs, hold: holdStemcell,
 			release: releaseStemcells, awaits: true, finalStep: "updateTemplate"},
 		{name: "create_stemcell/webdav", method: "create_stemcell", args: (*director).stemcellArgs, hold: holdStemcell,

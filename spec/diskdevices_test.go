@@ -61,7 +61,14 @@ func TestTheRealAgentFindsEveryDisk(t *testing.T) {
 		{"VMware", "VMware", false}} {
 		hypervisor := c.hypervisor
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, "-hypervisor", hypervisor)
+			var cfg func(map[string]any)
+			if hypervisor == "VMware" {
+				// Without the CD-ROM: the virtio hints of an agent that reads
+				// user data. bosh.io's vSphere stemcell, with its CD-ROM and
+				// unit hints, is TestVSphereStemcellOnVMwareLifecycle's.
+				cfg = func(c map[string]any) { section(c, "stemcell")["config_drive"] = false }
+			}
+			e := newEnv(t, cfg, "-hypervisor", hypervisor)
 			vm := e.createVM(e.stemcellFor(hypervisor, c.openStack), "10.1.1.75")
 			hints := map[string]diskHint{}
 			// Each disk is created and attached in turn, as the director does.

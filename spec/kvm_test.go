@@ -54,13 +54,20 @@ func (e *env) isos() []*csgo.Iso {
 // with the OpenStack stemcell's sources) read the settings from it.
 func (e *env) agentSettingsFromISO(vmCID string) map[string]any {
 	e.t.Helper()
-	iso := filepath.Join(e.t.TempDir(), "config-2.iso")
+	return e.settingsFromISO(vmCID, "configdrivesettings", "-sources", "stemcell")
+}
+
+// settingsFromISO hands the VM's ISO to the tools module's command name
+// (-iso and args) and returns the settings the agent's code read from it.
+func (e *env) settingsFromISO(vmCID, name string, args ...string) map[string]any {
+	e.t.Helper()
+	iso := filepath.Join(e.t.TempDir(), "drive.iso")
 	if err := os.WriteFile(iso, []byte(e.metadata(vmCID, "/sim/iso")), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
-	out, err := exec.Command(tool(e.t, "configdrivesettings"), "-iso", iso, "-sources", "stemcell").Output()
+	out, err := exec.Command(tool(e.t, name), append([]string{"-iso", iso}, args...)...).Output()
 	if err != nil {
-		e.t.Fatalf("the agent could not read the config drive: %v", err)
+		e.t.Fatalf("the agent could not read the VM's ISO with %s: %v", name, err)
 	}
 	var read struct {
 		Settings map[string]any `json:"settings"`

@@ -332,8 +332,17 @@ func lostMethods() []lostMethod {
 	xenDriveCreateVM.prepare = func(d *director) {
 		d.holds.Stemcells = append(d.holds.Stemcells, d.e.openStackXenStemcell("qcow2"))
 	}
+	// bosh.io's vSphere stemcell on VMware: its VMs' CD-ROM ISOs take the
+	// config drive's path, the deploy asks for UEFI and lsilogic.
+	vmwareDriveCreateVM := driveCreateVM
+	vmwareDriveCreateVM.name = "create_vm/cdrom-vmware"
+	vmwareDriveCreateVM.simArgs = append([]string{"-hypervisor", "VMware"}, uploads...)
+	vmwareDriveCreateVM.prepare = func(d *director) {
+		d.holds.Stemcells = append(d.holds.Stemcells, d.e.vSphereStemcell())
+	}
 	return []lostMethod{
 		createVM, deleteVM, oldCreateVM, oldDeleteVM, lbCreateVM, lbDeleteVM, driveCreateVM, xenDriveCreateVM,
+		vmwareDriveCreateVM,
 		{name: "reboot_vm", method: "reboot_vm", prepare: vm,
 			args: func(d *director, _ string) []any { return []any{d.holds.VMs[0]} }, done: nothing, undo: none},
 		{name: "set_vm_metadata", method: "set_vm_metadata", prepare: vm,

@@ -147,10 +147,11 @@ func TestStemcellsPublishAndDelete(t *testing.T) {
 func stemcellPublishAndDelete(t *testing.T, e *env, c imageCase) {
 	var cid string
 	e.call("create_stemcell", writeImage(t, c.image(t)), c.props).ok(t).decode(t, &cid)
-	// bosh.io's OpenStack stemcells on KVM get a config
-	// drive by default, which their CID says.
+	// bosh.io's OpenStack stemcells on KVM get a config drive by
+	// default, its vSphere stemcells a CD-ROM, which their CID says.
 	id, configDrive := strings.CutPrefix(cid, "configdrive-")
-	if configDrive != (c.props["infrastructure"] == "openstack") {
+	id, cdrom := strings.CutPrefix(id, "cdrom-")
+	if configDrive != (c.props["infrastructure"] == "openstack") || cdrom != (c.props["infrastructure"] == "vsphere") {
 		t.Errorf("stemcell CID %s", cid)
 	}
 	tpls := e.ourTemplates()

@@ -48,6 +48,8 @@ type Volume struct {
 	// GuestIndex is the place the guest's kernel gave the disk when it
 	// appeared (guestdisks.go); set while attached.
 	GuestIndex *int `json:"guestindex,omitempty"`
+	// BusName is a VMware disk's controller bus and unit (vmwarebus.go).
+	BusName string `json:"busname,omitempty"`
 }
 
 // UUID is the row's UUID, the key ByID finds it by.
@@ -98,7 +100,9 @@ func (v *Volume) CreateOnStorage() {
 }
 
 // Detach leaves a volume without a VM.
-func (v *Volume) Detach() { v.VMID, v.DeviceID, v.Attached, v.GuestIndex = "", nil, nil, nil }
+func (v *Volume) Detach() {
+	v.VMID, v.DeviceID, v.Attached, v.GuestIndex, v.BusName = "", nil, nil, nil, ""
+}
 
 // Expunge removes a volume for good.
 func (v *Volume) Expunge(now time.Time) {

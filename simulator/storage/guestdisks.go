@@ -45,6 +45,10 @@ type GuestDisk struct {
 	// Links are udev's links under /dev/disk to the disk, by path below
 	// /dev ("disk/by-id/virtio-…").
 	Links []string `json:"links,omitempty"`
+	// Bus is a VMware disk's controller bus and unit as CloudStack's
+	// chaininfo says it ("scsi0:1", model/vmwarebus.go), from which a test
+	// lays out the guest's /sys/bus/scsi/devices.
+	Bus string `json:"bus,omitempty"`
 }
 
 // guestDisks lists a VM's disks as its guest sees them, in device id order.
@@ -72,6 +76,7 @@ func guestDisks(st *model.State, vm *model.VirtualMachine) []GuestDisk {
 			if index >= 0 {
 				d.Name = "sd" + driveLetters(index)
 			}
+			d.Bus = v.BusName
 		}
 		out = append(out, d)
 	}

@@ -347,6 +347,11 @@ func attach(c *kernel.Call, vm *model.VirtualMachine, v *model.Volume, deviceID 
 	if v.Hypervisor == "" || v.Hypervisor == "None" {
 		v.Hypervisor = vm.Hypervisor
 	}
+	if vm.State == model.VMRunning && c.State.VMHypervisor(vm) == "VMware" {
+		// The AttachCommand's answer carries the disk's bus; a stopped
+		// VM's attach is a database change, its bus given at start.
+		c.State.HotAttachVMwareBus(vm, v)
+	}
 	c.Changed()
 	return nil
 }

@@ -32,6 +32,9 @@ func VolumeView(c *kernel.Call, v *model.Volume) map[string]any {
 			out["attached"] = kernel.CsTime(*v.Attached)
 		}
 	}
+	if ci := v.ChainInfo(); ci != "" {
+		out["chaininfo"] = ci // VolumeJoinDaoImpl.newVolumeResponse: setChainInfo, for every caller
+	}
 	if o, ok := model.ByID(c.State.DiskOfferings, v.DiskOfferingID); ok {
 		out["diskofferingid"], out["diskofferingname"], out["diskofferingdisplaytext"] = o.ID, o.Name, o.DisplayText
 	}

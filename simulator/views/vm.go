@@ -26,9 +26,10 @@ func VMView(c *kernel.Call, vm *model.VirtualMachine) map[string]any {
 		"cpunumber": vm.CPUNumber, "cpuspeed": vm.CPUSpeed, "memory": vm.Memory, "haenable": vm.HAEnable,
 		"passwordenabled": vm.PasswordEnabled, "rootdeviceid": 0, "rootdevicetype": "ROOT",
 		"displayvm": true, "isdynamicallyscalable": false, "deleteprotection": false, "hasannotations": false,
-		"bootmode": "legacy", "boottype": "Bios", "arch": "x86_64", "securitygroup": vmSecurityGroupViews(c, vm),
+		"arch": "x86_64", "securitygroup": vmSecurityGroupViews(c, vm),
 		"affinitygroup": vmAffinityGroupViews(c, vm), "tags": resourceTagViews(c, "UserVm", vm.ID),
 		"details": orEmpty(vm.Details), "nic": nicViews(c, vm)}
+	v["boottype"], v["bootmode"] = bootView(vm.Details)
 	if u != nil {
 		v["username"] = u.Username
 	}
@@ -186,4 +187,17 @@ func AffinityGroupView(c *kernel.Call, g *model.AffinityGroup) map[string]any {
 	}
 	addOwner(c, v, g.AccountID)
 	return v
+}
+
+// bootView is the VM's boottype and bootmode as
+// UserVmJoinDaoImpl.newUserVmResponse answers them: Uefi and the UEFI
+// detail's value in lower case when the VM has that detail, else Bios and
+// legacy.
+func bootView(details map[string]string) (string, string) {
+	for k, v := range details {
+		if strings.EqualFold(k, "UEFI") {
+			return "Uefi", strings.ToLower(v)
+		}
+	}
+	return "Bios", "legacy"
 }

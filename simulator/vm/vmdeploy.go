@@ -93,7 +93,9 @@ func planDeploy(c *kernel.Call) (*deployPlan, error) {
 	if d.groupIDs, err = deployAffinityGroups(c, owner); err != nil {
 		return nil, err
 	}
-	d.details = deployDetails(c.Params)
+	if d.details, err = deployBoot(c.Params, c.Params.Get("name"), deployDetails(c.Params)); err != nil {
+		return nil, err
+	}
 	if d.cpu, d.speed, d.mem, err = computeOf(d.offering, d.details); err != nil {
 		return nil, err
 	}

@@ -154,6 +154,9 @@ func startOn(c *kernel.Call, vm *model.VirtualMachine, requestedHost string) err
 	for _, v := range c.State.VolumesOf(vm.ID) {
 		v.CreateOnStorage()
 	}
+	if h.Hypervisor == "VMware" {
+		c.State.AssignVMwareBuses(vm)
+	}
 	c.Changed()
 	return nil
 }

@@ -2,17 +2,14 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"path"
 	"strings"
 
 	"github.com/cloudfoundry/bosh-agent/v2/platform/disk"
 	"github.com/cloudfoundry/bosh-agent/v2/platform/disk/diskfakes"
 	boshlog "github.com/cloudfoundry/bosh-utils/logger"
 	fakesys "github.com/cloudfoundry/bosh-utils/system/fakes"
-	"github.com/diskfs/go-diskfs/backend/file"
-	"github.com/diskfs/go-diskfs/filesystem/iso9660"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/tools/internal/isofiles"
 )
 
 // cdrom is the device node the ISO is attached as; udev links
@@ -31,7 +28,7 @@ type guest struct {
 }
 
 func newGuest(isoPath string, logger boshlog.Logger) (*guest, error) {
-	label, err := volumeLabel(isoPath)
+	label, err := isofiles.Label(isoPath)
 	if err != nil {
 		return nil, err
 	}
@@ -48,36 +45,6 @@ func newGuest(isoPath string, logger boshlog.Logger) (*guest, error) {
 	mounter.UnmountStub = g.unmount
 	g.util = disk.NewUtil(fakesys.NewFakeCmdRunner(), mounter, g.fs, logger)
 	return g, nil
-}
-
-// openISO reads the image with go-diskfs.
-func openISO(isoPath string) (*iso9660.FileSystem, *os.File, error) {
-	f, err := os.Open(isoPath)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	iso, err := iso9660.Read(file.New(f, true), st.Size(), 0, 0)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("reading %s as ISO 9660: %w", isoPath, err)
-	}
-	return iso, f, nil
-}
-
-// volumeLabel is the volume identifier as blkid reports it (ID_FS_LABEL),
-// padding trimmed.
-func volumeLabel(isoPath string) (string, error) {
-	iso, f, err := openISO(isoPath)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	return strings.TrimRight(iso.Label(), "\x00 "), nil
 }
 
 // udevEncode is the by-label link name udev makes of a label
@@ -104,49 +71,10 @@ func (g *guest) mount(device, mountPoint string, _ ...string) error {
 	if device != g.device && device != cdrom {
 		return fmt.Errorf("mount: %s: special device does not exist", device)
 	}
-	iso, f, err := openISO(g.iso)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return g.copyTree(iso, "/", mountPoint)
-}
-
-func (g *guest) copyTree(iso *iso9660.FileSystem, dir, to string) error {
-	entries, err := iso.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("reading directory %s of the ISO: %w", dir, err)
-	}
-	for _, e := range entries {
-		src, dst := path.Join(dir, e.Name()), path.Join(to, e.Name())
-		if e.IsDir() {
-			if err := g.fs.MkdirAll(dst, 0o700); err != nil {
-				return err
-			}
-			if err := g.copyTree(iso, src, dst); err != nil {
-				return err
-			}
-			continue
-		}
-		r, err := iso.OpenFile(src, os.O_RDONLY)
-		if err != nil {
-			return fmt.Errorf("opening %s on the ISO: %w", src, err)
-		}
-		b, err := io.ReadAll(r)
-		if err != nil {
-			return fmt.Errorf("reading %s on the ISO: %w", src, err)
-		}
-		if err := g.fs.WriteFile(dst, b); err != nil {
-			return err
-		}
-	}
-	return nil
+	return isofiles.Mount(g.iso, g.fs, mountPoint)
 }
 
 // unmount leaves the mount point empty, as umount does.
 func (g *guest) unmount(mountPoint string) (bool, error) {
-	if err := g.fs.RemoveAll(mountPoint); err != nil {
-		return false, err
-	}
-	return true, g.fs.MkdirAll(mountPoint, 0o700)
+	return true, isofiles.Unmount(g.fs, mountPoint)
 }

@@ -2,7 +2,12 @@
 // CloudStack stemcell finds them, with bosh-agent v2.769.0's own device
 // path resolver, in a device tree under a directory instead of /dev.
 //
-//	devicepaths -root DIR < settings.json
+//	devicepaths -root DIR [-type virtio|scsi] < settings.json
+//
+// -type scsi builds the agent's scsi resolver instead, as bosh.io's
+// vSphere stemcell's agent.json asks (NewSCSIResolver); it reads the
+// guest's /sys/bus/scsi/devices and writes the SCSI host's scan file under
+// -root.
 //
 // The stemcell's agent.json sets DevicePathResolutionType "virtio", for
 // which the agent's platform provider builds a virtio resolver over an id
@@ -60,15 +65,48 @@ type Result struct {
 	Persistent map[string]Found `json:"persistent"`
 }
 
-// NewResolver is the agent's virtio resolver over a device tree under root.
-func NewResolver(root string, mappedTimeout time.Duration, logger boshlog.Logger) devicepathresolver.DevicePathResolver {
+// The agent's scsi resolver's parts' timeouts (platform/provider.go, case
+// "scsi"): the volume id resolver retries its glob 30 times this far apart.
+const (
+	agentSCSIVolumeIDWait = 500 * time.Millisecond
+	agentSCSIIDTimeout    = 50 * time.Second
+)
+
+// Resolution types, as agent.json's DevicePathResolutionType names them.
+const (
+	TypeVirtio = "virtio"
+	TypeSCSI   = "scsi"
+)
+
+// NewSCSIResolver is the agent's scsi resolver (bosh.io's vSphere
+// stemcell's DevicePathResolutionType) over a device tree under root,
+// built as platform/provider.go builds it: a hint's id goes to the SCSI id
+// resolver (/dev/disk/by-id after a rescan), a volume id (a plain string
+// hint) to the volume id resolver (the unit on the root disk's SCSI host),
+// a lun and host device id to the lun resolver.
+func NewSCSIResolver(root string, logger boshlog.Logger) devicepathresolver.DevicePathResolver {
+	fs := rootedFS{root: realRoot(root)}
+	id := devicepathresolver.NewSCSIIDDevicePathResolver(agentSCSIIDTimeout, fs, logger)
+	volume := devicepathresolver.NewSCSIVolumeIDDevicePathResolver(agentSCSIVolumeIDWait, fs)
+	lun := devicepathresolver.NewSCSILunDevicePathResolver(agentSCSIIDTimeout, fs, logger)
+	return devicepathresolver.NewScsiDevicePathResolver(volume, id, lun)
+}
+
+// realRoot is root absolute and without links, so that resolved links
+// compare with it.
+func realRoot(root string) string {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
 	if resolved, err := filepath.EvalSymlinks(root); err == nil {
-		root = resolved // so that resolved links compare with it
+		root = resolved
 	}
-	fs := rootedFS{root: root}
+	return root
+}
+
+// NewResolver is the agent's virtio resolver over a device tree under root.
+func NewResolver(root string, mappedTimeout time.Duration, logger boshlog.Logger) devicepathresolver.DevicePathResolver {
+	fs := rootedFS{root: realRoot(root)}
 	udev := udevfakes.NewFakeUdevDevice()
 	id := devicepathresolver.NewIDDevicePathResolver(agentIDTimeout, udev, fs, "", "", logger)
 	mapped := devicepathresolver.NewMappedDevicePathResolver(mappedTimeout, fs)
@@ -103,12 +141,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	root := fs.String("root", "", "directory holding the guest's dev/ tree")
 	mapped := fs.Duration("mapped-timeout", agentMappedTimeout, "how long the mapped resolver waits for a missing device (the agent's is 30s)")
+	typ := fs.String("type", TypeVirtio, "the stemcell's DevicePathResolutionType: "+TypeVirtio+" (CloudStack's and OpenStack's stemcells) or "+TypeSCSI+" (vSphere's)")
 	logLevel := fs.String("log-level", "ERROR", "bosh-agent log level on stderr: DEBUG, INFO, WARN, ERROR, NONE")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *root == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: devicepaths -root DIR < settings.json")
+	if *root == "" || fs.NArg() > 0 || (*typ != TypeVirtio && *typ != TypeSCSI) {
+		fmt.Fprintln(stderr, "usage: devicepaths -root DIR [-type virtio|scsi] < settings.json")
 		return 2
 	}
 	level, err := boshlog.Levelify(*logLevel)
@@ -121,7 +160,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "devicepaths: reading the agent settings: %v\n", err)
 		return 2
 	}
-	res := Resolve(settings, NewResolver(*root, *mapped, boshlog.NewWriterLogger(level, stderr)))
+	logger := boshlog.NewWriterLogger(level, stderr)
+	resolver := NewResolver(*root, *mapped, logger)
+	if *typ == TypeSCSI {
+		resolver = NewSCSIResolver(*root, logger)
+	}
+	res := Resolve(settings, resolver)
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(res); err != nil {

@@ -143,3 +143,24 @@ func TestCommandLine(t *testing.T) {
 		t.Errorf("bad stdin: exit %d, want 2", code)
 	}
 }
+
+// The scsi resolver (bosh.io's vSphere stemcell) takes a plain string hint
+// as the SCSI unit on the host of the root disk (*:0:0:0, an sd device),
+// after asking that host to rescan: units 1 and 3 of host 2 are sdb and
+// sdc whatever their letters; the CD-ROM's host (sr0) is not the disks'.
+func TestSCSIUnitsOnTheRootDisksHost(t *testing.T) {
+	root := devTree(t, []string{"sys/class/scsi_host/host2/scan"}, nil)
+	for _, dir := range []string{"1:0:0:0/block/sr0", "2:0:0:0/block/sda", "2:0:1:0/block/sdc", "2:0:3:0/block/sdb"} {
+		if err := os.MkdirAll(filepath.Join(root, "sys/bus/scsi/devices", dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := Resolve(settingsOf(t, `{"disks":{"system":"0","ephemeral":"1","persistent":{"`+diskA+`":"3"}}}`),
+		NewSCSIResolver(root, boshlog.NewLogger(boshlog.LevelNone)))
+	if res.Ephemeral == nil || res.Ephemeral.Path != "/dev/sdc" || res.Persistent[diskA].Path != "/dev/sdb" {
+		t.Fatalf("ephemeral %+v, persistent %+v", res.Ephemeral, res.Persistent)
+	}
+	if scan, err := os.ReadFile(filepath.Join(root, "sys/class/scsi_host/host2/scan")); err != nil || string(scan) != "- - -" {
+		t.Fatalf("the host's scan file holds %q (%v)", scan, err)
+	}
+}

@@ -96,3 +96,18 @@ func (fs rootedFS) Lstat(path string) (os.FileInfo, error) { return os.Lstat(fs.
 // Readlink returns the link's text unchanged: the mapped resolver joins a
 // relative one to the link's own guest path.
 func (fs rootedFS) Readlink(path string) (string, error) { return os.Readlink(fs.host(path)) }
+
+// WriteFileString writes under root: the scsi resolver asks the SCSI host
+// to rescan by writing its scan file, which must exist (the kernel makes
+// it), as the test's /sys tree has it.
+func (fs rootedFS) WriteFileString(path, content string) error {
+	f, err := os.OpenFile(fs.host(path), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
