@@ -330,3 +330,69 @@ func TestVPCStartedByItsFirstTierVM(t *testing.T) {
 		t.Fatalf("after the first VM on its tier the VPC has %d source NAT addresses, want 1", n)
 	}
 }
+
+// TestVPCFirewallRules: 4.22 takes no firewall rule on a VPC's address.
+// One no tier holds (the source NAT address, a fresh one) has no network
+// (CreateFirewallRuleCmd.getNetworkId); one a tier holds for static NAT or
+// a load balancer is refused by checkIpForService, the tier offering having
+// no Firewall service - so is a static NAT rule that would open the
+// firewall. Nothing is left behind to list.
+func TestVPCFirewallRules(t *testing.T) {
+	e := newVPCEnv(t)
+	fw := func(ipID string) error {
+		p := e.cs.Firewall.NewCreateFirewallRuleParams(ipID, "tcp")
+		p.SetStartport(22)
+		_, err := e.cs.Firewall.CreateFirewallRule(p)
+		return err
+	}
+	lp := e.cs.Address.NewListPublicIpAddressesParams()
+	lp.SetVpcid(e.vpc)
+	lp.SetIssourcenat(true)
+	snat, err := e.cs.Address.ListPublicIpAddresses(lp)
+	if err != nil || snat.Count != 1 {
+		t.Fatalf("the VPC's source NAT address: %+v, %v", snat, err)
+	}
+	const noNetwork = "as IP is not associated with any network and no networkId is passed in"
+	wantAPIError(t, fw(snat.PublicIpAddresses[0].Id), 431, noNetwork)
+	wantAPIError(t, fw(e.vpcAddress(t).Id), 431, noNetwork)
+
+	dp := e.params("cpivm-fw")
+	dp.SetNetworkids([]string{e.tier})
+	vm := e.deploy(t, dp)
+	nat := e.vpcAddress(t)
+	np := e.cs.NAT.NewEnableStaticNatParams(nat.Id, vm.Id)
+	np.SetNetworkid(e.tier)
+	if _, err := e.cs.NAT.EnableStaticNat(np); err != nil {
+		t.Fatalf("enableStaticNat networkid: %v", err)
+	}
+	noProvider := "There is no new provider for IP " + nat.Ipaddress + " of service Firewall!"
+	wantAPIError(t, fw(nat.Id), 431, noProvider)
+	_, err = e.cs.NAT.CreateIpForwardingRule(e.cs.NAT.NewCreateIpForwardingRuleParams(nat.Id, "tcp", 22))
+	wantAPIError(t, err, 431, noProvider)
+	closed := e.rawAsync(t, map[string]string{"command": "createIpForwardingRule", "ipaddressid": nat.Id, "protocol": "tcp",
+		"startport": "22", "openfirewall": "false"})
+	if closed["jobstatus"].(float64) != 1 {
+		t.Fatalf("createIpForwardingRule openfirewall=false on the VPC address = %+v", closed)
+	}
+
+	lbIP := e.vpcAddress(t)
+	lb := e.cs.LoadBalancer.NewCreateLoadBalancerRuleParams("roundrobin", "web", 80, 80)
+	lb.SetPublicipid(lbIP.Id)
+	lb.SetNetworkid(e.tier)
+	if _, err := e.cs.LoadBalancer.CreateLoadBalancerRule(lb); err != nil {
+		t.Fatalf("createLoadBalancerRule on the VPC address: %v", err)
+	}
+	wantAPIError(t, fw(lbIP.Id), 431, "There is no new provider for IP "+lbIP.Ipaddress+" of service Firewall!")
+
+	for _, by := range []func(*cloudstack.ListFirewallRulesParams){
+		func(p *cloudstack.ListFirewallRulesParams) { p.SetNetworkid(e.tier) },
+		func(p *cloudstack.ListFirewallRulesParams) { p.SetIpaddressid(nat.Id) },
+		func(p *cloudstack.ListFirewallRulesParams) { p.SetIpaddressid(lbIP.Id) },
+	} {
+		p := e.cs.Firewall.NewListFirewallRulesParams()
+		by(p)
+		if l, err := e.cs.Firewall.ListFirewallRules(p); err != nil || l.Count != 0 {
+			t.Fatalf("listFirewallRules in the VPC = %+v, %v", l, err)
+		}
+	}
+}

@@ -19,7 +19,7 @@ func firewallRuleCommands() []kernel.Command {
 }
 
 // firewallSpec is an ingress firewall rule to create
-// (FirewallManagerImpl.createFirewallRuleForNonVPC's arguments).
+// (FirewallManagerImpl.createFirewallRule's arguments).
 type firewallSpec struct {
 	start, end         *int
 	proto              string
@@ -41,7 +41,11 @@ func optInt(p kernel.Params, name string) *int {
 
 // createFirewallRule follows CreateFirewallRuleCmd.create (source CIDR
 // check, then FirewallManagerImpl.createIngressFirewallRule) at once and
-// CreateFirewallRuleCmd.execute (applyIngressFwRules) in the job.
+// CreateFirewallRuleCmd.execute (applyIngressFwRules) in the job. In 4.22
+// createIngressFirewallRule has no VPC branch, so a VPC address takes no
+// rule: one no tier holds fails getNetworkId below, one a tier holds fails
+// checkIpForService (tier offerings have no Firewall service). Main's
+// createIngressFirewallRuleForVpcIp (apache/cloudstack#12706) came later.
 func createFirewallRule(c *kernel.Call) (*kernel.AsyncJob, error) {
 	p := c.Params
 	ip, _ := model.ByID(c.State.PublicIPs, p.Get("ipaddressid"))
@@ -90,8 +94,9 @@ func orMinusOne(v *int) *int {
 	return &m
 }
 
-// createFirewallRuleFor is FirewallManagerImpl.createFirewallRuleForNonVPC
-// for an ingress rule on ip: checkIpForService(Firewall), then
+// createFirewallRuleFor is FirewallManagerImpl.createFirewallRule
+// (createFirewallRuleForNonVPC on main) for an ingress rule on ip:
+// checkIpForService(Firewall), then
 // validateFirewallRule. A conflicting new rule is not kept (CloudStack
 // persists it, finds the conflict and rolls the transaction back).
 func createFirewallRuleFor(c *kernel.Call, ip *model.PublicIP, s firewallSpec) (*model.NetRule, *kernel.APIError) {
