@@ -62,7 +62,7 @@ func TestReadmeFirstScreen(t *testing.T) {
 	for hv, wants := range map[string][]string{
 		"KVM":                {"bosh-openstack-kvm-ubuntu-"},
 		"XenServer / XCP-ng": {"bosh-openstack-kvm-ubuntu-", "bosh-cloudstack-xen-ubuntu-"},
-		"VMware":             {"not yet supported"},
+		"VMware":             {"bosh-vsphere-esxi-ubuntu-"},
 	} {
 		for _, want := range wants {
 			if !strings.Contains(rows[hv], want) {
