@@ -4,8 +4,9 @@ import "time"
 
 // periodicTask is a management server thread scheduled with a fixed delay
 // (ScheduledExecutorService.scheduleWithFixedDelay): the first run after
-// first, then one every delay after the previous run ends. Simulator
-// plumbing for the threads that cite their Java (vmexpunge.go, vmstats.go).
+// first, then one every delay after the previous run ends, as
+// StatsCollector.init schedules VmStatsCollector (vmstats.go) and
+// UserVmManagerImpl.start the ExpungeTask (vmexpunge.go).
 type periodicTask struct {
 	stop chan struct{}
 	done chan struct{}

@@ -116,8 +116,8 @@ func (s *Engine) ServeAPI(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// exactAPI finds a command by its exact name: ApiServer's
-// s_apiNameCmdClassMap is case-sensitive, so "listzones" does not exist.
+// exactAPI finds a command by its exact name: ApiServer.getCmdClass looks it
+// up in s_apiNameCmdClassMap, which is case-sensitive, so "listzones" does not exist.
 // A command the release served does not have is as unknown as a misspelt
 // one: that release's s_apiNameCmdClassMap has no class for it.
 func (s *Engine) exactAPI(command string) *schema.API {

@@ -166,7 +166,9 @@ func (f *Fault) String() string {
 }
 
 // Hold waits out the rule's Delay, or less: until the client goes away or
-// the rules are cleared.
+// the rules are cleared. Fault rules are a test instrument with no
+// CloudStack Java behind them (simulator-fidelity.md, "Simulator features
+// with no Java").
 func (f *Fault) Hold(ctx context.Context) {
 	if f.Delay <= 0 {
 		return

@@ -147,7 +147,9 @@ func splitArrayKey(key string, open int) (name string, index int, field string, 
 	return strings.ToLower(key[:open]), n, key[dot+1:], true
 }
 
-// drop forgets a plain or map parameter.
+// drop forgets a plain or map parameter: one the served release's command
+// class has no field for, which ParamProcessWorker.processParameters never
+// sets (dropLaterParams).
 func (p Params) drop(name string) {
 	delete(p.Values, name)
 	delete(p.maps, name)

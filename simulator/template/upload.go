@@ -57,7 +57,8 @@ func (s *SSVM) ServeUpload(w http.ResponseWriter, r *http.Request) {
 // answers in plain text, so a rule gives the status (400 by default) and
 // text, after its delay, and the upload is failed as a refused one is. It
 // returns 0 when no rule fires, and whether the answer is to be lost after
-// the upload is received. A client that goes away during the delay leaves
+// the upload is received (a test instrument: no CloudStack Java stands
+// behind fault rules). A client that goes away during the delay leaves
 // the SSVM with no upload entity, as if it never POSTed.
 func (s *SSVM) uploadFault(r *http.Request, id string) (int, string, bool) {
 	f := s.Faults.Match("upload")
