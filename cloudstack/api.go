@@ -9,7 +9,7 @@ import (
 // CloudStack, in the CPI's terms, composed of one small interface per
 // resource so that a part of the CPI (or its test) can ask for just the
 // ones it uses. *Client implements them against a real management server;
-// cloudstackmock has generated mocks of each.
+// cloudstackmock has a generated mock of API.
 type API interface {
 	VMs
 	Volumes

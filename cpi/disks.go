@@ -8,6 +8,7 @@ import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 )
 
 // disks is the part behind the disk methods: volumes, put on the VM a CID
@@ -101,11 +102,11 @@ func (c disks) diskMarks(vm *cloudstack.VM) map[string]string {
 	return marks
 }
 
-// readDiskProps refuses unknown keys, as readVMProps does: a misspelt
+// readDiskProps refuses unknown keys, as vmtype.Read does: a misspelt
 // disk_offering must not silently become the default offering.
 func readDiskProps(cp apiv1.DiskCloudProps) (diskProps, error) {
 	var props diskProps
-	return props, decodeStrict(cp, &props, "disk")
+	return props, jsonwords.DecodeStrict(cp, &props, "disk")
 }
 
 // diskZone is the zone of the VM the disk is for (and that VM), or the

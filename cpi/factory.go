@@ -3,7 +3,8 @@
 // calls on the CloudStack layer and answers in the CPI contract's terms.
 // Each part holds only the CloudStack interfaces it calls, composed in its
 // own small interface (stemcellCloud, vmCloud, …), so its type says what it
-// depends on and a test of it needs nothing else. The VM part reaches
+// depends on; tests give every part the one strict mock of cloudstack.API
+// (cloudstackmock), which satisfies each small interface. The VM part reaches
 // load-balancer rules (lbs) and create_vm's names (placement) through parts
 // of their own, and the sweeps of what interrupted calls left are parts
 // too (templateLeftovers, diskLeftovers, snapshotLeftovers).

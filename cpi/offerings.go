@@ -8,6 +8,7 @@ import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
 // offerings is the part that chooses offerings: calculate_vm_cloud_properties,
@@ -69,7 +70,7 @@ func computeProps(props map[string]any, offerings []cloudstack.ServiceOffering, 
 		props["compute_offering"] = fits[0].Name
 		return nil
 	}
-	o, err := pickCustom(offerings, res.CPU, res.RAM, 0)
+	o, err := vmtype.PickCustom(offerings, res.CPU, res.RAM, 0)
 	if err != nil {
 		among := ""
 		if filter.set() {

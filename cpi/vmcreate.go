@@ -8,6 +8,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
+	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
 // vmCreation is one create_vm: what it resolved and everything it created,
@@ -15,7 +16,7 @@ import (
 type vmCreation struct {
 	vms               vms // the part it runs in; its lbs and placement serve the rules and names
 	agentID           string
-	props             vmProps
+	props             vmtype.Props
 	plan              networkPlan
 	env               apiv1.VMEnv
 	spec              cloudstack.DeploySpec
@@ -34,7 +35,7 @@ type vmCreation struct {
 
 func (c vms) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
 	networks apiv1.Networks, env apiv1.VMEnv) (*vmCreation, error) {
-	props, err := readVMProps(cp)
+	props, err := vmtype.Read(cp)
 	if err != nil {
 		return nil, vmCreationRefused(err)
 	}

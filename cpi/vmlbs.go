@@ -2,11 +2,11 @@ package cpi
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
 // lbs is the part that puts VMs behind the Go CPI's lbs and takes them
@@ -22,61 +22,13 @@ type lbCloud interface {
 	cloudstack.PublicIPFinder
 }
 
-// lbProp is one entry of the Go CPI's lbs: a public load-balancer rule on
-// public_ip, created when missing, with the VM behind it.
-type lbProp struct {
-	Name         string    `json:"name"`
-	Algorithm    string    `json:"algorithm"`
-	PrivatePort  int       `json:"private_port"`
-	PublicPort   int       `json:"public_port"`
-	OpenFirewall flexibool `json:"open_firewall"`
-	PublicIP     string    `json:"public_ip"`
-}
-
-func (l lbProp) String() string {
-	return fmt.Sprintf("lbs entry %q (public_ip %s)", l.Name, l.PublicIP)
-}
-
 // lbPlan is an entry resolved before the deploy: the address, the rule if
 // it exists, and the network createLoadBalancerRule needs to be told.
 type lbPlan struct {
-	prop      lbProp
+	prop      vmtype.LB
 	addr      *cloudstack.PublicIP
 	rule      *cloudstack.LBRule
 	networkID string
-}
-
-// checkLBProps refuses, before anything is asked of CloudStack, entries
-// CloudStack would refuse: createPublicLoadBalancerRule's algorithm
-// (NetUtils.isValidAlgorithm) and ports (NetUtils.isValidPort), a name
-// (the rule's required name), and an address to put the rule on.
-func checkLBProps(lbs []lbProp) error {
-	seen := map[string]bool{}
-	for i, l := range lbs {
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("VM cloud_properties: lbs[%d] (%q): %s", i, l.Name, fmt.Sprintf(format, args...))
-		}
-		addr, err := netip.ParseAddr(l.PublicIP)
-		switch {
-		case strings.TrimSpace(l.Name) == "":
-			return fmt.Errorf("VM cloud_properties: lbs[%d] has no name", i)
-		case !cloudstack.ValidLBAlgorithm(l.Algorithm):
-			return bad("algorithm %q is not one CloudStack accepts: %s", l.Algorithm,
-				strings.Join(cloudstack.LBAlgorithms, ", "))
-		case l.PublicPort < 1 || l.PublicPort > 65535:
-			return bad("public_port %d is not a port (1-65535)", l.PublicPort)
-		case l.PrivatePort < 1 || l.PrivatePort > 65535:
-			return bad("private_port %d is not a port (1-65535)", l.PrivatePort)
-		case l.PublicIP == "":
-			return bad("public_ip is missing: name the allocated public IP address the rule is on")
-		case err != nil || !addr.Is4():
-			return bad("public_ip %q is not an IPv4 address", l.PublicIP)
-		case seen[l.PublicIP+" "+l.Name]:
-			return bad("a second entry of that name on %s", l.PublicIP)
-		}
-		seen[l.PublicIP+" "+l.Name] = true
-	}
-	return nil
 }
 
 // lbNetwork decides, for an allocated address, the network its rule is
@@ -88,7 +40,7 @@ func checkLBProps(lbs []lbProp) error {
 // (CreateLoadBalancerRuleCmd.getOpenFirewall), and a VM with no NIC on the
 // rule's network (assignToLoadBalancer: "doesn't belong in the same
 // network"). The network is sent only for a VPC address no tier has yet.
-func lbNetwork(l lbProp, addr *cloudstack.PublicIP, vip string, nics []nicPlan) (string, error) {
+func lbNetwork(l vmtype.LB, addr *cloudstack.PublicIP, vip string, nics []nicPlan) (string, error) {
 	on := func(pick func(cloudstack.Network) bool) (string, bool) {
 		i := slices.IndexFunc(nics, func(n nicPlan) bool { return pick(n.network) })
 		if i < 0 {
@@ -134,7 +86,7 @@ func lbNetwork(l lbProp, addr *cloudstack.PublicIP, vip string, nics []nicPlan) 
 // of its name, which must have its ports (else the VM would be behind the
 // wrong port), or none, when no other rule has its public port
 // (createPublicLoadBalancer's detectRulesConflict would refuse it).
-func existingRule(l lbProp, rules []cloudstack.LBRule) (*cloudstack.LBRule, error) {
+func existingRule(l vmtype.LB, rules []cloudstack.LBRule) (*cloudstack.LBRule, error) {
 	if r := cloudstack.NamedLBRule(rules, l.Name); r != nil {
 		if r.PublicPort != l.PublicPort || r.PrivatePort != l.PrivatePort {
 			return nil, fmt.Errorf("%s: rule %s of that name exists on %s with public port %d and private port %d, "+
@@ -183,7 +135,7 @@ func (v *vmCreation) lbMark() cloudstack.LBMark {
 
 // plan resolves the entries in a zone for a VM with the vip and NICs: each
 // entry's address, its rule if it exists, and the network the rule needs.
-func (c lbs) plan(entries []lbProp, zoneID, vip string, nics []nicPlan) ([]lbPlan, error) {
+func (c lbs) plan(entries []vmtype.LB, zoneID, vip string, nics []nicPlan) ([]lbPlan, error) {
 	var plans []lbPlan
 	for _, l := range entries {
 		addr, err := c.cloud.FindPublicIP(zoneID, l.PublicIP)

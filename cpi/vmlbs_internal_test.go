@@ -10,37 +10,11 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
+	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
-func webLB() lbProp {
-	return lbProp{Name: "web", Algorithm: "roundrobin", PrivatePort: 8080, PublicPort: 80, PublicIP: "192.0.2.10"}
-}
-
-func TestLBEntriesCloudStackWouldRefuseAreRefusedNamingTheEntry(t *testing.T) {
-	for want, edit := range map[string]func(*lbProp){
-		"lbs[0] has no name":                                     func(l *lbProp) { l.Name = " " },
-		`lbs[0] ("web"): algorithm "random" is not one`:          func(l *lbProp) { l.Algorithm = "random" },
-		`lbs[0] ("web"): public_port 0 is not a port`:            func(l *lbProp) { l.PublicPort = 0 },
-		`lbs[0] ("web"): private_port 65536 is not a port`:       func(l *lbProp) { l.PrivatePort = 65536 },
-		`lbs[0] ("web"): public_ip is missing`:                   func(l *lbProp) { l.PublicIP = "" },
-		`lbs[0] ("web"): public_ip "2001:db8::1" is not an IPv4`: func(l *lbProp) { l.PublicIP = "2001:db8::1" },
-	} {
-		l := webLB()
-		edit(&l)
-		if err := checkLBProps([]lbProp{l}); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%+v: %v, want %q", l, err, want)
-		}
-	}
-	if err := checkLBProps([]lbProp{webLB(), webLB()}); err == nil || !strings.Contains(err.Error(), "lbs[1]") {
-		t.Errorf("a duplicate entry: %v", err)
-	}
-	for _, a := range []string{"roundrobin", "leastconn", "source", "RoundRobin"} {
-		l := webLB()
-		l.Algorithm = a
-		if err := checkLBProps([]lbProp{l}); err != nil {
-			t.Errorf("algorithm %q: %v", a, err)
-		}
-	}
+func webLB() vmtype.LB {
+	return vmtype.LB{Name: "web", Algorithm: "roundrobin", PrivatePort: 8080, PublicPort: 80, PublicIP: "192.0.2.10"}
 }
 
 func TestLBNetworkFollowsTheAddress(t *testing.T) {
@@ -52,7 +26,7 @@ func TestLBNetworkFollowsTheAddress(t *testing.T) {
 	dns.PublicPort = 53
 	cases := []struct {
 		name    string
-		l       lbProp
+		l       vmtype.LB
 		addr    *cloudstack.PublicIP
 		vip     string
 		network string

@@ -1,114 +1,19 @@
 package cpi
 
 import (
-	"bytes"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/netip"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
-	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
+	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
-
-// vmProps are a VM type's cloud_properties: ours, and the keys the earlier
-// CloudStack CPIs read, with their meaning (the Java CPI's ResourcePool
-// and the Go CPI's ResourceCloudProperties), so their VM types work
-// unchanged. Unknown keys are refused: a typo must not silently give a
-// VM the wrong size.
-type vmProps struct {
-	ComputeOffering       string   `json:"compute_offering"`
-	CPU                   int      `json:"cpu"`
-	RAM                   int      `json:"ram"` // MiB
-	CPUSpeed              int      `json:"cpu_speed"`
-	RootDiskSize          int      `json:"root_disk_size"`      // MiB
-	EphemeralDiskSize     int      `json:"ephemeral_disk_size"` // MiB
-	EphemeralDiskOffering string   `json:"ephemeral_disk_offering"`
-	Zone                  string   `json:"zone"`
-	AffinityGroup         string   `json:"affinity_group"`
-	AffinityGroupType     string   `json:"affinity_group_type"`
-	SecurityGroups        []string `json:"security_groups"`
-	KeyPair               string   `json:"keypair"`
-	Routes                routes   `json:"routes"`
-
-	// Disk is the earlier CPIs' name for ephemeral_disk_size (MiB).
-	Disk *int `json:"disk"`
-	// DiskOffering is decoded by the Go CPI from a VM type (its
-	// ResourceCloudProperties embeds DiskCloudProperties) but never used
-	// by its create_vm, whose ephemeral disk takes ephemeral_disk_offering
-	// or the default: accepted, and ignored alike.
-	DiskOffering string `json:"disk_offering"`
-	// LBs are the Go CPI's load-balancer rules, with the VM behind them.
-	LBs []lbProp `json:"lbs"`
-}
-
-// routes are the Go CPI's extra routes by BOSH network name.
-type routes map[string][]routeProp
-
-type routeProp struct {
-	CIDR    string `json:"cidr"`
-	Gateway string `json:"gateway"` // empty: the network's gateway
-}
-
-// decodeStrict reads cloud_properties into v, refusing keys v has no field
-// for: a typo must not silently give a VM or disk the wrong size.
-func decodeStrict(cp any, v any, what string) error {
-	raw, err := json.Marshal(cp)
-	if err != nil || string(raw) == "null" {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return jsonwords.In(what+" cloud_properties", err)
-	}
-	return nil
-}
-
-func readVMProps(cp apiv1.VMCloudProps) (vmProps, error) {
-	var props vmProps
-	if err := decodeStrict(cp, &props, "VM"); err != nil {
-		return props, err
-	}
-	if err := checkLBProps(props.LBs); err != nil {
-		return props, err
-	}
-	if err := props.mergeDisk(); err != nil {
-		return props, err
-	}
-	if props.CPU < 0 || props.RAM < 0 || props.EphemeralDiskSize < 0 || props.RootDiskSize < 0 {
-		return props, fmt.Errorf("VM cloud_properties: cpu, ram and disk sizes must not be negative")
-	}
-	if (props.CPU > 0) != (props.RAM > 0) {
-		return props, fmt.Errorf("VM cloud_properties: cpu and ram go together")
-	}
-	if t := props.AffinityGroupType; t != "" && !slices.Contains(config.AffinityGroupTypes, t) {
-		return props, fmt.Errorf("VM cloud_properties: affinity_group_type is %q; want one of %q", t, config.AffinityGroupTypes)
-	}
-	return props, nil
-}
-
-// mergeDisk folds the earlier CPIs' disk into ephemeral_disk_size: either
-// names the ephemeral disk's size, and two different sizes are a mistake.
-func (p *vmProps) mergeDisk() error {
-	if p.Disk == nil {
-		return nil
-	}
-	if p.EphemeralDiskSize != 0 && p.EphemeralDiskSize != *p.Disk {
-		return fmt.Errorf("VM cloud_properties: disk (%d MiB) and ephemeral_disk_size (%d MiB) both size the "+
-			"ephemeral disk and differ: give one", *p.Disk, p.EphemeralDiskSize)
-	}
-	p.EphemeralDiskSize = *p.Disk
-	return nil
-}
 
 // nicPlan is one NIC to ask for, in CloudStack's order.
 type nicPlan struct {
@@ -132,23 +37,8 @@ type networkPlan struct {
 // network is not the VM's first NIC, which CloudStack makes its default
 // one, unless every network is undiscoverable.
 type networkProps struct {
-	Name           string    `json:"name"`
-	Undiscoverable flexibool `json:"undiscoverable"`
-}
-
-// flexibool is a boolean a manifest may also give as "true" or "false".
-type flexibool bool
-
-func (b *flexibool) UnmarshalJSON(raw []byte) error {
-	if string(raw) == "null" {
-		return nil
-	}
-	v, err := strconv.ParseBool(strings.Trim(string(raw), `"`))
-	if err != nil {
-		return fmt.Errorf("want true or false, not %s", raw)
-	}
-	*b = flexibool(v)
-	return nil
+	Name           string         `json:"name"`
+	Undiscoverable jsonwords.Bool `json:"undiscoverable"`
 }
 
 func planNetworks(networks apiv1.Networks) (networkPlan, []string, error) {
@@ -158,7 +48,7 @@ func planNetworks(networks apiv1.Networks) (networkPlan, []string, error) {
 	props := map[string]networkProps{}
 	for n, net := range networks {
 		var cp networkProps
-		if err := decodeStrict(net.CloudProps(), &cp, fmt.Sprintf("network %q", n)); err != nil {
+		if err := jsonwords.DecodeStrict(net.CloudProps(), &cp, fmt.Sprintf("network %q", n)); err != nil {
 			return plan, nil, err
 		}
 		names, props[n] = append(names, n), cp
@@ -298,7 +188,7 @@ func (p networkPlan) agentNetworks() map[string]networkSettings {
 // addRoutes gives each NIC the routes the VM type names for its network,
 // as the Go CPI's addRouteToNetworks does: a route without a gateway goes
 // through the network's own.
-func (p *networkPlan) addRoutes(byNet routes) error {
+func (p *networkPlan) addRoutes(byNet vmtype.Routes) error {
 	for name, list := range byNet {
 		i := slices.IndexFunc(p.nics, func(n nicPlan) bool { return n.name == name })
 		if i < 0 {
@@ -320,7 +210,7 @@ func (p *networkPlan) addRoutes(byNet routes) error {
 // The destination is the CIDR's network address; the Go CPI passes the
 // address as written, which the agent's ip route refuses when host bits
 // are set.
-func agentRoute(rt routeProp, gateway string) (route, error) {
+func agentRoute(rt vmtype.Route, gateway string) (route, error) {
 	prefix, err := netip.ParsePrefix(rt.CIDR)
 	if err != nil || !prefix.Addr().Is4() {
 		return route{}, fmt.Errorf("cidr %q is not an IPv4 CIDR", rt.CIDR)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
 func vmCloudProps(t *testing.T, raw string) apiv1.VMCloudProps {
@@ -16,52 +18,6 @@ func vmCloudProps(t *testing.T, raw string) apiv1.VMCloudProps {
 		t.Fatal(err)
 	}
 	return apiv1.NewVMCloudPropsFromMap(m)
-}
-
-// TestEarlierCPIsVMKeysKeepTheirMeaning: the Java CPI's and the Go CPI's VM
-// types decode to the same VM as ours.
-func TestEarlierCPIsVMKeysKeepTheirMeaning(t *testing.T) {
-	for raw, want := range map[string]vmProps{
-		// The Java CPI's resource pool (seed 004).
-		`{"compute_offering":"CO2 - Medium STD","disk":20000,"ephemeral_disk_offering":"custom_size_disk_offering2"}`: {
-			ComputeOffering: "CO2 - Medium STD", EphemeralDiskSize: 20000, EphemeralDiskOffering: "custom_size_disk_offering2"},
-		// bosh-deployment's cloudstack/cpi.yml.
-		`{"compute_offering":"Small","disk":25000,"ephemeral_disk_offering":"shared.custom","root_disk_size":15000}`: {
-			ComputeOffering: "Small", EphemeralDiskSize: 25000, EphemeralDiskOffering: "shared.custom", RootDiskSize: 15000},
-		// The Go CPI's custom offering, affinity and ignored disk_offering.
-		`{"compute_offering":"Custom","cpu":2,"ram":2048,"cpu_speed":1000,"disk_offering":"x","affinity_group":"g",` +
-			`"affinity_group_type":"host affinity","lbs":[]}`: {ComputeOffering: "Custom", CPU: 2, RAM: 2048, CPUSpeed: 1000,
-			DiskOffering: "x", AffinityGroup: "g", AffinityGroupType: "host affinity"},
-		`{"disk":2048,"ephemeral_disk_size":2048}`: {EphemeralDiskSize: 2048},
-		`{"ephemeral_disk_size":1024}`:             {EphemeralDiskSize: 1024},
-	} {
-		got, err := readVMProps(vmCloudProps(t, raw))
-		if err != nil {
-			t.Errorf("%s: %v", raw, err)
-			continue
-		}
-		got.Disk, got.LBs = nil, nil
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s:\n got %+v\nwant %+v", raw, got, want)
-		}
-	}
-}
-
-func TestVMKeysNoVocabularyKnowsAreRefused(t *testing.T) {
-	for raw, want := range map[string]string{
-		`{"disk":2048,"ephemeral_disk_size":4096}`: "disk (2048 MiB) and ephemeral_disk_size (4096 MiB) both size the ephemeral disk and differ",
-		`{"disk":0,"ephemeral_disk_size":4096}`:    "disk (0 MiB) and ephemeral_disk_size (4096 MiB)",
-		`{"dsk":2048}`:                             `VM cloud_properties: unknown field "dsk"`,
-		`{"lbs":[{"name":"web","algorithm":"roundrobin","private_port":80,"public_port":80}]}`:                                `lbs[0] ("web"): public_ip is missing`,
-		`{"lbs":[{"name":"web","algorithm":"roundrobin","private_port":80,"public_port":80,"public_ip":"1.2.3.4","port":1}]}`: `unknown field "port"`,
-		`{"affinity_group":"g","affinity_group_type":"rack affinity"}`:                                                        `affinity_group_type is "rack affinity"`,
-		`{"disk":-1}`: "must not be negative",
-		`{"routes":{"default":[{"cidr":"10.2.0.0/16","via":"10.1.1.1"}]}}`: `unknown field "via"`,
-	} {
-		if _, err := readVMProps(vmCloudProps(t, raw)); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v, want %q", raw, err, want)
-		}
-	}
 }
 
 func twoNetworks(t *testing.T, defaultCP, otherCP string) apiv1.Networks {
@@ -105,7 +61,7 @@ func TestUndiscoverableNetworkIsNotTheFirstNIC(t *testing.T) {
 // TestRoutesBecomeTheNetworksAgentRoutes: the Go CPI's routes, keyed by
 // BOSH network, with the network's gateway when none is given.
 func TestRoutesBecomeTheNetworksAgentRoutes(t *testing.T) {
-	props, err := readVMProps(vmCloudProps(t, `{"routes":{"other":[{"cidr":"172.16.0.0/12"},`+
+	props, err := vmtype.Read(vmCloudProps(t, `{"routes":{"other":[{"cidr":"172.16.0.0/12"},`+
 		`{"cidr":"192.168.7.9/24","gateway":"10.2.1.254"}]}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +92,7 @@ func TestRoutesBecomeTheNetworksAgentRoutes(t *testing.T) {
 		`{"other":[{"cidr":"10.3.0.0/16","gateway":"gw"}]}`:    `gateway "gw" is not an IPv4 address`,
 		`{"other":[{"cidr":"fd00::/8","gateway":"10.2.1.1"}]}`: `cidr "fd00::/8" is not an IPv4 CIDR`,
 	} {
-		props, err := readVMProps(vmCloudProps(t, `{"routes":`+routes+`}`))
+		props, err := vmtype.Read(vmCloudProps(t, `{"routes":`+routes+`}`))
 		if err == nil {
 			plan, _, _ := planNetworks(twoNetworks(t, `{"name":"a"}`, `{"name":"b"}`))
 			err = plan.addRoutes(props.Routes)

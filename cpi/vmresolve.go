@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"strings"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
 // create_vm's first half: names in the request become CloudStack ids, and
@@ -82,7 +82,7 @@ func (v *vmCreation) resolve(networkRefs []string) error {
 
 func (v *vmCreation) resolveOffering() error {
 	c := v.vms.placement
-	if v.props.CPU > 0 {
+	if v.props.Custom() {
 		o, err := v.customOffering()
 		if err != nil {
 			return err
@@ -110,8 +110,8 @@ func (v *vmCreation) resolveOffering() error {
 	if err != nil {
 		return vmCreationRefused(err)
 	}
-	if o.Customized {
-		return vmCreationRefused(fmt.Errorf("compute offering %q is customized: give cpu and ram instead", ref))
+	if err := vmtype.CheckFixed(o, ref); err != nil {
+		return vmCreationRefused(err)
 	}
 	v.spec.ServiceOfferingID = o.ID
 	v.spec.RootDiskGB = gib(v.props.RootDiskSize)
@@ -119,9 +119,8 @@ func (v *vmCreation) resolveOffering() error {
 }
 
 // customOffering is the customized offering cpu and ram run on: the one
-// compute_offering names, if it takes them; else the first custom
-// constrained offering whose limits take them, else the first other
-// customized offering that does.
+// compute_offering names, if it takes them; else vmtype.PickCustom's
+// choice among those CloudStack lists.
 func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
 	c := v.vms.placement
 	cpu, ram, speed := v.props.CPU, v.props.RAM, v.props.CPUSpeed
@@ -130,51 +129,14 @@ func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
 		if err != nil {
 			return nil, vmCreationRefused(err)
 		}
-		if !o.Customized {
-			return nil, vmCreationRefused(fmt.Errorf("compute offering %q is not customized, so cpu and ram cannot be set", ref))
-		}
-		return o, vmCreationRefused(o.CheckCustom(cpu, ram, speed))
+		return o, vmCreationRefused(vmtype.CheckNamedCustom(o, ref, cpu, ram, speed))
 	}
 	offerings, err := c.cloud.ServiceOfferings()
 	if err != nil {
 		return nil, err
 	}
-	o, err := pickCustom(offerings, cpu, ram, speed)
+	o, err := vmtype.PickCustom(offerings, cpu, ram, speed)
 	return o, vmCreationRefused(err)
-}
-
-// pickCustom chooses among offerings the customized one for cpu, ram and
-// speed (0: any): a custom constrained offering whose limits take them
-// first, else another customized one that does. The error names every
-// customized offering's limits.
-func pickCustom(offerings []cloudstack.ServiceOffering, cpu, ram, speed int) (*cloudstack.ServiceOffering, error) {
-	var pick *cloudstack.ServiceOffering
-	var misfits []string
-	for i := range offerings {
-		o := &offerings[i]
-		switch {
-		case !o.Customized:
-		case !o.Takes(cpu, ram, speed):
-			misfits = append(misfits, fmt.Sprintf("%q takes %s", o.Name, o.Limits()))
-		case pick == nil || o.Constrained && !pick.Constrained:
-			pick = o
-		}
-	}
-	switch {
-	case pick != nil:
-		return pick, nil
-	case len(misfits) > 0:
-		return nil, fmt.Errorf("no customized compute offering takes %d CPUs and %d MiB of memory%s: %s",
-			cpu, ram, speedText(speed), strings.Join(misfits, "; "))
-	}
-	return nil, fmt.Errorf("cpu and ram need a customized compute offering, and CloudStack offers none")
-}
-
-func speedText(mhz int) string {
-	if mhz == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" at %d MHz", mhz)
 }
 
 func (v *vmCreation) resolveEphemeral() error {

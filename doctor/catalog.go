@@ -1,8 +1,11 @@
 package doctor
 
 import (
+	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
 // checkOfferings finds the offerings cpi.json's defaults and the
@@ -42,15 +45,15 @@ func (r *run) checkOfferings() {
 // customized one where no cpu and ram are given.
 func (r *run) computeOffering(what, ref string) {
 	o, err := r.cloud.FindServiceOffering(ref)
-	switch {
-	case err != nil:
+	if err != nil {
 		r.fail(CheckOfferings, what+": "+err.Error(), "name an existing compute offering (listServiceOfferings) in "+what)
-	case o.Customized:
-		r.fail(CheckOfferings, fmt.Sprintf("%s: compute offering %q is customized, and create_vm needs cpu and ram for it", what, ref),
-			"name a fixed compute offering, or give the VM types cpu and ram")
-	default:
-		r.pass(CheckOfferings, fmt.Sprintf("%s: compute offering %q (%s)", what, o.Name, o.ID))
+		return
 	}
+	if err := vmtype.CheckFixed(o, ref); err != nil {
+		r.fail(CheckOfferings, what+": "+err.Error(), "name a fixed compute offering, or give the VM types cpu and ram")
+		return
+	}
+	r.pass(CheckOfferings, fmt.Sprintf("%s: compute offering %q (%s)", what, o.Name, o.ID))
 }
 
 // diskOffering checks a disk offering exists and, when custom, takes a size.
@@ -72,8 +75,8 @@ func (r *run) vmType(t ccVMType) {
 	p := t.CloudProperties
 	what := fmt.Sprintf("vm_type %q", t.Name)
 	switch {
-	case p.CPU > 0 && p.RAM > 0:
-		r.customCompute(what, p.ComputeOffering, p.CPU, p.RAM, p.CPUSpeed)
+	case p.Custom():
+		r.customCompute(what, p)
 	case p.ComputeOffering != "":
 		r.computeOffering(what, p.ComputeOffering)
 	case r.cfg.CloudStack.DefaultComputeOffering == "":
@@ -86,22 +89,23 @@ func (r *run) vmType(t ccVMType) {
 }
 
 // customCompute checks a customized offering takes cpu, ram and speed:
-// the one named, or any, as create_vm picks one.
-func (r *run) customCompute(what, ref string, cpu, ram, speed int) {
-	if ref != "" {
+// the one named, or the one create_vm picks (vmtype.PickCustom).
+func (r *run) customCompute(what string, p vmtype.Props) {
+	if ref := p.ComputeOffering; ref != "" {
 		o, err := r.cloud.FindServiceOffering(ref)
-		switch {
-		case err != nil:
+		if err != nil {
 			r.fail(CheckOfferings, what+": "+err.Error(), "name an existing compute offering in its compute_offering")
-		case !o.Customized:
-			r.fail(CheckOfferings, fmt.Sprintf("%s: compute offering %q is not customized, so cpu and ram cannot be set", what, ref),
-				"name a customized compute offering, or drop cpu and ram")
-		case o.CheckCustom(cpu, ram, speed) != nil:
-			r.fail(CheckOfferings, what+": "+o.CheckCustom(cpu, ram, speed).Error(),
-				"fit cpu and ram to the offering's limits, or change its limits")
-		default:
-			r.pass(CheckOfferings, fmt.Sprintf("%s: customized compute offering %q takes %d CPUs and %d MiB", what, o.Name, cpu, ram))
+			return
 		}
+		if err := vmtype.CheckNamedCustom(o, ref, p.CPU, p.RAM, p.CPUSpeed); err != nil {
+			fix := "fit cpu and ram to the offering's limits, or change its limits"
+			if errors.Is(err, vmtype.ErrNotCustomized) {
+				fix = "name a customized compute offering, or drop cpu and ram"
+			}
+			r.fail(CheckOfferings, what+": "+err.Error(), fix)
+			return
+		}
+		r.passCustom(what, o, p)
 		return
 	}
 	offerings, err := r.cloud.ServiceOfferings()
@@ -109,24 +113,19 @@ func (r *run) customCompute(what, ref string, cpu, ram, speed int) {
 		r.fail(CheckOfferings, what+": "+err.Error(), "give the account a role that may call listServiceOfferings")
 		return
 	}
-	var limits []string
-	for _, o := range offerings {
-		if !o.Customized {
-			continue
-		}
-		if o.Takes(cpu, ram, speed) {
-			r.pass(CheckOfferings, fmt.Sprintf("%s: customized compute offering %q takes %d CPUs and %d MiB", what, o.Name, cpu, ram))
-			return
-		}
-		limits = append(limits, fmt.Sprintf("%q takes %s", o.Name, o.Limits()))
+	o, err := vmtype.PickCustom(offerings, p.CPU, p.RAM, p.CPUSpeed)
+	switch {
+	case errors.Is(err, vmtype.ErrNoCustomOffering):
+		r.fail(CheckOfferings, what+": "+err.Error(), "create a customized compute offering, or give the VM type a compute_offering")
+	case err != nil:
+		r.fail(CheckOfferings, what+": "+err.Error(), "fit cpu and ram to an offering's limits, or widen them")
+	default:
+		r.passCustom(what, o, p)
 	}
-	if len(limits) == 0 {
-		r.fail(CheckOfferings, what+": cpu and ram need a customized compute offering, and CloudStack offers none",
-			"create a customized compute offering, or give the VM type a compute_offering")
-		return
-	}
-	r.fail(CheckOfferings, fmt.Sprintf("%s: no customized compute offering takes %d CPUs and %d MiB: %s", what, cpu, ram,
-		strings.Join(limits, "; ")), "fit cpu and ram to an offering's limits, or widen them")
+}
+
+func (r *run) passCustom(what string, o *cloudstack.ServiceOffering, p vmtype.Props) {
+	r.pass(CheckOfferings, fmt.Sprintf("%s: customized compute offering %q takes %d CPUs and %d MiB", what, o.Name, p.CPU, p.RAM))
 }
 
 // diskType checks a disk type's offering, or that a customized one exists

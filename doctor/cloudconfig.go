@@ -1,16 +1,21 @@
 package doctor
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
+	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
 // CloudConfig is what doctor reads of a BOSH cloud-config (`bosh
 // cloud-config` prints it): the AZs' zones, the networks' CloudStack
-// networks, the VM and disk types' offerings. Keys it does not read are
-// ignored: the CPI itself refuses unknown cloud_properties keys.
+// networks, the VM and disk types' offerings. A VM type's cloud_properties
+// are create_vm's own (vmtype.Props). Keys it does not know are ignored:
+// the CPI itself refuses unknown cloud_properties keys.
 type CloudConfig struct {
 	AZs       []ccAZ       `yaml:"azs"`
 	Networks  []ccNetwork  `yaml:"networks"`
@@ -43,16 +48,27 @@ type ccNetProps struct {
 }
 
 type ccVMType struct {
-	Name            string `yaml:"name"`
-	CloudProperties struct {
-		ComputeOffering       string `yaml:"compute_offering"`
-		CPU                   int    `yaml:"cpu"`
-		RAM                   int    `yaml:"ram"`
-		CPUSpeed              int    `yaml:"cpu_speed"`
-		EphemeralDiskOffering string `yaml:"ephemeral_disk_offering"`
-		KeyPair               string `yaml:"keypair"`
-		Zone                  string `yaml:"zone"`
-	} `yaml:"cloud_properties"`
+	Name            string
+	CloudProperties vmtype.Props
+}
+
+// UnmarshalYAML reads the cloud_properties through create_vm's schema,
+// which speaks JSON, as the director passes them to the CPI.
+func (t *ccVMType) UnmarshalYAML(n *yaml.Node) error {
+	var raw struct {
+		Name            string         `yaml:"name"`
+		CloudProperties map[string]any `yaml:"cloud_properties"`
+	}
+	if err := n.Decode(&raw); err != nil {
+		return err
+	}
+	t.Name = raw.Name
+	what := fmt.Sprintf("vm_type %q cloud_properties", raw.Name)
+	doc, err := json.Marshal(raw.CloudProperties)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return jsonwords.In(what, json.Unmarshal(doc, &t.CloudProperties))
 }
 
 type ccDiskType struct {

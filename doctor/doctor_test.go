@@ -3,6 +3,8 @@ package doctor
 import (
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -378,6 +380,50 @@ func TestOfferingsFit(t *testing.T) {
 				t.Fatalf("offerings rows: %s", text)
 			}
 		})
+	}
+}
+
+// With cpu and ram and no compute_offering, doctor names the offering
+// create_vm picks: a constrained one that takes them before an
+// unconstrained one listed first.
+func TestOfferingsNameTheConstrainedOfferingCreateVMPicks(t *testing.T) {
+	cloud := &fakeCloud{hypervisor: cloudstack.XenServer,
+		computes: []cloudstack.ServiceOffering{
+			{ID: "c-1", Name: "Open", Customized: true},
+			{ID: "c-2", Name: "Bounded", Customized: true, Constrained: true, SpeedFixed: true, MinCPUs: 1, MaxCPUs: 2,
+				MinMemoryMB: 512, MaxMemoryMB: 4096},
+		}}
+	cc := &CloudConfig{VMTypes: []ccVMType{{Name: "a"}}}
+	cc.VMTypes[0].CloudProperties.CPU, cc.VMTypes[0].CloudProperties.RAM = 2, 2048
+	row := rowOf(t, Run(testConfig(t, nil), cloud, Options{CloudConfig: cc}), CheckOfferings)
+	if !row.OK || !strings.Contains(row.Result, `customized compute offering "Bounded" takes 2 CPUs`) {
+		t.Fatalf("%+v", row)
+	}
+}
+
+// A cloud-config's VM types are read with create_vm's schema; keys it
+// does not know are left to the CPI, a wrong type names the VM type.
+func TestLoadCloudConfigReadsVMTypesAsCreateVM(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cc.yml")
+	write := func(text string) {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("vm_types:\n- name: sized\n  cloud_properties: {cpu: 2, ram: 2048, cpu_speed: 1000, keypair: bosh, zone: z1, " +
+		"ephemeral_disk_offering: Fast, lbs: [{name: web, public_ip: 192.0.2.1}], unknown: 1}\n")
+	cc, err := LoadCloudConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cc.VMTypes[0].CloudProperties
+	if cc.VMTypes[0].Name != "sized" || p.CPU != 2 || p.RAM != 2048 || p.CPUSpeed != 1000 || p.KeyPair != "bosh" ||
+		p.Zone != "z1" || p.EphemeralDiskOffering != "Fast" || len(p.LBs) != 1 || p.LBs[0].Name != "web" {
+		t.Fatalf("%+v", cc.VMTypes[0])
+	}
+	write("vm_types:\n- name: bad\n  cloud_properties: {cpu: two}\n")
+	if _, err := LoadCloudConfig(path); err == nil || !strings.Contains(err.Error(), `vm_type "bad" cloud_properties.cpu`) {
+		t.Fatalf("a wrong type: %v", err)
 	}
 }
 

@@ -3,7 +3,8 @@
 // manifest, a cloud-config, cpi.json); encoding/json's messages name the
 // CPI's Go types instead ("cannot unmarshal string into Go value of type
 // map[string]interface {}"), which tells them neither what was expected
-// nor where.
+// nor where. DecodeStrict reads cloud_properties in these words, refusing
+// unknown keys; Bool is the boolean manifests also write as a string.
 package jsonwords
 
 import (
