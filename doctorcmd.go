@@ -11,6 +11,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/doctor"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/termtable"
 )
 
@@ -32,7 +33,7 @@ func doctorCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := config.Load(*configPath)
 	if err != nil {
-		fmt.Fprintln(stderr, "invalid CPI config:", inJSONWords(err))
+		fmt.Fprintln(stderr, "invalid CPI config:", jsonwords.Message(err))
 		return 2
 	}
 	var opts doctor.Options

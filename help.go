@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/dispatch"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/termtable"
 )
 
@@ -38,7 +39,7 @@ For example:
 
 The methods it serves:
 `)
-	fmt.Fprintf(w, "%s\n\nFlags of a call:\n", wrapList(methodNames(), "  ", 80))
+	fmt.Fprintf(w, "%s\n\nFlags of a call:\n", wrapList(dispatch.Methods(), "  ", 80))
 	out := flags.Output()
 	flags.SetOutput(w)
 	flags.PrintDefaults()

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/dispatch"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/ptytest"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testconfig"
 )
 
 // -h, -help and help (also after bin/cpi's -configPath) show the stdin
@@ -15,7 +18,7 @@ import (
 func TestHelpExplainsTheCommandLine(t *testing.T) {
 	want := []string{"one JSON request on stdin", `{"method":"…","arguments":[…],"context":{…},"api_version":2}`,
 		"one JSON answer on stdout", "logs on stderr", "-configPath", "-version"}
-	want = append(want, methodNames()...)
+	want = append(want, dispatch.Methods()...)
 	for _, c := range commands {
 		want = append(want, "\n  "+c.name+" ", c.what, "\n           "+c.example+"\n")
 	}
@@ -41,9 +44,11 @@ func TestHelpsExampleWorks(t *testing.T) {
 	if example == nil {
 		t.Fatalf("no piping example in the help:\n%s", help.String())
 	}
-	resp, _ := call(t, []string{"-configPath", writeConfig(t, goodConfig)}, example[1])
-	if resp.Error != nil || resp.Result == nil {
-		t.Fatalf("the example %s answered %+v", example[1], resp.Error)
+	var out bytes.Buffer
+	run([]string{"-configPath", testconfig.Write(t, testconfig.Good)}, strings.NewReader(example[1]), &out, &bytes.Buffer{})
+	var resp struct{ Result, Error any }
+	if err := json.Unmarshal(out.Bytes(), &resp); err != nil || resp.Error != nil || resp.Result == nil {
+		t.Fatalf("the example %s answered %s", example[1], out.String())
 	}
 }
 
@@ -85,7 +90,7 @@ func TestATerminalOnStdinGetsAHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	code := run([]string{"-configPath", writeConfig(t, goodConfig)}, pts, &out, &errOut)
+	code := run([]string{"-configPath", testconfig.Write(t, testconfig.Good)}, pts, &out, &errOut)
 	first, _, _ := strings.Cut(errOut.String(), "\n")
 	if !strings.Contains(first, terminalHint) || !strings.Contains(first, "cloudstack-cpi help") {
 		t.Fatalf("stderr begins %q", first)
@@ -106,7 +111,7 @@ func TestAPipeOnStdinGetsNoHint(t *testing.T) {
 	}
 	w.Close()
 	var out, errOut bytes.Buffer
-	run([]string{"-configPath", writeConfig(t, goodConfig)}, r, &out, &errOut)
+	run([]string{"-configPath", testconfig.Write(t, testconfig.Good)}, r, &out, &errOut)
 	if strings.Contains(errOut.String(), terminalHint) || !strings.Contains(out.String(), `"api_version":2`) {
 		t.Fatalf("stdout %q, stderr %q", out.String(), errOut.String())
 	}

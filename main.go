@@ -1,28 +1,21 @@
-// Command cloudstack-cpi is the BOSH external CPI for Apache CloudStack: it
-// reads one JSON request on stdin, answers one JSON response on stdout and
-// logs on stderr, once per call. `cloudstack-cpi serve` runs the registry
-// and the WebDAV daemon instead (servecmd.go); `cloudstack-cpi doctor`
-// checks what the CPI needs of CloudStack (doctorcmd.go); `cloudstack-cpi
-// orphans` lists and removes what interrupted calls left (orphanscmd.go).
-// `cloudstack-cpi help` explains all of it (help.go). A request is checked
-// at this boundary before bosh-cpi-go's dispatcher reads it (request.go,
-// methods.go, arguments.go), so that what is wrong is named in JSON words.
+// Command cloudstack-cpi is the BOSH external CPI for Apache CloudStack. This
+// package only routes the command line: a CPI call (one JSON request on
+// stdin, one JSON response on stdout, logs on stderr) goes to package
+// dispatch; `cloudstack-cpi serve` runs the registry and the WebDAV daemon
+// (servecmd.go); `cloudstack-cpi doctor` checks what the CPI needs of
+// CloudStack (doctorcmd.go); `cloudstack-cpi orphans` lists and removes what
+// interrupted calls left (orphanscmd.go); `cloudstack-cpi help` explains
+// all of it (help.go).
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
-	"github.com/cloudfoundry/bosh-cpi-go/rpc"
-	boshlog "github.com/cloudfoundry/bosh-utils/logger"
-
-	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
-	"github.com/bosh-cloudstack/cloudstack-cpi/cpi"
+	"github.com/bosh-cloudstack/cloudstack-cpi/dispatch"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -74,85 +67,5 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	stdinHint(stdin, stderr)
-	request, err := readRequest(stdin)
-	if errors.Is(err, errRequestTooLarge) {
-		// Answered as a bad request is (dispatch), exit 0 included.
-		newLogger(stderr, noRequestID).Error("main", "%s", err)
-		writeCPIError(stdout, err.Error())
-		return 0
-	}
-	if err != nil {
-		writeCPIError(stdout, "reading the request from stdin: "+err.Error())
-		return 1
-	}
-	logger := newLogger(stderr, requestID(request))
-	return serveOnce(callFiles{configPath: *configPath, stateDir: *stateDir}, request, stdout, logger)
-}
-
-// callFiles is where a CPI call's configuration comes from: cpi.json, and the
-// state directory bin/cpi names, used unless cloudstack.state_dir is set.
-type callFiles struct {
-	configPath, stateDir string
-}
-
-// serveOnce answers one request. A panic anywhere becomes a CpiError on
-// stdout: the director must always get JSON, never a stack trace.
-func serveOnce(where callFiles, request []byte, stdout io.Writer, logger boshlog.Logger) int {
-	return guard(stdout, logger, func() int { return dispatch(where, request, stdout, logger) })
-}
-
-func guard(stdout io.Writer, logger boshlog.Logger, f func() int) (code int) {
-	defer func() {
-		if r := recover(); r != nil {
-			logger.Error("main", "panic: %v", r)
-			writeCPIError(stdout, fmt.Sprintf("internal error in the CloudStack CPI: %v", r))
-			code = 1
-		}
-	}()
-	return f()
-}
-
-func dispatch(where callFiles, request []byte, stdout io.Writer, logger boshlog.Logger) int {
-	if where.configPath == "" {
-		writeCPIError(stdout, "missing -configPath: the CPI needs its cpi.json")
-		return 1
-	}
-	if problem := requestProblem(request); problem != "" {
-		// Answered as the dispatcher answers a bad request, exit 0 included:
-		// bosh create-env reads no answer of a CPI that exits non-zero, so
-		// the operator would never see where the request went wrong.
-		writeCPIError(stdout, problem)
-		return 0
-	}
-	cfg, request, err := prepareCall(where.configPath, request, logger)
-	if err != nil {
-		writeCPIError(stdout, "invalid CPI config: "+inJSONWords(err))
-		return 1
-	}
-	if cfg.CloudStack.StateDir == "" {
-		cfg.CloudStack.StateDir = where.stateDir
-	}
-	cloud, err := cloudstack.New(cfg.CloudStack, logger)
-	if err != nil {
-		writeCPIError(stdout, "invalid CPI config: "+err.Error())
-		return 1
-	}
-	logger.Info("main", "%s", describeRequest(request))
-	factory := cpi.NewFactory(cfg, cloud, logger)
-	// The dispatcher logs whole requests at debug level, and requests carry
-	// secrets (env, blobstore credentials): it only gets warnings.
-	quiet := boshlog.NewWriterLogger(boshlog.LevelWarn, io.Discard)
-	actions := servedActions{withUpdateDisk(apiv1.NewActionFactory(factory), factory)}
-	dispatcher := rpc.NewJSONDispatcher(actions, argumentCaller{Caller: rpc.NewJSONCaller(), logger: logger}, quiet)
-	if _, err := stdout.Write(capResponse(dispatcher.Dispatch(request))); err != nil {
-		logger.Error("main", "writing the response: %s", err)
-		return 1
-	}
-	return 0
-}
-
-func writeCPIError(w io.Writer, message string) {
-	resp := rpc.Response{Error: &rpc.ResponseError{Type: "Bosh::Clouds::CpiError", Message: capMessage(message)}}
-	b, _ := json.Marshal(resp)
-	_, _ = w.Write(b)
+	return dispatch.Answer(dispatch.Files{ConfigPath: *configPath, StateDir: *stateDir}, stdin, stdout, stderr)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/termtable"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/trust"
 	"github.com/bosh-cloudstack/cloudstack-cpi/orphans"
@@ -44,7 +45,7 @@ func orphansCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := config.Load(*configPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "invalid CPI config: %s\n", inJSONWords(err))
+		fmt.Fprintf(stderr, "invalid CPI config: %s\n", jsonwords.Message(err))
 		return 1
 	}
 	// The client logs warnings only: a request per line would bury the list.

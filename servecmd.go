@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 	"github.com/bosh-cloudstack/cloudstack-cpi/serve"
 )
 
@@ -29,7 +30,7 @@ func serveCommand(args []string, stderr io.Writer) int {
 	}
 	cfg, err := config.LoadServe(*configPath)
 	if err != nil {
-		logger.Printf("invalid config: %s", inJSONWords(err))
+		logger.Printf("invalid config: %s", jsonwords.Message(err))
 		return 1
 	}
 	servers, err := serve.Start(cfg, logger.Printf)

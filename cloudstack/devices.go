@@ -1,6 +1,10 @@
 package cloudstack
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
+)
 
 // RootDiskPath and DeployedDataDiskPath are the devices of a VM's ROOT disk
 // and of the data disk deployVirtualMachine creates with it (the CPI's
@@ -42,13 +46,13 @@ const (
 //     is the data disk of rank n, or n-1 past the CD-ROM: 4 is sdd.
 //   - Other hypervisors: the mapped /dev/sdX form of the device id, which
 //     the agent also tries as xvdX and vdX.
-func (v *Volume) GuestPath(hypervisor Hypervisor) string {
-	switch hypervisor {
-	case XenServer:
+func (v *Volume) GuestPath(hv Hypervisor) string {
+	switch hv {
+	case hypervisor.XenServer:
 		return "/dev/xvd" + driveLetters(v.DeviceID)
-	case KVM:
+	case hypervisor.KVM:
 		return "/dev/disk/by-id/virtio-" + v.KVMSerial()
-	case VMware:
+	case hypervisor.VMware:
 		return "/dev/sd" + driveLetters(scsiRank(v.DeviceID))
 	}
 	return "/dev/sd" + driveLetters(v.DeviceID)

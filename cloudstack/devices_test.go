@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 )
 
 // XenServer names a disk after its device id as Linux names the nth disk.
 func TestDriveLettersFollowLinux(t *testing.T) {
 	for n, want := range map[int64]string{0: "a", 1: "b", 25: "z", 26: "aa", 27: "ab", 51: "az", 52: "ba", 701: "zz", 702: "aaa"} {
 		vol := &cloudstack.Volume{DeviceID: n}
-		if got := vol.GuestPath(cloudstack.XenServer); got != "/dev/xvd"+want {
+		if got := vol.GuestPath(hypervisor.XenServer); got != "/dev/xvd"+want {
 			t.Errorf("device %d: %q, want /dev/xvd%s", n, got, want)
 		}
 	}
@@ -24,18 +25,18 @@ func TestGuestDiskPathPerHypervisor(t *testing.T) {
 		device     int64
 		want       string
 	}{
-		{cloudstack.XenServer, 1, "/dev/xvdb"},
-		{cloudstack.XenServer, 2, "/dev/xvdc"},
-		{cloudstack.XenServer, 4, "/dev/xvde"}, // XenServer names by device number
-		{cloudstack.XenServer, 26, "/dev/xvdaa"},
-		{cloudstack.VMware, 1, "/dev/sdb"},
-		{cloudstack.VMware, 2, "/dev/sdc"},
-		{cloudstack.VMware, 4, "/dev/sdd"}, // the third data disk
-		{cloudstack.VMware, 5, "/dev/sde"},
-		{cloudstack.VMware, 26, "/dev/sdz"},
-		{cloudstack.VMware, 27, "/dev/sdaa"},
-		{cloudstack.KVM, 2, "/dev/disk/by-id/virtio-4f3c2b1a0d9e4c8ba7f6"},
-		{cloudstack.KVM, 4, "/dev/disk/by-id/virtio-4f3c2b1a0d9e4c8ba7f6"},
+		{hypervisor.XenServer, 1, "/dev/xvdb"},
+		{hypervisor.XenServer, 2, "/dev/xvdc"},
+		{hypervisor.XenServer, 4, "/dev/xvde"}, // XenServer names by device number
+		{hypervisor.XenServer, 26, "/dev/xvdaa"},
+		{hypervisor.VMware, 1, "/dev/sdb"},
+		{hypervisor.VMware, 2, "/dev/sdc"},
+		{hypervisor.VMware, 4, "/dev/sdd"}, // the third data disk
+		{hypervisor.VMware, 5, "/dev/sde"},
+		{hypervisor.VMware, 26, "/dev/sdz"},
+		{hypervisor.VMware, 27, "/dev/sdaa"},
+		{hypervisor.KVM, 2, "/dev/disk/by-id/virtio-4f3c2b1a0d9e4c8ba7f6"},
+		{hypervisor.KVM, 4, "/dev/disk/by-id/virtio-4f3c2b1a0d9e4c8ba7f6"},
 		{"Simulator", 4, "/dev/sde"},
 		{"", 2, "/dev/sdc"},
 	} {

@@ -1,13 +1,7 @@
 package cloudstack
 
-// Hypervisor is the hypervisor a VM runs on, as CloudStack names it
-// (Hypervisor.HypervisorType). Only the names the CPI treats apart are
-// constants; any other value (Simulator, Hyperv, Ovm3, …) is kept as given.
-type Hypervisor string
+import "github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 
-// The hypervisors whose guests name their disks differently.
-const (
-	XenServer Hypervisor = "XenServer"
-	KVM       Hypervisor = "KVM"
-	VMware    Hypervisor = "VMware"
-)
+// Hypervisor is the hypervisor a VM, a zone's cluster or a template runs on,
+// as CloudStack names it; the names are package hypervisor's.
+type Hypervisor = hypervisor.Name

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 )
 
 const isoID = "8c0a1b2e-3d4f-4a5b-8c6d-7e8f9a0b1c2d"
@@ -288,7 +289,7 @@ func TestZoneHypervisors(t *testing.T) {
 		`{"listhypervisorsresponse":{"count":2,"hypervisor":[{"name":"XenServer"},{"name":"KVM"}]}}`}}}
 	c, _ := newClient(t, f.serve(t).URL, nil)
 	hvs, err := c.ZoneHypervisors("z1")
-	if err != nil || len(hvs) != 2 || hvs[1] != cloudstack.KVM || f.sent("listHypervisors").Get("zoneid") != "z1" {
+	if err != nil || len(hvs) != 2 || hvs[1] != hypervisor.KVM || f.sent("listHypervisors").Get("zoneid") != "z1" {
 		t.Fatalf("hypervisors %v, %v", hvs, err)
 	}
 }

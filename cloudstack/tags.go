@@ -121,6 +121,7 @@ const (
 	LBTag = "bosh-cpi-lbs"
 	// ConfigDriveTag, in a template's mark, says its VMs read their
 	// settings from a per-VM config drive ISO (an OpenStack KVM stemcell)
-	// rather than from user data.
+	// rather than from user data; on a VM, that its create_vm made it such
+	// an ISO (VM.HadConfigDrive).
 	ConfigDriveTag = "bosh-config-drive"
 )

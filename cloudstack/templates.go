@@ -21,7 +21,7 @@ type Template struct {
 	Status      string
 	IsReady     bool
 	Format      string
-	Hypervisor  string
+	Hypervisor  Hypervisor
 	// DownloadStates are downloaddetails' downloadState, one per image store
 	// of the zone (VMTemplateStorageResourceAssoc.Status names).
 	DownloadStates []string
@@ -36,7 +36,7 @@ type TemplateSpec struct {
 	Name        string
 	DisplayText string
 	Format      string
-	Hypervisor  string
+	Hypervisor  Hypervisor
 	OSTypeID    string
 	ZoneIDs     []string
 	Bits        int
@@ -77,7 +77,7 @@ type UploadParams struct {
 // GetUploadParams registers an empty template in the spec's first zone and
 // returns where to POST its bytes; the template exists from here on.
 func (c *Client) GetUploadParams(s TemplateSpec) (*UploadParams, error) {
-	p := c.cs.Template.NewGetUploadParamsForTemplateParams(s.DisplayText, s.Format, s.Hypervisor, s.Name, s.ZoneIDs[0])
+	p := c.cs.Template.NewGetUploadParamsForTemplateParams(s.DisplayText, s.Format, string(s.Hypervisor), s.Name, s.ZoneIDs[0])
 	if err := c.inProject(p); err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (c *Client) GetUploadParams(s TemplateSpec) (*UploadParams, error) {
 // RegisterTemplate has CloudStack's secondary storage download url into
 // every zone of the spec and returns the template's id.
 func (c *Client) RegisterTemplate(s TemplateSpec, url string) (string, error) {
-	p := c.cs.Template.NewRegisterTemplateParams(s.DisplayText, s.Format, s.Hypervisor, s.Name, url)
+	p := c.cs.Template.NewRegisterTemplateParams(s.DisplayText, s.Format, string(s.Hypervisor), s.Name, url)
 	if err := c.inProject(p); err != nil {
 		return "", err
 	}
@@ -204,7 +204,7 @@ func (c *Client) listTemplates(p *csgo.ListTemplatesParams) ([]Template, error) 
 	out := make([]Template, 0, len(raw))
 	for _, t := range raw {
 		row := Template{ID: t.Id, Name: t.Name, DisplayText: t.Displaytext, ZoneID: t.Zoneid, Status: t.Status,
-			IsReady: t.Isready, Format: t.Format, Hypervisor: t.Hypervisor, Created: csTime(t.Created), Size: t.Size}
+			IsReady: t.Isready, Format: t.Format, Hypervisor: Hypervisor(t.Hypervisor), Created: csTime(t.Created), Size: t.Size}
 		row.DownloadStates = downloadStates(t.Downloaddetails)
 		out = append(out, row)
 	}

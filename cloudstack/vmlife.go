@@ -208,7 +208,7 @@ func (c *Client) StartVM(id string) error {
 
 // RebootVM reboots a running VM, or starts a stopped one.
 func (c *Client) RebootVM(vm *VM) error {
-	if vm.State == "Stopped" {
+	if vm.Stopped() {
 		return c.StartVM(vm.ID)
 	}
 	r, err := c.cs.VirtualMachine.RebootVirtualMachine(c.cs.VirtualMachine.NewRebootVirtualMachineParams(vm.ID))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 )
 
 // VM is what the CPI needs to know of a CloudStack virtual machine.
@@ -15,7 +16,7 @@ type VM struct {
 	ID          string
 	Name        string
 	DisplayName string
-	State       string
+	State       VMState
 	ZoneID      string
 	Hypervisor  Hypervisor
 	NICs        []NIC
@@ -38,11 +39,6 @@ type NIC struct {
 	MAC       string
 }
 
-// Gone says CloudStack has let go of the VM, or is about to.
-func (vm *VM) Gone() bool {
-	return vm.State == "Destroyed" || vm.State == "Expunging" || vm.State == "Expunged"
-}
-
 // earlierVMPrefix names the VMs both earlier CPIs deploy: cpivm-<uuid>,
 // which is also their CID.
 const earlierVMPrefix = "cpivm-"
@@ -52,32 +48,20 @@ const earlierVMPrefix = "cpivm-"
 // must be Stopped (VolumeApiServiceImpl.orchestrateResizeVolume: "The VM
 // must be stopped or the disk detached in order to resize with the
 // XenServer Hypervisor."); KVM and VMware resize data disks online.
-func (vm *VM) ResizesAttachedDisks() bool { return vm.Hypervisor != XenServer || vm.State == "Stopped" }
+func (vm *VM) ResizesAttachedDisks() bool {
+	return vm.Hypervisor != hypervisor.XenServer || vm.Stopped()
+}
 
 // MadeByEarlierCPI says the Java CPI or Orange's Go CPI deployed the VM.
 func (vm *VM) MadeByEarlierCPI() bool { return strings.HasPrefix(vm.Name, earlierVMPrefix) }
 
-// Busy says a job is working on the VM: its state is one of those
-// VirtualMachine.State marks transitional (Starting, Stopping, Migrating,
-// Restoring; Expunging counts as Gone). CloudStack queues a VM's work
-// (VirtualMachineManagerImpl's VM work jobs), so what is sent meanwhile
-// runs only after that job.
-func (vm *VM) Busy() bool {
-	switch vm.State {
-	case "Starting", "Stopping", "Migrating", "Restoring":
-		return true
-	}
-	return false
-}
-
-// AwaitingExpunge says the VM is Destroyed but not expunged: it still holds
-// its host name and guest addresses until CloudStack's expunge thread
-// removes it, expunge.delay after the destroy (UserVmManagerImpl.expunge
-// releases them; VirtualMachineManagerImpl.advanceExpunge cleans the NICs).
-func (vm *VM) AwaitingExpunge() bool { return vm.State == "Destroyed" }
-
 // HadLBs says whether the VM's create_vm had load-balancer rules (LBTag).
 func (vm *VM) HadLBs() bool { return vm.Tags[LBTag] != "" }
+
+// HadConfigDrive says whether the VM's create_vm made it an ISO of its
+// agent's settings, a config drive or a CD-ROM (ConfigDriveTag), whether or
+// not the ISO is still attached.
+func (vm *VM) HadConfigDrive() bool { return vm.Tags[ConfigDriveTag] == "true" }
 
 // VMWithIP implements API.
 func (c *Client) VMWithIP(networkID, ip string) (*VM, error) {
@@ -140,7 +124,7 @@ func parseVM(raw json.RawMessage) (*VM, error) {
 }
 
 func toVM(v *csgo.VirtualMachine) *VM {
-	vm := &VM{ID: v.Id, Name: v.Name, DisplayName: v.Displayname, State: v.State, ZoneID: v.Zoneid,
+	vm := &VM{ID: v.Id, Name: v.Name, DisplayName: v.Displayname, State: VMState(v.State), ZoneID: v.Zoneid,
 		Hypervisor: Hypervisor(v.Hypervisor), PublicIPID: v.Publicipid, PublicIP: v.Publicip, ISOID: v.Isoid, Tags: tagMap(v.Tags),
 		Created: csTime(v.Created)}
 	for _, n := range v.Nic {

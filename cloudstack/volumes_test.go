@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 )
 
 // TestIsEphemeralOf: this CPI's DATA-<id> disk is any VM's ephemeral one;
@@ -60,14 +61,14 @@ func TestIsChangeRefused(t *testing.T) {
 func TestResizesAttachedDisks(t *testing.T) {
 	for _, c := range []struct {
 		hv    cloudstack.Hypervisor
-		state string
+		state cloudstack.VMState
 		want  bool
 	}{
-		{cloudstack.XenServer, "Running", false},
-		{cloudstack.XenServer, "Starting", false},
-		{cloudstack.XenServer, "Stopped", true},
-		{cloudstack.KVM, "Running", true},
-		{cloudstack.VMware, "Running", true},
+		{hypervisor.XenServer, "Running", false},
+		{hypervisor.XenServer, "Starting", false},
+		{hypervisor.XenServer, "Stopped", true},
+		{hypervisor.KVM, "Running", true},
+		{hypervisor.VMware, "Running", true},
 	} {
 		vm := &cloudstack.VM{Hypervisor: c.hv, State: c.state}
 		if got := vm.ResizesAttachedDisks(); got != c.want {

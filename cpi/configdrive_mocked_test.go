@@ -18,6 +18,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/configdrive"
 )
@@ -249,7 +250,7 @@ func TestDeleteVMRemovesTheConfigDrive(t *testing.T) {
 	}
 	destroyed := func(cloud *cloudstackmock.MockAPI) []any { return []any{cloud.EXPECT().ExpungeVM("vm-1").Return(nil)} }
 	for name, tc := range map[string]struct {
-		state     string
+		state     cloudstack.VMState
 		end       func(*cloudstackmock.MockAPI) []any
 		deleteErr error
 	}{
@@ -297,7 +298,7 @@ func TestCreateStemcellOpenStackKVMNeedsAConfigDrive(t *testing.T) {
 	c, cloud := configDriveStemcellCPI(t)
 	srv := ssvm(t, http.StatusOK)
 	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
-	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.XenServer, cloudstack.KVM}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{hypervisor.XenServer, hypervisor.KVM}, nil)
 	cloud.EXPECT().FindOSType("Ubuntu 22.04 LTS").Return("os-ubuntu", nil)
 	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
 	cloud.EXPECT().GetUploadParams(gomock.Any()).DoAndReturn(func(s cloudstack.TemplateSpec) (*cloudstack.UploadParams, error) {
@@ -327,14 +328,14 @@ func TestCreateStemcellOpenStackKVMNeedsAConfigDrive(t *testing.T) {
 func TestCreateStemcellOpenStackRefusesZonesItCannotRun(t *testing.T) {
 	c, cloud := configDriveStemcellCPI(t)
 	cloud.EXPECT().FindZones([]string{"z1", "z2"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}, {ID: "zone-2", Name: "z2"}}, nil)
-	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.XenServer}, nil)
-	cloud.EXPECT().ZoneHypervisors("zone-2").Return([]cloudstack.Hypervisor{cloudstack.KVM, cloudstack.VMware}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{hypervisor.XenServer}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-2").Return([]cloudstack.Hypervisor{hypervisor.KVM, hypervisor.VMware}, nil)
 	_, err := c.CreateStemcell(qcow2Image(t), kvmStemcell(`["z1","z2"]`))
 	if err == nil || !strings.Contains(err.Error(), "do not all have one of them: z1 (XenServer), z2 (KVM, VMware)") {
 		t.Fatalf("got %v", err)
 	}
 	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
-	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.XenServer}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{hypervisor.XenServer}, nil)
 	var named apiv1.CloudPropsImpl
 	_ = named.UnmarshalJSON([]byte(`{"name":"bosh-kvm","version":"1.5","infrastructure":"openstack","hypervisor":"kvm",` +
 		`"disk_format":"qcow2","zones":["z1"],"cloudstack_hypervisor":"KVM"}`))

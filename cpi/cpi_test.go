@@ -79,7 +79,7 @@ func TestHasVM(t *testing.T) {
 		"Expunging": false, "absent": false} {
 		var vm *cloudstack.VM
 		if cid != "absent" {
-			vm = &cloudstack.VM{ID: cid, State: cid}
+			vm = &cloudstack.VM{ID: cid, State: cloudstack.VMState(cid)}
 		}
 		cloud.EXPECT().FindVM(cid).Return(vm, nil)
 		got, err := c.HasVM(apiv1.NewVMCID(cid))

@@ -8,6 +8,7 @@ import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 )
 
@@ -193,7 +194,7 @@ func (c disks) AttachDiskV2(vmCID apiv1.VMCID, diskCID apiv1.DiskCID) (apiv1.Dis
 		}
 		attached = true
 	}
-	if vm.Hypervisor == cloudstack.VMware && hasConfigDrive(vm) {
+	if vm.Hypervisor == hypervisor.VMware && hasConfigDrive(vm) {
 		return unitHint(vm, vol)
 	}
 	hint := diskHint(vm, vol)
@@ -234,7 +235,7 @@ func unitHint(vm *cloudstack.VM, vol *cloudstack.Volume) (apiv1.DiskHint, error)
 // device carries the KVM serial; with no id it takes the path at once.
 func diskHint(vm *cloudstack.VM, vol *cloudstack.Volume) map[string]any {
 	path := vol.GuestPath(vm.Hypervisor)
-	if vm.Hypervisor == cloudstack.XenServer && hasConfigDrive(vm) {
+	if vm.Hypervisor == hypervisor.XenServer && hasConfigDrive(vm) {
 		return map[string]any{"path": path}
 	}
 	return map[string]any{

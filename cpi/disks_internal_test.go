@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 )
 
 func TestDiskHintCarriesDeviceIDAndSerial(t *testing.T) {
 	vol := &cloudstack.Volume{ID: "4f3c2b1a-0d9e-4c8b-a7f6-e5d4c3b2a190", DeviceID: 4}
-	hint := diskHint(&cloudstack.VM{Hypervisor: cloudstack.XenServer}, vol)
+	hint := diskHint(&cloudstack.VM{Hypervisor: hypervisor.XenServer}, vol)
 	if hint["volume_id"] != "4" || hint["id"] != "4f3c2b1a0d9e4c8ba7f6" || hint["path"] != "/dev/xvde" {
 		t.Fatalf("hint %v", hint)
 	}
@@ -20,11 +21,11 @@ func TestDiskHintCarriesDeviceIDAndSerial(t *testing.T) {
 // the path alone; on KVM such a VM keeps the serial its hint's path names.
 func TestDiskHintOfAnOpenStackStemcellOnXenServerIsThePathAlone(t *testing.T) {
 	vol := &cloudstack.Volume{ID: "4f3c2b1a-0d9e-4c8b-a7f6-e5d4c3b2a190", DeviceID: 4}
-	xen := &cloudstack.VM{Hypervisor: cloudstack.XenServer, Tags: map[string]string{cloudstack.ConfigDriveTag: "true"}}
+	xen := &cloudstack.VM{Hypervisor: hypervisor.XenServer, Tags: map[string]string{cloudstack.ConfigDriveTag: "true"}}
 	if hint := diskHint(xen, vol); len(hint) != 1 || hint["path"] != "/dev/xvde" {
 		t.Fatalf("hint %v", hint)
 	}
-	kvm := &cloudstack.VM{Hypervisor: cloudstack.KVM, ISOID: "iso-1"}
+	kvm := &cloudstack.VM{Hypervisor: hypervisor.KVM, ISOID: "iso-1"}
 	if hint := diskHint(kvm, vol); hint["id"] != "4f3c2b1a0d9e4c8ba7f6" {
 		t.Fatalf("hint %v", hint)
 	}
@@ -61,7 +62,7 @@ func TestMetadataTagsOfUnreadableMetadataAreEmpty(t *testing.T) {
 // A vSphere stemcell's VM gets the SCSI unit CloudStack reports, not the
 // device id; a volume without one is refused, naming what to check.
 func TestUnitHint(t *testing.T) {
-	vm := &cloudstack.VM{ID: "vm-1", Hypervisor: cloudstack.VMware}
+	vm := &cloudstack.VM{ID: "vm-1", Hypervisor: hypervisor.VMware}
 	hint, err := unitHint(vm, &cloudstack.Volume{ID: "vol-1", DeviceID: 4, SCSIUnit: 3, HasSCSIUnit: true})
 	if b, _ := hint.MarshalJSON(); err != nil || string(b) != `"3"` {
 		t.Fatalf("hint %s, %v", b, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cpi"
 )
@@ -127,7 +128,7 @@ func TestUpdateDiskNotSupported(t *testing.T) {
 			cloud.EXPECT().ResizeVolume("disk-1", 20, "").Return(refused)
 		}},
 		"running XenServer VM": {attached(updateVol), 20 * 1024, "fast", fast, func(cloud *cloudstackmock.MockAPI) {
-			cloud.EXPECT().FindVM("vm-1").Return(&cloudstack.VM{ID: "vm-1", State: "Running", Hypervisor: cloudstack.XenServer}, nil)
+			cloud.EXPECT().FindVM("vm-1").Return(&cloudstack.VM{ID: "vm-1", State: "Running", Hypervisor: hypervisor.XenServer}, nil)
 		}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -151,7 +152,7 @@ func attached(v *cloudstack.Volume) *cloudstack.Volume {
 // where its size stays.
 func TestUpdateDiskAttached(t *testing.T) {
 	u, cloud := updater(t, attached(updateVol), "fast", fast)
-	cloud.EXPECT().FindVM("vm-1").Return(&cloudstack.VM{ID: "vm-1", State: "Running", Hypervisor: cloudstack.KVM}, nil)
+	cloud.EXPECT().FindVM("vm-1").Return(&cloudstack.VM{ID: "vm-1", State: "Running", Hypervisor: hypervisor.KVM}, nil)
 	cloud.EXPECT().ChangeVolumeOffering("disk-1", "off-fast", 20).Return(on(fast, 20), nil)
 	if _, err := updateDisk(u, 20*1024, `{"disk_offering":"fast"}`); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package cpi
 import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
 )
@@ -48,7 +49,7 @@ func ServedFormats(cfg config.Stemcell) []string {
 		if err != nil {
 			continue
 		}
-		if props.Infrastructure == "cloudstack" || target.Hypervisor == stemcell.Simulator ||
+		if props.Infrastructure == "cloudstack" || target.Hypervisor == hypervisor.Simulator ||
 			(driveOf(props, target) != noDrive && cfg.ConfigDriveOn()) {
 			out = append(out, name)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cpi"
 )
@@ -159,7 +160,7 @@ func TestDeleteVMWithoutExpungeDestroysOnce(t *testing.T) {
 // attach_disk attaches only a disk that is free and in the VM's zone;
 // anything else is a CloudError before CloudStack is asked to attach.
 func TestAttachDiskRefusesAnotherZoneOrAnotherVM(t *testing.T) {
-	vm := &cloudstack.VM{ID: "vm-1", State: "Running", ZoneID: "zone-1", Hypervisor: cloudstack.XenServer}
+	vm := &cloudstack.VM{ID: "vm-1", State: "Running", ZoneID: "zone-1", Hypervisor: hypervisor.XenServer}
 	for name, vol := range map[string]*cloudstack.Volume{
 		"another zone": {ID: "disk-1", Type: "DATADISK", ZoneID: "zone-2", State: "Ready"},
 		"another VM":   {ID: "disk-1", Type: "DATADISK", ZoneID: "zone-1", State: "Ready", VMID: "vm-2"},
@@ -179,7 +180,7 @@ func TestAttachDiskRefusesAnotherZoneOrAnotherVM(t *testing.T) {
 // A free disk in the VM's zone is attached, and the hint names the device
 // CloudStack chose; one attached to the VM already is not attached again.
 func TestAttachDiskInTheVMsZone(t *testing.T) {
-	vm := &cloudstack.VM{ID: "vm-1", State: "Running", ZoneID: "zone-1", Hypervisor: cloudstack.XenServer}
+	vm := &cloudstack.VM{ID: "vm-1", State: "Running", ZoneID: "zone-1", Hypervisor: hypervisor.XenServer}
 	free := &cloudstack.Volume{ID: "disk-1", Type: "DATADISK", ZoneID: "zone-1", State: "Ready"}
 	attached := &cloudstack.Volume{ID: "disk-1", Type: "DATADISK", ZoneID: "zone-1", State: "Ready", VMID: "vm-1",
 		DeviceID: 4}

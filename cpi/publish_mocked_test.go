@@ -18,6 +18,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 )
 
@@ -83,7 +84,7 @@ func expectUploadStart(t *testing.T, cloud *cloudstackmock.MockAPI, zones []clou
 	spec := &cloudstack.TemplateSpec{}
 	cloud.EXPECT().FindZones(refs).Return(zones, nil)
 	for _, z := range zones {
-		cloud.EXPECT().ZoneHypervisors(z.ID).Return([]cloudstack.Hypervisor{cloudstack.KVM}, nil)
+		cloud.EXPECT().ZoneHypervisors(z.ID).Return([]cloudstack.Hypervisor{hypervisor.KVM}, nil)
 	}
 	cloud.EXPECT().FindOSType("").Return("os-1", nil)
 	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
@@ -213,7 +214,7 @@ func TestCreateStemcellByWebDAVServesTheImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
-	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.KVM}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{hypervisor.KVM}, nil)
 	cloud.EXPECT().FindOSType("").Return("os-1", nil)
 	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
 	cloud.EXPECT().RegisterTemplate(gomock.Any(), gomock.Any()).DoAndReturn(func(_ cloudstack.TemplateSpec, url string) (string, error) {
@@ -241,7 +242,7 @@ func TestCreateStemcellByWebDAVServesTheImage(t *testing.T) {
 func TestCreateStemcellByWebDAVNamesTheInternalSitesSetting(t *testing.T) {
 	c, cloud := webdavCPI(t, "http://10.1.2.3:8080")
 	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
-	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.KVM}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{hypervisor.KVM}, nil)
 	cloud.EXPECT().FindOSType("").Return("os-1", nil)
 	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
 	cloud.EXPECT().RegisterTemplate(gomock.Any(), gomock.Any()).Return("tpl-1", nil)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cpi"
 	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
@@ -197,7 +198,7 @@ func TestOldStemcellSettingsAWriteMayHaveStoredGoWithTheVM(t *testing.T) {
 // for old stemcells; when the registry cannot be written, what CloudStack
 // did is undone, and the error says so.
 func TestOldStemcellDisksFollowTheRegistry(t *testing.T) {
-	vm := &cloudstack.VM{ID: "vm-1", Name: "vm-abc", State: "Running", ZoneID: "zone-1", Hypervisor: cloudstack.KVM}
+	vm := &cloudstack.VM{ID: "vm-1", Name: "vm-abc", State: "Running", ZoneID: "zone-1", Hypervisor: hypervisor.KVM}
 	free := &cloudstack.Volume{ID: "disk-1", Type: "DATADISK", ZoneID: "zone-1", State: "Ready"}
 	attached := &cloudstack.Volume{ID: "disk-1", Type: "DATADISK", ZoneID: "zone-1", State: "Ready", VMID: "vm-1", DeviceID: 1}
 	setup := func(t *testing.T) (*testRegistry, apiv1.CPI, *cloudstackmock.MockAPI) {

@@ -9,6 +9,7 @@ import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
@@ -220,9 +221,9 @@ func (p publisher) publish() (string, error) {
 // Neither reads CloudStack's user data.
 func driveOf(props stemcellProps, target stemcell.Target) settingsDrive {
 	switch {
-	case isOpenStack(props) && (target.Hypervisor == stemcell.KVM || target.Hypervisor == stemcell.XenServer):
+	case isOpenStack(props) && (target.Hypervisor == hypervisor.KVM || target.Hypervisor == hypervisor.XenServer):
 		return configDrive
-	case isVSphere(props) && target.Hypervisor == stemcell.VMware:
+	case isVSphere(props) && target.Hypervisor == hypervisor.VMware:
 		return cdromDrive
 	}
 	return noDrive
@@ -262,7 +263,7 @@ func (c stemcells) templateMark(incomplete, configDrive bool) cloudstack.Templat
 func (c stemcells) templateSpec(props stemcellProps, zones []cloudstack.Zone, target stemcell.Target,
 	configDrive bool) (cloudstack.TemplateSpec, error) {
 	osDefault := c.cfg.Stemcell.OSType
-	if configDrive && target.Hypervisor == stemcell.KVM {
+	if configDrive && target.Hypervisor == hypervisor.KVM {
 		osDefault = c.cfg.Stemcell.ConfigDriveOSType
 	}
 	osType, err := c.cloud.FindOSType(firstOf(props.CloudStackOSType, osDefault))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
 )
 
@@ -44,9 +45,11 @@ func (c stemcells) chooseTarget(props stemcellProps) (stemcell.Target, []cloudst
 	if named {
 		return target, zones, zonesRun(zones, hvs, target.Hypervisor)
 	}
-	if spec.CloudStackHypervisor, err = openStackHypervisor(zones, hvs); err != nil {
+	hv, err := openStackHypervisor(zones, hvs)
+	if err != nil {
 		return target, nil, err
 	}
+	spec.CloudStackHypervisor = string(hv)
 	target, err = stemcell.Choose(spec)
 	return target, zones, err
 }
@@ -57,7 +60,7 @@ func (c stemcells) chooseTarget(props stemcellProps) (stemcell.Target, []cloudst
 // only on a cluster of its template's. A Simulator template is trusted as
 // it is: no real cluster runs it.
 func (c stemcells) bootableIn(zones []cloudstack.Zone, target stemcell.Target) error {
-	if target.Hypervisor == stemcell.Simulator {
+	if target.Hypervisor == hypervisor.Simulator {
 		return nil
 	}
 	hvs, err := c.zoneHypervisors(zones)
@@ -83,10 +86,10 @@ func (c stemcells) zoneHypervisors(zones []cloudstack.Zone) ([][]cloudstack.Hype
 // openStackHypervisor is KVM when every zone has a KVM cluster, else
 // XenServer when every zone has a XenServer one: a template has one
 // hypervisor, and a VM is placed only on a cluster of its template's.
-func openStackHypervisor(zones []cloudstack.Zone, hvs [][]cloudstack.Hypervisor) (string, error) {
-	for _, want := range []cloudstack.Hypervisor{cloudstack.KVM, cloudstack.XenServer} {
-		if zonesRun(zones, hvs, string(want)) == nil {
-			return string(want), nil
+func openStackHypervisor(zones []cloudstack.Zone, hvs [][]cloudstack.Hypervisor) (cloudstack.Hypervisor, error) {
+	for _, want := range []cloudstack.Hypervisor{hypervisor.KVM, hypervisor.XenServer} {
+		if zonesRun(zones, hvs, want) == nil {
+			return want, nil
 		}
 	}
 	return "", fmt.Errorf("bosh.io's OpenStack stemcell runs on KVM, or on XenServer (converted to VHD), and its zones do "+
@@ -96,9 +99,9 @@ func openStackHypervisor(zones []cloudstack.Zone, hvs [][]cloudstack.Hypervisor)
 
 // zonesRun refuses, before anything is uploaded, a zone with no cluster
 // of hypervisor hv: a template of hv could run no VM there.
-func zonesRun(zones []cloudstack.Zone, hvs [][]cloudstack.Hypervisor, hv string) error {
+func zonesRun(zones []cloudstack.Zone, hvs [][]cloudstack.Hypervisor, hv cloudstack.Hypervisor) error {
 	for i, z := range zones {
-		if !slices.Contains(hvs[i], cloudstack.Hypervisor(hv)) {
+		if !slices.Contains(hvs[i], hv) {
 			return fmt.Errorf("this stemcell goes to %s, and zone %s has no %s cluster (its hypervisors: %s; all the "+
 				"zones': %s); publish it to zones with %s (stemcell.zones or the stemcell's zones), or use the stemcell of "+
 				"their hypervisor", hv, z.Name, hv, names(hvs[i]), describeZones(zones, hvs), hv)

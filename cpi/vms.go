@@ -179,7 +179,7 @@ func (c vms) endVM(vm *cloudstack.VM) error {
 
 // hasConfigDrive says the VM has, or was made to have, a config drive ISO.
 func hasConfigDrive(vm *cloudstack.VM) bool {
-	return vm.ISOID != "" || vm.Tags[cloudstack.ConfigDriveTag] == "true"
+	return vm.ISOID != "" || vm.HadConfigDrive()
 }
 
 // stillHeld explains the failed end of a VM a job still held: CloudStack

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
 )
@@ -58,7 +59,7 @@ func TestCreateStemcellOpenStackOnXenServerIsAConvertedVHD(t *testing.T) {
 	var head []byte
 	srv := vhdSSVM(t, &name, &head)
 	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
-	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.XenServer}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{hypervisor.XenServer}, nil)
 	cloud.EXPECT().FindOSType("Other Linux (64-bit)").Return("os-other", nil)
 	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
 	cloud.EXPECT().GetUploadParams(gomock.Any()).DoAndReturn(func(s cloudstack.TemplateSpec) (*cloudstack.UploadParams, error) {
@@ -99,7 +100,7 @@ func TestCreateStemcellCloudStackXenIsUnchanged(t *testing.T) {
 	var head []byte
 	srv := vhdSSVM(t, &name, &head)
 	cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1", Name: "z1"}}, nil)
-	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{cloudstack.XenServer}, nil)
+	cloud.EXPECT().ZoneHypervisors("zone-1").Return([]cloudstack.Hypervisor{hypervisor.XenServer}, nil)
 	cloud.EXPECT().FindOSType("").Return("os-1", nil)
 	cloud.EXPECT().OwnTemplates("").Return(nil, nil)
 	cloud.EXPECT().GetUploadParams(gomock.Any()).DoAndReturn(func(s cloudstack.TemplateSpec) (*cloudstack.UploadParams, error) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/termtable"
 )
@@ -151,9 +152,9 @@ func TestNetworkWithoutUserData(t *testing.T) {
 		edit       func(c *config.Config)
 		ok         bool
 	}{
-		{"XenServer", cloudstack.XenServer, nil, false},
-		{"KVM with config drives", cloudstack.KVM, nil, true},
-		{"KVM without config drives", cloudstack.KVM, func(c *config.Config) { c.Stemcell.ConfigDrive = &off }, false},
+		{"XenServer", hypervisor.XenServer, nil, false},
+		{"KVM with config drives", hypervisor.KVM, nil, true},
+		{"KVM without config drives", hypervisor.KVM, func(c *config.Config) { c.Stemcell.ConfigDrive = &off }, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -167,7 +168,7 @@ func TestNetworkWithoutUserData(t *testing.T) {
 			}
 		})
 	}
-	cloud := &fakeCloud{hypervisor: cloudstack.XenServer, network: cloudstack.Network{ID: "n-1", Name: "guest", UserData: true}}
+	cloud := &fakeCloud{hypervisor: hypervisor.XenServer, network: cloudstack.Network{ID: "n-1", Name: "guest", UserData: true}}
 	results := Run(testConfig(t, nil), cloud, Options{CloudConfig: oneNetwork})
 	if row := rowOf(t, results, CheckNetworks); !row.OK {
 		t.Fatalf("%+v", row)
@@ -209,7 +210,7 @@ func TestWebDAVHosts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cloud := &fakeCloud{hypervisor: cloudstack.XenServer, sites: c.sites, siteErr: c.siteErr}
+			cloud := &fakeCloud{hypervisor: hypervisor.XenServer, sites: c.sites, siteErr: c.siteErr}
 			row := rowOf(t, Run(testConfig(t, webdavConfig(c.url)), cloud, Options{Resolve: resolve}), CheckWebDAV)
 			if row.OK != c.ok || !strings.Contains(row.Result, c.want) {
 				t.Fatalf("%+v", row)
@@ -277,7 +278,7 @@ func TestCloudConfigNetworkRefs(t *testing.T) {
 func TestStemcellZones(t *testing.T) {
 	cfg := testConfig(t, func(c *config.Config) { c.Stemcell.Zones = []string{"z1", "z9"} })
 	var rows []Result
-	for _, r := range Run(cfg, &fakeCloud{hypervisor: cloudstack.KVM}, Options{}) {
+	for _, r := range Run(cfg, &fakeCloud{hypervisor: hypervisor.KVM}, Options{}) {
 		if r.Check == CheckZone {
 			rows = append(rows, r)
 		}
@@ -290,7 +291,7 @@ func TestStemcellZones(t *testing.T) {
 // The zone check also finds the zones the cloud-config's AZs and VM types
 // name, each enabled.
 func TestCloudConfigZones(t *testing.T) {
-	cloud := &fakeCloud{hypervisor: cloudstack.KVM, moreZones: []cloudstack.ZoneStatus{
+	cloud := &fakeCloud{hypervisor: hypervisor.KVM, moreZones: []cloudstack.ZoneStatus{
 		{Zone: cloudstack.Zone{ID: "z-2", Name: "z2"}, State: "Disabled"}}}
 	cc := &CloudConfig{AZs: []ccAZ{{Name: "a1"}, {Name: "a2"}, {Name: "a3"}}, VMTypes: []ccVMType{{Name: "big"}, {Name: "any"}}}
 	cc.AZs[0].CloudProperties.Zone, cc.AZs[1].CloudProperties.Zone = "z1", "z2"
@@ -323,7 +324,7 @@ func TestCloudConfigZones(t *testing.T) {
 // The offerings check reads VM and disk types as create_vm and create_disk
 // use them.
 func TestOfferingsFit(t *testing.T) {
-	cloud := &fakeCloud{hypervisor: cloudstack.XenServer,
+	cloud := &fakeCloud{hypervisor: hypervisor.XenServer,
 		computes: []cloudstack.ServiceOffering{
 			{ID: "c-1", Name: "Small", CPUs: 1, MemoryMB: 512, CPUsFixed: true, MemoryFixed: true, SpeedFixed: true},
 			{ID: "c-2", Name: "Bounded", Customized: true, Constrained: true, SpeedFixed: true, MinCPUs: 1, MaxCPUs: 2,
@@ -387,7 +388,7 @@ func TestOfferingsFit(t *testing.T) {
 // create_vm picks: a constrained one that takes them before an
 // unconstrained one listed first.
 func TestOfferingsNameTheConstrainedOfferingCreateVMPicks(t *testing.T) {
-	cloud := &fakeCloud{hypervisor: cloudstack.XenServer,
+	cloud := &fakeCloud{hypervisor: hypervisor.XenServer,
 		computes: []cloudstack.ServiceOffering{
 			{ID: "c-1", Name: "Open", Customized: true},
 			{ID: "c-2", Name: "Bounded", Customized: true, Constrained: true, SpeedFixed: true, MinCPUs: 1, MaxCPUs: 2,
@@ -430,7 +431,7 @@ func TestLoadCloudConfigReadsVMTypesAsCreateVM(t *testing.T) {
 // A role that lacks commands fails the commands check naming each one;
 // one that may not call listApis says the check could not run.
 func TestCommandsTheRoleLacks(t *testing.T) {
-	cloud := &fakeCloud{hypervisor: cloudstack.KVM, denied: map[string]bool{"createTags": true, "expungeVirtualMachine": true}}
+	cloud := &fakeCloud{hypervisor: hypervisor.KVM, denied: map[string]bool{"createTags": true, "expungeVirtualMachine": true}}
 	results := Run(testConfig(t, nil), cloud, Options{})
 	row := rowOf(t, results, CheckCommands)
 	if row.OK || !strings.Contains(row.Result, "2 of the CPI's commands: createTags, expungeVirtualMachine") {
@@ -439,16 +440,16 @@ func TestCommandsTheRoleLacks(t *testing.T) {
 	if row := rowOf(t, results, CheckExpunge); row.OK || !strings.Contains(row.Result, "may not call expungeVirtualMachine") {
 		t.Fatalf("%+v", row)
 	}
-	if row := rowOf(t, Run(testConfig(t, nil), &fakeCloud{hypervisor: cloudstack.KVM}, Options{}), CheckCommands); !row.OK ||
+	if row := rowOf(t, Run(testConfig(t, nil), &fakeCloud{hypervisor: hypervisor.KVM}, Options{}), CheckCommands); !row.OK ||
 		strings.Contains(row.Result, "changeOfferingForVolume") {
 		t.Fatalf("a role with every command: %+v", row)
 	}
-	cloud = &fakeCloud{hypervisor: cloudstack.KVM, denied: map[string]bool{"changeOfferingForVolume": true}}
+	cloud = &fakeCloud{hypervisor: hypervisor.KVM, denied: map[string]bool{"changeOfferingForVolume": true}}
 	if row := rowOf(t, Run(testConfig(t, nil), cloud, Options{}), CheckCommands); !row.OK ||
 		!strings.Contains(row.Result, "not changeOfferingForVolume") || !strings.Contains(row.Result, "NotSupported") {
 		t.Fatalf("an optional command lacking passes and says what is lost: %+v", row)
 	}
-	cloud = &fakeCloud{hypervisor: cloudstack.KVM, denied: map[string]bool{"getUser": true}}
+	cloud = &fakeCloud{hypervisor: hypervisor.KVM, denied: map[string]bool{"getUser": true}}
 	if row := rowOf(t, Run(testConfig(t, nil), cloud, Options{}), CheckCommands); !row.OK ||
 		!strings.Contains(row.Result, "not getUser (only root admins may call it)") {
 		t.Fatalf("a role without getUser (all but root admins) passes and says what it means: %+v", row)
@@ -458,7 +459,7 @@ func TestCommandsTheRoleLacks(t *testing.T) {
 			t.Errorf("doctor does not say what the CPI does without %s", c)
 		}
 	}
-	cloud = &fakeCloud{hypervisor: cloudstack.KVM, apisErr: &cloudstack.APIError{Command: "listApis", ErrorCode: 432}}
+	cloud = &fakeCloud{hypervisor: hypervisor.KVM, apisErr: &cloudstack.APIError{Command: "listApis", ErrorCode: 432}}
 	results = Run(testConfig(t, nil), cloud, Options{})
 	if row := rowOf(t, results, CheckKeys); !row.OK {
 		t.Fatalf("%+v", row)
@@ -519,7 +520,7 @@ func TestUploadsAgainstTheUploadMonitor(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cloud := &fakeCloud{hypervisor: cloudstack.KVM, interval: c.interval, siteErr: c.err}
+			cloud := &fakeCloud{hypervisor: hypervisor.KVM, interval: c.interval, siteErr: c.err}
 			row := rowOf(t, Run(testConfig(t, nil), cloud, Options{}), CheckUploads)
 			if row.OK != c.ok || !strings.Contains(row.Result, c.want) {
 				t.Fatalf("%+v", row)
@@ -547,7 +548,7 @@ func TestVersionCheck(t *testing.T) {
 		{"unknown", nil, true, `could not check: CloudStack reports its version as "unknown"`},
 		{"", errors.New("refused"), false, "listCapabilities failed: refused"},
 	} {
-		cloud := &fakeCloud{hypervisor: cloudstack.KVM, version: &c.version, versionErr: c.err}
+		cloud := &fakeCloud{hypervisor: hypervisor.KVM, version: &c.version, versionErr: c.err}
 		row := rowOf(t, Run(testConfig(t, nil), cloud, Options{}), CheckVersion)
 		if row.OK != c.ok || !strings.HasPrefix(row.Result, c.want) && !strings.Contains(row.Result, c.want) ||
 			(row.Fix == "") == (row.Result != "CloudStack "+c.version) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 )
 
 // checkNetworks finds the CloudStack networks the cloud-config's networks
@@ -81,5 +82,5 @@ func (r *run) configDriveCovers(zone *cloudstack.ZoneStatus) bool {
 			return false
 		}
 	}
-	return slices.Contains(hvs, cloudstack.KVM)
+	return slices.Contains(hvs, hypervisor.KVM)
 }

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 )
 
 // throttledCloud is the fake on which every check passes, but for what
 // CloudStack's throttle refuses.
 func throttledCloud(commands ...string) *fakeCloud {
-	f := &fakeCloud{hypervisor: cloudstack.XenServer, network: cloudstack.Network{ID: "n-1", Name: "guest", UserData: true},
+	f := &fakeCloud{hypervisor: hypervisor.XenServer, network: cloudstack.Network{ID: "n-1", Name: "guest", UserData: true},
 		throttled: map[string]bool{}}
 	for _, c := range commands {
 		f.throttled[c] = true

@@ -400,3 +400,16 @@ func writeTemp(t *testing.T, text string) string {
 	}
 	return p
 }
+
+// TestFindLeavesExpungingVMsOut: a VM CloudStack is expunging is no longer
+// the CPI's to remove, incomplete or not; a Destroyed one still is.
+func TestFindLeavesExpungingVMsOut(t *testing.T) {
+	expunging := incompleteVM("expunging", "d1", "", "a1", old)
+	expunging.State = cloudstack.VMExpunging
+	destroyed := incompleteVM("destroyed", "d1", "", "a2", old)
+	destroyed.State = cloudstack.VMDestroyed
+	f := &fakeCloud{vms: []*cloudstack.VM{expunging, destroyed}}
+	if got := ids(find(t, f, orphans.Options{})); got != "vm:destroyed" {
+		t.Fatalf("rows %s, want vm:destroyed alone", got)
+	}
+}

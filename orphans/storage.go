@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 )
 
 // listISOs finds the config drive ISOs of listed VMs (attached to one, or
@@ -47,7 +48,7 @@ func (s *survey) listISOs() error {
 // (its host name), Expunging ones left out.
 func (s *survey) isoVMs(iso cloudstack.ISO) (holder, named *cloudstack.VM) {
 	for _, vm := range s.vms {
-		if vm.State == "Expunging" || vm.State == "Expunged" {
+		if vm.Expunged() {
 			continue
 		}
 		if vm.ISOID == iso.ID {
@@ -175,7 +176,7 @@ func (s *survey) listTemplates() error {
 // vSphere stemcells (VMware templates).
 func stemcellCID(t cloudstack.Template, m cloudstack.TemplateMark) string {
 	switch {
-	case m.ConfigDrive && t.Hypervisor == string(cloudstack.VMware):
+	case m.ConfigDrive && t.Hypervisor == hypervisor.VMware:
 		return "cdrom-" + t.ID
 	case m.ConfigDrive:
 		return "configdrive-" + t.ID

@@ -47,7 +47,7 @@ func (s *survey) add(r Row) { s.rows = append(s.rows, r) }
 func (s *survey) listVMs() {
 	s.listed, s.spared = map[string]*cloudstack.VM{}, map[string]*cloudstack.VM{}
 	for _, vm := range s.vms {
-		if vm.State == "Expunging" || vm.State == "Expunged" {
+		if vm.Expunged() {
 			continue
 		}
 		row := Row{Kind: KindVM, ID: vm.ID, Name: vm.Name, Created: vm.Created, zoneID: vm.ZoneID}

@@ -7,14 +7,8 @@ package stemcell
 import (
 	"fmt"
 	"strings"
-)
 
-// CloudStack's hypervisor names.
-const (
-	XenServer = "XenServer"
-	KVM       = "KVM"
-	VMware    = "VMware"
-	Simulator = "Simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 )
 
 // CloudStack's template formats.
@@ -37,7 +31,7 @@ type Spec struct {
 
 // Target is the CloudStack hypervisor and format the image is registered as.
 type Target struct {
-	Hypervisor string
+	Hypervisor hypervisor.Name
 	Format     string
 	// From is the stemcell's own format when Prepare converts it to
 	// Format on the way (bosh.io's OpenStack images for XenServer); empty
@@ -45,36 +39,38 @@ type Target struct {
 	From string
 }
 
-var hypervisorNames = map[string]string{
-	"xen": XenServer, "xenserver": XenServer, "xcp-ng": XenServer,
-	"kvm": KVM, "qemu": KVM,
-	"esxi": VMware, "vsphere": VMware, "vmware": VMware,
-	"simulator": Simulator,
+var hypervisorNames = map[string]hypervisor.Name{
+	"xen": hypervisor.XenServer, "xenserver": hypervisor.XenServer, "xcp-ng": hypervisor.XenServer,
+	"kvm": hypervisor.KVM, "qemu": hypervisor.KVM,
+	"esxi": hypervisor.VMware, "vsphere": hypervisor.VMware, "vmware": hypervisor.VMware,
+	"simulator": hypervisor.Simulator,
 }
 
-var infrastructureHypervisors = map[string]string{
-	"cloudstack": XenServer, "openstack": KVM, "vsphere": VMware,
+var infrastructureHypervisors = map[string]hypervisor.Name{
+	"cloudstack": hypervisor.XenServer, "openstack": hypervisor.KVM, "vsphere": hypervisor.VMware,
 }
 
 var formatNames = map[string]string{
 	"vhdx": VHD, "vhd": VHD, "qcow2": QCOW2, "ova": OVA, "ovf": OVA, "raw": RAW, "files": RAW,
 }
 
-var defaultFormats = map[string]string{XenServer: VHD, KVM: QCOW2, VMware: OVA, Simulator: VHD}
+var defaultFormats = map[hypervisor.Name]string{
+	hypervisor.XenServer: VHD, hypervisor.KVM: QCOW2, hypervisor.VMware: OVA, hypervisor.Simulator: VHD,
+}
 
 // conversions are the formats Prepare converts, by hypervisor, for
 // bosh.io's OpenStack stemcells: XenServer takes VHD templates only (its
 // resource copies a template to primary storage as a VHD,
 // XenServerStorageProcessor.copy_vhd_from_secondarystorage), and their
 // raw or QCOW2 image becomes a dynamic VHD (package diskimage).
-var conversions = map[string]map[string]string{XenServer: {QCOW2: VHD, RAW: VHD}}
+var conversions = map[hypervisor.Name]map[string]string{hypervisor.XenServer: {QCOW2: VHD, RAW: VHD}}
 
 // formats each hypervisor can boot from a template.
-var supported = map[string][]string{
-	XenServer: {VHD},
-	KVM:       {QCOW2, RAW},
-	VMware:    {OVA},
-	Simulator: {VHD, QCOW2, OVA, RAW},
+var supported = map[hypervisor.Name][]string{
+	hypervisor.XenServer: {VHD},
+	hypervisor.KVM:       {QCOW2, RAW},
+	hypervisor.VMware:    {OVA},
+	hypervisor.Simulator: {VHD, QCOW2, OVA, RAW},
 }
 
 // Choose decides the hypervisor and format, or says which value is unknown.
@@ -103,12 +99,12 @@ func Choose(s Spec) (Target, error) {
 		hv, format, strings.Join(supported[hv], ", "))
 }
 
-func chooseHypervisor(s Spec) (string, error) {
+func chooseHypervisor(s Spec) (hypervisor.Name, error) {
 	if s.CloudStackHypervisor != "" {
 		if hv, ok := hypervisorNames[strings.ToLower(s.CloudStackHypervisor)]; ok {
 			return hv, nil
 		}
-		return "", fmt.Errorf("unknown CloudStack hypervisor %q (known: XenServer, KVM, VMware, Simulator)", s.CloudStackHypervisor)
+		return "", fmt.Errorf("unknown CloudStack hypervisor %q (known: hypervisor.XenServer, hypervisor.KVM, hypervisor.VMware, hypervisor.Simulator)", s.CloudStackHypervisor)
 	}
 	if s.Hypervisor != "" {
 		if hv, ok := hypervisorNames[strings.ToLower(s.Hypervisor)]; ok {

@@ -160,3 +160,15 @@ func SyntaxAt(data []byte, err error) string {
 	}
 	return Translate(err).Error()
 }
+
+// Message is err's message with the type error in it, if any, said in JSON
+// words: cpi.json and the call context's properties are decoded by config/,
+// whose decoder names the Go field and type at fault.
+func Message(err error) string {
+	msg := err.Error()
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		msg = strings.Replace(msg, typeErr.Error(), Translate(typeErr).Error(), 1)
+	}
+	return msg
+}

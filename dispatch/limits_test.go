@@ -1,4 +1,4 @@
-package main
+package dispatch
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testconfig"
 )
 
 // endlessRequest is a request's beginning followed by padding that never
@@ -40,7 +42,7 @@ func (r *endlessRequest) Read(p []byte) (int, error) {
 func TestAnOversizedRequestIsRefusedUnread(t *testing.T) {
 	stdin := &endlessRequest{head: []byte(`{"method":"info","arguments":[],"context":{"x":"`)}
 	var out, errOut bytes.Buffer
-	code := run([]string{"-configPath", writeConfig(t, goodConfig)}, stdin, &out, &errOut)
+	code := Answer(Files{ConfigPath: testconfig.Write(t, testconfig.Good)}, stdin, &out, &errOut)
 	resp := decodeResponse(t, out.Bytes())
 	if code != 0 || resp.Error == nil || resp.Error.Type != "Bosh::Clouds::CpiError" ||
 		!strings.Contains(resp.Error.Message, "over the CloudStack CPI's limit of 2 MiB (2097152 bytes)") {
@@ -54,7 +56,7 @@ func TestAnOversizedRequestIsRefusedUnread(t *testing.T) {
 // TestARequestOfExactlyTheLimitIsServed: the limit is 2 MiB itself.
 func TestARequestOfExactlyTheLimitIsServed(t *testing.T) {
 	req := `{"method":"info","arguments":[],"context":{"request_id":"cpi-9"}}`
-	resp, _ := call(t, []string{"-configPath", writeConfig(t, goodConfig)}, req+strings.Repeat(" ", maxRequest-len(req)))
+	resp, _ := call(t, Files{ConfigPath: testconfig.Write(t, testconfig.Good)}, req+strings.Repeat(" ", maxRequest-len(req)))
 	if resp.Error != nil {
 		t.Fatalf("a request of %d bytes: %+v", maxRequest, resp.Error)
 	}
@@ -64,7 +66,7 @@ func TestARequestOfExactlyTheLimitIsServed(t *testing.T) {
 // a director ever sends is refused, naming the limit and where it was
 // passed; within them it is served.
 func TestRequestShapeLimits(t *testing.T) {
-	good := writeConfig(t, goodConfig)
+	good := testconfig.Write(t, testconfig.Good)
 	// The request, method, arguments, context and x are 5 values; the
 	// request is at depth 1, context at 2, x's arrays from 3.
 	many := func(n int) string {
@@ -77,13 +79,13 @@ func TestRequestShapeLimits(t *testing.T) {
 		"values": {many(9996), "(10000 values, nested at most 64 deep): context.x[9995]: more than 10000 values"},
 		"depth":  {deep(63), "context.x" + strings.Repeat("[0]", 62) + ": objects and arrays nested more than 64 deep"},
 	} {
-		resp, _ := call(t, []string{"-configPath", good}, c.stdin)
+		resp, _ := call(t, Files{ConfigPath: good}, c.stdin)
 		if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::CpiError" || !strings.Contains(resp.Error.Message, c.want) {
 			t.Errorf("%s: got %+v, want %q", name, resp.Error, c.want)
 		}
 	}
 	for _, within := range []string{many(9995), deep(62)} {
-		if resp, _ := call(t, []string{"-configPath", good}, within); resp.Error != nil {
+		if resp, _ := call(t, Files{ConfigPath: good}, within); resp.Error != nil {
 			t.Errorf("a request within the limits: %+v", resp.Error)
 		}
 	}
@@ -93,7 +95,7 @@ func TestRequestShapeLimits(t *testing.T) {
 // the request_id cut to 64 characters and "…", not the whole of it.
 func TestALongRequestIDIsCutInTheLog(t *testing.T) {
 	id := "cpi-" + strings.Repeat("é", 1<<19)
-	_, logs := call(t, []string{"-configPath", writeConfig(t, goodConfig)},
+	_, logs := call(t, Files{ConfigPath: testconfig.Write(t, testconfig.Good)},
 		`{"method":"info","arguments":[],"context":{"request_id":"`+id+`"}}`)
 	prefix := "[" + string([]rune(id)[:64]) + "…] "
 	lines := strings.Split(strings.TrimSuffix(logs, "\n"), "\n")

@@ -1,16 +1,18 @@
-package main
+package dispatch
 
 import (
 	"bytes"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testconfig"
 )
 
 // A request that is not the protocol's JSON object is named by where and
 // what: the position of a syntax error, the member of the wrong type.
 func TestMalformedRequestsSayWhereAndWhat(t *testing.T) {
-	good := writeConfig(t, goodConfig)
+	good := testconfig.Write(t, testconfig.Good)
 	for stdin, want := range map[string]string{
 		"":    "stdin was empty; cloudstack-cpi reads one JSON request on stdin",
 		"\n ": "stdin was empty",
@@ -26,14 +28,14 @@ func TestMalformedRequestsSayWhereAndWhat(t *testing.T) {
 		`{"method":"info","arguments":[],"method":"info"}`:   "method: the key is given twice in one object",
 		`{"method":"info","arguments":[],"context":{"vm":{"stemcell":{"api_version":3,"api_version":1}}}}`: "context.vm.stemcell.api_version: the key is given twice",
 	} {
-		resp, _ := call(t, []string{"-configPath", good}, stdin)
+		resp, _ := call(t, Files{ConfigPath: good}, stdin)
 		if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::CpiError" ||
 			!strings.Contains(resp.Error.Message, "Must provide valid JSON payload: ") || !strings.Contains(resp.Error.Message, want) {
 			t.Errorf("%q: got %+v, want a CpiError containing %q", stdin, resp.Error, want)
 		}
 		// bosh create-env reads no answer of a CPI that exits non-zero.
 		var out, errOut bytes.Buffer
-		if code := run([]string{"-configPath", good}, strings.NewReader(stdin), &out, &errOut); code != 0 {
+		if code := Answer(Files{ConfigPath: good}, strings.NewReader(stdin), &out, &errOut); code != 0 {
 			t.Errorf("%q: exit %d, want 0: the answer must reach bosh create-env", stdin, code)
 		}
 	}
@@ -43,7 +45,7 @@ func TestMalformedRequestsSayWhereAndWhat(t *testing.T) {
 // and its path, and the CPI's own decoding of cloud_properties and of the
 // context says the same in JSON words.
 func TestWrongTypesAreNamedInJSONWords(t *testing.T) {
-	good := writeConfig(t, goodConfig)
+	good := testconfig.Write(t, testconfig.Good)
 	net := `{"default":{"type":"manual","ip":10,"netmask":"255.255.255.0","cloud_properties":{}}}`
 	for req, want := range map[string]string{
 		`{"method":"create_stemcell","arguments":["/img","x"]}`:                                      "arguments[1] (cloud_properties): expected an object, got a string",
@@ -57,7 +59,7 @@ func TestWrongTypesAreNamedInJSONWords(t *testing.T) {
 		`{"method":"has_vm","arguments":["vm-1"],"context":{"vm":{"stemcell":{"api_version":"2"}}}}`: "context.vm.stemcell.api_version: expected an integer, got a string",
 		`{"method":"has_vm","arguments":["vm-1"],"context":{"max_retries":"five"}}`:                  "cloudstack.max_retries: expected an integer, got a string",
 	} {
-		resp, _ := call(t, []string{"-configPath", good}, req)
+		resp, _ := call(t, Files{ConfigPath: good}, req)
 		if resp.Error == nil || !strings.Contains(resp.Error.Message, want) {
 			t.Errorf("%s: got %+v, want %q", req, resp.Error, want)
 		}
@@ -68,9 +70,9 @@ func TestWrongTypesAreNamedInJSONWords(t *testing.T) {
 // names (the count in the answer is the action's own, the names the
 // table's), and an unknown method is answered with the whole table.
 func TestEveryMethodIsServed(t *testing.T) {
-	good := writeConfig(t, goodConfig)
+	good := testconfig.Write(t, testconfig.Good)
 	for method, names := range methodArguments {
-		resp, _ := call(t, []string{"-configPath", good}, fmt.Sprintf(`{"method":%q,"arguments":[]}`, method))
+		resp, _ := call(t, Files{ConfigPath: good}, fmt.Sprintf(`{"method":%q,"arguments":[]}`, method))
 		if len(names) == 0 {
 			if resp.Error != nil {
 				t.Errorf("%s: %+v", method, resp.Error)
@@ -82,7 +84,7 @@ func TestEveryMethodIsServed(t *testing.T) {
 			t.Errorf("%s: got %+v, want %q", method, resp.Error, want)
 		}
 	}
-	resp, _ := call(t, []string{"-configPath", good}, `{"method":"update_disks","arguments":[]}`)
+	resp, _ := call(t, Files{ConfigPath: good}, `{"method":"update_disks","arguments":[]}`)
 	if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::NotImplemented" ||
 		!strings.Contains(resp.Error.Message, "unknown method 'update_disks'; the CloudStack CPI serves attach_disk, ") {
 		t.Fatalf("unknown method: %+v", resp.Error)
@@ -97,7 +99,7 @@ func TestEveryMethodIsServed(t *testing.T) {
 // Arguments beyond a method's are ignored, as bosh-cpi-go ignores them,
 // and the log says so.
 func TestExtraArgumentsAreLogged(t *testing.T) {
-	resp, logs := call(t, []string{"-configPath", writeConfig(t, goodConfig)}, `{"method":"info","arguments":["x",5]}`)
+	resp, logs := call(t, Files{ConfigPath: testconfig.Write(t, testconfig.Good)}, `{"method":"info","arguments":["x",5]}`)
 	if resp.Error != nil || !strings.Contains(logs, "info takes 0 arguments; the 2 after them are ignored") {
 		t.Fatalf("%+v\n%s", resp.Error, logs)
 	}
@@ -108,7 +110,7 @@ func TestExtraArgumentsAreLogged(t *testing.T) {
 // is refused for every method; a wrong stemcell api_version, which decides
 // where agent settings go, for every method that reads it (all but info).
 func TestTheDirectorsContextIsChecked(t *testing.T) {
-	good := writeConfig(t, goodConfig)
+	good := testconfig.Write(t, testconfig.Good)
 	for req, want := range map[string]string{
 		`{"method":"has_vm","arguments":["vm-1"],"context":"cpi-1"}`:                                 "Must provide valid JSON payload: context: expected an object, got a string",
 		`{"method":"info","arguments":[],"context":"cpi-1"}`:                                         "Must provide valid JSON payload: context: expected an object, got a string",
@@ -120,7 +122,7 @@ func TestTheDirectorsContextIsChecked(t *testing.T) {
 		`{"method":"has_vm","arguments":["vm-1"],"context":{"vm":"old"}}`:                            "context.vm: expected an object, got a string",
 		`{"method":"has_vm","arguments":["vm-1"],"context":{"request_id":7}}`:                        "context.request_id: expected a string, got a number",
 	} {
-		resp, _ := call(t, []string{"-configPath", good}, req)
+		resp, _ := call(t, Files{ConfigPath: good}, req)
 		if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::CpiError" || !strings.Contains(resp.Error.Message, want) {
 			t.Errorf("%s: got %+v, want a CpiError containing %q", req, resp.Error, want)
 		}
@@ -133,7 +135,7 @@ func TestTheDirectorsContextIsChecked(t *testing.T) {
 		`{"method":"info","arguments":[],"context":null}`,
 		`{"method":"info","arguments":[]}`,
 	} {
-		if resp, _ := call(t, []string{"-configPath", good}, req); resp.Error != nil {
+		if resp, _ := call(t, Files{ConfigPath: good}, req); resp.Error != nil {
 			t.Errorf("%s: %+v", req, resp.Error)
 		}
 	}

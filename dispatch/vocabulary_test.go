@@ -1,4 +1,4 @@
-package main
+package dispatch
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testconfig"
 )
 
 // goWords are what a Go type name looks like in a message: the director's
@@ -108,11 +110,11 @@ func malformedRequests() []string {
 // TestNoAnswerNamesAGoType feeds every method every kind of wrong input and
 // fails on an answer whose message names a Go type.
 func TestNoAnswerNamesAGoType(t *testing.T) {
-	good := writeConfig(t, goodConfig)
+	good := testconfig.Write(t, testconfig.Good)
 	reqs := malformedRequests()
 	bad := 0
 	for _, req := range reqs {
-		resp, _ := call(t, []string{"-configPath", good}, req)
+		resp, _ := call(t, Files{ConfigPath: good}, req)
 		if resp.Error == nil {
 			continue // well typed after all: an extra argument, a null where null is fine
 		}

@@ -1,8 +1,10 @@
-package main
+package dispatch
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testconfig"
 )
 
 // update_disk reaches the CPI through the dispatcher's own argument decoding
@@ -10,7 +12,7 @@ import (
 // for every method. Bad input fails before CloudStack is asked (the
 // configured endpoint answers nothing).
 func TestUpdateDiskIsDispatched(t *testing.T) {
-	good := writeConfig(t, goodConfig)
+	good := testconfig.Write(t, testconfig.Good)
 	for name, c := range map[string]struct{ stdin, typ, want string }{
 		"api version 3":     {`{"method":"update_disk","arguments":["d",1024,{}],"api_version":3}`, "NotImplemented", "max supported is '2'"},
 		"too few arguments": {`{"method":"update_disk","arguments":["d",1024]}`, "CloudError", "update_disk takes 3 (disk_cid, new_size, cloud_properties), got 2"},
@@ -20,7 +22,7 @@ func TestUpdateDiskIsDispatched(t *testing.T) {
 		"no size": {`{"method":"update_disk","arguments":["d",0,{}]}`, "CloudError", "must be a positive number of MiB"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			resp, _ := call(t, []string{"-configPath", good}, c.stdin)
+			resp, _ := call(t, Files{ConfigPath: good}, c.stdin)
 			if resp.Error == nil || resp.Error.Type != "Bosh::Clouds::"+c.typ || !strings.Contains(resp.Error.Message, c.want) {
 				t.Fatalf("got %+v, want %s containing %q", resp.Error, c.typ, c.want)
 			}

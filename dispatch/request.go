@@ -1,12 +1,10 @@
-package main
+package dispatch
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 )
@@ -120,16 +118,4 @@ func directorContextProblem(context map[string]json.RawMessage) string {
 			"as its stemcell.MF gives it", *vm.Stemcell.APIVersion)
 	}
 	return ""
-}
-
-// inJSONWords is err's message with the type error in it, if any, said in
-// JSON words: cpi.json and the call context's properties are decoded by
-// config/, whose decoder names the Go field and type at fault.
-func inJSONWords(err error) string {
-	msg := err.Error()
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		msg = strings.Replace(msg, typeErr.Error(), jsonwords.Translate(typeErr).Error(), 1)
-	}
-	return msg
 }

@@ -1,4 +1,4 @@
-package main
+package dispatch
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // methodArguments names the arguments of every method the CPI serves, in
 // order, as the CPI API v2 reference names them: the methods of
 // bosh-cpi-go's apiv1.ActionFactory.Create, and update_disk, served ahead of
-// it (updatedisk.go). TestEveryMethodIsServed holds this table to the
+// it (updatedisk.go, interceptUpdateDisk). TestEveryMethodIsServed holds this table to the
 // dispatcher.
 var methodArguments = map[string][]string{
 	"info":                          nil,
@@ -37,8 +37,8 @@ var methodArguments = map[string][]string{
 	"delete_snapshot":               {"snapshot_cid"},
 }
 
-// methodNames are the methods the CPI serves, sorted.
-func methodNames() []string {
+// Methods are the methods the CPI serves, sorted (help lists them).
+func Methods() []string {
 	names := make([]string, 0, len(methodArguments))
 	for m := range methodArguments {
 		names = append(names, m)
@@ -65,7 +65,7 @@ type namedAction struct {
 // refused by the factory below, as it was before this check.
 func (a servedActions) Create(method string, apiVersion int, ctx apiv1.CallContext) (interface{}, error) {
 	if _, served := methodArguments[method]; !served && apiVersion <= 2 {
-		return nil, fmt.Errorf("unknown method '%s'; the CloudStack CPI serves %s", method, strings.Join(methodNames(), ", "))
+		return nil, fmt.Errorf("unknown method '%s'; the CloudStack CPI serves %s", method, strings.Join(Methods(), ", "))
 	}
 	action, err := a.ActionFactory.Create(method, apiVersion, ctx)
 	if err != nil {
