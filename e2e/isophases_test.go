@@ -166,11 +166,10 @@ func assertVSphereBoot(t *testing.T, vm *cloudstack.VirtualMachine) {
 // device (assertResolves).
 func (s *suite) assertVirtioHint(t *testing.T, d deployment) {
 	t.Helper()
-	if s.agentBase(d.VM) == "" || s.DevicePaths == "" {
-		t.Log("E2E_AGENT_DIR or E2E_DEVICEPATHS is unset: the agent's disk hint is not resolved")
+	hint, ok := s.resolvableHint(t, d)
+	if !ok {
 		return
 	}
-	hint := s.diskHint(t, d)
 	serial := strings.ReplaceAll(d.Disk, "-", "")[:20]
 	if want := "/dev/disk/by-id/virtio-" + serial; hint.Path != want {
 		t.Fatalf("the agent of VM %s has hint %+v for disk %s, want path %s", d.VM, hint, d.Disk, want)
@@ -184,11 +183,10 @@ func (s *suite) assertVirtioHint(t *testing.T, d deployment) {
 // takes as the device (assertResolves).
 func (s *suite) assertXenPathHint(t *testing.T, d deployment) {
 	t.Helper()
-	if s.agentBase(d.VM) == "" || s.DevicePaths == "" {
-		t.Log("E2E_AGENT_DIR or E2E_DEVICEPATHS is unset: the agent's disk hint is not resolved")
+	hint, ok := s.resolvableHint(t, d)
+	if !ok {
 		return
 	}
-	hint := s.diskHint(t, d)
 	if hint.DeviceID != "" || hint.VolumeID != "" || !strings.HasPrefix(hint.Path, "/dev/xvd") {
 		t.Fatalf("the agent of VM %s has hint %+v for disk %s, want a /dev/xvdX path alone", d.VM, hint, d.Disk)
 	}
@@ -229,6 +227,17 @@ func (s *suite) assertSCSIUnitHint(t *testing.T, d deployment) {
 			t.Errorf("the guest has disk %s on %s, chaininfo says %s", d.Disk, g.Bus, chain.Bus)
 		}
 	}
+}
+
+// resolvableHint is the hint the agent recorded for the deployment's disk,
+// when the agent's directory and tools/devicepaths are there to resolve it.
+func (s *suite) resolvableHint(t *testing.T, d deployment) (agentDiskHint, bool) {
+	t.Helper()
+	if s.agentBase(d.VM) == "" || s.DevicePaths == "" {
+		t.Log("E2E_AGENT_DIR or E2E_DEVICEPATHS is unset: the agent's disk hint is not resolved")
+		return agentDiskHint{}, false
+	}
+	return s.diskHint(t, d), true
 }
 
 // assertResolves lays out the guest's /dev from the simulator's view of

@@ -93,7 +93,7 @@ func TestACDROMVMsAgentReadsEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer img.Close()
+	t.Cleanup(func() { _ = img.Close() })
 	var b bytes.Buffer
 	if _, err := img.WriteTo(&b); err != nil {
 		t.Fatal(err)
