@@ -34,18 +34,19 @@ func VHD(virtualSize uint64) []byte {
 func QCOW2(virtualSize uint64) []byte {
 	const cluster = 1 << 16
 	const perL1 = cluster * cluster / 8
+	l1Entries := uint32((virtualSize + perL1 - 1) / perL1)
 	img := make([]byte, 4*cluster)
 	copy(img[0:], "QFI\xfb")
 	binary.BigEndian.PutUint32(img[4:], 3)
 	binary.BigEndian.PutUint32(img[20:], 16) // cluster bits
 	binary.BigEndian.PutUint64(img[24:], virtualSize)
-	binary.BigEndian.PutUint32(img[36:], uint32((virtualSize+perL1-1)/perL1)) // L1 entries
-	binary.BigEndian.PutUint64(img[40:], 3*cluster)                           // L1 offset
-	binary.BigEndian.PutUint64(img[48:], cluster)                             // refcount table offset
-	binary.BigEndian.PutUint32(img[56:], 1)                                   // refcount table clusters
-	binary.BigEndian.PutUint32(img[96:], 4)                                   // refcount order
-	binary.BigEndian.PutUint32(img[100:], 104)                                // header length
-	binary.BigEndian.PutUint64(img[cluster:], 2*cluster)                      // refcount block
+	binary.BigEndian.PutUint32(img[36:], l1Entries)      // L1 entries
+	binary.BigEndian.PutUint64(img[40:], 3*cluster)      // L1 offset
+	binary.BigEndian.PutUint64(img[48:], cluster)        // refcount table offset
+	binary.BigEndian.PutUint32(img[56:], 1)              // refcount table clusters
+	binary.BigEndian.PutUint32(img[96:], 4)              // refcount order
+	binary.BigEndian.PutUint32(img[100:], 104)           // header length
+	binary.BigEndian.PutUint64(img[cluster:], 2*cluster) // refcount block
 	for i := 0; i < 4; i++ {
 		binary.BigEndian.PutUint16(img[2*cluster+2*i:], 1)
 	}
