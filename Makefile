@@ -127,7 +127,7 @@ clean:
 # The simulated environment of hack/e2e (in a network namespace it makes as
 # root, else on host loopback; E2E_NETNS=on|off|auto, see hack/e2e/env.sh)
 # and the e2e suite (build tag e2e) that runs against it.
-.PHONY: e2e-up test-e2e e2e-down e2e-kvm test-e2e-kvm e2e-vpc test-e2e-vpc
+.PHONY: e2e-up test-e2e e2e-down e2e-kvm test-e2e-kvm e2e-xen-openstack test-e2e-xen-openstack e2e-vmware test-e2e-vmware e2e-vpc test-e2e-vpc
 
 e2e-up: e2e-deps ## the simulator with an API-deployed zone, the release, a stemcell, the agent launcher and bosh create-env, in a private network namespace (E2E_NETNS=off: on host loopback)
 	./hack/e2e/up.sh
@@ -140,6 +140,18 @@ e2e-kvm: e2e-deps ## the KVM phase's environment: as e2e-up, but KVM hosts and a
 
 test-e2e-kvm: ## the KVM phase against the environment of e2e-kvm: create-env from the OpenStack stemcell (config drive ISO, virtio disk hint), delete-env
 	E2E_HYPERVISOR=KVM ./hack/e2e/test.sh
+
+e2e-xen-openstack: e2e-deps ## the XenServer/OpenStack phase's environment: as e2e-kvm, but XenServer hosts (the same OpenStack-shaped stemcell, converted to VHD by the CPI)
+	E2E_HYPERVISOR=XenServer E2E_STEMCELL_KIND=openstack ./hack/e2e/up.sh
+
+test-e2e-xen-openstack: ## the XenServer/OpenStack phase against the environment of e2e-xen-openstack: create-env (VHD template, config drive ISO, path disk hint), delete-env
+	E2E_HYPERVISOR=XenServer E2E_STEMCELL_KIND=openstack ./hack/e2e/test.sh
+
+e2e-vmware: e2e-deps ## the VMware phase's environment: as e2e-kvm, but VMware hosts and a stemcell shaped as bosh.io's vSphere stemcell
+	E2E_HYPERVISOR=VMware E2E_STEMCELL_KIND=vsphere ./hack/e2e/up.sh
+
+test-e2e-vmware: ## the VMware phase against the environment of e2e-vmware: create-env (OVA template, env CD-ROM ISO, UEFI, SCSI unit disk hint), delete-env
+	E2E_HYPERVISOR=VMware E2E_STEMCELL_KIND=vsphere ./hack/e2e/test.sh
 
 e2e-vpc: ## the VPC phase's environment: switch the one e2e-up made to a VPC tier (a VPC, a custom network ACL list, a tier on the guest network's subnet; in the CloudStack project E2E_VPC_PROJECT names, if any)
 	./hack/e2e/50-vpc.sh

@@ -49,8 +49,15 @@ type configDriveCloud interface {
 	cloudstack.Uploader
 }
 
-// isoText is the ISO's display text before its mark.
-func isoText(vmName string) string { return "BOSH agent settings (config drive) of VM " + vmName }
+// isoText is the ISO's display text before its mark: what the ISO is to
+// the VM's agent, for an operator reading listIsos.
+func isoText(vmName string, kind settingsDrive) string {
+	what := "config drive"
+	if kind == cdromDrive {
+		what = "CD-ROM env"
+	}
+	return "BOSH agent settings (" + what + ") of VM " + vmName
+}
 
 // isoMark is this director's mark on the ISO of agentID's VM.
 func (c configDrives) isoMark(agentID string, incomplete bool) cloudstack.TemplateMark {
@@ -85,7 +92,7 @@ func (c configDrives) create(vmName, agentID string, settings agentSettings, zon
 		}
 		return madeDrive{}, err
 	}
-	spec := cloudstack.ISOSpec{Name: vmName, DisplayText: c.isoMark(agentID, true).Apply(isoText(vmName)), ZoneID: zoneID}
+	spec := cloudstack.ISOSpec{Name: vmName, DisplayText: c.isoMark(agentID, true).Apply(isoText(vmName, kind)), ZoneID: zoneID}
 	c.logger.Info("vm", "VM %s: config drive ISO of %d bytes, by %s", vmName, img.Size(), c.cfg.Stemcell.ConfigDrivePublish)
 	if c.cfg.Stemcell.ConfigDrivePublish == config.PublishWebDAV {
 		return c.register(spec, img)
@@ -171,8 +178,8 @@ func (c configDrives) ready(id string) error {
 }
 
 // complete clears the ISO's incomplete mark once its VM has started.
-func (c configDrives) complete(id, vmName, agentID string) error {
-	return c.cloud.SetISODisplayText(id, c.isoMark(agentID, false).Apply(isoText(vmName)))
+func (c configDrives) complete(id, vmName, agentID string, kind settingsDrive) error {
+	return c.cloud.SetISODisplayText(id, c.isoMark(agentID, false).Apply(isoText(vmName, kind)))
 }
 
 // remove deletes an ISO; gone already is done. One whose upload CloudStack

@@ -89,7 +89,7 @@ func (v *vmCreation) completeDrive() error {
 	if v.settingsFrom == noDrive {
 		return nil
 	}
-	err := v.vms.drives.complete(v.drive.id, v.spec.Name, v.agentID)
+	err := v.vms.drives.complete(v.drive.id, v.spec.Name, v.agentID, v.settingsFrom)
 	return wrap(err, "marking the config drive ISO %s complete", v.drive.id)
 }
 

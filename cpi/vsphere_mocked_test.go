@@ -22,12 +22,16 @@ func TestCreateVMOfAVSphereStemcellWritesTheCDROM(t *testing.T) {
 	srv := ssvm.serve(t, http.StatusOK)
 	d := &deployed{}
 	var iso cloudstack.ISOSpec
+	completed := ""
 	gomock.InOrder(append(expectUploadStarts(t, cloud, srv, &iso),
 		cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil)),
 		cloud.EXPECT().WaitISO("iso-1", time.Minute).Return(nil),
 		cloud.EXPECT().AttachISO("iso-1", "vm-1").Return(nil),
 		cloud.EXPECT().StartVM("vm-1").Return(nil),
-		cloud.EXPECT().SetISODisplayText("iso-1", gomock.Any()).Return(nil),
+		cloud.EXPECT().SetISODisplayText("iso-1", gomock.Any()).DoAndReturn(func(_, text string) error {
+			completed = text
+			return nil
+		}),
 		cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).Return(nil),
 	)...)
 	cid, err := c.CreateVM(apiv1.NewAgentID("agent-1"), apiv1.NewStemcellCID("cdrom-"+stemcellID),
@@ -45,5 +49,10 @@ func TestCreateVMOfAVSphereStemcellWritesTheCDROM(t *testing.T) {
 	if strings.Contains(body, configdrive.Label) || !strings.Contains(body, `"agent_id":"agent-1"`) ||
 		!strings.Contains(body, `"system":"0"`) || strings.Contains(body, "ec2") {
 		t.Errorf("uploaded %q (%d bytes) is not the CD-ROM of the settings", ssvm.filename, len(ssvm.body))
+	}
+	for _, text := range []string{iso.DisplayText, completed} {
+		if !strings.Contains(text, "BOSH agent settings (CD-ROM env) of VM ") {
+			t.Errorf("the ISO's display text %q does not say it is the VM's CD-ROM env", text)
+		}
 	}
 }

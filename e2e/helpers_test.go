@@ -91,12 +91,27 @@ type deployment struct {
 	Stemcell string
 	// Template is the stemcell's template: its CID, less the prefix the
 	// CPI puts before the template id of a stemcell whose VMs get a
-	// config drive (bosh.io's OpenStack stemcells).
+	// settings ISO (bosh.io's OpenStack and vSphere stemcells).
 	Template string
 }
 
-// configDriveCIDPrefix is that prefix (the CPI's stemcell CIDs).
-const configDriveCIDPrefix = "configdrive-"
+// The prefixes of the CPI's stemcell CIDs whose VMs get a settings ISO:
+// the config drive of bosh.io's OpenStack stemcells, the env CD-ROM of its
+// vSphere stemcells.
+const (
+	configDriveCIDPrefix = "configdrive-"
+	cdromCIDPrefix       = "cdrom-"
+)
+
+// templateOf is the template id in a stemcell CID.
+func templateOf(cid string) string {
+	for _, prefix := range []string{configDriveCIDPrefix, cdromCIDPrefix} {
+		if id, ok := strings.CutPrefix(cid, prefix); ok {
+			return id
+		}
+	}
+	return cid
+}
 
 // run runs the create-env script (create-env or delete-env) with the
 // variables that size the VM and the disk.
@@ -153,7 +168,7 @@ func (s *suite) state(t *testing.T) deployment {
 	}
 	for _, sc := range st.Stemcells {
 		if sc.ID == st.CurrentStemcellID {
-			d.Stemcell, d.Template = sc.CID, strings.TrimPrefix(sc.CID, configDriveCIDPrefix)
+			d.Stemcell, d.Template = sc.CID, templateOf(sc.CID)
 		}
 	}
 	return d

@@ -34,6 +34,7 @@ if ! alive simulator; then
     -job-latency "$E2E_JOB_LATENCY" -allow-loopback-urls -upload-monitoring-interval 1s -hypervisor "$E2E_HYPERVISOR" \
     -cloudstack-version "$E2E_CLOUDSTACK_VERSION"
   echo "$E2E_HYPERVISOR" >"$HYPERVISOR_RECORD"
+  echo "$E2E_STEMCELL_KIND" >"$KIND_RECORD"
   echo "$E2E_CLOUDSTACK_VERSION" >"$VERSION_RECORD"
   log "started the simulator (pid $(cat "$PIDS/simulator")), log in $E2E_OUT/simulator.log"
 fi

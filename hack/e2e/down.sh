@@ -5,7 +5,7 @@
 # namespace (if it made one) and $E2E_OUT. Safe after a failed
 # or interrupted up.sh, and when nothing is up.
 set -uo pipefail
-unset E2E_HYPERVISOR # whatever the environment runs (its record), it comes down
+unset E2E_HYPERVISOR E2E_STEMCELL_KIND # whatever the environment runs (its records), it comes down
 . "$(dirname "$0")/env.sh"
 
 stop() {

@@ -56,12 +56,15 @@ case $E2E_NETNS in
 esac
 [ "$E2E_NS" = off ] && E2E_NS=
 
-# E2E_HYPERVISOR is what the simulated hosts run: XenServer (default; the
-# CloudStack stemcell, settings by user data) or KVM (the KVM phase:
-# bosh.io's OpenStack stemcell, settings on the CPI's config drive ISO).
-# 10-simulator-up.sh records it in $E2E_OUT/hypervisor; every later script
-# follows that record, and a different E2E_HYPERVISOR for a running
-# environment is refused (make e2e-down first).
+# E2E_HYPERVISOR is what the simulated hosts run: XenServer (default),
+# KVM or VMware. E2E_STEMCELL_KIND is the stemcell's shape: cloudstack (the
+# CloudStack Xen stemcell, settings by user data; XenServer's default),
+# openstack (bosh.io's OpenStack KVM stemcell, settings on the CPI's config
+# drive ISO; KVM's default and, on XenServer, the XenServer/OpenStack
+# phase's) or vsphere (bosh.io's vSphere stemcell, settings in env on the
+# CPI's CD-ROM ISO; VMware's). 10-simulator-up.sh records both in $E2E_OUT;
+# every later script follows the records, and a different value for a
+# running environment is refused (make e2e-down first).
 # follow_record FILE VAR: VAR takes the value FILE records for a running
 # environment; a different one already set is refused.
 follow_record() {
@@ -73,12 +76,23 @@ follow_record() {
   printf -v "$2" %s "$recorded"
 }
 HYPERVISOR_RECORD=$E2E_OUT/hypervisor
+KIND_RECORD=$E2E_OUT/stemcell-kind
 follow_record "$HYPERVISOR_RECORD" E2E_HYPERVISOR
+follow_record "$KIND_RECORD" E2E_STEMCELL_KIND
 : "${E2E_HYPERVISOR:=XenServer}"
 case $E2E_HYPERVISOR in
-  XenServer) : "${E2E_STEMCELL:=$E2E_OUT/stemcell.tgz}" ;;
-  KVM) : "${E2E_STEMCELL:=$E2E_OUT/stemcell-openstack-kvm.tgz}" ;;
-  *) die "E2E_HYPERVISOR is '$E2E_HYPERVISOR': it must be XenServer or KVM" ;;
+  XenServer) kinds='cloudstack openstack' ;;
+  KVM) kinds=openstack ;;
+  VMware) kinds=vsphere ;;
+  *) die "E2E_HYPERVISOR is '$E2E_HYPERVISOR': it must be XenServer, KVM or VMware" ;;
+esac
+: "${E2E_STEMCELL_KIND:=${kinds%% *}}" # the first is the hosts' default
+[[ " $kinds " == *" $E2E_STEMCELL_KIND "* ]] ||
+  die "E2E_STEMCELL_KIND is '$E2E_STEMCELL_KIND': on $E2E_HYPERVISOR hosts it must be one of: $kinds"
+case $E2E_STEMCELL_KIND in
+  cloudstack) : "${E2E_STEMCELL:=$E2E_OUT/stemcell.tgz}" ;;
+  openstack) : "${E2E_STEMCELL:=$E2E_OUT/stemcell-openstack-kvm.tgz}" ;;
+  vsphere) : "${E2E_STEMCELL:=$E2E_OUT/stemcell-vsphere-esxi.tgz}" ;;
 esac
 export HYPERVISOR=$E2E_HYPERVISOR # the zone's clusters and hosts (hack/zone/)
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # test.sh [go test flags]: the e2e suite (build tag e2e, package e2e/)
 # against the environment up.sh made, with its variables set from $E2E_OUT:
-# on XenServer hosts every test but the KVM and VPC phases', on KVM hosts
-# (make e2e-kvm) the KVM phase's TestKVMCreateEnv, with bosh-agent's device
-# path resolver (tools/devicepaths) built for it; with E2E_PHASE=vpc
+# with the CloudStack stemcell on XenServer hosts every test but the
+# phases', else the phase of the hosts and stemcell: TestKVMCreateEnv (make
+# e2e-kvm), TestXenOpenStackCreateEnv (make e2e-xen-openstack) or
+# TestVMwareCreateEnv (make e2e-vmware), with bosh-agent's device path
+# resolver (tools/devicepaths) built for them; with E2E_PHASE=vpc
 # (make test-e2e-vpc, after make e2e-vpc) the VPC phase's TestVPCCreateEnv
 # on the tier 50-vpc.sh recorded.
 # The suite runs inside the namespace (if any), where the simulator and the agents
@@ -42,12 +44,20 @@ if [ "${E2E_PHASE:-}" = vpc ]; then
   CS_NETWORK=$E2E_VPC_TIER
   set +a
   tests=(-test.run '^TestVPC')
-elif [ "$E2E_HYPERVISOR" = KVM ]; then
-  (cd "$E2E_ROOT/tools" && $GO build -o "$E2E_OUT/devicepaths" ./devicepaths)
-  export E2E_DEVICEPATHS=$E2E_OUT/devicepaths
-  tests=(-test.run '^TestKVM')
 else
-  tests=(-test.skip '^(TestKVM|TestVPC)')
+  case $E2E_HYPERVISOR/$E2E_STEMCELL_KIND in
+    KVM/openstack) phase=TestKVMCreateEnv ;;
+    XenServer/openstack) phase=TestXenOpenStackCreateEnv ;;
+    VMware/vsphere) phase=TestVMwareCreateEnv ;;
+    *) phase= ;;
+  esac
+  if [ -n "$phase" ]; then
+    (cd "$E2E_ROOT/tools" && $GO build -o "$E2E_OUT/devicepaths" ./devicepaths)
+    export E2E_DEVICEPATHS=$E2E_OUT/devicepaths
+    tests=(-test.run "^$phase\$")
+  else
+    tests=(-test.skip '^(TestKVM|TestXenOpenStack|TestVMware|TestVPC)')
+  fi
 fi
 cd "$E2E_ROOT/e2e"
 in_ns "$E2E_OUT/e2e.test" -test.v -test.count=1 -test.timeout 60m "${tests[@]}" "$@"

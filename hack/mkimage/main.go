@@ -1,6 +1,7 @@
 // Command mkimage writes a small, structurally valid stemcell image for the
 // demo and the e2e harness: the bzip2'd dynamic VHD a CloudStack stemcell
-// ships, a QCOW2, an OpenStack-style tgz or an OVA.
+// ships, a QCOW2, an OpenStack-style tgz, an OVA or a vSphere stemcell's
+// tgz of its OVF files.
 package main
 
 import (
@@ -12,7 +13,7 @@ import (
 )
 
 func main() {
-	kind := flag.String("kind", "vhd.bz2", "vhd.bz2, vhd, qcow2, openstack-tgz or ova")
+	kind := flag.String("kind", "vhd.bz2", "vhd.bz2, vhd, qcow2, openstack-tgz, ova or vsphere-tgz")
 	out := flag.String("o", "image", "output file")
 	flag.Parse()
 	data, err := build(*kind)
@@ -37,6 +38,8 @@ func build(kind string) ([]byte, error) {
 		return testimages.OpenStackTgz(testimages.QCOW2(1 << 30)), nil
 	case "ova":
 		return testimages.OVA(), nil
+	case "vsphere-tgz":
+		return testimages.Gzip(testimages.Tar(testimages.OVFEntries()...)), nil
 	}
 	return nil, fmt.Errorf("unknown kind %q", kind)
 }

@@ -27,15 +27,20 @@ func VHD(virtualSize uint64) []byte {
 	return slices.Concat(footer, header, bat, footer)
 }
 
-// QCOW2 is a version 3 QCOW2 header with its L1 table inside the file.
+// QCOW2 is a version 3 QCOW2 header with its L1 table inside the file, as
+// many entries (all unallocated) as the virtual size needs: one L2 table
+// maps cluster/8 clusters, and qemu refuses a smaller L1 table
+// (qcow2_do_open's "L1 table is too small").
 func QCOW2(virtualSize uint64) []byte {
 	const cluster = 1 << 16
+	const perL1 = cluster * cluster / 8
+	l1Entries := uint32((virtualSize + perL1 - 1) / perL1)
 	img := make([]byte, 4*cluster)
 	copy(img[0:], "QFI\xfb")
 	binary.BigEndian.PutUint32(img[4:], 3)
 	binary.BigEndian.PutUint32(img[20:], 16) // cluster bits
 	binary.BigEndian.PutUint64(img[24:], virtualSize)
-	binary.BigEndian.PutUint32(img[36:], 1)              // L1 entries
+	binary.BigEndian.PutUint32(img[36:], l1Entries)      // L1 entries
 	binary.BigEndian.PutUint64(img[40:], 3*cluster)      // L1 offset
 	binary.BigEndian.PutUint64(img[48:], cluster)        // refcount table offset
 	binary.BigEndian.PutUint32(img[56:], 1)              // refcount table clusters

@@ -9,9 +9,10 @@
 //
 // Each agent runs with the dummy platform and job supervisor (`-P dummy -M
 // dummy`: no host networking, disks, users or monit are touched) in its own
-// base directory DIR/<vm-uuid>. A VM with a config drive attached (the
-// CPI's CONFIG-2 ISO for bosh.io's OpenStack stemcells on KVM) gets its
-// settings from that drive, read from the simulator's /metadata/<vm>/sim/iso
+// base directory DIR/<vm-uuid>. A VM with an ISO attached (the CPI's
+// CONFIG-2 config drive for bosh.io's OpenStack stemcells on KVM and
+// XenServer, its env CD-ROM for the vSphere stemcell on VMware) gets its
+// settings from that ISO, read from the simulator's /metadata/<vm>/sim/iso
 // as the guest's CD-ROM; any other VM gets an agent.json whose one HTTP
 // settings source is the simulator's metadata service for that VM, as the
 // CloudStack stemcell's agent.json points at the virtual router's. Agents
@@ -197,46 +198,48 @@ func (l *launcher) rebooted() ([]string, error) {
 }
 
 // agentConfig is the stemcell's /var/vcap/bosh/agent.json with the given
-// settings sources.
-func agentConfig(sources []map[string]any) ([]byte, error) {
+// settings sources and device path resolution.
+func agentConfig(sources []map[string]any, resolution string) ([]byte, error) {
 	return json.MarshalIndent(map[string]any{
 		"Platform": map[string]any{"Linux": map[string]any{
-			"DevicePathResolutionType":         "virtio",
+			"DevicePathResolutionType":         resolution,
 			"CreatePartitionIfNoEphemeralDisk": true,
 		}},
 		"Infrastructure": map[string]any{"Settings": map[string]any{"Sources": sources}},
 	}, "", "  ")
 }
 
-// settingsSources are the agent's settings sources for the VM. With a
-// config drive: the OpenStack stemcell's File source, pointed at the
-// drive's user data, which the agent parses as its ConfigDrive source
-// would (the settings JSON); the dummy platform reads no disks, so the
-// launcher has read the drive. Without one: the CloudStack stemcell's
+// settingsSources are the agent's settings sources for the VM and its
+// device path resolution. With an ISO (the CPI's config drive for bosh.io's
+// OpenStack stemcells, its env CD-ROM for the vSphere stemcell): a File
+// source pointed at the settings the launcher read from the ISO (readDisc),
+// which the agent parses as its ConfigDrive or CDROM source would (the
+// settings JSON); the dummy platform reads no disks, so the launcher has
+// read the ISO. Without one: the CloudStack stemcell's
 // (bosh_cloudstack_agent_settings) HTTP source at the simulator's metadata
 // service.
-func (l *launcher) settingsSources(vmID, base string) ([]map[string]any, error) {
-	img, err := l.fetchConfigDrive(vmID)
-	if errors.Is(err, errNoDrive) {
+func (l *launcher) settingsSources(vmID, base string) ([]map[string]any, string, error) {
+	img, err := l.fetchISO(vmID)
+	if errors.Is(err, errNoISO) {
 		return []map[string]any{{
 			"Type": "HTTP", "URI": l.metadata + "/" + vmID,
 			"UserDataPath": "/latest/user-data", "InstanceIDPath": "/latest/meta-data/instance-id",
 			"SSHKeysPath": "/latest/meta-data/public-keys",
-		}}, nil
+		}}, "virtio", nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	files, err := readConfigDrive(img)
+	d, err := readDisc(img)
 	if err != nil {
-		return nil, fmt.Errorf("the config drive of VM %s: %w", vmID, err)
+		return nil, "", fmt.Errorf("the ISO of VM %s: %w", vmID, err)
 	}
-	settings, err := writeDrive(filepath.Join(base, "config-drive"), files)
+	settings, err := d.write(base)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	log.Printf("launcher: VM %s has a config drive (%d bytes): its agent reads %s", vmID, len(img), userDataPath)
-	return []map[string]any{{"Type": "File", "SettingsPath": settings}}, nil
+	log.Printf("launcher: VM %s has a %s ISO (%d bytes): its agent reads %s", vmID, d.Kind, len(img), d.Settings)
+	return []map[string]any{{"Type": "File", "SettingsPath": settings}}, d.Resolution, nil
 }
 
 func (l *launcher) start(vmID string) error {
@@ -245,11 +248,11 @@ func (l *launcher) start(vmID string) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	sources, err := l.settingsSources(vmID, base)
+	sources, resolution, err := l.settingsSources(vmID, base)
 	if err != nil {
 		return err
 	}
-	cfg, err := agentConfig(sources)
+	cfg, err := agentConfig(sources, resolution)
 	if err != nil {
 		return err
 	}

@@ -44,12 +44,12 @@ func TestAConfigDriveVMsAgentReadsTheDrivesSettings(t *testing.T) {
 	settings := []byte(`{"agent_id":"agent-1","mbus":"https://mbus:secret@0.0.0.0:6868"}`)
 	l := isoServer(t, "vm-1", buildDrive(t, settings))
 	base := t.TempDir()
-	sources, err := l.settingsSources("vm-1", base)
+	sources, resolution, err := l.settingsSources("vm-1", base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sources) != 1 || sources[0]["Type"] != "File" {
-		t.Fatalf("sources %v, want one File source", sources)
+	if len(sources) != 1 || sources[0]["Type"] != "File" || resolution != "virtio" {
+		t.Fatalf("sources %v, resolution %q, want one File source and the OpenStack stemcell's virtio", sources, resolution)
 	}
 	path, _ := sources[0]["SettingsPath"].(string)
 	if want := filepath.Join(base, "config-drive", "ec2", "latest", "user-data"); path != want {
@@ -68,7 +68,7 @@ func TestAConfigDriveVMsAgentReadsTheDrivesSettings(t *testing.T) {
 		t.Errorf("meta-data.json %s (%v)", b, err)
 	}
 
-	sources, err = l.settingsSources("vm-2", t.TempDir())
+	sources, _, err = l.settingsSources("vm-2", t.TempDir())
 	if err != nil || len(sources) != 1 || sources[0]["Type"] != "HTTP" || sources[0]["URI"] != l.metadata+"/vm-2" {
 		t.Errorf("a VM without a drive: sources %v (%v), want the HTTP source", sources, err)
 	}
@@ -78,8 +78,40 @@ func TestAConfigDriveVMsAgentReadsTheDrivesSettings(t *testing.T) {
 // names the VM, so the launcher tries again on its next tick.
 func TestABrokenDriveStartsNoAgent(t *testing.T) {
 	l := isoServer(t, "vm-1", bytes.Repeat([]byte("x"), 64<<10))
-	_, err := l.settingsSources("vm-1", t.TempDir())
+	_, _, err := l.settingsSources("vm-1", t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "vm-1") {
 		t.Fatalf("err = %v, want an error naming VM vm-1", err)
+	}
+}
+
+// TestACDROMVMsAgentReadsEnv: a VM with the CPI's env CD-ROM (no label, as
+// for bosh.io's vSphere stemcell) gets a File source holding env, private
+// to the launcher's user, and the vSphere stemcell's scsi resolution.
+func TestACDROMVMsAgentReadsEnv(t *testing.T) {
+	settings := []byte(`{"agent_id":"agent-1","mbus":"https://mbus:secret@0.0.0.0:6868"}`)
+	img, err := configdrive.BuildEnv(t.TempDir(), settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = img.Close() })
+	var b bytes.Buffer
+	if _, err := img.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	sources, resolution, err := isoServer(t, "vm-1", b.Bytes()).settingsSources("vm-1", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(base, "cdrom", configdrive.EnvFile)
+	if len(sources) != 1 || sources[0]["Type"] != "File" || sources[0]["SettingsPath"] != want || resolution != "scsi" {
+		t.Fatalf("sources %v, resolution %q; want one File source at %s and scsi", sources, resolution, want)
+	}
+	got, err := os.ReadFile(want)
+	if err != nil || !bytes.Equal(got, settings) {
+		t.Errorf("the settings file holds %q (%v), want env's %q", got, err, settings)
+	}
+	if st, err := os.Stat(want); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the settings file's mode: %v %v, want 0600 (it holds credentials)", st.Mode(), err)
 	}
 }
