@@ -39,11 +39,13 @@ func (c *Client) expectedJob(command string) time.Duration {
 	if c.state == nil {
 		return 0
 	}
-	st, _ := c.state.read()
-	if t := st.Jobs[c.jobKey(command)]; t != nil && t.N > 0 && t.MeanMS > 0 {
-		return time.Duration(t.MeanMS * float64(time.Millisecond))
-	}
-	return 0
+	var expected time.Duration
+	c.state.view(func(st *sharedState) {
+		if t := st.Jobs[c.jobKey(command)]; t != nil && t.N > 0 && t.MeanMS > 0 {
+			expected = time.Duration(t.MeanMS * float64(time.Millisecond))
+		}
+	})
+	return expected
 }
 
 // learnJob records a job of command that was pending at the poll at
