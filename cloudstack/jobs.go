@@ -46,7 +46,9 @@ func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
 	var pending time.Duration // when a poll last found the job running
 	for {
 		time.Sleep(delay)
+		asked := time.Now()
 		st, err := c.queryJob(jobID)
+		sent := c.pollSent(jobID, asked).Sub(start)
 		var throttle *ThrottledError
 		switch {
 		case errors.As(err, &throttle):
@@ -57,7 +59,7 @@ func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
 		case err != nil:
 			return nil, err
 		case st.JobStatus == 1:
-			c.learnJob(command, pending, time.Since(start))
+			c.learnJob(command, pending, sent)
 			return st.JobResult, nil
 		case st.JobStatus == 2:
 			return nil, jobError(command, jobID, st)
@@ -66,10 +68,20 @@ func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
 			return nil, &JobTimeoutError{Command: command, JobID: jobID, Waited: time.Since(start), Throttled: throttle}
 		}
 		if err == nil {
-			pending = time.Since(start)
+			pending = sent
 		}
 		delay = c.jobs.next(time.Since(start))
 	}
+}
+
+// pollSent is when the job's latest poll was sent (the transport's
+// record), else asked: the job's state is of then, not of when the answer
+// came back after the bucket's and the throttle's waits.
+func (c *Client) pollSent(jobID string, asked time.Time) time.Time {
+	if v, ok := c.api.polls.LoadAndDelete(jobID); ok {
+		return v.(time.Time)
+	}
+	return asked
 }
 
 // queryJob goes through CustomRequest: the generated QueryAsyncJobResult

@@ -18,6 +18,9 @@ type jobCloud struct {
 	latency time.Duration
 	started map[string]time.Time
 	polls   map[string]int
+	// answerAfter delays every answer, as a loaded CloudStack or a poll's
+	// wait for the throttle would: the job's state is of the poll's arrival.
+	answerAfter time.Duration
 }
 
 func (f *jobCloud) serve(t *testing.T) string {
@@ -31,7 +34,9 @@ func (f *jobCloud) serve(t *testing.T) string {
 		f.mu.Lock()
 		f.polls[id]++
 		done := time.Since(f.started[id]) >= f.latency
+		delay := f.answerAfter
 		f.mu.Unlock()
+		time.Sleep(delay)
 		status := 0
 		if done {
 			status = 1
@@ -117,6 +122,23 @@ func TestOneSlowJobHardlyMovesTheFirstPoll(t *testing.T) {
 	wait("slow")
 	if after := expectedMS(t, dir); after > 1.31*before {
 		t.Errorf("one 1 s job moved the expected %.0f ms to %.0f ms", before, after)
+	}
+}
+
+// TestJobTimeIsMeasuredWhenThePollsWereSent: 100 ms jobs whose polls are
+// answered 300 ms late are learned from when the polls were sent (about
+// 160 ms: found running at 5 ms, done at 310 ms), not from when their
+// answers came (about 460 ms), which would poll every later job late.
+func TestJobTimeIsMeasuredWhenThePollsWereSent(t *testing.T) {
+	cloud := &jobCloud{latency: 100 * time.Millisecond, answerAfter: 300 * time.Millisecond}
+	endpoint, dir := cloud.serve(t), t.TempDir()
+	c, logs := process(t, endpoint, apiKey, dir, rate(0), realClock{})
+	cloud.start("job-1")
+	if _, err := c.WaitJob("createVolume", "job-1"); err != nil {
+		t.Fatalf("%v\n%s", err, logs)
+	}
+	if got := expectedMS(t, dir); got >= 300 {
+		t.Errorf("learned %.0f ms for 100 ms jobs: measured when the answers came, not when the polls went", got)
 	}
 }
 
