@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 // scaleLatencies are the jobs' latencies of the scale benchmark, per
@@ -251,6 +253,7 @@ func runScale(b *testing.B, sc scaleScenario, bound time.Duration) scaleResult {
 			r.admitted++
 		}
 	}
+	keepScaleTimeline(b, sc, start, reqs)
 	r.leftFiles, r.leftProcs = newEntries(b, before), cpiProcesses()
 	return r
 }
@@ -273,6 +276,43 @@ func keepScaleLog(b *testing.B, sc scaleScenario, i int, err error, log *bytes.B
 		b.Errorf("BENCH_SCALE_LOGS: %v", werr)
 	} else if werr := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); werr != nil {
 		b.Errorf("BENCH_SCALE_LOGS: %v", werr)
+	}
+}
+
+// keepScaleTimeline writes to BENCH_SCALE_LOGS, when set, the requests
+// CloudStack took and refused in each second of the run: where the
+// admitted rate fell below the limit.
+func keepScaleTimeline(b *testing.B, sc scaleScenario, start time.Time, reqs []kernel.LoggedRequest) {
+	dir := os.Getenv("BENCH_SCALE_LOGS")
+	if dir == "" {
+		return
+	}
+	var took, refused []int
+	for _, q := range reqs {
+		sec := int(q.Time.Sub(start) / time.Second)
+		if sec < 0 {
+			continue
+		}
+		for len(took) <= sec {
+			took, refused = append(took, 0), append(refused, 0)
+		}
+		if q.Status == 429 {
+			refused[sec]++
+		} else {
+			took[sec]++
+		}
+	}
+	var out strings.Builder
+	out.WriteString("second\ttaken\trefused\n")
+	for i := range took {
+		fmt.Fprintf(&out, "%d\t%d\t%d\n", i, took[i], refused[i])
+	}
+	name := fmt.Sprintf("n%d-%s-%s-timeline.tsv", sc.n, map[bool]string{false: "vm", true: "disk"}[sc.disk],
+		map[bool]string{false: "off", true: "on"}[sc.throttled])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Errorf("BENCH_SCALE_LOGS: %v", err)
+	} else if err := os.WriteFile(filepath.Join(dir, name), []byte(out.String()), 0o644); err != nil {
+		b.Errorf("BENCH_SCALE_LOGS: %v", err)
 	}
 }
 
