@@ -28,6 +28,10 @@ type jobStatus struct {
 	JobResultCode int             `json:"jobresultcode"`
 	JobResultType string          `json:"jobresulttype"`
 	JobResult     json.RawMessage `json:"jobresult"`
+	// Created and Completed are the job's own dates (AsyncJobResponse's
+	// created and completed), to the second.
+	Created   string `json:"created"`
+	Completed string `json:"completed"`
 }
 
 type jobFailure struct {
@@ -59,7 +63,7 @@ func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
 		case err != nil:
 			return nil, err
 		case st.JobStatus == 1:
-			c.learnJob(command, pending, sent)
+			c.learnJob(command, pending, sent, st.dated())
 			return st.JobResult, nil
 		case st.JobStatus == 2:
 			return nil, jobError(command, jobID, st)
@@ -72,6 +76,17 @@ func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
 		}
 		delay = c.jobs.next(time.Since(start))
 	}
+}
+
+// dated is the job's duration by its own dates, which CloudStack gives to
+// the second (so the job took less than a second more or less); -1 when
+// it gave none.
+func (st *jobStatus) dated() time.Duration {
+	created, completed := csTime(st.Created), csTime(st.Completed)
+	if created.IsZero() || completed.Before(created) {
+		return -1
+	}
+	return completed.Sub(created)
 }
 
 // pollSent is when the job's latest poll was sent (the transport's

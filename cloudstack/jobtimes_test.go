@@ -21,6 +21,9 @@ type jobCloud struct {
 	// answerAfter delays every answer, as a loaded CloudStack or a poll's
 	// wait for the throttle would: the job's state is of the poll's arrival.
 	answerAfter time.Duration
+	// dated: a done job's answer gives its created and completed dates,
+	// to the second, as CloudStack does: the same second here.
+	dated bool
 }
 
 func (f *jobCloud) serve(t *testing.T) string {
@@ -34,14 +37,18 @@ func (f *jobCloud) serve(t *testing.T) string {
 		f.mu.Lock()
 		f.polls[id]++
 		done := time.Since(f.started[id]) >= f.latency
-		delay := f.answerAfter
+		delay, dated := f.answerAfter, f.dated
 		f.mu.Unlock()
 		time.Sleep(delay)
-		status := 0
+		status, dates := 0, ""
 		if done {
 			status = 1
 		}
-		fmt.Fprintf(w, `{"queryasyncjobresultresponse":{"jobid":%q,"jobstatus":%d,"jobresult":{"volume":{}}}}`, id, status)
+		if done && dated {
+			dates = `,"created":"2026-01-01T00:00:07+0000","completed":"2026-01-01T00:00:07+0000"`
+		}
+		fmt.Fprintf(w, `{"queryasyncjobresultresponse":{"jobid":%q,"jobstatus":%d,"jobresult":{"volume":{}}%s}}`,
+			id, status, dates)
 	})
 }
 
@@ -139,6 +146,23 @@ func TestJobTimeIsMeasuredWhenThePollsWereSent(t *testing.T) {
 	}
 	if got := expectedMS(t, dir); got >= 300 {
 		t.Errorf("learned %.0f ms for 100 ms jobs: measured when the answers came, not when the polls went", got)
+	}
+}
+
+// TestAJobsDatesBoundWhatLatePollsTeach: a 500 ms job whose second poll
+// waits 2.5 s for this host's bucket (0.4/s) is found done at 2.5 s; its
+// dates say it took under a second, so under a second is learned, not the
+// 1.25 s the polls alone would teach (at 200 processes, polls wait 9 s).
+func TestAJobsDatesBoundWhatLatePollsTeach(t *testing.T) {
+	cloud := &jobCloud{latency: 500 * time.Millisecond, dated: true}
+	endpoint, dir := cloud.serve(t), t.TempDir()
+	c, logs := process(t, endpoint, apiKey, dir, rate(0.4), realClock{})
+	cloud.start("job-1")
+	if _, err := c.WaitJob("createVolume", "job-1"); err != nil {
+		t.Fatalf("%v\n%s", err, logs)
+	}
+	if got := expectedMS(t, dir); got >= 1000 {
+		t.Errorf("learned %.0f ms for a job its dates put under a second", got)
 	}
 }
 
