@@ -97,7 +97,7 @@ func (s *stateFile) view(look func(st *sharedState)) bool {
 	}
 	f, err := s.lock(syscall.LOCK_SH)
 	if err != nil {
-		s.fail("locked", err)
+		s.turnOff("locked", err)
 		return false
 	}
 	defer unlock(f)
@@ -115,27 +115,27 @@ func (s *stateFile) update(change func(st *sharedState)) bool {
 	}
 	lock, err := s.lock(syscall.LOCK_EX)
 	if err != nil {
-		s.fail("locked", err)
+		s.turnOff("locked", err)
 		return false
 	}
 	defer unlock(lock)
 	f, err := os.OpenFile(s.path(), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		s.fail("written", err)
+		s.turnOff("written", err)
 		return false
 	}
 	defer f.Close()
 	st, _ := s.decode(io.ReadAll(f))
 	change(st)
 	if err := write(f, st); err != nil {
-		s.fail("written", err)
+		s.turnOff("written", err)
 		return false
 	}
 	return true
 }
 
-// fail turns the file off for this process, logged once.
-func (s *stateFile) fail(what string, err error) {
+// turnOff turns the file off for this process, logged once.
+func (s *stateFile) turnOff(what string, err error) {
 	if s.off.Swap(true) {
 		return
 	}
