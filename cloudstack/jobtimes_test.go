@@ -138,13 +138,7 @@ func TestOneSlowJobHardlyMovesTheFirstPoll(t *testing.T) {
 // answers came (about 460 ms), which would poll every later job late.
 func TestJobTimeIsMeasuredWhenThePollsWereSent(t *testing.T) {
 	cloud := &jobCloud{latency: 100 * time.Millisecond, answerAfter: 300 * time.Millisecond}
-	endpoint, dir := cloud.serve(t), t.TempDir()
-	c, logs := process(t, endpoint, apiKey, dir, rate(0), realClock{})
-	cloud.start("job-1")
-	if _, err := c.WaitJob("createVolume", "job-1"); err != nil {
-		t.Fatalf("%v\n%s", err, logs)
-	}
-	if got := expectedMS(t, dir); got >= 300 {
+	if got := learnedOfOneJob(t, cloud, 0); got >= 300 {
 		t.Errorf("learned %.0f ms for 100 ms jobs: measured when the answers came, not when the polls went", got)
 	}
 }
@@ -155,15 +149,22 @@ func TestJobTimeIsMeasuredWhenThePollsWereSent(t *testing.T) {
 // 1.25 s the polls alone would teach (at 200 processes, polls wait 9 s).
 func TestAJobsDatesBoundWhatLatePollsTeach(t *testing.T) {
 	cloud := &jobCloud{latency: 500 * time.Millisecond, dated: true}
+	if got := learnedOfOneJob(t, cloud, 0.4); got >= 1000 {
+		t.Errorf("learned %.0f ms for a job its dates put under a second", got)
+	}
+}
+
+// learnedOfOneJob waits for one createVolume job of cloud in a process
+// whose bucket runs at bucketRate (0: none) and says what it learned.
+func learnedOfOneJob(t *testing.T, cloud *jobCloud, bucketRate float64) float64 {
+	t.Helper()
 	endpoint, dir := cloud.serve(t), t.TempDir()
-	c, logs := process(t, endpoint, apiKey, dir, rate(0.4), realClock{})
+	c, logs := process(t, endpoint, apiKey, dir, rate(bucketRate), realClock{})
 	cloud.start("job-1")
 	if _, err := c.WaitJob("createVolume", "job-1"); err != nil {
 		t.Fatalf("%v\n%s", err, logs)
 	}
-	if got := expectedMS(t, dir); got >= 1000 {
-		t.Errorf("learned %.0f ms for a job its dates put under a second", got)
-	}
+	return expectedMS(t, dir)
 }
 
 // expectedMS reads the one command's expected job time from the state file.

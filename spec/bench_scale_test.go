@@ -266,16 +266,21 @@ func keepScaleLog(b *testing.B, sc scaleScenario, i int, err error, log *bytes.B
 	if dir == "" {
 		return
 	}
-	name := fmt.Sprintf("n%d-%s-%s-%03d.log", sc.n, map[bool]string{false: "vm", true: "disk"}[sc.disk],
-		map[bool]string{false: "off", true: "on"}[sc.throttled], i)
 	body := err.Error() + "\n\n" + log.String()
 	for _, secret := range secrets {
 		body = strings.ReplaceAll(body, secret, "[redacted]")
 	}
-	if werr := os.MkdirAll(dir, 0o755); werr != nil {
-		b.Errorf("BENCH_SCALE_LOGS: %v", werr)
-	} else if werr := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); werr != nil {
-		b.Errorf("BENCH_SCALE_LOGS: %v", werr)
+	writeScaleLog(b, dir, sc, fmt.Sprintf("%03d.log", i), body)
+}
+
+// writeScaleLog writes a scenario's file to dir, named after the scenario.
+func writeScaleLog(b *testing.B, dir string, sc scaleScenario, suffix, body string) {
+	name := fmt.Sprintf("n%d-%s-%s-%s", sc.n, map[bool]string{false: "vm", true: "disk"}[sc.disk],
+		map[bool]string{false: "off", true: "on"}[sc.throttled], suffix)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Errorf("BENCH_SCALE_LOGS: %v", err)
+	} else if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+		b.Errorf("BENCH_SCALE_LOGS: %v", err)
 	}
 }
 
@@ -307,13 +312,7 @@ func keepScaleTimeline(b *testing.B, sc scaleScenario, start time.Time, reqs []k
 	for i := range took {
 		fmt.Fprintf(&out, "%d\t%d\t%d\n", i, took[i], refused[i])
 	}
-	name := fmt.Sprintf("n%d-%s-%s-timeline.tsv", sc.n, map[bool]string{false: "vm", true: "disk"}[sc.disk],
-		map[bool]string{false: "off", true: "on"}[sc.throttled])
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Errorf("BENCH_SCALE_LOGS: %v", err)
-	} else if err := os.WriteFile(filepath.Join(dir, name), []byte(out.String()), 0o644); err != nil {
-		b.Errorf("BENCH_SCALE_LOGS: %v", err)
-	}
+	writeScaleLog(b, dir, sc, "timeline.tsv", out.String())
 }
 
 // lifecycle is one instance's life as the director drives it, each call a

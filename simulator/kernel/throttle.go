@@ -51,8 +51,8 @@ func NewThrottle(st *model.State) (*Throttle, error) {
 	return t, nil
 }
 
-// now is the time a request that arrived at at is counted at: at, or the
-// test's clock.
+// now is when a request is counted: its arrival (at), or the test's
+// clock.
 func (t *Throttle) now(at time.Time) time.Time {
 	if t.Clock != nil {
 		return t.Clock()
