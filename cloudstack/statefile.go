@@ -24,22 +24,22 @@ import (
 //
 // Every access holds an flock on a lock file beside it (exclusive to
 // change, shared to read), so a read-modify-write is one step for every
-// process and the file is written in place: no reader ever sees a part of
-// it, and the lock is held for a read and a write of a small file, not for
-// a temporary file's creation and rename, which kept 200 processes queued
-// for seconds. The state only ever makes the CPI faster or gentler: a file
-// that cannot be read, parsed, locked or written is logged and done
-// without (reset, or the process's own pacing, bucket.go), never an error.
+// process and the file is written in place: no reader sees a part of it,
+// and a holder keeps the lock for a read and a write of a small file, not
+// for a temporary file's creation and rename. The state only ever makes
+// the CPI faster or gentler: a file that cannot be read, parsed, locked or
+// written is logged and done without (reset, or the process's own pacing,
+// bucket.go), never an error.
 
 const (
 	stateFileName = "cloudstack-cpi-state.json"
 	lockFileName  = "cloudstack-cpi-state.lock"
 	stateVersion  = 1
 	// lockWait bounds the wait for the lock, which the kernel queues: a
-	// burst of the director's processes (200 at once) queues for a few
-	// seconds at worst, so a longer wait means a holder is stuck (a stopped
-	// process, a hung filesystem) and the process goes on without the file
-	// rather than hang.
+	// burst of the director's processes (200 at once) queues behind holds
+	// of a read and a write each, so a wait this long means a holder is
+	// stuck (a stopped process, a hung filesystem), and the process goes on
+	// pacing itself rather than hang.
 	lockWait = 10 * time.Second
 )
 
