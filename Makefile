@@ -88,9 +88,13 @@ bench-vm: test-deps ## docs/development/performance.md's VM table: create_vm and
 
 BENCH_SCALE_N ?= 50,200
 BENCH_SCALE_BOUND ?= 10m
+BENCH_SCALE_LIFECYCLE ?= both
+BENCH_SCALE_THROTTLE ?= both
+BENCH_SCALE_LOGS ?=
 
-bench-scale: test-deps ## docs/development/performance.md's scale table: BENCH_SCALE_N lifecycles at once (default 50,200), one CPI process per call, a Domain Admin's keys, per-command job latencies, without and behind a 25/s API throttle
-	BENCH_SCALE_N=$(BENCH_SCALE_N) BENCH_SCALE_BOUND=$(BENCH_SCALE_BOUND) $(GO) test ./spec -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 150m
+bench-scale: test-deps ## docs/development/performance.md's scale table: BENCH_SCALE_N lifecycles at once (default 50,200), one CPI process per call, a Domain Admin's keys, per-command job latencies, without and behind a 25/s API throttle; BENCH_SCALE_LIFECYCLE=vm|disk|both and BENCH_SCALE_THROTTLE=off|on|both run a part, BENCH_SCALE_LOGS=dir keeps failed lifecycles' CPI stderr
+	BENCH_SCALE_N=$(BENCH_SCALE_N) BENCH_SCALE_BOUND=$(BENCH_SCALE_BOUND) BENCH_SCALE_LIFECYCLE=$(BENCH_SCALE_LIFECYCLE) \
+	BENCH_SCALE_THROTTLE=$(BENCH_SCALE_THROTTLE) BENCH_SCALE_LOGS=$(BENCH_SCALE_LOGS) $(GO) test ./spec -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 150m
 
 bench-configdrive: test-deps ## create_vm of bosh.io's OpenStack KVM stemcell, config drive by upload and by WebDAV, beside the XenServer stemcell's (2 s jobs, upload.monitoring.interval 60 s)
 	$(GO) test ./spec -run '^$$' -bench ConfigDriveCreateVM -benchtime 1x -timeout 20m

@@ -2,6 +2,8 @@ package cloudstack
 
 import (
 	"context"
+	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -64,14 +66,29 @@ type bucket struct {
 	clock  Clock
 	logger boshlog.Logger
 	asked  atomic.Bool // this process asked CloudStack already
+	// none: the bucket's rate is 0 (no throttle, a root admin): this
+	// process's later requests leave the state file alone.
+	none atomic.Bool
+	// alone paces this process by itself when the state file fails it
+	// (its lock held past lockWait, the file unwritable): from the end of
+	// the queue it last saw, at the last rate it knew, rather than unpaced.
+	mu    sync.Mutex
+	alone bucketState
+	known float64 // the last rate seen; 0 while none was
 }
 
 // take waits for the caller's slot and says how long; an error only when
-// ctx ends first.
+// ctx ends first or the slot would come past it.
 func (b *bucket) take(ctx context.Context, command string) (time.Duration, error) {
+	if b.none.Load() {
+		return 0, nil
+	}
 	now := b.clock.Now()
-	var wait time.Duration
-	mustAsk := false
+	limit := time.Duration(math.MaxInt64)
+	if deadline, ok := ctx.Deadline(); ok {
+		limit = time.Until(deadline)
+	}
+	wait, reserved, mustAsk := time.Duration(0), false, false
 	if !b.state.update(func(st *sharedState) {
 		e := bucketOf(st, b.key)
 		rate, ask := b.rate(e, now)
@@ -79,30 +96,56 @@ func (b *bucket) take(ctx context.Context, command string) (time.Duration, error
 			e.Probing, mustAsk = now.UnixNano(), true
 			return
 		}
-		wait = reserve(e, now, rate)
+		wait, reserved = reserve(e, now, rate, limit)
+		b.saw(e, rate)
 	}) {
-		return 0, nil
+		wait, reserved = b.byItself(now, limit)
+	} else if mustAsk {
+		wait, reserved = b.ask(limit)
 	}
-	if mustAsk {
-		var ok bool
-		if wait, ok = b.ask(); !ok {
-			return 0, nil
-		}
+	// A slot past the request's bound fails now, typed as the throttle's
+	// refusal (a job's polls go on within job_timeout), and is left to
+	// others: http.Client would replace an error returned after its
+	// deadline by a bare "timeout".
+	if !reserved {
+		return 0, &ThrottledError{Command: command, Slot: wait}
 	}
 	if wait <= 0 {
 		return 0, nil
-	}
-	// A slot past the request's bound fails now, typed as the throttle's
-	// refusal (a job's polls go on within job_timeout): http.Client would
-	// replace an error returned after its deadline by a bare "timeout".
-	if deadline, ok := ctx.Deadline(); ok && wait >= time.Until(deadline) {
-		return 0, &ThrottledError{Command: command, Slot: wait}
 	}
 	b.logger.Debug(logTag, "%s: waiting %s for this host's API rate bucket", command, wait.Round(time.Millisecond))
 	if !b.clock.Sleep(ctx, wait) {
 		return 0, &ThrottledError{Command: command, Slot: wait}
 	}
 	return wait, nil
+}
+
+// saw keeps what the shared bucket said for pacing alone later, and notes
+// a rate of 0 as no bucket.
+func (b *bucket) saw(e *bucketState, rate float64) {
+	if rate <= 0 {
+		b.none.Store(true)
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.known, b.alone.Next = rate, e.Next
+}
+
+// byItself reserves a slot of this process's own bucket: at the last rate
+// it knew, else the configured one, else CloudStack's default's share.
+func (b *bucket) byItself(now time.Time, limit time.Duration) (time.Duration, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	rate := b.known
+	switch {
+	case rate > 0:
+	case b.fixed != nil:
+		rate = *b.fixed
+	default:
+		rate = unknownRate
+	}
+	return reserve(&b.alone, now, rate, limit)
 }
 
 // rate is the bucket's rate (0: none) or, with ask, that this process is
@@ -126,8 +169,8 @@ func (b *bucket) rate(e *bucketState, now time.Time) (rate float64, ask bool) {
 }
 
 // ask asks CloudStack for the rate, keeps it in the state and reserves
-// this call's slot at it.
-func (b *bucket) ask() (wait time.Duration, ok bool) {
+// this call's slot at it, within limit.
+func (b *bucket) ask(limit time.Duration) (wait time.Duration, reserved bool) {
 	b.asked.Store(true)
 	rate, why, err := b.probe()
 	if err != nil {
@@ -136,7 +179,7 @@ func (b *bucket) ask() (wait time.Duration, ok bool) {
 	} else {
 		b.logger.Info(logTag, "API rate bucket of this host's CPI processes (%s): %s", b.state.path(), why)
 	}
-	ok = b.state.update(func(st *sharedState) {
+	if !b.state.update(func(st *sharedState) {
 		e := bucketOf(st, b.key)
 		now := b.clock.Now()
 		if err == nil {
@@ -146,15 +189,28 @@ func (b *bucket) ask() (wait time.Duration, ok bool) {
 		if e.Checked == 0 {
 			r = unknownRate
 		}
-		wait = reserve(e, now, r)
-	})
-	return wait, ok
+		wait, reserved = reserve(e, now, r, limit)
+		b.saw(e, r)
+	}) {
+		if err == nil {
+			b.mu.Lock()
+			b.known = rate
+			b.mu.Unlock()
+		}
+		if err == nil && rate <= 0 {
+			b.none.Store(true)
+			return 0, true
+		}
+		return b.byItself(b.clock.Now(), limit)
+	}
+	return wait, reserved
 }
 
-// reserve takes the next free slot at rate and says how long until it.
-func reserve(e *bucketState, now time.Time, rate float64) time.Duration {
+// reserve takes the next free slot at rate and says how long until it; a
+// slot limit or more away is left free for others (reserved false).
+func reserve(e *bucketState, now time.Time, rate float64, limit time.Duration) (wait time.Duration, reserved bool) {
 	if rate <= 0 {
-		return 0
+		return 0, true
 	}
 	interval := time.Duration(float64(time.Second) / rate)
 	next := time.Unix(0, e.Next)
@@ -168,10 +224,12 @@ func reserve(e *bucketState, now time.Time, rate float64) time.Duration {
 	if slot.Before(now) {
 		slot = now
 	}
+	if wait = slot.Sub(now); wait >= limit {
+		return wait, false
+	}
 	e.Next = slot.Add(interval).UnixNano()
-	return slot.Sub(now)
+	return wait, true
 }
-
 func bucketOf(st *sharedState, key string) *bucketState {
 	if st.Buckets == nil {
 		st.Buckets = map[string]*bucketState{}

@@ -115,9 +115,16 @@ func onHost(t *testing.T, cloud *limitCloud) (endpoint, dir string, clock *fakeC
 // process is one CPI process's client on the host's state directory.
 func process(t *testing.T, endpoint, key, dir string, rate *float64, clock cloudstack.Clock) (*cloudstack.Client, *bytes.Buffer) {
 	t.Helper()
+	return processBound(t, endpoint, key, dir, rate, clock, time.Minute)
+}
+
+// processBound is a process whose requests are bounded at requestTimeout.
+func processBound(t *testing.T, endpoint, key, dir string, rate *float64, clock cloudstack.Clock,
+	requestTimeout time.Duration) (*cloudstack.Client, *bytes.Buffer) {
+	t.Helper()
 	retries := 0
 	cfg := config.CloudStack{Endpoint: endpoint, APIKey: key, SecretAccessKey: secretKey, DefaultZone: "z",
-		RequestTimeout: config.Duration(time.Minute), JobTimeout: config.Duration(time.Minute),
+		RequestTimeout: config.Duration(requestTimeout), JobTimeout: config.Duration(time.Minute),
 		JobPollInterval: config.Duration(5 * time.Millisecond), JobPollMaxInterval: config.Duration(10 * time.Millisecond),
 		MaxRetries: &retries, StateDir: dir, APIRateLimit: rate}
 	var logs bytes.Buffer
@@ -307,9 +314,10 @@ func TestACorruptStateFileIsReset(t *testing.T) {
 	}
 }
 
-// TestAnUnusableStateDirIsSkipped: a state directory that cannot be made,
-// or a state file that cannot be replaced, is logged once and the calls go
-// on without the bucket, no error.
+// TestAnUnusableStateDirIsSkipped: a state directory that cannot be made
+// is logged once and the calls go on without the bucket; a state file that
+// cannot be written is logged once and the process paces its own calls at
+// the bucket's rate; neither is an error.
 func TestAnUnusableStateDirIsSkipped(t *testing.T) {
 	cloud := &limitCloud{}
 	endpoint := cloud.serve(t)
@@ -318,22 +326,24 @@ func TestAnUnusableStateDirIsSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocked := t.TempDir()
-	// A directory where the state file goes: the rename cannot replace it.
+	// A directory where the state file goes: it cannot be written.
 	if err := os.Mkdir(filepath.Join(blocked, "cloudstack-cpi-state.json"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for dir, line := range map[string]string{
-		filepath.Join(file, "state"): "cannot be made",
-		blocked:                      "cannot be written",
-	} {
+	for _, tc := range []struct {
+		dir, line string
+		paced     bool
+	}{{filepath.Join(file, "state"), "cannot be made", false}, {blocked, "cannot be written", true}} {
 		clock := frozenAt(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-		c, logs := process(t, endpoint, apiKey, dir, rate(10), clock)
+		c, logs := process(t, endpoint, apiKey, tc.dir, rate(10), clock)
 		zones(t, c, 3)
-		if n := strings.Count(logs.String(), line); n != 1 {
-			t.Errorf("%s: %q logged %d times, want once:\n%s", dir, line, n, logs)
+		if n := strings.Count(logs.String(), tc.line); n != 1 {
+			t.Errorf("%s: %q logged %d times, want once:\n%s", tc.dir, tc.line, n, logs)
 		}
-		if got := clock.sorted(); len(got) > 0 {
-			t.Errorf("%s: waits %v without a state", dir, got)
+		if tc.paced {
+			wantSlots(t, clock, 3, 10)
+		} else if got := clock.sorted(); len(got) > 0 {
+			t.Errorf("%s: waits %v without a state", tc.dir, got)
 		}
 	}
 }
@@ -355,29 +365,76 @@ func TestAWallClockSteppedBackDoesNotStall(t *testing.T) {
 	}
 }
 
+// holdLock takes the state directory's lock as a stuck process would,
+// until the test ends.
+func holdLock(t *testing.T, dir string) {
+	t.Helper()
+	lock, err := os.OpenFile(filepath.Join(dir, "cloudstack-cpi-state.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Close() })
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lockTimer stands in for the bound on the lock's wait: it records the
+// bound and fires at once.
+type lockTimer struct {
+	mu     sync.Mutex
+	bounds []time.Duration
+}
+
+func (l *lockTimer) after(d time.Duration) <-chan time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.bounds = append(l.bounds, d)
+	ch := make(chan time.Time, 1)
+	ch <- time.Time{}
+	return ch
+}
+
 // TestAHeldLockIsWaitedForABoundedTime: a lock another process holds past
-// the bound is logged and the call goes on without the bucket.
+// the bound (10 s: 200 processes queue for it a few seconds at worst) is
+// logged, waited for once, and the process then paces its calls by itself
+// from where the shared bucket left it, never unpaced.
 func TestAHeldLockIsWaitedForABoundedTime(t *testing.T) {
 	cloud := &limitCloud{}
 	endpoint, dir, clock := onHost(t, cloud)
 	c, logs := process(t, endpoint, apiKey, dir, rate(10), clock)
-	zones(t, c, 1) // makes the lock file
-	lock, err := os.OpenFile(filepath.Join(dir, "cloudstack-cpi-state.lock"), os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	var slept time.Duration
-	c.SetStateLockSleep(func(d time.Duration) { slept += d })
+	zones(t, c, 1) // the shared bucket: the slot at once
+	holdLock(t, dir)
+	timer := &lockTimer{}
+	c.SetStateLockWait(timer.after)
 	zones(t, c, 2)
-	if !strings.Contains(logs.String(), "its lock is held for over 2s") {
+	if !strings.Contains(logs.String(), "its lock is held for over 10s") {
 		t.Errorf("the log does not say the lock is held:\n%s", logs)
 	}
-	if slept < 2*time.Second || slept > 2100*time.Millisecond {
-		t.Errorf("waited %s for the lock, want its bound (2s) once", slept)
+	if !slices.Equal(timer.bounds, []time.Duration{10 * time.Second}) {
+		t.Errorf("waited for the lock with bounds %v, want 10s once", timer.bounds)
+	}
+	wantSlots(t, clock, 3, 10)
+}
+
+// TestNoBucketLeavesTheStateFileAlone: once a process learns that
+// CloudStack's throttle is off, its later requests do not touch the state
+// file (a held lock would show it).
+func TestNoBucketLeavesTheStateFileAlone(t *testing.T) {
+	cloud := &limitCloud{}
+	endpoint, dir, clock := onHost(t, cloud)
+	c, logs := process(t, endpoint, apiKey, dir, nil, clock)
+	zones(t, c, 1)
+	cloud.asked(t, 1, "the first call asks")
+	holdLock(t, dir)
+	timer := &lockTimer{}
+	c.SetStateLockWait(timer.after)
+	zones(t, c, 3)
+	if len(timer.bounds) > 0 || strings.Contains(logs.String(), "lock is held") {
+		t.Errorf("requests after \"no bucket\" waited for the state file's lock:\n%s", logs)
+	}
+	if got := clock.sorted(); len(got) > 0 {
+		t.Errorf("waits %v without a bucket", got)
 	}
 }
 
@@ -407,7 +464,8 @@ func TestWhileOneProcessAsksTheOthersGoAtCloudStacksDefault(t *testing.T) {
 
 // TestASlotPastTheBoundFailsAtOnce: a slot further off than the request's
 // bound (request_timeout, a minute here) fails the call at once with the
-// throttle's type, naming the bucket, instead of sleeping into a timeout.
+// throttle's type, naming the bucket, instead of sleeping into a timeout,
+// and is not taken from the processes that come after.
 func TestASlotPastTheBoundFailsAtOnce(t *testing.T) {
 	endpoint, dir, clock := onHost(t, &limitCloud{})
 	c, _ := process(t, endpoint, apiKey, dir, rate(0.01), clock)
@@ -418,5 +476,12 @@ func TestASlotPastTheBoundFailsAtOnce(t *testing.T) {
 	}
 	if got := clock.sorted(); len(got) > 0 {
 		t.Errorf("slept %v", got)
+	}
+	// The slot it could not use is left to the next process, whose
+	// requests may wait longer.
+	patient, _ := processBound(t, endpoint, apiKey, dir, rate(0.01), clock, 10*time.Minute)
+	zones(t, patient, 1)
+	if got := clock.sorted(); !slices.Equal(got, []time.Duration{100 * time.Second}) {
+		t.Errorf("the next process waited %v, want the slot handed back, 100s", got)
 	}
 }

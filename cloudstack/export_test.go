@@ -8,10 +8,10 @@ func (c *Client) WaitJob(command, jobID string) ([]byte, error) {
 	return c.waitJob(command, jobID)
 }
 
-// SetStateLockSleep replaces the sleep between attempts at the state
+// SetStateLockWait replaces the timer that bounds the wait for the state
 // file's lock, so that a test of a held lock does not wait for it.
-func (c *Client) SetStateLockSleep(sleep func(time.Duration)) {
+func (c *Client) SetStateLockWait(after func(time.Duration) <-chan time.Time) {
 	if c.state != nil {
-		c.state.sleep = sleep
+		c.state.after = after
 	}
 }

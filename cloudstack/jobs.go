@@ -28,6 +28,10 @@ type jobStatus struct {
 	JobResultCode int             `json:"jobresultcode"`
 	JobResultType string          `json:"jobresulttype"`
 	JobResult     json.RawMessage `json:"jobresult"`
+	// Created and Completed are the job's own dates (AsyncJobResponse's
+	// created and completed), to the second.
+	Created   string `json:"created"`
+	Completed string `json:"completed"`
 }
 
 type jobFailure struct {
@@ -46,7 +50,9 @@ func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
 	var pending time.Duration // when a poll last found the job running
 	for {
 		time.Sleep(delay)
+		asked := time.Now()
 		st, err := c.queryJob(jobID)
+		sent := c.pollSent(jobID, asked).Sub(start)
 		var throttle *ThrottledError
 		switch {
 		case errors.As(err, &throttle):
@@ -57,7 +63,7 @@ func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
 		case err != nil:
 			return nil, err
 		case st.JobStatus == 1:
-			c.learnJob(command, pending, time.Since(start))
+			c.learnJob(command, pending, sent, st.dated())
 			return st.JobResult, nil
 		case st.JobStatus == 2:
 			return nil, jobError(command, jobID, st)
@@ -66,10 +72,31 @@ func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
 			return nil, &JobTimeoutError{Command: command, JobID: jobID, Waited: time.Since(start), Throttled: throttle}
 		}
 		if err == nil {
-			pending = time.Since(start)
+			pending = sent
 		}
 		delay = c.jobs.next(time.Since(start))
 	}
+}
+
+// dated is the job's duration by its own dates, which CloudStack gives to
+// the second (so the job took less than a second more or less); -1 when
+// it gave none.
+func (st *jobStatus) dated() time.Duration {
+	created, completed := csTime(st.Created), csTime(st.Completed)
+	if created.IsZero() || completed.Before(created) {
+		return -1
+	}
+	return completed.Sub(created)
+}
+
+// pollSent is when the job's latest poll was sent (the transport's
+// record), else asked: the job's state is of then, not of when the answer
+// came back after the bucket's and the throttle's waits.
+func (c *Client) pollSent(jobID string, asked time.Time) time.Time {
+	if v, ok := c.api.polls.LoadAndDelete(jobID); ok {
+		return v.(time.Time)
+	}
+	return asked
 }
 
 // queryJob goes through CustomRequest: the generated QueryAsyncJobResult

@@ -39,23 +39,33 @@ func (c *Client) expectedJob(command string) time.Duration {
 	if c.state == nil {
 		return 0
 	}
-	st, _ := c.state.read()
-	if t := st.Jobs[c.jobKey(command)]; t != nil && t.N > 0 && t.MeanMS > 0 {
-		return time.Duration(t.MeanMS * float64(time.Millisecond))
-	}
-	return 0
+	var expected time.Duration
+	c.state.view(func(st *sharedState) {
+		if t := st.Jobs[c.jobKey(command)]; t != nil && t.N > 0 && t.MeanMS > 0 {
+			expected = time.Duration(t.MeanMS * float64(time.Millisecond))
+		}
+	})
+	return expected
 }
 
 // learnJob records a job of command that was pending at the poll at
 // pending (0: none was) and done at the poll at done, both since the wait
-// began: it ended between them.
-func (c *Client) learnJob(command string, pending, done time.Duration) {
+// began: it ended between them. dated is its duration by its own dates,
+// to the second (-1: none).
+func (c *Client) learnJob(command string, pending, done, dated time.Duration) {
 	if c.state == nil {
 		return
 	}
 	sample := time.Duration(float64(done) * earlyShare)
 	if pending > 0 {
 		sample = (pending + done) / 2
+	}
+	// Polls that waited for the bucket's slot or the throttle find a job
+	// done long after it ended (at 200 CPI processes a poll waits 9 s):
+	// past what its dates allow, the dates say more (half a second for a
+	// job within one).
+	if dated >= 0 && sample > dated+time.Second {
+		sample = max(dated, time.Second/2)
 	}
 	ms := float64(sample) / float64(time.Millisecond)
 	c.state.update(func(st *sharedState) {

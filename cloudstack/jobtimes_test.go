@@ -18,6 +18,12 @@ type jobCloud struct {
 	latency time.Duration
 	started map[string]time.Time
 	polls   map[string]int
+	// answerAfter delays every answer, as a loaded CloudStack or a poll's
+	// wait for the throttle would: the job's state is of the poll's arrival.
+	answerAfter time.Duration
+	// dated: a done job's answer gives its created and completed dates,
+	// to the second, as CloudStack does: the same second here.
+	dated bool
 }
 
 func (f *jobCloud) serve(t *testing.T) string {
@@ -31,12 +37,18 @@ func (f *jobCloud) serve(t *testing.T) string {
 		f.mu.Lock()
 		f.polls[id]++
 		done := time.Since(f.started[id]) >= f.latency
+		delay, dated := f.answerAfter, f.dated
 		f.mu.Unlock()
-		status := 0
+		time.Sleep(delay)
+		status, dates := 0, ""
 		if done {
 			status = 1
 		}
-		fmt.Fprintf(w, `{"queryasyncjobresultresponse":{"jobid":%q,"jobstatus":%d,"jobresult":{"volume":{}}}}`, id, status)
+		if done && dated {
+			dates = `,"created":"2026-01-01T00:00:07+0000","completed":"2026-01-01T00:00:07+0000"`
+		}
+		fmt.Fprintf(w, `{"queryasyncjobresultresponse":{"jobid":%q,"jobstatus":%d,"jobresult":{"volume":{}}%s}}`,
+			id, status, dates)
 	})
 }
 
@@ -118,6 +130,41 @@ func TestOneSlowJobHardlyMovesTheFirstPoll(t *testing.T) {
 	if after := expectedMS(t, dir); after > 1.31*before {
 		t.Errorf("one 1 s job moved the expected %.0f ms to %.0f ms", before, after)
 	}
+}
+
+// TestJobTimeIsMeasuredWhenThePollsWereSent: 100 ms jobs whose polls are
+// answered 300 ms late are learned from when the polls were sent (about
+// 160 ms: found running at 5 ms, done at 310 ms), not from when their
+// answers came (about 460 ms), which would poll every later job late.
+func TestJobTimeIsMeasuredWhenThePollsWereSent(t *testing.T) {
+	cloud := &jobCloud{latency: 100 * time.Millisecond, answerAfter: 300 * time.Millisecond}
+	if got := learnedOfOneJob(t, cloud, 0); got >= 300 {
+		t.Errorf("learned %.0f ms for 100 ms jobs: measured when the answers came, not when the polls went", got)
+	}
+}
+
+// TestAJobsDatesBoundWhatLatePollsTeach: a 500 ms job whose second poll
+// waits 2.5 s for this host's bucket (0.4/s) is found done at 2.5 s; its
+// dates say it took under a second, so under a second is learned, not the
+// 1.25 s the polls alone would teach (at 200 processes, polls wait 9 s).
+func TestAJobsDatesBoundWhatLatePollsTeach(t *testing.T) {
+	cloud := &jobCloud{latency: 500 * time.Millisecond, dated: true}
+	if got := learnedOfOneJob(t, cloud, 0.4); got >= 1000 {
+		t.Errorf("learned %.0f ms for a job its dates put under a second", got)
+	}
+}
+
+// learnedOfOneJob waits for one createVolume job of cloud in a process
+// whose bucket runs at bucketRate (0: none) and says what it learned.
+func learnedOfOneJob(t *testing.T, cloud *jobCloud, bucketRate float64) float64 {
+	t.Helper()
+	endpoint, dir := cloud.serve(t), t.TempDir()
+	c, logs := process(t, endpoint, apiKey, dir, rate(bucketRate), realClock{})
+	cloud.start("job-1")
+	if _, err := c.WaitJob("createVolume", "job-1"); err != nil {
+		t.Fatalf("%v\n%s", err, logs)
+	}
+	return expectedMS(t, dir)
 }
 
 // expectedMS reads the one command's expected job time from the state file.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -21,23 +22,25 @@ import (
 // per task at once, each living for one call, so nothing kept in a
 // process's memory would outlive it or be seen by the others.
 //
-// Writers hold an flock on a lock file beside it, so a read-modify-write
-// is one step for every process; the file is replaced by rename, so a
-// reader without the lock sees the old or the new file, never a part. The
-// state only ever makes the CPI faster or gentler: a file that cannot be
-// read, parsed, locked or written is logged and done without (reset, or
-// the bucket skipped for the call), never an error.
+// Every access holds an flock on a lock file beside it (exclusive to
+// change, shared to read), so a read-modify-write is one step for every
+// process and the file is written in place: no reader sees a part of it,
+// and a holder keeps the lock for a read and a write of a small file, not
+// for a temporary file's creation and rename. The state only ever makes
+// the CPI faster or gentler: a file that cannot be read, parsed, locked or
+// written is logged and done without (reset, or the process's own pacing,
+// bucket.go), never an error.
 
 const (
 	stateFileName = "cloudstack-cpi-state.json"
 	lockFileName  = "cloudstack-cpi-state.lock"
 	stateVersion  = 1
-	// lockWait bounds the wait for the lock: each holder keeps it for a
-	// read and a write of a small file, so a longer wait means a holder
-	// is stuck (a stopped process, a hung filesystem) and the call goes on
-	// without the bucket rather than hang.
-	lockWait     = 2 * time.Second
-	lockPollStep = 2 * time.Millisecond
+	// lockWait bounds the wait for the lock, which the kernel queues: a
+	// burst of the director's processes (200 at once) queues behind holds
+	// of a read and a write each, so a wait this long means a holder is
+	// stuck (a stopped process, a hung filesystem), and the process goes on
+	// pacing itself rather than hang.
+	lockWait = 10 * time.Second
 )
 
 // sharedState is the file's content.
@@ -53,8 +56,8 @@ type sharedState struct {
 type stateFile struct {
 	dir    string
 	logger boshlog.Logger
-	// sleep waits between lock attempts; tests make it count.
-	sleep func(time.Duration)
+	// after bounds the wait for the lock; tests make it count.
+	after func(time.Duration) <-chan time.Time
 	// off: the file failed this process once (logged then); it goes on
 	// without it rather than log and wait on every request.
 	off atomic.Bool
@@ -71,7 +74,7 @@ func openState(dir string, logger boshlog.Logger) *stateFile {
 			"bucket and learned job times", dir, err)
 		return nil
 	}
-	return &stateFile{dir: dir, logger: logger, sleep: time.Sleep}
+	return &stateFile{dir: dir, logger: logger, after: time.After}
 }
 
 // stateKey names an entry by a hash of what identifies it: the API key
@@ -86,12 +89,65 @@ func stateKey(parts ...string) string {
 
 func (s *stateFile) path() string { return filepath.Join(s.dir, stateFileName) }
 
-// read loads the state without the lock (the file is replaced whole); a
-// missing or unreadable file is an empty state, reported by ok.
-func (s *stateFile) read() (st *sharedState, ok bool) {
+// view gives the state to look at under the shared lock; false (logged)
+// when it could not be had. Readers do not wait for each other.
+func (s *stateFile) view(look func(st *sharedState)) bool {
+	if s.off.Load() {
+		return false
+	}
+	f, err := s.lock(syscall.LOCK_SH)
+	if err != nil {
+		s.turnOff("locked", err)
+		return false
+	}
+	defer unlock(f)
+	st, _ := s.decode(os.ReadFile(s.path()))
+	look(st)
+	return true
+}
+
+// update runs change on the state under the lock and writes what it left.
+// It reports false (logged) when the lock or the write failed; change ran
+// only if the lock was had.
+func (s *stateFile) update(change func(st *sharedState)) bool {
+	if s.off.Load() {
+		return false
+	}
+	lock, err := s.lock(syscall.LOCK_EX)
+	if err != nil {
+		s.turnOff("locked", err)
+		return false
+	}
+	defer unlock(lock)
+	f, err := os.OpenFile(s.path(), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		s.turnOff("written", err)
+		return false
+	}
+	defer f.Close()
+	st, _ := s.decode(io.ReadAll(f))
+	change(st)
+	if err := write(f, st); err != nil {
+		s.turnOff("written", err)
+		return false
+	}
+	return true
+}
+
+// turnOff turns the file off for this process, logged once.
+func (s *stateFile) turnOff(what string, err error) {
+	if s.off.Swap(true) {
+		return
+	}
+	s.logger.Warn(logTag, "state file %s cannot be %s (%s); this process goes on without it (the shared API "+
+		"rate bucket and learned job times)", s.path(), what, err)
+}
+
+// decode is the state read from the file; a missing, empty or unreadable
+// file is an empty state, reported by ok.
+func (s *stateFile) decode(data []byte, err error) (st *sharedState, ok bool) {
 	st = &sharedState{Version: stateVersion}
-	data, err := os.ReadFile(s.path())
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(data) == 0) {
 		return st, true
 	}
 	if err != nil {
@@ -106,74 +162,67 @@ func (s *stateFile) read() (st *sharedState, ok bool) {
 	return &got, true
 }
 
-// update runs change on the state under the lock and writes what it left.
-// It reports false (logged) when the lock or the write failed; change ran
-// only if the lock was had.
-func (s *stateFile) update(change func(st *sharedState)) bool {
-	if s.off.Load() {
-		return false
-	}
-	unlock, err := s.lock()
-	if err != nil {
-		s.off.Store(true)
-		s.logger.Warn(logTag, "state file %s: %s; this call goes on without the shared API rate bucket and "+
-			"learned job times", s.path(), err)
-		return false
-	}
-	defer unlock()
-	st, _ := s.read()
-	change(st)
-	if err := s.write(st); err != nil {
-		s.off.Store(true)
-		s.logger.Warn(logTag, "state file %s cannot be written (%s); this call goes on without the shared API "+
-			"rate bucket and learned job times", s.path(), err)
-		return false
-	}
-	return true
-}
-
-// lock takes the lock file's flock, polling so that the wait is bounded.
-func (s *stateFile) lock() (unlock func(), err error) {
+// lock takes the lock file's flock (how: LOCK_EX or LOCK_SH), waiting in
+// the kernel's queue for at most lockWait. A wait that times out leaves
+// its flock to a goroutine that lets go of the lock as soon as it has it.
+func (s *stateFile) lock(how int) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(s.dir, lockFileName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	for waited := time.Duration(0); ; waited += lockPollStep {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) || waited >= lockWait {
+	fd := int(f.Fd())
+	if err := syscall.Flock(fd, how|syscall.LOCK_NB); err == nil {
+		return f, nil
+	} else if !errors.Is(err, syscall.EWOULDBLOCK) {
+		f.Close()
+		return nil, err
+	}
+	got := make(chan error, 1)
+	go func() { got <- flockRetrying(fd, how) }()
+	select {
+	case err := <-got:
+		if err != nil {
 			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
-				return nil, fmt.Errorf("its lock is held for over %s", lockWait)
-			}
-			return nil, fmt.Errorf("locking: %w", err)
+			return nil, err
 		}
-		s.sleep(lockPollStep)
+		return f, nil
+	case <-s.after(lockWait):
+		go func() {
+			if <-got == nil {
+				unlock(f)
+				return
+			}
+			f.Close()
+		}()
+		return nil, fmt.Errorf("its lock is held for over %s", lockWait)
 	}
 }
 
-// write replaces the file by rename, so that no reader sees half of it.
-func (s *stateFile) write(st *sharedState) error {
+// flockRetrying is a blocking flock that a signal's EINTR does not end.
+func flockRetrying(fd, how int) error {
+	for {
+		err := syscall.Flock(fd, how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+func unlock(f *os.File) {
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	f.Close()
+}
+
+// write puts st in f in place, under the exclusive lock: the JSON from
+// offset 0, then the file cut to its length. A process killed between the
+// two leaves a file the next reader finds corrupt and resets.
+func write(f *os.File, st *sharedState) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(s.dir, stateFileName+".*")
-	if err != nil {
+	if _, err := f.WriteAt(data, 0); err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), s.path())
+	return f.Truncate(int64(len(data)))
 }

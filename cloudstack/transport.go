@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +32,11 @@ type retryTransport struct {
 	// bucket spaces this host's requests with one API key (bucket.go);
 	// nil: none.
 	bucket *bucket
+	// polls holds when each job's latest poll was sent (job ID →
+	// time.Time): a job a poll finds done ended before the poll was sent,
+	// however long it then waited for the bucket, the throttle or the
+	// answer (jobtimes.go learns from it).
+	polls sync.Map
 }
 
 const (
@@ -68,6 +74,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			t.waited.Add(int64(waited))
 		}
 		sent := t.clock.Now()
+		if c.command == "queryAsyncJobResult" {
+			t.polls.Store(formValue(c.req, "jobid"), time.Now())
+		}
 		resp, err := t.next.RoundTrip(r)
 		took := t.clock.Now().Sub(sent)
 		t.logAttempt(c.command, resp, err, took, attempt)
@@ -193,23 +202,28 @@ func hasCloudStackBody(resp *http.Response) bool {
 
 // commandOf reads the CloudStack command from the query or the form body.
 func commandOf(req *http.Request) string {
-	if c := req.URL.Query().Get("command"); c != "" {
+	if c := formValue(req, "command"); c != "" {
 		return c
 	}
+	return "unknown"
+}
+
+// formValue reads a parameter from the query or the form body.
+func formValue(req *http.Request, name string) string {
+	if v := req.URL.Query().Get(name); v != "" {
+		return v
+	}
 	if req.GetBody == nil {
-		return "unknown"
+		return ""
 	}
 	body, err := req.GetBody()
 	if err != nil {
-		return "unknown"
+		return ""
 	}
 	defer body.Close()
 	data, _ := io.ReadAll(io.LimitReader(body, 4<<20))
 	form, _ := url.ParseQuery(string(data))
-	if c := form.Get("command"); c != "" {
-		return c
-	}
-	return "unknown"
+	return form.Get(name)
 }
 
 // isReadOnly: only lists and job queries are safe to send twice;

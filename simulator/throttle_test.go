@@ -260,3 +260,24 @@ func TestThrottleCacheHoldsCachesizeAccounts(t *testing.T) {
 		t.Fatalf("the tenant's count survived its eviction: %s", r.raw)
 	}
 }
+
+// TestThrottleCountsACallAtItsArrival: CloudStack checks the limit on the
+// request's own servlet thread as it arrives; a call the simulator's lock
+// holds back past its window's end still counts in the window it arrived
+// in. Real time here: the step clock would stand in for the arrival.
+func TestThrottleCountsACallAtItsArrival(t *testing.T) {
+	s := startSim(t, Options{APIThrottling: APIThrottling{Enabled: ptr(true), Max: ptr(1), Interval: ptr(1)}})
+	key, secret := newAccount(t, s, "tenant", 0)
+	listZones := map[string]string{"command": "listZones"}
+	if r := s.as(key, secret, listZones); r.status != 200 {
+		t.Fatalf("the window's first call: %s", r.raw)
+	}
+	s.srv.Mu.Lock()
+	held := make(chan response)
+	go func() { held <- s.as(key, secret, listZones) }()
+	time.Sleep(1200 * time.Millisecond) // past the first call's window
+	s.srv.Mu.Unlock()
+	if r := <-held; r.status != 429 {
+		t.Errorf("a call that arrived within a full window was counted after it: %d %s", r.status, r.raw)
+	}
+}

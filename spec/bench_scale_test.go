@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 // scaleLatencies are the jobs' latencies of the scale benchmark, per
@@ -77,14 +79,19 @@ type scaleResult struct {
 // throttle and behind CloudStack's at 25 requests/s. It prints
 // docs/development/performance.md's scale table. BENCH_SCALE_N lists the
 // n to run (default 50,200); BENCH_SCALE_BOUND bounds each lifecycle
-// (default 10m), so a stuck run is reported, never waited for.
+// (default 10m), so a stuck run is reported, never waited for;
+// BENCH_SCALE_LIFECYCLE (vm, disk, both) and BENCH_SCALE_THROTTLE (on,
+// off, both) run a part of the table; BENCH_SCALE_LOGS names a directory
+// that keeps each failed lifecycle's CPI stderr.
 // Run with: make bench-scale
 func BenchmarkScale(b *testing.B) {
 	ns, bound := scaleParams(b)
+	disks := scaleChoice(b, "BENCH_SCALE_LIFECYCLE", "vm", "disk")
+	throttles := scaleChoice(b, "BENCH_SCALE_THROTTLE", "off", "on")
 	var results []scaleResult
 	for _, n := range ns {
-		for _, disk := range []bool{false, true} {
-			for _, throttled := range []bool{false, true} {
+		for _, disk := range disks {
+			for _, throttled := range throttles {
 				r := runScale(b, scaleScenario{disk: disk, throttled: throttled, n: n}, bound)
 				fmt.Fprintln(os.Stderr, "bench-scale:", scaleRow(r))
 				if len(r.leftFiles) > 0 || r.leftProcs > 0 {
@@ -111,6 +118,22 @@ func scaleParams(b *testing.B) ([]int, time.Duration) {
 		b.Fatalf("BENCH_SCALE_BOUND: %q is not a positive duration", os.Getenv("BENCH_SCALE_BOUND"))
 	}
 	return ns, bound
+}
+
+// scaleChoice reads an option naming one of two settings, or both (the
+// default): the settings to run, the first as false.
+func scaleChoice(b *testing.B, name, no, yes string) []bool {
+	switch v := envOr(name, "both"); v {
+	case "both":
+		return []bool{false, true}
+	case no:
+		return []bool{false}
+	case yes:
+		return []bool{true}
+	default:
+		b.Fatalf("%s: %q is none of %s, %s, both", name, v, no, yes)
+		return nil
+	}
 }
 
 func envOr(name, fallback string) string {
@@ -202,8 +225,12 @@ func runScale(b *testing.B, sc scaleScenario, bound time.Duration) scaleResult {
 			ctx, cancel := context.WithTimeout(context.Background(), bound)
 			defer cancel()
 			t0 := time.Now()
-			errs[i] = s.lifecycle(ctx, i, sc.disk)
+			var log bytes.Buffer
+			errs[i] = s.lifecycle(ctx, i, sc.disk, &log)
 			r.lifecycles[i] = time.Since(t0)
+			if errs[i] != nil {
+				keepScaleLog(b, sc, i, errs[i], &log, s.secrets)
+			}
 		}()
 	}
 	wg.Wait()
@@ -226,20 +253,79 @@ func runScale(b *testing.B, sc scaleScenario, bound time.Duration) scaleResult {
 			r.admitted++
 		}
 	}
+	keepScaleTimeline(b, sc, start, reqs)
 	r.leftFiles, r.leftProcs = newEntries(b, before), cpiProcesses()
 	return r
 }
 
+// keepScaleLog writes a failed lifecycle's CPI stderr to BENCH_SCALE_LOGS,
+// when set, for the diagnosis the table's failure counts cannot give.
+// The keys are blanked, should a CPI have let one through.
+func keepScaleLog(b *testing.B, sc scaleScenario, i int, err error, log *bytes.Buffer, secrets []string) {
+	dir := os.Getenv("BENCH_SCALE_LOGS")
+	if dir == "" {
+		return
+	}
+	body := err.Error() + "\n\n" + log.String()
+	for _, secret := range secrets {
+		body = strings.ReplaceAll(body, secret, "[redacted]")
+	}
+	writeScaleLog(b, dir, sc, fmt.Sprintf("%03d.log", i), body)
+}
+
+// writeScaleLog writes a scenario's file to dir, named after the scenario.
+func writeScaleLog(b *testing.B, dir string, sc scaleScenario, suffix, body string) {
+	name := fmt.Sprintf("n%d-%s-%s-%s", sc.n, map[bool]string{false: "vm", true: "disk"}[sc.disk],
+		map[bool]string{false: "off", true: "on"}[sc.throttled], suffix)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Errorf("BENCH_SCALE_LOGS: %v", err)
+	} else if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+		b.Errorf("BENCH_SCALE_LOGS: %v", err)
+	}
+}
+
+// keepScaleTimeline writes to BENCH_SCALE_LOGS, when set, the requests
+// CloudStack took and refused in each second of the run: where the
+// admitted rate fell below the limit.
+func keepScaleTimeline(b *testing.B, sc scaleScenario, start time.Time, reqs []kernel.LoggedRequest) {
+	dir := os.Getenv("BENCH_SCALE_LOGS")
+	if dir == "" {
+		return
+	}
+	var took, refused []int
+	for _, q := range reqs {
+		sec := int(q.Time.Sub(start) / time.Second)
+		if sec < 0 {
+			continue
+		}
+		for len(took) <= sec {
+			took, refused = append(took, 0), append(refused, 0)
+		}
+		if q.Status == 429 {
+			refused[sec]++
+		} else {
+			took[sec]++
+		}
+	}
+	var out strings.Builder
+	out.WriteString("second\ttaken\trefused\n")
+	for i := range took {
+		fmt.Fprintf(&out, "%d\t%d\t%d\n", i, took[i], refused[i])
+	}
+	writeScaleLog(b, dir, sc, "timeline.tsv", out.String())
+}
+
 // lifecycle is one instance's life as the director drives it, each call a
-// CPI process; it stops at the first failure, naming the call.
-func (s *scaleEnv) lifecycle(ctx context.Context, i int, disk bool) error {
+// CPI process whose stderr goes to log; it stops at the first failure,
+// naming the call.
+func (s *scaleEnv) lifecycle(ctx context.Context, i int, disk bool, log *bytes.Buffer) error {
 	net := map[string]any{}
 	for k, v := range s.net {
 		net[k] = v
 	}
 	net["ip"] = fmt.Sprintf("10.1.1.%d", 10+i)
 	var created []json.RawMessage
-	if err := s.run(ctx, &created, "create_vm", fmt.Sprintf("agent-scale-%d", i), s.stemcell, smallVM,
+	if err := s.run(ctx, log, &created, "create_vm", fmt.Sprintf("agent-scale-%d", i), s.stemcell, smallVM,
 		map[string]any{"default": net}, []string{}, boshEnv); err != nil {
 		return err
 	}
@@ -249,24 +335,26 @@ func (s *scaleEnv) lifecycle(ctx context.Context, i int, disk bool) error {
 	}
 	if disk {
 		var cid string
-		if err := s.run(ctx, &cid, "create_disk", 1024, map[string]any{"disk_offering": "Custom"}, vm); err != nil {
+		if err := s.run(ctx, log, &cid, "create_disk", 1024, map[string]any{"disk_offering": "Custom"}, vm); err != nil {
 			return err
 		}
 		for _, call := range []struct {
 			method string
 			args   []any
 		}{{"attach_disk", []any{vm, cid}}, {"detach_disk", []any{vm, cid}}, {"delete_disk", []any{cid}}} {
-			if err := s.run(ctx, nil, call.method, call.args...); err != nil {
+			if err := s.run(ctx, log, nil, call.method, call.args...); err != nil {
 				return err
 			}
 		}
 	}
-	return s.run(ctx, nil, "delete_vm", vm)
+	return s.run(ctx, log, nil, "delete_vm", vm)
 }
 
-// run is one CPI call; its result goes to out when out is not nil.
-func (s *scaleEnv) run(ctx context.Context, out any, method string, args ...any) error {
+// run is one CPI call, its stderr appended to log; its result goes to out
+// when out is not nil.
+func (s *scaleEnv) run(ctx context.Context, log *bytes.Buffer, out any, method string, args ...any) error {
 	r, err := cpiProcess(ctx, s.config, s.request(method, args...), s.secrets)
+	fmt.Fprintf(log, "=== %s\n%s", method, r.Stderr)
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}

@@ -58,7 +58,7 @@ func (s *Engine) verifySignature(raw rawParams, api *schema.API, now time.Time) 
 	// verifyRequest asks commandAvailable before it checks the signature, so
 	// a request with a valid key but a wrong signature counts against the
 	// API limit too.
-	if err := s.commandAvailable(user, api.Name); err != nil {
+	if err := s.commandAvailable(user, api.Name, now); err != nil {
 		return nil, err
 	}
 	if user.SecretKey == "" {
@@ -319,11 +319,11 @@ var RolePermissions = map[string]roleSet{
 // ModuleLoadingComparator sorts them: acl-dynamic-role-based before
 // rate-limit), so a command the role refuses is not counted against the API
 // limit. Each checker's refusal is answered by ApiServer.commandAvailable.
-func (s *Engine) commandAvailable(u *model.User, command string) *APIError {
+func (s *Engine) commandAvailable(u *model.User, command string, at time.Time) *APIError {
 	if err := roleAllowsCommand(s.State, u, command); err != nil {
 		return err
 	}
-	return s.Throttle.checkAccess(s.State.Account(u.AccountID))
+	return s.Throttle.checkAccess(s.State.Account(u.AccountID), at)
 }
 
 // roleAllowsCommand is DynamicRoleBasedAPIAccessChecker.checkAccess as

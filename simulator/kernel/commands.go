@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
@@ -26,6 +27,8 @@ type Call struct {
 	Host   string // Host header of the request, for URLs pointing back at the simulator
 	Engine *Engine
 	State  *model.State
+	// Arrived is when the request came: the API limit counts it then.
+	Arrived time.Time
 }
 
 // Changed marks the state dirty: it is persisted when the request finishes.

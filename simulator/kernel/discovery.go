@@ -44,11 +44,11 @@ func listApis(c *Call) (any, error) {
 	}
 	switch {
 	case name != "":
-		if c.Engine.Throttle.checkAccess(c.Account) != nil {
+		if c.Engine.Throttle.checkAccess(c.Account, c.Arrived) != nil {
 			return nil, notFound
 		}
 	case c.Account.Role() != model.RoleAdmin:
-		if err := c.Engine.Throttle.apisAllowedToUser(c.Account, len(apis)); err != nil {
+		if err := c.Engine.Throttle.apisAllowedToUser(c.Account, len(apis), c.Arrived); err != nil {
 			return nil, err
 		}
 	}

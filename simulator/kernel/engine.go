@@ -96,7 +96,7 @@ func (s *Engine) ServeAPI(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		raw = rawParams{}
 	}
-	out := s.process(r, raw)
+	out := s.process(r, raw, start)
 	// Logged before the answer goes out: whoever has the answer finds the
 	// request in the log. The request log and the lost answer are the
 	// simulator's own, with no CloudStack Java behind them
@@ -131,7 +131,12 @@ func (s *Engine) exactAPI(command string) *schema.API {
 // process runs one request through ApiServlet.processRequestInContext's
 // stages: authenticators (login/logout, which need no signature),
 // authentication, fault injection (a simulator feature), then the command.
-func (s *Engine) process(r *http.Request, raw rawParams) outcome {
+// Its checks run at arrived: CloudStack runs each request on a servlet
+// thread of its own as it arrives, with no lock around them, so a request
+// the simulator's lock held back still counts in the API limit's window of
+// its arrival (ApiRateLimitServiceImpl.hasApiRateLimitBeenExceeded, from
+// ApiServer.verifyRequest's checkCommandAvailable).
+func (s *Engine) process(r *http.Request, raw rawParams, arrived time.Time) outcome {
 	command := raw["command"]
 	api := s.exactAPI(command)
 	out := outcome{command: command}
@@ -149,7 +154,7 @@ func (s *Engine) process(r *http.Request, raw rawParams) outcome {
 	if command != "login" && command != "logout" {
 		var aerr *APIError
 		s.Mu.Lock()
-		user, aerr = s.authenticate(r, raw, api)
+		user, aerr = s.authenticate(r, raw, api, arrived)
 		s.Mu.Unlock()
 		if aerr != nil {
 			out.Reply = errorReply(name, aerr)
@@ -168,7 +173,7 @@ func (s *Engine) process(r *http.Request, raw rawParams) outcome {
 		out.Reply = s.authenticator(r, raw)
 		return out
 	}
-	out.Reply, out.jobID = s.execute(r.Host, api, user, raw, fault)
+	out.Reply, out.jobID = s.execute(r.Host, api, user, raw, fault, arrived)
 	out.lost = fault != nil && fault.Lost
 	return out
 }
@@ -212,9 +217,10 @@ func (s *Engine) noCommand(r *http.Request, raw rawParams) *APIError {
 	return &APIError{Code: http.StatusBadRequest, Text: "no command specified"}
 }
 
-// authenticate is the servlet's session check, else ApiServer.verifyRequest.
-func (s *Engine) authenticate(r *http.Request, raw rawParams, api *schema.API) (*model.User, *APIError) {
-	now := s.Now()
+// authenticate is the servlet's session check, else ApiServer.verifyRequest,
+// as of the request's arrival.
+func (s *Engine) authenticate(r *http.Request, raw rawParams, api *schema.API, arrived time.Time) (*model.User, *APIError) {
+	now := arrived.UTC()
 	if sess := s.sessionFor(r, now); sess != nil {
 		return s.sessionUser(r, sess, raw, api, now)
 	}
@@ -224,7 +230,8 @@ func (s *Engine) authenticate(r *http.Request, raw rawParams, api *schema.API) (
 // execute is ApiServer.handleRequest and queueCommand: the dispatch chain
 // (unpack, validate) then the command, sync or as an async job. An
 // unimplemented command is a simulator answer (432, as for an unknown API).
-func (s *Engine) execute(host string, api *schema.API, user *model.User, raw rawParams, fault *Fault) (*Reply, string) {
+func (s *Engine) execute(host string, api *schema.API, user *model.User, raw rawParams, fault *Fault,
+	arrived time.Time) (*Reply, string) {
 	name := commandResponseName(api.Name)
 	if key, bad := raw.withControlCharacter(); bad {
 		return errorReply(name, ServerParamError("Received value containing illegal ASCII non-printable characters for parameter %s", key)), ""
@@ -242,7 +249,7 @@ func (s *Engine) execute(host string, api *schema.API, user *model.User, raw raw
 		return errorReply(name, perr), ""
 	}
 	c := &Call{Command: api.Name, API: api, Params: params, User: user,
-		Account: s.State.Account(user.AccountID), Host: host, Engine: s, State: s.State}
+		Account: s.State.Account(user.AccountID), Host: host, Engine: s, State: s.State, Arrived: arrived}
 	if err := c.validate(); err != nil {
 		return errorReply(name, err), ""
 	}

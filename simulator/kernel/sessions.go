@@ -58,7 +58,7 @@ func (s *Engine) sessionUser(r *http.Request, sess *Session, raw rawParams, api 
 		return nil, &APIError{Code: codeUnauthorized, CSCode: CsServerAPIException, responseName: "errorresponse",
 			Text: fmt.Sprintf("The given command '%s' either does not exist, is not available for user.", raw["command"])}
 	}
-	if err := s.commandAvailable(user, api.Name); err != nil {
+	if err := s.commandAvailable(user, api.Name, now); err != nil {
 		return nil, err
 	}
 	sess.expires = now.Add(sessionTimeout)

@@ -51,26 +51,29 @@ func NewThrottle(st *model.State) (*Throttle, error) {
 	return t, nil
 }
 
-func (t *Throttle) now() time.Time {
+// now is when a request is counted: its arrival (at), or the test's
+// clock.
+func (t *Throttle) now(at time.Time) time.Time {
 	if t.Clock != nil {
 		return t.Clock()
 	}
-	return time.Now()
+	return at
 }
 
 // checkAccess is ApiRateLimitServiceImpl.checkAccess(User, String) and
 // checkAccess(Account, String): nothing when disabled, root admins exempt
 // (AccountService.isRootAdmin: the account's role is the Admin type),
-// otherwise the call counts and past the limit the account is refused.
+// otherwise the call counts, at its arrival at, and past the limit the
+// account is refused.
 // ApiServer.commandAvailable answers the RequestLimitException as
 // ServerApiException(API_LIMIT_EXCEED): 429 with cserrorcode 9999, under
 // the command's response name (getSerializedApiError).
-func (t *Throttle) checkAccess(a *model.Account) *APIError {
+func (t *Throttle) checkAccess(a *model.Account, at time.Time) *APIError {
 	if t == nil || !t.enabled || a == nil || a.Role() == model.RoleAdmin {
 		return nil
 	}
-	if t.exceeded(a.ID) {
-		return &APIError{Code: codeLimitExceeded, CSCode: CsServerAPIException, Text: t.limitText(a.ID)}
+	if now := t.now(at); t.exceeded(a.ID, now) {
+		return &APIError{Code: codeLimitExceeded, CSCode: CsServerAPIException, Text: t.limitText(a.ID, now)}
 	}
 	return nil
 }
@@ -82,13 +85,14 @@ func (t *Throttle) checkAccess(a *model.Account) *APIError {
 // PermissionDeniedException, which ApiServer.handleRequest answers as
 // ACCOUNT_ERROR (531) keeping the exception's cserrorcode (4545,
 // CSExceptionErrorCode).
-func (t *Throttle) apisAllowedToUser(a *model.Account, apis int) *APIError {
+func (t *Throttle) apisAllowedToUser(a *model.Account, apis int, at time.Time) *APIError {
 	if t == nil || !t.enabled || a == nil {
 		return nil
 	}
+	now := t.now(at)
 	for range apis {
-		if t.exceeded(a.ID) {
-			return &APIError{Code: CodeAccountError, CSCode: csRequestLimit, Text: t.limitText(a.ID)}
+		if t.exceeded(a.ID, now) {
+			return &APIError{Code: CodeAccountError, CSCode: csRequestLimit, Text: t.limitText(a.ID, now)}
 		}
 	}
 	return nil
@@ -97,10 +101,10 @@ func (t *Throttle) apisAllowedToUser(a *model.Account, apis int) *APIError {
 // exceeded is hasApiRateLimitBeenExceeded: the account's entry (a new one
 // when there is none or it expired), incremented; past maxAllowed is over
 // the limit. The counter keeps counting refused calls.
-func (t *Throttle) exceeded(accountID string) bool {
-	e := t.get(accountID)
+func (t *Throttle) exceeded(accountID string, now time.Time) bool {
+	e := t.get(accountID, now)
 	if e == nil {
-		e = t.create(accountID)
+		e = t.create(accountID, now)
 	}
 	e.counter++
 	return e.counter > t.max
@@ -108,10 +112,10 @@ func (t *Throttle) exceeded(accountID string) bool {
 
 // limitText is throwExceptionDueToApiRateLimitReached's message: the entry's
 // getExpireDuration, the milliseconds left in its window (0 once past).
-func (t *Throttle) limitText(accountID string) string {
+func (t *Throttle) limitText(accountID string, now time.Time) string {
 	var left int64
 	if e := t.entries[accountID]; e != nil {
-		if now := t.now(); !now.After(e.expiry) {
+		if !now.After(e.expiry) {
 			left = e.expiry.Sub(now).Milliseconds()
 		}
 	}
@@ -121,12 +125,12 @@ func (t *Throttle) limitText(accountID string) string {
 // get is EhcacheLimitStore.get: an entry past its time to live is gone
 // (Ehcache expires an element whose timeToLive has passed; a timeToLive of
 // 0 never expires it).
-func (t *Throttle) get(accountID string) *throttleEntry {
+func (t *Throttle) get(accountID string, now time.Time) *throttleEntry {
 	e := t.entries[accountID]
 	if e == nil {
 		return nil
 	}
-	if t.interval > 0 && t.now().After(e.expiry) {
+	if t.interval > 0 && now.After(e.expiry) {
 		delete(t.entries, accountID)
 		return nil
 	}
@@ -139,20 +143,19 @@ func (t *Throttle) get(accountID string) *throttleEntry {
 // interval seconds from now, put in a cache of at most cachesize elements
 // that evicts the least recently used (Ehcache's default policy; 0 is no
 // limit).
-func (t *Throttle) create(accountID string) *throttleEntry {
+func (t *Throttle) create(accountID string, now time.Time) *throttleEntry {
 	if t.cacheSize > 0 && len(t.entries) >= t.cacheSize {
-		t.evict()
+		t.evict(now)
 	}
 	t.tick++
-	e := &throttleEntry{expiry: t.now().Add(time.Duration(t.interval) * time.Second), used: t.tick}
+	e := &throttleEntry{expiry: now.Add(time.Duration(t.interval) * time.Second), used: t.tick}
 	t.entries[accountID] = e
 	return e
 }
 
 // evict drops expired entries, then the least recently used while the
 // cache is still full.
-func (t *Throttle) evict() {
-	now := t.now()
+func (t *Throttle) evict(now time.Time) {
 	for id, e := range t.entries {
 		if t.interval > 0 && now.After(e.expiry) {
 			delete(t.entries, id)
