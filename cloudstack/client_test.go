@@ -67,15 +67,17 @@ func assertNoSecrets(t *testing.T, texts ...string) {
 }
 
 func TestFindVMComparesNamesExactly(t *testing.T) {
+	var gotName string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotName = r.URL.Query().Get("name")
 		// CloudStack's name= is a substring filter: it returns both.
 		fmt.Fprint(w, vmList("cpivm-abc-2", "cpivm-abc"))
 	}))
 	defer srv.Close()
 	c, _ := newClient(t, srv.URL+"/client/api", nil)
 	vm, err := c.FindVM("cpivm-abc")
-	if err != nil || vm == nil || vm.Name != "cpivm-abc" {
-		t.Fatalf("got %+v, %v", vm, err)
+	if err != nil || vm == nil || vm.Name != "cpivm-abc" || gotName != "cpivm-abc" {
+		t.Fatalf("got %+v, %v (name= %q)", vm, err, gotName)
 	}
 	vm, err = c.FindVM("cpivm-ab")
 	if err != nil || vm != nil {

@@ -27,10 +27,7 @@ var _ Inventory = (*Client)(nil)
 type page struct{ number, size int }
 
 // set gives a listing's parameters the page.
-func (p page) set(params interface {
-	SetPage(int)
-	SetPagesize(int)
-}) {
+func (p page) set(params pageParams) {
 	if p.number > 0 {
 		params.SetPage(p.number)
 		params.SetPagesize(p.size)
@@ -61,6 +58,29 @@ func allPages[T any](list func(page) ([]T, int, error)) ([]T, error) {
 		rows = append(rows, more...)
 	}
 	return rows, nil
+}
+
+// pageParams are the paging parameters every listing takes.
+type pageParams interface {
+	SetPage(int)
+	SetPagesize(int)
+}
+
+// everyRow reads every page of the listing list sends with p and converts
+// each row.
+func everyRow[P pageParams, T, R any](p P, list func(P) ([]T, int, error), row func(T) R) ([]R, error) {
+	raw, err := allPages(func(pg page) ([]T, int, error) {
+		pg.set(p)
+		return list(p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]R, 0, len(raw))
+	for _, r := range raw {
+		out = append(out, row(r))
+	}
+	return out, nil
 }
 
 // AllVMs implements Inventory.

@@ -161,25 +161,16 @@ func (c *Client) OwnISOs(name string) ([]ISO, error) {
 
 // listISOs reads every page: an OpenStack KVM deployment has an ISO per VM.
 func (c *Client) listISOs(p *csgo.ListIsosParams) ([]ISO, error) {
-	raw, err := allPages(func(pg page) ([]*csgo.Iso, int, error) {
-		pg.set(p)
+	return everyRow(p, func(p *csgo.ListIsosParams) ([]*csgo.Iso, int, error) {
 		resp, err := c.cs.ISO.ListIsos(p)
 		if err != nil {
 			return nil, 0, c.fail("listIsos", err)
 		}
 		return resp.Isos, resp.Count, nil
+	}, func(i *csgo.Iso) ISO {
+		return ISO{ID: i.Id, Name: i.Name, DisplayText: i.Displaytext, ZoneID: i.Zoneid, Status: i.Status,
+			IsReady: i.Isready, Created: csTime(i.Created), Size: i.Size, DownloadStates: downloadStates(i.Downloaddetails)}
 	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ISO, 0, len(raw))
-	for _, i := range raw {
-		row := ISO{ID: i.Id, Name: i.Name, DisplayText: i.Displaytext, ZoneID: i.Zoneid, Status: i.Status,
-			IsReady: i.Isready, Created: csTime(i.Created), Size: i.Size}
-		row.DownloadStates = downloadStates(i.Downloaddetails)
-		out = append(out, row)
-	}
-	return out, nil
 }
 
 // WaitISO polls listIsos until the ISO is ready: an upload is ready at the

@@ -43,3 +43,36 @@ func namedExactly[T any](items []T, name string, nameOf func(T) string) []T {
 	}
 	return named
 }
+
+// byIDOrName are the list parameters findByIDOrName sets.
+type byIDOrName interface {
+	SetProjectid(string)
+	SetListall(bool)
+	SetId(string)
+	SetName(string)
+}
+
+// findByIDOrName lists in the project by id when ref is a UUID, else by
+// name (a substring filter in CloudStack: exactlyOne compares exactly), for
+// the name-style CIDs of earlier CPIs. list passes its errors through
+// c.fail; one CloudStack answers "no such entity" is absent, (nil, nil).
+func findByIDOrName[P byIDOrName, T any](c *Client, p P, ref string, list func(P) ([]T, error),
+	idName func(T) (id, name string), what string) (*T, error) {
+	if err := c.inProject(p); err != nil {
+		return nil, err
+	}
+	p.SetListall(true)
+	if IsID(ref) {
+		p.SetId(ref)
+	} else {
+		p.SetName(ref)
+	}
+	rows, err := list(p)
+	if IsNoSuchEntity(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return exactlyOne(rows, ref, idName, what)
+}

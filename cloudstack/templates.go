@@ -190,25 +190,17 @@ func (c *Client) SetTemplateDisplayText(id, text string) error {
 
 // listTemplates reads every page (a row per template and zone).
 func (c *Client) listTemplates(p *csgo.ListTemplatesParams) ([]Template, error) {
-	raw, err := allPages(func(pg page) ([]*csgo.Template, int, error) {
-		pg.set(p)
+	return everyRow(p, func(p *csgo.ListTemplatesParams) ([]*csgo.Template, int, error) {
 		resp, err := c.cs.Template.ListTemplates(p)
 		if err != nil {
 			return nil, 0, c.fail("listTemplates", err)
 		}
 		return resp.Templates, resp.Count, nil
+	}, func(t *csgo.Template) Template {
+		return Template{ID: t.Id, Name: t.Name, DisplayText: t.Displaytext, ZoneID: t.Zoneid, Status: t.Status,
+			IsReady: t.Isready, Format: t.Format, Hypervisor: Hypervisor(t.Hypervisor), Created: csTime(t.Created),
+			Size: t.Size, DownloadStates: downloadStates(t.Downloaddetails)}
 	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Template, 0, len(raw))
-	for _, t := range raw {
-		row := Template{ID: t.Id, Name: t.Name, DisplayText: t.Displaytext, ZoneID: t.Zoneid, Status: t.Status,
-			IsReady: t.Isready, Format: t.Format, Hypervisor: Hypervisor(t.Hypervisor), Created: csTime(t.Created), Size: t.Size}
-		row.DownloadStates = downloadStates(t.Downloaddetails)
-		out = append(out, row)
-	}
-	return out, nil
 }
 
 // CopyTemplate copies template id from one zone to others, waiting for

@@ -88,26 +88,14 @@ func (c *Client) VMWithIP(networkID, ip string) (*VM, error) {
 
 // FindVM implements API.
 func (c *Client) FindVM(ref string) (*VM, error) {
-	p := c.cs.VirtualMachine.NewListVirtualMachinesParams()
-	if err := c.inProject(p); err != nil {
-		return nil, err
-	}
-	p.SetListall(true)
-	if IsID(ref) {
-		p.SetId(ref)
-	} else {
-		// name= is a substring filter in CloudStack: compare exactly below.
-		p.SetName(ref)
-	}
-	resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
-	if err != nil {
-		if err = c.fail("listVirtualMachines", err); IsNoSuchEntity(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	found, err := exactlyOne(resp.VirtualMachines, ref,
-		func(v *csgo.VirtualMachine) (string, string) { return v.Id, v.Name }, "VMs")
+	found, err := findByIDOrName(c, c.cs.VirtualMachine.NewListVirtualMachinesParams(), ref,
+		func(p *csgo.ListVirtualMachinesParams) ([]*csgo.VirtualMachine, error) {
+			resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
+			if err != nil {
+				return nil, c.fail("listVirtualMachines", err)
+			}
+			return resp.VirtualMachines, nil
+		}, func(v *csgo.VirtualMachine) (string, string) { return v.Id, v.Name }, "VMs")
 	if found == nil {
 		return nil, err
 	}

@@ -157,24 +157,14 @@ func tagMap(tags []csgo.Tags) map[string]string {
 // FindVolume looks a volume up by UUID, or by exact name for the name-style
 // CIDs of earlier CPIs. Absent is (nil, nil).
 func (c *Client) FindVolume(ref string) (*Volume, error) {
-	p := c.cs.Volume.NewListVolumesParams()
-	if err := c.inProject(p); err != nil {
-		return nil, err
-	}
-	p.SetListall(true)
-	if IsID(ref) {
-		p.SetId(ref)
-	} else {
-		p.SetName(ref)
-	}
-	resp, err := c.cs.Volume.ListVolumes(p)
-	if err != nil {
-		if err = c.fail("listVolumes", err); IsNoSuchEntity(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	found, err := exactlyOne(resp.Volumes, ref, func(v *csgo.Volume) (string, string) { return v.Id, v.Name }, "volumes")
+	found, err := findByIDOrName(c, c.cs.Volume.NewListVolumesParams(), ref,
+		func(p *csgo.ListVolumesParams) ([]*csgo.Volume, error) {
+			resp, err := c.cs.Volume.ListVolumes(p)
+			if err != nil {
+				return nil, c.fail("listVolumes", err)
+			}
+			return resp.Volumes, nil
+		}, func(v *csgo.Volume) (string, string) { return v.Id, v.Name }, "volumes")
 	if found == nil {
 		return nil, err
 	}

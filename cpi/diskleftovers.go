@@ -70,20 +70,13 @@ func (c diskLeftovers) removeInterruptedDisks(vmID string) {
 		c.logger.Warn("disk", "looking for disks interrupted create_disk calls left for VM %s: %s", vmID, err)
 		return
 	}
-	removed := 0
-	for _, v := range vols {
-		if !c.interruptedDisk(v, suffix) {
-			continue
+	c.deleteLeftovers("disk", "create_disk", "for VM "+vmID, func(yield func(leftover) bool) {
+		for _, v := range vols {
+			if c.interruptedDisk(v, suffix) && !yield(leftover{v.ID, v.Name}) {
+				return
+			}
 		}
-		if err := c.cloud.DeleteVolume(v.ID); err != nil {
-			c.logger.Warn("disk", "deleting disk %s (%s), which an interrupted create_disk left: %s", v.ID, v.Name, err)
-			continue
-		}
-		removed++
-	}
-	if removed > 0 {
-		c.logger.Info("disk", "deleted %d disk(s) that interrupted create_disk calls for VM %s left", removed, vmID)
-	}
+	}, c.cloud.DeleteVolume)
 }
 
 func (c diskLeftovers) interruptedDisk(v cloudstack.Volume, suffix string) bool {

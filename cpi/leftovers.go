@@ -3,6 +3,7 @@ package cpi
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"iter"
 	"strings"
 	"time"
 
@@ -78,5 +79,26 @@ func (c templateLeftovers) sweepTemplates() {
 	if len(remain) > 0 {
 		c.logger.Warn("stemcell", "%d template(s) that interrupted create_stemcell calls left remain until CloudStack "+
 			"lets them be deleted: %s (last refusal: %s)", len(remain), strings.Join(remain, ", "), last)
+	}
+}
+
+// leftover is one thing an interrupted call left, named for the logs.
+type leftover struct{ id, name string }
+
+// deleteLeftovers deletes each leftover as left yields it (so a check that
+// asks CloudStack runs just before its delete), of a kind ("disk") that
+// interrupted calls of a method ("create_disk") left for scope ("for VM
+// x"). Failures are logged: a leftover blocks nothing.
+func (c request) deleteLeftovers(kind, method, scope string, left iter.Seq[leftover], del func(id string) error) {
+	removed := 0
+	for l := range left {
+		if err := del(l.id); err != nil {
+			c.logger.Warn("disk", "deleting %s %s (%s), which an interrupted %s left: %s", kind, l.id, l.name, method, err)
+			continue
+		}
+		removed++
+	}
+	if removed > 0 {
+		c.logger.Info("disk", "deleted %d %s(s) that interrupted %s calls %s left", removed, kind, method, scope)
 	}
 }

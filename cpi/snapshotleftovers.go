@@ -25,28 +25,34 @@ func (c snapshotLeftovers) removeInterruptedSnapshots(volumeID string) {
 		c.logger.Warn("disk", "looking for snapshots interrupted snapshot_disk calls left of disk %s: %s", volumeID, err)
 		return
 	}
-	removed := 0
-	for _, s := range snaps {
-		if s.Busy() && s.MadeBySnapshotDisk() {
-			settled, err := c.cloud.SettledSnapshot(volumeID, s.Name, time.Now().Add(c.cfg.CloudStack.JobTimeout.D()))
-			if err != nil || settled == nil {
-				continue
+	c.deleteLeftovers("snapshot", "snapshot_disk", "of disk "+volumeID, func(yield func(leftover) bool) {
+		for _, s := range snaps {
+			if s = c.settled(volumeID, s); s != nil && c.interruptedSnapshot(s) && !yield(leftover{s.ID, s.Name}) {
+				return
 			}
-			s = settled
 		}
-		if s.Busy() || s.Gone() || s.Tags[cloudstack.DirectorTag] != c.ctx.DirectorUUID ||
-			!cloudstack.ProcessGone(s.Tags[cloudstack.IncompleteTag]) {
-			continue
-		}
-		if err := c.cloud.DeleteSnapshot(s.ID); err != nil {
-			c.logger.Warn("disk", "deleting snapshot %s (%s), which an interrupted snapshot_disk left: %s", s.ID, s.Name, err)
-			continue
-		}
-		removed++
+	}, c.cloud.DeleteSnapshot)
+}
+
+// settled waits for a snapshot its snapshot_disk's job still works on: the
+// killed call's job goes on, and its tags come with its end. nil when it
+// cannot be told.
+func (c snapshotLeftovers) settled(volumeID string, s *cloudstack.Snapshot) *cloudstack.Snapshot {
+	if !s.Busy() || !s.MadeBySnapshotDisk() {
+		return s
 	}
-	if removed > 0 {
-		c.logger.Info("disk", "deleted %d snapshot(s) that interrupted snapshot_disk calls of disk %s left", removed, volumeID)
+	settled, err := c.cloud.SettledSnapshot(volumeID, s.Name, time.Now().Add(c.cfg.CloudStack.JobTimeout.D()))
+	if err != nil {
+		return nil
 	}
+	return settled
+}
+
+// interruptedSnapshot: this director's snapshot_disk marked it incomplete,
+// and the process the mark names is gone from this host.
+func (c snapshotLeftovers) interruptedSnapshot(s *cloudstack.Snapshot) bool {
+	return !s.Busy() && !s.Gone() && s.Tags[cloudstack.DirectorTag] == c.ctx.DirectorUUID &&
+		cloudstack.ProcessGone(s.Tags[cloudstack.IncompleteTag])
 }
 
 // undoSnapshot finds, after an uncertain outcome, the snapshot the call may

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/launch"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
@@ -60,13 +61,7 @@ func startSimNoKeys(t *testing.T, opts Options) *testSim {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		if err := srv.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
+	hs := launch.Serve(t, "the simulator", srv.Handler(), srv.Close)
 	return &testSim{t: t, srv: srv, http: hs, api: hs.URL + "/client/api",
 		admin: &AdminClient{BaseURL: hs.URL, HTTP: hs.Client()}}
 }

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -15,10 +14,10 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/launch"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/testimages"
 )
 
@@ -31,11 +30,11 @@ const (
 
 // serveProc is one `cloudstack-cpi serve` process.
 type serveProc struct {
-	cmd  *exec.Cmd
-	urls map[string]string // "registry", "webdav" → http://127.0.0.1:port
-	mu   sync.Mutex
-	logs bytes.Buffer
-	done chan struct{}
+	proc   *launch.Process
+	urls   map[string]string // "registry", "webdav" → http://127.0.0.1:port
+	mu     sync.Mutex
+	logs   bytes.Buffer
+	killed bool // by kill9: stop has nothing to check
 }
 
 // serveListening is serve's line for each listener; one listener for
@@ -52,42 +51,24 @@ func startServe(t testing.TB, cfg map[string]any) *serveProc {
 			want++
 		}
 	}
-	p := &serveProc{cmd: exec.Command(cpiBin, "serve", "-configPath", writeJSON(t, cfg)),
-		urls: map[string]string{}, done: make(chan struct{})}
-	stderr, err := p.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan struct{})
-	go func() {
-		defer close(p.done)
-		sc := bufio.NewScanner(stderr)
-		n := 0
-		for sc.Scan() {
-			p.mu.Lock()
-			p.logs.WriteString(sc.Text() + "\n")
-			if m := serveListening.FindStringSubmatch(sc.Text()); m != nil {
-				for _, name := range strings.Split(m[1], "+") {
-					p.urls[name] = m[2]
-					if n++; n == want {
-						close(ready)
-					}
-				}
+	p := &serveProc{urls: map[string]string{}}
+	cmd := exec.Command(cpiBin, "serve", "-configPath", writeJSON(t, cfg))
+	proc, err := launch.Start("serve", cmd, &cmd.Stderr, func(line string) bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.logs.WriteString(line + "\n")
+		if m := serveListening.FindStringSubmatch(line); m != nil {
+			for _, name := range strings.Split(m[1], "+") {
+				p.urls[name] = m[2]
 			}
-			p.mu.Unlock()
 		}
-	}()
-	t.Cleanup(func() { p.stop(t) })
-	select {
-	case <-ready:
-	case <-p.done:
-		t.Fatalf("serve exited:\n%s", p.log())
-	case <-time.After(10 * time.Second):
-		t.Fatalf("serve did not say it was listening:\n%s", p.log())
+		return len(p.urls) == want
+	}, 10*time.Second)
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, p.log())
 	}
+	p.proc = proc
+	t.Cleanup(func() { p.stop(t) })
 	return p
 }
 
@@ -105,17 +86,12 @@ func (p *serveProc) log() string {
 
 // stop sends SIGTERM and waits; a process already gone is fine.
 func (p *serveProc) stop(t testing.TB) {
-	if p.cmd.ProcessState != nil {
+	if p.killed {
 		return
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(40 * time.Second):
-		_ = p.cmd.Process.Kill()
+	if killed, _ := p.proc.Stop(40 * time.Second); killed {
 		t.Errorf("serve did not stop on SIGTERM:\n%s", p.log())
 	}
-	_ = p.cmd.Wait()
 	for _, secret := range []string{regPass, davPass} {
 		if strings.Contains(p.log(), secret) {
 			t.Errorf("a password reached serve's log:\n%s", p.log())
@@ -125,9 +101,8 @@ func (p *serveProc) stop(t testing.TB) {
 
 // kill9 ends the process at once, as a crash or a power cut would.
 func (p *serveProc) kill9() {
-	_ = p.cmd.Process.Kill()
-	<-p.done
-	_ = p.cmd.Wait()
+	p.killed = true
+	p.proc.Kill()
 }
 
 func daemonConfig(dir string, extra ...any) map[string]any {

@@ -20,7 +20,7 @@ const root = "../.."
 var leaves = []string{
 	"cloudstack/hypervisor", "configdrive", "registry", "stemcell", "stemcell/diskimage", "webdav",
 	"internal/jsonwords", "internal/loopback", "internal/ptytest", "internal/termtable", "internal/testconfig",
-	"internal/testimages", "internal/trust", "internal/fixtures",
+	"internal/testimages", "internal/trust", "internal/fixtures", "internal/launch",
 }
 
 // layers are the module's other packages and what each may import of the

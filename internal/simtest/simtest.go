@@ -7,21 +7,16 @@
 package simtest
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/internal/launch"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 )
 
@@ -53,14 +48,7 @@ func Serve(t testing.TB, opts simulator.Options) *Sim {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		if err := srv.Close(); err != nil {
-			t.Errorf("closing the simulator: %v", err)
-		}
-	})
-	return at(hs.URL + "/client/api")
+	return at(launch.Serve(t, "the simulator", srv.Handler(), srv.Close).URL + "/client/api")
 }
 
 // Build builds the simulator binary into dir.
@@ -75,33 +63,27 @@ func Build(dir string) (string, error) {
 // Process is a simulator binary running as a child process.
 type Process struct {
 	*Sim
-	cmd    *exec.Cmd
-	exited chan struct{}
-	err    error // how it exited, once exited is closed
+	proc *launch.Process
 }
 
 // Launch starts bin listening on a free loopback port with args added and
 // returns once it announces its address. Its log goes to stderr (nil
 // discards it).
 func Launch(bin string, stderr io.Writer, args ...string) (*Process, error) {
-	announced := &announcement{url: make(chan string, 1)}
 	cmd := exec.Command(bin, append([]string{"-listen", "127.0.0.1:0"}, args...)...)
-	cmd.Stdout, cmd.Stderr = announced, stderr
-	if err := cmd.Start(); err != nil {
+	cmd.Stderr = stderr
+	var url string
+	proc, err := launch.Start("the simulator", cmd, &cmd.Stdout, func(line string) bool {
+		if m := listening.FindStringSubmatch(line); m != nil && url == "" {
+			url = m[1]
+			return true
+		}
+		return false
+	}, readyTimeout)
+	if err != nil {
 		return nil, err
 	}
-	p := &Process{cmd: cmd, exited: make(chan struct{})}
-	go func() { p.err = cmd.Wait(); close(p.exited) }()
-	select {
-	case url := <-announced.url:
-		p.Sim = at(url)
-		return p, nil
-	case <-p.exited:
-		return nil, fmt.Errorf("the simulator exited before it listened: %w", p.err)
-	case <-time.After(readyTimeout):
-		_ = p.Stop()
-		return nil, fmt.Errorf("the simulator did not say it was listening within %s", readyTimeout)
-	}
+	return &Process{Sim: at(url), proc: proc}, nil
 }
 
 // Start is Launch for a test: it fails the test if the simulator does not
@@ -120,52 +102,9 @@ func Start(t testing.TB, bin string, args ...string) *Process {
 // within 15 s; it returns how the process exited, nil for a clean exit.
 // Stopping a stopped process returns the same.
 func (p *Process) Stop() error {
-	select {
-	case <-p.exited:
-		return p.err
-	default:
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		_ = p.cmd.Process.Kill()
-	}
-	select {
-	case <-p.exited:
-	case <-time.After(stopTimeout):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	}
-	return p.err
+	_, err := p.proc.Stop(stopTimeout)
+	return err
 }
 
 // listening is the line the binary prints once it accepts connections.
 var listening = regexp.MustCompile(`listening on (http://\S+/client/api)`)
-
-// announcement is the binary's stdout: it passes on the first address
-// announced and discards the rest.
-type announcement struct {
-	mu   sync.Mutex
-	line []byte
-	done bool
-	url  chan string
-}
-
-func (a *announcement) Write(b []byte) (int, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done {
-		return len(b), nil
-	}
-	a.line = append(a.line, b...)
-	for {
-		i := bytes.IndexByte(a.line, '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		if m := listening.FindSubmatch(a.line[:i]); m != nil {
-			a.done, a.line = true, nil
-			a.url <- string(m[1])
-			return len(b), nil
-		}
-		a.line = a.line[i+1:]
-	}
-}
