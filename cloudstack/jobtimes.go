@@ -110,13 +110,14 @@ func (c *Client) quickestJob() time.Duration {
 // has just been sent: its command's expected duration when known.
 //
 // A command not yet seen waits for the quickest job learned on this
-// endpoint: no job of this cloud has ended sooner, so polls before it are
-// mostly wasted (behind 2 s jobs, the schedule's first six of eight). It
-// waits at most the schedule's longest gap (job_poll_max_interval), the
-// lateness a long job is noticed with anyway: on a new host the first job
-// learned is often a slow one (a deploy), and a quick command's first job
-// must not wait for it. Once, per command and endpoint: its job teaches
-// its own time. With nothing learned, the schedule as is.
+// endpoint: no command learned on this cloud takes less, so polls before
+// it are mostly wasted (behind 2 s jobs, the schedule's first six of
+// eight). It waits at most the schedule's longest gap
+// (job_poll_max_interval), the lateness a long job is noticed with anyway:
+// on a new host the first job learned is often a slow one (a deploy), and
+// a quick command's first job must not wait for it. This lasts until a job
+// of the command ends: it teaches the command's own time. With nothing
+// learned, the schedule as is.
 func (c *Client) firstPoll(command string) time.Duration {
 	if expected := c.expectedJob(command); expected > 0 {
 		return c.jobs.firstPoll(expected)
