@@ -122,11 +122,22 @@ func process(t *testing.T, endpoint, key, dir string, rate *float64, clock cloud
 func processBound(t *testing.T, endpoint, key, dir string, rate *float64, clock cloudstack.Clock,
 	requestTimeout time.Duration) (*cloudstack.Client, *bytes.Buffer) {
 	t.Helper()
+	return processOf(t, hostConfig(endpoint, key, dir, rate, requestTimeout), clock)
+}
+
+// hostConfig is a process's settings: jobs polled from 5 ms, every 10 ms
+// at the most.
+func hostConfig(endpoint, key, dir string, rate *float64, requestTimeout time.Duration) config.CloudStack {
 	retries := 0
-	cfg := config.CloudStack{Endpoint: endpoint, APIKey: key, SecretAccessKey: secretKey, DefaultZone: "z",
+	return config.CloudStack{Endpoint: endpoint, APIKey: key, SecretAccessKey: secretKey, DefaultZone: "z",
 		RequestTimeout: config.Duration(requestTimeout), JobTimeout: config.Duration(time.Minute),
 		JobPollInterval: config.Duration(5 * time.Millisecond), JobPollMaxInterval: config.Duration(10 * time.Millisecond),
 		MaxRetries: &retries, StateDir: dir, APIRateLimit: rate}
+}
+
+// processOf is a process with the settings cfg.
+func processOf(t *testing.T, cfg config.CloudStack, clock cloudstack.Clock) (*cloudstack.Client, *bytes.Buffer) {
+	t.Helper()
 	var logs bytes.Buffer
 	c, err := cloudstack.New(cfg, boshlog.NewWriterLogger(boshlog.LevelDebug, &syncWriter{w: &logs}),
 		cloudstack.WithClock(clock))

@@ -43,10 +43,14 @@ type jobFailure struct {
 // waitJob polls queryAsyncJobResult until the job of command ends and
 // returns its jobresult object ({"<entity>": {...}}).
 func (c *Client) waitJob(command, jobID string) (json.RawMessage, error) {
+	// The first poll comes when the command's jobs have ended so far, or
+	// the quickest learned (jobtimes.go); after it, the schedule's.
+	return c.pollJob(command, jobID, c.firstPoll(command))
+}
+
+// pollJob is waitJob with its first poll after delay.
+func (c *Client) pollJob(command, jobID string, delay time.Duration) (json.RawMessage, error) {
 	start := time.Now()
-	// The first poll comes when the command's jobs have ended so far
-	// (jobtimes.go); after it, the schedule's.
-	delay := c.jobs.firstPoll(c.expectedJob(command))
 	var pending time.Duration // when a poll last found the job running
 	for {
 		time.Sleep(delay)
@@ -132,16 +136,15 @@ func jobError(command, jobID string, st *jobStatus) error {
 
 // waitJobBeside waits for a job that ran beside one the caller has just
 // waited for: it has run as long, so it is polled at once, and only if it
-// is still running does the usual schedule follow.
+// is still running does the usual schedule follow, not the wait for the
+// quickest job learned (firstPoll), which it has outlived already.
 func (c *Client) waitJobBeside(command, jobID string) (json.RawMessage, error) {
 	st, err := c.queryJob(jobID)
 	switch {
-	case err != nil:
-		return c.waitJob(command, jobID)
-	case st.JobStatus == 1:
+	case err == nil && st.JobStatus == 1:
 		return st.JobResult, nil
-	case st.JobStatus == 2:
+	case err == nil && st.JobStatus == 2:
 		return nil, jobError(command, jobID, st)
 	}
-	return c.waitJob(command, jobID)
+	return c.pollJob(command, jobID, c.jobs.firstPoll(c.expectedJob(command)))
 }

@@ -1,12 +1,16 @@
 package cloudstack
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Job polling learns, in the host's state file, how long each command's
 // jobs take on each endpoint, so that the first poll of a job comes about
 // when it ends instead of polling it from job_poll_interval on: with 2 s
 // deploys that is one or two polls instead of eight. A command not yet
-// seen keeps the schedule of jobPolicy.next.
+// seen is first polled when the quickest job learned on the endpoint would
+// have ended (firstPoll), then on the schedule of jobPolicy.next.
 
 // jobTimes is what the state file keeps of one command's jobs: an
 // exponentially weighted mean of their durations.
@@ -83,8 +87,46 @@ func (c *Client) learnJob(command string, pending, done, dated time.Duration) {
 	})
 }
 
-// firstPoll is the wait before a job's first poll: its command's expected
-// duration when known (never past the job's bound), else the schedule's.
+// quickestJob is the shortest expected duration of any command's jobs on
+// this endpoint; 0 when none is learned.
+func (c *Client) quickestJob() time.Duration {
+	if c.state == nil {
+		return 0
+	}
+	prefix := c.jobKey("")
+	var quickest float64
+	c.state.view(func(st *sharedState) {
+		for key, t := range st.Jobs {
+			if strings.HasPrefix(key, prefix) && t != nil && t.N > 0 && t.MeanMS > 0 &&
+				(quickest == 0 || t.MeanMS < quickest) {
+				quickest = t.MeanMS
+			}
+		}
+	})
+	return time.Duration(quickest * float64(time.Millisecond))
+}
+
+// firstPoll is the wait before the first poll of a job of command that
+// has just been sent: its command's expected duration when known.
+//
+// A command not yet seen waits for the quickest job learned on this
+// endpoint: no command learned on this cloud takes less, so polls before
+// it are mostly wasted (behind 2 s jobs, the schedule's first six of
+// eight). It waits at most the schedule's longest gap
+// (job_poll_max_interval), the lateness a long job is noticed with anyway:
+// on a new host the first job learned is often a slow one (a deploy), and
+// a quick command's first job must not wait for it. This lasts until a job
+// of the command ends: it teaches the command's own time. With nothing
+// learned, the schedule as is.
+func (c *Client) firstPoll(command string) time.Duration {
+	if expected := c.expectedJob(command); expected > 0 {
+		return c.jobs.firstPoll(expected)
+	}
+	return c.jobs.firstPoll(min(c.quickestJob(), c.jobs.max))
+}
+
+// firstPoll is the wait before a job's first poll: expected when known
+// (never past the job's bound), else the schedule's.
 func (p jobPolicy) firstPoll(expected time.Duration) time.Duration {
 	if expected <= p.first {
 		return p.first

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 )
 
 // jobCloud answers queryAsyncJobResult: a job is done once it is as old
@@ -67,7 +69,8 @@ func (f *jobCloud) count(id string) int {
 // TestPollingLearnsEachCommandsJobTime: the first createVolume job is
 // polled on the schedule (every 5-10 ms here); the next, in another
 // process on the same state, first at about the learned time, so at most
-// twice; a command not yet seen keeps the schedule. The test counts polls;
+// twice; a command not yet seen waits no longer than the schedule's
+// longest gap (10 ms here) for its first poll. The test counts polls;
 // the jobs' 150 ms only gives the schedule something to count.
 func TestPollingLearnsEachCommandsJobTime(t *testing.T) {
 	cloud := &jobCloud{latency: 150 * time.Millisecond}
@@ -89,7 +92,36 @@ func TestPollingLearnsEachCommandsJobTime(t *testing.T) {
 		}
 	}
 	if n := wait("deployVirtualMachine", "job-5"); n <= 2 {
-		t.Errorf("a command not yet seen was polled %d times: it keeps the schedule", n)
+		t.Errorf("a command not yet seen was polled %d times: its first poll waits job_poll_max_interval at most", n)
+	}
+}
+
+// TestAnUnseenCommandWaitsForTheQuickestJobLearned: with polls every 5 ms
+// to 1 s, a new host's first job (nothing learned) is polled on the
+// schedule; once a 150 ms createVolume job is learned, a command not yet
+// seen is first polled when that job would have ended, so at most twice
+// for its 150 ms job; a job learned on another endpoint lends it nothing.
+func TestAnUnseenCommandWaitsForTheQuickestJobLearned(t *testing.T) {
+	cloud, other := &jobCloud{latency: 150 * time.Millisecond}, &jobCloud{latency: 150 * time.Millisecond}
+	endpoints, dir := map[*jobCloud]string{cloud: cloud.serve(t), other: other.serve(t)}, t.TempDir()
+	wait := func(cloud *jobCloud, command, id string) int {
+		cfg := hostConfig(endpoints[cloud], apiKey, dir, rate(0), time.Minute)
+		cfg.JobPollMaxInterval = config.Duration(time.Second)
+		c, logs := processOf(t, cfg, realClock{})
+		cloud.start(id)
+		if _, err := c.WaitJob(command, id); err != nil {
+			t.Fatalf("%v\n%s", err, logs)
+		}
+		return cloud.count(id)
+	}
+	if n := wait(cloud, "createVolume", "job-1"); n <= 2 {
+		t.Fatalf("the host's first job was polled %d times: with nothing learned, the schedule polls from 5 ms", n)
+	}
+	if n := wait(cloud, "deployVirtualMachine", "job-2"); n > 2 {
+		t.Errorf("a command not yet seen was polled %d times, want at most 2: none before the quickest job learned", n)
+	}
+	if n := wait(other, "attachVolume", "job-3"); n <= 2 {
+		t.Errorf("a command on an endpoint with nothing learned was polled %d times: the schedule polls from 5 ms", n)
 	}
 }
 

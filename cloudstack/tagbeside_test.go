@@ -8,6 +8,7 @@ import (
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/simtest"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 )
@@ -90,5 +91,42 @@ func TestRefusedTagsOfAMadeVolumeAreActedOn(t *testing.T) {
 		if err != nil || len(resp.Volumes) != 1 || resp.Volumes[0].Id != mark.ID {
 			t.Errorf("%+v: the MarkError names %s, CloudStack has %v (%v)", f, mark.ID, resp, err)
 		}
+	}
+}
+
+// TestATagJobOutlivingItsCreateKeepsTheSchedule: on a new host, a 400 ms
+// createVolume teaches the quickest job; the 700 ms createTags beside it,
+// not yet seen and still running when the volume's job ends, is polled on
+// from there on the schedule (from 10 ms on, a fifth of the time waited),
+// not first after another
+// 400 ms, which would notice it 100 ms after it ended.
+func TestATagJobOutlivingItsCreateKeepsTheSchedule(t *testing.T) {
+	sim := simtest.Serve(t, simulator.Options{AdminAPIKey: apiKey, AdminSecretKey: secretKey,
+		JobLatencyFor: map[string]time.Duration{"createVolume": 400 * time.Millisecond, "createTags": 700 * time.Millisecond}})
+	s := &replaySim{api: sim.URL, admin: sim.Admin}
+	dir := t.TempDir()
+	c, _ := newClient(t, s.api, func(cfg *config.CloudStack) {
+		cfg.StateDir, cfg.JobTimeout, cfg.JobPollMaxInterval = dir, config.Duration(time.Minute), config.Duration(time.Second)
+	})
+	offering, err := c.CustomDiskOffering()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateVolume("tagged-disk", zone(t, c).ID, offering.ID, 1, map[string]string{"k": "v"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs, err := s.admin.Requests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagPolls := 0
+	for _, r := range reqs {
+		if r.Command == "queryAsyncJobResult" && r.Params["jobid"] == reqs[len(reqs)-1].Params["jobid"] {
+			tagPolls++
+		}
+	}
+	if tagPolls <= 3 {
+		t.Errorf("the tag job outliving its create was polled %d times: after the first, the schedule polls from 10 ms",
+			tagPolls)
 	}
 }

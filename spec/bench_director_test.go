@@ -92,7 +92,7 @@ func runDirectorShaped(b *testing.B, e *env) []directorMethod {
 // polling (and, where the CPI has cloudstack.state_dir, one state directory
 // for both runs, as on a director's host: the second run polls as learned
 // from the first), and prints each method's CloudStack calls (from the
-// simulator's request log) and wall time, and their total beside the goal
+// simulator's request log) and wall time in each run, and their total beside the goal
 // (≤ 92: the Orange Go CPI's count for the same lifecycle, issue 23).
 // Run with: make bench-vm
 func BenchmarkDirectorLifecycleCalls(b *testing.B) {
@@ -112,9 +112,10 @@ func BenchmarkDirectorLifecycleCalls(b *testing.B) {
 	}
 	fmt.Printf("\ndocs/development/performance.md's director-shaped lifecycle (2 s jobs, the CPI's default job polling; "+
 		"cloudstack.state_dir: %s; %d methods: %s):\n\n", stateDir, len(methods), strings.Join(methods, ", "))
-	fmt.Println("| method | CloudStack calls, first run | second run | of them job polls | wall time | calls in order (second run) |")
-	fmt.Println("|---|---|---|---|---|---|")
-	sum1, sum2, polls, wall := 0, 0, 0, time.Duration(0)
+	fmt.Println("| method | CloudStack calls, first run | second run | of them job polls | wall time, first run | second run | " +
+		"calls in order (second run) |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	sum1, sum2, polls, wall1, wall := 0, 0, 0, time.Duration(0), time.Duration(0)
 	for i, m := range second {
 		p := 0
 		for _, cmd := range m.calls {
@@ -122,11 +123,13 @@ func BenchmarkDirectorLifecycleCalls(b *testing.B) {
 				p++
 			}
 		}
-		fmt.Printf("| %s | %d | %d | %d | %.2f s | %s |\n", m.method, len(first[i].calls), len(m.calls), p,
-			m.took.Seconds(), sequence(m.calls))
-		sum1, sum2, polls, wall = sum1+len(first[i].calls), sum2+len(m.calls), polls+p, wall+m.took
+		fmt.Printf("| %s | %d | %d | %d | %.2f s | %.2f s | %s |\n", m.method, len(first[i].calls), len(m.calls), p,
+			first[i].took.Seconds(), m.took.Seconds(), sequence(m.calls))
+		sum1, sum2, polls = sum1+len(first[i].calls), sum2+len(m.calls), polls+p
+		wall1, wall = wall1+first[i].took, wall+m.took
 	}
-	fmt.Printf("| **all %d methods** (goal ≤ 92 calls) | **%d** | **%d** | %d | %.2f s | |\n",
-		len(second), sum1, sum2, polls, wall.Seconds())
+	fmt.Printf("| **all %d methods** (goal ≤ 92 calls) | **%d** | **%d** | %d | %.2f s | %.2f s | |\n",
+		len(second), sum1, sum2, polls, wall1.Seconds(), wall.Seconds())
+	b.ReportMetric(float64(sum1), "first-run-calls")
 	b.ReportMetric(float64(sum2), "cloudstack-calls")
 }
