@@ -115,13 +115,19 @@ func TestRefusedUploadShowsUploadError(t *testing.T) {
 	if status, _ := postImage(t, up, uploadHeaders(up), "i.vhd", vhd[:len(vhd)-700]); status != 500 {
 		t.Fatalf("truncated upload answered %d", status)
 	}
-	row, _ := waitTemplate(t, s, up.Id, listTemplate(t, s, up.Id)[0].Zoneid, func(r *cloudstack.Template) bool { return r.Status != "NotUploaded" })
+	row, _ := waitTemplate(t, s, up.Id, listTemplate(t, s, up.Id)[0].Zoneid, uploadEnded)
 	if row.Status != "UploadError" || downloadState(row) != "DOWNLOAD_ERROR" || row.Isready {
 		t.Fatalf("refused upload: %+v", row)
 	}
 	if err := deleteTemplateErr(s, up.Id); err != nil {
 		t.Fatalf("deleting a failed upload: %v", err)
 	}
+}
+
+// uploadEnded: the monitor has reached an end state. Between NotUploaded and
+// the end, a refused upload may show its progress ("5% Downloaded").
+func uploadEnded(r *cloudstack.Template) bool {
+	return r.Isready || r.Status == "UploadError" || r.Status == "UploadAbandoned"
 }
 
 // TestUploadSignatureCoversTheForwardedHost: HttpUploadServerHandler checks

@@ -27,7 +27,9 @@ type Call struct {
 	Host   string // Host header of the request, for URLs pointing back at the simulator
 	Engine *Engine
 	State  *model.State
-	// Arrived is when the request came: the API limit counts it then.
+	// Arrived is when the request came: the API limit counts it then, as
+	// ApiRateLimitServiceImpl.checkAccess (hasApiRateLimitBeenExceeded) runs
+	// on the request's own thread before its command (engine.go).
 	Arrived time.Time
 }
 
