@@ -5,6 +5,8 @@ import (
 	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // PublicIP is an allocated public address.
@@ -19,10 +21,6 @@ type PublicIP struct {
 	Tags      map[string]string
 	Allocated time.Time // when it was acquired
 }
-
-// AcquiredTag marks a public IP the CPI acquired, so delete_vm releases
-// only those and never an operator's reserved address.
-const AcquiredTag = "bosh-cpi-acquired"
 
 // FindPublicIP returns the allocated address ip in a zone, or nil.
 func (c *Client) FindPublicIP(zoneID, ip string) (*PublicIP, error) {
@@ -92,7 +90,7 @@ func (c *Client) AcquirePublicIP(network Network, ip string) (*PublicIP, error) 
 	if _, err := c.waitJob("associateIpAddress", r.JobID); err != nil {
 		return addr, err // the job may still finish: the caller releases it
 	}
-	if err := c.SetTags(ResourceIP, r.Id, nil, map[string]string{AcquiredTag: "true"}); err != nil {
+	if err := c.SetTags(ResourceIP, r.Id, nil, map[string]string{marks.AcquiredTag: "true"}); err != nil {
 		return addr, err
 	}
 	return addr, nil
@@ -185,7 +183,7 @@ func (c *Client) findAffinityGroup(name string) (id, kind string, err error) {
 }
 
 // AcquiredFor says the CPI acquired this address for the VM: it is static
-// NAT to no other VM, and it carries AcquiredTag, or, while it has no tag
+// NAT to no other VM, and it carries marks.AcquiredTag, or, while it has no tag
 // at all, the VM is incomplete, its create_vm recorded the intent to
 // acquire exactly this address before associateIpAddress, and the address
 // is on one of the VM's networks or on none yet. That covers a crash between
@@ -196,7 +194,7 @@ func (a *PublicIP) AcquiredFor(vm *VM) bool {
 	switch mark, incomplete := vm.IncompleteMark(); {
 	case a.VMID != "" && a.VMID != vm.ID:
 		return false
-	case a.Tags[AcquiredTag] == "true":
+	case a.Tags[marks.AcquiredTag] == "true":
 		return true
 	case !incomplete || mark.VIP != a.IP || a.SourceNAT || len(a.Tags) > 0:
 		return false

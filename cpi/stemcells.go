@@ -12,6 +12,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
 )
 
@@ -239,10 +240,10 @@ func isOpenStack(props stemcellProps) bool {
 
 // templateMark is this director's mark on a template, incomplete while this
 // call runs.
-func (c stemcells) templateMark(incomplete, configDrive bool) cloudstack.TemplateMark {
-	m := cloudstack.TemplateMark{Director: c.ctx.DirectorUUID, ConfigDrive: configDrive}
+func (c stemcells) templateMark(incomplete, configDrive bool) marks.Template {
+	m := marks.Template{Director: c.ctx.DirectorUUID, ConfigDrive: configDrive}
 	if incomplete {
-		m.Incomplete, m.Owner, m.Until = true, cloudstack.ThisProcess(), time.Now().Add(c.markLifetime())
+		m.Incomplete, m.Owner, m.Until = true, marks.ThisProcess(), time.Now().Add(marks.TemplateLifetime(c.cfg))
 	}
 	return m
 }
@@ -272,7 +273,7 @@ func (c stemcells) templateSpec(props stemcellProps, zones []cloudstack.Zone, ta
 	}
 	// The attempt's token makes the name its own (a lost answer is then
 	// settled by name) within maxTemplateName.
-	token := attemptToken()
+	token := marks.AttemptToken()
 	name := strings.TrimRight(truncate(templateName(props.Name, string(props.Version)), maxTemplateName-len(token)-1), "-.") +
 		"-" + token
 	s := c.cfg.Stemcell
