@@ -56,13 +56,13 @@ func (vm *VM) ResizesAttachedDisks() bool {
 // MadeByEarlierCPI says the Java CPI or Orange's Go CPI deployed the VM.
 func (vm *VM) MadeByEarlierCPI() bool { return strings.HasPrefix(vm.Name, earlierVMPrefix) }
 
-// HadLBs says whether the VM's create_vm had load-balancer rules (marks.LBTag).
-func (vm *VM) HadLBs() bool { return vm.Tags[marks.LBTag] != "" }
+// HadLBs says whether the VM's create_vm had load-balancer rules
+// (marks.HadLBs).
+func (vm *VM) HadLBs() bool { return marks.HadLBs(vm.Tags) }
 
 // HadConfigDrive says whether the VM's create_vm made it an ISO of its
-// agent's settings, a config drive or a CD-ROM (marks.ConfigDriveTag), whether or
-// not the ISO is still attached.
-func (vm *VM) HadConfigDrive() bool { return vm.Tags[marks.ConfigDriveTag] == "true" }
+// agent's settings (marks.HadConfigDrive).
+func (vm *VM) HadConfigDrive() bool { return marks.HadConfigDrive(vm.Tags) }
 
 // VMWithIP implements API.
 func (c *Client) VMWithIP(networkID, ip string) (*VM, error) {
