@@ -20,17 +20,6 @@ import (
 // someone else, so delete_stemcell must leave it alone.
 const lightPrefix = "light-"
 
-// configDrivePrefix marks the CID of a stemcell whose VMs read their
-// settings from a per-VM config drive ISO (bosh.io's OpenStack KVM
-// stemcells). The template's mark records it too, but create_vm would need
-// a listTemplates call to read that; the CID costs none.
-const configDrivePrefix = "configdrive-"
-
-// cdromPrefix marks the CID of a stemcell whose VMs read their settings
-// from a per-VM CD-ROM holding env (bosh.io's vSphere stemcells on
-// VMware): the same ISO machinery as the config drive, another image.
-const cdromPrefix = "cdrom-"
-
 // settingsDrive is where a stemcell's agent reads its settings: user data
 // (or the registry), a CONFIG-2 config drive, or a CD-ROM's env file.
 type settingsDrive int
@@ -42,7 +31,7 @@ const (
 )
 
 // drivePrefixes are the CID prefixes of the stemcells with a drive.
-var drivePrefixes = map[settingsDrive]string{configDrive: configDrivePrefix, cdromDrive: cdromPrefix}
+var drivePrefixes = map[settingsDrive]string{configDrive: marks.ConfigDriveCIDPrefix, cdromDrive: marks.CDROMCIDPrefix}
 
 // stemcellDrive reads a stemcell CID: its drive and its template.
 func stemcellDrive(cid string) (settingsDrive, string) {

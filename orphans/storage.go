@@ -178,9 +178,9 @@ func (s *survey) listTemplates() error {
 func stemcellCID(t cloudstack.Template, m marks.Template) string {
 	switch {
 	case m.ConfigDrive && t.Hypervisor == hypervisor.VMware:
-		return "cdrom-" + t.ID
+		return marks.CDROMCIDPrefix + t.ID
 	case m.ConfigDrive:
-		return "configdrive-" + t.ID
+		return marks.ConfigDriveCIDPrefix + t.ID
 	}
 	return t.ID
 }
