@@ -7,6 +7,7 @@ import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/registry"
 	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
@@ -28,7 +29,7 @@ type vmCreation struct {
 	withEphemeralDisk bool // an ephemeral disk is created with the VM
 	registry          bool // settings were written to the registry
 	deployed          bool // deployVirtualMachine was sent
-	mark              cloudstack.Mark
+	mark              marks.VM
 	settingsFrom      settingsDrive // where the stemcell's agent reads its settings
 	drive             madeDrive     // the config drive ISO this call created
 }
@@ -83,7 +84,7 @@ func (v *vmCreation) create() error {
 			return err
 		}
 	}
-	v.mark = cloudstack.NewMark(v.vms.ctx.DirectorUUID, v.intendedVIP(), v.agentID)
+	v.mark = marks.NewVM(v.vms.ctx.DirectorUUID, v.intendedVIP(), v.agentID)
 	if err := v.planLBs(); err != nil {
 		return err
 	}
@@ -124,12 +125,12 @@ func (v *vmCreation) create() error {
 // VM as soon as it exists. Until they are there the display name's Mark
 // says whose the VM is.
 func (v *vmCreation) vmTags() map[string]string {
-	tags := map[string]string{cloudstack.DirectorTag: v.vms.ctx.DirectorUUID, cloudstack.AgentTag: v.agentID}
+	tags := map[string]string{marks.DirectorTag: v.vms.ctx.DirectorUUID, marks.AgentTag: v.agentID}
 	if len(v.props.LBs) > 0 {
-		tags[cloudstack.LBTag] = "true"
+		tags[marks.LBTag] = "true"
 	}
 	if v.settingsFrom != noDrive {
-		tags[cloudstack.ConfigDriveTag] = "true"
+		tags[marks.ConfigDriveTag] = "true"
 	}
 	return tags
 }
@@ -174,7 +175,7 @@ func (v *vmCreation) converge() error {
 // supersedes says an incomplete VM is an earlier attempt at this one.
 func (v *vmCreation) supersedes(vm *cloudstack.VM) bool {
 	mark, ok := vm.IncompleteMark()
-	own := cloudstack.NewMark(v.vms.ctx.DirectorUUID, "", v.agentID)
+	own := marks.NewVM(v.vms.ctx.DirectorUUID, "", v.agentID)
 	switch {
 	case !ok || mark.Director != own.Director:
 		return false

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
@@ -129,8 +130,8 @@ func (v *vmCreation) joinLBs() error {
 // lbMark is what a rule this create_vm creates says of it: the same
 // director and agent as the VM's incomplete mark, which is how the VM's
 // removal finds a rule created before the VM was behind it.
-func (v *vmCreation) lbMark() cloudstack.LBMark {
-	return cloudstack.LBMark{Director: v.mark.Director, Agent: v.mark.Agent}
+func (v *vmCreation) lbMark() marks.LB {
+	return marks.LB{Director: v.mark.Director, Agent: v.mark.Agent}
 }
 
 // plan resolves the entries in a zone for a VM with the vip and NICs: each
@@ -162,7 +163,7 @@ func (c lbs) plan(entries []vmtype.LB, zoneID, vip string, nics []nicPlan) ([]lb
 // join assigns the VM to the entry's rule. When the assign fails and the
 // rule is gone (the delete_vm of its last VM, running beside this call,
 // deleted it after plan found it), the rule is made again once.
-func (c lbs) join(p lbPlan, vmID string, mark cloudstack.LBMark) error {
+func (c lbs) join(p lbPlan, vmID string, mark marks.LB) error {
 	rule := p.rule
 	for again := false; ; again = true {
 		if rule == nil {
@@ -195,7 +196,7 @@ func (c lbs) gone(p lbPlan, ruleID string) bool {
 // create creates the entry's rule, carrying mark. After a lost answer, or
 // when another create_vm made the rule meanwhile (the same lbs in
 // parallel), the rule of that name on the address is the one.
-func (c lbs) create(p lbPlan, mark cloudstack.LBMark) (*cloudstack.LBRule, error) {
+func (c lbs) create(p lbPlan, mark marks.LB) (*cloudstack.LBRule, error) {
 	spec := cloudstack.LBSpec{Name: p.prop.Name, Algorithm: p.prop.Algorithm, PublicPort: p.prop.PublicPort,
 		PrivatePort: p.prop.PrivatePort, OpenFirewall: bool(p.prop.OpenFirewall), PublicIPID: p.addr.ID,
 		NetworkID: p.networkID, Mark: mark}
@@ -237,7 +238,7 @@ func (c lbs) leaveLBs(vm *cloudstack.VM) error {
 		behind[r.ID] = true
 	}
 	if incomplete {
-		created, err := c.cloud.LBRulesCreatedFor(cloudstack.LBMark{Director: mark.Director, Agent: mark.Agent})
+		created, err := c.cloud.LBRulesCreatedFor(marks.LB{Director: mark.Director, Agent: mark.Agent})
 		if err != nil {
 			return fmt.Errorf("listing the load-balancer rules created for VM %s: %w", vm.ID, err)
 		}
