@@ -48,3 +48,46 @@ func TestOrphansTakeATemplateKilledDuringItsCopy(t *testing.T) {
 	}
 	d.check("after orphans -delete")
 }
+
+// TestOrphansTakeAConfigDriveKilledBeforeItsAttach: create_vm of an
+// OpenStack KVM stemcell killed while the request that creates its config
+// drive ISO runs leaves the ISO, its bytes never sent, attached to nothing.
+// orphans lists exactly what the census finds; -delete (once CloudStack
+// lets the abandoned upload go) leaves nothing, and a second run lists
+// nothing.
+func TestOrphansTakeAConfigDriveKilledBeforeItsAttach(t *testing.T) {
+	e := kvmEnv(t, nil, "-upload-operation-timeout", uploadTimeout.String())
+	d := newDirector(e)
+	d.holds.Stemcells = []string{e.openStackStemcell()}
+	e.killRequestDuring(step{command: "getUploadParamsForIso"}, e.request("create_vm", "orphan-iso", d.holds.Stemcells[0],
+		smallVM, map[string]any{"default": manualNet("10.1.1.75")}, []string{}, boshEnv))
+	extra := e.leaks(d.base, d.holds)
+	loose := false
+	for _, r := range extra {
+		loose = loose || r.Kind == "ISO" && r.VMID == ""
+	}
+	if !loose {
+		t.Fatalf("the kill left no ISO attached to nothing, not what the test is for:\n%s", describe(extra))
+	}
+	found := e.orphans("-older-than", "0s")
+	if found.code != 0 {
+		t.Fatalf("orphans:\n%s", found)
+	}
+	listsExactly(t, extra, found, "")
+	deleted := e.orphans("-older-than", "0s", "-delete")
+	if deleted.code != 0 {
+		// An upload CloudStack has not settled: it lets go after its
+		// upload timeout.
+		time.Sleep(uploadTimeout + time.Second)
+		deleted = e.orphans("-older-than", "0s", "-delete")
+	}
+	if deleted.code != 0 {
+		t.Fatalf("-delete:\n%s", deleted)
+	}
+	if left := e.leaks(d.base, d.holds); len(left) != 0 {
+		t.Fatalf("after -delete:\n%s", describe(left))
+	}
+	if again := e.orphans("-older-than", "0s"); len(again.rows) != 0 {
+		t.Fatalf("a second run:\n%s", again)
+	}
+}
