@@ -13,24 +13,10 @@ import (
 // still runs has ended, in the second. orphans lists it once, -delete
 // removes it from every zone, and a second run lists nothing.
 func TestOrphansTakeATemplateKilledDuringItsCopy(t *testing.T) {
-	e := newEnv(t, func(cfg map[string]any) {
-		section(cfg, "stemcell")["zones"] = []string{zoneName, "Sandbox-simulator-2"}
-	}, "-extra-zone", "Sandbox-simulator-2", "-upload-operation-timeout", crashOperationTimeout.String())
+	e := twoZoneEnv(t)
 	d := newDirector(e)
 	e.killCreateStemcellDuring(t, simulator.Fault{Command: "copyTemplate", Delay: 5 * time.Second})
-	var rows int
-	copied := e.await(func() bool {
-		rows = 0
-		for _, tpl := range e.ourTemplates() {
-			if tpl.Isready {
-				rows++
-			}
-		}
-		return rows == 2
-	})
-	if !copied {
-		t.Fatalf("the killed call's copy never reached the second zone (%d ready rows): not what the test is for", rows)
-	}
+	e.awaitCopied()
 	extra := e.leaks(d.base, d.holds)
 	found := e.orphans("-older-than", "0s")
 	if found.code != 0 || len(found.rows) != 1 || found.rows[0].Kind != "template" {
