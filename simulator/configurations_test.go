@@ -1,6 +1,8 @@
-package simulator
+package simulator_test
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,16 +30,16 @@ func listSettings(t *testing.T, cs *cloudstack.CloudStackClient, name string) []
 
 // The -expunge-* flags set the settings the expunge thread reads at start.
 func TestExpungeFlagsSetTheSettings(t *testing.T) {
-	s := startSim(t, Options{ExpungeInterval: 7, ExpungeDelay: 5})
-	d, i := listSettings(t, s.client(), "expunge.delay"), listSettings(t, s.client(), "expunge.interval")
+	s := simtesting.Start(t, simulator.Options{ExpungeInterval: 7, ExpungeDelay: 5})
+	d, i := listSettings(t, s.Client(), "expunge.delay"), listSettings(t, s.Client(), "expunge.interval")
 	if len(d) != 1 || d[0].Value != "5" || d[0].Defaultvalue != "86400" || len(i) != 1 || i[0].Value != "7" {
 		t.Fatalf("expunge.delay = %+v, expunge.interval = %+v", d, i)
 	}
 }
 
 func TestListConfigurationsShowsTheModelledSettings(t *testing.T) {
-	s := startSim(t, Options{UploadMonitorInterval: -1})
-	all := listSettings(t, s.client(), "")
+	s := simtesting.Start(t, simulator.Options{UploadMonitorInterval: -1})
+	all := listSettings(t, s.Client(), "")
 	var names []string
 	for _, c := range all {
 		names = append(names, c.Name)
@@ -46,31 +48,31 @@ func TestListConfigurationsShowsTheModelledSettings(t *testing.T) {
 	if strings.Join(names, " ") != want {
 		t.Fatalf("settings = %q", names)
 	}
-	up := listSettings(t, s.client(), "upload.monitoring")
+	up := listSettings(t, s.Client(), "upload.monitoring")
 	if len(up) != 1 || up[0].Value != "60" || up[0].Defaultvalue != "60" || !up[0].Isdynamic ||
 		up[0].Category != "Advanced" || up[0].Component != "ImageStoreUploadMonitor" || up[0].Scope != "" ||
 		up[0].Type != "Number" {
 		t.Fatalf("upload.monitoring.interval = %+v", up)
 	}
-	sites := listSettings(t, s.client(), "secstorage.allowed.internal.sites")
+	sites := listSettings(t, s.Client(), "secstorage.allowed.internal.sites")
 	if len(sites) != 1 || sites[0].Value != "" || sites[0].Defaultvalue != "" || sites[0].Isdynamic || sites[0].Type != "String" {
 		t.Fatalf("secstorage.allowed.internal.sites = %+v", sites)
 	}
-	r := s.call(map[string]string{"command": "listConfigurations", "name": "secstorage.allowed.internal.sites"})
-	if strings.Contains(r.raw, `"value"`) || strings.Contains(r.raw, `"defaultvalue"`) {
-		t.Errorf("a null value and default are left out: %s", r.raw)
+	r := s.Call(map[string]string{"command": "listConfigurations", "name": "secstorage.allowed.internal.sites"})
+	if strings.Contains(r.Raw, `"value"`) || strings.Contains(r.Raw, `"defaultvalue"`) {
+		t.Errorf("a null value and default are left out: %s", r.Raw)
 	}
-	if got := s.call(map[string]string{"command": "listConfigurations", "keyword": "IMAGESTOREUPLOAD"}).raw; !strings.Contains(got, `"count":2`) {
+	if got := s.Call(map[string]string{"command": "listConfigurations", "keyword": "IMAGESTOREUPLOAD"}).Raw; !strings.Contains(got, `"count":2`) {
 		t.Errorf("keyword over the component: %s", got)
 	}
-	if got := s.call(map[string]string{"command": "listConfigurations", "zoneid": zoneID(t, s, "Sandbox-simulator")}).raw; got != `{"listconfigurationsresponse":{}}` {
+	if got := s.Call(map[string]string{"command": "listConfigurations", "zoneid": zoneID(t, s, "Sandbox-simulator")}).Raw; got != `{"listconfigurationsresponse":{}}` {
 		t.Errorf("no modelled setting has zone scope: %s", got)
 	}
 }
 
 func TestUpdateConfigurationValidatesAsCloudStack(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	p := cs.Configuration.NewUpdateConfigurationParams("vm.userdata.max.length")
 	p.SetValue("4096")
 	r, err := cs.Configuration.UpdateConfiguration(p)
@@ -85,28 +87,28 @@ func TestUpdateConfigurationValidatesAsCloudStack(t *testing.T) {
 		{"vm.userdata.max.length", "0", "Please enter a positive value for the configuration parameter:vm.userdata.max.length"},
 		{"vm.userdata.max.length", "2000000", "Please enter a value less than 1048576 for the configuration parameter:vm.userdata.max.length"},
 	} {
-		s.call(map[string]string{"command": "updateConfiguration", "name": c.name, "value": c.value}).
-			wantError(t, name, 431, 4350, c.text)
+		s.Call(map[string]string{"command": "updateConfiguration", "name": c.name, "value": c.value}).
+			WantError(t, name, 431, 4350, c.text)
 	}
-	s.call(map[string]string{"command": "updateConfiguration", "name": "expunge.delay", "value": "5",
-		"zoneid": zoneID(t, s, "Sandbox-simulator")}).wantError(t, name, 431, 4350, "Invalid scope id provided for the parameter expunge.delay")
+	s.Call(map[string]string{"command": "updateConfiguration", "name": "expunge.delay", "value": "5",
+		"zoneid": zoneID(t, s, "Sandbox-simulator")}).WantError(t, name, 431, 4350, "Invalid scope id provided for the parameter expunge.delay")
 
 	// A blank value stores null.
-	sites := s.call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": "10.0.0.0/8"})
-	if !strings.Contains(sites.raw, `"value":"10.0.0.0/8"`) {
-		t.Fatalf("set: %s", sites.raw)
+	sites := s.Call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": "10.0.0.0/8"})
+	if !strings.Contains(sites.Raw, `"value":"10.0.0.0/8"`) {
+		t.Fatalf("set: %s", sites.Raw)
 	}
-	cleared := s.call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": " "})
-	if strings.Contains(cleared.raw, `"value"`) {
-		t.Fatalf("cleared: %s", cleared.raw)
+	cleared := s.Call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": " "})
+	if strings.Contains(cleared.Raw, `"value"`) {
+		t.Fatalf("cleared: %s", cleared.Raw)
 	}
 
 	// Through Debian's CLI too.
-	out, errOut, err := runCLI(t, s, testSecret, "updateConfiguration", "name=expunge.delay", "value=120")
+	out, errOut, err := runCLI(t, s, simtesting.Secret, "updateConfiguration", "name=expunge.delay", "value=120")
 	if err != nil || !strings.Contains(out, `"value": "120"`) {
 		t.Fatalf("cli: %v\n%s\n%s", err, out, errOut)
 	}
-	out, _, err = runCLI(t, s, testSecret, "listConfigurations", "name=expunge.delay")
+	out, _, err = runCLI(t, s, simtesting.Secret, "listConfigurations", "name=expunge.delay")
 	if err != nil || !strings.Contains(out, `"value": "120"`) || !strings.Contains(out, `"defaultvalue": "86400"`) {
 		t.Fatalf("cli list: %v\n%s", err, out)
 	}
@@ -114,23 +116,23 @@ func TestUpdateConfigurationValidatesAsCloudStack(t *testing.T) {
 
 // addTenant adds a user account (type 0) whose user signs with
 // tenant-key/tenant-secret.
-func addTenant(s *testSim) {
-	s.srv.Mu.Lock()
-	defer s.srv.Mu.Unlock()
-	id, internal := s.srv.State.NewID(model.KindAccount)
-	acct := &model.Account{ID: id, InternalID: internal, Name: "tenant", Type: 0, DomainID: s.srv.State.Domains[0].ID, State: "enabled"}
-	uid, uinternal := s.srv.State.NewID(model.KindUser)
-	s.srv.State.Accounts = append(s.srv.State.Accounts, acct)
-	s.srv.State.Users = append(s.srv.State.Users, &model.User{ID: uid, InternalID: uinternal, Username: "tenant", AccountID: id,
+func addTenant(s *simtesting.Sim) {
+	s.Srv.Mu.Lock()
+	defer s.Srv.Mu.Unlock()
+	id, internal := s.Srv.State.NewID(model.KindAccount)
+	acct := &model.Account{ID: id, InternalID: internal, Name: "tenant", Type: 0, DomainID: s.Srv.State.Domains[0].ID, State: "enabled"}
+	uid, uinternal := s.Srv.State.NewID(model.KindUser)
+	s.Srv.State.Accounts = append(s.Srv.State.Accounts, acct)
+	s.Srv.State.Users = append(s.Srv.State.Users, &model.User{ID: uid, InternalID: uinternal, Username: "tenant", AccountID: id,
 		State: "enabled", APIKey: "tenant-key", SecretKey: "tenant-secret"})
 }
 
 func TestConfigurationsAreForTheRootAdminOnly(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	addTenant(s)
 	for _, cmd := range []string{"listConfigurations", "updateConfiguration"} {
-		r := s.get(signed(v3(map[string]string{"command": cmd, "name": "expunge.delay", "value": "1"}, time.Minute), "tenant-key", "tenant-secret"))
-		r.wantError(t, "errorresponse", 432, 9999,
+		r := s.Get(simtesting.Signed(simtesting.V3(map[string]string{"command": cmd, "name": "expunge.delay", "value": "1"}, time.Minute), "tenant-key", "tenant-secret"))
+		r.WantError(t, "errorresponse", 432, 9999,
 			"The API ["+cmd+"] does not exist or is not available for the account tenant.")
 	}
 }
@@ -138,18 +140,18 @@ func TestConfigurationsAreForTheRootAdminOnly(t *testing.T) {
 // TestUserDataMaxLengthFollowsTheSetting: UserDataManagerImpl reads
 // vm.userdata.max.length at every call.
 func TestUserDataMaxLengthFollowsTheSetting(t *testing.T) {
-	s := startSim(t, Options{})
-	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "8"})
-	s.srv.Mu.Lock()
-	_, err := vm.ValidateUserData(s.srv.State, "aGVsbG8gd29ybGQ=") // 16 characters
-	s.srv.Mu.Unlock()
+	s := simtesting.Start(t, simulator.Options{})
+	s.Call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "8"})
+	s.Srv.Mu.Lock()
+	_, err := vm.ValidateUserData(s.Srv.State, "aGVsbG8gd29ybGQ=") // 16 characters
+	s.Srv.Mu.Unlock()
 	if err == nil || kernel.AsAPIError(err).Text != "User data has exceeded configurable max length : 8" {
 		t.Fatalf("16 characters over a limit of 8: %v", err)
 	}
-	s.call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "16"})
-	s.srv.Mu.Lock()
-	_, err = vm.ValidateUserData(s.srv.State, "aGVsbG8gd29ybGQ=")
-	s.srv.Mu.Unlock()
+	s.Call(map[string]string{"command": "updateConfiguration", "name": "vm.userdata.max.length", "value": "16"})
+	s.Srv.Mu.Lock()
+	_, err = vm.ValidateUserData(s.Srv.State, "aGVsbG8gd29ybGQ=")
+	s.Srv.Mu.Unlock()
 	if err != nil {
 		t.Fatalf("16 characters at a limit of 16: %v", err)
 	}
@@ -161,14 +163,14 @@ func TestUserDataMaxLengthFollowsTheSetting(t *testing.T) {
 // a restart.
 func TestUploadSettingsTakeEffectAsInCloudStack(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	s := startSim(t, Options{StatePath: path, UploadMonitorInterval: time.Hour})
-	s.call(map[string]string{"command": "updateConfiguration", "name": "upload.operation.timeout", "value": "5"})
+	s := simtesting.Start(t, simulator.Options{StatePath: path, UploadMonitorInterval: time.Hour})
+	s.Call(map[string]string{"command": "updateConfiguration", "name": "upload.operation.timeout", "value": "5"})
 	up := getUploadParams(t, s, "soon-expired", "VHD")
 	expires, err := time.Parse(template.JodaTime, up.Expires)
 	if err != nil || time.Until(expires) > 5*time.Minute || time.Until(expires) < 4*time.Minute {
 		t.Fatalf("expires %q with a 5 minute timeout", up.Expires)
 	}
-	s.call(map[string]string{"command": "updateConfiguration", "name": "upload.monitoring.interval", "value": "1"})
+	s.Call(map[string]string{"command": "updateConfiguration", "name": "upload.monitoring.interval", "value": "1"})
 	vhd := paddedVHD(1<<30, 64<<10)
 	if status, text := postImage(t, up, uploadHeaders(up), "i.vhd", vhd); status != 200 {
 		t.Fatalf("upload: %d %q", status, text)
@@ -177,8 +179,8 @@ func TestUploadSettingsTakeEffectAsInCloudStack(t *testing.T) {
 	if row := listTemplate(t, s, up.Id)[0]; row.Isready || row.Status != "NotUploaded" {
 		t.Fatalf("the running monitor still polls hourly: %+v", row)
 	}
-	s.stop()
-	s2 := startSim(t, Options{StatePath: path, UploadMonitorInterval: -1})
+	s.Stop()
+	s2 := simtesting.Start(t, simulator.Options{StatePath: path, UploadMonitorInterval: -1})
 	// The restarted SSVM lost the upload; a fresh one completes within the
 	// interval now stored (1 s).
 	up2 := getUploadParams(t, s2, "after-restart", "VHD")
@@ -201,9 +203,9 @@ func TestUploadSettingsTakeEffectAsInCloudStack(t *testing.T) {
 // simulator does not try the connection.
 func TestPrivateTemplateHostsFailInTheSSVM(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	s := startSim(t, Options{StatePath: path})
+	s := simtesting.Start(t, simulator.Options{StatePath: path})
 	zone := zoneID(t, s, "Sandbox-simulator")
-	cs := s.client()
+	cs := s.Client()
 	p := cs.Template.NewRegisterTemplateParams("private", "vhd", "XenServer", "private", "http://10.1.2.3:8080/s.vhd.bz2")
 	p.SetZoneid(zone)
 	p.SetOstypeid(osTypeID(t, s))
@@ -216,18 +218,18 @@ func TestPrivateTemplateHostsFailInTheSSVM(t *testing.T) {
 	if row.Status != "Connection timed out" || row.Isready {
 		t.Fatalf("download from an uncovered private host: %+v", row)
 	}
-	s.call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": "10.1.0.0/16,192.168.7.7"})
-	s.srv.Mu.Lock()
-	before := s.srv.SSVMUnreachable("http://10.1.2.3/s.vhd")
-	s.srv.Mu.Unlock()
+	s.Call(map[string]string{"command": "updateConfiguration", "name": "secstorage.allowed.internal.sites", "value": "10.1.0.0/16,192.168.7.7"})
+	s.Srv.Mu.Lock()
+	before := s.Srv.SSVMUnreachable("http://10.1.2.3/s.vhd")
+	s.Srv.Mu.Unlock()
 	if before == "" {
 		t.Fatal("the running SSVM got its routes when it started")
 	}
-	s.stop()
-	s2 := startSim(t, Options{StatePath: path})
+	s.Stop()
+	s2 := simtesting.Start(t, simulator.Options{StatePath: path})
 	for url, want := range map[string]bool{"http://10.1.2.3/s.vhd": true, "http://192.168.7.7/s.vhd": true,
 		"http://192.168.7.8/s.vhd": false, "http://172.16.0.1/s.vhd": false, "http://198.51.100.7/s.vhd": true} {
-		if got := s2.srv.SSVMUnreachable(url) == ""; got != want {
+		if got := s2.Srv.SSVMUnreachable(url) == ""; got != want {
 			t.Errorf("%s reachable = %v after the restart", url, got)
 		}
 	}
@@ -239,14 +241,14 @@ func TestPrivateTemplateHostsFailInTheSSVM(t *testing.T) {
 // TestTemplateStatusOnlyForAdminsAndOwners: TemplateJoinDaoImpl shows status
 // and url in the full view or to the owner.
 func TestTemplateStatusOnlyForAdminsAndOwners(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	addTenant(s)
-	r := s.get(signed(v3(map[string]string{"command": "listTemplates", "templatefilter": "featured"}, time.Minute), "tenant-key", "tenant-secret"))
-	row := items(t, r.inner(t, "listtemplatesresponse"), "template")[0]
+	r := s.Get(simtesting.Signed(simtesting.V3(map[string]string{"command": "listTemplates", "templatefilter": "featured"}, time.Minute), "tenant-key", "tenant-secret"))
+	row := simtesting.Items(t, r.Inner(t, "listtemplatesresponse"), "template")[0]
 	if _, ok := row["status"]; ok || row["url"] != nil {
 		t.Errorf("a user sees the builtin template's status or url: %v", row)
 	}
-	admin := items(t, s.call(map[string]string{"command": "listTemplates", "templatefilter": "featured"}).inner(t, "listtemplatesresponse"), "template")[0]
+	admin := simtesting.Items(t, s.Call(map[string]string{"command": "listTemplates", "templatefilter": "featured"}).Inner(t, "listtemplatesresponse"), "template")[0]
 	if admin["status"] != "Download Complete" || admin["url"] == nil {
 		t.Errorf("the admin view: %v", admin)
 	}

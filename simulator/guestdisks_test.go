@@ -1,7 +1,8 @@
-package simulator
+package simulator_test
 
 import (
 	"encoding/json"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 	"strings"
 	"testing"
 
@@ -40,11 +41,11 @@ func TestGuestDiskNamesPerHypervisor(t *testing.T) {
 		{"Simulator", []string{"", "", "", ""}},
 	} {
 		t.Run(c.hypervisor, func(t *testing.T) {
-			e := newVMEnv(t, Options{Hypervisor: c.hypervisor})
+			e := newVMEnv(t, simulator.Options{Hypervisor: c.hypervisor})
 			vm := e.dataVM(t, "cpivm-disks")
-			a := e.newVolume(t, "a", e.diskSmall, 0).Id
-			b := e.newVolume(t, "b", e.diskSmall, 0).Id
-			cv := e.newVolume(t, "c", e.diskSmall, 0).Id
+			a := e.newVolume(t, "a", e.DiskSmall, 0).Id
+			b := e.newVolume(t, "b", e.DiskSmall, 0).Id
+			cv := e.newVolume(t, "c", e.DiskSmall, 0).Id
 			e.attachVol(t, a, vm)
 			e.attachVol(t, b, vm)
 			if _, err := e.detachVol(a); err != nil {
@@ -75,7 +76,7 @@ func TestGuestDiskNamesPerHypervisor(t *testing.T) {
 }
 
 func TestGuestDisksOfAnUnknownVMAreNotFound(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	if _, status := e.metadataFetch(t, "0d6f3e4a-5555-4555-8555-555555555555", "sim/disks"); status != 404 {
 		t.Fatalf("status %d", status)
 	}
@@ -84,13 +85,13 @@ func TestGuestDisksOfAnUnknownVMAreNotFound(t *testing.T) {
 // VolumeJoinDaoImpl.newVolumeResponse: path, hypervisor and storage pool
 // are for the root admin's view.
 func TestVolumePathIsForTheRootAdminOnly(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	vm := e.dataVM(t, "cpivm-view")
-	e.srv.Mu.Lock()
-	defer e.srv.Mu.Unlock()
-	v := e.srv.State.VolumesOf(vm)[0]
-	admin := &kernel.Call{Engine: e.srv.Engine, State: e.srv.State, Account: e.srv.State.Accounts[0]}
-	user := &kernel.Call{Engine: e.srv.Engine, State: e.srv.State, Account: &model.Account{ID: "u", Type: 0}}
+	e.Srv.Mu.Lock()
+	defer e.Srv.Mu.Unlock()
+	v := e.Srv.State.VolumesOf(vm)[0]
+	admin := &kernel.Call{Engine: e.Srv.Engine, State: e.Srv.State, Account: e.Srv.State.Accounts[0]}
+	user := &kernel.Call{Engine: e.Srv.Engine, State: e.Srv.State, Account: &model.Account{ID: "u", Type: 0}}
 	if full := views.VolumeView(admin, v); full["path"] != v.Path || full["hypervisor"] != "XenServer" || full["storage"] != "PS0" {
 		t.Errorf("root admin's view %v", full)
 	}

@@ -1,6 +1,7 @@
-package simulator
+package simulator_test
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -50,7 +51,7 @@ func TestStartRemovesImageDirsOfDeadSimulators(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	srv, err := New(Options{StatePath: filepath.Join(base, "state.json")})
+	srv, err := simulator.New(simulator.Options{StatePath: filepath.Join(base, "state.json")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
-package simulator
+package simulator_test
 
 import (
 	"encoding/json"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,22 +13,22 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
-func firstHost(t *testing.T, s *testSim) map[string]any {
+func firstHost(t *testing.T, s *simtesting.Sim) map[string]any {
 	t.Helper()
-	return items(t, s.call(map[string]string{"command": "listHosts"}).inner(t, "listhostsresponse"), "host")[0]
+	return simtesting.Items(t, s.Call(map[string]string{"command": "listHosts"}).Inner(t, "listhostsresponse"), "host")[0]
 }
 
-func queryJob(t *testing.T, s *testSim, jobID string) map[string]any {
+func queryJob(t *testing.T, s *simtesting.Sim, jobID string) map[string]any {
 	t.Helper()
-	return s.call(map[string]string{"command": "queryAsyncJobResult", "jobid": jobID}).inner(t, "queryasyncjobresultresponse")
+	return s.Call(map[string]string{"command": "queryAsyncJobResult", "jobid": jobID}).Inner(t, "queryasyncjobresultresponse")
 }
 
 // waitJob polls until the job leaves jobstatus 0.
-func waitJob(t *testing.T, s *testSim, jobID string) map[string]any {
+func waitJob(t *testing.T, s *simtesting.Sim, jobID string) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if j := queryJob(t, s, jobID); num(j["jobstatus"]) != 0 {
+		if j := queryJob(t, s, jobID); simtesting.Num(j["jobstatus"]) != 0 {
 			return j
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -36,24 +38,24 @@ func waitJob(t *testing.T, s *testSim, jobID string) map[string]any {
 }
 
 func TestAsyncJobLifecycle(t *testing.T) {
-	s := startSim(t, Options{JobLatency: 50 * time.Millisecond})
+	s := simtesting.Start(t, simulator.Options{JobLatency: 50 * time.Millisecond})
 	host := firstHost(t, s)
-	start := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": host["id"].(string)}).
-		inner(t, "preparehostformaintenanceresponse")
+	start := s.Call(map[string]string{"command": "prepareHostForMaintenance", "id": host["id"].(string)}).
+		Inner(t, "preparehostformaintenanceresponse")
 	jobID, _ := start["jobid"].(string)
 	if jobID == "" || len(start) != 1 {
 		t.Fatalf("first answer = %v", start)
 	}
 	done := waitJob(t, s, jobID)
-	if num(done["jobstatus"]) != 1 || num(done["jobresultcode"]) != 0 || done["jobresulttype"] != "object" {
+	if simtesting.Num(done["jobstatus"]) != 1 || simtesting.Num(done["jobresultcode"]) != 0 || done["jobresulttype"] != "object" {
 		t.Fatalf("done job = %v", done)
 	}
 	result := done["jobresult"].(map[string]any)["host"].(map[string]any)
 	if result["resourcestate"] != "Maintenance" || result["id"] != host["id"] {
 		t.Fatalf("job result = %v", result)
 	}
-	jobs := s.call(map[string]string{"command": "listAsyncJobs"}).inner(t, "listasyncjobsresponse")
-	if num(jobs["count"]) != 1 || items(t, jobs, "asyncjobs")[0]["jobid"] != jobID {
+	jobs := s.Call(map[string]string{"command": "listAsyncJobs"}).Inner(t, "listasyncjobsresponse")
+	if simtesting.Num(jobs["count"]) != 1 || simtesting.Items(t, jobs, "asyncjobs")[0]["jobid"] != jobID {
 		t.Fatalf("listAsyncJobs = %v", jobs)
 	}
 }
@@ -63,9 +65,9 @@ func TestAsyncJobLifecycle(t *testing.T) {
 // real CloudStack simulator.
 func TestJobWrapperMatchesRecordedResponse(t *testing.T) {
 	recorded := recordedDeployJob(t)
-	s := startSim(t, Options{})
-	start := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)})
-	job := queryJob(t, s, start.inner(t, "preparehostformaintenanceresponse")["jobid"].(string))
+	s := simtesting.Start(t, simulator.Options{})
+	start := s.Call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)})
+	job := queryJob(t, s, start.Inner(t, "preparehostformaintenanceresponse")["jobid"].(string))
 	for key, want := range recorded {
 		got, ok := job[key]
 		if !ok {
@@ -87,7 +89,7 @@ func TestJobWrapperMatchesRecordedResponse(t *testing.T) {
 
 func recordedDeployJob(t *testing.T) map[string]any {
 	t.Helper()
-	dir := moduleDir(t, "github.com/apache/cloudstack-go/v2")
+	dir := simtesting.ModuleDir(t, "github.com/apache/cloudstack-go/v2")
 	b, err := os.ReadFile(filepath.Join(dir, "test", "testdata", "VirtualMachineService.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -113,8 +115,8 @@ func recordedDeployJob(t *testing.T) map[string]any {
 }
 
 func TestCloudStackGoAsyncClientWaitsForJob(t *testing.T) {
-	s := startSim(t, Options{JobLatency: 20 * time.Millisecond})
-	cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+	s := simtesting.Start(t, simulator.Options{JobLatency: 20 * time.Millisecond})
+	cs := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false)
 	host := firstHost(t, s)["id"].(string)
 	h, err := cs.Host.PrepareHostForMaintenance(cs.Host.NewPrepareHostForMaintenanceParams(host))
 	if err != nil || h.Resourcestate != "Maintenance" {
@@ -132,13 +134,13 @@ func TestCloudStackGoAsyncClientWaitsForJob(t *testing.T) {
 }
 
 func TestPendingJobsDoNotBlockRequests(t *testing.T) {
-	s := startSim(t, Options{JobLatency: time.Hour})
+	s := simtesting.Start(t, simulator.Options{JobLatency: time.Hour})
 	host := firstHost(t, s)
 	start := time.Now()
-	r := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": host["id"].(string)})
-	jobID := r.inner(t, "preparehostformaintenanceresponse")["jobid"].(string)
+	r := s.Call(map[string]string{"command": "prepareHostForMaintenance", "id": host["id"].(string)})
+	jobID := r.Inner(t, "preparehostformaintenanceresponse")["jobid"].(string)
 	pending := queryJob(t, s, jobID)
-	if num(pending["jobstatus"]) != 0 || pending["jobresult"] != nil || pending["completed"] != nil ||
+	if simtesting.Num(pending["jobstatus"]) != 0 || pending["jobresult"] != nil || pending["completed"] != nil ||
 		pending["jobinstanceid"] != host["id"] || pending["jobinstancetype"] != "Host" || time.Since(start) > 5*time.Second {
 		t.Fatalf("pending job = %v", pending)
 	}

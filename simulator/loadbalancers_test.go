@@ -1,6 +1,8 @@
-package simulator
+package simulator_test
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,7 +11,7 @@ import (
 )
 
 func (e *vmEnv) lbParams(ipID, name string, port int) *cloudstack.CreateLoadBalancerRuleParams {
-	p := e.cs.LoadBalancer.NewCreateLoadBalancerRuleParams("roundrobin", name, 8080, port)
+	p := e.CS.LoadBalancer.NewCreateLoadBalancerRuleParams("roundrobin", name, 8080, port)
 	if ipID != "" {
 		p.SetPublicipid(ipID)
 	}
@@ -18,7 +20,7 @@ func (e *vmEnv) lbParams(ipID, name string, port int) *cloudstack.CreateLoadBala
 
 func (e *vmEnv) createLB(t *testing.T, ipID, name string, port int) *cloudstack.CreateLoadBalancerRuleResponse {
 	t.Helper()
-	lb, err := e.cs.LoadBalancer.CreateLoadBalancerRule(e.lbParams(ipID, name, port))
+	lb, err := e.CS.LoadBalancer.CreateLoadBalancerRule(e.lbParams(ipID, name, port))
 	if err != nil {
 		t.Fatalf("createLoadBalancerRule %s: %v", name, err)
 	}
@@ -27,11 +29,11 @@ func (e *vmEnv) createLB(t *testing.T, ipID, name string, port int) *cloudstack.
 
 func (e *vmEnv) lbRules(t *testing.T, set func(*cloudstack.ListLoadBalancerRulesParams)) []*cloudstack.LoadBalancerRule {
 	t.Helper()
-	p := e.cs.LoadBalancer.NewListLoadBalancerRulesParams()
+	p := e.CS.LoadBalancer.NewListLoadBalancerRulesParams()
 	if set != nil {
 		set(p)
 	}
-	l, err := e.cs.LoadBalancer.ListLoadBalancerRules(p)
+	l, err := e.CS.LoadBalancer.ListLoadBalancerRules(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func (e *vmEnv) lbRules(t *testing.T, set func(*cloudstack.ListLoadBalancerRules
 
 func (e *vmEnv) lbInstances(t *testing.T, id string) []*cloudstack.VirtualMachine {
 	t.Helper()
-	l, err := e.cs.LoadBalancer.ListLoadBalancerRuleInstances(e.cs.LoadBalancer.NewListLoadBalancerRuleInstancesParams(id))
+	l, err := e.CS.LoadBalancer.ListLoadBalancerRuleInstances(e.CS.LoadBalancer.NewListLoadBalancerRuleInstancesParams(id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,14 +53,14 @@ func (e *vmEnv) lbInstances(t *testing.T, id string) []*cloudstack.VirtualMachin
 }
 
 func (e *vmEnv) assign(lbID string, vmIDs ...string) error {
-	p := e.cs.LoadBalancer.NewAssignToLoadBalancerRuleParams(lbID)
+	p := e.CS.LoadBalancer.NewAssignToLoadBalancerRuleParams(lbID)
 	p.SetVirtualmachineids(vmIDs)
-	_, err := e.cs.LoadBalancer.AssignToLoadBalancerRule(p)
+	_, err := e.CS.LoadBalancer.AssignToLoadBalancerRule(p)
 	return err
 }
 
 func TestCreateLoadBalancerRule(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	if got := e.lbRules(t, nil); len(got) != 0 {
 		t.Fatalf("rules before any: %+v", got)
 	}
@@ -66,10 +68,10 @@ func TestCreateLoadBalancerRule(t *testing.T) {
 	p := e.lbParams(ip.Id, "web", 80)
 	p.SetDescription("the web tier")
 	p.SetProtocol("TCP")
-	lb, err := e.cs.LoadBalancer.CreateLoadBalancerRule(p)
+	lb, err := e.CS.LoadBalancer.CreateLoadBalancerRule(p)
 	if err != nil || lb.Name != "web" || lb.Description != "the web tier" || lb.Publicip != ip.Ipaddress || lb.Publicipid != ip.Id ||
 		lb.Publicport != "80" || lb.Privateport != "8080" || lb.Algorithm != "roundrobin" || lb.Protocol != "tcp" ||
-		lb.State != "Add" || lb.Networkid != e.net || lb.Zoneid != e.zone || lb.Account != "admin" || !lb.Fordisplay {
+		lb.State != "Add" || lb.Networkid != e.Net || lb.Zoneid != e.Zone || lb.Account != "admin" || !lb.Fordisplay {
 		t.Fatalf("createLoadBalancerRule = %+v, %v", lb, err)
 	}
 	fw := e.firewallRules(t, ip.Id)
@@ -78,14 +80,14 @@ func TestCreateLoadBalancerRule(t *testing.T) {
 	}
 	closed := e.lbParams(ip.Id, "closed", 81)
 	closed.SetOpenfirewall(false)
-	if _, err := e.cs.LoadBalancer.CreateLoadBalancerRule(closed); err != nil || len(e.firewallRules(t, ip.Id)) != 1 {
+	if _, err := e.CS.LoadBalancer.CreateLoadBalancerRule(closed); err != nil || len(e.firewallRules(t, ip.Id)) != 1 {
 		t.Fatalf("openfirewall=false: %v", err)
 	}
 
 	sourceNAT := e.publicIPs(t, nil)[0].Id
 	natIP := e.associate(t)
-	vm := e.deploy(t, e.params("cpivm-lb-nat"))
-	if _, err := e.cs.NAT.EnableStaticNat(e.cs.NAT.NewEnableStaticNatParams(natIP.Id, vm.Id)); err != nil {
+	vm := e.Deploy(t, e.Params("cpivm-lb-nat"))
+	if _, err := e.CS.NAT.EnableStaticNat(e.CS.NAT.NewEnableStaticNatParams(natIP.Id, vm.Id)); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -98,35 +100,35 @@ func TestCreateLoadBalancerRule(t *testing.T) {
 		{e.lbParams(sourceNAT, "dns", 53), 431, "cannot add port 53 with network service offering having DNS service and Source NAT."},
 		{e.lbParams(ip.Id, "stats", 8081), 431, "LB service provider cannot support this rule"},
 		{e.lbParams(ip.Id, "bad", 0), 431, "publicPort is an invalid value: 0"},
-		{e.cs.LoadBalancer.NewCreateLoadBalancerRuleParams("roundrobin", "noip", 8080, 80), 431,
+		{e.CS.LoadBalancer.NewCreateLoadBalancerRuleParams("roundrobin", "noip", 8080, 80), 431,
 			"Can't define IP owner. Either specify account/domainId or publicIpId"},
 		{withAlgorithm(e.lbParams(ip.Id, "algo", 82), "random"), 431, "Invalid algorithm: random"},
 		{withLBCIDR(e.lbParams(ip.Id, "cidr", 82), "10.0.0.0/40"), 431, "CIDR [10.0.0.0/40] is invalid."},
 		{withPrivatePort(e, ip.Id, 70000), 431, "privatePort is an invalid value: 70000"},
 		{withOwner(e, "admin", e.rootDomain(t), ""), 431, "Either networkId or zoneId or publicIpId has to be specified"},
-		{withOwner(e, "admin", e.rootDomain(t), e.zone), 431, "Unable to create load balance rule; can't find/allocate source IP"},
-		{withOwner(e, "nobody", e.rootDomain(t), e.zone), 431, "Unable to find account nobody in domain ID=1"},
+		{withOwner(e, "admin", e.rootDomain(t), e.Zone), 431, "Unable to create load balance rule; can't find/allocate source IP"},
+		{withOwner(e, "nobody", e.rootDomain(t), e.Zone), 431, "Unable to find account nobody in domain ID=1"},
 	} {
-		_, err := e.cs.LoadBalancer.CreateLoadBalancerRule(c.p)
-		wantAPIError(t, err, c.code, c.text)
+		_, err := e.CS.LoadBalancer.CreateLoadBalancerRule(c.p)
+		simtesting.WantAPIError(t, err, c.code, c.text)
 	}
 	// The firewall rule openfirewall creates conflicts like any other.
 	fwIP := e.associate(t)
-	if _, err := e.cs.Firewall.CreateFirewallRule(e.fwParams(fwIP.Id, "tcp", 1, 100)); err != nil {
+	if _, err := e.CS.Firewall.CreateFirewallRule(e.fwParams(fwIP.Id, "tcp", 1, 100)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.cs.LoadBalancer.CreateLoadBalancerRule(e.lbParams(fwIP.Id, "behind-fw", 80))
-	wantAPIError(t, err, 537, "The range specified, 80-80, conflicts with rule Rule[")
+	_, err = e.CS.LoadBalancer.CreateLoadBalancerRule(e.lbParams(fwIP.Id, "behind-fw", 80))
+	simtesting.WantAPIError(t, err, 537, "The range specified, 80-80, conflicts with rule Rule[")
 	// As the production CloudStack CPI creates its lbs.
 	orange := e.lbParams(fwIP.Id, "orange", 80)
-	orange.SetZoneid(e.zone)
+	orange.SetZoneid(e.Zone)
 	orange.SetOpenfirewall(false)
-	if _, err := e.cs.LoadBalancer.CreateLoadBalancerRule(orange); err != nil {
+	if _, err := e.CS.LoadBalancer.CreateLoadBalancerRule(orange); err != nil {
 		t.Fatalf("zoneid and publicipid: %v", err)
 	}
 	// An address with load balancer rules cannot become static NAT.
-	_, err = e.cs.NAT.EnableStaticNat(e.cs.NAT.NewEnableStaticNatParams(ip.Id, vm.Id))
-	wantAPIError(t, err, 537, "as it already has LoadBalancing rules assigned")
+	_, err = e.CS.NAT.EnableStaticNat(e.CS.NAT.NewEnableStaticNatParams(ip.Id, vm.Id))
+	simtesting.WantAPIError(t, err, 537, "as it already has LoadBalancing rules assigned")
 
 	if got := e.lbRules(t, nil); len(got) != 3 || got[0].Id != lb.Id {
 		t.Fatalf("rules oldest first = %+v", got)
@@ -160,9 +162,9 @@ func withOwner(e *vmEnv, account, domainID, zoneID string) *cloudstack.CreateLoa
 
 func (e *vmEnv) rootDomain(t *testing.T) string {
 	t.Helper()
-	e.srv.Mu.Lock()
-	defer e.srv.Mu.Unlock()
-	return e.srv.State.Domains[0].ID
+	e.Srv.Mu.Lock()
+	defer e.Srv.Mu.Unlock()
+	return e.Srv.State.Domains[0].ID
 }
 
 func withPrivatePort(e *vmEnv, ipID string, port int) *cloudstack.CreateLoadBalancerRuleParams {
@@ -172,11 +174,11 @@ func withPrivatePort(e *vmEnv, ipID string, port int) *cloudstack.CreateLoadBala
 }
 
 func TestLoadBalancerMembers(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	ip := e.associate(t)
 	lb := e.createLB(t, ip.Id, "web", 80)
-	vm1 := e.deploy(t, e.params("cpivm-lb1"))
-	vm2 := e.deploy(t, e.params("cpivm-lb2"))
+	vm1 := e.Deploy(t, e.Params("cpivm-lb1"))
+	vm2 := e.Deploy(t, e.Params("cpivm-lb2"))
 	if got := e.lbInstances(t, lb.Id); len(got) != 0 {
 		t.Fatalf("instances before assign: %+v", got)
 	}
@@ -189,16 +191,16 @@ func TestLoadBalancerMembers(t *testing.T) {
 	if got := e.lbInstances(t, lb.Id); len(got) != 2 || got[0].Id != vm1.Id || got[1].Name != "cpivm-lb2" {
 		t.Fatalf("instances = %+v", got)
 	}
-	withIPs := e.cs.LoadBalancer.NewListLoadBalancerRuleInstancesParams(lb.Id)
+	withIPs := e.CS.LoadBalancer.NewListLoadBalancerRuleInstancesParams(lb.Id)
 	withIPs.SetLbvmips(true)
-	l, err := e.cs.LoadBalancer.ListLoadBalancerRuleInstances(withIPs)
+	l, err := e.CS.LoadBalancer.ListLoadBalancerRuleInstances(withIPs)
 	if err != nil || l.Count != 2 || len(l.LBRuleVMIDIPs) != 2 || l.LBRuleVMIDIPs[0].Loadbalancerruleinstance.Id != vm1.Id ||
 		strings.Join(l.LBRuleVMIDIPs[0].Lbvmipaddresses, ",") != vm1.Nic[0].Ipaddress {
 		t.Fatalf("lbvmips = %+v, %v", l, err)
 	}
-	notApplied := e.cs.LoadBalancer.NewListLoadBalancerRuleInstancesParams(lb.Id)
+	notApplied := e.CS.LoadBalancer.NewListLoadBalancerRuleInstancesParams(lb.Id)
 	notApplied.SetApplied(false)
-	if l, err := e.cs.LoadBalancer.ListLoadBalancerRuleInstances(notApplied); err != nil || l.Count != 0 {
+	if l, err := e.CS.LoadBalancer.ListLoadBalancerRuleInstances(notApplied); err != nil || l.Count != 0 {
 		t.Fatalf("applied=false = %+v, %v", l, err)
 	}
 	byVM := e.lbRules(t, func(p *cloudstack.ListLoadBalancerRulesParams) { p.SetVirtualmachineid(vm1.Id) })
@@ -207,20 +209,20 @@ func TestLoadBalancerMembers(t *testing.T) {
 	}
 
 	err = e.assign(lb.Id, vm1.Id)
-	wantJobError(t, err, 431, "with "+vm1.Nic[0].Ipaddress+" is already mapped to load balancer.")
-	other := e.addNetwork(t, "other-net", "10.1.2.0/24", "10.1.2.1")
-	p := e.params("cpivm-lb-other")
+	simtesting.WantJobError(t, err, 431, "with "+vm1.Nic[0].Ipaddress+" is already mapped to load balancer.")
+	other := e.AddNetwork(t, "other-net", "10.1.2.0/24", "10.1.2.1")
+	p := e.Params("cpivm-lb-other")
 	p.SetNetworkids([]string{other})
-	vm3 := e.deploy(t, p)
+	vm3 := e.Deploy(t, p)
 	err = e.assign(lb.Id, vm3.Id)
-	wantJobError(t, err, 431, "VM with id specified cannot be added because it doesn't belong in the same network.")
-	_, err = e.cs.LoadBalancer.AssignToLoadBalancerRule(e.cs.LoadBalancer.NewAssignToLoadBalancerRuleParams(lb.Id))
-	wantJobError(t, err, 431, "Both instanceids and vmidipmap  can't be null")
+	simtesting.WantJobError(t, err, 431, "VM with id specified cannot be added because it doesn't belong in the same network.")
+	_, err = e.CS.LoadBalancer.AssignToLoadBalancerRule(e.CS.LoadBalancer.NewAssignToLoadBalancerRuleParams(lb.Id))
+	simtesting.WantJobError(t, err, 431, "Both instanceids and vmidipmap  can't be null")
 	// cloudstack-go sends vmidipmap as key/value pairs; CloudStack reads vmid and vmip.
-	kv := e.cs.LoadBalancer.NewAssignToLoadBalancerRuleParams(lb.Id)
+	kv := e.CS.LoadBalancer.NewAssignToLoadBalancerRuleParams(lb.Id)
 	kv.SetVmidipmap(map[string]string{vm3.Id: "10.1.2.5"})
-	_, err = e.cs.LoadBalancer.AssignToLoadBalancerRule(kv)
-	wantJobError(t, err, 431, "Unable to find virtual machine ID: null")
+	_, err = e.CS.LoadBalancer.AssignToLoadBalancerRule(kv)
+	simtesting.WantJobError(t, err, 431, "Unable to find virtual machine ID: null")
 	// Network 1 is the zone's public network (createDefaultSystemNetworks).
 	bad := e.rawAsync(t, map[string]string{"command": "assignToLoadBalancerRule", "id": lb.Id,
 		"vmidipmap[0].vmid": vm1.Id, "vmidipmap[0].vmip": "10.1.1.250"})
@@ -230,27 +232,27 @@ func TestLoadBalancerMembers(t *testing.T) {
 	}
 
 	// Removing: a VM not behind the rule is no error; none named is.
-	rm := e.cs.LoadBalancer.NewRemoveFromLoadBalancerRuleParams(lb.Id)
+	rm := e.CS.LoadBalancer.NewRemoveFromLoadBalancerRuleParams(lb.Id)
 	rm.SetVirtualmachineids([]string{vm2.Id, vm3.Id})
-	if _, err := e.cs.LoadBalancer.RemoveFromLoadBalancerRule(rm); err != nil {
+	if _, err := e.CS.LoadBalancer.RemoveFromLoadBalancerRule(rm); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.lbInstances(t, lb.Id); len(got) != 1 || got[0].Id != vm1.Id {
 		t.Fatalf("instances after remove = %+v", got)
 	}
-	_, err = e.cs.LoadBalancer.RemoveFromLoadBalancerRule(e.cs.LoadBalancer.NewRemoveFromLoadBalancerRuleParams(lb.Id))
-	wantJobError(t, err, 431, "Failed to remove instance from load balancer rule")
+	_, err = e.CS.LoadBalancer.RemoveFromLoadBalancerRule(e.CS.LoadBalancer.NewRemoveFromLoadBalancerRuleParams(lb.Id))
+	simtesting.WantJobError(t, err, 431, "Failed to remove instance from load balancer rule")
 
 	// A destroyed VM stays mapped but is not listed; expunging removes it.
-	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm1.Id)); err != nil {
+	if _, err := e.CS.VirtualMachine.DestroyVirtualMachine(e.CS.VirtualMachine.NewDestroyVirtualMachineParams(vm1.Id)); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.lbInstances(t, lb.Id); len(got) != 0 || len(e.lbRules(t, func(p *cloudstack.ListLoadBalancerRulesParams) { p.SetVirtualmachineid(vm1.Id) })) != 1 {
 		t.Fatalf("destroyed VM listed: %+v", got)
 	}
 	err = e.assign(lb.Id, vm1.Id)
-	wantJobError(t, err, 431, "Invalid instance id specified")
-	if _, err := e.cs.VirtualMachine.ExpungeVirtualMachine(e.cs.VirtualMachine.NewExpungeVirtualMachineParams(vm1.Id)); err != nil {
+	simtesting.WantJobError(t, err, 431, "Invalid instance id specified")
+	if _, err := e.CS.VirtualMachine.ExpungeVirtualMachine(e.CS.VirtualMachine.NewExpungeVirtualMachineParams(vm1.Id)); err != nil {
 		t.Fatal(err)
 	}
 	rules := e.lbRules(t, nil)
@@ -261,24 +263,24 @@ func TestLoadBalancerMembers(t *testing.T) {
 }
 
 func TestUpdateAndDeleteLoadBalancerRule(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	ip := e.associate(t)
 	lb := e.createLB(t, ip.Id, "web", 80)
-	up := e.cs.LoadBalancer.NewUpdateLoadBalancerRuleParams(lb.Id)
+	up := e.CS.LoadBalancer.NewUpdateLoadBalancerRuleParams(lb.Id)
 	up.SetName("web2")
 	up.SetAlgorithm("leastconn")
 	up.SetDescription("renamed")
-	got, err := e.cs.LoadBalancer.UpdateLoadBalancerRule(up)
+	got, err := e.CS.LoadBalancer.UpdateLoadBalancerRule(up)
 	if err != nil || got.Name != "web2" || got.Algorithm != "leastconn" || got.Description != "renamed" || got.Publicport != "80" {
 		t.Fatalf("updateLoadBalancerRule = %+v, %v", got, err)
 	}
-	bad := e.cs.LoadBalancer.NewUpdateLoadBalancerRuleParams(lb.Id)
+	bad := e.CS.LoadBalancer.NewUpdateLoadBalancerRuleParams(lb.Id)
 	bad.SetCidrlist([]string{"10.0.0.0/99"})
-	_, err = e.cs.LoadBalancer.UpdateLoadBalancerRule(bad)
-	wantJobError(t, err, 431, "Invalid CIDR list: 10.0.0.0/99")
+	_, err = e.CS.LoadBalancer.UpdateLoadBalancerRule(bad)
+	simtesting.WantJobError(t, err, 431, "Invalid CIDR list: 10.0.0.0/99")
 
-	tag := e.cs.Resourcetags.NewCreateTagsParams([]string{lb.Id}, "LoadBalancer", map[string]string{"tier": "web"})
-	if _, err := e.cs.Resourcetags.CreateTags(tag); err != nil {
+	tag := e.CS.Resourcetags.NewCreateTagsParams([]string{lb.Id}, "LoadBalancer", map[string]string{"tier": "web"})
+	if _, err := e.CS.Resourcetags.CreateTags(tag); err != nil {
 		t.Fatal(err)
 	}
 	tagged := e.lbRules(t, func(p *cloudstack.ListLoadBalancerRulesParams) { p.SetTags(map[string]string{"tier": "web"}) })
@@ -286,22 +288,22 @@ func TestUpdateAndDeleteLoadBalancerRule(t *testing.T) {
 		t.Fatalf("tagged rules = %+v", tagged)
 	}
 
-	if _, err := e.cs.LoadBalancer.DeleteLoadBalancerRule(e.cs.LoadBalancer.NewDeleteLoadBalancerRuleParams(lb.Id)); err != nil {
+	if _, err := e.CS.LoadBalancer.DeleteLoadBalancerRule(e.CS.LoadBalancer.NewDeleteLoadBalancerRuleParams(lb.Id)); err != nil {
 		t.Fatal(err)
 	}
 	if len(e.lbRules(t, nil)) != 0 || len(e.firewallRules(t, ip.Id)) != 0 {
 		t.Fatal("the rule or its firewall rule stays after deleteLoadBalancerRule")
 	}
-	_, err = e.cs.LoadBalancer.DeleteLoadBalancerRule(e.cs.LoadBalancer.NewDeleteLoadBalancerRuleParams(lb.Id))
-	wantAPIError(t, err, 431, "Unable to find load balancer rule: 1")
-	_, err = e.cs.LoadBalancer.UpdateLoadBalancerRule(e.cs.LoadBalancer.NewUpdateLoadBalancerRuleParams(lb.Id))
-	wantAPIError(t, err, 431, "Unable to find load balancer rule by ID 1")
-	_, err = e.cs.LoadBalancer.ListLoadBalancerRuleInstances(e.cs.LoadBalancer.NewListLoadBalancerRuleInstancesParams(lb.Id))
-	wantAPIError(t, err, 530, "Unable to find the load balancer with ID [1].")
+	_, err = e.CS.LoadBalancer.DeleteLoadBalancerRule(e.CS.LoadBalancer.NewDeleteLoadBalancerRuleParams(lb.Id))
+	simtesting.WantAPIError(t, err, 431, "Unable to find load balancer rule: 1")
+	_, err = e.CS.LoadBalancer.UpdateLoadBalancerRule(e.CS.LoadBalancer.NewUpdateLoadBalancerRuleParams(lb.Id))
+	simtesting.WantAPIError(t, err, 431, "Unable to find load balancer rule by ID 1")
+	_, err = e.CS.LoadBalancer.ListLoadBalancerRuleInstances(e.CS.LoadBalancer.NewListLoadBalancerRuleInstancesParams(lb.Id))
+	simtesting.WantAPIError(t, err, 530, "Unable to find the load balancer with ID [1].")
 
 	// Releasing an address deletes its load balancer rules.
 	e.createLB(t, ip.Id, "again", 80)
-	if _, err := e.cs.Address.DisassociateIpAddress(e.cs.Address.NewDisassociateIpAddressParams(ip.Id)); err != nil {
+	if _, err := e.CS.Address.DisassociateIpAddress(e.CS.Address.NewDisassociateIpAddressParams(ip.Id)); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.lbRules(t, nil); len(got) != 0 {
@@ -311,15 +313,15 @@ func TestUpdateAndDeleteLoadBalancerRule(t *testing.T) {
 
 func TestLoadBalancerRulesSurviveRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	e := newVMEnv(t, Options{StatePath: path})
+	e := newVMEnv(t, simulator.Options{StatePath: path})
 	ip := e.associate(t)
 	lb := e.createLB(t, ip.Id, "web", 80)
-	vm := e.deploy(t, e.params("cpivm-lb-restart"))
+	vm := e.Deploy(t, e.Params("cpivm-lb-restart"))
 	if err := e.assign(lb.Id, vm.Id); err != nil {
 		t.Fatal(err)
 	}
-	e.stop()
-	e2 := newVMEnv(t, Options{StatePath: path})
+	e.Stop()
+	e2 := newVMEnv(t, simulator.Options{StatePath: path})
 	if got := e2.lbInstances(t, lb.Id); len(got) != 1 || got[0].Id != vm.Id {
 		t.Fatalf("instances after restart = %+v", got)
 	}

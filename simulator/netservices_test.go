@@ -1,7 +1,9 @@
-package simulator
+package simulator_test
 
 import (
 	"fmt"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"strings"
 	"testing"
 
@@ -13,7 +15,7 @@ import (
 // given, each by the virtual router, as an admin does.
 func (e *vmEnv) offeringWith(t *testing.T, name, guestType string, conserve bool, services ...string) string {
 	t.Helper()
-	op := e.cs.NetworkOffering.NewCreateNetworkOfferingParams(name, guestType, name, "Guest")
+	op := e.CS.NetworkOffering.NewCreateNetworkOfferingParams(name, guestType, name, "Guest")
 	op.SetSupportedservices(services)
 	providers := map[string]string{}
 	for _, s := range services {
@@ -25,14 +27,14 @@ func (e *vmEnv) offeringWith(t *testing.T, name, guestType string, conserve bool
 		op.SetSpecifyvlan(true)
 		op.SetSpecifyipranges(true)
 	}
-	o, err := e.cs.NetworkOffering.CreateNetworkOffering(op)
+	o, err := e.CS.NetworkOffering.CreateNetworkOffering(op)
 	if err != nil {
 		t.Fatalf("createNetworkOffering %s: %v", name, err)
 	}
-	uo := e.cs.NetworkOffering.NewUpdateNetworkOfferingParams()
+	uo := e.CS.NetworkOffering.NewUpdateNetworkOfferingParams()
 	uo.SetId(o.Id)
 	uo.SetState("Enabled")
-	if _, err := e.cs.NetworkOffering.UpdateNetworkOffering(uo); err != nil {
+	if _, err := e.CS.NetworkOffering.UpdateNetworkOffering(uo); err != nil {
 		t.Fatal(err)
 	}
 	return o.Id
@@ -42,12 +44,12 @@ func (e *vmEnv) offeringWith(t *testing.T, name, guestType string, conserve bool
 // parameters (a gateway for offerings that need one).
 func (e *vmEnv) networkOf(t *testing.T, name, offering string, set func(*cloudstack.CreateNetworkParams)) *cloudstack.CreateNetworkResponse {
 	t.Helper()
-	p := e.cs.Network.NewCreateNetworkParams(name, offering, e.zone)
+	p := e.CS.Network.NewCreateNetworkParams(name, offering, e.Zone)
 	p.SetDisplaytext(name)
 	if set != nil {
 		set(p)
 	}
-	n, err := e.cs.Network.CreateNetwork(p)
+	n, err := e.CS.Network.CreateNetwork(p)
 	if err != nil {
 		t.Fatalf("createNetwork %s: %v", name, err)
 	}
@@ -57,16 +59,16 @@ func (e *vmEnv) networkOf(t *testing.T, name, offering string, set func(*cloudst
 // vmOn deploys a VM on a network, which implements it.
 func (e *vmEnv) vmOn(t *testing.T, name, network string) *cloudstack.DeployVirtualMachineResponse {
 	t.Helper()
-	p := e.params(name)
+	p := e.Params(name)
 	p.SetNetworkids([]string{network})
-	return e.deploy(t, p)
+	return e.Deploy(t, p)
 }
 
 func (e *vmEnv) associateTo(t *testing.T, network string) *cloudstack.AssociateIpAddressResponse {
 	t.Helper()
-	p := e.cs.Address.NewAssociateIpAddressParams()
+	p := e.CS.Address.NewAssociateIpAddressParams()
 	p.SetNetworkid(network)
-	ip, err := e.cs.Address.AssociateIpAddress(p)
+	ip, err := e.CS.Address.AssociateIpAddress(p)
 	if err != nil {
 		t.Fatalf("associateIpAddress on %s: %v", network, err)
 	}
@@ -76,7 +78,7 @@ func (e *vmEnv) associateTo(t *testing.T, network string) *cloudstack.AssociateI
 // sourceNATOf is a network's source NAT address, "" if it has none.
 func (e *vmEnv) sourceNATOf(t *testing.T, network string) string {
 	t.Helper()
-	p := e.cs.Address.NewListPublicIpAddressesParams()
+	p := e.CS.Address.NewListPublicIpAddressesParams()
 	p.SetAssociatednetworkid(network)
 	p.SetIssourcenat(true)
 	ips := e.publicIPs(t, p)
@@ -91,7 +93,7 @@ func (e *vmEnv) sourceNATOf(t *testing.T, network string) string {
 // isLbServiceSupportedInNetwork's 431), and an address already used for a
 // service takes no rule of a service the network lacks (checkIpForService).
 func TestRulesNeedTheirServices(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	off := e.offeringWith(t, "nat-only", "Isolated", true, "Dhcp", "Dns", "UserData", "SourceNat", "StaticNat")
 	n := e.networkOf(t, "nat-only", off, nil)
 	vm := e.vmOn(t, "cpivm-natonly", n.Id)
@@ -100,37 +102,37 @@ func TestRulesNeedTheirServices(t *testing.T) {
 	if snat == "" {
 		t.Fatal("the implemented network has no source NAT address")
 	}
-	e.srv.Mu.Lock()
-	internal := e.srv.State.Network(n.Id).InternalID
-	snatAddr, _ := model.ByID(e.srv.State.PublicIPs, snat)
-	ipAddr, _ := model.ByID(e.srv.State.PublicIPs, ip.Id)
-	e.srv.Mu.Unlock()
+	e.Srv.Mu.Lock()
+	internal := e.Srv.State.Network(n.Id).InternalID
+	snatAddr, _ := model.ByID(e.Srv.State.PublicIPs, snat)
+	ipAddr, _ := model.ByID(e.Srv.State.PublicIPs, ip.Id)
+	e.Srv.Mu.Unlock()
 
 	fw := map[string]string{"command": "createFirewallRule", "ipaddressid": ip.Id, "protocol": "tcp", "startport": "22"}
-	e.call(fw).wantError(t, "createfirewallruleresponse", 530, 4390,
+	e.Call(fw).WantError(t, "createfirewallruleresponse", 530, 4390,
 		fmt.Sprintf("Service Firewall is not supported in the network id=%d", internal))
 	fw["ipaddressid"] = snat
-	e.call(fw).wantError(t, "createfirewallruleresponse", 431, 4350,
+	e.Call(fw).WantError(t, "createfirewallruleresponse", 431, 4350,
 		"There is no new provider for IP "+snatAddr.Address+" of service Firewall!")
 
 	lb := map[string]string{"command": "createLoadBalancerRule", "publicipid": ip.Id, "name": "web",
 		"algorithm": "roundrobin", "publicport": "80", "privateport": "8080"}
-	e.call(lb).wantError(t, "createloadbalancerruleresponse", 431, 9999, "LB service is not supported in specified network id")
+	e.Call(lb).WantError(t, "createloadbalancerruleresponse", 431, 9999, "LB service is not supported in specified network id")
 	lb["publicipid"] = snat
-	e.call(lb).wantError(t, "createloadbalancerruleresponse", 431, 9999,
+	e.Call(lb).WantError(t, "createloadbalancerruleresponse", 431, 9999,
 		"There is no new provider for IP "+snatAddr.Address+" of service Lb!")
 
 	// Static NAT is there: the address takes it, but opening the firewall for
 	// a forwarding rule needs the Firewall service the address now lacks.
-	if _, err := e.cs.NAT.EnableStaticNat(e.cs.NAT.NewEnableStaticNatParams(ip.Id, vm.Id)); err != nil {
+	if _, err := e.CS.NAT.EnableStaticNat(e.CS.NAT.NewEnableStaticNatParams(ip.Id, vm.Id)); err != nil {
 		t.Fatal(err)
 	}
 	fwd := map[string]string{"command": "createIpForwardingRule", "ipaddressid": ip.Id, "protocol": "tcp", "startport": "22"}
-	e.call(fwd).wantError(t, "createipforwardingruleresponse", 431, 4350,
+	e.Call(fwd).WantError(t, "createipforwardingruleresponse", 431, 4350,
 		"There is no new provider for IP "+ipAddr.Address+" of service Firewall!")
 	// cloudstack-go cannot decode the rule (ipaddressid is a number).
 	fwd["openfirewall"] = "false"
-	if q := e.rawAsync(t, fwd); num(q["jobstatus"]) != 1 {
+	if q := e.rawAsync(t, fwd); simtesting.Num(q["jobstatus"]) != 1 {
 		t.Fatalf("forwarding rule without a firewall rule: %v", q)
 	}
 	if got := e.firewallRules(t, ip.Id); len(got) != 0 {
@@ -141,16 +143,16 @@ func TestRulesNeedTheirServices(t *testing.T) {
 // TestStaticNATNeedsItsService: enableStaticNat refuses a network whose
 // offering lacks StaticNat (RulesManagerImpl.enableStaticNat).
 func TestStaticNATNeedsItsService(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	off := e.offeringWith(t, "no-static", "Isolated", true, "Dhcp", "Dns", "UserData", "SourceNat", "Firewall", "Lb")
 	n := e.networkOf(t, "no-static", off, nil)
 	vm := e.vmOn(t, "cpivm-nostatic", n.Id)
 	ip := e.associateTo(t, n.Id)
-	e.call(map[string]string{"command": "enableStaticNat", "ipaddressid": ip.Id, "virtualmachineid": vm.Id}).wantError(t,
+	e.Call(map[string]string{"command": "enableStaticNat", "ipaddressid": ip.Id, "virtualmachineid": vm.Id}).WantError(t,
 		"enablestaticnatresponse", 431, 4350,
 		"Unable to create static nat rule; StaticNat service is not supported in network with specified id")
 	// Firewall and load balancer rules are served.
-	if _, err := e.cs.Firewall.CreateFirewallRule(e.fwParams(ip.Id, "tcp", 22, 22)); err != nil {
+	if _, err := e.CS.Firewall.CreateFirewallRule(e.fwParams(ip.Id, "tcp", 22, 22)); err != nil {
 		t.Fatal(err)
 	}
 	e.createLB(t, ip.Id, "web", 80)
@@ -161,7 +163,7 @@ func TestStaticNATNeedsItsService(t *testing.T) {
 // gets no source NAT address when implemented; a Shared network takes
 // addresses only with a service that uses them (refused at once).
 func TestAddressesNeedAnAddressService(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	off := e.offeringWith(t, "no-snat", "Isolated", true, "Dhcp", "Dns", "UserData")
 	n := e.networkOf(t, "no-snat", off, func(p *cloudstack.CreateNetworkParams) {
 		p.SetGateway("10.3.3.1")
@@ -169,10 +171,10 @@ func TestAddressesNeedAnAddressService(t *testing.T) {
 	})
 	e.vmOn(t, "cpivm-nosnat", n.Id)
 	free := len(e.publicIPs(t, allAddresses(e)))
-	p := e.cs.Address.NewAssociateIpAddressParams()
+	p := e.CS.Address.NewAssociateIpAddressParams()
 	p.SetNetworkid(n.Id)
-	_, err := e.cs.Address.AssociateIpAddress(p)
-	wantJobError(t, err, 431, "In zone of type Advanced ip address can be associated only to the network of guest type Isolated with the SourceNat enabled")
+	_, err := e.CS.Address.AssociateIpAddress(p)
+	simtesting.WantJobError(t, err, 431, "In zone of type Advanced ip address can be associated only to the network of guest type Isolated with the SourceNat enabled")
 	if got := len(e.publicIPs(t, allAddresses(e))); got != free {
 		t.Fatalf("%d free addresses after the failed association, want %d", got, free)
 	}
@@ -186,7 +188,7 @@ func TestAddressesNeedAnAddressService(t *testing.T) {
 		p.SetNetmask("255.255.255.0")
 		p.SetVlan("400")
 	})
-	e.call(map[string]string{"command": "associateIpAddress", "networkid": sn.Id}).wantError(t,
+	e.Call(map[string]string{"command": "associateIpAddress", "networkid": sn.Id}).WantError(t,
 		"associateipaddressresponse", 431, 4350,
 		"Associate IP address can only be called on the shared networks in the advanced zone with Firewall/Source Nat/Static Nat/Port Forwarding/Load balancing services enabled")
 	withNAT := e.offeringWith(t, "shared-nat", "Shared", true, "Dhcp", "Dns", "UserData", "StaticNat")
@@ -206,7 +208,7 @@ func TestAddressesNeedAnAddressService(t *testing.T) {
 // UnsupportedServiceException createPublicLoadBalancerRule swallows into
 // its own failure.
 func TestSharedLoadBalancerWithoutFirewall(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	off := e.offeringWith(t, "shared-lb", "Shared", true, "Dhcp", "Dns", "UserData", "Lb")
 	n := e.networkOf(t, "shared-lb", off, func(p *cloudstack.CreateNetworkParams) {
 		p.SetGateway("10.7.7.1")
@@ -214,15 +216,15 @@ func TestSharedLoadBalancerWithoutFirewall(t *testing.T) {
 		p.SetVlan("402")
 	})
 	ip := e.associateTo(t, n.Id)
-	e.call(map[string]string{"command": "createLoadBalancerRule", "publicipid": ip.Id, "name": "web",
-		"algorithm": "roundrobin", "publicport": "80", "privateport": "8080"}).wantError(t,
+	e.Call(map[string]string{"command": "createLoadBalancerRule", "publicipid": ip.Id, "name": "web",
+		"algorithm": "roundrobin", "publicport": "80", "privateport": "8080"}).WantError(t,
 		"createloadbalancerruleresponse", 530, 4250, "Failed to create load balancer rule: web")
 	if got := e.lbRules(t, nil); len(got) != 0 {
 		t.Fatalf("rules after the failure: %+v", got)
 	}
 	closed := e.lbParams(ip.Id, "web", 80)
 	closed.SetOpenfirewall(false)
-	if _, err := e.cs.LoadBalancer.CreateLoadBalancerRule(closed); err != nil {
+	if _, err := e.CS.LoadBalancer.CreateLoadBalancerRule(closed); err != nil {
 		t.Fatalf("rule without a firewall rule: %v", err)
 	}
 }
@@ -232,27 +234,27 @@ func TestSharedLoadBalancerWithoutFirewall(t *testing.T) {
 // firewall rule createRuleForAllCidrs adds finds no Firewall provider; without
 // openfirewall the rule is created.
 func TestOpenFirewallNeedsTheFirewallService(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	n := e.networkOf(t, "lb-only", e.offeringWith(t, "lb-only", "Isolated", true, "Dhcp", "Dns", "SourceNat", "Lb"), nil)
 	e.vmOn(t, "cpivm-lbonly", n.Id)
 	ip := e.associateTo(t, n.Id)
 	lb := map[string]string{"command": "createLoadBalancerRule", "publicipid": ip.Id, "name": "web",
 		"algorithm": "roundrobin", "publicport": "80", "privateport": "8080"}
-	e.call(lb).wantError(t, "createloadbalancerruleresponse", 431, 9999,
+	e.Call(lb).WantError(t, "createloadbalancerruleresponse", 431, 9999,
 		"There is no new provider for IP "+ip.Ipaddress+" of service Firewall!")
 	if got := e.lbRules(t, nil); len(got) != 0 {
 		t.Fatalf("rules after the refusal: %+v", got)
 	}
 	closed := e.lbParams(ip.Id, "web", 80)
 	closed.SetOpenfirewall(false)
-	if r, err := e.cs.LoadBalancer.CreateLoadBalancerRule(closed); err != nil || r.State != "Add" {
+	if r, err := e.CS.LoadBalancer.CreateLoadBalancerRule(closed); err != nil || r.State != "Add" {
 		t.Fatalf("rule without a firewall rule = %+v, %v", r, err)
 	}
 }
 
 // allAddresses lists every address, free ones included.
 func allAddresses(e *vmEnv) *cloudstack.ListPublicIpAddressesParams {
-	p := e.cs.Address.NewListPublicIpAddressesParams()
+	p := e.CS.Address.NewListPublicIpAddressesParams()
 	p.SetAllocatedonly(false)
 	p.SetState("Free")
 	return p
@@ -262,18 +264,18 @@ func allAddresses(e *vmEnv) *cloudstack.ListPublicIpAddressesParams {
 // address used for one service takes no rule of another
 // (canIpUsedForNonConserveService); firewall rules always pass.
 func TestNonConserveModeAddressServesOneService(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	off := e.offeringWith(t, "one-service", "Isolated", false, "Dhcp", "Dns", "UserData", "SourceNat", "StaticNat", "Firewall", "Lb")
 	n := e.networkOf(t, "one-service", off, nil)
 	e.vmOn(t, "cpivm-oneservice", n.Id)
 	snat := e.sourceNATOf(t, n.Id)
-	e.srv.Mu.Lock()
-	addr, _ := model.ByID(e.srv.State.PublicIPs, snat)
-	e.srv.Mu.Unlock()
-	e.call(map[string]string{"command": "createLoadBalancerRule", "publicipid": snat, "name": "web",
-		"algorithm": "roundrobin", "publicport": "80", "privateport": "8080"}).wantError(t,
+	e.Srv.Mu.Lock()
+	addr, _ := model.ByID(e.Srv.State.PublicIPs, snat)
+	e.Srv.Mu.Unlock()
+	e.Call(map[string]string{"command": "createLoadBalancerRule", "publicipid": snat, "name": "web",
+		"algorithm": "roundrobin", "publicport": "80", "privateport": "8080"}).WantError(t,
 		"createloadbalancerruleresponse", 431, 9999, "The IP "+addr.Address+" is already used as SourceNat rather than Lb")
-	if _, err := e.cs.Firewall.CreateFirewallRule(e.fwParams(snat, "tcp", 22, 22)); err != nil {
+	if _, err := e.CS.Firewall.CreateFirewallRule(e.fwParams(snat, "tcp", 22, 22)); err != nil {
 		t.Fatalf("firewall rule on the source NAT address: %v", err)
 	}
 	ip := e.associateTo(t, n.Id)
@@ -283,13 +285,13 @@ func TestNonConserveModeAddressServesOneService(t *testing.T) {
 // TestCLIServiceRefusals: Debian's cloudstack CLI sees the refusals as
 // CloudStack gives them - a failed association job, a 530 firewall rule.
 func TestCLIServiceRefusals(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	noSNAT := e.networkOf(t, "cli-no-snat", e.offeringWith(t, "cli-no-snat", "Isolated", true, "Dhcp", "Dns"),
 		func(p *cloudstack.CreateNetworkParams) {
 			p.SetGateway("10.6.6.1")
 			p.SetNetmask("255.255.255.0")
 		})
-	out, errOut, err := runCLI(t, e.testSim, testSecret, "associateIpAddress", "networkid="+noSNAT.Id)
+	out, errOut, err := runCLI(t, e.Sim, simtesting.Secret, "associateIpAddress", "networkid="+noSNAT.Id)
 	if err == nil || !strings.Contains(errOut, "Job failure") ||
 		!strings.Contains(out, "ip address can be associated only to the network of guest type Isolated with the SourceNat enabled") {
 		t.Fatalf("associateIpAddress without SourceNat: %v\nstdout: %s\nstderr: %s", err, out, errOut)
@@ -297,7 +299,7 @@ func TestCLIServiceRefusals(t *testing.T) {
 	natOnly := e.networkOf(t, "cli-nat-only", e.offeringWith(t, "cli-nat-only", "Isolated", true, "Dhcp", "Dns", "SourceNat", "StaticNat"), nil)
 	e.vmOn(t, "cpivm-cli-natonly", natOnly.Id)
 	ip := e.associateTo(t, natOnly.Id)
-	out, errOut, err = runCLI(t, e.testSim, testSecret, "createFirewallRule", "ipaddressid="+ip.Id, "protocol=tcp", "startport=22")
+	out, errOut, err = runCLI(t, e.Sim, simtesting.Secret, "createFirewallRule", "ipaddressid="+ip.Id, "protocol=tcp", "startport=22")
 	if err == nil || !strings.Contains(out+errOut, "HTTP 530 response from CloudStack") ||
 		!strings.Contains(out+errOut, "Service Firewall is not supported in the network id=") {
 		t.Fatalf("createFirewallRule without Firewall: %v\nstdout: %s\nstderr: %s", err, out, errOut)

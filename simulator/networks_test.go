@@ -1,6 +1,8 @@
-package simulator
+package simulator_test
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
@@ -10,18 +12,18 @@ import (
 // EQ, keyword on the name only, canusefordeploy compared both ways, and an
 // unknown networkfilter refused.
 func TestListNetworksAsSearchForNetworks(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	second := e.addNetwork(t, "second-network", "10.1.2.0/24", "10.1.2.1")
-	e.srv.Mu.Lock()
-	e.srv.State.Network(second).DisplayText = "described elsewhere"
-	e.srv.Mu.Unlock()
+	e := newVMEnv(t, simulator.Options{})
+	second := e.AddNetwork(t, "second-network", "10.1.2.0/24", "10.1.2.1")
+	e.Srv.Mu.Lock()
+	e.Srv.State.Network(second).DisplayText = "described elsewhere"
+	e.Srv.Mu.Unlock()
 	list := func(set func(p *cloudstack.ListNetworksParams)) (*cloudstack.ListNetworksResponse, error) {
-		p := e.cs.Network.NewListNetworksParams()
+		p := e.CS.Network.NewListNetworksParams()
 		set(p)
-		return e.cs.Network.ListNetworks(p)
+		return e.CS.Network.ListNetworks(p)
 	}
 	all, err := list(func(*cloudstack.ListNetworksParams) {})
-	if err != nil || all.Count != 2 || all.Networks[0].Id != second || all.Networks[1].Id != e.net {
+	if err != nil || all.Count != 2 || all.Networks[0].Id != second || all.Networks[1].Id != e.Net {
 		t.Fatalf("listNetworks = %+v, %v; want the new network first", all, err)
 	}
 	if l, err := list(func(p *cloudstack.ListNetworksParams) { p.SetName("second") }); err != nil || l.Count != 0 {
@@ -37,18 +39,18 @@ func TestListNetworksAsSearchForNetworks(t *testing.T) {
 		t.Fatalf("canusefordeploy=false = %+v, %v; every network here can be used", l, err)
 	}
 	_, err = list(func(p *cloudstack.ListNetworksParams) { p.SetNetworkfilter("Mine") })
-	wantAPIError(t, err, 431, "Invalid value of networkfilter: Mine")
+	simtesting.WantAPIError(t, err, 431, "Invalid value of networkfilter: Mine")
 }
 
 // TestNetworkVLANOnlyForTheRootAdmin: ApiResponseHelper.createNetworkResponse
 // returns the broadcast URI and VLAN in the Full view only.
 func TestNetworkVLANOnlyForTheRootAdmin(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	e.deploy(t, e.params("implements-the-network"))
+	e := newVMEnv(t, simulator.Options{})
+	e.Deploy(t, e.Params("implements-the-network"))
 	tenant, _ := e.addTenant(t, "tenant")
-	p := e.cs.Network.NewListNetworksParams()
-	p.SetId(e.net)
-	admin, err := e.cs.Network.ListNetworks(p)
+	p := e.CS.Network.NewListNetworksParams()
+	p.SetId(e.Net)
+	admin, err := e.CS.Network.ListNetworks(p)
 	if err != nil || admin.Count != 1 || admin.Networks[0].Vlan == "" || admin.Networks[0].Broadcasturi == "" {
 		t.Fatalf("the root admin's network = %+v, %v", admin, err)
 	}

@@ -1,6 +1,8 @@
-package simulator
+package simulator_test
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"strings"
 	"testing"
 
@@ -8,8 +10,8 @@ import (
 )
 
 func TestCreateServiceOfferingShapes(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	fixed := cs.ServiceOffering.NewCreateServiceOfferingParams("", "fixed-2x2")
 	fixed.SetCpunumber(2)
 	fixed.SetCpuspeed(2000)
@@ -39,8 +41,8 @@ func TestCreateServiceOfferingShapes(t *testing.T) {
 		t.Fatalf("unconstrained offering = %+v, %v", u, err)
 	}
 	// The raw answer leaves out what the offering leaves open (Gson drops nulls).
-	raw := s.call(map[string]string{"command": "listServiceOfferings", "id": c.Id}).inner(t, "listserviceofferingsresponse")
-	row := items(t, raw, "serviceoffering")[0]
+	raw := s.Call(map[string]string{"command": "listServiceOfferings", "id": c.Id}).Inner(t, "listserviceofferingsresponse")
+	row := simtesting.Items(t, raw, "serviceoffering")[0]
 	if _, has := row["cpunumber"]; has || row["cpuspeed"] != float64(1500) {
 		t.Fatalf("listed constrained offering = %v", row)
 	}
@@ -59,8 +61,8 @@ func sameMap(a, b map[string]string) bool {
 }
 
 func TestCreateServiceOfferingRefusals(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	base := func(name string) *cloudstack.CreateServiceOfferingParams {
 		return cs.ServiceOffering.NewCreateServiceOfferingParams("", name)
 	}
@@ -115,7 +117,7 @@ func TestCreateServiceOfferingRefusals(t *testing.T) {
 		p := base(tc.name)
 		tc.set(p)
 		_, err := cs.ServiceOffering.CreateServiceOffering(p)
-		wantAPIError(t, err, 431, tc.text)
+		simtesting.WantAPIError(t, err, 431, tc.text)
 	}
 	l, err := cs.ServiceOffering.ListServiceOfferings(cs.ServiceOffering.NewListServiceOfferingsParams())
 	if err != nil || l.Count != 4 {
@@ -124,8 +126,8 @@ func TestCreateServiceOfferingRefusals(t *testing.T) {
 }
 
 func TestCreateDiskOffering(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	fixed := cs.DiskOffering.NewCreateDiskOfferingParams("", "fifty")
 	fixed.SetDisksize(50)
 	fixed.SetTags("gold")
@@ -159,7 +161,7 @@ func TestCreateDiskOffering(t *testing.T) {
 		p := cs.DiskOffering.NewCreateDiskOfferingParams("", "refused")
 		r.set(p)
 		_, err := cs.DiskOffering.CreateDiskOffering(p)
-		wantAPIError(t, err, 431, r.text)
+		simtesting.WantAPIError(t, err, 431, r.text)
 	}
 	if l, err := cs.DiskOffering.ListDiskOfferings(cs.DiskOffering.NewListDiskOfferingsParams()); err != nil || l.Count != 6 {
 		t.Fatalf("disk offerings = %+v, %v", l, err)
@@ -169,8 +171,8 @@ func TestCreateDiskOffering(t *testing.T) {
 // Deleting an offering makes it Inactive: gone from the default list, shown
 // with state=Inactive or all.
 func TestDeleteOfferings(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	l, _ := cs.ServiceOffering.ListServiceOfferings(cs.ServiceOffering.NewListServiceOfferingsParams())
 	medium := l.ServiceOfferings[1].Id
 	if _, err := cs.ServiceOffering.DeleteServiceOffering(cs.ServiceOffering.NewDeleteServiceOfferingParams(medium)); err != nil {
@@ -198,13 +200,13 @@ func TestDeleteOfferings(t *testing.T) {
 // TestCLICreateOfferings: an operator's createServiceOffering with the
 // cloudstack CLI, and the constrained offering's details in the answer.
 func TestCLICreateOfferings(t *testing.T) {
-	s := startSim(t, Options{})
-	out, errOut, err := runCLI(t, s, testSecret, "createServiceOffering", "name=cc-cli", "customized=true",
+	s := simtesting.Start(t, simulator.Options{})
+	out, errOut, err := runCLI(t, s, simtesting.Secret, "createServiceOffering", "name=cc-cli", "customized=true",
 		"cpuspeed=1000", "mincpunumber=1", "maxcpunumber=2", "minmemory=512", "maxmemory=2048")
 	if err != nil || !strings.Contains(out, `"maxcpunumber": "2"`) || !strings.Contains(out, `"iscustomized": true`) {
 		t.Fatalf("createServiceOffering: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
-	out, errOut, err = runCLI(t, s, testSecret, "createDiskOffering", "name=d-cli", "disksize=7")
+	out, errOut, err = runCLI(t, s, simtesting.Secret, "createDiskOffering", "name=d-cli", "disksize=7")
 	if err != nil || !strings.Contains(out, `"disksize": 7`) {
 		t.Fatalf("createDiskOffering: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
@@ -213,8 +215,8 @@ func TestCLICreateOfferings(t *testing.T) {
 // listServiceOfferings' cpunumber and memory filters read a constrained
 // offering's limits; an open value without limits fits anything.
 func TestListServiceOfferingsFiltersByCompute(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	names := func(cpu, mem, speed int) string {
 		t.Helper()
 		p := cs.ServiceOffering.NewListServiceOfferingsParams()

@@ -1,6 +1,8 @@
-package simulator
+package simulator_test
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"strings"
 	"testing"
 )
@@ -9,8 +11,8 @@ import (
 // (StringUtils.cleanupTags for storage and disk tags, host tags as given)
 // and the list responses answer them.
 func TestOfferingTagsAsCloudStackKeepsThem(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	for i, tc := range []struct{ given, want string }{
 		{"ssd", "ssd"},
 		{" ssd , Fast Tier ", "ssd,Fast Tier"},
@@ -63,7 +65,7 @@ func TestOfferingTagsAsCloudStackKeepsThem(t *testing.T) {
 // An empty tags parameter is kept as an empty string, which CloudStack
 // answers; without the parameter there is no tags field at all.
 func TestCLIOfferingTagsPresentWhenGiven(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	for _, tc := range []struct {
 		args    []string
 		present []string
@@ -76,7 +78,7 @@ func TestCLIOfferingTagsPresentWhenGiven(t *testing.T) {
 		{[]string{"createServiceOffering", "name=s-none", "cpunumber=1", "cpuspeed=500", "memory=512"},
 			nil, []string{`"storagetags"`, `"hosttags"`}},
 	} {
-		out, errOut, err := runCLI(t, s, testSecret, tc.args...)
+		out, errOut, err := runCLI(t, s, simtesting.Secret, tc.args...)
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", tc.args, err, errOut)
 		}
@@ -91,7 +93,7 @@ func TestCLIOfferingTagsPresentWhenGiven(t *testing.T) {
 			}
 		}
 	}
-	out, _, err := runCLI(t, s, testSecret, "listDiskOfferings", "name=d-empty")
+	out, _, err := runCLI(t, s, simtesting.Secret, "listDiskOfferings", "name=d-empty")
 	if err != nil || !strings.Contains(out, `"tags": ""`) {
 		t.Errorf("listDiskOfferings: %v\n%s", err, out)
 	}

@@ -1,6 +1,8 @@
-package simulator
+package simulator_test
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"slices"
 	"strings"
 	"testing"
@@ -18,11 +20,11 @@ type projectEnv struct {
 
 func newProjectEnv(t *testing.T) *projectEnv {
 	t.Helper()
-	e := &projectEnv{vmEnv: newVMEnv(t, Options{})}
-	key, secret := newAccount(t, e.testSim, "alice", 0)
-	e.alice = cloudstack.NewAsyncClient(e.api, key, secret, false)
-	key, secret = newAccount(t, e.testSim, "bob", 0)
-	e.bob = cloudstack.NewAsyncClient(e.api, key, secret, false)
+	e := &projectEnv{vmEnv: newVMEnv(t, simulator.Options{})}
+	key, secret := newAccount(t, e.Sim, "alice", 0)
+	e.alice = cloudstack.NewAsyncClient(e.API, key, secret, false)
+	key, secret = newAccount(t, e.Sim, "bob", 0)
+	e.bob = cloudstack.NewAsyncClient(e.API, key, secret, false)
 	p := e.alice.Project.NewCreateProjectParams("project one", "p1")
 	prj, err := e.alice.Project.CreateProject(p)
 	if err != nil {
@@ -40,7 +42,7 @@ func TestCreateProject(t *testing.T) {
 		t.Fatalf("project = %+v", prj)
 	}
 	_, err := e.alice.Project.CreateProject(e.alice.Project.NewCreateProjectParams("P1", "P1"))
-	wantAPIError(t, err, 431, "Project with name P1 already exists in domain id=1")
+	simtesting.WantAPIError(t, err, 431, "Project with name P1 already exists in domain id=1")
 
 	count := func(cs *cloudstack.CloudStackClient, listAll bool) int {
 		p := cs.Project.NewListProjectsParams()
@@ -52,10 +54,10 @@ func TestCreateProject(t *testing.T) {
 		return l.Count
 	}
 	// listProjectsInternal: members only, unless an admin asks for listall.
-	if a, b, admin, all := count(e.alice, false), count(e.bob, true), count(e.cs, false), count(e.cs, true); a != 1 || b != 0 || admin != 0 || all != 1 {
+	if a, b, admin, all := count(e.alice, false), count(e.bob, true), count(e.CS, false), count(e.CS, true); a != 1 || b != 0 || admin != 0 || all != 1 {
 		t.Fatalf("projects seen by alice %d, bob (listall) %d, admin %d, admin listall %d; want 1 0 0 1", a, b, admin, all)
 	}
-	accounts, err := e.cs.Account.ListAccounts(e.cs.Account.NewListAccountsParams())
+	accounts, err := e.CS.Account.ListAccounts(e.CS.Account.NewListAccountsParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +73,12 @@ func TestCreateProject(t *testing.T) {
 // projectid or -1, never without it, even with listall.
 func TestProjectResourcesVisibleOnlyWithProjectID(t *testing.T) {
 	e := newProjectEnv(t)
-	p := e.alice.VirtualMachine.NewDeployVirtualMachineParams(e.small, e.template, e.zone)
+	p := e.alice.VirtualMachine.NewDeployVirtualMachineParams(e.Small, e.Template, e.Zone)
 	p.SetProjectid(e.project.Id)
-	p.SetNetworkids([]string{e.net})
+	p.SetNetworkids([]string{e.Net})
 	// NetworkModelImpl.checkNetworkPermissions: not on the admin's network.
 	_, err := e.alice.VirtualMachine.DeployVirtualMachine(p)
-	wantAPIError(t, err, 531, "Unable to use network with id= "+e.net+", permission denied")
+	simtesting.WantAPIError(t, err, 531, "Unable to use network with id= "+e.Net+", permission denied")
 	p.SetNetworkids([]string{e.projectNetwork(t, e.alice, e.project.Id, "alice-net").Id})
 	vm, err := e.alice.VirtualMachine.DeployVirtualMachine(p)
 	if err != nil {
@@ -99,25 +101,25 @@ func TestProjectResourcesVisibleOnlyWithProjectID(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name    string
-		cs      *cloudstack.CloudStackClient
+		CS      *cloudstack.CloudStackClient
 		project string
 		listAll bool
 		want    int
 	}{
 		{"alice without projectid", e.alice, "", true, 0},
-		{"admin with listall", e.cs, "", true, 0},
+		{"admin with listall", e.CS, "", true, 0},
 		{"alice in the project", e.alice, e.project.Id, false, 1},
 		{"alice in every project", e.alice, "-1", false, 1},
-		{"admin in the project", e.cs, e.project.Id, false, 1},
-		{"admin in every project", e.cs, "-1", false, 1},
+		{"admin in the project", e.CS, e.project.Id, false, 1},
+		{"admin in every project", e.CS, "-1", false, 1},
 		{"bob in every project", e.bob, "-1", false, 0},
 	} {
-		if n, err := listVMs(c.cs, c.project, c.listAll); err != nil || n != c.want {
+		if n, err := listVMs(c.CS, c.project, c.listAll); err != nil || n != c.want {
 			t.Errorf("%s: %d VMs, %v; want %d", c.name, n, err, c.want)
 		}
 	}
 	_, err = listVMs(e.bob, e.project.Id, false)
-	wantAPIError(t, err, 531, "can't access project id=")
+	simtesting.WantAPIError(t, err, 531, "can't access project id=")
 
 	add := e.alice.Project.NewAddAccountToProjectParams(e.project.Id)
 	add.SetAccount("bob")
@@ -137,8 +139,8 @@ func TestProjectResourcesVisibleOnlyWithProjectID(t *testing.T) {
 func TestProjectOwnsVolumesAndTemplates(t *testing.T) {
 	e := newProjectEnv(t)
 	vp := e.alice.Volume.NewCreateVolumeParams()
-	vp.SetDiskofferingid(e.diskSmall)
-	vp.SetZoneid(e.zone)
+	vp.SetDiskofferingid(e.DiskSmall)
+	vp.SetZoneid(e.Zone)
 	vp.SetName("pdisk")
 	vp.SetProjectid(e.project.Id)
 	vol, err := e.alice.Volume.CreateVolume(vp)
@@ -155,8 +157,8 @@ func TestProjectOwnsVolumesAndTemplates(t *testing.T) {
 		t.Fatalf("project volume with projectid: %+v, %v", l, err)
 	}
 
-	up := e.alice.Template.NewGetUploadParamsForTemplateParams("ptpl", "VHD", "XenServer", "ptpl", e.zone)
-	up.SetOstypeid(firstOSType(t, e.testSim))
+	up := e.alice.Template.NewGetUploadParamsForTemplateParams("ptpl", "VHD", "XenServer", "ptpl", e.Zone)
+	up.SetOstypeid(firstOSType(t, e.Sim))
 	up.SetProjectid(e.project.Id)
 	if _, err := e.alice.Template.GetUploadParamsForTemplate(up); err != nil {
 		t.Fatalf("getUploadParamsForTemplate in project: %v", err)
@@ -189,33 +191,33 @@ func TestProjectOwnsVolumesAndTemplates(t *testing.T) {
 }
 
 // firstOSType is the id of the first OS type.
-func firstOSType(t *testing.T, s *testSim) string {
+func firstOSType(t *testing.T, s *simtesting.Sim) string {
 	t.Helper()
-	s.srv.Mu.Lock()
-	defer s.srv.Mu.Unlock()
-	return s.srv.State.OSTypes[0].ID
+	s.Srv.Mu.Lock()
+	defer s.Srv.Mu.Unlock()
+	return s.Srv.State.OSTypes[0].ID
 }
 
 // TestCLIProjects: Debian's CLI creates a project and lists a project's VMs.
 func TestCLIProjects(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	out, errOut, err := runCLI(t, e.testSim, testSecret, "createProject", "name=cli", "displaytext=from the CLI")
+	e := newVMEnv(t, simulator.Options{})
+	out, errOut, err := runCLI(t, e.Sim, simtesting.Secret, "createProject", "name=cli", "displaytext=from the CLI")
 	if err != nil || !strings.Contains(out, `"state": "Active"`) {
 		t.Fatalf("createProject: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
-	l, err := e.cs.Project.ListProjects(e.cs.Project.NewListProjectsParams())
+	l, err := e.CS.Project.ListProjects(e.CS.Project.NewListProjectsParams())
 	if err != nil || l.Count != 1 {
 		t.Fatalf("listProjects: %+v, %v", l, err)
 	}
-	p := e.params("")
+	p := e.Params("")
 	p.SetProjectid(l.Projects[0].Id)
-	p.SetNetworkids([]string{e.projectNetwork(t, e.cs, l.Projects[0].Id, "cli-net").Id})
-	e.deploy(t, p)
-	out, errOut, err = runCLI(t, e.testSim, testSecret, "listVirtualMachines", "listall=true")
+	p.SetNetworkids([]string{e.projectNetwork(t, e.CS, l.Projects[0].Id, "cli-net").Id})
+	e.Deploy(t, p)
+	out, errOut, err = runCLI(t, e.Sim, simtesting.Secret, "listVirtualMachines", "listall=true")
 	if err != nil || strings.Contains(out, `"count"`) {
 		t.Fatalf("listVirtualMachines without projectid: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
-	out, errOut, err = runCLI(t, e.testSim, testSecret, "listVirtualMachines", "projectid="+l.Projects[0].Id)
+	out, errOut, err = runCLI(t, e.Sim, simtesting.Secret, "listVirtualMachines", "projectid="+l.Projects[0].Id)
 	if err != nil || !strings.Contains(out, `"count": 1`) || !strings.Contains(out, `"project": "cli"`) {
 		t.Fatalf("listVirtualMachines projectid: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
@@ -226,28 +228,28 @@ func TestCLIProjects(t *testing.T) {
 func TestProjectMembershipIsChecked(t *testing.T) {
 	e := newProjectEnv(t)
 	vp := e.bob.Volume.NewCreateVolumeParams()
-	vp.SetDiskofferingid(e.diskSmall)
-	vp.SetZoneid(e.zone)
+	vp.SetDiskofferingid(e.DiskSmall)
+	vp.SetZoneid(e.Zone)
 	vp.SetProjectid(e.project.Id)
 	_, err := e.bob.Volume.CreateVolume(vp)
-	wantAPIError(t, err, 531, `Account [{"uuid":`)
-	wantAPIError(t, err, 531, `"accountName":"bob"`)
-	wantAPIError(t, err, 531, "is unauthorised to use project id=")
+	simtesting.WantAPIError(t, err, 531, `Account [{"uuid":`)
+	simtesting.WantAPIError(t, err, 531, `"accountName":"bob"`)
+	simtesting.WantAPIError(t, err, 531, "is unauthorised to use project id=")
 	add := e.bob.Project.NewAddAccountToProjectParams(e.project.Id)
 	add.SetAccount("bob")
 	_, err = e.bob.Project.AddAccountToProject(add)
-	wantAPIError(t, err, 531, "can't modify project")
+	simtesting.WantAPIError(t, err, 531, "can't modify project")
 	add.SetAccount("nobody")
 	_, err = e.alice.Project.AddAccountToProject(add)
-	wantAPIError(t, err, 431, "Unable to find account name=nobody in specified domain id")
+	simtesting.WantAPIError(t, err, 431, "Unable to find account name=nobody in specified domain id")
 
 	// checkProjectNetworkPermissions: a project's network serves its
 	// members' own VMs too, and nobody else's.
 	pnet := e.projectNetwork(t, e.alice, e.project.Id, "shared-by-members")
-	dp := e.bob.VirtualMachine.NewDeployVirtualMachineParams(e.small, e.template, e.zone)
+	dp := e.bob.VirtualMachine.NewDeployVirtualMachineParams(e.Small, e.Template, e.Zone)
 	dp.SetNetworkids([]string{pnet.Id})
 	_, err = e.bob.VirtualMachine.DeployVirtualMachine(dp)
-	wantAPIError(t, err, 531, "Unable to use network with id= "+pnet.Id+", permission denied")
+	simtesting.WantAPIError(t, err, 531, "Unable to use network with id= "+pnet.Id+", permission denied")
 	if _, err := e.alice.VirtualMachine.DeployVirtualMachine(dp); err != nil {
 		t.Fatalf("a member's own VM on the project's network: %v", err)
 	}
@@ -257,8 +259,8 @@ func TestProjectMembershipIsChecked(t *testing.T) {
 // calls, a row created in a project is listed with its projectid (and
 // -1) and not without, even with listall.
 func TestProjectScopesEveryListTheCPIUses(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	cs := e.cs
+	e := newVMEnv(t, simulator.Options{})
+	cs := e.CS
 	prj, err := cs.Project.CreateProject(cs.Project.NewCreateProjectParams("scoped", "scoped"))
 	if err != nil {
 		t.Fatal(err)
@@ -286,11 +288,11 @@ func TestProjectScopesEveryListTheCPIUses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("createSSHKeyPair: %v", err)
 	}
-	dp := e.params("pvm")
+	dp := e.Params("pvm")
 	dp.SetNetworkids([]string{pnet.Id})
 	dp.SetProjectid(prj.Id)
 	dp.SetKeypair("pkey")
-	vm := e.deploy(t, dp)
+	vm := e.Deploy(t, dp)
 	if _, err := cs.Resourcetags.CreateTags(cs.Resourcetags.NewCreateTagsParams([]string{vm.Id}, "UserVm", map[string]string{"k": "v"})); err != nil {
 		t.Fatalf("createTags: %v", err)
 	}
@@ -399,11 +401,11 @@ func TestProjectScopesEveryListTheCPIUses(t *testing.T) {
 // offering in a project.
 func (e *vmEnv) projectNetwork(t *testing.T, cs *cloudstack.CloudStackClient, projectID, name string) *cloudstack.CreateNetworkResponse {
 	t.Helper()
-	own, _, err := e.cs.Network.GetNetworkByID(e.net)
+	own, _, err := e.CS.Network.GetNetworkByID(e.Net)
 	if err != nil {
 		t.Fatal(err)
 	}
-	np := cs.Network.NewCreateNetworkParams(name, own.Networkofferingid, e.zone)
+	np := cs.Network.NewCreateNetworkParams(name, own.Networkofferingid, e.Zone)
 	np.SetProjectid(projectID)
 	n, err := cs.Network.CreateNetwork(np)
 	if err != nil {

@@ -1,32 +1,27 @@
-package simulator
+package simulator_test
 
 import (
 	"encoding/json"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
-// asUser calls a command signed with a tenant's keys.
-func (s *testSim) asUser(key, secret string, params map[string]string) response {
-	s.t.Helper()
-	return s.get(signed(v3(params, 10*time.Minute), key, secret))
-}
-
-func (s *testSim) isolatedOffering(t *testing.T) string {
+func isolatedOffering(t *testing.T, s *simtesting.Sim) string {
 	t.Helper()
-	return items(t, s.call(map[string]string{"command": "listNetworkOfferings",
-		"name": "DefaultIsolatedNetworkOfferingWithSourceNatService"}).inner(t, "listnetworkofferingsresponse"),
+	return simtesting.Items(t, s.Call(map[string]string{"command": "listNetworkOfferings",
+		"name": "DefaultIsolatedNetworkOfferingWithSourceNatService"}).Inner(t, "listnetworkofferingsresponse"),
 		"networkoffering")[0]["id"].(string)
 }
 
 // publicNetwork is the zone's public network as the root admin lists it
 // with issystem=true.
-func (s *testSim) publicNetwork(t *testing.T) map[string]any {
+func publicNetwork(t *testing.T, s *simtesting.Sim) map[string]any {
 	t.Helper()
-	nets := items(t, s.call(map[string]string{"command": "listNetworks", "issystem": "true"}).
-		inner(t, "listnetworksresponse"), "network")
+	nets := simtesting.Items(t, s.Call(map[string]string{"command": "listNetworks", "issystem": "true"}).
+		Inner(t, "listnetworksresponse"), "network")
 	if len(nets) != 1 {
 		t.Fatalf("system networks = %v", nets)
 	}
@@ -38,8 +33,8 @@ func (s *testSim) publicNetwork(t *testing.T) map[string]any {
 // the System-Public-Network offering, owned by the system account, which
 // listNetworks shows only to a root admin asking issystem=true.
 func TestZonePublicNetworkAsCloudStackKeepsIt(t *testing.T) {
-	s := startSim(t, Options{})
-	pub := s.publicNetwork(t)
+	s := simtesting.Start(t, simulator.Options{})
+	pub := publicNetwork(t, s)
 	if pub["traffictype"] != "Public" || pub["issystem"] != true || pub["state"] != "Setup" ||
 		pub["networkofferingname"] != "System-Public-Network" || pub["account"] != "system" ||
 		pub["canusefordeploy"] != false || pub["broadcastdomaintype"] != "Vlan" {
@@ -53,25 +48,25 @@ func TestZonePublicNetworkAsCloudStackKeepsIt(t *testing.T) {
 	id := pub["id"].(string)
 	// Not among the guest networks, for the admin or for a tenant asking
 	// issystem=true (reset to false for a non-root caller).
-	for _, n := range items(t, s.call(map[string]string{"command": "listNetworks"}).inner(t, "listnetworksresponse"), "network") {
+	for _, n := range simtesting.Items(t, s.Call(map[string]string{"command": "listNetworks"}).Inner(t, "listnetworksresponse"), "network") {
 		if n["id"] == id {
 			t.Fatal("the public network is listed without issystem=true")
 		}
 	}
-	if body := s.call(map[string]string{"command": "listNetworks", "id": id}).inner(t, "listnetworksresponse"); len(body) != 0 {
+	if body := s.Call(map[string]string{"command": "listNetworks", "id": id}).Inner(t, "listnetworksresponse"); len(body) != 0 {
 		t.Fatalf("listNetworks id=<public network> without issystem = %v", body)
 	}
 	key, secret := newAccount(t, s, "tenant", 0)
-	for _, n := range items(t, s.asUser(key, secret, map[string]string{"command": "listNetworks", "issystem": "true"}).
-		inner(t, "listnetworksresponse"), "network") {
+	for _, n := range simtesting.Items(t, s.As(key, secret, map[string]string{"command": "listNetworks", "issystem": "true"}).
+		Inner(t, "listnetworksresponse"), "network") {
 		if n["id"] == id {
 			t.Fatal("a tenant lists the public network")
 		}
 	}
-	s.call(map[string]string{"command": "listNetworks", "issystem": "true", "account": "admin"}).wantError(t,
+	s.Call(map[string]string{"command": "listNetworks", "issystem": "true", "account": "admin"}).WantError(t,
 		"listnetworksresponse", 431, 4350, "System network belongs to system, account and domainId parameters can't be specified")
 	// The public range belongs to it (vlan.network_id), with no owner.
-	r := items(t, s.call(map[string]string{"command": "listVlanIpRanges"}).inner(t, "listvlaniprangesresponse"), "vlaniprange")[0]
+	r := simtesting.Items(t, s.Call(map[string]string{"command": "listVlanIpRanges"}).Inner(t, "listvlaniprangesresponse"), "vlaniprange")[0]
 	if r["networkid"] != id || r["domainid"] != nil || r["provider"] != nil {
 		t.Fatalf("public range = %v", r)
 	}
@@ -81,14 +76,14 @@ func TestZonePublicNetworkAsCloudStackKeepsIt(t *testing.T) {
 // zone's public network to everyone (no networkname: it has none) and the
 // VLAN range only in the root admin's Full view.
 func TestPublicAddressNetworkAndVLANByView(t *testing.T) {
-	s := startSim(t, Options{})
-	public := s.publicNetwork(t)["id"]
+	s := simtesting.Start(t, simulator.Options{})
+	public := publicNetwork(t, s)["id"]
 	key, secret := newAccount(t, s, "tenant", 0)
-	net := s.asUser(key, secret, map[string]string{"command": "createNetwork", "name": "t", "displaytext": "t",
-		"networkofferingid": s.isolatedOffering(t), "zoneid": zoneID(t, s, "Sandbox-simulator")}).
-		inner(t, "createnetworkresponse")["network"].(map[string]any)
-	job := s.asUser(key, secret, map[string]string{"command": "associateIpAddress", "networkid": net["id"].(string)}).
-		inner(t, "associateipaddressresponse")["jobid"].(string)
+	net := s.As(key, secret, map[string]string{"command": "createNetwork", "name": "t", "displaytext": "t",
+		"networkofferingid": isolatedOffering(t, s), "zoneid": zoneID(t, s, "Sandbox-simulator")}).
+		Inner(t, "createnetworkresponse")["network"].(map[string]any)
+	job := s.As(key, secret, map[string]string{"command": "associateIpAddress", "networkid": net["id"].(string)}).
+		Inner(t, "associateipaddressresponse")["jobid"].(string)
 	ip := waitJob(t, s, job)["jobresult"].(map[string]any)["ipaddress"].(map[string]any)
 	check := func(who string, row map[string]any, full bool) {
 		t.Helper()
@@ -111,9 +106,9 @@ func TestPublicAddressNetworkAndVLANByView(t *testing.T) {
 	// The job ran as the tenant's: the Restricted view.
 	check("tenant's associateIpAddress", ip, false)
 	list := map[string]string{"command": "listPublicIpAddresses", "id": ip["id"].(string)}
-	check("tenant's listPublicIpAddresses", items(t, s.asUser(key, secret, list).inner(t, "listpublicipaddressesresponse"),
+	check("tenant's listPublicIpAddresses", simtesting.Items(t, s.As(key, secret, list).Inner(t, "listpublicipaddressesresponse"),
 		"publicipaddress")[0], false)
-	check("admin's listPublicIpAddresses", items(t, s.call(list).inner(t, "listpublicipaddressesresponse"),
+	check("admin's listPublicIpAddresses", simtesting.Items(t, s.Call(list).Inner(t, "listpublicipaddressesresponse"),
 		"publicipaddress")[0], true)
 }
 
@@ -121,8 +116,8 @@ func TestPublicAddressNetworkAndVLANByView(t *testing.T) {
 // network was kept gets it at start, and its ranges their network_id.
 func TestOlderStateGainsItsPublicNetwork(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	first := startSim(t, Options{StatePath: path})
-	if err := first.srv.Close(); err != nil {
+	first := simtesting.Start(t, simulator.Options{StatePath: path})
+	if err := first.Srv.Close(); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -139,9 +134,9 @@ func TestOlderStateGainsItsPublicNetwork(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := startSim(t, Options{StatePath: path})
-	pub := s.publicNetwork(t)
-	r := items(t, s.call(map[string]string{"command": "listVlanIpRanges"}).inner(t, "listvlaniprangesresponse"), "vlaniprange")[0]
+	s := simtesting.Start(t, simulator.Options{StatePath: path})
+	pub := publicNetwork(t, s)
+	r := simtesting.Items(t, s.Call(map[string]string{"command": "listVlanIpRanges"}).Inner(t, "listvlaniprangesresponse"), "vlaniprange")[0]
 	if r["networkid"] != pub["id"] {
 		t.Fatalf("range networkid %v, public network %v", r["networkid"], pub["id"])
 	}
@@ -152,8 +147,8 @@ func TestOlderStateGainsItsPublicNetwork(t *testing.T) {
 // offering (createNetworkOffering's defaults: a shared LB, per-account
 // source NAT, no redundant router).
 func TestNetworkServiceCapabilities(t *testing.T) {
-	s := startSim(t, Options{})
-	n := items(t, s.call(map[string]string{"command": "listNetworks"}).inner(t, "listnetworksresponse"), "network")[0]
+	s := simtesting.Start(t, simulator.Options{})
+	n := simtesting.Items(t, s.Call(map[string]string{"command": "listNetworks"}).Inner(t, "listnetworksresponse"), "network")[0]
 	caps := map[string]map[string]map[string]any{}
 	for _, svc := range n["service"].([]any) {
 		sv := svc.(map[string]any)

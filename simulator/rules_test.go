@@ -1,7 +1,9 @@
-package simulator
+package simulator_test
 
 import (
 	"fmt"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"strings"
 	"testing"
 	"time"
@@ -13,16 +15,16 @@ import (
 // associate takes a public address for the seeded network.
 func (e *vmEnv) associate(t *testing.T) *cloudstack.AssociateIpAddressResponse {
 	t.Helper()
-	return e.associateTo(t, e.net)
+	return e.associateTo(t, e.Net)
 }
 
 func (e *vmEnv) firewallRules(t *testing.T, ipID string) []*cloudstack.FirewallRule {
 	t.Helper()
-	p := e.cs.Firewall.NewListFirewallRulesParams()
+	p := e.CS.Firewall.NewListFirewallRulesParams()
 	if ipID != "" {
 		p.SetIpaddressid(ipID)
 	}
-	l, err := e.cs.Firewall.ListFirewallRules(p)
+	l, err := e.CS.Firewall.ListFirewallRules(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func (e *vmEnv) firewallRules(t *testing.T, ipID string) []*cloudstack.FirewallR
 }
 
 func (e *vmEnv) fwParams(ipID, proto string, start, end int) *cloudstack.CreateFirewallRuleParams {
-	p := e.cs.Firewall.NewCreateFirewallRuleParams(ipID, proto)
+	p := e.CS.Firewall.NewCreateFirewallRuleParams(ipID, proto)
 	p.SetStartport(start)
 	p.SetEndport(end)
 	return p
@@ -43,15 +45,15 @@ func (e *vmEnv) fwParams(ipID, proto string, start, end int) *cloudstack.CreateF
 // job result, for answers cloudstack-go cannot decode.
 func (e *vmEnv) rawAsync(t *testing.T, params map[string]string) map[string]any {
 	t.Helper()
-	r := e.call(params)
-	inner := r.inner(t, strings.ToLower(params["command"])+"response")
+	r := e.Call(params)
+	inner := r.Inner(t, strings.ToLower(params["command"])+"response")
 	jobID, _ := inner["jobid"].(string)
 	if jobID == "" {
-		t.Fatalf("%s: no job: %s", params["command"], r.raw)
+		t.Fatalf("%s: no job: %s", params["command"], r.Raw)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		q := e.call(map[string]string{"command": "queryAsyncJobResult", "jobid": jobID}).inner(t, "queryasyncjobresultresponse")
+		q := e.Call(map[string]string{"command": "queryAsyncJobResult", "jobid": jobID}).Inner(t, "queryasyncjobresultresponse")
 		if q["jobstatus"].(float64) != 0 {
 			return q
 		}
@@ -62,45 +64,45 @@ func (e *vmEnv) rawAsync(t *testing.T, params map[string]string) map[string]any 
 }
 
 func TestFirewallRules(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	ip := e.associate(t)
 	if got := e.firewallRules(t, ""); len(got) != 0 {
 		t.Fatalf("rules before any: %+v", got)
 	}
-	ssh, err := e.cs.Firewall.CreateFirewallRule(e.fwParams(ip.Id, "TCP", 22, 22))
+	ssh, err := e.CS.Firewall.CreateFirewallRule(e.fwParams(ip.Id, "TCP", 22, 22))
 	if err != nil || ssh.Protocol != "tcp" || ssh.Startport != 22 || ssh.Endport != 22 || ssh.Cidrlist != "0.0.0.0/0" ||
-		ssh.Ipaddressid != ip.Id || ssh.Ipaddress != ip.Ipaddress || ssh.Networkid != e.net || ssh.State != "Active" ||
+		ssh.Ipaddressid != ip.Id || ssh.Ipaddress != ip.Ipaddress || ssh.Networkid != e.Net || ssh.State != "Active" ||
 		ssh.Traffictype != "Ingress" || !ssh.Fordisplay {
 		t.Fatalf("createFirewallRule = %+v, %v", ssh, err)
 	}
 	if !e.hasRules(t, ip.Id) || e.hasRules(t, e.publicIPs(t, nil)[0].Id) {
 		t.Fatal("hasrules is not true for exactly the address with a rule")
 	}
-	ping := e.cs.Firewall.NewCreateFirewallRuleParams(ip.Id, "icmp")
-	icmp, err := e.cs.Firewall.CreateFirewallRule(ping)
+	ping := e.CS.Firewall.NewCreateFirewallRuleParams(ip.Id, "icmp")
+	icmp, err := e.CS.Firewall.CreateFirewallRule(ping)
 	if err != nil || icmp.Icmptype != -1 || icmp.Icmpcode != -1 || icmp.Startport != 0 {
 		t.Fatalf("icmp rule = %+v, %v", icmp, err)
 	}
-	_, err = e.cs.Firewall.CreateFirewallRule(ping)
-	wantAPIError(t, err, 431, "New rule conflicts with existing rule: Rule[")
+	_, err = e.CS.Firewall.CreateFirewallRule(ping)
+	simtesting.WantAPIError(t, err, 431, "New rule conflicts with existing rule: Rule[")
 	web := e.fwParams(ip.Id, "tcp", 20, 30)
-	_, err = e.cs.Firewall.CreateFirewallRule(web)
-	wantAPIError(t, err, 537, "The range specified, 20-30, conflicts with rule Rule[1-Firewall-Active] which has 22-22")
+	_, err = e.CS.Firewall.CreateFirewallRule(web)
+	simtesting.WantAPIError(t, err, 537, "The range specified, 20-30, conflicts with rule Rule[1-Firewall-Active] which has 22-22")
 	web.SetCidrlist([]string{"10.0.0.0/8"})
-	if _, err := e.cs.Firewall.CreateFirewallRule(web); err != nil {
+	if _, err := e.CS.Firewall.CreateFirewallRule(web); err != nil {
 		t.Fatalf("another CIDR does not conflict: %v", err)
 	}
-	if _, err := e.cs.Firewall.CreateFirewallRule(e.fwParams(ip.Id, "udp", 22, 22)); err != nil {
+	if _, err := e.CS.Firewall.CreateFirewallRule(e.fwParams(ip.Id, "udp", 22, 22)); err != nil {
 		t.Fatalf("another protocol does not conflict: %v", err)
 	}
 	hidden := e.fwParams(ip.Id, "udp", 1000, 1000)
 	hidden.SetFordisplay(false)
-	if _, err := e.cs.Firewall.CreateFirewallRule(hidden); err != nil {
+	if _, err := e.CS.Firewall.CreateFirewallRule(hidden); err != nil {
 		t.Fatal(err)
 	}
-	onlyHidden := e.cs.Firewall.NewListFirewallRulesParams()
+	onlyHidden := e.CS.Firewall.NewListFirewallRulesParams()
 	onlyHidden.SetFordisplay(false)
-	if l, err := e.cs.Firewall.ListFirewallRules(onlyHidden); err != nil || l.Count != 1 || l.FirewallRules[0].Fordisplay {
+	if l, err := e.CS.Firewall.ListFirewallRules(onlyHidden); err != nil || l.Count != 1 || l.FirewallRules[0].Fordisplay {
 		t.Fatalf("fordisplay=false rules = %+v, %v", l, err)
 	}
 
@@ -117,42 +119,42 @@ func TestFirewallRules(t *testing.T) {
 		{withICMP(e.fwParams(ip.Id, "tcp", 1, 2)), 431, "Can specify icmpCode and icmpType for ICMP protocol only"},
 		{withCIDR(e.fwParams(ip.Id, "tcp", 1, 2), "10.0.0.0/33"), 431, "Source CIDRs formatting error 10.0.0.0/33"},
 	} {
-		_, err := e.cs.Firewall.CreateFirewallRule(c.p)
-		wantAPIError(t, err, c.code, c.text)
+		_, err := e.CS.Firewall.CreateFirewallRule(c.p)
+		simtesting.WantAPIError(t, err, c.code, c.text)
 	}
 
 	rules := e.firewallRules(t, ip.Id)
 	if len(rules) != 4 || rules[0].Protocol != "udp" || rules[3].Id != ssh.Id {
 		t.Fatalf("rules newest first = %+v", rules)
 	}
-	free := e.cs.Firewall.NewListFirewallRulesParams()
+	free := e.CS.Firewall.NewListFirewallRulesParams()
 	free.SetIpaddressid(e.freeIP(t))
-	_, err = e.cs.Firewall.ListFirewallRules(free)
-	wantAPIError(t, err, 431, "not ready for firewall rules yet")
+	_, err = e.CS.Firewall.ListFirewallRules(free)
+	simtesting.WantAPIError(t, err, 431, "not ready for firewall rules yet")
 
-	tag := e.cs.Resourcetags.NewCreateTagsParams([]string{ssh.Id}, "FirewallRule", map[string]string{"svc": "ssh"})
-	if _, err := e.cs.Resourcetags.CreateTags(tag); err != nil {
+	tag := e.CS.Resourcetags.NewCreateTagsParams([]string{ssh.Id}, "FirewallRule", map[string]string{"svc": "ssh"})
+	if _, err := e.CS.Resourcetags.CreateTags(tag); err != nil {
 		t.Fatal(err)
 	}
-	tagged := e.cs.Firewall.NewListFirewallRulesParams()
+	tagged := e.CS.Firewall.NewListFirewallRulesParams()
 	tagged.SetTags(map[string]string{"svc": "ssh"})
-	if l, err := e.cs.Firewall.ListFirewallRules(tagged); err != nil || l.Count != 1 || l.FirewallRules[0].Id != ssh.Id ||
+	if l, err := e.CS.Firewall.ListFirewallRules(tagged); err != nil || l.Count != 1 || l.FirewallRules[0].Id != ssh.Id ||
 		len(l.FirewallRules[0].Tags) != 1 {
 		t.Fatalf("tagged firewall rules = %+v, %v", l, err)
 	}
-	if _, err := e.cs.Firewall.DeleteFirewallRule(e.cs.Firewall.NewDeleteFirewallRuleParams(ssh.Id)); err != nil {
+	if _, err := e.CS.Firewall.DeleteFirewallRule(e.CS.Firewall.NewDeleteFirewallRuleParams(ssh.Id)); err != nil {
 		t.Fatal(err)
 	}
-	if l, err := e.cs.Resourcetags.ListTags(e.cs.Resourcetags.NewListTagsParams()); err != nil || l.Count != 0 {
+	if l, err := e.CS.Resourcetags.ListTags(e.CS.Resourcetags.NewListTagsParams()); err != nil || l.Count != 0 {
 		t.Fatalf("tags of a deleted rule = %+v, %v", l, err)
 	}
-	_, err = e.cs.Firewall.DeleteFirewallRule(e.cs.Firewall.NewDeleteFirewallRuleParams(ssh.Id))
-	wantAPIError(t, err, 431, "Unable to find firewall rule by ID=1")
+	_, err = e.CS.Firewall.DeleteFirewallRule(e.CS.Firewall.NewDeleteFirewallRuleParams(ssh.Id))
+	simtesting.WantAPIError(t, err, 431, "Unable to find firewall rule by ID=1")
 	if got := e.firewallRules(t, ip.Id); len(got) != 3 {
 		t.Fatalf("%d rules after delete, want 3", len(got))
 	}
 	// Releasing the address removes its rules.
-	if _, err := e.cs.Address.DisassociateIpAddress(e.cs.Address.NewDisassociateIpAddressParams(ip.Id)); err != nil {
+	if _, err := e.CS.Address.DisassociateIpAddress(e.CS.Address.NewDisassociateIpAddressParams(ip.Id)); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.firewallRules(t, ""); len(got) != 0 {
@@ -163,7 +165,7 @@ func TestFirewallRules(t *testing.T) {
 // hasRules is an address's hasrules in listPublicIpAddresses.
 func (e *vmEnv) hasRules(t *testing.T, id string) bool {
 	t.Helper()
-	p := e.cs.Address.NewListPublicIpAddressesParams()
+	p := e.CS.Address.NewListPublicIpAddressesParams()
 	p.SetId(id)
 	l := e.publicIPs(t, p)
 	if len(l) != 1 {
@@ -185,7 +187,7 @@ func withCIDR(p *cloudstack.CreateFirewallRuleParams, cidr string) *cloudstack.C
 // freeIP is a public address nobody took.
 func (e *vmEnv) freeIP(t *testing.T) string {
 	t.Helper()
-	p := e.cs.Address.NewListPublicIpAddressesParams()
+	p := e.CS.Address.NewListPublicIpAddressesParams()
 	p.SetAllocatedonly(false)
 	p.SetState("Free")
 	l := e.publicIPs(t, p)
@@ -196,32 +198,32 @@ func (e *vmEnv) freeIP(t *testing.T) string {
 }
 
 func TestDeleteFirewallRuleOfAnotherPurpose(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	ip := e.associate(t)
 	lb := e.createLB(t, ip.Id, "web", 80)
-	_, err := e.cs.Firewall.DeleteFirewallRule(e.cs.Firewall.NewDeleteFirewallRuleParams(lb.Id))
-	wantJobError(t, err, 431, fmt.Sprintf("Unable to find %d having purpose [Firewall, Ipv6Firewall]", 1))
+	_, err := e.CS.Firewall.DeleteFirewallRule(e.CS.Firewall.NewDeleteFirewallRuleParams(lb.Id))
+	simtesting.WantJobError(t, err, 431, fmt.Sprintf("Unable to find %d having purpose [Firewall, Ipv6Firewall]", 1))
 }
 
 func TestIpForwardingRules(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	vm := e.deploy(t, e.params("cpivm-fwd"))
+	e := newVMEnv(t, simulator.Options{})
+	vm := e.Deploy(t, e.Params("cpivm-fwd"))
 	// What the production CloudStack CPI asks at the start of every delete_vm.
-	byVM := e.cs.NAT.NewListIpForwardingRulesParams()
+	byVM := e.CS.NAT.NewListIpForwardingRulesParams()
 	byVM.SetVirtualmachineid(vm.Id)
-	l, err := e.cs.NAT.ListIpForwardingRules(byVM)
+	l, err := e.CS.NAT.ListIpForwardingRules(byVM)
 	if err != nil || l.Count != 0 || len(l.IpForwardingRules) != 0 {
 		t.Fatalf("listIpForwardingRules without rules = %+v, %v", l, err)
 	}
-	free := e.cs.NAT.NewListIpForwardingRulesParams()
+	free := e.CS.NAT.NewListIpForwardingRulesParams()
 	free.SetIpaddressid(e.freeIP(t))
-	_, err = e.cs.NAT.ListIpForwardingRules(free)
-	wantAPIError(t, err, 431, "not ready for port forwarding rules yet")
+	_, err = e.CS.NAT.ListIpForwardingRules(free)
+	simtesting.WantAPIError(t, err, 431, "not ready for port forwarding rules yet")
 	ip := e.associate(t)
 	create := map[string]string{"command": "createIpForwardingRule", "ipaddressid": ip.Id, "protocol": "TCP", "startport": "22"}
-	_, err = e.cs.NAT.CreateIpForwardingRule(e.cs.NAT.NewCreateIpForwardingRuleParams(ip.Id, "tcp", 22))
-	wantAPIError(t, err, 537, "Can't do static nat on ip address: "+ip.Ipaddress)
-	if _, err := e.cs.NAT.EnableStaticNat(e.cs.NAT.NewEnableStaticNatParams(ip.Id, vm.Id)); err != nil {
+	_, err = e.CS.NAT.CreateIpForwardingRule(e.CS.NAT.NewCreateIpForwardingRuleParams(ip.Id, "tcp", 22))
+	simtesting.WantAPIError(t, err, 537, "Can't do static nat on ip address: "+ip.Ipaddress)
+	if _, err := e.CS.NAT.EnableStaticNat(e.CS.NAT.NewEnableStaticNatParams(ip.Id, vm.Id)); err != nil {
 		t.Fatal(err)
 	}
 	res := e.rawAsync(t, create)
@@ -234,7 +236,7 @@ func TestIpForwardingRules(t *testing.T) {
 	}
 	// IpForwardingRuleResponse's ipaddressid is a Long: cloudstack-go's
 	// string field cannot take it, on a real CloudStack as here.
-	_, err = e.cs.NAT.ListIpForwardingRules(byVM)
+	_, err = e.CS.NAT.ListIpForwardingRules(byVM)
 	if err == nil || !strings.Contains(err.Error(), "cannot unmarshal number") {
 		t.Fatalf("cloudstack-go decoding a numeric ipaddressid: %v", err)
 	}
@@ -242,7 +244,7 @@ func TestIpForwardingRules(t *testing.T) {
 	if len(fw) != 1 || fw[0].Startport != 22 || fw[0].Cidrlist != "0.0.0.0/0" || fw[0].State != "Active" {
 		t.Fatalf("opened firewall rule = %+v", fw)
 	}
-	again := e.call(create).inner(t, "createipforwardingruleresponse")
+	again := e.Call(create).Inner(t, "createipforwardingruleresponse")
 	if again["errorcode"] != 537.0 || !strings.Contains(again["errortext"].(string), "The range specified, 22-22, conflicts with rule Rule[") {
 		t.Fatalf("same ports again = %+v", again)
 	}
@@ -251,55 +253,55 @@ func TestIpForwardingRules(t *testing.T) {
 	if udp["jobstatus"].(float64) != 1 || len(e.firewallRules(t, ip.Id)) != 1 {
 		t.Fatalf("udp on the same ports = %+v", udp)
 	}
-	list := e.call(map[string]string{"command": "listIpForwardingRules", "virtualmachineid": vm.Id}).inner(t, "listipforwardingrulesresponse")
+	list := e.Call(map[string]string{"command": "listIpForwardingRules", "virtualmachineid": vm.Id}).Inner(t, "listipforwardingrulesresponse")
 	if list["count"] != 2.0 {
 		t.Fatalf("listIpForwardingRules = %+v", list)
 	}
 	ruleID := rule["id"].(string)
-	if _, err := e.cs.NAT.DeleteIpForwardingRule(e.cs.NAT.NewDeleteIpForwardingRuleParams(ruleID)); err != nil {
+	if _, err := e.CS.NAT.DeleteIpForwardingRule(e.CS.NAT.NewDeleteIpForwardingRuleParams(ruleID)); err != nil {
 		t.Fatal(err)
 	}
 	if fw := e.firewallRules(t, ip.Id); len(fw) != 0 {
 		t.Fatalf("the related firewall rule stays: %+v", fw)
 	}
-	_, err = e.cs.NAT.DeleteIpForwardingRule(e.cs.NAT.NewDeleteIpForwardingRuleParams(ruleID))
-	wantAPIError(t, err, 431, "Unable to find static NAT rule by ID: 1")
+	_, err = e.CS.NAT.DeleteIpForwardingRule(e.CS.NAT.NewDeleteIpForwardingRuleParams(ruleID))
+	simtesting.WantAPIError(t, err, 431, "Unable to find static NAT rule by ID: 1")
 	// Disabling static NAT revokes the address's rules.
-	if _, err := e.cs.NAT.DisableStaticNat(e.cs.NAT.NewDisableStaticNatParams(ip.Id)); err != nil {
+	if _, err := e.CS.NAT.DisableStaticNat(e.CS.NAT.NewDisableStaticNatParams(ip.Id)); err != nil {
 		t.Fatal(err)
 	}
-	if l, err := e.cs.NAT.ListIpForwardingRules(e.cs.NAT.NewListIpForwardingRulesParams()); err != nil || l.Count != 0 {
+	if l, err := e.CS.NAT.ListIpForwardingRules(e.CS.NAT.NewListIpForwardingRulesParams()); err != nil || l.Count != 0 {
 		t.Fatalf("rules after disableStaticNat = %+v, %v", l, err)
 	}
 	cidr := map[string]string{"command": "createIpForwardingRule", "ipaddressid": ip.Id, "protocol": "tcp", "startport": "1",
 		"cidrlist": "10.0.0.0/8"}
-	e.call(cidr).wantError(t, "createipforwardingruleresponse", 431, 4350,
+	e.Call(cidr).WantError(t, "createipforwardingruleresponse", 431, 4350,
 		"Parameter cidrList is deprecated; if you need to open firewall rule for the specific CIDR, please refer to createFirewallRule command")
 }
 
 // internalIPID is an address's database id.
 func (e *vmEnv) internalIPID(t *testing.T, id string) int64 {
 	t.Helper()
-	e.srv.Mu.Lock()
-	defer e.srv.Mu.Unlock()
-	ip, _ := model.ByID(e.srv.State.PublicIPs, id)
+	e.Srv.Mu.Lock()
+	defer e.Srv.Mu.Unlock()
+	ip, _ := model.ByID(e.Srv.State.PublicIPs, id)
 	return ip.InternalID
 }
 
 func TestExpungeRemovesStaticNATRules(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	vm := e.deploy(t, e.params("cpivm-nat-expunge"))
+	e := newVMEnv(t, simulator.Options{})
+	vm := e.Deploy(t, e.Params("cpivm-nat-expunge"))
 	ip := e.associate(t)
-	if _, err := e.cs.NAT.EnableStaticNat(e.cs.NAT.NewEnableStaticNatParams(ip.Id, vm.Id)); err != nil {
+	if _, err := e.CS.NAT.EnableStaticNat(e.CS.NAT.NewEnableStaticNatParams(ip.Id, vm.Id)); err != nil {
 		t.Fatal(err)
 	}
 	e.rawAsync(t, map[string]string{"command": "createIpForwardingRule", "ipaddressid": ip.Id, "protocol": "tcp", "startport": "80"})
-	d := e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)
+	d := e.CS.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)
 	d.SetExpunge(true)
-	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(d); err != nil {
+	if _, err := e.CS.VirtualMachine.DestroyVirtualMachine(d); err != nil {
 		t.Fatal(err)
 	}
-	l, err := e.cs.NAT.ListIpForwardingRules(e.cs.NAT.NewListIpForwardingRulesParams())
+	l, err := e.CS.NAT.ListIpForwardingRules(e.CS.NAT.NewListIpForwardingRulesParams())
 	if err != nil || l.Count != 0 || len(e.firewallRules(t, ip.Id)) != 0 {
 		t.Fatalf("rules of an expunged VM = %+v, %v", l, err)
 	}

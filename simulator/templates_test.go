@@ -1,7 +1,9 @@
-package simulator
+package simulator_test
 
 import (
 	"encoding/json"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -100,9 +102,9 @@ func bzipped(t *testing.T, data []byte) []byte {
 }
 
 // zoneID is the seeded zone's (or another named zone's) id.
-func zoneID(t *testing.T, s *testSim, name string) string {
+func zoneID(t *testing.T, s *simtesting.Sim, name string) string {
 	t.Helper()
-	cs := s.client()
+	cs := s.Client()
 	zones, err := cs.Zone.ListZones(cs.Zone.NewListZonesParams())
 	if err != nil {
 		t.Fatal(err)
@@ -116,9 +118,9 @@ func zoneID(t *testing.T, s *testSim, name string) string {
 	return ""
 }
 
-func osTypeID(t *testing.T, s *testSim) string {
+func osTypeID(t *testing.T, s *simtesting.Sim) string {
 	t.Helper()
-	cs := s.client()
+	cs := s.Client()
 	types, err := cs.GuestOS.ListOsTypes(cs.GuestOS.NewListOsTypesParams())
 	if err != nil || len(types.OsTypes) == 0 {
 		t.Fatalf("listOsTypes: %v", err)
@@ -127,9 +129,9 @@ func osTypeID(t *testing.T, s *testSim) string {
 }
 
 // registerURL registers a template through cloudstack-go and returns its id.
-func registerURL(t *testing.T, s *testSim, name, format, url string, zones ...string) string {
+func registerURL(t *testing.T, s *simtesting.Sim, name, format, url string, zones ...string) string {
 	t.Helper()
-	cs := s.client()
+	cs := s.Client()
 	p := cs.Template.NewRegisterTemplateParams(name, format, "XenServer", name, url)
 	p.SetZoneids(zones)
 	p.SetOstypeid(osTypeID(t, s))
@@ -144,9 +146,9 @@ func registerURL(t *testing.T, s *testSim, name, format, url string, zones ...st
 }
 
 // listTemplate lists one template's rows through cloudstack-go.
-func listTemplate(t *testing.T, s *testSim, id string) []*cloudstack.Template {
+func listTemplate(t *testing.T, s *simtesting.Sim, id string) []*cloudstack.Template {
 	t.Helper()
-	cs := s.client()
+	cs := s.Client()
 	p := cs.Template.NewListTemplatesParams("all")
 	p.SetId(id)
 	r, err := cs.Template.ListTemplates(p)
@@ -158,7 +160,7 @@ func listTemplate(t *testing.T, s *testSim, id string) []*cloudstack.Template {
 
 // waitTemplate polls until the template's copy in the zone satisfies done
 // and returns the statuses seen on the way.
-func waitTemplate(t *testing.T, s *testSim, id, zone string, done func(*cloudstack.Template) bool) (*cloudstack.Template, []string) {
+func waitTemplate(t *testing.T, s *simtesting.Sim, id, zone string, done func(*cloudstack.Template) bool) (*cloudstack.Template, []string) {
 	t.Helper()
 	var seen []string
 	deadline := time.Now().Add(10 * time.Second)
@@ -185,14 +187,14 @@ func settled(row *cloudstack.Template) bool {
 }
 
 func TestRegisterTemplateDownloadsWithProgress(t *testing.T) {
-	s := startSim(t, Options{AllowLoopbackURLs: true, TemplateLatency: 150 * time.Millisecond})
+	s := simtesting.Start(t, simulator.Options{AllowLoopbackURLs: true, TemplateLatency: 150 * time.Millisecond})
 	images := newImageServer(t)
 	img := bzipped(t, paddedVHD(1<<30, 512<<10))
 	url := images.add("/stemcells/image.vhd.bz2", img)
 	gate := images.gate("/stemcells/image.vhd.bz2")
 	zone := zoneID(t, s, "Sandbox-simulator")
 
-	cs := s.client()
+	cs := s.Client()
 	p := cs.Template.NewRegisterTemplateParams("bosh stemcell", "vhd", "xenserver", "bosh-stemcell", url)
 	p.SetZoneid(zone)
 	p.SetOstypeid(osTypeID(t, s))
@@ -251,7 +253,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestRegisterTemplateRefusesBadInput(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	zone := zoneID(t, s, "Sandbox-simulator")
 	os := osTypeID(t, s)
 	base := map[string]string{"command": "registerTemplate", "name": "t", "displaytext": "t", "format": "VHD",
@@ -273,7 +275,7 @@ func TestRegisterTemplateRefusesBadInput(t *testing.T) {
 	const name = "registertemplateresponse"
 	cases := []struct {
 		params map[string]string
-		cs     int
+		CS     int
 		text   string
 	}{
 		{with("url", "http://127.0.0.1:8080/t.vhd.bz2"), 9999, "Illegal host specified in url"},
@@ -296,19 +298,19 @@ func TestRegisterTemplateRefusesBadInput(t *testing.T) {
 		{with("zoneid", "", "zoneids", "-1,"+zone), 9999, "Parameter zoneids cannot combine all zones (-1) option with other zones"},
 	}
 	for _, c := range cases {
-		s.call(c.params).wantError(t, name, 431, c.cs, c.text)
+		s.Call(c.params).WantError(t, name, 431, c.CS, c.text)
 	}
-	s.call(with("url", "")).wantError(t, name, 431, 9999, "Unable to execute API command registertemplate due to missing parameter url")
+	s.Call(with("url", "")).WantError(t, name, 431, 9999, "Unable to execute API command registertemplate due to missing parameter url")
 	long := "http://198.51.100.7/" + strings.Repeat("a", 2048) + ".vhd"
-	s.call(with("url", long)).wantError(t, name, 431, 9999,
+	s.Call(with("url", long)).WantError(t, name, 431, 9999,
 		"Unable to execute API command registertemplate due to invalid value. Value greater than max allowed length 2048 for param: url")
-	if got := s.call(map[string]string{"command": "listTemplates", "templatefilter": "self"}).inner(t, "listtemplatesresponse"); len(got) != 0 {
+	if got := s.Call(map[string]string{"command": "listTemplates", "templatefilter": "self"}).Inner(t, "listtemplatesresponse"); len(got) != 0 {
 		t.Fatalf("refused registrations left templates: %v", got)
 	}
 }
 
 func TestRegisterTemplateDownloadFailures(t *testing.T) {
-	s := startSim(t, Options{AllowLoopbackURLs: true})
+	s := simtesting.Start(t, simulator.Options{AllowLoopbackURLs: true})
 	images := newImageServer(t)
 	zone := zoneID(t, s, "Sandbox-simulator")
 	vhd := testimages.VHD(64 << 20)
@@ -322,7 +324,7 @@ func TestRegisterTemplateDownloadFailures(t *testing.T) {
 	defer redirect.Close()
 
 	cases := []struct {
-		format, url, status string
+		format, url, Status string
 	}{
 		{"VHD", images.URL + "/missing.vhd.bz2", " HTTP Server returned 404 (expected 200 OK) "},
 		{"VHD", deadURL, "Failed to download template: Unable to establish connection with URL " + deadURL},
@@ -350,14 +352,14 @@ func TestRegisterTemplateDownloadFailures(t *testing.T) {
 		row, _ := waitTemplate(t, s, ids[i], zone, func(r *cloudstack.Template) bool {
 			return r.Status != "" && !strings.HasSuffix(r.Status, "Downloaded") && r.Status != "Installing Template"
 		})
-		if row.Isready || row.Status != c.status {
-			t.Errorf("%s: isready %v, status %q\nwant %q", c.url, row.Isready, row.Status, c.status)
+		if row.Isready || row.Status != c.Status {
+			t.Errorf("%s: isready %v, status %q\nwant %q", c.url, row.Isready, row.Status, c.Status)
 		}
 	}
 }
 
 func TestRegisterTemplateFormats(t *testing.T) {
-	s := startSim(t, Options{AllowLoopbackURLs: true})
+	s := simtesting.Start(t, simulator.Options{AllowLoopbackURLs: true})
 	images := newImageServer(t)
 	zone := zoneID(t, s, "Sandbox-simulator")
 	qcow := testimages.QCOW2(4 << 30)
@@ -384,7 +386,7 @@ func TestRegisterTemplateFormats(t *testing.T) {
 }
 
 func TestListTemplatesFiltersAndPaging(t *testing.T) {
-	s := startSim(t, Options{AllowLoopbackURLs: true, ExtraZones: []string{"Sandbox-simulator-2"}})
+	s := simtesting.Start(t, simulator.Options{AllowLoopbackURLs: true, ExtraZones: []string{"Sandbox-simulator-2"}})
 	images := newImageServer(t)
 	z1, z2 := zoneID(t, s, "Sandbox-simulator"), zoneID(t, s, "Sandbox-simulator-2")
 	vhd := images.add("/a.vhd", testimages.VHD(8<<20))
@@ -395,12 +397,12 @@ func TestListTemplatesFiltersAndPaging(t *testing.T) {
 
 	list := func(params map[string]string) (int, []string) {
 		params["command"] = "listTemplates"
-		body := s.call(params).inner(t, "listtemplatesresponse")
+		body := s.Call(params).Inner(t, "listtemplatesresponse")
 		var rows []string
-		for _, it := range items(t, body, "template") {
+		for _, it := range simtesting.Items(t, body, "template") {
 			rows = append(rows, it["name"].(string)+"@"+it["zonename"].(string))
 		}
-		return int(num(body["count"])), rows
+		return int(simtesting.Num(body["count"])), rows
 	}
 	builtin := template.BuiltinTemplateName + "@"
 	check := func(params map[string]string, wantCount int, want ...string) {
@@ -427,11 +429,11 @@ func TestListTemplatesFiltersAndPaging(t *testing.T) {
 	check(map[string]string{"templatefilter": "shared"}, 0) // VirtualMachineTemplate.TemplateFilter has shared and system
 	check(map[string]string{"templatefilter": "system"}, 0)
 
-	s.call(map[string]string{"command": "listTemplates", "templatefilter": "Featured"}).wantError(t, "listtemplatesresponse",
+	s.Call(map[string]string{"command": "listTemplates", "templatefilter": "Featured"}).WantError(t, "listtemplatesresponse",
 		431, 9999, "No enum constant com.cloud.template.VirtualMachineTemplate.TemplateFilter.Featured")
-	s.call(map[string]string{"command": "listTemplates"}).wantError(t, "listtemplatesresponse",
+	s.Call(map[string]string{"command": "listTemplates"}).WantError(t, "listtemplatesresponse",
 		431, 9999, "Unable to execute API command listtemplates due to missing parameter templatefilter")
-	s.call(map[string]string{"command": "listTemplates", "templatefilter": "all", "id": model.NewUUID()}).wantError(t, "listtemplatesresponse",
+	s.Call(map[string]string{"command": "listTemplates", "templatefilter": "all", "id": model.NewUUID()}).WantError(t, "listtemplatesresponse",
 		431, 9999, "") // an unknown template UUID
 }
 
@@ -439,7 +441,7 @@ func TestListTemplatesFiltersAndPaging(t *testing.T) {
 // every field of the registerTemplate answer cloudstack-go recorded from a
 // real CloudStack simulator, with the same JSON types.
 func TestTemplateJSONMatchesRecordedResponse(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(moduleDir(t, "github.com/apache/cloudstack-go/v2"), "test", "testdata", "TemplateService.json"))
+	b, err := os.ReadFile(filepath.Join(simtesting.ModuleDir(t, "github.com/apache/cloudstack-go/v2"), "test", "testdata", "TemplateService.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,9 +457,9 @@ func TestTemplateJSONMatchesRecordedResponse(t *testing.T) {
 	if err := json.Unmarshal(file["registerTemplate"], &recorded); err != nil {
 		t.Fatal(err)
 	}
-	s := startSim(t, Options{})
-	row := items(t, s.call(map[string]string{"command": "listTemplates", "templatefilter": "featured"}).
-		inner(t, "listtemplatesresponse"), "template")[0]
+	s := simtesting.Start(t, simulator.Options{})
+	row := simtesting.Items(t, s.Call(map[string]string{"command": "listTemplates", "templatefilter": "featured"}).
+		Inner(t, "listtemplatesresponse"), "template")[0]
 	var keys []string
 	for k := range recorded.R.Template[0] {
 		keys = append(keys, k)
@@ -497,14 +499,14 @@ func jsonKind(v any) string {
 }
 
 func TestDeleteTemplate(t *testing.T) {
-	s := startSim(t, Options{AllowLoopbackURLs: true, ExtraZones: []string{"Sandbox-simulator-2"}})
+	s := simtesting.Start(t, simulator.Options{AllowLoopbackURLs: true, ExtraZones: []string{"Sandbox-simulator-2"}})
 	images := newImageServer(t)
 	z1, z2 := zoneID(t, s, "Sandbox-simulator"), zoneID(t, s, "Sandbox-simulator-2")
 	id := registerURL(t, s, "doomed", "VHD", images.add("/d.vhd", testimages.VHD(8<<20)), z1, z2)
 	waitTemplate(t, s, id, z1, settled)
 	waitTemplate(t, s, id, z2, settled)
 
-	cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+	cs := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false)
 	p := cs.Template.NewDeleteTemplateParams(id)
 	p.SetZoneid(z2)
 	if r, err := cs.Template.DeleteTemplate(p); err != nil || !r.Success {
@@ -519,28 +521,28 @@ func TestDeleteTemplate(t *testing.T) {
 	if rows := listTemplate(t, s, id); len(rows) != 0 {
 		t.Fatalf("deleted template still listed: %+v", rows)
 	}
-	if s.srv.Xfer.ExistingImage(id, z1) != "" {
+	if s.Srv.Xfer.ExistingImage(id, z1) != "" {
 		t.Fatal("the deleted template's image is still on disk")
 	}
 
 	// The UUID still resolves: the request is accepted, the job fails.
-	start := s.call(map[string]string{"command": "deleteTemplate", "id": id}).inner(t, "deletetemplateresponse")
+	start := s.Call(map[string]string{"command": "deleteTemplate", "id": id}).Inner(t, "deletetemplateresponse")
 	job := waitJob(t, s, start["jobid"].(string))
 	res := job["jobresult"].(map[string]any)
 	var internal int64
-	s.srv.Mu.Lock()
-	tmpl, _ := model.ByID(s.srv.State.Templates, id)
+	s.Srv.Mu.Lock()
+	tmpl, _ := model.ByID(s.Srv.State.Templates, id)
 	internal = tmpl.InternalID
-	s.srv.Mu.Unlock()
-	if num(job["jobstatus"]) != 2 || num(job["jobresultcode"]) != 431 || res["errortext"] != "Unable to find Template with id "+strconv.FormatInt(internal, 10) ||
+	s.Srv.Mu.Unlock()
+	if simtesting.Num(job["jobstatus"]) != 2 || simtesting.Num(job["jobresultcode"]) != 431 || res["errortext"] != "Unable to find Template with id "+strconv.FormatInt(internal, 10) ||
 		job["jobinstancetype"] != "Template" || job["jobinstanceid"] != id {
 		t.Fatalf("second delete: %v", job)
 	}
 }
 
 func TestDeleteTemplateRefusals(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+	s := simtesting.Start(t, simulator.Options{})
+	cs := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false)
 	up := getUploadParams(t, s, "never-uploaded", "VHD")
 	_, err := cs.Template.DeleteTemplate(cs.Template.NewDeleteTemplateParams(up.Id))
 	if err == nil || !strings.Contains(err.Error(), "The template is either getting uploaded or it may be initiated shortly, please wait for it to be completed") {
@@ -548,10 +550,10 @@ func TestDeleteTemplateRefusals(t *testing.T) {
 	}
 	// A template in use by a VM.
 	builtin := listTemplatesBy(t, s, "featured")[0]
-	s.srv.Mu.Lock()
-	s.srv.State.VMs = append(s.srv.State.VMs, &model.VirtualMachine{ID: model.NewUUID(), InternalID: 3, InstanceName: "i-2-3-VM",
+	s.Srv.Mu.Lock()
+	s.Srv.State.VMs = append(s.Srv.State.VMs, &model.VirtualMachine{ID: model.NewUUID(), InternalID: 3, InstanceName: "i-2-3-VM",
 		TemplateID: builtin.Id, ZoneID: builtin.Zoneid, State: "Running"})
-	s.srv.Mu.Unlock()
+	s.Srv.Mu.Unlock()
 	_, err = cs.Template.DeleteTemplate(cs.Template.NewDeleteTemplateParams(builtin.Id))
 	if err == nil || !strings.Contains(err.Error(), "because there are [1] VM instances using it.") {
 		t.Fatalf("deleting a template in use: %v", err)
@@ -563,9 +565,9 @@ func TestDeleteTemplateRefusals(t *testing.T) {
 	}
 }
 
-func listTemplatesBy(t *testing.T, s *testSim, filter string) []*cloudstack.Template {
+func listTemplatesBy(t *testing.T, s *simtesting.Sim, filter string) []*cloudstack.Template {
 	t.Helper()
-	cs := s.client()
+	cs := s.Client()
 	r, err := cs.Template.ListTemplates(cs.Template.NewListTemplatesParams(filter))
 	if err != nil {
 		t.Fatal(err)
@@ -574,7 +576,7 @@ func listTemplatesBy(t *testing.T, s *testSim, filter string) []*cloudstack.Temp
 }
 
 func TestCopyTemplateToExtraZone(t *testing.T) {
-	s := startSim(t, Options{AllowLoopbackURLs: true, ExtraZones: []string{"Sandbox-simulator-2"},
+	s := simtesting.Start(t, simulator.Options{AllowLoopbackURLs: true, ExtraZones: []string{"Sandbox-simulator-2"},
 		TemplateLatency: 40 * time.Millisecond})
 	images := newImageServer(t)
 	z1, z2 := zoneID(t, s, "Sandbox-simulator"), zoneID(t, s, "Sandbox-simulator-2")
@@ -582,7 +584,7 @@ func TestCopyTemplateToExtraZone(t *testing.T) {
 	id := registerURL(t, s, "copied", "VHD", images.add("/c.vhd.bz2", bzipped(t, vhd)), z1)
 	first, _ := waitTemplate(t, s, id, z1, settled)
 
-	cs := s.client()
+	cs := s.Client()
 	p := cs.Template.NewCopyTemplateParams(id)
 	p.SetSourcezoneid(z1)
 	p.SetDestzoneid(z2)
@@ -599,7 +601,7 @@ func TestCopyTemplateToExtraZone(t *testing.T) {
 	}
 	job := waitJob(t, s, start.JobID)
 	result := job["jobresult"].(map[string]any)["template"].(map[string]any)
-	if num(job["jobstatus"]) != 1 || result["id"] != id || result["zoneid"] != z2 || job["jobinstanceid"] != id {
+	if simtesting.Num(job["jobstatus"]) != 1 || result["id"] != id || result["zoneid"] != z2 || job["jobinstanceid"] != id {
 		t.Fatalf("copy job = %v", job)
 	}
 	rows := listTemplate(t, s, id)
@@ -608,8 +610,8 @@ func TestCopyTemplateToExtraZone(t *testing.T) {
 	}
 
 	// Copying again is a no-op that succeeds, as in CloudStack.
-	again := s.call(map[string]string{"command": "copyTemplate", "id": id, "destzoneids": z2}).inner(t, "copytemplateresponse")
-	if j := waitJob(t, s, again["jobid"].(string)); num(j["jobstatus"]) != 1 {
+	again := s.Call(map[string]string{"command": "copyTemplate", "id": id, "destzoneids": z2}).Inner(t, "copytemplateresponse")
+	if j := waitJob(t, s, again["jobid"].(string)); simtesting.Num(j["jobstatus"]) != 1 {
 		t.Fatalf("copy to a zone that has it: %v", j)
 	}
 	// The builtin template copies without bytes on disk.
@@ -624,17 +626,17 @@ func TestCopyTemplateToExtraZone(t *testing.T) {
 		{map[string]string{"id": id}, 431, "Either destzoneid or destzoneids parameters have to be specified."},
 	} {
 		c.params["command"] = "copyTemplate"
-		j := waitJob(t, s, s.call(c.params).inner(t, "copytemplateresponse")["jobid"].(string))
+		j := waitJob(t, s, s.Call(c.params).Inner(t, "copytemplateresponse")["jobid"].(string))
 		res := j["jobresult"].(map[string]any)
-		if num(j["jobstatus"]) != 2 || int(num(res["errorcode"])) != c.code || !strings.HasPrefix(res["errortext"].(string), c.text) {
+		if simtesting.Num(j["jobstatus"]) != 2 || int(simtesting.Num(res["errorcode"])) != c.code || !strings.HasPrefix(res["errortext"].(string), c.text) {
 			t.Errorf("%v: %v", c.params, j)
 		}
 	}
 }
 
 func TestExtraZonesAndBuiltinTemplate(t *testing.T) {
-	s := startSim(t, Options{Hypervisor: "KVM", ExtraZones: []string{"Sandbox-simulator-2", "Sandbox-simulator-3"}})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{Hypervisor: "KVM", ExtraZones: []string{"Sandbox-simulator-2", "Sandbox-simulator-3"}})
+	cs := s.Client()
 	zones, err := cs.Zone.ListZones(cs.Zone.NewListZonesParams())
 	if err != nil || zones.Count != 3 {
 		t.Fatalf("zones = %+v, %v", zones, err)
@@ -657,19 +659,19 @@ func TestExtraZonesAndBuiltinTemplate(t *testing.T) {
 
 func TestTemplatesSurviveRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	s1 := startSim(t, Options{StatePath: path, AllowLoopbackURLs: true})
+	s1 := simtesting.Start(t, simulator.Options{StatePath: path, AllowLoopbackURLs: true})
 	images := newImageServer(t)
 	zone := zoneID(t, s1, "Sandbox-simulator")
 	id := registerURL(t, s1, "kept", "VHD", images.add("/k.vhd", testimages.VHD(8<<20)), zone)
 	waitTemplate(t, s1, id, zone, settled)
 	up := getUploadParams(t, s1, "upload-later", "VHD")
-	dir := filepath.Dir(s1.srv.Xfer.ExistingImage(id, zone))
-	s1.stop()
+	dir := filepath.Dir(s1.Srv.Xfer.ExistingImage(id, zone))
+	s1.Stop()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("image directory %s left behind: %v", dir, err)
 	}
 
-	s2 := startSim(t, Options{StatePath: path, ExtraZones: []string{"Sandbox-simulator-2"}})
+	s2 := simtesting.Start(t, simulator.Options{StatePath: path, ExtraZones: []string{"Sandbox-simulator-2"}})
 	if rows := listTemplate(t, s2, id); len(rows) != 1 || !rows[0].Isready {
 		t.Fatalf("template after restart = %+v", rows)
 	}
@@ -678,9 +680,9 @@ func TestTemplatesSurviveRestart(t *testing.T) {
 	}
 	// Upload parameters handed out before the restart are still valid: the
 	// signing key is part of the state.
-	target := s2.http.URL + "/upload/" + up.Id
+	target := s2.HTTP.URL + "/upload/" + up.Id
 	img := bzipped(t, testimages.VHD(8<<20))
-	if status, text := postImageTo(t, target, strings.TrimPrefix(s1.http.URL, "http://"), uploadHeaders(up), "image.vhd.bz2", img); status != 200 {
+	if status, text := postImageTo(t, target, strings.TrimPrefix(s1.HTTP.URL, "http://"), uploadHeaders(up), "image.vhd.bz2", img); status != 200 {
 		t.Fatalf("upload after restart: %d %s", status, text)
 	}
 }
@@ -688,17 +690,17 @@ func TestTemplatesSurviveRestart(t *testing.T) {
 // TestRegisterTemplateCompressionSuffixes: UriUtils.COMMPRESSION_FORMATS are
 // zip, bz2 and gz; xz is refused at API time.
 func TestRegisterTemplateCompressionSuffixes(t *testing.T) {
-	s := startSim(t, Options{AllowLoopbackURLs: true})
+	s := simtesting.Start(t, simulator.Options{AllowLoopbackURLs: true})
 	images := newImageServer(t)
 	zone := zoneID(t, s, "Sandbox-simulator")
-	register := func(path string) response {
-		return s.call(map[string]string{"command": "registerTemplate", "name": "c", "displaytext": "c", "format": "VHD",
+	register := func(path string) simtesting.Response {
+		return s.Call(map[string]string{"command": "registerTemplate", "name": "c", "displaytext": "c", "format": "VHD",
 			"hypervisor": "XenServer", "zoneid": zone, "ostypeid": osTypeID(t, s), "url": images.URL + path})
 	}
 	for _, ext := range []string{".vhd", ".vhd.zip", ".vhd.bz2", ".vhd.gz", ".VHD.GZ"} {
-		if r := register("/t" + ext); r.status != 200 {
-			t.Errorf("%s refused: %s", ext, r.raw)
+		if r := register("/t" + ext); r.Status != 200 {
+			t.Errorf("%s refused: %s", ext, r.Raw)
 		}
 	}
-	register("/t.vhd.xz").wantError(t, "registertemplateresponse", 431, 9999, "Please specify a valid vhd")
+	register("/t.vhd.xz").WantError(t, "registertemplateresponse", 431, 9999, "Please specify a valid vhd")
 }

@@ -1,6 +1,8 @@
-package simulator
+package simulator_test
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"io"
 	"net/http"
 	"net/url"
@@ -18,8 +20,8 @@ func downloadState(row *cloudstack.Template) string {
 	return row.Downloaddetails[0]["downloadState"]
 }
 
-func deleteTemplateErr(s *testSim, id string) error {
-	cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+func deleteTemplateErr(s *simtesting.Sim, id string) error {
+	cs := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false)
 	_, err := cs.Template.DeleteTemplate(cs.Template.NewDeleteTemplateParams(id))
 	return err
 }
@@ -29,7 +31,7 @@ const uploadPending = "The template is either getting uploaded or it may be init
 // TestUploadBecomesReadyOnTheMonitorsPoll: the SSVM accepts the bytes at
 // once, the template stays NotUploaded until the management server polls.
 func TestUploadBecomesReadyOnTheMonitorsPoll(t *testing.T) {
-	s := startSim(t, Options{UploadMonitorInterval: 400 * time.Millisecond})
+	s := simtesting.Start(t, simulator.Options{UploadMonitorInterval: 400 * time.Millisecond})
 	up := getUploadParams(t, s, "polled", "VHD")
 	vhd := paddedVHD(1<<30, 64<<10)
 	start := time.Now()
@@ -50,7 +52,7 @@ func TestUploadBecomesReadyOnTheMonitorsPoll(t *testing.T) {
 // upload.operation.timeout fails (UploadError), one that never started is
 // abandoned (UploadAbandoned); deleteTemplate refuses both until then.
 func TestUploadMonitorFailsAndAbandons(t *testing.T) {
-	s := startSim(t, Options{UploadMonitorInterval: 30 * time.Millisecond, UploadOperationTimeout: 1500 * time.Millisecond})
+	s := simtesting.Start(t, simulator.Options{UploadMonitorInterval: 30 * time.Millisecond, UploadOperationTimeout: 1500 * time.Millisecond})
 	idle := getUploadParams(t, s, "never-sent", "VHD")
 	slow := getUploadParams(t, s, "stalled", "VHD")
 	zone := listTemplate(t, s, slow.Id)[0].Zoneid
@@ -109,7 +111,7 @@ func TestUploadMonitorFailsAndAbandons(t *testing.T) {
 // TestRefusedUploadShowsUploadError: the SSVM's error text goes to the
 // uploader and an alert; listTemplates shows the template state.
 func TestRefusedUploadShowsUploadError(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	up := getUploadParams(t, s, "refused", "VHD")
 	vhd := paddedVHD(1<<30, 64<<10)
 	if status, _ := postImage(t, up, uploadHeaders(up), "i.vhd", vhd[:len(vhd)-700]); status != 500 {
@@ -133,7 +135,7 @@ func uploadEnded(r *cloudstack.Template) bool {
 // TestUploadSignatureCoversTheForwardedHost: HttpUploadServerHandler checks
 // the signature against https:// + x-forwarded-host.
 func TestUploadSignatureCoversTheForwardedHost(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	vhd := paddedVHD(1<<30, 64<<10)
 	up := getUploadParams(t, s, "proxied", "VHD")
 	u, _ := url.Parse(up.PostURL)

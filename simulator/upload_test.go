@@ -1,4 +1,4 @@
-package simulator
+package simulator_test
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"io"
 	"net/http"
 	"net/url"
@@ -23,9 +25,9 @@ import (
 )
 
 // getUploadParams registers a template for upload through cloudstack-go.
-func getUploadParams(t *testing.T, s *testSim, name, format string) *cloudstack.GetUploadParamsForTemplateResponse {
+func getUploadParams(t *testing.T, s *simtesting.Sim, name, format string) *cloudstack.GetUploadParamsForTemplateResponse {
 	t.Helper()
-	cs := s.client()
+	cs := s.Client()
 	p := cs.Template.NewGetUploadParamsForTemplateParams(name, format, "XenServer", name, zoneID(t, s, "Sandbox-simulator"))
 	p.SetOstypeid(osTypeID(t, s))
 	r, err := cs.Template.GetUploadParamsForTemplate(p)
@@ -89,19 +91,19 @@ func send(t *testing.T, target, host string, headers map[string]string, body io.
 }
 
 func TestGetUploadParamsThroughCloudStackGo(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	up := getUploadParams(t, s, "bosh-stemcell-upload", "VHD")
 	if up.Id == "" || up.Metadata == "" || up.Signature == "" || up.Expires == "" ||
-		up.PostURL != s.http.URL+"/upload/"+up.Id {
+		up.PostURL != s.HTTP.URL+"/upload/"+up.Id {
 		t.Fatalf("upload params = %+v", up)
 	}
 	expires, err := time.Parse("2006-01-02T15:04:05.000Z07:00", up.Expires)
 	if err != nil || time.Until(expires) < 59*time.Minute || time.Until(expires) > 61*time.Minute {
 		t.Fatalf("expires %q: %v", up.Expires, err)
 	}
-	s.srv.Mu.Lock()
-	key := s.srv.State.UploadKey
-	s.srv.Mu.Unlock()
+	s.Srv.Mu.Lock()
+	key := s.Srv.State.UploadKey
+	s.Srv.Mu.Unlock()
 	mac := hmac.New(sha1.New, []byte(key))
 	// CloudStack signs the https URL its SSVM serves; the simulator serves http.
 	mac.Write([]byte(up.Metadata + "https://" + strings.TrimPrefix(up.PostURL, "http://") + up.Expires))
@@ -115,17 +117,17 @@ func TestGetUploadParamsThroughCloudStackGo(t *testing.T) {
 	}
 
 	// CloudStack's own response key.
-	r := s.call(map[string]string{"command": "getUploadParamsForTemplate", "name": "raw", "format": "QCOW2",
+	r := s.Call(map[string]string{"command": "getUploadParamsForTemplate", "name": "raw", "format": "QCOW2",
 		"hypervisor": "XenServer", "zoneid": rows[0].Zoneid, "ostypeid": osTypeID(t, s)})
-	inner := r.inner(t, "postuploadtemplateresponse")["getuploadparams"].(map[string]any)
+	inner := r.Inner(t, "postuploadtemplateresponse")["getuploadparams"].(map[string]any)
 	for _, k := range []string{"id", "postURL", "metadata", "expires", "signature"} {
 		if s, _ := inner[k].(string); s == "" {
-			t.Errorf("no %q in %s", k, r.raw)
+			t.Errorf("no %q in %s", k, r.Raw)
 		}
 	}
 	for _, c := range []struct {
 		params map[string]string
-		cs     int
+		CS     int
 		text   string
 	}{
 		{map[string]string{"zoneid": "-1"}, 9999, "Invalid zoneid"},
@@ -143,12 +145,12 @@ func TestGetUploadParamsThroughCloudStackGo(t *testing.T) {
 				params[k] = v
 			}
 		}
-		s.call(params).wantError(t, "postuploadtemplateresponse", 431, c.cs, c.text)
+		s.Call(params).WantError(t, "postuploadtemplateresponse", 431, c.CS, c.text)
 	}
 }
 
 func TestUploadHappyPath(t *testing.T) {
-	s := startSim(t, Options{TemplateLatency: 30 * time.Millisecond})
+	s := simtesting.Start(t, simulator.Options{TemplateLatency: 30 * time.Millisecond})
 	up := getUploadParams(t, s, "uploaded", "VHD")
 	vhd := paddedVHD(10<<30, 256<<10)
 	status, text := postImage(t, up, uploadHeaders(up), "bosh-stemcell.vhd.bz2", bzipped(t, vhd))
@@ -181,14 +183,14 @@ func TestUploadHappyPath(t *testing.T) {
 		t.Fatalf("second upload: %d %q", status, text)
 	}
 	// A ready uploaded template can be deleted.
-	cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+	cs := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false)
 	if _, err := cs.Template.DeleteTemplate(cs.Template.NewDeleteTemplateParams(up.Id)); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestUploadRefusals(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	vhd := testimages.VHD(1 << 30)
 	vhdBz2 := bzipped(t, paddedVHD(1<<30, 1<<20))
 	qcow := testimages.QCOW2(1 << 30)
@@ -196,9 +198,9 @@ func TestUploadRefusals(t *testing.T) {
 
 	expiredParams := func(up *cloudstack.GetUploadParamsForTemplateResponse) map[string]string {
 		past := time.Now().UTC().Add(-time.Minute).Format("2006-01-02T15:04:05.000Z07:00")
-		s.srv.Mu.Lock()
-		sig := template.UploadSignature(s.srv.State, up.Metadata+"https://"+strings.TrimPrefix(up.PostURL, "http://")+past)
-		s.srv.Mu.Unlock()
+		s.Srv.Mu.Lock()
+		sig := template.UploadSignature(s.Srv.State, up.Metadata+"https://"+strings.TrimPrefix(up.PostURL, "http://")+past)
+		s.Srv.Mu.Unlock()
 		return map[string]string{"X-signature": sig, "X-metadata": up.Metadata, "X-expires": past}
 	}
 	cases := []struct {
@@ -207,7 +209,7 @@ func TestUploadRefusals(t *testing.T) {
 		headers  func(up *cloudstack.GetUploadParamsForTemplateResponse) map[string]string
 		filename string
 		data     []byte
-		status   int
+		Status   int
 		text     string
 		poisoned bool // the template's upload failed for good
 	}{
@@ -242,8 +244,8 @@ func TestUploadRefusals(t *testing.T) {
 	for _, c := range cases {
 		up := getUploadParams(t, s, "refused", c.format)
 		status, text := postImage(t, up, c.headers(up), c.filename, c.data)
-		if status != c.status || text != c.text {
-			t.Errorf("%s: %d %q, want %d %q", c.name, status, text, c.status, c.text)
+		if status != c.Status || text != c.text {
+			t.Errorf("%s: %d %q, want %d %q", c.name, status, text, c.Status, c.text)
 			continue
 		}
 		row := listTemplate(t, s, up.Id)[0]
@@ -271,7 +273,7 @@ func TestUploadRefusals(t *testing.T) {
 		t.Fatalf("GET: %d %q", get.StatusCode, b)
 	}
 	body, ctype, _ := multipartBody("i.vhd", bytes.NewReader(vhd), int64(len(vhd)))
-	if status, text := send(t, target, strings.TrimPrefix(s.http.URL, "http://"), uploadHeaders(up), body, ctype, -1); status != 400 ||
+	if status, text := send(t, target, strings.TrimPrefix(s.HTTP.URL, "http://"), uploadHeaders(up), body, ctype, -1); status != 400 ||
 		text != "content length is not set in the request or has invalid value." {
 		t.Fatalf("chunked upload: %d %q", status, text)
 	}
@@ -281,7 +283,7 @@ func TestUploadRefusals(t *testing.T) {
 	}
 	form := strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n--b--\r\n")
 	up2 := getUploadParams(t, s, "no-file", "VHD")
-	if status, text := send(t, up2.PostURL, strings.TrimPrefix(s.http.URL, "http://"), uploadHeaders(up2), form,
+	if status, text := send(t, up2.PostURL, strings.TrimPrefix(s.HTTP.URL, "http://"), uploadHeaders(up2), form,
 		"multipart/form-data; boundary=b", int64(form.Len())); status != 422 || text != "received entity is not a file" {
 		t.Fatalf("form without a file: %d %q", status, text)
 	}
@@ -290,7 +292,7 @@ func TestUploadRefusals(t *testing.T) {
 // TestUploadStreamsToDisk uploads a generated ~200 MiB raw image and checks
 // the simulator's heap does not grow with it.
 func TestUploadStreamsToDisk(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	up := getUploadParams(t, s, "big", "RAW")
 	const size = 200 << 20
 	runtime.GC()

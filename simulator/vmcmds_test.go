@@ -1,8 +1,10 @@
-package simulator
+package simulator_test
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,37 +18,37 @@ import (
 // TestStartAndStopRefusals covers the states startVirtualMachine and
 // stopVirtualMachine refuse or pass through.
 func TestStartAndStopRefusals(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	vm := e.deploy(t, e.params("cpivm-states"))
+	e := newVMEnv(t, simulator.Options{})
+	vm := e.Deploy(t, e.Params("cpivm-states"))
 	internal := e.internalID(t, vm.Id)
 	vmText := fmt.Sprintf(`VM instance {"id": "%d", "name": "%s", "uuid": "%s", "type"="User"}`, internal, vm.Instancename, vm.Id)
 
-	_, err := e.cs.VirtualMachine.StartVirtualMachine(e.cs.VirtualMachine.NewStartVirtualMachineParams(vm.Id))
-	wantJobError(t, err, 431, "The virtual machine "+vm.Id+" (cpivm-states) is already running")
+	_, err := e.CS.VirtualMachine.StartVirtualMachine(e.CS.VirtualMachine.NewStartVirtualMachineParams(vm.Id))
+	simtesting.WantJobError(t, err, 431, "The virtual machine "+vm.Id+" (cpivm-states) is already running")
 
-	sp := e.cs.VirtualMachine.NewStopVirtualMachineParams(vm.Id)
+	sp := e.CS.VirtualMachine.NewStopVirtualMachineParams(vm.Id)
 	sp.SetForced(true)
-	stopped, err := e.cs.VirtualMachine.StopVirtualMachine(sp)
+	stopped, err := e.CS.VirtualMachine.StopVirtualMachine(sp)
 	if err != nil || stopped.State != "Stopped" || stopped.Hostid != "" {
 		t.Fatalf("forced stop = %+v, %v", stopped, err)
 	}
 	// Stopping a stopped VM answers it as it is.
-	again, err := e.cs.VirtualMachine.StopVirtualMachine(e.cs.VirtualMachine.NewStopVirtualMachineParams(vm.Id))
+	again, err := e.CS.VirtualMachine.StopVirtualMachine(e.CS.VirtualMachine.NewStopVirtualMachineParams(vm.Id))
 	if err != nil || again.State != "Stopped" {
 		t.Fatalf("second stop = %+v, %v", again, err)
 	}
 
 	// Only a Destroyed VM can be recovered.
-	_, err = e.cs.VirtualMachine.RecoverVirtualMachine(e.cs.VirtualMachine.NewRecoverVirtualMachineParams(vm.Id))
-	wantAPIError(t, err, 431, fmt.Sprintf("Vm with id %d is not in the right state", internal))
+	_, err = e.CS.VirtualMachine.RecoverVirtualMachine(e.CS.VirtualMachine.NewRecoverVirtualMachineParams(vm.Id))
+	simtesting.WantAPIError(t, err, 431, fmt.Sprintf("Vm with id %d is not in the right state", internal))
 
-	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
+	if _, err := e.CS.VirtualMachine.DestroyVirtualMachine(e.CS.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.cs.VirtualMachine.StartVirtualMachine(e.cs.VirtualMachine.NewStartVirtualMachineParams(vm.Id))
-	wantJobError(t, err, 530, "Cannot start "+vmText+" in Destroyed state")
+	_, err = e.CS.VirtualMachine.StartVirtualMachine(e.CS.VirtualMachine.NewStartVirtualMachineParams(vm.Id))
+	simtesting.WantJobError(t, err, 530, "Cannot start "+vmText+" in Destroyed state")
 	// advanceStop returns at once for a Destroyed VM.
-	if d, err := e.cs.VirtualMachine.StopVirtualMachine(e.cs.VirtualMachine.NewStopVirtualMachineParams(vm.Id)); err != nil || d.State != "Destroyed" {
+	if d, err := e.CS.VirtualMachine.StopVirtualMachine(e.CS.VirtualMachine.NewStopVirtualMachineParams(vm.Id)); err != nil || d.State != "Destroyed" {
 		t.Fatalf("stop of a destroyed VM = %+v, %v", d, err)
 	}
 }
@@ -54,27 +56,27 @@ func TestStartAndStopRefusals(t *testing.T) {
 // TestStopWithoutHost: a VM not yet placed (Starting during its deploy job)
 // cannot be stopped unless forced.
 func TestStopWithoutHost(t *testing.T) {
-	e := newVMEnv(t, Options{JobLatency: 300 * time.Millisecond})
-	r, err := e.raw.VirtualMachine.DeployVirtualMachine(e.params("cpivm-placing"))
+	e := newVMEnv(t, simulator.Options{JobLatency: 300 * time.Millisecond})
+	r, err := e.Raw.VirtualMachine.DeployVirtualMachine(e.Params("cpivm-placing"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop, err := e.raw.VirtualMachine.StopVirtualMachine(e.raw.VirtualMachine.NewStopVirtualMachineParams(r.Id))
+	stop, err := e.Raw.VirtualMachine.StopVirtualMachine(e.Raw.VirtualMachine.NewStopVirtualMachineParams(r.Id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := e.waitJobDone(t, stop.JobID)
+	j := e.WaitJobDone(t, stop.JobID)
 	if j.Jobstatus != 2 || j.Jobresultcode != 530 || !strings.Contains(string(j.Jobresult), "Unable to stop VM instance") {
 		t.Fatalf("stop while Starting = %d %d %s", j.Jobstatus, j.Jobresultcode, j.Jobresult)
 	}
-	e.waitJobDone(t, r.JobID)
+	e.WaitJobDone(t, r.JobID)
 }
 
 func (e *vmEnv) internalID(t *testing.T, vmID string) int64 {
 	t.Helper()
-	e.srv.Mu.Lock()
-	defer e.srv.Mu.Unlock()
-	vm, ok := model.ByID(e.srv.State.VMs, vmID)
+	e.Srv.Mu.Lock()
+	defer e.Srv.Mu.Unlock()
+	vm, ok := model.ByID(e.Srv.State.VMs, vmID)
 	if !ok {
 		t.Fatalf("no VM %s", vmID)
 	}
@@ -84,19 +86,19 @@ func (e *vmEnv) internalID(t *testing.T, vmID string) int64 {
 // TestUpdateVirtualMachineRules: what updateVirtualMachine changes on a
 // Running VM, and its refusals, all 530 as UpdateVMCmd rewraps them.
 func TestUpdateVirtualMachineRules(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	vm := e.deploy(t, e.params("cpivm-rules"))
-	p := e.cs.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
+	e := newVMEnv(t, simulator.Options{})
+	vm := e.Deploy(t, e.Params("cpivm-rules"))
+	p := e.CS.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
 	p.SetName("cpivm-renamed")
 	p.SetDisplayname("shown")
 	p.SetGroup("web")
 	p.SetDetails(map[string]string{"keyboard": "us"})
-	if _, err := e.cs.VirtualMachine.UpdateVirtualMachine(p); err != nil {
+	if _, err := e.CS.VirtualMachine.UpdateVirtualMachine(p); err != nil {
 		t.Fatal(err)
 	}
 	// cloudstack-go reads the answer one level too high (its fields sit under
 	// "virtualmachine"), so the VM is read back.
-	got := e.vm(t, vm.Id)
+	got := e.VM(t, vm.Id)
 	if got.Name != "cpivm-renamed" || got.Displayname != "shown" || got.Group != "web" ||
 		got.State != "Running" || got.Details["keyboard"] != "us" {
 		t.Fatalf("update of a running VM = %+v", got)
@@ -107,10 +109,10 @@ func TestUpdateVirtualMachineRules(t *testing.T) {
 	}
 	refused := func(edit func(*cloudstack.UpdateVirtualMachineParams), text string) {
 		t.Helper()
-		p := e.cs.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
+		p := e.CS.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
 		edit(p)
-		_, err := e.cs.VirtualMachine.UpdateVirtualMachine(p)
-		wantAPIError(t, err, 530, "Failed to update VM, due to "+text+": ")
+		_, err := e.CS.VirtualMachine.UpdateVirtualMachine(p)
+		simtesting.WantAPIError(t, err, 530, "Failed to update VM, due to "+text+": ")
 	}
 	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetName("1-starts-with-a-digit") }, `Invalid name. Vm name can contain ASCII letters 'a' through 'z', the digits '0' through '9', `+
 		`and the hyphen ('-'), must be between 1 and 63 characters long, and can't start or end with "-" and can't start with digit`)
@@ -126,66 +128,66 @@ func TestUpdateVirtualMachineRules(t *testing.T) {
 	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetHaenable(true) },
 		"Can't enable ha for the vm as it's created from the Service offering having HA disabled")
 
-	other := e.deploy(t, e.params("cpivm-other"))
+	other := e.Deploy(t, e.Params("cpivm-other"))
 	refused(func(p *cloudstack.UpdateVirtualMachineParams) { p.SetInstancename(other.Instancename) },
 		"Instance name : "+other.Instancename+" is not unique")
 
-	dp := e.cs.VirtualMachine.NewDestroyVirtualMachineParams(other.Id)
+	dp := e.CS.VirtualMachine.NewDestroyVirtualMachineParams(other.Id)
 	dp.SetExpunge(true)
-	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(dp); err != nil {
+	if _, err := e.CS.VirtualMachine.DestroyVirtualMachine(dp); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.cs.VirtualMachine.UpdateVirtualMachine(e.cs.VirtualMachine.NewUpdateVirtualMachineParams(other.Id))
-	wantAPIError(t, err, 530, fmt.Sprintf("Failed to update VM, due to unable to find virtual machine with id: %d: ", e.internalID(t, other.Id)))
+	_, err := e.CS.VirtualMachine.UpdateVirtualMachine(e.CS.VirtualMachine.NewUpdateVirtualMachineParams(other.Id))
+	simtesting.WantAPIError(t, err, 530, fmt.Sprintf("Failed to update VM, due to unable to find virtual machine with id: %d: ", e.internalID(t, other.Id)))
 }
 
 // TestUpdateErrorVM: a VM in Error (its deploy job failed) cannot be updated.
 func TestUpdateErrorVM(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	addFault(t, e.testSim, kernel.Fault{Command: "deployVirtualMachine", ErrorCode: 533})
-	r, err := e.raw.VirtualMachine.DeployVirtualMachine(e.params("cpivm-broken"))
+	e := newVMEnv(t, simulator.Options{})
+	addFault(t, e.Sim, kernel.Fault{Command: "deployVirtualMachine", ErrorCode: 533})
+	r, err := e.Raw.VirtualMachine.DeployVirtualMachine(e.Params("cpivm-broken"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := e.waitJobDone(t, r.JobID); j.Jobstatus != 2 {
+	if j := e.WaitJobDone(t, r.JobID); j.Jobstatus != 2 {
 		t.Fatalf("deploy with a fault = %+v", j)
 	}
-	_, err = e.cs.VirtualMachine.UpdateVirtualMachine(e.cs.VirtualMachine.NewUpdateVirtualMachineParams(r.Id))
-	wantAPIError(t, err, 530, fmt.Sprintf("Vm with id %d is not in the right state", e.internalID(t, r.Id)))
+	_, err = e.CS.VirtualMachine.UpdateVirtualMachine(e.CS.VirtualMachine.NewUpdateVirtualMachineParams(r.Id))
+	simtesting.WantAPIError(t, err, 530, fmt.Sprintf("Vm with id %d is not in the right state", e.internalID(t, r.Id)))
 }
 
 func TestGetVirtualMachineUserData(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	p := e.params("cpivm-ud")
+	e := newVMEnv(t, simulator.Options{})
+	p := e.Params("cpivm-ud")
 	p.SetUserdata("I2Nsb3VkLWNvbmZpZwo")
-	vm := e.deploy(t, p)
-	ud, err := e.cs.User.GetVirtualMachineUserData(e.cs.User.NewGetVirtualMachineUserDataParams(vm.Id))
+	vm := e.Deploy(t, p)
+	ud, err := e.CS.User.GetVirtualMachineUserData(e.CS.User.NewGetVirtualMachineUserDataParams(vm.Id))
 	if err != nil || ud.Virtualmachineid != vm.Id || ud.Userdata != "I2Nsb3VkLWNvbmZpZwo=" {
 		t.Fatalf("getVirtualMachineUserData = %+v, %v", ud, err)
 	}
-	bare := e.deploy(t, e.params("cpivm-noud"))
+	bare := e.Deploy(t, e.Params("cpivm-noud"))
 	body := e.rawCall(t, map[string]string{"command": "getVirtualMachineUserData", "virtualmachineid": bare.Id})
 	if !strings.Contains(body, `{"getvirtualmachineuserdataresponse":{"virtualmachineuserdata":{"virtualmachineid":"`+bare.Id+`"}}}`) {
 		t.Fatalf("without user data: %s", body)
 	}
 	// The CLI reads the same answer.
-	out, errOut, err := runCLI(t, e.testSim, testSecret, "getVirtualMachineUserData", "virtualmachineid="+vm.Id)
+	out, errOut, err := runCLI(t, e.Sim, simtesting.Secret, "getVirtualMachineUserData", "virtualmachineid="+vm.Id)
 	if err != nil || !strings.Contains(out, `"userdata": "I2Nsb3VkLWNvbmZpZwo="`) {
 		t.Fatalf("CLI: %v\n%s\n%s", err, out, errOut)
 	}
-	dp := e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)
+	dp := e.CS.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)
 	dp.SetExpunge(true)
-	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(dp); err != nil {
+	if _, err := e.CS.VirtualMachine.DestroyVirtualMachine(dp); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.cs.User.GetVirtualMachineUserData(e.cs.User.NewGetVirtualMachineUserDataParams(vm.Id))
-	wantAPIError(t, err, 431, fmt.Sprintf("Unable to find virtual machine with id %d", e.internalID(t, vm.Id)))
+	_, err = e.CS.User.GetVirtualMachineUserData(e.CS.User.NewGetVirtualMachineUserDataParams(vm.Id))
+	simtesting.WantAPIError(t, err, 431, fmt.Sprintf("Unable to find virtual machine with id %d", e.internalID(t, vm.Id)))
 }
 
 // rawCall sends a signed GET and returns the body.
 func (e *vmEnv) rawCall(t *testing.T, params map[string]string) string {
 	t.Helper()
-	resp, err := http.Get(e.api + "?" + signed(params, testKey, testSecret).Encode())
+	resp, err := http.Get(e.API + "?" + simtesting.Signed(params, simtesting.Key, simtesting.Secret).Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,28 +205,28 @@ func (e *vmEnv) rawCall(t *testing.T, params map[string]string) string {
 }
 
 func TestListAsyncJobs(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	vm := e.deploy(t, e.params("cpivm-jobs"))
-	if _, err := e.cs.VirtualMachine.StopVirtualMachine(e.cs.VirtualMachine.NewStopVirtualMachineParams(vm.Id)); err != nil {
+	e := newVMEnv(t, simulator.Options{})
+	vm := e.Deploy(t, e.Params("cpivm-jobs"))
+	if _, err := e.CS.VirtualMachine.StopVirtualMachine(e.CS.VirtualMachine.NewStopVirtualMachineParams(vm.Id)); err != nil {
 		t.Fatal(err)
 	}
 	// Another account's job, which the caller sees only with listall.
 	_, aid := e.addTenant(t, "tenant")
-	e.srv.Mu.Lock()
-	st := e.srv.State
+	e.Srv.Mu.Lock()
+	st := e.Srv.State
 	jid, jint := st.NewID(model.KindJob)
 	st.Jobs = append(st.Jobs, &model.Job{ID: jid, InternalID: jint, Command: "stopVirtualMachine",
 		Cmd: "org.apache.cloudstack.api.command.user.vm.StopVMCmd", AccountID: aid, UserID: st.Users[0].ID,
 		Status: kernel.JobPending, Created: time.Now().UTC()})
-	e.srv.Mu.Unlock()
+	e.Srv.Mu.Unlock()
 
 	list := func(edit func(*cloudstack.ListAsyncJobsParams)) []*cloudstack.AsyncJob {
 		t.Helper()
-		p := e.cs.Asyncjob.NewListAsyncJobsParams()
+		p := e.CS.Asyncjob.NewListAsyncJobsParams()
 		if edit != nil {
 			edit(p)
 		}
-		l, err := e.cs.Asyncjob.ListAsyncJobs(p)
+		l, err := e.CS.Asyncjob.ListAsyncJobs(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +280,7 @@ func TestListAsyncJobs(t *testing.T) {
 	if s := list(func(p *cloudstack.ListAsyncJobsParams) { p.SetAccount("tenant") }); len(s) != 1 || s[0].JobID != jid {
 		t.Fatalf("account=tenant = %+v", s)
 	}
-	out, errOut, err := runCLI(t, e.testSim, testSecret, "listAsyncJobs", "keyword=DeployVM")
+	out, errOut, err := runCLI(t, e.Sim, simtesting.Secret, "listAsyncJobs", "keyword=DeployVM")
 	if err != nil || !strings.Contains(out, `"count": 1`) || !strings.Contains(out, `"completed"`) {
 		t.Fatalf("CLI: %v\n%s\n%s", err, out, errOut)
 	}
@@ -287,20 +289,20 @@ func TestListAsyncJobs(t *testing.T) {
 // TestVMResponseTemplateAndJob: the VM carries its template's name and
 // display text, and a pending job's id while one runs on it.
 func TestVMResponseTemplateAndJob(t *testing.T) {
-	e := newVMEnv(t, Options{JobLatency: 300 * time.Millisecond})
-	r, err := e.raw.VirtualMachine.DeployVirtualMachine(e.params("cpivm-tmpl"))
+	e := newVMEnv(t, simulator.Options{JobLatency: 300 * time.Millisecond})
+	r, err := e.Raw.VirtualMachine.DeployVirtualMachine(e.Params("cpivm-tmpl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pending := e.vm(t, r.Id)
+	pending := e.VM(t, r.Id)
 	if pending.JobID != r.JobID || pending.Jobstatus != 0 {
 		t.Fatalf("while deploying: jobid %q jobstatus %d, want %s 0", pending.JobID, pending.Jobstatus, r.JobID)
 	}
-	e.waitJobDone(t, r.JobID)
-	vm := e.vm(t, r.Id)
-	e.srv.Mu.Lock()
-	tmpl, _ := model.ByID(e.srv.State.Templates, e.template)
-	e.srv.Mu.Unlock()
+	e.WaitJobDone(t, r.JobID)
+	vm := e.VM(t, r.Id)
+	e.Srv.Mu.Lock()
+	tmpl, _ := model.ByID(e.Srv.State.Templates, e.Template)
+	e.Srv.Mu.Unlock()
 	if vm.Templatename != tmpl.Name || vm.Templatedisplaytext != tmpl.DisplayText || vm.JobID != "" {
 		t.Fatalf("VM = template %q %q job %q; want %q %q", vm.Templatename, vm.Templatedisplaytext, vm.JobID, tmpl.Name, tmpl.DisplayText)
 	}
@@ -309,18 +311,18 @@ func TestVMResponseTemplateAndJob(t *testing.T) {
 // TestExpungeThread: a Destroyed VM keeps its address until the expunge
 // thread removes it, expunge.delay (x 1.024) after the destroy.
 func TestExpungeThread(t *testing.T) {
-	e := newVMEnv(t, Options{ExpungeInterval: 1, ExpungeDelay: 1})
-	p := e.params("cpivm-held")
+	e := newVMEnv(t, simulator.Options{ExpungeInterval: 1, ExpungeDelay: 1})
+	p := e.Params("cpivm-held")
 	p.SetIpaddress("10.1.1.40")
-	vm := e.deploy(t, p)
-	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
+	vm := e.Deploy(t, p)
+	if _, err := e.CS.VirtualMachine.DestroyVirtualMachine(e.CS.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
 		t.Fatal(err)
 	}
 	destroyed := time.Now()
-	again := e.params("cpivm-again")
+	again := e.Params("cpivm-again")
 	again.SetIpaddress("10.1.1.40")
-	_, err := e.cs.VirtualMachine.DeployVirtualMachine(again)
-	wantAPIError(t, err, 533, "Unable to acquire Guest IP address for network")
+	_, err := e.CS.VirtualMachine.DeployVirtualMachine(again)
+	simtesting.WantAPIError(t, err, 533, "Unable to acquire Guest IP address for network")
 	for e.stateOf(t, vm.Id) == "Destroyed" {
 		if time.Since(destroyed) > 5*time.Second {
 			t.Fatal("the expunge thread did not expunge the destroyed VM")
@@ -330,7 +332,7 @@ func TestExpungeThread(t *testing.T) {
 	if waited := time.Since(destroyed); waited < 1024*time.Millisecond {
 		t.Fatalf("expunged after %s, before expunge.delay", waited)
 	}
-	if got := e.deploy(t, again); got.Nic[0].Ipaddress != "10.1.1.40" {
+	if got := e.Deploy(t, again); got.Nic[0].Ipaddress != "10.1.1.40" {
 		t.Fatalf("redeploy got %s", got.Nic[0].Ipaddress)
 	}
 }
@@ -338,15 +340,15 @@ func TestExpungeThread(t *testing.T) {
 // TestDefaultExpungeDelayKeepsVMs: with CloudStack's defaults (a day) a
 // Destroyed VM stays.
 func TestDefaultExpungeDelay(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	if d := expungeDelay(e.srv.State); d != 24*time.Hour {
+	e := newVMEnv(t, simulator.Options{})
+	if d := simulator.ExpungeDelay(e.Srv.State); d != 24*time.Hour {
 		t.Fatalf("expunge.delay default %s", d)
 	}
-	vm := e.deploy(t, e.params("cpivm-stays"))
-	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
+	vm := e.Deploy(t, e.Params("cpivm-stays"))
+	if _, err := e.CS.VirtualMachine.DestroyVirtualMachine(e.CS.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
 		t.Fatal(err)
 	}
-	e.srv.expungeDestroyed(expungeDelay(e.srv.State))
+	simulator.ExpungeDestroyed(e.Srv)
 	if s := e.stateOf(t, vm.Id); s != "Destroyed" {
 		t.Fatalf("state %q right after destroy", s)
 	}
@@ -357,55 +359,55 @@ func TestDefaultExpungeDelay(t *testing.T) {
 // service has nothing for the VM, and updating user data fails after
 // storing it, as UserVmManagerImpl does.
 func TestUserDataNeedsTheService(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	bare := e.addNetwork(t, "no-userdata", "10.2.2.0/24", "10.2.2.1")
-	e.srv.Mu.Lock()
-	st := e.srv.State
+	e := newVMEnv(t, simulator.Options{})
+	bare := e.AddNetwork(t, "no-userdata", "10.2.2.0/24", "10.2.2.1")
+	e.Srv.Mu.Lock()
+	st := e.Srv.State
 	offering, internal := st.NewID(model.KindNetworkOffering)
 	st.NetworkOfferings = append(st.NetworkOfferings, &model.NetworkOffering{ID: offering, InternalID: internal,
 		Name: "no-userdata", GuestType: "Isolated", State: "Enabled", Services: map[string][]string{
 			"Dhcp": {"VirtualRouter"}, "Dns": {"VirtualRouter"}, "SourceNat": {"VirtualRouter"}}})
 	st.Network(bare).OfferingID = offering
-	e.srv.Mu.Unlock()
+	e.Srv.Mu.Unlock()
 
-	p := e.params("cpivm-nour")
+	p := e.Params("cpivm-nour")
 	p.SetNetworkids([]string{bare})
 	p.SetUserdata("I2Nsb3VkLWNvbmZpZwo=")
-	_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
-	wantAPIError(t, err, 431, "Unable to deploy VM as UserData is provided while deploying the VM, but there is no support for UserData service in the default network no-userdata/"+bare+".")
+	_, err := e.CS.VirtualMachine.DeployVirtualMachine(p)
+	simtesting.WantAPIError(t, err, 431, "Unable to deploy VM as UserData is provided while deploying the VM, but there is no support for UserData service in the default network no-userdata/"+bare+".")
 
-	if _, err := e.cs.SSH.CreateSSHKeyPair(e.cs.SSH.NewCreateSSHKeyPairParams("nour-key")); err != nil {
+	if _, err := e.CS.SSH.CreateSSHKeyPair(e.CS.SSH.NewCreateSSHKeyPairParams("nour-key")); err != nil {
 		t.Fatal(err)
 	}
-	p = e.params("cpivm-nour")
+	p = e.Params("cpivm-nour")
 	p.SetNetworkids([]string{bare})
 	p.SetKeypair("nour-key")
-	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
-	wantAPIError(t, err, 431, "Unable to deploy VM as SSH keypair is provided while deploying the VM, but there is no support for UserData service in the default network no-userdata/"+bare)
+	_, err = e.CS.VirtualMachine.DeployVirtualMachine(p)
+	simtesting.WantAPIError(t, err, 431, "Unable to deploy VM as SSH keypair is provided while deploying the VM, but there is no support for UserData service in the default network no-userdata/"+bare)
 
-	e.srv.Mu.Lock()
-	tmpl, _ := model.ByID(e.srv.State.Templates, e.template)
+	e.Srv.Mu.Lock()
+	tmpl, _ := model.ByID(e.Srv.State.Templates, e.Template)
 	tmpl.PasswordEnabled = true
-	e.srv.Mu.Unlock()
-	p = e.params("cpivm-nour")
+	e.Srv.Mu.Unlock()
+	p = e.Params("cpivm-nour")
 	p.SetNetworkids([]string{bare})
-	_, err = e.cs.VirtualMachine.DeployVirtualMachine(p)
-	wantAPIError(t, err, 431, fmt.Sprintf("Unable to deploy VM as template %d is password enabled, but there is no support for UserData service in the default network no-userdata/%s", tmpl.InternalID, bare))
-	e.srv.Mu.Lock()
+	_, err = e.CS.VirtualMachine.DeployVirtualMachine(p)
+	simtesting.WantAPIError(t, err, 431, fmt.Sprintf("Unable to deploy VM as template %d is password enabled, but there is no support for UserData service in the default network no-userdata/%s", tmpl.InternalID, bare))
+	e.Srv.Mu.Lock()
 	tmpl.PasswordEnabled = false
-	e.srv.Mu.Unlock()
+	e.Srv.Mu.Unlock()
 
-	p = e.params("cpivm-nour")
+	p = e.Params("cpivm-nour")
 	p.SetNetworkids([]string{bare})
-	vm := e.deploy(t, p)
+	vm := e.Deploy(t, p)
 	if _, status := e.metadataFetch(t, vm.Id, "latest/meta-data/instance-id"); status != http.StatusNotFound {
 		t.Fatalf("metadata of a VM without the UserData service: %d", status)
 	}
-	up := e.cs.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
+	up := e.CS.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
 	up.SetUserdata("I2Nsb3VkLWNvbmZpZwo=")
-	_, err = e.cs.VirtualMachine.UpdateVirtualMachine(up)
-	wantAPIError(t, err, 530, "Failed to update VM, due to Failed to reset userdata for the virtual machine : ")
-	ud, err := e.cs.User.GetVirtualMachineUserData(e.cs.User.NewGetVirtualMachineUserDataParams(vm.Id))
+	_, err = e.CS.VirtualMachine.UpdateVirtualMachine(up)
+	simtesting.WantAPIError(t, err, 530, "Failed to update VM, due to Failed to reset userdata for the virtual machine : ")
+	ud, err := e.CS.User.GetVirtualMachineUserData(e.CS.User.NewGetVirtualMachineUserDataParams(vm.Id))
 	if err != nil || ud.Userdata != "I2Nsb3VkLWNvbmZpZwo=" {
 		t.Fatalf("user data after the failed update = %+v, %v", ud, err)
 	}
@@ -413,12 +415,12 @@ func TestUserDataNeedsTheService(t *testing.T) {
 		t.Fatalf("user data served without the service: %d", status)
 	}
 	// On the seeded network the same update reaches the metadata service.
-	sp := e.params("cpivm-withur")
-	sp.SetNetworkids([]string{e.net})
-	seeded := e.deploy(t, sp)
-	up = e.cs.VirtualMachine.NewUpdateVirtualMachineParams(seeded.Id)
+	sp := e.Params("cpivm-withur")
+	sp.SetNetworkids([]string{e.Net})
+	seeded := e.Deploy(t, sp)
+	up = e.CS.VirtualMachine.NewUpdateVirtualMachineParams(seeded.Id)
 	up.SetUserdata("I2Nsb3VkLWNvbmZpZwo=")
-	if _, err := e.cs.VirtualMachine.UpdateVirtualMachine(up); err != nil {
+	if _, err := e.CS.VirtualMachine.UpdateVirtualMachine(up); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.metadataGet(t, seeded.Id, "latest/user-data"); got != "#cloud-config\n" {
@@ -430,30 +432,30 @@ func TestUserDataNeedsTheService(t *testing.T) {
 // room, fails the job with 431 (allow.deploy.vm.if.deploy.on.given.host.fails
 // is false by default).
 func TestStartOnGivenHost(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	host := firstHost(t, e.testSim)
+	e := newVMEnv(t, simulator.Options{})
+	host := firstHost(t, e.Sim)
 	hostID, hostName := host["id"].(string), host["name"].(string)
-	p := e.params("cpivm-given")
+	p := e.Params("cpivm-given")
 	p.SetStartvm(false)
-	vm := e.deploy(t, p)
-	if _, err := e.cs.Host.PrepareHostForMaintenance(e.cs.Host.NewPrepareHostForMaintenanceParams(hostID)); err != nil {
+	vm := e.Deploy(t, p)
+	if _, err := e.CS.Host.PrepareHostForMaintenance(e.CS.Host.NewPrepareHostForMaintenanceParams(hostID)); err != nil {
 		t.Fatal(err)
 	}
-	sp := e.cs.VirtualMachine.NewStartVirtualMachineParams(vm.Id)
+	sp := e.CS.VirtualMachine.NewStartVirtualMachineParams(vm.Id)
 	sp.SetHostid(hostID)
-	_, err := e.cs.VirtualMachine.StartVirtualMachine(sp)
-	wantJobError(t, err, 431, "Unable to deploy the VM as the host: "+hostName+" is not in the right state")
+	_, err := e.CS.VirtualMachine.StartVirtualMachine(sp)
+	simtesting.WantJobError(t, err, 431, "Unable to deploy the VM as the host: "+hostName+" is not in the right state")
 	if s := e.stateOf(t, vm.Id); s != "Stopped" {
 		t.Fatalf("state after the refused start: %s", s)
 	}
-	if _, err := e.cs.Host.CancelHostMaintenance(e.cs.Host.NewCancelHostMaintenanceParams(hostID)); err != nil {
+	if _, err := e.CS.Host.CancelHostMaintenance(e.CS.Host.NewCancelHostMaintenanceParams(hostID)); err != nil {
 		t.Fatal(err)
 	}
-	big := e.customParams("cpivm-big", 64, 1000, 1024)
+	big := e.CustomParams("cpivm-big", 64, 1000, 1024)
 	big.SetHostid(hostID)
-	_, err = e.cs.VirtualMachine.DeployVirtualMachine(big)
-	wantJobError(t, err, 431, "host has cpu capability? false, host has capacity? false")
-	if started, err := e.cs.VirtualMachine.StartVirtualMachine(sp); err != nil || started.Hostid != hostID {
+	_, err = e.CS.VirtualMachine.DeployVirtualMachine(big)
+	simtesting.WantJobError(t, err, 431, "host has cpu capability? false, host has capacity? false")
+	if started, err := e.CS.VirtualMachine.StartVirtualMachine(sp); err != nil || started.Hostid != hostID {
 		t.Fatalf("start on the host = %+v, %v", started, err)
 	}
 }
@@ -462,24 +464,24 @@ func TestStartOnGivenHost(t *testing.T) {
 // keys, and returns a cloudstack-go client signing as that user.
 func (e *vmEnv) addTenant(t *testing.T, name string) (*cloudstack.CloudStackClient, string) {
 	t.Helper()
-	e.srv.Mu.Lock()
-	defer e.srv.Mu.Unlock()
-	st := e.srv.State
+	e.Srv.Mu.Lock()
+	defer e.Srv.Mu.Unlock()
+	st := e.Srv.State
 	aid, aint := st.NewID(model.KindAccount)
 	st.Accounts = append(st.Accounts, &model.Account{ID: aid, InternalID: aint, Name: name, Type: 0,
 		DomainID: st.Accounts[0].DomainID, State: "enabled", Created: time.Now().UTC()})
 	uid, uInternal := st.NewID(model.KindUser)
 	st.Users = append(st.Users, &model.User{ID: uid, InternalID: uInternal, Username: name, AccountID: aid, State: "enabled",
 		APIKey: name + "-key", SecretKey: name + "-secret"})
-	return cloudstack.NewAsyncClient(e.api, name+"-key", name+"-secret", false), aid
+	return cloudstack.NewAsyncClient(e.API, name+"-key", name+"-secret", false), aid
 }
 
 // TestTenantView: an account that is not an admin lists only its own jobs,
 // and no Destroyed VMs (allow.user.view.destroyed.vm is false).
 func TestTenantView(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	vm := e.deploy(t, e.params("cpivm-admins"))
-	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
+	e := newVMEnv(t, simulator.Options{})
+	vm := e.Deploy(t, e.Params("cpivm-admins"))
+	if _, err := e.CS.VirtualMachine.DestroyVirtualMachine(e.CS.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
 		t.Fatal(err)
 	}
 	tenant, _ := e.addTenant(t, "tenant")
@@ -501,25 +503,25 @@ func TestTenantView(t *testing.T) {
 // TestCLIVMCommands drives stop, start and update with Debian's CLI, which
 // polls the jobs itself.
 func TestCLIVMCommands(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	vm := e.deploy(t, e.params("cpivm-cli"))
-	out, errOut, err := runCLI(t, e.testSim, testSecret, "stopVirtualMachine", "id="+vm.Id, "forced=true")
+	e := newVMEnv(t, simulator.Options{})
+	vm := e.Deploy(t, e.Params("cpivm-cli"))
+	out, errOut, err := runCLI(t, e.Sim, simtesting.Secret, "stopVirtualMachine", "id="+vm.Id, "forced=true")
 	if err != nil || !strings.Contains(out, `"state": "Stopped"`) {
 		t.Fatalf("stop: %v\n%s\n%s", err, out, errOut)
 	}
-	out, errOut, err = runCLI(t, e.testSim, testSecret, "startVirtualMachine", "id="+vm.Id)
+	out, errOut, err = runCLI(t, e.Sim, simtesting.Secret, "startVirtualMachine", "id="+vm.Id)
 	if err != nil || !strings.Contains(out, `"state": "Running"`) {
 		t.Fatalf("start: %v\n%s\n%s", err, out, errOut)
 	}
-	out, errOut, err = runCLI(t, e.testSim, testSecret, "startVirtualMachine", "id="+vm.Id)
+	out, errOut, err = runCLI(t, e.Sim, simtesting.Secret, "startVirtualMachine", "id="+vm.Id)
 	if err == nil || !strings.Contains(out, "is already running") {
 		t.Fatalf("second start: %v\n%s\n%s", err, out, errOut)
 	}
-	out, errOut, err = runCLI(t, e.testSim, testSecret, "updateVirtualMachine", "id="+vm.Id, "name=-bad")
+	out, errOut, err = runCLI(t, e.Sim, simtesting.Secret, "updateVirtualMachine", "id="+vm.Id, "name=-bad")
 	if err == nil || !strings.Contains(out, "Failed to update VM, due to Invalid name.") {
 		t.Fatalf("bad name: %v\n%s\n%s", err, out, errOut)
 	}
-	out, errOut, err = runCLI(t, e.testSim, testSecret, "updateVirtualMachine", "id="+vm.Id, "displayname=from-cli")
+	out, errOut, err = runCLI(t, e.Sim, simtesting.Secret, "updateVirtualMachine", "id="+vm.Id, "displayname=from-cli")
 	if err != nil || !strings.Contains(out, `"displayname": "from-cli"`) {
 		t.Fatalf("update: %v\n%s\n%s", err, out, errOut)
 	}
@@ -529,34 +531,34 @@ func TestCLIVMCommands(t *testing.T) {
 // account that is not an admin may destroy its VM but not expunge or
 // recover it; the destroyed VM then keeps its address.
 func TestTenantMayNotExpunge(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	tenant, aid := e.addTenant(t, "tenant")
-	p := e.params("cpivm-tenant")
+	p := e.Params("cpivm-tenant")
 	p.SetIpaddress("10.1.1.45")
-	vm := e.deploy(t, p)
-	e.srv.Mu.Lock()
-	owned, _ := model.ByID(e.srv.State.VMs, vm.Id)
+	vm := e.Deploy(t, p)
+	e.Srv.Mu.Lock()
+	owned, _ := model.ByID(e.Srv.State.VMs, vm.Id)
 	owned.AccountID = aid // the tenant's VM
-	e.srv.Mu.Unlock()
+	e.Srv.Mu.Unlock()
 
 	dp := tenant.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)
 	dp.SetExpunge(true)
 	_, err := tenant.VirtualMachine.DestroyVirtualMachine(dp)
-	wantJobError(t, err, 530, "Parameter expunge can be passed by Admin only. Or when the allow.user.expunge.recover.vm key is set.")
+	simtesting.WantJobError(t, err, 530, "Parameter expunge can be passed by Admin only. Or when the allow.user.expunge.recover.vm key is set.")
 	if s := e.stateOf(t, vm.Id); s != "Running" {
 		t.Fatalf("state after the refused destroy: %s", s)
 	}
 	_, err = tenant.VirtualMachine.ExpungeVirtualMachine(tenant.VirtualMachine.NewExpungeVirtualMachineParams(vm.Id))
-	wantJobError(t, err, 530, "Please destroy vm with specified vmId before expunge")
+	simtesting.WantJobError(t, err, 530, "Please destroy vm with specified vmId before expunge")
 	if _, err := tenant.VirtualMachine.DestroyVirtualMachine(tenant.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
 		t.Fatal(err)
 	}
 	_, err = tenant.VirtualMachine.ExpungeVirtualMachine(tenant.VirtualMachine.NewExpungeVirtualMachineParams(vm.Id))
-	wantJobError(t, err, 530, "Expunging a vm can only be done by an Admin. Or when the allow.user.expunge.recover.vm key is set.")
+	simtesting.WantJobError(t, err, 530, "Expunging a vm can only be done by an Admin. Or when the allow.user.expunge.recover.vm key is set.")
 	_, err = tenant.VirtualMachine.RecoverVirtualMachine(tenant.VirtualMachine.NewRecoverVirtualMachineParams(vm.Id))
-	wantAPIError(t, err, 531, "Recovering a vm can only be done by an Admin. Or when the allow.user.expunge.recover.vm key is set.")
-	again := e.params("cpivm-again")
+	simtesting.WantAPIError(t, err, 531, "Recovering a vm can only be done by an Admin. Or when the allow.user.expunge.recover.vm key is set.")
+	again := e.Params("cpivm-again")
 	again.SetIpaddress("10.1.1.45")
-	_, err = e.cs.VirtualMachine.DeployVirtualMachine(again)
-	wantAPIError(t, err, 533, "Unable to acquire Guest IP address for network")
+	_, err = e.CS.VirtualMachine.DeployVirtualMachine(again)
+	simtesting.WantAPIError(t, err, 533, "Unable to acquire Guest IP address for network")
 }

@@ -1,7 +1,9 @@
-package simulator
+package simulator_test
 
 import (
 	"fmt"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"strings"
 	"testing"
 	"time"
@@ -15,13 +17,13 @@ import (
 // cloudstack-go: keyword (names LIKE, state EQ, the NICs' addresses, the
 // instance name for a root admin), the any-pair tag join, and the refusals.
 func TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	alpha := e.deploy(t, e.params("alpha"))
-	beta := e.deploy(t, e.params("beta"))
+	e := newVMEnv(t, simulator.Options{})
+	alpha := e.Deploy(t, e.Params("alpha"))
+	beta := e.Deploy(t, e.Params("beta"))
 	list := func(set func(p *cloudstack.ListVirtualMachinesParams)) (*cloudstack.ListVirtualMachinesResponse, error) {
-		p := e.cs.VirtualMachine.NewListVirtualMachinesParams()
+		p := e.CS.VirtualMachine.NewListVirtualMachinesParams()
 		set(p)
-		return e.cs.VirtualMachine.ListVirtualMachines(p)
+		return e.CS.VirtualMachine.ListVirtualMachines(p)
 	}
 	count := func(what string, want int, set func(p *cloudstack.ListVirtualMachinesParams)) {
 		t.Helper()
@@ -44,7 +46,7 @@ func TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount(t *testing.T) {
 	count("name=ALPHA", 1, func(p *cloudstack.ListVirtualMachinesParams) { p.SetName("ALPHA") })
 
 	for id, tags := range map[string]map[string]string{alpha.Id: {"role": "a"}, beta.Id: {"tier": "b"}} {
-		if _, err := e.cs.Resourcetags.CreateTags(e.cs.Resourcetags.NewCreateTagsParams([]string{id}, "UserVm", tags)); err != nil {
+		if _, err := e.CS.Resourcetags.CreateTags(e.CS.Resourcetags.NewCreateTagsParams([]string{id}, "UserVm", tags)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,27 +58,27 @@ func TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount(t *testing.T) {
 	})
 
 	_, err := list(func(p *cloudstack.ListVirtualMachinesParams) { p.SetHypervisor("Xen") })
-	wantAPIError(t, err, 431, "Invalid HypervisorType Xen")
+	simtesting.WantAPIError(t, err, 431, "Invalid HypervisorType Xen")
 	_, err = list(func(p *cloudstack.ListVirtualMachinesParams) { p.SetId(alpha.Id); p.SetIds([]string{beta.Id}) })
-	wantAPIError(t, err, 431, "Specify either id or ids but not both parameters")
+	simtesting.WantAPIError(t, err, 431, "Specify either id or ids but not both parameters")
 }
 
 // TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd checks
 // BaseDeployVMCmd.getMacAddress (NetUtils.isValidMac, isUnicastMac,
 // standardizeMacAddress) and getIpToNetworkMap's one entry per network.
 func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	for i, c := range []struct{ mac, want string }{
 		{"2:0:0:a:b:c", "02:00:00:0a:0b:0c"},
 		{"02.00.00.00.00.0D", "02:00:00:00:00:0d"},
 		{"02-00-00-00-01-0e", "02:00:00:00:01:0e"},
 	} {
-		p := e.params(fmt.Sprintf("mac-%d", i))
+		p := e.Params(fmt.Sprintf("mac-%d", i))
 		p.SetMacaddress(c.mac)
 		// Fixed addresses: a random one could take 10.1.1.61, which the
 		// last deploy asks for.
 		p.SetIpaddress(fmt.Sprintf("10.1.1.%d", 50+i))
-		if vm := e.deploy(t, p); vm.Nic[0].Macaddress != c.want {
+		if vm := e.Deploy(t, p); vm.Nic[0].Macaddress != c.want {
 			t.Fatalf("macaddress=%s: NIC MAC %s, want %s", c.mac, vm.Nic[0].Macaddress, c.want)
 		}
 	}
@@ -86,14 +88,14 @@ func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
 		{"02:00:00:00:001:01", "Mac address is not valid: 02:00:00:00:001:01"},
 		{"01:00:5e:00:00:01", "Mac address is not unicast: 01:00:5e:00:00:01"},
 	} {
-		p := e.params("mac-bad")
+		p := e.Params("mac-bad")
 		p.SetMacaddress(c.mac)
-		_, err := e.cs.VirtualMachine.DeployVirtualMachine(p)
-		wantAPIError(t, err, 431, c.text)
+		_, err := e.CS.VirtualMachine.DeployVirtualMachine(p)
+		simtesting.WantAPIError(t, err, 431, c.text)
 	}
-	p := e.params("twice")
-	p.SetIptonetworklist([]map[string]string{{"networkid": e.net, "ip": "10.1.1.60"}, {"networkid": e.net, "ip": "10.1.1.61"}})
-	if vm := e.deploy(t, p); len(vm.Nic) != 1 || vm.Nic[0].Ipaddress != "10.1.1.61" {
+	p := e.Params("twice")
+	p.SetIptonetworklist([]map[string]string{{"networkid": e.Net, "ip": "10.1.1.60"}, {"networkid": e.Net, "ip": "10.1.1.61"}})
+	if vm := e.Deploy(t, p); len(vm.Nic) != 1 || vm.Nic[0].Ipaddress != "10.1.1.61" {
 		t.Fatalf("a network named twice in iptonetworklist: NICs %+v, want one with 10.1.1.61", vm.Nic)
 	}
 }
@@ -103,39 +105,39 @@ func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
 // UserVmManagerImpl), a copy not DOWNLOADED is 530
 // (TemplateManagerImpl.getTemplateSize).
 func TestDeployRefusesTemplatesNotReadyInTheZone(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	e.srv.Mu.Lock()
-	tmpl, _ := model.ByID(e.srv.State.Templates, e.template)
-	cp := tmpl.CopyIn(e.zone)
-	internal, zoneInternal := tmpl.InternalID, e.srv.State.Zone(e.zone).InternalID
+	e := newVMEnv(t, simulator.Options{})
+	e.Srv.Mu.Lock()
+	tmpl, _ := model.ByID(e.Srv.State.Templates, e.Template)
+	cp := tmpl.CopyIn(e.Zone)
+	internal, zoneInternal := tmpl.InternalID, e.Srv.State.Zone(e.Zone).InternalID
 	cp.DownloadState = "DOWNLOAD_IN_PROGRESS"
-	e.srv.Mu.Unlock()
-	_, err := e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-ready"))
-	wantAPIError(t, err, 530, fmt.Sprintf("Template %d has not been completely downloaded to zone %d", internal, zoneInternal))
+	e.Srv.Mu.Unlock()
+	_, err := e.CS.VirtualMachine.DeployVirtualMachine(e.Params("not-ready"))
+	simtesting.WantAPIError(t, err, 530, fmt.Sprintf("Template %d has not been completely downloaded to zone %d", internal, zoneInternal))
 
-	e.srv.Mu.Lock()
+	e.Srv.Mu.Lock()
 	now := time.Now()
 	cp.Removed = &now
-	e.srv.Mu.Unlock()
-	_, err = e.cs.VirtualMachine.DeployVirtualMachine(e.params("not-in-zone"))
-	wantAPIError(t, err, 431, fmt.Sprintf("The template %d is not available for use", internal))
+	e.Srv.Mu.Unlock()
+	_, err = e.CS.VirtualMachine.DeployVirtualMachine(e.Params("not-in-zone"))
+	simtesting.WantAPIError(t, err, 431, fmt.Sprintf("The template %d is not available for use", internal))
 }
 
 // TestDeployOnARequestedHostIgnoresAffinity: planDeployment's specified-host
 // branch returns before the affinity processors run.
 func TestDeployOnARequestedHostIgnoresAffinity(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	g, err := e.cs.AffinityGroup.CreateAffinityGroup(e.cs.AffinityGroup.NewCreateAffinityGroupParams("spread", "host anti-affinity"))
+	e := newVMEnv(t, simulator.Options{})
+	g, err := e.CS.AffinityGroup.CreateAffinityGroup(e.CS.AffinityGroup.NewCreateAffinityGroupParams("spread", "host anti-affinity"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := e.params("first")
+	first := e.Params("first")
 	first.SetAffinitygroupids([]string{g.Id})
-	vm := e.deploy(t, first)
-	second := e.params("second")
+	vm := e.Deploy(t, first)
+	second := e.Params("second")
 	second.SetAffinitygroupids([]string{g.Id})
 	second.SetHostid(vm.Hostid)
-	if got := e.deploy(t, second); got.Hostid != vm.Hostid {
+	if got := e.Deploy(t, second); got.Hostid != vm.Hostid {
 		t.Fatalf("the requested host %s was not used: %s", vm.Hostid, got.Hostid)
 	}
 }

@@ -1,6 +1,8 @@
-package simulator
+package simulator_test
 
 import (
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"testing"
 	"time"
 
@@ -12,16 +14,16 @@ var vmStatFields = []string{"cpuused", "networkkbsread", "networkkbswrite", "dis
 
 func (e *vmEnv) vmRow(t *testing.T, id string) map[string]any {
 	t.Helper()
-	return items(t, e.call(map[string]string{"command": "listVirtualMachines", "id": id}).
-		inner(t, "listvirtualmachinesresponse"), "virtualmachine")[0]
+	return simtesting.Items(t, e.Call(map[string]string{"command": "listVirtualMachines", "id": id}).
+		Inner(t, "listvirtualmachinesresponse"), "virtualmachine")[0]
 }
 
 // TestVMStatisticsAbsentBeforeTheFirstCollection: UserVmJoinDaoImpl shows
 // statistics only once StatsCollector has some for the VM; its first run is
 // DEFAULT_INITIAL_DELAY after start.
 func TestVMStatisticsAbsentBeforeTheFirstCollection(t *testing.T) {
-	e := newVMEnv(t, Options{VMStatsInterval: time.Hour, VMStatsInitialDelay: time.Hour})
-	vm := e.deploy(t, e.params("cpivm-nostats"))
+	e := newVMEnv(t, simulator.Options{VMStatsInterval: time.Hour, VMStatsInitialDelay: time.Hour})
+	vm := e.Deploy(t, e.Params("cpivm-nostats"))
 	row := e.vmRow(t, vm.Id)
 	for _, f := range vmStatFields {
 		if _, ok := row[f]; ok {
@@ -38,16 +40,16 @@ func TestVMStatisticsAbsentBeforeTheFirstCollection(t *testing.T) {
 // on the network, accumulated); a VM that was Stopped at every collection
 // has none.
 func TestVMStatisticsOnceCollectedWhileRunning(t *testing.T) {
-	e := newVMEnv(t, Options{VMStatsInterval: 10 * time.Millisecond, VMStatsInitialDelay: 10 * time.Millisecond})
-	stopped := e.params("cpivm-stopped")
+	e := newVMEnv(t, simulator.Options{VMStatsInterval: 10 * time.Millisecond, VMStatsInitialDelay: 10 * time.Millisecond})
+	stopped := e.Params("cpivm-stopped")
 	stopped.SetStartvm(false)
-	idle := e.deploy(t, stopped)
-	running := e.deploy(t, e.params("cpivm-stats"))
+	idle := e.Deploy(t, stopped)
+	running := e.Deploy(t, e.Params("cpivm-stats"))
 	var row map[string]any
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		row = e.vmRow(t, running.Id)
-		if num(row["networkkbsread"]) >= 2*32768 { // two collections since both VMs exist
+		if simtesting.Num(row["networkkbsread"]) >= 2*32768 { // two collections since both VMs exist
 			break
 		}
 		if time.Now().After(deadline) {
@@ -60,8 +62,8 @@ func TestVMStatisticsOnceCollectedWhileRunning(t *testing.T) {
 			t.Errorf("no %s once collected", f)
 		}
 	}
-	if row["cpuused"] != "10%" || int(num(row["networkkbsread"]))%32768 != 0 ||
-		num(row["networkkbswrite"]) != num(row["networkkbsread"])/2 || row["diskkbsread"] != 0.0 {
+	if row["cpuused"] != "10%" || int(simtesting.Num(row["networkkbsread"]))%32768 != 0 ||
+		simtesting.Num(row["networkkbswrite"]) != simtesting.Num(row["networkkbsread"])/2 || row["diskkbsread"] != 0.0 {
 		t.Fatalf("statistics = %v", row)
 	}
 	if _, ok := e.vmRow(t, idle.Id)["cpuused"]; ok {
@@ -72,8 +74,8 @@ func TestVMStatisticsOnceCollectedWhileRunning(t *testing.T) {
 // TestVMStatsIntervalIsTheSetting: -vm-stats-interval presets
 // vm.stats.interval (Config.VmStatsInterval, milliseconds).
 func TestVMStatsIntervalIsTheSetting(t *testing.T) {
-	s := startSim(t, Options{VMStatsInterval: 1500 * time.Millisecond})
-	if c := listSettings(t, s.client(), "vm.stats.interval"); len(c) != 1 || c[0].Value != "1500" || c[0].Defaultvalue != "60000" {
+	s := simtesting.Start(t, simulator.Options{VMStatsInterval: 1500 * time.Millisecond})
+	if c := listSettings(t, s.Client(), "vm.stats.interval"); len(c) != 1 || c[0].Value != "1500" || c[0].Defaultvalue != "60000" {
 		t.Fatalf("vm.stats.interval = %+v", c)
 	}
 }
@@ -82,35 +84,35 @@ func TestVMStatsIntervalIsTheSetting(t *testing.T) {
 // stoppedVms (account_vmstats_view), for accounts and projects alike; the
 // domain shows its counts and limits (DomainJoinDaoImpl.setResourceLimits).
 func TestAccountsCountRunningAndStoppedVMs(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	stopped := e.params("cpivm-off")
+	e := newVMEnv(t, simulator.Options{})
+	stopped := e.Params("cpivm-off")
 	stopped.SetStartvm(false)
-	e.deploy(t, stopped)
-	e.deploy(t, e.params("cpivm-on"))
-	accts, err := e.cs.Account.ListAccounts(e.cs.Account.NewListAccountsParams())
+	e.Deploy(t, stopped)
+	e.Deploy(t, e.Params("cpivm-on"))
+	accts, err := e.CS.Account.ListAccounts(e.CS.Account.NewListAccountsParams())
 	if err != nil || accts.Count != 1 || accts.Accounts[0].Vmrunning != 1 || accts.Accounts[0].Vmstopped != 1 ||
 		accts.Accounts[0].Vmtotal != 2 {
 		t.Fatalf("listAccounts = %+v, %v", accts, err)
 	}
-	p, err := e.cs.Project.CreateProject(e.cs.Project.NewCreateProjectParams("p", "p"))
+	p, err := e.CS.Project.CreateProject(e.CS.Project.NewCreateProjectParams("p", "p"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	inProject := e.params("cpivm-project")
+	inProject := e.Params("cpivm-project")
 	inProject.SetProjectid(p.Id)
-	inProject.SetNetworkids([]string{e.projectNetwork(t, e.cs, p.Id, "pnet").Id})
-	e.deploy(t, inProject)
-	lp := e.cs.Project.NewListProjectsParams()
+	inProject.SetNetworkids([]string{e.projectNetwork(t, e.CS, p.Id, "pnet").Id})
+	e.Deploy(t, inProject)
+	lp := e.CS.Project.NewListProjectsParams()
 	lp.SetId(p.Id)
-	projects, err := e.cs.Project.ListProjects(lp)
+	projects, err := e.CS.Project.ListProjects(lp)
 	if err != nil || projects.Count != 1 || projects.Projects[0].Vmrunning != 1 || projects.Projects[0].Vmstopped != 0 {
 		t.Fatalf("listProjects = %+v, %v", projects, err)
 	}
-	row := items(t, e.call(map[string]string{"command": "listProjects", "id": p.Id}).inner(t, "listprojectsresponse"), "project")[0]
+	row := simtesting.Items(t, e.Call(map[string]string{"command": "listProjects", "id": p.Id}).Inner(t, "listprojectsresponse"), "project")[0]
 	if _, ok := row["projecttotal"]; ok {
 		t.Fatalf("a project shows project counts: %v", row)
 	}
-	domains, err := e.cs.Domain.ListDomains(e.cs.Domain.NewListDomainsParams())
+	domains, err := e.CS.Domain.ListDomains(e.CS.Domain.NewListDomainsParams())
 	if err != nil || domains.Count != 1 || domains.Domains[0].Vmtotal != 3 || domains.Domains[0].Vmlimit != "Unlimited" ||
 		domains.Domains[0].Cpuavailable != "Unlimited" {
 		t.Fatalf("listDomains = %+v, %v", domains, err)
@@ -121,8 +123,8 @@ func TestAccountsCountRunningAndStoppedVMs(t *testing.T) {
 // authorized for the Admin role only; another role's call is the role
 // checker's 432 (ApiServer.commandAvailable: UnavailableCommandException).
 func TestManagementServersMetricsForTheRootAdminOnly(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	ms, err := cs.Management.ListManagementServersMetrics(cs.Management.NewListManagementServersMetricsParams())
 	if err != nil || ms.Count != 1 || ms.ManagementServersMetrics[0].Version != "4.22.0.0" ||
 		ms.ManagementServersMetrics[0].State != "Up" || ms.ManagementServersMetrics[0].Agentscount == 0 {
@@ -134,7 +136,7 @@ func TestManagementServersMetricsForTheRootAdminOnly(t *testing.T) {
 		t.Fatalf("keyword 4.20 = %+v, %v", none, err)
 	}
 	key, secret := newAccount(t, s, "tenant", 0)
-	tenant := cloudstack.NewClient(s.api, key, secret, false)
+	tenant := cloudstack.NewClient(s.API, key, secret, false)
 	_, err = tenant.Management.ListManagementServersMetrics(tenant.Management.NewListManagementServersMetricsParams())
-	wantAPIError(t, err, 432, "The API [listManagementServersMetrics] does not exist or is not available for the account tenant.")
+	simtesting.WantAPIError(t, err, 432, "The API [listManagementServersMetrics] does not exist or is not available for the account tenant.")
 }

@@ -1,8 +1,10 @@
-package simulator
+package simulator_test
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"regexp"
 	"sort"
 	"strings"
@@ -18,7 +20,7 @@ import (
 // newVolume creates a data volume in the first zone; sizeGB 0 leaves size out.
 func (e *vmEnv) newVolume(t *testing.T, name, offering string, sizeGB int64) *cloudstack.CreateVolumeResponse {
 	t.Helper()
-	v, err := e.cs.Volume.CreateVolume(e.volumeParams(name, offering, sizeGB))
+	v, err := e.CS.Volume.CreateVolume(e.volumeParams(name, offering, sizeGB))
 	if err != nil {
 		t.Fatalf("createVolume %s: %v", name, err)
 	}
@@ -26,8 +28,8 @@ func (e *vmEnv) newVolume(t *testing.T, name, offering string, sizeGB int64) *cl
 }
 
 func (e *vmEnv) volumeParams(name, offering string, sizeGB int64) *cloudstack.CreateVolumeParams {
-	p := e.cs.Volume.NewCreateVolumeParams()
-	p.SetZoneid(e.zone)
+	p := e.CS.Volume.NewCreateVolumeParams()
+	p.SetZoneid(e.Zone)
 	if name != "" {
 		p.SetName(name)
 	}
@@ -42,7 +44,7 @@ func (e *vmEnv) volumeParams(name, offering string, sizeGB int64) *cloudstack.Cr
 
 func (e *vmEnv) attachVol(t *testing.T, volID, vmID string) *cloudstack.AttachVolumeResponse {
 	t.Helper()
-	v, err := e.cs.Volume.AttachVolume(e.cs.Volume.NewAttachVolumeParams(volID, vmID))
+	v, err := e.CS.Volume.AttachVolume(e.CS.Volume.NewAttachVolumeParams(volID, vmID))
 	if err != nil {
 		t.Fatalf("attachVolume %s to %s: %v", volID, vmID, err)
 	}
@@ -50,17 +52,17 @@ func (e *vmEnv) attachVol(t *testing.T, volID, vmID string) *cloudstack.AttachVo
 }
 
 func (e *vmEnv) detachVol(id string) (*cloudstack.DetachVolumeResponse, error) {
-	p := e.cs.Volume.NewDetachVolumeParams()
+	p := e.CS.Volume.NewDetachVolumeParams()
 	p.SetId(id)
-	return e.cs.Volume.DetachVolume(p)
+	return e.CS.Volume.DetachVolume(p)
 }
 
 // volume lists one volume by id; nil when listVolumes does not show it.
 func (e *vmEnv) volume(t *testing.T, id string) *cloudstack.Volume {
 	t.Helper()
-	p := e.cs.Volume.NewListVolumesParams()
+	p := e.CS.Volume.NewListVolumesParams()
 	p.SetId(id)
-	l, err := e.cs.Volume.ListVolumes(p)
+	l, err := e.CS.Volume.ListVolumes(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,28 +75,28 @@ func (e *vmEnv) volume(t *testing.T, id string) *cloudstack.Volume {
 // dataVM deploys a running VM with a 5 GB data disk at device 1.
 func (e *vmEnv) dataVM(t *testing.T, name string) string {
 	t.Helper()
-	p := e.params(name)
-	p.SetDiskofferingid(e.diskSmall)
-	return e.deploy(t, p).Id
+	p := e.Params(name)
+	p.SetDiskofferingid(e.DiskSmall)
+	return e.Deploy(t, p).Id
 }
 
 func (e *vmEnv) diskMedium(t *testing.T) string {
 	t.Helper()
-	e.srv.Mu.Lock()
-	defer e.srv.Mu.Unlock()
-	return e.srv.State.DiskOfferings[1].ID
+	e.Srv.Mu.Lock()
+	defer e.Srv.Mu.Unlock()
+	return e.Srv.State.DiskOfferings[1].ID
 }
 
 func TestCreateVolumeIsAllocatedLazily(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	v := e.newVolume(t, "bosh-disk-1", e.diskCustom, 3)
+	e := newVMEnv(t, simulator.Options{})
+	v := e.newVolume(t, "bosh-disk-1", e.DiskCustom, 3)
 	if v.Id == "" || v.Name != "bosh-disk-1" || v.Type != "DATADISK" || v.Size != 3<<30 || v.State != "Allocated" ||
-		v.Zoneid != e.zone || v.Zonename != "Sandbox-simulator" || v.Diskofferingid != e.diskCustom ||
+		v.Zoneid != e.Zone || v.Zonename != "Sandbox-simulator" || v.Diskofferingid != e.DiskCustom ||
 		v.Diskofferingname != "Custom" || v.Storage != "none" || v.Path != "" || v.Virtualmachineid != "" ||
 		v.Account != "admin" || v.Created == "" || v.Hypervisor != "None" {
 		t.Fatalf("createVolume answered %+v", v)
 	}
-	fixed := e.newVolume(t, "", e.diskSmall, 0)
+	fixed := e.newVolume(t, "", e.DiskSmall, 0)
 	if fixed.Size != 5<<30 || !kernel.UUIDPattern.MatchString(fixed.Name) {
 		t.Fatalf("a fixed offering's volume without a name: %+v", fixed)
 	}
@@ -104,40 +106,40 @@ func TestCreateVolumeIsAllocatedLazily(t *testing.T) {
 		p    *cloudstack.CreateVolumeParams
 		text string
 	}{
-		{e.volumeParams("x", e.diskSmall, 8), "This disk offering does not allow custom size"},
-		{e.volumeParams("x", e.diskCustom, 0), "This disk offering requires a custom size specified"},
-		{e.volumeParams("x", e.diskCustom, -1), "Disk size must be larger than 0"},
-		{e.volumeParams("x", e.diskCustom, 2000), "Volume size: 2000 GB is out of allowed range. Min: 1. Max: 1024"},
+		{e.volumeParams("x", e.DiskSmall, 8), "This disk offering does not allow custom size"},
+		{e.volumeParams("x", e.DiskCustom, 0), "This disk offering requires a custom size specified"},
+		{e.volumeParams("x", e.DiskCustom, -1), "Disk size must be larger than 0"},
+		{e.volumeParams("x", e.DiskCustom, 2000), "Volume size: 2000 GB is out of allowed range. Min: 1. Max: 1024"},
 		{e.volumeParams("x", "", 0), "At least one of disk Offering ID or snapshot ID must be passed whilst creating volume"},
 	} {
-		_, err := e.cs.Volume.CreateVolume(c.p)
-		wantAPIError(t, err, 431, c.text)
+		_, err := e.CS.Volume.CreateVolume(c.p)
+		simtesting.WantAPIError(t, err, 431, c.text)
 	}
-	zero := e.volumeParams("x", e.diskCustom, 0)
+	zero := e.volumeParams("x", e.DiskCustom, 0)
 	zero.SetSize(0)
-	_, err := e.cs.Volume.CreateVolume(zero)
-	wantAPIError(t, err, 431, "Disk size must be larger than 0")
-	noZone := e.volumeParams("x", e.diskSmall, 0)
+	_, err := e.CS.Volume.CreateVolume(zero)
+	simtesting.WantAPIError(t, err, 431, "Disk size must be larger than 0")
+	noZone := e.volumeParams("x", e.DiskSmall, 0)
 	noZone.ResetZoneid()
-	_, err = e.cs.Volume.CreateVolume(noZone)
-	wantAPIError(t, err, 431, "Unable to find zone by id null")
+	_, err = e.CS.Volume.CreateVolume(noZone)
+	simtesting.WantAPIError(t, err, 431, "Unable to find zone by id null")
 
 	// A VM id with a disk offering is ignored, as CloudStack ignores it.
 	vm := e.dataVM(t, "cpivm-ignored")
-	p := e.volumeParams("with-vm", e.diskSmall, 0)
+	p := e.volumeParams("with-vm", e.DiskSmall, 0)
 	p.SetVirtualmachineid(vm)
-	if v, err := e.cs.Volume.CreateVolume(p); err != nil || v.Virtualmachineid != "" || v.State != "Allocated" {
+	if v, err := e.CS.Volume.CreateVolume(p); err != nil || v.Virtualmachineid != "" || v.State != "Allocated" {
 		t.Fatalf("createVolume with virtualmachineid: %+v, %v", v, err)
 	}
 }
 
 func TestAttachDeviceIDsOnXenServer(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	vm := e.dataVM(t, "cpivm-attach") // its data disk has device 1
 	var ids []int64
 	vols := map[int64]string{}
 	for i := range 3 {
-		v := e.newVolume(t, fmt.Sprintf("disk-%d", i), e.diskCustom, 1)
+		v := e.newVolume(t, fmt.Sprintf("disk-%d", i), e.DiskCustom, 1)
 		a := e.attachVol(t, v.Id, vm)
 		if a.Virtualmachineid != vm || a.Vmname != "cpivm-attach" || a.Vmstate != "Running" || a.State != "Ready" ||
 			a.Storage != "PS0" || a.Path == "" || a.Hypervisor != "XenServer" || a.Attached == "" {
@@ -158,17 +160,17 @@ func TestAttachDeviceIDsOnXenServer(t *testing.T) {
 	}
 
 	// Asking for a device id: not 3, not out of range, not taken.
-	v := e.newVolume(t, "asked", e.diskCustom, 1)
+	v := e.newVolume(t, "asked", e.DiskCustom, 1)
 	ask := func(dev int64) error {
-		p := e.cs.Volume.NewAttachVolumeParams(v.Id, vm)
+		p := e.CS.Volume.NewAttachVolumeParams(v.Id, vm)
 		p.SetDeviceid(dev)
-		_, err := e.cs.Volume.AttachVolume(p)
+		_, err := e.CS.Volume.AttachVolume(p)
 		return err
 	}
-	wantJobError(t, ask(3), 530, "deviceId should be 0,1,2,4-254")
-	wantJobError(t, ask(255), 530, "deviceId should be 0,1,2,4-254")
-	wantJobError(t, ask(4), 530, "deviceId 4 is used by vol Vol[")
-	wantJobError(t, ask(0), 431, "Root volume detach can happen only when vm is in states: Stopped or Destroyed")
+	simtesting.WantJobError(t, ask(3), 530, "deviceId should be 0,1,2,4-254")
+	simtesting.WantJobError(t, ask(255), 530, "deviceId should be 0,1,2,4-254")
+	simtesting.WantJobError(t, ask(4), 530, "deviceId 4 is used by vol Vol[")
+	simtesting.WantJobError(t, ask(0), 431, "Root volume detach can happen only when vm is in states: Stopped or Destroyed")
 	if err := ask(9); err != nil {
 		t.Fatal(err)
 	}
@@ -177,86 +179,86 @@ func TestAttachDeviceIDsOnXenServer(t *testing.T) {
 	}
 
 	// Attached anywhere, the volume is refused; detached, detach is refused.
-	_, err := e.cs.Volume.AttachVolume(e.cs.Volume.NewAttachVolumeParams(v.Id, vm))
-	wantJobError(t, err, 431, "Please specify a volume that is not attached to any VM.")
-	spare := e.newVolume(t, "spare", e.diskSmall, 0)
+	_, err := e.CS.Volume.AttachVolume(e.CS.Volume.NewAttachVolumeParams(v.Id, vm))
+	simtesting.WantJobError(t, err, 431, "Please specify a volume that is not attached to any VM.")
+	spare := e.newVolume(t, "spare", e.DiskSmall, 0)
 	_, err = e.detachVol(spare.Id)
-	wantJobError(t, err, 431, "The specified volume is not attached to a VM.")
+	simtesting.WantJobError(t, err, 431, "The specified volume is not attached to a VM.")
 
 	// Detach by VM and device id; the ROOT volume stays while the VM runs.
-	p := e.cs.Volume.NewDetachVolumeParams()
+	p := e.CS.Volume.NewDetachVolumeParams()
 	p.SetVirtualmachineid(vm)
 	p.SetDeviceid(9)
-	if d, err := e.cs.Volume.DetachVolume(p); err != nil || d.Id != v.Id {
+	if d, err := e.CS.Volume.DetachVolume(p); err != nil || d.Id != v.Id {
 		t.Fatalf("detach by device id: %+v, %v", d, err)
 	}
 	p.SetDeviceid(9)
-	_, err = e.cs.Volume.DetachVolume(p)
-	wantJobError(t, err, 530, "Index 0 out of bounds")
-	p = e.cs.Volume.NewDetachVolumeParams()
+	_, err = e.CS.Volume.DetachVolume(p)
+	simtesting.WantJobError(t, err, 530, "Index 0 out of bounds")
+	p = e.CS.Volume.NewDetachVolumeParams()
 	p.SetVirtualmachineid(vm)
-	_, err = e.cs.Volume.DetachVolume(p)
-	wantJobError(t, err, 431, "Please provide either a volume id, or a tuple(device id, instance id)")
-	root := e.volumes(t, vm)[0]
+	_, err = e.CS.Volume.DetachVolume(p)
+	simtesting.WantJobError(t, err, 431, "Please provide either a volume id, or a tuple(device id, instance id)")
+	root := e.Volumes(t, vm)[0]
 	_, err = e.detachVol(root.Id)
-	wantJobError(t, err, 431, "Root volume detach can happen only when vm is in states: Stopped or Destroyed")
+	simtesting.WantJobError(t, err, 431, "Root volume detach can happen only when vm is in states: Stopped or Destroyed")
 
 	// A stopped VM may give its ROOT volume up and take it back at 0.
-	if _, err := e.cs.VirtualMachine.StopVirtualMachine(e.cs.VirtualMachine.NewStopVirtualMachineParams(vm)); err != nil {
+	if _, err := e.CS.VirtualMachine.StopVirtualMachine(e.CS.VirtualMachine.NewStopVirtualMachineParams(vm)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.detachVol(root.Id); err != nil {
 		t.Fatal(err)
 	}
-	back := e.cs.Volume.NewAttachVolumeParams(root.Id, vm)
+	back := e.CS.Volume.NewAttachVolumeParams(root.Id, vm)
 	back.SetDeviceid(0)
-	if a, err := e.cs.Volume.AttachVolume(back); err != nil || a.Deviceid != 0 || a.Type != "ROOT" {
+	if a, err := e.CS.Volume.AttachVolume(back); err != nil || a.Deviceid != 0 || a.Type != "ROOT" {
 		t.Fatalf("ROOT back at 0: %+v, %v", a, err)
 	}
-	other := e.newVolume(t, "not-root", e.diskSmall, 0)
-	zero := e.cs.Volume.NewAttachVolumeParams(other.Id, vm)
+	other := e.newVolume(t, "not-root", e.DiskSmall, 0)
+	zero := e.CS.Volume.NewAttachVolumeParams(other.Id, vm)
 	zero.SetDeviceid(0)
-	_, err = e.cs.Volume.AttachVolume(zero)
-	wantJobError(t, err, 431, "Vm already has root volume attached to it")
+	_, err = e.CS.Volume.AttachVolume(zero)
+	simtesting.WantJobError(t, err, 431, "Vm already has root volume attached to it")
 }
 
 func TestAttachRefusals(t *testing.T) {
-	e := newVMEnv(t, Options{ExtraZones: []string{"Sandbox-simulator-2"}})
+	e := newVMEnv(t, simulator.Options{ExtraZones: []string{"Sandbox-simulator-2"}})
 	vm := e.dataVM(t, "cpivm-refusals")
-	e.srv.Mu.Lock()
-	zone2 := e.srv.State.Zones[1].ID
-	e.srv.Mu.Unlock()
+	e.Srv.Mu.Lock()
+	zone2 := e.Srv.State.Zones[1].ID
+	e.Srv.Mu.Unlock()
 
-	p := e.volumeParams("elsewhere", e.diskSmall, 0)
+	p := e.volumeParams("elsewhere", e.DiskSmall, 0)
 	p.SetZoneid(zone2)
-	far, err := e.cs.Volume.CreateVolume(p)
+	far, err := e.CS.Volume.CreateVolume(p)
 	if err != nil || far.Zoneid != zone2 {
 		t.Fatalf("createVolume in zone 2: %+v, %v", far, err)
 	}
-	_, err = e.cs.Volume.AttachVolume(e.cs.Volume.NewAttachVolumeParams(far.Id, vm))
-	wantJobError(t, err, 431, "Please specify a VM that is in the same zone as the volume.")
+	_, err = e.CS.Volume.AttachVolume(e.CS.Volume.NewAttachVolumeParams(far.Id, vm))
+	simtesting.WantJobError(t, err, 431, "Please specify a VM that is in the same zone as the volume.")
 
-	v := e.newVolume(t, "near", e.diskSmall, 0)
-	if _, err := e.cs.Volume.DeleteVolume(e.cs.Volume.NewDeleteVolumeParams(v.Id)); err != nil {
+	v := e.newVolume(t, "near", e.DiskSmall, 0)
+	if _, err := e.CS.Volume.DeleteVolume(e.CS.Volume.NewDeleteVolumeParams(v.Id)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.cs.Volume.AttachVolume(e.cs.Volume.NewAttachVolumeParams(v.Id, vm))
-	wantJobError(t, err, 431, "Please specify a volume with the valid type: ROOT or DATADISK")
+	_, err = e.CS.Volume.AttachVolume(e.CS.Volume.NewAttachVolumeParams(v.Id, vm))
+	simtesting.WantJobError(t, err, 431, "Please specify a volume with the valid type: ROOT or DATADISK")
 
-	v = e.newVolume(t, "near-2", e.diskSmall, 0)
-	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm)); err != nil {
+	v = e.newVolume(t, "near-2", e.DiskSmall, 0)
+	if _, err := e.CS.VirtualMachine.DestroyVirtualMachine(e.CS.VirtualMachine.NewDestroyVirtualMachineParams(vm)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.cs.Volume.AttachVolume(e.cs.Volume.NewAttachVolumeParams(v.Id, vm))
-	wantJobError(t, err, 431, "Please specify a VM that is either running or stopped.")
-	if _, err := e.cs.VirtualMachine.ExpungeVirtualMachine(e.cs.VirtualMachine.NewExpungeVirtualMachineParams(vm)); err != nil {
+	_, err = e.CS.Volume.AttachVolume(e.CS.Volume.NewAttachVolumeParams(v.Id, vm))
+	simtesting.WantJobError(t, err, 431, "Please specify a VM that is either running or stopped.")
+	if _, err := e.CS.VirtualMachine.ExpungeVirtualMachine(e.CS.VirtualMachine.NewExpungeVirtualMachineParams(vm)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.cs.Volume.AttachVolume(e.cs.Volume.NewAttachVolumeParams(v.Id, vm))
-	wantJobError(t, err, 431, "Please specify a valid User VM.")
+	_, err = e.CS.Volume.AttachVolume(e.CS.Volume.NewAttachVolumeParams(v.Id, vm))
+	simtesting.WantJobError(t, err, 431, "Please specify a valid User VM.")
 	// An unknown VM UUID is refused before any job.
-	_, err = e.cs.Volume.AttachVolume(e.cs.Volume.NewAttachVolumeParams(v.Id, "0d6f3e4a-1111-4111-8111-111111111111"))
-	wantAPIError(t, err, 431, "Invalid parameter virtualmachineid value=0d6f3e4a-1111-4111-8111-111111111111")
+	_, err = e.CS.Volume.AttachVolume(e.CS.Volume.NewAttachVolumeParams(v.Id, "0d6f3e4a-1111-4111-8111-111111111111"))
+	simtesting.WantAPIError(t, err, 431, "Invalid parameter virtualmachineid value=0d6f3e4a-1111-4111-8111-111111111111")
 }
 
 // TestDataDiskLimit fills a VM up to hypervisor_capabilities' limit: the
@@ -267,29 +269,29 @@ func TestDataDiskLimit(t *testing.T) {
 		limit      int
 	}{{"Simulator", 6}, {"KVM", 32}} {
 		t.Run(c.hypervisor, func(t *testing.T) {
-			e := newVMEnv(t, Options{Hypervisor: c.hypervisor})
+			e := newVMEnv(t, simulator.Options{Hypervisor: c.hypervisor})
 			vm := e.dataVM(t, "cpivm-full")
 			last := int64(1)
 			for i := 1; i < c.limit; i++ {
-				last = e.attachVol(t, e.newVolume(t, fmt.Sprint("d", i), e.diskSmall, 0).Id, vm).Deviceid
+				last = e.attachVol(t, e.newVolume(t, fmt.Sprint("d", i), e.DiskSmall, 0).Id, vm).Deviceid
 			}
 			if last != int64(c.limit)+1 {
 				t.Fatalf("the %dth data disk is at %d, want %d", c.limit, last, c.limit+1)
 			}
-			extra := e.newVolume(t, "one-too-many", e.diskSmall, 0)
-			_, err := e.cs.Volume.AttachVolume(e.cs.Volume.NewAttachVolumeParams(extra.Id, vm))
-			wantJobError(t, err, 431, fmt.Sprintf("The specified VM already has the maximum number of data disks (%d) attached. Please specify another VM.", c.limit))
+			extra := e.newVolume(t, "one-too-many", e.DiskSmall, 0)
+			_, err := e.CS.Volume.AttachVolume(e.CS.Volume.NewAttachVolumeParams(extra.Id, vm))
+			simtesting.WantJobError(t, err, 431, fmt.Sprintf("The specified VM already has the maximum number of data disks (%d) attached. Please specify another VM.", c.limit))
 			if c.hypervisor == "Simulator" {
 				// Attached volumes are on primary storage, which a Simulator
 				// host cannot resize; an Allocated one only changes in the
 				// database.
-				p := e.cs.Volume.NewResizeVolumeParams(e.volumes(t, vm)[1].Id)
+				p := e.CS.Volume.NewResizeVolumeParams(e.Volumes(t, vm)[1].Id)
 				p.SetSize(50)
-				_, err := e.cs.Volume.ResizeVolume(p)
-				wantJobError(t, err, 431, "Hypervisor Simulator does not support volume resize")
-				p = e.cs.Volume.NewResizeVolumeParams(extra.Id)
+				_, err := e.CS.Volume.ResizeVolume(p)
+				simtesting.WantJobError(t, err, 431, "Hypervisor Simulator does not support volume resize")
+				p = e.CS.Volume.NewResizeVolumeParams(extra.Id)
 				p.SetSize(50)
-				if r, err := e.cs.Volume.ResizeVolume(p); err != nil || r.Size != 50<<30 {
+				if r, err := e.CS.Volume.ResizeVolume(p); err != nil || r.Size != 50<<30 {
 					t.Fatalf("resizing an Allocated volume: %+v, %v", r, err)
 				}
 			}
@@ -300,23 +302,23 @@ func TestDataDiskLimit(t *testing.T) {
 // TestConcurrentAttachesGetDistinctDeviceIDs queues attach jobs for one VM
 // at once, as CPI processes do: each job takes its device id when it runs.
 func TestConcurrentAttachesGetDistinctDeviceIDs(t *testing.T) {
-	e := newVMEnv(t, Options{JobLatency: 30 * time.Millisecond})
-	deploy := e.params("cpivm-busy")
-	deploy.SetDiskofferingid(e.diskSmall)
-	r, err := e.raw.VirtualMachine.DeployVirtualMachine(deploy)
+	e := newVMEnv(t, simulator.Options{JobLatency: 30 * time.Millisecond})
+	deploy := e.Params("cpivm-busy")
+	deploy.SetDiskofferingid(e.DiskSmall)
+	r, err := e.Raw.VirtualMachine.DeployVirtualMachine(deploy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.waitJobDone(t, r.JobID)
+	e.WaitJobDone(t, r.JobID)
 	vm := r.Id
 	const n = 6
 	var vols []string
 	for i := range n {
-		c, err := e.raw.Volume.CreateVolume(e.volumeParams(fmt.Sprint("c", i), e.diskSmall, 0))
+		c, err := e.Raw.Volume.CreateVolume(e.volumeParams(fmt.Sprint("c", i), e.DiskSmall, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.waitJobDone(t, c.JobID)
+		e.WaitJobDone(t, c.JobID)
 		vols = append(vols, c.Id)
 	}
 	jobs := make([]string, n)
@@ -324,7 +326,7 @@ func TestConcurrentAttachesGetDistinctDeviceIDs(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, id := range vols {
 		wg.Go(func() {
-			a, err := e.raw.Volume.AttachVolume(e.raw.Volume.NewAttachVolumeParams(id, vm))
+			a, err := e.Raw.Volume.AttachVolume(e.Raw.Volume.NewAttachVolumeParams(id, vm))
 			if err == nil {
 				jobs[i] = a.JobID
 			}
@@ -337,7 +339,7 @@ func TestConcurrentAttachesGetDistinctDeviceIDs(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatal(errs[i])
 		}
-		res := e.waitJobDone(t, job)
+		res := e.WaitJobDone(t, job)
 		var out struct {
 			Volume struct {
 				DeviceID int `json:"deviceid"`
@@ -355,56 +357,56 @@ func TestConcurrentAttachesGetDistinctDeviceIDs(t *testing.T) {
 }
 
 func TestDeleteVolume(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	vm := e.dataVM(t, "cpivm-delete")
-	v := e.newVolume(t, "doomed", e.diskSmall, 0)
+	v := e.newVolume(t, "doomed", e.DiskSmall, 0)
 	e.attachVol(t, v.Id, vm)
-	_, err := e.cs.Volume.DeleteVolume(e.cs.Volume.NewDeleteVolumeParams(v.Id))
-	wantAPIError(t, err, 431, "Please specify a volume that is not attached to any VM.")
-	root := e.volumes(t, vm)[0]
-	_, err = e.cs.Volume.DeleteVolume(e.cs.Volume.NewDeleteVolumeParams(root.Id))
-	wantAPIError(t, err, 431, "Please specify a volume that is not attached to any VM.")
+	_, err := e.CS.Volume.DeleteVolume(e.CS.Volume.NewDeleteVolumeParams(v.Id))
+	simtesting.WantAPIError(t, err, 431, "Please specify a volume that is not attached to any VM.")
+	root := e.Volumes(t, vm)[0]
+	_, err = e.CS.Volume.DeleteVolume(e.CS.Volume.NewDeleteVolumeParams(root.Id))
+	simtesting.WantAPIError(t, err, 431, "Please specify a volume that is not attached to any VM.")
 
 	if _, err := e.detachVol(v.Id); err != nil {
 		t.Fatal(err)
 	}
 	tags := map[string]string{"director": "d"}
-	if _, err := e.cs.Resourcetags.CreateTags(e.cs.Resourcetags.NewCreateTagsParams([]string{v.Id}, "Volume", tags)); err != nil {
+	if _, err := e.CS.Resourcetags.CreateTags(e.CS.Resourcetags.NewCreateTagsParams([]string{v.Id}, "Volume", tags)); err != nil {
 		t.Fatal(err)
 	}
 	// deleteVolume is synchronous: a plain client gets the answer itself.
-	d, err := e.raw.Volume.DeleteVolume(e.raw.Volume.NewDeleteVolumeParams(v.Id))
+	d, err := e.Raw.Volume.DeleteVolume(e.Raw.Volume.NewDeleteVolumeParams(v.Id))
 	if err != nil || !d.Success || d.JobID != "" {
 		t.Fatalf("deleteVolume: %+v, %v", d, err)
 	}
 	if e.volume(t, v.Id) != nil {
 		t.Fatal("listVolumes still lists the deleted volume")
 	}
-	_, err = e.cs.Volume.DeleteVolume(e.cs.Volume.NewDeleteVolumeParams(v.Id))
-	wantAPIError(t, err, 431, "Unable to find volume with ID: ")
-	lt := e.cs.Resourcetags.NewListTagsParams()
+	_, err = e.CS.Volume.DeleteVolume(e.CS.Volume.NewDeleteVolumeParams(v.Id))
+	simtesting.WantAPIError(t, err, 431, "Unable to find volume with ID: ")
+	lt := e.CS.Resourcetags.NewListTagsParams()
 	lt.SetResourceid(v.Id)
-	if l, err := e.cs.Resourcetags.ListTags(lt); err != nil || l.Count != 0 {
+	if l, err := e.CS.Resourcetags.ListTags(lt); err != nil || l.Count != 0 {
 		t.Fatalf("the deleted volume's tags: %+v, %v", l, err)
 	}
-	e.srv.Mu.Lock()
-	row, _ := model.ByID(e.srv.State.Volumes, v.Id)
+	e.Srv.Mu.Lock()
+	row, _ := model.ByID(e.Srv.State.Volumes, v.Id)
 	kept := row.State == "Expunged" && row.Removed != nil
-	e.srv.Mu.Unlock()
+	e.Srv.Mu.Unlock()
 	if !kept {
 		t.Fatalf("the deleted volume's row: %+v", row)
 	}
 	// An Allocated volume goes at once too.
-	a := e.newVolume(t, "never-used", e.diskSmall, 0)
-	if _, err := e.cs.Volume.DeleteVolume(e.cs.Volume.NewDeleteVolumeParams(a.Id)); err != nil {
+	a := e.newVolume(t, "never-used", e.DiskSmall, 0)
+	if _, err := e.CS.Volume.DeleteVolume(e.CS.Volume.NewDeleteVolumeParams(a.Id)); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestResizeVolume(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	resize := func(id string, sizeGB int64, offering string, shrink bool) (*cloudstack.ResizeVolumeResponse, error) {
-		p := e.cs.Volume.NewResizeVolumeParams(id)
+		p := e.CS.Volume.NewResizeVolumeParams(id)
 		if sizeGB != 0 {
 			p.SetSize(sizeGB)
 		}
@@ -414,10 +416,10 @@ func TestResizeVolume(t *testing.T) {
 		if shrink {
 			p.SetShrinkok(true)
 		}
-		return e.cs.Volume.ResizeVolume(p)
+		return e.CS.Volume.ResizeVolume(p)
 	}
 	vm := e.dataVM(t, "cpivm-resize")
-	v := e.newVolume(t, "growing", e.diskCustom, 5)
+	v := e.newVolume(t, "growing", e.DiskCustom, 5)
 	e.attachVol(t, v.Id, vm)
 	if _, err := e.detachVol(v.Id); err != nil { // Ready now, and detached
 		t.Fatal(err)
@@ -426,23 +428,23 @@ func TestResizeVolume(t *testing.T) {
 		t.Fatalf("grow: %+v, %v", r, err)
 	}
 	_, err := resize(v.Id, 2, "", false)
-	wantJobError(t, err, 431, "Going from existing size of 10737418240 to size of 2147483648 would shrink the volume."+
+	simtesting.WantJobError(t, err, 431, "Going from existing size of 10737418240 to size of 2147483648 would shrink the volume."+
 		"Need to sign off by supplying the shrinkok parameter with value of true.")
 	if r, err := resize(v.Id, 2, "", true); err != nil || r.Size != 2<<30 {
 		t.Fatalf("shrink with shrinkok: %+v, %v", r, err)
 	}
 	_, err = resize(v.Id, 2000, "", false)
-	wantJobError(t, err, 431, "Volume size: 2000 GB is out of allowed range. Min: 1. Max: 1024")
+	simtesting.WantJobError(t, err, 431, "Volume size: 2000 GB is out of allowed range. Min: 1. Max: 1024")
 
 	// A fixed, non-strict offering resizes by size; or moves to another
 	// offering: a fixed one sets the size, a customized one needs size.
-	f := e.newVolume(t, "fixed", e.diskSmall, 0)
-	if r, err := resize(f.Id, 8, "", false); err != nil || r.Size != 8<<30 || r.Diskofferingid != e.diskSmall {
+	f := e.newVolume(t, "fixed", e.DiskSmall, 0)
+	if r, err := resize(f.Id, 8, "", false); err != nil || r.Size != 8<<30 || r.Diskofferingid != e.DiskSmall {
 		t.Fatalf("fixed offering by size: %+v, %v", r, err)
 	}
-	_, err = resize(f.Id, 0, e.diskCustom, false)
-	wantJobError(t, err, 431, "The new disk offering requires that a size be specified.")
-	if r, err := resize(f.Id, 30, e.diskCustom, false); err != nil || r.Size != 30<<30 || r.Diskofferingname != "Custom" {
+	_, err = resize(f.Id, 0, e.DiskCustom, false)
+	simtesting.WantJobError(t, err, 431, "The new disk offering requires that a size be specified.")
+	if r, err := resize(f.Id, 30, e.DiskCustom, false); err != nil || r.Size != 30<<30 || r.Diskofferingname != "Custom" {
 		t.Fatalf("to the customized offering: %+v, %v", r, err)
 	}
 	if r, err := resize(f.Id, 0, e.diskMedium(t), true); err != nil || r.Size != 20<<30 || r.Diskofferingname != "Medium" {
@@ -452,8 +454,8 @@ func TestResizeVolume(t *testing.T) {
 	// XenServer resizes a disk only while its VM is stopped or it is detached.
 	e.attachVol(t, v.Id, vm)
 	_, err = resize(v.Id, 4, "", false)
-	wantJobError(t, err, 431, "The VM must be stopped or the disk detached in order to resize with the XenServer Hypervisor.")
-	if _, err := e.cs.VirtualMachine.StopVirtualMachine(e.cs.VirtualMachine.NewStopVirtualMachineParams(vm)); err != nil {
+	simtesting.WantJobError(t, err, 431, "The VM must be stopped or the disk detached in order to resize with the XenServer Hypervisor.")
+	if _, err := e.CS.VirtualMachine.StopVirtualMachine(e.CS.VirtualMachine.NewStopVirtualMachineParams(vm)); err != nil {
 		t.Fatal(err)
 	}
 	if r, err := resize(v.Id, 4, "", false); err != nil || r.Size != 4<<30 || r.Deviceid == 0 {
@@ -462,21 +464,21 @@ func TestResizeVolume(t *testing.T) {
 }
 
 func TestListVolumesFilters(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	vm := e.dataVM(t, "cpivm-list")
-	a := e.newVolume(t, "bosh-disk-alpha", e.diskSmall, 0)
-	b := e.newVolume(t, "bosh-disk-beta", e.diskSmall, 0)
+	a := e.newVolume(t, "bosh-disk-alpha", e.DiskSmall, 0)
+	b := e.newVolume(t, "bosh-disk-beta", e.DiskSmall, 0)
 	e.attachVol(t, b.Id, vm)
 	tags := map[string]string{"deployment": "cf"}
-	if _, err := e.cs.Resourcetags.CreateTags(e.cs.Resourcetags.NewCreateTagsParams([]string{a.Id}, "Volume", tags)); err != nil {
+	if _, err := e.CS.Resourcetags.CreateTags(e.CS.Resourcetags.NewCreateTagsParams([]string{a.Id}, "Volume", tags)); err != nil {
 		t.Fatal(err)
 	}
 	count := func(set func(p *cloudstack.ListVolumesParams)) int {
 		t.Helper()
-		p := e.cs.Volume.NewListVolumesParams()
+		p := e.CS.Volume.NewListVolumesParams()
 		p.SetListall(true)
 		set(p)
-		l, err := e.cs.Volume.ListVolumes(p)
+		l, err := e.CS.Volume.ListVolumes(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -495,7 +497,7 @@ func TestListVolumesFilters(t *testing.T) {
 		"type ROOT":       {func(p *cloudstack.ListVolumesParams) { p.SetType("ROOT") }, 1},
 		"type LIKE":       {func(p *cloudstack.ListVolumesParams) { p.SetType("data") }, 3},
 		"by VM":           {func(p *cloudstack.ListVolumesParams) { p.SetVirtualmachineid(vm) }, 3},
-		"by zone":         {func(p *cloudstack.ListVolumesParams) { p.SetZoneid(e.zone) }, 4},
+		"by zone":         {func(p *cloudstack.ListVolumesParams) { p.SetZoneid(e.Zone) }, 4},
 		"ids":             {func(p *cloudstack.ListVolumesParams) { p.SetIds([]string{a.Id, b.Id}) }, 2},
 		"tags":            {func(p *cloudstack.ListVolumesParams) { p.SetTags(tags) }, 1},
 		"state":           {func(p *cloudstack.ListVolumesParams) { p.SetState("Ready") }, 3},
@@ -511,37 +513,37 @@ func TestListVolumesFilters(t *testing.T) {
 }
 
 func TestSnapshotLifecycle(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	vm := e.dataVM(t, "cpivm-snap")
-	v := e.newVolume(t, "bosh-disk-snap", e.diskCustom, 3)
-	_, err := e.cs.Snapshot.CreateSnapshot(e.cs.Snapshot.NewCreateSnapshotParams(v.Id))
-	wantAPIError(t, err, 431, "is not in Ready state but Allocated. Cannot take snapshot.")
+	v := e.newVolume(t, "bosh-disk-snap", e.DiskCustom, 3)
+	_, err := e.CS.Snapshot.CreateSnapshot(e.CS.Snapshot.NewCreateSnapshotParams(v.Id))
+	simtesting.WantAPIError(t, err, 431, "is not in Ready state but Allocated. Cannot take snapshot.")
 	e.attachVol(t, v.Id, vm)
 
-	s, err := e.cs.Snapshot.CreateSnapshot(e.cs.Snapshot.NewCreateSnapshotParams(v.Id))
+	s, err := e.CS.Snapshot.CreateSnapshot(e.CS.Snapshot.NewCreateSnapshotParams(v.Id))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.State != "BackedUp" || s.Volumeid != v.Id || s.Volumename != "bosh-disk-snap" || s.Volumetype != "DATADISK" ||
-		s.Snapshottype != "MANUAL" || s.Intervaltype != "MANUAL" || s.Virtualsize != 3<<30 || s.Zoneid != e.zone ||
+		s.Snapshottype != "MANUAL" || s.Intervaltype != "MANUAL" || s.Virtualsize != 3<<30 || s.Zoneid != e.Zone ||
 		!regexp.MustCompile(`^cpivm-snap_bosh-disk-snap_\d{14}$`).MatchString(s.Name) {
 		t.Fatalf("createSnapshot answered %+v", s)
 	}
 	tags := map[string]string{"director": "d", "instance_id": "web/0"}
-	if _, err := e.cs.Resourcetags.CreateTags(e.cs.Resourcetags.NewCreateTagsParams([]string{s.Id}, "Snapshot", tags)); err != nil {
+	if _, err := e.CS.Resourcetags.CreateTags(e.CS.Resourcetags.NewCreateTagsParams([]string{s.Id}, "Snapshot", tags)); err != nil {
 		t.Fatal(err)
 	}
-	named := e.cs.Snapshot.NewCreateSnapshotParams(v.Id)
+	named := e.CS.Snapshot.NewCreateSnapshotParams(v.Id)
 	named.SetName("nightly")
-	if n, err := e.cs.Snapshot.CreateSnapshot(named); err != nil || n.Name != "nightly" {
+	if n, err := e.CS.Snapshot.CreateSnapshot(named); err != nil || n.Name != "nightly" {
 		t.Fatalf("named snapshot: %+v, %v", n, err)
 	}
 	list := func(set func(p *cloudstack.ListSnapshotsParams)) []*cloudstack.Snapshot {
 		t.Helper()
-		p := e.cs.Snapshot.NewListSnapshotsParams()
+		p := e.CS.Snapshot.NewListSnapshotsParams()
 		p.SetListall(true)
 		set(p)
-		l, err := e.cs.Snapshot.ListSnapshots(p)
+		l, err := e.CS.Snapshot.ListSnapshots(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -567,87 +569,87 @@ func TestSnapshotLifecycle(t *testing.T) {
 	}
 
 	// A volume from the snapshot is Ready at once, and attached when asked.
-	from := e.cs.Volume.NewCreateVolumeParams()
+	from := e.CS.Volume.NewCreateVolumeParams()
 	from.SetSnapshotid(s.Id)
 	from.SetName("restored")
 	from.SetVirtualmachineid(vm)
-	r, err := e.cs.Volume.CreateVolume(from)
-	if err != nil || r.State != "Ready" || r.Size != 3<<30 || r.Snapshotid != s.Id || r.Zoneid != e.zone {
+	r, err := e.CS.Volume.CreateVolume(from)
+	if err != nil || r.State != "Ready" || r.Size != 3<<30 || r.Snapshotid != s.Id || r.Zoneid != e.Zone {
 		t.Fatalf("volume from snapshot: %+v, %v", r, err)
 	}
 	if got := e.volume(t, r.Id); got.Virtualmachineid != vm || got.Deviceid != 4 {
 		t.Fatalf("the restored volume is not attached: %+v", got)
 	}
 
-	d, err := e.cs.Snapshot.DeleteSnapshot(e.cs.Snapshot.NewDeleteSnapshotParams(s.Id))
+	d, err := e.CS.Snapshot.DeleteSnapshot(e.CS.Snapshot.NewDeleteSnapshotParams(s.Id))
 	if err != nil || !d.Success {
 		t.Fatalf("deleteSnapshot: %+v, %v", d, err)
 	}
 	if got := list(func(p *cloudstack.ListSnapshotsParams) { p.SetId(s.Id) }); len(got) != 0 {
 		t.Fatalf("listSnapshots shows a deleted snapshot: %+v", got[0])
 	}
-	_, err = e.cs.Snapshot.DeleteSnapshot(e.cs.Snapshot.NewDeleteSnapshotParams(s.Id))
-	wantJobError(t, err, 431, "unable to find a snapshot with id ")
-	from = e.cs.Volume.NewCreateVolumeParams()
+	_, err = e.CS.Snapshot.DeleteSnapshot(e.CS.Snapshot.NewDeleteSnapshotParams(s.Id))
+	simtesting.WantJobError(t, err, 431, "unable to find a snapshot with id ")
+	from = e.CS.Volume.NewCreateVolumeParams()
 	from.SetSnapshotid(s.Id)
-	_, err = e.cs.Volume.CreateVolume(from)
-	wantAPIError(t, err, 431, "unable to find a snapshot with id ")
-	_, err = e.cs.Resourcetags.CreateTags(e.cs.Resourcetags.NewCreateTagsParams([]string{s.Id}, "Snapshot", tags))
-	wantJobError(t, err, 431, "Unable to find resource by uuid")
+	_, err = e.CS.Volume.CreateVolume(from)
+	simtesting.WantAPIError(t, err, 431, "unable to find a snapshot with id ")
+	_, err = e.CS.Resourcetags.CreateTags(e.CS.Resourcetags.NewCreateTagsParams([]string{s.Id}, "Snapshot", tags))
+	simtesting.WantJobError(t, err, 431, "Unable to find resource by uuid")
 }
 
 // TestSnapshotInProgress holds a snapshot job: the snapshot is BackingUp
 // and its volume can be neither deleted nor resized until it is done.
 func TestSnapshotInProgress(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	vm := e.dataVM(t, "cpivm-backup")
-	v := e.newVolume(t, "busy", e.diskCustom, 2)
+	v := e.newVolume(t, "busy", e.DiskCustom, 2)
 	e.attachVol(t, v.Id, vm)
 	if _, err := e.detachVol(v.Id); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.admin.AddFault(kernel.Fault{Command: "createSnapshot", Pending: true}); err != nil {
+	if err := e.Admin.AddFault(kernel.Fault{Command: "createSnapshot", Pending: true}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := e.raw.Snapshot.CreateSnapshot(e.raw.Snapshot.NewCreateSnapshotParams(v.Id))
+	s, err := e.Raw.Snapshot.CreateSnapshot(e.Raw.Snapshot.NewCreateSnapshotParams(v.Id))
 	if err != nil || s.Id == "" {
 		t.Fatalf("createSnapshot: %+v, %v", s, err)
 	}
-	if err := e.admin.ClearFaults(); err != nil {
+	if err := e.Admin.ClearFaults(); err != nil {
 		t.Fatal(err)
 	}
-	p := e.cs.Snapshot.NewListSnapshotsParams()
+	p := e.CS.Snapshot.NewListSnapshotsParams()
 	p.SetId(s.Id)
-	if l, err := e.cs.Snapshot.ListSnapshots(p); err != nil || l.Count != 1 || l.Snapshots[0].State != "BackingUp" {
+	if l, err := e.CS.Snapshot.ListSnapshots(p); err != nil || l.Count != 1 || l.Snapshots[0].State != "BackingUp" {
 		t.Fatalf("snapshot during its job: %+v, %v", l, err)
 	}
-	_, err = e.cs.Volume.DeleteVolume(e.cs.Volume.NewDeleteVolumeParams(v.Id))
-	wantAPIError(t, err, 431, "There are snapshot operations in progress on the volume, unable to delete it")
-	rp := e.cs.Volume.NewResizeVolumeParams(v.Id)
+	_, err = e.CS.Volume.DeleteVolume(e.CS.Volume.NewDeleteVolumeParams(v.Id))
+	simtesting.WantAPIError(t, err, 431, "There are snapshot operations in progress on the volume, unable to delete it")
+	rp := e.CS.Volume.NewResizeVolumeParams(v.Id)
 	rp.SetSize(4)
-	_, err = e.cs.Volume.ResizeVolume(rp)
-	wantJobError(t, err, 530, "There is/are unbacked up snapshot(s) on this volume")
-	_, err = e.cs.Snapshot.DeleteSnapshot(e.cs.Snapshot.NewDeleteSnapshotParams(s.Id))
+	_, err = e.CS.Volume.ResizeVolume(rp)
+	simtesting.WantJobError(t, err, 530, "There is/are unbacked up snapshot(s) on this volume")
+	_, err = e.CS.Snapshot.DeleteSnapshot(e.CS.Snapshot.NewDeleteSnapshotParams(s.Id))
 	// DefaultSnapshotStrategy names it by SnapshotVO.toString.
-	wantJobError(t, err, 431, `Can't delete snapshot Snapshot {"uuid":"`+s.Id+`","name":"detached_busy_`)
-	wantJobError(t, err, 431, "} due to it is in BackingUp Status")
+	simtesting.WantJobError(t, err, 431, `Can't delete snapshot Snapshot {"uuid":"`+s.Id+`","name":"detached_busy_`)
+	simtesting.WantJobError(t, err, 431, "} due to it is in BackingUp Status")
 }
 
 // TestDataDisksSurviveTheirVM: expunging a VM detaches the data disks it
 // did not delete; they keep their storage and their snapshots.
 func TestDataDisksSurviveTheirVM(t *testing.T) {
-	e := newVMEnv(t, Options{})
+	e := newVMEnv(t, simulator.Options{})
 	vm := e.dataVM(t, "cpivm-gone")
-	ephemeral := e.volumes(t, vm)[1]
-	v := e.newVolume(t, "bosh-disk-kept", e.diskSmall, 0)
+	ephemeral := e.Volumes(t, vm)[1]
+	v := e.newVolume(t, "bosh-disk-kept", e.DiskSmall, 0)
 	e.attachVol(t, v.Id, vm)
-	if _, err := e.cs.Snapshot.CreateSnapshot(e.cs.Snapshot.NewCreateSnapshotParams(v.Id)); err != nil {
+	if _, err := e.CS.Snapshot.CreateSnapshot(e.CS.Snapshot.NewCreateSnapshotParams(v.Id)); err != nil {
 		t.Fatal(err)
 	}
-	p := e.cs.VirtualMachine.NewDestroyVirtualMachineParams(vm)
+	p := e.CS.VirtualMachine.NewDestroyVirtualMachineParams(vm)
 	p.SetExpunge(true)
 	p.SetVolumeids([]string{ephemeral.Id})
-	if _, err := e.cs.VirtualMachine.DestroyVirtualMachine(p); err != nil {
+	if _, err := e.CS.VirtualMachine.DestroyVirtualMachine(p); err != nil {
 		t.Fatal(err)
 	}
 	kept := e.volume(t, v.Id)
@@ -657,13 +659,13 @@ func TestDataDisksSurviveTheirVM(t *testing.T) {
 	if e.volume(t, ephemeral.Id) != nil {
 		t.Fatal("the ephemeral disk survived")
 	}
-	sp := e.cs.Snapshot.NewListSnapshotsParams()
+	sp := e.CS.Snapshot.NewListSnapshotsParams()
 	sp.SetVolumeid(v.Id)
-	if l, err := e.cs.Snapshot.ListSnapshots(sp); err != nil || l.Count != 1 {
+	if l, err := e.CS.Snapshot.ListSnapshots(sp); err != nil || l.Count != 1 {
 		t.Fatalf("snapshots after the VM went: %+v, %v", l, err)
 	}
 	// A new VM takes the disk at device 1 again.
-	other := e.deploy(t, e.params("cpivm-next")).Id
+	other := e.Deploy(t, e.Params("cpivm-next")).Id
 	if a := e.attachVol(t, v.Id, other); a.Deviceid != 1 {
 		t.Fatalf("device %d on the new VM", a.Deviceid)
 	}
@@ -672,42 +674,42 @@ func TestDataDisksSurviveTheirVM(t *testing.T) {
 // TestAttachToANeverStartedVM: the volume stays Allocated until the VM's
 // first start creates its disks on primary storage.
 func TestAttachToANeverStartedVM(t *testing.T) {
-	e := newVMEnv(t, Options{})
-	p := e.params("cpivm-later")
+	e := newVMEnv(t, simulator.Options{})
+	p := e.Params("cpivm-later")
 	p.SetStartvm(false)
-	vm := e.deploy(t, p).Id
-	v := e.newVolume(t, "waiting", e.diskSmall, 0)
+	vm := e.Deploy(t, p).Id
+	v := e.newVolume(t, "waiting", e.DiskSmall, 0)
 	if a := e.attachVol(t, v.Id, vm); a.State != "Allocated" || a.Deviceid != 1 || a.Vmstate != "Stopped" {
 		t.Fatalf("attached to a never started VM: %+v", a)
 	}
-	if _, err := e.cs.VirtualMachine.StartVirtualMachine(e.cs.VirtualMachine.NewStartVirtualMachineParams(vm)); err != nil {
+	if _, err := e.CS.VirtualMachine.StartVirtualMachine(e.CS.VirtualMachine.NewStartVirtualMachineParams(vm)); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.volume(t, v.Id); got.State != "Ready" || got.Storage != "PS0" {
 		t.Fatalf("after the first start: %+v", got)
 	}
-	if !strings.HasPrefix(e.volumes(t, vm)[0].Type, "ROOT") {
+	if !strings.HasPrefix(e.Volumes(t, vm)[0].Type, "ROOT") {
 		t.Fatal("ROOT is not listed first")
 	}
 }
 
 func TestSnapshotsSurviveARestart(t *testing.T) {
 	path := t.TempDir() + "/state.json"
-	e := newVMEnv(t, Options{StatePath: path})
+	e := newVMEnv(t, simulator.Options{StatePath: path})
 	vm := e.dataVM(t, "cpivm-persist")
-	v := e.newVolume(t, "persisted", e.diskSmall, 0)
+	v := e.newVolume(t, "persisted", e.DiskSmall, 0)
 	e.attachVol(t, v.Id, vm)
-	s, err := e.cs.Snapshot.CreateSnapshot(e.cs.Snapshot.NewCreateSnapshotParams(v.Id))
+	s, err := e.CS.Snapshot.CreateSnapshot(e.CS.Snapshot.NewCreateSnapshotParams(v.Id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.srv.Close(); err != nil {
+	if err := e.Srv.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again := newVMEnv(t, Options{StatePath: path})
-	p := again.cs.Snapshot.NewListSnapshotsParams()
+	again := newVMEnv(t, simulator.Options{StatePath: path})
+	p := again.CS.Snapshot.NewListSnapshotsParams()
 	p.SetId(s.Id)
-	if l, err := again.cs.Snapshot.ListSnapshots(p); err != nil || l.Count != 1 || l.Snapshots[0].State != "BackedUp" {
+	if l, err := again.CS.Snapshot.ListSnapshots(p); err != nil || l.Count != 1 || l.Snapshots[0].State != "BackedUp" {
 		t.Fatalf("after a restart: %+v, %v", l, err)
 	}
 }

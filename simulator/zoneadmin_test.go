@@ -1,8 +1,10 @@
-package simulator
+package simulator_test
 
 import (
 	"encoding/base64"
 	"encoding/json"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"io"
 	"net/http"
 	"os"
@@ -19,7 +21,7 @@ import (
 
 // testZone is what deployTestZone built.
 type testZone struct {
-	zone, physnet, pod, cluster, offering string
+	Zone, physnet, pod, cluster, offering string
 }
 
 // deployTestZone deploys a one-cluster advanced zone on an -empty simulator
@@ -35,7 +37,7 @@ func deployTestZone(t *testing.T, cs *cloudstack.CloudStackClient) testZone {
 		z.Zonetoken == "" {
 		t.Fatalf("createZone: %+v, %v", z, err)
 	}
-	tz.zone = z.Id
+	tz.Zone = z.Id
 	pp := cs.Network.NewCreatePhysicalNetworkParams("Z1-pnet", z.Id)
 	pp.SetIsolationmethods([]string{"VLAN"})
 	pn, err := cs.Network.CreatePhysicalNetwork(pp)
@@ -164,15 +166,15 @@ func createIsolatedOffering(t *testing.T, cs *cloudstack.CloudStackClient) strin
 // TestEmptySimulatorHasOnlyTheRootAdmin: -empty starts with the admin and
 // no zone or offerings.
 func TestEmptySimulatorHasOnlyTheRootAdmin(t *testing.T) {
-	s := startSim(t, Options{Empty: true})
+	s := simtesting.Start(t, simulator.Options{Empty: true})
 	for cmd, key := range map[string]string{"listZones": "listzonesresponse", "listServiceOfferings": "listserviceofferingsresponse",
 		"listNetworks": "listnetworksresponse", "listHosts": "listhostsresponse", "listNetworkOfferings": "listnetworkofferingsresponse"} {
-		if body := s.call(map[string]string{"command": cmd}).inner(t, key); len(body) != 0 {
+		if body := s.Call(map[string]string{"command": cmd}).Inner(t, key); len(body) != 0 {
 			t.Errorf("%s: %v", cmd, body)
 		}
 	}
-	users := s.call(map[string]string{"command": "listUsers"}).inner(t, "listusersresponse")
-	if u := items(t, users, "user"); len(u) != 1 || u[0]["username"] != "admin" {
+	users := s.Call(map[string]string{"command": "listUsers"}).Inner(t, "listusersresponse")
+	if u := simtesting.Items(t, users, "user"); len(u) != 1 || u[0]["username"] != "admin" {
 		t.Fatalf("users: %v", users)
 	}
 }
@@ -181,10 +183,10 @@ func TestEmptySimulatorHasOnlyTheRootAdmin(t *testing.T) {
 // through the admin API takes an isolated network and a running VM, which
 // implements the network (VLAN from the physical network's range).
 func TestZoneDeployedThroughTheAPIRunsAVM(t *testing.T) {
-	s := startSim(t, Options{Empty: true, Hypervisor: "KVM"})
-	cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+	s := simtesting.Start(t, simulator.Options{Empty: true, Hypervisor: "KVM"})
+	cs := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false)
 	tz := deployTestZone(t, cs)
-	np := cs.Network.NewCreateNetworkParams("net1", tz.offering, tz.zone)
+	np := cs.Network.NewCreateNetworkParams("net1", tz.offering, tz.Zone)
 	n, err := cs.Network.CreateNetwork(np)
 	if err != nil || n.State != "Allocated" || n.Cidr != "10.1.1.0/24" || n.Gateway != "10.1.1.1" || n.Vlan != "" ||
 		n.Networkdomain != "cs2cloud.internal" || n.Networkofferingname != "isolated" {
@@ -199,10 +201,10 @@ func TestZoneDeployedThroughTheAPIRunsAVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmpl, err := cs.Template.ListTemplates(cs.Template.NewListTemplatesParams("all"))
-	if err != nil || tmpl.Count != 1 || !tmpl.Templates[0].Isready || tmpl.Templates[0].Zoneid != tz.zone {
+	if err != nil || tmpl.Count != 1 || !tmpl.Templates[0].Isready || tmpl.Templates[0].Zoneid != tz.Zone {
 		t.Fatalf("the builtin template is not ready in the zone: %+v, %v", tmpl, err)
 	}
-	dp := cs.VirtualMachine.NewDeployVirtualMachineParams(offering.Id, tmpl.Templates[0].Id, tz.zone)
+	dp := cs.VirtualMachine.NewDeployVirtualMachineParams(offering.Id, tmpl.Templates[0].Id, tz.Zone)
 	dp.SetNetworkids([]string{n.Id})
 	vm, err := cs.VirtualMachine.DeployVirtualMachine(dp)
 	if err != nil || vm.State != "Running" {
@@ -217,24 +219,24 @@ func TestZoneDeployedThroughTheAPIRunsAVM(t *testing.T) {
 
 // TestAdminZoneRefusals: the admin API's refusals, with CloudStack's texts.
 func TestAdminZoneRefusals(t *testing.T) {
-	s := startSim(t, Options{Empty: true})
-	cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+	s := simtesting.Start(t, simulator.Options{Empty: true})
+	cs := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false)
 	tz := deployTestZone(t, cs)
 	cases := []struct {
 		name   string
 		params map[string]string
 		code   int
-		cs     int
+		CS     int
 		text   string
 	}{
 		{"isolated network with a public CIDR", map[string]string{"command": "createNetwork", "name": "pub",
-			"zoneid": tz.zone, "networkofferingid": tz.offering, "gateway": "8.8.8.1", "netmask": "255.255.255.0"},
+			"zoneid": tz.Zone, "networkofferingid": tz.offering, "gateway": "8.8.8.1", "netmask": "255.255.255.0"},
 			431, 4350, "Virtual Guest Cidr 8.8.8.0/24 is not RFC 1918 or 6598 compliant"},
 		{"isolated network gateway on the network address", map[string]string{"command": "createNetwork", "name": "n0",
-			"zoneid": tz.zone, "networkofferingid": tz.offering, "gateway": "10.2.0.0", "netmask": "255.255.255.0"},
+			"zoneid": tz.Zone, "networkofferingid": tz.offering, "gateway": "10.2.0.0", "netmask": "255.255.255.0"},
 			431, 4350, "Invalid gateway IP provided. Either the IP is broadcast or network IP."},
 		{"start IP without a gateway", map[string]string{"command": "createNetwork", "name": "n0",
-			"zoneid": tz.zone, "networkofferingid": tz.offering, "startip": "10.2.0.5"},
+			"zoneid": tz.Zone, "networkofferingid": tz.offering, "startip": "10.2.0.5"},
 			431, 4350, "gateway and netmask should be defined when startIP/endIP are passed in"},
 		{"unknown offering state", map[string]string{"command": "updateNetworkOffering", "id": tz.offering,
 			"state": "Retired"}, 431, 4350, "Incorrect state value: Retired"},
@@ -247,46 +249,46 @@ func TestAdminZoneRefusals(t *testing.T) {
 		{"basic zone", map[string]string{"command": "createZone", "name": "Z3", "networktype": "Basic",
 			"dns1": "8.8.8.8", "internaldns1": "8.8.8.8"}, 432, 4555, ""},
 		{"physical network in an enabled zone", map[string]string{"command": "createPhysicalNetwork", "name": "p2",
-			"zoneid": tz.zone}, 531, 4365, ""},
+			"zoneid": tz.Zone}, 531, 4365, ""},
 		{"second Public traffic in the zone", map[string]string{"command": "addTrafficType", "physicalnetworkid": tz.physnet,
 			"traffictype": "Public"}, 530, 4250, "This physical network already supports the traffic type: Public"},
-		{"pod in the guest subnet", map[string]string{"command": "createPod", "name": "POD1", "zoneid": tz.zone,
+		{"pod in the guest subnet", map[string]string{"command": "createPod", "name": "POD1", "zoneid": tz.Zone,
 			"gateway": "10.1.1.1", "netmask": "255.255.255.0", "startip": "10.1.1.10", "endip": "10.1.1.20"},
 			431, 4350, "The subnet of the pod you are adding conflicts with the subnet of the Guest IP Network. Please specify a different CIDR."},
-		{"pod range outside its CIDR", map[string]string{"command": "createPod", "name": "POD1", "zoneid": tz.zone,
+		{"pod range outside its CIDR", map[string]string{"command": "createPod", "name": "POD1", "zoneid": tz.Zone,
 			"gateway": "172.16.16.1", "netmask": "255.255.255.0", "startip": "172.16.17.2"},
 			431, 4350, "The start address of the IP range is not in the CIDR subnet."},
-		{"pod range over public addresses", map[string]string{"command": "createPod", "name": "POD1", "zoneid": tz.zone,
+		{"pod range over public addresses", map[string]string{"command": "createPod", "name": "POD1", "zoneid": tz.Zone,
 			"gateway": "192.168.2.1", "netmask": "255.255.255.0", "startip": "192.168.2.100", "endip": "192.168.2.250"},
 			431, 4350, "The Start IP and endIP address range overlap with Public IP :192.168.2.100"},
-		{"duplicate pod", map[string]string{"command": "createPod", "name": "pod0", "zoneid": tz.zone,
+		{"duplicate pod", map[string]string{"command": "createPod", "name": "pod0", "zoneid": tz.Zone,
 			"gateway": "172.16.20.1", "netmask": "255.255.255.0", "startip": "172.16.20.2"},
 			431, 4350, "A pod with name: pod0 already exists in zone 1. Please specify a different pod name. "},
-		{"public VLAN in the guest range", map[string]string{"command": "createVlanIpRange", "zoneid": tz.zone,
+		{"public VLAN in the guest range", map[string]string{"command": "createVlanIpRange", "zoneid": tz.Zone,
 			"vlan": "150", "gateway": "192.168.3.1", "netmask": "255.255.255.0", "startip": "192.168.3.2", "endip": "192.168.3.9"},
 			431, 4350, "The VLAN tag vlan://150 is already being used for dynamic vlan allocation for the guest network in zone Z1"},
-		{"public range over the pod's", map[string]string{"command": "createVlanIpRange", "zoneid": tz.zone,
+		{"public range over the pod's", map[string]string{"command": "createVlanIpRange", "zoneid": tz.Zone,
 			"vlan": "51", "gateway": "172.16.15.1", "netmask": "255.255.255.0", "startip": "172.16.15.100", "endip": "172.16.15.250"},
 			431, 4350, "The Start IP and EndIP address range overlap with private IP :172.16.15.2:172.16.15.200"},
-		{"public range without a start IP", map[string]string{"command": "createVlanIpRange", "zoneid": tz.zone,
+		{"public range without a start IP", map[string]string{"command": "createVlanIpRange", "zoneid": tz.Zone,
 			"vlan": "51", "gateway": "192.168.3.1", "netmask": "255.255.255.0"},
 			431, 4350, "StartIP or IPv6 CIDR is missing in the parameters!"},
-		{"gateway inside the public range", map[string]string{"command": "createVlanIpRange", "zoneid": tz.zone,
+		{"gateway inside the public range", map[string]string{"command": "createVlanIpRange", "zoneid": tz.Zone,
 			"vlan": "51", "gateway": "192.168.3.5", "netmask": "255.255.255.0", "startip": "192.168.3.2", "endip": "192.168.3.9"},
 			431, 4350, "The gateway ip should not be the part of the ip range being added."},
-		{"cluster of an unknown hypervisor", map[string]string{"command": "addCluster", "zoneid": tz.zone, "podid": tz.pod,
+		{"cluster of an unknown hypervisor", map[string]string{"command": "addCluster", "zoneid": tz.Zone, "podid": tz.pod,
 			"clustername": "C9", "clustertype": "CloudManaged", "hypervisor": "Hyper-Z"},
 			431, 4350, "Unable to resolve Hyper-Z to a supported "},
-		{"host of another hypervisor than its cluster", map[string]string{"command": "addHost", "zoneid": tz.zone,
+		{"host of another hypervisor than its cluster", map[string]string{"command": "addHost", "zoneid": tz.Zone,
 			"podid": tz.pod, "clusterid": tz.cluster, "hypervisor": "XenServer", "url": "http://sim/c0/h9", "username": "root",
 			"password": "password"}, 530, 9999, "Unable to add the host: Cannot find the server resources at http://sim/c0/h9"},
-		{"host without credentials", map[string]string{"command": "addHost", "zoneid": tz.zone, "podid": tz.pod,
+		{"host without credentials", map[string]string{"command": "addHost", "zoneid": tz.Zone, "podid": tz.pod,
 			"clusterid": tz.cluster, "hypervisor": "XenServer", "url": "http://sim/c0/h9"},
 			431, 4350, "Username and Password need to be provided."},
-		{"zone-wide pool without a hypervisor", map[string]string{"command": "createStoragePool", "zoneid": tz.zone,
+		{"zone-wide pool without a hypervisor", map[string]string{"command": "createStoragePool", "zoneid": tz.Zone,
 			"name": "ZW", "scope": "zone", "url": "nfs://10.147.28.6:/zw"},
 			431, 4350, "Missing parameter hypervisor. Hypervisor type is required to create zone wide primary storage."},
-		{"second image store of that name", map[string]string{"command": "addImageStore", "zoneid": tz.zone,
+		{"second image store of that name", map[string]string{"command": "addImageStore", "zoneid": tz.Zone,
 			"provider": "NFS", "url": "nfs://10.147.28.6:/export/home/sandbox/secondary"}, 431, 4350,
 			"The image store with name nfs://10.147.28.6:/export/home/sandbox/secondary already exists, try creating with another name"},
 		{"network offering for Public traffic", map[string]string{"command": "createNetworkOffering", "name": "pub",
@@ -303,7 +305,7 @@ func TestAdminZoneRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s.call(c.params).wantError(t, strings.ToLower(c.params["command"])+"response", c.code, c.cs, c.text)
+			s.Call(c.params).WantError(t, strings.ToLower(c.params["command"])+"response", c.code, c.CS, c.text)
 		})
 	}
 }
@@ -311,8 +313,8 @@ func TestAdminZoneRefusals(t *testing.T) {
 // TestNetworkRulesOfOfferings: a disabled offering takes no network; an
 // admin's Shared network may use any range; Shared networks need a gateway.
 func TestNetworkRulesOfOfferings(t *testing.T) {
-	s := startSim(t, Options{Empty: true})
-	cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+	s := simtesting.Start(t, simulator.Options{Empty: true})
+	cs := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false)
 	tz := deployTestZone(t, cs)
 	op := cs.NetworkOffering.NewCreateNetworkOfferingParams("shared", "Shared", "shared", "Guest")
 	op.SetSupportedservices([]string{"Dhcp", "Dns", "UserData"})
@@ -323,11 +325,11 @@ func TestNetworkRulesOfOfferings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := func(params map[string]string) response {
-		params["command"], params["zoneid"], params["networkofferingid"] = "createNetwork", tz.zone, shared.Id
-		return s.call(params)
+	call := func(params map[string]string) simtesting.Response {
+		params["command"], params["zoneid"], params["networkofferingid"] = "createNetwork", tz.Zone, shared.Id
+		return s.Call(params)
 	}
-	call(map[string]string{"name": "s1", "gateway": "8.8.8.1", "netmask": "255.255.255.0"}).wantError(t,
+	call(map[string]string{"name": "s1", "gateway": "8.8.8.1", "netmask": "255.255.255.0"}).WantError(t,
 		"createnetworkresponse", 431, 4350, "Can't use specified network offering id as its state is not Enabled")
 	uo := cs.NetworkOffering.NewUpdateNetworkOfferingParams()
 	uo.SetId(shared.Id)
@@ -335,13 +337,13 @@ func TestNetworkRulesOfOfferings(t *testing.T) {
 	if _, err := cs.NetworkOffering.UpdateNetworkOffering(uo); err != nil {
 		t.Fatal(err)
 	}
-	s.call(map[string]string{"command": "updateNetworkOffering", "id": shared.Id, "availability": "required"}).wantError(t,
+	s.Call(map[string]string{"command": "updateNetworkOffering", "id": shared.Id, "availability": "required"}).WantError(t,
 		"updatenetworkofferingresponse", 431, 4350,
 		"Availability can be Required only for networkOfferings of type Isolated and with SourceNat enabled")
-	call(map[string]string{"name": "s1", "vlan": "300"}).wantError(t, "createnetworkresponse", 431, 4350,
+	call(map[string]string{"name": "s1", "vlan": "300"}).WantError(t, "createnetworkresponse", 431, 4350,
 		"Gateway/netmask are required when creating Shared networks.")
 	n := call(map[string]string{"name": "s1", "gateway": "8.8.8.1", "netmask": "255.255.255.0", "vlan": "300",
-		"startip": "8.8.8.10", "endip": "8.8.8.20"}).inner(t, "createnetworkresponse")["network"].(map[string]any)
+		"startip": "8.8.8.10", "endip": "8.8.8.20"}).Inner(t, "createnetworkresponse")["network"].(map[string]any)
 	if n["type"] != "Shared" || n["cidr"] != "8.8.8.0/24" || n["state"] != "Setup" || n["vlan"] != "300" || n["acltype"] != "Domain" {
 		t.Fatalf("shared network: %v", n)
 	}
@@ -351,8 +353,8 @@ func TestNetworkRulesOfOfferings(t *testing.T) {
 // state=Enabled fails in the job until configureVirtualRouterElement
 // enabled its element.
 func TestProviderNeedsItsElementEnabled(t *testing.T) {
-	s := startSim(t, Options{Empty: true})
-	cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+	s := simtesting.Start(t, simulator.Options{Empty: true})
+	cs := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false)
 	z, err := cs.Zone.CreateZone(cs.Zone.NewCreateZoneParams("10.147.28.6", "10.147.28.6", "Z1", "Advanced"))
 	if err != nil {
 		t.Fatal(err)
@@ -411,19 +413,19 @@ func TestZoneScriptsBuildTheSeededZone(t *testing.T) {
 	if _, err := os.Stat(cloudstackCLI); err != nil {
 		t.Fatal("Debian's cloudstack CLI is missing: apt-get install cs")
 	}
-	empty := startSim(t, Options{Empty: true})
-	seeded := startSim(t, Options{})
+	empty := simtesting.Start(t, simulator.Options{Empty: true})
+	seeded := simtesting.Start(t, simulator.Options{})
 	cmd := exec.Command("bash", filepath.Join("..", "hack", "zone", "deploy.sh"))
-	cmd.Env = append(envWithout("CLOUDSTACK_", "ZONE_OUT="), "CLOUDSTACK_ENDPOINT="+empty.api,
+	cmd.Env = append(envWithout("CLOUDSTACK_", "ZONE_OUT="), "CLOUDSTACK_ENDPOINT="+empty.API,
 		"ZONE_OUT="+t.TempDir())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("deploy.sh: %v\n%s", err, out)
-	} else if strings.Contains(string(out), testSecret) {
+	} else if strings.Contains(string(out), simtesting.Secret) {
 		t.Fatalf("deploy.sh printed the secret key:\n%s", out)
 	}
 	// Re-running changes nothing.
 	cmd = exec.Command("bash", cmd.Args[1])
-	cmd.Env = append(envWithout("CLOUDSTACK_", "ZONE_OUT="), "CLOUDSTACK_ENDPOINT="+empty.api, "ZONE_OUT="+t.TempDir())
+	cmd.Env = append(envWithout("CLOUDSTACK_", "ZONE_OUT="), "CLOUDSTACK_ENDPOINT="+empty.API, "ZONE_OUT="+t.TempDir())
 	before := len(mustRequests(t, empty))
 	if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(out), "created") {
 		t.Fatalf("second deploy.sh: %v\n%s", err, out)
@@ -442,12 +444,12 @@ func TestZoneScriptsBuildTheSeededZone(t *testing.T) {
 			params["templatefilter"] = "all"
 		}
 		key := strings.ToLower(list) + "response"
-		got, want := normalized(t, empty.call(params).inner(t, key)), normalized(t, seeded.call(params).inner(t, key))
+		got, want := normalized(t, empty.Call(params).Inner(t, key)), normalized(t, seeded.Call(params).Inner(t, key))
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s differs:\n deployed %v\n   seeded %v", list, got, want)
 		}
 	}
-	nets := items(t, empty.call(map[string]string{"command": "listNetworks"}).inner(t, "listnetworksresponse"), "network")
+	nets := simtesting.Items(t, empty.Call(map[string]string{"command": "listNetworks"}).Inner(t, "listnetworksresponse"), "network")
 	if len(nets) != 1 || nets[0]["name"] != "guest-network" || nets[0]["state"] != "Allocated" || nets[0]["cidr"] != "10.1.1.0/24" {
 		t.Fatalf("guest network: %v", nets)
 	}
@@ -462,15 +464,15 @@ func TestZoneScriptsMakeALoopbackSharedNetwork(t *testing.T) {
 	if _, err := os.Stat(cloudstackCLI); err != nil {
 		t.Fatal("Debian's cloudstack CLI is missing: apt-get install cs")
 	}
-	s := startSim(t, Options{Empty: true})
+	s := simtesting.Start(t, simulator.Options{Empty: true})
 	cmd := exec.Command("bash", filepath.Join("..", "hack", "zone", "deploy.sh"))
-	cmd.Env = append(envWithout("CLOUDSTACK_", "ZONE_OUT=", "SHARED_NETWORK"), "CLOUDSTACK_ENDPOINT="+s.api,
+	cmd.Env = append(envWithout("CLOUDSTACK_", "ZONE_OUT=", "SHARED_NETWORK"), "CLOUDSTACK_ENDPOINT="+s.API,
 		"ZONE_OUT="+t.TempDir(), "SHARED_NETWORK=loopback-network", "SHARED_NETWORK_GATEWAY=127.1.1.1",
 		"SHARED_NETWORK_NETMASK=255.255.255.0", "SHARED_NETWORK_START=127.1.1.2", "SHARED_NETWORK_END=127.1.1.254")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("deploy.sh: %v\n%s", err, out)
 	}
-	cs := s.client()
+	cs := s.Client()
 	lp := cs.Network.NewListNetworksParams()
 	lp.SetName("loopback-network")
 	lp.SetListall(true)
@@ -495,11 +497,11 @@ func TestZoneScriptsMakeALoopbackSharedNetwork(t *testing.T) {
 	dp.SetNetworkids([]string{n.Id})
 	dp.SetIpaddress("127.1.1.10")
 	dp.SetUserdata(base64.StdEncoding.EncodeToString([]byte("settings")))
-	vm, err := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false).VirtualMachine.DeployVirtualMachine(dp)
+	vm, err := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false).VirtualMachine.DeployVirtualMachine(dp)
 	if err != nil || vm.State != "Running" || len(vm.Nic) != 1 || vm.Nic[0].Ipaddress != "127.1.1.10" {
 		t.Fatalf("deployVirtualMachine: %+v, %v", vm, err)
 	}
-	resp, err := s.http.Client().Get(s.http.URL + "/metadata/" + vm.Id + "/latest/user-data")
+	resp, err := s.HTTP.Client().Get(s.HTTP.URL + "/metadata/" + vm.Id + "/latest/user-data")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,9 +511,9 @@ func TestZoneScriptsMakeALoopbackSharedNetwork(t *testing.T) {
 	}
 }
 
-func mustRequests(t *testing.T, s *testSim) []kernel.LoggedRequest {
+func mustRequests(t *testing.T, s *simtesting.Sim) []kernel.LoggedRequest {
 	t.Helper()
-	reqs, err := s.admin.Requests()
+	reqs, err := s.Admin.Requests()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -557,20 +559,20 @@ func isGenerated(v any) bool {
 // TestOnlyOneRequiredNetworkOffering: the seeded default isolated offering
 // is Required, so no other offering may become Required.
 func TestOnlyOneRequiredNetworkOffering(t *testing.T) {
-	s := startSim(t, Options{})
-	id := createIsolatedOffering(t, cloudstack.NewAsyncClient(s.api, testKey, testSecret, false))
-	s.call(map[string]string{"command": "updateNetworkOffering", "id": id, "availability": "Required"}).wantError(t,
+	s := simtesting.Start(t, simulator.Options{})
+	id := createIsolatedOffering(t, cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false))
+	s.Call(map[string]string{"command": "updateNetworkOffering", "id": id, "availability": "Required"}).WantError(t,
 		"updatenetworkofferingresponse", 431, 4350, "System already has network offering id=2 with availability Required") // id 1: System-Public-Network
 }
 
 // TestHostWithoutAClusterGetsAStandaloneOne: discoverHosts names the
 // cluster after the URL when none is given.
 func TestHostWithoutAClusterGetsAStandaloneOne(t *testing.T) {
-	s := startSim(t, Options{Empty: true})
-	tz := deployTestZone(t, cloudstack.NewAsyncClient(s.api, testKey, testSecret, false))
-	body := s.call(map[string]string{"command": "addHost", "zoneid": tz.zone, "podid": tz.pod, "hypervisor": "KVM",
-		"url": "http://10.0.0.9", "username": "root"}).inner(t, "addhostresponse")
-	hosts := items(t, body, "host")
+	s := simtesting.Start(t, simulator.Options{Empty: true})
+	tz := deployTestZone(t, cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false))
+	body := s.Call(map[string]string{"command": "addHost", "zoneid": tz.Zone, "podid": tz.pod, "hypervisor": "KVM",
+		"url": "http://10.0.0.9", "username": "root"}).Inner(t, "addhostresponse")
+	hosts := simtesting.Items(t, body, "host")
 	if len(hosts) != 1 || hosts[0]["clustername"] != "Standalone-http://10.0.0.9" || hosts[0]["ipaddress"] != "10.0.0.9" ||
 		hosts[0]["hypervisor"] != "KVM" {
 		t.Fatalf("addHost: %v", body)
