@@ -2,9 +2,6 @@ package simulator_test
 
 import (
 	"bytes"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
-	"io"
 	"log"
 	"net/http"
 	"net/url"
@@ -13,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
@@ -31,7 +30,7 @@ func TestRequestLogRedactsSecrets(t *testing.T) {
 	keys := s.Call(map[string]string{"command": "registerUserKeys", "id": lr["userid"].(string)}).
 		Inner(t, "registeruserkeysresponse")["userkeys"].(map[string]any)
 
-	raw := adminGet(t, s, "/sim/requests")
+	raw := simtesting.AdminGet(t, s, "/sim/requests")
 	secrets := []string{simtesting.Key, simtesting.Secret, `"password":"password"`, sessionKey, signedReq.Get("signature"),
 		"c2VjcmV0LXVzZXJkYXRh", keys["apikey"].(string), keys["secretkey"].(string)}
 	for _, secret := range secrets {
@@ -56,10 +55,10 @@ func TestRequestLogFields(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
 	s.Call(map[string]string{"command": "listZones"})
 	s.Call(map[string]string{"command": "listzones"})
-	job := s.Call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)}).
+	job := s.Call(map[string]string{"command": "prepareHostForMaintenance", "id": simtesting.FirstHost(t, s)["id"].(string)}).
 		Inner(t, "preparehostformaintenanceresponse")["jobid"].(string)
-	queryJob(t, s, job)
-	queryJob(t, s, job)
+	simtesting.QueryJob(t, s, job)
+	simtesting.QueryJob(t, s, job)
 	reqs, err := s.Admin.Requests()
 	if err != nil {
 		t.Fatal(err)
@@ -101,19 +100,6 @@ func TestAdminEndpointsNeedBasicAuth(t *testing.T) {
 	if err := api.Health(); err != nil {
 		t.Fatalf("BaseURL ending in /client/api: %v", err)
 	}
-}
-
-func adminGet(t *testing.T, s *simtesting.Sim, path string) string {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, s.HTTP.URL+path, nil)
-	req.SetBasicAuth(simulator.AdminUser, simulator.AdminPassword)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
 }
 
 // syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.

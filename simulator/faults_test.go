@@ -2,27 +2,20 @@ package simulator_test
 
 import (
 	"context"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
-func addFault(t *testing.T, s *simtesting.Sim, f kernel.Fault) {
-	t.Helper()
-	if err := s.Admin.AddFault(f); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestFaultTimes(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	addFault(t, s, kernel.Fault{Command: "LISTZONES", Times: 2, ErrorCode: 530, ErrorText: "boom"})
+	simtesting.AddFault(t, s, kernel.Fault{Command: "LISTZONES", Times: 2, ErrorCode: 530, ErrorText: "boom"})
 	for i := 0; i < 2; i++ {
 		s.Call(map[string]string{"command": "listZones"}).WantError(t, "listzonesresponse", 530, 4250, "boom")
 	}
@@ -33,7 +26,7 @@ func TestFaultTimes(t *testing.T) {
 		t.Fatalf("exhausted rule still listed: %+v", rules)
 	}
 	// Other commands are untouched.
-	addFault(t, s, kernel.Fault{Command: "listZones", ErrorCode: 533})
+	simtesting.AddFault(t, s, kernel.Fault{Command: "listZones", ErrorCode: 533})
 	if r := s.Call(map[string]string{"command": "listPods"}); r.Status != 200 {
 		t.Fatalf("listPods: %s", r.Raw)
 	}
@@ -41,8 +34,8 @@ func TestFaultTimes(t *testing.T) {
 
 func TestFaultProbabilityOneAndOrder(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	addFault(t, s, kernel.Fault{Command: "*", Probability: 1, ErrorCode: 429, ErrorText: "slow down"})
-	addFault(t, s, kernel.Fault{Command: "listZones", ErrorCode: 530}) // never reached: the first rule always fires
+	simtesting.AddFault(t, s, kernel.Fault{Command: "*", Probability: 1, ErrorCode: 429, ErrorText: "slow down"})
+	simtesting.AddFault(t, s, kernel.Fault{Command: "listZones", ErrorCode: 530}) // never reached: the first rule always fires
 	for i := 0; i < 3; i++ {
 		s.Call(map[string]string{"command": "listZones"}).WantError(t, "listzonesresponse", 429, 4545, "slow down")
 	}
@@ -60,12 +53,12 @@ func TestFaultProbabilityOneAndOrder(t *testing.T) {
 
 func TestFaultRaw503(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	addFault(t, s, kernel.Fault{Command: "listZones", Raw: true, ErrorCode: 503})
+	simtesting.AddFault(t, s, kernel.Fault{Command: "listZones", Raw: true, ErrorCode: 503})
 	r := s.Call(map[string]string{"command": "listZones"})
 	if r.Status != 503 || !strings.HasPrefix(r.ContentType, "text/plain") || r.Raw != "503 Service Unavailable" {
 		t.Fatalf("%d %q %q", r.Status, r.ContentType, r.Raw)
 	}
-	addFault(t, s, kernel.Fault{Command: "listZones", Raw: true})
+	simtesting.AddFault(t, s, kernel.Fault{Command: "listZones", Raw: true})
 	if _, err := s.Client().Zone.ListZones(&cloudstack.ListZonesParams{}); err == nil {
 		t.Fatal("cloudstack-go accepted a raw 503")
 	}
@@ -75,15 +68,15 @@ func TestFaultRaw503(t *testing.T) {
 // which queryAsyncJobResult then reports; the family rolls back.
 func TestFaultFailsJob(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{JobLatency: 10 * time.Millisecond})
-	host := firstHost(t, s)["id"].(string)
-	addFault(t, s, kernel.Fault{Command: "prepareHostForMaintenance", ErrorCode: 533, ErrorText: "no capacity"})
+	host := simtesting.FirstHost(t, s)["id"].(string)
+	simtesting.AddFault(t, s, kernel.Fault{Command: "prepareHostForMaintenance", ErrorCode: 533, ErrorText: "no capacity"})
 	r := s.Call(map[string]string{"command": "prepareHostForMaintenance", "id": host})
-	job := waitJob(t, s, r.Inner(t, "preparehostformaintenanceresponse")["jobid"].(string))
+	job := simtesting.WaitJob(t, s, r.Inner(t, "preparehostformaintenanceresponse")["jobid"].(string))
 	res, _ := job["jobresult"].(map[string]any)
 	if simtesting.Num(job["jobstatus"]) != 2 || simtesting.Num(job["jobresultcode"]) != 533 || simtesting.Num(res["errorcode"]) != 533 || res["errortext"] != "no capacity" {
 		t.Fatalf("failed job = %v", job)
 	}
-	if state := firstHost(t, s)["resourcestate"]; state != "Enabled" {
+	if state := simtesting.FirstHost(t, s)["resourcestate"]; state != "Enabled" {
 		t.Fatalf("host left in %v", state)
 	}
 	_, err := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false).Host.PrepareHostForMaintenance(
@@ -95,8 +88,8 @@ func TestFaultFailsJob(t *testing.T) {
 
 func TestFaultRequestStageOnAsyncCommand(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	addFault(t, s, kernel.Fault{Command: "prepareHostForMaintenance", ErrorCode: 533, Stage: kernel.StageRequest})
-	s.Call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)}).
+	simtesting.AddFault(t, s, kernel.Fault{Command: "prepareHostForMaintenance", ErrorCode: 533, Stage: kernel.StageRequest})
+	s.Call(map[string]string{"command": "prepareHostForMaintenance", "id": simtesting.FirstHost(t, s)["id"].(string)}).
 		WantError(t, "preparehostformaintenanceresponse", 533, 4325, kernel.DefaultErrorText)
 	if jobs := s.Call(map[string]string{"command": "listAsyncJobs"}); jobs.Raw != `{"listasyncjobsresponse":{}}` {
 		t.Fatalf("a job was queued: %s", jobs.Raw)
@@ -105,14 +98,14 @@ func TestFaultRequestStageOnAsyncCommand(t *testing.T) {
 
 func TestFaultPendingAndDelay(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	addFault(t, s, kernel.Fault{Command: "prepareHostForMaintenance", Pending: true})
-	r := s.Call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)})
+	simtesting.AddFault(t, s, kernel.Fault{Command: "prepareHostForMaintenance", Pending: true})
+	r := s.Call(map[string]string{"command": "prepareHostForMaintenance", "id": simtesting.FirstHost(t, s)["id"].(string)})
 	jobID := r.Inner(t, "preparehostformaintenanceresponse")["jobid"].(string)
 	time.Sleep(20 * time.Millisecond)
-	if simtesting.Num(queryJob(t, s, jobID)["jobstatus"]) != 0 {
+	if simtesting.Num(simtesting.QueryJob(t, s, jobID)["jobstatus"]) != 0 {
 		t.Fatal("pending job completed")
 	}
-	addFault(t, s, kernel.Fault{Command: "listZones", Delay: 150 * time.Millisecond})
+	simtesting.AddFault(t, s, kernel.Fault{Command: "listZones", Delay: 150 * time.Millisecond})
 	start := time.Now()
 	if r := s.Call(map[string]string{"command": "listZones"}); r.Status != 200 || time.Since(start) < 150*time.Millisecond {
 		t.Fatalf("delayed call: %d after %s", r.Status, time.Since(start))
@@ -148,7 +141,7 @@ func TestFaultJSONDelay(t *testing.T) {
 
 func TestFaultOnLogin(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	addFault(t, s, kernel.Fault{Command: "login", ErrorCode: 530})
+	simtesting.AddFault(t, s, kernel.Fault{Command: "login", ErrorCode: 530})
 	r, _ := login(s, map[string]string{"username": "admin", "password": "password"})
 	r.WantError(t, "loginresponse", 530, 4250, kernel.DefaultErrorText)
 	if r, _ := login(s, map[string]string{"username": "admin", "password": "password"}); r.Status != 200 {
@@ -159,11 +152,11 @@ func TestFaultOnLogin(t *testing.T) {
 // A lost answer: the command runs, but the client gets no answer.
 func TestFaultLostAnswer(t *testing.T) {
 	e := newVMEnv(t, simulator.Options{})
-	addFault(t, e.Sim, kernel.Fault{Command: "createVolume", Lost: true})
+	simtesting.AddFault(t, e.Sim, kernel.Fault{Command: "createVolume", Lost: true})
 	// A fresh client: its first request opens a new connection, which Go's
 	// transport never replays.
 	cs := e.Client()
-	if _, err := cs.Volume.CreateVolume(e.volumeParams("lost-1", e.DiskCustom, 1)); err == nil {
+	if _, err := cs.Volume.CreateVolume(e.VolumeParams("lost-1", e.DiskCustom, 1)); err == nil {
 		t.Fatal("createVolume answered despite a lost-answer fault")
 	}
 	p := cs.Volume.NewListVolumesParams()
@@ -187,7 +180,7 @@ func TestFaultLostAnswer(t *testing.T) {
 // createTags of a create_vm.
 func TestFaultSkip(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	addFault(t, s, kernel.Fault{Command: "listZones", Skip: 2, ErrorCode: 530})
+	simtesting.AddFault(t, s, kernel.Fault{Command: "listZones", Skip: 2, ErrorCode: 530})
 	for i := 0; i < 2; i++ {
 		if r := s.Call(map[string]string{"command": "listZones"}); r.Status != 200 {
 			t.Fatalf("call %d: %s", i+1, r.Raw)
@@ -204,7 +197,7 @@ func TestFaultSkip(t *testing.T) {
 // done what must come first.
 func TestClearingTheRulesEndsTheirDelays(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	addFault(t, s, kernel.Fault{Command: "listZones", Delay: time.Hour})
+	simtesting.AddFault(t, s, kernel.Fault{Command: "listZones", Delay: time.Hour})
 	query := s.API + "?" + simtesting.Signed(simtesting.V3(map[string]string{"command": "listZones"}, 10*time.Minute), simtesting.Key, simtesting.Secret).Encode()
 	// Registered after startSim's, so it runs first: a request still held
 	// when the test fails goes away before the server closes.

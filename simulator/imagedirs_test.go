@@ -1,13 +1,13 @@
 package simulator_test
 
 import (
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 

@@ -3,8 +3,6 @@ package simulator_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
@@ -67,7 +67,7 @@ func jsonPaths(v any, path string, into map[string]map[string]bool) {
 			jsonPaths(e, path+"[]", into)
 		}
 	default:
-		add(jsonKind(v))
+		add(simtesting.JsonKind(v))
 	}
 }
 
@@ -231,7 +231,7 @@ func runRecordedScenario(t *testing.T) map[string][]map[string]any {
 	capture := newAnswerCapture(nil)
 	empty := simtesting.Start(t, simulator.Options{Empty: true, Hypervisor: "KVM"})
 	capture.next = empty.HTTP.Client().Transport
-	deployTestZone(t, captureOn(t, empty, capture).CS)
+	simtesting.DeployTestZone(t, captureOn(t, empty, capture).CS)
 
 	s := simtesting.Start(t, simulator.Options{AllowLoopbackURLs: true, VMStatsInterval: 20 * time.Millisecond,
 		VMStatsInitialDelay: 20 * time.Millisecond})

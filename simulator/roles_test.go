@@ -1,13 +1,13 @@
 package simulator_test
 
 import (
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
@@ -27,32 +27,11 @@ func TestEveryCommandHasARoleRow(t *testing.T) {
 	}
 }
 
-// newAccount creates an account through createAccount as the root admin and
-// gives its user keys with registerUserKeys.
-func newAccount(t *testing.T, s *simtesting.Sim, name string, accountType int) (key, secret string) {
-	t.Helper()
-	cs := s.Client()
-	p := cs.Account.NewCreateAccountParams(name+"@example.org", "Ten", "Ant", "s3cret", name)
-	p.SetAccounttype(accountType)
-	a, err := cs.Account.CreateAccount(p)
-	if err != nil {
-		t.Fatalf("createAccount %s: %v", name, err)
-	}
-	if len(a.User) != 1 || a.Name != name || a.Accounttype != accountType {
-		t.Fatalf("createAccount: %+v", a)
-	}
-	keys, err := cs.User.RegisterUserKeys(cs.User.NewRegisterUserKeysParams(a.User[0].Id))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return keys.Apikey, keys.Secretkey
-}
-
 // TestUserRoleRefusedAdminCommand: a User-role account may list zones but
 // not hosts; the refusal is the checker's 432 "errorresponse".
 func TestUserRoleRefusedAdminCommand(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	key, secret := newAccount(t, s, "tenant", 0)
+	key, secret := simtesting.NewAccount(t, s, "tenant", 0)
 	tenant := cloudstack.NewClient(s.API, key, secret, false)
 	if l, err := tenant.Zone.ListZones(tenant.Zone.NewListZonesParams()); err != nil || l.Count != 1 {
 		t.Fatalf("a User lists zones: %+v, %v", l, err)
@@ -72,7 +51,7 @@ func TestUserRoleRefusedAdminCommand(t *testing.T) {
 // unavailable, a badly signed permitted one as unauthenticated.
 func TestRoleCheckPrecedesSignature(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	key, _ := newAccount(t, s, "tenant", 0)
+	key, _ := simtesting.NewAccount(t, s, "tenant", 0)
 	bad := simtesting.Signed(simtesting.V3(map[string]string{"command": "listHosts"}, 60e9), key, "wrong")
 	s.Get(bad).WantError(t, "errorresponse", 432, 9999, "")
 	bad = simtesting.Signed(simtesting.V3(map[string]string{"command": "listZones"}, 60e9), key, "wrong")
@@ -83,13 +62,13 @@ func TestRoleCheckPrecedesSignature(t *testing.T) {
 // permitted call as usual.
 func TestCLIRoleRefusal(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	key, secret := newAccount(t, s, "tenant", 0)
-	out, errOut, err := runCLIAs(t, s, key, secret, "listHosts")
+	key, secret := simtesting.NewAccount(t, s, "tenant", 0)
+	out, errOut, err := simtesting.RunCLIAs(t, s, key, secret, "listHosts")
 	if err == nil || !strings.Contains(errOut, "HTTP 432 response from CloudStack") ||
 		!strings.Contains(out, `"errortext": "The API [listHosts] does not exist or is not available for the account tenant."`) {
 		t.Fatalf("listHosts: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
-	out, errOut, err = runCLIAs(t, s, key, secret, "listServiceOfferings")
+	out, errOut, err = simtesting.RunCLIAs(t, s, key, secret, "listServiceOfferings")
 	if err != nil || !strings.Contains(out, `"serviceoffering"`) {
 		t.Fatalf("listServiceOfferings: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
@@ -98,7 +77,7 @@ func TestCLIRoleRefusal(t *testing.T) {
 // TestSessionRoleCheck: a logged-in User is refused the same way.
 func TestSessionRoleCheck(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	newAccount(t, s, "tenant", 0)
+	simtesting.NewAccount(t, s, "tenant", 0)
 	r, cookies := login(s, map[string]string{"username": "tenant", "password": "s3cret"})
 	lr := r.Inner(t, "loginresponse")
 	if lr["type"] != "0" {
@@ -115,8 +94,8 @@ func TestSessionRoleCheck(t *testing.T) {
 func TestCreateAccountRoles(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
 	cs := s.Client()
-	userKey, userSecret := newAccount(t, s, "tenant", 0)
-	daKey, daSecret := newAccount(t, s, "domainadmin", 2)
+	userKey, userSecret := simtesting.NewAccount(t, s, "tenant", 0)
+	daKey, daSecret := simtesting.NewAccount(t, s, "domainadmin", 2)
 
 	l, err := cs.Account.ListAccounts(&cloudstack.ListAccountsParams{})
 	if err != nil {
@@ -159,7 +138,7 @@ func TestCreateAccountRoles(t *testing.T) {
 // not the others (ApiDiscoveryServiceImpl.listApis through the checker).
 func TestListApisFollowsTheRole(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
-	key, secret := newAccount(t, s, "tenant", 0)
+	key, secret := simtesting.NewAccount(t, s, "tenant", 0)
 	tenant := cloudstack.NewClient(s.API, key, secret, false)
 	l, err := tenant.APIDiscovery.ListApis(tenant.APIDiscovery.NewListApisParams())
 	if err != nil {
@@ -187,7 +166,7 @@ func TestKeyPairsAreListedToTheirAccount(t *testing.T) {
 	if _, err := admin.SSH.CreateSSHKeyPair(admin.SSH.NewCreateSSHKeyPairParams("bosh")); err != nil {
 		t.Fatal(err)
 	}
-	key, secret := newAccount(t, s, "keyed", 0)
+	key, secret := simtesting.NewAccount(t, s, "keyed", 0)
 	tenant := cloudstack.NewClient(s.API, key, secret, false)
 	named := func(c *cloudstack.CloudStackClient, listAll bool) int {
 		p := c.SSH.NewListSSHKeyPairsParams()

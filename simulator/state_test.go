@@ -1,8 +1,6 @@
 package simulator_test
 
 import (
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"os"
 	"path/filepath"
 	"sync"
@@ -10,6 +8,8 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
@@ -28,7 +28,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addFault(t, s1, kernel.Fault{Command: "prepareHostForMaintenance", Pending: true})
+	simtesting.AddFault(t, s1, kernel.Fault{Command: "prepareHostForMaintenance", Pending: true})
 	pending, err := cs.Host.PrepareHostForMaintenance(cs.Host.NewPrepareHostForMaintenanceParams(hosts.Hosts[1].Id))
 	if err != nil {
 		t.Fatal(err)
@@ -133,8 +133,8 @@ func TestRestartMovesTheVMsOfInterruptedJobs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	e := newVMEnv(t, simulator.Options{StatePath: path})
 	running := e.Deploy(t, e.Params("cpivm-stopping")).Id
-	addFault(t, e.Sim, kernel.Fault{Command: "deployVirtualMachine", Pending: true})
-	addFault(t, e.Sim, kernel.Fault{Command: "stopVirtualMachine", Pending: true})
+	simtesting.AddFault(t, e.Sim, kernel.Fault{Command: "deployVirtualMachine", Pending: true})
+	simtesting.AddFault(t, e.Sim, kernel.Fault{Command: "stopVirtualMachine", Pending: true})
 	deploy, err := e.Raw.VirtualMachine.DeployVirtualMachine(e.Params("cpivm-starting"))
 	if err != nil {
 		t.Fatal(err)

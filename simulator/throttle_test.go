@@ -2,14 +2,14 @@ package simulator_test
 
 import (
 	"fmt"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 )
 
 // stepClock is a clock a test moves by hand, so a throttle window is
@@ -50,7 +50,7 @@ func throttled(t *testing.T, opts simulator.Options, maxCalls int) (s *simtestin
 	opts.APIThrottling.Enabled, opts.APIThrottling.Max = ptr(true), ptr(maxCalls)
 	s = simtesting.Start(t, opts)
 	clock = useStepClock(s)
-	key, secret = newAccount(t, s, "tenant", 0)
+	key, secret = simtesting.NewAccount(t, s, "tenant", 0)
 	return s, clock, key, secret
 }
 
@@ -98,7 +98,7 @@ func TestThrottleCountsCallsInAWindowAndResetsAfterIt(t *testing.T) {
 // counted (the role checker runs first).
 func TestThrottleCountsEachAccountAndExemptsTheRootAdmin(t *testing.T) {
 	s, _, key, secret := throttled(t, simulator.Options{}, 2)
-	other, otherSecret := newAccount(t, s, "other", 0)
+	other, otherSecret := simtesting.NewAccount(t, s, "other", 0)
 	listZones := map[string]string{"command": "listZones"}
 	for i := 0; i < 5; i++ {
 		s.As(key, secret, map[string]string{"command": "listHosts"}).
@@ -124,7 +124,7 @@ func TestThrottleCountsEachAccountAndExemptsTheRootAdmin(t *testing.T) {
 func tenantAPIs(t *testing.T) int {
 	t.Helper()
 	s := simtesting.Start(t, simulator.Options{})
-	key, secret := newAccount(t, s, "tenant", 0)
+	key, secret := simtesting.NewAccount(t, s, "tenant", 0)
 	r := s.As(key, secret, map[string]string{"command": "listApis"})
 	return int(simtesting.Num(r.Inner(t, "listapisresponse")["count"]))
 }
@@ -243,7 +243,7 @@ func TestThrottleSettingsTakeEffectAfterARestart(t *testing.T) {
 // count starts again.
 func TestThrottleCacheHoldsCachesizeAccounts(t *testing.T) {
 	s, _, key, secret := throttled(t, simulator.Options{APIThrottling: simulator.APIThrottling{CacheSize: ptr(1)}}, 1)
-	other, otherSecret := newAccount(t, s, "other", 0)
+	other, otherSecret := simtesting.NewAccount(t, s, "other", 0)
 	listZones := map[string]string{"command": "listZones"}
 	if r := s.As(key, secret, listZones); r.Status != 200 {
 		t.Fatal(r.Raw)
@@ -263,7 +263,7 @@ func TestThrottleCacheHoldsCachesizeAccounts(t *testing.T) {
 // in. Real time here: the step clock would stand in for the arrival.
 func TestThrottleCountsACallAtItsArrival(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{APIThrottling: simulator.APIThrottling{Enabled: ptr(true), Max: ptr(1), Interval: ptr(1)}})
-	key, secret := newAccount(t, s, "tenant", 0)
+	key, secret := simtesting.NewAccount(t, s, "tenant", 0)
 	listZones := map[string]string{"command": "listZones"}
 	if r := s.As(key, secret, listZones); r.Status != 200 {
 		t.Fatalf("the window's first call: %s", r.Raw)

@@ -1,11 +1,11 @@
 package simulator_test
 
 import (
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"strings"
 	"testing"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
@@ -105,12 +105,12 @@ func TestPagingRules(t *testing.T) {
 func TestCLIParameterProcessing(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
 	// Boolean.valueOf: "yes" is false, so only the category that is not featured.
-	out, errOut, err := runCLI(t, s, simtesting.Secret, "listOsCategories", "isfeatured=yes")
+	out, errOut, err := simtesting.RunCLI(t, s, simtesting.Secret, "listOsCategories", "isfeatured=yes")
 	if err != nil || !strings.Contains(out, `"name": "Other"`) || strings.Contains(out, `"name": "Ubuntu"`) {
 		t.Fatalf("isfeatured=yes: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
 	// getStartIndex: a negative page is the first page.
-	out, errOut, err = runCLI(t, s, simtesting.Secret, "listOsTypes", "page=-3", "pagesize=1")
+	out, errOut, err = simtesting.RunCLI(t, s, simtesting.Secret, "listOsTypes", "page=-3", "pagesize=1")
 	if err != nil || !strings.Contains(out, `"description": "CentOS 5.6 (64-bit)"`) || !strings.Contains(out, `"count": 14`) {
 		t.Fatalf("page=-3: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}

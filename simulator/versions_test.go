@@ -1,13 +1,13 @@
 package simulator_test
 
 import (
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
-	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"net/url"
 	"testing"
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
@@ -114,8 +114,8 @@ func TestLBCIDRListIsUpdatedFrom422(t *testing.T) {
 		updated bool
 	}{{schema.V420, false}, {schema.V422, true}} {
 		e := newVMEnv(t, simulator.Options{CloudStackVersion: c.v})
-		ip := e.associate(t)
-		create := e.lbParams(ip.Id, "web", 80)
+		ip := e.Associate(t)
+		create := e.LbParams(ip.Id, "web", 80)
 		create.SetCidrlist([]string{"10.0.0.0/8"})
 		lb, err := e.CS.LoadBalancer.CreateLoadBalancerRule(create)
 		if err != nil {
