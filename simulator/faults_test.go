@@ -151,7 +151,7 @@ func TestFaultOnLogin(t *testing.T) {
 
 // A lost answer: the command runs, but the client gets no answer.
 func TestFaultLostAnswer(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := simtesting.NewVMEnv(t, simulator.Options{})
 	simtesting.AddFault(t, e.Sim, kernel.Fault{Command: "createVolume", Lost: true})
 	// A fresh client: its first request opens a new connection, which Go's
 	// transport never replays.
@@ -199,7 +199,7 @@ func TestClearingTheRulesEndsTheirDelays(t *testing.T) {
 	s := simtesting.Start(t, simulator.Options{})
 	simtesting.AddFault(t, s, kernel.Fault{Command: "listZones", Delay: time.Hour})
 	query := s.API + "?" + simtesting.Signed(simtesting.V3(map[string]string{"command": "listZones"}, 10*time.Minute), simtesting.Key, simtesting.Secret).Encode()
-	// Registered after startSim's, so it runs first: a request still held
+	// Registered after simtesting.Start's, so it runs first: a request still held
 	// when the test fails goes away before the server closes.
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

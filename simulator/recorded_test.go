@@ -67,7 +67,7 @@ func jsonPaths(v any, path string, into map[string]map[string]bool) {
 			jsonPaths(e, path+"[]", into)
 		}
 	default:
-		add(simtesting.JsonKind(v))
+		add(simtesting.JSONKind(v))
 	}
 }
 

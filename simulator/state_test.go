@@ -131,7 +131,7 @@ func TestConcurrentClients(t *testing.T) {
 // deploy left Starting is Stopped, a VM left Stopping is Running again.
 func TestRestartMovesTheVMsOfInterruptedJobs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	e := newVMEnv(t, simulator.Options{StatePath: path})
+	e := simtesting.NewVMEnv(t, simulator.Options{StatePath: path})
 	running := e.Deploy(t, e.Params("cpivm-stopping")).Id
 	simtesting.AddFault(t, e.Sim, kernel.Fault{Command: "deployVirtualMachine", Pending: true})
 	simtesting.AddFault(t, e.Sim, kernel.Fault{Command: "stopVirtualMachine", Pending: true})
@@ -148,7 +148,7 @@ func TestRestartMovesTheVMsOfInterruptedJobs(t *testing.T) {
 	}
 	e.Stop()
 
-	e2 := newVMEnv(t, simulator.Options{StatePath: path})
+	e2 := simtesting.NewVMEnv(t, simulator.Options{StatePath: path})
 	for vm, want := range map[string]string{deploy.Id: "Stopped", running: "Running"} {
 		if got := e2.VM(t, vm).State; got != want {
 			t.Errorf("VM %s after the restart is %s, want %s", vm, got, want)

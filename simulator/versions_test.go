@@ -113,7 +113,7 @@ func TestLBCIDRListIsUpdatedFrom422(t *testing.T) {
 		v       schema.Version
 		updated bool
 	}{{schema.V420, false}, {schema.V422, true}} {
-		e := newVMEnv(t, simulator.Options{CloudStackVersion: c.v})
+		e := simtesting.NewVMEnv(t, simulator.Options{CloudStackVersion: c.v})
 		ip := e.Associate(t)
 		create := e.LbParams(ip.Id, "web", 80)
 		create.SetCidrlist([]string{"10.0.0.0/8"})

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 )
 
 // TestDefaultExpungeDelayKeepsVMs: with CloudStack's defaults (a day) a
 // Destroyed VM stays.
 func TestDefaultExpungeDelay(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := simtesting.NewVMEnv(t, simulator.Options{})
 	if d := simulator.ExpungeDelay(e.Srv.State); d != 24*time.Hour {
 		t.Fatalf("expunge.delay default %s", d)
 	}

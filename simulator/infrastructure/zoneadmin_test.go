@@ -271,7 +271,7 @@ func TestZoneScriptsBuildTheSeededZone(t *testing.T) {
 	}
 	empty := simtesting.Start(t, simulator.Options{Empty: true})
 	seeded := simtesting.Start(t, simulator.Options{})
-	cmd := exec.Command("bash", filepath.Join("..", "hack", "zone", "deploy.sh"))
+	cmd := exec.Command("bash", filepath.Join("..", "..", "hack", "zone", "deploy.sh"))
 	cmd.Env = append(simtesting.EnvWithout("CLOUDSTACK_", "ZONE_OUT="), "CLOUDSTACK_ENDPOINT="+empty.API,
 		"ZONE_OUT="+t.TempDir())
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -321,7 +321,7 @@ func TestZoneScriptsMakeALoopbackSharedNetwork(t *testing.T) {
 		t.Fatal("Debian's cloudstack CLI is missing: apt-get install cs")
 	}
 	s := simtesting.Start(t, simulator.Options{Empty: true})
-	cmd := exec.Command("bash", filepath.Join("..", "hack", "zone", "deploy.sh"))
+	cmd := exec.Command("bash", filepath.Join("..", "..", "hack", "zone", "deploy.sh"))
 	cmd.Env = append(simtesting.EnvWithout("CLOUDSTACK_", "ZONE_OUT=", "SHARED_NETWORK"), "CLOUDSTACK_ENDPOINT="+s.API,
 		"ZONE_OUT="+t.TempDir(), "SHARED_NETWORK=loopback-network", "SHARED_NETWORK_GATEWAY=127.1.1.1",
 		"SHARED_NETWORK_NETMASK=255.255.255.0", "SHARED_NETWORK_START=127.1.1.2", "SHARED_NETWORK_END=127.1.1.254")

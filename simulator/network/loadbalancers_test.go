@@ -52,7 +52,7 @@ func (e *vmEnv) assign(lbID string, vmIDs ...string) error {
 }
 
 func TestCreateLoadBalancerRule(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	if got := e.lbRules(t, nil); len(got) != 0 {
 		t.Fatalf("rules before any: %+v", got)
 	}
@@ -166,7 +166,7 @@ func withPrivatePort(e *vmEnv, ipID string, port int) *cloudstack.CreateLoadBala
 }
 
 func TestLoadBalancerMembers(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	ip := e.Associate(t)
 	lb := e.createLB(t, ip.Id, "web", 80)
 	vm1 := e.Deploy(t, e.Params("cpivm-lb1"))
@@ -255,7 +255,7 @@ func TestLoadBalancerMembers(t *testing.T) {
 }
 
 func TestUpdateAndDeleteLoadBalancerRule(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	ip := e.Associate(t)
 	lb := e.createLB(t, ip.Id, "web", 80)
 	up := e.CS.LoadBalancer.NewUpdateLoadBalancerRuleParams(lb.Id)
@@ -305,7 +305,7 @@ func TestUpdateAndDeleteLoadBalancerRule(t *testing.T) {
 
 func TestLoadBalancerRulesSurviveRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	e := newVMEnv(t, simulator.Options{StatePath: path})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{StatePath: path})}
 	ip := e.Associate(t)
 	lb := e.createLB(t, ip.Id, "web", 80)
 	vm := e.Deploy(t, e.Params("cpivm-lb-restart"))
@@ -313,7 +313,7 @@ func TestLoadBalancerRulesSurviveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Stop()
-	e2 := newVMEnv(t, simulator.Options{StatePath: path})
+	e2 := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{StatePath: path})}
 	if got := e2.lbInstances(t, lb.Id); len(got) != 1 || got[0].Id != vm.Id {
 		t.Fatalf("instances after restart = %+v", got)
 	}

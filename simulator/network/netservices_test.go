@@ -82,7 +82,7 @@ func (e *vmEnv) sourceNATOf(t *testing.T, network string) string {
 // isLbServiceSupportedInNetwork's 431), and an address already used for a
 // service takes no rule of a service the network lacks (checkIpForService).
 func TestRulesNeedTheirServices(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	off := e.offeringWith(t, "nat-only", "Isolated", true, "Dhcp", "Dns", "UserData", "SourceNat", "StaticNat")
 	n := e.networkOf(t, "nat-only", off, nil)
 	vm := e.vmOn(t, "cpivm-natonly", n.Id)
@@ -132,7 +132,7 @@ func TestRulesNeedTheirServices(t *testing.T) {
 // TestStaticNATNeedsItsService: enableStaticNat refuses a network whose
 // offering lacks StaticNat (RulesManagerImpl.enableStaticNat).
 func TestStaticNATNeedsItsService(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	off := e.offeringWith(t, "no-static", "Isolated", true, "Dhcp", "Dns", "UserData", "SourceNat", "Firewall", "Lb")
 	n := e.networkOf(t, "no-static", off, nil)
 	vm := e.vmOn(t, "cpivm-nostatic", n.Id)
@@ -152,7 +152,7 @@ func TestStaticNATNeedsItsService(t *testing.T) {
 // gets no source NAT address when implemented; a Shared network takes
 // addresses only with a service that uses them (refused at once).
 func TestAddressesNeedAnAddressService(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	off := e.offeringWith(t, "no-snat", "Isolated", true, "Dhcp", "Dns", "UserData")
 	n := e.networkOf(t, "no-snat", off, func(p *cloudstack.CreateNetworkParams) {
 		p.SetGateway("10.3.3.1")
@@ -197,7 +197,7 @@ func TestAddressesNeedAnAddressService(t *testing.T) {
 // UnsupportedServiceException createPublicLoadBalancerRule swallows into
 // its own failure.
 func TestSharedLoadBalancerWithoutFirewall(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	off := e.offeringWith(t, "shared-lb", "Shared", true, "Dhcp", "Dns", "UserData", "Lb")
 	n := e.networkOf(t, "shared-lb", off, func(p *cloudstack.CreateNetworkParams) {
 		p.SetGateway("10.7.7.1")
@@ -223,7 +223,7 @@ func TestSharedLoadBalancerWithoutFirewall(t *testing.T) {
 // firewall rule createRuleForAllCidrs adds finds no Firewall provider; without
 // openfirewall the rule is created.
 func TestOpenFirewallNeedsTheFirewallService(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	n := e.networkOf(t, "lb-only", e.offeringWith(t, "lb-only", "Isolated", true, "Dhcp", "Dns", "SourceNat", "Lb"), nil)
 	e.vmOn(t, "cpivm-lbonly", n.Id)
 	ip := e.AssociateTo(t, n.Id)
@@ -253,7 +253,7 @@ func allAddresses(e *vmEnv) *cloudstack.ListPublicIpAddressesParams {
 // address used for one service takes no rule of another
 // (canIpUsedForNonConserveService); firewall rules always pass.
 func TestNonConserveModeAddressServesOneService(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	off := e.offeringWith(t, "one-service", "Isolated", false, "Dhcp", "Dns", "UserData", "SourceNat", "StaticNat", "Firewall", "Lb")
 	n := e.networkOf(t, "one-service", off, nil)
 	e.vmOn(t, "cpivm-oneservice", n.Id)
@@ -274,7 +274,7 @@ func TestNonConserveModeAddressServesOneService(t *testing.T) {
 // TestCLIServiceRefusals: Debian's cloudstack CLI sees the refusals as
 // CloudStack gives them - a failed association job, a 530 firewall rule.
 func TestCLIServiceRefusals(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	noSNAT := e.networkOf(t, "cli-no-snat", e.offeringWith(t, "cli-no-snat", "Isolated", true, "Dhcp", "Dns"),
 		func(p *cloudstack.CreateNetworkParams) {
 			p.SetGateway("10.6.6.1")

@@ -12,7 +12,7 @@ import (
 // EQ, keyword on the name only, canusefordeploy compared both ways, and an
 // unknown networkfilter refused.
 func TestListNetworksAsSearchForNetworks(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	second := e.AddNetwork(t, "second-network", "10.1.2.0/24", "10.1.2.1")
 	e.Srv.Mu.Lock()
 	e.Srv.State.Network(second).DisplayText = "described elsewhere"
@@ -45,7 +45,7 @@ func TestListNetworksAsSearchForNetworks(t *testing.T) {
 // TestNetworkVLANOnlyForTheRootAdmin: ApiResponseHelper.createNetworkResponse
 // returns the broadcast URI and VLAN in the Full view only.
 func TestNetworkVLANOnlyForTheRootAdmin(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	e.Deploy(t, e.Params("implements-the-network"))
 	tenant, _ := e.AddTenant(t, "tenant")
 	p := e.CS.Network.NewListNetworksParams()

@@ -24,7 +24,7 @@ func cliJSON(t *testing.T, s *simtesting.Sim, args ...string) map[string]any {
 // TestCLINetworkRules drives the three rule families with Debian's
 // cloudstack CLI, an independent client that decodes any JSON.
 func TestCLINetworkRules(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params("cpivm-cli-rules"))
 	lbIP, natIP := e.Associate(t), e.Associate(t)
 

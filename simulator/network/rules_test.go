@@ -12,6 +12,10 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
+// vmEnv is simtesting's VM environment, for this package's own helpers on
+// it: &vmEnv{simtesting.NewVMEnv(t, opts)}.
+type vmEnv struct{ *simtesting.VMEnv }
+
 func (e *vmEnv) firewallRules(t *testing.T, ipID string) []*cloudstack.FirewallRule {
 	t.Helper()
 	p := e.CS.Firewall.NewListFirewallRulesParams()
@@ -58,7 +62,7 @@ func (e *vmEnv) rawAsync(t *testing.T, params map[string]string) map[string]any 
 }
 
 func TestFirewallRules(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	ip := e.Associate(t)
 	if got := e.firewallRules(t, ""); len(got) != 0 {
 		t.Fatalf("rules before any: %+v", got)
@@ -192,7 +196,7 @@ func (e *vmEnv) freeIP(t *testing.T) string {
 }
 
 func TestDeleteFirewallRuleOfAnotherPurpose(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	ip := e.Associate(t)
 	lb := e.createLB(t, ip.Id, "web", 80)
 	_, err := e.CS.Firewall.DeleteFirewallRule(e.CS.Firewall.NewDeleteFirewallRuleParams(lb.Id))
@@ -200,7 +204,7 @@ func TestDeleteFirewallRuleOfAnotherPurpose(t *testing.T) {
 }
 
 func TestIpForwardingRules(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params("cpivm-fwd"))
 	// What the production CloudStack CPI asks at the start of every delete_vm.
 	byVM := e.CS.NAT.NewListIpForwardingRulesParams()
@@ -283,7 +287,7 @@ func (e *vmEnv) internalIPID(t *testing.T, id string) int64 {
 }
 
 func TestExpungeRemovesStaticNATRules(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params("cpivm-nat-expunge"))
 	ip := e.Associate(t)
 	if _, err := e.CS.NAT.EnableStaticNat(e.CS.NAT.NewEnableStaticNatParams(ip.Id, vm.Id)); err != nil {

@@ -17,7 +17,7 @@ type vpcEnv struct {
 
 func newVPCEnv(t *testing.T) *vpcEnv {
 	t.Helper()
-	e := &vpcEnv{vmEnv: newVMEnv(t, simulator.Options{})}
+	e := &vpcEnv{vmEnv: &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}}
 	e.vpc = e.createVPC(t, "vpc1", "10.2.0.0/16").Id
 	acl, err := e.CS.NetworkACL.CreateNetworkACLList(e.CS.NetworkACL.NewCreateNetworkACLListParams("web", e.vpc))
 	if err != nil {
@@ -78,7 +78,7 @@ func (e *vpcEnv) vpcAddress(t *testing.T) *cloudstack.AssociateIpAddressResponse
 // owner's network domain and the offering's services, and its router's
 // source NAT address belongs to the VPC, not to a tier.
 func TestVPCCreateAndSourceNAT(t *testing.T) {
-	e := &vpcEnv{vmEnv: newVMEnv(t, simulator.Options{})}
+	e := &vpcEnv{vmEnv: &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}}
 	v := e.createVPC(t, "vpc1", "10.2.0.0/16")
 	if v.State != "Enabled" || v.Cidr != "10.2.0.0/16" || v.Networkdomain != "cs2cloud.internal" || len(v.Service) == 0 {
 		t.Fatalf("createVPC = %+v", v)
@@ -289,7 +289,7 @@ func TestCLIVPC(t *testing.T) {
 // TestVPCStartedByItsFirstTierVM: a VPC created with start=false has no
 // router and so no source NAT address until a VM starts on a tier of it.
 func TestVPCStartedByItsFirstTierVM(t *testing.T) {
-	e := &vpcEnv{vmEnv: newVMEnv(t, simulator.Options{})}
+	e := &vpcEnv{vmEnv: &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}}
 	offs, err := e.CS.VPC.ListVPCOfferings(e.CS.VPC.NewListVPCOfferingsParams())
 	if err != nil || offs.Count != 1 {
 		t.Fatalf("listVPCOfferings: %+v, %v", offs, err)

@@ -57,7 +57,7 @@ func (e offeringEnv) ready(t *testing.T, name, offering string, sizeGB int64, vm
 }
 
 func TestChangeOfferingForVolume(t *testing.T) {
-	e := offeringEnv{newVMEnv(t, simulator.Options{})}
+	e := offeringEnv{&vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}}
 	vm := e.DataVM(t, "cpivm-offering")
 	medium := e.diskMedium(t)
 	id := e.ready(t, "to-medium", e.DiskCustom, 5, vm)
@@ -103,7 +103,7 @@ func TestChangeOfferingForVolume(t *testing.T) {
 }
 
 func TestChangeOfferingForVolumeRefusals(t *testing.T) {
-	e := offeringEnv{newVMEnv(t, simulator.Options{})}
+	e := offeringEnv{&vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}}
 	strict := e.offering(t, "strict-20", 20, func(p *cloudstack.CreateDiskOfferingParams) { p.SetDisksizestrictness(true) })
 	ssd := e.offering(t, "ssd-custom", 0, func(p *cloudstack.CreateDiskOfferingParams) { p.SetTags("ssd") })
 
@@ -136,7 +136,7 @@ func TestChangeOfferingForVolumeRefusals(t *testing.T) {
 // A Ready volume moves to a pool whose tags cover the new offering's, when
 // automigrate allows; with none, the change fails.
 func TestChangeOfferingForVolumeMigrates(t *testing.T) {
-	e := offeringEnv{newVMEnv(t, simulator.Options{})}
+	e := offeringEnv{&vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}}
 	vm := e.DataVM(t, "cpivm-migrate")
 	fast := e.offering(t, "fast-20", 20, func(p *cloudstack.CreateDiskOfferingParams) { p.SetTags("fast") })
 	id := e.ready(t, "moving", e.DiskSmall, 0, vm)
@@ -173,7 +173,7 @@ func TestChangeOfferingForVolumeMigrates(t *testing.T) {
 // On a running XenServer VM the offering may change while the size stays;
 // a new size fails the change, since XenServer resizes offline only.
 func TestChangeOfferingForVolumeAttached(t *testing.T) {
-	e := offeringEnv{newVMEnv(t, simulator.Options{})}
+	e := offeringEnv{&vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}}
 	vm := e.DataVM(t, "cpivm-attached")
 	other20 := e.offering(t, "other-20", 20)
 	v := e.NewVolume(t, "attached", e.diskMedium(t), 0)
@@ -190,7 +190,7 @@ func TestChangeOfferingForVolumeAttached(t *testing.T) {
 
 // KVM volumes are QCOW2, which CloudStack refuses to shrink.
 func TestChangeOfferingForVolumeKVM(t *testing.T) {
-	e := offeringEnv{newVMEnv(t, simulator.Options{Hypervisor: "KVM"})}
+	e := offeringEnv{&vmEnv{simtesting.NewVMEnv(t, simulator.Options{Hypervisor: "KVM"})}}
 	vm := e.DataVM(t, "cpivm-kvm")
 	id := e.ready(t, "qcow2", e.diskMedium(t), 0, vm)
 	_, err := e.change(id, e.DiskSmall, 0, func(p *cloudstack.ChangeOfferingForVolumeParams) { p.SetShrinkok(true) })
@@ -199,7 +199,7 @@ func TestChangeOfferingForVolumeKVM(t *testing.T) {
 
 // Debian's CLI, an independent client, drives the command and reads its job.
 func TestCLIChangeOfferingForVolume(t *testing.T) {
-	e := offeringEnv{newVMEnv(t, simulator.Options{})}
+	e := offeringEnv{&vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}}
 	v := e.NewVolume(t, "cli", e.DiskCustom, 2)
 	out, errOut, err := simtesting.RunCLI(t, e.Sim, simtesting.Secret, "changeOfferingForVolume", "id="+v.Id, "diskofferingid="+e.DiskCustom, "size=4")
 	if err != nil || !strings.Contains(out, `"size": 4294967296`) || !strings.Contains(out, `"diskofferingname": "Custom"`) {
@@ -214,7 +214,7 @@ func TestCLIChangeOfferingForVolume(t *testing.T) {
 // resizeVolume's own offering checks: a strict size stays, a new offering
 // needs the same strictness and the same storage tags, not a removed one.
 func TestResizeVolumeOfferingChecks(t *testing.T) {
-	e := offeringEnv{newVMEnv(t, simulator.Options{})}
+	e := offeringEnv{&vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}}
 	resize := func(id string, sizeGB int64, offering string) error {
 		p := e.CS.Volume.NewResizeVolumeParams(id)
 		if sizeGB != 0 {

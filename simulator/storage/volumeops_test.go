@@ -17,6 +17,10 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
+// vmEnv is simtesting's VM environment, for this package's own helpers on
+// it: &vmEnv{simtesting.NewVMEnv(t, opts)}.
+type vmEnv struct{ *simtesting.VMEnv }
+
 // volume lists one volume by id; nil when listVolumes does not show it.
 func (e *vmEnv) volume(t *testing.T, id string) *cloudstack.Volume {
 	t.Helper()
@@ -40,7 +44,7 @@ func (e *vmEnv) diskMedium(t *testing.T) string {
 }
 
 func TestCreateVolumeIsAllocatedLazily(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	v := e.NewVolume(t, "bosh-disk-1", e.DiskCustom, 3)
 	if v.Id == "" || v.Name != "bosh-disk-1" || v.Type != "DATADISK" || v.Size != 3<<30 || v.State != "Allocated" ||
 		v.Zoneid != e.Zone || v.Zonename != "Sandbox-simulator" || v.Diskofferingid != e.DiskCustom ||
@@ -86,7 +90,7 @@ func TestCreateVolumeIsAllocatedLazily(t *testing.T) {
 }
 
 func TestAttachDeviceIDsOnXenServer(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.DataVM(t, "cpivm-attach") // its data disk has device 1
 	var ids []int64
 	vols := map[int64]string{}
@@ -175,7 +179,7 @@ func TestAttachDeviceIDsOnXenServer(t *testing.T) {
 }
 
 func TestAttachRefusals(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{ExtraZones: []string{"Sandbox-simulator-2"}})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{ExtraZones: []string{"Sandbox-simulator-2"}})}
 	vm := e.DataVM(t, "cpivm-refusals")
 	e.Srv.Mu.Lock()
 	zone2 := e.Srv.State.Zones[1].ID
@@ -221,7 +225,7 @@ func TestDataDiskLimit(t *testing.T) {
 		limit      int
 	}{{"Simulator", 6}, {"KVM", 32}} {
 		t.Run(c.hypervisor, func(t *testing.T) {
-			e := newVMEnv(t, simulator.Options{Hypervisor: c.hypervisor})
+			e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{Hypervisor: c.hypervisor})}
 			vm := e.DataVM(t, "cpivm-full")
 			last := int64(1)
 			for i := 1; i < c.limit; i++ {
@@ -254,7 +258,7 @@ func TestDataDiskLimit(t *testing.T) {
 // TestConcurrentAttachesGetDistinctDeviceIDs queues attach jobs for one VM
 // at once, as CPI processes do: each job takes its device id when it runs.
 func TestConcurrentAttachesGetDistinctDeviceIDs(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{JobLatency: 30 * time.Millisecond})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{JobLatency: 30 * time.Millisecond})}
 	deploy := e.Params("cpivm-busy")
 	deploy.SetDiskofferingid(e.DiskSmall)
 	r, err := e.Raw.VirtualMachine.DeployVirtualMachine(deploy)
@@ -309,7 +313,7 @@ func TestConcurrentAttachesGetDistinctDeviceIDs(t *testing.T) {
 }
 
 func TestDeleteVolume(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.DataVM(t, "cpivm-delete")
 	v := e.NewVolume(t, "doomed", e.DiskSmall, 0)
 	e.AttachVol(t, v.Id, vm)
@@ -356,7 +360,7 @@ func TestDeleteVolume(t *testing.T) {
 }
 
 func TestResizeVolume(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	resize := func(id string, sizeGB int64, offering string, shrink bool) (*cloudstack.ResizeVolumeResponse, error) {
 		p := e.CS.Volume.NewResizeVolumeParams(id)
 		if sizeGB != 0 {
@@ -416,7 +420,7 @@ func TestResizeVolume(t *testing.T) {
 }
 
 func TestListVolumesFilters(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.DataVM(t, "cpivm-list")
 	a := e.NewVolume(t, "bosh-disk-alpha", e.DiskSmall, 0)
 	b := e.NewVolume(t, "bosh-disk-beta", e.DiskSmall, 0)
@@ -465,7 +469,7 @@ func TestListVolumesFilters(t *testing.T) {
 }
 
 func TestSnapshotLifecycle(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.DataVM(t, "cpivm-snap")
 	v := e.NewVolume(t, "bosh-disk-snap", e.DiskCustom, 3)
 	_, err := e.CS.Snapshot.CreateSnapshot(e.CS.Snapshot.NewCreateSnapshotParams(v.Id))
@@ -553,7 +557,7 @@ func TestSnapshotLifecycle(t *testing.T) {
 // TestSnapshotInProgress holds a snapshot job: the snapshot is BackingUp
 // and its volume can be neither deleted nor resized until it is done.
 func TestSnapshotInProgress(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.DataVM(t, "cpivm-backup")
 	v := e.NewVolume(t, "busy", e.DiskCustom, 2)
 	e.AttachVol(t, v.Id, vm)
@@ -590,7 +594,7 @@ func TestSnapshotInProgress(t *testing.T) {
 // TestDataDisksSurviveTheirVM: expunging a VM detaches the data disks it
 // did not delete; they keep their storage and their snapshots.
 func TestDataDisksSurviveTheirVM(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.DataVM(t, "cpivm-gone")
 	ephemeral := e.Volumes(t, vm)[1]
 	v := e.NewVolume(t, "bosh-disk-kept", e.DiskSmall, 0)
@@ -626,7 +630,7 @@ func TestDataDisksSurviveTheirVM(t *testing.T) {
 // TestAttachToANeverStartedVM: the volume stays Allocated until the VM's
 // first start creates its disks on primary storage.
 func TestAttachToANeverStartedVM(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	p := e.Params("cpivm-later")
 	p.SetStartvm(false)
 	vm := e.Deploy(t, p).Id
@@ -647,7 +651,7 @@ func TestAttachToANeverStartedVM(t *testing.T) {
 
 func TestSnapshotsSurviveARestart(t *testing.T) {
 	path := t.TempDir() + "/state.json"
-	e := newVMEnv(t, simulator.Options{StatePath: path})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{StatePath: path})}
 	vm := e.DataVM(t, "cpivm-persist")
 	v := e.NewVolume(t, "persisted", e.DiskSmall, 0)
 	e.AttachVol(t, v.Id, vm)
@@ -658,7 +662,7 @@ func TestSnapshotsSurviveARestart(t *testing.T) {
 	if err := e.Srv.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again := newVMEnv(t, simulator.Options{StatePath: path})
+	again := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{StatePath: path})}
 	p := again.CS.Snapshot.NewListSnapshotsParams()
 	p.SetId(s.Id)
 	if l, err := again.CS.Snapshot.ListSnapshots(p); err != nil || l.Count != 1 || l.Snapshots[0].State != "BackedUp" {

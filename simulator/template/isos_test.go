@@ -15,6 +15,10 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 )
 
+// vmEnv is simtesting's VM environment, for this package's own helpers on
+// it: &vmEnv{simtesting.NewVMEnv(t, opts)}.
+type vmEnv struct{ *simtesting.VMEnv }
+
 // configDriveISO is a CONFIG-2 ISO built by the repository's configdrive
 // package, as the CPI uploads it.
 func configDriveISO(t *testing.T) []byte {
@@ -70,7 +74,7 @@ func (e *vmEnv) stoppedVM(t *testing.T, name string) *cloudstack.DeployVirtualMa
 }
 
 func TestGetUploadParamsForIsoShape(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	// CloudStack answers {"postuploadisoresponse":{"getuploadparams":{...}}}.
 	r := e.Call(map[string]string{"command": "getUploadParamsForIso", "name": "cfg", "format": "QCOW2", "zoneid": e.Zone})
 	inner := r.Inner(t, "postuploadisoresponse")
@@ -93,7 +97,7 @@ func TestGetUploadParamsForIsoShape(t *testing.T) {
 }
 
 func TestGetUploadParamsForIsoRefusals(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	if _, err := e.IsoUploadParams(t, "boot", map[string]string{"bootable": "true"}); err == nil ||
 		!strings.Contains(err.Error(), "Please pass a valid GuestOS Id") {
 		t.Fatalf("bootable without ostypeid: %v", err)
@@ -105,7 +109,7 @@ func TestGetUploadParamsForIsoRefusals(t *testing.T) {
 }
 
 func TestISOUploadAttachStartDetachDelete(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	data := configDriveISO(t)
 	up, err := e.IsoUploadParams(t, "cfg-vm1", nil)
 	if err != nil {
@@ -185,7 +189,7 @@ func TestISOUploadAttachStartDetachDelete(t *testing.T) {
 }
 
 func TestISOHeldByDestroyedVM(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	up, err := e.IsoUploadParams(t, "cfg-held", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +223,7 @@ func TestISOHeldByDestroyedVM(t *testing.T) {
 }
 
 func TestISOUploadFormatChecks(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	qcow := testimages.QCOW2(1 << 20)
 	for _, c := range []struct{ file, text string }{
 		// the content against the upload's file name
@@ -248,7 +252,7 @@ func TestISOUploadFormatChecks(t *testing.T) {
 }
 
 func TestAttachIsoRefusals(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.stoppedVM(t, "cfg-refusals")
 	_, err := e.CS.ISO.AttachIso(e.CS.ISO.NewAttachIsoParams("0d6f3e4a-5555-4555-8555-555555555555", vm.Id))
 	simtesting.WantAPIError(t, err, 431, "Unable to execute API command attachiso due to invalid value. Invalid parameter id value=0d6f3e4a-5555-4555-8555-555555555555 due to incorrect long value format, or entity does not exist or due to incorrect parameter annotation for the field in api cmd class.")
@@ -273,7 +277,7 @@ func TestRegisterIsoDownloads(t *testing.T) {
 	data := configDriveISO(t)
 	images := newImageServer(t)
 	url := images.add("/cfg.iso", data)
-	e := newVMEnv(t, simulator.Options{AllowLoopbackURLs: true})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{AllowLoopbackURLs: true})}
 	p := e.CS.ISO.NewRegisterIsoParams("cfg", "cfg", url, e.Zone)
 	_, err := e.CS.ISO.RegisterIso(p)
 	simtesting.WantAPIError(t, err, 431, "Please pass a valid GuestOS Id") // bootable defaults to true here
@@ -297,7 +301,7 @@ func TestRegisterIsoDownloads(t *testing.T) {
 func TestRegisterIsoAllZones(t *testing.T) {
 	images := newImageServer(t)
 	url := images.add("/cfg.iso", configDriveISO(t))
-	e := newVMEnv(t, simulator.Options{AllowLoopbackURLs: true})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{AllowLoopbackURLs: true})}
 	key, secret := simtesting.NewAccount(t, e.Sim, "tenant", 0)
 	tenant := cloudstack.NewClient(e.API, key, secret, false)
 	p := tenant.ISO.NewRegisterIsoParams("cfg", "cfg", url, "-1")
@@ -313,7 +317,7 @@ func TestRegisterIsoAllZones(t *testing.T) {
 }
 
 func TestCLIListIsos(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	up, err := e.IsoUploadParams(t, "cfg-cli", nil)
 	if err != nil {
 		t.Fatal(err)

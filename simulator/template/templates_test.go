@@ -393,8 +393,8 @@ func TestTemplateJSONMatchesRecordedResponse(t *testing.T) {
 			t.Errorf("missing %q", k)
 			continue
 		}
-		if simtesting.JsonKind(got) != simtesting.JsonKind(want) {
-			t.Errorf("%q = %v (%s), recorded %v (%s)", k, got, simtesting.JsonKind(got), want, simtesting.JsonKind(want))
+		if simtesting.JSONKind(got) != simtesting.JSONKind(want) {
+			t.Errorf("%q = %v (%s), recorded %v (%s)", k, got, simtesting.JSONKind(got), want, simtesting.JSONKind(want))
 		}
 	}
 	if row["name"] != template.BuiltinTemplateName || row["templatetype"] != "BUILTIN" || row["hypervisor"] != "XenServer" ||

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/storage"
@@ -41,7 +42,7 @@ func TestGuestDiskNamesPerHypervisor(t *testing.T) {
 		{"Simulator", []string{"", "", "", ""}},
 	} {
 		t.Run(c.hypervisor, func(t *testing.T) {
-			e := newVMEnv(t, simulator.Options{Hypervisor: c.hypervisor})
+			e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{Hypervisor: c.hypervisor})}
 			vm := e.DataVM(t, "cpivm-disks")
 			a := e.NewVolume(t, "a", e.DiskSmall, 0).Id
 			b := e.NewVolume(t, "b", e.DiskSmall, 0).Id
@@ -76,7 +77,7 @@ func TestGuestDiskNamesPerHypervisor(t *testing.T) {
 }
 
 func TestGuestDisksOfAnUnknownVMAreNotFound(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	if _, status := e.MetadataFetch(t, "0d6f3e4a-5555-4555-8555-555555555555", "sim/disks"); status != 404 {
 		t.Fatalf("status %d", status)
 	}
@@ -85,7 +86,7 @@ func TestGuestDisksOfAnUnknownVMAreNotFound(t *testing.T) {
 // VolumeJoinDaoImpl.newVolumeResponse: path, hypervisor and storage pool
 // are for the root admin's view.
 func TestVolumePathIsForTheRootAdminOnly(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.DataVM(t, "cpivm-view")
 	e.Srv.Mu.Lock()
 	defer e.Srv.Mu.Unlock()

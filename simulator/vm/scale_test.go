@@ -14,7 +14,7 @@ import (
 // latency, the others JobLatency; here deploys finish at once while host
 // maintenance jobs stay pending for an hour.
 func TestJobLatencyForACommand(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{JobLatencyFor: map[string]time.Duration{"prepareHostForMaintenance": time.Hour}})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{JobLatencyFor: map[string]time.Duration{"prepareHostForMaintenance": time.Hour}})}
 	vm := e.Deploy(t, e.Params("quick"))
 	if vm.State != "Running" {
 		t.Fatalf("deployed VM = %+v", vm)
@@ -43,7 +43,7 @@ func TestJobLatencyForUnknownCommandIsAnError(t *testing.T) {
 // Small Instance VMs each (512 MiB of 8 GiB), 208 in all; the 209th finds
 // no host.
 func TestSeededZoneHolds200SmallInstances(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	capacity := 16 * e.hostCount(t)
 	if capacity < 200 {
 		t.Fatalf("the seeded zone holds %d Small Instance VMs", capacity)

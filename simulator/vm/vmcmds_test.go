@@ -18,7 +18,7 @@ import (
 // TestStartAndStopRefusals covers the states startVirtualMachine and
 // stopVirtualMachine refuse or pass through.
 func TestStartAndStopRefusals(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params("cpivm-states"))
 	internal := e.internalID(t, vm.Id)
 	vmText := fmt.Sprintf(`VM instance {"id": "%d", "name": "%s", "uuid": "%s", "type"="User"}`, internal, vm.Instancename, vm.Id)
@@ -56,7 +56,7 @@ func TestStartAndStopRefusals(t *testing.T) {
 // TestStopWithoutHost: a VM not yet placed (Starting during its deploy job)
 // cannot be stopped unless forced.
 func TestStopWithoutHost(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{JobLatency: 300 * time.Millisecond})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{JobLatency: 300 * time.Millisecond})}
 	r, err := e.Raw.VirtualMachine.DeployVirtualMachine(e.Params("cpivm-placing"))
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func (e *vmEnv) internalID(t *testing.T, vmID string) int64 {
 // TestUpdateVirtualMachineRules: what updateVirtualMachine changes on a
 // Running VM, and its refusals, all 530 as UpdateVMCmd rewraps them.
 func TestUpdateVirtualMachineRules(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params("cpivm-rules"))
 	p := e.CS.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
 	p.SetName("cpivm-renamed")
@@ -143,7 +143,7 @@ func TestUpdateVirtualMachineRules(t *testing.T) {
 
 // TestUpdateErrorVM: a VM in Error (its deploy job failed) cannot be updated.
 func TestUpdateErrorVM(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	simtesting.AddFault(t, e.Sim, kernel.Fault{Command: "deployVirtualMachine", ErrorCode: 533})
 	r, err := e.Raw.VirtualMachine.DeployVirtualMachine(e.Params("cpivm-broken"))
 	if err != nil {
@@ -157,7 +157,7 @@ func TestUpdateErrorVM(t *testing.T) {
 }
 
 func TestGetVirtualMachineUserData(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	p := e.Params("cpivm-ud")
 	p.SetUserdata("I2Nsb3VkLWNvbmZpZwo")
 	vm := e.Deploy(t, p)
@@ -205,7 +205,7 @@ func (e *vmEnv) rawCall(t *testing.T, params map[string]string) string {
 }
 
 func TestListAsyncJobs(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params("cpivm-jobs"))
 	if _, err := e.CS.VirtualMachine.StopVirtualMachine(e.CS.VirtualMachine.NewStopVirtualMachineParams(vm.Id)); err != nil {
 		t.Fatal(err)
@@ -289,7 +289,7 @@ func TestListAsyncJobs(t *testing.T) {
 // TestVMResponseTemplateAndJob: the VM carries its template's name and
 // display text, and a pending job's id while one runs on it.
 func TestVMResponseTemplateAndJob(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{JobLatency: 300 * time.Millisecond})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{JobLatency: 300 * time.Millisecond})}
 	r, err := e.Raw.VirtualMachine.DeployVirtualMachine(e.Params("cpivm-tmpl"))
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +311,7 @@ func TestVMResponseTemplateAndJob(t *testing.T) {
 // TestExpungeThread: a Destroyed VM keeps its address until the expunge
 // thread removes it, expunge.delay (x 1.024) after the destroy.
 func TestExpungeThread(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{ExpungeInterval: 1, ExpungeDelay: 1})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{ExpungeInterval: 1, ExpungeDelay: 1})}
 	p := e.Params("cpivm-held")
 	p.SetIpaddress("10.1.1.40")
 	vm := e.Deploy(t, p)
@@ -342,7 +342,7 @@ func TestExpungeThread(t *testing.T) {
 // service has nothing for the VM, and updating user data fails after
 // storing it, as UserVmManagerImpl does.
 func TestUserDataNeedsTheService(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	bare := e.AddNetwork(t, "no-userdata", "10.2.2.0/24", "10.2.2.1")
 	e.Srv.Mu.Lock()
 	st := e.Srv.State
@@ -415,7 +415,7 @@ func TestUserDataNeedsTheService(t *testing.T) {
 // room, fails the job with 431 (allow.deploy.vm.if.deploy.on.given.host.fails
 // is false by default).
 func TestStartOnGivenHost(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	host := simtesting.FirstHost(t, e.Sim)
 	hostID, hostName := host["id"].(string), host["name"].(string)
 	p := e.Params("cpivm-given")
@@ -446,7 +446,7 @@ func TestStartOnGivenHost(t *testing.T) {
 // TestTenantView: an account that is not an admin lists only its own jobs,
 // and no Destroyed VMs (allow.user.view.destroyed.vm is false).
 func TestTenantView(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params("cpivm-admins"))
 	if _, err := e.CS.VirtualMachine.DestroyVirtualMachine(e.CS.VirtualMachine.NewDestroyVirtualMachineParams(vm.Id)); err != nil {
 		t.Fatal(err)
@@ -470,7 +470,7 @@ func TestTenantView(t *testing.T) {
 // TestCLIVMCommands drives stop, start and update with Debian's CLI, which
 // polls the jobs itself.
 func TestCLIVMCommands(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params("cpivm-cli"))
 	out, errOut, err := simtesting.RunCLI(t, e.Sim, simtesting.Secret, "stopVirtualMachine", "id="+vm.Id, "forced=true")
 	if err != nil || !strings.Contains(out, `"state": "Stopped"`) {
@@ -498,7 +498,7 @@ func TestCLIVMCommands(t *testing.T) {
 // account that is not an admin may destroy its VM but not expunge or
 // recover it; the destroyed VM then keeps its address.
 func TestTenantMayNotExpunge(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	tenant, aid := e.AddTenant(t, "tenant")
 	p := e.Params("cpivm-tenant")
 	p.SetIpaddress("10.1.1.45")

@@ -17,10 +17,14 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
+// vmEnv is simtesting's VM environment, for this package's own helpers on
+// it: &vmEnv{simtesting.NewVMEnv(t, opts)}.
+type vmEnv struct{ *simtesting.VMEnv }
+
 var macPattern = regexp.MustCompile(`^02:00(:[0-9a-f]{2}){4}$`)
 
 func TestDeployWithNetworkIDs(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	p := e.Params("cpivm-one")
 	p.SetNetworkids([]string{e.Net})
 	p.SetDisplayname("CPI VM one")
@@ -51,7 +55,7 @@ func TestDeployWithNetworkIDs(t *testing.T) {
 // TestDeployWithoutNameUsesDefaultNetwork: no networks in an advanced zone
 // means the account's isolated network; no name means VM-<uuid>.
 func TestDeployWithoutNameUsesDefaultNetwork(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params(""))
 	if vm.Name != "VM-"+vm.Id || vm.Displayname != vm.Name || len(vm.Nic) != 1 || vm.Nic[0].Networkid != e.Net {
 		t.Fatalf("VM = %+v", vm)
@@ -59,7 +63,7 @@ func TestDeployWithoutNameUsesDefaultNetwork(t *testing.T) {
 }
 
 func TestDeployWithIPToNetworkList(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	second := e.AddNetwork(t, "second-network", "10.1.2.0/24", "10.1.2.1")
 	p := e.Params("cpivm-two-nics")
 	p.SetIptonetworklist([]map[string]string{
@@ -80,7 +84,7 @@ func TestDeployWithIPToNetworkList(t *testing.T) {
 }
 
 func TestDeployIPChecks(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	first := e.Params("cpivm-ip")
 	first.SetIpaddress("10.1.1.20")
 	if vm := e.Deploy(t, first); vm.Nic[0].Ipaddress != "10.1.1.20" {
@@ -102,7 +106,7 @@ func TestDeployIPChecks(t *testing.T) {
 }
 
 func TestDeployCustomOffering(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	p := e.CustomParams("cpivm-custom", 2, 2000, 3072)
 	p.SetRootdisksize(20)
 	vm := e.Deploy(t, p)
@@ -129,7 +133,7 @@ func TestDeployCustomOffering(t *testing.T) {
 }
 
 func TestDeployWithDataDisk(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	p := e.Params("cpivm-data")
 	p.SetDiskofferingid(e.DiskSmall)
 	vm := e.Deploy(t, p)
@@ -156,7 +160,7 @@ func TestDeployWithDataDisk(t *testing.T) {
 }
 
 func TestDeployHostNameRules(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	const rule = `Invalid name. Vm name can contain ASCII letters 'a' through 'z', the digits '0' through '9', ` +
 		`and the hyphen ('-'), must be between 1 and 63 characters long, and can't start or end with "-" and can't start with digit`
 	for _, name := range []string{"1vm", "-vm", "vm-", "vm_1", "vm.example", strings.Repeat("a", 64)} {
@@ -173,7 +177,7 @@ func TestDeployHostNameRules(t *testing.T) {
 }
 
 func TestDeployRefusals(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	p := e.Params("cpivm-key")
 	p.SetKeypair("nosuchkey")
 	_, err := e.CS.VirtualMachine.DeployVirtualMachine(p)
@@ -206,7 +210,7 @@ func TestDeployRefusals(t *testing.T) {
 
 // TestDeployCapacityExhaustion fills every 4×8000 MHz / 8 GiB host.
 func TestDeployCapacityExhaustion(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	hosts := map[string]bool{}
 	n := e.hostCount(t)
 	for i := 1; i <= n; i++ {
@@ -262,7 +266,7 @@ func (e *vmEnv) vmByName(t *testing.T, name string) *cloudstack.VirtualMachine {
 }
 
 func TestDeployAntiAffinity(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	g, err := e.CS.AffinityGroup.CreateAffinityGroup(e.CS.AffinityGroup.NewCreateAffinityGroupParams("spread", "host anti-affinity"))
 	if err != nil || g.Type != "host anti-affinity" {
 		t.Fatalf("createAffinityGroup = %+v, %v", g, err)
@@ -314,7 +318,7 @@ func TestDeployAntiAffinity(t *testing.T) {
 // TestDeployFaultInJob: a job-stage fault leaves the VM in Error without
 // host or addresses, so the address can be deployed again.
 func TestDeployFaultInJob(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	simtesting.AddFault(t, e.Sim, kernel.Fault{Command: "deployVirtualMachine", ErrorCode: 530, ErrorText: "injected"})
 	p := e.Params("cpivm-fault")
 	p.SetIpaddress("10.1.1.77")
@@ -355,7 +359,7 @@ func TestDeployResultMatchesRecordedResponse(t *testing.T) {
 	}
 	recorded := fixtures["deployVirtualMachine"]["deployvirtualmachineresponse"]["jobresult"].(map[string]any)["virtualmachine"].(map[string]any)
 
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	start, err := e.Raw.VirtualMachine.DeployVirtualMachine(e.Params("cpivm-keys"))
 	if err != nil || start.JobID == "" || start.Id == "" {
 		t.Fatalf("first answer = %+v, %v", start, err)
@@ -382,7 +386,7 @@ func TestDeployResultMatchesRecordedResponse(t *testing.T) {
 }
 
 func TestUserDataShownOnlyOnRequest(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	p := e.Params("cpivm-userdata")
 	p.SetUserdata(base64.RawStdEncoding.EncodeToString([]byte("#!/bin/sh\necho hi\n"))) // no padding
 	vm := e.Deploy(t, p)
@@ -402,7 +406,7 @@ func TestUserDataShownOnlyOnRequest(t *testing.T) {
 // (1-2 CPUs, 512-4096 MB, 1000 MHz) takes cpuNumber and memory within its
 // limits and refuses a cpuSpeed, as validateCustomParameters does.
 func TestDeployConstrainedOffering(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	e.Srv.Mu.Lock()
 	cc := e.Srv.State.ServiceOfferings[3]
 	e.Srv.Mu.Unlock()

@@ -18,7 +18,7 @@ import (
 )
 
 func TestTags(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params("cpivm-tags"))
 	tags := map[string]string{"director": "bosh-1", "deployment": "cf"}
 	if _, err := e.CS.Resourcetags.CreateTags(e.CS.Resourcetags.NewCreateTagsParams([]string{vm.Id}, "UserVm", tags)); err != nil {
@@ -82,7 +82,7 @@ func TestTags(t *testing.T) {
 }
 
 func TestAffinityGroups(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	types, err := e.CS.AffinityGroup.ListAffinityGroupTypes(e.CS.AffinityGroup.NewListAffinityGroupTypesParams())
 	if err != nil || types.Count != 2 || types.AffinityGroupTypes[0].Type != "host anti-affinity" {
 		t.Fatalf("listAffinityGroupTypes = %+v, %v", types, err)
@@ -122,7 +122,7 @@ func TestAffinityGroups(t *testing.T) {
 }
 
 func TestSSHKeyPairs(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	created, err := e.CS.SSH.CreateSSHKeyPair(e.CS.SSH.NewCreateSSHKeyPairParams("bosh-key"))
 	if err != nil || !strings.HasPrefix(created.Privatekey, "-----BEGIN RSA PRIVATE KEY-----\n") ||
 		len(strings.Split(created.Fingerprint, ":")) != 16 || created.Id == "" {
@@ -171,7 +171,7 @@ func TestSSHKeyPairs(t *testing.T) {
 }
 
 func TestSecurityGroups(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	l, err := e.CS.SecurityGroup.ListSecurityGroups(e.CS.SecurityGroup.NewListSecurityGroupsParams())
 	if err != nil || l.Count != 1 || l.SecurityGroups[0].Name != "default" {
 		t.Fatalf("listSecurityGroups = %+v, %v", l, err)
@@ -189,7 +189,7 @@ func TestSecurityGroups(t *testing.T) {
 }
 
 func TestPublicIPsAndStaticNAT(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	ips := e.PublicIPs(t, nil)
 	if len(ips) != 1 || !ips[0].Issourcenat || ips[0].Ipaddress != "192.168.2.2" || ips[0].Associatednetworkid != e.Net ||
 		ips[0].State != "Allocated" || ips[0].Vlanname != "vlan://50" {
@@ -272,7 +272,7 @@ func (e *vmEnv) metadataGet(t *testing.T, vmID, path string) string {
 }
 
 func TestMetadataService(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	userData := "#cloud-config\nhostname: bosh\n"
 	p := e.Params("cpivm-meta")
 	p.SetUserdata(base64.StdEncoding.EncodeToString([]byte(userData)))
@@ -323,7 +323,7 @@ func TestMetadataService(t *testing.T) {
 // TestVMCommandsGoThroughFaultsAndLog: the new commands use the common
 // pipeline, so request-stage faults and the request log apply to them.
 func TestVMCommandsGoThroughFaultsAndLog(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	simtesting.AddFault(t, e.Sim, kernel.Fault{Command: "listVolumes", ErrorCode: 530, ErrorText: "volumes down"})
 	_, err := e.CS.Volume.ListVolumes(e.CS.Volume.NewListVolumesParams())
 	simtesting.WantAPIError(t, err, 530, "volumes down")
@@ -354,7 +354,7 @@ func TestVMCommandsGoThroughFaultsAndLog(t *testing.T) {
 // TestVMFamiliesSurviveRestart: the new tables are part of the state file.
 func TestVMFamiliesSurviveRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	e := newVMEnv(t, simulator.Options{StatePath: path})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{StatePath: path})}
 	if _, err := e.CS.SSH.CreateSSHKeyPair(e.CS.SSH.NewCreateSSHKeyPairParams("persisted")); err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func TestVMFamiliesSurviveRestart(t *testing.T) {
 	}
 	e.Stop()
 
-	e2 := newVMEnv(t, simulator.Options{StatePath: path})
+	e2 := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{StatePath: path})}
 	got := e2.VM(t, vm.Id)
 	if got.State != "Running" || len(got.Tags) != 1 || got.Publicip != ip.Ipaddress || got.Keypairs != "persisted" {
 		t.Fatalf("VM after restart = %+v", got)
@@ -398,7 +398,7 @@ func TestVMFamiliesSurviveRestart(t *testing.T) {
 // TestConcurrentDeploys races deployments against each other; run with
 // -race. Every VM gets its own address and the hosts are never overfilled.
 func TestConcurrentDeploys(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{JobLatency: time.Millisecond})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{JobLatency: time.Millisecond})}
 	// Each host takes two 2×8000 MHz VMs: six more racers than fit.
 	fit := 2 * e.hostCount(t)
 	racers := fit + 6

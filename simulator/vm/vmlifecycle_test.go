@@ -12,7 +12,7 @@ import (
 
 // TestVMStateTransitions watches the transitional states while jobs run.
 func TestVMStateTransitions(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{JobLatency: 100 * time.Millisecond})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{JobLatency: 100 * time.Millisecond})}
 	id := e.vmAfter(t, "Starting", "Running", func() (string, string) {
 		r, err := e.Raw.VirtualMachine.DeployVirtualMachine(e.Params("cpivm-life"))
 		if err != nil {
@@ -82,7 +82,7 @@ func (e *vmEnv) vmAfter(t *testing.T, during, want string, start func() (jobID, 
 }
 
 func TestDestroyKeepsNameUntilExpunged(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	p := e.Params("cpivm-dup")
 	p.SetIpaddress("10.1.1.30")
 	vm := e.Deploy(t, p)
@@ -131,14 +131,14 @@ func TestDestroyKeepsNameUntilExpunged(t *testing.T) {
 }
 
 func TestExpungeNeedsDestroy(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params("cpivm-running"))
 	_, err := e.CS.VirtualMachine.ExpungeVirtualMachine(e.CS.VirtualMachine.NewExpungeVirtualMachineParams(vm.Id))
 	simtesting.WantJobError(t, err, 530, "Please destroy vm with specified vmId before expunge")
 }
 
 func TestDestroyWithVolumeIDs(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	p := e.Params("cpivm-vols")
 	p.SetDiskofferingid(e.DiskSmall)
 	vm := e.Deploy(t, p)
@@ -183,7 +183,7 @@ func TestDestroyWithVolumeIDs(t *testing.T) {
 }
 
 func TestUpdateVirtualMachine(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	vm := e.Deploy(t, e.Params("cpivm-upd"))
 	e.Deploy(t, e.Params("cpivm-taken"))
 	p := e.CS.VirtualMachine.NewUpdateVirtualMachineParams(vm.Id)
@@ -206,7 +206,7 @@ func TestUpdateVirtualMachine(t *testing.T) {
 }
 
 func TestDeployStoppedThenStart(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	p := e.Params("cpivm-later")
 	p.SetStartvm(false)
 	vm := e.Deploy(t, p)

@@ -17,7 +17,7 @@ import (
 // cloudstack-go: keyword (names LIKE, state EQ, the NICs' addresses, the
 // instance name for a root admin), the any-pair tag join, and the refusals.
 func TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	alpha := e.Deploy(t, e.Params("alpha"))
 	beta := e.Deploy(t, e.Params("beta"))
 	list := func(set func(p *cloudstack.ListVirtualMachinesParams)) (*cloudstack.ListVirtualMachinesResponse, error) {
@@ -67,7 +67,7 @@ func TestListVirtualMachinesFiltersAsSearchForUserVMIdsAndCount(t *testing.T) {
 // BaseDeployVMCmd.getMacAddress (NetUtils.isValidMac, isUnicastMac,
 // standardizeMacAddress) and getIpToNetworkMap's one entry per network.
 func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	for i, c := range []struct{ mac, want string }{
 		{"2:0:0:a:b:c", "02:00:00:0a:0b:0c"},
 		{"02.00.00.00.00.0D", "02:00:00:00:00:0d"},
@@ -105,7 +105,7 @@ func TestDeployMACsAndIPToNetworkMapAsBaseDeployVMCmd(t *testing.T) {
 // UserVmManagerImpl), a copy not DOWNLOADED is 530
 // (TemplateManagerImpl.getTemplateSize).
 func TestDeployRefusesTemplatesNotReadyInTheZone(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	e.Srv.Mu.Lock()
 	tmpl, _ := model.ByID(e.Srv.State.Templates, e.Template)
 	cp := tmpl.CopyIn(e.Zone)
@@ -126,7 +126,7 @@ func TestDeployRefusesTemplatesNotReadyInTheZone(t *testing.T) {
 // TestDeployOnARequestedHostIgnoresAffinity: planDeployment's specified-host
 // branch returns before the affinity processors run.
 func TestDeployOnARequestedHostIgnoresAffinity(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	g, err := e.CS.AffinityGroup.CreateAffinityGroup(e.CS.AffinityGroup.NewCreateAffinityGroupParams("spread", "host anti-affinity"))
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ func (e *vmEnv) vmRow(t *testing.T, id string) map[string]any {
 // statistics only once StatsCollector has some for the VM; its first run is
 // DEFAULT_INITIAL_DELAY after start.
 func TestVMStatisticsAbsentBeforeTheFirstCollection(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{VMStatsInterval: time.Hour, VMStatsInitialDelay: time.Hour})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{VMStatsInterval: time.Hour, VMStatsInitialDelay: time.Hour})}
 	vm := e.Deploy(t, e.Params("cpivm-nostats"))
 	row := e.vmRow(t, vm.Id)
 	for _, f := range vmStatFields {
@@ -40,7 +40,7 @@ func TestVMStatisticsAbsentBeforeTheFirstCollection(t *testing.T) {
 // on the network, accumulated); a VM that was Stopped at every collection
 // has none.
 func TestVMStatisticsOnceCollectedWhileRunning(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{VMStatsInterval: 10 * time.Millisecond, VMStatsInitialDelay: 10 * time.Millisecond})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{VMStatsInterval: 10 * time.Millisecond, VMStatsInitialDelay: 10 * time.Millisecond})}
 	stopped := e.Params("cpivm-stopped")
 	stopped.SetStartvm(false)
 	idle := e.Deploy(t, stopped)
@@ -84,7 +84,7 @@ func TestVMStatsIntervalIsTheSetting(t *testing.T) {
 // stoppedVms (account_vmstats_view), for accounts and projects alike; the
 // domain shows its counts and limits (DomainJoinDaoImpl.setResourceLimits).
 func TestAccountsCountRunningAndStoppedVMs(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{})}
 	stopped := e.Params("cpivm-off")
 	stopped.SetStartvm(false)
 	e.Deploy(t, stopped)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 )
 
 // busOf is a volume's diskDeviceBusName from listVolumes' chaininfo.
@@ -53,7 +54,7 @@ func (e *vmEnv) vmVolumes(t *testing.T, vmID string) (root, data string) {
 // skipping 7, and a freed unit is taken again. Without the details ROOT
 // goes on IDE (vmware.root.disk.controller's default), after the CD-ROM.
 func TestVMwareDisksTakeSCSIUnits(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{Hypervisor: "VMware"})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{Hypervisor: "VMware"})}
 	p := e.Params("cpivm-units")
 	p.SetDiskofferingid(e.DiskSmall)
 	p.SetDetails(map[string]string{"rootDiskController": "lsilogic", "dataDiskController": "lsilogic"})
@@ -93,7 +94,7 @@ func TestVMwareDisksTakeSCSIUnits(t *testing.T) {
 
 // A stopped VM's disks have no bus until it starts.
 func TestVMwareDisksOfAStoppedVMHaveNoBus(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{Hypervisor: "VMware"})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{Hypervisor: "VMware"})}
 	p := e.Params("cpivm-stopped")
 	p.SetStartvm(false)
 	root, _ := e.vmVolumes(t, e.Deploy(t, p).Id)
@@ -105,7 +106,7 @@ func TestVMwareDisksOfAStoppedVMHaveNoBus(t *testing.T) {
 // boottype and bootmode as BaseDeployVMCmd takes them: UEFI needs a
 // bootmode, unknown values are refused, and the VM shows Uefi and the mode.
 func TestDeployBootTypeAndMode(t *testing.T) {
-	e := newVMEnv(t, simulator.Options{Hypervisor: "VMware"})
+	e := &vmEnv{simtesting.NewVMEnv(t, simulator.Options{Hypervisor: "VMware"})}
 	for _, c := range []struct{ typ, mode, want string }{
 		{"UEFI", "", "bootmode must be specified for the VM with boot type: UEFI"},
 		{"EFI", "legacy", "Invalid bootType EFI"},

@@ -48,7 +48,8 @@ func (e *VMEnv) AddTenant(t *testing.T, name string) (*cloudstack.CloudStackClie
 	return cloudstack.NewAsyncClient(e.API, name+"-key", name+"-secret", false), aid
 }
 
-// AdminGet is a shared test helper.
+// AdminGet GETs an admin endpoint (/sim/…) with the admin's basic auth and
+// returns the body.
 func AdminGet(t *testing.T, s *Sim, path string) string {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, s.HTTP.URL+path, nil)

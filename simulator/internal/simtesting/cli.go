@@ -32,7 +32,8 @@ func RunCLIAs(t *testing.T, s *Sim, key, secret string, args ...string) (stdout,
 	return out.String(), errOut.String(), err
 }
 
-// EnvWithout is a shared test helper.
+// EnvWithout is this process's environment less the variables with the
+// given prefixes.
 func EnvWithout(prefixes ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {

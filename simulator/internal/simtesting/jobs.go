@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// FirstHost is a shared test helper.
+// FirstHost is the first host listHosts answers.
 func FirstHost(t *testing.T, s *Sim) map[string]any {
 	t.Helper()
 	return Items(t, s.Call(map[string]string{"command": "listHosts"}).Inner(t, "listhostsresponse"), "host")[0]
 }
 
-// QueryJob is a shared test helper.
+// QueryJob is queryAsyncJobResult's answer for jobID.
 func QueryJob(t *testing.T, s *Sim, jobID string) map[string]any {
 	t.Helper()
 	return s.Call(map[string]string{"command": "queryAsyncJobResult", "jobid": jobID}).Inner(t, "queryasyncjobresultresponse")

@@ -30,7 +30,7 @@ func ZoneID(t *testing.T, s *Sim, name string) string {
 	return ""
 }
 
-// OsTypeID is a shared test helper.
+// OsTypeID is the id of the first OS type listOsTypes answers.
 func OsTypeID(t *testing.T, s *Sim) string {
 	t.Helper()
 	cs := s.Client()
@@ -121,14 +121,16 @@ func PostImage(t *testing.T, up *cloudstack.GetUploadParamsForTemplateResponse, 
 	return PostImageTo(t, up.PostURL, u.Host, headers, filename, data)
 }
 
-// PostImageTo is a shared test helper.
+// PostImageTo POSTs data as a multipart upload of filename to target with
+// Host set to host; it returns the status and the body.
 func PostImageTo(t *testing.T, target, host string, headers map[string]string, filename string, data []byte) (int, string) {
 	t.Helper()
 	body, ctype, length := MultipartBody(filename, bytes.NewReader(data), int64(len(data)))
 	return Send(t, target, host, headers, body, ctype, length)
 }
 
-// Send is a shared test helper.
+// Send POSTs body to target with Host, Content-Type and Content-Length as
+// given; it returns the status and the body.
 func Send(t *testing.T, target, host string, headers map[string]string, body io.Reader, ctype string, length int64) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, target, body)
@@ -161,7 +163,7 @@ func MultipartBody(filename string, content io.Reader, size int64) (io.Reader, s
 		"multipart/form-data; boundary=" + boundary, int64(len(head)) + size + int64(len(tail))
 }
 
-// DownloadState is a shared test helper.
+// DownloadState is a template row's single downloadState, "?" without one.
 func DownloadState(row *cloudstack.Template) string {
 	if len(row.Downloaddetails) != 1 {
 		return "?"
@@ -169,8 +171,8 @@ func DownloadState(row *cloudstack.Template) string {
 	return row.Downloaddetails[0]["downloadState"]
 }
 
-// JsonKind is a shared test helper.
-func JsonKind(v any) string {
+// JSONKind is the JSON type of a decoded value.
+func JSONKind(v any) string {
 	switch v.(type) {
 	case string:
 		return "string"
@@ -184,4 +186,23 @@ func JsonKind(v any) string {
 		return "object"
 	}
 	return "null"
+}
+
+// IsoUploadParams calls getUploadParamsForIso as the CPI does: through a
+// custom request that unwraps "getuploadparams" (cloudstack-go v2.19.0's
+// own call does not; see TestGetUploadParamsForIsoShape).
+func (e *VMEnv) IsoUploadParams(t *testing.T, name string, extra map[string]string) (*cloudstack.GetUploadParamsForTemplateResponse, error) {
+	t.Helper()
+	p := &cloudstack.CustomServiceParams{}
+	p.SetParam("name", name)
+	p.SetParam("format", "ISO")
+	p.SetParam("zoneid", e.Zone)
+	for k, v := range extra {
+		p.SetParam(k, v)
+	}
+	var r struct {
+		Params cloudstack.GetUploadParamsForTemplateResponse `json:"getuploadparams"`
+	}
+	err := e.CS.Custom.(*cloudstack.CustomService).CustomRequest("getUploadParamsForIso", p, &r)
+	return &r.Params, err
 }

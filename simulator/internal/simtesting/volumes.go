@@ -6,7 +6,7 @@ import (
 	"github.com/apache/cloudstack-go/v2/cloudstack"
 )
 
-// AttachVol is a shared test helper.
+// AttachVol attaches a volume to a VM and waits for the job.
 func (e *VMEnv) AttachVol(t *testing.T, volID, vmID string) *cloudstack.AttachVolumeResponse {
 	t.Helper()
 	v, err := e.CS.Volume.AttachVolume(e.CS.Volume.NewAttachVolumeParams(volID, vmID))
@@ -24,7 +24,7 @@ func (e *VMEnv) DataVM(t *testing.T, name string) string {
 	return e.Deploy(t, p).Id
 }
 
-// DetachVol is a shared test helper.
+// DetachVol detaches a volume and waits for the job.
 func (e *VMEnv) DetachVol(id string) (*cloudstack.DetachVolumeResponse, error) {
 	p := e.CS.Volume.NewDetachVolumeParams()
 	p.SetId(id)
@@ -41,7 +41,7 @@ func (e *VMEnv) NewVolume(t *testing.T, name, offering string, sizeGB int64) *cl
 	return v
 }
 
-// VolumeParams is a shared test helper.
+// VolumeParams are createVolume parameters in the seeded zone.
 func (e *VMEnv) VolumeParams(name, offering string, sizeGB int64) *cloudstack.CreateVolumeParams {
 	p := e.CS.Volume.NewCreateVolumeParams()
 	p.SetZoneid(e.Zone)

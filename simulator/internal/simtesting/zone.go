@@ -126,7 +126,8 @@ func DeployTestZone(t *testing.T, cs *cloudstack.CloudStackClient) TestZone {
 	return tz
 }
 
-// CreateIsolatedOffering is a shared test helper.
+// CreateIsolatedOffering creates and enables an isolated network offering
+// with source NAT and returns its id.
 func CreateIsolatedOffering(t *testing.T, cs *cloudstack.CloudStackClient) string {
 	t.Helper()
 	services := []string{"Dhcp", "Dns", "UserData", "SourceNat", "StaticNat", "PortForwarding", "Firewall", "Lb"}
@@ -149,4 +150,19 @@ func CreateIsolatedOffering(t *testing.T, cs *cloudstack.CloudStackClient) strin
 		t.Fatalf("updateNetworkOffering: %+v, %v", o2, err)
 	}
 	return o.Id
+}
+
+// ListSettings lists the global settings, those named name when it is not
+// empty.
+func ListSettings(t *testing.T, cs *cloudstack.CloudStackClient, name string) []*cloudstack.Configuration {
+	t.Helper()
+	p := cs.Configuration.NewListConfigurationsParams()
+	if name != "" {
+		p.SetName(name)
+	}
+	r, err := cs.Configuration.ListConfigurations(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Configurations
 }
