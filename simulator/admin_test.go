@@ -1,8 +1,7 @@
-package simulator
+package simulator_test
 
 import (
 	"bytes"
-	"io"
 	"log"
 	"net/http"
 	"net/url"
@@ -11,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
@@ -18,19 +19,19 @@ import (
 // and checks none reaches GET /sim/requests or the simulator's log.
 func TestRequestLogRedactsSecrets(t *testing.T) {
 	var logBuf syncBuffer
-	s := startSim(t, Options{Logger: log.New(&logBuf, "", 0)})
-	login, _ := s.login(map[string]string{"username": "admin", "password": "password"})
-	lr := login.inner(t, "loginresponse")
+	s := simtesting.Start(t, simulator.Options{Logger: log.New(&logBuf, "", 0)})
+	login, _ := login(s, map[string]string{"username": "admin", "password": "password"})
+	lr := login.Inner(t, "loginresponse")
 	sessionKey := lr["sessionkey"].(string)
-	s.post(url.Values{"command": {"listZones"}, "sessionkey": {sessionKey}, "response": {"json"}},
-		cookie(login.cookies, "JSESSIONID"))
-	signedReq := signed(v3(map[string]string{"command": "listZones", "userdata": "c2VjcmV0LXVzZXJkYXRh"}, time.Minute), testKey, testSecret)
-	s.get(signedReq)
-	keys := s.call(map[string]string{"command": "registerUserKeys", "id": lr["userid"].(string)}).
-		inner(t, "registeruserkeysresponse")["userkeys"].(map[string]any)
+	s.Post(url.Values{"command": {"listZones"}, "sessionkey": {sessionKey}, "response": {"json"}},
+		cookie(login.Cookies, "JSESSIONID"))
+	signedReq := simtesting.Signed(simtesting.V3(map[string]string{"command": "listZones", "userdata": "c2VjcmV0LXVzZXJkYXRh"}, time.Minute), simtesting.Key, simtesting.Secret)
+	s.Get(signedReq)
+	keys := s.Call(map[string]string{"command": "registerUserKeys", "id": lr["userid"].(string)}).
+		Inner(t, "registeruserkeysresponse")["userkeys"].(map[string]any)
 
-	raw := adminGet(t, s, "/sim/requests")
-	secrets := []string{testKey, testSecret, `"password":"password"`, sessionKey, signedReq.Get("signature"),
+	raw := simtesting.AdminGet(t, s, "/sim/requests")
+	secrets := []string{simtesting.Key, simtesting.Secret, `"password":"password"`, sessionKey, signedReq.Get("signature"),
 		"c2VjcmV0LXVzZXJkYXRh", keys["apikey"].(string), keys["secretkey"].(string)}
 	for _, secret := range secrets {
 		if strings.Contains(raw, secret) {
@@ -40,7 +41,7 @@ func TestRequestLogRedactsSecrets(t *testing.T) {
 			t.Errorf("simulator log contains %q", secret)
 		}
 	}
-	reqs, err := s.admin.Requests()
+	reqs, err := s.Admin.Requests()
 	if err != nil || len(reqs) != 4 {
 		t.Fatalf("requests = %d, %v", len(reqs), err)
 	}
@@ -51,14 +52,14 @@ func TestRequestLogRedactsSecrets(t *testing.T) {
 }
 
 func TestRequestLogFields(t *testing.T) {
-	s := startSim(t, Options{})
-	s.call(map[string]string{"command": "listZones"})
-	s.call(map[string]string{"command": "listzones"})
-	job := s.call(map[string]string{"command": "prepareHostForMaintenance", "id": firstHost(t, s)["id"].(string)}).
-		inner(t, "preparehostformaintenanceresponse")["jobid"].(string)
-	queryJob(t, s, job)
-	queryJob(t, s, job)
-	reqs, err := s.admin.Requests()
+	s := simtesting.Start(t, simulator.Options{})
+	s.Call(map[string]string{"command": "listZones"})
+	s.Call(map[string]string{"command": "listzones"})
+	job := s.Call(map[string]string{"command": "prepareHostForMaintenance", "id": simtesting.FirstHost(t, s)["id"].(string)}).
+		Inner(t, "preparehostformaintenanceresponse")["jobid"].(string)
+	simtesting.QueryJob(t, s, job)
+	simtesting.QueryJob(t, s, job)
+	reqs, err := s.Admin.Requests()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,21 +70,21 @@ func TestRequestLogFields(t *testing.T) {
 	if reqs[3].Command != "prepareHostForMaintenance" || reqs[3].JobID != job {
 		t.Fatalf("async request logged as %+v", reqs[3])
 	}
-	if n, _ := s.admin.CountRequests("queryasyncjobresult"); n != 2 {
+	if n, _ := s.Admin.CountRequests("queryasyncjobresult"); n != 2 {
 		t.Fatalf("queryAsyncJobResult count = %d", n)
 	}
-	if err := s.admin.ClearRequests(); err != nil {
+	if err := s.Admin.ClearRequests(); err != nil {
 		t.Fatal(err)
 	}
-	if reqs, _ := s.admin.Requests(); len(reqs) != 0 {
+	if reqs, _ := s.Admin.Requests(); len(reqs) != 0 {
 		t.Fatalf("log not cleared: %d", len(reqs))
 	}
 }
 
 func TestAdminEndpointsNeedBasicAuth(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	for _, path := range []string{"/sim/health", "/sim/requests", "/sim/faults"} {
-		resp, err := http.Get(s.http.URL + path)
+		resp, err := http.Get(s.HTTP.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,26 +93,13 @@ func TestAdminEndpointsNeedBasicAuth(t *testing.T) {
 			t.Errorf("%s without auth: %d", path, resp.StatusCode)
 		}
 	}
-	if err := s.admin.Health(); err != nil {
+	if err := s.Admin.Health(); err != nil {
 		t.Fatal(err)
 	}
-	api := &AdminClient{BaseURL: s.api}
+	api := &simulator.AdminClient{BaseURL: s.API}
 	if err := api.Health(); err != nil {
 		t.Fatalf("BaseURL ending in /client/api: %v", err)
 	}
-}
-
-func adminGet(t *testing.T, s *testSim, path string) string {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, s.http.URL+path, nil)
-	req.SetBasicAuth(AdminUser, AdminPassword)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
 }
 
 // syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.

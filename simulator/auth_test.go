@@ -1,4 +1,4 @@
-package simulator
+package simulator_test
 
 import (
 	"crypto/hmac"
@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 func TestCloudStackGoListsTheSeededZone(t *testing.T) {
-	s := startSim(t, Options{})
-	zones, err := s.client().Zone.ListZones(s.client().Zone.NewListZonesParams())
+	s := simtesting.Start(t, simulator.Options{})
+	zones, err := s.Client().Zone.ListZones(s.Client().Zone.NewListZonesParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,16 +29,16 @@ func TestCloudStackGoListsTheSeededZone(t *testing.T) {
 }
 
 func TestLegacySignatureIgnoresExpires(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	// No signatureversion: expires is just another signed parameter.
-	r := s.get(signed(map[string]string{"command": "listZones", "expires": "2000-01-01T00:00:00+0000"}, testKey, testSecret))
-	if r.status != 200 || num(r.inner(t, "listzonesresponse")["count"]) != 1 {
-		t.Fatalf("%d %s", r.status, r.raw)
+	r := s.Get(simtesting.Signed(map[string]string{"command": "listZones", "expires": "2000-01-01T00:00:00+0000"}, simtesting.Key, simtesting.Secret))
+	if r.Status != 200 || simtesting.Num(r.Inner(t, "listzonesresponse")["count"]) != 1 {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
 }
 
 func TestVersion3ExpiresFormats(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	future := time.Now().UTC().Add(time.Hour)
 	for _, expires := range []string{
 		future.Format("2006-01-02T15:04:05Z"),
@@ -46,58 +48,58 @@ func TestVersion3ExpiresFormats(t *testing.T) {
 		future.Format("2006-01-02T15:04:05.000-0700"),
 	} {
 		for _, version := range []string{"signatureversion", "signatureVersion"} {
-			r := s.get(signed(map[string]string{"command": "listZones", version: "3", "expires": expires}, testKey, testSecret))
-			if r.status != 200 {
-				t.Errorf("%s=3 expires=%s: %d %s", version, expires, r.status, r.raw)
+			r := s.Get(simtesting.Signed(map[string]string{"command": "listZones", version: "3", "expires": expires}, simtesting.Key, simtesting.Secret))
+			if r.Status != 200 {
+				t.Errorf("%s=3 expires=%s: %d %s", version, expires, r.Status, r.Raw)
 			}
 		}
 	}
 }
 
 func TestVersion3RejectsExpiredAndMissingExpires(t *testing.T) {
-	s := startSim(t, Options{})
-	expired := s.get(signed(v3(map[string]string{"command": "listZones"}, -time.Minute), testKey, testSecret))
-	expired.wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
-	noExpires := s.get(signed(map[string]string{"command": "listZones", "signatureversion": "3"}, testKey, testSecret))
-	noExpires.wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
+	s := simtesting.Start(t, simulator.Options{})
+	expired := s.Get(simtesting.Signed(simtesting.V3(map[string]string{"command": "listZones"}, -time.Minute), simtesting.Key, simtesting.Secret))
+	expired.WantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
+	noExpires := s.Get(simtesting.Signed(map[string]string{"command": "listZones", "signatureversion": "3"}, simtesting.Key, simtesting.Secret))
+	noExpires.WantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
 }
 
 func TestWrongSecretIs401WithCloudStackBody(t *testing.T) {
-	s := startSim(t, Options{})
-	r := s.get(signed(v3(map[string]string{"command": "listZones"}, time.Minute), testKey, "wrong"))
+	s := simtesting.Start(t, simulator.Options{})
+	r := s.Get(simtesting.Signed(simtesting.V3(map[string]string{"command": "listZones"}, time.Minute), simtesting.Key, "wrong"))
 	want := `{"listzonesresponse":{"uuidList":[],"errorcode":401,"errortext":"unable to verify user credentials and/or request signature"}}`
-	if r.status != 401 || r.raw != want || r.contentType != "application/json; charset=UTF-8" {
-		t.Fatalf("%d %q %s", r.status, r.contentType, r.raw)
+	if r.Status != 401 || r.Raw != want || r.ContentType != "application/json; charset=UTF-8" {
+		t.Fatalf("%d %q %s", r.Status, r.ContentType, r.Raw)
 	}
-	_, err := cloudstack.NewClient(s.api, testKey, "wrong", false).Zone.ListZones(&cloudstack.ListZonesParams{})
+	_, err := cloudstack.NewClient(s.API, simtesting.Key, "wrong", false).Zone.ListZones(&cloudstack.ListZonesParams{})
 	if err == nil || !strings.Contains(err.Error(), "CloudStack API error 401") {
 		t.Fatalf("cloudstack-go error = %v", err)
 	}
 }
 
 func TestUnknownKeyAndTamperedParametersAre401(t *testing.T) {
-	s := startSim(t, Options{})
-	s.get(signed(v3(map[string]string{"command": "listZones"}, time.Minute), "nokey", testSecret)).
-		wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
-	v := signed(v3(map[string]string{"command": "listZones", "name": "a"}, time.Minute), testKey, testSecret)
+	s := simtesting.Start(t, simulator.Options{})
+	s.Get(simtesting.Signed(simtesting.V3(map[string]string{"command": "listZones"}, time.Minute), "nokey", simtesting.Secret)).
+		WantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
+	v := simtesting.Signed(simtesting.V3(map[string]string{"command": "listZones", "name": "a"}, time.Minute), simtesting.Key, simtesting.Secret)
 	v.Set("name", "b")
-	s.get(v).wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
+	s.Get(v).WantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
 }
 
 func TestUnknownCommandIs401(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	// CloudStack verifies the command exists before the signature, and its
 	// command names are case-sensitive.
 	for _, cmd := range []string{"noSuchCommand", "listzones"} {
-		s.call(map[string]string{"command": cmd}).wantError(t, "errorresponse", 401, 0, kernel.BadCredentials)
+		s.Call(map[string]string{"command": cmd}).WantError(t, "errorresponse", 401, 0, kernel.BadCredentials)
 	}
 }
 
 // TestSignatureEncoding sends awkward values through cloudstack-go by GET
 // and POST: the server must rebuild exactly the string the client signed.
 func TestSignatureEncoding(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	custom := cs.Custom.(*cloudstack.CustomService)
 	for _, value := range []string{"a b", "a*b", "a+b", "a/b", "a=b&c", "ünïcødé ☁", "%41", "x,y;z'\"!()"} {
 		p := cs.Zone.NewListZonesParams()
@@ -117,19 +119,19 @@ func TestSignatureEncoding(t *testing.T) {
 // TestTildeIsEncodedTheJavaWay: Java's URLEncoder encodes '~' (Go's and
 // Python's escaping do not), so only a signature over "%7E" is valid.
 func TestTildeIsEncodedTheJavaWay(t *testing.T) {
-	s := startSim(t, Options{})
-	goStyle := signed(v3(map[string]string{"command": "listZones", "keyword": "a~b"}, time.Minute), testKey, testSecret)
-	s.get(goStyle).wantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
+	s := simtesting.Start(t, simulator.Options{})
+	goStyle := simtesting.Signed(simtesting.V3(map[string]string{"command": "listZones", "keyword": "a~b"}, time.Minute), simtesting.Key, simtesting.Secret)
+	s.Get(goStyle).WantError(t, "listzonesresponse", 401, 0, kernel.BadCredentials)
 
 	expires := time.Now().UTC().Add(time.Minute).Format(time.RFC3339)
-	unsigned := "apiKey=" + testKey + "&command=listZones&expires=" + url.QueryEscape(expires) +
+	unsigned := "apiKey=" + simtesting.Key + "&command=listZones&expires=" + url.QueryEscape(expires) +
 		"&keyword=a%7Eb&response=json&signatureversion=3"
-	mac := hmac.New(sha1.New, []byte(testSecret))
+	mac := hmac.New(sha1.New, []byte(simtesting.Secret))
 	mac.Write([]byte(strings.ToLower(unsigned)))
-	v := url.Values{"apiKey": {testKey}, "command": {"listZones"}, "expires": {expires}, "keyword": {"a~b"},
+	v := url.Values{"apiKey": {simtesting.Key}, "command": {"listZones"}, "expires": {expires}, "keyword": {"a~b"},
 		"response": {"json"}, "signatureversion": {"3"},
 		"signature": {base64.StdEncoding.EncodeToString(mac.Sum(nil))}}
-	if r := s.get(v); r.status != http.StatusOK {
-		t.Fatalf("Java-style signature refused: %d %s", r.status, r.raw)
+	if r := s.Get(v); r.Status != http.StatusOK {
+		t.Fatalf("Java-style signature refused: %d %s", r.Status, r.Raw)
 	}
 }

@@ -1,4 +1,4 @@
-package simulator
+package simulator_test
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/transfers"
 )
 
@@ -50,7 +51,7 @@ func TestStartRemovesImageDirsOfDeadSimulators(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	srv, err := New(Options{StatePath: filepath.Join(base, "state.json")})
+	srv, err := simulator.New(simulator.Options{StatePath: filepath.Join(base, "state.json")})
 	if err != nil {
 		t.Fatal(err)
 	}

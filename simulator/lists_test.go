@@ -1,17 +1,19 @@
-package simulator
+package simulator_test
 
 import (
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/template"
 )
 
 func TestCloudStackGoListsOfferingsNetworksOSTypes(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	so, err := cs.ServiceOffering.ListServiceOfferings(cs.ServiceOffering.NewListServiceOfferingsParams())
 	if err != nil || so.Count != 4 {
 		t.Fatalf("listServiceOfferings = %+v, %v", so, err)
@@ -59,8 +61,8 @@ func TestCloudStackGoListsOfferingsNetworksOSTypes(t *testing.T) {
 }
 
 func TestInfrastructureLists(t *testing.T) {
-	s := startSim(t, Options{Hypervisor: "kvm"})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{Hypervisor: "kvm"})
+	cs := s.Client()
 	clusters, err := cs.Cluster.ListClusters(cs.Cluster.NewListClustersParams())
 	if err != nil || clusters.Count != 2 || clusters.Clusters[0].Name != "C0" || clusters.Clusters[0].Hypervisortype != "KVM" {
 		t.Fatalf("listClusters = %+v, %v", clusters, err)
@@ -68,7 +70,7 @@ func TestInfrastructureLists(t *testing.T) {
 	hp := cs.Host.NewListHostsParams()
 	hp.SetClusterid(clusters.Clusters[0].Id)
 	hosts, err := cs.Host.ListHosts(hp)
-	if err != nil || hosts.Count != seededHosts["C0"] || hosts.Hosts[0].Hypervisor != "KVM" || hosts.Hosts[0].State != "Up" {
+	if err != nil || hosts.Count != simulator.SeededHosts["C0"] || hosts.Hosts[0].Hypervisor != "KVM" || hosts.Hosts[0].State != "Up" {
 		t.Fatalf("listHosts C0 = %+v, %v", hosts, err)
 	}
 	pods, err := cs.Pod.ListPods(cs.Pod.NewListPodsParams())
@@ -86,30 +88,30 @@ func TestInfrastructureLists(t *testing.T) {
 }
 
 func TestEmptyListShapes(t *testing.T) {
-	s := startSim(t, Options{})
-	vms, err := s.client().VirtualMachine.ListVirtualMachines(s.client().VirtualMachine.NewListVirtualMachinesParams())
+	s := simtesting.Start(t, simulator.Options{})
+	vms, err := s.Client().VirtualMachine.ListVirtualMachines(s.Client().VirtualMachine.NewListVirtualMachinesParams())
 	if err != nil || vms.Count != 0 || len(vms.VirtualMachines) != 0 {
 		t.Fatalf("listVirtualMachines = %+v, %v", vms, err)
 	}
-	if r := s.call(map[string]string{"command": "listVirtualMachines"}); r.raw != `{"listvirtualmachinesresponse":{}}` {
-		t.Fatalf("empty list = %s", r.raw)
+	if r := s.Call(map[string]string{"command": "listVirtualMachines"}); r.Raw != `{"listvirtualmachinesresponse":{}}` {
+		t.Fatalf("empty list = %s", r.Raw)
 	}
 }
 
 func TestPagingAndCount(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	total := len(osCatalogueTypes())
 	page := func(p, size int) map[string]any {
-		return s.call(map[string]string{"command": "listOsTypes", "page": fmt.Sprint(p), "pagesize": fmt.Sprint(size)}).
-			inner(t, "listostypesresponse")
+		return s.Call(map[string]string{"command": "listOsTypes", "page": fmt.Sprint(p), "pagesize": fmt.Sprint(size)}).
+			Inner(t, "listostypesresponse")
 	}
 	seen := map[string]bool{}
 	for p := 1; p <= (total+4)/5; p++ {
 		body := page(p, 5)
-		if int(num(body["count"])) != total {
+		if int(simtesting.Num(body["count"])) != total {
 			t.Fatalf("page %d count = %v, want %d", p, body["count"], total)
 		}
-		for _, o := range items(t, body, "ostype") {
+		for _, o := range simtesting.Items(t, body, "ostype") {
 			seen[o["id"].(string)] = true
 		}
 	}
@@ -117,7 +119,7 @@ func TestPagingAndCount(t *testing.T) {
 		t.Fatalf("pages returned %d distinct OS types, want %d", len(seen), total)
 	}
 	past := page(100, 5)
-	if int(num(past["count"])) != total || past["ostype"] != nil {
+	if int(simtesting.Num(past["count"])) != total || past["ostype"] != nil {
 		t.Fatalf("page past the end = %v", past)
 	}
 }
@@ -131,31 +133,31 @@ func osCatalogueTypes() []string {
 }
 
 func TestNameFilters(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	// Equality (case-insensitive) for offerings...
-	so := s.call(map[string]string{"command": "listServiceOfferings", "name": "small instance"}).inner(t, "listserviceofferingsresponse")
-	if num(so["count"]) != 1 {
+	so := s.Call(map[string]string{"command": "listServiceOfferings", "name": "small instance"}).Inner(t, "listserviceofferingsresponse")
+	if simtesting.Num(so["count"]) != 1 {
 		t.Fatalf("name=small instance: %v", so)
 	}
-	if r := s.call(map[string]string{"command": "listServiceOfferings", "name": "Small"}); r.raw != `{"listserviceofferingsresponse":{}}` {
-		t.Fatalf("name=Small should not match: %s", r.raw)
+	if r := s.Call(map[string]string{"command": "listServiceOfferings", "name": "Small"}); r.Raw != `{"listserviceofferingsresponse":{}}` {
+		t.Fatalf("name=Small should not match: %s", r.Raw)
 	}
 	// ...but keyword is a substring match.
-	kw := s.call(map[string]string{"command": "listServiceOfferings", "keyword": "INSTANCE"}).inner(t, "listserviceofferingsresponse")
-	if num(kw["count"]) != 2 {
+	kw := s.Call(map[string]string{"command": "listServiceOfferings", "keyword": "INSTANCE"}).Inner(t, "listserviceofferingsresponse")
+	if simtesting.Num(kw["count"]) != 2 {
 		t.Fatalf("keyword=INSTANCE: %v", kw)
 	}
 	// listVirtualMachines name is the host name, EQ (QueryManagerImpl.
 	// searchForUserVMIdsAndCount), case-insensitive as MySQL compares.
 	addVMs(s, "cpivm-one", "cpivm-two", "other")
-	if r := s.call(map[string]string{"command": "listVirtualMachines", "name": "CPIVM"}); r.raw != `{"listvirtualmachinesresponse":{}}` {
-		t.Fatalf("name=CPIVM should match no VM: %s", r.raw)
+	if r := s.Call(map[string]string{"command": "listVirtualMachines", "name": "CPIVM"}); r.Raw != `{"listvirtualmachinesresponse":{}}` {
+		t.Fatalf("name=CPIVM should match no VM: %s", r.Raw)
 	}
-	vms := s.call(map[string]string{"command": "listVirtualMachines", "name": "CPIVM-ONE"}).inner(t, "listvirtualmachinesresponse")
-	if num(vms["count"]) != 1 {
+	vms := s.Call(map[string]string{"command": "listVirtualMachines", "name": "CPIVM-ONE"}).Inner(t, "listvirtualmachinesresponse")
+	if simtesting.Num(vms["count"]) != 1 {
 		t.Fatalf("name=CPIVM-ONE: %v", vms)
 	}
-	cs := s.client()
+	cs := s.Client()
 	p := cs.VirtualMachine.NewListVirtualMachinesParams()
 	p.SetName("other")
 	got, err := cs.VirtualMachine.ListVirtualMachines(p)
@@ -167,10 +169,10 @@ func TestNameFilters(t *testing.T) {
 
 // addVMs puts running VMs straight into the store: deployVirtualMachine is
 // not part of the simulator yet.
-func addVMs(s *testSim, names ...string) {
-	s.srv.Mu.Lock()
-	defer s.srv.Mu.Unlock()
-	st := s.srv.State
+func addVMs(s *simtesting.Sim, names ...string) {
+	s.Srv.Mu.Lock()
+	defer s.Srv.Mu.Unlock()
+	st := s.Srv.State
 	for i, name := range names {
 		id, internal := st.NewID(model.KindVM)
 		nicID, _ := st.NewID(model.KindNIC)

@@ -1,4 +1,4 @@
-package simulator
+package simulator_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
@@ -105,27 +106,27 @@ func (a *answerCapture) keep(params url.Values, body []byte) {
 type captured struct {
 	*answerCapture
 	t    *testing.T
-	s    *testSim
-	http *http.Client
-	cs   *cloudstack.CloudStackClient // waits for jobs
+	s    *simtesting.Sim
+	HTTP *http.Client
+	CS   *cloudstack.CloudStackClient // waits for jobs
 }
 
-func captureOn(t *testing.T, s *testSim, into *answerCapture) *captured {
+func captureOn(t *testing.T, s *simtesting.Sim, into *answerCapture) *captured {
 	hc := &http.Client{Transport: into, Timeout: time.Minute}
-	return &captured{answerCapture: into, t: t, s: s, http: hc,
-		cs: cloudstack.NewAsyncClient(s.api, testKey, testSecret, false, cloudstack.WithHTTPClient(hc))}
+	return &captured{answerCapture: into, t: t, s: s, HTTP: hc,
+		CS: cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false, cloudstack.WithHTTPClient(hc))}
 }
 
 // call sends a signed command through the capture and returns the object
 // under the answer's key, waiting for an asynchronous command's job.
-func (c *captured) call(params map[string]string) map[string]any {
+func (c *captured) Call(params map[string]string) map[string]any {
 	c.t.Helper()
-	inner := c.get(params)
+	inner := c.Get(params)
 	if api, ok := schema.Lookup(params["command"]); ok && api.IsAsync {
 		id, _ := inner["jobid"].(string)
 		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) {
-			job := c.get(map[string]string{"command": "queryAsyncJobResult", "jobid": id})
+			job := c.Get(map[string]string{"command": "queryAsyncJobResult", "jobid": id})
 			if job["jobstatus"] != 0.0 {
 				if job["jobstatus"] != 1.0 {
 					c.t.Fatalf("%s failed: %v", params["command"], job["jobresult"])
@@ -139,9 +140,9 @@ func (c *captured) call(params map[string]string) map[string]any {
 	return inner
 }
 
-func (c *captured) get(params map[string]string) map[string]any {
+func (c *captured) Get(params map[string]string) map[string]any {
 	c.t.Helper()
-	resp, err := c.http.Get(c.s.api + "?" + signed(v3(params, 10*time.Minute), testKey, testSecret).Encode())
+	resp, err := c.HTTP.Get(c.s.API + "?" + simtesting.Signed(simtesting.V3(params, 10*time.Minute), simtesting.Key, simtesting.Secret).Encode())
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func (c *captured) get(params map[string]string) map[string]any {
 // login and logout are posted without a signature, as a browser does.
 func (c *captured) loginLogout() {
 	c.t.Helper()
-	resp, err := c.http.PostForm(c.s.api, url.Values{"command": {"login"}, "response": {"json"},
+	resp, err := c.HTTP.PostForm(c.s.API, url.Values{"command": {"login"}, "response": {"json"},
 		"username": {"admin"}, "password": {"password"}})
 	if err != nil {
 		c.t.Fatal(err)
@@ -177,13 +178,13 @@ func (c *captured) loginLogout() {
 	if err != nil || login.R.SessionKey == "" {
 		c.t.Fatalf("login: %+v, %v", login, err)
 	}
-	req, _ := http.NewRequest(http.MethodPost, c.s.api, strings.NewReader(url.Values{"command": {"logout"},
+	req, _ := http.NewRequest(http.MethodPost, c.s.API, strings.NewReader(url.Values{"command": {"logout"},
 		"response": {"json"}, "sessionkey": {login.R.SessionKey}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	for _, ck := range resp.Cookies() {
 		req.AddCookie(ck)
 	}
-	out, err := c.http.Do(req)
+	out, err := c.HTTP.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package simulator
+package simulator_test
 
 import (
 	"encoding/json"
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
@@ -20,7 +22,7 @@ import (
 // under each command's answer key, by command.
 func recordedAnswers(t *testing.T) map[string]map[string]any {
 	t.Helper()
-	dir := filepath.Join(moduleDir(t, "github.com/apache/cloudstack-go/v2"), "test", "testdata")
+	dir := filepath.Join(simtesting.ModuleDir(t, "github.com/apache/cloudstack-go/v2"), "test", "testdata")
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recorded answers in %s: %v", dir, err)
@@ -65,7 +67,7 @@ func jsonPaths(v any, path string, into map[string]map[string]bool) {
 			jsonPaths(e, path+"[]", into)
 		}
 	default:
-		add(jsonKind(v))
+		add(simtesting.JSONKind(v))
 	}
 }
 
@@ -153,7 +155,7 @@ const (
 func TestAnswersMatchRecordedCloudStack(t *testing.T) {
 	recorded := recordedAnswers(t)
 	got := runRecordedScenario(t)
-	registerCommands()
+	simulator.RegisterCommands()
 	var commands []string
 	for c := range recorded {
 		if _, ok := kernel.Registered[c]; ok || c == "login" || c == "logout" {
@@ -227,13 +229,13 @@ func kinds(m map[string]bool) string {
 func runRecordedScenario(t *testing.T) map[string][]map[string]any {
 	t.Helper()
 	capture := newAnswerCapture(nil)
-	empty := startSim(t, Options{Empty: true, Hypervisor: "KVM"})
-	capture.next = empty.http.Client().Transport
-	deployTestZone(t, captureOn(t, empty, capture).cs)
+	empty := simtesting.Start(t, simulator.Options{Empty: true, Hypervisor: "KVM"})
+	capture.next = empty.HTTP.Client().Transport
+	simtesting.DeployTestZone(t, captureOn(t, empty, capture).CS)
 
-	s := startSim(t, Options{AllowLoopbackURLs: true, VMStatsInterval: 20 * time.Millisecond,
+	s := simtesting.Start(t, simulator.Options{AllowLoopbackURLs: true, VMStatsInterval: 20 * time.Millisecond,
 		VMStatsInitialDelay: 20 * time.Millisecond})
-	capture.next = s.http.Client().Transport
+	capture.next = s.HTTP.Client().Transport
 	c := captureOn(t, s, capture)
 	c.infrastructure()
 	c.identity()
@@ -242,7 +244,7 @@ func runRecordedScenario(t *testing.T) map[string][]map[string]any {
 	c.templates()
 	c.vmLifecycle(net)
 	c.addresses(net)
-	c.call(map[string]string{"command": "listAsyncJobs"})
+	c.Call(map[string]string{"command": "listAsyncJobs"})
 	c.loginLogout()
 	c.hostMaintenance()
 	return capture.answers
@@ -251,86 +253,86 @@ func runRecordedScenario(t *testing.T) map[string][]map[string]any {
 func (c *captured) infrastructure() {
 	for _, cmd := range []string{"listClusters", "listHosts", "listStoragePools", "listImageStores", "listVlanIpRanges",
 		"listNetworkOfferings", "listCapabilities", "listConfigurations", "listApis", "listDomains"} {
-		c.call(map[string]string{"command": cmd})
+		c.Call(map[string]string{"command": cmd})
 	}
-	c.call(map[string]string{"command": "updateConfiguration", "name": "expunge.delay", "value": "86400"})
+	c.Call(map[string]string{"command": "updateConfiguration", "name": "expunge.delay", "value": "86400"})
 }
 
 func (c *captured) identity() {
-	admin := items(c.t, c.call(map[string]string{"command": "listUsers"}), "user")[0]
-	c.call(map[string]string{"command": "getUserKeys", "id": admin["id"].(string)})
-	acct := c.call(map[string]string{"command": "createAccount", "email": "rec@example.org", "firstname": "Re",
+	admin := simtesting.Items(c.t, c.Call(map[string]string{"command": "listUsers"}), "user")[0]
+	c.Call(map[string]string{"command": "getUserKeys", "id": admin["id"].(string)})
+	acct := c.Call(map[string]string{"command": "createAccount", "email": "rec@example.org", "firstname": "Re",
 		"lastname": "Corded", "password": "s3cret", "username": "recorded", "accounttype": "0"})["account"].(map[string]any)
 	user := acct["user"].([]any)[0].(map[string]any)
-	c.call(map[string]string{"command": "registerUserKeys", "id": user["id"].(string)})
-	c.call(map[string]string{"command": "listAccounts"})
-	c.call(map[string]string{"command": "createProject", "name": "recorded", "displaytext": "recorded"})
-	key := c.call(map[string]string{"command": "createSSHKeyPair", "name": "recorded"})
-	c.call(map[string]string{"command": "listSSHKeyPairs"})
-	c.call(map[string]string{"command": "deleteSSHKeyPair", "name": key["keypair"].(map[string]any)["name"].(string)})
-	c.call(map[string]string{"command": "createAffinityGroup", "name": "recorded", "type": "host anti-affinity",
+	c.Call(map[string]string{"command": "registerUserKeys", "id": user["id"].(string)})
+	c.Call(map[string]string{"command": "listAccounts"})
+	c.Call(map[string]string{"command": "createProject", "name": "recorded", "displaytext": "recorded"})
+	key := c.Call(map[string]string{"command": "createSSHKeyPair", "name": "recorded"})
+	c.Call(map[string]string{"command": "listSSHKeyPairs"})
+	c.Call(map[string]string{"command": "deleteSSHKeyPair", "name": key["keypair"].(map[string]any)["name"].(string)})
+	c.Call(map[string]string{"command": "createAffinityGroup", "name": "recorded", "type": "host anti-affinity",
 		"description": "recorded"})
 }
 
 func (c *captured) offerings() {
-	d := c.call(map[string]string{"command": "createDiskOffering", "name": "rec", "displaytext": "rec", "disksize": "1"})
-	c.call(map[string]string{"command": "listDiskOfferings"})
-	c.call(map[string]string{"command": "deleteDiskOffering", "id": d["diskoffering"].(map[string]any)["id"].(string)})
-	so := c.call(map[string]string{"command": "createServiceOffering", "name": "rec", "displaytext": "rec",
+	d := c.Call(map[string]string{"command": "createDiskOffering", "name": "rec", "displaytext": "rec", "disksize": "1"})
+	c.Call(map[string]string{"command": "listDiskOfferings"})
+	c.Call(map[string]string{"command": "deleteDiskOffering", "id": d["diskoffering"].(map[string]any)["id"].(string)})
+	so := c.Call(map[string]string{"command": "createServiceOffering", "name": "rec", "displaytext": "rec",
 		"cpunumber": "1", "cpuspeed": "500", "memory": "512"})
-	c.call(map[string]string{"command": "deleteServiceOffering", "id": so["serviceoffering"].(map[string]any)["id"].(string)})
+	c.Call(map[string]string{"command": "deleteServiceOffering", "id": so["serviceoffering"].(map[string]any)["id"].(string)})
 }
 
 // guestNetwork creates an isolated network on the seeded default offering.
 func (c *captured) guestNetwork() string {
-	offering := items(c.t, c.call(map[string]string{"command": "listNetworkOfferings",
+	offering := simtesting.Items(c.t, c.Call(map[string]string{"command": "listNetworkOfferings",
 		"name": "DefaultIsolatedNetworkOfferingWithSourceNatService"}), "networkoffering")[0]["id"].(string)
-	n := c.call(map[string]string{"command": "createNetwork", "name": "recorded", "displaytext": "recorded",
+	n := c.Call(map[string]string{"command": "createNetwork", "name": "recorded", "displaytext": "recorded",
 		"networkofferingid": offering, "zoneid": c.zone()})["network"].(map[string]any)
-	c.call(map[string]string{"command": "listNetworks"})
+	c.Call(map[string]string{"command": "listNetworks"})
 	c.vpcWithTier()
 	return n["id"].(string)
 }
 
 // vpcWithTier creates a tagged VPC with one tier, which listVPCs shows.
 func (c *captured) vpcWithTier() {
-	vpcOffering := items(c.t, c.call(map[string]string{"command": "listVPCOfferings"}), "vpcoffering")[0]["id"].(string)
-	vpc := c.call(map[string]string{"command": "createVPC", "name": "recorded", "displaytext": "recorded", "cidr": "10.20.0.0/16",
+	vpcOffering := simtesting.Items(c.t, c.Call(map[string]string{"command": "listVPCOfferings"}), "vpcoffering")[0]["id"].(string)
+	vpc := c.Call(map[string]string{"command": "createVPC", "name": "recorded", "displaytext": "recorded", "cidr": "10.20.0.0/16",
 		"vpcofferingid": vpcOffering, "zoneid": c.zone()})["jobresult"].(map[string]any)["vpc"].(map[string]any)["id"].(string)
-	tierOffering := items(c.t, c.call(map[string]string{"command": "listNetworkOfferings", "forvpc": "true"}),
+	tierOffering := simtesting.Items(c.t, c.Call(map[string]string{"command": "listNetworkOfferings", "forvpc": "true"}),
 		"networkoffering")[0]["id"].(string)
-	c.call(map[string]string{"command": "createNetwork", "name": "tier", "displaytext": "tier", "networkofferingid": tierOffering,
+	c.Call(map[string]string{"command": "createNetwork", "name": "tier", "displaytext": "tier", "networkofferingid": tierOffering,
 		"zoneid": c.zone(), "vpcid": vpc, "gateway": "10.20.1.1", "netmask": "255.255.255.0"})
-	c.call(map[string]string{"command": "createTags", "resourcetype": "Vpc", "resourceids": vpc,
+	c.Call(map[string]string{"command": "createTags", "resourcetype": "Vpc", "resourceids": vpc,
 		"tags[0].key": "rec", "tags[0].value": "1"})
-	c.call(map[string]string{"command": "listVPCs"})
+	c.Call(map[string]string{"command": "listVPCs"})
 }
 
 func (c *captured) zone() string {
-	return items(c.t, c.get(map[string]string{"command": "listZones"}), "zone")[0]["id"].(string)
+	return simtesting.Items(c.t, c.Get(map[string]string{"command": "listZones"}), "zone")[0]["id"].(string)
 }
 
 func (c *captured) osType() string {
-	return items(c.t, c.get(map[string]string{"command": "listOsTypes"}), "ostype")[0]["id"].(string)
+	return simtesting.Items(c.t, c.Get(map[string]string{"command": "listOsTypes"}), "ostype")[0]["id"].(string)
 }
 
 func (c *captured) templates() {
-	c.call(map[string]string{"command": "registerTemplate", "name": "rec", "displaytext": "rec", "format": "VHD",
+	c.Call(map[string]string{"command": "registerTemplate", "name": "rec", "displaytext": "rec", "format": "VHD",
 		"hypervisor": "XenServer", "url": "http://127.0.0.1:9/rec.vhd", "zoneid": c.zone(), "ostypeid": c.osType()})
-	c.call(map[string]string{"command": "registerIso", "name": "rec", "displaytext": "rec",
+	c.Call(map[string]string{"command": "registerIso", "name": "rec", "displaytext": "rec",
 		"url": "http://127.0.0.1:9/rec.iso", "zoneid": c.zone(), "ostypeid": c.osType()})
 }
 
 // vmLifecycle deploys a VM, waits for the stats collector to see it (its
 // statistics then show in listVirtualMachines), stops, starts and tags it.
 func (c *captured) vmLifecycle(network string) {
-	offering := items(c.t, c.get(map[string]string{"command": "listServiceOfferings"}), "serviceoffering")[0]["id"].(string)
-	vm := c.call(map[string]string{"command": "deployVirtualMachine", "serviceofferingid": offering,
-		"templateid": testTemplateID(c.t, c.s.srv), "zoneid": c.zone(), "networkids": network})
+	offering := simtesting.Items(c.t, c.Get(map[string]string{"command": "listServiceOfferings"}), "serviceoffering")[0]["id"].(string)
+	vm := c.Call(map[string]string{"command": "deployVirtualMachine", "serviceofferingid": offering,
+		"templateid": simtesting.TemplateID(c.t, c.s.Srv), "zoneid": c.zone(), "networkids": network})
 	id := vm["jobresult"].(map[string]any)["virtualmachine"].(map[string]any)["id"].(string)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		l := items(c.t, c.call(map[string]string{"command": "listVirtualMachines", "id": id}), "virtualmachine")
+		l := simtesting.Items(c.t, c.Call(map[string]string{"command": "listVirtualMachines", "id": id}), "virtualmachine")
 		if _, ok := l[0]["cpuused"]; ok {
 			break
 		}
@@ -339,11 +341,11 @@ func (c *captured) vmLifecycle(network string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	c.call(map[string]string{"command": "stopVirtualMachine", "id": id})
-	c.call(map[string]string{"command": "startVirtualMachine", "id": id})
+	c.Call(map[string]string{"command": "stopVirtualMachine", "id": id})
+	c.Call(map[string]string{"command": "startVirtualMachine", "id": id})
 	tag := map[string]string{"resourcetype": "UserVm", "resourceids": id, "tags[0].key": "rec", "tags[0].value": "1"}
-	c.call(withCommand("createTags", tag))
-	c.call(withCommand("deleteTags", tag))
+	c.Call(withCommand("createTags", tag))
+	c.Call(withCommand("deleteTags", tag))
 }
 
 func withCommand(command string, params map[string]string) map[string]string {
@@ -357,29 +359,29 @@ func withCommand(command string, params map[string]string) map[string]string {
 // addresses associates two addresses with the network: one for a firewall
 // and a load balancer rule, one to disassociate.
 func (c *captured) addresses(network string) {
-	ip := c.call(map[string]string{"command": "associateIpAddress", "networkid": network})
+	ip := c.Call(map[string]string{"command": "associateIpAddress", "networkid": network})
 	ipID := ip["jobresult"].(map[string]any)["ipaddress"].(map[string]any)["id"].(string)
-	fw := c.call(map[string]string{"command": "createFirewallRule", "ipaddressid": ipID, "protocol": "tcp", "startport": "22"})
-	c.call(map[string]string{"command": "deleteFirewallRule",
+	fw := c.Call(map[string]string{"command": "createFirewallRule", "ipaddressid": ipID, "protocol": "tcp", "startport": "22"})
+	c.Call(map[string]string{"command": "deleteFirewallRule",
 		"id": fw["jobresult"].(map[string]any)["firewallrule"].(map[string]any)["id"].(string)})
-	c.call(map[string]string{"command": "createLoadBalancerRule", "publicipid": ipID, "name": "rec", "algorithm": "roundrobin",
+	c.Call(map[string]string{"command": "createLoadBalancerRule", "publicipid": ipID, "name": "rec", "algorithm": "roundrobin",
 		"privateport": "80", "publicport": "80", "protocol": "tcp", "cidrlist": "0.0.0.0/0"})
-	c.call(map[string]string{"command": "listPublicIpAddresses"})
-	other := c.call(map[string]string{"command": "associateIpAddress", "networkid": network})
-	c.call(map[string]string{"command": "disassociateIpAddress",
+	c.Call(map[string]string{"command": "listPublicIpAddresses"})
+	other := c.Call(map[string]string{"command": "associateIpAddress", "networkid": network})
+	c.Call(map[string]string{"command": "disassociateIpAddress",
 		"id": other["jobresult"].(map[string]any)["ipaddress"].(map[string]any)["id"].(string)})
 }
 
 // hostMaintenance prepares a host that runs no VM for maintenance.
 func (c *captured) hostMaintenance() {
-	hosts := items(c.t, c.get(map[string]string{"command": "listHosts"}), "host")
+	hosts := simtesting.Items(c.t, c.Get(map[string]string{"command": "listHosts"}), "host")
 	busy := map[string]bool{}
-	for _, vm := range items(c.t, c.get(map[string]string{"command": "listVirtualMachines"}), "virtualmachine") {
+	for _, vm := range simtesting.Items(c.t, c.Get(map[string]string{"command": "listVirtualMachines"}), "virtualmachine") {
 		busy[fmt.Sprint(vm["hostid"])] = true
 	}
 	for _, h := range hosts {
 		if id := h["id"].(string); !busy[id] {
-			c.call(map[string]string{"command": "prepareHostForMaintenance", "id": id})
+			c.Call(map[string]string{"command": "prepareHostForMaintenance", "id": id})
 			return
 		}
 	}

@@ -1,4 +1,4 @@
-package simulator
+package simulator_test
 
 import (
 	"os"
@@ -8,44 +8,39 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/model"
 )
 
-func (s *testSim) stop() {
-	s.http.Close()
-	if err := s.srv.Close(); err != nil {
-		s.t.Fatal(err)
-	}
-}
-
 func TestStateSurvivesRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	s1 := startSim(t, Options{StatePath: path})
-	zone := s1.call(map[string]string{"command": "listZones"}).raw
-	user := items(t, s1.call(map[string]string{"command": "listUsers"}).inner(t, "listusersresponse"), "user")[0]
-	keys := s1.call(map[string]string{"command": "registerUserKeys", "id": user["id"].(string)}).
-		inner(t, "registeruserkeysresponse")["userkeys"].(map[string]any)
+	s1 := simtesting.Start(t, simulator.Options{StatePath: path})
+	zone := s1.Call(map[string]string{"command": "listZones"}).Raw
+	user := simtesting.Items(t, s1.Call(map[string]string{"command": "listUsers"}).Inner(t, "listusersresponse"), "user")[0]
+	keys := s1.Call(map[string]string{"command": "registerUserKeys", "id": user["id"].(string)}).
+		Inner(t, "registeruserkeysresponse")["userkeys"].(map[string]any)
 	newKey, newSecret := keys["apikey"].(string), keys["secretkey"].(string)
-	cs := cloudstack.NewClient(s1.api, newKey, newSecret, false)
+	cs := cloudstack.NewClient(s1.API, newKey, newSecret, false)
 	hosts, _ := cs.Host.ListHosts(cs.Host.NewListHostsParams())
 	done, err := cs.Host.PrepareHostForMaintenance(cs.Host.NewPrepareHostForMaintenanceParams(hosts.Hosts[0].Id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	addFault(t, s1, kernel.Fault{Command: "prepareHostForMaintenance", Pending: true})
+	simtesting.AddFault(t, s1, kernel.Fault{Command: "prepareHostForMaintenance", Pending: true})
 	pending, err := cs.Host.PrepareHostForMaintenance(cs.Host.NewPrepareHostForMaintenanceParams(hosts.Hosts[1].Id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s1.stop()
+	s1.Stop()
 	if leftovers, _ := filepath.Glob(path + ".tmp*"); len(leftovers) != 0 {
 		t.Fatalf("temporary files left: %v", leftovers)
 	}
 
-	s2 := startSimNoKeys(t, Options{StatePath: path})
-	cs2 := cloudstack.NewClient(s2.api, newKey, newSecret, false)
-	if got := s2.get(signed(v3(map[string]string{"command": "listZones"}, time.Minute), newKey, newSecret)).raw; got != zone {
+	s2 := simtesting.Serve(t, simulator.Options{StatePath: path})
+	cs2 := cloudstack.NewClient(s2.API, newKey, newSecret, false)
+	if got := s2.Get(simtesting.Signed(simtesting.V3(map[string]string{"command": "listZones"}, time.Minute), newKey, newSecret)).Raw; got != zone {
 		t.Fatalf("zone after restart:\n%s\nbefore:\n%s", got, zone)
 	}
 	finished, err := cs2.Asyncjob.QueryAsyncJobResult(cs2.Asyncjob.NewQueryAsyncJobResultParams(done.JobID))
@@ -58,18 +53,18 @@ func TestStateSurvivesRestart(t *testing.T) {
 		len(cancelled.Jobresult) != 0 || cancelled.Jobresulttype != "" || cancelled.Completed == "" {
 		t.Fatalf("interrupted job after restart = %+v, %v", cancelled, err)
 	}
-	s2.srv.Mu.Lock()
-	jobs := s2.srv.State.Counters[model.KindJob]
-	s2.srv.Mu.Unlock()
+	s2.Srv.Mu.Lock()
+	jobs := s2.Srv.State.Counters[model.KindJob]
+	s2.Srv.Mu.Unlock()
 	if jobs != 2 {
 		t.Fatalf("job counter = %d, want 2", jobs)
 	}
-	s2.stop()
+	s2.Stop()
 
 	// -admin-keys on restart replaces the stored pair.
-	s3 := startSim(t, Options{StatePath: path})
-	if r := s3.call(map[string]string{"command": "listZones"}); r.status != 200 {
-		t.Fatalf("preset keys after restart: %s", r.raw)
+	s3 := simtesting.Start(t, simulator.Options{StatePath: path})
+	if r := s3.Call(map[string]string{"command": "listZones"}); r.Status != 200 {
+		t.Fatalf("preset keys after restart: %s", r.Raw)
 	}
 }
 
@@ -78,19 +73,19 @@ func TestCorruptStateIsAnError(t *testing.T) {
 	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(Options{StatePath: path}); err == nil {
+	if _, err := simulator.New(simulator.Options{StatePath: path}); err == nil {
 		t.Fatal("corrupt state accepted")
 	}
 }
 
 // TestConcurrentClients runs many clients at once; run with -race.
 func TestConcurrentClients(t *testing.T) {
-	s := startSim(t, Options{JobLatency: 1})
+	s := simtesting.Start(t, simulator.Options{JobLatency: 1})
 	// One host per cluster: CloudStack refuses a second host of a cluster
 	// while another is preparing for maintenance (ResourceManagerImpl).
 	var hosts []map[string]any
 	seen := map[any]bool{}
-	for _, h := range items(t, s.call(map[string]string{"command": "listHosts"}).inner(t, "listhostsresponse"), "host") {
+	for _, h := range simtesting.Items(t, s.Call(map[string]string{"command": "listHosts"}).Inner(t, "listhostsresponse"), "host") {
 		if !seen[h["clusterid"]] {
 			seen[h["clusterid"]] = true
 			hosts = append(hosts, h)
@@ -105,7 +100,7 @@ func TestConcurrentClients(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			cs := cloudstack.NewAsyncClient(s.api, testKey, testSecret, false)
+			cs := cloudstack.NewAsyncClient(s.API, simtesting.Key, simtesting.Secret, false)
 			for j := 0; j < 5; j++ {
 				if _, err := cs.Zone.ListZones(cs.Zone.NewListZonesParams()); err != nil {
 					errs <- err
@@ -136,31 +131,31 @@ func TestConcurrentClients(t *testing.T) {
 // deploy left Starting is Stopped, a VM left Stopping is Running again.
 func TestRestartMovesTheVMsOfInterruptedJobs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	e := newVMEnv(t, Options{StatePath: path})
-	running := e.deploy(t, e.params("cpivm-stopping")).Id
-	addFault(t, e.testSim, kernel.Fault{Command: "deployVirtualMachine", Pending: true})
-	addFault(t, e.testSim, kernel.Fault{Command: "stopVirtualMachine", Pending: true})
-	deploy, err := e.raw.VirtualMachine.DeployVirtualMachine(e.params("cpivm-starting"))
+	e := simtesting.NewVMEnv(t, simulator.Options{StatePath: path})
+	running := e.Deploy(t, e.Params("cpivm-stopping")).Id
+	simtesting.AddFault(t, e.Sim, kernel.Fault{Command: "deployVirtualMachine", Pending: true})
+	simtesting.AddFault(t, e.Sim, kernel.Fault{Command: "stopVirtualMachine", Pending: true})
+	deploy, err := e.Raw.VirtualMachine.DeployVirtualMachine(e.Params("cpivm-starting"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop, err := e.raw.VirtualMachine.StopVirtualMachine(e.raw.VirtualMachine.NewStopVirtualMachineParams(running))
+	stop, err := e.Raw.VirtualMachine.StopVirtualMachine(e.Raw.VirtualMachine.NewStopVirtualMachineParams(running))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := e.vm(t, deploy.Id).State, e.vm(t, running).State; a != "Starting" || b != "Stopping" {
+	if a, b := e.VM(t, deploy.Id).State, e.VM(t, running).State; a != "Starting" || b != "Stopping" {
 		t.Fatalf("while the jobs run the VMs are %s and %s", a, b)
 	}
-	e.stop()
+	e.Stop()
 
-	e2 := newVMEnv(t, Options{StatePath: path})
+	e2 := simtesting.NewVMEnv(t, simulator.Options{StatePath: path})
 	for vm, want := range map[string]string{deploy.Id: "Stopped", running: "Running"} {
-		if got := e2.vm(t, vm).State; got != want {
+		if got := e2.VM(t, vm).State; got != want {
 			t.Errorf("VM %s after the restart is %s, want %s", vm, got, want)
 		}
 	}
 	for _, job := range []string{deploy.JobID, stop.JobID} {
-		r, err := e2.raw.Asyncjob.QueryAsyncJobResult(e2.raw.Asyncjob.NewQueryAsyncJobResultParams(job))
+		r, err := e2.Raw.Asyncjob.QueryAsyncJobResult(e2.Raw.Asyncjob.NewQueryAsyncJobResultParams(job))
 		if err != nil || r.Jobstatus != 2 || r.Jobresultcode != 530 || len(r.Jobresult) != 0 {
 			t.Errorf("interrupted job %s after the restart = %+v, %v", job, r, err)
 		}

@@ -1,36 +1,38 @@
-package simulator
+package simulator_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/kernel"
 )
 
 func TestMissingRequiredParameter(t *testing.T) {
-	s := startSim(t, Options{})
-	s.call(map[string]string{"command": "queryAsyncJobResult"}).wantError(t, "queryasyncjobresultresponse", 431, 9999,
+	s := simtesting.Start(t, simulator.Options{})
+	s.Call(map[string]string{"command": "queryAsyncJobResult"}).WantError(t, "queryasyncjobresultresponse", 431, 9999,
 		"Unable to execute API command queryasyncjobresult due to missing parameter jobid")
-	s.call(map[string]string{"command": "getUserKeys"}).wantError(t, "getuserkeysresponse", 431, 9999,
+	s.Call(map[string]string{"command": "getUserKeys"}).WantError(t, "getuserkeysresponse", 431, 9999,
 		"Unable to execute API command getuserkeys due to missing parameter id")
 }
 
 func TestMalformedAndUnknownUUIDs(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	for _, id := range []string{"not-a-uuid", "", "6b2c6e5e-0d2a-4a4e-9d43-2b8a3c8e7f10"} {
-		r := s.call(map[string]string{"command": "listZones", "id": id})
-		r.wantError(t, "listzonesresponse", 431, 9999, "Unable to execute API command listzones due to invalid value."+
+		r := s.Call(map[string]string{"command": "listZones", "id": id})
+		r.WantError(t, "listzonesresponse", 431, 9999, "Unable to execute API command listzones due to invalid value."+
 			" Invalid parameter id value="+id+" due to incorrect long value format, or entity does not exist or due to"+
 			" incorrect parameter annotation for the field in api cmd class.")
 	}
 	// An existing UUID of the wrong kind does not name a zone either.
-	host := items(t, s.call(map[string]string{"command": "listHosts"}).inner(t, "listhostsresponse"), "host")[0]
-	s.call(map[string]string{"command": "listZones", "id": host["id"].(string)}).wantError(t, "listzonesresponse", 431, 9999, "")
-	s.call(map[string]string{"command": "listZones", "ids": "x,y"}).wantError(t, "listzonesresponse", 431, 9999, "")
+	host := simtesting.Items(t, s.Call(map[string]string{"command": "listHosts"}).Inner(t, "listhostsresponse"), "host")[0]
+	s.Call(map[string]string{"command": "listZones", "id": host["id"].(string)}).WantError(t, "listzonesresponse", 431, 9999, "")
+	s.Call(map[string]string{"command": "listZones", "ids": "x,y"}).WantError(t, "listzonesresponse", 431, 9999, "")
 }
 
 func TestIllTypedValues(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	cases := []struct {
 		params map[string]string
 		text   string
@@ -44,37 +46,37 @@ func TestIllTypedValues(t *testing.T) {
 	}
 	// ParamProcessWorker rethrows each as a bare ServerApiException: 9999.
 	for _, c := range cases {
-		s.call(c.params).wantError(t, kernel.ResponseName(c.params["command"]), 431, 9999, c.text)
+		s.Call(c.params).WantError(t, kernel.ResponseName(c.params["command"]), 431, 9999, c.text)
 	}
-	ok := s.call(map[string]string{"command": "listAsyncJobs", "startdate": "2024-01-02T03:04:05+0000", "listall": "TRUE"})
-	if ok.status != 200 {
-		t.Fatalf("valid values refused: %s", ok.raw)
+	ok := s.Call(map[string]string{"command": "listAsyncJobs", "startdate": "2024-01-02T03:04:05+0000", "listall": "TRUE"})
+	if ok.Status != 200 {
+		t.Fatalf("valid values refused: %s", ok.Raw)
 	}
 }
 
 func TestMalformedMapParameter(t *testing.T) {
-	s := startSim(t, Options{})
-	s.call(map[string]string{"command": "listZones", "tags[0]key": "a"}).wantError(t, "listzonesresponse", 430, 9999, "")
-	if r := s.call(map[string]string{"command": "listZones", "tags[0].key": "a", "tags[0].value": "b"}); r.status != 200 {
-		t.Fatalf("map parameter refused: %s", r.raw)
+	s := simtesting.Start(t, simulator.Options{})
+	s.Call(map[string]string{"command": "listZones", "tags[0]key": "a"}).WantError(t, "listzonesresponse", 430, 9999, "")
+	if r := s.Call(map[string]string{"command": "listZones", "tags[0].key": "a", "tags[0].value": "b"}); r.Status != 200 {
+		t.Fatalf("map parameter refused: %s", r.Raw)
 	}
 }
 
 func TestUnimplementedCommandIs432(t *testing.T) {
-	s := startSim(t, Options{})
-	r := s.call(map[string]string{"command": "listLdapConfigurations"})
-	r.wantError(t, "errorresponse", 432, 4555, "The API command listLdapConfigurations is not implemented by the CloudStack simulator")
+	s := simtesting.Start(t, simulator.Options{})
+	r := s.Call(map[string]string{"command": "listLdapConfigurations"})
+	r.WantError(t, "errorresponse", 432, 4555, "The API command listLdapConfigurations is not implemented by the CloudStack simulator")
 }
 
 func TestListApisFromSchema(t *testing.T) {
-	s := startSim(t, Options{})
-	all := s.call(map[string]string{"command": "listApis"}).inner(t, "listapisresponse")
-	if num(all["count"]) != 912 {
+	s := simtesting.Start(t, simulator.Options{})
+	all := s.Call(map[string]string{"command": "listApis"}).Inner(t, "listapisresponse")
+	if simtesting.Num(all["count"]) != 912 {
 		t.Fatalf("count = %v", all["count"])
 	}
-	one := s.call(map[string]string{"command": "listApis", "name": "deployVirtualMachine"}).inner(t, "listapisresponse")
-	api := items(t, one, "api")
-	if num(one["count"]) != 1 || api[0]["name"] != "deployVirtualMachine" || api[0]["isasync"] != true || api[0]["params"] == nil {
+	one := s.Call(map[string]string{"command": "listApis", "name": "deployVirtualMachine"}).Inner(t, "listapisresponse")
+	api := simtesting.Items(t, one, "api")
+	if simtesting.Num(one["count"]) != 1 || api[0]["name"] != "deployVirtualMachine" || api[0]["isasync"] != true || api[0]["params"] == nil {
 		t.Fatalf("listApis name=deployVirtualMachine = %v", one)
 	}
 	// ApiDiscoveryServiceImpl.getFieldResponseMap: the response class's fields.
@@ -82,33 +84,33 @@ func TestListApisFromSchema(t *testing.T) {
 	if len(resp) == 0 || resp[0].(map[string]any)["name"] == nil || resp[0].(map[string]any)["type"] == nil {
 		t.Fatalf("deployVirtualMachine's response fields = %v", api[0]["response"])
 	}
-	s.call(map[string]string{"command": "listApis", "name": "nope"}).wantError(t, "listapisresponse", 530, 9999, "")
+	s.Call(map[string]string{"command": "listApis", "name": "nope"}).WantError(t, "listapisresponse", 530, 9999, "")
 }
 
 func TestPagingRules(t *testing.T) {
-	s := startSim(t, Options{})
-	s.call(map[string]string{"command": "listZones", "pagesize": "5"}).wantError(t, "listzonesresponse", 431, 9999,
+	s := simtesting.Start(t, simulator.Options{})
+	s.Call(map[string]string{"command": "listZones", "pagesize": "5"}).WantError(t, "listzonesresponse", 431, 9999,
 		`"page" parameter is required when "pagesize" is specified`)
-	s.call(map[string]string{"command": "listZones", "page": "1"}).wantError(t, "listzonesresponse", 431, 9999,
+	s.Call(map[string]string{"command": "listZones", "page": "1"}).WantError(t, "listzonesresponse", 431, 9999,
 		`"pagesize" parameter is required when "page" is specified`)
-	s.call(map[string]string{"command": "listZones", "page": "1", "pagesize": "501"}).wantError(t, "listzonesresponse", 431, 4350,
+	s.Call(map[string]string{"command": "listZones", "page": "1", "pagesize": "501"}).WantError(t, "listzonesresponse", 431, 4350,
 		"Page size can't exceed max allowed page size value: 500")
-	if r := s.call(map[string]string{"command": "listZones", "pagesize": "-1"}); r.status != 200 {
-		t.Fatalf("pagesize=-1: %s", r.raw)
+	if r := s.Call(map[string]string{"command": "listZones", "pagesize": "-1"}); r.Status != 200 {
+		t.Fatalf("pagesize=-1: %s", r.Raw)
 	}
 }
 
 // TestCLIParameterProcessing: Debian's CLI sends what ParamProcessWorker and
 // BaseListCmd accept although a stricter server would refuse it.
 func TestCLIParameterProcessing(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	// Boolean.valueOf: "yes" is false, so only the category that is not featured.
-	out, errOut, err := runCLI(t, s, testSecret, "listOsCategories", "isfeatured=yes")
+	out, errOut, err := simtesting.RunCLI(t, s, simtesting.Secret, "listOsCategories", "isfeatured=yes")
 	if err != nil || !strings.Contains(out, `"name": "Other"`) || strings.Contains(out, `"name": "Ubuntu"`) {
 		t.Fatalf("isfeatured=yes: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
 	// getStartIndex: a negative page is the first page.
-	out, errOut, err = runCLI(t, s, testSecret, "listOsTypes", "page=-3", "pagesize=1")
+	out, errOut, err = simtesting.RunCLI(t, s, simtesting.Secret, "listOsTypes", "page=-3", "pagesize=1")
 	if err != nil || !strings.Contains(out, `"description": "CentOS 5.6 (64-bit)"`) || !strings.Contains(out, `"count": 14`) {
 		t.Fatalf("page=-3: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
@@ -116,8 +118,8 @@ func TestCLIParameterProcessing(t *testing.T) {
 
 // TestOsTypesOrderedByName: listGuestOSByCriteria sorts on the display name.
 func TestOsTypesOrderedByName(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	types, err := cs.GuestOS.ListOsTypes(cs.GuestOS.NewListOsTypesParams())
 	if err != nil || len(types.OsTypes) < 2 {
 		t.Fatalf("listOsTypes: %+v, %v", types, err)
@@ -132,8 +134,8 @@ func TestOsTypesOrderedByName(t *testing.T) {
 // TestControlCharactersRefused: ApiServer.checkCharacterInkParams refuses a
 // value with a control character other than LF and CR, before the command.
 func TestControlCharactersRefused(t *testing.T) {
-	s := startSim(t, Options{})
-	cs := s.client()
+	s := simtesting.Start(t, simulator.Options{})
+	cs := s.Client()
 	p := cs.Zone.NewListZonesParams()
 	p.SetName("Sandbox\tsimulator")
 	_, err := cs.Zone.ListZones(p)

@@ -1,4 +1,4 @@
-package simulator
+package simulator_test
 
 import (
 	"net/url"
@@ -6,16 +6,18 @@ import (
 	"time"
 
 	"github.com/apache/cloudstack-go/v2/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
+	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/internal/simtesting"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator/schema"
 )
 
-// capabilities is listCapabilities' capability object.
-func (s *testSim) capabilities(t *testing.T) map[string]any {
+// capabilitiesOf is listCapabilities' capability object.
+func capabilitiesOf(t *testing.T, s *simtesting.Sim) map[string]any {
 	t.Helper()
-	r := s.call(map[string]string{"command": "listCapabilities"})
-	c, _ := r.inner(t, "listcapabilitiesresponse")["capability"].(map[string]any)
+	r := s.Call(map[string]string{"command": "listCapabilities"})
+	c, _ := r.Inner(t, "listcapabilitiesresponse")["capability"].(map[string]any)
 	if c == nil {
-		t.Fatalf("listCapabilities: %s", r.raw)
+		t.Fatalf("listCapabilities: %s", r.Raw)
 	}
 	return c
 }
@@ -36,19 +38,19 @@ func TestCloudStackVersionIsTheReleaseServed(t *testing.T) {
 		{schema.V420, "4.20.1.0", 856, true, false},
 		{"", "4.22.0.0", 912, true, true},
 	} {
-		s := startSim(t, Options{CloudStackVersion: c.v})
-		capability := s.capabilities(t)
+		s := simtesting.Start(t, simulator.Options{CloudStackVersion: c.v})
+		capability := capabilitiesOf(t, s)
 		_, forceStop := capability["allowuserforcestopvm"]
 		_, ext := capability["extensionspath"]
 		if capability["cloudstackversion"] != c.release || forceStop != c.forceStop || ext != c.ext {
 			t.Errorf("%q: listCapabilities = %v", c.v, capability)
 		}
-		hosts := items(t, s.call(map[string]string{"command": "listHosts"}).inner(t, "listhostsresponse"), "host")
+		hosts := simtesting.Items(t, s.Call(map[string]string{"command": "listHosts"}).Inner(t, "listhostsresponse"), "host")
 		if len(hosts) == 0 || hosts[0]["version"] != c.release {
 			t.Errorf("%q: hosts = %v", c.v, hosts)
 		}
-		apis := s.call(map[string]string{"command": "listApis"}).inner(t, "listapisresponse")
-		if int(num(apis["count"])) != c.apis {
+		apis := s.Call(map[string]string{"command": "listApis"}).Inner(t, "listapisresponse")
+		if int(simtesting.Num(apis["count"])) != c.apis {
 			t.Errorf("%q: listApis count = %v, want %d", c.v, apis["count"], c.apis)
 		}
 		fields := responseFields(t, s, "listCapabilities")
@@ -56,16 +58,16 @@ func TestCloudStackVersionIsTheReleaseServed(t *testing.T) {
 			t.Errorf("%q: listApis' listCapabilities response fields = %v", c.v, fields)
 		}
 	}
-	if _, err := New(Options{CloudStackVersion: "4.21"}); err == nil {
+	if _, err := simulator.New(simulator.Options{CloudStackVersion: "4.21"}); err == nil {
 		t.Error("CloudStack 4.21 accepted")
 	}
 }
 
 // responseFields are the names of the response fields listApis lists for
 // the command.
-func responseFields(t *testing.T, s *testSim, command string) map[string]bool {
+func responseFields(t *testing.T, s *simtesting.Sim, command string) map[string]bool {
 	t.Helper()
-	api := items(t, s.call(map[string]string{"command": "listApis", "name": command}).inner(t, "listapisresponse"), "api")
+	api := simtesting.Items(t, s.Call(map[string]string{"command": "listApis", "name": command}).Inner(t, "listapisresponse"), "api")
 	if len(api) != 1 {
 		t.Fatalf("listApis name=%s: %v", command, api)
 	}
@@ -84,20 +86,20 @@ func responseFields(t *testing.T, s *testSim, command string) map[string]bool {
 // (ApiServer.checkCommandAvailable's 401). A job latency for it is refused
 // on 4.20 as for any name the API does not have.
 func TestCommandOfALaterReleaseIsUnknown(t *testing.T) {
-	s := startSim(t, Options{})
-	s.call(map[string]string{"command": "listExtensions"}).wantError(t, "errorresponse", 432, 4555,
+	s := simtesting.Start(t, simulator.Options{})
+	s.Call(map[string]string{"command": "listExtensions"}).WantError(t, "errorresponse", 432, 4555,
 		"The API command listExtensions is not implemented by the CloudStack simulator")
 
-	s = startSim(t, Options{CloudStackVersion: schema.V420})
-	if r := s.call(map[string]string{"command": "listExtensions"}); r.status != 401 {
-		t.Fatalf("signed listExtensions on 4.20 = %d %s", r.status, r.raw)
+	s = simtesting.Start(t, simulator.Options{CloudStackVersion: schema.V420})
+	if r := s.Call(map[string]string{"command": "listExtensions"}); r.Status != 401 {
+		t.Fatalf("signed listExtensions on 4.20 = %d %s", r.Status, r.Raw)
 	}
-	r, cookies := s.login(map[string]string{"username": "admin", "password": "password"})
-	key := r.inner(t, "loginresponse")["sessionkey"].(string)
-	s.post(url.Values{"command": {"listExtensions"}, "sessionkey": {key}, "response": {"json"}}, cookies...).
-		wantError(t, "errorresponse", 401, 9999, "The given command 'listExtensions' either does not exist, is not available for user.")
+	r, cookies := login(s, map[string]string{"username": "admin", "password": "password"})
+	key := r.Inner(t, "loginresponse")["sessionkey"].(string)
+	s.Post(url.Values{"command": {"listExtensions"}, "sessionkey": {key}, "response": {"json"}}, cookies...).
+		WantError(t, "errorresponse", 401, 9999, "The given command 'listExtensions' either does not exist, is not available for user.")
 
-	if _, err := New(Options{CloudStackVersion: schema.V420, JobLatencyFor: map[string]time.Duration{"listExtensions": 0}}); err == nil {
+	if _, err := simulator.New(simulator.Options{CloudStackVersion: schema.V420, JobLatencyFor: map[string]time.Duration{"listExtensions": 0}}); err == nil {
 		t.Error("a job latency for a 4.22 command accepted on 4.20")
 	}
 }
@@ -111,24 +113,24 @@ func TestLBCIDRListIsUpdatedFrom422(t *testing.T) {
 		v       schema.Version
 		updated bool
 	}{{schema.V420, false}, {schema.V422, true}} {
-		e := newVMEnv(t, Options{CloudStackVersion: c.v})
-		ip := e.associate(t)
-		create := e.lbParams(ip.Id, "web", 80)
+		e := simtesting.NewVMEnv(t, simulator.Options{CloudStackVersion: c.v})
+		ip := e.Associate(t)
+		create := e.LbParams(ip.Id, "web", 80)
 		create.SetCidrlist([]string{"10.0.0.0/8"})
-		lb, err := e.cs.LoadBalancer.CreateLoadBalancerRule(create)
+		lb, err := e.CS.LoadBalancer.CreateLoadBalancerRule(create)
 		if err != nil {
 			t.Fatal(err)
 		}
-		up := e.cs.LoadBalancer.NewUpdateLoadBalancerRuleParams(lb.Id)
+		up := e.CS.LoadBalancer.NewUpdateLoadBalancerRuleParams(lb.Id)
 		up.SetCidrlist([]string{"192.168.0.0/16", "172.16.0.0/12"})
-		got, err := e.cs.LoadBalancer.UpdateLoadBalancerRule(up)
+		got, err := e.CS.LoadBalancer.UpdateLoadBalancerRule(up)
 		want := map[bool]string{false: "10.0.0.0/8", true: "192.168.0.0/16,172.16.0.0/12"}[c.updated]
 		if err != nil || got.Cidrlist != want {
 			t.Errorf("%s: updateLoadBalancerRule cidrlist = %+v, %v; want %q", c.v, got, err, want)
 		}
-		bad := e.cs.LoadBalancer.NewUpdateLoadBalancerRuleParams(lb.Id)
+		bad := e.CS.LoadBalancer.NewUpdateLoadBalancerRuleParams(lb.Id)
 		bad.SetCidrlist([]string{"10.0.0.0/99"})
-		if _, err := e.cs.LoadBalancer.UpdateLoadBalancerRule(bad); (err == nil) == c.updated {
+		if _, err := e.CS.LoadBalancer.UpdateLoadBalancerRule(bad); (err == nil) == c.updated {
 			t.Errorf("%s: an invalid CIDR list: %v", c.v, err)
 		}
 	}
@@ -139,24 +141,24 @@ func TestLBCIDRListIsUpdatedFrom422(t *testing.T) {
 // hides cloudstackversion when false; 4.20 has no such setting and always
 // shows the version.
 func TestVersionInCapabilitiesFollowsTheSetting(t *testing.T) {
-	s := startSim(t, Options{})
+	s := simtesting.Start(t, simulator.Options{})
 	update := map[string]string{"command": "updateConfiguration", "name": "expose.cloudstack.version.api.list.capabilities",
 		"value": "false"}
-	s.call(update).inner(t, "updateconfigurationresponse")
-	if v, ok := s.capabilities(t)["cloudstackversion"]; ok {
+	s.Call(update).Inner(t, "updateconfigurationresponse")
+	if v, ok := capabilitiesOf(t, s)["cloudstackversion"]; ok {
 		t.Fatalf("cloudstackversion %v shown with the setting false", v)
 	}
 	update["value"] = "true"
-	s.call(update).inner(t, "updateconfigurationresponse")
-	if v := s.capabilities(t)["cloudstackversion"]; v != "4.22.0.0" {
+	s.Call(update).Inner(t, "updateconfigurationresponse")
+	if v := capabilitiesOf(t, s)["cloudstackversion"]; v != "4.22.0.0" {
 		t.Fatalf("cloudstackversion = %v with the setting true", v)
 	}
 
-	old := startSim(t, Options{CloudStackVersion: schema.V420})
+	old := simtesting.Start(t, simulator.Options{CloudStackVersion: schema.V420})
 	update["value"] = "false"
-	old.call(update).wantError(t, "updateconfigurationresponse", 431, 4350,
+	old.Call(update).WantError(t, "updateconfigurationresponse", 431, 4350,
 		"Config parameter with name expose.cloudstack.version.api.list.capabilities doesn't exist")
-	cs := cloudstack.NewClient(old.api, testKey, testSecret, false)
+	cs := cloudstack.NewClient(old.API, simtesting.Key, simtesting.Secret, false)
 	l, err := cs.Configuration.ListConfigurations(&cloudstack.ListConfigurationsParams{})
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +168,7 @@ func TestVersionInCapabilitiesFollowsTheSetting(t *testing.T) {
 			t.Fatal("4.20 lists the setting")
 		}
 	}
-	if v := old.capabilities(t)["cloudstackversion"]; v != "4.20.1.0" {
+	if v := capabilitiesOf(t, old)["cloudstackversion"]; v != "4.20.1.0" {
 		t.Fatalf("4.20 cloudstackversion = %v", v)
 	}
 }

@@ -9,6 +9,7 @@ package simtest
 import (
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -44,11 +45,29 @@ func at(apiURL string) *Sim {
 // until the test ends; closing it is part of the test.
 func Serve(t testing.TB, opts simulator.Options) *Sim {
 	t.Helper()
+	return ServeInProcess(t, opts).Sim
+}
+
+// InProcess is a simulator served in this process: its tests reach its
+// state (Server) and can stop its listener early (HTTP).
+type InProcess struct {
+	*Sim
+	Server *simulator.Server
+	HTTP   *httptest.Server
+}
+
+// ServeInProcess is Serve keeping the server and its listener at hand, for
+// the simulator's own tests.
+func ServeInProcess(t testing.TB, opts simulator.Options) *InProcess {
+	t.Helper()
 	srv, err := simulator.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return at(launch.Serve(t, "the simulator", srv.Handler(), srv.Close).URL + "/client/api")
+	hs := launch.Serve(t, "the simulator", srv.Handler(), srv.Close)
+	s := at(hs.URL + "/client/api")
+	s.Admin.HTTP = hs.Client()
+	return &InProcess{Sim: s, Server: srv, HTTP: hs}
 }
 
 // Build builds the simulator binary into dir.
