@@ -7,15 +7,17 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudprops"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
 // CloudConfig is what doctor reads of a BOSH cloud-config (`bosh
 // cloud-config` prints it): the AZs' zones, the networks' CloudStack
-// networks, the VM and disk types' offerings. A VM type's cloud_properties
-// are create_vm's own (vmtype.Props). Keys it does not know are ignored:
-// the CPI itself refuses unknown cloud_properties keys.
+// networks, the VM and disk types' offerings. The cloud_properties of VM
+// types, disk types and networks are read through the CPI's own schemas
+// (vmtype.Props, cloudprops.Disk, cloudprops.Network), refusing the keys
+// the CPI would refuse; other cloud-config keys are ignored.
 type CloudConfig struct {
 	AZs       []ccAZ       `yaml:"azs"`
 	Networks  []ccNetwork  `yaml:"networks"`
@@ -31,20 +33,54 @@ type ccAZ struct {
 }
 
 type ccNetwork struct {
-	Name            string     `yaml:"name"`
-	Type            string     `yaml:"type"`
-	Subnets         []ccSubnet `yaml:"subnets"`
-	CloudProperties ccNetProps `yaml:"cloud_properties"` // a dynamic network without subnets
+	Name            string
+	Type            string
+	Subnets         []ccSubnet
+	CloudProperties cloudprops.Network // a dynamic network without subnets
 }
 
 type ccSubnet struct {
-	AZ              string     `yaml:"az"`
-	AZs             []string   `yaml:"azs"`
-	CloudProperties ccNetProps `yaml:"cloud_properties"`
+	AZ              string
+	AZs             []string
+	CloudProperties cloudprops.Network
 }
 
-type ccNetProps struct {
-	Name string `yaml:"name"`
+// UnmarshalYAML reads the network's and each subnet's cloud_properties as
+// create_vm does, naming the network as create_vm's errors do.
+func (n *ccNetwork) UnmarshalYAML(node *yaml.Node) error {
+	var raw struct {
+		Name    string `yaml:"name"`
+		Type    string `yaml:"type"`
+		Subnets []struct {
+			AZ              string         `yaml:"az"`
+			AZs             []string       `yaml:"azs"`
+			CloudProperties map[string]any `yaml:"cloud_properties"`
+		} `yaml:"subnets"`
+		CloudProperties map[string]any `yaml:"cloud_properties"`
+	}
+	if err := node.Decode(&raw); err != nil {
+		return err
+	}
+	*n = ccNetwork{Name: raw.Name, Type: raw.Type}
+	owner := fmt.Sprintf("network %q", raw.Name)
+	var err error
+	if n.CloudProperties, err = readProps(raw.CloudProperties, owner, cloudprops.ReadNetwork); err != nil {
+		return err
+	}
+	for _, s := range raw.Subnets {
+		sub := ccSubnet{AZ: s.AZ, AZs: s.AZs}
+		if sub.CloudProperties, err = readProps(s.CloudProperties, owner, cloudprops.ReadNetwork); err != nil {
+			return err
+		}
+		n.Subnets = append(n.Subnets, sub)
+	}
+	return nil
+}
+
+// ccTyped is a VM or disk type: a name and cloud_properties.
+type ccTyped struct {
+	Name            string         `yaml:"name"`
+	CloudProperties map[string]any `yaml:"cloud_properties"`
 }
 
 type ccVMType struct {
@@ -52,30 +88,52 @@ type ccVMType struct {
 	CloudProperties vmtype.Props
 }
 
-// UnmarshalYAML reads the cloud_properties through create_vm's schema,
-// which speaks JSON, as the director passes them to the CPI.
+// UnmarshalYAML reads the cloud_properties through create_vm's schema.
 func (t *ccVMType) UnmarshalYAML(n *yaml.Node) error {
-	var raw struct {
-		Name            string         `yaml:"name"`
-		CloudProperties map[string]any `yaml:"cloud_properties"`
-	}
+	var raw ccTyped
 	if err := n.Decode(&raw); err != nil {
 		return err
 	}
 	t.Name = raw.Name
-	what := fmt.Sprintf("vm_type %q cloud_properties", raw.Name)
-	doc, err := json.Marshal(raw.CloudProperties)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return jsonwords.In(what, json.Unmarshal(doc, &t.CloudProperties))
+	var err error
+	t.CloudProperties, err = readProps(raw.CloudProperties, fmt.Sprintf("vm_type %q", raw.Name), readVMProps)
+	return err
+}
+
+// readVMProps is the strict decoding of vmtype.Read without its checks of
+// the values, which doctor makes against CloudStack's offerings.
+func readVMProps(cp any, owner string) (vmtype.Props, error) {
+	var props vmtype.Props
+	return props, jsonwords.DecodeStrict(cp, &props, owner)
 }
 
 type ccDiskType struct {
-	Name            string `yaml:"name"`
-	CloudProperties struct {
-		DiskOffering string `yaml:"disk_offering"`
-	} `yaml:"cloud_properties"`
+	Name            string
+	CloudProperties cloudprops.Disk
+}
+
+// UnmarshalYAML reads the cloud_properties through create_disk's schema.
+func (t *ccDiskType) UnmarshalYAML(n *yaml.Node) error {
+	var raw ccTyped
+	if err := n.Decode(&raw); err != nil {
+		return err
+	}
+	t.Name = raw.Name
+	var err error
+	t.CloudProperties, err = readProps(raw.CloudProperties, fmt.Sprintf("disk_type %q", raw.Name), cloudprops.ReadDisk)
+	return err
+}
+
+// readProps reads cloud_properties as the director passes them to the CPI,
+// in JSON, with the CPI's reading: owner names whose they are in the error
+// (`disk_type "x" cloud_properties.disk_ofering: …`).
+func readProps[T any](cp map[string]any, owner string, read func(any, string) (T, error)) (T, error) {
+	doc, err := json.Marshal(cp)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s cloud_properties: %w", owner, err)
+	}
+	return read(json.RawMessage(doc), owner)
 }
 
 // LoadCloudConfig reads a cloud-config YAML file.
@@ -113,7 +171,7 @@ type netRef struct {
 func (cc *CloudConfig) networkRefs() []netRef {
 	var refs []netRef
 	seen := map[netRef]bool{}
-	add := func(n ccNetwork, props ccNetProps, azs []string) {
+	add := func(n ccNetwork, props cloudprops.Network, azs []string) {
 		if props.Name == "" {
 			return
 		}
