@@ -454,7 +454,7 @@ func TestLoadCloudConfigReadsDiskTypesAsCreateDisk(t *testing.T) {
 }
 
 // A network's cloud_properties, its own and its subnets', are read with
-// create_vm's schema: a misspelt key, which create_vm refuses, names the
+// create_vm's schema: an unknown key, which create_vm refuses, names the
 // network.
 func TestLoadCloudConfigReadsNetworksAsCreateVM(t *testing.T) {
 	load := writeCloudConfig(t)
@@ -465,13 +465,13 @@ func TestLoadCloudConfigReadsNetworksAsCreateVM(t *testing.T) {
 		cc.Networks[1].Type != "dynamic" || cc.Networks[1].CloudProperties.Name != "pub" {
 		t.Fatalf("%+v, %v", cc, err)
 	}
-	if _, err := load("networks:\n- name: m\n  subnets:\n  - cloud_properties: {nmae: guest}\n"); err == nil ||
-		!strings.Contains(err.Error(), `network "m" cloud_properties: unknown field "nmae"`) {
-		t.Fatalf("a subnet's misspelt key: %v", err)
+	if _, err := load("networks:\n- name: m\n  subnets:\n  - cloud_properties: {network_name: guest}\n"); err == nil ||
+		!strings.Contains(err.Error(), `network "m" cloud_properties: unknown field "network_name"`) {
+		t.Fatalf("a subnet's unknown key: %v", err)
 	}
-	if _, err := load("networks:\n- name: d\n  type: dynamic\n  cloud_properties: {nmae: pub}\n"); err == nil ||
-		!strings.Contains(err.Error(), `network "d" cloud_properties: unknown field "nmae"`) {
-		t.Fatalf("a dynamic network's misspelt key: %v", err)
+	if _, err := load("networks:\n- name: d\n  type: dynamic\n  cloud_properties: {net_name: pub}\n"); err == nil ||
+		!strings.Contains(err.Error(), `network "d" cloud_properties: unknown field "net_name"`) {
+		t.Fatalf("a dynamic network's unknown key: %v", err)
 	}
 }
 
