@@ -16,7 +16,7 @@ type Disk struct {
 // ReadDisk decodes a disk type's cloud_properties, refusing unknown keys as
 // vmtype.Read does: a misspelt disk_offering must not silently become the
 // default offering. owner names whose they are in the error ("disk":
-// "disk cloud_properties.disk_ofering: …").
+// `disk cloud_properties: unknown field "disk_ofering"`).
 func ReadDisk(cp any, owner string) (Disk, error) {
 	var props Disk
 	return props, jsonwords.DecodeStrict(cp, &props, owner)

@@ -77,26 +77,14 @@ func (n *ccNetwork) UnmarshalYAML(node *yaml.Node) error {
 	return nil
 }
 
-// ccTyped is a VM or disk type: a name and cloud_properties.
-type ccTyped struct {
-	Name            string         `yaml:"name"`
-	CloudProperties map[string]any `yaml:"cloud_properties"`
-}
-
 type ccVMType struct {
 	Name            string
 	CloudProperties vmtype.Props
 }
 
 // UnmarshalYAML reads the cloud_properties through create_vm's schema.
-func (t *ccVMType) UnmarshalYAML(n *yaml.Node) error {
-	var raw ccTyped
-	if err := n.Decode(&raw); err != nil {
-		return err
-	}
-	t.Name = raw.Name
-	var err error
-	t.CloudProperties, err = readProps(raw.CloudProperties, fmt.Sprintf("vm_type %q", raw.Name), readVMProps)
+func (t *ccVMType) UnmarshalYAML(n *yaml.Node) (err error) {
+	t.Name, t.CloudProperties, err = readType(n, "vm_type", readVMProps)
 	return err
 }
 
@@ -113,20 +101,29 @@ type ccDiskType struct {
 }
 
 // UnmarshalYAML reads the cloud_properties through create_disk's schema.
-func (t *ccDiskType) UnmarshalYAML(n *yaml.Node) error {
-	var raw ccTyped
-	if err := n.Decode(&raw); err != nil {
-		return err
-	}
-	t.Name = raw.Name
-	var err error
-	t.CloudProperties, err = readProps(raw.CloudProperties, fmt.Sprintf("disk_type %q", raw.Name), cloudprops.ReadDisk)
+func (t *ccDiskType) UnmarshalYAML(n *yaml.Node) (err error) {
+	t.Name, t.CloudProperties, err = readType(n, "disk_type", cloudprops.ReadDisk)
 	return err
+}
+
+// readType reads a VM or disk type (kind): its name, and its
+// cloud_properties with read.
+func readType[T any](n *yaml.Node, kind string, read func(any, string) (T, error)) (string, T, error) {
+	var raw struct {
+		Name            string         `yaml:"name"`
+		CloudProperties map[string]any `yaml:"cloud_properties"`
+	}
+	if err := n.Decode(&raw); err != nil {
+		var zero T
+		return "", zero, err
+	}
+	props, err := readProps(raw.CloudProperties, fmt.Sprintf("%s %q", kind, raw.Name), read)
+	return raw.Name, props, err
 }
 
 // readProps reads cloud_properties as the director passes them to the CPI,
 // in JSON, with the CPI's reading: owner names whose they are in the error
-// (`disk_type "x" cloud_properties.disk_ofering: …`).
+// (`disk_type "x" cloud_properties: unknown field "disk_ofering"`).
 func readProps[T any](cp map[string]any, owner string, read func(any, string) (T, error)) (T, error) {
 	doc, err := json.Marshal(cp)
 	if err != nil {
