@@ -51,8 +51,8 @@ func TestDoctorRefusesABadCommandLine(t *testing.T) {
 		{[]string{"doctor", "-configPath", good, "-cloud-config", filepath.Join(t.TempDir(), "none.yml")}, "cloud-config"},
 		{[]string{"doctor", "-configPath", good, "-cloud-config", testconfig.Write(t, "networks: {")}, "cloud-config"},
 		{[]string{"doctor", "-configPath", good, "-cloud-config",
-			testconfig.Write(t, "disk_types:\n- {name: fast, cloud_properties: {disk_ofering: Fast}}\n")},
-			`disk_type "fast" cloud_properties: unknown field "disk_ofering"`},
+			testconfig.Write(t, "disk_types:\n- {name: fast, cloud_properties: {disk_offering: [Fast]}}\n")},
+			`disk_type "fast" cloud_properties.disk_offering`},
 	}
 	for _, c := range cases {
 		var out, errOut bytes.Buffer

@@ -16,8 +16,10 @@ import (
 // cloud-config` prints it): the AZs' zones, the networks' CloudStack
 // networks, the VM and disk types' offerings. The cloud_properties of VM
 // types, disk types and networks are read through the CPI's own schemas
-// (vmtype.Props, cloudprops.Disk, cloudprops.Network), refusing the keys
-// the CPI would refuse; other cloud-config keys are ignored.
+// (vmtype.Props, cloudprops.Disk, cloudprops.Network). Keys they do not
+// know are ignored: the cloud-config of a director with several CPIs holds
+// other clouds' types and networks, and the CPI itself refuses an unknown
+// key of its own in create_vm and create_disk.
 type CloudConfig struct {
 	AZs       []ccAZ       `yaml:"azs"`
 	Networks  []ccNetwork  `yaml:"networks"`
@@ -64,12 +66,12 @@ func (n *ccNetwork) UnmarshalYAML(node *yaml.Node) error {
 	*n = ccNetwork{Name: raw.Name, Type: raw.Type}
 	owner := fmt.Sprintf("network %q", raw.Name)
 	var err error
-	if n.CloudProperties, err = readProps(raw.CloudProperties, owner, cloudprops.ReadNetwork); err != nil {
+	if n.CloudProperties, err = readProps[cloudprops.Network](raw.CloudProperties, owner); err != nil {
 		return err
 	}
 	for _, s := range raw.Subnets {
 		sub := ccSubnet{AZ: s.AZ, AZs: s.AZs}
-		if sub.CloudProperties, err = readProps(s.CloudProperties, owner, cloudprops.ReadNetwork); err != nil {
+		if sub.CloudProperties, err = readProps[cloudprops.Network](s.CloudProperties, owner); err != nil {
 			return err
 		}
 		n.Subnets = append(n.Subnets, sub)
@@ -84,15 +86,8 @@ type ccVMType struct {
 
 // UnmarshalYAML reads the cloud_properties through create_vm's schema.
 func (t *ccVMType) UnmarshalYAML(n *yaml.Node) (err error) {
-	t.Name, t.CloudProperties, err = readType(n, "vm_type", readVMProps)
+	t.Name, t.CloudProperties, err = readType[vmtype.Props](n, "vm_type")
 	return err
-}
-
-// readVMProps is the strict decoding of vmtype.Read without its checks of
-// the values, which doctor makes against CloudStack's offerings.
-func readVMProps(cp any, owner string) (vmtype.Props, error) {
-	var props vmtype.Props
-	return props, jsonwords.DecodeStrict(cp, &props, owner)
 }
 
 type ccDiskType struct {
@@ -102,13 +97,12 @@ type ccDiskType struct {
 
 // UnmarshalYAML reads the cloud_properties through create_disk's schema.
 func (t *ccDiskType) UnmarshalYAML(n *yaml.Node) (err error) {
-	t.Name, t.CloudProperties, err = readType(n, "disk_type", cloudprops.ReadDisk)
+	t.Name, t.CloudProperties, err = readType[cloudprops.Disk](n, "disk_type")
 	return err
 }
 
-// readType reads a VM or disk type (kind): its name, and its
-// cloud_properties with read.
-func readType[T any](n *yaml.Node, kind string, read func(any, string) (T, error)) (string, T, error) {
+// readType reads a VM or disk type (kind): its name and its cloud_properties.
+func readType[T any](n *yaml.Node, kind string) (string, T, error) {
 	var raw struct {
 		Name            string         `yaml:"name"`
 		CloudProperties map[string]any `yaml:"cloud_properties"`
@@ -117,20 +111,20 @@ func readType[T any](n *yaml.Node, kind string, read func(any, string) (T, error
 		var zero T
 		return "", zero, err
 	}
-	props, err := readProps(raw.CloudProperties, fmt.Sprintf("%s %q", kind, raw.Name), read)
+	props, err := readProps[T](raw.CloudProperties, fmt.Sprintf("%s %q", kind, raw.Name))
 	return raw.Name, props, err
 }
 
-// readProps reads cloud_properties as the director passes them to the CPI,
-// in JSON, with the CPI's reading: owner names whose they are in the error
-// (`disk_type "x" cloud_properties: unknown field "disk_ofering"`).
-func readProps[T any](cp map[string]any, owner string, read func(any, string) (T, error)) (T, error) {
+// readProps reads cloud_properties into the CPI's schema T as the director
+// passes them to the CPI, in JSON: a value of the wrong type is named by its
+// path under owner (`vm_type "x" cloud_properties.cpu`).
+func readProps[T any](cp map[string]any, owner string) (T, error) {
+	var props T
 	doc, err := json.Marshal(cp)
-	if err != nil {
-		var zero T
-		return zero, fmt.Errorf("%s cloud_properties: %w", owner, err)
+	if err == nil {
+		err = json.Unmarshal(doc, &props)
 	}
-	return read(json.RawMessage(doc), owner)
+	return props, jsonwords.In(owner+" cloud_properties", err)
 }
 
 // LoadCloudConfig reads a cloud-config YAML file.
