@@ -34,7 +34,8 @@ func TestServeRefusesABadCommandLine(t *testing.T) {
 }
 
 // TestDoctorRefusesABadCommandLine: doctor needs a valid cpi.json and a
-// readable cloud-config, and says so before it asks CloudStack anything.
+// readable cloud-config whose cloud_properties the CPI would take, and says
+// so before it asks CloudStack anything.
 func TestDoctorRefusesABadCommandLine(t *testing.T) {
 	good := testconfig.Write(t, `{"cloudstack": {"endpoint": "http://127.0.0.1:1/client/api", "api_key": "k",
 		"secret_access_key": "s", "default_zone": "z1"}}`)
@@ -49,6 +50,9 @@ func TestDoctorRefusesABadCommandLine(t *testing.T) {
 			"cloudstack.max_retries: expected an integer, got a string"},
 		{[]string{"doctor", "-configPath", good, "-cloud-config", filepath.Join(t.TempDir(), "none.yml")}, "cloud-config"},
 		{[]string{"doctor", "-configPath", good, "-cloud-config", testconfig.Write(t, "networks: {")}, "cloud-config"},
+		{[]string{"doctor", "-configPath", good, "-cloud-config",
+			testconfig.Write(t, "disk_types:\n- {name: fast, cloud_properties: {disk_offering: [Fast]}}\n")},
+			`disk_type "fast" cloud_properties.disk_offering`},
 	}
 	for _, c := range cases {
 		var out, errOut bytes.Buffer

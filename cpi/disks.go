@@ -7,9 +7,9 @@ import (
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudprops"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
-	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
@@ -31,16 +31,12 @@ type diskCloud interface {
 	cloudstack.Tags
 }
 
-type diskProps struct {
-	DiskOffering string `json:"disk_offering"`
-}
-
 // CreateDisk implements apiv1.CPI: in the VM's zone when a VM is named.
 func (c disks) CreateDisk(sizeMiB int, cp apiv1.DiskCloudProps, vmCID *apiv1.VMCID) (apiv1.DiskCID, error) {
 	if sizeMiB <= 0 {
 		return apiv1.DiskCID{}, cloudError(fmt.Errorf("disk size %d MiB must be positive", sizeMiB))
 	}
-	props, err := readDiskProps(cp)
+	props, err := cloudprops.ReadDisk(cp, "disk")
 	if err != nil {
 		return apiv1.DiskCID{}, cloudError(err)
 	}
@@ -102,13 +98,6 @@ func (c disks) diskMarks(vm *cloudstack.VM) map[string]string {
 		tags[marks.AgentTag] = vm.Tags[marks.AgentTag]
 	}
 	return tags
-}
-
-// readDiskProps refuses unknown keys, as vmtype.Read does: a misspelt
-// disk_offering must not silently become the default offering.
-func readDiskProps(cp apiv1.DiskCloudProps) (diskProps, error) {
-	var props diskProps
-	return props, jsonwords.DecodeStrict(cp, &props, "disk")
 }
 
 // diskZone is the zone of the VM the disk is for (and that VM), or the

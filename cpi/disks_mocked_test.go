@@ -93,6 +93,14 @@ func TestCreateDiskSizesOnTheOffering(t *testing.T) {
 			t.Fatalf("got %s", got)
 		}
 	})
+	t.Run("misspelt key", func(t *testing.T) {
+		c, _ := createVMCPI(t) // no call expected: refused before CloudStack is asked
+		_, err := c.CreateDisk(1024, diskProps(`{"disk_ofering":"small"}`), nil)
+		if got := errorType(t, err); got != "Bosh::Clouds::CloudError" ||
+			!strings.Contains(err.Error(), `disk cloud_properties: unknown field "disk_ofering"`) {
+			t.Fatalf("got %s %v", got, err)
+		}
+	})
 }
 
 // After an uncertain create (a lost answer, a failed job) create_disk

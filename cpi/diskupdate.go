@@ -5,6 +5,7 @@ import (
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudprops"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
@@ -38,7 +39,7 @@ func (c disks) UpdateDisk(cid apiv1.DiskCID, newMiB int, cp apiv1.DiskCloudProps
 		return apiv1.DiskCID{}, cloudError(fmt.Errorf("update_disk of disk %s: the new size must be a positive number of MiB, got %d",
 			cid.AsString(), newMiB))
 	}
-	props, err := readDiskProps(cp)
+	props, err := cloudprops.ReadDisk(cp, "disk")
 	if err != nil {
 		return apiv1.DiskCID{}, cloudError(fmt.Errorf("update_disk of disk %s: %w", cid.AsString(), err))
 	}

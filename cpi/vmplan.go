@@ -10,8 +10,8 @@ import (
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudprops"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
-	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
@@ -32,23 +32,14 @@ type networkPlan struct {
 	vipName string
 }
 
-// networkProps are a network's cloud_properties. Unknown keys are refused
-// like VM and disk keys. undiscoverable is the Go CPI's key: such a
-// network is not the VM's first NIC, which CloudStack makes its default
-// one, unless every network is undiscoverable.
-type networkProps struct {
-	Name           string         `json:"name"`
-	Undiscoverable jsonwords.Bool `json:"undiscoverable"`
-}
-
 func planNetworks(networks apiv1.Networks) (networkPlan, []string, error) {
 	var plan networkPlan
 	var refs []string
 	names := make([]string, 0, len(networks))
-	props := map[string]networkProps{}
+	props := map[string]cloudprops.Network{}
 	for n, net := range networks {
-		var cp networkProps
-		if err := jsonwords.DecodeStrict(net.CloudProps(), &cp, fmt.Sprintf("network %q", n)); err != nil {
+		cp, err := cloudprops.ReadNetwork(net.CloudProps(), fmt.Sprintf("network %q", n))
+		if err != nil {
 			return plan, nil, err
 		}
 		names, props[n] = append(names, n), cp

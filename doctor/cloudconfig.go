@@ -7,15 +7,19 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudprops"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
 // CloudConfig is what doctor reads of a BOSH cloud-config (`bosh
 // cloud-config` prints it): the AZs' zones, the networks' CloudStack
-// networks, the VM and disk types' offerings. A VM type's cloud_properties
-// are create_vm's own (vmtype.Props). Keys it does not know are ignored:
-// the CPI itself refuses unknown cloud_properties keys.
+// networks, the VM and disk types' offerings. The cloud_properties of VM
+// types, disk types and networks are read through the CPI's own schemas
+// (vmtype.Props, cloudprops.Disk, cloudprops.Network). Keys they do not
+// know are ignored: the cloud-config of a director with several CPIs holds
+// other clouds' types and networks, and the CPI itself refuses an unknown
+// key of its own in create_vm and create_disk.
 type CloudConfig struct {
 	AZs       []ccAZ       `yaml:"azs"`
 	Networks  []ccNetwork  `yaml:"networks"`
@@ -31,20 +35,48 @@ type ccAZ struct {
 }
 
 type ccNetwork struct {
-	Name            string     `yaml:"name"`
-	Type            string     `yaml:"type"`
-	Subnets         []ccSubnet `yaml:"subnets"`
-	CloudProperties ccNetProps `yaml:"cloud_properties"` // a dynamic network without subnets
+	Name            string
+	Type            string
+	Subnets         []ccSubnet
+	CloudProperties cloudprops.Network // a dynamic network without subnets
 }
 
 type ccSubnet struct {
-	AZ              string     `yaml:"az"`
-	AZs             []string   `yaml:"azs"`
-	CloudProperties ccNetProps `yaml:"cloud_properties"`
+	AZ              string
+	AZs             []string
+	CloudProperties cloudprops.Network
 }
 
-type ccNetProps struct {
-	Name string `yaml:"name"`
+// UnmarshalYAML reads the network's and each subnet's cloud_properties as
+// create_vm does, naming the network as create_vm's errors do.
+func (n *ccNetwork) UnmarshalYAML(node *yaml.Node) error {
+	var raw struct {
+		Name    string `yaml:"name"`
+		Type    string `yaml:"type"`
+		Subnets []struct {
+			AZ              string         `yaml:"az"`
+			AZs             []string       `yaml:"azs"`
+			CloudProperties map[string]any `yaml:"cloud_properties"`
+		} `yaml:"subnets"`
+		CloudProperties map[string]any `yaml:"cloud_properties"`
+	}
+	if err := node.Decode(&raw); err != nil {
+		return err
+	}
+	*n = ccNetwork{Name: raw.Name, Type: raw.Type}
+	owner := fmt.Sprintf("network %q", raw.Name)
+	var err error
+	if n.CloudProperties, err = readProps[cloudprops.Network](raw.CloudProperties, owner); err != nil {
+		return err
+	}
+	for _, s := range raw.Subnets {
+		sub := ccSubnet{AZ: s.AZ, AZs: s.AZs}
+		if sub.CloudProperties, err = readProps[cloudprops.Network](s.CloudProperties, owner); err != nil {
+			return err
+		}
+		n.Subnets = append(n.Subnets, sub)
+	}
+	return nil
 }
 
 type ccVMType struct {
@@ -52,30 +84,47 @@ type ccVMType struct {
 	CloudProperties vmtype.Props
 }
 
-// UnmarshalYAML reads the cloud_properties through create_vm's schema,
-// which speaks JSON, as the director passes them to the CPI.
-func (t *ccVMType) UnmarshalYAML(n *yaml.Node) error {
+// UnmarshalYAML reads the cloud_properties through create_vm's schema.
+func (t *ccVMType) UnmarshalYAML(n *yaml.Node) (err error) {
+	t.Name, t.CloudProperties, err = readType[vmtype.Props](n, "vm_type")
+	return err
+}
+
+type ccDiskType struct {
+	Name            string
+	CloudProperties cloudprops.Disk
+}
+
+// UnmarshalYAML reads the cloud_properties through create_disk's schema.
+func (t *ccDiskType) UnmarshalYAML(n *yaml.Node) (err error) {
+	t.Name, t.CloudProperties, err = readType[cloudprops.Disk](n, "disk_type")
+	return err
+}
+
+// readType reads a VM or disk type (kind): its name and its cloud_properties.
+func readType[T any](n *yaml.Node, kind string) (string, T, error) {
 	var raw struct {
 		Name            string         `yaml:"name"`
 		CloudProperties map[string]any `yaml:"cloud_properties"`
 	}
 	if err := n.Decode(&raw); err != nil {
-		return err
+		var zero T
+		return "", zero, err
 	}
-	t.Name = raw.Name
-	what := fmt.Sprintf("vm_type %q cloud_properties", raw.Name)
-	doc, err := json.Marshal(raw.CloudProperties)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return jsonwords.In(what, json.Unmarshal(doc, &t.CloudProperties))
+	props, err := readProps[T](raw.CloudProperties, fmt.Sprintf("%s %q", kind, raw.Name))
+	return raw.Name, props, err
 }
 
-type ccDiskType struct {
-	Name            string `yaml:"name"`
-	CloudProperties struct {
-		DiskOffering string `yaml:"disk_offering"`
-	} `yaml:"cloud_properties"`
+// readProps reads cloud_properties into the CPI's schema T as the director
+// passes them to the CPI, in JSON: a value of the wrong type is named by its
+// path under owner (`vm_type "x" cloud_properties.cpu`).
+func readProps[T any](cp map[string]any, owner string) (T, error) {
+	var props T
+	doc, err := json.Marshal(cp)
+	if err == nil {
+		err = json.Unmarshal(doc, &props)
+	}
+	return props, jsonwords.In(owner+" cloud_properties", err)
 }
 
 // LoadCloudConfig reads a cloud-config YAML file.
@@ -113,7 +162,7 @@ type netRef struct {
 func (cc *CloudConfig) networkRefs() []netRef {
 	var refs []netRef
 	seen := map[netRef]bool{}
-	add := func(n ccNetwork, props ccNetProps, azs []string) {
+	add := func(n ccNetwork, props cloudprops.Network, azs []string) {
 		if props.Name == "" {
 			return
 		}

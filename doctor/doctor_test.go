@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudprops"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
@@ -140,7 +141,7 @@ func rowOf(t *testing.T, results []Result, check string) Result {
 }
 
 var oneNetwork = &CloudConfig{Networks: []ccNetwork{{Name: "default", Type: "manual",
-	Subnets: []ccSubnet{{CloudProperties: ccNetProps{Name: "guest"}}}}}}
+	Subnets: []ccSubnet{{CloudProperties: cloudprops.Network{Name: "guest"}}}}}}
 
 // A network without the UserData service fails unless the zone runs KVM
 // and OpenStack stemcells' VMs read a config drive there.
@@ -257,8 +258,8 @@ func TestCloudConfigNetworkRefs(t *testing.T) {
 	cc := &CloudConfig{
 		AZs: []ccAZ{{Name: "z1"}, {Name: "z2"}},
 		Networks: []ccNetwork{
-			{Name: "m", Subnets: []ccSubnet{{AZs: []string{"z1", "z2"}, CloudProperties: ccNetProps{Name: "n1"}}}},
-			{Name: "d", CloudProperties: ccNetProps{Name: "n2"}},
+			{Name: "m", Subnets: []ccSubnet{{AZs: []string{"z1", "z2"}, CloudProperties: cloudprops.Network{Name: "n1"}}}},
+			{Name: "d", CloudProperties: cloudprops.Network{Name: "n2"}},
 			{Name: "vip", Type: "vip"},
 		},
 	}
@@ -402,18 +403,23 @@ func TestOfferingsNameTheConstrainedOfferingCreateVMPicks(t *testing.T) {
 	}
 }
 
-// A cloud-config's VM types are read with create_vm's schema; keys it
-// does not know are left to the CPI, a wrong type names the VM type.
-func TestLoadCloudConfigReadsVMTypesAsCreateVM(t *testing.T) {
+// writeCloudConfig returns a function writing a cloud-config and loading it.
+func writeCloudConfig(t *testing.T) func(text string) (*CloudConfig, error) {
 	path := filepath.Join(t.TempDir(), "cc.yml")
-	write := func(text string) {
+	return func(text string) (*CloudConfig, error) {
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
+		return LoadCloudConfig(path)
 	}
-	write("vm_types:\n- name: sized\n  cloud_properties: {cpu: 2, ram: 2048, cpu_speed: 1000, keypair: bosh, zone: z1, " +
-		"ephemeral_disk_offering: Fast, lbs: [{name: web, public_ip: 192.0.2.1}], unknown: 1}\n")
-	cc, err := LoadCloudConfig(path)
+}
+
+// A cloud-config's VM types are read with create_vm's schema: a key it
+// does not know or a wrong type names the VM type.
+func TestLoadCloudConfigReadsVMTypesAsCreateVM(t *testing.T) {
+	load := writeCloudConfig(t)
+	cc, err := load("vm_types:\n- name: sized\n  cloud_properties: {cpu: 2, ram: 2048, cpu_speed: 1000, keypair: bosh, " +
+		"zone: z1, ephemeral_disk_offering: Fast, lbs: [{name: web, public_ip: 192.0.2.1}]}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,9 +428,56 @@ func TestLoadCloudConfigReadsVMTypesAsCreateVM(t *testing.T) {
 		p.Zone != "z1" || p.EphemeralDiskOffering != "Fast" || len(p.LBs) != 1 || p.LBs[0].Name != "web" {
 		t.Fatalf("%+v", cc.VMTypes[0])
 	}
-	write("vm_types:\n- name: bad\n  cloud_properties: {cpu: two}\n")
-	if _, err := LoadCloudConfig(path); err == nil || !strings.Contains(err.Error(), `vm_type "bad" cloud_properties.cpu`) {
+	if _, err := load("vm_types:\n- name: bad\n  cloud_properties: {cpu: two}\n"); err == nil ||
+		!strings.Contains(err.Error(), `vm_type "bad" cloud_properties.cpu`) {
 		t.Fatalf("a wrong type: %v", err)
+	}
+	// Another cloud's VM type, in the cloud-config of a director with
+	// several CPIs, is not doctor's to refuse.
+	if cc, err := load("vm_types:\n- name: aws\n  cloud_properties: {instance_type: m5.large, cpu: 2}\n"); err != nil ||
+		cc.VMTypes[0].CloudProperties.CPU != 2 {
+		t.Fatalf("another CPI's keys: %+v, %v", cc, err)
+	}
+}
+
+// A disk type's cloud_properties are read with create_disk's schema: a value
+// of the wrong type names the disk type; another CPI's keys are ignored.
+func TestLoadCloudConfigReadsDiskTypesAsCreateDisk(t *testing.T) {
+	load := writeCloudConfig(t)
+	cc, err := load("disk_types:\n- name: fast\n  disk_size: 1024\n  cloud_properties: {disk_offering: Fast}\n- name: plain\n")
+	if err != nil || len(cc.DiskTypes) != 2 || cc.DiskTypes[0].Name != "fast" ||
+		cc.DiskTypes[0].CloudProperties.DiskOffering != "Fast" || cc.DiskTypes[1].Name != "plain" {
+		t.Fatalf("%+v, %v", cc, err)
+	}
+	if _, err := load("disk_types:\n- name: fast\n  cloud_properties: {disk_offering: [Fast]}\n"); err == nil ||
+		!strings.Contains(err.Error(), `disk_type "fast" cloud_properties.disk_offering`) {
+		t.Fatalf("a wrong type: %v", err)
+	}
+	if cc, err := load("disk_types:\n- name: gp3\n  cloud_properties: {type: gp3, disk_offering: Fast}\n"); err != nil ||
+		cc.DiskTypes[0].CloudProperties.DiskOffering != "Fast" {
+		t.Fatalf("another CPI's keys: %+v, %v", cc, err)
+	}
+}
+
+// A network's cloud_properties, its own and its subnets', are read with
+// create_vm's schema: a value of the wrong type names the network; another
+// CPI's keys are ignored.
+func TestLoadCloudConfigReadsNetworksAsCreateVM(t *testing.T) {
+	load := writeCloudConfig(t)
+	cc, err := load("networks:\n- name: m\n  type: manual\n  subnets:\n  - {az: z1, range: 10.0.0.0/24, " +
+		"cloud_properties: {name: guest, undiscoverable: \"true\"}}\n- name: d\n  type: dynamic\n  cloud_properties: {name: pub}\n")
+	if err != nil || len(cc.Networks) != 2 || cc.Networks[0].Subnets[0].AZ != "z1" ||
+		cc.Networks[0].Subnets[0].CloudProperties.Name != "guest" || !bool(cc.Networks[0].Subnets[0].CloudProperties.Undiscoverable) ||
+		cc.Networks[1].Type != "dynamic" || cc.Networks[1].CloudProperties.Name != "pub" {
+		t.Fatalf("%+v, %v", cc, err)
+	}
+	if _, err := load("networks:\n- name: m\n  subnets:\n  - cloud_properties: {name: [guest]}\n"); err == nil ||
+		!strings.Contains(err.Error(), `network "m" cloud_properties.name`) {
+		t.Fatalf("a subnet's wrong type: %v", err)
+	}
+	if cc, err := load("networks:\n- name: d\n  type: dynamic\n  cloud_properties: {subnet: subnet-1, name: pub}\n"); err != nil ||
+		cc.Networks[0].CloudProperties.Name != "pub" {
+		t.Fatalf("another CPI's keys: %+v, %v", cc, err)
 	}
 }
 

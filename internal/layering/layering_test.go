@@ -18,7 +18,7 @@ const root = "../.."
 // uses and the helpers tests share. None of them knows the CPI or CloudStack's
 // client.
 var leaves = []string{
-	"cloudstack/hypervisor", "configdrive", "registry", "stemcell", "stemcell/diskimage", "webdav",
+	"cloudstack/hypervisor", "cloudprops", "configdrive", "registry", "stemcell", "stemcell/diskimage", "webdav",
 	"internal/jsonwords", "internal/loopback", "internal/ptytest", "internal/termtable", "internal/testconfig",
 	"internal/testimages", "internal/trust", "internal/fixtures", "internal/launch",
 }
