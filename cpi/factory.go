@@ -5,7 +5,7 @@
 // own small interface (stemcellCloud, vmCloud, …), so its type says what it
 // depends on; tests give every part the one strict mock of cloudstack.API
 // (cloudstackmock), which satisfies each small interface. The VM part reaches
-// load-balancer rules (lbs) and create_vm's names (placement) through parts
+// load-balancer rules (lbs), create_vm's catalog of names (catalog) through parts
 // of their own, and the sweeps of what interrupted calls left are parts
 // too (templateLeftovers, diskLeftovers, snapshotLeftovers).
 package cpi
@@ -81,7 +81,7 @@ func newCPI(r request, cloud cloudstack.API) CPI {
 		misc:      misc{cfg: r.cfg.Stemcell},
 		stemcells: stemcells{request: r, cloud: cloud, leftovers: templateLeftovers{request: r, cloud: cloud}},
 		vms: vms{request: r, cloud: cloud, lbs: lbs{request: r, cloud: cloud},
-			placement: placement{request: r, cloud: cloud, offerings: o}, drives: configDrives{request: r, cloud: cloud}},
+			catalog: catalog{request: r, cloud: cloud, offerings: o}, drives: configDrives{request: r, cloud: cloud}},
 		offerings: o,
 		disks:     disks{request: r, cloud: cloud, offerings: o, leftovers: diskLeftovers{request: r, cloud: cloud}},
 		snapshots: snapshots{request: r, cloud: cloud, leftovers: snapshotLeftovers{request: r, cloud: cloud}},

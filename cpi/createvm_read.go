@@ -1,12 +1,18 @@
 package cpi
 
+// create_vm's first step: the VM type's cloud_properties and the networks
+// read, checked, and every default of cpi.json applied once, here, so
+// that the plan and the deployment use each value as it is.
+
 import (
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/netip"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
@@ -14,6 +20,91 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
+
+// vmWant is create_vm's input as read: the VM type (cpu, ram and cpu_speed
+// as written, which the choice of a customized offering reads), the
+// network plan, and each name with its default applied.
+type vmWant struct {
+	agentID  string
+	env      apiv1.VMEnv
+	props    vmtype.Props
+	networks networkPlan
+	netRefs  []string      // the CloudStack network of each NIC, by name
+	template string        // the stemcell's template: an id, or an earlier CPI's name
+	drive    settingsDrive // where the stemcell's agent reads its settings
+	zone     string
+	// computeOffering is the offering named, or, without cpu and ram,
+	// cloudstack.default_compute_offering ("" refuses).
+	computeOffering string
+	cpuSpeed        int // sent when the offering leaves the speed open
+	// ephemeral says an ephemeral disk is wanted; ephemeralOffering is its
+	// offering, named or the default ("" takes the customized one).
+	ephemeral         bool
+	ephemeralOffering string
+	keyPair           string
+	affinity          affinityWant
+}
+
+// affinityWant is the affinity group the VM joins: none when name is "".
+type affinityWant struct{ name, kind string }
+
+// readVM reads create_vm's arguments and applies cpi.json's defaults.
+func readVM(r request, agentID, stemcellCID string, cp apiv1.VMCloudProps, networks apiv1.Networks,
+	env apiv1.VMEnv) (vmWant, error) {
+	props, err := vmtype.Read(cp)
+	if err != nil {
+		return vmWant{}, err
+	}
+	plan, refs, err := planNetworks(networks)
+	if err == nil {
+		err = plan.addRoutes(props.Routes)
+	}
+	if err != nil {
+		return vmWant{}, err
+	}
+	cs := r.cfg.CloudStack
+	w := vmWant{agentID: agentID, env: env, props: props, networks: plan, netRefs: refs,
+		zone: firstOf(props.Zone, cs.DefaultZone), computeOffering: props.ComputeOffering,
+		cpuSpeed: firstInt(props.CPUSpeed, cs.DefaultCPUSpeed), keyPair: firstOf(props.KeyPair, cs.DefaultKeyPair),
+		ephemeral:         props.EphemeralDiskSize != 0 || props.EphemeralDiskOffering != "",
+		ephemeralOffering: firstOf(props.EphemeralDiskOffering, cs.DefaultEphemeralDiskOffering),
+		affinity:          affinityOf(r, props, env)}
+	if !props.Custom() {
+		w.computeOffering = firstOf(props.ComputeOffering, cs.DefaultComputeOffering)
+	}
+	var cid string
+	w.drive, cid = stemcellDrive(stemcellCID)
+	w.template = strings.TrimPrefix(cid, lightPrefix)
+	return w, nil
+}
+
+// affinityOf is the VM type's affinity group, or with
+// cloudstack.auto_anti_affinity one per director and instance group; the
+// Go CPI's generateAffinityGroup lets a VM type name its group's type.
+func affinityOf(r request, props vmtype.Props, env apiv1.VMEnv) affinityWant {
+	name := props.AffinityGroup
+	if name == "" && r.cfg.CloudStack.AutoAntiAffinity {
+		if group := instanceGroup(env); group != "" {
+			name = fmt.Sprintf("%s-%s", r.ctx.DirectorUUID, group)
+		}
+	}
+	if name == "" {
+		return affinityWant{}
+	}
+	return affinityWant{name: truncate(name, 63), kind: firstOf(props.AffinityGroupType, r.cfg.CloudStack.AffinityGroupType)}
+}
+
+func instanceGroup(env apiv1.VMEnv) string {
+	var e struct {
+		Bosh struct {
+			Group string `json:"group"`
+		} `json:"bosh"`
+	}
+	if raw, err := env.MarshalJSON(); err == nil {
+		_ = json.Unmarshal(raw, &e)
+	}
+	return e.Bosh.Group
+}
 
 // nicPlan is one NIC to ask for, in CloudStack's order.
 type nicPlan struct {
@@ -145,44 +236,6 @@ func randomMAC() (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3]), nil
-}
-
-// newVMName is a host name CloudStack accepts: a letter first, letters,
-// digits and hyphens, 39 characters.
-func newVMName() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("vm-%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
-}
-
-// agentNetworks turns the plan into the agent's networks, with the MACs
-// CloudStack will give the NICs.
-func (p networkPlan) agentNetworks() map[string]networkSettings {
-	out := map[string]networkSettings{}
-	for _, n := range p.nics {
-		s := networkSettings{Type: n.net.Type(), IP: n.net.IP(), Netmask: n.net.Netmask(), Gateway: n.net.Gateway(),
-			DNS: n.net.DNS(), Default: n.net.Default(), MAC: n.mac, Routes: n.routes}
-		if s.Routes == nil {
-			s.Routes = []route{}
-		}
-		if s.DNS == nil {
-			s.DNS = n.network.DNS
-		}
-		if n.net.IsDynamic() {
-			s.IP, s.Netmask, s.Gateway = "", "", ""
-			s.UseDHCP = true
-		}
-		out[n.name] = s
-	}
-	if p.vip != nil {
-		out[p.vipName] = networkSettings{Type: "vip", IP: p.vip.IP(), DNS: []string{}, Default: []string{},
-			Routes: []route{}}
-	}
-	return out
 }
 
 // addRoutes gives each NIC the routes the VM type names for its network,
