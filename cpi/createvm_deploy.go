@@ -128,7 +128,7 @@ func (d *deployment) explainAddress(err error) error {
 			unexplained = append(unexplained, ip)
 		case holder.AwaitingExpunge():
 			return fmt.Errorf("static IP %s on CloudStack network %s is still held by VM %s (%s), destroyed but not "+
-				"yet expunged, until expunge.delay (docs/operators/troubleshooting.md: \"still held by VM\"): %w",
+				"yet expunged, until expunge.delay (docs/operators/troubleshooting.md, VMs and disks): %w",
 				ip, n.network.Name, holder.ID, holder.Name, err)
 		default:
 			return fmt.Errorf("static IP %s on CloudStack network %s is in use by VM %s (%s, %s): %w",
@@ -137,8 +137,8 @@ func (d *deployment) explainAddress(err error) error {
 	}
 	if len(unexplained) > 0 {
 		return fmt.Errorf("CloudStack could not allocate static IP %s and no VM this account can list holds it: "+
-			"perhaps a VM destroyed but not yet expunged does (docs/operators/troubleshooting.md: \"no VM this "+
-			"account can list holds it\"): %w", strings.Join(unexplained, ", "), err)
+			"perhaps a VM destroyed but not yet expunged does (docs/operators/troubleshooting.md, VMs and disks): %w",
+			strings.Join(unexplained, ", "), err)
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -45,12 +46,31 @@ func explainAddressCase(t *testing.T, taken *cloudstack.APIError) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !cloudstack.IsGuestIPUnavailable(err) {
 			t.Errorf("%s (%s): %v; want %q and the CloudStack error kept", ip, taken.Text, err, tc.want)
 		}
+		if tc.holder == nil || tc.holder.AwaitingExpunge() {
+			explainedInTroubleshooting(t, err, tc.want)
+		}
 	}
 	// Another capacity error is no address taken: nothing is looked up
 	// (the strict mock fails on VMWithIP).
 	other := &cloudstack.APIError{ErrorCode: 533, Text: "Unable to create a deployment for VM instance"}
 	if err := (&deployment{vms: vms{cloud: cloud}}).explainAddress(other); err != other { //nolint:errorlint // the very error must come back, not one wrapping it
 		t.Errorf("another capacity error was changed: %v", err)
+	}
+}
+
+// explainedInTroubleshooting: an address error that leaves the operator a
+// choice names the troubleshooting table, whose row quotes the error.
+func explainedInTroubleshooting(t *testing.T, err error, want string) {
+	t.Helper()
+	doc, readErr := os.ReadFile("../docs/operators/troubleshooting.md")
+	if readErr != nil {
+		t.Fatal(readErr)
+	}
+	symptom := strings.NewReplacer("10.1.1.5", "…", "10.1.1.7", "…", "guest", "…", "vm-old (cpivm-old)", "… (…)").Replace(want)
+	symptom, _, _ = strings.Cut(symptom, ": perhaps")
+	if !strings.Contains(err.Error(), "docs/operators/troubleshooting.md, VMs and disks") ||
+		!strings.Contains(string(doc), symptom) {
+		t.Errorf("%v: want it to name the troubleshooting table, with a row quoting %q", err, symptom)
 	}
 }
 
