@@ -1,7 +1,8 @@
 package cpi
 
-// create_vm, read top to bottom: the VM type and networks are read with
-// every default applied (createvm_read.go), planned against the catalog
+// create_vm, read top to bottom: the VM type and networks are read, every
+// default applied right after (createvm_read.go, createvm_defaults.go),
+// planned against the catalog
 // into what to deploy, every refusal of the input decided there
 // (createvm_plan.go), the affinity group found or made
 // (createvm_affinity.go), then the deployment runs, recording what it

@@ -1,12 +1,12 @@
 package cpi
 
 // create_vm's first step: the VM type's cloud_properties and the networks
-// read, checked, and every default of cpi.json applied once, here, so
-// that the plan and the deployment use each value as it is.
+// read and checked, and every default of cpi.json applied once, right
+// after (createvm_defaults.go), so that the plan and the deployment use
+// each value as it is.
 
 import (
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/netip"
@@ -20,33 +20,6 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
 	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
-
-// vmWant is create_vm's input as read: the VM type (cpu, ram and cpu_speed
-// as written, which the choice of a customized offering reads), the
-// network plan, and each name with its default applied.
-type vmWant struct {
-	agentID  string
-	env      apiv1.VMEnv
-	props    vmtype.Props
-	networks networkPlan
-	netRefs  []string      // the CloudStack network of each NIC, by name
-	template string        // the stemcell's template: an id, or an earlier CPI's name
-	drive    settingsDrive // where the stemcell's agent reads its settings
-	zone     string
-	// computeOffering is the offering named, or, without cpu and ram,
-	// cloudstack.default_compute_offering ("" refuses).
-	computeOffering string
-	cpuSpeed        int // sent when the offering leaves the speed open
-	// ephemeral says an ephemeral disk is wanted; ephemeralOffering is its
-	// offering, named or the default ("" takes the customized one).
-	ephemeral         bool
-	ephemeralOffering string
-	keyPair           string
-	affinity          affinityWant
-}
-
-// affinityWant is the affinity group the VM joins: none when name is "".
-type affinityWant struct{ name, kind string }
 
 // readVM reads create_vm's arguments and applies cpi.json's defaults.
 func readVM(r request, agentID, stemcellCID string, cp apiv1.VMCloudProps, networks apiv1.Networks,
@@ -62,48 +35,12 @@ func readVM(r request, agentID, stemcellCID string, cp apiv1.VMCloudProps, netwo
 	if err != nil {
 		return vmWant{}, err
 	}
-	cs := r.cfg.CloudStack
-	w := vmWant{agentID: agentID, env: env, props: props, networks: plan, netRefs: refs,
-		zone: firstOf(props.Zone, cs.DefaultZone), computeOffering: props.ComputeOffering,
-		cpuSpeed: firstInt(props.CPUSpeed, cs.DefaultCPUSpeed), keyPair: firstOf(props.KeyPair, cs.DefaultKeyPair),
-		ephemeral:         props.EphemeralDiskSize != 0 || props.EphemeralDiskOffering != "",
-		ephemeralOffering: firstOf(props.EphemeralDiskOffering, cs.DefaultEphemeralDiskOffering),
-		affinity:          affinityOf(r, props, env)}
-	if !props.Custom() {
-		w.computeOffering = firstOf(props.ComputeOffering, cs.DefaultComputeOffering)
-	}
+	w := withDefaults(r, props, env)
+	w.agentID, w.networks, w.netRefs = agentID, plan, refs
 	var cid string
 	w.drive, cid = stemcellDrive(stemcellCID)
 	w.template = strings.TrimPrefix(cid, lightPrefix)
 	return w, nil
-}
-
-// affinityOf is the VM type's affinity group, or with
-// cloudstack.auto_anti_affinity one per director and instance group; the
-// Go CPI's generateAffinityGroup lets a VM type name its group's type.
-func affinityOf(r request, props vmtype.Props, env apiv1.VMEnv) affinityWant {
-	name := props.AffinityGroup
-	if name == "" && r.cfg.CloudStack.AutoAntiAffinity {
-		if group := instanceGroup(env); group != "" {
-			name = fmt.Sprintf("%s-%s", r.ctx.DirectorUUID, group)
-		}
-	}
-	if name == "" {
-		return affinityWant{}
-	}
-	return affinityWant{name: truncate(name, 63), kind: firstOf(props.AffinityGroupType, r.cfg.CloudStack.AffinityGroupType)}
-}
-
-func instanceGroup(env apiv1.VMEnv) string {
-	var e struct {
-		Bosh struct {
-			Group string `json:"group"`
-		} `json:"bosh"`
-	}
-	if raw, err := env.MarshalJSON(); err == nil {
-		_ = json.Unmarshal(raw, &e)
-	}
-	return e.Bosh.Group
 }
 
 // nicPlan is one NIC to ask for, in CloudStack's order.
