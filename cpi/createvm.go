@@ -2,12 +2,11 @@ package cpi
 
 // create_vm, read top to bottom: the VM type and networks are read, every
 // default applied right after (createvm_read.go, createvm_defaults.go),
-// planned against the catalog
-// into what to deploy, every refusal of the input decided there
-// (createvm_plan.go), the affinity group found or made
-// (createvm_affinity.go), then the deployment runs, recording what it
-// makes (createvm_deploy.go, with its steps createvm_converge.go,
-// createvm_vip.go, createvm_lbs.go, createvm_settings.go,
+// and planned against the catalog into what to deploy, every refusal of
+// the input decided there (createvm_plan.go); the affinity group is found
+// or made (createvm_affinity.go); then the deployment runs, recording
+// what it makes (createvm_deploy.go, with its steps createvm_converge.go,
+// createvm_vip.go, createvm_lbs.go, createvm_settings.go and
 // createvm_drive.go), and a failure removes exactly that
 // (createvm_undo.go).
 
