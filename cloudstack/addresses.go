@@ -5,6 +5,8 @@ import (
 	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // PublicIP is an allocated public address.
@@ -19,10 +21,6 @@ type PublicIP struct {
 	Tags      map[string]string
 	Allocated time.Time // when it was acquired
 }
-
-// AcquiredTag marks a public IP the CPI acquired, so delete_vm releases
-// only those and never an operator's reserved address.
-const AcquiredTag = "bosh-cpi-acquired"
 
 // FindPublicIP returns the allocated address ip in a zone, or nil.
 func (c *Client) FindPublicIP(zoneID, ip string) (*PublicIP, error) {
@@ -92,7 +90,7 @@ func (c *Client) AcquirePublicIP(network Network, ip string) (*PublicIP, error) 
 	if _, err := c.waitJob("associateIpAddress", r.JobID); err != nil {
 		return addr, err // the job may still finish: the caller releases it
 	}
-	if err := c.SetTags(ResourceIP, r.Id, nil, map[string]string{AcquiredTag: "true"}); err != nil {
+	if err := c.SetTags(ResourceIP, r.Id, nil, map[string]string{marks.AcquiredTag: "true"}); err != nil {
 		return addr, err
 	}
 	return addr, nil
@@ -184,32 +182,13 @@ func (c *Client) findAffinityGroup(name string) (id, kind string, err error) {
 	return "", "", nil
 }
 
-// AcquiredFor says the CPI acquired this address for the VM: it is static
-// NAT to no other VM, and it carries AcquiredTag, or, while it has no tag
-// at all, the VM is incomplete, its create_vm recorded the intent to
-// acquire exactly this address before associateIpAddress, and the address
-// is on one of the VM's networks or on none yet. That covers a crash between
-// associateIpAddress and its createTags; an address the operator had
-// allocated never gets the intent (create_vm records it only for an
-// address that was free).
+// AcquiredFor says the CPI acquired this address for the VM, by the
+// marks the two carry (marks.Address.AcquiredFor).
 func (a *PublicIP) AcquiredFor(vm *VM) bool {
-	switch mark, incomplete := vm.IncompleteMark(); {
-	case a.VMID != "" && a.VMID != vm.ID:
-		return false
-	case a.Tags[AcquiredTag] == "true":
-		return true
-	case !incomplete || mark.VIP != a.IP || a.SourceNAT || len(a.Tags) > 0:
-		return false
-	case a.NetworkID == "":
-		// Allocating: associateIpAddress's job has not associated it with
-		// the network yet (IpAddressManagerImpl.allocateIp marks it in
-		// the command's create phase, associateIPToGuestNetwork in its job).
-		return true
+	networks := make([]string, len(vm.NICs))
+	for i, n := range vm.NICs {
+		networks[i] = n.NetworkID
 	}
-	for _, n := range vm.NICs {
-		if n.NetworkID == a.NetworkID {
-			return true
-		}
-	}
-	return false
+	addr := marks.Address{IP: a.IP, VMID: a.VMID, NetworkID: a.NetworkID, SourceNAT: a.SourceNAT, Tags: a.Tags}
+	return addr.AcquiredFor(vm.ID, vm.DisplayName, networks)
 }

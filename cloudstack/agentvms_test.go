@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // TestAgentVMs: a director's VMs for an agent are those tagged with its
@@ -26,7 +27,7 @@ func TestAgentVMs(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := newClient(t, sim.URL, nil)
-	deploy := func(name string, mark *cloudstack.Mark, director, agent string) string {
+	deploy := func(name string, mark *marks.VM, director, agent string) string {
 		t.Helper()
 		spec := cloudstack.DeploySpec{Name: name, DisplayName: name, ZoneID: zone,
 			ServiceOfferingID: offerings.ServiceOfferings[0].Id, TemplateID: templates.Templates[0].Id,
@@ -35,7 +36,7 @@ func TestAgentVMs(t *testing.T) {
 			spec.DisplayName = mark.DisplayName()
 		}
 		if director != "" {
-			spec.Tags = map[string]string{cloudstack.DirectorTag: director, cloudstack.AgentTag: agent}
+			spec.Tags = map[string]string{marks.DirectorTag: director, marks.AgentTag: agent}
 		}
 		id, _, err := c.DeployVM(spec)
 		if err != nil {
@@ -43,13 +44,13 @@ func TestAgentVMs(t *testing.T) {
 		}
 		return id
 	}
-	mark := cloudstack.NewMark("dir-1", "", "agent-1")
+	mark := marks.NewVM("dir-1", "", "agent-1")
 	want := []string{
 		deploy("vm-tagged", nil, "dir-1", "agent-1"),
 		deploy("vm-marked", &mark, "", ""),
 		deploy("vm-both", &mark, "dir-1", "agent-1"),
 	}
-	otherAgent := cloudstack.NewMark("dir-1", "", "agent-2")
+	otherAgent := marks.NewVM("dir-1", "", "agent-2")
 	deploy("vm-other-agent", &otherAgent, "dir-1", "agent-2")
 	deploy("vm-other-director", nil, "dir-2", "agent-1")
 

@@ -3,6 +3,8 @@ package cloudstack
 import (
 	"net/http"
 	"time"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // API is the seam the CPI methods depend on: everything they ask of
@@ -235,8 +237,8 @@ type LoadBalancers interface {
 	// VMLBRules lists the rules a VM is behind.
 	VMLBRules(vmID string) ([]LBRule, error)
 	// LBRulesCreatedFor lists the rules this director's create_vm for the
-	// agent created (their description carries the LBMark).
-	LBRulesCreatedFor(m LBMark) ([]LBRule, error)
+	// agent created (their description carries the marks.LB).
+	LBRulesCreatedFor(m marks.LB) ([]LBRule, error)
 	// CreateLBRule creates a rule carrying its mark, waits, and tags it.
 	CreateLBRule(s LBSpec) (*LBRule, error)
 	// LBRuleVMs lists the ids of the VMs behind a rule (CloudStack leaves

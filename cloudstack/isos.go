@@ -7,6 +7,8 @@ import (
 	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // ISO is a CloudStack ISO: for the CPI, the config drive of one VM of an
@@ -29,7 +31,7 @@ type ISO struct {
 }
 
 // ISOSpec is what creating the ISO needs. CloudStack takes no tags with
-// it, so the display text carries the CPI's mark (TemplateMark).
+// it, so the display text carries the CPI's mark (marks.Template).
 type ISOSpec struct {
 	Name        string
 	DisplayText string
@@ -38,7 +40,7 @@ type ISOSpec struct {
 
 // Mark reads the CPI's mark from the ISO's display text; false when it has
 // none (someone else's ISO).
-func (i ISO) Mark() (TemplateMark, bool) { return Template{DisplayText: i.DisplayText}.Mark() }
+func (i ISO) Mark() (marks.Template, bool) { return marks.ReadTemplate(i.DisplayText) }
 
 // asTemplate lets the template readiness rules judge the ISO.
 func (i ISO) asTemplate() Template {

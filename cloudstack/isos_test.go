@@ -13,6 +13,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 const isoID = "8c0a1b2e-3d4f-4a5b-8c6d-7e8f9a0b1c2d"
@@ -296,12 +297,12 @@ func TestZoneHypervisors(t *testing.T) {
 
 func TestISOMarkCarriesAgentAndConfigDrive(t *testing.T) {
 	until := time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC)
-	m := cloudstack.TemplateMark{Director: "d", Agent: "agent-1", Incomplete: true, Owner: "1@h", Until: until}
+	m := marks.Template{Director: "d", Agent: "agent-1", Incomplete: true, Owner: "1@h", Until: until}
 	got, ok := cloudstack.ISO{DisplayText: m.Apply("BOSH config drive of VM vm-1")}.Mark()
 	if !ok || got != m {
 		t.Errorf("ISO mark read back as %+v (%v), want %+v", got, ok, m)
 	}
-	tm := cloudstack.TemplateMark{Director: "d", ConfigDrive: true}
+	tm := marks.Template{Director: "d", ConfigDrive: true}
 	if got, ok := (cloudstack.Template{DisplayText: tm.Apply("BOSH stemcell")}).Mark(); !ok || !got.ConfigDrive {
 		t.Errorf("template mark read back as %+v (%v)", got, ok)
 	}

@@ -1,11 +1,12 @@
 package cloudstack
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // LBAlgorithms are the algorithms createLoadBalancerRule accepts
@@ -47,42 +48,14 @@ type LBSpec struct {
 	OpenFirewall bool
 	PublicIPID   string
 	NetworkID    string
-	Mark         LBMark
+	Mark         marks.LB
 }
 
-// lbCreatedMark opens the description of a rule the CPI created. The
-// description is written by createLoadBalancerRule itself, in the row it
-// inserts (LoadBalancingRulesManagerImpl.createPublicLoadBalancer), so a
-// rule is never the CPI's and unmarked: no crash or lost answer between
-// the rule and its mark. The tags that follow are for the operator.
-const lbCreatedMark = "bosh-cpi-created"
-
-// LBCreatedTag is the tag a CPI-created rule gets after creation.
-const LBCreatedTag = "bosh-cpi-created"
-
-// LBMark says which director's create_vm, for which agent, created a rule.
-type LBMark struct {
-	Director string
-	Agent    string
-}
-
-// Description is the description createLoadBalancerRule gives the rule.
-func (m LBMark) Description() string {
-	return fmt.Sprintf("%s %s=%s %s=%s", lbCreatedMark, DirectorTag, m.Director, AgentTag, m.Agent)
-}
-
-// Mark reads the rule's description mark; false for an operator's rule.
-func (r *LBRule) Mark() (LBMark, bool) {
-	var m LBMark
-	rest, ok := strings.CutPrefix(r.Description, lbCreatedMark+" "+DirectorTag+"=")
-	if !ok {
-		return m, false
-	}
-	if m.Director, m.Agent, ok = strings.Cut(rest, " "+AgentTag+"="); !ok {
-		return LBMark{}, false
-	}
-	return m, true
-}
+// Mark reads the rule's description mark (createLoadBalancerRule writes
+// the description in the row it inserts, LoadBalancingRulesManagerImpl.
+// createPublicLoadBalancer, so a rule is never the CPI's and unmarked);
+// false for an operator's rule.
+func (r *LBRule) Mark() (marks.LB, bool) { return marks.ReadLB(r.Description) }
 
 // CreatedBy says this director's CPI created the rule.
 func (r *LBRule) CreatedBy(director string) bool {
@@ -129,7 +102,7 @@ func (c *Client) VMLBRules(vmID string) ([]LBRule, error) {
 // LBRulesCreatedFor implements LoadBalancers. keyword matches the name or
 // the description (LoadBalancingRulesManagerImpl.searchForLoadBalancers),
 // as a LIKE: the marks are compared exactly below.
-func (c *Client) LBRulesCreatedFor(m LBMark) ([]LBRule, error) {
+func (c *Client) LBRulesCreatedFor(m marks.LB) ([]LBRule, error) {
 	p := c.cs.LoadBalancer.NewListLoadBalancerRulesParams()
 	if err := c.inProject(p); err != nil {
 		return nil, err
@@ -193,7 +166,7 @@ func (c *Client) CreateLBRule(s LBSpec) (*LBRule, error) {
 	if _, err := c.waitJob("createLoadBalancerRule", r.JobID); err != nil {
 		return rule, err
 	}
-	tags := map[string]string{DirectorTag: s.Mark.Director, LBCreatedTag: "true"}
+	tags := map[string]string{marks.DirectorTag: s.Mark.Director, marks.LBCreatedTag: "true"}
 	return rule, c.SetTags(ResourceLB, r.Id, nil, tags)
 }
 

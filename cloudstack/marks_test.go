@@ -1,45 +1,18 @@
 package cloudstack_test
 
 import (
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
-func TestMarkReadsBackFromTheDisplayName(t *testing.T) {
-	long := strings.Repeat("a", 300)
-	for _, m := range []cloudstack.Mark{
-		cloudstack.NewMark("dir-1", "192.168.2.5", "agent-1"),
-		cloudstack.NewMark("dir-1", "", "agent with spaces bosh-cpi-vip=1.2.3.4"),
-		cloudstack.NewMark("", "", ""),
-		cloudstack.NewMark("dir-1", "192.168.2.5", long),
-	} {
-		name := m.DisplayName()
-		if n := len([]rune(name)); n > 255 {
-			t.Errorf("display name of %d characters: vm_instance.display_name is varchar(255)", n)
-		}
-		got, ok := (&cloudstack.VM{DisplayName: name}).IncompleteMark()
-		if !ok || got != m {
-			t.Errorf("%q reads back as %+v (%v), want %+v", name, got, ok, m)
-		}
-	}
-	if m := cloudstack.NewMark("d", "", long); m != cloudstack.NewMark("d", "", long+"b") || !strings.HasPrefix(long, m.Agent) {
-		t.Errorf("a cut agent id must compare equal to itself cut the same way: %q", m.Agent)
-	}
-	for _, name := range []string{"vm-1234", "web_0", "bosh-cpi-incomplete", "bosh-cpi-incomplete bosh-director-uuid=d",
-		"x bosh-cpi-incomplete bosh-director-uuid=d bosh-cpi-vip= bosh-agent-id=a"} {
-		if m, ok := (&cloudstack.VM{DisplayName: name}).IncompleteMark(); ok {
-			t.Errorf("%q is no mark, read as %+v", name, m)
-		}
-	}
-}
-
 func TestAcquiredForTrustsTheTagOrAnUntaggedIntent(t *testing.T) {
-	mark := cloudstack.NewMark("d", "192.168.2.5", "a").DisplayName()
+	mark := marks.NewVM("d", "192.168.2.5", "a").DisplayName()
 	incomplete := &cloudstack.VM{ID: "vm-1", DisplayName: mark, NICs: []cloudstack.NIC{{NetworkID: "net-1"}}}
 	complete := &cloudstack.VM{ID: "vm-1", DisplayName: "vm-1", NICs: incomplete.NICs}
-	acquired := map[string]string{cloudstack.AcquiredTag: "true"}
+	acquired := map[string]string{marks.AcquiredTag: "true"}
 	for _, c := range []struct {
 		what string
 		addr cloudstack.PublicIP
@@ -63,15 +36,32 @@ func TestAcquiredForTrustsTheTagOrAnUntaggedIntent(t *testing.T) {
 	}
 }
 
-func TestLBMarkReadsBackFromTheDescription(t *testing.T) {
-	m := cloudstack.LBMark{Director: "dir-1", Agent: "agent-1"}
+// TestLBRuleCreatedBy: a rule is this director's when its description
+// carries the director's mark, never when it is an operator's.
+func TestLBRuleCreatedBy(t *testing.T) {
+	m := marks.LB{Director: "dir-1", Agent: "agent-1"}
 	r := &cloudstack.LBRule{Description: m.Description()}
 	if got, ok := r.Mark(); !ok || got != m || !r.CreatedBy("dir-1") || r.CreatedBy("dir-2") {
 		t.Errorf("%q reads back as %+v (%v)", r.Description, got, ok)
 	}
-	for _, desc := range []string{"", "web servers", "bosh-cpi-created", "bosh-cpi-created bosh-director-uuid=dir-1"} {
-		if r := (&cloudstack.LBRule{Description: desc}); r.CreatedBy("dir-1") {
-			t.Errorf("an operator's rule described %q is taken for the CPI's", desc)
+	if r := (&cloudstack.LBRule{Description: "web servers"}); r.CreatedBy("dir-1") {
+		t.Errorf("an operator's rule described %q is taken for the CPI's", r.Description)
+	}
+}
+
+// TestVolumeDiskMark: the leftover rules read a volume's name, whether it
+// is attached and whether it was ever created on primary storage.
+func TestVolumeDiskMark(t *testing.T) {
+	created := time.Now()
+	for _, c := range []struct {
+		vol  cloudstack.Volume
+		want marks.Disk
+	}{
+		{cloudstack.Volume{Name: "n", State: "Allocated", Created: created}, marks.Disk{Name: "n", NeverUsed: true, Created: created}},
+		{cloudstack.Volume{Name: "n", State: "Ready", VMID: "vm-1"}, marks.Disk{Name: "n", Attached: true}},
+	} {
+		if got := c.vol.DiskMark(); got != c.want {
+			t.Errorf("%+v: DiskMark = %+v, want %+v", c.vol, got, c.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/simtest"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 )
 
@@ -36,7 +37,7 @@ func tagSim(t *testing.T) (*replaySim, *cloudstack.Client, cloudstack.Zone, stri
 // jobs run side by side; the tag job is polled once, after the create's.
 func TestCreateVolumeTagsBesideItsJob(t *testing.T) {
 	s, c, z, offering := tagSim(t)
-	tags := map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.AgentTag: "agent-1"}
+	tags := map[string]string{marks.DirectorTag: "dir-1", marks.AgentTag: "agent-1"}
 	vol, err := c.CreateVolume("tagged-disk", z.ID, offering, 1, tags)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func TestCreateVolumeTagsBesideItsJob(t *testing.T) {
 	if last.Command != "queryAsyncJobResult" || last.Params["jobid"] != tagJob || s.count(t, "queryAsyncJobResult") != len(reqs)-2 {
 		t.Fatalf("calls %v: want the tag job polled once, last", cmds)
 	}
-	if vol.Tags[cloudstack.AgentTag] != "agent-1" || vol.Tags[cloudstack.DirectorTag] != "dir-1" {
+	if vol.Tags[marks.AgentTag] != "agent-1" || vol.Tags[marks.DirectorTag] != "dir-1" {
 		t.Errorf("the volume comes back with tags %v", vol.Tags)
 	}
 	p := s.ops.Resourcetags.NewListTagsParams()

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // Template is one zone's copy of a CloudStack template: a template in three
@@ -176,6 +178,11 @@ func (c *Client) OwnTemplates(name string) ([]Template, error) {
 	}
 	return c.listNamed(p, name)
 }
+
+// Mark reads the CPI's mark from the template's display text (neither
+// getUploadParamsForTemplate nor registerTemplate takes tags); false when it
+// has none (a template of someone else's, or of an older CPI).
+func (t Template) Mark() (marks.Template, bool) { return marks.ReadTemplate(t.DisplayText) }
 
 // SetTemplateDisplayText replaces a template's display text (updateTemplate,
 // a synchronous command).

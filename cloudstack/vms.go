@@ -9,6 +9,7 @@ import (
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // VM is what the CPI needs to know of a CloudStack virtual machine.
@@ -55,13 +56,13 @@ func (vm *VM) ResizesAttachedDisks() bool {
 // MadeByEarlierCPI says the Java CPI or Orange's Go CPI deployed the VM.
 func (vm *VM) MadeByEarlierCPI() bool { return strings.HasPrefix(vm.Name, earlierVMPrefix) }
 
-// HadLBs says whether the VM's create_vm had load-balancer rules (LBTag).
-func (vm *VM) HadLBs() bool { return vm.Tags[LBTag] != "" }
+// HadLBs says whether the VM's create_vm had load-balancer rules
+// (marks.HadLBs).
+func (vm *VM) HadLBs() bool { return marks.HadLBs(vm.Tags) }
 
 // HadConfigDrive says whether the VM's create_vm made it an ISO of its
-// agent's settings, a config drive or a CD-ROM (ConfigDriveTag), whether or
-// not the ISO is still attached.
-func (vm *VM) HadConfigDrive() bool { return vm.Tags[ConfigDriveTag] == "true" }
+// agent's settings (marks.HadConfigDrive).
+func (vm *VM) HadConfigDrive() bool { return marks.HadConfigDrive(vm.Tags) }
 
 // VMWithIP implements API.
 func (c *Client) VMWithIP(networkID, ip string) (*VM, error) {
@@ -124,61 +125,9 @@ func toVM(v *csgo.VirtualMachine) *VM {
 	return vm
 }
 
-// Mark is what an incomplete VM's display name says of it: deployed by
-// create_vm for this director and agent, about to acquire this vip (empty
-// when the CPI acquires none), and not finished. deployVirtualMachine
-// takes no tags, so the display name is the one mark that exists from the
-// instant the VM does; create_vm's last step gives the VM its host name
-// as display name again, which is what makes it complete.
-type Mark struct {
-	Director string
-	VIP      string
-	Agent    string
-}
-
-// maxDisplayName is the width of vm_instance.display_name: varchar(255).
-const maxDisplayName = 255
-
-// NewMark is the mark of a create_vm, the agent id cut so that the display
-// name fits (the agent id goes last for that reason).
-func NewMark(director, vip, agent string) Mark {
-	m := Mark{Director: director, VIP: vip}
-	room := maxDisplayName - len([]rune(m.DisplayName()))
-	if r := []rune(agent); len(r) > room && room >= 0 {
-		agent = string(r[:room])
-	}
-	m.Agent = agent
-	return m
-}
-
-// DisplayName is the display name that carries the mark.
-func (m Mark) DisplayName() string {
-	return fmt.Sprintf("%s %s=%s %s=%s %s=%s", IncompleteTag, DirectorTag, m.Director, VIPIntentTag, m.VIP,
-		AgentTag, m.Agent)
-}
-
-// directorKeyword is what listVirtualMachines' keyword (a LIKE on the
-// display name among other fields) narrows the listing to.
-func (m Mark) directorKeyword() string {
-	return fmt.Sprintf("%s %s=%s", IncompleteTag, DirectorTag, m.Director)
-}
-
 // IncompleteMark reads the mark of a VM whose create_vm never finished;
 // false for a complete VM, the operator's, or one renamed since.
-func (vm *VM) IncompleteMark() (Mark, bool) {
-	var m Mark
-	rest, ok := strings.CutPrefix(vm.DisplayName, IncompleteTag+" "+DirectorTag+"=")
-	if !ok {
-		return m, false
-	}
-	if m.Director, rest, ok = strings.Cut(rest, " "+VIPIntentTag+"="); !ok {
-		return m, false
-	}
-	if m.VIP, m.Agent, ok = strings.Cut(rest, " "+AgentTag+"="); !ok {
-		return Mark{}, false
-	}
-	return m, true
-}
+func (vm *VM) IncompleteMark() (marks.VM, bool) { return marks.ReadVM(vm.DisplayName) }
 
 // IncompleteVMs lists the VMs (Destroyed ones included, where the account
 // may see them) that carry an incomplete mark of this director.
@@ -188,7 +137,7 @@ func (c *Client) IncompleteVMs(director string) ([]*VM, error) {
 		return nil, err
 	}
 	p.SetListall(true)
-	p.SetKeyword(Mark{Director: director}.directorKeyword())
+	p.SetKeyword(marks.DirectorKeyword(director))
 	resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
 	if err != nil {
 		return nil, c.fail("listVirtualMachines", err)
@@ -213,14 +162,14 @@ func (c *Client) AgentVMs(director, agent string) ([]*VM, error) {
 		return nil, err
 	}
 	p.SetListall(true)
-	p.SetTags(map[string]string{AgentTag: agent})
+	p.SetTags(map[string]string{marks.AgentTag: agent})
 	resp, err := c.cs.VirtualMachine.ListVirtualMachines(p)
 	if err != nil {
 		return nil, c.fail("listVirtualMachines", err)
 	}
 	var out []*VM
 	for _, v := range resp.VirtualMachines {
-		if vm := toVM(v); vm.Tags[DirectorTag] == director && vm.Tags[AgentTag] == agent {
+		if vm := toVM(v); vm.Tags[marks.DirectorTag] == director && vm.Tags[marks.AgentTag] == agent {
 			out = append(out, vm)
 		}
 	}
@@ -228,7 +177,7 @@ func (c *Client) AgentVMs(director, agent string) ([]*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	want := NewMark(director, "", agent).Agent
+	want := marks.NewVM(director, "", agent).Agent
 	for _, vm := range incomplete {
 		m, _ := vm.IncompleteMark()
 		if m.Agent == want && !slices.ContainsFunc(out, func(o *VM) bool { return o.ID == vm.ID }) {

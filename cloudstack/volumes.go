@@ -8,6 +8,8 @@ import (
 	"time"
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // Volume is a CloudStack volume: ROOT or DATADISK.
@@ -121,6 +123,13 @@ func csTime(s string) time.Time {
 // (Volume.State Allocated: "allocated but has not been created yet"), which
 // happens once a running VM has it. It holds no data.
 func (v *Volume) NeverUsed() bool { return v.State == "Allocated" }
+
+// DiskMark is what the leftover rules read of the volume: its name (the
+// mark create_disk gives it), whether it is attached, whether it was ever
+// used, and its age.
+func (v *Volume) DiskMark() marks.Disk {
+	return marks.Disk{Name: v.Name, Attached: v.VMID != "", NeverUsed: v.NeverUsed(), Created: v.Created}
+}
 
 // VolumesNamedLike lists the data volumes whose name contains s: listVolumes'
 // keyword is a LIKE %s% on the name, the state or the type

@@ -143,6 +143,8 @@ func TestRefusals(t *testing.T) {
 			"config_drive_publish is webdav, so webdav.listen"},
 		"wrong type":           {strings.Replace(minimal, `}}`, `,"skip_verify_ssl":"yes"}}`, 1), "skip_verify_ssl"},
 		"section not object":   {`{"cloudstack":"x"}`, "cloudstack must be an object"},
+		"section null":         {strings.Replace(minimal, `}}`, `},"registry":null}`, 1), "registry is null: give it an object or leave the key out"},
+		"nested section null":  {strings.Replace(minimal, `}}`, `},"agent":{"blobstore":null}}`, 1), "agent.blobstore is null"},
 		"not json":             {`{"cloudstack":`, "not valid JSON"},
 		"poll max below start": {strings.Replace(minimal, `}}`, `,"job_poll_interval":"3s","job_poll_max_interval":"1s"}}`, 1), "job_poll_max_interval"},
 		"registry url":         {strings.Replace(minimal, `}}`, `},"registry":{"endpoint":"http://user:pw@"}}`, 1), "registry.endpoint has no host"},

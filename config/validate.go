@@ -295,6 +295,11 @@ func walkKeys(raw any, t reflect.Type, path string) error {
 		return nil
 	}
 	if !isObj {
+		if raw == nil && path != "" {
+			// null would decode as the section left out: say so rather
+			// than run on defaults the operator may not have meant.
+			return fmt.Errorf("%s is null: give it an object or leave the key out", path)
+		}
 		if raw == nil {
 			return nil
 		}

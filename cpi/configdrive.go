@@ -13,6 +13,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/configdrive"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
 	"github.com/bosh-cloudstack/cloudstack-cpi/webdav"
 )
@@ -60,19 +61,12 @@ func isoText(vmName string, kind settingsDrive) string {
 }
 
 // isoMark is this director's mark on the ISO of agentID's VM.
-func (c configDrives) isoMark(agentID string, incomplete bool) cloudstack.TemplateMark {
-	m := cloudstack.TemplateMark{Director: c.ctx.DirectorUUID, Agent: agentID}
+func (c configDrives) isoMark(agentID string, incomplete bool) marks.Template {
+	m := marks.Template{Director: c.ctx.DirectorUUID, Agent: agentID}
 	if incomplete {
-		m.Incomplete, m.Owner, m.Until = true, cloudstack.ThisProcess(), time.Now().Add(c.isoMarkLifetime())
+		m.Incomplete, m.Owner, m.Until = true, marks.ThisProcess(), time.Now().Add(marks.ISOLifetime(c.cfg))
 	}
 	return m
-}
-
-// isoMarkLifetime bounds how long a create_vm can run after it created its
-// ISO: the wait for the ISO, the jobs of the deploy, attach, start and a
-// cleanup, and margin for the requests around them.
-func (c request) isoMarkLifetime() time.Duration {
-	return c.cfg.Stemcell.ConfigDriveTimeout.D() + 4*c.cfg.CloudStack.JobTimeout.D() + 15*time.Minute
 }
 
 // create builds the ISO of the settings and has CloudStack take it, by

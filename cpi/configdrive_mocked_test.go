@@ -21,6 +21,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/configdrive"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 const configDriveCID = "configdrive-" + stemcellID
@@ -125,8 +126,8 @@ func TestCreateVMWithConfigDriveDeploysStoppedAttachesThenStarts(t *testing.T) {
 	d := &deployed{}
 	var iso cloudstack.ISOSpec
 	gomock.InOrder(append(expectUploadStarts(t, cloud, srv, &iso),
-		cloud.EXPECT().DeployVM(taggedWith(map[string]string{cloudstack.DirectorTag: "dir-1",
-			cloudstack.AgentTag: "agent-1", cloudstack.ConfigDriveTag: "true"})).DoAndReturn(d.answer("vm-1", nil)),
+		cloud.EXPECT().DeployVM(taggedWith(map[string]string{marks.DirectorTag: "dir-1",
+			marks.AgentTag: "agent-1", marks.ConfigDriveTag: "true"})).DoAndReturn(d.answer("vm-1", nil)),
 		cloud.EXPECT().WaitISO("iso-1", time.Minute).Return(nil),
 		cloud.EXPECT().AttachISO("iso-1", "vm-1").Return(nil),
 		cloud.EXPECT().StartVM("vm-1").Return(nil),
@@ -176,7 +177,7 @@ func TestCreateVMWithConfigDriveTimeoutRemovesVMAndISO(t *testing.T) {
 		cloud.EXPECT().WaitISO("iso-1", time.Minute).Return(&cloudstack.ISOTimeoutError{ID: "iso-1", Status: "NotUploaded"}),
 		cloud.EXPECT().FindVM("vm-1").DoAndReturn(func(string) (*cloudstack.VM, error) {
 			vm := d.vm()
-			vm.State, vm.Tags = "Stopped", map[string]string{cloudstack.ConfigDriveTag: "true"}
+			vm.State, vm.Tags = "Stopped", map[string]string{marks.ConfigDriveTag: "true"}
 			return vm, nil
 		}),
 	)...)
@@ -216,7 +217,7 @@ func TestCreateVMWithConfigDriveSweepsLeftoverISOs(t *testing.T) {
 	c, cloud := configDriveCPI(t)
 	expectResolve(cloud)
 	mark := func(agent string, incomplete bool, until time.Time, director string) string {
-		return cloudstack.TemplateMark{Director: director, Agent: agent, Incomplete: incomplete, Owner: "1@elsewhere",
+		return marks.Template{Director: director, Agent: agent, Incomplete: incomplete, Owner: "1@elsewhere",
 			Until: until}.Apply("x")
 	}
 	later, past := time.Now().Add(time.Hour), time.Now().Add(-time.Minute)
@@ -260,7 +261,7 @@ func TestDeleteVMRemovesTheConfigDrive(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c, cloud := mockedCPI(t, true)
 			vm := &cloudstack.VM{ID: "vm-1", Name: "vm-abc", State: tc.state, ISOID: "iso-1",
-				Tags: map[string]string{cloudstack.ConfigDriveTag: "true"}}
+				Tags: map[string]string{marks.ConfigDriveTag: "true"}}
 			cloud.EXPECT().FindVM("vm-1").Return(vm, nil)
 			calls := append(tc.end(cloud), cloud.EXPECT().OwnISOs("vm-abc").Return(nil, nil),
 				cloud.EXPECT().DeleteISO("iso-1").Return(tc.deleteErr))

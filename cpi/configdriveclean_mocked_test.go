@@ -14,6 +14,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cpi"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // create_vm's cleanup of an ISO whose upload CloudStack has not settled:
@@ -96,7 +97,7 @@ func TestCreateVMWithConfigDriveVMCleanupWaitsForTheISOToSettle(t *testing.T) {
 				cloud.EXPECT().WaitISO("iso-1", time.Minute).Return(errLostAnswer),
 				cloud.EXPECT().FindVM("vm-1").DoAndReturn(func(string) (*cloudstack.VM, error) {
 					vm := d.vm()
-					vm.State, vm.Tags = "Stopped", map[string]string{cloudstack.ConfigDriveTag: "true"}
+					vm.State, vm.Tags = "Stopped", map[string]string{marks.ConfigDriveTag: "true"}
 					return vm, nil
 				}),
 			)...)

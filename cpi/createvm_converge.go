@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // converge removes this director's VMs whose create_vm never finished and
@@ -40,7 +41,7 @@ func (d *deployment) converge() error {
 // supersedes says an incomplete VM is an earlier attempt at this one.
 func (d *deployment) supersedes(vm *cloudstack.VM) bool {
 	mark, ok := vm.IncompleteMark()
-	own := cloudstack.NewMark(d.vms.ctx.DirectorUUID, "", d.plan.agentID)
+	own := marks.NewVM(d.vms.ctx.DirectorUUID, "", d.plan.agentID)
 	vip := d.plan.networks.vip
 	switch {
 	case !ok || mark.Director != own.Director:

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // deployment is one create_vm's execution: the plan, the spec it
@@ -26,7 +27,7 @@ type deployment struct {
 	lbs      []lbPlan
 	registry bool // settings were written to the registry
 	deployed bool // deployVirtualMachine was sent
-	mark     cloudstack.Mark
+	mark     marks.VM
 	drive    madeDrive // the config drive ISO this call created
 }
 
@@ -54,7 +55,7 @@ func (d *deployment) run() error {
 	if err := d.checkVIP(); err != nil {
 		return err
 	}
-	d.mark = cloudstack.NewMark(d.vms.ctx.DirectorUUID, d.intendedVIP(), d.plan.agentID)
+	d.mark = marks.NewVM(d.vms.ctx.DirectorUUID, d.intendedVIP(), d.plan.agentID)
 	if err := d.planLBs(); err != nil {
 		return err
 	}
@@ -99,12 +100,12 @@ func (d *deployment) deploy() error {
 // VM as soon as it exists. Until they are there the display name's Mark
 // says whose the VM is.
 func (d *deployment) vmTags() map[string]string {
-	tags := map[string]string{cloudstack.DirectorTag: d.vms.ctx.DirectorUUID, cloudstack.AgentTag: d.plan.agentID}
+	tags := map[string]string{marks.DirectorTag: d.vms.ctx.DirectorUUID, marks.AgentTag: d.plan.agentID}
 	if len(d.plan.props.LBs) > 0 {
-		tags[cloudstack.LBTag] = "true"
+		tags[marks.LBTag] = "true"
 	}
 	if d.plan.drive != noDrive {
-		tags[cloudstack.ConfigDriveTag] = "true"
+		tags[marks.ConfigDriveTag] = "true"
 	}
 	return tags
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 func TestExplainAddressNamesTheHolder(t *testing.T) {
@@ -100,7 +101,7 @@ func TestSupersedesOnlyThisDirectorsEarlierAttempts(t *testing.T) {
 			networks: networkPlan{vip: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "vip", IP: "192.168.2.5"})}}},
 		spec: cloudstack.DeploySpec{NICs: []cloudstack.NICRequest{{NetworkID: "n1", IP: "10.1.1.5"}, {NetworkID: "n2"}}}}
 	mark := func(director, vip, agent string) string {
-		return cloudstack.NewMark(director, vip, agent).DisplayName()
+		return marks.NewVM(director, vip, agent).DisplayName()
 	}
 	nic := func(network, ip string) []cloudstack.NIC { return []cloudstack.NIC{{NetworkID: network, IP: ip}} }
 	for _, c := range []struct {

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
@@ -120,8 +121,8 @@ func (d *deployment) joinLBs() error {
 // lbMark is what a rule this create_vm creates says of it: the same
 // director and agent as the VM's incomplete mark, which is how the VM's
 // removal finds a rule created before the VM was behind it.
-func (d *deployment) lbMark() cloudstack.LBMark {
-	return cloudstack.LBMark{Director: d.mark.Director, Agent: d.mark.Agent}
+func (d *deployment) lbMark() marks.LB {
+	return marks.LB{Director: d.mark.Director, Agent: d.mark.Agent}
 }
 
 // plan resolves the entries in a zone for a VM with the vip and NICs: each
@@ -153,7 +154,7 @@ func (c lbs) plan(entries []vmtype.LB, zoneID, vip string, nics []nicPlan) ([]lb
 // join assigns the VM to the entry's rule. When the assign fails and the
 // rule is gone (the delete_vm of its last VM, running beside this call,
 // deleted it after plan found it), the rule is made again once.
-func (c lbs) join(p lbPlan, vmID string, mark cloudstack.LBMark) error {
+func (c lbs) join(p lbPlan, vmID string, mark marks.LB) error {
 	rule := p.rule
 	for again := false; ; again = true {
 		if rule == nil {
@@ -186,7 +187,7 @@ func (c lbs) gone(p lbPlan, ruleID string) bool {
 // create creates the entry's rule, carrying mark. After a lost answer, or
 // when another create_vm made the rule meanwhile (the same lbs in
 // parallel), the rule of that name on the address is the one.
-func (c lbs) create(p lbPlan, mark cloudstack.LBMark) (*cloudstack.LBRule, error) {
+func (c lbs) create(p lbPlan, mark marks.LB) (*cloudstack.LBRule, error) {
 	spec := cloudstack.LBSpec{Name: p.prop.Name, Algorithm: p.prop.Algorithm, PublicPort: p.prop.PublicPort,
 		PrivatePort: p.prop.PrivatePort, OpenFirewall: bool(p.prop.OpenFirewall), PublicIPID: p.addr.ID,
 		NetworkID: p.networkID, Mark: mark}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
@@ -101,15 +102,15 @@ func lbPart(t *testing.T) (lbs, *cloudstackmock.MockAPI) {
 // its create_vm created before assigning it. A VM made without lbs asks
 // nothing (the strict mock fails on any call).
 func TestLeavingLBsDeletesOnlyTheCPIsEmptyRules(t *testing.T) {
-	ours := cloudstack.LBMark{Director: "dir", Agent: "agent-1"}
-	earlier := cloudstack.LBMark{Director: "dir", Agent: "agent-0"}.Description()
-	theirs := cloudstack.LBMark{Director: "other-dir", Agent: "agent-1"}.Description()
+	ours := marks.LB{Director: "dir", Agent: "agent-1"}
+	earlier := marks.LB{Director: "dir", Agent: "agent-0"}.Description()
+	theirs := marks.LB{Director: "other-dir", Agent: "agent-1"}.Description()
 	c, cloud := lbPart(t)
 	withoutLBs := &cloudstack.VM{ID: "vm-1", DisplayName: "vm-1"}
 	if err := c.leaveLBs(withoutLBs); err != nil {
 		t.Fatalf("a complete VM made without lbs: %v", err)
 	}
-	complete := &cloudstack.VM{ID: "vm-1", DisplayName: "vm-1", Tags: map[string]string{cloudstack.LBTag: "true"}}
+	complete := &cloudstack.VM{ID: "vm-1", DisplayName: "vm-1", Tags: map[string]string{marks.LBTag: "true"}}
 	cloud.EXPECT().VMLBRules("vm-1").Return([]cloudstack.LBRule{{ID: "last", Description: earlier},
 		{ID: "shared", Description: earlier}, {ID: "operator", Description: "ops"}, {ID: "foreign", Description: theirs}}, nil)
 	for id, behind := range map[string][]string{"last": {"vm-1"}, "shared": {"vm-1", "vm-2"}, "operator": {"vm-1"},
@@ -125,7 +126,7 @@ func TestLeavingLBsDeletesOnlyTheCPIsEmptyRules(t *testing.T) {
 	if err := c.leaveLBs(complete); err != nil {
 		t.Fatal(err)
 	}
-	incomplete := &cloudstack.VM{ID: "vm-3", DisplayName: cloudstack.NewMark("dir", "", "agent-1").DisplayName()}
+	incomplete := &cloudstack.VM{ID: "vm-3", DisplayName: marks.NewVM("dir", "", "agent-1").DisplayName()}
 	cloud.EXPECT().VMLBRules("vm-3").Return(nil, nil)
 	cloud.EXPECT().LBRulesCreatedFor(ours).Return([]cloudstack.LBRule{{ID: "unassigned", Description: ours.Description()},
 		{ID: "joined", Description: ours.Description()}}, nil)
@@ -146,7 +147,7 @@ func TestJoiningARuleThatWentMakesItAgain(t *testing.T) {
 	c, cloud := lbPart(t)
 	old := &cloudstack.LBRule{ID: "old", Name: "web", PublicPort: 80, PrivatePort: 8080}
 	planned := lbPlan{prop: webLB(), addr: &cloudstack.PublicIP{ID: "ip-1"}, rule: old}
-	mark := cloudstack.LBMark{Director: "dir", Agent: "agent-1"}
+	mark := marks.LB{Director: "dir", Agent: "agent-1"}
 	refused := errors.New("Unable to find load balancer rule: 7")
 	gomock.InOrder(
 		cloud.EXPECT().AssignToLBRule("old", "vm-1").Return(refused),

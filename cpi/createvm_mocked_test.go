@@ -14,6 +14,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 const (
@@ -115,7 +116,7 @@ func TestCreateVMDeploysMarkedThenCompletes(t *testing.T) {
 	d := &deployed{}
 	gomock.InOrder(
 		cloud.EXPECT().IncompleteVMs("dir-1").Return(nil, nil),
-		cloud.EXPECT().DeployVM(taggedWith(map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.AgentTag: "agent-1"})).DoAndReturn(d.answer("vm-1", nil)),
+		cloud.EXPECT().DeployVM(taggedWith(map[string]string{marks.DirectorTag: "dir-1", marks.AgentTag: "agent-1"})).DoAndReturn(d.answer("vm-1", nil)),
 		cloud.EXPECT().SetDisplayName("vm-1", gomock.Any()).DoAndReturn(func(_, name string) error {
 			if name != d.spec.Name {
 				t.Errorf("completed with display name %q, want the host name %q", name, d.spec.Name)
@@ -339,7 +340,7 @@ func TestCreateVMNamesWhoHoldsTheStaticIP(t *testing.T) {
 // another director's, or a complete VM, is never touched.
 func TestCreateVMConvergesEarlierAttempts(t *testing.T) {
 	mark := func(director, vip, agent string) string {
-		return cloudstack.NewMark(director, vip, agent).DisplayName()
+		return marks.NewVM(director, vip, agent).DisplayName()
 	}
 	for name, tc := range map[string]struct {
 		vm     *cloudstack.VM
@@ -381,7 +382,7 @@ func TestCreateVMConvergesEarlierAttempts(t *testing.T) {
 func TestCreateVMStopsWhenALeftoverStays(t *testing.T) {
 	c, cloud := createVMCPI(t)
 	expectResolve(cloud)
-	old := &cloudstack.VM{ID: "old-1", Name: "vm-old", DisplayName: cloudstack.NewMark("dir-1", "", "agent-1").DisplayName(),
+	old := &cloudstack.VM{ID: "old-1", Name: "vm-old", DisplayName: marks.NewVM("dir-1", "", "agent-1").DisplayName(),
 		State: "Running"}
 	cloud.EXPECT().IncompleteVMs("dir-1").Return([]*cloudstack.VM{old}, nil)
 	cloud.EXPECT().VMLBRules("old-1").Return(nil, nil)
@@ -479,7 +480,7 @@ func TestCreateVMReleasesOnlyTheVIPItAcquired(t *testing.T) {
 			cloud.EXPECT().FindPublicIP("zone-1", vipIP).Return(tc.found, nil)
 			cloud.EXPECT().DeployVM(gomock.Any()).DoAndReturn(d.answer("vm-1", nil))
 			acquired := &cloudstack.PublicIP{ID: "ip-new", IP: vipIP, NetworkID: netA.ID,
-				Tags: map[string]string{cloudstack.AcquiredTag: "true"}}
+				Tags: map[string]string{marks.AcquiredTag: "true"}}
 			ipID := "ip-op"
 			if tc.acquire {
 				ipID = "ip-new"
@@ -570,7 +571,7 @@ func TestCreateVMConvergesAnAttemptHoldingTheVIP(t *testing.T) {
 	c, cloud := createVMCPI(t)
 	expectResolve(cloud)
 	old := &cloudstack.VM{ID: "old-1", Name: "vm-old", ZoneID: "zone-1", State: "Running",
-		DisplayName: cloudstack.NewMark("dir-1", vipIP, "agent-0").DisplayName(),
+		DisplayName: marks.NewVM("dir-1", vipIP, "agent-0").DisplayName(),
 		NICs:        []cloudstack.NIC{{NetworkID: netA.ID, IP: "10.0.0.9"}}}
 	untagged := &cloudstack.PublicIP{ID: "ip-old", IP: vipIP, NetworkID: netA.ID}
 	d := &deployed{}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // What create_disk calls leave when they cannot finish: a lost answer or a
@@ -27,17 +28,11 @@ func (c diskLeftovers) undoCreateDisk(name string, start time.Time, failed, caus
 		return failed
 	}
 	vol, err := c.cloud.SettledVolume(name, start.Add(c.cfg.CloudStack.JobTimeout.D()))
-	switch {
-	case err != nil:
-		return leftBehind(failed, "a volume named %s may still exist in CloudStack (looking it up failed: %v)", name, err)
-	case vol == nil:
-		return nothingLeft(failed, "CloudStack has no volume named %s", name)
+	var found *madeThing
+	if vol != nil {
+		found = &madeThing{id: vol.ID, state: vol.State}
 	}
-	if err := c.cloud.DeleteVolume(vol.ID); err != nil {
-		return leftBehind(failed, "volume %s (%s, %s) is still in CloudStack: deleting it failed: %v", vol.ID, name, vol.State, err)
-	}
-	c.logger.Info("disk", "deleted volume %s (%s), which the failed create_disk had made", vol.ID, name)
-	return nothingLeft(failed, "the volume it made, %s (%s), was deleted", vol.ID, name)
+	return c.removeMade(failed, undoing{kind: "volume", name: name, method: "create_disk"}, found, err, c.cloud.DeleteVolume)
 }
 
 // newDiskName is unique, and names the process that creates the disk and
@@ -48,11 +43,7 @@ func newDiskName(vmID string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name = cloudstack.DiskNamePrefix + strings.TrimPrefix(name, "vm-")
-	if vmID != "" {
-		name += cloudstack.DiskByInfix + cloudstack.ThisProcess() + cloudstack.DiskForInfix + vmID
-	}
-	return name, nil
+	return marks.DiskName(strings.TrimPrefix(name, "vm-"), vmID), nil
 }
 
 // removeInterruptedDisks deletes what create_disk calls for the VM that
@@ -64,7 +55,7 @@ func newDiskName(vmID string) (string, error) {
 // holds no data either: removing it costs nothing, and delete_disk of it
 // later succeeds. Failures are logged: a leftover blocks nothing.
 func (c diskLeftovers) removeInterruptedDisks(vmID string) {
-	suffix := cloudstack.DiskForInfix + vmID
+	suffix := marks.DiskForVM(vmID)
 	vols, err := c.cloud.VolumesNamedLike(suffix)
 	if err != nil {
 		c.logger.Warn("disk", "looking for disks interrupted create_disk calls left for VM %s: %s", vmID, err)
@@ -80,14 +71,6 @@ func (c diskLeftovers) removeInterruptedDisks(vmID string) {
 }
 
 func (c diskLeftovers) interruptedDisk(v cloudstack.Volume, suffix string) bool {
-	return strings.HasSuffix(v.Name, suffix) && v.LeftByCreateDisk(time.Now(), c.longestCall())
-}
-
-// longestCall bounds how long a create_disk call can still be running
-// after it made its volume: its job's timeout and a few requests (a
-// request's timeout covers its retries), plus a second for CloudStack's
-// times, which it gives in whole seconds.
-func (c diskLeftovers) longestCall() time.Duration {
-	cs := c.cfg.CloudStack
-	return cs.JobTimeout.D() + 5*cs.RequestTimeout.D() + time.Second
+	return strings.HasSuffix(v.Name, suffix) &&
+		v.DiskMark().LeftByCreateDisk(time.Now(), marks.CreateDiskLifetime(c.cfg.CloudStack))
 }

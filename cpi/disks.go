@@ -10,6 +10,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // disks is the part behind the disk methods: volumes, put on the VM a CID
@@ -96,11 +97,11 @@ func (c disks) persistentDiskOffering(ref string) (*cloudstack.DiskOffering, err
 // diskMarks tag a disk as this director's, for the agent of the VM it is
 // for: createVolume takes no tags, so they go beside its job.
 func (c disks) diskMarks(vm *cloudstack.VM) map[string]string {
-	marks := map[string]string{cloudstack.DirectorTag: c.ctx.DirectorUUID}
+	tags := map[string]string{marks.DirectorTag: c.ctx.DirectorUUID}
 	if vm != nil {
-		marks[cloudstack.AgentTag] = vm.Tags[cloudstack.AgentTag]
+		tags[marks.AgentTag] = vm.Tags[marks.AgentTag]
 	}
-	return marks
+	return tags
 }
 
 // readDiskProps refuses unknown keys, as vmtype.Read does: a misspelt

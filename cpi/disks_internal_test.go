@@ -7,6 +7,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 func TestDiskHintCarriesDeviceIDAndSerial(t *testing.T) {
@@ -21,7 +22,7 @@ func TestDiskHintCarriesDeviceIDAndSerial(t *testing.T) {
 // the path alone; on KVM such a VM keeps the serial its hint's path names.
 func TestDiskHintOfAnOpenStackStemcellOnXenServerIsThePathAlone(t *testing.T) {
 	vol := &cloudstack.Volume{ID: "4f3c2b1a-0d9e-4c8b-a7f6-e5d4c3b2a190", DeviceID: 4}
-	xen := &cloudstack.VM{Hypervisor: hypervisor.XenServer, Tags: map[string]string{cloudstack.ConfigDriveTag: "true"}}
+	xen := &cloudstack.VM{Hypervisor: hypervisor.XenServer, Tags: map[string]string{marks.ConfigDriveTag: "true"}}
 	if hint := diskHint(xen, vol); len(hint) != 1 || hint["path"] != "/dev/xvde" {
 		t.Fatalf("hint %v", hint)
 	}

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // deadProcess is a process name (pid@host) of this host that no process
@@ -26,7 +27,7 @@ func deadProcess(t *testing.T) string {
 }
 
 var diskVM = &cloudstack.VM{ID: "vm-1", Name: "vm-abc", State: "Running", ZoneID: "zone-1",
-	Tags: map[string]string{cloudstack.AgentTag: "agent-1"}}
+	Tags: map[string]string{marks.AgentTag: "agent-1"}}
 
 // create_disk for a VM is in its zone, on the disk type's offering, and
 // tagged as this director's for the VM's agent; first it deletes what
@@ -49,7 +50,7 @@ func TestCreateDiskForAVM(t *testing.T) {
 	cloud.EXPECT().DeleteVolume("left-2").Return(nil)
 	var name string
 	cloud.EXPECT().CreateVolume(gomock.Any(), "zone-1", "off-fast", 0,
-		map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.AgentTag: "agent-1"}).DoAndReturn(
+		map[string]string{marks.DirectorTag: "dir-1", marks.AgentTag: "agent-1"}).DoAndReturn(
 		func(n, _, _ string, _ int, _ map[string]string) (*cloudstack.Volume, error) {
 			name = n
 			return &cloudstack.Volume{ID: "disk-1", Name: n}, nil
@@ -71,7 +72,7 @@ func TestCreateDiskSizesOnTheOffering(t *testing.T) {
 		c, cloud := createVMCPI(t)
 		cloud.EXPECT().FindZones([]string{"z1"}).Return([]cloudstack.Zone{{ID: "zone-1"}}, nil)
 		cloud.EXPECT().FindDiskOffering("any").Return(&cloudstack.DiskOffering{ID: "off-any", Customized: true}, nil)
-		cloud.EXPECT().CreateVolume(gomock.Any(), "zone-1", "off-any", 3, map[string]string{cloudstack.DirectorTag: "dir-1"}).
+		cloud.EXPECT().CreateVolume(gomock.Any(), "zone-1", "off-any", 3, map[string]string{marks.DirectorTag: "dir-1"}).
 			Return(&cloudstack.Volume{ID: "disk-1"}, nil)
 		if _, err := c.CreateDisk(2049, diskProps(`{"disk_offering":"any"}`), nil); err != nil {
 			t.Fatalf("create_disk: %v", err)
@@ -314,33 +315,33 @@ func TestSnapshotDisk(t *testing.T) {
 	cloud.EXPECT().FindVolume("disk-1").Return(&cloudstack.Volume{ID: "disk-1", State: "Ready"}, nil)
 	cloud.EXPECT().VolumeSnapshots("disk-1").Return([]*cloudstack.Snapshot{
 		{ID: "left", Name: "bosh-snapshot-1", State: "BackedUp",
-			Tags: map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.IncompleteTag: dead}},
+			Tags: map[string]string{marks.DirectorTag: "dir-1", marks.IncompleteTag: dead}},
 		{ID: "other-director", Name: "bosh-snapshot-2", State: "BackedUp",
-			Tags: map[string]string{cloudstack.DirectorTag: "dir-2", cloudstack.IncompleteTag: dead}},
+			Tags: map[string]string{marks.DirectorTag: "dir-2", marks.IncompleteTag: dead}},
 		{ID: "elsewhere", Name: "bosh-snapshot-3", State: "BackedUp",
-			Tags: map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.IncompleteTag: "9@elsewhere"}},
-		{ID: "complete", Name: "bosh-snapshot-4", State: "BackedUp", Tags: map[string]string{cloudstack.DirectorTag: "dir-1"}},
+			Tags: map[string]string{marks.DirectorTag: "dir-1", marks.IncompleteTag: "9@elsewhere"}},
+		{ID: "complete", Name: "bosh-snapshot-4", State: "BackedUp", Tags: map[string]string{marks.DirectorTag: "dir-1"}},
 		{ID: "backing-up", Name: "bosh-snapshot-5", State: "BackingUp"},
 	}, nil)
 	// One a job still works on is waited for: its tags come with the job's end.
 	cloud.EXPECT().SettledSnapshot("disk-1", "bosh-snapshot-5", gomock.Any()).Return(&cloudstack.Snapshot{ID: "backing-up",
 		Name: "bosh-snapshot-5", State: "BackedUp",
-		Tags: map[string]string{cloudstack.DirectorTag: "dir-1", cloudstack.IncompleteTag: dead}}, nil)
+		Tags: map[string]string{marks.DirectorTag: "dir-1", marks.IncompleteTag: dead}}, nil)
 	cloud.EXPECT().DeleteSnapshot("left").Return(nil)
 	cloud.EXPECT().DeleteSnapshot("backing-up").Return(nil)
 	var mark string
 	cloud.EXPECT().CreateSnapshot("disk-1", gomock.Any(), gomock.Any()).DoAndReturn(
 		func(_, name string, tags map[string]string) (*cloudstack.Snapshot, error) {
-			mark = tags[cloudstack.IncompleteTag]
+			mark = tags[marks.IncompleteTag]
 			if !strings.HasPrefix(name, "bosh-snapshot-") || tags["deployment"] != "d" ||
-				tags[cloudstack.DirectorTag] != "dir-1" || mark == "" {
+				tags[marks.DirectorTag] != "dir-1" || mark == "" {
 				t.Errorf("snapshot %q with tags %v", name, tags)
 			}
 			return &cloudstack.Snapshot{ID: "snap-1", Name: name}, nil
 		})
-	cloud.EXPECT().SetTags(cloudstack.ResourceSnapshot, "snap-1", gomock.Any(), map[string]string{cloudstack.IncompleteTag: ""}).
+	cloud.EXPECT().SetTags(cloudstack.ResourceSnapshot, "snap-1", gomock.Any(), map[string]string{marks.IncompleteTag: ""}).
 		DoAndReturn(func(_, _ string, current, _ map[string]string) error {
-			if current[cloudstack.IncompleteTag] != mark {
+			if current[marks.IncompleteTag] != mark {
 				t.Errorf("cleared mark %v, made %q", current, mark)
 			}
 			return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // lbs is the part that puts VMs behind the Go CPI's lbs and takes them
@@ -45,7 +46,7 @@ func (c lbs) leaveLBs(vm *cloudstack.VM) error {
 		behind[r.ID] = true
 	}
 	if incomplete {
-		created, err := c.cloud.LBRulesCreatedFor(cloudstack.LBMark{Director: mark.Director, Agent: mark.Agent})
+		created, err := c.cloud.LBRulesCreatedFor(marks.LB{Director: mark.Director, Agent: mark.Agent})
 		if err != nil {
 			return fmt.Errorf("listing the load-balancer rules created for VM %s: %w", vm.ID, err)
 		}

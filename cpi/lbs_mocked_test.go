@@ -9,6 +9,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 const (
@@ -19,7 +20,7 @@ const (
 
 var (
 	lbAddr  = &cloudstack.PublicIP{ID: "ip-lb", IP: lbIP, NetworkID: netA.ID}
-	lbMark  = cloudstack.LBMark{Director: "dir-1", Agent: "agent-1"}
+	lbMark  = marks.LB{Director: "dir-1", Agent: "agent-1"}
 	webRule = cloudstack.LBRule{ID: "rule-web", Name: "web", PublicIPID: "ip-lb", PublicPort: 80, PrivatePort: 8080}
 )
 
@@ -33,7 +34,7 @@ func expectLBDeploy(cloud *cloudstackmock.MockAPI, d *deployed, onIP []cloudstac
 		cloud.EXPECT().FindPublicIP("zone-1", lbIP).Return(lbAddr, nil),
 		cloud.EXPECT().LBRulesOn("ip-lb").Return(onIP, nil),
 		cloud.EXPECT().DeployVM(taggedWith(map[string]string{
-			cloudstack.DirectorTag: "dir-1", cloudstack.AgentTag: "agent-1", cloudstack.LBTag: "true"})).DoAndReturn(d.answer("vm-1", nil)),
+			marks.DirectorTag: "dir-1", marks.AgentTag: "agent-1", marks.LBTag: "true"})).DoAndReturn(d.answer("vm-1", nil)),
 	)
 }
 

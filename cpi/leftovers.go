@@ -1,86 +1,10 @@
 package cpi
 
-import (
-	"crypto/rand"
-	"encoding/hex"
-	"iter"
-	"strings"
-	"time"
+import "iter"
 
-	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
-)
-
-// attemptToken makes each create_stemcell's template name its own, so that
-// after a lost answer the call finds exactly what it created.
-func attemptToken() string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b) // crypto/rand.Read does not fail on Linux
-	return hex.EncodeToString(b)
-}
-
-// markLifetime bounds how long a create_stemcell can run after it created
-// its template: the stemcell timeout, then deleting what failed (a job),
-// then margin for the requests around them.
-func (c request) markLifetime() time.Duration {
-	return c.cfg.Stemcell.Timeout.D() + c.cfg.CloudStack.JobTimeout.D() + 15*time.Minute
-}
-
-// templateLeftovers is the part that sweeps what interrupted
-// create_stemcell calls left: it only lists and deletes own templates.
-type templateLeftovers struct {
-	request
-	cloud cloudstack.OwnedTemplates
-}
-
-// leftovers are this director's templates that a create_stemcell which
-// no longer runs left marked incomplete: killed, or answered before
-// CloudStack let go of the template.
-func (c templateLeftovers) leftovers(all []cloudstack.Template) []string {
-	now := time.Now()
-	seen := map[string]bool{}
-	var ids []string
-	for _, t := range all {
-		m, ok := t.Mark()
-		if seen[t.ID] || !ok || !m.Incomplete || m.Director != c.ctx.DirectorUUID || m.Running(now) {
-			continue
-		}
-		seen[t.ID] = true
-		ids = append(ids, t.ID)
-	}
-	return ids
-}
-
-// sweepTemplates deletes the leftovers CloudStack lets go of and logs how
-// many it removed and how many remain. It never fails the call: what it
-// cannot remove now, a later call removes.
-func (c templateLeftovers) sweepTemplates() {
-	all, err := c.cloud.OwnTemplates("")
-	if err != nil {
-		c.logger.Warn("stemcell", "looking for templates that interrupted create_stemcell calls left: %s", err)
-		return
-	}
-	ids := c.leftovers(all)
-	if len(ids) == 0 {
-		return
-	}
-	var removed, remain []string
-	var last error
-	for _, id := range ids {
-		if err := c.cloud.DeleteTemplate(id, false); err != nil {
-			remain, last = append(remain, id), err
-			continue
-		}
-		removed = append(removed, id)
-	}
-	if len(removed) > 0 {
-		c.logger.Info("stemcell", "removed %d template(s) that interrupted create_stemcell calls left: %s",
-			len(removed), strings.Join(removed, ", "))
-	}
-	if len(remain) > 0 {
-		c.logger.Warn("stemcell", "%d template(s) that interrupted create_stemcell calls left remain until CloudStack "+
-			"lets them be deleted: %s (last refusal: %s)", len(remain), strings.Join(remain, ", "), last)
-	}
-}
+// What interrupted calls left, shared by the parts that remove it
+// (diskLeftovers, snapshotLeftovers): marks/ tells a leftover from what a
+// running call is making; these only delete, log and report.
 
 // leftover is one thing an interrupted call left, named for the logs.
 type leftover struct{ id, name string }
@@ -101,4 +25,40 @@ func (c request) deleteLeftovers(kind, method, scope string, left iter.Seq[lefto
 	if removed > 0 {
 		c.logger.Info("disk", "deleted %d %s(s) that interrupted %s calls %s left", removed, kind, method, scope)
 	}
+}
+
+// undoing names what a failed call may have made, for the messages of its
+// undo: a kind ("volume") with the unique name the call gave it, where it
+// is (" of disk x", or ""), and the method that made it ("create_disk").
+type undoing struct{ kind, name, where, method string }
+
+// madeThing is what the lookup by the unique name found once no job works on
+// it (or the wait's time was up: busy).
+type madeThing struct {
+	id, state string
+	busy      bool
+}
+
+// removeMade ends the undo of a failed call once the lookup by its unique
+// name ended (lookupErr its failure, found nil for nothing): it deletes
+// what the call made, so that the director never gets an error while
+// something it cannot know of stays behind, and says in failed's error
+// what is left.
+func (c request) removeMade(failed error, u undoing, found *madeThing, lookupErr error, del func(id string) error) error {
+	switch {
+	case lookupErr != nil:
+		return leftBehind(failed, "a %s named %s%s may still exist in CloudStack (looking it up failed: %v)",
+			u.kind, u.name, u.where, lookupErr)
+	case found == nil:
+		return nothingLeft(failed, "CloudStack has no %s named %s", u.kind, u.name)
+	case found.busy:
+		return leftBehind(failed, "%s %s (%s) is still %s after %s; delete it once CloudStack has finished it",
+			u.kind, found.id, u.name, found.state, c.cfg.CloudStack.JobTimeout)
+	}
+	if err := del(found.id); err != nil {
+		return leftBehind(failed, "%s %s (%s, %s) is still in CloudStack: deleting it failed: %v",
+			u.kind, found.id, u.name, found.state, err)
+	}
+	c.logger.Info("disk", "deleted %s %s (%s), which the failed %s had made", u.kind, found.id, u.name, u.method)
+	return nothingLeft(failed, "the %s it made, %s (%s), was deleted", u.kind, found.id, u.name)
 }

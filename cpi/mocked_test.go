@@ -14,6 +14,7 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cpi"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // mockedCPI is a CPI over a strict gomock CloudStack layer: a call the
@@ -288,7 +289,7 @@ func TestDeleteVMReleasesOnlyTheVIPTheCPIAcquired(t *testing.T) {
 		release bool
 	}{
 		"acquired": {&cloudstack.PublicIP{ID: "ip-1", IP: "203.0.113.7", VMID: "vm-1", StaticNAT: true,
-			Tags: map[string]string{cloudstack.AcquiredTag: "true"}}, true},
+			Tags: map[string]string{marks.AcquiredTag: "true"}}, true},
 		"the operator's": {&cloudstack.PublicIP{ID: "ip-1", IP: "203.0.113.7", VMID: "vm-1", StaticNAT: true}, false},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // snapshotLeftovers is the part that removes what snapshot_disk calls
@@ -38,7 +39,7 @@ func (c snapshotLeftovers) removeInterruptedSnapshots(volumeID string) {
 // killed call's job goes on, and its tags come with its end. nil when it
 // cannot be told.
 func (c snapshotLeftovers) settled(volumeID string, s *cloudstack.Snapshot) *cloudstack.Snapshot {
-	if !s.Busy() || !s.MadeBySnapshotDisk() {
+	if !s.Busy() || !marks.MadeBySnapshotDisk(s.Name) {
 		return s
 	}
 	settled, err := c.cloud.SettledSnapshot(volumeID, s.Name, time.Now().Add(c.cfg.CloudStack.JobTimeout.D()))
@@ -51,8 +52,7 @@ func (c snapshotLeftovers) settled(volumeID string, s *cloudstack.Snapshot) *clo
 // interruptedSnapshot: this director's snapshot_disk marked it incomplete,
 // and the process the mark names is gone from this host.
 func (c snapshotLeftovers) interruptedSnapshot(s *cloudstack.Snapshot) bool {
-	return !s.Busy() && !s.Gone() && s.Tags[cloudstack.DirectorTag] == c.ctx.DirectorUUID &&
-		cloudstack.ProcessGone(s.Tags[cloudstack.IncompleteTag])
+	return !s.Busy() && !s.Gone() && marks.LeftIncomplete(s.Tags, c.ctx.DirectorUUID)
 }
 
 // undoSnapshot finds, after an uncertain outcome, the snapshot the call may
@@ -64,19 +64,10 @@ func (c snapshotLeftovers) undoSnapshot(volumeID, name string, start time.Time, 
 		return failed
 	}
 	snap, err := c.cloud.SettledSnapshot(volumeID, name, start.Add(c.cfg.CloudStack.JobTimeout.D()))
-	switch {
-	case err != nil:
-		return leftBehind(failed, "a snapshot named %s of disk %s may still exist in CloudStack (looking it up failed: %v)",
-			name, volumeID, err)
-	case snap == nil:
-		return nothingLeft(failed, "CloudStack has no snapshot named %s", name)
-	case snap.Busy():
-		return leftBehind(failed, "snapshot %s (%s) is still %s after %s; delete it once CloudStack has finished it",
-			snap.ID, name, snap.State, c.cfg.CloudStack.JobTimeout)
+	var found *madeThing
+	if snap != nil {
+		found = &madeThing{id: snap.ID, state: snap.State, busy: snap.Busy()}
 	}
-	if err := c.cloud.DeleteSnapshot(snap.ID); err != nil {
-		return leftBehind(failed, "snapshot %s (%s, %s) is still in CloudStack: deleting it failed: %v", snap.ID, name, snap.State, err)
-	}
-	c.logger.Info("disk", "deleted snapshot %s (%s), which the failed snapshot_disk had made", snap.ID, name)
-	return nothingLeft(failed, "the snapshot it made, %s (%s), was deleted", snap.ID, name)
+	u := undoing{kind: "snapshot", name: name, where: " of disk " + volumeID, method: "snapshot_disk"}
+	return c.removeMade(failed, u, found, err, c.cloud.DeleteSnapshot)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // snapshots is the part behind snapshot_disk and delete_snapshot.
@@ -38,11 +39,11 @@ func (c snapshots) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.S
 	c.leftovers.removeInterruptedSnapshots(vol.ID)
 	tags := metadataTags(meta)
 	if c.ctx.DirectorUUID != "" {
-		tags[cloudstack.DirectorTag] = c.ctx.DirectorUUID
+		tags[marks.DirectorTag] = c.ctx.DirectorUUID
 	}
 	// Incomplete until this call is sure to answer: a snapshot_disk
 	// killed before then leaves a snapshot the next one removes.
-	tags[cloudstack.IncompleteTag] = cloudstack.ThisProcess()
+	tags[marks.IncompleteTag] = marks.ThisProcess()
 	start := time.Now()
 	// The mark is cleared only once the snapshot is backed up: one that
 	// lost its mark earlier would look complete to the sweep after a kill
@@ -50,8 +51,8 @@ func (c snapshots) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.S
 	snap, err := c.cloud.CreateSnapshot(vol.ID, name, tags)
 	made := err == nil
 	if made {
-		err = c.cloud.SetTags(cloudstack.ResourceSnapshot, snap.ID, map[string]string{cloudstack.IncompleteTag: tags[cloudstack.IncompleteTag]},
-			map[string]string{cloudstack.IncompleteTag: ""})
+		err = c.cloud.SetTags(cloudstack.ResourceSnapshot, snap.ID, map[string]string{marks.IncompleteTag: tags[marks.IncompleteTag]},
+			map[string]string{marks.IncompleteTag: ""})
 	}
 	if err != nil {
 		failed := diskError(err, "snapshotting disk %s as %s", vol.ID, name)
@@ -62,7 +63,7 @@ func (c snapshots) SnapshotDisk(cid apiv1.DiskCID, meta apiv1.DiskMeta) (apiv1.S
 
 func newSnapshotName() (string, error) {
 	name, err := newVMName()
-	return cloudstack.SnapshotNamePrefix + strings.TrimPrefix(name, "vm-"), err
+	return marks.SnapshotName(strings.TrimPrefix(name, "vm-")), err
 }
 
 // DeleteSnapshot implements apiv1.CPI: gone already is success.

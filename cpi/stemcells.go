@@ -12,23 +12,13 @@ import (
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/jsonwords"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/stemcell"
 )
 
 // lightPrefix marks the CID of a light stemcell: its template belongs to
 // someone else, so delete_stemcell must leave it alone.
 const lightPrefix = "light-"
-
-// configDrivePrefix marks the CID of a stemcell whose VMs read their
-// settings from a per-VM config drive ISO (bosh.io's OpenStack KVM
-// stemcells). The template's mark records it too, but create_vm would need
-// a listTemplates call to read that; the CID costs none.
-const configDrivePrefix = "configdrive-"
-
-// cdromPrefix marks the CID of a stemcell whose VMs read their settings
-// from a per-VM CD-ROM holding env (bosh.io's vSphere stemcells on
-// VMware): the same ISO machinery as the config drive, another image.
-const cdromPrefix = "cdrom-"
 
 // settingsDrive is where a stemcell's agent reads its settings: user data
 // (or the registry), a CONFIG-2 config drive, or a CD-ROM's env file.
@@ -41,7 +31,7 @@ const (
 )
 
 // drivePrefixes are the CID prefixes of the stemcells with a drive.
-var drivePrefixes = map[settingsDrive]string{configDrive: configDrivePrefix, cdromDrive: cdromPrefix}
+var drivePrefixes = map[settingsDrive]string{configDrive: marks.ConfigDriveCIDPrefix, cdromDrive: marks.CDROMCIDPrefix}
 
 // stemcellDrive reads a stemcell CID: its drive and its template.
 func stemcellDrive(cid string) (settingsDrive, string) {
@@ -239,10 +229,10 @@ func isOpenStack(props stemcellProps) bool {
 
 // templateMark is this director's mark on a template, incomplete while this
 // call runs.
-func (c stemcells) templateMark(incomplete, configDrive bool) cloudstack.TemplateMark {
-	m := cloudstack.TemplateMark{Director: c.ctx.DirectorUUID, ConfigDrive: configDrive}
+func (c stemcells) templateMark(incomplete, configDrive bool) marks.Template {
+	m := marks.Template{Director: c.ctx.DirectorUUID, ConfigDrive: configDrive}
 	if incomplete {
-		m.Incomplete, m.Owner, m.Until = true, cloudstack.ThisProcess(), time.Now().Add(c.markLifetime())
+		m.Incomplete, m.Owner, m.Until = true, marks.ThisProcess(), time.Now().Add(marks.TemplateLifetime(c.cfg))
 	}
 	return m
 }
@@ -272,7 +262,7 @@ func (c stemcells) templateSpec(props stemcellProps, zones []cloudstack.Zone, ta
 	}
 	// The attempt's token makes the name its own (a lost answer is then
 	// settled by name) within maxTemplateName.
-	token := attemptToken()
+	token := marks.AttemptToken()
 	name := strings.TrimRight(truncate(templateName(props.Name, string(props.Version)), maxTemplateName-len(token)-1), "-.") +
 		"-" + token
 	s := c.cfg.Stemcell

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // errTemplateInUse is TemplateManagerImpl.deleteTemplate's refusal of a
@@ -67,7 +68,7 @@ func TestDeleteStemcellOtherRefusalIsACloudError(t *testing.T) {
 // a leftover CloudStack will not let go of yet is left for a later call.
 func TestDeleteStemcellSweepNeverFailsTheCall(t *testing.T) {
 	leftover := cloudstack.Template{ID: "left-1", ZoneID: "zone-1",
-		DisplayText: cloudstack.TemplateMark{Director: "dir-1", Incomplete: true, Owner: "7@elsewhere"}.Apply("s")}
+		DisplayText: marks.Template{Director: "dir-1", Incomplete: true, Owner: "7@elsewhere"}.Apply("s")}
 	for name, listed := range map[string]bool{"listing fails": false, "delete refused": true} {
 		t.Run(name, func(t *testing.T) {
 			c, cloud := createVMCPI(t)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/cloudstackmock"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 const tplID = "9e8e3d33-0c1e-4b1d-9a57-1f2f3e4d5c6b"
@@ -130,7 +131,7 @@ func TestDeleteStemcellSweepsLeftoversOfDeadCalls(t *testing.T) {
 	}
 	later, past := time.Now().Add(time.Hour), time.Now().Add(-time.Minute)
 	mark := func(director, owner string, until time.Time) string {
-		return cloudstack.TemplateMark{Director: director, Incomplete: true, Owner: owner, Until: until}.Apply("s")
+		return marks.Template{Director: director, Incomplete: true, Owner: owner, Until: until}.Apply("s")
 	}
 	deadHere := fmt.Sprintf("%d@%s", dead.ProcessState.Pid(), host)
 	rows := map[string]string{
@@ -139,7 +140,7 @@ func TestDeleteStemcellSweepsLeftoversOfDeadCalls(t *testing.T) {
 		"running-here":      mark("d", fmt.Sprintf("%d@%s", os.Getpid(), host), later),
 		"running-elsewhere": mark("d", "7@elsewhere", later),
 		"other-director":    mark("other", deadHere, later),
-		"published":         cloudstack.TemplateMark{Director: "d"}.Apply("s"),
+		"published":         marks.Template{Director: "d"}.Apply("s"),
 		"an-operators":      "golden image",
 	}
 	var own []cloudstack.Template

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/configdrive"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // create_vm of bosh.io's vSphere stemcell (a cdrom- CID): the config
@@ -40,7 +41,7 @@ func TestCreateVMOfAVSphereStemcellWritesTheCDROM(t *testing.T) {
 		t.Fatalf("create_vm: %v %v", cid, err)
 	}
 	if !d.spec.Stopped || d.spec.UserData != "" || d.spec.VMware == nil || d.spec.TemplateID != stemcellID ||
-		d.spec.Tags[cloudstack.ConfigDriveTag] != "true" {
+		d.spec.Tags[marks.ConfigDriveTag] != "true" {
 		t.Errorf("deployed %+v", d.spec)
 	}
 	ssvm.mu.Lock()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/internal/termtable"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/orphans"
 )
 
@@ -80,7 +81,7 @@ func hostname() string { h, _ := os.Hostname(); return h }
 // incompleteVM is a VM whose create_vm for agent never finished.
 func incompleteVM(id, director, vip, agent string, created time.Time) *cloudstack.VM {
 	return &cloudstack.VM{ID: id, Name: "vm-" + id, State: "Running", Created: created,
-		DisplayName: cloudstack.NewMark(director, vip, agent).DisplayName()}
+		DisplayName: marks.NewVM(director, vip, agent).DisplayName()}
 }
 
 func find(t *testing.T, f *fakeCloud, o orphans.Options) []orphans.Row {
@@ -112,9 +113,9 @@ func TestFindSparesYoungAndUnmarked(t *testing.T) {
 	oldVM.PublicIPID = "ip-old"
 	youngVM := incompleteVM("young", "d1", "", "a2", newT)
 	complete := &cloudstack.VM{ID: "done", Name: "vm-done", DisplayName: "vm-done", Created: old,
-		Tags: map[string]string{cloudstack.DirectorTag: "d1"}}
+		Tags: map[string]string{marks.DirectorTag: "d1"}}
 	operators := &cloudstack.VM{ID: "op", Name: "web", DisplayName: "web", Created: old}
-	acquired := map[string]string{cloudstack.AcquiredTag: "true"}
+	acquired := map[string]string{marks.AcquiredTag: "true"}
 	f := &fakeCloud{
 		vms: []*cloudstack.VM{oldVM, youngVM, complete, operators},
 		addrs: []*cloudstack.PublicIP{
@@ -126,9 +127,9 @@ func TestFindSparesYoungAndUnmarked(t *testing.T) {
 			{ID: "ip-operator", IP: "192.0.2.5", Allocated: old},
 		},
 		rules: []cloudstack.LBRule{
-			{ID: "r-old", Description: cloudstack.LBMark{Director: "d1", Agent: "a1"}.Description()},
-			{ID: "r-young", Description: cloudstack.LBMark{Director: "d1", Agent: "a2"}.Description()},
-			{ID: "r-done", Description: cloudstack.LBMark{Director: "d1", Agent: "a3"}.Description()},
+			{ID: "r-old", Description: marks.LB{Director: "d1", Agent: "a1"}.Description()},
+			{ID: "r-young", Description: marks.LB{Director: "d1", Agent: "a2"}.Description()},
+			{ID: "r-done", Description: marks.LB{Director: "d1", Agent: "a3"}.Description()},
 			{ID: "r-operator", Description: "the operator's", PublicIPID: "ip-balanced"},
 		},
 		members: map[string][]string{"r-old": {"old"}, "r-done": {"done"}},
@@ -187,45 +188,45 @@ func TestFindIntendedAddresses(t *testing.T) {
 // disk and the director's detached disks, snapshots and stemcells
 // (without -known of their kind) are spared.
 func TestFindStorage(t *testing.T) {
-	self := cloudstack.ThisProcess()
-	mine := map[string]string{cloudstack.DirectorTag: "d1"}
+	self := marks.ThisProcess()
+	mine := map[string]string{marks.DirectorTag: "d1"}
 	diskFor := func(owner string) string {
-		return cloudstack.DiskNamePrefix + "u" + cloudstack.DiskByInfix + owner + "-for-vm1"
+		return marks.DiskNamePrefix + "u" + marks.DiskByInfix + owner + "-for-vm1"
 	}
 	incomplete := func(owner string) string {
-		return cloudstack.TemplateMark{Director: "d1", Incomplete: true, Owner: owner, Until: now}.Apply("stemcell")
+		return marks.Template{Director: "d1", Incomplete: true, Owner: owner, Until: now}.Apply("stemcell")
 	}
 	f := &fakeCloud{
 		volumes: []cloudstack.Volume{
 			{ID: "v-dead", Name: diskFor(dead), Type: "DATADISK", State: "Allocated", Created: old, Tags: mine},
 			{ID: "v-alive", Name: diskFor(self), Type: "DATADISK", State: "Allocated", Created: old, Tags: mine},
 			{ID: "v-used", Name: diskFor(dead), Type: "DATADISK", State: "Ready", Created: old, Tags: mine},
-			{ID: "v-detached", Name: cloudstack.DiskNamePrefix + "x", Type: "DATADISK", State: "Ready", Created: old, Tags: mine},
+			{ID: "v-detached", Name: marks.DiskNamePrefix + "x", Type: "DATADISK", State: "Ready", Created: old, Tags: mine},
 			{ID: "v-operator", Name: "data", Type: "DATADISK", State: "Ready", Created: old},
-			{ID: "v-attached", Name: cloudstack.DiskNamePrefix + "a", Type: "DATADISK", State: "Ready", VMID: "vm-1",
+			{ID: "v-attached", Name: marks.DiskNamePrefix + "a", Type: "DATADISK", State: "Ready", VMID: "vm-1",
 				Created: old, Tags: mine},
 		},
 		snapshots: []*cloudstack.Snapshot{
 			{ID: "s-dead", State: "BackedUp", Created: old, VolumeID: "v-attached",
-				Tags: map[string]string{cloudstack.DirectorTag: "d1", cloudstack.IncompleteTag: dead}},
-			{ID: "s-alive", State: "BackedUp", Created: old, Tags: map[string]string{cloudstack.IncompleteTag: self}},
-			{ID: "s-busy", State: "BackingUp", Created: old, Tags: map[string]string{cloudstack.IncompleteTag: dead}},
+				Tags: map[string]string{marks.DirectorTag: "d1", marks.IncompleteTag: dead}},
+			{ID: "s-alive", State: "BackedUp", Created: old, Tags: map[string]string{marks.IncompleteTag: self}},
+			{ID: "s-busy", State: "BackingUp", Created: old, Tags: map[string]string{marks.IncompleteTag: dead}},
 			// Complete: listed against -known snapshot CIDs, but for those
 			// of a detached disk (an orphaned disk's, which no bosh command
 			// lists) unless the disk is listed.
 			{ID: "s-done", State: "BackedUp", Created: old, VolumeID: "v-gone", Tags: mine},
-			{ID: "s-named", Name: cloudstack.SnapshotNamePrefix + "u", State: "BackedUp", Created: old, VolumeID: "v-attached"},
-			{ID: "s-known", Name: cloudstack.SnapshotNamePrefix + "k", State: "BackedUp", Created: old, VolumeID: "v-attached", Tags: mine},
-			{ID: "s-young", Name: cloudstack.SnapshotNamePrefix + "y", State: "BackedUp", Created: newT, Tags: mine},
+			{ID: "s-named", Name: marks.SnapshotNamePrefix + "u", State: "BackedUp", Created: old, VolumeID: "v-attached"},
+			{ID: "s-known", Name: marks.SnapshotNamePrefix + "k", State: "BackedUp", Created: old, VolumeID: "v-attached", Tags: mine},
+			{ID: "s-young", Name: marks.SnapshotNamePrefix + "y", State: "BackedUp", Created: newT, Tags: mine},
 			{ID: "s-operator", Name: "before-upgrade", State: "BackedUp", Created: old, VolumeID: "v-attached"},
-			{ID: "s-orphaned", Name: cloudstack.SnapshotNamePrefix + "o", State: "BackedUp", Created: old, VolumeID: "v-used", Tags: mine},
-			{ID: "s-of-lost", Name: cloudstack.SnapshotNamePrefix + "l", State: "BackedUp", Created: old, VolumeID: "v-detached", Tags: mine},
+			{ID: "s-orphaned", Name: marks.SnapshotNamePrefix + "o", State: "BackedUp", Created: old, VolumeID: "v-used", Tags: mine},
+			{ID: "s-of-lost", Name: marks.SnapshotNamePrefix + "l", State: "BackedUp", Created: old, VolumeID: "v-detached", Tags: mine},
 		},
 		templates: []cloudstack.Template{
 			{ID: "t-dead", DisplayText: incomplete(dead), Created: old},
 			{ID: "t-dead", DisplayText: incomplete(dead), Created: old, ZoneID: "second zone's copy"},
 			{ID: "t-alive", DisplayText: incomplete(self), Created: old},
-			{ID: "t-done", DisplayText: cloudstack.TemplateMark{Director: "d1"}.Apply("stemcell"), Created: old},
+			{ID: "t-done", DisplayText: marks.Template{Director: "d1"}.Apply("stemcell"), Created: old},
 			{ID: "t-operator", DisplayText: "ubuntu", Created: old},
 		},
 	}
@@ -260,7 +261,7 @@ func TestFindISOs(t *testing.T) {
 	vm.ISOID = "iso-attached"
 	running := &cloudstack.VM{ID: "ok", Name: "vm-ok", DisplayName: "vm-ok", ISOID: "iso-running", Created: old}
 	mark := func(incomplete bool, owner string) string {
-		return cloudstack.TemplateMark{Director: "d1", Agent: "a", Incomplete: incomplete, Owner: owner, Until: now}.Apply("drive")
+		return marks.Template{Director: "d1", Agent: "a", Incomplete: incomplete, Owner: owner, Until: now}.Apply("drive")
 	}
 	f := &fakeCloud{
 		vms: []*cloudstack.VM{vm, running},
@@ -269,7 +270,7 @@ func TestFindISOs(t *testing.T) {
 			{ID: "iso-running", Name: "vm-ok", DisplayText: mark(false, ""), Created: old},
 			{ID: "iso-left", Name: "vm-x", DisplayText: mark(true, dead), Created: old},
 			{ID: "iso-young", Name: "vm-y", DisplayText: mark(true, dead), Created: newT},
-			{ID: "iso-alive", Name: "vm-z", DisplayText: mark(true, cloudstack.ThisProcess()), Created: old},
+			{ID: "iso-alive", Name: "vm-z", DisplayText: mark(true, marks.ThisProcess()), Created: old},
 			{ID: "iso-operator", Name: "tools", DisplayText: "VMware tools", Created: old},
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // Removal is how -delete removes: as the CPI's delete_vm does.
@@ -90,7 +91,7 @@ func (d remover) vm(r Row) error {
 	if err != nil || vm == nil {
 		return err
 	}
-	if _, incomplete := vm.IncompleteMark(); r.incomplete && !incomplete || !r.incomplete && vm.Tags[cloudstack.DirectorTag] == "" {
+	if _, incomplete := vm.IncompleteMark(); r.incomplete && !incomplete || !r.incomplete && vm.Tags[marks.DirectorTag] == "" {
 		return fmt.Errorf("VM %s (%s) no longer carries the CPI's marks it was listed for (display name %q): left alone",
 			vm.ID, vm.Name, vm.DisplayName)
 	}

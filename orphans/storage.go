@@ -5,6 +5,7 @@ import (
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack/hypervisor"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // listISOs finds the config drive ISOs of listed VMs (attached to one, or
@@ -32,7 +33,7 @@ func (s *survey) listISOs() error {
 			continue
 		case named != nil && s.listed[named.ID] != nil:
 			row.Why = "made for a VM listed here"
-		case named != nil || !s.o.old(iso.Created) || mark.Incomplete && cloudstack.ProcessAlive(mark.Owner):
+		case named != nil || !s.o.old(iso.Created) || mark.Incomplete && marks.ProcessAlive(mark.Owner):
 			continue
 		case mark.Incomplete:
 			row.Why = "create_vm for agent " + mark.Agent + " never finished"
@@ -77,18 +78,18 @@ func (s *survey) listVolumes() error {
 		if v.Gone() || v.VMID != "" || !s.o.old(v.Created) {
 			continue
 		}
-		row := Row{Director: v.Tags[cloudstack.DirectorTag], Kind: KindVolume, ID: v.ID, Name: v.Name,
+		row := Row{Director: v.Tags[marks.DirectorTag], Kind: KindVolume, ID: v.ID, Name: v.Name,
 			Created: v.Created, SizeBytes: v.SizeGB << 30}
-		creator := cloudstack.DiskCreator(v.Name)
+		creator := marks.DiskCreator(v.Name)
 		switch {
 		case s.o.Known.Has(v.ID, v.Name):
 			continue
-		case v.UnusedDiskForVM() && cloudstack.ProcessAlive(creator):
+		case v.DiskMark().UnusedForVM() && marks.ProcessAlive(creator):
 			continue // its create_disk still runs
-		case v.UnusedDiskForVM():
+		case v.DiskMark().UnusedForVM():
 			row.incomplete = true
 			row.Why = fmt.Sprintf("create_disk by %s: never attached", creator)
-		case (v.MadeByCreateDisk() || row.Director != "") && s.o.Known.Covers(KindVolume):
+		case (marks.MadeByCreateDisk(v.Name) || row.Director != "") && s.o.Known.Covers(KindVolume):
 			row.Why = "the CPI's detached disk, unknown to the director (-known)"
 		default:
 			continue
@@ -115,13 +116,13 @@ func (s *survey) listSnapshots() error {
 		if snap.Busy() || snap.Gone() || !s.o.old(snap.Created) {
 			continue
 		}
-		row := Row{Director: snap.Tags[cloudstack.DirectorTag], Kind: KindSnapshot, ID: snap.ID, Name: snap.Name,
+		row := Row{Director: snap.Tags[marks.DirectorTag], Kind: KindSnapshot, ID: snap.ID, Name: snap.Name,
 			Created: snap.Created, SizeBytes: snap.Size}
-		owner, incomplete := snap.IncompleteOwner()
+		owner, incomplete := marks.IncompleteOwner(snap.Tags)
 		switch {
-		case s.o.Known.Has(snap.ID) || !incomplete && !snap.MadeBySnapshotDisk() && row.Director == "":
+		case s.o.Known.Has(snap.ID) || !incomplete && !marks.MadeBySnapshotDisk(snap.Name) && row.Director == "":
 			continue // the director's, or not the CPI's
-		case incomplete && cloudstack.ProcessAlive(owner):
+		case incomplete && marks.ProcessAlive(owner):
 			continue // its snapshot_disk still runs
 		case incomplete:
 			row.incomplete = true
@@ -157,7 +158,7 @@ func (s *survey) listTemplates() error {
 		row := Row{Director: mark.Director, Kind: KindTemplate, ID: t.ID, Name: t.Name, Created: t.Created,
 			SizeBytes: t.Size, zoneID: t.ZoneID}
 		switch {
-		case mark.Incomplete && !cloudstack.ProcessAlive(mark.Owner):
+		case mark.Incomplete && !marks.ProcessAlive(mark.Owner):
 			row.incomplete = true
 			row.Why = fmt.Sprintf("create_stemcell by %s never finished (%s)", mark.Owner, firstOf(t.Status, "no status"))
 		case !mark.Incomplete && s.o.Known.Unknown(KindTemplate, t.ID, stemcellCID(t, mark)):
@@ -174,12 +175,12 @@ func (s *survey) listTemplates() error {
 // (cpi/stemcells.go): a stemcell whose VMs get a settings ISO has its id
 // prefixed, configdrive- for bosh.io's OpenStack stemcells, cdrom- for its
 // vSphere stemcells (VMware templates).
-func stemcellCID(t cloudstack.Template, m cloudstack.TemplateMark) string {
+func stemcellCID(t cloudstack.Template, m marks.Template) string {
 	switch {
 	case m.ConfigDrive && t.Hypervisor == hypervisor.VMware:
-		return "cdrom-" + t.ID
+		return marks.CDROMCIDPrefix + t.ID
 	case m.ConfigDrive:
-		return "configdrive-" + t.ID
+		return marks.ConfigDriveCIDPrefix + t.ID
 	}
 	return t.ID
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // survey is one look at CloudStack: the rows found so far and the VMs
@@ -59,8 +60,8 @@ func (s *survey) listVMs() {
 		case incomplete:
 			row.Director, row.incomplete = mark.Director, true
 			row.Why = fmt.Sprintf("create_vm for agent %s never finished (%s)", mark.Agent, vm.State)
-		case vm.Tags[cloudstack.DirectorTag] != "" && !vm.Gone() && s.o.Known.Unknown(KindVM, vm.ID) && s.o.old(vm.Created):
-			row.Director = vm.Tags[cloudstack.DirectorTag]
+		case vm.Tags[marks.DirectorTag] != "" && !vm.Gone() && s.o.Known.Unknown(KindVM, vm.ID) && s.o.old(vm.Created):
+			row.Director = vm.Tags[marks.DirectorTag]
 			row.Why = "the CPI's VM, unknown to the director (-known)"
 		default:
 			continue
@@ -112,7 +113,7 @@ func (s *survey) listAddresses() error {
 			row.Director, row.Why = directorOf(vm), "acquired for a VM listed here, untagged"
 		case vm != nil:
 			continue // that create_vm may still run
-		case a.Tags[cloudstack.AcquiredTag] == "true" && s.o.old(a.Allocated) && s.keptRules[a.ID] == 0:
+		case a.Tags[marks.AcquiredTag] == "true" && s.o.old(a.Allocated) && s.keptRules[a.ID] == 0:
 			row.Why = "acquired by the CPI; static NAT to no VM"
 		default:
 			continue
@@ -127,7 +128,7 @@ func directorOf(vm *cloudstack.VM) string {
 	if m, ok := vm.IncompleteMark(); ok {
 		return m.Director
 	}
-	return vm.Tags[cloudstack.DirectorTag]
+	return vm.Tags[marks.DirectorTag]
 }
 
 // listLBRules finds the load-balancer rules the CPI created (their
@@ -176,7 +177,7 @@ func (s *survey) allListed(ids []string) bool {
 // madeBySpared says a create_vm that may still run made the rule: it
 // creates its rules after its VM, which carries the same agent in its
 // incomplete mark until the call ends.
-func (s *survey) madeBySpared(m cloudstack.LBMark) bool {
+func (s *survey) madeBySpared(m marks.LB) bool {
 	for _, vm := range s.spared {
 		if vm.Gone() {
 			continue

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 )
 
@@ -168,8 +168,8 @@ func TestCreateDiskConvergesAfterACrashAtEachCall(t *testing.T) {
 			if got := e.disksFor(vm); len(got) != 1 || got[0] != disk {
 				t.Fatalf("after the kill and the director's next create_disk CloudStack has %v, the director knows %s", got, disk)
 			}
-			if tags := tagsOf(e.volume(disk).Tags); tags[cloudstack.DirectorTag] != "spec-director" ||
-				tags[cloudstack.AgentTag] != "agent-10.1.1.77" {
+			if tags := tagsOf(e.volume(disk).Tags); tags[marks.DirectorTag] != "spec-director" ||
+				tags[marks.AgentTag] != "agent-10.1.1.77" {
 				t.Errorf("disk %s has tags %v", disk, tags)
 			}
 			e.call("delete_disk", disk).ok(t)

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 )
 
 // `cloudstack-cpi orphans`, through the built binary, after kill -9 of
@@ -389,7 +389,7 @@ func TestOrphansKnownFindsASnapshotFinishedAfterTheKill(t *testing.T) {
 	complete := e.await(func() bool {
 		extra = e.leaks(d.base, d.holds)
 		return len(extra) == 1 && extra[0].Kind == "snapshot" && extra[0].State == "BackedUp" &&
-			extra[0].Tags[cloudstack.IncompleteTag] == ""
+			extra[0].Tags[marks.IncompleteTag] == ""
 	})
 	if !complete {
 		t.Fatalf("the kill did not leave one complete snapshot, what the test is for:\n%s", describe(extra))
@@ -543,7 +543,7 @@ func (m crashMethod) orphanRounds(t *testing.T, kills int, rng *rand.Rand) {
 		if o.killed && m.finalStep != "" && ran(o.calls, m.finalStep) {
 			// The job of the last step goes on after the kill: what it
 			// leaves is complete once the job has ended.
-			e.await(func() bool { return !strings.Contains(describe(e.leaks(d.base, d.holds)), cloudstack.IncompleteTag) })
+			e.await(func() bool { return !strings.Contains(describe(e.leaks(d.base, d.holds)), marks.IncompleteTag) })
 			args = append(args, "-known", d.knownFile(t))
 			round += ", after the last step: orphans -known"
 		}

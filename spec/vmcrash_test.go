@@ -9,7 +9,7 @@ import (
 
 	csgo "github.com/apache/cloudstack-go/v2/cloudstack"
 
-	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/simulator"
 )
 
@@ -131,7 +131,7 @@ func (e *env) censusOf(cid string) {
 		switch {
 		case vm.Id != cid:
 			problems = append(problems, fmt.Sprintf("VM %s (%s, %s, %q)", vm.Id, vm.Name, vm.State, vm.Displayname))
-		case vm.Displayname != vm.Name || !tagged(vm.Tags, cloudstack.DirectorTag) || !tagged(vm.Tags, cloudstack.AgentTag):
+		case vm.Displayname != vm.Name || !tagged(vm.Tags, marks.DirectorTag) || !tagged(vm.Tags, marks.AgentTag):
 			problems = append(problems, fmt.Sprintf("VM %s is not marked complete: display name %q, tags %v",
 				vm.Id, vm.Displayname, vm.Tags))
 		}
@@ -145,7 +145,7 @@ func (e *env) censusOf(cid string) {
 	for _, ip := range e.publicIPs() {
 		switch {
 		case ip.Issourcenat:
-		case cid != "" && ip.Ipaddress == crashVIP && ip.Virtualmachineid == cid && tagged(ip.Tags, cloudstack.AcquiredTag):
+		case cid != "" && ip.Ipaddress == crashVIP && ip.Virtualmachineid == cid && tagged(ip.Tags, marks.AcquiredTag):
 			vips++
 		default:
 			problems = append(problems, fmt.Sprintf("public IP %s (static NAT to %q, tags %v)", ip.Ipaddress,

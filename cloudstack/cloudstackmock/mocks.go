@@ -10,6 +10,7 @@ import (
 	time "time"
 
 	cloudstack "github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
+	marks "github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	gomock "go.uber.org/mock/gomock"
 )
 
@@ -625,7 +626,7 @@ func (mr *MockAPIMockRecorder) LBRuleVMs(ruleID any) *gomock.Call {
 }
 
 // LBRulesCreatedFor mocks base method.
-func (m_2 *MockAPI) LBRulesCreatedFor(m cloudstack.LBMark) ([]cloudstack.LBRule, error) {
+func (m_2 *MockAPI) LBRulesCreatedFor(m marks.LB) ([]cloudstack.LBRule, error) {
 	m_2.ctrl.T.Helper()
 	ret := m_2.ctrl.Call(m_2, "LBRulesCreatedFor", m)
 	ret0, _ := ret[0].([]cloudstack.LBRule)

@@ -1,4 +1,4 @@
-package cloudstack
+package marks
 
 import (
 	"fmt"
@@ -6,23 +6,23 @@ import (
 	"time"
 )
 
-// TemplateMark is the CPI's mark on a template it creates. Neither
+// Template is the CPI's mark on a template it creates. Neither
 // getUploadParamsForTemplate nor registerTemplate takes tags (the 4.22
 // schema has no tags parameter for them), so the mark goes into the display
 // text they both take: the template carries it from the moment it exists,
 // with no extra call. The keys are DirectorTag's and IncompleteTag's.
-// Success rewrites the display text without the incomplete part
-// (SetTemplateDisplayText), so a template still marked incomplete is one
-// that an interrupted call left. An ISO (a VM's config drive) carries the
-// same mark, with the agent it was made for.
-type TemplateMark struct {
+// Success rewrites the display text without the incomplete part, so a
+// template still marked incomplete is one that an interrupted call left.
+// An ISO (a VM's config drive) carries the same mark, with the agent it was
+// made for.
+type Template struct {
 	Director string
 	// Agent is the agent_id of the VM a config drive ISO was made for.
 	Agent string
 	// ConfigDrive says a template's VMs need a config drive ISO.
 	ConfigDrive bool
 	// Incomplete is set while the creating call runs. Owner names that
-	// call's process ("<pid>@<host>") and Until the time by which it has
+	// call's process (ThisProcess) and Until the time by which it has
 	// ended, whatever happened to it.
 	Incomplete bool
 	Owner      string
@@ -37,7 +37,7 @@ const (
 
 // Apply is text with the mark; text's own trailing mark, if any, is
 // replaced.
-func (m TemplateMark) Apply(text string) string {
+func (m Template) Apply(text string) string {
 	base, _, _ := cutMark(text)
 	parts := []string{DirectorTag + "=" + m.Director}
 	if m.Agent != "" {
@@ -52,14 +52,15 @@ func (m TemplateMark) Apply(text string) string {
 	return base + markOpen + strings.Join(parts, "; ") + markClose
 }
 
-// Mark reads the CPI's mark from the template's display text; false when it
-// has none (a template of someone else's, or of an older CPI).
-func (t Template) Mark() (TemplateMark, bool) {
-	_, inner, ok := cutMark(t.DisplayText)
+// ReadTemplate reads the CPI's mark from a template's (or ISO's) display
+// text; false when it has none (a template of someone else's, or of an
+// older CPI).
+func ReadTemplate(displayText string) (Template, bool) {
+	_, inner, ok := cutMark(displayText)
 	if !ok {
-		return TemplateMark{}, false
+		return Template{}, false
 	}
-	var m TemplateMark
+	var m Template
 	found := false
 	for _, part := range strings.Split(inner, "; ") {
 		key, value, _ := strings.Cut(part, "=")
@@ -89,4 +90,11 @@ func cutMark(text string) (base, inner string, ok bool) {
 		return text, "", false
 	}
 	return text[:i], strings.TrimSuffix(text[i+len(markOpen):], markClose), true
+}
+
+// Running says whether the call a template's (or ISO's) incomplete mark
+// names may still be running: on this host, unless kill(pid, 0) finds no
+// such process; on another host, until the mark's time is up.
+func (m Template) Running(now time.Time) bool {
+	return !now.After(m.Until) && !ProcessGone(m.Owner)
 }
