@@ -1,18 +1,14 @@
 package cpi
 
 import (
-	"encoding/base64"
 	"encoding/json"
-	"fmt"
+	"strconv"
 
 	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/config"
 )
-
-// maxUserData is CloudStack's default vm.userdata.max.length: the length of
-// the base64 text.
-const maxUserData = 32768
 
 // agentSettings is what a BOSH agent reads at boot (bosh-agent's
 // settings.Settings): in user data for current stemcells, in the registry
@@ -59,16 +55,66 @@ type diskSettings struct {
 	Persistent map[string]apiv1.DiskHint `json:"persistent"`
 }
 
-// encodeUserData base64-encodes user data and refuses what CloudStack would.
-func encodeUserData(v any, what string) (string, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return "", err
+// agentSettings are the settings of the agent of VM name.
+func (c request) agentSettings(agentID, name string, plan networkPlan, ephemeral bool, env apiv1.VMEnv) agentSettings {
+	a := c.cfg.Agent
+	s := agentSettings{
+		AgentID:  agentID,
+		VM:       vmName{Name: name},
+		Mbus:     a.MBus,
+		NTP:      a.NTP,
+		Networks: plan.agentNetworks(),
+		Disks:    diskSettings{System: cloudstack.RootDiskPath, Persistent: map[string]apiv1.DiskHint{}},
+		Env:      envMap(env),
 	}
-	encoded := base64.StdEncoding.EncodeToString(raw)
-	if len(encoded) > maxUserData {
-		return "", fmt.Errorf("%s is %d bytes of base64 user data; CloudStack's vm.userdata.max.length allows %d "+
-			"(the env and networks of this VM are too large)", what, len(encoded), maxUserData)
+	if s.NTP == nil {
+		s.NTP = []string{}
 	}
-	return encoded, nil
+	if a.Blobstore.Provider != "" {
+		b := a.Blobstore
+		s.Blobstore = &b
+	}
+	if ephemeral {
+		s.Disks.Ephemeral = map[string]string{"path": cloudstack.DeployedDataDiskPath,
+			"volume_id": strconv.Itoa(cloudstack.DeployedDataDiskDeviceID)}
+	}
+	return s
+}
+
+func envMap(env apiv1.VMEnv) map[string]any {
+	raw, err := env.MarshalJSON()
+	m := map[string]any{}
+	if err == nil {
+		_ = json.Unmarshal(raw, &m)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m
+}
+
+// agentNetworks turns the plan into the agent's networks, with the MACs
+// CloudStack will give the NICs.
+func (p networkPlan) agentNetworks() map[string]networkSettings {
+	out := map[string]networkSettings{}
+	for _, n := range p.nics {
+		s := networkSettings{Type: n.net.Type(), IP: n.net.IP(), Netmask: n.net.Netmask(), Gateway: n.net.Gateway(),
+			DNS: n.net.DNS(), Default: n.net.Default(), MAC: n.mac, Routes: n.routes}
+		if s.Routes == nil {
+			s.Routes = []route{}
+		}
+		if s.DNS == nil {
+			s.DNS = n.network.DNS
+		}
+		if n.net.IsDynamic() {
+			s.IP, s.Netmask, s.Gateway = "", "", ""
+			s.UseDHCP = true
+		}
+		out[n.name] = s
+	}
+	if p.vip != nil {
+		out[p.vipName] = networkSettings{Type: "vip", IP: p.vip.IP(), DNS: []string{}, Default: []string{},
+			Routes: []route{}}
+	}
+	return out
 }

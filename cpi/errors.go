@@ -3,6 +3,8 @@ package cpi
 import (
 	"errors"
 	"fmt"
+
+	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 )
 
 // Error is a CPI error with the Bosh::Clouds type the director acts on;
@@ -67,4 +69,33 @@ func kindOf(err error) string {
 		return typed.kind
 	}
 	return "CloudError"
+}
+
+// vmCreationRefused types a create_vm failure of its input (cloud properties,
+// networks, offerings): VMCreationFailed, which the director must not retry.
+func vmCreationRefused(err error) error {
+	if err == nil {
+		return nil
+	}
+	var typed *Error
+	if errors.As(err, &typed) {
+		return err
+	}
+	return &Error{kind: "VMCreationFailed", retry: false, err: err}
+}
+
+// vmCreationFailed types a create_vm failure: capacity and time-outs are
+// worth retrying; bad input is not.
+func vmCreationFailed(err error) error {
+	var typed *Error
+	if errors.As(err, &typed) {
+		return err
+	}
+	retry := cloudstack.IsJobTimeout(err) || cloudstack.IsCapacity(err)
+	if cloudstack.IsGuestIPUnavailable(err) {
+		// A capacity code, but an immediate retry will not free the
+		// address (explainAddress said who holds it).
+		retry = false
+	}
+	return &Error{kind: "VMCreationFailed", retry: retry, err: err}
 }

@@ -1,13 +1,15 @@
 // Package cpi holds the CPI methods, grouped by resource: stemcells, VMs,
-// disks, snapshots, offerings and misc. Each turns a director request into
-// calls on the CloudStack layer and answers in the CPI contract's terms.
+// disks, snapshots, offerings and the formats info tells. Each turns a
+// director request into calls on the CloudStack layer and answers in the
+// CPI contract's terms.
 // Each part holds only the CloudStack interfaces it calls, composed in its
 // own small interface (stemcellCloud, vmCloud, …), so its type says what it
 // depends on; tests give every part the one strict mock of cloudstack.API
-// (cloudstackmock), which satisfies each small interface. The VM part reaches
-// load-balancer rules (lbs) and create_vm's names (placement) through parts
-// of their own, and the sweeps of what interrupted calls left are parts
-// too (templateLeftovers, diskLeftovers, snapshotLeftovers).
+// (cloudstackmock), which satisfies each small interface. The VM part
+// reaches load-balancer rules (lbs), the catalog create_vm resolves its
+// names in (catalog) and config drives (configDrives) through parts of
+// their own, and the sweeps of what interrupted calls left are parts too
+// (templateLeftovers, diskLeftovers, snapshotLeftovers).
 package cpi
 
 import (
@@ -47,7 +49,7 @@ type CallContext struct {
 // CPI serves one request: bosh-cpi-go's dispatcher calls the methods of its
 // parts, which it embeds.
 type CPI struct {
-	misc
+	formats
 	stemcells
 	vms
 	offerings
@@ -78,10 +80,10 @@ func (f Factory) New(ctx apiv1.CallContext) (apiv1.CPI, error) {
 func newCPI(r request, cloud cloudstack.API) CPI {
 	o := offerings{request: r, cloud: cloud}
 	return CPI{
-		misc:      misc{cfg: r.cfg.Stemcell},
+		formats:   formats{cfg: r.cfg.Stemcell},
 		stemcells: stemcells{request: r, cloud: cloud, leftovers: templateLeftovers{request: r, cloud: cloud}},
 		vms: vms{request: r, cloud: cloud, lbs: lbs{request: r, cloud: cloud},
-			placement: placement{request: r, cloud: cloud, offerings: o}, drives: configDrives{request: r, cloud: cloud}},
+			catalog: catalog{request: r, cloud: cloud, offerings: o}, drives: configDrives{request: r, cloud: cloud}},
 		offerings: o,
 		disks:     disks{request: r, cloud: cloud, offerings: o, leftovers: diskLeftovers{request: r, cloud: cloud}},
 		snapshots: snapshots{request: r, cloud: cloud, leftovers: snapshotLeftovers{request: r, cloud: cloud}},

@@ -11,14 +11,15 @@ import (
 )
 
 // vms is the part behind the VM methods: the VM, its public address by
-// static NAT and its tags here; its load-balancer rules and the names it is
-// deployed with in parts of their own.
+// static NAT and its tags here (create_vm in createvm.go and its steps);
+// its load-balancer rules, the catalog its names are resolved in and its
+// config drive in parts of their own.
 type vms struct {
 	request
-	cloud     vmCloud
-	lbs       lbs
-	placement placement
-	drives    configDrives
+	cloud   vmCloud
+	lbs     lbs
+	catalog catalog
+	drives  configDrives
 }
 
 // vmCloud is what the VM part asks of CloudStack itself.
@@ -27,55 +28,6 @@ type vmCloud interface {
 	cloudstack.Addresses
 	cloudstack.Tags
 	cloudstack.OwnedISOs
-}
-
-// CreateVM implements apiv1.CPI (API v1).
-func (c vms) CreateVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
-	networks apiv1.Networks, _ []apiv1.DiskCID, env apiv1.VMEnv) (apiv1.VMCID, error) {
-	v, err := c.createVM(agentID, stemcellCID, cp, networks, env)
-	if err != nil {
-		return apiv1.VMCID{}, err
-	}
-	return apiv1.NewVMCID(v.vm.ID), nil
-}
-
-// CreateVMV2 implements apiv1.CPI (API v2): the networks come back with the
-// addresses CloudStack gave each NIC.
-func (c vms) CreateVMV2(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
-	networks apiv1.Networks, _ []apiv1.DiskCID, env apiv1.VMEnv) (apiv1.VMCID, apiv1.Networks, error) {
-	v, err := c.createVM(agentID, stemcellCID, cp, networks, env)
-	if err != nil {
-		return apiv1.VMCID{}, nil, err
-	}
-	return apiv1.NewVMCID(v.vm.ID), v.resultNetworks(networks), nil
-}
-
-// resultNetworks copies the director's networks with each NIC's real IP.
-func (v *vmCreation) resultNetworks(in apiv1.Networks) apiv1.Networks {
-	out := apiv1.Networks{}
-	for name, n := range in {
-		out[name] = n
-	}
-	for _, plan := range v.plan.nics {
-		nic, ok := nicByMAC(v.vm.NICs, plan.mac)
-		if !ok || !plan.net.IsDynamic() {
-			continue
-		}
-		net := apiv1.NewNetwork(apiv1.NetworkOpts{Type: plan.net.Type(), IP: nic.IP, Netmask: nic.Netmask,
-			Gateway: nic.Gateway, DNS: plan.net.DNS(), Default: plan.net.Default()})
-		net.SetMAC(nic.MAC)
-		out[plan.name] = net
-	}
-	return out
-}
-
-func nicByMAC(nics []cloudstack.NIC, mac string) (cloudstack.NIC, bool) {
-	for _, n := range nics {
-		if strings.EqualFold(n.MAC, mac) {
-			return n, true
-		}
-	}
-	return cloudstack.NIC{}, false
 }
 
 // DeleteVM implements apiv1.CPI: gone already is success; persistent disks

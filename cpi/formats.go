@@ -23,13 +23,14 @@ var formatStemcells = map[string]stemcellProps{
 	"vsphere-ovf":     {Infrastructure: "vsphere", Hypervisor: "esxi", DiskFormat: "ovf"},
 }
 
-// misc is the part that asks nothing of CloudStack.
-type misc struct{ cfg config.Stemcell }
+// formats is the part behind info: the stemcell formats this
+// configuration serves, which it tells without asking CloudStack.
+type formats struct{ cfg config.Stemcell }
 
 // Info implements apiv1.CPI; bosh-cpi-go fills in api_version 2. The
 // director calls it often, so it asks CloudStack nothing: the formats are
 // those a VM can be made of end to end with this configuration alone.
-func (m misc) Info() (apiv1.Info, error) {
+func (m formats) Info() (apiv1.Info, error) {
 	return apiv1.Info{StemcellFormats: ServedFormats(m.cfg)}, nil
 }
 

@@ -1,30 +1,28 @@
 package cpi
 
+// create_vm's second step: what to deploy, from what was read and the
+// call's catalog (zones, templates, offerings, networks). It only reads
+// CloudStack, and refuses here all that the input gets wrong and the
+// catalog shows, so that nothing is made for a VM that cannot be.
+
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/netip"
-
-	"github.com/cloudfoundry/bosh-cpi-go/apiv1"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
 
-// create_vm's first half: names in the request become CloudStack ids, and
-// bad input is refused before anything is created.
-
-// placement is the part that turns create_vm's names into CloudStack ids:
+// catalog is the part that turns create_vm's names into CloudStack ids:
 // the zone, the template, offerings, networks and the affinity group.
-type placement struct {
+type catalog struct {
 	request
-	cloud     placementCloud
+	cloud     catalogCloud
 	offerings offerings
 }
 
-// placementCloud is what resolving create_vm's names asks of CloudStack.
-type placementCloud interface {
+// catalogCloud is what planning create_vm asks of CloudStack.
+type catalogCloud interface {
 	cloudstack.ZoneCatalog
 	cloudstack.ComputeCatalog
 	cloudstack.DiskCatalog
@@ -33,29 +31,51 @@ type placementCloud interface {
 	cloudstack.AffinityGroups
 }
 
-// resolve turns names into CloudStack ids: zone, offering, networks, disk
-// offering, affinity group; nothing is created but an affinity group.
-func (v *vmCreation) resolve(networkRefs []string) error {
-	c := v.vms.placement
-	zones, err := c.cloud.FindZones([]string{firstOf(v.props.Zone, c.cfg.CloudStack.DefaultZone)})
+// deployPlan is what create_vm deploys: what was read, each NIC of its
+// network plan with its CloudStack network, and the deploy's spec but for
+// what the deployment adds (the name, marks, settings, affinity group).
+type deployPlan struct {
+	vmWant
+	spec cloudstack.DeploySpec
+}
+
+// plan resolves the zone, template, offerings and networks in that order,
+// each refusal as soon as its answer is known.
+func (c catalog) plan(w vmWant) (deployPlan, error) {
+	p := deployPlan{vmWant: w}
+	zones, err := c.cloud.FindZones([]string{w.zone})
 	if err != nil {
-		return vmCreationRefused(err)
+		return p, vmCreationRefused(err)
 	}
-	v.spec.ZoneID = zones[0].ID
-	if v.spec.TemplateID, err = c.templateIn(v.spec.TemplateID, v.spec.ZoneID); err != nil {
-		return vmCreationRefused(err)
+	p.spec.ZoneID = zones[0].ID
+	if p.spec.TemplateID, err = c.templateIn(w.template, p.spec.ZoneID); err != nil {
+		return p, vmCreationRefused(err)
 	}
-	if err := v.resolveOffering(); err != nil {
-		return err
+	if err := c.planOffering(&p); err != nil {
+		return p, err
 	}
-	nets, err := c.cloud.FindNetworks(v.spec.ZoneID, networkRefs)
+	if err := c.planNICs(&p); err != nil {
+		return p, err
+	}
+	if err := c.planEphemeral(&p); err != nil {
+		return p, err
+	}
+	p.spec.KeyPair = w.keyPair
+	p.spec.SecurityGroups = w.props.SecurityGroups
+	return p, nil
+}
+
+// planNICs gives each NIC its CloudStack network and refuses a static IP
+// the network cannot give.
+func (c catalog) planNICs(p *deployPlan) error {
+	nets, err := c.cloud.FindNetworks(p.spec.ZoneID, p.netRefs)
 	if err != nil {
 		return vmCreationRefused(err)
 	}
 	seen := map[string]string{}
-	for i := range v.plan.nics {
-		n := &v.plan.nics[i]
-		n.network = nets[networkRefs[i]]
+	for i := range p.networks.nics {
+		n := &p.networks.nics[i]
+		n.network = nets[p.netRefs[i]]
 		// BaseDeployVMCmd.getIpToNetworkMap keys the NICs by network: two
 		// entries for one network would silently become one NIC.
 		if other, dup := seen[n.network.ID]; dup {
@@ -70,39 +90,34 @@ func (v *vmCreation) resolve(networkRefs []string) error {
 				return vmCreationRefused(fmt.Errorf("network %q: %w", n.name, err))
 			}
 		}
-		v.spec.NICs = append(v.spec.NICs, cloudstack.NICRequest{NetworkID: n.network.ID, IP: ip, MAC: n.mac})
+		p.spec.NICs = append(p.spec.NICs, cloudstack.NICRequest{NetworkID: n.network.ID, IP: ip, MAC: n.mac})
 	}
-	if err := v.resolveEphemeral(); err != nil {
-		return err
-	}
-	v.spec.KeyPair = firstOf(v.props.KeyPair, c.cfg.CloudStack.DefaultKeyPair)
-	v.spec.SecurityGroups = v.props.SecurityGroups
-	return v.resolveAffinity()
+	return nil
 }
 
-func (v *vmCreation) resolveOffering() error {
-	c := v.vms.placement
-	if v.props.Custom() {
-		o, err := v.customOffering()
+func (c catalog) planOffering(p *deployPlan) error {
+	props := p.props
+	p.spec.RootDiskGB = gib(props.RootDiskSize)
+	if props.Custom() {
+		o, err := c.customOffering(props)
 		if err != nil {
 			return err
 		}
-		v.spec.ServiceOfferingID = o.ID
-		v.spec.RootDiskGB = gib(v.props.RootDiskSize)
+		p.spec.ServiceOfferingID = o.ID
 		// Only what the offering leaves open is sent: CloudStack refuses
 		// the rest, a cpuSpeed on a constrained offering included.
 		if !o.CPUsFixed {
-			v.spec.CPUs = v.props.CPU
+			p.spec.CPUs = props.CPU
 		}
 		if !o.MemoryFixed {
-			v.spec.MemoryMB = v.props.RAM
+			p.spec.MemoryMB = props.RAM
 		}
 		if !o.SpeedFixed {
-			v.spec.CPUSpeed = firstInt(v.props.CPUSpeed, c.cfg.CloudStack.DefaultCPUSpeed)
+			p.spec.CPUSpeed = p.cpuSpeed
 		}
 		return nil
 	}
-	ref := firstOf(v.props.ComputeOffering, c.cfg.CloudStack.DefaultComputeOffering)
+	ref := p.computeOffering
 	if ref == "" {
 		return vmCreationRefused(fmt.Errorf("VM cloud_properties need compute_offering, or cpu and ram (no cloudstack.default_compute_offering)"))
 	}
@@ -113,18 +128,16 @@ func (v *vmCreation) resolveOffering() error {
 	if err := vmtype.CheckFixed(o, ref); err != nil {
 		return vmCreationRefused(err)
 	}
-	v.spec.ServiceOfferingID = o.ID
-	v.spec.RootDiskGB = gib(v.props.RootDiskSize)
+	p.spec.ServiceOfferingID = o.ID
 	return nil
 }
 
 // customOffering is the customized offering cpu and ram run on: the one
 // compute_offering names, if it takes them; else vmtype.PickCustom's
 // choice among those CloudStack lists.
-func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
-	c := v.vms.placement
-	cpu, ram, speed := v.props.CPU, v.props.RAM, v.props.CPUSpeed
-	if ref := v.props.ComputeOffering; ref != "" {
+func (c catalog) customOffering(props vmtype.Props) (*cloudstack.ServiceOffering, error) {
+	cpu, ram, speed := props.CPU, props.RAM, props.CPUSpeed
+	if ref := props.ComputeOffering; ref != "" {
 		o, err := c.cloud.FindServiceOffering(ref)
 		if err != nil {
 			return nil, vmCreationRefused(err)
@@ -139,12 +152,11 @@ func (v *vmCreation) customOffering() (*cloudstack.ServiceOffering, error) {
 	return o, vmCreationRefused(err)
 }
 
-func (v *vmCreation) resolveEphemeral() error {
-	c := v.vms.placement
-	ref := firstOf(v.props.EphemeralDiskOffering, c.cfg.CloudStack.DefaultEphemeralDiskOffering)
-	if v.props.EphemeralDiskSize == 0 && v.props.EphemeralDiskOffering == "" {
+func (c catalog) planEphemeral(p *deployPlan) error {
+	if !p.ephemeral {
 		return nil
 	}
+	ref := p.ephemeralOffering
 	var o *cloudstack.DiskOffering
 	var err error
 	if ref == "" {
@@ -162,42 +174,20 @@ func (v *vmCreation) resolveEphemeral() error {
 	if err != nil {
 		return vmCreationRefused(err)
 	}
-	v.spec.DataDiskOfferingID = o.ID
+	p.spec.DataDiskOfferingID = o.ID
 	if o.Customized {
-		if v.props.EphemeralDiskSize == 0 {
+		if p.props.EphemeralDiskSize == 0 {
 			return vmCreationRefused(fmt.Errorf("disk offering %q is customized: ephemeral_disk_size (or disk) is needed", ref))
 		}
-		v.spec.DataDiskGB = gib(v.props.EphemeralDiskSize)
+		p.spec.DataDiskGB = gib(p.props.EphemeralDiskSize)
 	}
-	v.withEphemeralDisk = true
-	return nil
-}
-
-func (v *vmCreation) resolveAffinity() error {
-	c := v.vms.placement
-	name := v.props.AffinityGroup
-	if name == "" && c.cfg.CloudStack.AutoAntiAffinity {
-		if group := instanceGroup(v.env); group != "" {
-			name = fmt.Sprintf("%s-%s", c.ctx.DirectorUUID, group)
-		}
-	}
-	if name == "" {
-		return nil
-	}
-	// The Go CPI's generateAffinityGroup: a VM type may name its group's type.
-	kind := firstOf(v.props.AffinityGroupType, c.cfg.CloudStack.AffinityGroupType)
-	id, err := c.cloud.FindOrCreateAffinityGroup(truncate(name, 63), kind)
-	if err != nil {
-		return err
-	}
-	v.spec.AffinityGroupIDs = []string{id}
 	return nil
 }
 
 // templateIn is the template a stemcell CID stands for in a zone: the CID
 // itself, or, for the earlier CPIs' CIDs (cpitemplate-…, the template's
 // name), the template named so there.
-func (c placement) templateIn(ref, zoneID string) (string, error) {
+func (c catalog) templateIn(ref, zoneID string) (string, error) {
 	if cloudstack.IsID(ref) {
 		return ref, nil
 	}
@@ -235,32 +225,7 @@ func checkInNetwork(ip string, n cloudstack.Network) error {
 	return nil
 }
 
-func instanceGroup(env apiv1.VMEnv) string {
-	var e struct {
-		Bosh struct {
-			Group string `json:"group"`
-		} `json:"bosh"`
-	}
-	if raw, err := env.MarshalJSON(); err == nil {
-		_ = json.Unmarshal(raw, &e)
-	}
-	return e.Bosh.Group
-}
-
 // gib rounds MiB up to whole GiB, as CloudStack sizes disks.
 func gib(mib int) int {
 	return (mib + 1023) / 1024
-}
-
-// vmCreationRefused types a create_vm failure of its input (cloud properties,
-// networks, offerings): VMCreationFailed, which the director must not retry.
-func vmCreationRefused(err error) error {
-	if err == nil {
-		return nil
-	}
-	var typed *Error
-	if errors.As(err, &typed) {
-		return err
-	}
-	return &Error{kind: "VMCreationFailed", retry: false, err: err}
 }

@@ -1,27 +1,18 @@
 package cpi
 
+// create_vm's load-balancer rules (the Go CPI's lbs): every entry checked
+// before anything is made (after the convergence, which may take an
+// earlier attempt's rules away), the VM put behind each once it is
+// deployed.
+
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/bosh-cloudstack/cloudstack-cpi/cloudstack"
 	"github.com/bosh-cloudstack/cloudstack-cpi/marks"
 	"github.com/bosh-cloudstack/cloudstack-cpi/vmtype"
 )
-
-// lbs is the part that puts VMs behind the Go CPI's lbs and takes them
-// away: public load-balancer rules on addresses it only looks up.
-type lbs struct {
-	request
-	cloud lbCloud
-}
-
-// lbCloud is what the load-balancer part asks of CloudStack.
-type lbCloud interface {
-	cloudstack.LoadBalancers
-	cloudstack.PublicIPFinder
-}
 
 // lbPlan is an entry resolved before the deploy: the address, the rule if
 // it exists, and the network createLoadBalancerRule needs to be told.
@@ -106,21 +97,21 @@ func existingRule(l vmtype.LB, rules []cloudstack.LBRule) (*cloudstack.LBRule, e
 }
 
 // planLBs resolves every entry before anything is created.
-func (v *vmCreation) planLBs() error {
+func (d *deployment) planLBs() error {
 	vip := ""
-	if v.plan.vip != nil {
-		vip = v.plan.vip.IP()
+	if d.plan.networks.vip != nil {
+		vip = d.plan.networks.vip.IP()
 	}
-	plans, err := v.vms.lbs.plan(v.props.LBs, v.spec.ZoneID, vip, v.plan.nics)
-	v.lbs = plans
+	plans, err := d.vms.lbs.plan(d.plan.props.LBs, d.spec.ZoneID, vip, d.plan.networks.nics)
+	d.lbs = plans
 	return err
 }
 
 // joinLBs puts the VM behind each entry's rule, creating the rule when it
 // is missing; a rule it creates carries the VM's mark (lbMark).
-func (v *vmCreation) joinLBs() error {
-	for _, p := range v.lbs {
-		if err := v.vms.lbs.join(p, v.vm.ID, v.lbMark()); err != nil {
+func (d *deployment) joinLBs() error {
+	for _, p := range d.lbs {
+		if err := d.vms.lbs.join(p, d.vm.ID, d.lbMark()); err != nil {
 			return err
 		}
 	}
@@ -130,8 +121,8 @@ func (v *vmCreation) joinLBs() error {
 // lbMark is what a rule this create_vm creates says of it: the same
 // director and agent as the VM's incomplete mark, which is how the VM's
 // removal finds a rule created before the VM was behind it.
-func (v *vmCreation) lbMark() marks.LB {
-	return marks.LB{Director: v.mark.Director, Agent: v.mark.Agent}
+func (d *deployment) lbMark() marks.LB {
+	return marks.LB{Director: d.mark.Director, Agent: d.mark.Agent}
 }
 
 // plan resolves the entries in a zone for a VM with the vip and NICs: each
@@ -212,72 +203,4 @@ func (c lbs) create(p lbPlan, mark marks.LB) (*cloudstack.LBRule, error) {
 		return nil, fmt.Errorf("%s: creating the load-balancer rule: %w", p.prop, err)
 	}
 	return created, nil
-}
-
-// leaveLBs takes a VM from behind its rules before it goes, and deletes
-// the rules this director's CPI created that would have no VM left. Each
-// rule is one step, deleted or left, so a retry after a crash finds the
-// rest where they were. Removing an incomplete VM also deletes the rules
-// its create_vm created that no VM is behind yet (killed or failed between
-// createLoadBalancerRule and assignToLoadBalancerRule). A rule another
-// create_vm is about to join may go meanwhile: that call's assign then
-// fails and it makes the rule again (lbs.join).
-func (c lbs) leaveLBs(vm *cloudstack.VM) error {
-	mark, incomplete := vm.IncompleteMark()
-	if !incomplete && !vm.HadLBs() {
-		// Made without lbs, it is behind no rule of the CPI's; CloudStack
-		// takes it from an operator's rule when it expunges it.
-		return nil
-	}
-	rules, err := c.cloud.VMLBRules(vm.ID)
-	if err != nil {
-		return fmt.Errorf("listing the load-balancer rules of VM %s: %w", vm.ID, err)
-	}
-	behind := map[string]bool{}
-	for _, r := range rules {
-		behind[r.ID] = true
-	}
-	if incomplete {
-		created, err := c.cloud.LBRulesCreatedFor(marks.LB{Director: mark.Director, Agent: mark.Agent})
-		if err != nil {
-			return fmt.Errorf("listing the load-balancer rules created for VM %s: %w", vm.ID, err)
-		}
-		for _, r := range created {
-			if !behind[r.ID] {
-				rules = append(rules, r)
-			}
-		}
-	}
-	for _, r := range rules {
-		if err := c.leaveLB(vm, r, behind[r.ID]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (c lbs) leaveLB(vm *cloudstack.VM, r cloudstack.LBRule, behind bool) error {
-	others, err := c.otherLBVMs(r.ID, vm.ID)
-	if err != nil {
-		return err
-	}
-	switch {
-	case r.CreatedBy(c.ctx.DirectorUUID) && len(others) == 0:
-		c.logger.Info("vm", "deleting load-balancer rule %s (%s on %s), which the CPI created and VM %s was the last "+
-			"VM behind", r.ID, r.Name, r.PublicIP, vm.ID)
-		return wrap(c.cloud.DeleteLBRule(r.ID), "deleting load-balancer rule %s (%s)", r.ID, r.Name)
-	case behind:
-		return wrap(c.cloud.RemoveFromLBRule(r.ID, vm.ID), "removing VM %s from load-balancer rule %s (%s)",
-			vm.ID, r.ID, r.Name)
-	}
-	return nil
-}
-
-// otherLBVMs are the VMs behind a rule other than vmID.
-func (c lbs) otherLBVMs(ruleID, vmID string) ([]string, error) {
-	ids, err := c.cloud.LBRuleVMs(ruleID)
-	if err != nil {
-		return nil, fmt.Errorf("listing the VMs behind load-balancer rule %s: %w", ruleID, err)
-	}
-	return slices.DeleteFunc(ids, func(id string) bool { return strings.EqualFold(id, vmID) }), nil
 }

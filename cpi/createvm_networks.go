@@ -1,5 +1,9 @@
 package cpi
 
+// create_vm's network plan: the director's networks as NICs in
+// CloudStack's order, each with its MAC and the VM type's routes, and at
+// most one vip.
+
 import (
 	"crypto/rand"
 	"fmt"
@@ -138,44 +142,6 @@ func randomMAC() (string, error) {
 	return fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3]), nil
 }
 
-// newVMName is a host name CloudStack accepts: a letter first, letters,
-// digits and hyphens, 39 characters.
-func newVMName() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("vm-%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
-}
-
-// agentNetworks turns the plan into the agent's networks, with the MACs
-// CloudStack will give the NICs.
-func (p networkPlan) agentNetworks() map[string]networkSettings {
-	out := map[string]networkSettings{}
-	for _, n := range p.nics {
-		s := networkSettings{Type: n.net.Type(), IP: n.net.IP(), Netmask: n.net.Netmask(), Gateway: n.net.Gateway(),
-			DNS: n.net.DNS(), Default: n.net.Default(), MAC: n.mac, Routes: n.routes}
-		if s.Routes == nil {
-			s.Routes = []route{}
-		}
-		if s.DNS == nil {
-			s.DNS = n.network.DNS
-		}
-		if n.net.IsDynamic() {
-			s.IP, s.Netmask, s.Gateway = "", "", ""
-			s.UseDHCP = true
-		}
-		out[n.name] = s
-	}
-	if p.vip != nil {
-		out[p.vipName] = networkSettings{Type: "vip", IP: p.vip.IP(), DNS: []string{}, Default: []string{},
-			Routes: []route{}}
-	}
-	return out
-}
-
 // addRoutes gives each NIC the routes the VM type names for its network,
 // as the Go CPI's addRouteToNetworks does: a route without a gateway goes
 // through the network's own.
@@ -206,7 +172,10 @@ func agentRoute(rt vmtype.Route, gateway string) (route, error) {
 	if err != nil || !prefix.Addr().Is4() {
 		return route{}, fmt.Errorf("cidr %q is not an IPv4 CIDR", rt.CIDR)
 	}
-	gw := firstOf(rt.Gateway, gateway)
+	gw := rt.Gateway
+	if gw == "" {
+		gw = gateway
+	}
 	if addr, err := netip.ParseAddr(gw); err != nil || !addr.Is4() {
 		return route{}, fmt.Errorf("route to %s: gateway %q is not an IPv4 address", rt.CIDR, gw)
 	}

@@ -16,10 +16,10 @@ import (
 // the director; what could not be removed is added to its text, and then
 // the director must not retry blindly. The VM is looked up afresh: the
 // deploy's answer may have been lost, and static NAT came after it.
-func (v *vmCreation) cleanup(cause error) error {
+func (d *deployment) cleanup(cause error) error {
 	// The ISO's upload may not be settled yet: its deletion waits.
-	v.vms.drives.settle = uploadSettlePatience
-	c := v.vms
+	d.vms.drives.settle = uploadSettlePatience
+	c := d.vms
 	var problems []string
 	note := func(what string, err error) {
 		if err != nil {
@@ -27,10 +27,10 @@ func (v *vmCreation) cleanup(cause error) error {
 		}
 	}
 	var removed []string
-	vm, err := v.madeVM()
-	note(fmt.Sprintf("looking up VM %s", firstOf(v.vmID, v.spec.Name)), err)
-	if err == nil && v.vmID != "" && (vm == nil || vm.Gone()) {
-		cause = v.takenOver(cause)
+	vm, err := d.madeVM()
+	note(fmt.Sprintf("looking up VM %s", firstOf(d.vmID, d.spec.Name)), err)
+	if err == nil && d.vmID != "" && (vm == nil || vm.Gone()) {
+		cause = d.takenOver(cause)
 	}
 	switch {
 	case vm != nil:
@@ -39,27 +39,27 @@ func (v *vmCreation) cleanup(cause error) error {
 		// Once a job of this call has had job_timeout, waiting as long
 		// again for the job that holds the VM would only double the wait:
 		// CloudStack runs the destroy after that job anyway.
-		err := v.removeMadeVM(vm, !cloudstack.IsJobTimeout(cause))
+		err := d.removeMadeVM(vm, !cloudstack.IsJobTimeout(cause))
 		note("removing VM "+vm.ID, err)
 		if err == nil {
 			removed = append(removed, fmt.Sprintf("VM %s (%s), with its ephemeral disk, any config drive ISO and any "+
 				"public IP acquired for it", vm.ID, vm.Name))
 		}
-	case v.ipID != "":
-		note("releasing public IP "+v.plan.vip.IP(), c.cloud.ReleasePublicIP(v.ipID))
+	case d.ipID != "":
+		note("releasing public IP "+d.plan.networks.vip.IP(), c.cloud.ReleasePublicIP(d.ipID))
 	}
-	if v.registry && vm == nil {
+	if d.registry && vm == nil {
 		if reg, err := c.registryClient(); err == nil {
-			note("deleting registry settings", reg.Delete(v.spec.Name))
+			note("deleting registry settings", reg.Delete(d.spec.Name))
 		}
 	}
 	if vm == nil || !hasConfigDrive(vm) {
 		// Else the VM's removal took its ISO.
-		removed = v.cleanupDrive(c.drives, note, removed)
+		removed = d.cleanupDrive(c.drives, note, removed)
 	}
 	if len(problems) == 0 {
 		c.logger.Warn("vm", "create_vm failed and was cleaned up: %s", cause)
-		return v.cleanedUp(cause, removed)
+		return d.cleanedUp(cause, removed)
 	}
 	c.logger.Error("vm", "create_vm failed and its cleanup failed too: %s", strings.Join(problems, "; "))
 	err = vmCreationFailed(fmt.Errorf("%w; cleanup left things behind: %s", cause, strings.Join(problems, "; ")))
@@ -75,15 +75,15 @@ func (v *vmCreation) cleanup(cause error) error {
 // was never reached holds none, and may well refuse their deletion too.
 // It waits for a job that holds the VM to end only when settle is set;
 // else the VM is removed as it is.
-func (v *vmCreation) removeMadeVM(vm *cloudstack.VM, settle bool) error {
-	c := v.vms
+func (d *deployment) removeMadeVM(vm *cloudstack.VM, settle bool) error {
+	c := d.vms
 	if settle {
 		var err error
 		if vm, err = c.settledVM(vm); err != nil || vm == nil {
 			return err
 		}
 	}
-	if v.registry {
+	if d.registry {
 		if err := c.forgetSettings(vm.Name); err != nil {
 			return err
 		}
@@ -95,7 +95,7 @@ func (v *vmCreation) removeMadeVM(vm *cloudstack.VM, settle bool) error {
 // the way back (CloudStack unreachable in the middle of the call), or a
 // job a management server restart cut short, is worth the director's
 // retry once what CloudStack did anyway is removed.
-func (v *vmCreation) cleanedUp(cause error, removed []string) error {
+func (d *deployment) cleanedUp(cause error, removed []string) error {
 	err := cause
 	if len(removed) > 0 {
 		err = fmt.Errorf("%w; removed what this create_vm had made: %s", cause, strings.Join(removed, ", "))
@@ -112,30 +112,14 @@ func (v *vmCreation) cleanedUp(cause error, removed []string) error {
 // madeVM is the VM this call deployed as CloudStack has it now, or nil.
 // When the deploy's answer was lost, CloudStack may have the VM anyway:
 // its host name, unique to this call, finds it.
-func (v *vmCreation) madeVM() (*cloudstack.VM, error) {
+func (d *deployment) madeVM() (*cloudstack.VM, error) {
 	switch {
-	case v.vmID != "":
-		return v.vms.cloud.FindVM(v.vmID)
-	case v.deployed:
-		return v.vms.cloud.FindVM(v.spec.Name)
+	case d.vmID != "":
+		return d.vms.cloud.FindVM(d.vmID)
+	case d.deployed:
+		return d.vms.cloud.FindVM(d.spec.Name)
 	}
 	return nil, nil
-}
-
-// vmCreationFailed types a create_vm failure: capacity and time-outs are
-// worth retrying; bad input is not.
-func vmCreationFailed(err error) error {
-	var typed *Error
-	if errors.As(err, &typed) {
-		return err
-	}
-	retry := cloudstack.IsJobTimeout(err) || cloudstack.IsCapacity(err)
-	if cloudstack.IsGuestIPUnavailable(err) {
-		// A capacity code, but an immediate retry will not free the
-		// address (explainAddress said who holds it).
-		retry = false
-	}
-	return &Error{kind: "VMCreationFailed", retry: retry, err: err}
 }
 
 // takenOverError is the failure of a create_vm whose VM another create_vm
@@ -171,12 +155,12 @@ func (e *takenOverError) Error() string {
 // takenOver explains cause once the VM this call deployed is gone (or
 // Destroyed) while no step of this call removed it, naming the VMs
 // CloudStack has for the same agent.
-func (v *vmCreation) takenOver(cause error) error {
-	e := &takenOverError{agent: v.agentID, vmID: v.vmID, vmName: v.spec.Name, cause: cause}
-	vms, err := v.vms.cloud.AgentVMs(v.vms.ctx.DirectorUUID, v.agentID)
+func (d *deployment) takenOver(cause error) error {
+	e := &takenOverError{agent: d.plan.agentID, vmID: d.vmID, vmName: d.spec.Name, cause: cause}
+	vms, err := d.vms.cloud.AgentVMs(d.vms.ctx.DirectorUUID, d.plan.agentID)
 	e.lookup = err
 	for _, vm := range vms {
-		if vm.ID != v.vmID && !vm.Gone() {
+		if vm.ID != d.vmID && !vm.Gone() {
 			e.others = append(e.others, fmt.Sprintf("%s (%s)", vm.ID, vm.Name))
 		}
 	}

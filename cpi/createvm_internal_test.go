@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -40,18 +41,37 @@ func explainAddressCase(t *testing.T, taken *cloudstack.APIError) {
 			"perhaps a VM destroyed but not yet expunged does"},
 	} {
 		cloud.EXPECT().VMWithIP("n1", ip).Return(tc.holder, nil)
-		v := &vmCreation{vms: vms{cloud: cloud}, plan: networkPlan{nics: []nicPlan{{name: "default",
-			net: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "manual", IP: ip}), network: cloudstack.Network{ID: "n1", Name: "guest"}}}}}
-		err := v.explainAddress(taken)
+		d := &deployment{vms: vms{cloud: cloud}, plan: deployPlan{vmWant: vmWant{networks: networkPlan{nics: []nicPlan{{name: "default",
+			net: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "manual", IP: ip}), network: cloudstack.Network{ID: "n1", Name: "guest"}}}}}}}
+		err := d.explainAddress(taken)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !cloudstack.IsGuestIPUnavailable(err) {
 			t.Errorf("%s (%s): %v; want %q and the CloudStack error kept", ip, taken.Text, err, tc.want)
+		}
+		if tc.holder == nil || tc.holder.AwaitingExpunge() {
+			explainedInTroubleshooting(t, err, tc.want)
 		}
 	}
 	// Another capacity error is no address taken: nothing is looked up
 	// (the strict mock fails on VMWithIP).
 	other := &cloudstack.APIError{ErrorCode: 533, Text: "Unable to create a deployment for VM instance"}
-	if err := (&vmCreation{vms: vms{cloud: cloud}}).explainAddress(other); err != other { //nolint:errorlint // the very error must come back, not one wrapping it
+	if err := (&deployment{vms: vms{cloud: cloud}}).explainAddress(other); err != other { //nolint:errorlint // the very error must come back, not one wrapping it
 		t.Errorf("another capacity error was changed: %v", err)
+	}
+}
+
+// explainedInTroubleshooting: an address error that leaves the operator a
+// choice names the troubleshooting table, whose row quotes the error.
+func explainedInTroubleshooting(t *testing.T, err error, want string) {
+	t.Helper()
+	doc, readErr := os.ReadFile("../docs/operators/troubleshooting.md")
+	if readErr != nil {
+		t.Fatal(readErr)
+	}
+	symptom := strings.NewReplacer("10.1.1.5", "…", "10.1.1.7", "…", "guest", "…", "vm-old (cpivm-old)", "… (…)").Replace(want)
+	symptom, _, _ = strings.Cut(symptom, ": perhaps")
+	if !strings.Contains(err.Error(), "docs/operators/troubleshooting.md, VMs and disks") ||
+		!strings.Contains(string(doc), symptom) {
+		t.Errorf("%v: want it to name the troubleshooting table, with a row quoting %q", err, symptom)
 	}
 }
 
@@ -76,8 +96,9 @@ func TestTakenAddressIsNotRetried(t *testing.T) {
 // static IP on the same network, or the vip (intended or static NAT); a
 // complete VM or another director's never is.
 func TestSupersedesOnlyThisDirectorsEarlierAttempts(t *testing.T) {
-	v := &vmCreation{vms: vms{request: request{ctx: CallContext{DirectorUUID: "dir-1"}}}, agentID: "agent-new",
-		plan: networkPlan{vip: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "vip", IP: "192.168.2.5"})},
+	v := &deployment{vms: vms{request: request{ctx: CallContext{DirectorUUID: "dir-1"}}},
+		plan: deployPlan{vmWant: vmWant{agentID: "agent-new",
+			networks: networkPlan{vip: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "vip", IP: "192.168.2.5"})}}},
 		spec: cloudstack.DeploySpec{NICs: []cloudstack.NICRequest{{NetworkID: "n1", IP: "10.1.1.5"}, {NetworkID: "n2"}}}}
 	mark := func(director, vip, agent string) string {
 		return marks.NewVM(director, vip, agent).DisplayName()
