@@ -56,7 +56,7 @@ type diskSettings struct {
 }
 
 // agentSettings are the settings of the agent of VM name.
-func (c request) agentSettings(agentID, name string, plan networkPlan, ephemeral bool, env apiv1.VMEnv) agentSettings {
+func (c callDeps) agentSettings(agentID, name string, plan networkPlan, ephemeral bool, env apiv1.VMEnv) agentSettings {
 	a := c.cfg.Agent
 	s := agentSettings{
 		AgentID:  agentID,

@@ -25,7 +25,7 @@ import (
 // incomplete until the VM has started with it, so that what an interrupted
 // create_vm left is found by the next one's sweep and by delete_vm.
 type configDrives struct {
-	request
+	callDeps
 	cloud configDriveCloud
 	// settle is set by create_vm's cleanup only: how long a delete
 	// CloudStack refuses while it settles the ISO's upload is tried again,

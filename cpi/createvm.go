@@ -44,7 +44,7 @@ func (c vms) CreateVMV2(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp
 // made and says whether the director may retry.
 func (c vms) createVM(agentID apiv1.AgentID, stemcellCID apiv1.StemcellCID, cp apiv1.VMCloudProps,
 	networks apiv1.Networks, env apiv1.VMEnv) (*deployment, error) {
-	want, err := readVM(c.request, agentID.AsString(), stemcellCID.AsString(), cp, networks, env)
+	want, err := readVM(c.callDeps, agentID.AsString(), stemcellCID.AsString(), cp, networks, env)
 	if err != nil {
 		return nil, vmCreationRefused(err)
 	}

@@ -46,7 +46,7 @@ const maxAffinityGroupName = 63
 // withDefaults is what the VM type asks for with cpi.json's defaults in
 // what it leaves out. A compute offering beside cpu and ram takes no
 // default: without one, the plan picks a customized offering.
-func withDefaults(r request, props vmtype.Props, env apiv1.VMEnv) vmWant {
+func withDefaults(r callDeps, props vmtype.Props, env apiv1.VMEnv) vmWant {
 	cs := r.cfg.CloudStack
 	w := vmWant{env: env, props: props, zone: props.Zone, computeOffering: props.ComputeOffering,
 		cpuSpeed: props.CPUSpeed, keyPair: props.KeyPair, ephemeralOffering: props.EphemeralDiskOffering,

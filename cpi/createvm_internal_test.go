@@ -96,7 +96,7 @@ func TestTakenAddressIsNotRetried(t *testing.T) {
 // static IP on the same network, or the vip (intended or static NAT); a
 // complete VM or another director's never is.
 func TestSupersedesOnlyThisDirectorsEarlierAttempts(t *testing.T) {
-	v := &deployment{vms: vms{request: request{ctx: CallContext{DirectorUUID: "dir-1"}}},
+	v := &deployment{vms: vms{callDeps: callDeps{ctx: CallContext{DirectorUUID: "dir-1"}}},
 		plan: deployPlan{vmWant: vmWant{agentID: "agent-new",
 			networks: networkPlan{vip: apiv1.NewNetwork(apiv1.NetworkOpts{Type: "vip", IP: "192.168.2.5"})}}},
 		spec: cloudstack.DeploySpec{NICs: []cloudstack.NICRequest{{NetworkID: "n1", IP: "10.1.1.5"}, {NetworkID: "n2"}}}}

@@ -91,7 +91,7 @@ func TestAnExistingRuleMustHaveTheEntrysPorts(t *testing.T) {
 // lbPart is the load-balancer part over a strict mock, for director dir.
 func lbPart(t *testing.T) (lbs, *cloudstackmock.MockAPI) {
 	cloud := cloudstackmock.NewMockAPI(gomock.NewController(t))
-	return lbs{request: request{ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)},
+	return lbs{callDeps: callDeps{ctx: CallContext{DirectorUUID: "dir"}, logger: boshlog.NewLogger(boshlog.LevelNone)},
 		cloud: cloud}, cloud
 }
 

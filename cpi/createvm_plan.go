@@ -16,7 +16,7 @@ import (
 // catalog is the part that turns create_vm's names into CloudStack ids:
 // the zone, the template, offerings, networks and the affinity group.
 type catalog struct {
-	request
+	callDeps
 	cloud     catalogCloud
 	offerings offerings
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // readVM reads create_vm's arguments and applies cpi.json's defaults.
-func readVM(r request, agentID, stemcellCID string, cp apiv1.VMCloudProps, networks apiv1.Networks,
+func readVM(r callDeps, agentID, stemcellCID string, cp apiv1.VMCloudProps, networks apiv1.Networks,
 	env apiv1.VMEnv) (vmWant, error) {
 	props, err := vmtype.Read(cp)
 	if err != nil {

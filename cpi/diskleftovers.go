@@ -15,7 +15,7 @@ import (
 // diskLeftovers is the part that removes what create_disk calls left: it
 // only lists, waits for and deletes volumes.
 type diskLeftovers struct {
-	request
+	callDeps
 	cloud cloudstack.VolumeLeftovers
 }
 

@@ -16,7 +16,7 @@ import (
 // disks is the part behind the disk methods: volumes, put on the VM a CID
 // names, on the offering the disk type or the config names.
 type disks struct {
-	request
+	callDeps
 	cloud     diskCloud
 	offerings offerings
 	leftovers diskLeftovers

@@ -59,8 +59,9 @@ type CPI struct {
 
 var _ apiv1.CPI = CPI{}
 
-// request is what every part knows of the call it serves.
-type request struct {
+// callDeps is what every part knows of the call it serves: the config,
+// the logger tagged with the request id, and the call context.
+type callDeps struct {
 	cfg    config.Config
 	logger boshlog.Logger
 	ctx    CallContext
@@ -72,21 +73,21 @@ func (f Factory) New(ctx apiv1.CallContext) (apiv1.CPI, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newCPI(request{cfg: f.cfg, logger: f.logger, ctx: call}, f.cloud), nil
+	return newCPI(callDeps{cfg: f.cfg, logger: f.logger, ctx: call}, f.cloud), nil
 }
 
 // newCPI hands each part the one CloudStack layer, seen through the
 // interface the part declares.
-func newCPI(r request, cloud cloudstack.API) CPI {
-	o := offerings{request: r, cloud: cloud}
+func newCPI(r callDeps, cloud cloudstack.API) CPI {
+	o := offerings{callDeps: r, cloud: cloud}
 	return CPI{
 		formats:   formats{cfg: r.cfg.Stemcell},
-		stemcells: stemcells{request: r, cloud: cloud, leftovers: templateLeftovers{request: r, cloud: cloud}},
-		vms: vms{request: r, cloud: cloud, lbs: lbs{request: r, cloud: cloud},
-			catalog: catalog{request: r, cloud: cloud, offerings: o}, drives: configDrives{request: r, cloud: cloud}},
+		stemcells: stemcells{callDeps: r, cloud: cloud, leftovers: templateLeftovers{callDeps: r, cloud: cloud}},
+		vms: vms{callDeps: r, cloud: cloud, lbs: lbs{callDeps: r, cloud: cloud},
+			catalog: catalog{callDeps: r, cloud: cloud, offerings: o}, drives: configDrives{callDeps: r, cloud: cloud}},
 		offerings: o,
-		disks:     disks{request: r, cloud: cloud, offerings: o, leftovers: diskLeftovers{request: r, cloud: cloud}},
-		snapshots: snapshots{request: r, cloud: cloud, leftovers: snapshotLeftovers{request: r, cloud: cloud}},
+		disks:     disks{callDeps: r, cloud: cloud, offerings: o, leftovers: diskLeftovers{callDeps: r, cloud: cloud}},
+		snapshots: snapshots{callDeps: r, cloud: cloud, leftovers: snapshotLeftovers{callDeps: r, cloud: cloud}},
 	}
 }
 

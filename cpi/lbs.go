@@ -12,7 +12,7 @@ import (
 // lbs is the part that puts VMs behind the Go CPI's lbs and takes them
 // away: public load-balancer rules on addresses it only looks up.
 type lbs struct {
-	request
+	callDeps
 	cloud lbCloud
 }
 

@@ -13,7 +13,7 @@ type leftover struct{ id, name string }
 // asks CloudStack runs just before its delete), of a kind ("disk") that
 // interrupted calls of a method ("create_disk") left for scope ("for VM
 // x"). Failures are logged: a leftover blocks nothing.
-func (c request) deleteLeftovers(kind, method, scope string, left iter.Seq[leftover], del func(id string) error) {
+func (c callDeps) deleteLeftovers(kind, method, scope string, left iter.Seq[leftover], del func(id string) error) {
 	removed := 0
 	for l := range left {
 		if err := del(l.id); err != nil {
@@ -44,7 +44,7 @@ type madeThing struct {
 // what the call made, so that the director never gets an error while
 // something it cannot know of stays behind, and says in failed's error
 // what is left.
-func (c request) removeMade(failed error, u undoing, found *madeThing, lookupErr error, del func(id string) error) error {
+func (c callDeps) removeMade(failed error, u undoing, found *madeThing, lookupErr error, del func(id string) error) error {
 	switch {
 	case lookupErr != nil:
 		return leftBehind(failed, "a %s named %s%s may still exist in CloudStack (looking it up failed: %v)",

@@ -14,7 +14,7 @@ import (
 // offerings is the part that chooses offerings: calculate_vm_cloud_properties,
 // and the customized disk offering the disk and VM parts fall back on.
 type offerings struct {
-	request
+	callDeps
 	cloud offeringCloud
 }
 

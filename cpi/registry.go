@@ -13,7 +13,7 @@ import (
 // agents read their settings (create_vm writes them, delete_vm and
 // create_vm's removals delete them, attach_disk and detach_disk keep
 // their disks in step: diskregistry.go).
-func (c request) registryClient() (*registry.Client, error) {
+func (c callDeps) registryClient() (*registry.Client, error) {
 	r := c.cfg.Registry
 	if r.Endpoint == "" {
 		return nil, fmt.Errorf("this stemcell (api_version %d) reads its settings from a BOSH registry: "+
@@ -39,7 +39,7 @@ func trustingClient(pems ...trust.PEM) (*http.Client, error) {
 
 // forgetSettings deletes an old stemcell's registry settings; current
 // stemcells keep none.
-func (c request) forgetSettings(ids ...string) error {
+func (c callDeps) forgetSettings(ids ...string) error {
 	if len(ids) == 0 {
 		return nil
 	}

@@ -15,12 +15,12 @@ func TestRegistryClientRefusesABundleWithoutACertificate(t *testing.T) {
 		"registry.tls_cert":  {Registry: config.Registry{Endpoint: "https://127.0.0.1:25777", TLSCert: "not a pem"}},
 		"cloudstack.ca_cert": {Registry: config.Registry{Endpoint: "https://127.0.0.1:25777"}, CloudStack: config.CloudStack{CACert: "not a pem"}},
 	} {
-		_, err := request{cfg: cfg}.registryClient()
+		_, err := callDeps{cfg: cfg}.registryClient()
 		if err == nil || !strings.Contains(err.Error(), setting+" holds no PEM certificate") {
 			t.Errorf("%s without a certificate: err = %v", setting, err)
 		}
 	}
-	if _, err := (request{cfg: config.Config{Registry: config.Registry{Endpoint: "https://127.0.0.1:25777"}}}).registryClient(); err != nil {
+	if _, err := (callDeps{cfg: config.Config{Registry: config.Registry{Endpoint: "https://127.0.0.1:25777"}}}).registryClient(); err != nil {
 		t.Errorf("no bundle (the system roots): %v", err)
 	}
 }

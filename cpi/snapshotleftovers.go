@@ -10,7 +10,7 @@ import (
 // snapshotLeftovers is the part that removes what snapshot_disk calls
 // left: it only lists, waits for and deletes snapshots.
 type snapshotLeftovers struct {
-	request
+	callDeps
 	cloud cloudstack.SnapshotLeftovers
 }
 

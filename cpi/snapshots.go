@@ -12,7 +12,7 @@ import (
 
 // snapshots is the part behind snapshot_disk and delete_snapshot.
 type snapshots struct {
-	request
+	callDeps
 	cloud     snapshotCloud
 	leftovers snapshotLeftovers
 }

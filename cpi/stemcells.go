@@ -71,7 +71,7 @@ type stemcellProps struct {
 // stemcells is the part behind create_stemcell and delete_stemcell: a
 // stemcell is a template in its zones, of its OS type.
 type stemcells struct {
-	request
+	callDeps
 	cloud     stemcellCloud
 	leftovers templateLeftovers
 }

@@ -10,7 +10,7 @@ import (
 // templateLeftovers is the part that sweeps what interrupted
 // create_stemcell calls left: it only lists and deletes own templates.
 type templateLeftovers struct {
-	request
+	callDeps
 	cloud cloudstack.OwnedTemplates
 }
 

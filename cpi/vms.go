@@ -15,7 +15,7 @@ import (
 // its load-balancer rules, the catalog its names are resolved in and its
 // config drive in parts of their own.
 type vms struct {
-	request
+	callDeps
 	cloud   vmCloud
 	lbs     lbs
 	catalog catalog
