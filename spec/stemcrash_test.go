@@ -96,6 +96,15 @@ func (e *env) converge(known ...string) {
 // call the fault delays, and kills it with SIGKILL.
 func (e *env) killCreateStemcellDuring(t *testing.T, f simulator.Fault) {
 	t.Helper()
+	e.killCreateStemcellHeld(t, f)
+	e.clearFaults()
+}
+
+// killCreateStemcellHeld is killCreateStemcellDuring with the fault rule
+// left in place: a delayed request stays held (clearing the rules ends the
+// delay, and a held upload's bytes may already sit in the SSVM's buffer).
+func (e *env) killCreateStemcellHeld(t *testing.T, f simulator.Fault) {
+	t.Helper()
 	if err := e.sim.Admin.AddFault(f); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +114,6 @@ func (e *env) killCreateStemcellDuring(t *testing.T, f simulator.Fault) {
 	if !o.killed {
 		t.Fatalf("create_stemcell answered before it was killed in %s: %s", f.Command, o)
 	}
-	e.clearFaults()
 }
 
 func (e *env) clearFaults() {
@@ -316,7 +324,10 @@ func TestDeleteStemcellRemovesLeftovers(t *testing.T) {
 		image, props := xenStemcell(t)
 		e.call("create_stemcell", image, props).ok(t).decode(t, cid)
 	}
-	e.killCreateStemcellDuring(t, simulator.Fault{Command: "upload", Delay: 5 * time.Second})
+	// The dead call's upload stays held until the first delete_stemcell
+	// has seen it: released, its bytes (already sent) could complete it and
+	// the upload monitor make it deletable before that call runs.
+	e.killCreateStemcellHeld(t, simulator.Fault{Command: "upload", Delay: 5 * time.Second})
 	r := e.call("delete_stemcell", first).ok(t)
 	if !strings.Contains(r.Stderr, "1 template(s) that interrupted create_stemcell calls left remain") {
 		t.Errorf("delete_stemcell should log the leftover CloudStack does not let go of yet:\n%s", r.Stderr)
@@ -324,6 +335,7 @@ func TestDeleteStemcellRemovesLeftovers(t *testing.T) {
 	if left := e.census(); len(left) != 2 || !slices.Contains(left, second) {
 		t.Fatalf("after the first delete_stemcell CloudStack holds %v", left)
 	}
+	e.clearFaults()
 	time.Sleep(crashOperationTimeout + 500*time.Millisecond)
 	r = e.call("delete_stemcell", second).ok(t)
 	if !strings.Contains(r.Stderr, "removed 1 template(s) that interrupted create_stemcell calls left") {
